@@ -1,0 +1,91 @@
+/**
+ * Domain errors carry a stable `code` (the contract's error codes) and, for validation
+ * problems, one entry per failing field. Only `src/http/problems.ts` turns them into
+ * HTTP statuses, so nothing below the HTTP layer knows about transport.
+ */
+export const ERROR_CODES = [
+  'VALIDATION_FAILED',
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'PLAN_LIMIT_REACHED',
+  'NOT_FOUND',
+  'NOT_ACCEPTABLE',
+  'SLOT_UNAVAILABLE',
+  'ALREADY_MEMBER',
+  'IDEMPOTENCY_KEY_REUSED',
+  'LAST_ADMIN',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'DISCOUNT_INVALID',
+  'RATE_LIMITED',
+  'INTERNAL',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** One failing field; `path` is a JSON Pointer into the request (`/offset`, `/dates/1/start`). */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly errors?: FieldError[],
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad input: `new ValidationError([{ path: '/offset', message: 'must be a multiple of 7' }])`. */
+export class ValidationError extends DomainError {
+  constructor(errors: FieldError[], message?: string) {
+    const first = errors[0];
+    super('VALIDATION_FAILED', message ?? (first ? describeFieldError(first) : 'The request is invalid'), errors);
+  }
+}
+
+export class UnauthenticatedError extends DomainError {
+  constructor(message = 'A valid X-Service-Api-Key header is required') {
+    super('UNAUTHENTICATED', message);
+  }
+}
+
+export class ForbiddenError extends DomainError {
+  constructor(message = 'The key does not allow this action') {
+    super('FORBIDDEN', message);
+  }
+}
+
+/** `what` names the missing thing for the message: `new NotFoundError('team')`. */
+export class NotFoundError extends DomainError {
+  constructor(what: string) {
+    super('NOT_FOUND', `The ${what} does not exist`);
+  }
+}
+
+export class PlanLimitReachedError extends DomainError {
+  constructor(maxUsers: number) {
+    super('PLAN_LIMIT_REACHED', `The account's plan allows at most ${maxUsers} active users`);
+  }
+}
+
+export class AlreadyMemberError extends DomainError {
+  constructor() {
+    super('ALREADY_MEMBER', 'A member with this e-mail already belongs to the team');
+  }
+}
+
+export class LastAdminError extends DomainError {
+  constructor() {
+    super('LAST_ADMIN', 'The team would be left without an admin');
+  }
+}
+
+/** Joins a field error into one readable sentence: `/offset` + `must be …` → `offset must be …`. */
+export function describeFieldError(error: FieldError): string {
+  const field = error.path.replace(/^\//, '').replaceAll('/', '.');
+  return field ? `${field} ${error.message}` : error.message;
+}

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 
 declare module 'vitest' {

@@ -1,0 +1,75 @@
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { AppContext } from './context.js';
+import { NotFoundError } from './domain/errors.js';
+import { handleError } from './http/problems.js';
+import { requireApiKey, requireJsonAccept } from './http/request-guards.js';
+import { accountRoutes } from './http/routes/account.js';
+import { docsRoutes } from './http/routes/docs.js';
+import { healthRoutes } from './http/routes/health.js';
+import { teamRoutes } from './http/routes/teams.js';
+import { AccountSchema, ApiKeySchema } from './http/schemas/account.js';
+import { ProblemSchema } from './http/schemas/common.js';
+import { MemberSchema, TeamSchema } from './http/schemas/teams.js';
+import { createValidatorCompiler } from './http/validation.js';
+
+export const API_PREFIX = '/api/v1';
+
+/** The HTTP application; it never listens, so tests drive it with `app.inject()`. */
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.log as FastifyBaseLogger,
+    bodyLimit: ctx.config.bodyLimitBytes,
+    trustProxy: ctx.config.trustProxy,
+    return503OnClosing: true,
+    // Requests in flight finish on close; idle keep-alive sockets do not hold shutdown up.
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorateRequest('principal', null);
+  app.setValidatorCompiler(createValidatorCompiler());
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((request) => {
+    throw new NotFoundError(`route ${request.method} ${request.url.split('?')[0]}`);
+  });
+  // Only JSON bodies are accepted; anything else (text/plain included) is a 415.
+  app.removeContentTypeParser('text/plain');
+
+  for (const schema of [ProblemSchema, TeamSchema, MemberSchema, AccountSchema, ApiKeySchema]) app.addSchema(schema);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'termin API',
+        version: '1.0.0',
+        description:
+          'Meeting scheduling: teams and members, meeting topics, availability, free slots and bookings. ' +
+          'Every error is RFC 9457 problem details (application/problem+json); see /docs/problems.',
+      },
+      servers: [{ url: ctx.config.publicUrl }],
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Service-Api-Key' } } },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+  });
+
+  await app.register(healthRoutes, { db: ctx.db });
+  await app.register(docsRoutes);
+
+  await app.register(
+    async (api) => {
+      api.addHook('onRequest', requireJsonAccept);
+      api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+      await api.register(async (authenticated) => {
+        authenticated.addHook('onRequest', requireApiKey(ctx));
+        await authenticated.register(teamRoutes, { ctx });
+        await authenticated.register(accountRoutes, { ctx });
+      });
+    },
+    { prefix: API_PREFIX },
+  );
+
+  return app;
+}

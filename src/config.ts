@@ -1,0 +1,120 @@
+import path from 'node:path';
+
+/**
+ * The service's whole configuration. `loadConfig` is the only place that reads
+ * `process.env`: the rest of the code receives this frozen object, so tests build
+ * their own without touching the environment.
+ */
+export type DatabaseConfig =
+  | { dialect: 'sqlite'; filename: string }
+  | { dialect: 'postgres'; url: string; poolSize: number };
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  host: string;
+  port: number;
+  /** Base URL clients use to reach this service; used in printed examples and links. */
+  publicUrl: string;
+  dataDir: string;
+  database: DatabaseConfig;
+  logLevel: LogLevel;
+  bodyLimitBytes: number;
+  mail: { smtpUrl: string | null; from: string; outboxDir: string };
+  /** Create a demo account on the first start of an empty embedded database. */
+  seedDemo: boolean;
+  /** Run migrations when the server starts (the embedded default always does). */
+  migrateOnStart: boolean;
+  trustProxy: boolean;
+}
+
+export type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Reads `process.env` (or the given env) once; throws ConfigError with every problem found. */
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const problems: string[] = [];
+  const port = parseInteger(env.PORT, 3000, 'PORT', 0, 65_535, problems);
+  const host = nonEmpty(env.HOST) ?? '127.0.0.1';
+  const dataDir = path.resolve(cwd, nonEmpty(env.DATA_DIR) ?? 'data');
+  const database = parseDatabase(nonEmpty(env.DATABASE_URL), dataDir, env, problems);
+
+  const logLevel = (nonEmpty(env.LOG_LEVEL) ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const smtpUrl = nonEmpty(env.SMTP_URL) ?? null;
+  if (smtpUrl !== null && !/^smtps?:\/\//.test(smtpUrl)) problems.push('SMTP_URL must start with smtp:// or smtps://');
+
+  const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const publicUrl = (nonEmpty(env.PUBLIC_URL) ?? `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`).replace(/\/+$/, '');
+
+  const config: Config = {
+    host,
+    port,
+    publicUrl,
+    dataDir,
+    database,
+    logLevel,
+    bodyLimitBytes: parseInteger(env.BODY_LIMIT_BYTES, 100 * 1024, 'BODY_LIMIT_BYTES', 1024, 10 * 1024 * 1024, problems),
+    mail: {
+      smtpUrl,
+      from: nonEmpty(env.MAIL_FROM) ?? 'termin <no-reply@localhost>',
+      outboxDir: path.join(dataDir, 'outbox'),
+    },
+    seedDemo: parseBoolean(env.TERMIN_DEMO, database.dialect === 'sqlite', 'TERMIN_DEMO', problems),
+    migrateOnStart: parseBoolean(env.MIGRATE_ON_START, database.dialect === 'sqlite', 'MIGRATE_ON_START', problems),
+    trustProxy: parseBoolean(env.TRUST_PROXY, false, 'TRUST_PROXY', problems),
+  };
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n- ${problems.join('\n- ')}`);
+  return deepFreeze(config);
+}
+
+function parseDatabase(url: string | undefined, dataDir: string, env: Env, problems: string[]): DatabaseConfig {
+  if (url === undefined) return { dialect: 'sqlite', filename: path.join(dataDir, 'termin.db') };
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    return { dialect: 'postgres', url, poolSize: parseInteger(env.DATABASE_POOL_SIZE, 10, 'DATABASE_POOL_SIZE', 1, 500, problems) };
+  }
+  if (url.startsWith('sqlite:') || url.startsWith('file:')) {
+    const filename = url.replace(/^(sqlite|file):(\/\/)?/, '');
+    if (filename === '') problems.push('DATABASE_URL sqlite: needs a file name, e.g. sqlite:./data/termin.db');
+    return { dialect: 'sqlite', filename: filename === ':memory:' ? filename : path.resolve(filename) };
+  }
+  problems.push('DATABASE_URL must be postgres://… or sqlite:<file> (unset: an SQLite file under ./data/)');
+  return { dialect: 'sqlite', filename: path.join(dataDir, 'termin.db') };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed === undefined || trimmed === '' ? undefined : trimmed;
+}
+
+function parseInteger(raw: string | undefined, fallback: number, name: string, min: number, max: number, problems: string[]): number {
+  const value = nonEmpty(raw);
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+    problems.push(`${name} must be an integer from ${min} to ${max}, got "${value}"`);
+    return fallback;
+  }
+  return parsed;
+}
+
+function parseBoolean(raw: string | undefined, fallback: boolean, name: string, problems: string[]): boolean {
+  const value = nonEmpty(raw)?.toLowerCase();
+  if (value === undefined) return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(value)) return true;
+  if (['0', 'false', 'no', 'off'].includes(value)) return false;
+  problems.push(`${name} must be true or false, got "${raw}"`);
+  return fallback;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,90 @@
+import type { Account, GatewaySetting, Place } from '../../domain/account.js';
+import type { AccountRow, DbOrTrx } from '../database.js';
+
+export function accountRowToAccount(row: AccountRow): Account {
+  return {
+    uuid: row.id,
+    name: row.name,
+    timezone: row.default_timezone,
+    maxUsers: row.max_users,
+    places: JSON.parse(row.places) as Place[],
+    gateways: JSON.parse(row.gateways) as GatewaySetting[],
+    createdAt: row.created_at,
+  };
+}
+
+export async function insertAccount(db: DbOrTrx, account: Account): Promise<void> {
+  await db
+    .insertInto('accounts')
+    .values({
+      id: account.uuid,
+      name: account.name,
+      default_timezone: account.timezone,
+      max_users: account.maxUsers,
+      places: JSON.stringify(account.places),
+      gateways: JSON.stringify(account.gateways),
+      created_at: account.createdAt,
+    })
+    .execute();
+}
+
+export async function findAccount(db: DbOrTrx, accountUuid: string): Promise<Account | undefined> {
+  const row = await db.selectFrom('accounts').selectAll().where('id', '=', accountUuid).executeTakeFirst();
+  return row && accountRowToAccount(row);
+}
+
+export interface AccountChanges {
+  name?: string;
+  timezone?: string;
+  maxUsers?: number;
+  places?: Place[];
+  gateways?: GatewaySetting[];
+}
+
+export async function updateAccount(db: DbOrTrx, accountUuid: string, changes: AccountChanges): Promise<void> {
+  const values = {
+    ...(changes.name !== undefined && { name: changes.name }),
+    ...(changes.timezone !== undefined && { default_timezone: changes.timezone }),
+    ...(changes.maxUsers !== undefined && { max_users: changes.maxUsers }),
+    ...(changes.places !== undefined && { places: JSON.stringify(changes.places) }),
+    ...(changes.gateways !== undefined && { gateways: JSON.stringify(changes.gateways) }),
+  };
+  if (Object.keys(values).length === 0) return;
+  await db.updateTable('accounts').set(values).where('id', '=', accountUuid).execute();
+}
+
+/**
+ * Takes the account's row lock for the rest of the transaction (a write, so it works the
+ * same on PostgreSQL, where it locks the row, and on SQLite, where the transaction already
+ * holds the database's write lock). Seat counting and admin checks run under it, so
+ * concurrent requests of one account see each other's effects.
+ */
+export async function lockAccount(db: DbOrTrx, accountUuid: string): Promise<boolean> {
+  const result = await db
+    .updateTable('accounts')
+    .set((eb) => ({ lock_version: eb('lock_version', '+', 1) }))
+    .where('id', '=', accountUuid)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Seats in use: the account's users that are not deactivated. */
+export async function countActiveUsers(db: DbOrTrx, accountUuid: string): Promise<number> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('account_id', '=', accountUuid)
+    .where('deactivated_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+export async function hasAnyAccount(db: DbOrTrx): Promise<boolean> {
+  const row = await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function listAccounts(db: DbOrTrx): Promise<Account[]> {
+  const rows = await db.selectFrom('accounts').selectAll().orderBy('created_at').orderBy('id').execute();
+  return rows.map(accountRowToAccount);
+}

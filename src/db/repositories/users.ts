@@ -1,0 +1,97 @@
+import type { Member, User } from '../../domain/user.js';
+import type { DbOrTrx, UserRow } from '../database.js';
+
+export function userRowToUser(row: UserRow): User {
+  return {
+    uuid: row.id,
+    accountUuid: row.account_id,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    email: row.email,
+    username: row.username,
+    timezone: row.timezone,
+    createdAt: row.created_at,
+    deactivatedAt: row.deactivated_at,
+  };
+}
+
+export interface NewUser extends User {
+  emailNormalized: string;
+  /** Serialised domain Availability. */
+  availabilityJson: string;
+}
+
+export async function insertUser(db: DbOrTrx, user: NewUser): Promise<void> {
+  await db
+    .insertInto('users')
+    .values({
+      id: user.uuid,
+      account_id: user.accountUuid,
+      first_name: user.firstName,
+      last_name: user.lastName,
+      email: user.email,
+      email_normalized: user.emailNormalized,
+      username: user.username,
+      timezone: user.timezone,
+      availability: user.availabilityJson,
+      created_at: user.createdAt,
+      deactivated_at: null,
+    })
+    .execute();
+}
+
+/** A user of the account (active or not); another account's user is simply not found. */
+export async function findUser(db: DbOrTrx, accountUuid: string, userUuid: string): Promise<User | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .selectAll()
+    .where('account_id', '=', accountUuid)
+    .where('id', '=', userUuid)
+    .executeTakeFirst();
+  return row && userRowToUser(row);
+}
+
+export async function findUserByEmail(db: DbOrTrx, accountUuid: string, emailNormalized: string): Promise<User | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .selectAll()
+    .where('account_id', '=', accountUuid)
+    .where('email_normalized', '=', emailNormalized)
+    .executeTakeFirst();
+  return row && userRowToUser(row);
+}
+
+/** Usernames equal to `base` or of the form `base-…`, across all accounts (usernames are global). */
+export async function findUsernamesStartingWith(db: DbOrTrx, base: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('users')
+    .select('username')
+    .where((eb) => eb.or([eb('username', '=', base), eb('username', 'like', `${base}-%`)]))
+    .execute();
+  return rows.map((row) => row.username);
+}
+
+export async function setUserDeactivated(db: DbOrTrx, userUuid: string, deactivatedAt: number | null): Promise<void> {
+  await db.updateTable('users').set({ deactivated_at: deactivatedAt }).where('id', '=', userUuid).execute();
+}
+
+/** The team's members with their admin flag, ordered by last then first name. */
+export async function listTeamMembers(db: DbOrTrx, teamUuid: string): Promise<Member[]> {
+  const rows = await db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .selectAll('users')
+    .select('memberships.is_admin')
+    .where('memberships.team_id', '=', teamUuid)
+    .orderBy('users.last_name')
+    .orderBy('users.first_name')
+    .orderBy('users.id')
+    .execute();
+  return rows.map((row) => ({ ...userRowToUser(row), admin: row.is_admin === 1 }));
+}
+
+/** Any account's user: for operator commands, which act across accounts. */
+export async function findUserAcrossAccounts(db: DbOrTrx, userUuid: string): Promise<User | undefined> {
+  const row = await db.selectFrom('users').selectAll().where('id', '=', userUuid).executeTakeFirst();
+  return row && userRowToUser(row);
+}

@@ -1,0 +1,48 @@
+/** Meeting places the seed allows; an account enables a subset, a topic offers a subset of that. */
+export const PLACES = [
+  'offline',
+  'phone-call',
+  'google-meet',
+  'teamsForBusiness',
+  'skypeForBusiness',
+  'skypeForConsumer',
+  'zoom',
+  'webex',
+] as const;
+export type Place = (typeof PLACES)[number];
+
+/** Payment gateways the seed allows. */
+export const GATEWAYS = ['stripe', 'p24', 'payu', 'paypal', 'tpay'] as const;
+export type Gateway = (typeof GATEWAYS)[number];
+
+export const DEFAULT_PLACES: readonly Place[] = ['offline', 'phone-call'];
+
+export interface GatewaySetting {
+  code: Gateway;
+  /** Gateway credentials and options; never echoed back over the API. */
+  settings: Record<string, unknown>;
+}
+
+export interface Account {
+  uuid: string;
+  name: string;
+  timezone: string;
+  maxUsers: number;
+  places: Place[];
+  gateways: GatewaySetting[];
+  createdAt: number;
+}
+
+export function isPlace(value: string): value is Place {
+  return (PLACES as readonly string[]).includes(value);
+}
+
+/** Keeps the first occurrence of each entry: `['zoom','offline','zoom']` → `['zoom','offline']`. */
+export function dedupe<T>(values: readonly T[]): T[] {
+  return [...new Set(values)];
+}
+
+/** A pragmatic e-mail shape check (one @, no spaces, a dot in the domain); delivery is the real test. */
+export function isEmailAddress(value: string): boolean {
+  return /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/.test(value.trim()) && value.trim().length <= 320;
+}

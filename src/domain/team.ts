@@ -1,0 +1,6 @@
+export interface Team {
+  uuid: string;
+  accountUuid: string;
+  name: string;
+  createdAt: number;
+}

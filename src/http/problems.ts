@@ -1,0 +1,214 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, describeFieldError, type ErrorCode, type FieldError } from '../domain/errors.js';
+import type { Problem } from './schemas/common.js';
+
+interface ProblemKind {
+  status: number;
+  title: string;
+  /** Anchor in /docs/problems, and the human explanation shown there. */
+  anchor: string;
+  explanation: string;
+}
+
+/** The one place where domain error codes become HTTP statuses and documentation. */
+export const PROBLEM_KINDS: Record<ErrorCode, ProblemKind> = {
+  VALIDATION_FAILED: {
+    status: 400,
+    title: 'The request is invalid',
+    anchor: 'validation-failed',
+    explanation:
+      'The body, query or path did not pass validation: malformed JSON, a missing or unknown field, a wrong type, a value outside the allowed set, or a rule such as "offset must be a multiple of 7". `errors` lists every problem, each with a JSON Pointer `path` (`/offset`, `/dates/1/start`, `/query/limit`, `/params/teamUuid`). Nothing was changed.',
+  },
+  UNAUTHENTICATED: {
+    status: 401,
+    title: 'Authentication required',
+    anchor: 'unauthenticated',
+    explanation: 'The `X-Service-Api-Key` header is missing, malformed, unknown, revoked, or belongs to a deactivated user. The body was not looked at.',
+  },
+  FORBIDDEN: {
+    status: 403,
+    title: 'Not allowed',
+    anchor: 'forbidden',
+    explanation: "The key is valid, but its user may not do this: for example, the user is not an admin of the team the request acts on.",
+  },
+  PLAN_LIMIT_REACHED: {
+    status: 403,
+    title: "The plan's user limit is reached",
+    anchor: 'plan-limit-reached',
+    explanation: "Adding the member would take the account past its plan's number of active users. Remove a member (freeing their seat) or ask the operator for a larger plan.",
+  },
+  NOT_FOUND: {
+    status: 404,
+    title: 'Not found',
+    anchor: 'not-found',
+    explanation: "The team, user, topic, host, meeting or price variant does not exist, or belongs to another account (the service never reveals other accounts' records).",
+  },
+  NOT_ACCEPTABLE: {
+    status: 406,
+    title: 'Not acceptable',
+    anchor: 'not-acceptable',
+    explanation: 'The `Accept` header excludes `application/json`, the only representation the API offers. Omit it or send `application/json`.',
+  },
+  SLOT_UNAVAILABLE: {
+    status: 409,
+    title: 'The slot is not available',
+    anchor: 'slot-unavailable',
+    explanation: 'A requested date is not, or no longer, an available slot. `errors` names the `dates` entry. Ask `POST /calculate-schedule` again and pick another slot.',
+  },
+  ALREADY_MEMBER: {
+    status: 409,
+    title: 'Already a member',
+    anchor: 'already-member',
+    explanation: 'A member with this e-mail (compared case-insensitively) already belongs to the team.',
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 409,
+    title: 'Idempotency key reused',
+    anchor: 'idempotency-key-reused',
+    explanation: 'The same `Idempotency-Key` was sent earlier with a different body. Use a new key for a new request.',
+  },
+  LAST_ADMIN: {
+    status: 409,
+    title: 'The last admin cannot be removed',
+    anchor: 'last-admin',
+    explanation: 'Deleting this member would leave the team without an admin. Make another member an admin first.',
+  },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    title: 'Payload too large',
+    anchor: 'payload-too-large',
+    explanation: 'The body is larger than the service accepts (100 KiB unless the operator set BODY_LIMIT_BYTES).',
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    title: 'Unsupported media type',
+    anchor: 'unsupported-media-type',
+    explanation: 'A request body must be JSON with `Content-Type: application/json`.',
+  },
+  DISCOUNT_INVALID: {
+    status: 422,
+    title: 'The discount code is not valid',
+    anchor: 'discount-invalid',
+    explanation: 'The discount code is unknown, expired or used up.',
+  },
+  RATE_LIMITED: {
+    status: 429,
+    title: 'Too many requests',
+    anchor: 'rate-limited',
+    explanation: 'Slow down; the `Retry-After` header says after how many seconds to retry.',
+  },
+  INTERNAL: {
+    status: 500,
+    title: 'Internal error',
+    anchor: 'internal',
+    explanation: 'Something failed on our side. The request may be retried; if it keeps failing, the operator finds the details in the logs under the request id.',
+  },
+};
+
+export function buildProblem(code: ErrorCode, detail: string, errors?: FieldError[]): Problem {
+  const kind = PROBLEM_KINDS[code];
+  return {
+    type: `/docs/problems#${kind.anchor}`,
+    title: kind.title,
+    status: kind.status,
+    code,
+    detail,
+    ...(errors && errors.length > 0 ? { errors } : {}),
+  };
+}
+
+export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+  return reply.code(problem.status).type('application/problem+json').send(problem);
+}
+
+/**
+ * Fastify's own 4xx errors (body parsing, limits, media types) get the same problem
+ * shape as domain errors; anything unexpected becomes a 500 that hides internals.
+ */
+export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof DomainError) return sendProblem(reply, buildProblem(error.code, error.message, error.errors));
+
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) {
+    const errors = mapValidationErrors(fastifyError.validation, fastifyError.validationContext);
+    return sendProblem(reply, buildProblem('VALIDATION_FAILED', errors[0] ? describeFieldError(errors[0]) : 'The request is invalid', errors));
+  }
+  const status = fastifyError.statusCode ?? 500;
+  if (status === 413) return sendProblem(reply, buildProblem('PAYLOAD_TOO_LARGE', 'The request body is too large'));
+  if (status === 415) {
+    return sendProblem(reply, buildProblem('UNSUPPORTED_MEDIA_TYPE', 'The request body must be sent with Content-Type: application/json'));
+  }
+  if (status === 429) return sendProblem(reply, buildProblem('RATE_LIMITED', 'Too many requests'));
+  if (status >= 400 && status < 500) {
+    // Malformed or empty JSON and similar parser complaints.
+    const detail = fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'The JSON body is empty' : `The request body is not valid JSON: ${error.message}`;
+    if (status === 400) return sendProblem(reply, buildProblem('VALIDATION_FAILED', detail, [{ path: '', message: detail }]));
+    return sendProblem(reply, { ...buildProblem('VALIDATION_FAILED', error.message), status, title: 'Bad request' });
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return sendProblem(reply, buildProblem('INTERNAL', 'An unexpected error occurred'));
+}
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+const CONTEXT_PREFIX: Record<string, string> = { body: '', querystring: '/query', params: '/params', headers: '/headers' };
+
+/**
+ * Turns Ajv errors into one readable entry per failing field. An `anyOf` (a nullable or a
+ * union type) fails with one error per branch; those collapse into one "must be X or Y".
+ */
+export function mapValidationErrors(errors: readonly AjvError[] | unknown[], context: string | undefined): FieldError[] {
+  const prefix = CONTEXT_PREFIX[context ?? 'body'] ?? '';
+  const list = errors as AjvError[];
+  const anyOfPaths = new Set(list.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
+  const result: FieldError[] = [];
+  const seen = new Set<string>();
+  const push = (path: string, message: string) => {
+    const key = `${path}\u0000${message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      result.push({ path, message });
+    }
+  };
+  for (const error of list) {
+    const path = prefix + error.instancePath;
+    if (anyOfPaths.has(error.instancePath) && error.keyword !== 'anyOf') continue;
+    switch (error.keyword) {
+      case 'required':
+        push(`${path}/${escapePointer(String(error.params.missingProperty))}`, 'is required');
+        break;
+      case 'additionalProperties':
+        push(`${path}/${escapePointer(String(error.params.additionalProperty))}`, 'is not an allowed field');
+        break;
+      case 'enum':
+        push(path, `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`);
+        break;
+      case 'anyOf':
+        push(path, `must be ${describeAlternatives(list, error.instancePath)}`);
+        break;
+      case 'format':
+        push(path, `must be a valid ${String(error.params.format)}`);
+        break;
+      default:
+        push(path, error.message ?? 'is invalid');
+    }
+  }
+  return result;
+}
+
+function describeAlternatives(errors: AjvError[], instancePath: string): string {
+  const kinds = errors
+    .filter((e) => e.instancePath === instancePath && e.keyword !== 'anyOf')
+    .map((e) => (e.keyword === 'type' ? String(e.params.type) : e.keyword === 'const' ? JSON.stringify(e.params.allowedValue) : (e.message ?? '')))
+    .filter((kind) => kind !== '');
+  return kinds.length > 0 ? [...new Set(kinds)].join(' or ') : 'valid';
+}
+
+function escapePointer(segment: string): string {
+  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
+}

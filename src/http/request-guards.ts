@@ -1,0 +1,63 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, UnauthenticatedError } from '../domain/errors.js';
+import { authenticate } from '../scheduling/authenticate.js';
+import type { Principal, UseCaseContext } from '../scheduling/context.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+export const API_KEY_HEADER = 'x-service-api-key';
+
+/** The caller; only for routes behind `requireApiKey`, where it is always set. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new UnauthenticatedError();
+  return request.principal;
+}
+
+/**
+ * onRequest hook: authenticates before the body is read, so a request without a valid
+ * key learns nothing about its body's validity.
+ */
+export function requireApiKey(ctx: UseCaseContext) {
+  return async (request: FastifyRequest): Promise<void> => {
+    request.principal = await authenticate(ctx, headerValue(request, API_KEY_HEADER));
+  };
+}
+
+/** onRequest hook for public routes: no key is fine, but a key that is sent must be valid. */
+export function acceptOptionalApiKey(ctx: UseCaseContext) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const raw = headerValue(request, API_KEY_HEADER);
+    if (raw !== undefined) request.principal = await authenticate(ctx, raw);
+  };
+}
+
+/**
+ * onRequest hook: 406 when `Accept` rules out JSON. Missing `Accept`, `*\/*`,
+ * `application/*` and any `+json` type are all taken as JSON.
+ */
+export async function requireJsonAccept(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  const accept = request.headers.accept;
+  if (accept === undefined || accept.trim() === '') return;
+  if (!acceptsJson(accept)) {
+    throw new DomainError('NOT_ACCEPTABLE', 'This API only responds with application/json; the Accept header excludes it');
+  }
+}
+
+export function acceptsJson(accept: string): boolean {
+  return accept.split(',').some((part) => {
+    const [rawType, ...params] = part.split(';');
+    const type = rawType!.trim().toLowerCase();
+    const q = params.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith('q='));
+    if (q !== undefined && Number(q.slice(2)) === 0) return false;
+    return type === 'application/json' || type === '*/*' || type === 'application/*' || type.endsWith('+json');
+  });
+}
+
+function headerValue(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,92 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { getAccount, updateAccount } from '../../scheduling/account.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../scheduling/api-keys.js';
+import type { UseCaseContext } from '../../scheduling/context.js';
+import { accountToJson, apiKeyToJson, toIso } from '../representations.js';
+import { principalOf } from '../request-guards.js';
+import { ApiKeyListSchema, CreateApiKeyBodySchema, CreatedApiKeySchema, UpdateAccountBodySchema } from '../schemas/account.js';
+import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, UuidParams, problemResponses } from '../schemas/common.js';
+
+/** The caller's account and the caller's own API keys. */
+export const accountRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = async (app, { ctx }) => {
+  app.get(
+    '/account',
+    {
+      schema: {
+        tags: ['Account'],
+        summary: "The caller's account",
+        security: API_KEY_SECURITY,
+        response: { 200: Type.Ref('Account'), ...problemResponses(...AUTHENTICATED_ERRORS) },
+      },
+    },
+    async (request) => accountToJson(await getAccount(ctx, principalOf(request))),
+  );
+
+  app.patch(
+    '/account',
+    {
+      schema: {
+        tags: ['Account'],
+        summary: 'Change the account',
+        description:
+          'By an admin of any of the account\'s teams. `places` are the meeting places the account enables; `gateways` the payment ' +
+          'gateways with their settings (stored, never echoed). `maxUsers` is the operator\'s and cannot be set here.',
+        security: API_KEY_SECURITY,
+        body: UpdateAccountBodySchema,
+        response: { 200: Type.Ref('Account'), ...problemResponses(...AUTHENTICATED_ERRORS, 403) },
+      },
+    },
+    async (request) => accountToJson(await updateAccount(ctx, principalOf(request), request.body)),
+  );
+
+  app.post(
+    '/api-keys',
+    {
+      schema: {
+        tags: ['API keys'],
+        summary: 'Create an API key for the caller',
+        description: 'The secret `apiKey` is shown only in this response; the service stores only its hash.',
+        security: API_KEY_SECURITY,
+        body: CreateApiKeyBodySchema,
+        response: { 201: CreatedApiKeySchema, ...problemResponses(...AUTHENTICATED_ERRORS) },
+      },
+    },
+    async (request, reply) => {
+      const created = await createApiKey(ctx, principalOf(request), request.body.name);
+      return reply.code(201).send({ uuid: created.uuid, name: created.name, apiKey: created.apiKey, createdAt: toIso(created.createdAt) });
+    },
+  );
+
+  app.get(
+    '/api-keys',
+    {
+      schema: {
+        tags: ['API keys'],
+        summary: "The caller's live API keys",
+        description: 'Secrets are never listed.',
+        security: API_KEY_SECURITY,
+        response: { 200: ApiKeyListSchema, ...problemResponses(...AUTHENTICATED_ERRORS) },
+      },
+    },
+    async (request) => ({ apiKeys: (await listApiKeys(ctx, principalOf(request))).map(apiKeyToJson) }),
+  );
+
+  app.delete(
+    '/api-keys/:uuid',
+    {
+      schema: {
+        tags: ['API keys'],
+        summary: 'Revoke one of the caller\'s API keys',
+        description: 'The key stops working at once (the key making the request may revoke itself).',
+        security: API_KEY_SECURITY,
+        params: UuidParams,
+        response: { 204: Type.Null({ description: 'Revoked.' }), ...problemResponses(...AUTHENTICATED_ERRORS, 404) },
+      },
+    },
+    async (request, reply) => {
+      await revokeApiKey(ctx, principalOf(request), request.params.uuid);
+      return reply.code(204).send(null);
+    },
+  );
+};

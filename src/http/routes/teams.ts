@@ -1,0 +1,83 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { addTeamMember, listTeamMembers, listTeams, removeTeamMember } from '../../scheduling/teams.js';
+import type { UseCaseContext } from '../../scheduling/context.js';
+import { memberToJson, teamToJson } from '../representations.js';
+import { principalOf } from '../request-guards.js';
+import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, TeamUuidParams, problemResponses } from '../schemas/common.js';
+import { CreateMemberBodySchema, MemberListSchema, MemberParamsSchema, TeamListSchema } from '../schemas/teams.js';
+import { Type } from 'typebox';
+
+/** Seed endpoints 1–4: teams and their members. */
+export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = async (app, { ctx }) => {
+  app.get(
+    '/teams',
+    {
+      schema: {
+        tags: ['Teams'],
+        summary: 'List the teams the caller administers',
+        description: 'Only teams in which the key\'s user is an admin, ordered by name.',
+        security: API_KEY_SECURITY,
+        response: { 200: TeamListSchema, ...problemResponses(...AUTHENTICATED_ERRORS) },
+      },
+    },
+    async (request) => ({ teams: (await listTeams(ctx, principalOf(request))).map(teamToJson) }),
+  );
+
+  app.get(
+    '/teams/:teamUuid/users',
+    {
+      schema: {
+        tags: ['Teams'],
+        summary: 'List the members of a team',
+        description: 'The caller must be an admin of the team (403 otherwise; 404 for a team of another account).',
+        security: API_KEY_SECURITY,
+        params: TeamUuidParams,
+        response: { 200: MemberListSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },
+      },
+    },
+    async (request) => ({ users: (await listTeamMembers(ctx, principalOf(request), request.params.teamUuid)).map(memberToJson) }),
+  );
+
+  app.post(
+    '/teams/:teamUuid/users',
+    {
+      schema: {
+        tags: ['Teams'],
+        summary: 'Create a member in a team',
+        description:
+          'The e-mail is trimmed and compared case-insensitively within the account: a person who is already a user of the account ' +
+          'is added to the team without using a new seat (409 ALREADY_MEMBER if already in this team). A new user gets a unique ' +
+          'username made from their names, the account\'s time zone and Monday–Friday 09:00–17:00 availability. ' +
+          "403 PLAN_LIMIT_REACHED when the account's plan has no free seat.",
+        security: API_KEY_SECURITY,
+        params: TeamUuidParams,
+        body: CreateMemberBodySchema,
+        response: { 201: Type.Ref('Member'), ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const member = await addTeamMember(ctx, principalOf(request), request.params.teamUuid, request.body);
+      return reply.code(201).send(memberToJson(member));
+    },
+  );
+
+  app.delete(
+    '/teams/:teamUuid/users/:userUuid',
+    {
+      schema: {
+        tags: ['Teams'],
+        summary: 'Delete a member from a team',
+        description:
+          'Removes the membership. A user left in no team is deactivated: their seat is freed, their keys stop working and they ' +
+          'no longer appear as a host; their meetings are kept. 409 LAST_ADMIN if the team would be left without an admin.',
+        security: API_KEY_SECURITY,
+        params: MemberParamsSchema,
+        response: { 204: Type.Null({ description: 'Removed.' }), ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      await removeTeamMember(ctx, principalOf(request), request.params.teamUuid, request.params.userUuid);
+      return reply.code(204).send(null);
+    },
+  );
+};

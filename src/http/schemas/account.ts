@@ -1,0 +1,54 @@
+import { Type, type Static } from 'typebox';
+import { GATEWAYS, PLACES } from '../../domain/account.js';
+import { FreeObject, StringEnum, Timestamp, TimeZone, Uuid } from './common.js';
+
+export const PlaceSchema = StringEnum(PLACES, { description: 'A meeting place.' });
+export const GatewaySchema = StringEnum(GATEWAYS, { description: 'A payment gateway code.' });
+
+export const AccountSchema = Type.Object(
+  {
+    uuid: Uuid,
+    name: Type.String(),
+    timezone: TimeZone,
+    maxUsers: Type.Integer({ description: "The plan's limit of active users; set by the operator." }),
+    activeUsers: Type.Integer({ description: 'Seats in use: users not deactivated.' }),
+    places: Type.Array(PlaceSchema, { description: 'Meeting places enabled for the account.' }),
+    gateways: Type.Array(
+      Type.Object({ code: GatewaySchema, configured: Type.Boolean({ description: 'Whether settings were stored; they are never echoed.' }) }),
+    ),
+    createdAt: Timestamp,
+  },
+  { $id: 'Account', title: 'Account' },
+);
+
+export const UpdateAccountBodySchema = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    timezone: Type.Optional(TimeZone),
+    places: Type.Optional(Type.Array(PlaceSchema, { minItems: 1, maxItems: PLACES.length * 2 })),
+    gateways: Type.Optional(
+      Type.Array(
+        Type.Object({ code: GatewaySchema, settings: Type.Optional(FreeObject) }, { additionalProperties: false }),
+        { maxItems: GATEWAYS.length },
+      ),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateAccountBody = Static<typeof UpdateAccountBodySchema>;
+
+export const ApiKeySchema = Type.Object(
+  { uuid: Uuid, name: Type.String(), createdAt: Timestamp, lastUsedAt: Type.Union([Timestamp, Type.Null()]) },
+  { $id: 'ApiKey', title: 'ApiKey' },
+);
+export const CreatedApiKeySchema = Type.Object({
+  uuid: Uuid,
+  name: Type.String(),
+  apiKey: Type.String({ description: 'The secret: shown only in this response, stored only as a hash.' }),
+  createdAt: Timestamp,
+});
+export const ApiKeyListSchema = Type.Object({ apiKeys: Type.Array(Type.Ref('ApiKey')) });
+export const CreateApiKeyBodySchema = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 200 }) },
+  { additionalProperties: false },
+);

@@ -1,0 +1,15 @@
+import type { Db } from '../db/database.js';
+
+/** What every use case needs: the database and the clock (so tests can move time). */
+export interface UseCaseContext {
+  db: Db;
+  now: () => number;
+}
+
+/** The caller, as established from a valid API key. */
+export interface Principal {
+  keyUuid: string;
+  userUuid: string;
+  accountUuid: string;
+  username: string;
+}

@@ -1,0 +1,96 @@
+import { AlreadyMemberError, LastAdminError, NotFoundError, PlanLimitReachedError } from '../domain/errors.js';
+import type { Team } from '../domain/team.js';
+import { normalizeEmail, type Member } from '../domain/user.js';
+import { countActiveUsers, findAccount, lockAccount } from '../db/repositories/accounts.js';
+import { revokeAllApiKeysOfUser } from '../db/repositories/api-keys.js';
+import {
+  countMembershipsOfUser,
+  countTeamAdmins,
+  deleteMembership,
+  findMembership,
+  insertMembership,
+  listTeamsAdministeredBy,
+} from '../db/repositories/teams.js';
+import { findUserByEmail, listTeamMembers as selectTeamMembers, setUserDeactivated } from '../db/repositories/users.js';
+import { inTransaction } from '../db/transaction.js';
+import { requireTeamAdmin } from './access.js';
+import type { Principal, UseCaseContext } from './context.js';
+import { insertNewUser } from './create-account.js';
+
+/** Seed endpoint 1: the teams the caller administers, by name. */
+export async function listTeams(ctx: UseCaseContext, principal: Principal): Promise<Team[]> {
+  return listTeamsAdministeredBy(ctx.db, principal.userUuid);
+}
+
+/** Seed endpoint 2: the members of a team the caller administers. */
+export async function listTeamMembers(ctx: UseCaseContext, principal: Principal, teamUuid: string): Promise<Member[]> {
+  const team = await requireTeamAdmin(ctx.db, principal, teamUuid);
+  return selectTeamMembers(ctx.db, team.uuid);
+}
+
+export interface AddMemberInput {
+  firstName: string;
+  lastName: string;
+  email: string;
+  admin?: boolean | undefined;
+}
+
+/**
+ * Seed endpoint 3. The account row lock serialises every seat-changing request of the
+ * account, so the plan limit holds under concurrency: the count below sees every user
+ * committed before us and nobody can commit one until we finish.
+ */
+export async function addTeamMember(ctx: UseCaseContext, principal: Principal, teamUuid: string, input: AddMemberInput): Promise<Member> {
+  return inTransaction(ctx.db, async (trx) => {
+    await lockAccount(trx, principal.accountUuid);
+    const team = await requireTeamAdmin(trx, principal, teamUuid);
+    const account = await findAccount(trx, principal.accountUuid);
+    if (!account) throw new NotFoundError('account');
+    const now = ctx.now();
+    const admin = input.admin ?? false;
+
+    const existing = await findUserByEmail(trx, account.uuid, normalizeEmail(input.email));
+    if (existing) {
+      if (await findMembership(trx, team.uuid, existing.uuid)) throw new AlreadyMemberError();
+      // A deactivated user comes back and takes a seat again; an active one already has one.
+      if (existing.deactivatedAt !== null) {
+        if ((await countActiveUsers(trx, account.uuid)) >= account.maxUsers) throw new PlanLimitReachedError(account.maxUsers);
+        await setUserDeactivated(trx, existing.uuid, null);
+      }
+      await insertMembership(trx, { teamUuid: team.uuid, userUuid: existing.uuid, admin }, now);
+      return { ...existing, deactivatedAt: null, admin };
+    }
+
+    if ((await countActiveUsers(trx, account.uuid)) >= account.maxUsers) throw new PlanLimitReachedError(account.maxUsers);
+    const user = await insertNewUser(trx, {
+      accountUuid: account.uuid,
+      firstName: input.firstName.trim(),
+      lastName: input.lastName.trim(),
+      email: input.email,
+      timezone: account.timezone,
+      now,
+    });
+    await insertMembership(trx, { teamUuid: team.uuid, userUuid: user.uuid, admin }, now);
+    return { ...user, admin };
+  });
+}
+
+/**
+ * Seed endpoint 4. A user left in no team is deactivated: the seat is freed and their keys
+ * are revoked (so re-adding them later does not revive old keys); meetings stay.
+ */
+export async function removeTeamMember(ctx: UseCaseContext, principal: Principal, teamUuid: string, userUuid: string): Promise<void> {
+  await inTransaction(ctx.db, async (trx) => {
+    await lockAccount(trx, principal.accountUuid);
+    const team = await requireTeamAdmin(trx, principal, teamUuid);
+    const membership = await findMembership(trx, team.uuid, userUuid);
+    if (!membership) throw new NotFoundError('member');
+    if (membership.admin && (await countTeamAdmins(trx, team.uuid)) <= 1) throw new LastAdminError();
+    await deleteMembership(trx, team.uuid, userUuid);
+    if ((await countMembershipsOfUser(trx, userUuid)) === 0) {
+      const now = ctx.now();
+      await setUserDeactivated(trx, userUuid, now);
+      await revokeAllApiKeysOfUser(trx, userUuid, now);
+    }
+  });
+}

@@ -1,0 +1,64 @@
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { createContext } from './context.js';
+import { seedDemoIfEmpty } from './scheduling/seed-demo.js';
+
+/** Entry point of `npm start`: config → context → app → listen, and a graceful close. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const ctx = await createContext(config);
+  const demo = config.seedDemo ? await seedDemoIfEmpty(ctx, Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC') : null;
+  const app = await buildApp(ctx);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    ctx.log.info({ signal }, 'shutting down: finishing requests in flight');
+    const timer = setTimeout(() => {
+      ctx.log.error('shutdown took over 10 s; exiting');
+      process.exit(1);
+    }, 10_000);
+    timer.unref();
+    try {
+      await app.close();
+      await ctx.close();
+      process.exit(0);
+    } catch (error) {
+      ctx.log.error({ err: error }, 'error during shutdown');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+  const where = config.database.dialect === 'sqlite' ? `SQLite ${config.database.filename}` : 'PostgreSQL';
+  const lines = [
+    '',
+    `termin is listening on ${config.publicUrl} (database: ${where})`,
+    `  API docs:  ${config.publicUrl}/docs`,
+    `  OpenAPI:   ${config.publicUrl}/api/v1/openapi.json`,
+  ];
+  if (demo) {
+    lines.push(
+      '',
+      'A demo account was created on this empty database. Its owner\'s API key (shown only now):',
+      `  ${demo.apiKey}`,
+      'Try it:',
+      `  curl -s -H 'X-Service-Api-Key: ${demo.apiKey}' ${config.publicUrl}/api/v1/teams`,
+    );
+  } else {
+    lines.push('', 'Create an account and key with: npm run cli -- account create --help');
+  }
+  process.stdout.write(`${lines.join('\n')}\n\n`);
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(`termin failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  process.exit(1);
+});

@@ -4,12 +4,19 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
 import { NotFoundError } from './domain/errors.js';
 import { handleError } from './http/problems.js';
-import { requireApiKey, requireJsonAccept } from './http/request-guards.js';
+import { acceptOptionalApiKey, requireApiKey, requireJsonAccept } from './http/request-guards.js';
 import { accountRoutes } from './http/routes/account.js';
+import { availabilityRoutes } from './http/routes/availability.js';
 import { docsRoutes } from './http/routes/docs.js';
 import { healthRoutes } from './http/routes/health.js';
+import { meetingTopicRoutes } from './http/routes/meeting-topics.js';
+import { meetingRoutes } from './http/routes/meetings.js';
+import { calculateScheduleRoutes } from './http/routes/schedule.js';
 import { teamRoutes } from './http/routes/teams.js';
 import { AccountSchema, ApiKeySchema } from './http/schemas/account.js';
+import { AvailabilitySchema } from './http/schemas/availability.js';
+import { MeetingTopicSchema } from './http/schemas/meeting-topics.js';
+import { MeetingSchema, PaymentSchema, SlotSchema } from './http/schemas/schedule.js';
 import { ProblemSchema } from './http/schemas/common.js';
 import { MemberSchema, TeamSchema } from './http/schemas/teams.js';
 import { createValidatorCompiler } from './http/validation.js';
@@ -36,7 +43,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // Only JSON bodies are accepted; anything else (text/plain included) is a 415.
   app.removeContentTypeParser('text/plain');
 
-  for (const schema of [ProblemSchema, TeamSchema, MemberSchema, AccountSchema, ApiKeySchema]) app.addSchema(schema);
+  for (const schema of [ProblemSchema, TeamSchema, MemberSchema, AccountSchema, ApiKeySchema, MeetingTopicSchema, AvailabilitySchema, SlotSchema, MeetingSchema, PaymentSchema]) app.addSchema(schema);
 
   await app.register(swagger, {
     openapi: {
@@ -66,6 +73,14 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         authenticated.addHook('onRequest', requireApiKey(ctx));
         await authenticated.register(teamRoutes, { ctx });
         await authenticated.register(accountRoutes, { ctx });
+        await authenticated.register(meetingTopicRoutes, { ctx });
+        await authenticated.register(availabilityRoutes, { ctx });
+        await authenticated.register(meetingRoutes, { ctx, publicUrl: ctx.config.publicUrl });
+      });
+
+      await api.register(async (open) => {
+        open.addHook('onRequest', acceptOptionalApiKey(ctx));
+        await open.register(calculateScheduleRoutes, { ctx });
       });
     },
     { prefix: API_PREFIX },

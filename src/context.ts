@@ -22,7 +22,7 @@ export interface ContextOptions {
 
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   const log = options.log ?? createLogger(config);
-  const handle = createDb(config.database);
+  const handle = createDb(config.database, (error) => log.warn({ err: error }, 'an idle database connection failed'));
   if (config.migrateOnStart) {
     const outcome = await migrateToLatest(handle.db);
     if (outcome.applied.length > 0) log.info({ applied: outcome.applied }, 'database migrated');

@@ -1,4 +1,5 @@
 import { buildApp } from './app.js';
+import { startBackgroundJobs } from './background.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createContext } from './context.js';
 import { seedDemoIfEmpty } from './scheduling/seed-demo.js';
@@ -9,6 +10,7 @@ async function main(): Promise<void> {
   const ctx = await createContext(config);
   const demo = config.seedDemo ? await seedDemoIfEmpty(ctx, Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC') : null;
   const app = await buildApp(ctx);
+  const jobs = startBackgroundJobs(ctx);
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -22,6 +24,7 @@ async function main(): Promise<void> {
     timer.unref();
     try {
       await app.close();
+      await jobs.stop();
       await ctx.close();
       process.exit(0);
     } catch (error) {
@@ -39,6 +42,7 @@ async function main(): Promise<void> {
     `termin is listening on ${config.publicUrl} (database: ${where})`,
     `  API docs:  ${config.publicUrl}/docs`,
     `  OpenAPI:   ${config.publicUrl}/api/v1/openapi.json`,
+    `  E-mail:    ${jobs.transport.describe()}`,
   ];
   if (demo) {
     lines.push(
@@ -47,6 +51,9 @@ async function main(): Promise<void> {
       `  ${demo.apiKey}`,
       'Try it:',
       `  curl -s -H 'X-Service-Api-Key: ${demo.apiKey}' ${config.publicUrl}/api/v1/teams`,
+      'and see the free slots of the demo topic this week:',
+      `  curl -s -X POST -H 'Content-Type: application/json' ${config.publicUrl}/api/v1/calculate-schedule \\`,
+      `    -d '{"username":"${demo.owner.username}","meetingTopic":"${demo.topic.uuid}","timezone":"${demo.account.timezone}","offset":0}'`,
     );
   } else {
     lines.push('', 'Create an account and key with: npm run cli -- account create --help');

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, loadConfig, type Env } from '../config.js';
 import { createDb, type DbHandle } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { listAccounts } from '../db/repositories/accounts.js';
@@ -60,7 +60,12 @@ const OPTIONS: ParseArgsConfig['options'] = {
   user: { type: 'string' },
 };
 
-export async function runCli(argv: string[], io = { out: process.stdout, err: process.stderr }): Promise<number> {
+export interface CliIo {
+  out: { write(text: string): unknown };
+  err: { write(text: string): unknown };
+}
+
+export async function runCli(argv: string[], io: CliIo = { out: process.stdout, err: process.stderr }, env: Env = process.env): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
@@ -77,7 +82,7 @@ export async function runCli(argv: string[], io = { out: process.stdout, err: pr
 
   let handle: DbHandle | undefined;
   try {
-    const config = loadConfig();
+    const config = loadConfig(env);
     handle = createDb(config.database);
     const ctx: UseCaseContext = { db: handle.db, now: Date.now };
     const migrated = await migrateToLatest(handle.db);

@@ -16,12 +16,12 @@ export interface DbHandle {
 }
 
 /** Opens the configured database: `createDb({ dialect: 'sqlite', filename: 'data/termin.db' })`. */
-export function createDb(config: DatabaseConfig): DbHandle {
-  const db = config.dialect === 'postgres' ? openPostgres(config.url, config.poolSize) : openSqlite(config.filename);
+export function createDb(config: DatabaseConfig, onIdleError: (error: Error) => void = () => undefined): DbHandle {
+  const db = config.dialect === 'postgres' ? openPostgres(config.url, config.poolSize, onIdleError) : openSqlite(config.filename);
   return { db, dialect: config.dialect, destroy: () => db.destroy() };
 }
 
-function openPostgres(url: string, poolSize: number): Kysely<Database> {
+function openPostgres(url: string, poolSize: number, onIdleError: (error: Error) => void): Kysely<Database> {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -31,6 +31,9 @@ function openPostgres(url: string, poolSize: number): Kysely<Database> {
         oid === pg.types.builtins.INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
   });
+  // An idle connection can die (server restart, failover); without a listener pg's error
+  // event would crash the process. The pool replaces the connection on the next checkout.
+  pool.on('error', onIdleError);
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 

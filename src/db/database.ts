@@ -67,12 +67,115 @@ export interface ApiKeyTable {
   last_used_at: number | null;
 }
 
+export interface MeetingTopicTable {
+  id: string;
+  account_id: string;
+  team_id: string | null;
+  created_by: string;
+  name: string;
+  duration_minutes: number;
+  slot_interval_minutes: number;
+  buffer_before_minutes: number;
+  buffer_after_minutes: number;
+  minimum_notice_minutes: number;
+  booking_window_days: number;
+  daily_limit: number | null;
+  /** JSON array of places. */
+  places: string;
+  phone_required: number;
+  price_amount: number | null;
+  price_currency: string | null;
+  /** JSON array of { uuid, name, price }. */
+  price_variants: string;
+  /** JSON array of { key, label, required }. */
+  form: string;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+export interface MeetingTopicHostTable {
+  topic_id: string;
+  user_id: string;
+  position: number;
+}
+
+export interface MeetingTable {
+  id: string;
+  account_id: string;
+  topic_id: string;
+  team_id: string | null;
+  host_user_id: string;
+  booking_id: string;
+  starts_at: number;
+  ends_at: number;
+  status: string;
+  hold_expires_at: number | null;
+  place: string;
+  participant_name: string;
+  participant_email: string;
+  participant_phone: string | null;
+  participant_timezone: string;
+  participant_lang: string;
+  note: string | null;
+  price_variant_id: string | null;
+  form: string;
+  metadata: string;
+  invoice: string | null;
+  sequence: Generated<number>;
+  created_at: number;
+  updated_at: number;
+  cancelled_at: number | null;
+  cancel_reason: string | null;
+}
+
+export interface IdempotencyKeyTable {
+  account_id: string;
+  key: string;
+  request_hash: string;
+  response_status: number;
+  response_body: string;
+  created_at: number;
+}
+
+export interface OutboxTable {
+  id: string;
+  kind: string;
+  /** JSON: everything needed to render and send the message later. */
+  payload: string;
+  status: string;
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  last_error: string | null;
+  created_at: number;
+  sent_at: number | null;
+}
+
+export interface PaymentTable {
+  id: string;
+  account_id: string;
+  booking_id: string;
+  gateway: string;
+  status: string;
+  amount: number;
+  currency: string;
+  expires_at: number;
+  created_at: number;
+  paid_at: number | null;
+}
+
 export interface Database {
   accounts: AccountTable;
   users: UserTable;
   teams: TeamTable;
   memberships: MembershipTable;
   api_keys: ApiKeyTable;
+  meeting_topics: MeetingTopicTable;
+  meeting_topic_hosts: MeetingTopicHostTable;
+  meetings: MeetingTable;
+  idempotency_keys: IdempotencyKeyTable;
+  outbox: OutboxTable;
+  payments: PaymentTable;
 }
 
 export type Db = Kysely<Database>;
@@ -88,3 +191,6 @@ export type TeamRow = Selectable<TeamTable>;
 export type MembershipRow = Selectable<MembershipTable>;
 export type ApiKeyRow = Selectable<ApiKeyTable>;
 export type NewApiKeyRow = Insertable<ApiKeyTable>;
+export type MeetingTopicRow = Selectable<MeetingTopicTable>;
+export type MeetingRow = Selectable<MeetingTable>;
+export type NewMeetingRow = Insertable<MeetingTable>;

@@ -89,3 +89,22 @@ export function describeFieldError(error: FieldError): string {
   const field = error.path.replace(/^\//, '').replaceAll('/', '.');
   return field ? `${field} ${error.message}` : error.message;
 }
+
+/** `errors` names each failing `dates` entry: `[{ path: '/dates/1', message: 'is not an available slot' }]`. */
+export class SlotUnavailableError extends DomainError {
+  constructor(errors: FieldError[]) {
+    super('SLOT_UNAVAILABLE', `${errors.map((e) => e.path.slice(1)).join(', ')} ${errors.length === 1 ? 'is' : 'are'} not (or no longer) an available slot`, errors);
+  }
+}
+
+export class IdempotencyKeyReusedError extends DomainError {
+  constructor() {
+    super('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request body');
+  }
+}
+
+export class DiscountInvalidError extends DomainError {
+  constructor(reason: string) {
+    super('DISCOUNT_INVALID', reason, [{ path: '/discount', message: reason }]);
+  }
+}

@@ -168,10 +168,10 @@ export function mapValidationErrors(errors: readonly AjvError[] | unknown[], con
   const anyOfPaths = new Set(list.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
   const result: FieldError[] = [];
   const seen = new Set<string>();
+  // One entry per field: an empty name breaks both minLength and pattern, but it is one problem.
   const push = (path: string, message: string) => {
-    const key = `${path}\u0000${message}`;
-    if (!seen.has(key)) {
-      seen.add(key);
+    if (!seen.has(path)) {
+      seen.add(path);
       result.push({ path, message });
     }
   };

@@ -2,6 +2,8 @@ import type { Member } from '../domain/user.js';
 import type { Team } from '../domain/team.js';
 import type { AccountView } from '../scheduling/account.js';
 import type { ApiKeyRecord } from '../db/repositories/api-keys.js';
+import type { Payment } from '../db/repositories/payments.js';
+import type { Meeting } from '../domain/meeting.js';
 
 /** Domain objects as the API shows them: epoch milliseconds become ISO 8601 UTC strings. */
 export function toIso(ms: number): string {
@@ -40,4 +42,39 @@ export function accountToJson(account: AccountView) {
 
 export function apiKeyToJson(key: ApiKeyRecord) {
   return { uuid: key.uuid, name: key.name, createdAt: toIso(key.createdAt), lastUsedAt: key.lastUsedAt === null ? null : toIso(key.lastUsedAt) };
+}
+
+export function meetingToJson(meeting: Meeting) {
+  return {
+    uuid: meeting.uuid,
+    meetingTopic: meeting.topicUuid,
+    team: meeting.teamUuid,
+    username: meeting.hostUsername,
+    start: toIso(meeting.start),
+    end: toIso(meeting.end),
+    status: meeting.status,
+    place: meeting.place,
+    participant: meeting.participant,
+    note: meeting.note,
+    priceVariant: meeting.priceVariantUuid,
+    form: meeting.form,
+    metadata: meeting.metadata,
+    invoice: meeting.invoice,
+    createdAt: toIso(meeting.createdAt),
+    cancelledAt: meeting.cancelledAt === null ? null : toIso(meeting.cancelledAt),
+    cancelReason: meeting.cancelReason,
+  };
+}
+
+/** `redirectUrl` leads to the service's payment page for the booking, which hands over to the gateway. */
+export function paymentToJson(payment: Payment, publicUrl: string) {
+  return {
+    uuid: payment.uuid,
+    gateway: payment.gateway,
+    status: payment.status,
+    amount: payment.amount,
+    currency: payment.currency,
+    redirectUrl: `${publicUrl}/pay/${payment.uuid}`,
+    expiresAt: toIso(payment.expiresAt),
+  };
 }

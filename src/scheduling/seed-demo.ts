@@ -1,14 +1,21 @@
+import type { MeetingTopic } from '../domain/meeting-topic.js';
 import { hasAnyAccount } from '../db/repositories/accounts.js';
 import type { UseCaseContext } from './context.js';
 import { createAccount, type CreatedAccount } from './create-account.js';
+import { createMeetingTopic } from './meeting-topics.js';
+
+export interface DemoData extends CreatedAccount {
+  topic: MeetingTopic;
+}
 
 /**
- * First start on an empty database: a demo account whose owner's key is printed once, so
- * a newcomer can make a first call at once. Does nothing when any account exists.
+ * First start on an empty database: a demo account with a 30-minute topic, whose owner's
+ * key is printed once, so a newcomer can make a first call at once. Does nothing when any
+ * account exists.
  */
-export async function seedDemoIfEmpty(ctx: UseCaseContext, timezone: string): Promise<CreatedAccount | null> {
+export async function seedDemoIfEmpty(ctx: UseCaseContext, timezone: string): Promise<DemoData | null> {
   if (await hasAnyAccount(ctx.db)) return null;
-  return createAccount(ctx, {
+  const created = await createAccount(ctx, {
     name: 'Demo',
     ownerEmail: 'owner@demo.termin.test',
     ownerFirstName: 'Demo',
@@ -18,4 +25,7 @@ export async function seedDemoIfEmpty(ctx: UseCaseContext, timezone: string): Pr
     places: ['offline', 'phone-call', 'zoom', 'google-meet'],
     teamName: 'Demo team',
   });
+  const owner = { keyUuid: '', userUuid: created.owner.uuid, accountUuid: created.account.uuid, username: created.owner.username };
+  const topic = await createMeetingTopic(ctx, owner, { name: 'Intro call', durationMinutes: 30, places: ['zoom', 'phone-call'] });
+  return { ...created, topic };
 }

@@ -1,4 +1,5 @@
-import { AlreadyMemberError, LastAdminError, NotFoundError, PlanLimitReachedError } from '../domain/errors.js';
+import { AlreadyMemberError, ForbiddenError, LastAdminError, NotFoundError, PlanLimitReachedError } from '../domain/errors.js';
+import { newId } from '../ids.js';
 import type { Team } from '../domain/team.js';
 import { normalizeEmail, type Member } from '../domain/user.js';
 import { countActiveUsers, findAccount, lockAccount } from '../db/repositories/accounts.js';
@@ -9,6 +10,8 @@ import {
   deleteMembership,
   findMembership,
   insertMembership,
+  insertTeam,
+  isAdminOfAnyTeam,
   listTeamsAdministeredBy,
 } from '../db/repositories/teams.js';
 import { findUserByEmail, listTeamMembers as selectTeamMembers, setUserDeactivated } from '../db/repositories/users.js';
@@ -20,6 +23,21 @@ import { insertNewUser } from './create-account.js';
 /** Seed endpoint 1: the teams the caller administers, by name. */
 export async function listTeams(ctx: UseCaseContext, principal: Principal): Promise<Team[]> {
   return listTeamsAdministeredBy(ctx.db, principal.userUuid);
+}
+
+/**
+ * Not in the seed, but without it an account has only its first team: an admin of any
+ * team creates another and becomes its first admin.
+ */
+export async function createTeam(ctx: UseCaseContext, principal: Principal, name: string): Promise<Team> {
+  return inTransaction(ctx.db, async (trx) => {
+    if (!(await isAdminOfAnyTeam(trx, principal.userUuid))) throw new ForbiddenError('Only a team admin may create teams');
+    const now = ctx.now();
+    const team: Team = { uuid: newId(now), accountUuid: principal.accountUuid, name: name.trim(), createdAt: now };
+    await insertTeam(trx, team);
+    await insertMembership(trx, { teamUuid: team.uuid, userUuid: principal.userUuid, admin: true }, now);
+    return team;
+  });
 }
 
 /** Seed endpoint 2: the members of a team the caller administers. */

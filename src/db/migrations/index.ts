@@ -1,7 +1,13 @@
 import type { Migration } from 'kysely';
 import * as foundation from './0001-foundation.js';
+import * as meetingTopics from './0002-meeting-topics.js';
+import * as meetings from './0003-meetings.js';
+import * as bookings from './0004-bookings.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
+  '0002-meeting-topics': meetingTopics,
+  '0003-meetings': meetings,
+  '0004-bookings': bookings,
 };

@@ -95,3 +95,48 @@ export async function findUserAcrossAccounts(db: DbOrTrx, userUuid: string): Pro
   const row = await db.selectFrom('users').selectAll().where('id', '=', userUuid).executeTakeFirst();
   return row && userRowToUser(row);
 }
+
+/** Active users of the account with these usernames (missing ones are simply absent). */
+export async function findActiveUsersByUsernames(db: DbOrTrx, accountUuid: string, usernames: string[]): Promise<User[]> {
+  if (usernames.length === 0) return [];
+  const rows = await db
+    .selectFrom('users')
+    .selectAll()
+    .where('account_id', '=', accountUuid)
+    .where('username', 'in', usernames)
+    .where('deactivated_at', 'is', null)
+    .execute();
+  return rows.map(userRowToUser);
+}
+
+/** An active user by username; `accountUuid` null searches every account (usernames are global). */
+export async function findActiveUserByUsername(db: DbOrTrx, accountUuid: string | null, username: string): Promise<User | undefined> {
+  let query = db.selectFrom('users').selectAll().where('username', '=', username).where('deactivated_at', 'is', null);
+  if (accountUuid !== null) query = query.where('account_id', '=', accountUuid);
+  const row = await query.executeTakeFirst();
+  return row && userRowToUser(row);
+}
+
+/** Ids of the users in any team the given user administers (the user included if so). */
+export async function findUserIdsManagedBy(db: DbOrTrx, adminUuid: string): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('memberships as mine')
+    .innerJoin('memberships as theirs', 'theirs.team_id', 'mine.team_id')
+    .select('theirs.user_id')
+    .distinct()
+    .where('mine.user_id', '=', adminUuid)
+    .where('mine.is_admin', '=', 1)
+    .execute();
+  return new Set(rows.map((row) => row.user_id));
+}
+
+/** The user's stored availability (JSON of the domain Availability). */
+export async function findAvailabilityJson(db: DbOrTrx, userUuid: string): Promise<string | undefined> {
+  const row = await db.selectFrom('users').select('availability').where('id', '=', userUuid).executeTakeFirst();
+  return row?.availability;
+}
+
+/** Stores the availability; its time zone becomes the user's time zone. */
+export async function updateAvailability(db: DbOrTrx, userUuid: string, timezone: string, availabilityJson: string): Promise<void> {
+  await db.updateTable('users').set({ timezone, availability: availabilityJson }).where('id', '=', userUuid).execute();
+}

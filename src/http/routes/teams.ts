@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { addTeamMember, listTeamMembers, listTeams, removeTeamMember } from '../../scheduling/teams.js';
+import { addTeamMember, createTeam, listTeamMembers, listTeams, removeTeamMember } from '../../scheduling/teams.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
 import { memberToJson, teamToJson } from '../representations.js';
 import { principalOf } from '../request-guards.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, TeamUuidParams, problemResponses } from '../schemas/common.js';
-import { CreateMemberBodySchema, MemberListSchema, MemberParamsSchema, TeamListSchema } from '../schemas/teams.js';
+import { CreateMemberBodySchema, CreateTeamBodySchema, MemberListSchema, MemberParamsSchema, TeamListSchema } from '../schemas/teams.js';
 import { Type } from 'typebox';
 
 /** Seed endpoints 1–4: teams and their members. */
@@ -21,6 +21,21 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = as
       },
     },
     async (request) => ({ teams: (await listTeams(ctx, principalOf(request))).map(teamToJson) }),
+  );
+
+  app.post(
+    '/teams',
+    {
+      schema: {
+        tags: ['Teams'],
+        summary: 'Create a team',
+        description: 'By an admin of any team of the account; the caller becomes the new team\'s first admin.',
+        security: API_KEY_SECURITY,
+        body: CreateTeamBodySchema,
+        response: { 201: Type.Ref('Team'), ...problemResponses(...AUTHENTICATED_ERRORS, 403) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(teamToJson(await createTeam(ctx, principalOf(request), request.body.name))),
   );
 
   app.get(

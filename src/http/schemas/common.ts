@@ -9,11 +9,14 @@ export function Nullable<T extends TSchema>(schema: T) {
   return Type.Union([schema, Type.Null()]);
 }
 
+/** An e-mail address, surrounding white space allowed (it is trimmed). */
+export const EMAIL_PATTERN = '^\\s*[^\\s@]+@[^\\s@.]+(\\.[^\\s@.]+)+\\s*$';
+
 export const Uuid = Type.String({ format: 'uuid', description: 'A UUID (v4 or v7).', examples: ['0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d'] });
 export const Timestamp = Type.String({ format: 'date-time', description: 'An ISO 8601 UTC instant with milliseconds.', examples: ['2027-03-29T07:00:00.000Z'] });
 export const TimeZone = Type.String({ minLength: 1, maxLength: 64, description: 'An IANA time zone name.', examples: ['Europe/Warsaw'] });
 /** A free-form JSON object (form answers, metadata, gateway settings). */
-export const FreeObject = Type.Object({}, { additionalProperties: true });
+export const FreeObject = Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true });
 
 export const FieldErrorSchema = Type.Object({
   path: Type.String({ description: 'JSON Pointer into the request body, or /query/…, /params/…' }),

@@ -1,9 +1,14 @@
 import { Type, type Static } from 'typebox';
-import { Timestamp, TimeZone, Uuid } from './common.js';
+import { EMAIL_PATTERN, Timestamp, TimeZone, Uuid } from './common.js';
 
 export const TeamSchema = Type.Object({ uuid: Uuid, name: Type.String() }, { $id: 'Team', title: 'Team' });
 
 export const TeamListSchema = Type.Object({ teams: Type.Array(Type.Ref('Team')) });
+
+export const CreateTeamBodySchema = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }) },
+  { additionalProperties: false },
+);
 
 export const MemberSchema = Type.Object(
   {
@@ -25,7 +30,8 @@ export const CreateMemberBodySchema = Type.Object(
   {
     firstName: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
     lastName: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
-    email: Type.String({ format: 'email', maxLength: 320 }),
+    // Surrounding spaces are trimmed, not refused (pasted addresses often carry them).
+    email: Type.String({ pattern: EMAIL_PATTERN, maxLength: 320, description: 'Trimmed; compared case-insensitively within the account.' }),
     admin: Type.Optional(Type.Boolean({ default: false })),
   },
   { additionalProperties: false },

@@ -1,0 +1,36 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+describe('loadConfig', () => {
+  it('defaults to SQLite under ./data, port 3000 on 127.0.0.1, demo seeding on', () => {
+    const config = loadConfig({}, '/srv/termin');
+    expect(config.database).toEqual({ dialect: 'sqlite', filename: path.join('/srv/termin', 'data', 'termin.db') });
+    expect(config).toMatchObject({ port: 3000, host: '127.0.0.1', publicUrl: 'http://127.0.0.1:3000', seedDemo: true, migrateOnStart: true });
+    expect(config.mail).toEqual({ smtpUrl: null, from: 'termin <no-reply@localhost>', outboxDir: path.join('/srv/termin', 'data', 'outbox') });
+    expect(Object.isFrozen(config.database)).toBe(true);
+  });
+
+  it('uses PostgreSQL for postgres:// URLs, without demo data or automatic migration', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://app@db:5432/termin', DATABASE_POOL_SIZE: '25' });
+    expect(config.database).toEqual({ dialect: 'postgres', url: 'postgres://app@db:5432/termin', poolSize: 25 });
+    expect(config.seedDemo).toBe(false);
+    expect(config.migrateOnStart).toBe(false);
+  });
+
+  it('lets the environment turn the demo off and set the listener', () => {
+    const config = loadConfig({ TERMIN_DEMO: 'false', PORT: '8080', HOST: '0.0.0.0', SMTP_URL: 'smtp://mail:25', MAIL_FROM: 'Acme <a@acme.test>' });
+    expect(config).toMatchObject({ seedDemo: false, port: 8080, host: '0.0.0.0', publicUrl: 'http://127.0.0.1:8080' });
+    expect(config.mail.smtpUrl).toBe('smtp://mail:25');
+  });
+
+  it('reports every invalid setting at once', () => {
+    expect(() => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', SMTP_URL: 'mail.example.com' })).toThrowError(ConfigError);
+    try {
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', SMTP_URL: 'mail.example.com' });
+    } catch (error) {
+      const message = (error as Error).message;
+      for (const name of ['PORT', 'DATABASE_URL', 'LOG_LEVEL', 'SMTP_URL']) expect(message).toContain(name);
+    }
+  });
+});

@@ -1,0 +1,133 @@
+import type { Place } from '../../domain/account.js';
+import type { FormField, MeetingTopic, PriceVariant, TopicHost } from '../../domain/meeting-topic.js';
+import type { DbOrTrx, MeetingTopicRow } from '../database.js';
+
+function topicRowToTopic(row: MeetingTopicRow, hosts: TopicHost[]): MeetingTopic {
+  return {
+    uuid: row.id,
+    accountUuid: row.account_id,
+    teamUuid: row.team_id,
+    createdBy: row.created_by,
+    name: row.name,
+    durationMinutes: row.duration_minutes,
+    slotIntervalMinutes: row.slot_interval_minutes,
+    bufferBeforeMinutes: row.buffer_before_minutes,
+    bufferAfterMinutes: row.buffer_after_minutes,
+    minimumNoticeMinutes: row.minimum_notice_minutes,
+    bookingWindowDays: row.booking_window_days,
+    dailyLimit: row.daily_limit,
+    places: JSON.parse(row.places) as Place[],
+    phoneRequired: row.phone_required === 1,
+    price: row.price_amount !== null && row.price_currency !== null ? { amount: row.price_amount, currency: row.price_currency } : null,
+    priceVariants: JSON.parse(row.price_variants) as PriceVariant[],
+    form: JSON.parse(row.form) as FormField[],
+    hosts,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function topicToRow(topic: MeetingTopic) {
+  return {
+    id: topic.uuid,
+    account_id: topic.accountUuid,
+    team_id: topic.teamUuid,
+    created_by: topic.createdBy,
+    name: topic.name,
+    duration_minutes: topic.durationMinutes,
+    slot_interval_minutes: topic.slotIntervalMinutes,
+    buffer_before_minutes: topic.bufferBeforeMinutes,
+    buffer_after_minutes: topic.bufferAfterMinutes,
+    minimum_notice_minutes: topic.minimumNoticeMinutes,
+    booking_window_days: topic.bookingWindowDays,
+    daily_limit: topic.dailyLimit,
+    places: JSON.stringify(topic.places),
+    phone_required: topic.phoneRequired ? 1 : 0,
+    price_amount: topic.price?.amount ?? null,
+    price_currency: topic.price?.currency ?? null,
+    price_variants: JSON.stringify(topic.priceVariants),
+    form: JSON.stringify(topic.form),
+    created_at: topic.createdAt,
+    updated_at: topic.updatedAt,
+  };
+}
+
+export async function insertTopic(db: DbOrTrx, topic: MeetingTopic): Promise<void> {
+  await db.insertInto('meeting_topics').values({ ...topicToRow(topic), deleted_at: null }).execute();
+  await replaceTopicHosts(db, topic.uuid, topic.hosts);
+}
+
+export async function updateTopic(db: DbOrTrx, topic: MeetingTopic): Promise<void> {
+  const { id: _id, account_id: _account, created_at: _created, created_by: _creator, ...changes } = topicToRow(topic);
+  await db.updateTable('meeting_topics').set(changes).where('id', '=', topic.uuid).execute();
+  await replaceTopicHosts(db, topic.uuid, topic.hosts);
+}
+
+async function replaceTopicHosts(db: DbOrTrx, topicUuid: string, hosts: TopicHost[]): Promise<void> {
+  await db.deleteFrom('meeting_topic_hosts').where('topic_id', '=', topicUuid).execute();
+  if (hosts.length === 0) return;
+  await db
+    .insertInto('meeting_topic_hosts')
+    .values(hosts.map((host, position) => ({ topic_id: topicUuid, user_id: host.uuid, position })))
+    .execute();
+}
+
+export async function softDeleteTopic(db: DbOrTrx, topicUuid: string, deletedAt: number): Promise<void> {
+  await db.updateTable('meeting_topics').set({ deleted_at: deletedAt }).where('id', '=', topicUuid).execute();
+}
+
+/**
+ * A live (not deleted) topic. With `accountUuid` null the lookup is not scoped to an
+ * account: the public calculate endpoint, where the topic's uuid is the capability.
+ */
+export async function findTopic(db: DbOrTrx, accountUuid: string | null, topicUuid: string): Promise<MeetingTopic | undefined> {
+  let query = db.selectFrom('meeting_topics').selectAll().where('id', '=', topicUuid).where('deleted_at', 'is', null);
+  if (accountUuid !== null) query = query.where('account_id', '=', accountUuid);
+  const row = await query.executeTakeFirst();
+  if (!row) return undefined;
+  const hosts = await findActiveHosts(db, [row.id]);
+  return topicRowToTopic(row, hosts.get(row.id) ?? []);
+}
+
+export interface TopicFilter {
+  teamUuid?: string | undefined;
+  hostUuid?: string | undefined;
+}
+
+/** The account's live topics, oldest first. */
+export async function listTopics(db: DbOrTrx, accountUuid: string, filter: TopicFilter = {}): Promise<MeetingTopic[]> {
+  let query = db.selectFrom('meeting_topics').selectAll().where('account_id', '=', accountUuid).where('deleted_at', 'is', null);
+  if (filter.teamUuid !== undefined) query = query.where('team_id', '=', filter.teamUuid);
+  if (filter.hostUuid !== undefined) {
+    const hostUuid = filter.hostUuid;
+    query = query.where('id', 'in', (eb) => eb.selectFrom('meeting_topic_hosts').select('topic_id').where('user_id', '=', hostUuid));
+  }
+  const rows = await query.orderBy('created_at').orderBy('id').execute();
+  const hosts = await findActiveHosts(db, rows.map((row) => row.id));
+  return rows.map((row) => topicRowToTopic(row, hosts.get(row.id) ?? []));
+}
+
+async function findActiveHosts(db: DbOrTrx, topicUuids: string[]): Promise<Map<string, TopicHost[]>> {
+  const result = new Map<string, TopicHost[]>();
+  if (topicUuids.length === 0) return result;
+  const rows = await db
+    .selectFrom('meeting_topic_hosts')
+    .innerJoin('users', 'users.id', 'meeting_topic_hosts.user_id')
+    .select(['meeting_topic_hosts.topic_id as topicUuid', 'users.id as uuid', 'users.username as username'])
+    .where('meeting_topic_hosts.topic_id', 'in', topicUuids)
+    .where('users.deactivated_at', 'is', null)
+    .orderBy('meeting_topic_hosts.position')
+    .execute();
+  for (const row of rows) {
+    const list = result.get(row.topicUuid) ?? [];
+    list.push({ uuid: row.uuid, username: row.username });
+    result.set(row.topicUuid, list);
+  }
+  return result;
+}
+
+/** A topic even if deleted: its meetings still need its name and buffers. */
+export async function findTopicIncludingDeleted(db: DbOrTrx, topicUuid: string): Promise<MeetingTopic | undefined> {
+  const row = await db.selectFrom('meeting_topics').selectAll().where('id', '=', topicUuid).executeTakeFirst();
+  return row && topicRowToTopic(row, (await findActiveHosts(db, [row.id])).get(row.id) ?? []);
+}

@@ -1,0 +1,189 @@
+import type { Place } from '../../domain/account.js';
+import type { Invoice, Lang, Meeting, MeetingStatus } from '../../domain/meeting.js';
+import type { BusyMeeting } from '../../domain/slots.js';
+import type { DbOrTrx, MeetingRow } from '../database.js';
+
+/**
+ * The host's meetings that block time, with their own topic's buffers: every meeting that
+ * is confirmed, or pending payment with its hold not yet expired, and starts in [from, to).
+ */
+export async function findBlockingMeetings(db: DbOrTrx, hostUuid: string, from: number, to: number, now: number): Promise<BusyMeeting[]> {
+  const rows = await db
+    .selectFrom('meetings')
+    .innerJoin('meeting_topics', 'meeting_topics.id', 'meetings.topic_id')
+    .select([
+      'meetings.starts_at as start',
+      'meetings.ends_at as end',
+      'meetings.topic_id as topicUuid',
+      'meeting_topics.buffer_before_minutes as bufferBeforeMinutes',
+      'meeting_topics.buffer_after_minutes as bufferAfterMinutes',
+    ])
+    .where('meetings.host_user_id', '=', hostUuid)
+    .where('meetings.starts_at', '>=', from)
+    .where('meetings.starts_at', '<', to)
+    .where((eb) =>
+      eb.or([
+        eb('meetings.status', '=', 'confirmed'),
+        eb.and([eb('meetings.status', '=', 'pending_payment'), eb('meetings.hold_expires_at', '>', now)]),
+      ]),
+    )
+    .orderBy('meetings.starts_at')
+    .execute();
+  return rows;
+}
+
+type MeetingRowWithHost = MeetingRow & { host_username: string };
+
+function meetingRowToMeeting(row: MeetingRowWithHost): Meeting {
+  return {
+    uuid: row.id,
+    accountUuid: row.account_id,
+    topicUuid: row.topic_id,
+    teamUuid: row.team_id,
+    hostUuid: row.host_user_id,
+    hostUsername: row.host_username,
+    bookingUuid: row.booking_id,
+    start: row.starts_at,
+    end: row.ends_at,
+    status: row.status as MeetingStatus,
+    holdExpiresAt: row.hold_expires_at,
+    place: row.place as Place,
+    participant: {
+      name: row.participant_name,
+      email: row.participant_email,
+      phone: row.participant_phone,
+      timezone: row.participant_timezone,
+      lang: row.participant_lang as Lang,
+    },
+    note: row.note,
+    priceVariantUuid: row.price_variant_id,
+    form: JSON.parse(row.form) as Record<string, unknown>,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    invoice: row.invoice === null ? null : (JSON.parse(row.invoice) as Invoice),
+    sequence: row.sequence,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    cancelledAt: row.cancelled_at,
+    cancelReason: row.cancel_reason,
+  };
+}
+
+export async function insertMeeting(db: DbOrTrx, meeting: Meeting): Promise<void> {
+  await db
+    .insertInto('meetings')
+    .values({
+      id: meeting.uuid,
+      account_id: meeting.accountUuid,
+      topic_id: meeting.topicUuid,
+      team_id: meeting.teamUuid,
+      host_user_id: meeting.hostUuid,
+      booking_id: meeting.bookingUuid,
+      starts_at: meeting.start,
+      ends_at: meeting.end,
+      status: meeting.status,
+      hold_expires_at: meeting.holdExpiresAt,
+      place: meeting.place,
+      participant_name: meeting.participant.name,
+      participant_email: meeting.participant.email,
+      participant_phone: meeting.participant.phone,
+      participant_timezone: meeting.participant.timezone,
+      participant_lang: meeting.participant.lang,
+      note: meeting.note,
+      price_variant_id: meeting.priceVariantUuid,
+      form: JSON.stringify(meeting.form),
+      metadata: JSON.stringify(meeting.metadata),
+      invoice: meeting.invoice === null ? null : JSON.stringify(meeting.invoice),
+      sequence: meeting.sequence,
+      created_at: meeting.createdAt,
+      updated_at: meeting.updatedAt,
+      cancelled_at: null,
+      cancel_reason: null,
+    })
+    .execute();
+}
+
+function selectMeetings(db: DbOrTrx) {
+  return db.selectFrom('meetings').innerJoin('users', 'users.id', 'meetings.host_user_id').selectAll('meetings').select('users.username as host_username');
+}
+
+export async function findMeeting(db: DbOrTrx, accountUuid: string, meetingUuid: string): Promise<Meeting | undefined> {
+  const row = await selectMeetings(db).where('meetings.account_id', '=', accountUuid).where('meetings.id', '=', meetingUuid).executeTakeFirst();
+  return row && meetingRowToMeeting(row);
+}
+
+export interface MeetingQuery {
+  accountUuid: string;
+  hostUuid?: string | undefined;
+  teamUuid?: string | undefined;
+  from?: number | undefined;
+  to?: number | undefined;
+  /** Stored statuses to match (the caller maps `expired` to held-out pending ones). */
+  statuses?: MeetingStatus[] | undefined;
+  now: number;
+  /** Keyset position: meetings strictly after (start, uuid). */
+  after?: { start: number; uuid: string } | undefined;
+  limit: number;
+}
+
+/** Meetings by start time then uuid, so a keyset cursor pages through them stably. */
+export async function listMeetings(db: DbOrTrx, query: MeetingQuery): Promise<Meeting[]> {
+  let select = selectMeetings(db).where('meetings.account_id', '=', query.accountUuid);
+  if (query.hostUuid !== undefined) select = select.where('meetings.host_user_id', '=', query.hostUuid);
+  if (query.teamUuid !== undefined) select = select.where('meetings.team_id', '=', query.teamUuid);
+  if (query.from !== undefined) select = select.where('meetings.starts_at', '>=', query.from);
+  if (query.to !== undefined) select = select.where('meetings.starts_at', '<', query.to);
+  if (query.statuses !== undefined) {
+    const statuses = query.statuses;
+    const now = query.now;
+    // A pending hold that ran out reads as expired even before the sweeper writes it.
+    select = select.where((eb) => {
+      const branches = [];
+      const stored = statuses.filter((status) => status !== 'pending_payment' && status !== 'expired');
+      if (stored.length > 0) branches.push(eb('meetings.status', 'in', stored));
+      if (statuses.includes('pending_payment')) {
+        branches.push(eb.and([eb('meetings.status', '=', 'pending_payment'), eb('meetings.hold_expires_at', '>', now)]));
+      }
+      if (statuses.includes('expired')) {
+        branches.push(eb('meetings.status', '=', 'expired'));
+        branches.push(eb.and([eb('meetings.status', '=', 'pending_payment'), eb('meetings.hold_expires_at', '<=', now)]));
+      }
+      return eb.or(branches);
+    });
+  }
+  if (query.after !== undefined) {
+    const { start, uuid } = query.after;
+    select = select.where((eb) =>
+      eb.or([eb('meetings.starts_at', '>', start), eb.and([eb('meetings.starts_at', '=', start), eb('meetings.id', '>', uuid)])]),
+    );
+  }
+  const rows = await select.orderBy('meetings.starts_at').orderBy('meetings.id').limit(query.limit).execute();
+  return rows.map(meetingRowToMeeting);
+}
+
+export async function markMeetingCancelled(db: DbOrTrx, meetingUuid: string, cancelledAt: number, reason: string | null): Promise<void> {
+  await db
+    .updateTable('meetings')
+    .set((eb) => ({ status: 'cancelled', cancelled_at: cancelledAt, cancel_reason: reason, updated_at: cancelledAt, sequence: eb('sequence', '+', 1) }))
+    .where('id', '=', meetingUuid)
+    .execute();
+}
+
+/** Writes `expired` on pending meetings whose hold ran out; returns how many. */
+export async function expireLapsedHolds(db: DbOrTrx, now: number): Promise<number> {
+  const result = await db
+    .updateTable('meetings')
+    .set({ status: 'expired', updated_at: now })
+    .where('status', '=', 'pending_payment')
+    .where('hold_expires_at', '<=', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Takes the host's row lock: bookings of one host run one at a time, on every instance. */
+export async function lockHost(db: DbOrTrx, hostUuid: string): Promise<void> {
+  await db
+    .updateTable('users')
+    .set((eb) => ({ lock_version: eb('lock_version', '+', 1) }))
+    .where('id', '=', hostUuid)
+    .execute();
+}

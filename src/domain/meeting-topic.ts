@@ -1,0 +1,184 @@
+import type { Place } from './account.js';
+import { NotFoundError, ValidationError, type FieldError } from './errors.js';
+
+/** Money in minor units of an ISO 4217 currency: `{ amount: 15000, currency: 'PLN' }` is 150.00 zł. */
+export interface Money {
+  amount: number;
+  currency: string;
+}
+
+export interface PriceVariant {
+  uuid: string;
+  name: string;
+  price: Money;
+}
+
+export interface FormField {
+  key: string;
+  label: string;
+  required: boolean;
+}
+
+/** Everything about a topic that its creator chooses (the contract's request shape, defaults filled). */
+export interface TopicSettings {
+  name: string;
+  durationMinutes: number;
+  slotIntervalMinutes: number;
+  bufferBeforeMinutes: number;
+  bufferAfterMinutes: number;
+  minimumNoticeMinutes: number;
+  bookingWindowDays: number;
+  dailyLimit: number | null;
+  places: Place[];
+  phoneRequired: boolean;
+  price: Money | null;
+  priceVariants: PriceVariant[];
+  form: FormField[];
+}
+
+export interface TopicHost {
+  uuid: string;
+  username: string;
+}
+
+export interface MeetingTopic extends TopicSettings {
+  uuid: string;
+  accountUuid: string;
+  teamUuid: string | null;
+  createdBy: string;
+  /** Active hosts in the order given (deactivated users no longer appear as hosts). */
+  hosts: TopicHost[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** What a create or update request may say; omitted fields keep defaults (create) or current values (update). */
+export interface TopicSettingsInput {
+  name?: string | undefined;
+  durationMinutes?: number | undefined;
+  slotIntervalMinutes?: number | undefined;
+  bufferBeforeMinutes?: number | undefined;
+  bufferAfterMinutes?: number | undefined;
+  minimumNoticeMinutes?: number | undefined;
+  bookingWindowDays?: number | undefined;
+  dailyLimit?: number | null | undefined;
+  places?: Place[] | undefined;
+  phoneRequired?: boolean | undefined;
+  price?: Money | null | undefined;
+  priceVariants?: { uuid?: string | undefined; name: string; price: Money }[] | undefined;
+  form?: { key: string; label: string; required?: boolean | undefined }[] | undefined;
+}
+
+export const TOPIC_LIMITS = {
+  durationMinutes: [5, 720],
+  slotIntervalMinutes: [5, 720],
+  bufferMinutes: [0, 720],
+  minimumNoticeMinutes: [0, 525_600],
+  bookingWindowDays: [1, 730],
+  dailyLimit: [1, 100],
+} as const;
+
+/** A topic with a price or any price variants is paid: booking it needs a gateway. */
+export function isPaidTopic(topic: Pick<TopicSettings, 'price' | 'priceVariants'>): boolean {
+  return topic.price !== null || topic.priceVariants.length > 0;
+}
+
+/**
+ * Fills a create request's omitted fields with the contract's defaults, or an update's with
+ * the current values: `resolveTopicSettings({ name: 'Intro', durationMinutes: 45 }, undefined, ['offline'], newId)`
+ * gives a 45-minute topic on a 45-minute grid, no buffers, a 60-day window, offered offline.
+ * `newUuid` names new price variants; variants that come with a known uuid keep it.
+ */
+export function resolveTopicSettings(
+  input: TopicSettingsInput,
+  current: TopicSettings | undefined,
+  defaultPlaces: Place[],
+  newUuid: () => string,
+): TopicSettings {
+  const durationMinutes = input.durationMinutes ?? current?.durationMinutes ?? 30;
+  const knownVariants = new Set(current?.priceVariants.map((variant) => variant.uuid) ?? []);
+  return {
+    name: (input.name ?? current?.name ?? '').trim(),
+    durationMinutes,
+    // On update, a changed duration does not drag a custom interval along, but a create's default follows the duration.
+    slotIntervalMinutes: input.slotIntervalMinutes ?? current?.slotIntervalMinutes ?? durationMinutes,
+    bufferBeforeMinutes: input.bufferBeforeMinutes ?? current?.bufferBeforeMinutes ?? 0,
+    bufferAfterMinutes: input.bufferAfterMinutes ?? current?.bufferAfterMinutes ?? 0,
+    minimumNoticeMinutes: input.minimumNoticeMinutes ?? current?.minimumNoticeMinutes ?? 0,
+    bookingWindowDays: input.bookingWindowDays ?? current?.bookingWindowDays ?? 60,
+    dailyLimit: input.dailyLimit !== undefined ? input.dailyLimit : (current?.dailyLimit ?? null),
+    places: input.places ? [...new Set(input.places)] : (current?.places ?? defaultPlaces.slice(0, 1)),
+    phoneRequired: input.phoneRequired ?? current?.phoneRequired ?? false,
+    price: input.price !== undefined ? input.price : (current?.price ?? null),
+    priceVariants: input.priceVariants
+      ? input.priceVariants.map((variant) => ({
+          uuid: variant.uuid !== undefined && knownVariants.has(variant.uuid) ? variant.uuid : newUuid(),
+          name: variant.name.trim(),
+          price: variant.price,
+        }))
+      : (current?.priceVariants ?? []),
+    form: input.form ? input.form.map((field) => ({ key: field.key, label: field.label.trim(), required: field.required ?? false })) : (current?.form ?? []),
+  };
+}
+
+/** Rules the JSON schema cannot express; paths point at the request fields. */
+export function validateTopicSettings(settings: TopicSettings, accountPlaces: readonly Place[]): FieldError[] {
+  const errors: FieldError[] = [];
+  const range = (path: string, value: number, [min, max]: readonly [number, number]) => {
+    if (!Number.isInteger(value) || value < min || value > max) errors.push({ path, message: `must be an integer from ${min} to ${max}` });
+  };
+  if (settings.name === '') errors.push({ path: '/name', message: 'must not be empty' });
+  range('/durationMinutes', settings.durationMinutes, TOPIC_LIMITS.durationMinutes);
+  range('/slotIntervalMinutes', settings.slotIntervalMinutes, TOPIC_LIMITS.slotIntervalMinutes);
+  range('/bufferBeforeMinutes', settings.bufferBeforeMinutes, TOPIC_LIMITS.bufferMinutes);
+  range('/bufferAfterMinutes', settings.bufferAfterMinutes, TOPIC_LIMITS.bufferMinutes);
+  range('/minimumNoticeMinutes', settings.minimumNoticeMinutes, TOPIC_LIMITS.minimumNoticeMinutes);
+  range('/bookingWindowDays', settings.bookingWindowDays, TOPIC_LIMITS.bookingWindowDays);
+  if (settings.dailyLimit !== null) range('/dailyLimit', settings.dailyLimit, TOPIC_LIMITS.dailyLimit);
+  if (settings.places.length === 0) errors.push({ path: '/places', message: 'must offer at least one place' });
+  settings.places.forEach((place, index) => {
+    if (!accountPlaces.includes(place)) errors.push({ path: `/places/${index}`, message: `is not enabled for the account (enabled: ${accountPlaces.join(', ')})` });
+  });
+  if (settings.price) validateMoney(settings.price, '/price', errors);
+  const variantNames = new Set<string>();
+  settings.priceVariants.forEach((variant, index) => {
+    if (variant.name === '') errors.push({ path: `/priceVariants/${index}/name`, message: 'must not be empty' });
+    if (variantNames.has(variant.name.toLowerCase())) errors.push({ path: `/priceVariants/${index}/name`, message: 'duplicates an earlier variant' });
+    variantNames.add(variant.name.toLowerCase());
+    validateMoney(variant.price, `/priceVariants/${index}/price`, errors);
+  });
+  const currencies = new Set([settings.price, ...settings.priceVariants.map((v) => v.price)].filter((m): m is Money => m !== null).map((m) => m.currency));
+  if (currencies.size > 1) errors.push({ path: '/priceVariants', message: 'must use the same currency as the price' });
+  const keys = new Set<string>();
+  settings.form.forEach((field, index) => {
+    if (keys.has(field.key)) errors.push({ path: `/form/${index}/key`, message: 'duplicates an earlier field' });
+    keys.add(field.key);
+    if (field.label === '') errors.push({ path: `/form/${index}/label`, message: 'must not be empty' });
+  });
+  return errors;
+}
+
+function validateMoney(money: Money, path: string, errors: FieldError[]): void {
+  if (!Number.isInteger(money.amount) || money.amount < 0) errors.push({ path: `${path}/amount`, message: 'must be a non-negative integer in minor units' });
+  if (!/^[A-Z]{3}$/.test(money.currency)) errors.push({ path: `${path}/currency`, message: 'must be an ISO 4217 code such as PLN or EUR' });
+}
+
+/**
+ * A scheduling request's `team` against the topic: required (and equal) for a team topic,
+ * absent for an individual one. Calculation and booking share it, so they refuse alike.
+ */
+export function checkTopicTeam(topic: Pick<MeetingTopic, 'teamUuid'>, team: string | undefined): void {
+  if (topic.teamUuid !== null) {
+    if (team === undefined) throw new ValidationError([{ path: '/team', message: 'is required: the meeting topic belongs to a team' }]);
+    if (team !== topic.teamUuid) throw new NotFoundError('team');
+  } else if (team !== undefined) {
+    throw new ValidationError([{ path: '/team', message: 'must be left out: the meeting topic is not a team topic' }]);
+  }
+}
+
+/** The topic's active host with that username; 404 names where the username came from. */
+export function findTopicHost(topic: Pick<MeetingTopic, 'hosts'>, username: string, path: string): TopicHost {
+  const host = topic.hosts.find((candidate) => candidate.username === username);
+  if (!host) throw new NotFoundError(`host "${username}" of this meeting topic (${path})`);
+  return host;
+}

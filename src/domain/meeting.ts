@@ -1,0 +1,138 @@
+import type { Gateway, Place } from './account.js';
+import type { FieldError } from './errors.js';
+import type { FormField, MeetingTopic, Money } from './meeting-topic.js';
+
+export const MEETING_STATUSES = ['confirmed', 'pending_payment', 'expired', 'cancelled'] as const;
+export type MeetingStatus = (typeof MEETING_STATUSES)[number];
+
+export const LANGS = ['en', 'pl'] as const;
+export type Lang = (typeof LANGS)[number];
+
+export interface Participant {
+  name: string;
+  email: string;
+  phone: string | null;
+  timezone: string;
+  lang: Lang;
+}
+
+/** The seed's invoice fields, echoed under their request names. */
+export interface Invoice {
+  invoiceName: string | null;
+  invoiceAddress: string | null;
+  invoicePostalCode: string | null;
+  invoiceCity: string | null;
+  invoiceTaxNumber: string | null;
+}
+
+export interface Meeting {
+  uuid: string;
+  accountUuid: string;
+  topicUuid: string;
+  teamUuid: string | null;
+  hostUuid: string;
+  hostUsername: string;
+  bookingUuid: string;
+  start: number;
+  end: number;
+  status: MeetingStatus;
+  holdExpiresAt: number | null;
+  place: Place;
+  participant: Participant;
+  note: string | null;
+  priceVariantUuid: string | null;
+  form: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  invoice: Invoice | null;
+  /** iCalendar SEQUENCE: bumped on every change the invitation must announce. */
+  sequence: number;
+  createdAt: number;
+  updatedAt: number;
+  cancelledAt: number | null;
+  cancelReason: string | null;
+}
+
+/** How long a paid booking holds its slot while the participant pays. */
+export const PAYMENT_HOLD_MS = 30 * 60_000;
+
+/**
+ * The status as of `now`: a payment hold that ran out is `expired` even before the sweeper
+ * has written it, so readers never see a stale `pending_payment`.
+ */
+export function statusAt(meeting: Pick<Meeting, 'status' | 'holdExpiresAt'>, now: number): MeetingStatus {
+  if (meeting.status === 'pending_payment' && meeting.holdExpiresAt !== null && meeting.holdExpiresAt <= now) return 'expired';
+  return meeting.status;
+}
+
+/** Collects the invoice fields; null when none was given. */
+export function collectInvoice(input: Partial<Record<keyof Invoice, string | undefined>>): Invoice | null {
+  const invoice: Invoice = {
+    invoiceName: input.invoiceName ?? null,
+    invoiceAddress: input.invoiceAddress ?? null,
+    invoicePostalCode: input.invoicePostalCode ?? null,
+    invoiceCity: input.invoiceCity ?? null,
+    invoiceTaxNumber: input.invoiceTaxNumber ?? null,
+  };
+  return Object.values(invoice).some((value) => value !== null) ? invoice : null;
+}
+
+export interface BookingRequestFacts {
+  place: Place;
+  phone?: string | undefined;
+  gateway?: Gateway | undefined;
+  form?: Record<string, unknown> | undefined;
+}
+
+/**
+ * The topic-dependent rules of a booking request that the schema cannot check, each
+ * reported at its field: `place` must be enabled for the account and offered by the topic,
+ * `phone` when the topic requires it, `gateway` when the topic is paid, the topic's
+ * required form questions answered.
+ */
+export function validateBookingAgainstTopic(
+  request: BookingRequestFacts,
+  topic: Pick<MeetingTopic, 'places' | 'phoneRequired' | 'form'> & { paid: boolean },
+  accountPlaces: readonly Place[],
+): FieldError[] {
+  const errors: FieldError[] = [];
+  if (!accountPlaces.includes(request.place)) {
+    errors.push({ path: '/place', message: `is not enabled for the account (enabled: ${accountPlaces.join(', ')})` });
+  } else if (!topic.places.includes(request.place)) {
+    errors.push({ path: '/place', message: `is not offered by the meeting topic (offered: ${topic.places.join(', ')})` });
+  }
+  if (topic.phoneRequired && (request.phone === undefined || request.phone.trim() === '')) {
+    errors.push({ path: '/phone', message: 'is required by the meeting topic' });
+  }
+  if (topic.paid && request.gateway === undefined) errors.push({ path: '/gateway', message: 'is required: the meeting topic is paid' });
+  errors.push(...validateFormAnswers(request.form ?? {}, topic.form));
+  return errors;
+}
+
+function validateFormAnswers(answers: Record<string, unknown>, questions: FormField[]): FieldError[] {
+  return questions
+    .filter((question) => question.required)
+    .filter((question) => {
+      const answer = answers[question.key];
+      return answer === undefined || answer === null || (typeof answer === 'string' && answer.trim() === '');
+    })
+    .map((question) => ({ path: `/form/${question.key}`, message: `is required (${question.label})` }));
+}
+
+/**
+ * Entries of one request that overlap for the same host: `[{09:00–09:30 anna}, {09:15–09:45 anna}]`
+ * → an error at `/dates/1`. Half-open: back-to-back meetings do not overlap.
+ */
+export function findOverlappingDates(dates: readonly { start: number; end: number; host: string }[]): FieldError[] {
+  const errors: FieldError[] = [];
+  dates.forEach((date, index) => {
+    const earlier = dates.findIndex((other, j) => j < index && other.host === date.host && other.start < date.end && date.start < other.end);
+    if (earlier !== -1) errors.push({ path: `/dates/${index}`, message: `overlaps /dates/${earlier} for the same host` });
+  });
+  return errors;
+}
+
+/** The price to pay: the variant's if one is chosen, else the topic's. */
+export function basePrice(topic: Pick<MeetingTopic, 'price' | 'priceVariants'>, priceVariantUuid: string | null): Money | null {
+  if (priceVariantUuid !== null) return topic.priceVariants.find((variant) => variant.uuid === priceVariantUuid)?.price ?? null;
+  return topic.price ?? topic.priceVariants[0]?.price ?? null;
+}

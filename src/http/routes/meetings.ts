@@ -1,0 +1,91 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { UseCaseContext } from '../../scheduling/context.js';
+import { cancelMeeting, getMeeting, listMeetings } from '../../scheduling/meetings.js';
+import { scheduleMeetings } from '../../scheduling/schedule-meetings.js';
+import { meetingToJson, paymentToJson } from '../representations.js';
+import { principalOf } from '../request-guards.js';
+import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, UuidParams, problemResponses } from '../schemas/common.js';
+import { BookingSchema, CancelBodySchema, MeetingListQuerySchema, MeetingListSchema, ScheduleBodySchema, ScheduleHeadersSchema } from '../schemas/schedule.js';
+
+/** Seed endpoint 5 and the meetings it creates. */
+export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext; publicUrl: string }> = async (app, { ctx, publicUrl }) => {
+  app.post(
+    '/schedule',
+    {
+      schema: {
+        tags: ['Scheduling'],
+        summary: 'Schedule a meeting',
+        description:
+          'Books every entry of `dates` in one transaction, or none: a date is bookable exactly when POST /calculate-schedule ' +
+          'would offer it now (409 SLOT_UNAVAILABLE names the entry otherwise); entries overlapping for one host are a 400. ' +
+          'No host is ever booked twice, under any concurrency. A paid topic gives `pending_payment` meetings that hold their ' +
+          'slots until `payment.expiresAt`. With `Idempotency-Key`, a repeat with the same body within 24 hours returns the ' +
+          'first response (header `Idempotent-Replayed: true`) and creates nothing; a different body is 409 IDEMPOTENCY_KEY_REUSED. ' +
+          'Participant and host get an e-mail with an iCalendar invitation.',
+        security: API_KEY_SECURITY,
+        headers: ScheduleHeadersSchema,
+        body: ScheduleBodySchema,
+        response: { 201: BookingSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 404, 409, 422) },
+      },
+    },
+    async (request, reply) => {
+      const booking = await scheduleMeetings(ctx, principalOf(request), request.body, request.headers['idempotency-key']);
+      if (booking.replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(201).send({
+        meetings: booking.meetings.map(meetingToJson),
+        payment: booking.payment === null ? null : paymentToJson(booking.payment, publicUrl),
+      });
+    },
+  );
+
+  app.get(
+    '/meetings',
+    {
+      schema: {
+        tags: ['Meetings'],
+        summary: "The account's meetings",
+        description:
+          'Ordered by start time (then uuid), oldest first. `from`/`to` select meetings whose start lies in [from, to). ' +
+          'Pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.',
+        security: API_KEY_SECURITY,
+        querystring: MeetingListQuerySchema,
+        response: { 200: MeetingListSchema, ...problemResponses(...AUTHENTICATED_ERRORS) },
+      },
+    },
+    async (request) => {
+      const page = await listMeetings(ctx, principalOf(request), request.query);
+      return { meetings: page.meetings.map(meetingToJson), nextCursor: page.nextCursor };
+    },
+  );
+
+  app.get(
+    '/meetings/:uuid',
+    {
+      schema: {
+        tags: ['Meetings'],
+        summary: 'One meeting',
+        security: API_KEY_SECURITY,
+        params: UuidParams,
+        response: { 200: Type.Ref('Meeting'), ...problemResponses(...AUTHENTICATED_ERRORS, 404) },
+      },
+    },
+    async (request) => meetingToJson(await getMeeting(ctx, principalOf(request), request.params.uuid)),
+  );
+
+  app.post(
+    '/meetings/:uuid/cancel',
+    {
+      schema: {
+        tags: ['Meetings'],
+        summary: 'Cancel a meeting',
+        description: 'Frees the slot; participant and host get a cancellation (iCalendar METHOD:CANCEL). Cancelling again changes nothing.',
+        security: API_KEY_SECURITY,
+        params: UuidParams,
+        body: Type.Optional(CancelBodySchema),
+        response: { 200: Type.Ref('Meeting'), ...problemResponses(...AUTHENTICATED_ERRORS, 404) },
+      },
+    },
+    async (request) => meetingToJson(await cancelMeeting(ctx, principalOf(request), request.params.uuid, request.body?.reason)),
+  );
+};

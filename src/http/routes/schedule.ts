@@ -1,0 +1,28 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { calculateSchedule } from '../../scheduling/calculate-schedule.js';
+import type { UseCaseContext } from '../../scheduling/context.js';
+import { problemResponses } from '../schemas/common.js';
+import { CalculateScheduleBodySchema, ScheduleSchema } from '../schemas/schedule.js';
+
+/** Seed endpoint 6, public: a booking page calls it without a key. */
+export const calculateScheduleRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = async (app, { ctx }) => {
+  app.post(
+    '/calculate-schedule',
+    {
+      schema: {
+        tags: ['Scheduling'],
+        summary: 'Calculate available dates',
+        description:
+          'Public: no key needed (a key, when sent, must be valid, and then the topic must belong to its account). With `month`, ' +
+          'every local date of that month in `timezone`; otherwise 7 dates from today plus `offset` days. A slot starts when the ' +
+          'host can take the whole meeting: inside their weekly hours (in their own zone, across daylight-saving changes) and ' +
+          'overrides, on the topic\'s grid, after the minimum notice, within the booking window and daily limit, with buffers kept ' +
+          'on both sides. For a team topic, `team` is required and `username` must be one of its hosts.',
+        security: [{}, { apiKey: [] }],
+        body: CalculateScheduleBodySchema,
+        response: { 200: ScheduleSchema, ...problemResponses(400, 401, 404, 406, 413, 415, 429) },
+      },
+    },
+    async (request) => calculateSchedule(ctx, request.principal, request.body),
+  );
+};

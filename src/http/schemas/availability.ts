@@ -1,0 +1,46 @@
+import { Type, type TSchema } from 'typebox';
+import { TimeZone } from './common.js';
+
+const LocalTime = (description: string) => Type.String({ pattern: '^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$', description, examples: ['09:00'] });
+
+export const IntervalSchema = Type.Object(
+  { start: LocalTime('Local wall-clock start, HH:MM.'), end: LocalTime('Local wall-clock end, HH:MM; 24:00 is the end of the day.') },
+  { additionalProperties: false },
+);
+
+function weekOf<T extends TSchema>(day: T) {
+  return { monday: day, tuesday: day, wednesday: day, thursday: day, friday: day, saturday: day, sunday: day };
+}
+
+export const AvailabilityBodySchema = Type.Object(
+  {
+    timezone: TimeZone,
+    weekly: Type.Object(weekOf(Type.Optional(Type.Array(IntervalSchema, { maxItems: 24 }))), {
+      additionalProperties: false,
+      description: 'Hours per weekday in `timezone`; a day left out has no hours.',
+    }),
+    overrides: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            date: Type.String({ format: 'date', description: 'Local date, YYYY-MM-DD.' }),
+            intervals: Type.Array(IntervalSchema, { maxItems: 24, description: '[] makes the date a day off.' }),
+          },
+          { additionalProperties: false },
+        ),
+        { maxItems: 1000, description: "Each replaces that date's weekly hours." },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const OutInterval = Type.Object({ start: Type.String(), end: Type.String() });
+export const AvailabilitySchema = Type.Object(
+  {
+    timezone: TimeZone,
+    weekly: Type.Object(weekOf(Type.Array(OutInterval))),
+    overrides: Type.Array(Type.Object({ date: Type.String(), intervals: Type.Array(OutInterval) })),
+  },
+  { $id: 'Availability', title: 'Availability' },
+);

@@ -1,0 +1,94 @@
+import { Type, type Static } from 'typebox';
+import { TOPIC_LIMITS } from '../../domain/meeting-topic.js';
+import { PlaceSchema } from './account.js';
+import { Nullable, Timestamp, Uuid } from './common.js';
+
+export const MoneySchema = Type.Object(
+  {
+    amount: Type.Integer({ minimum: 0, description: 'Minor units: 15000 is 150.00.' }),
+    currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code.', examples: ['PLN'] }),
+  },
+  { additionalProperties: false },
+);
+
+const minutes = (limits: readonly [number, number], description: string) =>
+  Type.Integer({ minimum: limits[0], maximum: limits[1], description });
+
+const settingsProperties = {
+  name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+  durationMinutes: minutes(TOPIC_LIMITS.durationMinutes, 'Length of the meeting.'),
+  slotIntervalMinutes: Type.Optional(minutes(TOPIC_LIMITS.slotIntervalMinutes, 'Grid of start times from the start of each availability interval. Default: durationMinutes.')),
+  bufferBeforeMinutes: Type.Optional(minutes(TOPIC_LIMITS.bufferMinutes, 'Time kept free before the meeting. Default 0.')),
+  bufferAfterMinutes: Type.Optional(minutes(TOPIC_LIMITS.bufferMinutes, 'Time kept free after the meeting. Default 0.')),
+  minimumNoticeMinutes: Type.Optional(minutes(TOPIC_LIMITS.minimumNoticeMinutes, 'No slot starts sooner than this after now. Default 0.')),
+  bookingWindowDays: Type.Optional(minutes(TOPIC_LIMITS.bookingWindowDays, 'No slot starts later than now + this many days. Default 60.')),
+  dailyLimit: Type.Optional(Nullable(Type.Integer({ minimum: TOPIC_LIMITS.dailyLimit[0], maximum: TOPIC_LIMITS.dailyLimit[1], description: 'Most meetings of this topic per host per host-local day; null: no limit.' }))),
+  places: Type.Optional(Type.Array(PlaceSchema, { minItems: 1, maxItems: 16, description: "Subset of the account's enabled places. Default: the account's first place." })),
+  phoneRequired: Type.Optional(Type.Boolean({ description: 'Bookings must give a phone number. Default false.' })),
+  price: Type.Optional(Nullable(MoneySchema)),
+  priceVariants: Type.Optional(
+    Type.Array(
+      Type.Object(
+        { uuid: Type.Optional(Uuid), name: Type.String({ minLength: 1, maxLength: 200 }), price: MoneySchema },
+        { additionalProperties: false },
+      ),
+      { maxItems: 20, description: 'Each gets a uuid; send an existing uuid back on update to keep it.' },
+    ),
+  ),
+  form: Type.Optional(
+    Type.Array(
+      Type.Object(
+        {
+          key: Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_-]{0,63}$' }),
+          label: Type.String({ minLength: 1, maxLength: 200 }),
+          required: Type.Optional(Type.Boolean()),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 30, description: 'Questions the participant answers in `form` when booking.' },
+    ),
+  ),
+  hosts: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 120 }), { maxItems: 200, description: 'Usernames. Individual: default [caller]; team: default all members.' })),
+};
+
+export const CreateTopicBodySchema = Type.Object(
+  { ...settingsProperties, team: Type.Optional(Nullable(Uuid)) },
+  { additionalProperties: false },
+);
+export type CreateTopicBody = Static<typeof CreateTopicBodySchema>;
+
+export const UpdateTopicBodySchema = Type.Object(
+  { ...settingsProperties, name: Type.Optional(settingsProperties.name), durationMinutes: Type.Optional(settingsProperties.durationMinutes) },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const MeetingTopicSchema = Type.Object(
+  {
+    uuid: Uuid,
+    name: Type.String(),
+    durationMinutes: Type.Integer(),
+    slotIntervalMinutes: Type.Integer(),
+    bufferBeforeMinutes: Type.Integer(),
+    bufferAfterMinutes: Type.Integer(),
+    minimumNoticeMinutes: Type.Integer(),
+    bookingWindowDays: Type.Integer(),
+    dailyLimit: Nullable(Type.Integer()),
+    places: Type.Array(PlaceSchema),
+    phoneRequired: Type.Boolean(),
+    price: Nullable(MoneySchema),
+    priceVariants: Type.Array(Type.Object({ uuid: Uuid, name: Type.String(), price: MoneySchema })),
+    form: Type.Array(Type.Object({ key: Type.String(), label: Type.String(), required: Type.Boolean() })),
+    team: Nullable(Uuid),
+    hosts: Type.Array(Type.String(), { description: 'Usernames of the active hosts.' }),
+    paid: Type.Boolean({ description: 'True when the topic has a price or price variants: booking needs a gateway.' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { $id: 'MeetingTopic', title: 'MeetingTopic' },
+);
+
+export const MeetingTopicListSchema = Type.Object({ meetingTopics: Type.Array(Type.Ref('MeetingTopic')) });
+export const MeetingTopicQuerySchema = Type.Object(
+  { team: Type.Optional(Uuid), username: Type.Optional(Type.String({ minLength: 1 })) },
+  { additionalProperties: false },
+);

@@ -1,0 +1,60 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import nodemailer, { type SendMailOptions } from 'nodemailer';
+import type { RenderedMessage } from './render.js';
+
+export interface MailTransport {
+  /** Delivers one message or throws; the outbox decides about retries. */
+  send(message: RenderedMessage, id: string): Promise<void>;
+  close(): void;
+  describe(): string;
+}
+
+export interface MailSettings {
+  smtpUrl: string | null;
+  from: string;
+  outboxDir: string;
+}
+
+/**
+ * SMTP when `SMTP_URL` is set; otherwise every message is written as an `.eml` file, so a
+ * bare installation loses nothing and an operator can read what would have been sent.
+ */
+export function createMailTransport(settings: MailSettings): MailTransport {
+  if (settings.smtpUrl !== null) {
+    const transporter = nodemailer.createTransport(settings.smtpUrl, { from: settings.from });
+    const host = new URL(settings.smtpUrl).host;
+    return {
+      async send(message, id) {
+        await transporter.sendMail(toMailOptions(message, settings.from, id));
+      },
+      close: () => transporter.close(),
+      describe: () => `SMTP ${host}`,
+    };
+  }
+  const transporter = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    async send(message, id) {
+      const info = await transporter.sendMail(toMailOptions(message, settings.from, id));
+      await fs.mkdir(settings.outboxDir, { recursive: true });
+      const file = path.join(settings.outboxDir, `${id}.eml`);
+      // Write then rename: a reader never sees half a message.
+      await fs.writeFile(`${file}.tmp`, info.message as Buffer);
+      await fs.rename(`${file}.tmp`, file);
+    },
+    close: () => transporter.close(),
+    describe: () => `files in ${settings.outboxDir}`,
+  };
+}
+
+function toMailOptions(message: RenderedMessage, from: string, id: string): SendMailOptions {
+  return {
+    from,
+    to: { name: message.to.name, address: message.to.email },
+    subject: message.subject,
+    text: message.text,
+    messageId: `<${id}@termin>`,
+    // As an alternative part and an attachment: what Outlook, Gmail and Apple Mail look for.
+    icalEvent: { method: message.ics.method, filename: 'invite.ics', content: message.ics.content },
+  };
+}

@@ -1,0 +1,96 @@
+import type { Availability } from '../domain/availability.js';
+import { NotFoundError, ValidationError } from '../domain/errors.js';
+import { TOPIC_LIMITS, checkTopicTeam, findTopicHost, type MeetingTopic, type TopicHost } from '../domain/meeting-topic.js';
+import { resolveScheduleRange, validateScheduleRangeInput } from '../domain/schedule-range.js';
+import { computeBusyWindow, computeSlots, type DaySlots, type HostCalendar, type SlotRules } from '../domain/slots.js';
+import type { DbOrTrx } from '../db/database.js';
+import { findTopic } from '../db/repositories/meeting-topics.js';
+import { findBlockingMeetings } from '../db/repositories/meetings.js';
+import { readAvailability } from './availability.js';
+import type { Principal, UseCaseContext } from './context.js';
+
+export interface CalculateScheduleInput {
+  username: string;
+  meetingTopic: string;
+  timezone: string;
+  offset: number;
+  month?: number | undefined;
+  year?: number | undefined;
+  team?: string | undefined;
+}
+
+export interface Schedule {
+  username: string;
+  meetingTopic: string;
+  team: string | null;
+  timezone: string;
+  durationMinutes: number;
+  from: string;
+  to: string;
+  days: DaySlots[];
+}
+
+const DAY_MS = 86_400_000;
+// Local dates span at most UTC−12…UTC+14 around the same UTC date.
+const ZONE_SLACK_MS = 2 * DAY_MS;
+
+/**
+ * Seed endpoint 6: the host's free slots on each local date of the participant's range.
+ * Public; when a key is sent, the topic must belong to the key's account.
+ */
+export async function calculateSchedule(ctx: UseCaseContext, principal: Principal | null, input: CalculateScheduleInput): Promise<Schedule> {
+  const now = ctx.now();
+  const rangeInput = { now, timezone: input.timezone, offset: input.offset, month: input.month, year: input.year };
+  const errors = validateScheduleRangeInput(rangeInput);
+  if (errors.length > 0) throw new ValidationError(errors);
+  const topic = await findTopic(ctx.db, principal?.accountUuid ?? null, input.meetingTopic);
+  if (!topic) throw new NotFoundError('meeting topic');
+  checkTopicTeam(topic, input.team);
+  const host = findTopicHost(topic, input.username, '/username');
+  const range = resolveScheduleRange(rangeInput);
+  const fromInstant = Date.parse(`${range.from}T00:00:00Z`) - ZONE_SLACK_MS;
+  const toInstant = Date.parse(`${range.to}T00:00:00Z`) + DAY_MS + ZONE_SLACK_MS;
+  const rules = slotRulesOf(topic);
+  const calendar = await loadHostCalendar(ctx.db, host, rules, fromInstant, toInstant, now);
+  return {
+    username: host.username,
+    meetingTopic: topic.uuid,
+    team: topic.teamUuid,
+    timezone: input.timezone,
+    durationMinutes: topic.durationMinutes,
+    from: range.from,
+    to: range.to,
+    days: computeSlots(calendar, rules, { now, participantTimezone: input.timezone, from: range.from, to: range.to }),
+  };
+}
+
+export function slotRulesOf(topic: MeetingTopic): SlotRules {
+  return {
+    topicUuid: topic.uuid,
+    durationMinutes: topic.durationMinutes,
+    slotIntervalMinutes: topic.slotIntervalMinutes,
+    bufferBeforeMinutes: topic.bufferBeforeMinutes,
+    bufferAfterMinutes: topic.bufferAfterMinutes,
+    minimumNoticeMinutes: topic.minimumNoticeMinutes,
+    bookingWindowDays: topic.bookingWindowDays,
+    dailyLimit: topic.dailyLimit,
+  };
+}
+
+/** The host's hours and every meeting that could block a slot between the two instants. */
+export async function loadHostCalendar(
+  db: DbOrTrx,
+  host: TopicHost,
+  rules: SlotRules,
+  fromInstant: number,
+  toInstant: number,
+  now: number,
+): Promise<HostCalendar> {
+  // Other topics' buffers are at most the topic limit, so this window sees every blocker.
+  const window = computeBusyWindow(rules, fromInstant, toInstant, TOPIC_LIMITS.bufferMinutes[1]);
+  const [availability, busy]: [Availability, HostCalendar['busy']] = await Promise.all([
+    readAvailability(db, host.uuid),
+    findBlockingMeetings(db, host.uuid, window.from, window.to, now),
+  ]);
+  return { username: host.username, availability, busy };
+}

@@ -1,0 +1,47 @@
+import type { Account } from '../domain/account.js';
+import type { Meeting } from '../domain/meeting.js';
+import type { MeetingTopic } from '../domain/meeting-topic.js';
+import type { DbOrTrx } from '../db/database.js';
+import { enqueueMessage } from '../db/repositories/outbox.js';
+import { findUser } from '../db/repositories/users.js';
+import { newId } from '../ids.js';
+import { BOOKING_MESSAGE_KIND, type BookingMessagePayload } from '../mail/booking-message.js';
+
+/**
+ * Queues the participant's and the host's message for each meeting, in the caller's
+ * transaction: they exist exactly when the booking (or cancellation) committed.
+ */
+export async function enqueueBookingMessages(
+  trx: DbOrTrx,
+  booking: { account: Account; topic: Pick<MeetingTopic, 'name'>; meetings: Meeting[]; kind: BookingMessagePayload['event'] },
+  now: number,
+): Promise<void> {
+  for (const meeting of booking.meetings) {
+    const host = await findUser(trx, booking.account.uuid, meeting.hostUuid);
+    if (!host) continue;
+    const organizer = { name: `${host.firstName} ${host.lastName}`, email: host.email };
+    const attendee = { name: meeting.participant.name, email: meeting.participant.email };
+    const common = {
+      event: booking.kind,
+      accountName: booking.account.name,
+      meeting: {
+        uuid: meeting.uuid,
+        topicName: booking.topic.name,
+        start: meeting.start,
+        end: meeting.end,
+        place: meeting.place,
+        sequence: meeting.sequence,
+        note: meeting.note,
+        cancelReason: meeting.cancelReason,
+        phone: meeting.participant.phone,
+      },
+      organizer,
+      attendee,
+    };
+    const messages: BookingMessagePayload[] = [
+      { ...common, recipient: 'participant', to: attendee, lang: meeting.participant.lang, timezone: meeting.participant.timezone },
+      { ...common, recipient: 'host', to: organizer, lang: 'en', timezone: host.timezone },
+    ];
+    for (const payload of messages) await enqueueMessage(trx, { uuid: newId(now), kind: BOOKING_MESSAGE_KIND, payload }, now);
+  }
+}

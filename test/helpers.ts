@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import { pino } from 'pino';
+import { inject } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { loadConfig, type Config } from '../src/config.js';
+import { createContext, type AppContext } from '../src/context.js';
+import type { Dialect } from '../src/db/connect.js';
+import { createAccount, type CreateAccountInput, type CreatedAccount } from '../src/scheduling/create-account.js';
+
+const postgresAdminUrl = inject('postgresAdminUrl');
+
+/** The dialects this run tests; PostgreSQL only when the global setup reached a server. */
+export const DIALECTS: readonly Dialect[] = postgresAdminUrl ? ['sqlite', 'postgres'] : ['sqlite'];
+
+/** A controllable clock: tests move time explicitly instead of sleeping. */
+export interface TestClock {
+  now: () => number;
+  set(ms: number | string): void;
+  advance(ms: number): void;
+}
+
+export function createClock(start: number | string = '2027-01-04T08:00:00.000Z'): TestClock {
+  let current = typeof start === 'string' ? Date.parse(start) : start;
+  return {
+    now: () => current,
+    set: (ms) => {
+      current = typeof ms === 'string' ? Date.parse(ms) : ms;
+    },
+    advance: (ms) => {
+      current += ms;
+    },
+  };
+}
+
+export interface TestDatabase {
+  config: Config;
+  drop(): Promise<void>;
+}
+
+/**
+ * A database of its own for one test file: an SQLite file in a temp folder, or a freshly
+ * created PostgreSQL database that is dropped afterwards. Files can so run in parallel.
+ */
+export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'termin-test-'));
+  const env: Record<string, string> = { DATA_DIR: dataDir, TERMIN_DEMO: 'false', MIGRATE_ON_START: 'true', LOG_LEVEL: 'silent' };
+  if (dialect === 'sqlite') {
+    return {
+      config: loadConfig(env),
+      drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
+    };
+  }
+  if (!postgresAdminUrl) throw new Error('PostgreSQL is not available in this run');
+  const name = `termin_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+  await withAdminClient((client) => client.query(`create database ${name}`));
+  const url = new URL(postgresAdminUrl);
+  url.pathname = `/${name}`;
+  return {
+    config: loadConfig({ ...env, DATABASE_URL: url.toString(), DATABASE_POOL_SIZE: '20' }),
+    drop: async () => {
+      await withAdminClient((client) => client.query(`drop database if exists ${name} with (force)`));
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function withAdminClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: postgresAdminUrl! });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  clock: TestClock;
+  close(): Promise<void>;
+}
+
+/** The real application over a fresh database of the dialect, driven through `app.inject()`. */
+export async function createTestApp(dialect: Dialect, clock: TestClock = createClock()): Promise<TestApp> {
+  const database = await createTestDatabase(dialect);
+  const ctx = await createContext(database.config, { now: clock.now, log: pino({ level: 'silent' }) });
+  const app = await buildApp(ctx);
+  await app.ready();
+  return {
+    app,
+    ctx,
+    clock,
+    async close() {
+      await app.close();
+      await ctx.close();
+      await database.drop();
+    },
+  };
+}
+
+let accountCounter = 0;
+
+/** An account with its owner and first team, created as the operator CLI does. */
+export async function createTestAccount(ctx: AppContext, overrides: Partial<CreateAccountInput> = {}): Promise<CreatedAccount> {
+  accountCounter += 1;
+  return createAccount(ctx, {
+    name: `Account ${accountCounter}`,
+    ownerEmail: `owner${accountCounter}@example.com`,
+    ownerFirstName: 'Olga',
+    ownerLastName: 'Owner',
+    maxUsers: 10,
+    timezone: 'Europe/Warsaw',
+    places: ['offline', 'phone-call', 'zoom'],
+    ...overrides,
+  });
+}
+
+/** `app.inject` with the API key and JSON headers a client would send. */
+export function call(
+  app: FastifyInstance,
+  apiKey: string | null,
+  method: InjectOptions['method'],
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method,
+    url,
+    headers: {
+      accept: 'application/json',
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...(apiKey !== null ? { 'x-service-api-key': apiKey } : {}),
+      ...headers,
+    },
+    ...(body !== undefined ? { payload: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+  });
+}
+
+/** Asserts the response is problem+json with the given status and code, and returns it. */
+export function expectProblem(response: LightMyRequestResponse, status: number, code: string) {
+  const body = response.json() as { status: number; code: string; type: string; title: string; detail: string; errors?: { path: string; message: string }[] };
+  if (response.statusCode !== status || body.code !== code) {
+    throw new Error(`expected ${status} ${code}, got ${response.statusCode} ${response.body}`);
+  }
+  if (!String(response.headers['content-type']).startsWith('application/problem+json')) {
+    throw new Error(`expected application/problem+json, got ${response.headers['content-type']}`);
+  }
+  if (body.status !== status || !body.type.startsWith('/docs/problems#') || !body.title || !body.detail) {
+    throw new Error(`malformed problem body: ${response.body}`);
+  }
+  return body;
+}

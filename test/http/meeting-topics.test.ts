@@ -1,0 +1,193 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKeyForUser } from '../../src/scheduling/api-keys.js';
+import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import { DIALECTS, call, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
+
+for (const dialect of DIALECTS) {
+  describe(`meeting topics and availability [${dialect}]`, () => {
+    let t: TestApp;
+    let acme: CreatedAccount;
+    let other: CreatedAccount;
+    let member: { uuid: string; username: string; key: string };
+
+    beforeAll(async () => {
+      t = await createTestApp(dialect);
+      acme = await createTestAccount(t.ctx, { name: 'Acme', places: ['offline', 'phone-call', 'zoom'] });
+      other = await createTestAccount(t.ctx, { name: 'Other' });
+      const created = (await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Mia', lastName: 'Member', email: 'mia@acme.test' })).json();
+      member = { uuid: created.uuid, username: created.username, key: (await createApiKeyForUser(t.ctx, created.uuid)).apiKey };
+    });
+    afterAll(async () => t.close());
+
+    it('creates a topic with every default filled in', async () => {
+      const response = await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Intro call', durationMinutes: 45 });
+      expect(response.statusCode).toBe(201);
+      expect(response.json()).toMatchObject({
+        name: 'Intro call',
+        durationMinutes: 45,
+        slotIntervalMinutes: 45,
+        bufferBeforeMinutes: 0,
+        bufferAfterMinutes: 0,
+        minimumNoticeMinutes: 0,
+        bookingWindowDays: 60,
+        dailyLimit: null,
+        places: ['offline'],
+        phoneRequired: false,
+        price: null,
+        priceVariants: [],
+        form: [],
+        team: null,
+        hosts: [acme.owner.username],
+        paid: false,
+      });
+      const fetched = await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics/${response.json().uuid}`);
+      expect(fetched.json()).toEqual(response.json());
+    });
+
+    it('creates a paid team topic hosted by all team members, with variants and form', async () => {
+      const response = await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
+        name: 'Consultation',
+        durationMinutes: 60,
+        slotIntervalMinutes: 15,
+        bufferBeforeMinutes: 10,
+        bufferAfterMinutes: 5,
+        dailyLimit: 3,
+        places: ['zoom', 'phone-call'],
+        phoneRequired: true,
+        price: { amount: 15000, currency: 'PLN' },
+        priceVariants: [{ name: '90 min', price: { amount: 20000, currency: 'PLN' } }],
+        form: [{ key: 'company', label: 'Company', required: true }],
+        team: acme.team.uuid,
+      });
+      expect(response.statusCode).toBe(201);
+      const topic = response.json();
+      expect(topic).toMatchObject({ team: acme.team.uuid, paid: true, phoneRequired: true, dailyLimit: 3, form: [{ key: 'company', label: 'Company', required: true }] });
+      expect(topic.hosts.sort()).toEqual([acme.owner.username, member.username].sort());
+      expect(topic.priceVariants[0]).toMatchObject({ uuid: expect.stringMatching(/^[0-9a-f-]{36}$/), name: '90 min', price: { amount: 20000, currency: 'PLN' } });
+
+      // Variants keep their uuid when sent back on update.
+      const patched = await call(t.app, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${topic.uuid}`, {
+        priceVariants: [...topic.priceVariants, { name: '30 min', price: { amount: 9000, currency: 'PLN' } }],
+        bufferAfterMinutes: 15,
+      });
+      expect(patched.statusCode).toBe(200);
+      expect(patched.json().priceVariants[0].uuid).toBe(topic.priceVariants[0].uuid);
+      expect(patched.json().priceVariants).toHaveLength(2);
+      expect(patched.json()).toMatchObject({ bufferAfterMinutes: 15, bufferBeforeMinutes: 10, name: 'Consultation' });
+    });
+
+    it('rejects places the account has not enabled and other invalid settings with paths', async () => {
+      const problem = expectProblem(
+        await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
+          name: 'Bad',
+          durationMinutes: 3,
+          places: ['webex'],
+          price: { amount: 100, currency: 'pln' },
+          form: [{ key: 'a', label: 'A' }, { key: 'a', label: 'B' }],
+          colour: 'red',
+        }),
+        400,
+        'VALIDATION_FAILED',
+      );
+      const paths = problem.errors!.map((error) => error.path);
+      expect(paths).toEqual(expect.arrayContaining(['/durationMinutes', '/price/currency', '/colour']));
+      const semantic = expectProblem(
+        await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Bad', durationMinutes: 30, places: ['webex'], form: [{ key: 'a', label: 'A' }, { key: 'a', label: 'B' }] }),
+        400,
+        'VALIDATION_FAILED',
+      );
+      expect(semantic.errors).toEqual(
+        expect.arrayContaining([
+          { path: '/places/0', message: expect.stringContaining('not enabled for the account') },
+          { path: '/form/1/key', message: 'duplicates an earlier field' },
+        ]),
+      );
+      expect((await call(t.app, acme.apiKey, 'GET', '/api/v1/meeting-topics')).json().meetingTopics.map((t: { name: string }) => t.name)).not.toContain('Bad');
+    });
+
+    it('lets a member create topics hosted by themselves only, and not team topics', async () => {
+      const own = await call(t.app, member.key, 'POST', '/api/v1/meeting-topics', { name: 'Mia 1:1', durationMinutes: 30 });
+      expect(own.statusCode).toBe(201);
+      expect(own.json().hosts).toEqual([member.username]);
+      expectProblem(await call(t.app, member.key, 'POST', '/api/v1/meeting-topics', { name: 'X', durationMinutes: 30, hosts: [acme.owner.username] }), 403, 'FORBIDDEN');
+      expectProblem(await call(t.app, member.key, 'POST', '/api/v1/meeting-topics', { name: 'X', durationMinutes: 30, team: acme.team.uuid }), 403, 'FORBIDDEN');
+      // The admin may name the member as host.
+      const byAdmin = await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Mia demo', durationMinutes: 30, hosts: [member.username] });
+      expect(byAdmin.json().hosts).toEqual([member.username]);
+      const unknown = expectProblem(await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'X', durationMinutes: 30, hosts: ['nobody-here'] }), 400, 'VALIDATION_FAILED');
+      expect(unknown.errors).toEqual([{ path: '/hosts/0', message: 'is not an active user of the account' }]);
+    });
+
+    it('keeps topics per account: 404 across accounts, filtered lists, soft delete', async () => {
+      const topic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Private', durationMinutes: 30 })).json();
+      expectProblem(await call(t.app, other.apiKey, 'GET', `/api/v1/meeting-topics/${topic.uuid}`), 404, 'NOT_FOUND');
+      expectProblem(await call(t.app, other.apiKey, 'PATCH', `/api/v1/meeting-topics/${topic.uuid}`, { name: 'Mine' }), 404, 'NOT_FOUND');
+      expectProblem(await call(t.app, other.apiKey, 'DELETE', `/api/v1/meeting-topics/${topic.uuid}`), 404, 'NOT_FOUND');
+      expect((await call(t.app, other.apiKey, 'GET', '/api/v1/meeting-topics')).json().meetingTopics).toEqual([]);
+
+      const byMember = (await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics?username=${member.username}`)).json().meetingTopics;
+      expect(byMember.every((t: { hosts: string[] }) => t.hosts.includes(member.username))).toBe(true);
+      const byTeam = (await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics?team=${acme.team.uuid}`)).json().meetingTopics;
+      expect(byTeam.map((t: { name: string }) => t.name)).toEqual(['Consultation']);
+
+      expect((await call(t.app, acme.apiKey, 'DELETE', `/api/v1/meeting-topics/${topic.uuid}`)).statusCode).toBe(204);
+      expectProblem(await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics/${topic.uuid}`), 404, 'NOT_FOUND');
+    });
+
+    describe('availability', () => {
+      it('starts as Monday–Friday 09:00–17:00 in the account zone', async () => {
+        const response = await call(t.app, member.key, 'GET', `/api/v1/users/${member.uuid}/availability`);
+        expect(response.statusCode).toBe(200);
+        expect(response.json()).toEqual({
+          timezone: 'Europe/Warsaw',
+          weekly: {
+            monday: [{ start: '09:00', end: '17:00' }],
+            tuesday: [{ start: '09:00', end: '17:00' }],
+            wednesday: [{ start: '09:00', end: '17:00' }],
+            thursday: [{ start: '09:00', end: '17:00' }],
+            friday: [{ start: '09:00', end: '17:00' }],
+            saturday: [],
+            sunday: [],
+          },
+          overrides: [],
+        });
+      });
+
+      it('is replaced by PUT, sorted, and the zone becomes the user\'s', async () => {
+        const body = {
+          timezone: 'America/New_York',
+          weekly: { monday: [{ start: '13:00', end: '24:00' }, { start: '08:00', end: '12:00' }], saturday: [{ start: '10:00', end: '14:00' }] },
+          overrides: [{ date: '2027-12-27', intervals: [{ start: '10:00', end: '12:00' }] }, { date: '2027-12-24', intervals: [] }],
+        };
+        const response = await call(t.app, acme.apiKey, 'PUT', `/api/v1/users/${member.uuid}/availability`, body);
+        expect(response.statusCode).toBe(200);
+        expect(response.json().weekly.monday).toEqual([{ start: '08:00', end: '12:00' }, { start: '13:00', end: '24:00' }]);
+        expect(response.json().weekly.tuesday).toEqual([]);
+        expect(response.json().overrides.map((o: { date: string }) => o.date)).toEqual(['2027-12-24', '2027-12-27']);
+        const members = (await call(t.app, acme.apiKey, 'GET', `/api/v1/teams/${acme.team.uuid}/users`)).json().users;
+        expect(members.find((m: { uuid: string }) => m.uuid === member.uuid).timezone).toBe('America/New_York');
+      });
+
+      it('rejects overlapping or inverted intervals, bad zones and dates, and changes nothing', async () => {
+        const problem = expectProblem(
+          await call(t.app, member.key, 'PUT', `/api/v1/users/${member.uuid}/availability`, {
+            timezone: 'Europe/Atlantis',
+            weekly: { monday: [{ start: '09:00', end: '12:00' }, { start: '11:00', end: '13:00' }], tuesday: [{ start: '15:00', end: '14:00' }] },
+            overrides: [{ date: '2027-02-30', intervals: [] }],
+          }),
+          400,
+          'VALIDATION_FAILED',
+        );
+        const paths = problem.errors!.map((e) => e.path);
+        expect(paths).toEqual(expect.arrayContaining(['/timezone', '/weekly/monday/1', '/weekly/tuesday/0']));
+        expectProblem(await call(t.app, member.key, 'PUT', `/api/v1/users/${member.uuid}/availability`, { timezone: 'UTC', weekly: { monday: [{ start: '9:00', end: '25:00' }] } }), 400, 'VALIDATION_FAILED');
+        expect((await call(t.app, member.key, 'GET', `/api/v1/users/${member.uuid}/availability`)).json().timezone).toBe('America/New_York');
+      });
+
+      it('is private to the user and the admins of their teams', async () => {
+        expectProblem(await call(t.app, member.key, 'GET', `/api/v1/users/${acme.owner.uuid}/availability`), 403, 'FORBIDDEN');
+        expectProblem(await call(t.app, other.apiKey, 'GET', `/api/v1/users/${member.uuid}/availability`), 404, 'NOT_FOUND');
+      });
+    });
+  });
+}

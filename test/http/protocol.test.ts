@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import { DIALECTS, call, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
+
+for (const dialect of DIALECTS) {
+  describe(`HTTP conventions [${dialect}]`, () => {
+    let t: TestApp;
+    let acme: CreatedAccount;
+
+    beforeAll(async () => {
+      t = await createTestApp(dialect);
+      acme = await createTestAccount(t.ctx);
+    });
+    afterAll(async () => t.close());
+
+    it('answers 406 when Accept excludes JSON, and takes */* or no Accept as JSON', async () => {
+      expectProblem(await call(t.app, acme.apiKey, 'GET', '/api/v1/teams', undefined, { accept: 'text/html' }), 406, 'NOT_ACCEPTABLE');
+      expectProblem(await call(t.app, acme.apiKey, 'GET', '/api/v1/teams', undefined, { accept: 'application/json;q=0, text/csv' }), 406, 'NOT_ACCEPTABLE');
+      expect((await call(t.app, acme.apiKey, 'GET', '/api/v1/teams', undefined, { accept: '*/*' })).statusCode).toBe(200);
+      const noAccept = await t.app.inject({ method: 'GET', url: '/api/v1/teams', headers: { 'x-service-api-key': acme.apiKey } });
+      expect(noAccept.statusCode).toBe(200);
+      expect(noAccept.headers['content-type']).toMatch(/^application\/json/);
+    });
+
+    it('answers 415 for a body that is not application/json', async () => {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: `/api/v1/teams/${acme.team.uuid}/users`,
+        headers: { 'x-service-api-key': acme.apiKey, 'content-type': 'text/plain' },
+        payload: 'firstName=Anna',
+      });
+      expectProblem(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
+      const form = await t.app.inject({
+        method: 'POST',
+        url: `/api/v1/teams/${acme.team.uuid}/users`,
+        headers: { 'x-service-api-key': acme.apiKey, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'firstName=Anna',
+      });
+      expectProblem(form, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    });
+
+    it('answers 400 for malformed or empty JSON', async () => {
+      const malformed = expectProblem(await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, '{"firstName": '), 400, 'VALIDATION_FAILED');
+      expect(malformed.detail).toMatch(/JSON/);
+      expectProblem(await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, ''), 400, 'VALIDATION_FAILED');
+      expectProblem(await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, '[]'), 400, 'VALIDATION_FAILED');
+    });
+
+    it('answers 400 for a wrong type instead of coercing it', async () => {
+      const problem = expectProblem(
+        await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'A', lastName: 'B', email: 'ab@acme.test', admin: 'true' }),
+        400,
+        'VALIDATION_FAILED',
+      );
+      expect(problem.errors).toEqual([{ path: '/admin', message: 'must be boolean' }]);
+    });
+
+    it('answers 413 for a body over the limit', async () => {
+      const huge = { firstName: 'A'.repeat(200 * 1024), lastName: 'B', email: 'big@acme.test' };
+      expectProblem(await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, huge), 413, 'PAYLOAD_TOO_LARGE');
+    });
+
+    it('answers unknown routes with a 404 problem', async () => {
+      expectProblem(await call(t.app, acme.apiKey, 'GET', '/api/v1/nothing-here'), 404, 'NOT_FOUND');
+    });
+
+    it('serves an OpenAPI 3.1 document that describes the routes and their errors', async () => {
+      const response = await call(t.app, null, 'GET', '/api/v1/openapi.json');
+      expect(response.statusCode).toBe(200);
+      const doc = response.json();
+      expect(doc.openapi).toBe('3.1.0');
+      expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/v1/teams', '/api/v1/teams/{teamUuid}/users', '/api/v1/teams/{teamUuid}/users/{userUuid}', '/api/v1/account', '/api/v1/api-keys']));
+      const create = doc.paths['/api/v1/teams/{teamUuid}/users'].post;
+      expect(create.requestBody.content['application/json'].schema.required).toEqual(['firstName', 'lastName', 'email']);
+      expect(create.responses['409']).toBeDefined();
+      expect(create.security).toEqual([{ apiKey: [] }]);
+      expect(doc.components.schemas.Problem.properties.code).toBeDefined();
+      expect(doc.components.securitySchemes.apiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-Service-Api-Key' });
+    });
+
+    it('serves human docs and explains every problem type it links to', async () => {
+      const docs = await t.app.inject({ method: 'GET', url: '/docs' });
+      expect(docs.statusCode).toBe(200);
+      expect(docs.headers['content-type']).toMatch(/^text\/html/);
+      expect(docs.body).toContain('/api/v1/teams/{teamUuid}/users');
+      const problems = await t.app.inject({ method: 'GET', url: '/docs/problems' });
+      for (const anchor of ['validation-failed', 'unauthenticated', 'plan-limit-reached', 'last-admin', 'slot-unavailable']) {
+        expect(problems.body).toContain(`id="${anchor}"`);
+      }
+    });
+
+    it('reports liveness and readiness', async () => {
+      expect((await t.app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' });
+      const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
+      expect(ready.statusCode).toBe(200);
+      expect(ready.json()).toEqual({ status: 'ready' });
+    });
+  });
+}

@@ -46,9 +46,9 @@ export interface TestDatabase {
  * A database of its own for one test file: an SQLite file in a temp folder, or a freshly
  * created PostgreSQL database that is dropped afterwards. Files can so run in parallel.
  */
-export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
+export async function createTestDatabase(dialect: Dialect, extraEnv: Record<string, string> = {}): Promise<TestDatabase> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'termin-test-'));
-  const env: Record<string, string> = { DATA_DIR: dataDir, TERMIN_DEMO: 'false', MIGRATE_ON_START: 'true', LOG_LEVEL: 'silent' };
+  const env: Record<string, string> = { DATA_DIR: dataDir, TERMIN_DEMO: 'false', MIGRATE_ON_START: 'true', LOG_LEVEL: 'silent', ...extraEnv };
   if (dialect === 'sqlite') {
     return {
       config: loadConfig(env),
@@ -87,8 +87,8 @@ export interface TestApp {
 }
 
 /** The real application over a fresh database of the dialect, driven through `app.inject()`. */
-export async function createTestApp(dialect: Dialect, clock: TestClock = createClock()): Promise<TestApp> {
-  const database = await createTestDatabase(dialect);
+export async function createTestApp(dialect: Dialect, clock: TestClock = createClock(), extraEnv: Record<string, string> = {}): Promise<TestApp> {
+  const database = await createTestDatabase(dialect, extraEnv);
   const ctx = await createContext(database.config, { now: clock.now, log: pino({ level: 'silent' }) });
   const app = await buildApp(ctx);
   await app.ready();

@@ -15,7 +15,7 @@ import { isSlotAvailable, type BusyMeeting, type HostCalendar } from '../domain/
 import { isValidTimeZone } from '../domain/time-zones.js';
 import type { DbOrTrx } from '../db/database.js';
 import { findAccount } from '../db/repositories/accounts.js';
-import { deleteIdempotentResponse, findIdempotentResponse, insertIdempotentResponse } from '../db/repositories/idempotency.js';
+import { claimIdempotencyKey, completeIdempotencyKey, deleteIdempotentResponse, findIdempotentResponse } from '../db/repositories/idempotency.js';
 import { insertMeeting, lockHost } from '../db/repositories/meetings.js';
 import { insertPayment, type Payment } from '../db/repositories/payments.js';
 import { findTopic } from '../db/repositories/meeting-topics.js';
@@ -84,6 +84,7 @@ export async function scheduleMeetings(
         return { ...(JSON.parse(previous.body) as Omit<Booking, 'replayed'>), replayed: true };
       }
       if (previous) await deleteIdempotentResponse(trx, principal.accountUuid, idempotencyKey);
+      await claimIdempotencyKey(trx, principal.accountUuid, idempotencyKey, requestHash, now);
     }
 
     const account = await findAccount(trx, principal.accountUuid);
@@ -169,7 +170,7 @@ export async function scheduleMeetings(
 
     const booking = { meetings, payment };
     if (idempotencyKey !== undefined) {
-      await insertIdempotentResponse(trx, account.uuid, idempotencyKey, { requestHash, status: 201, body: JSON.stringify(booking), createdAt: now });
+      await completeIdempotencyKey(trx, account.uuid, idempotencyKey, 201, JSON.stringify(booking));
     }
     return { ...booking, replayed: false };
   });

@@ -173,13 +173,23 @@ for (const dialect of DIALECTS) {
           await call(t.app, member.key, 'PUT', `/api/v1/users/${member.uuid}/availability`, {
             timezone: 'Europe/Atlantis',
             weekly: { monday: [{ start: '09:00', end: '12:00' }, { start: '11:00', end: '13:00' }], tuesday: [{ start: '15:00', end: '14:00' }] },
-            overrides: [{ date: '2027-02-30', intervals: [] }],
+            overrides: [{ date: '2027-12-24', intervals: [] }, { date: '2027-12-24', intervals: [{ start: '10:00', end: '11:00' }] }],
           }),
           400,
           'VALIDATION_FAILED',
         );
-        const paths = problem.errors!.map((e) => e.path);
-        expect(paths).toEqual(expect.arrayContaining(['/timezone', '/weekly/monday/1', '/weekly/tuesday/0']));
+        expect(problem.errors).toEqual([
+          { path: '/timezone', message: 'must be a valid IANA time zone' },
+          { path: '/weekly/monday/1', message: 'overlaps /weekly/monday/0' },
+          { path: '/weekly/tuesday/0', message: 'must start before it ends' },
+          { path: '/overrides/1/date', message: 'duplicates an earlier override' },
+        ]);
+        const badDate = expectProblem(
+          await call(t.app, member.key, 'PUT', `/api/v1/users/${member.uuid}/availability`, { timezone: 'UTC', weekly: {}, overrides: [{ date: '2027-02-30', intervals: [] }] }),
+          400,
+          'VALIDATION_FAILED',
+        );
+        expect(badDate.errors![0]!.path).toBe('/overrides/0/date');
         expectProblem(await call(t.app, member.key, 'PUT', `/api/v1/users/${member.uuid}/availability`, { timezone: 'UTC', weekly: { monday: [{ start: '9:00', end: '25:00' }] } }), 400, 'VALIDATION_FAILED');
         expect((await call(t.app, member.key, 'GET', `/api/v1/users/${member.uuid}/availability`)).json().timezone).toBe('America/New_York');
       });

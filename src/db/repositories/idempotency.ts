@@ -18,20 +18,25 @@ export async function findIdempotentResponse(db: DbOrTrx, accountUuid: string, k
 }
 
 /**
- * Records the response. A concurrent request with the same key that got here first makes
- * this insert fail on the primary key; the caller's transaction retry then replays it.
+ * Claims the key for this transaction with a placeholder row. A concurrent request with the
+ * same key blocks on the primary key until this transaction ends, then fails with a unique
+ * violation; its retry finds the finished response and replays it. If this transaction
+ * rolls back, the claim goes with it.
  */
-export async function insertIdempotentResponse(db: DbOrTrx, accountUuid: string, key: string, response: StoredResponse): Promise<void> {
+export async function claimIdempotencyKey(db: DbOrTrx, accountUuid: string, key: string, requestHash: string, now: number): Promise<void> {
   await db
     .insertInto('idempotency_keys')
-    .values({
-      account_id: accountUuid,
-      key,
-      request_hash: response.requestHash,
-      response_status: response.status,
-      response_body: response.body,
-      created_at: response.createdAt,
-    })
+    .values({ account_id: accountUuid, key, request_hash: requestHash, response_status: 0, response_body: '', created_at: now })
+    .execute();
+}
+
+/** Stores the response of a claimed key, for replay. */
+export async function completeIdempotencyKey(db: DbOrTrx, accountUuid: string, key: string, status: number, body: string): Promise<void> {
+  await db
+    .updateTable('idempotency_keys')
+    .set({ response_status: status, response_body: body })
+    .where('account_id', '=', accountUuid)
+    .where('key', '=', key)
     .execute();
 }
 

@@ -82,10 +82,14 @@ export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext; pub
         description: 'Frees the slot; participant and host get a cancellation (iCalendar METHOD:CANCEL). Cancelling again changes nothing.',
         security: API_KEY_SECURITY,
         params: UuidParams,
-        body: Type.Optional(CancelBodySchema),
+        body: CancelBodySchema,
         response: { 200: Type.Ref('Meeting'), ...problemResponses(...AUTHENTICATED_ERRORS, 404) },
       },
+      // The body is optional: a bare POST cancels without a reason.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
     },
-    async (request) => meetingToJson(await cancelMeeting(ctx, principalOf(request), request.params.uuid, request.body?.reason)),
+    async (request) => meetingToJson(await cancelMeeting(ctx, principalOf(request), request.params.uuid, request.body.reason)),
   );
 };

@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import pg from 'pg';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createContext, type AppContext } from '../src/context.js';
+
+export type BenchDialect = 'sqlite' | 'postgres';
+
+/**
+ * A running service on a fresh database for a benchmark: SQLite in a temp folder, or a new
+ * PostgreSQL database (BENCH_POSTGRES_URL, default the local server) dropped afterwards.
+ */
+export async function startBenchServer(dialect: BenchDialect, extraEnv: Record<string, string> = {}) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'termin-bench-'));
+  const env: Record<string, string> = { DATA_DIR: dataDir, TERMIN_DEMO: 'false', MIGRATE_ON_START: 'true', LOG_LEVEL: 'silent', PORT: '0', ...extraEnv };
+  let dropDatabase = async () => undefined as unknown;
+  if (dialect === 'postgres') {
+    const admin = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+    const name = `termin_bench_${Date.now()}`;
+    const client = new pg.Client({ connectionString: admin });
+    await client.connect();
+    await client.query(`create database ${name}`);
+    await client.end();
+    const url = new URL(admin);
+    url.pathname = `/${name}`;
+    env.DATABASE_URL = url.toString();
+    env.DATABASE_POOL_SIZE = '20';
+    dropDatabase = async () => {
+      const c = new pg.Client({ connectionString: admin });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    };
+  }
+  const ctx: AppContext = await createContext(loadConfig(env), { log: pino({ level: 'silent' }) });
+  const app = await buildApp(ctx);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const url = typeof address === 'object' && address ? `http://127.0.0.1:${address.port}` : '';
+  return {
+    ctx,
+    app,
+    url,
+    async close() {
+      await app.close();
+      await ctx.close();
+      await dropDatabase();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function formatNumber(value: number, digits = 0): string {
+  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}

@@ -1,0 +1,210 @@
+import { WEEKDAYS, parseLocalTime, type Availability, type LocalInterval } from './availability.js';
+import { formatLocalDate, localEpochDay, localToInstant, parseLocalDate } from './time-zones.js';
+
+export interface SlotRules {
+  topicUuid: string;
+  durationMinutes: number;
+  slotIntervalMinutes: number;
+  bufferBeforeMinutes: number;
+  bufferAfterMinutes: number;
+  minimumNoticeMinutes: number;
+  bookingWindowDays: number;
+  dailyLimit: number | null;
+}
+
+/** A meeting that blocks the host's time; buffers are those of the meeting's own topic. */
+export interface BusyMeeting {
+  start: number;
+  end: number;
+  bufferBeforeMinutes: number;
+  bufferAfterMinutes: number;
+  topicUuid: string;
+}
+
+export interface HostCalendar {
+  username: string;
+  availability: Availability;
+  busy: BusyMeeting[];
+}
+
+export interface SlotQuery {
+  now: number;
+  participantTimezone: string;
+  /** Inclusive participant-local dates. */
+  from: string;
+  to: string;
+}
+
+export interface Slot {
+  start: string;
+  username: string;
+}
+
+export interface DaySlots {
+  date: string;
+  slots: Slot[];
+}
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+
+/** One interval of host hours as instants, with the continuous stretch it belongs to. */
+interface HostInterval {
+  start: number;
+  end: number;
+  /** End of the continuous availability this interval starts: touching intervals join. */
+  reach: number;
+}
+
+/**
+ * The free slots of a host on each participant-local date of the query.
+ *
+ * A slot starts on the grid of the host interval it falls in (interval start + k × slot
+ * interval, in elapsed time, so DST days simply have more or fewer slots), and the whole
+ * meeting fits in the host's continuous availability: intervals that touch, across
+ * midnight too (`24:00` then `00:00`), count as one stretch, so a meeting may run from one
+ * into the next. It starts no sooner than `now` + notice and no later than `now` + window,
+ * on a host-local day still under the daily limit, and its span widened by its buffers
+ * overlaps no busy meeting's span widened by that meeting's buffers (touching is fine).
+ *
+ * `computeSlots(anna, { durationMinutes: 30, slotIntervalMinutes: 30, … }, { now, participantTimezone: 'Asia/Tokyo', from: '2027-03-01', to: '2027-03-07' })`
+ * → 7 `{ date, slots }` entries, slots grouped under their Tokyo date.
+ */
+export function computeSlots(host: HostCalendar, rules: SlotRules, query: SlotQuery): DaySlots[] {
+  const zone = host.availability.timezone;
+  const firstDay = parseLocalDate(query.from);
+  const lastDay = parseLocalDate(query.to);
+  // Participant day boundaries: bounds[i] is the start of date i, bounds[n] the end of the range.
+  const bounds: number[] = [];
+  for (let day = firstDay; day <= lastDay + 1; day += 1) bounds.push(localToInstant(query.participantTimezone, day, 0));
+  const days: DaySlots[] = [];
+  for (let day = firstDay; day <= lastDay; day += 1) days.push({ date: formatLocalDate(day), slots: [] });
+  const rangeStart = bounds[0]!;
+  const rangeEnd = bounds[bounds.length - 1]!;
+  if (!(rangeStart < rangeEnd)) return days;
+
+  const earliest = Math.max(rangeStart, query.now + rules.minimumNoticeMinutes * MINUTE);
+  const latest = Math.min(rangeEnd - 1, query.now + rules.bookingWindowDays * DAY);
+  if (earliest > latest) return days;
+
+  const intervals = buildHostIntervals(host.availability, localEpochDay(zone, earliest) - 1, localEpochDay(zone, latest) + 1);
+  const blocked = mergeBlocked(host.busy);
+  const fullDays = rules.dailyLimit === null ? null : countByHostDay(host.busy, rules.topicUuid, zone, rules.dailyLimit);
+  const step = rules.slotIntervalMinutes * MINUTE;
+  const duration = rules.durationMinutes * MINUTE;
+  const before = rules.bufferBeforeMinutes * MINUTE;
+  const after = rules.bufferAfterMinutes * MINUTE;
+
+  let blockedIndex = 0;
+  let dayIndex = 0;
+  for (const interval of intervals) {
+    if (interval.end <= earliest) continue;
+    if (interval.start > latest) break;
+    // First grid point at or after `earliest`.
+    let start = interval.start;
+    if (start < earliest) start += Math.ceil((earliest - start) / step) * step;
+    for (; start < interval.end && start <= latest; start += step) {
+      const end = start + duration;
+      if (end > interval.reach) break;
+      if (fullDays !== null && fullDays.has(localEpochDay(zone, start))) continue;
+      const spanStart = start - before;
+      const spanEnd = end + after;
+      while (blockedIndex < blocked.length && blocked[blockedIndex]!.end <= spanStart) blockedIndex += 1;
+      const next = blocked[blockedIndex];
+      if (next !== undefined && next.start < spanEnd) continue;
+      while (bounds[dayIndex + 1]! <= start) dayIndex += 1;
+      days[dayIndex]!.slots.push({ start: new Date(start).toISOString(), username: host.username });
+    }
+  }
+  return days;
+}
+
+/**
+ * The booking check: true exactly when `computeSlots` would offer `start` at `now`, by
+ * the same rules, evaluated for that one instant.
+ */
+export function isSlotAvailable(host: HostCalendar, rules: SlotRules, now: number, start: number): boolean {
+  if (!Number.isFinite(start)) return false;
+  if (start < now + rules.minimumNoticeMinutes * MINUTE || start > now + rules.bookingWindowDays * DAY) return false;
+  const zone = host.availability.timezone;
+  const day = localEpochDay(zone, start);
+  const step = rules.slotIntervalMinutes * MINUTE;
+  const interval = buildHostIntervals(host.availability, day - 1, day + 1).find((candidate) => candidate.start <= start && start < candidate.end);
+  if (!interval || (start - interval.start) % step !== 0) return false;
+  const end = start + rules.durationMinutes * MINUTE;
+  if (end > interval.reach) return false;
+  if (rules.dailyLimit !== null && countByHostDay(host.busy, rules.topicUuid, zone, rules.dailyLimit).has(day)) return false;
+  const spanStart = start - rules.bufferBeforeMinutes * MINUTE;
+  const spanEnd = end + rules.bufferAfterMinutes * MINUTE;
+  return !host.busy.some((meeting) => meeting.start - meeting.bufferBeforeMinutes * MINUTE < spanEnd && spanStart < meeting.end + meeting.bufferAfterMinutes * MINUTE);
+}
+
+/**
+ * The instants between which the caller must load the host's meetings so that every slot
+ * in [from, to) sees each meeting that could block it (the longest meeting and buffers
+ * either side) and every meeting on the same host-local days (for the daily limit).
+ */
+export function computeBusyWindow(rules: SlotRules, fromInstant: number, toInstant: number, maxBufferMinutes: number): { from: number; to: number } {
+  const reach = (rules.durationMinutes + Math.max(rules.bufferBeforeMinutes, rules.bufferAfterMinutes) + maxBufferMinutes + 12 * 60) * MINUTE + 2 * DAY;
+  return { from: fromInstant - reach, to: toInstant + reach };
+}
+
+/**
+ * Host hours of host-local days `firstDay`…`lastDay` (+1 so a stretch's reach is known), as
+ * instants in time order. An override replaces its date's weekly hours.
+ */
+function buildHostIntervals(availability: Availability, firstDay: number, lastDay: number): HostInterval[] {
+  const zone = availability.timezone;
+  const overrides = new Map(availability.overrides.map((override) => [parseLocalDate(override.date), override.intervals]));
+  const result: HostInterval[] = [];
+  for (let day = firstDay; day <= lastDay + 1; day += 1) {
+    const local: LocalInterval[] = overrides.get(day) ?? availability.weekly[weekdayOf(day)] ?? [];
+    for (const interval of local) {
+      const start = localToInstant(zone, day, parseLocalTime(interval.start));
+      const end = localToInstant(zone, day, parseLocalTime(interval.end, true));
+      // A wall-clock interval that a spring-forward gap swallows whole has no time in it.
+      if (start < end) result.push({ start, end, reach: end });
+    }
+  }
+  result.sort((a, b) => a.start - b.start);
+  // Reach: walk backwards so each interval extends to the end of the stretch it touches.
+  for (let i = result.length - 2; i >= 0; i -= 1) {
+    const current = result[i]!;
+    const next = result[i + 1]!;
+    if (next.start <= current.end) current.reach = Math.max(current.end, next.reach);
+  }
+  return result;
+}
+
+function weekdayOf(epochDay: number): (typeof WEEKDAYS)[number] {
+  // 1970-01-01 was a Thursday (index 3 in WEEKDAYS, which starts on Monday).
+  return WEEKDAYS[(((epochDay + 3) % 7) + 7) % 7]!;
+}
+
+/** Busy spans widened by their buffers, sorted and merged, so one forward pointer can test them. */
+function mergeBlocked(busy: BusyMeeting[]): { start: number; end: number }[] {
+  const spans = busy
+    .map((meeting) => ({ start: meeting.start - meeting.bufferBeforeMinutes * MINUTE, end: meeting.end + meeting.bufferAfterMinutes * MINUTE }))
+    .sort((a, b) => a.start - b.start);
+  const merged: { start: number; end: number }[] = [];
+  for (const span of spans) {
+    const last = merged[merged.length - 1];
+    if (last && span.start < last.end) last.end = Math.max(last.end, span.end);
+    else merged.push({ ...span });
+  }
+  return merged;
+}
+
+/** Host-local days on which the topic's meetings already reach the daily limit. */
+function countByHostDay(busy: BusyMeeting[], topicUuid: string, zone: string, limit: number): Set<number> {
+  const counts = new Map<number, number>();
+  const full = new Set<number>();
+  for (const meeting of busy) {
+    if (meeting.topicUuid !== topicUuid) continue;
+    const day = localEpochDay(zone, meeting.start);
+    const count = (counts.get(day) ?? 0) + 1;
+    counts.set(day, count);
+    if (count >= limit) full.add(day);
+  }
+  return full;
+}

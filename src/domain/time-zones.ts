@@ -1,0 +1,92 @@
+import { IANAZone } from 'luxon';
+
+const validity = new Map<string, boolean>();
+
+/**
+ * True for IANA zone names (`Europe/Warsaw`, `Asia/Kolkata`, `UTC`); false for fixed
+ * offsets (`+02:00`, `UTC+2`, `GMT-5`) and unknown names, which a scheduling service must
+ * not accept: an offset has no daylight-saving rules.
+ */
+export function isValidTimeZone(zone: string): boolean {
+  const known = validity.get(zone);
+  if (known !== undefined) return known;
+  const valid =
+    typeof zone === 'string' &&
+    zone.length > 0 &&
+    zone.length <= 64 &&
+    !/^[+-]/.test(zone) &&
+    !/^(UTC|GMT|UT)\s*[+-]/i.test(zone) &&
+    IANAZone.isValidZone(zone);
+  if (validity.size < 10_000) validity.set(zone, valid);
+  return valid;
+}
+
+const MINUTE = 60_000;
+const BUCKET = 15 * MINUTE;
+const offsetCache = new Map<string, Map<number, number>>();
+
+/**
+ * The zone's UTC offset in minutes at an instant: `zoneOffset('Europe/Warsaw', Date.UTC(2027, 6, 1))` → 120.
+ * Every real transition happens on a quarter hour (UTC), so offsets are cached per
+ * quarter-hour bucket; the slot engine asks the same buckets again and again.
+ */
+export function zoneOffset(zone: string, ms: number): number {
+  let perZone = offsetCache.get(zone);
+  if (!perZone) {
+    perZone = new Map();
+    offsetCache.set(zone, perZone);
+  }
+  const bucket = Math.floor(ms / BUCKET);
+  let offset = perZone.get(bucket);
+  if (offset === undefined) {
+    offset = IANAZone.create(zone).offset(bucket * BUCKET);
+    if (perZone.size > 200_000) perZone.clear();
+    perZone.set(bucket, offset);
+  }
+  return offset;
+}
+
+const DAY = 86_400_000;
+
+/**
+ * The instant of a local wall-clock time: days since the epoch (of the local calendar date)
+ * plus minutes after local midnight (1440 is the next midnight). A time skipped by a
+ * spring-forward gap moves forward by the gap (02:30 → 03:30), as clocks do; a time that
+ * occurs twice in a fall-back overlap takes its first occurrence.
+ * `localToInstant('Europe/Warsaw', 20_000, 540)` → 09:00 Warsaw on 2024-10-04.
+ */
+export function localToInstant(zone: string, epochDay: number, minutes: number): number {
+  const local = epochDay * DAY + minutes * MINUTE;
+  const before = zoneOffset(zone, local - DAY / 2);
+  const after = zoneOffset(zone, local + DAY / 2);
+  const first = local - before * MINUTE;
+  const second = local - after * MINUTE;
+  const firstValid = zoneOffset(zone, first) === before;
+  const secondValid = before !== after && zoneOffset(zone, second) === after;
+  if (firstValid && secondValid) return Math.min(first, second);
+  if (firstValid) return first;
+  if (secondValid) return second;
+  // In a gap: read with the offset from before the jump, the time lands after it.
+  return first;
+}
+
+/** The local calendar date of an instant, as days since the epoch. */
+export function localEpochDay(zone: string, ms: number): number {
+  return Math.floor((ms + zoneOffset(zone, ms) * MINUTE) / DAY);
+}
+
+/** `'2027-03-28'` → days since 1970-01-01; NaN when not a real date. */
+export function parseLocalDate(date: string): number {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
+  if (!match) return Number.NaN;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const ms = Date.UTC(year, month - 1, day);
+  const check = new Date(ms);
+  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day) return Number.NaN;
+  return ms / DAY;
+}
+
+/** Days since the epoch → `'YYYY-MM-DD'`. */
+export function formatLocalDate(epochDay: number): string {
+  return new Date(epochDay * DAY).toISOString().slice(0, 10);
+}

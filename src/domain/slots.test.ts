@@ -1,0 +1,215 @@
+import { describe, expect, it } from 'vitest';
+import { WEEKDAYS, type Availability, type LocalInterval } from './availability.js';
+import { computeBusyWindow, computeSlots, isSlotAvailable, type BusyMeeting, type HostCalendar, type SlotRules } from './slots.js';
+
+const TOPIC = 'topic-a';
+const OTHER_TOPIC = 'topic-b';
+
+function rules(overrides: Partial<SlotRules> = {}): SlotRules {
+  return {
+    topicUuid: TOPIC,
+    durationMinutes: 30,
+    slotIntervalMinutes: 30,
+    bufferBeforeMinutes: 0,
+    bufferAfterMinutes: 0,
+    minimumNoticeMinutes: 0,
+    bookingWindowDays: 730,
+    dailyLimit: null,
+    ...overrides,
+  };
+}
+
+/** The same hours every day of the week, unless `days` says otherwise. */
+function availability(timezone: string, hours: LocalInterval[], extra: Partial<Availability> = {}): Availability {
+  return {
+    timezone,
+    weekly: Object.fromEntries(WEEKDAYS.map((day) => [day, hours])) as Availability['weekly'],
+    overrides: [],
+    ...extra,
+  };
+}
+
+function host(av: Availability, busy: BusyMeeting[] = []): HostCalendar {
+  return { username: 'anna', availability: av, busy };
+}
+
+function meeting(start: string, minutes: number, extra: Partial<BusyMeeting> = {}): BusyMeeting {
+  const ms = Date.parse(start);
+  return { start: ms, end: ms + minutes * 60_000, bufferBeforeMinutes: 0, bufferAfterMinutes: 0, topicUuid: TOPIC, ...extra };
+}
+
+// Before every date in these tables, and close enough that the 730-day window covers them.
+const LONG_AGO = Date.parse('2026-12-01T00:00:00Z');
+
+/** Slot starts per participant date, as `{ date: ['HH:MM…Z', …] }` for compact tables. */
+function slotsByDate(calendar: HostCalendar, slotRules: SlotRules, zone: string, from: string, to = from, now = LONG_AGO): Record<string, string[]> {
+  const days = computeSlots(calendar, slotRules, { now, participantTimezone: zone, from, to });
+  return Object.fromEntries(days.map((day) => [day.date, day.slots.map((slot) => slot.start)]));
+}
+
+describe('computeSlots: daylight-saving days of the host', () => {
+  it.each([
+    // [zone, date, hours, expected number of 60-minute slots, first slot, last slot]
+    ['Europe/Warsaw', '2027-03-28', { start: '00:00', end: '06:00' }, 5, '2027-03-27T23:00:00.000Z', '2027-03-28T03:00:00.000Z'],
+    ['Europe/Warsaw', '2027-10-31', { start: '00:00', end: '06:00' }, 7, '2027-10-30T22:00:00.000Z', '2027-10-31T04:00:00.000Z'],
+    ['America/New_York', '2027-03-14', { start: '00:00', end: '06:00' }, 5, '2027-03-14T05:00:00.000Z', '2027-03-14T09:00:00.000Z'],
+    ['America/New_York', '2027-11-07', { start: '00:00', end: '06:00' }, 7, '2027-11-07T04:00:00.000Z', '2027-11-07T10:00:00.000Z'],
+    ['Europe/Warsaw', '2027-07-01', { start: '00:00', end: '06:00' }, 6, '2027-06-30T22:00:00.000Z', '2027-07-01T03:00:00.000Z'],
+  ])('%s on %s: hours %o give %i real hours', (zone, date, hours, count, first, last) => {
+    const calendar = host(availability(zone, [hours]));
+    const slots = slotsByDate(calendar, rules({ durationMinutes: 60, slotIntervalMinutes: 60 }), zone, date)[date]!;
+    expect(slots).toHaveLength(count);
+    expect(slots[0]).toBe(first);
+    expect(slots.at(-1)).toBe(last);
+  });
+
+  it('moves an interval starting inside the spring-forward gap to after the jump', () => {
+    // 02:30 does not exist in Warsaw on 2027-03-28: clocks go from 02:00 to 03:00.
+    const calendar = host(availability('Europe/Warsaw', [{ start: '02:30', end: '05:00' }]));
+    const slots = slotsByDate(calendar, rules(), 'Europe/Warsaw', '2027-03-28')['2027-03-28']!;
+    expect(slots[0]).toBe('2027-03-28T01:30:00.000Z'); // 03:30 CEST
+    expect(slots.at(-1)).toBe('2027-03-28T02:30:00.000Z'); // 04:30 CEST
+  });
+
+  it('keeps 09:00–17:00 at 09:00 local before and after the change', () => {
+    const calendar = host(availability('America/New_York', [{ start: '09:00', end: '17:00' }]));
+    const days = slotsByDate(calendar, rules(), 'America/New_York', '2027-03-13', '2027-03-15');
+    expect(days['2027-03-13']![0]).toBe('2027-03-13T14:00:00.000Z'); // EST, UTC−5
+    expect(days['2027-03-15']![0]).toBe('2027-03-15T13:00:00.000Z'); // EDT, UTC−4
+    expect(days['2027-03-14']).toHaveLength(16);
+  });
+});
+
+describe('computeSlots: participants in other zones', () => {
+  const warsaw = host(availability('Europe/Warsaw', [{ start: '09:00', end: '17:00' }]));
+
+  it.each([
+    // Host 09:00–17:00 Warsaw (UTC+1 in January) = 08:00–16:00 UTC.
+    ['Asia/Tokyo', { '2027-01-12': 14, '2027-01-13': 2 }], // UTC+9: 17:00–01:00, the last two slots cross midnight
+    ['Asia/Kolkata', { '2027-01-12': 16, '2027-01-13': 0 }], // UTC+5:30: 13:30–21:30
+    ['Pacific/Kiritimati', { '2027-01-12': 4, '2027-01-13': 12 }], // UTC+14: 22:00–06:00, mostly the next date
+    ['America/Los_Angeles', { '2027-01-12': 16, '2027-01-13': 0 }], // UTC−8: 00:00–08:00
+  ])('%s sees the slots of 2027-01-12 under its own dates', (zone, counts) => {
+    const only12th = host({ ...warsaw.availability, overrides: [{ date: '2027-01-11', intervals: [] }, { date: '2027-01-13', intervals: [] }, { date: '2027-01-14', intervals: [] }] });
+    const days = slotsByDate(only12th, rules(), zone, '2027-01-12', '2027-01-13');
+    expect(Object.fromEntries(Object.entries(days).map(([date, slots]) => [date, slots.length]))).toEqual(counts);
+  });
+
+  it('lists every date of the range once, in order, empty ones too', () => {
+    const days = computeSlots(warsaw, rules(), { now: LONG_AGO, participantTimezone: 'UTC', from: '2027-01-08', to: '2027-01-11' });
+    expect(days.map((day) => day.date)).toEqual(['2027-01-08', '2027-01-09', '2027-01-10', '2027-01-11']);
+    expect(days.map((day) => day.slots.length)).toEqual([16, 16, 16, 16]);
+  });
+
+  it('handles a participant whose own clocks change inside the range', () => {
+    // Los Angeles springs forward on 2027-03-14; its dates stay whole and in order.
+    const utcHost = host(availability('UTC', [{ start: '00:00', end: '24:00' }]));
+    const days = slotsByDate(utcHost, rules({ durationMinutes: 60, slotIntervalMinutes: 60 }), 'America/Los_Angeles', '2027-03-13', '2027-03-15');
+    expect([days['2027-03-13']!.length, days['2027-03-14']!.length, days['2027-03-15']!.length]).toEqual([24, 23, 24]);
+  });
+});
+
+describe('computeSlots: topic rules', () => {
+  const nine2five = availability('UTC', [{ start: '09:00', end: '17:00' }]);
+
+  it.each([
+    ['no buffers: a 10:00–11:00 meeting blocks 10:00 and 10:30', {}, {}, ['09:00', '09:30', '11:00']],
+    ['the slot\'s own buffer after keeps it off the meeting', { bufferAfterMinutes: 15 }, {}, ['09:00', '11:00']],
+    ['the slot\'s own buffer before keeps it after the meeting', { bufferBeforeMinutes: 15 }, {}, ['09:00', '09:30', '11:30']],
+    ['the meeting\'s buffers block around it', {}, { bufferBeforeMinutes: 30, bufferAfterMinutes: 30 }, ['09:00', '11:30']],
+    ['buffers of both sides add up; touching is fine', { bufferAfterMinutes: 15 }, { bufferBeforeMinutes: 15 }, ['09:00', '11:00']],
+  ])('%s', (_name, slotRules, meetingBuffers, expected) => {
+    const calendar = host(nine2five, [meeting('2027-01-04T10:00:00Z', 60, { topicUuid: OTHER_TOPIC, ...meetingBuffers })]);
+    const slots = slotsByDate(calendar, rules(slotRules), 'UTC', '2027-01-04')['2027-01-04']!;
+    expect(slots.slice(0, expected.length).map((s) => s.slice(11, 16))).toEqual(expected);
+  });
+
+  it('honours the minimum notice and the booking window, measured from now', () => {
+    const now = Date.parse('2027-01-04T10:10:00Z');
+    const days = slotsByDate(host(nine2five), rules({ minimumNoticeMinutes: 120, bookingWindowDays: 1 }), 'UTC', '2027-01-04', '2027-01-06', now);
+    expect(days['2027-01-04']![0]).toBe('2027-01-04T12:30:00.000Z');
+    expect(days['2027-01-05']!.at(-1)).toBe('2027-01-05T10:00:00.000Z'); // now + 24 h = 10:10
+    expect(days['2027-01-06']).toEqual([]);
+  });
+
+  it('never offers a slot in the past', () => {
+    const now = Date.parse('2027-01-04T12:00:00Z');
+    expect(slotsByDate(host(nine2five), rules(), 'UTC', '2027-01-04', '2027-01-04', now)['2027-01-04']![0]).toBe('2027-01-04T12:00:00.000Z');
+  });
+
+  it('counts the daily limit per host-local day and per topic', () => {
+    const calendar = host(availability('Asia/Tokyo', [{ start: '09:00', end: '17:00' }]), [
+      meeting('2027-01-04T00:00:00Z', 30), // 09:00 Tokyo on the 4th
+      meeting('2027-01-04T01:00:00Z', 30), // 10:00 Tokyo on the 4th
+      meeting('2027-01-05T00:00:00Z', 30, { topicUuid: OTHER_TOPIC }), // another topic on the 5th
+    ]);
+    const days = slotsByDate(calendar, rules({ dailyLimit: 2 }), 'Asia/Tokyo', '2027-01-04', '2027-01-05');
+    expect(days['2027-01-04']).toEqual([]);
+    expect(days['2027-01-05']!.length).toBe(15);
+  });
+
+  it('offers a slot interval shorter than the duration on its grid', () => {
+    const days = slotsByDate(host(availability('UTC', [{ start: '09:00', end: '11:00' }])), rules({ durationMinutes: 60, slotIntervalMinutes: 15 }), 'UTC', '2027-01-04');
+    expect(days['2027-01-04']!.map((s) => s.slice(11, 16))).toEqual(['09:00', '09:15', '09:30', '09:45', '10:00']);
+  });
+
+  it('applies date overrides: a day off, and special hours', () => {
+    const calendar = host({
+      ...nine2five,
+      overrides: [
+        { date: '2027-12-24', intervals: [] },
+        { date: '2027-12-27', intervals: [{ start: '10:00', end: '12:00' }] },
+      ],
+    });
+    const days = slotsByDate(calendar, rules(), 'UTC', '2027-12-24', '2027-12-27');
+    expect(days['2027-12-24']).toEqual([]);
+    expect(days['2027-12-25']).toHaveLength(16);
+    expect(days['2027-12-27']!.map((s) => s.slice(11, 16))).toEqual(['10:00', '10:30', '11:00', '11:30']);
+  });
+
+  it('takes 24:00 as the end of the day and lets a meeting run on into touching hours after midnight', () => {
+    const calendar = host({
+      ...availability('Europe/Warsaw', []),
+      weekly: { ...availability('Europe/Warsaw', []).weekly, monday: [{ start: '22:00', end: '24:00' }], tuesday: [{ start: '00:00', end: '01:00' }] },
+    });
+    const days = slotsByDate(calendar, rules({ durationMinutes: 90, slotIntervalMinutes: 30 }), 'Europe/Warsaw', '2027-01-04', '2027-01-05');
+    // Monday 22:00, 22:30, 23:00, 23:30 (ends 01:00 Tuesday); Tuesday 00:00 does not fit.
+    expect(days['2027-01-04']!.map((s) => s.slice(11, 16))).toEqual(['21:00', '21:30', '22:00', '22:30']);
+    expect(days['2027-01-05']).toEqual([]);
+  });
+
+  it('starts each interval\'s grid at its own start', () => {
+    const calendar = host(availability('UTC', [{ start: '09:10', end: '10:10' }, { start: '13:00', end: '14:00' }]));
+    const days = slotsByDate(calendar, rules(), 'UTC', '2027-01-04');
+    expect(days['2027-01-04']!.map((s) => s.slice(11, 16))).toEqual(['09:10', '09:40', '13:00', '13:30']);
+  });
+});
+
+describe('isSlotAvailable agrees with computeSlots', () => {
+  const calendar = host(availability('Europe/Warsaw', [{ start: '09:00', end: '17:00' }]), [meeting('2027-03-29T08:00:00Z', 30)]);
+  const slotRules = rules({ bufferAfterMinutes: 10, bookingWindowDays: 60 });
+  const now = Date.parse('2027-03-20T00:00:00Z');
+
+  it.each([
+    ['an offered slot', '2027-03-29T09:00:00.000Z', true],
+    ['a time off the grid', '2027-03-29T09:10:00.000Z', false],
+    ['a slot overlapping a meeting', '2027-03-29T08:00:00.000Z', false],
+    ['a slot whose buffer touches the meeting', '2027-03-29T07:30:00.000Z', false],
+    ['outside the host hours', '2027-03-29T17:00:00.000Z', false],
+    ['the last slot of the day', '2027-03-29T14:30:00.000Z', true],
+    ['a Sunday', '2027-03-28T09:00:00.000Z', true],
+    ['beyond the booking window', '2028-06-01T08:00:00.000Z', false],
+  ])('%s', (_name, start, expected) => {
+    expect(isSlotAvailable(calendar, slotRules, now, Date.parse(start))).toBe(expected);
+    const offered = computeSlots(calendar, slotRules, { now, participantTimezone: 'UTC', from: start.slice(0, 10), to: start.slice(0, 10) })[0]!.slots.some((s) => s.start === start);
+    expect(offered).toBe(expected);
+  });
+});
+
+describe('computeBusyWindow', () => {
+  it('reaches far enough for the longest meeting, all buffers and whole host days', () => {
+    const window = computeBusyWindow(rules({ durationMinutes: 720, bufferBeforeMinutes: 720 }), 1_000_000_000_000, 1_000_086_400_000, 720);
+    expect(window.from).toBeLessThanOrEqual(1_000_000_000_000 - 2 * 86_400_000);
+    expect(window.to).toBeGreaterThanOrEqual(1_000_086_400_000 + 2 * 86_400_000);
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { WEEKDAYS, type Availability, type LocalInterval } from './availability.js';
-import { computeBusyWindow, computeSlots, isSlotAvailable, type BusyMeeting, type HostCalendar, type SlotRules } from './slots.js';
+import { computeBusyWindow, computeSlots, formatInstant, isSlotAvailable, type BusyMeeting, type HostCalendar, type SlotRules } from './slots.js';
 
 const TOPIC = 'topic-a';
 const OTHER_TOPIC = 'topic-b';
@@ -211,5 +211,11 @@ describe('computeBusyWindow', () => {
     const window = computeBusyWindow(rules({ durationMinutes: 720, bufferBeforeMinutes: 720 }), 1_000_000_000_000, 1_000_086_400_000, 720);
     expect(window.from).toBeLessThanOrEqual(1_000_000_000_000 - 2 * 86_400_000);
     expect(window.to).toBeGreaterThanOrEqual(1_000_086_400_000 + 2 * 86_400_000);
+  });
+});
+
+describe('formatInstant', () => {
+  it.each(['2027-03-29T07:00:00.000Z', '1999-12-31T23:59:00.000Z', '2027-01-01T00:00:00.000Z', '2027-06-01T12:34:56.789Z', '1969-07-20T20:17:00.000Z'])('formats %s as toISOString does', (iso) => {
+    expect(formatInstant(Date.parse(iso))).toBe(iso);
   });
 });

@@ -113,7 +113,7 @@ export function computeSlots(host: HostCalendar, rules: SlotRules, query: SlotQu
       const next = blocked[blockedIndex];
       if (next !== undefined && next.start < spanEnd) continue;
       while (bounds[dayIndex + 1]! <= start) dayIndex += 1;
-      days[dayIndex]!.slots.push({ start: new Date(start).toISOString(), username: host.username });
+      days[dayIndex]!.slots.push({ start: formatInstant(start), username: host.username });
     }
   }
   return days;
@@ -174,6 +174,25 @@ function buildHostIntervals(availability: Availability, firstDay: number, lastDa
     if (next.start <= current.end) current.reach = Math.max(current.end, next.reach);
   }
   return result;
+}
+
+// Date#toISOString costs ~0.5 µs, most of a month view's budget; slots sit on whole
+// minutes, so a cached day prefix plus one of 1,440 prepared suffixes gives the same text.
+const MINUTE_SUFFIXES = Array.from({ length: 1440 }, (_, m) => `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}:00.000Z`);
+const dayPrefixes = new Map<number, string>();
+
+/** `formatInstant(Date.parse('2027-03-29T07:00Z'))` → `'2027-03-29T07:00:00.000Z'`, as toISOString would. */
+export function formatInstant(ms: number): string {
+  const day = Math.floor(ms / DAY);
+  const rest = ms - day * DAY;
+  if (rest % MINUTE !== 0) return new Date(ms).toISOString();
+  let prefix = dayPrefixes.get(day);
+  if (prefix === undefined) {
+    prefix = new Date(day * DAY).toISOString().slice(0, 11);
+    if (dayPrefixes.size > 100_000) dayPrefixes.clear();
+    dayPrefixes.set(day, prefix);
+  }
+  return prefix + MINUTE_SUFFIXES[rest / MINUTE]!;
 }
 
 function weekdayOf(epochDay: number): (typeof WEEKDAYS)[number] {

@@ -56,3 +56,32 @@ export async function startBenchServer(dialect: BenchDialect, extraEnv: Record<s
 export function formatNumber(value: number, digits = 0): string {
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
+
+export interface SpawnedBenchServer {
+  info: { url: string; apiKey: string; topic: string; team: string; usernames: string[]; month: number };
+  stop(): Promise<void>;
+}
+
+/** Starts bench/bench-server.ts in its own process and waits for its JSON line. */
+export async function spawnBenchServer(env: Record<string, string>): Promise<SpawnedBenchServer> {
+  const { spawn } = await import('node:child_process');
+  const extraArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...extraArgs, '--import', 'tsx', 'bench/bench-server.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const info = await new Promise<SpawnedBenchServer['info']>((resolve, reject) => {
+    let buffer = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const line = buffer.split('\n').find((l) => l.startsWith('{'));
+      if (line) resolve(JSON.parse(line));
+    });
+    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+  });
+  return {
+    info,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}

@@ -2,6 +2,7 @@ import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
 import { createDb, type Dialect } from './db/connect.js';
 import type { Db } from './db/database.js';
+import { createFastReads } from './db/fast-reads.js';
 import { migrateToLatest } from './db/migrate.js';
 import type { UseCaseContext } from './scheduling/context.js';
 
@@ -27,16 +28,20 @@ export async function createContext(config: Config, options: ContextOptions = {}
     const outcome = await migrateToLatest(handle.db);
     if (outcome.applied.length > 0) log.info({ applied: outcome.applied }, 'database migrated');
   }
+  // After migrating: the read connection prepares statements against the tables.
+  const reads = createFastReads(config.database, handle.db);
   let closed = false;
   return {
     config,
     db: handle.db,
     dialect: handle.dialect,
     log,
+    reads,
     now: options.now ?? Date.now,
     async close() {
       if (closed) return;
       closed = true;
+      reads.close();
       await handle.destroy();
     },
   };

@@ -4,7 +4,7 @@ import { TOPIC_LIMITS, checkTopicTeam, findTopicHost, type MeetingTopic, type To
 import { resolveScheduleRange, validateScheduleRangeInput } from '../domain/schedule-range.js';
 import { computeBusyWindow, computeSlots, type DaySlots, type HostCalendar, type SlotRules } from '../domain/slots.js';
 import type { DbOrTrx } from '../db/database.js';
-import { findTopic } from '../db/repositories/meeting-topics.js';
+import { createKyselyReads } from '../db/fast-reads.js';
 import { findBlockingMeetings } from '../db/repositories/meetings.js';
 import { readAvailability } from './availability.js';
 import type { Principal, UseCaseContext } from './context.js';
@@ -43,7 +43,8 @@ export async function calculateSchedule(ctx: UseCaseContext, principal: Principa
   const rangeInput = { now, timezone: input.timezone, offset: input.offset, month: input.month, year: input.year };
   const errors = validateScheduleRangeInput(rangeInput);
   if (errors.length > 0) throw new ValidationError(errors);
-  const topic = await findTopic(ctx.db, principal?.accountUuid ?? null, input.meetingTopic);
+  const reads = ctx.reads ?? createKyselyReads(ctx.db);
+  const topic = await reads.findTopic(principal?.accountUuid ?? null, input.meetingTopic);
   if (!topic) throw new NotFoundError('meeting topic');
   checkTopicTeam(topic, input.team);
   const host = findTopicHost(topic, input.username, '/username');
@@ -51,7 +52,13 @@ export async function calculateSchedule(ctx: UseCaseContext, principal: Principa
   const fromInstant = Date.parse(`${range.from}T00:00:00Z`) - ZONE_SLACK_MS;
   const toInstant = Date.parse(`${range.to}T00:00:00Z`) + DAY_MS + ZONE_SLACK_MS;
   const rules = slotRulesOf(topic);
-  const calendar = await loadHostCalendar(ctx.db, host, rules, fromInstant, toInstant, now);
+  const window = computeBusyWindow(rules, fromInstant, toInstant, TOPIC_LIMITS.bufferMinutes[1]);
+  const [availabilityJson, busy] = await Promise.all([
+    reads.findAvailabilityJson(host.uuid),
+    reads.findBlockingMeetings(host.uuid, window.from, window.to, now),
+  ]);
+  if (availabilityJson === undefined) throw new NotFoundError('host');
+  const calendar: HostCalendar = { username: host.username, availability: JSON.parse(availabilityJson) as Availability, busy };
   return {
     username: host.username,
     meetingTopic: topic.uuid,

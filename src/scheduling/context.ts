@@ -1,9 +1,12 @@
 import type { Db } from '../db/database.js';
+import type { FastReads } from '../db/fast-reads.js';
 
 /** What every use case needs: the database and the clock (so tests can move time). */
 export interface UseCaseContext {
   db: Db;
   now: () => number;
+  /** Prepared reads for the hot calculate path; without them the repositories serve. */
+  reads?: FastReads | undefined;
 }
 
 /** The caller, as established from a valid API key. */

@@ -2,7 +2,7 @@ import type { Place } from '../../domain/account.js';
 import type { FormField, MeetingTopic, PriceVariant, TopicHost } from '../../domain/meeting-topic.js';
 import type { DbOrTrx, MeetingTopicRow } from '../database.js';
 
-function topicRowToTopic(row: MeetingTopicRow, hosts: TopicHost[]): MeetingTopic {
+export function topicRowToTopic(row: MeetingTopicRow, hosts: TopicHost[]): MeetingTopic {
   return {
     uuid: row.id,
     accountUuid: row.account_id,

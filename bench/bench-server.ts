@@ -1,0 +1,52 @@
+/**
+ * A benchmark's server process: a fresh database, seeded as `BENCH_SEED` says, serving on a
+ * free port. It prints one JSON line (`{ url, … }`) once ready and runs until killed, so
+ * the load generator in the parent process does not share its CPU.
+ */
+import { DateTime } from 'luxon';
+import { insertMeeting } from '../src/db/repositories/meetings.js';
+import { newId } from '../src/ids.js';
+import { createAccount } from '../src/scheduling/create-account.js';
+import { createMeetingTopic } from '../src/scheduling/meeting-topics.js';
+import { addTeamMember } from '../src/scheduling/teams.js';
+import { startBenchServer, type BenchDialect } from './support.js';
+
+const dialect = (process.env.BENCH_DIALECT ?? 'sqlite') as BenchDialect;
+const seed = process.env.BENCH_SEED ?? 'calendar';
+const server = await startBenchServer(dialect);
+const { ctx } = server;
+const hosts = Number(process.env.BENCH_HOSTS ?? 1);
+const created = await createAccount(ctx, { name: 'Bench', ownerEmail: 'owner@bench.test', ownerFirstName: 'Bench', ownerLastName: 'Owner', maxUsers: hosts + 1, timezone: 'Europe/Warsaw', places: ['zoom'] });
+const owner = { keyUuid: '', userUuid: created.owner.uuid, accountUuid: created.account.uuid, username: created.owner.username };
+for (let i = 0; i < hosts - 1; i += 1) await addTeamMember(ctx, owner, created.team.uuid, { firstName: 'Host', lastName: `Number ${i}`, email: `host${i}@bench.test` });
+const topic = await createMeetingTopic(ctx, owner, { name: 'Bench', durationMinutes: 30, bookingWindowDays: 365, places: ['zoom'], team: created.team.uuid });
+
+let month = 0;
+if (seed === 'calendar') {
+  // 200 meetings over next month's working hours of the owner.
+  const first = DateTime.now().setZone('Europe/Warsaw').plus({ months: 1 }).startOf('month');
+  month = first.month + (first.year - DateTime.now().setZone('America/New_York').year) * 12;
+  let inserted = 0;
+  for (let day = 0; inserted < 200 && day < 31; day += 1) {
+    const date = first.plus({ days: day });
+    if (date.weekday > 5) continue;
+    for (let hour = 9; hour < 17 && inserted < 200; hour += 1) {
+      const start = date.set({ hour, minute: 0 }).toMillis();
+      await insertMeeting(ctx.db, {
+        uuid: newId(), accountUuid: created.account.uuid, topicUuid: topic.uuid, teamUuid: created.team.uuid, hostUuid: created.owner.uuid,
+        hostUsername: created.owner.username, bookingUuid: newId(), start, end: start + 30 * 60_000, status: 'confirmed', holdExpiresAt: null,
+        place: 'zoom', participant: { name: 'P', email: 'p@x.test', phone: null, timezone: 'UTC', lang: 'en' }, note: null,
+        priceVariantUuid: null, form: {}, metadata: {}, invoice: null, sequence: 0, createdAt: Date.now(), updatedAt: Date.now(), cancelledAt: null, cancelReason: null,
+      });
+      inserted += 1;
+    }
+  }
+}
+
+console.log(JSON.stringify({ url: server.url, apiKey: created.apiKey, topic: topic.uuid, team: created.team.uuid, usernames: topic.hosts.map((h) => h.username), month }));
+const stop = async () => {
+  await server.close();
+  process.exit(0);
+};
+process.on('SIGTERM', () => void stop());
+process.on('SIGINT', () => void stop());

@@ -12,7 +12,7 @@ import { addTeamMember } from '../src/scheduling/teams.js';
 import { startBenchServer, type BenchDialect } from './support.js';
 
 const dialect = (process.env.BENCH_DIALECT ?? 'sqlite') as BenchDialect;
-const seed = process.env.BENCH_SEED ?? 'calendar';
+const seed = process.env.BENCH_SEED ?? 'calendar'; // 'calendar' | 'none'
 const server = await startBenchServer(dialect);
 const { ctx } = server;
 const hosts = Number(process.env.BENCH_HOSTS ?? 1);

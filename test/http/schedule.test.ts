@@ -252,5 +252,19 @@ for (const dialect of DIALECTS) {
         await jobs.stop();
       }
     });
+
+    it('forgets an idempotency key after 24 hours', async () => {
+      const [slot, other] = (await slotsOf(topic.uuid)).slice(2);
+      const headers = { 'idempotency-key': 'daily-order' };
+      expect((await schedule(booking([slot!]), acme.apiKey, headers)).statusCode).toBe(201);
+      t.clock.advance(23 * 3_600_000);
+      expectProblem(await schedule(booking([other!]), acme.apiKey, headers), 409, 'IDEMPOTENCY_KEY_REUSED');
+      t.clock.advance(2 * 3_600_000);
+      const later = (await slotsOf(topic.uuid))[0]!;
+      const fresh = await schedule(booking([later]), acme.apiKey, headers);
+      expect(fresh.statusCode).toBe(201);
+      expect(fresh.headers['idempotent-replayed']).toBeUndefined();
+      expect(fresh.json().meetings[0].start).toBe(later.start);
+    });
   });
 }

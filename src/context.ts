@@ -4,6 +4,7 @@ import { createDb, type Dialect } from './db/connect.js';
 import type { Db } from './db/database.js';
 import { createFastReads } from './db/fast-reads.js';
 import { migrateToLatest } from './db/migrate.js';
+import { createScheduleCache } from './scheduling/schedule-cache.js';
 import type { UseCaseContext } from './scheduling/context.js';
 
 /** Everything the service shares between requests, built once at start-up. */
@@ -37,6 +38,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     dialect: handle.dialect,
     log,
     reads,
+    scheduleCache: createScheduleCache(),
     now: options.now ?? Date.now,
     async close() {
       if (closed) return;

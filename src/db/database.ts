@@ -36,7 +36,11 @@ export interface UserTable {
   availability: string;
   created_at: number;
   deactivated_at: number | null;
-  /** Bumped under the user's row lock; serialises bookings of one host. */
+  /**
+   * The host's calendar version: bumped by every change to the host's free time (booking,
+   * cancellation, hours, another topic's buffers). Taking it is also the row lock that
+   * serialises bookings of one host. Cached schedules are valid only for the version they saw.
+   */
   lock_version: Generated<number>;
 }
 

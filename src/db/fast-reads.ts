@@ -3,7 +3,7 @@ import type { MeetingTopic, TopicHost } from '../domain/meeting-topic.js';
 import type { BusyMeeting } from '../domain/slots.js';
 import type { DatabaseConfig } from '../config.js';
 import type { Db, MeetingTopicRow } from './database.js';
-import { findAvailabilityJson } from './repositories/users.js';
+import { findAvailabilityJson, findCalendarVersion } from './repositories/users.js';
 import { findBlockingMeetings } from './repositories/meetings.js';
 import { findTopic, topicRowToTopic } from './repositories/meeting-topics.js';
 
@@ -15,6 +15,8 @@ export interface FastReads {
   findTopic(accountUuid: string | null, topicUuid: string): Promise<MeetingTopic | undefined>;
   findAvailabilityJson(userUuid: string): Promise<string | undefined>;
   findBlockingMeetings(hostUuid: string, from: number, to: number, now: number): Promise<BusyMeeting[]>;
+  /** The host's calendar version (see UserTable.lock_version). */
+  findCalendarVersion(userUuid: string): Promise<number | undefined>;
   close(): void;
 }
 
@@ -24,6 +26,7 @@ export function createKyselyReads(db: Db): FastReads {
     findTopic: (accountUuid, topicUuid) => findTopic(db, accountUuid, topicUuid),
     findAvailabilityJson: (userUuid) => findAvailabilityJson(db, userUuid),
     findBlockingMeetings: (hostUuid, from, to, now) => findBlockingMeetings(db, hostUuid, from, to, now),
+    findCalendarVersion: (userUuid) => findCalendarVersion(db, userUuid),
     close: () => undefined,
   };
 }
@@ -44,12 +47,13 @@ export function createSqliteReads(filename: string): FastReads {
      where meeting_topic_hosts.topic_id = ? and users.deactivated_at is null
      order by meeting_topic_hosts.position`,
   );
+  const calendarVersionOf = connection.prepare<[string], { version: number }>('select lock_version as version from users where id = ?');
   const availabilityOf = connection.prepare<[string], { availability: string }>('select availability from users where id = ?');
   // Rows as arrays from the covering index, and each topic's buffers looked up once: a
   // join and row objects cost three times as much for a month of meetings.
   const blockingMeetings = connection
-    .prepare<[string, number, number, number], [number, number, string]>(
-      `select starts_at, ends_at, topic_id from meetings
+    .prepare<[string, number, number, number], [number, number, string, number | null]>(
+      `select starts_at, ends_at, topic_id, hold_expires_at from meetings
        where host_user_id = ? and starts_at >= ? and starts_at < ?
          and (status = 'confirmed' or (status = 'pending_payment' and hold_expires_at > ?))
        order by starts_at`,
@@ -69,14 +73,17 @@ export function createSqliteReads(filename: string): FastReads {
     },
     async findBlockingMeetings(hostUuid, from, to, now) {
       const buffers = new Map<string, { before: number; after: number }>();
-      return blockingMeetings.all(hostUuid, from, to, now).map(([start, end, topicUuid]) => {
+      return blockingMeetings.all(hostUuid, from, to, now).map(([start, end, topicUuid, holdExpiresAt]) => {
         let buffer = buffers.get(topicUuid);
         if (!buffer) {
           buffer = buffersOf.get(topicUuid) ?? { before: 0, after: 0 };
           buffers.set(topicUuid, buffer);
         }
-        return { start, end, topicUuid, bufferBeforeMinutes: buffer.before, bufferAfterMinutes: buffer.after };
+        return { start, end, topicUuid, holdExpiresAt, bufferBeforeMinutes: buffer.before, bufferAfterMinutes: buffer.after };
       });
+    },
+    async findCalendarVersion(userUuid) {
+      return calendarVersionOf.get(userUuid)?.version;
     },
     close: () => connection.close(),
   };

@@ -19,6 +19,8 @@ export interface BusyMeeting {
   bufferBeforeMinutes: number;
   bufferAfterMinutes: number;
   topicUuid: string;
+  /** For a meeting pending payment: when its hold ends and it stops blocking. */
+  holdExpiresAt?: number | null;
 }
 
 export interface HostCalendar {

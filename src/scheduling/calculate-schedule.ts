@@ -4,7 +4,8 @@ import { TOPIC_LIMITS, checkTopicTeam, findTopicHost, type MeetingTopic, type To
 import { resolveScheduleRange, validateScheduleRangeInput } from '../domain/schedule-range.js';
 import { computeBusyWindow, computeSlots, type DaySlots, type HostCalendar, type SlotRules } from '../domain/slots.js';
 import type { DbOrTrx } from '../db/database.js';
-import { createKyselyReads } from '../db/fast-reads.js';
+import { createKyselyReads, type FastReads } from '../db/fast-reads.js';
+import type { CachedSchedule } from './schedule-cache.js';
 import { findBlockingMeetings } from '../db/repositories/meetings.js';
 import { readAvailability } from './availability.js';
 import type { Principal, UseCaseContext } from './context.js';
@@ -30,6 +31,7 @@ export interface Schedule {
   days: DaySlots[];
 }
 
+const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 // Local dates span at most UTC−12…UTC+14 around the same UTC date.
 const ZONE_SLACK_MS = 2 * DAY_MS;
@@ -37,6 +39,12 @@ const ZONE_SLACK_MS = 2 * DAY_MS;
 /**
  * Seed endpoint 6: the host's free slots on each local date of the participant's range.
  * Public; when a key is sent, the topic must belong to the key's account.
+ *
+ * Schedules are cached (see schedule-cache.ts): computed for the start of the current
+ * minute with the window stretched by that minute, then trimmed to the exact `now`, which
+ * gives the same slots as computing for `now` itself, since only the notice and window
+ * bounds depend on the clock. The host's calendar version is read before the calendar, so
+ * an entry can be older than its version says, never newer.
  */
 export async function calculateSchedule(ctx: UseCaseContext, principal: Principal | null, input: CalculateScheduleInput): Promise<Schedule> {
   const now = ctx.now();
@@ -49,17 +57,31 @@ export async function calculateSchedule(ctx: UseCaseContext, principal: Principa
   checkTopicTeam(topic, input.team);
   const host = findTopicHost(topic, input.username, '/username');
   const range = resolveScheduleRange(rangeInput);
-  const fromInstant = Date.parse(`${range.from}T00:00:00Z`) - ZONE_SLACK_MS;
-  const toInstant = Date.parse(`${range.to}T00:00:00Z`) + DAY_MS + ZONE_SLACK_MS;
   const rules = slotRulesOf(topic);
-  const window = computeBusyWindow(rules, fromInstant, toInstant, TOPIC_LIMITS.bufferMinutes[1]);
-  const [availabilityJson, busy] = await Promise.all([
-    reads.findAvailabilityJson(host.uuid),
-    reads.findBlockingMeetings(host.uuid, window.from, window.to, now),
-  ]);
-  if (availabilityJson === undefined) throw new NotFoundError('host');
-  const calendar: HostCalendar = { username: host.username, availability: JSON.parse(availabilityJson) as Availability, busy };
-  return {
+  const calendarVersion = await reads.findCalendarVersion(host.uuid);
+  if (calendarVersion === undefined) throw new NotFoundError('host');
+
+  const key = JSON.stringify([rules, host.uuid, input.timezone, range.from, range.to]);
+  let entry = ctx.scheduleCache?.get(key);
+  if (!entry || entry.calendarVersion !== calendarVersion || now < entry.readAt || now >= entry.validUntil) {
+    entry = await computeEntry(reads, host, rules, input.timezone, range, now, calendarVersion);
+    ctx.scheduleCache?.set(key, entry);
+  }
+
+  const earliest = now + rules.minimumNoticeMinutes * MINUTE_MS;
+  const latest = now + rules.bookingWindowDays * DAY_MS;
+  const untrimmed = entry.firstStart === null || (entry.firstStart >= earliest && entry.lastStart! <= latest);
+  if (untrimmed && entry.response) return entry.response as Schedule;
+  const days = untrimmed
+    ? entry.days
+    : entry.days.map((day) => ({
+        date: day.date,
+        slots: day.slots.filter((slot) => {
+          const start = Date.parse(slot.start);
+          return start >= earliest && start <= latest;
+        }),
+      }));
+  const schedule: Schedule = {
     username: host.username,
     meetingTopic: topic.uuid,
     team: topic.teamUuid,
@@ -67,7 +89,45 @@ export async function calculateSchedule(ctx: UseCaseContext, principal: Principa
     durationMinutes: topic.durationMinutes,
     from: range.from,
     to: range.to,
-    days: computeSlots(calendar, rules, { now, participantTimezone: input.timezone, from: range.from, to: range.to }),
+    days,
+  };
+  if (untrimmed) entry.response = schedule;
+  return schedule;
+}
+
+async function computeEntry(
+  reads: FastReads,
+  host: TopicHost,
+  rules: SlotRules,
+  participantTimezone: string,
+  range: { from: string; to: string },
+  now: number,
+  calendarVersion: number,
+): Promise<CachedSchedule> {
+  const computedFor = Math.floor(now / MINUTE_MS) * MINUTE_MS;
+  const fromInstant = Date.parse(`${range.from}T00:00:00Z`) - ZONE_SLACK_MS;
+  const toInstant = Date.parse(`${range.to}T00:00:00Z`) + DAY_MS + ZONE_SLACK_MS;
+  const window = computeBusyWindow(rules, fromInstant, toInstant, TOPIC_LIMITS.bufferMinutes[1]);
+  const [availabilityJson, busy] = await Promise.all([
+    reads.findAvailabilityJson(host.uuid),
+    // Holds are read as of `now`: one that ended earlier this minute no longer blocks.
+    reads.findBlockingMeetings(host.uuid, window.from, window.to, now),
+  ]);
+  if (availabilityJson === undefined) throw new NotFoundError('host');
+  const calendar: HostCalendar = { username: host.username, availability: JSON.parse(availabilityJson) as Availability, busy };
+  // A minute later the window reaches a minute further: compute that far, trim per request.
+  const stretched = { ...rules, bookingWindowDays: rules.bookingWindowDays + MINUTE_MS / DAY_MS };
+  const days = computeSlots(calendar, stretched, { now: computedFor, participantTimezone, from: range.from, to: range.to });
+  const starts = days.flatMap((day) => day.slots.map((slot) => slot.start));
+  const holdsEnd = busy.map((meeting) => meeting.holdExpiresAt ?? Infinity);
+  return {
+    calendarVersion,
+    computedFor,
+    readAt: now,
+    validUntil: Math.min(computedFor + MINUTE_MS, ...holdsEnd),
+    days,
+    firstStart: starts.length > 0 ? Date.parse(starts[0]!) : null,
+    lastStart: starts.length > 0 ? Date.parse(starts[starts.length - 1]!) : null,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.js';
 import type { FastReads } from '../db/fast-reads.js';
+import type { ScheduleCache } from './schedule-cache.js';
 
 /** What every use case needs: the database and the clock (so tests can move time). */
 export interface UseCaseContext {
@@ -7,6 +8,8 @@ export interface UseCaseContext {
   now: () => number;
   /** Prepared reads for the hot calculate path; without them the repositories serve. */
   reads?: FastReads | undefined;
+  /** Computed schedules, checked against the host's calendar version on every use. */
+  scheduleCache?: ScheduleCache | undefined;
 }
 
 /** The caller, as established from a valid API key. */

@@ -11,6 +11,7 @@ import { findAccount } from '../db/repositories/accounts.js';
 import { findTopic, insertTopic, listTopics, softDeleteTopic, updateTopic, type TopicFilter } from '../db/repositories/meeting-topics.js';
 import { findMembership, findTeam } from '../db/repositories/teams.js';
 import { findActiveUserByUsername, findActiveUsersByUsernames, findUserIdsManagedBy, listTeamMembers } from '../db/repositories/users.js';
+import { bumpHostsOfTopic } from '../db/repositories/meetings.js';
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
 import type { Principal, UseCaseContext } from './context.js';
@@ -90,6 +91,10 @@ export async function updateMeetingTopic(ctx: UseCaseContext, principal: Princip
     if (errors.length > 0) throw new ValidationError(errors);
     const topic: MeetingTopic = { ...current, ...settings, hosts, updatedAt: now };
     await updateTopic(trx, topic);
+    // This topic's meetings block their hosts' time by its buffers, whatever topic a slot is for.
+    if (topic.bufferBeforeMinutes !== current.bufferBeforeMinutes || topic.bufferAfterMinutes !== current.bufferAfterMinutes) {
+      await bumpHostsOfTopic(trx, topic.uuid);
+    }
     return topic;
   });
 }

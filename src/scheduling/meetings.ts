@@ -4,7 +4,7 @@ import { findAccount } from '../db/repositories/accounts.js';
 import { findMeeting, listMeetings as selectMeetings, markMeetingCancelled } from '../db/repositories/meetings.js';
 import { findTopicIncludingDeleted } from '../db/repositories/meeting-topics.js';
 import { findActiveUserByUsername } from '../db/repositories/users.js';
-import { expireLapsedHolds } from '../db/repositories/meetings.js';
+import { expireLapsedHolds, lockHost } from '../db/repositories/meetings.js';
 import { deleteIdempotentResponsesBefore } from '../db/repositories/idempotency.js';
 import { inTransaction } from '../db/transaction.js';
 import type { Principal, UseCaseContext } from './context.js';
@@ -70,6 +70,7 @@ export async function cancelMeeting(ctx: UseCaseContext, principal: Principal, m
     const status = statusAt(meeting, now);
     if (status === 'cancelled' || status === 'expired') return { ...meeting, status };
     const cancelReason = reason?.trim() || null;
+    await lockHost(trx, meeting.hostUuid);
     await markMeetingCancelled(trx, meeting.uuid, now, cancelReason);
     const cancelled: Meeting = { ...meeting, status: 'cancelled', cancelledAt: now, cancelReason, updatedAt: now, sequence: meeting.sequence + 1 };
     // Only a confirmed meeting had invitations sent; a pending one never reached calendars.

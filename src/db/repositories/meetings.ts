@@ -15,6 +15,7 @@ export async function findBlockingMeetings(db: DbOrTrx, hostUuid: string, from: 
       'meetings.starts_at as start',
       'meetings.ends_at as end',
       'meetings.topic_id as topicUuid',
+      'meetings.hold_expires_at as holdExpiresAt',
       'meeting_topics.buffer_before_minutes as bufferBeforeMinutes',
       'meeting_topics.buffer_after_minutes as bufferAfterMinutes',
     ])
@@ -160,6 +161,15 @@ export async function listMeetings(db: DbOrTrx, query: MeetingQuery): Promise<Me
   return rows.map(meetingRowToMeeting);
 }
 
+/** Bumps the calendar version of every host with meetings of the topic (its buffers changed). */
+export async function bumpHostsOfTopic(db: DbOrTrx, topicUuid: string): Promise<void> {
+  await db
+    .updateTable('users')
+    .set((eb) => ({ lock_version: eb('lock_version', '+', 1) }))
+    .where('id', 'in', (eb) => eb.selectFrom('meetings').select('host_user_id').where('topic_id', '=', topicUuid))
+    .execute();
+}
+
 export async function markMeetingCancelled(db: DbOrTrx, meetingUuid: string, cancelledAt: number, reason: string | null): Promise<void> {
   await db
     .updateTable('meetings')
@@ -179,7 +189,10 @@ export async function expireLapsedHolds(db: DbOrTrx, now: number): Promise<numbe
   return Number(result.numUpdatedRows);
 }
 
-/** Takes the host's row lock: bookings of one host run one at a time, on every instance. */
+/**
+ * Takes the host's row lock (bookings of one host run one at a time, on every instance) and
+ * bumps the host's calendar version, so cached schedules of the host are recomputed.
+ */
 export async function lockHost(db: DbOrTrx, hostUuid: string): Promise<void> {
   await db
     .updateTable('users')

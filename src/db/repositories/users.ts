@@ -138,5 +138,15 @@ export async function findAvailabilityJson(db: DbOrTrx, userUuid: string): Promi
 
 /** Stores the availability; its time zone becomes the user's time zone. */
 export async function updateAvailability(db: DbOrTrx, userUuid: string, timezone: string, availabilityJson: string): Promise<void> {
-  await db.updateTable('users').set({ timezone, availability: availabilityJson }).where('id', '=', userUuid).execute();
+  await db
+    .updateTable('users')
+    .set((eb) => ({ timezone, availability: availabilityJson, lock_version: eb('lock_version', '+', 1) }))
+    .where('id', '=', userUuid)
+    .execute();
+}
+
+/** The host's calendar version (see UserTable.lock_version). */
+export async function findCalendarVersion(db: DbOrTrx, userUuid: string): Promise<number | undefined> {
+  const row = await db.selectFrom('users').select('lock_version').where('id', '=', userUuid).executeTakeFirst();
+  return row?.lock_version;
 }

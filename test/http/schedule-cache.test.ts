@@ -1,0 +1,82 @@
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { createContext, type AppContext } from '../../src/context.js';
+import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import { DIALECTS, call, createClock, createTestAccount, createTestApp, type TestApp } from '../helpers.js';
+
+type Slot = { start: string; username: string };
+
+/**
+ * Calculated schedules are cached per instance; these tests run two instances over one
+ * database and check that a change made through one is seen at once by the other.
+ */
+for (const dialect of DIALECTS) {
+  describe(`cached schedules stay exact across instances [${dialect}]`, () => {
+    let a: TestApp;
+    let bCtx: AppContext;
+    let b: Awaited<ReturnType<typeof buildApp>>;
+    let acme: CreatedAccount;
+    let topic: { uuid: string };
+    let other: { uuid: string };
+
+    beforeAll(async () => {
+      a = await createTestApp(dialect, createClock('2027-01-04T06:00:00.000Z'));
+      bCtx = await createContext(a.ctx.config, { now: a.clock.now, log: pino({ level: 'silent' }) });
+      b = await buildApp(bCtx);
+      acme = await createTestAccount(a.ctx, { timezone: 'UTC', places: ['zoom'] });
+      topic = (await call(a.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Cached', durationMinutes: 30, places: ['zoom'], minimumNoticeMinutes: 60 })).json();
+      other = (await call(a.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Other', durationMinutes: 30, places: ['zoom'] })).json();
+    });
+    afterAll(async () => {
+      await b?.close();
+      await bCtx?.close();
+      await a.close();
+    });
+
+    const slotsFrom = async (app: TestApp['app'], topicUuid = topic.uuid) =>
+      ((await call(app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topicUuid, timezone: 'UTC', offset: 0 })).json().days as { slots: Slot[] }[])
+        .flatMap((day) => day.slots)
+        .map((slot) => slot.start);
+    const book = (app: TestApp['app'], start: string, topicUuid = topic.uuid) =>
+      call(app, acme.apiKey, 'POST', '/api/v1/schedule', { dates: [{ start, username: acme.owner.username }], email: 'p@example.com', lang: 'en', name: 'P', place: 'zoom', meetingTopic: topicUuid, timezone: 'UTC' });
+
+    it('drops a slot booked through the other instance', async () => {
+      const before = await slotsFrom(a.app);
+      expect((await book(b, before[3]!)).statusCode).toBe(201);
+      expect(await slotsFrom(a.app)).not.toContain(before[3]);
+    });
+
+    it('brings a slot back when the other instance cancels its meeting', async () => {
+      const before = await slotsFrom(a.app);
+      const meeting = (await book(b, before[5]!)).json().meetings[0];
+      expect(await slotsFrom(a.app)).not.toContain(before[5]);
+      await call(b, acme.apiKey, 'POST', `/api/v1/meetings/${meeting.uuid}/cancel`);
+      expect(await slotsFrom(a.app)).toContain(before[5]);
+    });
+
+    it('follows changed hours and another topic\'s buffers', async () => {
+      const before = await slotsFrom(a.app);
+      await call(b, acme.apiKey, 'PUT', `/api/v1/users/${acme.owner.uuid}/availability`, { timezone: 'UTC', weekly: { monday: [{ start: '12:00', end: '13:00' }] } });
+      const monday = await slotsFrom(a.app);
+      expect(monday).not.toEqual(before);
+      expect(monday.filter((s) => s.startsWith('2027-01-04'))).toEqual(['2027-01-04T12:00:00.000Z', '2027-01-04T12:30:00.000Z']);
+
+      // A meeting of the other topic at 12:30; widening that topic's buffer removes 12:00 too.
+      expect((await book(b, '2027-01-04T12:30:00.000Z', other.uuid)).statusCode).toBe(201);
+      expect((await slotsFrom(a.app)).filter((s) => s.startsWith('2027-01-04'))).toEqual(['2027-01-04T12:00:00.000Z']);
+      await call(b, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${other.uuid}`, { bufferBeforeMinutes: 15 });
+      expect((await slotsFrom(a.app)).filter((s) => s.startsWith('2027-01-04'))).toEqual([]);
+    });
+
+    it('trims to the exact minimum notice as time moves within a cached minute', async () => {
+      await call(b, acme.apiKey, 'PUT', `/api/v1/users/${acme.owner.uuid}/availability`, { timezone: 'UTC', weekly: { tuesday: [{ start: '09:00', end: '12:00' }] } });
+      a.clock.set('2027-01-05T07:59:00.000Z'); // notice 60 min: 09:00 is still offered
+      expect((await slotsFrom(a.app))[0]).toBe('2027-01-05T09:00:00.000Z');
+      a.clock.set('2027-01-05T08:00:00.001Z'); // now 09:00 is less than an hour away
+      expect((await slotsFrom(a.app))[0]).toBe('2027-01-05T09:30:00.000Z');
+      a.clock.set('2027-01-05T08:00:59.999Z');
+      expect((await slotsFrom(a.app))[0]).toBe('2027-01-05T09:30:00.000Z');
+    });
+  });
+}

@@ -13,7 +13,12 @@ import { startBenchServer, type BenchDialect } from './support.js';
 
 const dialect = (process.env.BENCH_DIALECT ?? 'sqlite') as BenchDialect;
 const seed = process.env.BENCH_SEED ?? 'calendar'; // 'calendar' | 'none'
-const server = await startBenchServer(dialect);
+// A reference route: the month view's own response body, sent as a constant string. Its
+// throughput is the ceiling for any month view of that size on this machine.
+let staticMonthBody = '{}';
+const server = await startBenchServer(dialect, {}, async (app) => {
+  app.post('/bench/static-month', async (_request, reply) => reply.type('application/json; charset=utf-8').send(staticMonthBody));
+});
 const { ctx } = server;
 const hosts = Number(process.env.BENCH_HOSTS ?? 1);
 const created = await createAccount(ctx, { name: 'Bench', ownerEmail: 'owner@bench.test', ownerFirstName: 'Bench', ownerLastName: 'Owner', maxUsers: hosts + 1, timezone: 'Europe/Warsaw', places: ['zoom'] });
@@ -43,6 +48,14 @@ if (seed === 'calendar') {
   }
 }
 
+if (seed === 'calendar') {
+  const response = await fetch(`${server.url}/api/v1/calculate-schedule`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: created.owner.username, meetingTopic: topic.uuid, team: created.team.uuid, timezone: 'America/New_York', offset: 0, month }),
+  });
+  staticMonthBody = await response.text();
+}
 console.log(JSON.stringify({ url: server.url, apiKey: created.apiKey, topic: topic.uuid, team: created.team.uuid, usernames: topic.hosts.map((h) => h.username), month }));
 const stop = async () => {
   await server.close();

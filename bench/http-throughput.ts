@@ -2,7 +2,8 @@
  * HTTP throughput of POST /calculate-schedule (a week view, and a month view of a host with
  * 200 meetings that month) next to the same server's /healthz, in one run. The server runs
  * in its own process; autocannon here. Run: npx tsx bench/http-throughput.ts [seconds] [dialect]
- * Goal: month view ≥ 0.5 × /healthz.
+ * Goal: month view ≥ 0.5 × /healthz. For scale it also measures the month view's own body
+ * sent as a constant string from the same server: no month view of that size can beat it.
  */
 import autocannon from 'autocannon';
 import { formatNumber, spawnBenchServer, type BenchDialect } from './support.js';
@@ -15,6 +16,7 @@ try {
   const body = (extra: Record<string, unknown>) => JSON.stringify({ username: usernames[0], meetingTopic: topic, team, timezone: 'America/New_York', offset: 0, ...extra });
   const cases = [
     { name: 'GET /healthz', method: 'GET' as const, path: '/healthz', body: undefined },
+    { name: 'same-size constant body (ceiling)', method: 'POST' as const, path: '/bench/static-month', body: '{}' },
     { name: 'calculate, week view', method: 'POST' as const, path: '/api/v1/calculate-schedule', body: body({ offset: 28 }) },
     { name: 'calculate, month view (200 meetings)', method: 'POST' as const, path: '/api/v1/calculate-schedule', body: body({ month }) },
   ];

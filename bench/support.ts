@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
@@ -13,7 +14,7 @@ export type BenchDialect = 'sqlite' | 'postgres';
  * A running service on a fresh database for a benchmark: SQLite in a temp folder, or a new
  * PostgreSQL database (BENCH_POSTGRES_URL, default the local server) dropped afterwards.
  */
-export async function startBenchServer(dialect: BenchDialect, extraEnv: Record<string, string> = {}) {
+export async function startBenchServer(dialect: BenchDialect, extraEnv: Record<string, string> = {}, beforeListen?: (app: FastifyInstance, ctx: AppContext) => Promise<void>) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'termin-bench-'));
   const env: Record<string, string> = { DATA_DIR: dataDir, TERMIN_DEMO: 'false', MIGRATE_ON_START: 'true', LOG_LEVEL: 'silent', PORT: '0', ...extraEnv };
   let dropDatabase = async () => undefined as unknown;
@@ -37,6 +38,7 @@ export async function startBenchServer(dialect: BenchDialect, extraEnv: Record<s
   }
   const ctx: AppContext = await createContext(loadConfig(env), { log: pino({ level: 'silent' }) });
   const app = await buildApp(ctx);
+  await beforeListen?.(app, ctx);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const url = typeof address === 'object' && address ? `http://127.0.0.1:${address.port}` : '';

@@ -95,6 +95,7 @@ export interface MeetingTopicTable {
   form: string;
   created_at: number;
   updated_at: number;
+  version: Generated<number>;
   deleted_at: number | null;
 }
 

@@ -40,9 +40,15 @@ export function createKyselyReads(db: Db): FastReads {
 export function createSqliteReads(filename: string): FastReads {
   const connection = new SqliteDatabase(filename, { readonly: true, fileMustExist: true });
   connection.pragma('busy_timeout = 5000');
+  // A topic's settings are parsed once per version; its hosts (and their calendar versions)
+  // are read every time, since deactivating a user changes them without touching the topic.
+  const topicVersion = connection.prepare<[string], { version: number; account_id: string }>(
+    'select version, account_id from meeting_topics where id = ? and deleted_at is null',
+  );
   const topicById = connection.prepare<[string], MeetingTopicRow>('select * from meeting_topics where id = ? and deleted_at is null');
+  const parsedTopics = new Map<string, MeetingTopic & { version: number }>();
   const hostsOfTopic = connection.prepare<[string], TopicHost>(
-    `select users.id as uuid, users.username as username from meeting_topic_hosts
+    `select users.id as uuid, users.username as username, users.lock_version as calendarVersion from meeting_topic_hosts
      join users on users.id = meeting_topic_hosts.user_id
      where meeting_topic_hosts.topic_id = ? and users.deactivated_at is null
      order by meeting_topic_hosts.position`,
@@ -64,9 +70,18 @@ export function createSqliteReads(filename: string): FastReads {
   );
   return {
     async findTopic(accountUuid, topicUuid) {
-      const row = topicById.get(topicUuid);
-      if (!row || (accountUuid !== null && row.account_id !== accountUuid)) return undefined;
-      return topicRowToTopic(row, hostsOfTopic.all(topicUuid));
+      const header = topicVersion.get(topicUuid);
+      if (!header || (accountUuid !== null && header.account_id !== accountUuid)) return undefined;
+      let parsed = parsedTopics.get(topicUuid);
+      if (!parsed || parsed.version !== header.version) {
+        const row = topicById.get(topicUuid);
+        if (!row) return undefined;
+        parsed = { ...topicRowToTopic(row, []), version: row.version };
+        if (parsedTopics.size > 10_000) parsedTopics.clear();
+        parsedTopics.set(topicUuid, parsed);
+      }
+      const { version: _version, ...topic } = parsed;
+      return { ...topic, hosts: hostsOfTopic.all(topicUuid) };
     },
     async findAvailabilityJson(userUuid) {
       return availabilityOf.get(userUuid)?.availability;

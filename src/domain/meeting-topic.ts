@@ -39,6 +39,8 @@ export interface TopicSettings {
 export interface TopicHost {
   uuid: string;
   username: string;
+  /** The host's calendar version when read with the topic (for cached schedules). */
+  calendarVersion?: number;
 }
 
 export interface MeetingTopic extends TopicSettings {

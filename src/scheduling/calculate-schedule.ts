@@ -58,7 +58,7 @@ export async function calculateSchedule(ctx: UseCaseContext, principal: Principa
   const host = findTopicHost(topic, input.username, '/username');
   const range = resolveScheduleRange(rangeInput);
   const rules = slotRulesOf(topic);
-  const calendarVersion = await reads.findCalendarVersion(host.uuid);
+  const calendarVersion = host.calendarVersion ?? (await reads.findCalendarVersion(host.uuid));
   if (calendarVersion === undefined) throw new NotFoundError('host');
 
   const key = JSON.stringify([rules, host.uuid, input.timezone, range.from, range.to]);

@@ -25,6 +25,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('form', 'text', (col) => col.notNull())
     .addColumn('created_at', 'bigint', (col) => col.notNull())
     .addColumn('updated_at', 'bigint', (col) => col.notNull())
+    // Bumped by every update: readers that keep a parsed topic compare it.
+    .addColumn('version', 'integer', (col) => col.notNull().defaultTo(0))
     // Deleted topics stay, so their meetings keep their buffers and their history.
     .addColumn('deleted_at', 'bigint')
     .execute();

@@ -59,7 +59,11 @@ export async function insertTopic(db: DbOrTrx, topic: MeetingTopic): Promise<voi
 
 export async function updateTopic(db: DbOrTrx, topic: MeetingTopic): Promise<void> {
   const { id: _id, account_id: _account, created_at: _created, created_by: _creator, ...changes } = topicToRow(topic);
-  await db.updateTable('meeting_topics').set(changes).where('id', '=', topic.uuid).execute();
+  await db
+    .updateTable('meeting_topics')
+    .set((eb) => ({ ...changes, version: eb('version', '+', 1) }))
+    .where('id', '=', topic.uuid)
+    .execute();
   await replaceTopicHosts(db, topic.uuid, topic.hosts);
 }
 

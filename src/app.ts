@@ -7,6 +7,7 @@ import { handleError } from './http/problems.js';
 import { acceptOptionalApiKey, requireApiKey, requireJsonAccept } from './http/request-guards.js';
 import { accountRoutes } from './http/routes/account.js';
 import { availabilityRoutes } from './http/routes/availability.js';
+import { discountCodeRoutes } from './http/routes/discount-codes.js';
 import { docsRoutes } from './http/routes/docs.js';
 import { healthRoutes } from './http/routes/health.js';
 import { meetingTopicRoutes } from './http/routes/meeting-topics.js';
@@ -15,6 +16,7 @@ import { calculateScheduleRoutes } from './http/routes/schedule.js';
 import { teamRoutes } from './http/routes/teams.js';
 import { AccountSchema, ApiKeySchema } from './http/schemas/account.js';
 import { AvailabilitySchema } from './http/schemas/availability.js';
+import { DiscountCodeSchema } from './http/schemas/discount-codes.js';
 import { MeetingTopicSchema } from './http/schemas/meeting-topics.js';
 import { MeetingSchema, PaymentSchema, SlotSchema } from './http/schemas/schedule.js';
 import { ProblemSchema } from './http/schemas/common.js';
@@ -43,7 +45,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // Only JSON bodies are accepted; anything else (text/plain included) is a 415.
   app.removeContentTypeParser('text/plain');
 
-  for (const schema of [ProblemSchema, TeamSchema, MemberSchema, AccountSchema, ApiKeySchema, MeetingTopicSchema, AvailabilitySchema, SlotSchema, MeetingSchema, PaymentSchema]) app.addSchema(schema);
+  for (const schema of [ProblemSchema, TeamSchema, MemberSchema, AccountSchema, ApiKeySchema, MeetingTopicSchema, AvailabilitySchema, SlotSchema, MeetingSchema, PaymentSchema, DiscountCodeSchema]) app.addSchema(schema);
 
   await app.register(swagger, {
     openapi: {
@@ -76,6 +78,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         await authenticated.register(meetingTopicRoutes, { ctx });
         await authenticated.register(availabilityRoutes, { ctx });
         await authenticated.register(meetingRoutes, { ctx, publicUrl: ctx.config.publicUrl });
+        await authenticated.register(discountCodeRoutes, { ctx });
       });
 
       await api.register(async (open) => {

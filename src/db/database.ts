@@ -167,6 +167,20 @@ export interface PaymentTable {
   expires_at: number;
   created_at: number;
   paid_at: number | null;
+  discount_code_id: string | null;
+}
+
+export interface DiscountCodeTable {
+  id: string;
+  account_id: string;
+  code: string;
+  percent_off: number | null;
+  amount_off: number | null;
+  amount_currency: string | null;
+  expires_at: number | null;
+  usage_limit: number | null;
+  times_used: Generated<number>;
+  created_at: number;
 }
 
 export interface Database {
@@ -181,6 +195,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeyTable;
   outbox: OutboxTable;
   payments: PaymentTable;
+  discount_codes: DiscountCodeTable;
 }
 
 export type Db = Kysely<Database>;
@@ -199,3 +214,4 @@ export type NewApiKeyRow = Insertable<ApiKeyTable>;
 export type MeetingTopicRow = Selectable<MeetingTopicTable>;
 export type MeetingRow = Selectable<MeetingTable>;
 export type NewMeetingRow = Insertable<MeetingTable>;
+export type DiscountCodeRow = Selectable<DiscountCodeTable>;

@@ -76,5 +76,6 @@ export function paymentToJson(payment: Payment, publicUrl: string) {
     currency: payment.currency,
     redirectUrl: `${publicUrl}/pay/${payment.uuid}`,
     expiresAt: toIso(payment.expiresAt),
+    discountCode: payment.discountCode,
   };
 }

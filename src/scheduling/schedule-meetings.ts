@@ -1,6 +1,7 @@
 import type { Gateway, Place } from '../domain/account.js';
 import { DiscountInvalidError, IdempotencyKeyReusedError, NotFoundError, SlotUnavailableError, ValidationError, type FieldError } from '../domain/errors.js';
-import { checkTopicTeam, findTopicHost, isPaidTopic, type MeetingTopic, type TopicHost } from '../domain/meeting-topic.js';
+import { applyDiscount, discountRefusal, normalizeDiscountCode, type DiscountCode } from '../domain/discount.js';
+import { checkTopicTeam, findTopicHost, isPaidTopic, type MeetingTopic, type Money, type TopicHost } from '../domain/meeting-topic.js';
 import {
   PAYMENT_HOLD_MS,
   basePrice,
@@ -19,6 +20,7 @@ import { claimIdempotencyKey, completeIdempotencyKey, deleteIdempotentResponse, 
 import { insertMeeting, lockHost } from '../db/repositories/meetings.js';
 import { insertPayment, type Payment } from '../db/repositories/payments.js';
 import { findTopic } from '../db/repositories/meeting-topics.js';
+import { findDiscountByCode, useDiscountCode } from '../db/repositories/discount-codes.js';
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
 import { loadHostCalendar, slotRulesOf } from './calculate-schedule.js';
@@ -103,8 +105,7 @@ export async function scheduleMeetings(
     if (priceVariantUuid !== null && !topic.priceVariants.some((variant) => variant.uuid === priceVariantUuid)) {
       throw new NotFoundError('price variant of this meeting topic');
     }
-    // Discount codes are managed with payments; until one exists, every code is unknown.
-    if (input.discount !== undefined) throw new DiscountInvalidError('is not a known discount code');
+    const discount = input.discount === undefined ? null : await findUsableDiscount(trx, account.uuid, input.discount, now, paid ? basePrice(topic, priceVariantUuid) : null);
 
     const calendars = await lockAndLoadCalendars(trx, topic, hosts, starts, now);
     const rules = slotRulesOf(topic);
@@ -120,8 +121,16 @@ export async function scheduleMeetings(
     });
     if (unavailable.length > 0) throw new SlotUnavailableError(unavailable);
 
+    // The price of the whole booking, after the discount; nothing to pay confirms at once.
+    let amountDue: Money | null = null;
+    if (paid) {
+      const price = basePrice(topic, priceVariantUuid)!;
+      amountDue = { amount: price.amount * starts.length, currency: price.currency };
+      if (discount) amountDue = applyDiscount(amountDue, discount);
+    }
+    const needsPayment = amountDue !== null && amountDue.amount > 0;
     const bookingUuid = newId(now);
-    const holdExpiresAt = paid ? now + PAYMENT_HOLD_MS : null;
+    const holdExpiresAt = needsPayment ? now + PAYMENT_HOLD_MS : null;
     const meetings: Meeting[] = starts.map((start, index) => ({
       uuid: newId(now),
       accountUuid: account.uuid,
@@ -132,7 +141,7 @@ export async function scheduleMeetings(
       bookingUuid,
       start,
       end: end(start),
-      status: paid ? 'pending_payment' : 'confirmed',
+      status: needsPayment ? 'pending_payment' : 'confirmed',
       holdExpiresAt,
       place: input.place,
       participant: { name: input.name.trim(), email: input.email.trim(), phone: input.phone?.trim() || null, timezone: input.timezone, lang: input.lang },
@@ -149,19 +158,23 @@ export async function scheduleMeetings(
     }));
     for (const meeting of meetings) await insertMeeting(trx, meeting);
 
+    // A use counts only for a paid booking; the conditional update keeps the limit under concurrency.
+    if (discount && paid && !(await useDiscountCode(trx, discount.uuid))) throw new DiscountInvalidError('has been used up');
+
     let payment: Payment | null = null;
-    if (paid) {
-      const price = basePrice(topic, priceVariantUuid)!;
+    if (needsPayment) {
       payment = {
         uuid: newId(now),
         accountUuid: account.uuid,
         bookingUuid,
         gateway: input.gateway!,
         status: 'pending',
-        amount: price.amount * meetings.length,
-        currency: price.currency,
+        amount: amountDue!.amount,
+        currency: amountDue!.currency,
         expiresAt: holdExpiresAt!,
         createdAt: now,
+        discountCode: discount?.code ?? null,
+        discountCodeUuid: discount?.uuid ?? null,
       };
       await insertPayment(trx, payment);
     } else {
@@ -201,6 +214,15 @@ async function lockAndLoadCalendars(trx: DbOrTrx, topic: MeetingTopic, hosts: To
     calendars.set(host.uuid, await loadHostCalendar(trx, host, rules, from, to, now));
   }
   return calendars;
+}
+
+/** The code named in the request, if it exists and can be used now (422 otherwise). */
+async function findUsableDiscount(trx: DbOrTrx, accountUuid: string, code: string, now: number, price: Money | null): Promise<DiscountCode> {
+  const discount = await findDiscountByCode(trx, accountUuid, normalizeDiscountCode(code));
+  if (!discount) throw new DiscountInvalidError('is not a known discount code');
+  const refusal = discountRefusal(discount, now, price ?? { amount: 0, currency: discount.amountOff?.currency ?? 'XXX' });
+  if (refusal) throw new DiscountInvalidError(refusal);
+  return discount;
 }
 
 function asBusy(topic: MeetingTopic, start: number, end: number): BusyMeeting {

@@ -3,6 +3,7 @@ import * as foundation from './0001-foundation.js';
 import * as meetingTopics from './0002-meeting-topics.js';
 import * as meetings from './0003-meetings.js';
 import * as bookings from './0004-bookings.js';
+import * as discountCodes from './0005-discount-codes.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '0002-meeting-topics': meetingTopics,
   '0003-meetings': meetings,
   '0004-bookings': bookings,
+  '0005-discount-codes': discountCodes,
 };

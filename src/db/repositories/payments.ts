@@ -11,6 +11,9 @@ export interface Payment {
   currency: string;
   expiresAt: number;
   createdAt: number;
+  /** The discount code applied (normalised), if any. */
+  discountCode: string | null;
+  discountCodeUuid: string | null;
 }
 
 export async function insertPayment(db: DbOrTrx, payment: Payment): Promise<void> {
@@ -27,6 +30,7 @@ export async function insertPayment(db: DbOrTrx, payment: Payment): Promise<void
       expires_at: payment.expiresAt,
       created_at: payment.createdAt,
       paid_at: null,
+      discount_code_id: payment.discountCodeUuid,
     })
     .execute();
 }

@@ -124,6 +124,7 @@ export const PaymentSchema = Type.Object(
     currency: Type.String(),
     redirectUrl: Type.String({ description: 'Where to send the participant to pay.' }),
     expiresAt: Timestamp,
+    discountCode: Nullable(Type.String({ description: 'The discount code applied, if any.' })),
   },
   { $id: 'Payment', title: 'Payment' },
 );

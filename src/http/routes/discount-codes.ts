@@ -1,0 +1,72 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { DiscountCode } from '../../domain/discount.js';
+import type { UseCaseContext } from '../../scheduling/context.js';
+import { createDiscountCode, deleteDiscountCode, listDiscountCodes } from '../../scheduling/discount-codes.js';
+import { toIso } from '../representations.js';
+import { principalOf } from '../request-guards.js';
+import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, UuidParams, problemResponses } from '../schemas/common.js';
+import { CreateDiscountCodeBodySchema, DiscountCodeListSchema } from '../schemas/discount-codes.js';
+
+function discountToJson(discount: DiscountCode) {
+  return {
+    uuid: discount.uuid,
+    code: discount.code,
+    percentOff: discount.percentOff,
+    amountOff: discount.amountOff,
+    expiresAt: discount.expiresAt === null ? null : toIso(discount.expiresAt),
+    usageLimit: discount.usageLimit,
+    timesUsed: discount.timesUsed,
+    createdAt: toIso(discount.createdAt),
+  };
+}
+
+/** The account's discount codes, for the `discount` field of POST /schedule. */
+export const discountCodeRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = async (app, { ctx }) => {
+  app.post(
+    '/discount-codes',
+    {
+      schema: {
+        tags: ['Discount codes'],
+        summary: 'Create a discount code',
+        description:
+          'By an admin of any team. Percent off or a fixed amount off (in the price\'s currency), optionally expiring and limited ' +
+          'in uses. A paid booking that gives it pays the discounted total; an unknown, expired or used-up code is 422 DISCOUNT_INVALID.',
+        security: API_KEY_SECURITY,
+        body: CreateDiscountCodeBodySchema,
+        response: { 201: Type.Ref('DiscountCode'), ...problemResponses(...AUTHENTICATED_ERRORS, 403) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(discountToJson(await createDiscountCode(ctx, principalOf(request), request.body))),
+  );
+
+  app.get(
+    '/discount-codes',
+    {
+      schema: {
+        tags: ['Discount codes'],
+        summary: "The account's discount codes",
+        security: API_KEY_SECURITY,
+        response: { 200: DiscountCodeListSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 403) },
+      },
+    },
+    async (request) => ({ discountCodes: (await listDiscountCodes(ctx, principalOf(request))).map(discountToJson) }),
+  );
+
+  app.delete(
+    '/discount-codes/:uuid',
+    {
+      schema: {
+        tags: ['Discount codes'],
+        summary: 'Delete a discount code',
+        security: API_KEY_SECURITY,
+        params: UuidParams,
+        response: { 204: Type.Null({ description: 'Deleted.' }), ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await deleteDiscountCode(ctx, principalOf(request), request.params.uuid);
+      return reply.code(204).send(null);
+    },
+  );
+};

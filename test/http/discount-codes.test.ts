@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKeyForUser } from '../../src/scheduling/api-keys.js';
+import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
+
+type Slot = { start: string; username: string };
+
+for (const dialect of DIALECTS) {
+  describe(`discount codes [${dialect}]`, () => {
+    let t: TestApp;
+    let acme: CreatedAccount;
+    let paid: { uuid: string };
+    let slots: Slot[];
+    let next = 0;
+
+    beforeAll(async () => {
+      t = await createTestApp(dialect, createClock('2027-01-04T06:00:00.000Z'));
+      acme = await createTestAccount(t.ctx, { timezone: 'UTC', places: ['zoom'] });
+      paid = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Paid', durationMinutes: 30, places: ['zoom'], price: { amount: 15000, currency: 'PLN' } })).json();
+      const body = (await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: paid.uuid, timezone: 'UTC', offset: 0 })).json();
+      slots = body.days.flatMap((d: { slots: Slot[] }) => d.slots);
+    });
+    afterAll(async () => t.close());
+
+    const createCode = (body: Record<string, unknown>, key = acme.apiKey) => call(t.app, key, 'POST', '/api/v1/discount-codes', body);
+    const bookWith = (discount: string | undefined) =>
+      call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
+        dates: [slots[next++]],
+        email: 'p@example.com',
+        lang: 'en',
+        name: 'P',
+        place: 'zoom',
+        meetingTopic: paid.uuid,
+        timezone: 'UTC',
+        gateway: 'stripe',
+        ...(discount === undefined ? {} : { discount }),
+      });
+
+    it('is managed by admins: create, list, delete', async () => {
+      const created = await createCode({ code: 'spring-20', percentOff: 20, expiresAt: '2027-02-01T00:00:00Z', usageLimit: 100 });
+      expect(created.statusCode).toBe(201);
+      expect(created.json()).toMatchObject({ code: 'SPRING-20', percentOff: 20, amountOff: null, expiresAt: '2027-02-01T00:00:00.000Z', usageLimit: 100, timesUsed: 0 });
+      expect(expectProblem(await createCode({ code: 'SPRING-20', percentOff: 10 }), 400, 'VALIDATION_FAILED').errors).toEqual([{ path: '/code', message: 'already exists' }]);
+      expectProblem(await createCode({ code: 'BOTH', percentOff: 10, amountOff: { amount: 100, currency: 'PLN' } }), 400, 'VALIDATION_FAILED');
+      const temp = (await createCode({ code: 'TEMP', amountOff: { amount: 1000, currency: 'PLN' } })).json();
+      expect((await call(t.app, acme.apiKey, 'GET', '/api/v1/discount-codes')).json().discountCodes.map((c: { code: string }) => c.code)).toEqual(['SPRING-20', 'TEMP']);
+      expect((await call(t.app, acme.apiKey, 'DELETE', `/api/v1/discount-codes/${temp.uuid}`)).statusCode).toBe(204);
+      expectProblem(await bookWith('TEMP'), 422, 'DISCOUNT_INVALID');
+
+      const member = (await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'M', lastName: 'M', email: 'm@acme.test' })).json();
+      const memberKey = (await createApiKeyForUser(t.ctx, member.uuid)).apiKey;
+      expectProblem(await createCode({ code: 'MINE', percentOff: 50 }, memberKey), 403, 'FORBIDDEN');
+    });
+
+    it('lowers the amount to pay, matching the code without regard to case', async () => {
+      const response = await bookWith(' spring-20 ');
+      expect(response.statusCode).toBe(201);
+      expect(response.json().payment).toMatchObject({ amount: 12000, currency: 'PLN', discountCode: 'SPRING-20', status: 'pending' });
+      const codes = (await call(t.app, acme.apiKey, 'GET', '/api/v1/discount-codes')).json().discountCodes;
+      expect(codes.find((c: { code: string }) => c.code === 'SPRING-20').timesUsed).toBe(1);
+    });
+
+    it('refuses unknown, expired, used-up and wrong-currency codes with 422, booking nothing', async () => {
+      await createCode({ code: 'ONCE', percentOff: 10, usageLimit: 1 });
+      await createCode({ code: 'SOON', percentOff: 10, expiresAt: '2027-01-04T07:00:00Z' });
+      await createCode({ code: 'EURO', amountOff: { amount: 500, currency: 'EUR' } });
+      expect((await bookWith('ONCE')).statusCode).toBe(201);
+      const cases: [string, string][] = [
+        ['NOPE', 'is not a known discount code'],
+        ['ONCE', 'has been used up'],
+        ['EURO', 'does not apply to prices in PLN'],
+      ];
+      for (const [code, message] of cases) {
+        const problem = expectProblem(await bookWith(code), 422, 'DISCOUNT_INVALID');
+        expect(problem.errors).toEqual([{ path: '/discount', message }]);
+      }
+      t.clock.set('2027-01-04T07:00:00.000Z');
+      expect(expectProblem(await bookWith('SOON'), 422, 'DISCOUNT_INVALID').errors![0]!.message).toBe('has expired');
+    });
+
+    it('confirms at once when the discount covers the whole price', async () => {
+      await createCode({ code: 'FREE', percentOff: 100 });
+      const response = await bookWith('FREE');
+      expect(response.statusCode).toBe(201);
+      expect(response.json().payment).toBeNull();
+      expect(response.json().meetings[0].status).toBe('confirmed');
+    });
+
+    it('never lets concurrent bookings use a code past its limit', async () => {
+      await createCode({ code: 'RACE', percentOff: 50, usageLimit: 2 });
+      const responses = await Promise.all(Array.from({ length: 8 }, () => bookWith('RACE')));
+      expect(responses.filter((r) => r.statusCode === 201)).toHaveLength(2);
+      expect(responses.filter((r) => r.statusCode === 422)).toHaveLength(6);
+      const codes = (await call(t.app, acme.apiKey, 'GET', '/api/v1/discount-codes')).json().discountCodes;
+      expect(codes.find((c: { code: string }) => c.code === 'RACE').timesUsed).toBe(2);
+    });
+  });
+}

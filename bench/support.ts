@@ -16,7 +16,8 @@ export type BenchDialect = 'sqlite' | 'postgres';
  */
 export async function startBenchServer(dialect: BenchDialect, extraEnv: Record<string, string> = {}, beforeListen?: (app: FastifyInstance, ctx: AppContext) => Promise<void>) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'termin-bench-'));
-  const env: Record<string, string> = { DATA_DIR: dataDir, TERMIN_DEMO: 'false', MIGRATE_ON_START: 'true', LOG_LEVEL: 'silent', PORT: '0', ...extraEnv };
+  // The load generator is one client hammering one instance: no rate limit.
+  const env: Record<string, string> = { DATA_DIR: dataDir, TERMIN_DEMO: 'false', MIGRATE_ON_START: 'true', LOG_LEVEL: 'silent', PORT: '0', RATE_LIMIT_PER_MINUTE: '0', ...extraEnv };
   let dropDatabase = async () => undefined as unknown;
   if (dialect === 'postgres') {
     const admin = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -1,10 +1,12 @@
+import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
 import { NotFoundError } from './domain/errors.js';
 import { handleError } from './http/problems.js';
-import { acceptOptionalApiKey, requireApiKey, requireJsonAccept } from './http/request-guards.js';
+import { API_KEY_HEADER, acceptOptionalApiKey, headerOf, requireApiKey, requireJsonAccept } from './http/request-guards.js';
+import { parseApiKey } from './domain/api-key.js';
 import { accountRoutes } from './http/routes/account.js';
 import { availabilityRoutes } from './http/routes/availability.js';
 import { discountCodeRoutes } from './http/routes/discount-codes.js';
@@ -68,6 +70,16 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   await app.register(
     async (api) => {
+      if (ctx.config.rateLimitPerMinute > 0) {
+        // Per instance: with N instances a client gets up to N times the limit.
+        await api.register(rateLimit, {
+          max: ctx.config.rateLimitPerMinute,
+          timeWindow: 60_000,
+          keyGenerator: (request) => parseApiKey(headerOf(request, API_KEY_HEADER))?.lookup ?? `ip:${request.ip}`,
+          errorResponseBuilder: (_request, context) =>
+            Object.assign(new Error(`Too many requests: at most ${context.max} a minute; retry in ${Math.ceil(context.ttl / 1000)} s`), { statusCode: 429 }),
+        });
+      }
       api.addHook('onRequest', requireJsonAccept);
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 

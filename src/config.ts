@@ -26,6 +26,8 @@ export interface Config {
   /** Run migrations when the server starts (the embedded default always does). */
   migrateOnStart: boolean;
   trustProxy: boolean;
+  /** Requests per minute per API key (or per IP without one); 0 turns limiting off. */
+  rateLimitPerMinute: number;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -67,6 +69,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     seedDemo: parseBoolean(env.TERMIN_DEMO, database.dialect === 'sqlite', 'TERMIN_DEMO', problems),
     migrateOnStart: parseBoolean(env.MIGRATE_ON_START, database.dialect === 'sqlite', 'MIGRATE_ON_START', problems),
     trustProxy: parseBoolean(env.TRUST_PROXY, false, 'TRUST_PROXY', problems),
+    rateLimitPerMinute: parseInteger(env.RATE_LIMIT_PER_MINUTE, 1200, 'RATE_LIMIT_PER_MINUTE', 0, 10_000_000, problems),
   };
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n- ${problems.join('\n- ')}`);
   return deepFreeze(config);

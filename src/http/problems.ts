@@ -138,7 +138,7 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
   if (status === 415) {
     return sendProblem(reply, buildProblem('UNSUPPORTED_MEDIA_TYPE', 'The request body must be sent with Content-Type: application/json'));
   }
-  if (status === 429) return sendProblem(reply, buildProblem('RATE_LIMITED', 'Too many requests'));
+  if (status === 429) return sendProblem(reply, buildProblem('RATE_LIMITED', error.message || 'Too many requests'));
   if (status >= 400 && status < 500) {
     // Malformed or empty JSON and similar parser complaints.
     const detail = fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'The JSON body is empty' : `The request body is not valid JSON: ${error.message}`;

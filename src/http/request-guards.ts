@@ -23,14 +23,14 @@ export function principalOf(request: FastifyRequest): Principal {
  */
 export function requireApiKey(ctx: UseCaseContext) {
   return async (request: FastifyRequest): Promise<void> => {
-    request.principal = await authenticate(ctx, headerValue(request, API_KEY_HEADER));
+    request.principal = await authenticate(ctx, headerOf(request, API_KEY_HEADER));
   };
 }
 
 /** onRequest hook for public routes: no key is fine, but a key that is sent must be valid. */
 export function acceptOptionalApiKey(ctx: UseCaseContext) {
   return async (request: FastifyRequest): Promise<void> => {
-    const raw = headerValue(request, API_KEY_HEADER);
+    const raw = headerOf(request, API_KEY_HEADER);
     if (raw !== undefined) request.principal = await authenticate(ctx, raw);
   };
 }
@@ -57,7 +57,7 @@ export function acceptsJson(accept: string): boolean {
   });
 }
 
-function headerValue(request: FastifyRequest, name: string): string | undefined {
+export function headerOf(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
-import { DIALECTS, call, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
+import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
 
 for (const dialect of DIALECTS) {
   describe(`HTTP conventions [${dialect}]`, () => {
@@ -97,3 +97,27 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+describe('rate limiting', () => {
+  let t: TestApp;
+  let acme: CreatedAccount;
+  let other: CreatedAccount;
+
+  beforeAll(async () => {
+    t = await createTestApp('sqlite', createClock(), { RATE_LIMIT_PER_MINUTE: '3' });
+    acme = await createTestAccount(t.ctx);
+    other = await createTestAccount(t.ctx);
+  });
+  afterAll(async () => t.close());
+
+  it('answers 429 RATE_LIMITED with Retry-After past the limit, per key', async () => {
+    for (let i = 0; i < 3; i += 1) expect((await call(t.app, acme.apiKey, 'GET', '/api/v1/teams')).statusCode).toBe(200);
+    const limited = await call(t.app, acme.apiKey, 'GET', '/api/v1/teams');
+    const problem = expectProblem(limited, 429, 'RATE_LIMITED');
+    expect(problem.detail).toMatch(/at most 3 a minute/);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    // Another key has its own allowance; health checks are never limited.
+    expect((await call(t.app, other.apiKey, 'GET', '/api/v1/teams')).statusCode).toBe(200);
+    for (let i = 0; i < 5; i += 1) expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+  });
+});

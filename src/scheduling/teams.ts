@@ -15,6 +15,7 @@ import {
   listTeamsAdministeredBy,
 } from '../db/repositories/teams.js';
 import { findUserByEmail, listTeamMembers as selectTeamMembers, setUserDeactivated } from '../db/repositories/users.js';
+import { removeHostFromTeamTopics } from '../db/repositories/meeting-topics.js';
 import { inTransaction } from '../db/transaction.js';
 import { requireTeamAdmin } from './access.js';
 import type { Principal, UseCaseContext } from './context.js';
@@ -105,6 +106,7 @@ export async function removeTeamMember(ctx: UseCaseContext, principal: Principal
     if (!membership) throw new NotFoundError('member');
     if (membership.admin && (await countTeamAdmins(trx, team.uuid)) <= 1) throw new LastAdminError();
     await deleteMembership(trx, team.uuid, userUuid);
+    await removeHostFromTeamTopics(trx, team.uuid, userUuid);
     if ((await countMembershipsOfUser(trx, userUuid)) === 0) {
       const now = ctx.now();
       await setUserDeactivated(trx, userUuid, now);

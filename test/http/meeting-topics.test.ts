@@ -134,6 +134,22 @@ for (const dialect of DIALECTS) {
       expectProblem(await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics/${topic.uuid}`), 404, 'NOT_FOUND');
     });
 
+    it('stops a member who leaves the team from hosting its team topics', async () => {
+      const joiner = (await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Leo', lastName: 'Leaver', email: 'leo@acme.test' })).json();
+      const teamTopic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Team sync', durationMinutes: 30, team: acme.team.uuid })).json();
+      expect(teamTopic.hosts).toContain(joiner.username);
+      // Leo stays in another team, so he is not deactivated, but he no longer hosts this team's topic.
+      const support = (await call(t.app, acme.apiKey, 'POST', '/api/v1/teams', { name: 'Support' })).json();
+      await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${support.uuid}/users`, { firstName: 'Leo', lastName: 'Leaver', email: 'leo@acme.test' });
+      expect((await call(t.app, acme.apiKey, 'DELETE', `/api/v1/teams/${acme.team.uuid}/users/${joiner.uuid}`)).statusCode).toBe(204);
+      expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics/${teamTopic.uuid}`)).json().hosts).not.toContain(joiner.username);
+      expectProblem(
+        await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: joiner.username, meetingTopic: teamTopic.uuid, team: acme.team.uuid, timezone: 'UTC', offset: 0 }),
+        404,
+        'NOT_FOUND',
+      );
+    });
+
     describe('availability', () => {
       it('starts as Monday–Friday 09:00–17:00 in the account zone', async () => {
         const response = await call(t.app, member.key, 'GET', `/api/v1/users/${member.uuid}/availability`);

@@ -135,3 +135,12 @@ export async function findTopicIncludingDeleted(db: DbOrTrx, topicUuid: string):
   const row = await db.selectFrom('meeting_topics').selectAll().where('id', '=', topicUuid).executeTakeFirst();
   return row && topicRowToTopic(row, (await findActiveHosts(db, [row.id])).get(row.id) ?? []);
 }
+
+/** A member who leaves a team stops hosting that team's topics. */
+export async function removeHostFromTeamTopics(db: DbOrTrx, teamUuid: string, userUuid: string): Promise<void> {
+  await db
+    .deleteFrom('meeting_topic_hosts')
+    .where('user_id', '=', userUuid)
+    .where('topic_id', 'in', (eb) => eb.selectFrom('meeting_topics').select('id').where('team_id', '=', teamUuid))
+    .execute();
+}

@@ -16,7 +16,7 @@ const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
  * TERMIN_REQUIRE_POSTGRES=1 so an unreachable server fails the run instead of silently
  * testing only SQLite.
  */
-export default async function setup(project: TestProject): Promise<void> {
+export default async function setup(project: TestProject): Promise<(() => void) | void> {
   const url = process.env.TEST_POSTGRES_URL ?? DEFAULT_ADMIN_URL;
   const required = process.env.TERMIN_REQUIRE_POSTGRES === '1';
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
@@ -31,10 +31,12 @@ export default async function setup(project: TestProject): Promise<void> {
       throw new Error(`TERMIN_REQUIRE_POSTGRES=1 but PostgreSQL is unreachable at ${redact(url)}: ${reason}`);
     }
     project.provide('postgresAdminUrl', null);
-    console.warn(
+    const warning =
       `[termin tests] SKIPPING the PostgreSQL half: no server at ${redact(url)} (${reason}). ` +
-        'Only SQLite is tested. Set TEST_POSTGRES_URL to point at one.',
-    );
+      'Only SQLite is tested. Set TEST_POSTGRES_URL to point at one.';
+    console.warn(warning);
+    // Said again after the summary, where it cannot scroll out of sight.
+    return () => console.warn(warning);
   } finally {
     await client.end().catch(() => undefined);
   }

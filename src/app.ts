@@ -1,3 +1,4 @@
+import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -70,6 +71,17 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   await app.register(
     async (api) => {
+      // First, so a browser's preflight is answered before the key or the rate is checked.
+      const origins = ctx.config.corsOrigins;
+      if (origins === '*' || origins.length > 0) {
+        await api.register(cors, {
+          origin: origins === '*' ? true : origins,
+          methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+          allowedHeaders: ['Content-Type', 'Accept', 'Accept-Language', 'X-Service-Api-Key', 'Idempotency-Key'],
+          exposedHeaders: ['Retry-After', 'Idempotent-Replayed'],
+          maxAge: 600,
+        });
+      }
       if (ctx.config.rateLimitPerMinute > 0) {
         // Per instance: with N instances a client gets up to N times the limit.
         await api.register(rateLimit, {

@@ -28,6 +28,8 @@ export interface Config {
   trustProxy: boolean;
   /** Requests per minute per API key (or per IP without one); 0 turns limiting off. */
   rateLimitPerMinute: number;
+  /** Browser origins allowed to call the API (a booking page on another site); `*` for any, empty for none. */
+  corsOrigins: string[] | '*';
 }
 
 export type Env = Record<string, string | undefined>;
@@ -70,6 +72,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     migrateOnStart: parseBoolean(env.MIGRATE_ON_START, database.dialect === 'sqlite', 'MIGRATE_ON_START', problems),
     trustProxy: parseBoolean(env.TRUST_PROXY, false, 'TRUST_PROXY', problems),
     rateLimitPerMinute: parseInteger(env.RATE_LIMIT_PER_MINUTE, 1200, 'RATE_LIMIT_PER_MINUTE', 0, 10_000_000, problems),
+    corsOrigins: parseOrigins(env.CORS_ORIGINS, problems),
   };
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n- ${problems.join('\n- ')}`);
   return deepFreeze(config);
@@ -87,6 +90,17 @@ function parseDatabase(url: string | undefined, dataDir: string, env: Env, probl
   }
   problems.push('DATABASE_URL must be postgres://… or sqlite:<file> (unset: an SQLite file under ./data/)');
   return { dialect: 'sqlite', filename: path.join(dataDir, 'termin.db') };
+}
+
+function parseOrigins(raw: string | undefined, problems: string[]): string[] | '*' {
+  if (raw === undefined) return '*';
+  const value = raw.trim();
+  if (value === '*') return '*';
+  const origins = value.split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+  for (const origin of origins) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) problems.push(`CORS_ORIGINS entries must look like https://booking.example.com, got "${origin}"`);
+  }
+  return origins;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

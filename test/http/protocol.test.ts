@@ -121,3 +121,32 @@ describe('rate limiting', () => {
     for (let i = 0; i < 5; i += 1) expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
   });
 });
+
+describe('browsers on other sites', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp('sqlite', createClock(), { CORS_ORIGINS: 'https://booking.example.com' });
+  });
+  afterAll(async () => t.close());
+
+  it('answers the preflight of an allowed origin without a key, and no other origin', async () => {
+    const preflight = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/api/v1/calculate-schedule',
+      headers: { origin: 'https://booking.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    });
+    expect(preflight.statusCode).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('https://booking.example.com');
+    expect(String(preflight.headers['access-control-allow-headers'])).toContain('X-Service-Api-Key');
+    const authenticated = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/api/v1/teams',
+      headers: { origin: 'https://booking.example.com', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-service-api-key' },
+    });
+    expect(authenticated.statusCode).toBe(204);
+    const stranger = await t.app.inject({ method: 'GET', url: '/healthz', headers: { origin: 'https://evil.example.net' } });
+    expect(stranger.headers['access-control-allow-origin']).toBeUndefined();
+    const actual = await t.app.inject({ method: 'GET', url: '/api/v1/teams', headers: { origin: 'https://evil.example.net' } });
+    expect(actual.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});

@@ -1,3 +1,4 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
@@ -76,6 +77,9 @@ for (const dialect of DIALECTS) {
       expect(create.security).toEqual([{ apiKey: [] }]);
       expect(doc.components.schemas.Problem.properties.code).toBeDefined();
       expect(doc.components.securitySchemes.apiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-Service-Api-Key' });
+      const validation = await new Validator().validate(doc);
+      expect(validation.errors ?? []).toEqual([]);
+      expect(validation.valid).toBe(true);
     });
 
     it('serves human docs and explains every problem type it links to', async () => {

@@ -6,6 +6,7 @@ import { findTopicIncludingDeleted } from '../db/repositories/meeting-topics.js'
 import { findActiveUserByUsername } from '../db/repositories/users.js';
 import { expireLapsedHolds, lockHost } from '../db/repositories/meetings.js';
 import { deleteIdempotentResponsesBefore } from '../db/repositories/idempotency.js';
+import { deleteSentMessagesBefore } from '../db/repositories/outbox.js';
 import { inTransaction } from '../db/transaction.js';
 import type { Principal, UseCaseContext } from './context.js';
 import { enqueueBookingMessages } from './messages.js';
@@ -83,12 +84,18 @@ export async function cancelMeeting(ctx: UseCaseContext, principal: Principal, m
   });
 }
 
-/** Housekeeping run in the background: lapsed payment holds become `expired`, old idempotency records go. */
-export async function runMaintenance(ctx: UseCaseContext): Promise<{ expired: number; purgedIdempotencyKeys: number }> {
+const SENT_MESSAGE_RETENTION_MS = 30 * 86_400_000;
+
+/**
+ * Housekeeping run in the background: lapsed payment holds become `expired`, idempotency
+ * records older than their 24 hours and messages sent over 30 days ago go.
+ */
+export async function runMaintenance(ctx: UseCaseContext): Promise<{ expired: number; purgedIdempotencyKeys: number; purgedMessages: number }> {
   const now = ctx.now();
   const expired = await expireLapsedHolds(ctx.db, now);
   const purgedIdempotencyKeys = await deleteIdempotentResponsesBefore(ctx.db, now - 24 * 3_600_000);
-  return { expired, purgedIdempotencyKeys };
+  const purgedMessages = await deleteSentMessagesBefore(ctx.db, now - SENT_MESSAGE_RETENTION_MS);
+  return { expired, purgedIdempotencyKeys, purgedMessages };
 }
 
 function encodeCursor(meeting: Meeting): string {

@@ -248,6 +248,14 @@ for (const dialect of DIALECTS) {
         expect(contents.some((c) => c.includes('METHOD:CANCEL'))).toBe(true);
         const pending = await t.ctx.db.selectFrom('outbox').select('id').where('status', '!=', 'sent').execute();
         expect(pending).toEqual([]);
+        // Sent messages are kept 30 days, then housekeeping forgets them.
+        const sent = (await t.ctx.db.selectFrom('outbox').select('id').execute()).length;
+        t.clock.advance(29 * 86_400_000);
+        await jobs.runOnce();
+        expect((await t.ctx.db.selectFrom('outbox').select('id').execute()).length).toBe(sent);
+        t.clock.advance(2 * 86_400_000);
+        await jobs.runOnce();
+        expect(await t.ctx.db.selectFrom('outbox').select('id').execute()).toEqual([]);
       } finally {
         await jobs.stop();
       }

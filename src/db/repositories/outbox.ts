@@ -77,3 +77,9 @@ export async function countMessagesByStatus(db: DbOrTrx): Promise<Record<string,
   const rows = await db.selectFrom('outbox').select(['status', (eb) => eb.fn.countAll<number>().as('count')]).groupBy('status').execute();
   return Object.fromEntries(rows.map((row) => [row.status, Number(row.count)]));
 }
+
+/** Forgets messages sent before `before`: the outbox is a queue, not an archive. */
+export async function deleteSentMessagesBefore(db: DbOrTrx, before: number): Promise<number> {
+  const result = await db.deleteFrom('outbox').where('status', '=', 'sent').where('sent_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,22 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext, type AppContext } from '../src/context.js';
 import { createMeetingTopic } from '../src/scheduling/meeting-topics.js';
 import type { CreatedAccount } from '../src/scheduling/create-account.js';
-import { DIALECTS, createTestAccount, createTestDatabase, type TestDatabase } from './helpers.js';
+import { DIALECTS, createTestAccount, createTestDatabase, freePort, type TestDatabase } from './helpers.js';
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();

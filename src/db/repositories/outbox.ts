@@ -73,10 +73,6 @@ export async function markMessageFailed(db: DbOrTrx, uuid: string, error: string
     .execute();
 }
 
-export async function countMessagesByStatus(db: DbOrTrx): Promise<Record<string, number>> {
-  const rows = await db.selectFrom('outbox').select(['status', (eb) => eb.fn.countAll<number>().as('count')]).groupBy('status').execute();
-  return Object.fromEntries(rows.map((row) => [row.status, Number(row.count)]));
-}
 
 /** Forgets messages sent before `before`: the outbox is a queue, not an archive. */
 export async function deleteSentMessagesBefore(db: DbOrTrx, before: number): Promise<number> {

@@ -63,12 +63,22 @@ describe('computeSlots: daylight-saving days of the host', () => {
     expect(slots.at(-1)).toBe(last);
   });
 
-  it('moves an interval starting inside the spring-forward gap to after the jump', () => {
+  it('starts an interval that begins inside the spring-forward gap at the jump', () => {
     // 02:30 does not exist in Warsaw on 2027-03-28: clocks go from 02:00 to 03:00.
     const calendar = host(availability('Europe/Warsaw', [{ start: '02:30', end: '05:00' }]));
     const slots = slotsByDate(calendar, rules(), 'Europe/Warsaw', '2027-03-28')['2027-03-28']!;
-    expect(slots[0]).toBe('2027-03-28T01:30:00.000Z'); // 03:30 CEST
+    expect(slots[0]).toBe('2027-03-28T01:00:00.000Z'); // 03:00 CEST
     expect(slots.at(-1)).toBe('2027-03-28T02:30:00.000Z'); // 04:30 CEST
+  });
+
+  it('keeps intervals apart when one ends inside the gap (they never overlap as instants)', () => {
+    // New York, 2027-03-14: 02:00 → 03:00. "until 02:30" ends at the jump, before 03:15.
+    const calendar = host(availability('America/New_York', [{ start: '00:00', end: '02:30' }, { start: '03:15', end: '03:30' }]));
+    const slotRules = rules({ durationMinutes: 15, slotIntervalMinutes: 10 });
+    const slots = slotsByDate(calendar, slotRules, 'America/New_York', '2027-03-14')['2027-03-14']!;
+    expect(slots.at(-2)).toBe('2027-03-14T06:40:00.000Z'); // 01:40 EST, ends 01:55
+    expect(slots.at(-1)).toBe('2027-03-14T07:15:00.000Z'); // 03:15 EDT
+    for (const start of slots) expect(isSlotAvailable(calendar, slotRules, LONG_AGO, Date.parse(start))).toBe(true);
   });
 
   it('keeps 09:00–17:00 at 09:00 local before and after the change', () => {

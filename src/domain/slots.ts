@@ -131,10 +131,11 @@ export function isSlotAvailable(host: HostCalendar, rules: SlotRules, now: numbe
   const zone = host.availability.timezone;
   const day = localEpochDay(zone, start);
   const step = rules.slotIntervalMinutes * MINUTE;
-  const interval = buildHostIntervals(host.availability, day - 1, day + 1).find((candidate) => candidate.start <= start && start < candidate.end);
-  if (!interval || (start - interval.start) % step !== 0) return false;
   const end = start + rules.durationMinutes * MINUTE;
-  if (end > interval.reach) return false;
+  const onGrid = buildHostIntervals(host.availability, day - 1, day + 1).some(
+    (interval) => interval.start <= start && start < interval.end && (start - interval.start) % step === 0 && end <= interval.reach,
+  );
+  if (!onGrid) return false;
   if (rules.dailyLimit !== null && countByHostDay(host.busy, rules.topicUuid, zone, rules.dailyLimit).has(day)) return false;
   const spanStart = start - rules.bufferBeforeMinutes * MINUTE;
   const spanEnd = end + rules.bufferAfterMinutes * MINUTE;

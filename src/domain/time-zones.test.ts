@@ -15,11 +15,15 @@ describe('localToInstant', () => {
   it.each([
     ['Europe/Warsaw', '2027-01-15', 9 * 60, '2027-01-15T08:00:00.000Z'],
     ['Europe/Warsaw', '2027-07-15', 9 * 60, '2027-07-15T07:00:00.000Z'],
-    // Spring forward: 02:30 does not exist; it is read as 03:30 summer time.
-    ['Europe/Warsaw', '2027-03-28', 150, '2027-03-28T01:30:00.000Z'],
+    // Spring forward: 02:30 does not exist; it becomes the jump (02:00 winter = 03:00 summer time).
+    ['Europe/Warsaw', '2027-03-28', 150, '2027-03-28T01:00:00.000Z'],
+    ['Europe/Warsaw', '2027-03-28', 120, '2027-03-28T01:00:00.000Z'],
+    ['Europe/Warsaw', '2027-03-28', 180, '2027-03-28T01:00:00.000Z'],
     // Fall back: 02:30 happens twice; the first occurrence (summer time) is taken.
     ['Europe/Warsaw', '2027-10-31', 150, '2027-10-31T00:30:00.000Z'],
-    ['America/New_York', '2027-03-14', 150, '2027-03-14T07:30:00.000Z'],
+    ['America/New_York', '2027-03-14', 150, '2027-03-14T07:00:00.000Z'],
+    // Lord Howe moves by half an hour.
+    ['Australia/Lord_Howe', '2027-10-03', 135, '2027-10-02T15:30:00.000Z'],
     ['America/New_York', '2027-11-07', 90, '2027-11-07T05:30:00.000Z'],
     ['Asia/Kolkata', '2027-01-15', 0, '2027-01-14T18:30:00.000Z'],
     ['Pacific/Kiritimati', '2027-01-15', 0, '2027-01-14T10:00:00.000Z'],

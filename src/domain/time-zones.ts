@@ -51,9 +51,11 @@ const DAY = 86_400_000;
 /**
  * The instant of a local wall-clock time: days since the epoch (of the local calendar date)
  * plus minutes after local midnight (1440 is the next midnight). A time skipped by a
- * spring-forward gap moves forward by the gap (02:30 → 03:30), as clocks do; a time that
- * occurs twice in a fall-back overlap takes its first occurrence.
- * `localToInstant('Europe/Warsaw', 20_000, 540)` → 09:00 Warsaw on 2024-10-04.
+ * spring-forward gap becomes the jump itself, the first real moment after it ("from 02:30"
+ * on a day that goes 02:00 → 03:00 starts at 03:00; "until 02:30" ends at 02:00/03:00); a
+ * time that occurs twice in a fall-back overlap takes its first occurrence. So the mapping
+ * never reorders times of one day: intervals that do not overlap on the clock never overlap
+ * as instants. `localToInstant('Europe/Warsaw', 20_000, 540)` → 09:00 Warsaw on 2024-10-04.
  */
 export function localToInstant(zone: string, epochDay: number, minutes: number): number {
   const local = epochDay * DAY + minutes * MINUTE;
@@ -66,7 +68,10 @@ export function localToInstant(zone: string, epochDay: number, minutes: number):
   if (firstValid && secondValid) return Math.min(first, second);
   if (firstValid) return first;
   if (secondValid) return second;
-  // In a gap: read with the offset from before the jump, the time lands after it.
+  // In a gap: the jump lies between the two readings, on a quarter hour like every transition.
+  for (let t = Math.ceil(second / BUCKET) * BUCKET; t <= first; t += BUCKET) {
+    if (zoneOffset(zone, t) === after) return t;
+  }
   return first;
 }
 

@@ -157,7 +157,7 @@ describe('computeSlots against a minute-by-minute oracle', () => {
       }),
       { numRuns: 400 * SCALE },
     );
-  });
+  }, 60_000 * SCALE);
 
   it('isSlotAvailable says yes to every offered start and no to every other minute of the range', () => {
     fc.assert(
@@ -175,5 +175,5 @@ describe('computeSlots against a minute-by-minute oracle', () => {
       }),
       { numRuns: 2000 * SCALE },
     );
-  });
+  }, 60_000 * SCALE);
 });

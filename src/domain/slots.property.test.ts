@@ -10,9 +10,10 @@ import { computeSlots, isSlotAvailable, type BusyMeeting, type DaySlots, type Ho
  * zone conversion (no shared code with the engine beyond the types).
  */
 
-const ZONES = ['Europe/Warsaw', 'America/New_York', 'Asia/Tokyo', 'Asia/Kolkata', 'Pacific/Kiritimati', 'America/Los_Angeles', 'UTC', 'Australia/Lord_Howe', 'Asia/Kathmandu'];
+// America/Santiago changes its clocks at midnight: some of its dates start at 01:00.
+const ZONES = ['Europe/Warsaw', 'America/New_York', 'Asia/Tokyo', 'Asia/Kolkata', 'Pacific/Kiritimati', 'America/Los_Angeles', 'UTC', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'America/Santiago'];
 // Dates around daylight-saving changes in the zones above, and ordinary ones.
-const DATES = ['2027-03-13', '2027-03-14', '2027-03-27', '2027-03-28', '2027-04-04', '2027-10-03', '2027-10-30', '2027-10-31', '2027-11-06', '2027-11-07', '2027-01-15', '2027-06-21'];
+const DATES = ['2027-03-13', '2027-03-14', '2027-03-27', '2027-03-28', '2027-04-03', '2027-04-04', '2027-09-04', '2027-09-05', '2027-10-03', '2027-10-30', '2027-10-31', '2027-11-06', '2027-11-07', '2027-01-15', '2027-06-21'];
 const MINUTE = 60_000;
 // PROPERTY_SCALE=20 for a deeper search than the default run affords.
 const SCALE = Number(process.env.PROPERTY_SCALE ?? 1);

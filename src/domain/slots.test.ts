@@ -111,6 +111,14 @@ describe('computeSlots: participants in other zones', () => {
     expect(days.map((day) => day.slots.length)).toEqual([16, 16, 16, 16]);
   });
 
+  it('starts a participant date at 01:00 where clocks jump at midnight (Santiago)', () => {
+    const utcHost = host(availability('UTC', [{ start: '00:00', end: '24:00' }]));
+    const days = slotsByDate(utcHost, rules({ durationMinutes: 60, slotIntervalMinutes: 60 }), 'America/Santiago', '2027-09-04', '2027-09-05');
+    expect(days['2027-09-04']!.length).toBe(24);
+    expect(days['2027-09-05']!.length).toBe(23);
+    expect(days['2027-09-05']![0]).toBe('2027-09-05T04:00:00.000Z'); // 01:00 local, the first moment of the date
+  });
+
   it('handles a participant whose own clocks change inside the range', () => {
     // Los Angeles springs forward on 2027-03-14; its dates stay whole and in order.
     const utcHost = host(availability('UTC', [{ start: '00:00', end: '24:00' }]));

@@ -72,6 +72,20 @@ for (const dialect of DIALECTS) {
       expect(await runCli(['frobnicate'], unknownCommand.io, envOf(database))).toBe(2);
     });
 
+    it('migrate applies what is pending, then reports the database up to date', async () => {
+      const fresh = await createTestDatabase(dialect);
+      try {
+        const first = capture();
+        expect(await runCli(['migrate', '--json'], first.io, envOf(fresh))).toBe(0);
+        expect(JSON.parse(first.out[0]!).applied).toEqual(expect.arrayContaining(['0001-foundation', '0005-discount-codes']));
+        const second = capture();
+        expect(await runCli(['migrate'], second.io, envOf(fresh))).toBe(0);
+        expect(second.out.join('')).toContain('The database is up to date.');
+      } finally {
+        await fresh.drop();
+      }
+    });
+
     it('prints help', async () => {
       const help = capture();
       expect(await runCli(['--help'], help.io, envOf(database))).toBe(0);

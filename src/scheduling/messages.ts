@@ -16,8 +16,11 @@ export async function enqueueBookingMessages(
   booking: { account: Account; topic: Pick<MeetingTopic, 'name'>; meetings: Meeting[]; kind: BookingMessagePayload['event'] },
   now: number,
 ): Promise<void> {
+  // A booking's dates usually share one host: look each host up once.
+  const hosts = new Map<string, Awaited<ReturnType<typeof findUser>>>();
   for (const meeting of booking.meetings) {
-    const host = await findUser(trx, booking.account.uuid, meeting.hostUuid);
+    if (!hosts.has(meeting.hostUuid)) hosts.set(meeting.hostUuid, await findUser(trx, booking.account.uuid, meeting.hostUuid));
+    const host = hosts.get(meeting.hostUuid);
     if (!host) continue;
     const organizer = { name: `${host.firstName} ${host.lastName}`, email: host.email };
     const attendee = { name: meeting.participant.name, email: meeting.participant.email };

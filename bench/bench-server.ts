@@ -4,7 +4,8 @@
  * the load generator in the parent process does not share its CPU.
  */
 import { DateTime } from 'luxon';
-import { insertMeeting } from '../src/db/repositories/meetings.js';
+import { insertMeetings } from '../src/db/repositories/meetings.js';
+import type { Meeting } from '../src/domain/meeting.js';
 import { newId } from '../src/ids.js';
 import { createAccount } from '../src/scheduling/create-account.js';
 import { createMeetingTopic } from '../src/scheduling/meeting-topics.js';
@@ -31,13 +32,14 @@ if (seed === 'calendar') {
   // 200 meetings over next month's working hours of the owner.
   const first = DateTime.now().setZone('Europe/Warsaw').plus({ months: 1 }).startOf('month');
   month = first.month + (first.year - DateTime.now().setZone('America/New_York').year) * 12;
+  const meetings: Meeting[] = [];
   let inserted = 0;
   for (let day = 0; inserted < 200 && day < 31; day += 1) {
     const date = first.plus({ days: day });
     if (date.weekday > 5) continue;
     for (let hour = 9; hour < 17 && inserted < 200; hour += 1) {
       const start = date.set({ hour, minute: 0 }).toMillis();
-      await insertMeeting(ctx.db, {
+      meetings.push({
         uuid: newId(), accountUuid: created.account.uuid, topicUuid: topic.uuid, teamUuid: created.team.uuid, hostUuid: created.owner.uuid,
         hostUsername: created.owner.username, bookingUuid: newId(), start, end: start + 30 * 60_000, status: 'confirmed', holdExpiresAt: null,
         place: 'zoom', participant: { name: 'P', email: 'p@x.test', phone: null, timezone: 'UTC', lang: 'en' }, note: null,
@@ -46,6 +48,7 @@ if (seed === 'calendar') {
       inserted += 1;
     }
   }
+  await insertMeetings(ctx.db, meetings);
 }
 
 if (seed === 'calendar') {

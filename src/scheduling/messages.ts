@@ -2,7 +2,7 @@ import type { Account } from '../domain/account.js';
 import type { Meeting } from '../domain/meeting.js';
 import type { MeetingTopic } from '../domain/meeting-topic.js';
 import type { DbOrTrx } from '../db/database.js';
-import { enqueueMessage } from '../db/repositories/outbox.js';
+import { enqueueMessages } from '../db/repositories/outbox.js';
 import { findUser } from '../db/repositories/users.js';
 import { newId } from '../ids.js';
 import { BOOKING_MESSAGE_KIND, type BookingMessagePayload } from '../mail/booking-message.js';
@@ -18,6 +18,7 @@ export async function enqueueBookingMessages(
 ): Promise<void> {
   // A booking's dates usually share one host: look each host up once.
   const hosts = new Map<string, Awaited<ReturnType<typeof findUser>>>();
+  const queued: { uuid: string; kind: string; payload: BookingMessagePayload }[] = [];
   for (const meeting of booking.meetings) {
     if (!hosts.has(meeting.hostUuid)) hosts.set(meeting.hostUuid, await findUser(trx, booking.account.uuid, meeting.hostUuid));
     const host = hosts.get(meeting.hostUuid);
@@ -45,6 +46,7 @@ export async function enqueueBookingMessages(
       { ...common, recipient: 'participant', to: attendee, lang: meeting.participant.lang, timezone: meeting.participant.timezone },
       { ...common, recipient: 'host', to: organizer, lang: 'en', timezone: host.timezone },
     ];
-    for (const payload of messages) await enqueueMessage(trx, { uuid: newId(now), kind: BOOKING_MESSAGE_KIND, payload }, now);
+    for (const payload of messages) queued.push({ uuid: newId(now), kind: BOOKING_MESSAGE_KIND, payload });
   }
+  await enqueueMessages(trx, queued, now);
 }

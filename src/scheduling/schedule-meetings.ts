@@ -17,7 +17,7 @@ import { isValidTimeZone } from '../domain/time-zones.js';
 import type { DbOrTrx } from '../db/database.js';
 import { findAccount } from '../db/repositories/accounts.js';
 import { claimIdempotencyKey, completeIdempotencyKey, deleteIdempotentResponse, findIdempotentResponse } from '../db/repositories/idempotency.js';
-import { insertMeeting, lockHost } from '../db/repositories/meetings.js';
+import { insertMeetings, lockHost } from '../db/repositories/meetings.js';
 import { insertPayment, type Payment } from '../db/repositories/payments.js';
 import { findTopic } from '../db/repositories/meeting-topics.js';
 import { findDiscountByCode, useDiscountCode } from '../db/repositories/discount-codes.js';
@@ -156,7 +156,7 @@ export async function scheduleMeetings(
       cancelledAt: null,
       cancelReason: null,
     }));
-    for (const meeting of meetings) await insertMeeting(trx, meeting);
+    await insertMeetings(trx, meetings);
 
     // A use counts only for a paid booking; the conditional update keeps the limit under concurrency.
     if (discount && paid && !(await useDiscountCode(trx, discount.uuid))) throw new DiscountInvalidError('has been used up');

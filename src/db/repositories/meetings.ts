@@ -69,10 +69,14 @@ function meetingRowToMeeting(row: MeetingRowWithHost): Meeting {
   };
 }
 
-export async function insertMeeting(db: DbOrTrx, meeting: Meeting): Promise<void> {
-  await db
-    .insertInto('meetings')
-    .values({
+/** One statement for all of a booking's meetings: one round trip inside the booking's lock. */
+export async function insertMeetings(db: DbOrTrx, meetings: Meeting[]): Promise<void> {
+  if (meetings.length === 0) return;
+  await db.insertInto('meetings').values(meetings.map(meetingToRow)).execute();
+}
+
+function meetingToRow(meeting: Meeting) {
+  return {
       id: meeting.uuid,
       account_id: meeting.accountUuid,
       topic_id: meeting.topicUuid,
@@ -99,8 +103,7 @@ export async function insertMeeting(db: DbOrTrx, meeting: Meeting): Promise<void
       updated_at: meeting.updatedAt,
       cancelled_at: null,
       cancel_reason: null,
-    })
-    .execute();
+  };
 }
 
 function selectMeetings(db: DbOrTrx) {

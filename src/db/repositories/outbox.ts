@@ -7,19 +7,23 @@ export interface OutboxMessage {
   attempts: number;
 }
 
-export async function enqueueMessage(db: DbOrTrx, message: { uuid: string; kind: string; payload: unknown }, now: number): Promise<void> {
+/** Queues messages in one statement, in the caller's transaction. */
+export async function enqueueMessages(db: DbOrTrx, messages: { uuid: string; kind: string; payload: unknown }[], now: number): Promise<void> {
+  if (messages.length === 0) return;
   await db
     .insertInto('outbox')
-    .values({
-      id: message.uuid,
-      kind: message.kind,
-      payload: JSON.stringify(message.payload),
-      status: 'pending',
-      next_attempt_at: now,
-      last_error: null,
-      created_at: now,
-      sent_at: null,
-    })
+    .values(
+      messages.map((message) => ({
+        id: message.uuid,
+        kind: message.kind,
+        payload: JSON.stringify(message.payload),
+        status: 'pending',
+        next_attempt_at: now,
+        last_error: null,
+        created_at: now,
+        sent_at: null,
+      })),
+    )
     .execute();
 }
 

@@ -47,6 +47,19 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
   // Only JSON bodies are accepted; anything else (text/plain included) is a 415.
   app.removeContentTypeParser('text/plain');
+  // The seed has clients send `Content-Type: application/json` on every call, DELETE and
+  // bodiless POSTs included: an empty body is no body, not malformed JSON. Routes that need a
+  // body still refuse its absence through their schema.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text === '') {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
 
   for (const schema of [ProblemSchema, TeamSchema, MemberSchema, AccountSchema, ApiKeySchema, MeetingTopicSchema, AvailabilitySchema, SlotSchema, MeetingSchema, PaymentSchema, DiscountCodeSchema]) app.addSchema(schema);
 

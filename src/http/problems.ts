@@ -130,6 +130,10 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
 
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
+    if (fastifyError.validationContext === 'body' && request.body === undefined) {
+      const detail = 'A JSON body is required';
+      return sendProblem(reply, buildProblem('VALIDATION_FAILED', detail, [{ path: '', message: detail }]));
+    }
     const errors = mapValidationErrors(fastifyError.validation, fastifyError.validationContext);
     return sendProblem(reply, buildProblem('VALIDATION_FAILED', errors[0] ? describeFieldError(errors[0]) : 'The request is invalid', errors));
   }

@@ -47,6 +47,17 @@ for (const dialect of DIALECTS) {
       expectProblem(await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, '[]'), 400, 'VALIDATION_FAILED');
     });
 
+    it('takes Content-Type: application/json with no body as no body (the seed sends it on every call)', async () => {
+      const member = (await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Del', lastName: 'Ete', email: 'del@acme.test' })).json();
+      const headers = { 'x-service-api-key': acme.apiKey, 'content-type': 'application/json', accept: 'application/json' };
+      expect((await t.app.inject({ method: 'GET', url: '/api/v1/teams', headers })).statusCode).toBe(200);
+      expect((await t.app.inject({ method: 'DELETE', url: `/api/v1/teams/${acme.team.uuid}/users/${member.uuid}`, headers })).statusCode).toBe(204);
+      const missing = expectProblem(await t.app.inject({ method: 'POST', url: `/api/v1/teams/${acme.team.uuid}/users`, headers }), 400, 'VALIDATION_FAILED');
+      expect(missing.detail).toBe('A JSON body is required');
+      // Prototype poisoning is still refused.
+      expectProblem(await call(t.app, acme.apiKey, 'POST', '/api/v1/teams', '{"name":"x","__proto__":{"admin":true}}'), 400, 'VALIDATION_FAILED');
+    });
+
     it('answers 400 for a wrong type instead of coercing it', async () => {
       const problem = expectProblem(
         await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'A', lastName: 'B', email: 'ab@acme.test', admin: 'true' }),

@@ -42,6 +42,17 @@ for (const dialect of DIALECTS) {
       expect((await call(t.app, acme.apiKey, 'GET', '/api/v1/account')).json().places).toEqual(['offline', 'google-meet', 'zoom']);
     });
 
+    it('PATCH /account takes gateways as codes, as objects with settings, or as a map', async () => {
+      const asCodes = await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { gateways: ['payu', 'tpay'] });
+      expect(asCodes.json().gateways).toEqual([{ code: 'payu', configured: false }, { code: 'tpay', configured: false }]);
+      const asMap = await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { gateways: { stripe: { secretKey: 'sk_test' }, paypal: {} } });
+      expect(asMap.json().gateways).toEqual([{ code: 'stripe', configured: true }, { code: 'paypal', configured: false }]);
+      expectProblem(await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { gateways: ['bitcoin'] }), 400, 'VALIDATION_FAILED');
+      expectProblem(await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { gateways: { bitcoin: {} } }), 400, 'VALIDATION_FAILED');
+      // Back to what the next test expects.
+      await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { gateways: [{ code: 'stripe', settings: { secretKey: 'sk_live_secret' } }, { code: 'p24' }] });
+    });
+
     it('PATCH /account rejects unknown places, maxUsers and an empty body, and changes nothing', async () => {
       const bad = expectProblem(await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { places: ['carrier-pigeon'] }), 400, 'VALIDATION_FAILED');
       expect(bad.errors![0]!.path).toBe('/places/0');

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
+import type { Gateway } from '../../domain/account.js';
 import { getAccount, updateAccount } from '../../scheduling/account.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../scheduling/api-keys.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
@@ -7,6 +8,16 @@ import { accountToJson, apiKeyToJson, toIso } from '../representations.js';
 import { principalOf } from '../request-guards.js';
 import { ApiKeyListSchema, CreateApiKeyBodySchema, CreatedApiKeySchema, UpdateAccountBodySchema } from '../schemas/account.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, UuidParams, problemResponses } from '../schemas/common.js';
+
+type GatewayInput = Static<typeof UpdateAccountBodySchema>['gateways'];
+
+/** The three spellings PATCH /account accepts for gateways, as one list of `{ code, settings }`. */
+function normalizeGateways(gateways: NonNullable<GatewayInput>): { code: Gateway; settings?: object }[] {
+  if (!Array.isArray(gateways)) {
+    return Object.entries(gateways).map(([code, settings]) => ({ code: code as Gateway, settings: (settings ?? {}) as object }));
+  }
+  return gateways.map((gateway) => (typeof gateway === 'string' ? { code: gateway } : gateway));
+}
 
 /** The caller's account and the caller's own API keys. */
 export const accountRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = async (app, { ctx }) => {
@@ -37,7 +48,10 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
         response: { 200: Type.Ref('Account'), ...problemResponses(...AUTHENTICATED_ERRORS, 403) },
       },
     },
-    async (request) => accountToJson(await updateAccount(ctx, principalOf(request), request.body)),
+    async (request) => {
+      const { gateways, ...rest } = request.body;
+      return accountToJson(await updateAccount(ctx, principalOf(request), { ...rest, gateways: gateways === undefined ? undefined : normalizeGateways(gateways) }));
+    },
   );
 
   app.post(

@@ -27,9 +27,18 @@ export const UpdateAccountBodySchema = Type.Object(
     timezone: Type.Optional(TimeZone),
     places: Type.Optional(Type.Array(PlaceSchema, { minItems: 1, maxItems: PLACES.length * 2 })),
     gateways: Type.Optional(
-      Type.Array(
-        Type.Object({ code: GatewaySchema, settings: Type.Optional(FreeObject) }, { additionalProperties: false }),
-        { maxItems: GATEWAYS.length },
+      Type.Union(
+        [
+          Type.Array(
+            Type.Union([GatewaySchema, Type.Object({ code: GatewaySchema, settings: Type.Optional(FreeObject) }, { additionalProperties: false })]),
+            { maxItems: GATEWAYS.length },
+          ),
+          Type.Object(Object.fromEntries(GATEWAYS.map((code) => [code, Type.Optional(FreeObject)])), { additionalProperties: false }),
+        ],
+        {
+          description:
+            'The enabled payment gateways, replacing the current set: `["stripe", "p24"]`, `[{ "code": "stripe", "settings": {…} }]` or `{ "stripe": {…settings} }`.',
+        },
       ),
     ),
   },

@@ -89,6 +89,7 @@ export function isPaidTopic(topic: Pick<TopicSettings, 'price' | 'priceVariants'
  * Fills a create request's omitted fields with the contract's defaults, or an update's with
  * the current values: `resolveTopicSettings({ name: 'Intro', durationMinutes: 45 }, undefined, ['offline'], newId)`
  * gives a 45-minute topic on a 45-minute grid, no buffers, a 60-day window, offered offline.
+ * Without `places` a new topic is offered at every place the account enables.
  * `newUuid` names new price variants; variants that come with a known uuid keep it.
  */
 export function resolveTopicSettings(
@@ -109,7 +110,7 @@ export function resolveTopicSettings(
     minimumNoticeMinutes: input.minimumNoticeMinutes ?? current?.minimumNoticeMinutes ?? 0,
     bookingWindowDays: input.bookingWindowDays ?? current?.bookingWindowDays ?? 60,
     dailyLimit: input.dailyLimit !== undefined ? input.dailyLimit : (current?.dailyLimit ?? null),
-    places: input.places ? [...new Set(input.places)] : (current?.places ?? defaultPlaces.slice(0, 1)),
+    places: input.places ? [...new Set(input.places)] : (current?.places ?? [...defaultPlaces]),
     phoneRequired: input.phoneRequired ?? current?.phoneRequired ?? false,
     price: input.price !== undefined ? input.price : (current?.price ?? null),
     priceVariants: input.priceVariants
@@ -166,16 +167,14 @@ function validateMoney(money: Money, path: string, errors: FieldError[]): void {
 }
 
 /**
- * A scheduling request's `team` against the topic: required (and equal) for a team topic,
- * absent for an individual one. Calculation and booking share it, so they refuse alike.
+ * A scheduling request's `team` against the topic: required (and equal) for a team topic.
+ * The seed only requires it for team meetings; an individual topic ignores it, so a client
+ * that always sends its team is not refused. Calculation and booking share this rule.
  */
 export function checkTopicTeam(topic: Pick<MeetingTopic, 'teamUuid'>, team: string | undefined): void {
-  if (topic.teamUuid !== null) {
-    if (team === undefined) throw new ValidationError([{ path: '/team', message: 'is required: the meeting topic belongs to a team' }]);
-    if (team !== topic.teamUuid) throw new NotFoundError('team');
-  } else if (team !== undefined) {
-    throw new ValidationError([{ path: '/team', message: 'must be left out: the meeting topic is not a team topic' }]);
-  }
+  if (topic.teamUuid === null) return;
+  if (team === undefined) throw new ValidationError([{ path: '/team', message: 'is required: the meeting topic belongs to a team' }]);
+  if (team !== topic.teamUuid) throw new NotFoundError('team');
 }
 
 /** The topic's active host with that username; 404 names where the username came from. */

@@ -84,6 +84,12 @@ for (const dialect of DIALECTS) {
       expect((await calculate({ username: acme.owner.username, meetingTopic: topic.uuid, timezone: 'UTC', offset: 0 }, acme.apiKey)).statusCode).toBe(200);
     });
 
+    it('ignores a team sent for an individual topic', async () => {
+      const response = await calculate({ username: acme.owner.username, meetingTopic: topic.uuid, timezone: 'UTC', offset: 0, team: acme.team.uuid });
+      expect(response.statusCode).toBe(200);
+      expect(response.json().team).toBeNull();
+    });
+
     it('requires the team of a team topic', async () => {
       const base = { username: acme.owner.username, meetingTopic: teamTopic.uuid, timezone: 'UTC', offset: 0 };
       expect(expectProblem(await calculate(base), 400, 'VALIDATION_FAILED').errors![0]!.path).toBe('/team');

@@ -31,7 +31,7 @@ for (const dialect of DIALECTS) {
         minimumNoticeMinutes: 0,
         bookingWindowDays: 60,
         dailyLimit: null,
-        places: ['offline'],
+        places: ['offline', 'phone-call', 'zoom'],
         phoneRequired: false,
         price: null,
         priceVariants: [],

@@ -23,7 +23,7 @@ const settingsProperties = {
   minimumNoticeMinutes: Type.Optional(minutes(TOPIC_LIMITS.minimumNoticeMinutes, 'No slot starts sooner than this after now. Default 0.')),
   bookingWindowDays: Type.Optional(minutes(TOPIC_LIMITS.bookingWindowDays, 'No slot starts later than now + this many days. Default 60.')),
   dailyLimit: Type.Optional(Nullable(Type.Integer({ minimum: TOPIC_LIMITS.dailyLimit[0], maximum: TOPIC_LIMITS.dailyLimit[1], description: 'Most meetings of this topic per host per host-local day; null: no limit.' }))),
-  places: Type.Optional(Type.Array(PlaceSchema, { minItems: 1, maxItems: 16, description: "Subset of the account's enabled places. Default: the account's first place." })),
+  places: Type.Optional(Type.Array(PlaceSchema, { minItems: 1, maxItems: 16, description: "Subset of the account's enabled places. Default: every place the account enables." })),
   phoneRequired: Type.Optional(Type.Boolean({ description: 'Bookings must give a phone number. Default false.' })),
   price: Type.Optional(Nullable(MoneySchema)),
   priceVariants: Type.Optional(

@@ -93,6 +93,7 @@ export interface MeetingTopicTable {
   price_variants: string;
   /** JSON array of { key, label, required }. */
   form: string;
+  all_team_members: number;
   created_at: number;
   updated_at: number;
   version: Generated<number>;

@@ -47,11 +47,17 @@ export function createSqliteReads(filename: string): FastReads {
   );
   const topicById = connection.prepare<[string], MeetingTopicRow>('select * from meeting_topics where id = ? and deleted_at is null');
   const parsedTopics = new Map<string, MeetingTopic & { version: number }>();
-  const hostsOfTopic = connection.prepare<[string], TopicHost>(
-    `select users.id as uuid, users.username as username, users.lock_version as calendarVersion from meeting_topic_hosts
-     join users on users.id = meeting_topic_hosts.user_id
-     where meeting_topic_hosts.topic_id = ? and users.deactivated_at is null
-     order by meeting_topic_hosts.position`,
+  // Same hosts as the repository's findActiveHosts: listed hosts, or the team's members.
+  const hostsOfTopic = connection.prepare<[string, string], TopicHost>(
+    `select uuid, username, calendarVersion from (
+       select users.id as uuid, users.username as username, users.lock_version as calendarVersion, meeting_topic_hosts.position as position
+       from meeting_topic_hosts join users on users.id = meeting_topic_hosts.user_id
+       where meeting_topic_hosts.topic_id = ? and users.deactivated_at is null
+       union all
+       select users.id, users.username, users.lock_version, memberships.created_at
+       from meeting_topics join memberships on memberships.team_id = meeting_topics.team_id join users on users.id = memberships.user_id
+       where meeting_topics.id = ? and meeting_topics.all_team_members = 1 and users.deactivated_at is null
+     ) order by position, uuid`,
   );
   const calendarVersionOf = connection.prepare<[string], { version: number }>('select lock_version as version from users where id = ?');
   const availabilityOf = connection.prepare<[string], { availability: string }>('select availability from users where id = ?');
@@ -81,7 +87,7 @@ export function createSqliteReads(filename: string): FastReads {
         parsedTopics.set(topicUuid, parsed);
       }
       const { version: _version, ...topic } = parsed;
-      return { ...topic, hosts: hostsOfTopic.all(topicUuid) };
+      return { ...topic, hosts: hostsOfTopic.all(topicUuid, topicUuid) };
     },
     async findAvailabilityJson(userUuid) {
       return availabilityOf.get(userUuid)?.availability;

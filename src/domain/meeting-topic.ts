@@ -50,6 +50,8 @@ export interface MeetingTopic extends TopicSettings {
   createdBy: string;
   /** Active hosts in the order given (deactivated users no longer appear as hosts). */
   hosts: TopicHost[];
+  /** A team topic hosted by every current member of its team, newcomers included. */
+  allTeamMembers: boolean;
   createdAt: number;
   updatedAt: number;
 }

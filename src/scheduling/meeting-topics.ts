@@ -19,10 +19,12 @@ import type { Principal, UseCaseContext } from './context.js';
 export interface CreateTopicInput extends TopicSettingsInput {
   team?: string | null | undefined;
   hosts?: string[] | undefined;
+  allTeamMembers?: boolean | undefined;
 }
 
 export interface UpdateTopicInput extends TopicSettingsInput {
   hosts?: string[] | undefined;
+  allTeamMembers?: boolean | undefined;
 }
 
 /**
@@ -39,7 +41,9 @@ export async function createMeetingTopic(ctx: UseCaseContext, principal: Princip
     const errors = validateTopicSettings(settings, account.places);
     const teamUuid = input.team ?? null;
     if (teamUuid !== null) await requireAdminOfTeam(trx, principal, teamUuid);
-    const hosts = await resolveHosts(trx, principal, teamUuid, input.hosts, errors);
+    // A team topic without a host list follows the team: members who join later host it too.
+    const allTeamMembers = decideAllTeamMembers(teamUuid, input.hosts, input.allTeamMembers ?? (teamUuid !== null && input.hosts === undefined), errors);
+    const hosts = await resolveHosts(trx, principal, teamUuid, allTeamMembers ? undefined : input.hosts, errors);
     if (errors.length > 0) throw new ValidationError(errors);
     const topic: MeetingTopic = {
       ...settings,
@@ -48,6 +52,7 @@ export async function createMeetingTopic(ctx: UseCaseContext, principal: Princip
       teamUuid,
       createdBy: principal.userUuid,
       hosts,
+      allTeamMembers,
       createdAt: now,
       updatedAt: now,
     };
@@ -87,9 +92,18 @@ export async function updateMeetingTopic(ctx: UseCaseContext, principal: Princip
     const now = ctx.now();
     const settings = resolveTopicSettings(input, current, account.places, () => newId(now));
     const errors = validateTopicSettings(settings, account.places);
-    const hosts = input.hosts === undefined ? current.hosts : await resolveHosts(trx, principal, current.teamUuid, input.hosts, errors);
+    const allTeamMembers = decideAllTeamMembers(
+      current.teamUuid,
+      input.hosts,
+      input.allTeamMembers ?? (input.hosts === undefined ? current.allTeamMembers : false),
+      errors,
+    );
+    const hosts =
+      input.hosts === undefined && allTeamMembers === current.allTeamMembers
+        ? current.hosts
+        : await resolveHosts(trx, principal, current.teamUuid, allTeamMembers ? undefined : (input.hosts ?? current.hosts.map((host) => host.username)), errors);
     if (errors.length > 0) throw new ValidationError(errors);
-    const topic: MeetingTopic = { ...current, ...settings, hosts, updatedAt: now };
+    const topic: MeetingTopic = { ...current, ...settings, hosts, allTeamMembers, updatedAt: now };
     await updateTopic(trx, topic);
     // This topic's meetings block their hosts' time by its buffers, whatever topic a slot is for.
     if (topic.bufferBeforeMinutes !== current.bufferBeforeMinutes || topic.bufferAfterMinutes !== current.bufferAfterMinutes) {
@@ -107,6 +121,14 @@ export async function deleteMeetingTopic(ctx: UseCaseContext, principal: Princip
     await requireTopicManager(trx, principal, topic);
     await softDeleteTopic(trx, topic.uuid, ctx.now());
   });
+}
+
+/** Only a team topic can follow its team, and not while it also names its hosts. */
+function decideAllTeamMembers(teamUuid: string | null, hosts: string[] | undefined, wanted: boolean, errors: FieldError[]): boolean {
+  if (!wanted) return false;
+  if (teamUuid === null) errors.push({ path: '/allTeamMembers', message: 'is only for team topics' });
+  else if (hosts !== undefined) errors.push({ path: '/allTeamMembers', message: 'cannot be combined with hosts' });
+  return teamUuid !== null;
 }
 
 async function requireAdminOfTeam(db: DbOrTrx, principal: Principal, teamUuid: string): Promise<void> {

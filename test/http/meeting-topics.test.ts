@@ -134,6 +134,28 @@ for (const dialect of DIALECTS) {
       expectProblem(await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics/${topic.uuid}`), 404, 'NOT_FOUND');
     });
 
+    it('lets a team topic follow its team, newcomers included, unless it names its hosts', async () => {
+      const following = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Follows team', durationMinutes: 30, team: acme.team.uuid })).json();
+      const fixed = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Fixed hosts', durationMinutes: 30, team: acme.team.uuid, hosts: [acme.owner.username] })).json();
+      expect([following.allTeamMembers, fixed.allTeamMembers]).toEqual([true, false]);
+      const newcomer = (await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Nina', lastName: 'New', email: 'nina@acme.test' })).json();
+      expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics/${following.uuid}`)).json().hosts).toContain(newcomer.username);
+      expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics/${fixed.uuid}`)).json().hosts).toEqual([acme.owner.username]);
+      const slots = await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: newcomer.username, meetingTopic: following.uuid, team: acme.team.uuid, timezone: 'UTC', offset: 0 });
+      expect(slots.statusCode).toBe(200);
+      const byHost = (await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics?username=${newcomer.username}`)).json().meetingTopics.map((topic: { name: string }) => topic.name);
+      expect(byHost).toContain('Follows team');
+      expect(byHost).not.toContain('Fixed hosts');
+      // Naming hosts turns following off; following cannot be combined with a host list.
+      const pinned = await call(t.app, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${following.uuid}`, { hosts: [newcomer.username] });
+      expect(pinned.json()).toMatchObject({ allTeamMembers: false, hosts: [newcomer.username] });
+      expectProblem(await call(t.app, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${following.uuid}`, { hosts: [newcomer.username], allTeamMembers: true }), 400, 'VALIDATION_FAILED');
+      expectProblem(await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Solo', durationMinutes: 30, allTeamMembers: true }), 400, 'VALIDATION_FAILED');
+      const again = await call(t.app, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${following.uuid}`, { allTeamMembers: true });
+      expect(again.json().allTeamMembers).toBe(true);
+      expect(again.json().hosts).toEqual(expect.arrayContaining([acme.owner.username, newcomer.username]));
+    });
+
     it('stops a member who leaves the team from hosting its team topics', async () => {
       const joiner = (await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Leo', lastName: 'Leaver', email: 'leo@acme.test' })).json();
       const teamTopic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Team sync', durationMinutes: 30, team: acme.team.uuid })).json();

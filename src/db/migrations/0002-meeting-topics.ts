@@ -23,6 +23,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('price_variants', 'text', (col) => col.notNull())
     // JSON: [{ key, label, required }]
     .addColumn('form', 'text', (col) => col.notNull())
+    // 1: a team topic hosted by whoever is in the team now (no rows in meeting_topic_hosts).
+    .addColumn('all_team_members', 'integer', (col) => col.notNull().defaultTo(0))
     .addColumn('created_at', 'bigint', (col) => col.notNull())
     .addColumn('updated_at', 'bigint', (col) => col.notNull())
     // Bumped by every update: readers that keep a parsed topic compare it.

@@ -22,6 +22,7 @@ export function topicRowToTopic(row: MeetingTopicRow, hosts: TopicHost[]): Meeti
     priceVariants: JSON.parse(row.price_variants) as PriceVariant[],
     form: JSON.parse(row.form) as FormField[],
     hosts,
+    allTeamMembers: row.all_team_members === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -47,6 +48,7 @@ function topicToRow(topic: MeetingTopic) {
     price_currency: topic.price?.currency ?? null,
     price_variants: JSON.stringify(topic.priceVariants),
     form: JSON.stringify(topic.form),
+    all_team_members: topic.allTeamMembers ? 1 : 0,
     created_at: topic.createdAt,
     updated_at: topic.updatedAt,
   };
@@ -54,7 +56,7 @@ function topicToRow(topic: MeetingTopic) {
 
 export async function insertTopic(db: DbOrTrx, topic: MeetingTopic): Promise<void> {
   await db.insertInto('meeting_topics').values({ ...topicToRow(topic), deleted_at: null }).execute();
-  await replaceTopicHosts(db, topic.uuid, topic.hosts);
+  await replaceTopicHosts(db, topic.uuid, topic.allTeamMembers ? [] : topic.hosts);
 }
 
 export async function updateTopic(db: DbOrTrx, topic: MeetingTopic): Promise<void> {
@@ -64,7 +66,7 @@ export async function updateTopic(db: DbOrTrx, topic: MeetingTopic): Promise<voi
     .set((eb) => ({ ...changes, version: eb('version', '+', 1) }))
     .where('id', '=', topic.uuid)
     .execute();
-  await replaceTopicHosts(db, topic.uuid, topic.hosts);
+  await replaceTopicHosts(db, topic.uuid, topic.allTeamMembers ? [] : topic.hosts);
 }
 
 async function replaceTopicHosts(db: DbOrTrx, topicUuid: string, hosts: TopicHost[]): Promise<void> {
@@ -104,24 +106,43 @@ export async function listTopics(db: DbOrTrx, accountUuid: string, filter: Topic
   if (filter.teamUuid !== undefined) query = query.where('team_id', '=', filter.teamUuid);
   if (filter.hostUuid !== undefined) {
     const hostUuid = filter.hostUuid;
-    query = query.where('id', 'in', (eb) => eb.selectFrom('meeting_topic_hosts').select('topic_id').where('user_id', '=', hostUuid));
+    query = query.where((eb) =>
+      eb.or([
+        eb('id', 'in', eb.selectFrom('meeting_topic_hosts').select('topic_id').where('user_id', '=', hostUuid)),
+        eb.and([
+          eb('all_team_members', '=', 1),
+          eb('team_id', 'in', eb.selectFrom('memberships').select('team_id').where('user_id', '=', hostUuid)),
+        ]),
+      ]),
+    );
   }
   const rows = await query.orderBy('created_at').orderBy('id').execute();
   const hosts = await findActiveHosts(db, rows.map((row) => row.id));
   return rows.map((row) => topicRowToTopic(row, hosts.get(row.id) ?? []));
 }
 
+/**
+ * The active hosts of each topic: its listed hosts in their order, or, for a topic hosted by
+ * all team members, the team's current members in the order they joined.
+ */
 async function findActiveHosts(db: DbOrTrx, topicUuids: string[]): Promise<Map<string, TopicHost[]>> {
   const result = new Map<string, TopicHost[]>();
   if (topicUuids.length === 0) return result;
-  const rows = await db
+  const listed = db
     .selectFrom('meeting_topic_hosts')
     .innerJoin('users', 'users.id', 'meeting_topic_hosts.user_id')
-    .select(['meeting_topic_hosts.topic_id as topicUuid', 'users.id as uuid', 'users.username as username'])
+    .select(['meeting_topic_hosts.topic_id as topicUuid', 'users.id as uuid', 'users.username as username', 'meeting_topic_hosts.position as position'])
     .where('meeting_topic_hosts.topic_id', 'in', topicUuids)
-    .where('users.deactivated_at', 'is', null)
-    .orderBy('meeting_topic_hosts.position')
-    .execute();
+    .where('users.deactivated_at', 'is', null);
+  const members = db
+    .selectFrom('meeting_topics')
+    .innerJoin('memberships', 'memberships.team_id', 'meeting_topics.team_id')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select(['meeting_topics.id as topicUuid', 'users.id as uuid', 'users.username as username', 'memberships.created_at as position'])
+    .where('meeting_topics.id', 'in', topicUuids)
+    .where('meeting_topics.all_team_members', '=', 1)
+    .where('users.deactivated_at', 'is', null);
+  const rows = await listed.unionAll(members).orderBy('position').orderBy('uuid').execute();
   for (const row of rows) {
     const list = result.get(row.topicUuid) ?? [];
     list.push({ uuid: row.uuid, username: row.username });

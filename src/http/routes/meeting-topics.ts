@@ -26,6 +26,7 @@ export function topicToJson(topic: MeetingTopic) {
     form: topic.form,
     team: topic.teamUuid,
     hosts: topic.hosts.map((host) => host.username),
+    allTeamMembers: topic.allTeamMembers,
     paid: isPaidTopic(topic),
     createdAt: toIso(topic.createdAt),
     updatedAt: toIso(topic.updatedAt),

@@ -49,6 +49,9 @@ const settingsProperties = {
     ),
   ),
   hosts: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 120 }), { maxItems: 200, description: 'Usernames. Individual: default [caller]; team: default all members.' })),
+  allTeamMembers: Type.Optional(
+    Type.Boolean({ description: 'Team topics: hosted by every current member, members who join later included. Default for a team topic given no hosts.' }),
+  ),
 };
 
 export const CreateTopicBodySchema = Type.Object(
@@ -80,6 +83,7 @@ export const MeetingTopicSchema = Type.Object(
     form: Type.Array(Type.Object({ key: Type.String(), label: Type.String(), required: Type.Boolean() })),
     team: Nullable(Uuid),
     hosts: Type.Array(Type.String(), { description: 'Usernames of the active hosts.' }),
+    allTeamMembers: Type.Boolean({ description: 'Hosted by whoever is in the team now.' }),
     paid: Type.Boolean({ description: 'True when the topic has a price or price variants: booking needs a gateway.' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,

@@ -16,6 +16,13 @@ describe('validateAvailability', () => {
     [{ monday: [{ start: '09:00', end: '24:30' }] }, [{ path: '/weekly/monday/0/end', message: 'must be a time HH:MM from 00:00 to 24:00' }]],
     [{ friday: [{ start: '12:00', end: '12:00' }] }, [{ path: '/weekly/friday/0', message: 'must start before it ends' }]],
     [{ sunday: [{ start: '13:00', end: '15:00' }, { start: '09:00', end: '13:30' }] }, [{ path: '/weekly/sunday/1', message: 'overlaps /weekly/sunday/0' }]],
+    [
+      { monday: [{ start: '09:00', end: '17:00' }, { start: '10:00', end: '11:00' }, { start: '12:00', end: '13:00' }] },
+      [
+        { path: '/weekly/monday/1', message: 'overlaps /weekly/monday/0' },
+        { path: '/weekly/monday/2', message: 'overlaps /weekly/monday/0' },
+      ],
+    ],
   ])('%j', (days, expected) => {
     expect(validateAvailability({ timezone: 'UTC', weekly: { ...empty(), ...days }, overrides: [] })).toEqual(expected);
   });

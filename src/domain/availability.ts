@@ -71,8 +71,10 @@ function validateIntervals(intervals: LocalInterval[], path: string): FieldError
     else parsed.push({ start, end, index });
   });
   parsed.sort((a, b) => a.start - b.start);
-  for (let i = 1; i < parsed.length; i += 1) {
-    const previous = parsed[i - 1]!;
+  // Compare with the interval reaching furthest so far: in 09–17, 10–11, 12–13 both later ones overlap the first.
+  for (let i = 1, reach = 0; i < parsed.length; i += 1) {
+    if (parsed[i - 1]!.end > parsed[reach]!.end) reach = i - 1;
+    const previous = parsed[reach]!;
     const current = parsed[i]!;
     if (current.start < previous.end) {
       const later = Math.max(previous.index, current.index);

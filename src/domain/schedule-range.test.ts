@@ -37,6 +37,9 @@ describe('validateScheduleRangeInput', () => {
   it('checks offset even when month is given', () => {
     expect(validateScheduleRangeInput({ now, timezone: 'UTC', offset: 3, month: 4 })).toEqual([{ path: '/offset', message: 'must be a multiple of 7' }]);
   });
+  it('reports a month reaching past the year 9999 at /month', () => {
+    expect(validateScheduleRangeInput({ now, timezone: 'UTC', offset: 0, month: 1200, year: 9999 })).toEqual([{ path: '/month', message: 'reaches past the year 9999' }]);
+  });
   it('refuses a month reaching past the year 9999', () => {
     expect(() => resolveScheduleRange({ now, timezone: 'UTC', offset: 0, month: 1200, year: 9999 })).toThrow(/9999/);
   });

@@ -30,6 +30,9 @@ export function validateScheduleRangeInput(input: ScheduleRangeInput): FieldErro
   }
   if (input.year !== undefined && (!Number.isInteger(input.year) || input.year < 1970 || input.year > 9999)) {
     errors.push({ path: '/year', message: 'must be an integer from 1970 to 9999' });
+  } else if (input.month !== undefined && errors.length === 0) {
+    const baseYear = input.year ?? new Date(localEpochDay(input.timezone, input.now) * 86_400_000).getUTCFullYear();
+    if (baseYear + Math.floor((input.month - 1) / 12) > 9999) errors.push({ path: '/month', message: 'reaches past the year 9999' });
   }
   return errors;
 }

@@ -30,7 +30,38 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Browser origins allowed to call the API (a booking page on another site); `*` for any, empty for none. */
   corsOrigins: string[] | '*';
+  /** Where each payment adapter sends its calls (default: the gateway's sandbox). */
+  payments: PaymentGatewayUrls;
 }
+
+export interface PaymentGatewayUrls {
+  stripe: string;
+  p24: string;
+  payu: string;
+  paypal: string;
+  tpay: string;
+}
+
+/**
+ * Secrets, kept apart from the rest of the configuration (as Bluesky's PDS does) so the
+ * config object can be logged or passed around without carrying them.
+ */
+export interface Secrets {
+  /**
+   * TERMIN_SECRET_KEY: 32 bytes (64 hex characters or base64) that encrypt stored
+   * credentials. Null: a key generated into the data directory on first start is used.
+   */
+  secretKey: Buffer | null;
+}
+
+/** Each gateway's sandbox: nothing is charged for real unless the operator points elsewhere. */
+export const GATEWAY_SANDBOX_URLS: PaymentGatewayUrls = {
+  stripe: 'https://api.stripe.com',
+  p24: 'https://sandbox.przelewy24.pl',
+  payu: 'https://secure.snd.payu.com',
+  paypal: 'https://api-m.sandbox.paypal.com',
+  tpay: 'https://openapi.sandbox.tpay.com',
+};
 
 export type Env = Record<string, string | undefined>;
 
@@ -73,9 +104,34 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     trustProxy: parseBoolean(env.TRUST_PROXY, false, 'TRUST_PROXY', problems),
     rateLimitPerMinute: parseInteger(env.RATE_LIMIT_PER_MINUTE, 1200, 'RATE_LIMIT_PER_MINUTE', 0, 10_000_000, problems),
     corsOrigins: parseOrigins(env.CORS_ORIGINS, problems),
+    payments: {
+      stripe: parseBaseUrl(env.STRIPE_API_URL, GATEWAY_SANDBOX_URLS.stripe, 'STRIPE_API_URL', problems),
+      p24: parseBaseUrl(env.P24_API_URL, GATEWAY_SANDBOX_URLS.p24, 'P24_API_URL', problems),
+      payu: parseBaseUrl(env.PAYU_API_URL, GATEWAY_SANDBOX_URLS.payu, 'PAYU_API_URL', problems),
+      paypal: parseBaseUrl(env.PAYPAL_API_URL, GATEWAY_SANDBOX_URLS.paypal, 'PAYPAL_API_URL', problems),
+      tpay: parseBaseUrl(env.TPAY_API_URL, GATEWAY_SANDBOX_URLS.tpay, 'TPAY_API_URL', problems),
+    },
   };
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n- ${problems.join('\n- ')}`);
   return deepFreeze(config);
+}
+
+/** Reads the secrets (only TERMIN_SECRET_KEY today); throws ConfigError when one is malformed. */
+export function loadSecrets(env: Env = process.env): Secrets {
+  const raw = nonEmpty(env.TERMIN_SECRET_KEY);
+  if (raw === undefined) return Object.freeze({ secretKey: null });
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) {
+    throw new ConfigError('Invalid configuration:\n- TERMIN_SECRET_KEY must be 32 bytes: 64 hex characters or base64 (e.g. `openssl rand -hex 32`)');
+  }
+  return Object.freeze({ secretKey: key });
+}
+
+function parseBaseUrl(raw: string | undefined, fallback: string, name: string, problems: string[]): string {
+  const value = nonEmpty(raw);
+  if (value === undefined) return fallback;
+  if (!/^https?:\/\/[^\s]+$/.test(value)) problems.push(`${name} must be an http(s) URL, got "${value}"`);
+  return value.replace(/\/+$/, '');
 }
 
 function parseDatabase(url: string | undefined, dataDir: string, env: Env, problems: string[]): DatabaseConfig {

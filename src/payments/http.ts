@@ -1,0 +1,151 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { GatewayError } from './gateway.js';
+
+/** Every outbound gateway call gives up after this long unless the registry says otherwise. */
+export const DEFAULT_GATEWAY_TIMEOUT_MS = 10_000;
+
+export interface GatewayRequest {
+  method: 'GET' | 'POST' | 'PUT';
+  /** Path (with query) under the configured base URL, e.g. `/api/v1/transaction/register`. */
+  path: string;
+  headers?: Record<string, string>;
+  /** A JSON value (sent as application/json), a form (application/x-www-form-urlencoded) or raw text. */
+  json?: unknown;
+  form?: Record<string, string>;
+  rawJson?: string;
+}
+
+export interface GatewayResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The body parsed as JSON, or undefined when it is not JSON. */
+  body: unknown;
+}
+
+/**
+ * One HTTP call to a gateway. Network failures and timeouts become retryable GatewayErrors;
+ * the caller decides what a status means (see `failForStatus`). Error messages name the
+ * gateway, the operation and the status only: never a URL query, header or body, so a
+ * credential cannot leak into a log line.
+ */
+export async function callGateway(
+  gateway: string,
+  operation: string,
+  baseUrl: string,
+  request: GatewayRequest,
+  timeoutMs: number,
+): Promise<GatewayResponse> {
+  const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
+  let body: string | undefined;
+  if (request.rawJson !== undefined) {
+    body = request.rawJson;
+    headers['content-type'] = 'application/json';
+  } else if (request.json !== undefined) {
+    body = JSON.stringify(request.json);
+    headers['content-type'] = 'application/json';
+  } else if (request.form !== undefined) {
+    body = new URLSearchParams(request.form).toString();
+    headers['content-type'] = 'application/x-www-form-urlencoded';
+  }
+  let response: Response;
+  try {
+    response = await fetch(baseUrl + request.path, {
+      method: request.method,
+      headers,
+      body,
+      // PayU answers a created order with 302 and a JSON body: read it, do not follow it.
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (error) {
+    const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+    throw new GatewayError(`${gateway} ${operation}: ${timedOut ? `no answer within ${timeoutMs} ms` : 'gateway unreachable'}`, true);
+  }
+  let text: string;
+  try {
+    text = await response.text();
+  } catch {
+    throw new GatewayError(`${gateway} ${operation}: the answer was cut off`, true, response.status);
+  }
+  let parsed: unknown;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, body: parsed };
+}
+
+/** 5xx, 429 and 408 may pass if tried later; other refusals will not. */
+export function isRetryableStatus(status: number): boolean {
+  return status >= 500 || status === 429 || status === 408;
+}
+
+/** The GatewayError for an unexpected status; `code` is the gateway's own error code, if any. */
+export function failForStatus(gateway: string, operation: string, response: GatewayResponse, code?: string): GatewayError {
+  const detail = code !== undefined && /^[\w .:-]{1,80}$/.test(code) ? ` (${code})` : '';
+  return new GatewayError(`${gateway} ${operation}: HTTP ${response.status}${detail}`, isRetryableStatus(response.status), response.status);
+}
+
+/** A malformed success answer: the gateway said yes but not in its documented shape. */
+export function malformedAnswer(gateway: string, operation: string, what: string): GatewayError {
+  return new GatewayError(`${gateway} ${operation}: answer without ${what}`, false);
+}
+
+export function basicAuth(user: string, password: string): string {
+  return `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`;
+}
+
+/** Compares two digests (or other secrets) without leaking where they differ. */
+export function safeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+export function digestHex(algorithm: 'md5' | 'sha256' | 'sha384', text: string): string {
+  return createHash(algorithm).update(text, 'utf8').digest('hex');
+}
+
+/** A plain object, or undefined: for walking parsed JSON without trusting its shape. */
+export function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+export function stringField(record: Record<string, unknown> | undefined, name: string): string | undefined {
+  const value = record?.[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function requireSetting(credentials: { settings: Record<string, string | number>; secrets: Record<string, string> }, gateway: string, name: string, secret = false): string {
+  const value = secret ? credentials.secrets[name] : credentials.settings[name];
+  if (value === undefined || value === '') throw new GatewayError(`${gateway}: the account's ${name} setting is missing`, false);
+  return String(value);
+}
+
+/**
+ * OAuth client-credentials tokens, kept until shortly before they expire. Keyed by base URL,
+ * client id and a digest of the secret, so a changed secret never reuses an old token.
+ */
+export class TokenCache {
+  private readonly tokens = new Map<string, { token: string; expiresAt: number }>();
+
+  async get(key: string, fetchToken: () => Promise<{ token: string; expiresInSeconds: number }>): Promise<string> {
+    const cached = this.tokens.get(key);
+    if (cached !== undefined && cached.expiresAt > Date.now()) return cached.token;
+    const fresh = await fetchToken();
+    // Renew a minute early (or at half-life for short tokens) so a call never carries an expired token.
+    const margin = Math.min(60, fresh.expiresInSeconds / 2);
+    this.tokens.set(key, { token: fresh.token, expiresAt: Date.now() + (fresh.expiresInSeconds - margin) * 1000 });
+    return fresh.token;
+  }
+
+  forget(key: string): void {
+    this.tokens.delete(key);
+  }
+
+  static key(baseUrl: string, clientId: string, secret: string): string {
+    return `${baseUrl}\u0000${clientId}\u0000${digestHex('sha256', secret)}`;
+  }
+}

@@ -1,0 +1,181 @@
+import type { CreatedTransaction, GatewayAdapter, GatewayCredentials, IncomingNotification, NotificationOutcome, PaymentOrder, RefundRequest, VerifiedNotification } from './gateway.js';
+import { GatewayError, NotificationRejectedError, type PaymentLookup } from './gateway.js';
+import { asRecord, callGateway, DEFAULT_GATEWAY_TIMEOUT_MS, digestHex, failForStatus, malformedAnswer, requireSetting, safeEqual, stringField, TokenCache } from './http.js';
+import { expectPayment, parseJsonObject } from './notification-checks.js';
+import { currencyExponent, rescaleMinorUnits } from '../domain/money.js';
+
+/**
+ * PayU GPO Europe REST API 2.1 (developers.payu.com/europe):
+ * - OAuth `POST /pl/standard/user/oauth/authorize` (form: grant_type=client_credentials,
+ *   client_id, client_secret) → `access_token`, `expires_in`.
+ * - `POST /api/v2_1/orders` with Bearer token; PayU answers **302 with a JSON body**
+ *   (`status.statusCode: SUCCESS`, `redirectUri`, `orderId`), hence `redirect: 'manual'`.
+ *   Amounts are strings in the lowest unit; HUF is documented as "multiply by 100".
+ * - Notifications: JSON POSTed to `notifyUrl`, header
+ *   `OpenPayu-Signature: sender=checkout;signature=…;algorithm=MD5|SHA-256;content=DOCUMENT`,
+ *   signature = digest(body + second key). Any 200 acknowledges it.
+ * - Refunds: `POST /api/v2_1/orders/{orderId}/refunds` with `{ refund: { description, amount, extRefundId } }`.
+ */
+export function createPayuAdapter(options: { baseUrl: string; timeoutMs?: number }): GatewayAdapter {
+  const { baseUrl } = options;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
+  const tokens = new TokenCache();
+
+  async function withToken<T>(credentials: GatewayCredentials, call: (authorization: string) => Promise<T>): Promise<T> {
+    const clientId = requireSetting(credentials, 'payu', 'clientId');
+    const clientSecret = requireSetting(credentials, 'payu', 'clientSecret', true);
+    const key = TokenCache.key(baseUrl, clientId, clientSecret);
+    const token = await tokens.get(key, async () => {
+      const response = await callGateway(
+        'payu',
+        'oauth/authorize',
+        baseUrl,
+        { method: 'POST', path: '/pl/standard/user/oauth/authorize', form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } },
+        timeoutMs,
+      );
+      if (response.status !== 200) throw failForStatus('payu', 'oauth/authorize', response, stringField(asRecord(response.body), 'error'));
+      const body = asRecord(response.body);
+      const accessToken = stringField(body, 'access_token');
+      const expiresIn = body?.expires_in;
+      if (accessToken === undefined) throw malformedAnswer('payu', 'oauth/authorize', 'access_token');
+      return { token: accessToken, expiresInSeconds: typeof expiresIn === 'number' && expiresIn > 0 ? expiresIn : 300 };
+    });
+    try {
+      return await call(`Bearer ${token}`);
+    } catch (error) {
+      // A token revoked early: forget it so the next attempt authorizes afresh.
+      if (error instanceof GatewayError && error.status === 401) tokens.forget(key);
+      throw error;
+    }
+  }
+
+  return {
+    code: 'payu',
+
+    async createTransaction(credentials: GatewayCredentials, order: PaymentOrder): Promise<CreatedTransaction> {
+      const posId = requireSetting(credentials, 'payu', 'posId');
+      const currency = order.currency.toUpperCase();
+      const amount = String(toPayuAmount(order.amount, currency));
+      const validitySeconds = Math.max(1, Math.floor((order.expiresAt - Date.now()) / 1000));
+      const [firstName, ...rest] = order.customer.name.trim().split(/\s+/);
+      const body = {
+        notifyUrl: order.notifyUrl,
+        continueUrl: order.returnUrl,
+        customerIp: order.customerIp ?? '127.0.0.1',
+        merchantPosId: posId,
+        description: order.description,
+        currencyCode: currency,
+        totalAmount: amount,
+        extOrderId: order.paymentUuid,
+        validityTime: String(validitySeconds),
+        buyer: { email: order.customer.email, firstName: firstName ?? '', lastName: rest.join(' '), language: order.customer.lang },
+        products: [{ name: order.description, unitPrice: amount, quantity: '1' }],
+      };
+      return withToken(credentials, async (authorization) => {
+        const response = await callGateway('payu', 'orders', baseUrl, { method: 'POST', path: '/api/v2_1/orders', headers: { authorization }, json: body }, timeoutMs);
+        const result = asRecord(response.body);
+        const statusCode = stringField(asRecord(result?.status), 'statusCode');
+        if ((response.status !== 302 && response.status !== 201 && response.status !== 200) || statusCode !== 'SUCCESS') {
+          throw failForStatus('payu', 'orders', response, statusCode);
+        }
+        const orderId = stringField(result, 'orderId');
+        const redirectUri = stringField(result, 'redirectUri');
+        if (orderId === undefined || redirectUri === undefined) throw malformedAnswer('payu', 'orders', 'orderId and redirectUri');
+        return { gatewayTransactionId: orderId, redirectUrl: redirectUri };
+      });
+    },
+
+    async verifyNotification(credentials: GatewayCredentials, notification: IncomingNotification, lookup: PaymentLookup): Promise<VerifiedNotification> {
+      const secondKey = requireSetting(credentials, 'payu', 'secondKey', true);
+      const header = notification.headers['openpayu-signature'];
+      if (header === undefined) throw new NotificationRejectedError('payu notification: no OpenPayu-Signature header');
+      const parts = parseSignatureHeader(header);
+      const signature = parts.get('signature');
+      const algorithm = (parts.get('algorithm') ?? 'MD5').toUpperCase();
+      if (signature === undefined) throw new NotificationRejectedError('payu notification: OpenPayu-Signature has no signature');
+      const digest = algorithm === 'MD5' ? 'md5' : algorithm === 'SHA-256' || algorithm === 'SHA256' ? 'sha256' : undefined;
+      if (digest === undefined) throw new NotificationRejectedError(`payu notification: unsupported signature algorithm`);
+      if (!safeEqual(signature.toLowerCase(), digestHex(digest, notification.rawBody + secondKey))) {
+        throw new NotificationRejectedError('payu notification: signature does not match');
+      }
+
+      const body = parseJsonObject(notification.rawBody);
+      const order = asRecord(body.order);
+      const reply = { status: 200, contentType: 'application/json', body: '{}' };
+      // Refund notifications carry `refund`, not `order`: authentic, nothing for termin to act on.
+      if (order === undefined) return { outcome: { kind: 'ignored', reason: 'not an order status notification' }, reply };
+      const orderId = stringField(order, 'orderId');
+      const paymentUuid = stringField(order, 'extOrderId');
+      const status = stringField(order, 'status');
+      const currency = stringField(order, 'currencyCode');
+      const totalAmount = stringField(order, 'totalAmount');
+      if (orderId === undefined || paymentUuid === undefined || status === undefined || currency === undefined || totalAmount === undefined || !/^\d{1,15}$/.test(totalAmount)) {
+        throw new NotificationRejectedError('payu notification: order without orderId, extOrderId, status, currencyCode or totalAmount');
+      }
+      let outcome: NotificationOutcome;
+      if (status === 'COMPLETED') {
+        const amount = fromPayuAmount(Number(totalAmount), currency);
+        await expectPayment(lookup, paymentUuid, { amount, currency, gatewayTransactionId: orderId });
+        outcome = { kind: 'paid', paymentUuid, gatewayTransactionId: orderId, amount, currency: currency.toUpperCase() };
+      } else if (status === 'CANCELED') {
+        if ((await lookup(paymentUuid)) === null) throw new NotificationRejectedError('payu notification: unknown payment');
+        outcome = { kind: 'failed', paymentUuid, gatewayTransactionId: orderId };
+      } else {
+        outcome = { kind: 'ignored', reason: `order status ${status}` };
+      }
+      return { outcome, reply };
+    },
+
+    async refund(credentials: GatewayCredentials, refund: RefundRequest): Promise<{ refundId: string }> {
+      const body = {
+        refund: {
+          description: refund.reason.slice(0, 100) || 'Refund',
+          amount: String(toPayuAmount(refund.amount, refund.currency.toUpperCase())),
+          currencyCode: refund.currency.toUpperCase(),
+          extRefundId: refund.idempotencyKey,
+        },
+      };
+      const path = `/api/v2_1/orders/${encodeURIComponent(refund.gatewayTransactionId)}/refunds`;
+      return withToken(credentials, async (authorization) => {
+        const response = await callGateway('payu', 'refunds', baseUrl, { method: 'POST', path, headers: { authorization }, json: body }, timeoutMs);
+        const result = asRecord(response.body);
+        const statusCode = stringField(asRecord(result?.status), 'statusCode');
+        if (response.status !== 200 || statusCode !== 'SUCCESS') throw failForStatus('payu', 'refunds', response, statusCode);
+        const refundId = stringField(asRecord(result?.refund), 'refundId');
+        if (refundId === undefined) throw malformedAnswer('payu', 'refunds', 'refund.refundId');
+        return { refundId };
+      });
+    },
+  };
+}
+
+/** PayU's lowest unit is 1/100 for every currency it takes, HUF included ("multiply by 100"). */
+function toPayuAmount(amount: number, currency: string): number {
+  try {
+    return rescaleMinorUnits(amount, currencyExponent(currency), payuExponent(currency));
+  } catch (error) {
+    throw new GatewayError(`payu: ${error instanceof Error ? error.message : 'amount not expressible'}`, false);
+  }
+}
+
+function fromPayuAmount(amount: number, currency: string): number {
+  try {
+    return rescaleMinorUnits(amount, payuExponent(currency), currencyExponent(currency));
+  } catch {
+    throw new NotificationRejectedError('payu notification: amount not expressible in the currency');
+  }
+}
+
+function payuExponent(currency: string): number {
+  return currency.toUpperCase() === 'HUF' ? 2 : currencyExponent(currency);
+}
+
+/** `sender=checkout;signature=abc;algorithm=MD5;content=DOCUMENT` → a map of its parts. */
+export function parseSignatureHeader(header: string): Map<string, string> {
+  const parts = new Map<string, string>();
+  for (const part of header.split(';')) {
+    const index = part.indexOf('=');
+    if (index > 0) parts.set(part.slice(0, index).trim().toLowerCase(), part.slice(index + 1).trim());
+  }
+  return parts;
+}

@@ -21,6 +21,33 @@ export function isValidTimeZone(zone: string): boolean {
   return valid;
 }
 
+const canonical = new Map<string, string | null>();
+
+/**
+ * The one spelling `Intl` gives a valid zone name, whatever its letter case, so that names
+ * used as keys (caches, stored settings) do not multiply: `canonicalTimeZone('europe/WARSAW')`
+ * → `'Europe/Warsaw'`, `'utc'` → `'UTC'`; null for what `isValidTimeZone` rejects.
+ * Links follow the runtime's ICU data, not a list of ours: on Node 20 (ICU 78) `Asia/Calcutta`
+ * stays and `Asia/Kolkata` becomes `Asia/Calcutta`, `Europe/Kyiv` becomes `Europe/Kiev`,
+ * `US/Eastern` becomes `America/New_York` and `Etc/UTC`, `GMT` become `UTC`.
+ */
+export function canonicalTimeZone(name: string): string | null {
+  const known = canonical.get(name);
+  if (known !== undefined) return known;
+  let result: string | null = null;
+  if (isValidTimeZone(name)) {
+    try {
+      const resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+      result = isValidTimeZone(resolved) ? resolved : null;
+    } catch {
+      result = null;
+    }
+  }
+  // Bounded like `validity`: names come from requests, so an attacker could send endless spellings.
+  if (canonical.size < 10_000) canonical.set(name, result);
+  return result;
+}
+
 const MINUTE = 60_000;
 const BUCKET = 15 * MINUTE;
 const offsetCache = new Map<string, Map<number, number>>();
@@ -44,6 +71,28 @@ export function zoneOffset(zone: string, ms: number): number {
     perZone.set(bucket, offset);
   }
   return offset;
+}
+
+/**
+ * The first instant after `from` and before `to` at which the zone's offset differs from its
+ * offset at `from`, or `to` when the offset at the last quarter hour before `to` is the same.
+ * Transitions fall on quarter hours, so a bisection over quarter hours finds the change; it
+ * is exact when the offset changes at most once in between, as within any one local day.
+ * `nextOffsetChange('Europe/Warsaw', Date.parse('2027-03-27T23:00Z'), Date.parse('2027-03-28T05:00Z'))`
+ * → `Date.parse('2027-03-28T01:00Z')` (02:00 CET becomes 03:00 CEST).
+ */
+export function nextOffsetChange(zone: string, from: number, to: number): number {
+  if (!(from < to)) return to;
+  const offset = zoneOffset(zone, from);
+  let high = Math.ceil(to / BUCKET) - 1; // the last quarter hour that starts before `to`
+  if (zoneOffset(zone, high * BUCKET) === offset) return to;
+  let low = Math.floor(from / BUCKET); // its offset is `offset`
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (zoneOffset(zone, middle * BUCKET) === offset) low = middle;
+    else high = middle;
+  }
+  return high * BUCKET;
 }
 
 const DAY = 86_400_000;

@@ -72,14 +72,20 @@ export function describeUrl(url: string): string {
   }
 }
 
-/** The cause of a failed fetch in words: `timed out after 10 s`, `ECONNREFUSED`, … */
+/**
+ * The cause of a failed fetch in words: `timed out after 10 s`, `ECONNREFUSED`, or the
+ * message of an error a guarded fetch threw (`The request to host failed: …`).
+ */
 export function describeNetworkFailure(error: unknown, timeoutMs: number): string {
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
     return `timed out after ${formatSeconds(timeoutMs)}`;
   }
+  // undici wraps the real reason in `cause` behind a bare "fetch failed".
   const cause = error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
-  if (cause && typeof cause.code === 'string') return cause.code;
-  const text = cause && typeof cause.message === 'string' ? cause.message : error instanceof Error ? error.message : String(error);
+  let text = error instanceof Error ? error.message : String(error);
+  if (text === 'fetch failed' && cause) {
+    text = typeof cause.code === 'string' ? cause.code : typeof cause.message === 'string' ? cause.message : text;
+  }
   // undici quotes the URL in some messages ("…includes credentials: https://u:p@host/").
   return text.replace(/\/\/[^/@\s]*@/g, '//…@').replace(/[?#]\S*/g, '');
 }

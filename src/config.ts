@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 /**
@@ -25,13 +26,53 @@ export interface Config {
   seedDemo: boolean;
   /** Run migrations when the server starts (the embedded default always does). */
   migrateOnStart: boolean;
-  trustProxy: boolean;
+  /**
+   * Which `X-Forwarded-For` hops to believe: false (none), a hop count (the N proxies
+   * nearest this service), or the proxies' addresses and CIDR ranges. Never "any".
+   */
+  trustProxy: TrustProxy;
   /** Requests per minute per API key (or per IP without one); 0 turns limiting off. */
   rateLimitPerMinute: number;
   /** Browser origins allowed to call the API (a booking page on another site); `*` for any, empty for none. */
   corsOrigins: string[] | '*';
   /** Where each payment adapter sends its calls (default: the gateway's sandbox). */
   payments: PaymentGatewayUrls;
+  /** Slow-client protection: how long a request may take to arrive, and how many sockets at once. */
+  http: HttpLimits;
+  /** How long database work may wait before the request gets 503 instead of hanging. */
+  databaseTimeouts: DatabaseTimeouts;
+  /** Failed authentications per client address per minute before 429 (checked before any key lookup); 0: off. */
+  authFailuresPerMinute: number;
+  /** Live API keys one user may hold; creating one more is refused. */
+  maxApiKeysPerUser: number;
+  /** Log lines waiting for a slow stdout reader, in bytes; beyond it lines are dropped, never the service stalled. */
+  logBufferBytes: number;
+}
+
+export type TrustProxy = false | number | string[];
+
+export interface HttpLimits {
+  /** All request headers must arrive within this (Node's headersTimeout). */
+  headersTimeoutMs: number;
+  /** The whole request, body included, must arrive within this (Node's requestTimeout). */
+  requestTimeoutMs: number;
+  /** An idle keep-alive socket is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** A socket with no traffic at all for this long is closed (Fastify's connectionTimeout). */
+  connectionTimeoutMs: number;
+  /** Open sockets at most; further connections are refused until some close (server.maxConnections). */
+  maxConnections: number;
+}
+
+export interface DatabaseTimeouts {
+  /** PostgreSQL: opening a connection, or waiting for a free one in the pool. */
+  connectMs: number;
+  /** PostgreSQL: one statement (server-side statement_timeout; the client gives up a little later). */
+  statementMs: number;
+  /** PostgreSQL: an idle pooled connection is closed after this. */
+  idleMs: number;
+  /** SQLite: how long to wait for another process's write lock (busy_timeout). */
+  busyMs: number;
 }
 
 export interface PaymentGatewayUrls {
@@ -101,7 +142,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     },
     seedDemo: parseBoolean(env.TERMIN_DEMO, database.dialect === 'sqlite', 'TERMIN_DEMO', problems),
     migrateOnStart: parseBoolean(env.MIGRATE_ON_START, database.dialect === 'sqlite', 'MIGRATE_ON_START', problems),
-    trustProxy: parseBoolean(env.TRUST_PROXY, false, 'TRUST_PROXY', problems),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY, problems),
     rateLimitPerMinute: parseInteger(env.RATE_LIMIT_PER_MINUTE, 1200, 'RATE_LIMIT_PER_MINUTE', 0, 10_000_000, problems),
     corsOrigins: parseOrigins(env.CORS_ORIGINS, problems),
     payments: {
@@ -111,7 +152,24 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       paypal: parseBaseUrl(env.PAYPAL_API_URL, GATEWAY_SANDBOX_URLS.paypal, 'PAYPAL_API_URL', problems),
       tpay: parseBaseUrl(env.TPAY_API_URL, GATEWAY_SANDBOX_URLS.tpay, 'TPAY_API_URL', problems),
     },
+    http: {
+      headersTimeoutMs: parseInteger(env.HEADERS_TIMEOUT_MS, 10_000, 'HEADERS_TIMEOUT_MS', 500, 600_000, problems),
+      requestTimeoutMs: parseInteger(env.REQUEST_TIMEOUT_MS, 20_000, 'REQUEST_TIMEOUT_MS', 500, 600_000, problems),
+      keepAliveTimeoutMs: parseInteger(env.KEEP_ALIVE_TIMEOUT_MS, 72_000, 'KEEP_ALIVE_TIMEOUT_MS', 100, 600_000, problems),
+      connectionTimeoutMs: parseInteger(env.CONNECTION_TIMEOUT_MS, 60_000, 'CONNECTION_TIMEOUT_MS', 500, 3_600_000, problems),
+      maxConnections: parseInteger(env.MAX_CONNECTIONS, 1024, 'MAX_CONNECTIONS', 1, 1_000_000, problems),
+    },
+    databaseTimeouts: {
+      connectMs: parseInteger(env.DATABASE_CONNECT_TIMEOUT_MS, 5_000, 'DATABASE_CONNECT_TIMEOUT_MS', 100, 600_000, problems),
+      statementMs: parseInteger(env.DATABASE_STATEMENT_TIMEOUT_MS, 15_000, 'DATABASE_STATEMENT_TIMEOUT_MS', 100, 3_600_000, problems),
+      idleMs: parseInteger(env.DATABASE_IDLE_TIMEOUT_MS, 30_000, 'DATABASE_IDLE_TIMEOUT_MS', 100, 3_600_000, problems),
+      busyMs: parseInteger(env.DATABASE_BUSY_TIMEOUT_MS, 5_000, 'DATABASE_BUSY_TIMEOUT_MS', 0, 600_000, problems),
+    },
+    authFailuresPerMinute: parseInteger(env.AUTH_FAILURES_PER_MINUTE, 30, 'AUTH_FAILURES_PER_MINUTE', 0, 1_000_000, problems),
+    maxApiKeysPerUser: parseInteger(env.MAX_API_KEYS_PER_USER, 50, 'MAX_API_KEYS_PER_USER', 1, 10_000, problems),
+    logBufferBytes: parseInteger(env.LOG_BUFFER_BYTES, 4 * 1024 * 1024, 'LOG_BUFFER_BYTES', 16 * 1024, 1024 * 1024 * 1024, problems),
   };
+  if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n- ${problems.join('\n- ')}`);
   return deepFreeze(config);
 }
@@ -146,6 +204,44 @@ function parseDatabase(url: string | undefined, dataDir: string, env: Env, probl
   }
   problems.push('DATABASE_URL must be postgres://… or sqlite:<file> (unset: an SQLite file under ./data/)');
   return { dialect: 'sqlite', filename: path.join(dataDir, 'termin.db') };
+}
+
+/**
+ * `TRUST_PROXY`: `false` (default), a hop count (`1`: one proxy in front), or the proxies'
+ * addresses and ranges (`10.0.0.0/8,127.0.0.1`; also `loopback`, `linklocal`, `uniquelocal`).
+ * `true` is refused: it believes any client-supplied `X-Forwarded-For`, so rotating its first
+ * entry would evade every per-address limit.
+ */
+function parseTrustProxy(raw: string | undefined, problems: string[]): TrustProxy {
+  const value = nonEmpty(raw)?.toLowerCase();
+  if (value === undefined || ['false', 'no', 'off', '0'].includes(value)) return false;
+  if (['true', 'yes', 'on'].includes(value)) {
+    problems.push(
+      'TRUST_PROXY=true would believe any X-Forwarded-For a client sends (and so let it pick its own rate-limit address); ' +
+        'write the number of proxies in front of the service (TRUST_PROXY=1) or their addresses (TRUST_PROXY=10.0.0.0/8,127.0.0.1)',
+    );
+    return false;
+  }
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops > 32) problems.push(`TRUST_PROXY hop count must be from 1 to 32, got "${value}"`);
+    return hops;
+  }
+  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const entry of entries) {
+    if (!isProxyAddress(entry)) problems.push(`TRUST_PROXY entries must be IP addresses or CIDR ranges (10.0.0.0/8), got "${entry}"`);
+  }
+  return entries;
+}
+
+function isProxyAddress(entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  const bits = Number(prefix);
+  return /^\d+$/.test(prefix) && bits <= (family === 4 ? 32 : 128);
 }
 
 function parseOrigins(raw: string | undefined, problems: string[]): string[] | '*' {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, type DatabaseConnection, type Driver } from 'kysely';
 import pg from 'pg';
-import type { DatabaseConfig } from '../config.js';
+import type { DatabaseConfig, DatabaseTimeouts } from '../config.js';
 import type { Database } from './database.js';
 
 export type Dialect = DatabaseConfig['dialect'];
@@ -15,16 +15,41 @@ export interface DbHandle {
   destroy(): Promise<void>;
 }
 
-/** Opens the configured database: `createDb({ dialect: 'sqlite', filename: 'data/termin.db' })`. */
-export function createDb(config: DatabaseConfig, onIdleError: (error: Error) => void = () => undefined): DbHandle {
-  const db = config.dialect === 'postgres' ? openPostgres(config.url, config.poolSize, onIdleError) : openSqlite(config.filename);
+/** The defaults `loadConfig` applies; the CLI and tests that build no config get the same. */
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 5_000, statementMs: 15_000, idleMs: 30_000, busyMs: 5_000 };
+
+/**
+ * The client gives a statement this much longer than the server's statement_timeout: a live
+ * server cancels it first (a clean error, the connection kept); a server that stopped
+ * answering is caught by the client's own timer.
+ */
+const QUERY_TIMEOUT_GRACE_MS = 2_000;
+
+/**
+ * Opens the configured database: `createDb({ dialect: 'sqlite', filename: 'data/termin.db' })`.
+ * `onConnectionError` hears about every PostgreSQL connection that dies, idle or checked out.
+ */
+export function createDb(
+  config: DatabaseConfig,
+  onConnectionError: (error: Error) => void = () => undefined,
+  timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
+): DbHandle {
+  const db = config.dialect === 'postgres' ? openPostgres(config.url, config.poolSize, timeouts, onConnectionError) : openSqlite(config.filename, timeouts.busyMs);
   return { db, dialect: config.dialect, destroy: () => db.destroy() };
 }
 
-function openPostgres(url: string, poolSize: number, onIdleError: (error: Error) => void): Kysely<Database> {
+function openPostgres(url: string, poolSize: number, timeouts: DatabaseTimeouts, onConnectionError: (error: Error) => void): Kysely<Database> {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
+    // Also bounds the wait for a free pooled connection: a database that accepts TCP and never
+    // answers, or a pool stuck behind such connections, fails the request instead of hanging it.
+    connectionTimeoutMillis: timeouts.connectMs,
+    idleTimeoutMillis: timeouts.idleMs,
+    statement_timeout: timeouts.statementMs,
+    query_timeout: timeouts.statementMs + QUERY_TIMEOUT_GRACE_MS,
+    // Dead peers (a failover without a RST) are noticed by TCP instead of never.
+    keepAlive: true,
     // int8 columns hold epoch milliseconds and counts: well inside Number's safe range.
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -33,18 +58,47 @@ function openPostgres(url: string, poolSize: number, onIdleError: (error: Error)
   });
   // An idle connection can die (server restart, failover); without a listener pg's error
   // event would crash the process. The pool replaces the connection on the next checkout.
-  pool.on('error', onIdleError);
+  // (Reported through the per-client listener below, which hears the same error.)
+  pool.on('error', () => undefined);
+  // pg-pool listens for errors only while a client is idle: one that dies while checked out
+  // (pg_terminate_backend mid-transaction) emits 'error' with no listener, which kills the
+  // process. Every client gets a listener of its own for its whole life; the request using
+  // it fails (503), and the pool drops the broken client when it is released.
+  pool.on('connect', (client) => {
+    client.on('error', onConnectionError);
+    guardQueryTimeout(client);
+  });
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
-function openSqlite(filename: string): Kysely<Database> {
+/**
+ * After pg's client-side query_timeout the statement may still be running (or the server gone),
+ * and the connection would carry it back into the pool to delay whoever gets it next. Closing
+ * the socket makes the client unqueryable, so the pool discards it on release.
+ */
+function guardQueryTimeout(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const result = query(...args);
+    if (result instanceof Promise) {
+      result.catch((error: unknown) => {
+        if ((error as Error | null)?.message === 'Query read timeout') {
+          (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+        }
+      });
+    }
+    return result;
+  };
+}
+
+function openSqlite(filename: string, busyTimeoutMs: number): Kysely<Database> {
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(filename), { recursive: true });
   const database = new SqliteDatabase(filename);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   // Another process (the operator CLI) may hold the write lock briefly; wait rather than fail.
-  database.pragma('busy_timeout = 5000');
+  database.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
   return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
 }
 

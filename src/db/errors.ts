@@ -9,3 +9,37 @@ export function isRetryableConflict(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return isUniqueViolation(error) || code === '40001' || code === '40P01' || code === 'SQLITE_BUSY';
 }
+
+// Connection-level failures: the database is down, restarting, unreachable, overloaded or too
+// slow. Retrying later may well succeed, so the caller gets 503 with Retry-After, not 500.
+const UNAVAILABLE_SQLSTATE_CLASSES = ['08', '53', '57'];
+const UNAVAILABLE_SYSTEM_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
+const UNAVAILABLE_SQLITE_CODES = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_BUSY_TIMEOUT', 'SQLITE_BUSY_SNAPSHOT']);
+const UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Query read timeout',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+  'Cannot use a pool after calling end on the pool',
+];
+
+/**
+ * True when an error says the database could not be reached or did not answer in time,
+ * rather than that the query or the data was wrong: PostgreSQL SQLSTATE classes 08
+ * (connection exception), 53 (insufficient resources) and 57 (operator intervention:
+ * `pg_terminate_backend`, shutdown, statement_timeout), socket errors, pg's own connection
+ * and read timeouts, and SQLite's busy/locked after busy_timeout.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let current = error, depth = 0; current !== null && typeof current === 'object' && depth < 5; depth += 1) {
+    const { code, message, cause } = current as { code?: unknown; message?: unknown; cause?: unknown };
+    if (typeof code === 'string') {
+      if (/^[0-9A-Z]{5}$/.test(code) && UNAVAILABLE_SQLSTATE_CLASSES.includes(code.slice(0, 2))) return true;
+      if (UNAVAILABLE_SYSTEM_CODES.has(code) || UNAVAILABLE_SQLITE_CODES.has(code)) return true;
+    }
+    if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((known) => message.startsWith(known))) return true;
+    current = cause;
+  }
+  return false;
+}

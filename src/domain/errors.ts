@@ -19,6 +19,7 @@ export const ERROR_CODES = [
   'DISCOUNT_INVALID',
   'RATE_LIMITED',
   'INTERNAL',
+  'SERVICE_UNAVAILABLE',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -106,5 +107,28 @@ export class IdempotencyKeyReusedError extends DomainError {
 export class DiscountInvalidError extends DomainError {
   constructor(reason: string) {
     super('DISCOUNT_INVALID', reason, [{ path: '/discount', message: reason }]);
+  }
+}
+
+/**
+ * A dependency (the database) is down or too slow; retrying after `retryAfterSeconds` may work.
+ * `new ServiceUnavailableError('The database did not answer in time', 5)`.
+ */
+export class ServiceUnavailableError extends DomainError {
+  constructor(
+    message = 'The service is temporarily unavailable',
+    readonly retryAfterSeconds = 5,
+  ) {
+    super('SERVICE_UNAVAILABLE', message);
+  }
+}
+
+/** Too many attempts; `retryAfterSeconds` says when the next one is allowed. */
+export class RateLimitedError extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('RATE_LIMITED', message);
   }
 }

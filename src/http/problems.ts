@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, describeFieldError, type ErrorCode, type FieldError } from '../domain/errors.js';
+import { isDatabaseUnavailable } from '../db/errors.js';
 import type { Problem } from './schemas/common.js';
 
 interface ProblemKind {
@@ -103,7 +104,17 @@ export const PROBLEM_KINDS: Record<ErrorCode, ProblemKind> = {
     anchor: 'internal',
     explanation: 'Something failed on our side. The request may be retried; if it keeps failing, the operator finds the details in the logs under the request id.',
   },
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    title: 'Service unavailable',
+    anchor: 'service-unavailable',
+    explanation:
+      'The database is unreachable, restarting or too slow to answer right now. Nothing was changed unless the request is later found to have succeeded; retry after the seconds in `Retry-After` (with the same `Idempotency-Key` for a booking).',
+  },
 };
+
+/** Seconds a client should wait after a 503 caused by the database. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 export function buildProblem(code: ErrorCode, detail: string, errors?: FieldError[]): Problem {
   const kind = PROBLEM_KINDS[code];
@@ -126,7 +137,16 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
  * shape as domain errors; anything unexpected becomes a 500 that hides internals.
  */
 export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (error instanceof DomainError) return sendProblem(reply, buildProblem(error.code, error.message, error.errors));
+  if (error instanceof DomainError) {
+    const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+    if (typeof retryAfter === 'number') reply.header('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
+    return sendProblem(reply, buildProblem(error.code, error.message, error.errors));
+  }
+  if (isDatabaseUnavailable(error)) {
+    request.log.warn({ err: error }, 'database unavailable: answered 503');
+    reply.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+    return sendProblem(reply, buildProblem('SERVICE_UNAVAILABLE', 'The database is temporarily unavailable; retry shortly'));
+  }
 
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {

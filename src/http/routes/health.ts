@@ -5,6 +5,9 @@ import type { Db } from '../../db/database.js';
 
 const HealthSchema = Type.Object({ status: Type.String() });
 
+/** /readyz answers within this even when the database hangs (the brief for probes: 2 s). */
+const READINESS_TIMEOUT_MS = 1_500;
+
 /** Liveness (the process answers) and readiness (the database answers) for load balancers. */
 export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   app.get(
@@ -23,12 +26,26 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
       },
     },
     async (request, reply) => {
+      // A database that accepts connections but never answers must not hang the probe: the
+      // answer comes within READINESS_TIMEOUT_MS either way (load balancers time out too).
+      let timer: NodeJS.Timeout | undefined;
+      const probe = sql`select 1`.execute(db);
+      const timedOut = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), READINESS_TIMEOUT_MS);
+      });
       try {
-        await sql`select 1`.execute(db);
+        const outcome = await Promise.race([probe, timedOut]);
+        if (outcome === 'timeout') {
+          probe.catch(() => undefined); // it fails later, on its own connection timeout
+          request.log.warn({ timeoutMs: READINESS_TIMEOUT_MS }, 'readiness check failed: the database did not answer in time');
+          return reply.code(503).header('Retry-After', '5').send({ status: 'database not answering' });
+        }
         return { status: 'ready' };
       } catch (error) {
         request.log.warn({ err: error }, 'readiness check failed');
-        return reply.code(503).send({ status: 'database unreachable' });
+        return reply.code(503).header('Retry-After', '5').send({ status: 'database unreachable' });
+      } finally {
+        clearTimeout(timer);
       }
     },
   );

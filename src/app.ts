@@ -6,7 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
 import { NotFoundError } from './domain/errors.js';
 import { handleError } from './http/problems.js';
-import { API_KEY_HEADER, acceptOptionalApiKey, headerOf, requireApiKey, requireJsonAccept } from './http/request-guards.js';
+import { API_KEY_HEADER, acceptOptionalApiKey, headerOf, requireApiKey, requireJsonAccept, toFastifyTrustProxy } from './http/request-guards.js';
 import { parseApiKey } from './domain/api-key.js';
 import { accountRoutes } from './http/routes/account.js';
 import { availabilityRoutes } from './http/routes/availability.js';
@@ -33,10 +33,16 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     bodyLimit: ctx.config.bodyLimitBytes,
-    trustProxy: ctx.config.trustProxy,
+    trustProxy: toFastifyTrustProxy(ctx.config.trustProxy),
     return503OnClosing: true,
     // Requests in flight finish on close; idle keep-alive sockets do not hold shutdown up.
     forceCloseConnections: 'idle',
+    // Slow clients: a request whose headers or body trickle in is cut off (408) instead of
+    // holding a socket forever; Node checks these every second rather than every 30 s.
+    requestTimeout: ctx.config.http.requestTimeoutMs,
+    connectionTimeout: ctx.config.http.connectionTimeoutMs,
+    keepAliveTimeout: ctx.config.http.keepAliveTimeoutMs,
+    http: { headersTimeout: ctx.config.http.headersTimeoutMs, requestTimeout: ctx.config.http.requestTimeoutMs, connectionsCheckingInterval: 1_000 },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('principal', null);

@@ -1,5 +1,7 @@
 import { generateApiKey } from '../domain/api-key.js';
-import { NotFoundError } from '../domain/errors.js';
+import { DomainError, NotFoundError } from '../domain/errors.js';
+import { lockAccount } from '../db/repositories/accounts.js';
+import { inTransaction } from '../db/transaction.js';
 import { insertApiKey, listLiveApiKeysOfUser, revokeApiKey as markRevoked, type ApiKeyRecord } from '../db/repositories/api-keys.js';
 import { findUser, findUserAcrossAccounts } from '../db/repositories/users.js';
 import { newId } from '../ids.js';
@@ -36,12 +38,31 @@ export async function revokeApiKey(ctx: UseCaseContext, principal: Principal, ke
   if (!(await markRevoked(ctx.db, principal.userUuid, keyUuid, ctx.now()))) throw new NotFoundError('API key');
 }
 
+/** How many live keys one user may hold unless the operator set MAX_API_KEYS_PER_USER. */
+export const DEFAULT_MAX_API_KEYS_PER_USER = 50;
+
+/**
+ * Keys are capped per user (50 by default): each one is a credential to guard and revoke,
+ * and an unbounded number lets one leaked key mint thousands more. The count and the insert
+ * run under the account's lock, so concurrent requests cannot go past the cap together.
+ */
 async function issueApiKey(ctx: UseCaseContext, accountUuid: string, userUuid: string, name: string): Promise<CreatedApiKey> {
-  const user = await findUser(ctx.db, accountUuid, userUuid);
-  if (!user || user.deactivatedAt !== null) throw new NotFoundError('user');
+  const maxKeys = (ctx as { config?: { maxApiKeysPerUser?: number } }).config?.maxApiKeysPerUser ?? DEFAULT_MAX_API_KEYS_PER_USER;
   const now = ctx.now();
   const key = generateApiKey();
   const record: ApiKeyRecord = { uuid: newId(now), accountUuid, userUuid, name: name.trim() || 'API key', createdAt: now, lastUsedAt: null };
-  await insertApiKey(ctx.db, { ...record, lookup: key.lookup, secretHash: key.secretHash });
+  await inTransaction(ctx.db, async (trx) => {
+    await lockAccount(trx, accountUuid);
+    const user = await findUser(trx, accountUuid, userUuid);
+    if (!user || user.deactivatedAt !== null) throw new NotFoundError('user');
+    const live = await listLiveApiKeysOfUser(trx, userUuid);
+    if (live.length >= maxKeys) {
+      throw new DomainError(
+        'PLAN_LIMIT_REACHED',
+        `A user may hold at most ${maxKeys} API keys; revoke one (DELETE /api/v1/api-keys/{uuid}) before creating another`,
+      );
+    }
+    await insertApiKey(trx, { ...record, lookup: key.lookup, secretHash: key.secretHash });
+  });
   return { ...record, apiKey: key.apiKey };
 }

@@ -2,10 +2,14 @@ import { buildApp } from './app.js';
 import { startBackgroundJobs } from './background.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createContext } from './context.js';
+import { flushLogsBeforeExit } from './logging.js';
 import { seedDemoIfEmpty } from './scheduling/seed-demo.js';
 
 /** Entry point of `npm start`: config → context → app → listen, and a graceful close. */
 async function main(): Promise<void> {
+  // The banner below goes to stdout too: a reader that went away (EPIPE) must not crash the
+  // process through an unhandled 'error' event. Logs have their own guard (src/logging.ts).
+  process.stdout.on('error', () => undefined);
   const config = loadConfig();
   const ctx = await createContext(config);
   const demo = config.seedDemo ? await seedDemoIfEmpty(ctx, Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC') : null;
@@ -19,6 +23,7 @@ async function main(): Promise<void> {
     ctx.log.info({ signal }, 'shutting down: finishing requests in flight');
     const timer = setTimeout(() => {
       ctx.log.error('shutdown took over 10 s; exiting');
+      flushLogsBeforeExit();
       process.exit(1);
     }, 10_000);
     timer.unref();
@@ -26,15 +31,20 @@ async function main(): Promise<void> {
       await app.close();
       await jobs.stop();
       await ctx.close();
+      flushLogsBeforeExit();
       process.exit(0);
     } catch (error) {
       ctx.log.error({ err: error }, 'error during shutdown');
+      flushLogsBeforeExit();
       process.exit(1);
     }
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
+  // Past this many open sockets new connections are refused at once, so a flood of slow
+  // clients cannot take every file descriptor (the timeouts in app.ts free the ones it holds).
+  app.server.maxConnections = config.http.maxConnections;
   await app.listen({ port: config.port, host: config.host });
   const where = config.database.dialect === 'sqlite' ? `SQLite ${config.database.filename}` : 'PostgreSQL';
   const lines = [

@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPayuAdapter } from '../../src/payments/payu.js';
+import { memoryLookup, parseJson, sampleOrder } from '../fakes/common-gateway.js';
+import { startFakePayu, type FakePayu } from '../fakes/payu-gateway.js';
+
+let fake: FakePayu;
+beforeAll(async () => {
+  fake = await startFakePayu();
+});
+afterAll(() => fake.close());
+
+describe('PayU adapter', () => {
+  it('authorizes with client_credentials, creates the order (answered 302 + JSON) and redirects to redirectUri', async () => {
+    const adapter = createPayuAdapter({ baseUrl: fake.baseUrl });
+    const order = sampleOrder();
+    const created = await adapter.createTransaction(fake.credentials, order);
+    const auth = fake.calls.find((c) => c.path === '/pl/standard/user/oauth/authorize');
+    expect(Object.fromEntries(new URLSearchParams(auth?.body))).toEqual({ grant_type: 'client_credentials', client_id: '300746', client_secret: 'payu-client-secret' });
+    const call = fake.calls.at(-1);
+    expect(call?.path).toBe('/api/v2_1/orders');
+    expect(parseJson(call?.body ?? '')).toMatchObject({ extOrderId: order.paymentUuid, totalAmount: '15000', currencyCode: 'PLN', customerIp: '203.0.113.7', merchantPosId: '300746', notifyUrl: order.notifyUrl, continueUrl: order.returnUrl });
+    expect(created.redirectUrl).toBe(`${fake.baseUrl}/pl/standard/co/summary?orderId=${created.gatewayTransactionId}`);
+  });
+
+  it('reuses the OAuth token for later calls', async () => {
+    const adapter = createPayuAdapter({ baseUrl: fake.baseUrl });
+    const before = fake.calls.filter((c) => c.path === '/pl/standard/user/oauth/authorize').length;
+    await adapter.createTransaction(fake.credentials, sampleOrder());
+    await adapter.createTransaction(fake.credentials, sampleOrder());
+    expect(fake.calls.filter((c) => c.path === '/pl/standard/user/oauth/authorize').length).toBe(before + 1);
+  });
+
+  it('accepts SHA-256 as well as MD5 signatures, and ignores statuses before COMPLETED', async () => {
+    const adapter = createPayuAdapter({ baseUrl: fake.baseUrl });
+    const payments = memoryLookup();
+    const order = sampleOrder();
+    const created = await adapter.createTransaction(fake.credentials, order);
+    payments.remember(order, created.gatewayTransactionId);
+    const pending = await adapter.verifyNotification(fake.credentials, fake.notificationFor(created.gatewayTransactionId, { status: 'PENDING' }), payments.lookup);
+    expect(pending.outcome).toEqual({ kind: 'ignored', reason: 'order status PENDING' });
+    const paid = await adapter.verifyNotification(fake.credentials, fake.notificationFor(created.gatewayTransactionId, { algorithm: 'SHA-256' }), payments.lookup);
+    expect(paid.outcome).toEqual({ kind: 'paid', paymentUuid: order.paymentUuid, gatewayTransactionId: created.gatewayTransactionId, amount: 15000, currency: 'PLN' });
+    expect(paid.reply.status).toBe(200);
+  });
+
+  it('refunds at /api/v2_1/orders/{orderId}/refunds with the amount as a string', async () => {
+    const adapter = createPayuAdapter({ baseUrl: fake.baseUrl });
+    const order = sampleOrder();
+    const created = await adapter.createTransaction(fake.credentials, order);
+    const key = crypto.randomUUID();
+    await adapter.refund(fake.credentials, { paymentUuid: order.paymentUuid, gatewayTransactionId: created.gatewayTransactionId, amount: 7_500, currency: 'PLN', reason: 'Meeting cancelled', idempotencyKey: key });
+    const call = fake.calls.at(-1);
+    expect(call?.path).toBe(`/api/v2_1/orders/${created.gatewayTransactionId}/refunds`);
+    expect(parseJson(call?.body ?? '')).toEqual({ refund: { description: 'Meeting cancelled', amount: '7500', currencyCode: 'PLN', extRefundId: key } });
+  });
+});

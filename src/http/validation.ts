@@ -1,6 +1,8 @@
-import { Ajv, type Options } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type SchemaValidateFunction } from 'ajv';
 import * as ajvFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { checkFreeForm, escapePointer } from '../domain/free-form.js';
+import { PATTERN_MESSAGES } from './schemas/common.js';
 
 // ajv-formats is CommonJS; under NodeNext its callable export sits on `.default`.
 type AddFormats = (ajv: Ajv) => Ajv;
@@ -17,12 +19,105 @@ const COMMON: Options = {
   strict: false,
 };
 
+const UTC_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?Z$/;
+
+/**
+ * The `date-time` of requests: an ISO 8601 UTC instant that `Date.parse` reads as written.
+ * ajv-formats takes offsets, a space or a lower-case `t`, and second 60 (a leap second
+ * `Date.parse` turns into NaN); V8 takes 30 February (as 2 March) and hour 24. All of
+ * those are refused. `isUtcInstant('2027-03-29T07:00:00.000Z')` → true;
+ * `isUtcInstant('2027-02-30T07:00:00Z')` → false.
+ */
+export function isUtcInstant(value: string): boolean {
+  const match = UTC_INSTANT.exec(value);
+  if (!match) return false;
+  const [year, month, day, hour, minute, second] = match.slice(1).map((part) => (part === undefined ? 0 : Number(part))) as [number, number, number, number, number, number];
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return false;
+  const daysInMonth = [31, isLeapYear(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]!;
+  return day <= daysInMonth && !Number.isNaN(Date.parse(value));
+}
+
+function isLeapYear(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+}
+
+/**
+ * `x-free-form: true` (on FreeObject) bounds a free-form object's depth, size and strings
+ * (domain/free-form.ts). It reports each problem at its own place (`/metadata/a/b/c`).
+ * Ajv itself never descends into a free-form object, so this check is the first thing
+ * to walk it, and it walks iteratively: no input can overflow the stack here.
+ */
+function validateFreeForm(enabled: boolean, data: unknown, _parentSchema: unknown, dataCxt?: { instancePath: string }): boolean {
+  if (!enabled || data === null || typeof data !== 'object') return true;
+  const problems = checkFreeForm(data);
+  if (problems.length === 0) return true;
+  const base = dataCxt?.instancePath ?? '';
+  validateFreeForm.errors = problems.map((problem) => ({ instancePath: base + problem.path, keyword: 'x-free-form', message: problem.message, params: {} }));
+  return false;
+}
+validateFreeForm.errors = null as Partial<ErrorObject>[] | null;
+
+function configure(ajv: Ajv): Ajv {
+  addFormats(ajv);
+  ajv.addFormat('date-time', { type: 'string', validate: isUtcInstant });
+  ajv.addKeyword({ keyword: 'x-free-form', schemaType: 'boolean', errors: true, validate: validateFreeForm as SchemaValidateFunction });
+  return ajv;
+}
+
+type Validator = ((data: unknown) => boolean) & { errors?: Partial<ErrorObject>[] | null };
+
 /**
  * Bodies are validated strictly: `"offset": "7"` is a wrong type, not 7. Query strings and
  * path parameters arrive as text, so those are coerced (`?limit=10`).
+ *
+ * Every validator also refuses U+0000 in any string it lets through, wherever it sits: the
+ * schemas refuse it field by field, and this catches a field whose schema forgot, because
+ * PostgreSQL cannot store it and the service must not answer with a 500.
  */
 export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
-  const body = addFormats(new Ajv({ ...COMMON, coerceTypes: false }));
-  const text = addFormats(new Ajv({ ...COMMON, coerceTypes: 'array' }));
-  return ({ schema, httpPart }) => (httpPart === 'body' ? body : text).compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+  const body = configure(new Ajv({ ...COMMON, coerceTypes: false }));
+  const text = configure(new Ajv({ ...COMMON, coerceTypes: 'array' }));
+  return ({ schema, httpPart }) => {
+    const compiled = (httpPart === 'body' ? body : text).compile(schema as object);
+    const validate: Validator = (data) => {
+      const valid = compiled(data);
+      if (!valid) {
+        validate.errors = (compiled.errors ?? []).map(withReadableMessage);
+        return false;
+      }
+      const nul = findNulCharacters(data);
+      validate.errors = nul.length > 0 ? nul : null;
+      return nul.length === 0;
+    };
+    return validate as ReturnType<FastifySchemaCompiler<unknown>>;
+  };
+}
+
+/** `must match pattern "^[^\u0000-…]*$"` says nothing to a person; the rule's own sentence does. */
+function withReadableMessage(error: ErrorObject): ErrorObject {
+  if (error.keyword !== 'pattern') return error;
+  const message = PATTERN_MESSAGES[String(error.params.pattern)];
+  return message === undefined ? error : { ...error, message };
+}
+
+const MAX_NUL_WALK_DEPTH = 64;
+
+/** Paths of strings (and keys) holding U+0000, walked iteratively and only so deep. */
+function findNulCharacters(data: unknown): Partial<ErrorObject>[] {
+  const errors: Partial<ErrorObject>[] = [];
+  const message = 'must not contain the NUL character (U+0000)';
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value: data, path: '', depth: 0 }];
+  while (stack.length > 0 && errors.length < 20) {
+    const { value, path, depth } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) errors.push({ instancePath: path, keyword: 'x-no-nul', message, params: {} });
+    } else if (value !== null && typeof value === 'object' && depth < MAX_NUL_WALK_DEPTH) {
+      for (const [key, inner] of Object.entries(value)) {
+        const innerPath = `${path}/${escapePointer(key)}`;
+        if (key.includes('\u0000')) errors.push({ instancePath: innerPath, keyword: 'x-no-nul', message, params: {} });
+        else stack.push({ value: inner, path: innerPath, depth: depth + 1 });
+      }
+    }
+  }
+  return errors;
 }

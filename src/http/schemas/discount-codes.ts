@@ -1,14 +1,14 @@
 import { Type } from 'typebox';
-import { Nullable, Timestamp, Uuid } from './common.js';
+import { MAX_COUNT, Nullable, SingleLine, Timestamp, UtcInstant, Uuid } from './common.js';
 import { MoneySchema } from './meeting-topics.js';
 
 export const CreateDiscountCodeBodySchema = Type.Object(
   {
-    code: Type.String({ minLength: 3, maxLength: 40, description: 'Letters, digits, - and _; matched without regard to case.' }),
+    code: SingleLine({ minLength: 3, maxLength: 40, description: 'Letters, digits, - and _; matched without regard to case.' }),
     percentOff: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Give this or amountOff.' })),
     amountOff: Type.Optional(MoneySchema),
-    expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'The code stops working at this instant.' })),
-    usageLimit: Type.Optional(Type.Integer({ minimum: 1, description: 'How many paid bookings may use it.' })),
+    expiresAt: Type.Optional(UtcInstant('The code stops working at this instant.')),
+    usageLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_COUNT, description: `How many paid bookings may use it; at most ${MAX_COUNT.toLocaleString('en')}.` })),
   },
   { additionalProperties: false },
 );

@@ -1,11 +1,15 @@
 import { Type, type Static } from 'typebox';
 import { TOPIC_LIMITS } from '../../domain/meeting-topic.js';
 import { PlaceSchema } from './account.js';
-import { Nullable, Timestamp, Uuid } from './common.js';
+import { MAX_MONEY_AMOUNT, NonBlankLine, Nullable, SingleLine, Timestamp, Uuid } from './common.js';
 
 export const MoneySchema = Type.Object(
   {
-    amount: Type.Integer({ minimum: 0, description: 'Minor units: 15000 is 150.00.' }),
+    amount: Type.Integer({
+      minimum: 0,
+      maximum: MAX_MONEY_AMOUNT,
+      description: `An integer in minor units: 15000 is 150.00. At most ${MAX_MONEY_AMOUNT.toLocaleString('en')}, so that a booking of the most dates still fits a 32-bit integer.`,
+    }),
     currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code.', examples: ['PLN'] }),
   },
   { additionalProperties: false },
@@ -15,7 +19,7 @@ const minutes = (limits: readonly [number, number], description: string) =>
   Type.Integer({ minimum: limits[0], maximum: limits[1], description });
 
 const settingsProperties = {
-  name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+  name: NonBlankLine({ maxLength: 200 }),
   durationMinutes: minutes(TOPIC_LIMITS.durationMinutes, 'Length of the meeting.'),
   slotIntervalMinutes: Type.Optional(minutes(TOPIC_LIMITS.slotIntervalMinutes, 'Grid of start times from the start of each availability interval. Default: durationMinutes.')),
   bufferBeforeMinutes: Type.Optional(minutes(TOPIC_LIMITS.bufferMinutes, 'Time kept free before the meeting. Default 0.')),
@@ -29,7 +33,7 @@ const settingsProperties = {
   priceVariants: Type.Optional(
     Type.Array(
       Type.Object(
-        { uuid: Type.Optional(Uuid), name: Type.String({ minLength: 1, maxLength: 200 }), price: MoneySchema },
+        { uuid: Type.Optional(Uuid), name: NonBlankLine({ maxLength: 200 }), price: MoneySchema },
         { additionalProperties: false },
       ),
       { maxItems: 20, description: 'Each gets a uuid; send an existing uuid back on update to keep it.' },
@@ -40,7 +44,7 @@ const settingsProperties = {
       Type.Object(
         {
           key: Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_-]{0,63}$' }),
-          label: Type.String({ minLength: 1, maxLength: 200 }),
+          label: NonBlankLine({ maxLength: 200, description: 'The question as the participant sees it.' }),
           required: Type.Optional(Type.Boolean()),
         },
         { additionalProperties: false },
@@ -48,7 +52,9 @@ const settingsProperties = {
       { maxItems: 30, description: 'Questions the participant answers in `form` when booking.' },
     ),
   ),
-  hosts: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 120 }), { maxItems: 200, description: 'Usernames. Individual: default [caller]; team: default all members.' })),
+  hosts: Type.Optional(
+    Type.Array(SingleLine({ minLength: 1, maxLength: 120, description: 'A username.' }), { maxItems: 200, description: 'Usernames. Individual: default [caller]; team: default all members.' }),
+  ),
   allTeamMembers: Type.Optional(
     Type.Boolean({ description: 'Team topics: hosted by every current member, members who join later included. Default for a team topic given no hosts.' }),
   ),
@@ -93,6 +99,6 @@ export const MeetingTopicSchema = Type.Object(
 
 export const MeetingTopicListSchema = Type.Object({ meetingTopics: Type.Array(Type.Ref('MeetingTopic')) });
 export const MeetingTopicQuerySchema = Type.Object(
-  { team: Type.Optional(Uuid), username: Type.Optional(Type.String({ minLength: 1 })) },
+  { team: Type.Optional(Uuid), username: Type.Optional(SingleLine({ minLength: 1, maxLength: 120, description: "A host's username." })) },
   { additionalProperties: false },
 );

@@ -1,15 +1,27 @@
 import { Type } from 'typebox';
 import { LANGS, MEETING_STATUSES } from '../../domain/meeting.js';
 import { GatewaySchema, PlaceSchema } from './account.js';
-import { EMAIL_PATTERN, FreeObject, Nullable, StringEnum, Timestamp, TimeZone, Uuid } from './common.js';
+import { Email, FreeObject, MultiLine, NonBlankLine, Nullable, SingleLine, StringEnum, Timestamp, TimeZone, UtcInstant, Uuid } from './common.js';
+
+/** Far beyond any booking window (at most a few years), well inside what dates can hold. */
+const MAX_OFFSET_DAYS = 7 * 5_000;
+/** Months from January 1970 to December 9999; the domain refuses a month past the year 9999 anyway. */
+const MAX_MONTH = (9999 - 1970 + 1) * 12;
 
 export const CalculateScheduleBodySchema = Type.Object(
   {
-    username: Type.String({ minLength: 1, maxLength: 120, description: "Host's username." }),
+    username: SingleLine({ minLength: 1, maxLength: 120, description: "Host's username." }),
     meetingTopic: Uuid,
     timezone: TimeZone,
-    offset: Type.Integer({ minimum: 0, multipleOf: 7, description: 'Days from today (in `timezone`) to the first of 7 dates; a multiple of 7. Checked but ignored when `month` is given.' }),
-    month: Type.Optional(Type.Integer({ minimum: 1, description: '1 is January of `year`; 13 is January of the year after, and so on.' })),
+    offset: Type.Integer({
+      minimum: 0,
+      maximum: MAX_OFFSET_DAYS,
+      multipleOf: 7,
+      description: 'Days from today (in `timezone`) to the first of 7 dates; a multiple of 7. Checked but ignored when `month` is given.',
+    }),
+    month: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_MONTH, description: '1 is January of `year`; 13 is January of the year after, and so on (a month past 9999 is refused).' }),
+    ),
     team: Type.Optional(Uuid),
     year: Type.Optional(Type.Integer({ minimum: 1970, maximum: 9999, description: 'Default: the current year in `timezone`.' })),
   },
@@ -35,36 +47,35 @@ export const ScheduleSchema = Type.Object({
   ),
 });
 
-const text = (maxLength: number, description?: string) => Type.String({ maxLength, ...(description ? { description } : {}) });
 
 export const ScheduleBodySchema = Type.Object(
   {
     dates: Type.Array(
       Type.Object(
         {
-          start: Type.String({ description: 'UTC date-time in ISO 8601 format, as a slot of POST /calculate-schedule gives it.', examples: ['2027-03-29T07:00:00.000Z'] }),
-          username: Type.String({ minLength: 1, maxLength: 120, description: "The host's username." }),
+          start: UtcInstant('The start, as a slot of POST /calculate-schedule gives it.'),
+          username: SingleLine({ minLength: 1, maxLength: 120, description: "The host's username." }),
         },
         { additionalProperties: false },
       ),
       { minItems: 1, maxItems: 20, description: 'Booked together or not at all.' },
     ),
-    email: Type.String({ pattern: EMAIL_PATTERN, maxLength: 320, description: "Participant's e-mail." }),
+    email: Email("Participant's e-mail."),
     lang: StringEnum(LANGS, { description: 'Language of the messages the participant gets.' }),
-    name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: "Participant's name." }),
-    phone: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'Required when the topic requires a phone.' })),
+    name: NonBlankLine({ maxLength: 200, description: "Participant's name." }),
+    phone: Type.Optional(SingleLine({ minLength: 1, maxLength: 50, description: 'Required when the topic requires a phone.' })),
     place: PlaceSchema,
     meetingTopic: Uuid,
     team: Type.Optional(Uuid),
     timezone: TimeZone,
     gateway: Type.Optional(GatewaySchema),
-    note: Type.Optional(text(5000)),
-    invoiceName: Type.Optional(text(500)),
-    invoiceAddress: Type.Optional(text(500)),
-    invoicePostalCode: Type.Optional(text(50)),
-    invoiceCity: Type.Optional(text(200)),
-    invoiceTaxNumber: Type.Optional(text(100)),
-    discount: Type.Optional(text(100, 'Discount code.')),
+    note: Type.Optional(MultiLine({ maxLength: 5000, description: 'For the host; shown in their e-mail and invitation.' })),
+    invoiceName: Type.Optional(SingleLine({ maxLength: 500 })),
+    invoiceAddress: Type.Optional(MultiLine({ maxLength: 500 })),
+    invoicePostalCode: Type.Optional(SingleLine({ maxLength: 50 })),
+    invoiceCity: Type.Optional(SingleLine({ maxLength: 200 })),
+    invoiceTaxNumber: Type.Optional(SingleLine({ maxLength: 100 })),
+    discount: Type.Optional(SingleLine({ maxLength: 100, description: 'Discount code.' })),
     priceVariant: Type.Optional(Uuid),
     form: Type.Optional(FreeObject),
     metadata: Type.Optional(FreeObject),
@@ -73,7 +84,7 @@ export const ScheduleBodySchema = Type.Object(
 );
 
 export const ScheduleHeadersSchema = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'A repeat with the same key and body within 24 h returns the first response.' })),
+  'idempotency-key': Type.Optional(SingleLine({ minLength: 1, maxLength: 255, description: 'A repeat with the same key and body within 24 h returns the first response.' })),
 });
 
 const ParticipantSchema = Type.Object({
@@ -136,13 +147,13 @@ export const BookingSchema = Type.Object({
 
 export const MeetingListQuerySchema = Type.Object(
   {
-    username: Type.Optional(Type.String({ minLength: 1, description: "Host's username." })),
+    username: Type.Optional(SingleLine({ minLength: 1, maxLength: 120, description: "Host's username." })),
     team: Type.Optional(Uuid),
-    from: Type.Optional(Type.String({ format: 'date-time', description: 'Meetings starting at or after this instant.' })),
-    to: Type.Optional(Type.String({ format: 'date-time', description: 'Meetings starting before this instant.' })),
+    from: Type.Optional(UtcInstant('Meetings starting at or after this instant.')),
+    to: Type.Optional(UtcInstant('Meetings starting before this instant.')),
     status: Type.Optional(Type.Array(StringEnum(MEETING_STATUSES), { description: 'One or more statuses; repeat the parameter for several (status=confirmed&status=pending_payment).' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
-    cursor: Type.Optional(Type.String({ maxLength: 200, description: 'The `nextCursor` of the previous page.' })),
+    cursor: Type.Optional(SingleLine({ maxLength: 200, description: 'The `nextCursor` of the previous page.' })),
   },
   { additionalProperties: false },
 );
@@ -152,4 +163,7 @@ export const MeetingListSchema = Type.Object({
   nextCursor: Nullable(Type.String({ description: 'Pass as `cursor` for the next page; null on the last page.' })),
 });
 
-export const CancelBodySchema = Type.Object({ reason: Type.Optional(Type.String({ maxLength: 2000 })) }, { additionalProperties: false });
+export const CancelBodySchema = Type.Object(
+  { reason: Type.Optional(MultiLine({ maxLength: 2000, description: 'Shown to the participant and the host.' })) },
+  { additionalProperties: false },
+);

@@ -1,12 +1,12 @@
 import { Type, type Static } from 'typebox';
-import { EMAIL_PATTERN, Timestamp, TimeZone, Uuid } from './common.js';
+import { Email, NonBlankLine, Timestamp, TimeZone, Uuid } from './common.js';
 
 export const TeamSchema = Type.Object({ uuid: Uuid, name: Type.String() }, { $id: 'Team', title: 'Team' });
 
 export const TeamListSchema = Type.Object({ teams: Type.Array(Type.Ref('Team')) });
 
 export const CreateTeamBodySchema = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }) },
+  { name: NonBlankLine({ maxLength: 200 }) },
   { additionalProperties: false },
 );
 
@@ -28,10 +28,10 @@ export const MemberListSchema = Type.Object({ users: Type.Array(Type.Ref('Member
 
 export const CreateMemberBodySchema = Type.Object(
   {
-    firstName: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
-    lastName: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
+    firstName: NonBlankLine({ maxLength: 100 }),
+    lastName: NonBlankLine({ maxLength: 100 }),
     // Surrounding spaces are trimmed, not refused (pasted addresses often carry them).
-    email: Type.String({ pattern: EMAIL_PATTERN, maxLength: 320, description: 'Trimmed; compared case-insensitively within the account.' }),
+    email: Email('Trimmed; compared case-insensitively within the account.'),
     admin: Type.Optional(Type.Boolean({ default: false })),
   },
   { additionalProperties: false },

@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { WEEKDAYS, type Availability, type LocalInterval } from './availability.js';
 import { computeBusyWindow, computeSlots, formatInstant, isSlotAvailable, type BusyMeeting, type HostCalendar, type SlotRules } from './slots.js';
@@ -41,10 +42,29 @@ function meeting(start: string, minutes: number, extra: Partial<BusyMeeting> = {
 // Before every date in these tables, and close enough that the 730-day window covers them.
 const LONG_AGO = Date.parse('2026-12-01T00:00:00Z');
 
-/** Slot starts per participant date, as `{ date: ['HH:MM…Z', …] }` for compact tables. */
+/**
+ * Slot starts per participant date, as `{ date: ['HH:MM…Z', …] }` for compact tables. On
+ * the way it checks that the booking check agrees on every minute of the range, so each
+ * table row also tests `isSlotAvailable` (a rule dropped from only one of them shows).
+ */
 function slotsByDate(calendar: HostCalendar, slotRules: SlotRules, zone: string, from: string, to = from, now = LONG_AGO): Record<string, string[]> {
   const days = computeSlots(calendar, slotRules, { now, participantTimezone: zone, from, to });
+  const offered = new Set(days.flatMap((day) => day.slots.map((slot) => Date.parse(slot.start))));
+  const rangeStart = DateTime.fromISO(from, { zone }).toMillis();
+  const rangeEnd = DateTime.fromISO(to, { zone }).plus({ days: 1 }).startOf('day').toMillis();
+  const disagreements: string[] = [];
+  let minutes = 0;
+  for (let t = rangeStart; t < rangeEnd; t += 60_000, minutes += 1) {
+    if (isSlotAvailable(calendar, slotRules, now, t) !== offered.has(t)) disagreements.push(new Date(t).toISOString());
+  }
+  expect(minutes).toBeGreaterThanOrEqual(23 * 60);
+  expect(disagreements, 'minutes where isSlotAvailable disagrees with computeSlots').toEqual([]);
   return Object.fromEntries(days.map((day) => [day.date, day.slots.map((slot) => slot.start)]));
+}
+
+/** `'2027-04-04T14:30:00.000Z'` in Australia/Lord_Howe → `'01:30+11:00'`: wall time and offset, unambiguous in an overlap. */
+function wallTime(iso: string, zone: string): string {
+  return DateTime.fromISO(iso, { zone }).toFormat('HH:mmZZ');
 }
 
 describe('computeSlots: daylight-saving days of the host', () => {
@@ -63,7 +83,7 @@ describe('computeSlots: daylight-saving days of the host', () => {
     expect(slots.at(-1)).toBe(last);
   });
 
-  it('starts an interval that begins inside the spring-forward gap at the jump', () => {
+  it('starts an interval that begins inside the spring-forward gap at the jump, on its wall-clock grid', () => {
     // 02:30 does not exist in Warsaw on 2027-03-28: clocks go from 02:00 to 03:00.
     const calendar = host(availability('Europe/Warsaw', [{ start: '02:30', end: '05:00' }]));
     const slots = slotsByDate(calendar, rules(), 'Europe/Warsaw', '2027-03-28')['2027-03-28']!;
@@ -87,6 +107,47 @@ describe('computeSlots: daylight-saving days of the host', () => {
     expect(days['2027-03-13']![0]).toBe('2027-03-13T14:00:00.000Z'); // EST, UTC−5
     expect(days['2027-03-15']![0]).toBe('2027-03-15T13:00:00.000Z'); // EDT, UTC−4
     expect(days['2027-03-14']).toHaveLength(16);
+  });
+});
+
+describe('computeSlots: the grid follows the host\'s wall clock across clock changes', () => {
+  // Lord Howe: 2027-04-04 02:00 (+11:00) → 01:30 (+10:30), so 01:30–01:59 happens twice;
+  // 2027-10-03 02:00 (+10:30) → 02:30 (+11:00), so 02:00–02:29 never happens.
+  // Warsaw: 2027-03-28 02:00 → 03:00, 2027-10-31 03:00 → 02:00. New York: 2027-03-14 02:00 → 03:00, 2027-11-07 02:00 → 01:00.
+  it.each([
+    ['Lord Howe fall-back, hourly', 'Australia/Lord_Howe', '2027-04-04', { start: '00:00', end: '06:00' }, 60,
+      ['00:00+11:00', '01:00+11:00', '02:00+10:30', '03:00+10:30', '04:00+10:30', '05:00+10:30']],
+    ['Lord Howe fall-back, every 30 minutes: 01:30 twice', 'Australia/Lord_Howe', '2027-04-04', { start: '00:00', end: '04:00' }, 30,
+      ['00:00+11:00', '00:30+11:00', '01:00+11:00', '01:30+11:00', '01:30+10:30', '02:00+10:30', '02:30+10:30', '03:00+10:30', '03:30+10:30']],
+    ['Lord Howe spring-forward, hourly: 02:00 does not exist', 'Australia/Lord_Howe', '2027-10-03', { start: '00:00', end: '06:00' }, 60,
+      ['00:00+10:30', '01:00+10:30', '03:00+11:00', '04:00+11:00', '05:00+11:00']],
+    ['Lord Howe spring-forward, every 30 minutes', 'Australia/Lord_Howe', '2027-10-03', { start: '00:00', end: '04:00' }, 30,
+      ['00:00+10:30', '00:30+10:30', '01:00+10:30', '01:30+10:30', '02:30+11:00', '03:00+11:00', '03:30+11:00']],
+    ['Warsaw spring-forward, every 45 minutes: 02:15 does not exist', 'Europe/Warsaw', '2027-03-28', { start: '00:00', end: '06:00' }, 45,
+      ['00:00+01:00', '00:45+01:00', '01:30+01:00', '03:00+02:00', '03:45+02:00', '04:30+02:00', '05:15+02:00']],
+    ['Warsaw fall-back, every 45 minutes: 02:15 twice', 'Europe/Warsaw', '2027-10-31', { start: '00:00', end: '06:00' }, 45,
+      ['00:00+02:00', '00:45+02:00', '01:30+02:00', '02:15+02:00', '02:15+01:00', '03:00+01:00', '03:45+01:00', '04:30+01:00', '05:15+01:00']],
+    ['New York spring-forward, every 45 minutes', 'America/New_York', '2027-03-14', { start: '00:00', end: '06:00' }, 45,
+      ['00:00-05:00', '00:45-05:00', '01:30-05:00', '03:00-04:00', '03:45-04:00', '04:30-04:00', '05:15-04:00']],
+    ['New York fall-back, every 45 minutes: 01:30 twice', 'America/New_York', '2027-11-07', { start: '00:00', end: '06:00' }, 45,
+      ['00:00-04:00', '00:45-04:00', '01:30-04:00', '01:30-05:00', '02:15-05:00', '03:00-05:00', '03:45-05:00', '04:30-05:00', '05:15-05:00']],
+    ['an interval from 00:45 that crosses the Lord Howe fall-back', 'Australia/Lord_Howe', '2027-04-04', { start: '00:45', end: '03:00' }, 45,
+      ['00:45+11:00', '01:30+11:00', '01:30+10:30', '02:15+10:30']],
+    ['an interval from 01:10 that crosses the New York spring-forward', 'America/New_York', '2027-03-14', { start: '01:10', end: '05:00' }, 45,
+      ['01:10-05:00', '01:55-05:00', '03:25-04:00', '04:10-04:00']],
+    ['an interval that starts inside the gap: its bound is the jump, its grid stays on 02:30 + k hours', 'Europe/Warsaw', '2027-03-28', { start: '02:30', end: '05:00' }, 60,
+      ['03:30+02:00', '04:30+02:00']],
+    ['an interval that starts inside the overlap (first 01:45): the repeated 01:30–01:44 is before its grid', 'Australia/Lord_Howe', '2027-04-04', { start: '01:45', end: '03:00' }, 15,
+      ['01:45+11:00', '01:45+10:30', '02:00+10:30', '02:15+10:30', '02:30+10:30', '02:45+10:30']],
+    ['an interval that ends inside the overlap (first 01:45): the repeated 01:30 is after its end', 'Australia/Lord_Howe', '2027-04-04', { start: '01:00', end: '01:45' }, 15,
+      ['01:00+11:00', '01:15+11:00', '01:30+11:00']],
+  ])('%s', (_name, zone, date, hours, minutes, expected) => {
+    const calendar = host(availability(zone, [hours]));
+    // A duration of at most 30 minutes, so every grid time that exists fits in the hours.
+    const slotRules = rules({ durationMinutes: Math.min(minutes, 30), slotIntervalMinutes: minutes });
+    const slots = slotsByDate(calendar, slotRules, zone, date)[date]!;
+    expect(slots.map((slot) => wallTime(slot, zone))).toEqual(expected);
+    expect([...slots].sort()).toEqual([...new Set(slots)]); // distinct and in time order
   });
 });
 
@@ -129,17 +190,34 @@ describe('computeSlots: participants in other zones', () => {
 
 describe('computeSlots: topic rules', () => {
   const nine2five = availability('UTC', [{ start: '09:00', end: '17:00' }]);
+  const nine2one = availability('UTC', [{ start: '09:00', end: '13:00' }]);
 
+  // Host 09:00–13:00 UTC, one 10:00–11:00 meeting of another topic; every slot of the day is listed.
   it.each([
-    ['no buffers: a 10:00–11:00 meeting blocks 10:00 and 10:30', {}, {}, ['09:00', '09:30', '11:00']],
-    ['the slot\'s own buffer after keeps it off the meeting', { bufferAfterMinutes: 15 }, {}, ['09:00', '11:00']],
-    ['the slot\'s own buffer before keeps it after the meeting', { bufferBeforeMinutes: 15 }, {}, ['09:00', '09:30', '11:30']],
-    ['the meeting\'s buffers block around it', {}, { bufferBeforeMinutes: 30, bufferAfterMinutes: 30 }, ['09:00', '11:30']],
-    ['buffers of both sides add up; touching is fine', { bufferAfterMinutes: 15 }, { bufferBeforeMinutes: 15 }, ['09:00', '11:00']],
+    ['no buffers: a 10:00–11:00 meeting blocks 10:00 and 10:30', {}, {}, ['09:00', '09:30', '11:00', '11:30', '12:00', '12:30']],
+    ['the slot\'s own buffer after keeps it off the meeting', { bufferAfterMinutes: 15 }, {}, ['09:00', '11:00', '11:30', '12:00', '12:30']],
+    ['the slot\'s own buffer before keeps it after the meeting\'s end', { bufferBeforeMinutes: 15 }, {}, ['09:00', '09:30', '11:30', '12:00', '12:30']],
+    ['the slot\'s buffer before may reach back to the meeting\'s end (touching) and before the hours', { bufferBeforeMinutes: 30 }, {}, ['09:00', '09:30', '11:30', '12:00', '12:30']],
+    ['the slot\'s buffer before, on a 15-minute grid', { bufferBeforeMinutes: 20, slotIntervalMinutes: 15 }, {}, ['09:00', '09:15', '09:30', '11:30', '11:45', '12:00', '12:15', '12:30']],
+    ['the meeting\'s own buffer after keeps a later slot away', {}, { bufferAfterMinutes: 30 }, ['09:00', '09:30', '11:30', '12:00', '12:30']],
+    ['the meeting\'s own buffer after, on a 15-minute grid; touching is fine', { slotIntervalMinutes: 15 }, { bufferAfterMinutes: 15 }, ['09:00', '09:15', '09:30', '11:15', '11:30', '11:45', '12:00', '12:15', '12:30']],
+    ['the slot\'s buffer before and the meeting\'s buffer after add up; touching is fine', { bufferBeforeMinutes: 15, slotIntervalMinutes: 15 }, { bufferAfterMinutes: 15 }, ['09:00', '09:15', '09:30', '11:30', '11:45', '12:00', '12:15', '12:30']],
+    ['the meeting\'s buffers block around it', {}, { bufferBeforeMinutes: 30, bufferAfterMinutes: 30 }, ['09:00', '11:30', '12:00', '12:30']],
+    ['buffers of both sides add up; touching is fine', { bufferAfterMinutes: 15 }, { bufferBeforeMinutes: 15 }, ['09:00', '11:00', '11:30', '12:00', '12:30']],
   ])('%s', (_name, slotRules, meetingBuffers, expected) => {
-    const calendar = host(nine2five, [meeting('2027-01-04T10:00:00Z', 60, { topicUuid: OTHER_TOPIC, ...meetingBuffers })]);
+    const calendar = host(nine2one, [meeting('2027-01-04T10:00:00Z', 60, { topicUuid: OTHER_TOPIC, ...meetingBuffers })]);
     const slots = slotsByDate(calendar, rules(slotRules), 'UTC', '2027-01-04')['2027-01-04']!;
-    expect(slots.slice(0, expected.length).map((s) => s.slice(11, 16))).toEqual(expected);
+    expect(slots.map((s) => s.slice(11, 16))).toEqual(expected);
+  });
+
+  it('keeps a long meeting blocking after a short one inside it ends', () => {
+    const calendar = host(nine2one, [
+      meeting('2027-01-04T09:15:00Z', 105, { topicUuid: OTHER_TOPIC }), // 09:15–11:00
+      meeting('2027-01-04T09:30:00Z', 15), // 09:30–09:45, inside it
+      meeting('2027-01-04T12:00:00Z', 15, { bufferAfterMinutes: 15 }), // blocks 12:00–12:30
+    ]);
+    const slots = slotsByDate(calendar, rules({ durationMinutes: 15, slotIntervalMinutes: 15 }), 'UTC', '2027-01-04')['2027-01-04']!;
+    expect(slots.map((s) => s.slice(11, 16))).toEqual(['09:00', '11:00', '11:15', '11:30', '11:45', '12:30', '12:45']);
   });
 
   it('honours the minimum notice and the booking window, measured from now', () => {
@@ -208,19 +286,22 @@ describe('isSlotAvailable agrees with computeSlots', () => {
   const slotRules = rules({ bufferAfterMinutes: 10, bookingWindowDays: 60 });
   const now = Date.parse('2027-03-20T00:00:00Z');
 
+  // [case, start, expected, slots computeSlots offers on that UTC date: none would make `some` below vacuous]
   it.each([
-    ['an offered slot', '2027-03-29T09:00:00.000Z', true],
-    ['a time off the grid', '2027-03-29T09:10:00.000Z', false],
-    ['a slot overlapping a meeting', '2027-03-29T08:00:00.000Z', false],
-    ['a slot whose buffer touches the meeting', '2027-03-29T07:30:00.000Z', false],
-    ['outside the host hours', '2027-03-29T17:00:00.000Z', false],
-    ['the last slot of the day', '2027-03-29T14:30:00.000Z', true],
-    ['a Sunday', '2027-03-28T09:00:00.000Z', true],
-    ['beyond the booking window', '2028-06-01T08:00:00.000Z', false],
-  ])('%s', (_name, start, expected) => {
+    ['an offered slot', '2027-03-29T09:00:00.000Z', true, 14],
+    ['a time off the grid', '2027-03-29T09:10:00.000Z', false, 14],
+    ['a slot overlapping a meeting', '2027-03-29T08:00:00.000Z', false, 14],
+    ['a slot whose buffer overlaps the meeting', '2027-03-29T07:30:00.000Z', false, 14],
+    ['a slot that starts as the meeting ends (touching)', '2027-03-29T08:30:00.000Z', true, 14],
+    ['outside the host hours', '2027-03-29T17:00:00.000Z', false, 14],
+    ['the last slot of the day', '2027-03-29T14:30:00.000Z', true, 14],
+    ['a Sunday', '2027-03-28T09:00:00.000Z', true, 16],
+    ['beyond the booking window', '2028-06-01T08:00:00.000Z', false, 0],
+  ])('%s', (_name, start, expected, count) => {
     expect(isSlotAvailable(calendar, slotRules, now, Date.parse(start))).toBe(expected);
-    const offered = computeSlots(calendar, slotRules, { now, participantTimezone: 'UTC', from: start.slice(0, 10), to: start.slice(0, 10) })[0]!.slots.some((s) => s.start === start);
-    expect(offered).toBe(expected);
+    const slots = computeSlots(calendar, slotRules, { now, participantTimezone: 'UTC', from: start.slice(0, 10), to: start.slice(0, 10) })[0]!.slots;
+    expect(slots).toHaveLength(count);
+    expect(slots.some((s) => s.start === start)).toBe(expected);
   });
 });
 

@@ -1,5 +1,5 @@
 import { WEEKDAYS, parseLocalTime, type Availability, type LocalInterval } from './availability.js';
-import { formatLocalDate, localEpochDay, localToInstant, parseLocalDate } from './time-zones.js';
+import { formatLocalDate, localEpochDay, localToInstant, nextOffsetChange, parseLocalDate, zoneOffset } from './time-zones.js';
 
 export interface SlotRules {
   topicUuid: string;
@@ -56,13 +56,19 @@ interface HostInterval {
   end: number;
   /** End of the continuous availability this interval starts: touching intervals join. */
   reach: number;
+  /** Its wall-clock start as if the zone were UTC (local epoch day × DAY + minutes): the grid counts from there. */
+  wallStart: number;
 }
 
 /**
  * The free slots of a host on each participant-local date of the query.
  *
- * A slot starts on the grid of the host interval it falls in (interval start + k × slot
- * interval, in elapsed time, so DST days simply have more or fewer slots), and the whole
+ * A slot starts on the wall-clock grid of the host interval it falls in: the host-local
+ * times interval start + k × slot interval, each at every instant it denotes, so the grid
+ * stays on the hour (or :15, :30…) across a clock change. A time that a fall-back overlap
+ * repeats gives two slots; one that a spring-forward gap skips gives none (an interval bound
+ * in a gap still moves to the jump). Hourly 00:00–06:00 on Lord Howe's fall-back day
+ * (02:00 → 01:30) gives 00:00, 01:00, 02:00 … 05:00, not 01:30, 02:30 … The whole
  * meeting fits in the host's continuous availability: intervals that touch, across
  * midnight too (`24:00` then `00:00`), count as one stretch, so a meeting may run from one
  * into the next. It starts no sooner than `now` + notice and no later than `now` + window,
@@ -99,23 +105,31 @@ export function computeSlots(host: HostCalendar, rules: SlotRules, query: SlotQu
 
   let blockedIndex = 0;
   let dayIndex = 0;
-  for (const interval of intervals) {
+  intervals: for (const interval of intervals) {
     if (interval.end <= earliest) continue;
     if (interval.start > latest) break;
-    // First grid point at or after `earliest`.
-    let start = interval.start;
-    if (start < earliest) start += Math.ceil((earliest - start) / step) * step;
-    for (; start < interval.end && start <= latest; start += step) {
-      const end = start + duration;
-      if (end > interval.reach) break;
-      if (fullDays !== null && fullDays.has(localEpochDay(zone, start))) continue;
-      const spanStart = start - before;
-      const spanEnd = end + after;
-      while (blockedIndex < blocked.length && blocked[blockedIndex]!.end <= spanStart) blockedIndex += 1;
-      const next = blocked[blockedIndex];
-      if (next !== undefined && next.start < spanEnd) continue;
-      while (bounds[dayIndex + 1]! <= start) dayIndex += 1;
-      days[dayIndex]!.slots.push({ start: formatInstant(start), username: host.username });
+    // Between clock changes the wall-clock grid is an elapsed one counted from where the
+    // interval's wall start would be at the current offset; a change inside the interval
+    // (only on DST days) starts a new piece with the new offset.
+    for (let from = interval.start; from < interval.end && from <= latest; ) {
+      const to = nextOffsetChange(zone, from, interval.end);
+      const anchor = interval.wallStart - zoneOffset(zone, from) * MINUTE;
+      const low = Math.max(from, earliest);
+      // First grid point at or after `low`, never before the wall start (k ≥ 0).
+      let start = low <= anchor ? anchor : anchor + Math.ceil((low - anchor) / step) * step;
+      for (; start < to && start <= latest; start += step) {
+        const end = start + duration;
+        if (end > interval.reach) continue intervals;
+        if (fullDays !== null && fullDays.has(localEpochDay(zone, start))) continue;
+        const spanStart = start - before;
+        const spanEnd = end + after;
+        while (blockedIndex < blocked.length && blocked[blockedIndex]!.end <= spanStart) blockedIndex += 1;
+        const next = blocked[blockedIndex];
+        if (next !== undefined && next.start < spanEnd) continue;
+        while (bounds[dayIndex + 1]! <= start) dayIndex += 1;
+        days[dayIndex]!.slots.push({ start: formatInstant(start), username: host.username });
+      }
+      from = to;
     }
   }
   return days;
@@ -132,8 +146,10 @@ export function isSlotAvailable(host: HostCalendar, rules: SlotRules, now: numbe
   const day = localEpochDay(zone, start);
   const step = rules.slotIntervalMinutes * MINUTE;
   const end = start + rules.durationMinutes * MINUTE;
+  // On the wall-clock grid: the host's clock reads the interval's start + k × step (k ≥ 0).
+  const wall = start + zoneOffset(zone, start) * MINUTE;
   const onGrid = buildHostIntervals(host.availability, day - 1, day + 1).some(
-    (interval) => interval.start <= start && start < interval.end && (start - interval.start) % step === 0 && end <= interval.reach,
+    (interval) => interval.start <= start && start < interval.end && wall >= interval.wallStart && (wall - interval.wallStart) % step === 0 && end <= interval.reach,
   );
   if (!onGrid) return false;
   if (rules.dailyLimit !== null && countByHostDay(host.busy, rules.topicUuid, zone, rules.dailyLimit).has(day)) return false;
@@ -163,10 +179,11 @@ function buildHostIntervals(availability: Availability, firstDay: number, lastDa
   for (let day = firstDay; day <= lastDay + 1; day += 1) {
     const local: LocalInterval[] = overrides.get(day) ?? availability.weekly[weekdayOf(day)] ?? [];
     for (const interval of local) {
-      const start = localToInstant(zone, day, parseLocalTime(interval.start));
+      const minutes = parseLocalTime(interval.start);
+      const start = localToInstant(zone, day, minutes);
       const end = localToInstant(zone, day, parseLocalTime(interval.end, true));
       // A wall-clock interval that a spring-forward gap swallows whole has no time in it.
-      if (start < end) result.push({ start, end, reach: end });
+      if (start < end) result.push({ start, end, reach: end, wallStart: day * DAY + minutes * MINUTE });
     }
   }
   result.sort((a, b) => a.start - b.start);

@@ -43,7 +43,7 @@ if (seed === 'calendar') {
         uuid: newId(), accountUuid: created.account.uuid, topicUuid: topic.uuid, teamUuid: created.team.uuid, hostUuid: created.owner.uuid,
         hostUsername: created.owner.username, bookingUuid: newId(), start, end: start + 30 * 60_000, status: 'confirmed', holdExpiresAt: null,
         place: 'zoom', participant: { name: 'P', email: 'p@x.test', phone: null, timezone: 'UTC', lang: 'en' }, note: null,
-        priceVariantUuid: null, form: {}, metadata: {}, invoice: null, sequence: 0, createdAt: Date.now(), updatedAt: Date.now(), cancelledAt: null, cancelReason: null,
+        priceVariantUuid: null, form: {}, metadata: {}, invoice: null, sequence: 0, createdAt: Date.now(), updatedAt: Date.now(), cancelledAt: null, cancelReason: null, bookedByKeyUuid: null,
       });
       inserted += 1;
     }

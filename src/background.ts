@@ -1,34 +1,50 @@
 import type { AppContext } from './context.js';
-import { sendDueMessages } from './mail/outbox-worker.js';
+import { createEmailSender } from './mail/email-job.js';
 import { createMailTransport, type MailTransport } from './mail/transport.js';
+import type { JobHandler } from './outbox/job-handler.js';
+import { runDueJobs } from './outbox/worker.js';
+import { createEventDispatcher } from './scheduling/dispatch-event.js';
 import { runMaintenance } from './scheduling/meetings.js';
 
 export interface BackgroundJobs {
   transport: MailTransport;
-  /** Runs every job once now (tests, and a final flush on shutdown). */
+  /** Runs every job until none is due (tests, and a final flush on shutdown). */
   runOnce(): Promise<void>;
   /** Stops the timers and waits for a run in progress. */
   stop(): Promise<void>;
 }
 
+/** Every kind of outbox job and its handler: the one place they are wired. */
+export function createJobHandlers(ctx: AppContext, transport: MailTransport): JobHandler[] {
+  return [createEventDispatcher(ctx), createEmailSender(transport)];
+}
+
 /**
- * The outbox sender and housekeeping, on timers in the server process. Every instance may
- * run them: claims and conditional updates make each message go out once.
+ * The outbox worker and housekeeping, on timers in the server process. Every instance may
+ * run them: claims and conditional updates make each job run once.
  */
-export function startBackgroundJobs(ctx: AppContext, options: { mailIntervalMs?: number; maintenanceIntervalMs?: number; transport?: MailTransport } = {}): BackgroundJobs {
+export function startBackgroundJobs(ctx: AppContext, options: { jobIntervalMs?: number; maintenanceIntervalMs?: number; transport?: MailTransport } = {}): BackgroundJobs {
   const transport = options.transport ?? createMailTransport(ctx.config.mail);
+  const handlers = createJobHandlers(ctx, transport);
   let running: Promise<void> | null = null;
   let lastMaintenance = 0;
   const maintenanceEvery = options.maintenanceIntervalMs ?? 30_000;
 
-  const runOnce = async (forceMaintenance = true) => {
+  const runJobs = async () => {
+    const result = await runDueJobs({ db: ctx.db, handlers, log: ctx.log, now: ctx.now });
+    if (result.done > 0) ctx.log.debug(result, 'outbox jobs done');
+    return result;
+  };
+  const runOnce = async (drain: boolean) => {
     try {
-      const result = await sendDueMessages({ db: ctx.db, transport, log: ctx.log, now: ctx.now });
-      if (result.sent > 0) ctx.log.info(result, 'outbox messages sent');
-      if (forceMaintenance || Date.now() - lastMaintenance >= maintenanceEvery) {
+      if (drain || Date.now() - lastMaintenance >= maintenanceEvery) {
         lastMaintenance = Date.now();
         const done = await runMaintenance(ctx);
         if (done.expired > 0) ctx.log.info(done, 'payment holds expired');
+      }
+      // An event's job queues e-mails that are due at once: a drain runs until none is left.
+      for (let round = 0; round < (drain ? 10 : 3); round += 1) {
+        if ((await runJobs()).done === 0) break;
       }
     } catch (error) {
       ctx.log.error({ err: error }, 'background job failed');
@@ -40,7 +56,7 @@ export function startBackgroundJobs(ctx: AppContext, options: { mailIntervalMs?:
       running = null;
     });
   };
-  const timer = setInterval(tick, options.mailIntervalMs ?? 2_000);
+  const timer = setInterval(tick, options.jobIntervalMs ?? 1_000);
   timer.unref();
 
   return {

@@ -1,10 +1,12 @@
-import { pino, type Logger } from 'pino';
-import type { Config } from './config.js';
+import type { Logger } from 'pino';
+import type { Config, Secrets } from './config.js';
 import { createDb, type Dialect } from './db/connect.js';
 import type { Db } from './db/database.js';
 import { createFastReads } from './db/fast-reads.js';
 import { migrateToLatest } from './db/migrate.js';
+import { createLogger as createServiceLogger } from './logging.js';
 import { createScheduleCache } from './scheduling/schedule-cache.js';
+import { resolveSecretKey, type ResolvedSecretKey } from './secrets/secret-key.js';
 import type { UseCaseContext } from './scheduling/context.js';
 
 /** Everything the service shares between requests, built once at start-up. */
@@ -13,6 +15,9 @@ export interface AppContext extends UseCaseContext {
   db: Db;
   dialect: Dialect;
   log: Logger;
+  secretKey: Buffer;
+  /** Where the secret key came from, for the start-up banner. */
+  secretKeySource: Omit<ResolvedSecretKey, 'key'>;
   close(): Promise<void>;
 }
 
@@ -20,11 +25,14 @@ export interface ContextOptions {
   /** A fixed or controllable clock for tests. */
   now?: () => number;
   log?: Logger;
+  /** From loadSecrets(); without them the key in the data directory is used (or generated). */
+  secrets?: Secrets;
 }
 
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   const log = options.log ?? createLogger(config);
-  const handle = createDb(config.database, (error) => log.warn({ err: error }, 'an idle database connection failed'));
+  const { key: secretKey, ...secretKeySource } = resolveSecretKey(options.secrets ?? { secretKey: null }, config.dataDir);
+  const handle = createDb(config.database, (error) => log.warn({ err: error }, 'a database connection failed'), config.databaseTimeouts);
   if (config.migrateOnStart) {
     const outcome = await migrateToLatest(handle.db);
     if (outcome.applied.length > 0) log.info({ applied: outcome.applied }, 'database migrated');
@@ -39,6 +47,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     log,
     reads,
     scheduleCache: createScheduleCache(),
+    secretKey,
+    secretKeySource,
     now: options.now ?? Date.now,
     async close() {
       if (closed) return;
@@ -49,10 +59,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   };
 }
 
+/** The service's logger: asynchronous, bounded and never blocking on stdout (see src/logging.ts). */
 export function createLogger(config: Config): Logger {
-  return pino({
-    level: config.logLevel,
-    // Keys and e-mail credentials must never reach the logs.
-    redact: { paths: ['req.headers["x-service-api-key"]', 'req.headers.authorization', 'apiKey', '*.apiKey'], censor: '[redacted]' },
-  });
+  return createServiceLogger(config);
 }

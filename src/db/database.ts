@@ -16,8 +16,6 @@ export interface AccountTable {
   max_users: number;
   /** JSON array of enabled meeting places. */
   places: string;
-  /** JSON object: enabled payment gateways and their settings. */
-  gateways: string;
   created_at: number;
   /** Bumped under the account's row lock; serialises seat-limited writes (see lockAccount). */
   lock_version: Generated<number>;
@@ -36,12 +34,14 @@ export interface UserTable {
   availability: string;
   created_at: number;
   deactivated_at: number | null;
-  /**
-   * The host's calendar version: bumped by every change to the host's free time (booking,
-   * cancellation, hours, another topic's buffers). Taking it is also the row lock that
-   * serialises bookings of one host. Cached schedules are valid only for the version they saw.
-   */
+  /** Bumped to take the host's row lock, which serialises bookings of one host (see lockHost). */
   lock_version: Generated<number>;
+  /**
+   * The host's calendar version: bumped explicitly by every change to the host's free time
+   * (booking, cancellation, hours, a topic's buffers, a remote calendar's sync). Cached
+   * schedules are valid only for the version they saw.
+   */
+  calendar_version: Generated<number>;
 }
 
 export interface TeamTable {
@@ -133,6 +133,8 @@ export interface MeetingTable {
   updated_at: number;
   cancelled_at: number | null;
   cancel_reason: string | null;
+  /** The API key that booked it; null for the public booking page. */
+  booked_by_key_id: string | null;
 }
 
 export interface IdempotencyKeyTable {
@@ -144,17 +146,23 @@ export interface IdempotencyKeyTable {
   created_at: number;
 }
 
+/**
+ * The durable job queue: rows are written in the transaction of the change that causes
+ * them and run after commit by any instance (claimed with a lease). Kinds: `event` (fan an
+ * event out into further jobs), `email`, and the adapters' kinds to come.
+ */
 export interface OutboxTable {
   id: string;
   kind: string;
-  /** JSON: everything needed to render and send the message later. */
+  /** JSON: everything the job's handler needs. */
   payload: string;
+  /** pending | done | failed */
   status: string;
   attempts: Generated<number>;
   next_attempt_at: number;
   last_error: string | null;
   created_at: number;
-  sent_at: number | null;
+  done_at: number | null;
 }
 
 export interface PaymentTable {
@@ -184,6 +192,37 @@ export interface DiscountCodeTable {
   created_at: number;
 }
 
+/** Busy time that is not a meeting: a span from a host's remote calendar. */
+export interface ExternalBusyTable {
+  id: string;
+  host_user_id: string;
+  source_id: string;
+  starts_at: number;
+  ends_at: number;
+}
+
+export interface AccountGatewayTable {
+  account_id: string;
+  code: string;
+  position: number;
+  /** JSON: non-secret settings. */
+  settings: string;
+  /** JSON: each secret sealed (AES-256-GCM); never leaves the repository unsealed. */
+  secrets: string;
+  updated_at: number;
+}
+
+/** What happened, kept as the history of its subject; the outbox fans it out. */
+export interface EventTable {
+  id: string;
+  account_id: string;
+  type: string;
+  subject_id: string;
+  occurred_at: number;
+  /** JSON: the event's data (records as they were when it happened). */
+  data: string;
+}
+
 export interface Database {
   accounts: AccountTable;
   users: UserTable;
@@ -197,6 +236,9 @@ export interface Database {
   outbox: OutboxTable;
   payments: PaymentTable;
   discount_codes: DiscountCodeTable;
+  external_busy: ExternalBusyTable;
+  account_gateways: AccountGatewayTable;
+  events: EventTable;
 }
 
 export type Db = Kysely<Database>;

@@ -2,9 +2,9 @@ import SqliteDatabase from 'better-sqlite3';
 import type { MeetingTopic, TopicHost } from '../domain/meeting-topic.js';
 import type { BusyMeeting } from '../domain/slots.js';
 import type { DatabaseConfig } from '../config.js';
-import type { Db, MeetingTopicRow } from './database.js';
+import type { Db, DbOrTrx, MeetingTopicRow } from './database.js';
 import { findAvailabilityJson, findCalendarVersion } from './repositories/users.js';
-import { findBlockingMeetings } from './repositories/meetings.js';
+import { externalSpan, findBusySpans } from './repositories/busy-time.js';
 import { findTopic, topicRowToTopic } from './repositories/meeting-topics.js';
 
 /**
@@ -14,18 +14,22 @@ import { findTopic, topicRowToTopic } from './repositories/meeting-topics.js';
 export interface FastReads {
   findTopic(accountUuid: string | null, topicUuid: string): Promise<MeetingTopic | undefined>;
   findAvailabilityJson(userUuid: string): Promise<string | undefined>;
-  findBlockingMeetings(hostUuid: string, from: number, to: number, now: number): Promise<BusyMeeting[]>;
-  /** The host's calendar version (see UserTable.lock_version). */
+  /** Everything that blocks the host in the window (see findBusySpans in repositories/busy-time.ts). */
+  findBusySpans(hostUuid: string, from: number, to: number, now: number): Promise<BusyMeeting[]>;
+  /** The host's calendar version (see UserTable.calendar_version). */
   findCalendarVersion(userUuid: string): Promise<number | undefined>;
   close(): void;
 }
 
-/** Kysely-built queries: what PostgreSQL uses (its round trip dwarfs query building). */
-export function createKyselyReads(db: Db): FastReads {
+/**
+ * Kysely-built queries: what PostgreSQL uses (its round trip dwarfs query building), and
+ * what a booking uses inside its transaction (pass the transaction).
+ */
+export function createKyselyReads(db: DbOrTrx): FastReads {
   return {
     findTopic: (accountUuid, topicUuid) => findTopic(db, accountUuid, topicUuid),
     findAvailabilityJson: (userUuid) => findAvailabilityJson(db, userUuid),
-    findBlockingMeetings: (hostUuid, from, to, now) => findBlockingMeetings(db, hostUuid, from, to, now),
+    findBusySpans: (hostUuid, from, to, now) => findBusySpans(db, hostUuid, from, to, now),
     findCalendarVersion: (userUuid) => findCalendarVersion(db, userUuid),
     close: () => undefined,
   };
@@ -35,7 +39,8 @@ export function createKyselyReads(db: Db): FastReads {
  * On SQLite, building each query with Kysely cost ~5× running it (bench/http-throughput.ts),
  * so the hot reads use statements prepared once, on a read-only connection of their own:
  * WAL gives it a consistent snapshot of committed data, never another request's open
- * transaction. The SQL mirrors the repository functions of the same names.
+ * transaction. The SQL mirrors the repository functions of the same names, and
+ * test/db/fast-reads.test.ts runs both implementations on one database so they cannot drift.
  */
 export function createSqliteReads(filename: string): FastReads {
   const connection = new SqliteDatabase(filename, { readonly: true, fileMustExist: true });
@@ -50,16 +55,16 @@ export function createSqliteReads(filename: string): FastReads {
   // Same hosts as the repository's findActiveHosts: listed hosts, or the team's members.
   const hostsOfTopic = connection.prepare<[string, string], TopicHost>(
     `select uuid, username, calendarVersion from (
-       select users.id as uuid, users.username as username, users.lock_version as calendarVersion, meeting_topic_hosts.position as position
+       select users.id as uuid, users.username as username, users.calendar_version as calendarVersion, meeting_topic_hosts.position as position
        from meeting_topic_hosts join users on users.id = meeting_topic_hosts.user_id
        where meeting_topic_hosts.topic_id = ? and users.deactivated_at is null
        union all
-       select users.id, users.username, users.lock_version, memberships.created_at
+       select users.id, users.username, users.calendar_version, memberships.created_at
        from meeting_topics join memberships on memberships.team_id = meeting_topics.team_id join users on users.id = memberships.user_id
        where meeting_topics.id = ? and meeting_topics.all_team_members = 1 and users.deactivated_at is null
      ) order by position, uuid`,
   );
-  const calendarVersionOf = connection.prepare<[string], { version: number }>('select lock_version as version from users where id = ?');
+  const calendarVersionOf = connection.prepare<[string], { version: number }>('select calendar_version as version from users where id = ?');
   const availabilityOf = connection.prepare<[string], { availability: string }>('select availability from users where id = ?');
   // Rows as arrays from the covering index, and each topic's buffers looked up once: a
   // join and row objects cost three times as much for a month of meetings.
@@ -69,6 +74,11 @@ export function createSqliteReads(filename: string): FastReads {
        where host_user_id = ? and starts_at >= ? and starts_at < ?
          and (status = 'confirmed' or (status = 'pending_payment' and hold_expires_at > ?))
        order by starts_at`,
+    )
+    .raw(true);
+  const externalBusy = connection
+    .prepare<[string, number, number], [number, number, string]>(
+      'select starts_at, ends_at, source_id from external_busy where host_user_id = ? and starts_at < ? and ends_at > ? order by starts_at',
     )
     .raw(true);
   const buffersOf = connection.prepare<[string], { before: number; after: number }>(
@@ -92,9 +102,9 @@ export function createSqliteReads(filename: string): FastReads {
     async findAvailabilityJson(userUuid) {
       return availabilityOf.get(userUuid)?.availability;
     },
-    async findBlockingMeetings(hostUuid, from, to, now) {
+    async findBusySpans(hostUuid, from, to, now) {
       const buffers = new Map<string, { before: number; after: number }>();
-      return blockingMeetings.all(hostUuid, from, to, now).map(([start, end, topicUuid, holdExpiresAt]) => {
+      const busy: BusyMeeting[] = blockingMeetings.all(hostUuid, from, to, now).map(([start, end, topicUuid, holdExpiresAt]) => {
         let buffer = buffers.get(topicUuid);
         if (!buffer) {
           buffer = buffersOf.get(topicUuid) ?? { before: 0, after: 0 };
@@ -102,6 +112,8 @@ export function createSqliteReads(filename: string): FastReads {
         }
         return { start, end, topicUuid, holdExpiresAt, bufferBeforeMinutes: buffer.before, bufferAfterMinutes: buffer.after };
       });
+      for (const [start, end, sourceId] of externalBusy.all(hostUuid, to, from)) busy.push(externalSpan(start, end, sourceId));
+      return busy;
     },
     async findCalendarVersion(userUuid) {
       return calendarVersionOf.get(userUuid)?.version;

@@ -17,10 +17,13 @@ export type Gateway = (typeof GATEWAYS)[number];
 
 export const DEFAULT_PLACES: readonly Place[] = ['offline', 'phone-call'];
 
-export interface GatewaySetting {
+/** A gateway the account enabled, as it may be shown: its secrets stay out of this type. */
+export interface EnabledGateway {
   code: Gateway;
-  /** Gateway credentials and options; never echoed back over the API. */
-  settings: Record<string, unknown>;
+  /** The non-secret settings (merchantId, posId, clientId, …). */
+  settings: Record<string, string | number>;
+  /** Every field its gateway needs is stored: bookings may use it. */
+  configured: boolean;
 }
 
 export interface Account {
@@ -29,7 +32,6 @@ export interface Account {
   timezone: string;
   maxUsers: number;
   places: Place[];
-  gateways: GatewaySetting[];
   createdAt: number;
 }
 

@@ -85,3 +85,8 @@ export function splitGatewaySettings(
   }
   return { value, errors };
 }
+
+/** Every field the gateway needs is stored (given the names of the stored fields, secret or not). */
+export function isGatewayConfigured(code: Gateway, storedFieldNames: readonly string[]): boolean {
+  return GATEWAY_FIELDS[code].every((field) => storedFieldNames.includes(field.name));
+}

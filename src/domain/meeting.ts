@@ -50,6 +50,8 @@ export interface Meeting {
   updatedAt: number;
   cancelledAt: number | null;
   cancelReason: string | null;
+  /** The API key that booked it (it may cancel it); null when booked without a key. */
+  bookedByKeyUuid: string | null;
 }
 
 /** How long a paid booking holds its slot while the participant pays. */

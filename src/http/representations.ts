@@ -35,7 +35,7 @@ export function accountToJson(account: AccountView) {
     maxUsers: account.maxUsers,
     activeUsers: account.activeUsers,
     places: account.places,
-    gateways: account.gateways.map((gateway) => ({ code: gateway.code, configured: Object.keys(gateway.settings).length > 0 })),
+    gateways: account.gateways.map((gateway) => ({ code: gateway.code, configured: gateway.configured, settings: gateway.settings })),
     createdAt: toIso(account.createdAt),
   };
 }

@@ -28,4 +28,5 @@ export interface BookingMessagePayload {
   attendee: { name: string; email: string };
 }
 
-export const BOOKING_MESSAGE_KIND = 'booking-message';
+/** The outbox kind of one e-mail to send. */
+export const EMAIL_JOB_KIND = 'email';

@@ -1,34 +1,65 @@
-import { PLACES, dedupe, type Account, type GatewaySetting, type Place } from '../domain/account.js';
+import { PLACES, dedupe, type Account, type EnabledGateway, type Gateway, type Place } from '../domain/account.js';
 import { ForbiddenError, NotFoundError, ValidationError, type FieldError } from '../domain/errors.js';
+import { isGatewayConfigured, splitGatewaySettings } from '../domain/gateway-settings.js';
 import { isValidTimeZone } from '../domain/time-zones.js';
-import { countActiveUsers, findAccount, updateAccount as writeAccount, type AccountChanges } from '../db/repositories/accounts.js';
+import { replaceAccountGateways, selectAccountGateways, type StoredGateway } from '../db/repositories/account-gateways.js';
+import { countActiveUsers, findAccount, writeAccountChanges, type AccountChanges } from '../db/repositories/accounts.js';
 import { isAdminOfAnyTeam } from '../db/repositories/teams.js';
+import type { DbOrTrx } from '../db/database.js';
 import { inTransaction } from '../db/transaction.js';
-import type { Principal, UseCaseContext } from './context.js';
+import { sealRecord } from '../secrets/secret-box.js';
+import { requireSecretKey, type Principal, type UseCaseContext } from './context.js';
 
 export interface AccountView extends Account {
   activeUsers: number;
+  gateways: EnabledGateway[];
 }
 
 export async function getAccount(ctx: UseCaseContext, principal: Principal): Promise<AccountView> {
   const account = await findAccount(ctx.db, principal.accountUuid);
   if (!account) throw new NotFoundError('account');
-  return { ...account, activeUsers: await countActiveUsers(ctx.db, account.uuid) };
+  const [activeUsers, gateways] = await Promise.all([countActiveUsers(ctx.db, account.uuid), listEnabledGateways(ctx.db, account.uuid)]);
+  return { ...account, activeUsers, gateways };
+}
+
+/** The account's gateways as they may be shown: settings without secrets, and whether each is usable. */
+export async function listEnabledGateways(db: DbOrTrx, accountUuid: string): Promise<EnabledGateway[]> {
+  return (await selectAccountGateways(db, accountUuid)).map(toEnabledGateway);
+}
+
+export function toEnabledGateway(stored: StoredGateway): EnabledGateway {
+  const names = [...Object.keys(stored.settings), ...Object.keys(stored.sealedSecrets)];
+  return { code: stored.code, settings: stored.settings, configured: isGatewayConfigured(stored.code, names) };
 }
 
 export interface AccountPatch {
   name?: string | undefined;
   timezone?: string | undefined;
   places?: Place[] | undefined;
-  gateways?: { code: GatewaySetting['code']; settings?: object | undefined }[] | undefined;
+  gateways?: { code: Gateway; settings?: object | undefined }[] | undefined;
 }
 
-/** `PATCH /account`: by an admin of any of the account's teams. `maxUsers` is the operator's. */
+/**
+ * `PATCH /account`: by an admin of any of the account's teams. `maxUsers` is the operator's.
+ * `gateways` replaces the enabled set; a gateway named without settings keeps what was
+ * stored for it, one with settings is validated whole and its secrets sealed before they
+ * reach the repository.
+ */
 export async function updateAccount(ctx: UseCaseContext, principal: Principal, patch: AccountPatch): Promise<AccountView> {
-  const changes = validateAccountPatch(patch);
+  const { changes, gateways } = validateAccountPatch(patch);
+  const sealed = gateways?.map((gateway) =>
+    gateway.split === null ? { code: gateway.code, keep: true as const } : { code: gateway.code, keep: false as const, settings: gateway.split.settings, sealedSecrets: sealRecord(requireSecretKey(ctx), gateway.split.secrets) },
+  );
   await inTransaction(ctx.db, async (trx) => {
     if (!(await isAdminOfAnyTeam(trx, principal.userUuid))) throw new ForbiddenError('Only a team admin may change the account');
-    await writeAccount(trx, principal.accountUuid, changes);
+    await writeAccountChanges(trx, principal.accountUuid, changes);
+    if (sealed !== undefined) {
+      const current = new Map((await selectAccountGateways(trx, principal.accountUuid)).map((stored) => [stored.code, stored]));
+      const next: StoredGateway[] = sealed.map((gateway) =>
+        gateway.keep ? (current.get(gateway.code) ?? { code: gateway.code, settings: {}, sealedSecrets: {} }) : { code: gateway.code, settings: gateway.settings, sealedSecrets: gateway.sealedSecrets },
+      );
+      await replaceAccountGateways(trx, principal.accountUuid, next, ctx.now());
+    }
   });
   return getAccount(ctx, principal);
 }
@@ -40,13 +71,20 @@ export async function updateAccountAsOperator(ctx: UseCaseContext, accountUuid: 
   }
   const account = await findAccount(ctx.db, accountUuid);
   if (!account) throw new NotFoundError('account');
-  await writeAccount(ctx.db, accountUuid, changes);
+  await writeAccountChanges(ctx.db, accountUuid, changes);
   return (await findAccount(ctx.db, accountUuid))!;
 }
 
-function validateAccountPatch(patch: AccountPatch): AccountChanges {
+interface GatewayChange {
+  code: Gateway;
+  /** null: keep what is stored. */
+  split: { settings: Record<string, string | number>; secrets: Record<string, string> } | null;
+}
+
+function validateAccountPatch(patch: AccountPatch): { changes: AccountChanges; gateways: GatewayChange[] | undefined } {
   const errors: FieldError[] = [];
   const changes: AccountChanges = {};
+  let gateways: GatewayChange[] | undefined;
   if (patch.name !== undefined) {
     const name = patch.name.trim();
     if (name === '') errors.push({ path: '/name', message: 'must not be empty' });
@@ -66,8 +104,14 @@ function validateAccountPatch(patch: AccountPatch): AccountChanges {
       if (seen.has(gateway.code)) errors.push({ path: `/gateways/${index}/code`, message: 'is listed twice' });
       seen.add(gateway.code);
     });
-    changes.gateways = patch.gateways.map((gateway) => ({ code: gateway.code, settings: (gateway.settings ?? {}) as Record<string, unknown> }));
+    gateways = patch.gateways.map((gateway) => {
+      const settings = (gateway.settings ?? {}) as Record<string, unknown>;
+      if (Object.keys(settings).length === 0) return { code: gateway.code, split: null };
+      const split = splitGatewaySettings(gateway.code, settings, `/gateways/${gateway.code}`);
+      errors.push(...split.errors);
+      return { code: gateway.code, split: split.value };
+    });
   }
   if (errors.length > 0) throw new ValidationError(errors);
-  return changes;
+  return { changes, gateways };
 }

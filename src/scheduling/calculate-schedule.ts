@@ -3,11 +3,8 @@ import { NotFoundError, ValidationError } from '../domain/errors.js';
 import { TOPIC_LIMITS, checkTopicTeam, findTopicHost, type MeetingTopic, type TopicHost } from '../domain/meeting-topic.js';
 import { resolveScheduleRange, validateScheduleRangeInput } from '../domain/schedule-range.js';
 import { computeBusyWindow, computeSlots, type DaySlots, type HostCalendar, type SlotRules } from '../domain/slots.js';
-import type { DbOrTrx } from '../db/database.js';
 import { createKyselyReads, type FastReads } from '../db/fast-reads.js';
 import type { CachedSchedule } from './schedule-cache.js';
-import { findBlockingMeetings } from '../db/repositories/meetings.js';
-import { readAvailability } from './availability.js';
 import type { Principal, UseCaseContext } from './context.js';
 
 export interface CalculateScheduleInput {
@@ -107,19 +104,13 @@ async function computeEntry(
   const computedFor = Math.floor(now / MINUTE_MS) * MINUTE_MS;
   const fromInstant = Date.parse(`${range.from}T00:00:00Z`) - ZONE_SLACK_MS;
   const toInstant = Date.parse(`${range.to}T00:00:00Z`) + DAY_MS + ZONE_SLACK_MS;
-  const window = computeBusyWindow(rules, fromInstant, toInstant, TOPIC_LIMITS.bufferMinutes[1]);
-  const [availabilityJson, busy] = await Promise.all([
-    reads.findAvailabilityJson(host.uuid),
-    // Holds are read as of `now`: one that ended earlier this minute no longer blocks.
-    reads.findBlockingMeetings(host.uuid, window.from, window.to, now),
-  ]);
-  if (availabilityJson === undefined) throw new NotFoundError('host');
-  const calendar: HostCalendar = { username: host.username, availability: JSON.parse(availabilityJson) as Availability, busy };
+  const calendar = await loadHostCalendar(reads, host, rules, fromInstant, toInstant, now);
   // A minute later the window reaches a minute further: compute that far, trim per request.
   const stretched = { ...rules, bookingWindowDays: rules.bookingWindowDays + MINUTE_MS / DAY_MS };
   const days = computeSlots(calendar, stretched, { now: computedFor, participantTimezone, from: range.from, to: range.to });
   const starts = days.flatMap((day) => day.slots.map((slot) => slot.start));
-  const holdsEnd = busy.map((meeting) => meeting.holdExpiresAt ?? Infinity);
+  // A hold stops blocking without any write: the entry must not outlive the first to end.
+  const holdsEnd = calendar.busy.map((meeting) => meeting.holdExpiresAt ?? Infinity);
   return {
     calendarVersion,
     computedFor,
@@ -144,9 +135,13 @@ export function slotRulesOf(topic: MeetingTopic): SlotRules {
   };
 }
 
-/** The host's hours and every meeting that could block a slot between the two instants. */
+/**
+ * The host's hours and everything that could block a slot between the two instants. The
+ * calculation (prepared reads) and the booking check (the booking's transaction, through
+ * createKyselyReads) both load a calendar here, so they see the same busy time.
+ */
 export async function loadHostCalendar(
-  db: DbOrTrx,
+  reads: FastReads,
   host: TopicHost,
   rules: SlotRules,
   fromInstant: number,
@@ -155,9 +150,11 @@ export async function loadHostCalendar(
 ): Promise<HostCalendar> {
   // Other topics' buffers are at most the topic limit, so this window sees every blocker.
   const window = computeBusyWindow(rules, fromInstant, toInstant, TOPIC_LIMITS.bufferMinutes[1]);
-  const [availability, busy]: [Availability, HostCalendar['busy']] = await Promise.all([
-    readAvailability(db, host.uuid),
-    findBlockingMeetings(db, host.uuid, window.from, window.to, now),
+  const [availabilityJson, busy] = await Promise.all([
+    reads.findAvailabilityJson(host.uuid),
+    // Holds are read as of `now`: one that ended earlier this minute no longer blocks.
+    reads.findBusySpans(host.uuid, window.from, window.to, now),
   ]);
-  return { username: host.username, availability, busy };
+  if (availabilityJson === undefined) throw new NotFoundError('host');
+  return { username: host.username, availability: JSON.parse(availabilityJson) as Availability, busy };
 }

@@ -10,6 +10,14 @@ export interface UseCaseContext {
   reads?: FastReads | undefined;
   /** Computed schedules, checked against the host's calendar version on every use. */
   scheduleCache?: ScheduleCache | undefined;
+  /** Seals stored credentials (src/secrets); absent in contexts that never touch them (the CLI). */
+  secretKey?: Buffer | undefined;
+}
+
+/** The key that seals credentials; a context without one cannot store or use them. */
+export function requireSecretKey(ctx: UseCaseContext): Buffer {
+  if (!ctx.secretKey) throw new Error('this context has no secret key: credentials cannot be sealed or opened here');
+  return ctx.secretKey;
 }
 
 /** The caller, as established from a valid API key. */

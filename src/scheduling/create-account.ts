@@ -48,7 +48,6 @@ export async function createAccount(ctx: UseCaseContext, input: CreateAccountInp
       timezone: valid.timezone,
       maxUsers: valid.maxUsers,
       places: valid.places,
-      gateways: [],
       createdAt: now,
     };
     await insertAccount(trx, account);

@@ -1,6 +1,6 @@
 import { normalizeDiscountCode, validateDiscountCodeInput, type DiscountCode, type DiscountCodeInput } from '../domain/discount.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
-import { deleteDiscountCode as removeDiscountCode, findDiscountByCode, insertDiscountCode, listDiscountCodes as selectDiscountCodes } from '../db/repositories/discount-codes.js';
+import { deleteDiscountCodeRow, findDiscountByCode, insertDiscountCode, selectDiscountCodes } from '../db/repositories/discount-codes.js';
 import { isAdminOfAnyTeam } from '../db/repositories/teams.js';
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
@@ -43,5 +43,5 @@ export async function listDiscountCodes(ctx: UseCaseContext, principal: Principa
 /** Deleted codes stop working at once; payments that used one keep its id. */
 export async function deleteDiscountCode(ctx: UseCaseContext, principal: Principal, uuid: string): Promise<void> {
   await requireAccountAdmin(ctx, principal);
-  if (!(await removeDiscountCode(ctx.db, principal.accountUuid, uuid))) throw new NotFoundError('discount code');
+  if (!(await deleteDiscountCodeRow(ctx.db, principal.accountUuid, uuid))) throw new NotFoundError('discount code');
 }

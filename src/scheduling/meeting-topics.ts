@@ -10,7 +10,7 @@ import type { DbOrTrx } from '../db/database.js';
 import { findAccount } from '../db/repositories/accounts.js';
 import { findTopic, insertTopic, listTopics, softDeleteTopic, updateTopic, type TopicFilter } from '../db/repositories/meeting-topics.js';
 import { findMembership, findTeam } from '../db/repositories/teams.js';
-import { findActiveUserByUsername, findActiveUsersByUsernames, findUserIdsManagedBy, listTeamMembers } from '../db/repositories/users.js';
+import { findActiveUserByUsername, findActiveUsersByUsernames, findUserIdsManagedBy, selectTeamMembers } from '../db/repositories/users.js';
 import { bumpHostsOfTopic } from '../db/repositories/meetings.js';
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
@@ -159,7 +159,7 @@ async function resolveHosts(
   errors: FieldError[],
 ): Promise<TopicHost[]> {
   if (teamUuid !== null) {
-    const members = (await listTeamMembers(db, teamUuid)).filter((member) => member.deactivatedAt === null);
+    const members = (await selectTeamMembers(db, teamUuid)).filter((member) => member.deactivatedAt === null);
     if (usernames === undefined) return members.map(({ uuid, username }) => ({ uuid, username }));
     const byUsername = new Map(members.map((member) => [member.username, member]));
     return pickHosts(usernames, errors, (username) => byUsername.get(username), 'is not a member of the team');

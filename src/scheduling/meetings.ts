@@ -1,15 +1,17 @@
-import { NotFoundError, ValidationError } from '../domain/errors.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
 import { statusAt, type Meeting, type MeetingStatus } from '../domain/meeting.js';
-import { findAccount } from '../db/repositories/accounts.js';
-import { findMeeting, listMeetings as selectMeetings, markMeetingCancelled } from '../db/repositories/meetings.js';
-import { findTopicIncludingDeleted } from '../db/repositories/meeting-topics.js';
-import { findActiveUserByUsername } from '../db/repositories/users.js';
-import { expireLapsedHolds, lockHost } from '../db/repositories/meetings.js';
+import type { DbOrTrx } from '../db/database.js';
+import { bumpCalendarVersions } from '../db/repositories/busy-time.js';
 import { deleteIdempotentResponsesBefore } from '../db/repositories/idempotency.js';
-import { deleteSentMessagesBefore } from '../db/repositories/outbox.js';
+import { findLapsedHolds, findMeeting, lockHost, markBookingExpired, markMeetingCancelled, selectMeetingsPage } from '../db/repositories/meetings.js';
+import { deleteDoneJobsBefore } from '../db/repositories/outbox.js';
+import { markPaymentExpired } from '../db/repositories/payments.js';
+import { isAdminOfTeam } from '../db/repositories/teams.js';
+import { findActiveUserByUsername, findUserIdsManagedBy } from '../db/repositories/users.js';
 import { inTransaction } from '../db/transaction.js';
 import type { Principal, UseCaseContext } from './context.js';
-import { enqueueBookingMessages } from './messages.js';
+import type { MeetingEventData } from './dispatch-event.js';
+import { recordEvents } from './record-events.js';
 
 export interface MeetingListInput {
   username?: string | undefined;
@@ -37,7 +39,7 @@ export async function listMeetings(ctx: UseCaseContext, principal: Principal, in
     hostUuid = host.uuid;
   }
   const now = ctx.now();
-  const rows = await selectMeetings(ctx.db, {
+  const rows = await selectMeetingsPage(ctx.db, {
     accountUuid: principal.accountUuid,
     hostUuid,
     teamUuid: input.team,
@@ -60,42 +62,79 @@ export async function getMeeting(ctx: UseCaseContext, principal: Principal, meet
 }
 
 /**
- * Cancels a meeting and frees its slot. Cancelling again, or a meeting whose hold expired,
- * changes nothing and returns it as it is. Both sides get a METHOD:CANCEL update.
+ * Cancels a meeting and frees its slot: by its host, an admin of the meeting's team or of
+ * one of the host's teams, or the key that booked it. Cancelling again, or a meeting whose
+ * hold expired, changes nothing and returns it as it is. The state change is conditional,
+ * so of any number of concurrent cancels exactly one records `meeting.cancelled` (and one
+ * set of messages: a CANCEL for a confirmed meeting, nothing for one never confirmed).
  */
 export async function cancelMeeting(ctx: UseCaseContext, principal: Principal, meetingUuid: string, reason: string | undefined): Promise<Meeting> {
   return inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
-    const meeting = await findMeeting(trx, principal.accountUuid, meetingUuid);
-    if (!meeting) throw new NotFoundError('meeting');
-    const status = statusAt(meeting, now);
-    if (status === 'cancelled' || status === 'expired') return { ...meeting, status };
+    const found = await findMeeting(trx, principal.accountUuid, meetingUuid);
+    if (!found) throw new NotFoundError('meeting');
+    await requireMeetingManager(trx, principal, found);
+    // Under the host's lock nothing else changes the meeting (a payment, a reschedule): read it again.
+    await lockHost(trx, found.hostUuid);
+    const meeting = (await findMeeting(trx, principal.accountUuid, meetingUuid))!;
+    const previousStatus = statusAt(meeting, now);
     const cancelReason = reason?.trim() || null;
-    await lockHost(trx, meeting.hostUuid);
-    await markMeetingCancelled(trx, meeting.uuid, now, cancelReason);
+    if (!(await markMeetingCancelled(trx, meeting.uuid, now, cancelReason))) return { ...meeting, status: previousStatus };
     const cancelled: Meeting = { ...meeting, status: 'cancelled', cancelledAt: now, cancelReason, updatedAt: now, sequence: meeting.sequence + 1 };
-    // Only a confirmed meeting had invitations sent; a pending one never reached calendars.
-    if (status === 'confirmed') {
-      const account = await findAccount(trx, principal.accountUuid);
-      const topic = await findTopicIncludingDeleted(trx, meeting.topicUuid);
-      if (account && topic) await enqueueBookingMessages(trx, { account, topic, meetings: [cancelled], kind: 'cancelled' }, now);
-    }
+    await bumpCalendarVersions(trx, [meeting.hostUuid]);
+    const data: MeetingEventData = { meeting: cancelled, previousStatus };
+    await recordEvents(trx, [{ accountUuid: meeting.accountUuid, type: 'meeting.cancelled', subjectUuid: meeting.uuid, data: { ...data } }], now);
     return cancelled;
   });
+}
+
+/** The host, the key that booked the meeting, or an admin of its team or of one of the host's teams. */
+async function requireMeetingManager(db: DbOrTrx, principal: Principal, meeting: Meeting): Promise<void> {
+  if (principal.userUuid === meeting.hostUuid || principal.keyUuid === meeting.bookedByKeyUuid) return;
+  if (meeting.teamUuid !== null && (await isAdminOfTeam(db, meeting.teamUuid, principal.userUuid))) return;
+  if ((await findUserIdsManagedBy(db, principal.userUuid)).has(meeting.hostUuid)) return;
+  throw new ForbiddenError("Only the meeting's host, an admin of its team or of the host's teams, or the key that booked it may do this");
 }
 
 const SENT_MESSAGE_RETENTION_MS = 30 * 86_400_000;
 
 /**
- * Housekeeping run in the background: lapsed payment holds become `expired`, idempotency
- * records older than their 24 hours and messages sent over 30 days ago go.
+ * Housekeeping run in the background: lapsed payment holds become `expired` (recording
+ * `meeting.expired` for each meeting), idempotency records older than their 24 hours and
+ * outbox jobs finished over 30 days ago go.
  */
-export async function runMaintenance(ctx: UseCaseContext): Promise<{ expired: number; purgedIdempotencyKeys: number; purgedMessages: number }> {
+export async function runMaintenance(ctx: UseCaseContext): Promise<{ expired: number; purgedIdempotencyKeys: number; purgedJobs: number }> {
   const now = ctx.now();
-  const expired = await expireLapsedHolds(ctx.db, now);
+  const expired = await expireLapsedHolds(ctx, now);
   const purgedIdempotencyKeys = await deleteIdempotentResponsesBefore(ctx.db, now - 24 * 3_600_000);
-  const purgedMessages = await deleteSentMessagesBefore(ctx.db, now - SENT_MESSAGE_RETENTION_MS);
-  return { expired, purgedIdempotencyKeys, purgedMessages };
+  const purgedJobs = await deleteDoneJobsBefore(ctx.db, now - SENT_MESSAGE_RETENTION_MS);
+  return { expired, purgedIdempotencyKeys, purgedJobs };
+}
+
+/**
+ * Each booking whose hold ran out, in a transaction of its own: its meetings and payment
+ * become `expired` (conditionally: a payment confirming at the same moment wins or loses
+ * cleanly) and the events are recorded. A lapsed hold already stopped blocking, so no
+ * calendar version changes.
+ */
+async function expireLapsedHolds(ctx: UseCaseContext, now: number): Promise<number> {
+  const lapsed = await findLapsedHolds(ctx.db, now, 500);
+  const bookings = new Map<string, Meeting[]>();
+  for (const meeting of lapsed) bookings.set(meeting.bookingUuid, [...(bookings.get(meeting.bookingUuid) ?? []), meeting]);
+  let expired = 0;
+  for (const [bookingUuid, meetings] of bookings) {
+    await inTransaction(ctx.db, async (trx) => {
+      if (!(await markBookingExpired(trx, bookingUuid, now))) return;
+      await markPaymentExpired(trx, bookingUuid);
+      const events = meetings.map((meeting) => {
+        const data: MeetingEventData = { meeting: { ...meeting, status: 'expired', updatedAt: now }, previousStatus: 'pending_payment' };
+        return { accountUuid: meeting.accountUuid, type: 'meeting.expired' as const, subjectUuid: meeting.uuid, data: { ...data } };
+      });
+      await recordEvents(trx, events, now);
+      expired += meetings.length;
+    });
+  }
+  return expired;
 }
 
 function encodeCursor(meeting: Meeting): string {

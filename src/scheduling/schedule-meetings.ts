@@ -1,31 +1,26 @@
-import type { Gateway, Place } from '../domain/account.js';
+import type { Account, Gateway, Place } from '../domain/account.js';
 import { DiscountInvalidError, IdempotencyKeyReusedError, NotFoundError, SlotUnavailableError, ValidationError, type FieldError } from '../domain/errors.js';
-import { applyDiscount, discountRefusal, normalizeDiscountCode, type DiscountCode } from '../domain/discount.js';
+import { discountRefusal, normalizeDiscountCode, type DiscountCode } from '../domain/discount.js';
 import { checkTopicTeam, findTopicHost, isPaidTopic, type MeetingTopic, type Money, type TopicHost } from '../domain/meeting-topic.js';
-import {
-  PAYMENT_HOLD_MS,
-  basePrice,
-  collectInvoice,
-  findOverlappingDates,
-  validateBookingAgainstTopic,
-  type Lang,
-  type Meeting,
-} from '../domain/meeting.js';
+import { PAYMENT_HOLD_MS, basePrice, collectInvoice, findOverlappingDates, validateBookingAgainstTopic, type Lang, type Meeting } from '../domain/meeting.js';
+import { priceBooking } from '../domain/pricing.js';
 import { hashRequest } from '../domain/request-hash.js';
 import { isSlotAvailable, type BusyMeeting, type HostCalendar } from '../domain/slots.js';
 import { isValidTimeZone } from '../domain/time-zones.js';
 import type { DbOrTrx } from '../db/database.js';
+import { createKyselyReads } from '../db/fast-reads.js';
 import { findAccount } from '../db/repositories/accounts.js';
+import { bumpCalendarVersions } from '../db/repositories/busy-time.js';
+import { findDiscountByCode, useDiscountCode } from '../db/repositories/discount-codes.js';
 import { claimIdempotencyKey, completeIdempotencyKey, deleteIdempotentResponse, findIdempotentResponse } from '../db/repositories/idempotency.js';
+import { findTopic } from '../db/repositories/meeting-topics.js';
 import { insertMeetings, lockHost } from '../db/repositories/meetings.js';
 import { insertPayment, type Payment } from '../db/repositories/payments.js';
-import { findTopic } from '../db/repositories/meeting-topics.js';
-import { findDiscountByCode, useDiscountCode } from '../db/repositories/discount-codes.js';
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
 import { loadHostCalendar, slotRulesOf } from './calculate-schedule.js';
 import type { Principal, UseCaseContext } from './context.js';
-import { enqueueBookingMessages } from './messages.js';
+import { recordEvents } from './record-events.js';
 
 /** The seed's request body of `POST /schedule`. */
 export interface ScheduleInput {
@@ -62,11 +57,15 @@ const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 const UTC_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z$/;
 
 /**
- * Seed endpoint 5. All dates are booked in one transaction or none is. Each host's row
- * lock is taken before its calendar is read, so two requests for one host — on any
- * number of instances sharing the database — check and insert one after the other: the
- * second sees the first's meeting and is refused. The check is the calculation's own
- * rule (`isSlotAvailable`), so a date is bookable exactly when it would be offered.
+ * Seed endpoint 5. All dates are booked in one transaction or none is, in these steps:
+ * replay or claim the idempotency key; plan the booking (topic, hosts, request rules,
+ * discount); lock the hosts and check every date with the calculation's own rule
+ * (`isSlotAvailable`), so a date is bookable exactly when it would be offered; price it;
+ * store the meetings, the payment and the events that send the messages.
+ *
+ * Each host's row lock is taken before its calendar is read, so two requests for one host —
+ * on any number of instances sharing the database — check and insert one after the other:
+ * the second sees the first's meeting and is refused.
  */
 export async function scheduleMeetings(
   ctx: UseCaseContext,
@@ -75,118 +74,161 @@ export async function scheduleMeetings(
   idempotencyKey?: string | undefined,
 ): Promise<Booking> {
   const starts = parseStarts(input);
+  // The whole body: a repeat with any field changed is a different request.
   const requestHash = hashRequest(input);
 
   return inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
     if (idempotencyKey !== undefined) {
-      const previous = await findIdempotentResponse(trx, principal.accountUuid, idempotencyKey);
-      if (previous && previous.createdAt > now - IDEMPOTENCY_TTL_MS) {
-        if (previous.requestHash !== requestHash) throw new IdempotencyKeyReusedError();
-        return { ...(JSON.parse(previous.body) as Omit<Booking, 'replayed'>), replayed: true };
-      }
-      if (previous) await deleteIdempotentResponse(trx, principal.accountUuid, idempotencyKey);
-      await claimIdempotencyKey(trx, principal.accountUuid, idempotencyKey, requestHash, now);
+      const replay = await replayOrClaimIdempotencyKey(trx, principal.accountUuid, idempotencyKey, requestHash, now);
+      if (replay) return replay;
     }
-
-    const account = await findAccount(trx, principal.accountUuid);
-    if (!account) throw new NotFoundError('account');
-    const topic = await findTopic(trx, account.uuid, input.meetingTopic);
-    if (!topic) throw new NotFoundError('meeting topic');
-    checkTopicTeam(topic, input.team);
-    const hosts = input.dates.map((date, index) => findTopicHost(topic, date.username, `/dates/${index}/username`));
-    const paid = isPaidTopic(topic);
-
-    const errors: FieldError[] = validateBookingAgainstTopic(input, { ...topic, paid }, account.places);
-    const end = (start: number) => start + topic.durationMinutes * 60_000;
-    errors.push(...findOverlappingDates(starts.map((start, i) => ({ start, end: end(start), host: hosts[i]!.uuid }))));
-    if (errors.length > 0) throw new ValidationError(errors);
-    const priceVariantUuid = input.priceVariant ?? null;
-    if (priceVariantUuid !== null && !topic.priceVariants.some((variant) => variant.uuid === priceVariantUuid)) {
-      throw new NotFoundError('price variant of this meeting topic');
+    const plan = { ...(await planBooking(trx, principal.accountUuid, input, starts, now)), bookedByKeyUuid: principal.keyUuid };
+    await checkDatesUnderLock(trx, plan, starts, now);
+    const amountDue = priceBooking(plan.topic, plan.priceVariantUuid, starts.length, plan.discount);
+    const booking = buildBooking(plan, input, starts, amountDue, now);
+    await storeBooking(trx, plan, booking, now);
+    if (idempotencyKey !== undefined) {
+      await completeIdempotencyKey(trx, principal.accountUuid, idempotencyKey, 201, JSON.stringify(booking));
     }
-    const discount = input.discount === undefined ? null : await findUsableDiscount(trx, account.uuid, input.discount, now, paid ? basePrice(topic, priceVariantUuid) : null);
+    return { ...booking, replayed: false };
+  });
+}
 
-    const calendars = await lockAndLoadCalendars(trx, topic, hosts, starts, now);
-    const rules = slotRulesOf(topic);
-    const unavailable: FieldError[] = [];
-    starts.forEach((start, index) => {
-      const calendar = calendars.get(hosts[index]!.uuid)!;
-      if (!isSlotAvailable(calendar, rules, now, start)) {
-        unavailable.push({ path: `/dates/${index}`, message: 'is not an available slot' });
-        return;
-      }
-      // Later dates of this request must respect this one (buffers, daily limit).
-      calendar.busy.push(asBusy(topic, start, end(start)));
-    });
-    if (unavailable.length > 0) throw new SlotUnavailableError(unavailable);
+/** The first response to this key within 24 hours, or null after claiming the key for this request. */
+async function replayOrClaimIdempotencyKey(trx: DbOrTrx, accountUuid: string, key: string, requestHash: string, now: number): Promise<Booking | null> {
+  const previous = await findIdempotentResponse(trx, accountUuid, key);
+  if (previous && previous.createdAt > now - IDEMPOTENCY_TTL_MS) {
+    if (previous.requestHash !== requestHash) throw new IdempotencyKeyReusedError();
+    return { ...(JSON.parse(previous.body) as Omit<Booking, 'replayed'>), replayed: true };
+  }
+  if (previous) await deleteIdempotentResponse(trx, accountUuid, key);
+  await claimIdempotencyKey(trx, accountUuid, key, requestHash, now);
+  return null;
+}
 
-    // The price of the whole booking, after the discount; nothing to pay confirms at once.
-    let amountDue: Money | null = null;
-    if (paid) {
-      const price = basePrice(topic, priceVariantUuid)!;
-      amountDue = { amount: price.amount * starts.length, currency: price.currency };
-      if (discount) amountDue = applyDiscount(amountDue, discount);
+interface BookingPlan {
+  account: Account;
+  topic: MeetingTopic;
+  /** The host of each date, in the order of `dates`. */
+  hosts: TopicHost[];
+  paid: boolean;
+  priceVariantUuid: string | null;
+  discount: DiscountCode | null;
+  bookedByKeyUuid: string | null;
+}
+
+/** Everything the request names, found and checked against the topic; every problem reported at once. */
+async function planBooking(trx: DbOrTrx, accountUuid: string, input: ScheduleInput, starts: number[], now: number): Promise<Omit<BookingPlan, 'bookedByKeyUuid'>> {
+  const account = await findAccount(trx, accountUuid);
+  if (!account) throw new NotFoundError('account');
+  const topic = await findTopic(trx, account.uuid, input.meetingTopic);
+  if (!topic) throw new NotFoundError('meeting topic');
+  checkTopicTeam(topic, input.team);
+  const hosts = input.dates.map((date, index) => findTopicHost(topic, date.username, `/dates/${index}/username`));
+  const paid = isPaidTopic(topic);
+
+  const errors: FieldError[] = validateBookingAgainstTopic(input, { ...topic, paid }, account.places);
+  errors.push(...findOverlappingDates(starts.map((start, i) => ({ start, end: meetingEnd(topic, start), host: hosts[i]!.uuid }))));
+  if (errors.length > 0) throw new ValidationError(errors);
+  const priceVariantUuid = input.priceVariant ?? null;
+  if (priceVariantUuid !== null && !topic.priceVariants.some((variant) => variant.uuid === priceVariantUuid)) {
+    throw new NotFoundError('price variant of this meeting topic');
+  }
+  const discount = input.discount === undefined ? null : await findUsableDiscount(trx, account.uuid, input.discount, now, paid ? basePrice(topic, priceVariantUuid) : null);
+  return { account, topic, hosts, paid, priceVariantUuid, discount };
+}
+
+/**
+ * Locks the hosts in a fixed order (no deadlocks between multi-host bookings), reads their
+ * calendars and checks each date; later dates of the request must respect earlier ones
+ * (buffers, daily limit), as if those were already booked.
+ */
+async function checkDatesUnderLock(trx: DbOrTrx, plan: BookingPlan, starts: number[], now: number): Promise<void> {
+  const rules = slotRulesOf(plan.topic);
+  const from = Math.min(...starts);
+  const to = Math.max(...starts) + plan.topic.durationMinutes * 60_000;
+  const reads = createKyselyReads(trx);
+  const unique = [...new Map(plan.hosts.map((host) => [host.uuid, host])).values()].sort((a, b) => (a.uuid < b.uuid ? -1 : 1));
+  const calendars = new Map<string, HostCalendar>();
+  for (const host of unique) {
+    await lockHost(trx, host.uuid);
+    calendars.set(host.uuid, await loadHostCalendar(reads, host, rules, from, to, now));
+  }
+  const unavailable: FieldError[] = [];
+  starts.forEach((start, index) => {
+    const calendar = calendars.get(plan.hosts[index]!.uuid)!;
+    if (!isSlotAvailable(calendar, rules, now, start)) {
+      unavailable.push({ path: `/dates/${index}`, message: 'is not an available slot' });
+      return;
     }
-    const needsPayment = amountDue !== null && amountDue.amount > 0;
-    const bookingUuid = newId(now);
-    const holdExpiresAt = needsPayment ? now + PAYMENT_HOLD_MS : null;
-    const meetings: Meeting[] = starts.map((start, index) => ({
-      uuid: newId(now),
-      accountUuid: account.uuid,
-      topicUuid: topic.uuid,
-      teamUuid: topic.teamUuid,
-      hostUuid: hosts[index]!.uuid,
-      hostUsername: hosts[index]!.username,
-      bookingUuid,
-      start,
-      end: end(start),
-      status: needsPayment ? 'pending_payment' : 'confirmed',
-      holdExpiresAt,
-      place: input.place,
-      participant: { name: input.name.trim(), email: input.email.trim(), phone: input.phone?.trim() || null, timezone: input.timezone, lang: input.lang },
-      note: input.note ?? null,
-      priceVariantUuid,
-      form: input.form ?? {},
-      metadata: input.metadata ?? {},
-      invoice: collectInvoice(input),
-      sequence: 0,
-      createdAt: now,
-      updatedAt: now,
-      cancelledAt: null,
-      cancelReason: null,
-    }));
-    await insertMeetings(trx, meetings);
+    calendar.busy.push(asBusy(plan.topic, start));
+  });
+  if (unavailable.length > 0) throw new SlotUnavailableError(unavailable);
+}
 
-    // A use counts only for a paid booking; the conditional update keeps the limit under concurrency.
-    if (discount && paid && !(await useDiscountCode(trx, discount.uuid))) throw new DiscountInvalidError('has been used up');
-
-    let payment: Payment | null = null;
-    if (needsPayment) {
-      payment = {
+/** The meetings and the payment to store; nothing to pay (free, or fully discounted) confirms at once. */
+function buildBooking(plan: BookingPlan, input: ScheduleInput, starts: number[], amountDue: Money | null, now: number): Omit<Booking, 'replayed'> {
+  const { account, topic, hosts } = plan;
+  const needsPayment = amountDue !== null && amountDue.amount > 0;
+  const bookingUuid = newId(now);
+  const holdExpiresAt = needsPayment ? now + PAYMENT_HOLD_MS : null;
+  const meetings: Meeting[] = starts.map((start, index) => ({
+    uuid: newId(now),
+    accountUuid: account.uuid,
+    topicUuid: topic.uuid,
+    teamUuid: topic.teamUuid,
+    hostUuid: hosts[index]!.uuid,
+    hostUsername: hosts[index]!.username,
+    bookingUuid,
+    start,
+    end: meetingEnd(topic, start),
+    status: needsPayment ? 'pending_payment' : 'confirmed',
+    holdExpiresAt,
+    place: input.place,
+    participant: { name: input.name.trim(), email: input.email.trim(), phone: input.phone?.trim() || null, timezone: input.timezone, lang: input.lang },
+    note: input.note ?? null,
+    priceVariantUuid: plan.priceVariantUuid,
+    form: input.form ?? {},
+    metadata: input.metadata ?? {},
+    invoice: collectInvoice(input),
+    sequence: 0,
+    createdAt: now,
+    updatedAt: now,
+    cancelledAt: null,
+    cancelReason: null,
+    bookedByKeyUuid: plan.bookedByKeyUuid,
+  }));
+  const payment: Payment | null = needsPayment
+    ? {
         uuid: newId(now),
         accountUuid: account.uuid,
         bookingUuid,
         gateway: input.gateway!,
         status: 'pending',
-        amount: amountDue!.amount,
-        currency: amountDue!.currency,
+        amount: amountDue.amount,
+        currency: amountDue.currency,
         expiresAt: holdExpiresAt!,
         createdAt: now,
-        discountCode: discount?.code ?? null,
-        discountCodeUuid: discount?.uuid ?? null,
-      };
-      await insertPayment(trx, payment);
-    } else {
-      await enqueueBookingMessages(trx, { account, topic, meetings, kind: 'confirmed' }, now);
-    }
+        discountCode: plan.discount?.code ?? null,
+        discountCodeUuid: plan.discount?.uuid ?? null,
+      }
+    : null;
+  return { meetings, payment };
+}
 
-    const booking = { meetings, payment };
-    if (idempotencyKey !== undefined) {
-      await completeIdempotencyKey(trx, account.uuid, idempotencyKey, 201, JSON.stringify(booking));
-    }
-    return { ...booking, replayed: false };
-  });
+/** Writes the booking and records `meeting.scheduled` for each meeting: the messages follow from those. */
+async function storeBooking(trx: DbOrTrx, plan: BookingPlan, booking: Omit<Booking, 'replayed'>, now: number): Promise<void> {
+  await insertMeetings(trx, booking.meetings);
+  await bumpCalendarVersions(trx, booking.meetings.map((meeting) => meeting.hostUuid));
+  // A use counts only for a paid booking; the conditional update keeps the limit under concurrency.
+  if (plan.discount && plan.paid && !(await useDiscountCode(trx, plan.discount.uuid))) throw new DiscountInvalidError('has been used up');
+  if (booking.payment) await insertPayment(trx, booking.payment);
+  await recordEvents(
+    trx,
+    booking.meetings.map((meeting) => ({ accountUuid: meeting.accountUuid, type: 'meeting.scheduled' as const, subjectUuid: meeting.uuid, data: { meeting } })),
+    now,
+  );
 }
 
 /** Shape checks that need no database: valid zone, UTC instants. */
@@ -202,20 +244,6 @@ function parseStarts(input: ScheduleInput): number[] {
   return starts;
 }
 
-/** Locks hosts in a fixed order (no deadlocks between multi-host bookings), then reads their calendars. */
-async function lockAndLoadCalendars(trx: DbOrTrx, topic: MeetingTopic, hosts: TopicHost[], starts: number[], now: number): Promise<Map<string, HostCalendar>> {
-  const unique = [...new Map(hosts.map((host) => [host.uuid, host])).values()].sort((a, b) => (a.uuid < b.uuid ? -1 : 1));
-  const rules = slotRulesOf(topic);
-  const from = Math.min(...starts);
-  const to = Math.max(...starts) + topic.durationMinutes * 60_000;
-  const calendars = new Map<string, HostCalendar>();
-  for (const host of unique) {
-    await lockHost(trx, host.uuid);
-    calendars.set(host.uuid, await loadHostCalendar(trx, host, rules, from, to, now));
-  }
-  return calendars;
-}
-
 /** The code named in the request, if it exists and can be used now (422 otherwise). */
 async function findUsableDiscount(trx: DbOrTrx, accountUuid: string, code: string, now: number, price: Money | null): Promise<DiscountCode> {
   const discount = await findDiscountByCode(trx, accountUuid, normalizeDiscountCode(code));
@@ -225,6 +253,10 @@ async function findUsableDiscount(trx: DbOrTrx, accountUuid: string, code: strin
   return discount;
 }
 
-function asBusy(topic: MeetingTopic, start: number, end: number): BusyMeeting {
-  return { start, end, bufferBeforeMinutes: topic.bufferBeforeMinutes, bufferAfterMinutes: topic.bufferAfterMinutes, topicUuid: topic.uuid };
+function meetingEnd(topic: MeetingTopic, start: number): number {
+  return start + topic.durationMinutes * 60_000;
+}
+
+function asBusy(topic: MeetingTopic, start: number): BusyMeeting {
+  return { start, end: meetingEnd(topic, start), bufferBeforeMinutes: topic.bufferBeforeMinutes, bufferAfterMinutes: topic.bufferAfterMinutes, topicUuid: topic.uuid };
 }

@@ -14,7 +14,7 @@ import {
   isAdminOfAnyTeam,
   listTeamsAdministeredBy,
 } from '../db/repositories/teams.js';
-import { findUserByEmail, listTeamMembers as selectTeamMembers, setUserDeactivated } from '../db/repositories/users.js';
+import { findUserByEmail, selectTeamMembers, setUserDeactivated } from '../db/repositories/users.js';
 import { removeHostFromTeamTopics } from '../db/repositories/meeting-topics.js';
 import { inTransaction } from '../db/transaction.js';
 import { requireTeamAdmin } from './access.js';

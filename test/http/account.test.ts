@@ -30,30 +30,75 @@ for (const dialect of DIALECTS) {
       });
     });
 
-    it('PATCH /account lets a team admin set places and gateways, never echoing gateway secrets', async () => {
-      const response = await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', {
+    const stripeSettings = { secretKey: 'sk_live_51Secret', webhookSecret: 'whsec_Secret' };
+    const p24Settings = { merchantId: 64195, posId: 64195, apiKey: 'p24-api-key-secret', crc: 'p24-crc-secret' };
+
+    it('PATCH /account sets places and gateways; secrets are never echoed and are encrypted at rest', async () => {
+      const own = await createTestAccount(t.ctx, { places: ['offline', 'zoom'] });
+      const response = await call(t.app, own.apiKey, 'PATCH', '/api/v1/account', {
         places: ['offline', 'google-meet', 'zoom'],
-        gateways: [{ code: 'stripe', settings: { secretKey: 'sk_live_secret' } }, { code: 'p24' }],
+        gateways: [{ code: 'stripe', settings: stripeSettings }, { code: 'p24', settings: p24Settings }, { code: 'payu' }],
       });
       expect(response.statusCode).toBe(200);
       expect(response.json().places).toEqual(['offline', 'google-meet', 'zoom']);
-      expect(response.json().gateways).toEqual([{ code: 'stripe', configured: true }, { code: 'p24', configured: false }]);
-      expect(response.body).not.toContain('sk_live_secret');
-      expect((await call(t.app, acme.apiKey, 'GET', '/api/v1/account')).json().places).toEqual(['offline', 'google-meet', 'zoom']);
+      const expected = [
+        { code: 'stripe', configured: true, settings: {} },
+        { code: 'p24', configured: true, settings: { merchantId: 64195, posId: 64195 } },
+        { code: 'payu', configured: false, settings: {} },
+      ];
+      expect(response.json().gateways).toEqual(expected);
+      const shown = await call(t.app, own.apiKey, 'GET', '/api/v1/account');
+      expect(shown.json().gateways).toEqual(expected);
+      for (const secret of [...Object.values(stripeSettings), p24Settings.apiKey, p24Settings.crc]) {
+        expect(response.body).not.toContain(secret);
+        expect(shown.body).not.toContain(secret);
+      }
+      // Stored sealed: the table holds no secret in clear, yet the settings are there.
+      const rows = await t.ctx.db.selectFrom('account_gateways').selectAll().where('account_id', '=', own.account.uuid).execute();
+      expect(rows).toHaveLength(3);
+      const stored = JSON.stringify(rows);
+      for (const secret of [...Object.values(stripeSettings), p24Settings.apiKey, p24Settings.crc]) expect(stored).not.toContain(secret);
+      expect(JSON.parse(rows.find((row) => row.code === 'p24')!.secrets)).toEqual({ apiKey: expect.stringMatching(/^v1\./), crc: expect.stringMatching(/^v1\./) });
     });
 
-    it('PATCH /account takes gateways as codes, as objects with settings, or as a map', async () => {
-      const asCodes = await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { gateways: ['payu', 'tpay'] });
-      expect(asCodes.json().gateways).toEqual([{ code: 'payu', configured: false }, { code: 'tpay', configured: false }]);
-      const asMap = await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { gateways: { stripe: { secretKey: 'sk_test' }, paypal: {} } });
-      expect(asMap.json().gateways).toEqual([{ code: 'stripe', configured: true }, { code: 'paypal', configured: false }]);
-      expectProblem(await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { gateways: ['bitcoin'] }), 400, 'VALIDATION_FAILED');
-      expectProblem(await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { gateways: { bitcoin: {} } }), 400, 'VALIDATION_FAILED');
-      // Back to what the next test expects.
-      await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { gateways: [{ code: 'stripe', settings: { secretKey: 'sk_live_secret' } }, { code: 'p24' }] });
+    it('PATCH /account takes gateways as codes, objects or a map; a code alone keeps what was stored', async () => {
+      const own = await createTestAccount(t.ctx);
+      const asMap = await call(t.app, own.apiKey, 'PATCH', '/api/v1/account', { gateways: { stripe: stripeSettings, paypal: {} } });
+      expect(asMap.json().gateways).toEqual([
+        { code: 'stripe', configured: true, settings: {} },
+        { code: 'paypal', configured: false, settings: {} },
+      ]);
+      const asCodes = await call(t.app, own.apiKey, 'PATCH', '/api/v1/account', { gateways: ['tpay', 'stripe'] });
+      expect(asCodes.json().gateways).toEqual([
+        { code: 'tpay', configured: false, settings: {} },
+        { code: 'stripe', configured: true, settings: {} },
+      ]);
+      // Leaving a gateway out disables it and forgets its settings.
+      const without = await call(t.app, own.apiKey, 'PATCH', '/api/v1/account', { gateways: ['tpay'] });
+      expect(without.json().gateways).toEqual([{ code: 'tpay', configured: false, settings: {} }]);
+      expect((await call(t.app, own.apiKey, 'PATCH', '/api/v1/account', { gateways: ['stripe'] })).json().gateways).toEqual([
+        { code: 'stripe', configured: false, settings: {} },
+      ]);
+      expectProblem(await call(t.app, own.apiKey, 'PATCH', '/api/v1/account', { gateways: ['bitcoin'] }), 400, 'VALIDATION_FAILED');
+      expectProblem(await call(t.app, own.apiKey, 'PATCH', '/api/v1/account', { gateways: { bitcoin: {} } }), 400, 'VALIDATION_FAILED');
+    });
+
+    it('PATCH /account refuses gateway settings missing a field, of the wrong type or unknown, and changes nothing', async () => {
+      const own = await createTestAccount(t.ctx);
+      await call(t.app, own.apiKey, 'PATCH', '/api/v1/account', { gateways: { stripe: stripeSettings } });
+      const problem = expectProblem(
+        await call(t.app, own.apiKey, 'PATCH', '/api/v1/account', {
+          gateways: { p24: { merchantId: 'abc', posId: 1, apiKey: 'k' }, stripe: { secretKey: 'sk', webhookSecret: 'w', publishableKey: 'pk' } },
+        }),
+        400,
+        'VALIDATION_FAILED',
+      );
+      expect(problem.errors!.map((error) => error.path).sort()).toEqual(['/gateways/p24/crc', '/gateways/p24/merchantId', '/gateways/stripe/publishableKey']);
+      expect((await call(t.app, own.apiKey, 'GET', '/api/v1/account')).json().gateways).toEqual([{ code: 'stripe', configured: true, settings: {} }]);
     });
 
     it('PATCH /account rejects unknown places, maxUsers and an empty body, and changes nothing', async () => {
+      await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { places: ['offline', 'google-meet', 'zoom'] });
       const bad = expectProblem(await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { places: ['carrier-pigeon'] }), 400, 'VALIDATION_FAILED');
       expect(bad.errors![0]!.path).toBe('/places/0');
       const plan = expectProblem(await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { maxUsers: 1000 }), 400, 'VALIDATION_FAILED');

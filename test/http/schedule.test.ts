@@ -240,7 +240,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('queues confirmations for participant and host and writes them as .eml files without SMTP', async () => {
-      const jobs = startBackgroundJobs(t.ctx, { mailIntervalMs: 3_600_000 });
+      const jobs = startBackgroundJobs(t.ctx, { jobIntervalMs: 3_600_000 });
       try {
         await jobs.runOnce();
         const files = fs.readdirSync(t.ctx.config.mail.outboxDir).filter((f) => f.endsWith('.eml'));
@@ -250,7 +250,7 @@ for (const dialect of DIALECTS) {
         expect(participant).toBeDefined();
         expect(participant).toMatch(/Subject: =\?UTF-8\?|Subject: Potwierdzenie/);
         expect(contents.some((c) => c.includes('METHOD:CANCEL'))).toBe(true);
-        const pending = await t.ctx.db.selectFrom('outbox').select('id').where('status', '!=', 'sent').execute();
+        const pending = await t.ctx.db.selectFrom('outbox').select('id').where('status', '!=', 'done').execute();
         expect(pending).toEqual([]);
         // Sent messages are kept 30 days, then housekeeping forgets them.
         const sent = (await t.ctx.db.selectFrom('outbox').select('id').execute()).length;

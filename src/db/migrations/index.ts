@@ -4,6 +4,7 @@ import * as meetingTopics from './0002-meeting-topics.js';
 import * as meetings from './0003-meetings.js';
 import * as bookings from './0004-bookings.js';
 import * as discountCodes from './0005-discount-codes.js';
+import * as coreSeams from './0006-core-seams.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003-meetings': meetings,
   '0004-bookings': bookings,
   '0005-discount-codes': discountCodes,
+  '0006-core-seams': coreSeams,
 };

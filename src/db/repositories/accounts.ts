@@ -1,4 +1,4 @@
-import type { Account, GatewaySetting, Place } from '../../domain/account.js';
+import type { Account, Place } from '../../domain/account.js';
 import type { AccountRow, DbOrTrx } from '../database.js';
 
 export function accountRowToAccount(row: AccountRow): Account {
@@ -8,7 +8,6 @@ export function accountRowToAccount(row: AccountRow): Account {
     timezone: row.default_timezone,
     maxUsers: row.max_users,
     places: JSON.parse(row.places) as Place[],
-    gateways: JSON.parse(row.gateways) as GatewaySetting[],
     createdAt: row.created_at,
   };
 }
@@ -22,7 +21,6 @@ export async function insertAccount(db: DbOrTrx, account: Account): Promise<void
       default_timezone: account.timezone,
       max_users: account.maxUsers,
       places: JSON.stringify(account.places),
-      gateways: JSON.stringify(account.gateways),
       created_at: account.createdAt,
     })
     .execute();
@@ -38,16 +36,14 @@ export interface AccountChanges {
   timezone?: string;
   maxUsers?: number;
   places?: Place[];
-  gateways?: GatewaySetting[];
 }
 
-export async function updateAccount(db: DbOrTrx, accountUuid: string, changes: AccountChanges): Promise<void> {
+export async function writeAccountChanges(db: DbOrTrx, accountUuid: string, changes: AccountChanges): Promise<void> {
   const values = {
     ...(changes.name !== undefined && { name: changes.name }),
     ...(changes.timezone !== undefined && { default_timezone: changes.timezone }),
     ...(changes.maxUsers !== undefined && { max_users: changes.maxUsers }),
     ...(changes.places !== undefined && { places: JSON.stringify(changes.places) }),
-    ...(changes.gateways !== undefined && { gateways: JSON.stringify(changes.gateways) }),
   };
   if (Object.keys(values).length === 0) return;
   await db.updateTable('accounts').set(values).where('id', '=', accountUuid).execute();

@@ -33,7 +33,7 @@ export async function insertDiscountCode(db: DbOrTrx, discount: DiscountCode): P
     .execute();
 }
 
-export async function listDiscountCodes(db: DbOrTrx, accountUuid: string): Promise<DiscountCode[]> {
+export async function selectDiscountCodes(db: DbOrTrx, accountUuid: string): Promise<DiscountCode[]> {
   const rows = await db.selectFrom('discount_codes').selectAll().where('account_id', '=', accountUuid).orderBy('code').execute();
   return rows.map(discountRowToDiscount);
 }
@@ -44,7 +44,7 @@ export async function findDiscountByCode(db: DbOrTrx, accountUuid: string, code:
   return row && discountRowToDiscount(row);
 }
 
-export async function deleteDiscountCode(db: DbOrTrx, accountUuid: string, uuid: string): Promise<boolean> {
+export async function deleteDiscountCodeRow(db: DbOrTrx, accountUuid: string, uuid: string): Promise<boolean> {
   const result = await db.deleteFrom('discount_codes').where('account_id', '=', accountUuid).where('id', '=', uuid).executeTakeFirst();
   return result.numDeletedRows > 0n;
 }

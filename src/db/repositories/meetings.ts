@@ -66,6 +66,7 @@ function meetingRowToMeeting(row: MeetingRowWithHost): Meeting {
     updatedAt: row.updated_at,
     cancelledAt: row.cancelled_at,
     cancelReason: row.cancel_reason,
+    bookedByKeyUuid: row.booked_by_key_id,
   };
 }
 
@@ -103,6 +104,7 @@ function meetingToRow(meeting: Meeting) {
       updated_at: meeting.updatedAt,
       cancelled_at: null,
       cancel_reason: null,
+      booked_by_key_id: meeting.bookedByKeyUuid,
   };
 }
 
@@ -130,7 +132,7 @@ export interface MeetingQuery {
 }
 
 /** Meetings by start time then uuid, so a keyset cursor pages through them stably. */
-export async function listMeetings(db: DbOrTrx, query: MeetingQuery): Promise<Meeting[]> {
+export async function selectMeetingsPage(db: DbOrTrx, query: MeetingQuery): Promise<Meeting[]> {
   let select = selectMeetings(db).where('meetings.account_id', '=', query.accountUuid);
   if (query.hostUuid !== undefined) select = select.where('meetings.host_user_id', '=', query.hostUuid);
   if (query.teamUuid !== undefined) select = select.where('meetings.team_id', '=', query.teamUuid);
@@ -168,33 +170,55 @@ export async function listMeetings(db: DbOrTrx, query: MeetingQuery): Promise<Me
 export async function bumpHostsOfTopic(db: DbOrTrx, topicUuid: string): Promise<void> {
   await db
     .updateTable('users')
-    .set((eb) => ({ lock_version: eb('lock_version', '+', 1) }))
+    .set((eb) => ({ calendar_version: eb('calendar_version', '+', 1) }))
     .where('id', 'in', (eb) => eb.selectFrom('meetings').select('host_user_id').where('topic_id', '=', topicUuid))
     .execute();
 }
 
-export async function markMeetingCancelled(db: DbOrTrx, meetingUuid: string, cancelledAt: number, reason: string | null): Promise<void> {
-  await db
+/**
+ * Cancels a meeting that is still live at `cancelledAt` (confirmed, or pending with its hold
+ * running); false when it was not, so of concurrent cancels exactly one changes the row.
+ */
+export async function markMeetingCancelled(db: DbOrTrx, meetingUuid: string, cancelledAt: number, reason: string | null): Promise<boolean> {
+  const result = await db
     .updateTable('meetings')
     .set((eb) => ({ status: 'cancelled', cancelled_at: cancelledAt, cancel_reason: reason, updated_at: cancelledAt, sequence: eb('sequence', '+', 1) }))
     .where('id', '=', meetingUuid)
-    .execute();
+    .where((eb) =>
+      eb.or([eb('status', '=', 'confirmed'), eb.and([eb('status', '=', 'pending_payment'), eb('hold_expires_at', '>', cancelledAt)])]),
+    )
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
-/** Writes `expired` on pending meetings whose hold ran out; returns how many. */
-export async function expireLapsedHolds(db: DbOrTrx, now: number): Promise<number> {
+/** Pending meetings whose hold ran out by `now`, a bounded batch, by booking. */
+export async function findLapsedHolds(db: DbOrTrx, now: number, limit: number): Promise<Meeting[]> {
+  const rows = await selectMeetings(db)
+    .where('meetings.status', '=', 'pending_payment')
+    .where('meetings.hold_expires_at', '<=', now)
+    .orderBy('meetings.booking_id')
+    .limit(limit)
+    .execute();
+  return rows.map(meetingRowToMeeting);
+}
+
+/** Writes `expired` on a booking's meetings whose hold ran out; false when another writer got there first. */
+export async function markBookingExpired(db: DbOrTrx, bookingUuid: string, now: number): Promise<boolean> {
   const result = await db
     .updateTable('meetings')
     .set({ status: 'expired', updated_at: now })
+    .where('booking_id', '=', bookingUuid)
     .where('status', '=', 'pending_payment')
     .where('hold_expires_at', '<=', now)
     .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+  return result.numUpdatedRows > 0n;
 }
 
 /**
- * Takes the host's row lock (bookings of one host run one at a time, on every instance) and
- * bumps the host's calendar version, so cached schedules of the host are recomputed.
+ * Takes the host's row lock for the rest of the transaction: bookings of one host run one
+ * at a time, on every instance (a write, so it locks the row on PostgreSQL and needs no
+ * dialect branch; SQLite's BEGIN IMMEDIATE already serialises writers). It does not
+ * invalidate cached schedules: a change to the host's free time calls bumpCalendarVersions.
  */
 export async function lockHost(db: DbOrTrx, hostUuid: string): Promise<void> {
   await db

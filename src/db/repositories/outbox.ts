@@ -1,37 +1,46 @@
 import type { DbOrTrx } from '../database.js';
 
-export interface OutboxMessage {
+export interface Job {
   uuid: string;
   kind: string;
   payload: unknown;
   attempts: number;
 }
 
-/** Queues messages in one statement, in the caller's transaction. */
-export async function enqueueMessages(db: DbOrTrx, messages: { uuid: string; kind: string; payload: unknown }[], now: number): Promise<void> {
-  if (messages.length === 0) return;
+export interface NewJob {
+  uuid: string;
+  kind: string;
+  payload: unknown;
+  /** Not before this instant (default: at once). */
+  runAt?: number;
+}
+
+/** Queues jobs in one statement, in the caller's transaction: they exist exactly when it commits. */
+export async function enqueueJobs(db: DbOrTrx, jobs: NewJob[], now: number): Promise<void> {
+  if (jobs.length === 0) return;
   await db
     .insertInto('outbox')
     .values(
-      messages.map((message) => ({
-        id: message.uuid,
-        kind: message.kind,
-        payload: JSON.stringify(message.payload),
+      jobs.map((job) => ({
+        id: job.uuid,
+        kind: job.kind,
+        payload: JSON.stringify(job.payload),
         status: 'pending',
-        next_attempt_at: now,
+        next_attempt_at: job.runAt ?? now,
         last_error: null,
         created_at: now,
-        sent_at: null,
+        done_at: null,
       })),
     )
     .execute();
 }
 
-/** Pending messages that are due, oldest first. */
-export async function findDueMessages(db: DbOrTrx, now: number, limit: number): Promise<OutboxMessage[]> {
+/** Pending jobs of one kind that are due, oldest first. */
+export async function findDueJobs(db: DbOrTrx, kind: string, now: number, limit: number): Promise<Job[]> {
   const rows = await db
     .selectFrom('outbox')
     .select(['id', 'kind', 'payload', 'attempts'])
+    .where('kind', '=', kind)
     .where('status', '=', 'pending')
     .where('next_attempt_at', '<=', now)
     .orderBy('next_attempt_at')
@@ -42,10 +51,10 @@ export async function findDueMessages(db: DbOrTrx, now: number, limit: number): 
 }
 
 /**
- * Claims a message for `leaseMs` by pushing its next attempt into the future; only one
- * instance wins the conditional update, and a sender that dies lets the lease run out.
+ * Claims a job for `leaseMs` by pushing its next attempt into the future; only one
+ * instance wins the conditional update, and a worker that dies lets the lease run out.
  */
-export async function claimMessage(db: DbOrTrx, uuid: string, now: number, leaseMs: number): Promise<boolean> {
+export async function claimJob(db: DbOrTrx, uuid: string, now: number, leaseMs: number): Promise<boolean> {
   const result = await db
     .updateTable('outbox')
     .set({ next_attempt_at: now + leaseMs })
@@ -56,15 +65,22 @@ export async function claimMessage(db: DbOrTrx, uuid: string, now: number, lease
   return result.numUpdatedRows > 0n;
 }
 
-export async function markMessageSent(db: DbOrTrx, uuid: string, now: number): Promise<void> {
-  await db
+/**
+ * Marks a pending job done; false when it already was. A handler that writes further jobs
+ * calls this in the same transaction, so its effects and its completion commit together.
+ */
+export async function completeJob(db: DbOrTrx, uuid: string, now: number): Promise<boolean> {
+  const result = await db
     .updateTable('outbox')
-    .set((eb) => ({ status: 'sent', sent_at: now, attempts: eb('attempts', '+', 1), last_error: null }))
+    .set((eb) => ({ status: 'done', done_at: now, attempts: eb('attempts', '+', 1), last_error: null }))
     .where('id', '=', uuid)
-    .execute();
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
-export async function markMessageFailed(db: DbOrTrx, uuid: string, error: string, nextAttemptAt: number | null): Promise<void> {
+/** Records a failed attempt: retried at `nextAttemptAt`, or given up (`failed`) when null. */
+export async function failJob(db: DbOrTrx, uuid: string, error: string, nextAttemptAt: number | null): Promise<void> {
   await db
     .updateTable('outbox')
     .set((eb) => ({
@@ -74,12 +90,12 @@ export async function markMessageFailed(db: DbOrTrx, uuid: string, error: string
       last_error: error.slice(0, 2000),
     }))
     .where('id', '=', uuid)
+    .where('status', '=', 'pending')
     .execute();
 }
 
-
-/** Forgets messages sent before `before`: the outbox is a queue, not an archive. */
-export async function deleteSentMessagesBefore(db: DbOrTrx, before: number): Promise<number> {
-  const result = await db.deleteFrom('outbox').where('status', '=', 'sent').where('sent_at', '<', before).executeTakeFirst();
+/** Forgets jobs finished before `before`: the outbox is a queue, not an archive (events are). */
+export async function deleteDoneJobsBefore(db: DbOrTrx, before: number): Promise<number> {
+  const result = await db.deleteFrom('outbox').where('status', '=', 'done').where('done_at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

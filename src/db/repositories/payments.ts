@@ -34,3 +34,8 @@ export async function insertPayment(db: DbOrTrx, payment: Payment): Promise<void
     })
     .execute();
 }
+
+/** A pending payment whose hold lapsed; a payment that was settled meanwhile is left alone. */
+export async function markPaymentExpired(db: DbOrTrx, bookingUuid: string): Promise<void> {
+  await db.updateTable('payments').set({ status: 'expired' }).where('booking_id', '=', bookingUuid).where('status', '=', 'pending').execute();
+}

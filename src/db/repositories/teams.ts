@@ -98,3 +98,8 @@ export async function isAdminOfAnyTeam(db: DbOrTrx, userUuid: string): Promise<b
     .executeTakeFirst();
   return row !== undefined;
 }
+
+export async function isAdminOfTeam(db: DbOrTrx, teamUuid: string, userUuid: string): Promise<boolean> {
+  const membership = await findMembership(db, teamUuid, userUuid);
+  return membership?.admin === true;
+}

@@ -76,7 +76,7 @@ export async function setUserDeactivated(db: DbOrTrx, userUuid: string, deactiva
 }
 
 /** The team's members with their admin flag, ordered by last then first name. */
-export async function listTeamMembers(db: DbOrTrx, teamUuid: string): Promise<Member[]> {
+export async function selectTeamMembers(db: DbOrTrx, teamUuid: string): Promise<Member[]> {
   const rows = await db
     .selectFrom('memberships')
     .innerJoin('users', 'users.id', 'memberships.user_id')
@@ -140,13 +140,13 @@ export async function findAvailabilityJson(db: DbOrTrx, userUuid: string): Promi
 export async function updateAvailability(db: DbOrTrx, userUuid: string, timezone: string, availabilityJson: string): Promise<void> {
   await db
     .updateTable('users')
-    .set((eb) => ({ timezone, availability: availabilityJson, lock_version: eb('lock_version', '+', 1) }))
+    .set((eb) => ({ timezone, availability: availabilityJson, calendar_version: eb('calendar_version', '+', 1) }))
     .where('id', '=', userUuid)
     .execute();
 }
 
-/** The host's calendar version (see UserTable.lock_version). */
+/** The host's calendar version (see UserTable.calendar_version). */
 export async function findCalendarVersion(db: DbOrTrx, userUuid: string): Promise<number | undefined> {
-  const row = await db.selectFrom('users').select('lock_version').where('id', '=', userUuid).executeTakeFirst();
-  return row?.lock_version;
+  const row = await db.selectFrom('users').select('calendar_version').where('id', '=', userUuid).executeTakeFirst();
+  return row?.calendar_version;
 }

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { GATEWAYS, PLACES } from '../../domain/account.js';
-import { FreeObject, StringEnum, Timestamp, TimeZone, Uuid } from './common.js';
+import { FreeObject, NonBlankLine, StringEnum, Timestamp, TimeZone, Uuid } from './common.js';
 
 export const PlaceSchema = StringEnum(PLACES, { description: 'A meeting place.' });
 export const GatewaySchema = StringEnum(GATEWAYS, { description: 'A payment gateway code.' });
@@ -14,7 +14,13 @@ export const AccountSchema = Type.Object(
     activeUsers: Type.Integer({ description: 'Seats in use: users not deactivated.' }),
     places: Type.Array(PlaceSchema, { description: 'Meeting places enabled for the account.' }),
     gateways: Type.Array(
-      Type.Object({ code: GatewaySchema, configured: Type.Boolean({ description: 'Whether settings were stored; they are never echoed.' }) }),
+      Type.Object({
+        code: GatewaySchema,
+        configured: Type.Boolean({ description: 'Every setting the gateway needs is stored; only then may bookings use it.' }),
+        settings: Type.Record(Type.String(), Type.Union([Type.String(), Type.Integer()]), {
+          description: 'The non-secret settings (e.g. `merchantId`, `posId`, `clientId`). Secrets are write-only: never returned.',
+        }),
+      }),
     ),
     createdAt: Timestamp,
   },
@@ -23,7 +29,7 @@ export const AccountSchema = Type.Object(
 
 export const UpdateAccountBodySchema = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    name: Type.Optional(NonBlankLine({ maxLength: 200 })),
     timezone: Type.Optional(TimeZone),
     places: Type.Optional(Type.Array(PlaceSchema, { minItems: 1, maxItems: PLACES.length * 2 })),
     gateways: Type.Optional(
@@ -58,6 +64,6 @@ export const CreatedApiKeySchema = Type.Object({
 });
 export const ApiKeyListSchema = Type.Object({ apiKeys: Type.Array(Type.Ref('ApiKey')) });
 export const CreateApiKeyBodySchema = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 200 }) },
+  { name: NonBlankLine({ maxLength: 200, description: 'A label for the key, e.g. where it is used.' }) },
   { additionalProperties: false },
 );

@@ -1,0 +1,41 @@
+import type { DomainEvent, EventType } from '../../domain/events.js';
+import type { DbOrTrx } from '../database.js';
+
+export async function insertEvents(db: DbOrTrx, events: DomainEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await db
+    .insertInto('events')
+    .values(
+      events.map((event) => ({
+        id: event.uuid,
+        account_id: event.accountUuid,
+        type: event.type,
+        subject_id: event.subjectUuid,
+        occurred_at: event.occurredAt,
+        data: JSON.stringify(event.data),
+      })),
+    )
+    .execute();
+}
+
+export async function findEvent(db: DbOrTrx, eventUuid: string): Promise<DomainEvent | undefined> {
+  const row = await db.selectFrom('events').selectAll().where('id', '=', eventUuid).executeTakeFirst();
+  return row && rowToEvent(row);
+}
+
+/** A subject's history, oldest first. */
+export async function selectEventsOfSubject(db: DbOrTrx, subjectUuid: string): Promise<DomainEvent[]> {
+  const rows = await db.selectFrom('events').selectAll().where('subject_id', '=', subjectUuid).orderBy('occurred_at').orderBy('id').execute();
+  return rows.map(rowToEvent);
+}
+
+function rowToEvent(row: { id: string; account_id: string; type: string; subject_id: string; occurred_at: number; data: string }): DomainEvent {
+  return {
+    uuid: row.id,
+    accountUuid: row.account_id,
+    type: row.type as EventType,
+    subjectUuid: row.subject_id,
+    occurredAt: row.occurred_at,
+    data: JSON.parse(row.data) as Record<string, unknown>,
+  };
+}

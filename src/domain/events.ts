@@ -1,0 +1,35 @@
+/**
+ * What happened, as use cases record it in the transaction that made it happen. Events are
+ * kept as the history of their subject (a meeting's, a payment's audit trail) and fanned out
+ * after commit into e-mails and, for the types the contract names, webhook deliveries.
+ */
+export const WEBHOOK_EVENT_TYPES = [
+  'meeting.scheduled',
+  'meeting.confirmed',
+  'meeting.rescheduled',
+  'meeting.cancelled',
+  'meeting.expired',
+  'payment.paid',
+  'payment.refunded',
+  'member.created',
+  'member.deleted',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** Internal history only (the payment's audit trail), never sent to webhooks. */
+export const HISTORY_EVENT_TYPES = ['payment.pending', 'payment.expired', 'payment.failed', 'payment.refund_failed'] as const;
+export type EventType = WebhookEventType | (typeof HISTORY_EVENT_TYPES)[number];
+
+export interface DomainEvent<Data = Record<string, unknown>> {
+  uuid: string;
+  accountUuid: string;
+  type: EventType;
+  /** The record the event is about: a meeting, a payment or a user. */
+  subjectUuid: string;
+  occurredAt: number;
+  data: Data;
+}
+
+export function isWebhookEventType(type: string): type is WebhookEventType {
+  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(type);
+}

@@ -1,0 +1,25 @@
+/**
+ * A handler runs the jobs of one kind. Handlers are registered in one place
+ * (src/background.ts); the worker claims, runs and retries every kind the same way.
+ */
+export interface JobHandler {
+  kind: string;
+  /**
+   * Does the job's work. Throwing schedules a retry. A handler whose work is writing to the
+   * database completes the job itself, in the same transaction (`completeJob`), so a crash
+   * can never apply it twice; for outside effects (SMTP, HTTP) the worker completes the job
+   * afterwards, which makes them at-least-once.
+   */
+  handle(job: { uuid: string; payload: unknown; attempts: number }): Promise<void>;
+  /** Attempts before the job is given up as `failed` (default 20). */
+  maxAttempts?: number;
+  /** Delay before attempt n+1 (default: 5 s doubling to an hour, with jitter). */
+  retryDelayMs?(attempts: number): number;
+  /** Jobs of this kind taken per run (default 50). */
+  batchSize?: number;
+  /** How many of this kind's jobs run at once (default 1): one slow job need not hold up the rest. */
+  concurrency?: number;
+}
+
+/** A job that will never succeed (unknown kind, unreadable payload): given up at once. */
+export class PermanentJobError extends Error {}

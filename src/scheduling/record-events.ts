@@ -1,0 +1,30 @@
+import type { DomainEvent, EventType } from '../domain/events.js';
+import type { DbOrTrx } from '../db/database.js';
+import { insertEvents } from '../db/repositories/events.js';
+import { enqueueJobs } from '../db/repositories/outbox.js';
+import { newId } from '../ids.js';
+
+export const EVENT_JOB_KIND = 'event';
+
+export interface NewEvent<Data = Record<string, unknown>> {
+  accountUuid: string;
+  type: EventType;
+  subjectUuid: string;
+  data: Data;
+}
+
+/**
+ * Records what happened, in the caller's transaction: the events become their subjects'
+ * history, and one outbox job per event fans it out after commit (see dispatch-event.ts).
+ * A rollback records nothing and sends nothing; a crash after commit loses nothing.
+ */
+export async function recordEvents(trx: DbOrTrx, events: NewEvent[], now: number): Promise<DomainEvent[]> {
+  const recorded: DomainEvent[] = events.map((event) => ({ ...event, uuid: newId(now), occurredAt: now }));
+  await insertEvents(trx, recorded);
+  await enqueueJobs(
+    trx,
+    recorded.map((event) => ({ uuid: newId(now), kind: EVENT_JOB_KIND, payload: { eventUuid: event.uuid } })),
+    now,
+  );
+  return recorded;
+}

@@ -18,7 +18,9 @@ export const MAX_OCCURRENCES_PER_RULE = 100_000;
 /** Occurrences generated per call, all rules together: a hostile feed cannot stall the sync worker. */
 export const MAX_OCCURRENCES_PER_CALENDAR = 1_000_000;
 /** Candidate times ical.js may test per rule; bounds rules that never match (`BYMONTH=2;BYMONTHDAY=30`). */
-const MAX_RULE_STEPS = 2_000_000;
+const MAX_RULE_STEPS = 300_000;
+/** The same, all rules of one call together (a few seconds of work at most). */
+const MAX_CALENDAR_STEPS = 2_000_000;
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -154,6 +156,7 @@ class StopExpansion extends Error {}
 class Reader {
   private readonly horizonYear: number;
   private budget = MAX_OCCURRENCES_PER_CALENDAR;
+  private stepBudget = MAX_CALENDAR_STEPS;
 
   constructor(
     private readonly range: TimeRange,
@@ -236,7 +239,7 @@ class Reader {
     const horizonYear = this.horizonYear;
     const check = iterator.check_contracting_rules.bind(iterator);
     iterator.check_contracting_rules = () => {
-      if (++steps > MAX_RULE_STEPS || iterator.last.year > horizonYear) throw new StopExpansion();
+      if (++steps > MAX_RULE_STEPS || --this.stepBudget < 0 || iterator.last.year > horizonYear) throw new StopExpansion();
       return check();
     };
     for (let n = 0; n < MAX_OCCURRENCES_PER_RULE && this.budget > 0; n++, this.budget--) {

@@ -118,6 +118,10 @@ describe('calendar helpers', () => {
     expect(formatLocalDate(localEpochDay('Asia/Tokyo', Date.parse('2027-01-01T23:30:00Z')))).toBe('2027-01-02');
     expect(formatLocalDate(localEpochDay('America/Los_Angeles', Date.parse('2027-01-01T07:30:00Z')))).toBe('2026-12-31');
   });
+  it('gives every spelling of a zone the same offsets', () => {
+    const instant = Date.parse('2027-07-01T00:00:00Z');
+    expect([zoneOffset('Europe/Warsaw', instant), zoneOffset('europe/warsaw', instant), zoneOffset('EUROPE/WARSAW', instant)]).toEqual([120, 120, 120]);
+  });
   it.each(['2027-02-29', '2027-13-01', '2027-1-01', 'tomorrow'])('rejects %j as a date', (date) => {
     expect(parseLocalDate(date)).toBeNaN();
   });

@@ -60,7 +60,11 @@ const offsetCache = new Map<string, Map<number, number>>();
 export function zoneOffset(zone: string, ms: number): number {
   let perZone = offsetCache.get(zone);
   if (!perZone) {
-    perZone = new Map();
+    // Zone names ignore letter case: every spelling shares one cache (looked up on a miss only).
+    const folded = zone.toLowerCase();
+    perZone = offsetCache.get(folded) ?? new Map<number, number>();
+    if (offsetCache.size > 10_000) offsetCache.clear();
+    offsetCache.set(folded, perZone);
     offsetCache.set(zone, perZone);
   }
   const bucket = Math.floor(ms / BUCKET);

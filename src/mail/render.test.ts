@@ -76,3 +76,88 @@ describe('booking messages', () => {
     expect(event.getFirstPropertyValue('status')).toBe('CANCELLED');
   });
 });
+
+/** The parameters and address of a calendar-address property, as ical.js reads them. */
+function calAddress(event: ICAL.Component, name: 'organizer' | 'attendee') {
+  const properties = event.getAllProperties(name);
+  expect(properties, name).toHaveLength(1);
+  const [, params, , value] = properties[0]!.toJSON() as [string, Record<string, unknown>, string, string];
+  return { params, value: String(value).toLowerCase() };
+}
+
+describe('booking messages from hostile input', () => {
+  // What a participant can type today (a quote is a legal character of a name), and what
+  // rows stored before validation refused control characters may still hold.
+  const EVE = 'Eve";ROLE=CHAIR;X=":mailto:attacker@evil.test';
+  const hostile = payload({
+    recipient: 'host',
+    lang: 'en',
+    to: { name: 'Anna Nowak\r\nBcc: spy@evil.test', email: 'anna@acme.test' },
+    organizer: { name: 'Anna "The Host" Nowak\\', email: 'anna@acme.test' },
+    attendee: { name: EVE, email: 'eve@example.com' },
+    accountName: 'Acme\nX-Evil: 1',
+    meeting: {
+      ...payload().meeting,
+      topicName: 'Konsultacja\r\nWhere: https://evil.test',
+      phone: '+48 600\r\nWhere: https://evil.test',
+      note: 'Hi <script>alert(1)</script>\r\nWhere: https://evil.test\u0000\n\nBcc: spy@evil.test',
+    },
+  });
+
+  it('give ORGANIZER and ATTENDEE exactly the intended CN and address, and no parameter a name smuggled in', () => {
+    const { event } = parse(renderBookingMessage(hostile).ics.content);
+    const attendee = calAddress(event, 'attendee');
+    expect(attendee.value).toBe('mailto:eve@example.com');
+    expect(attendee.params).toEqual({ cn: "Eve';ROLE=CHAIR;X=':mailto:attacker@evil.test", role: 'REQ-PARTICIPANT', rsvp: 'TRUE', partstat: 'NEEDS-ACTION' });
+    const organizer = calAddress(event, 'organizer');
+    expect(organizer.value).toBe('mailto:anna@acme.test');
+    expect(organizer.params).toEqual({ cn: "Anna 'The Host' Nowak/" });
+    // TEXT values keep their characters: ical-generator's escaping suffices there.
+    expect(event.getFirstPropertyValue('summary')).toBe(`Konsultacja Where: https://evil.test: Anna "The Host" Nowak\\ / ${EVE}`);
+    expect(event.getFirstPropertyValue('description')).toBe('Hi <script>alert(1)</script>\nWhere: https://evil.test\n\nBcc: spy@evil.test');
+  });
+
+  it('keep every value on its line in the text, indent a note\'s further lines, and escape the HTML', () => {
+    const message = renderBookingMessage(hostile);
+    const lines = message.text.split('\n');
+    // Only our own labels start a line; what the participant wrote is indented under the note.
+    expect(lines.filter((line) => /^(Where|Bcc|X-Evil):/.test(line))).toEqual(['Where: Zoom']);
+    expect(lines).toContain('Phone: +48 600 Where: https://evil.test');
+    expect(lines).toContain('What: Konsultacja Where: https://evil.test');
+    expect(message.text).toContain('Note: Hi <script>alert(1)</script>\n  Where: https://evil.test\n\n  Bcc: spy@evil.test\n');
+    expect(message.text).toContain('Hello Anna Nowak Bcc: spy@evil.test,');
+    expect(message.text).toContain('— Acme X-Evil: 1, via termin');
+    expect(message.text).not.toMatch(/[\u0000\r]/);
+    expect(message.subject).not.toMatch(/[\r\n]/);
+    expect(message.to).toEqual({ name: 'Anna Nowak Bcc: spy@evil.test', email: 'anna@acme.test' });
+
+    expect(message.html).not.toContain('<script>');
+    expect(message.html).toContain('Hi &lt;script&gt;alert(1)&lt;/script&gt;<br>\nWhere: https://evil.test');
+    expect(message.html).toContain('Eve&quot;;ROLE=CHAIR;X=&quot;:mailto:attacker@evil.test &lt;eve@example.com&gt;');
+    expect(message.html).not.toMatch(/[\u0000\r]/);
+  });
+
+  it('render a plain booking the same as before in text, and as HTML paragraphs', () => {
+    const message = renderBookingMessage(payload({ recipient: 'host', lang: 'en', to: { name: 'Anna Nowak', email: 'anna@acme.test' } }));
+    const lines = message.text.split('\n');
+    expect(lines[5]).toMatch(/^When: .*\(Europe\/Warsaw\)$/);
+    expect(lines.toSpliced(5, 1)).toEqual([
+      'Hello Anna Nowak,',
+      '',
+      'a meeting has been booked with you.',
+      '',
+      'What: Konsultacja',
+      'Participant: Zofia Wąs <zofia@example.com>',
+      'Where: Zoom',
+      'Phone: +48 600 000 000',
+      'Note: Proszę o link',
+      '',
+      'The calendar invitation is attached.',
+      '',
+      '— Acme, via termin',
+      '',
+    ]);
+    expect(message.html).toContain('<p><strong>What:</strong> Konsultacja<br>\n<strong>When:</strong> ');
+  });
+});
+

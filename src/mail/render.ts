@@ -2,12 +2,15 @@ import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod, ICalEve
 import { DateTime } from 'luxon';
 import type { Place } from '../domain/account.js';
 import type { Lang } from '../domain/meeting.js';
+import { escapeHtml, toParameterValue, toSingleLine, toTextLines } from '../domain/text.js';
 import type { BookingMessagePayload } from './booking-message.js';
 
 export interface RenderedMessage {
   to: { name: string; email: string };
   subject: string;
   text: string;
+  /** The same message as HTML, every value escaped; for a transport that sends both. */
+  html: string;
   ics: { method: 'REQUEST' | 'CANCEL'; content: string };
 }
 
@@ -108,7 +111,26 @@ const STRINGS: Record<Lang, Strings> = {
   },
 };
 
-/** Subject, plain text and iCalendar invitation of one booking message, in its language and zone. */
+/**
+ * A value a client gave (a name, a phone, a topic's name), as it may be shown on one line.
+ * The API refuses control characters in these fields, but rows stored before it did, or
+ * written by other paths, are rendered too: a CR/LF must never start a line of its own
+ * in a message (a forged `Where:` line, or a header if a transport ever copies it).
+ */
+const one = (value: string) => toSingleLine(value);
+
+/** An address as shown and as put after `mailto:`: one line, no white space at all. */
+const address = (email: string) => toSingleLine(email).replace(/\s+/g, '');
+
+/** A line of the message: `label: value`, or a sentence of its own. */
+interface Line {
+  label?: string;
+  /** A single-line value; `lines` instead for text that may span lines (a note, a reason). */
+  value: string;
+  lines?: string[];
+}
+
+/** Subject, plain text, HTML and iCalendar invitation of one booking message, in its language and zone. */
 export function renderBookingMessage(payload: BookingMessagePayload): RenderedMessage {
   const s = STRINGS[payload.lang];
   const { meeting } = payload;
@@ -116,53 +138,98 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
   const end = DateTime.fromMillis(meeting.end, { zone: payload.timezone }).setLocale(payload.lang);
   const toHost = payload.recipient === 'host';
   const cancelled = payload.event === 'cancelled';
-  const other = toHost ? payload.attendee.name : payload.organizer.name;
-  const vars: Vars = { topic: meeting.topicName, other, date: start.toLocaleString(DateTime.DATETIME_MED) };
-  const subject = toHost
-    ? (cancelled ? s.hostCancelledSubject : s.hostConfirmedSubject)(vars)
-    : (cancelled ? s.cancelledSubject : s.confirmedSubject)(vars);
+  const topic = one(meeting.topicName);
+  const attendee = { name: one(payload.attendee.name), email: address(payload.attendee.email) };
+  const organizer = { name: one(payload.organizer.name), email: address(payload.organizer.email) };
+  const vars: Vars = { topic, other: toHost ? attendee.name : organizer.name, date: start.toLocaleString(DateTime.DATETIME_MED) };
+  const subject = one(toHost ? (cancelled ? s.hostCancelledSubject : s.hostConfirmedSubject)(vars) : (cancelled ? s.cancelledSubject : s.confirmedSubject)(vars));
   const lead = toHost ? (cancelled ? s.hostCancelledLead : s.hostConfirmedLead) : cancelled ? s.cancelledLead : s.confirmedLead;
-  const when = `${start.toLocaleString(DateTime.DATE_HUGE)}, ${start.toLocaleString(DateTime.TIME_SIMPLE)}–${end.toLocaleString(DateTime.TIME_SIMPLE)} (${payload.timezone})`;
-  const lines = [
-    s.greeting(payload.to.name),
-    '',
-    lead,
-    '',
-    `${s.what}: ${meeting.topicName}`,
-    `${s.when}: ${when}`,
-    toHost ? `${s.participant}: ${payload.attendee.name} <${payload.attendee.email}>` : `${s.withWhom}: ${payload.organizer.name}`,
-    `${s.where}: ${s.places[meeting.place]}`,
+  const when = `${start.toLocaleString(DateTime.DATE_HUGE)}, ${start.toLocaleString(DateTime.TIME_SIMPLE)}–${end.toLocaleString(DateTime.TIME_SIMPLE)} (${one(payload.timezone)})`;
+  const details: Line[] = [
+    { label: s.what, value: topic },
+    { label: s.when, value: when },
+    toHost ? { label: s.participant, value: `${attendee.name} <${attendee.email}>` } : { label: s.withWhom, value: organizer.name },
+    { label: s.where, value: s.places[meeting.place] },
   ];
-  if (toHost && meeting.phone) lines.push(`${s.phone}: ${meeting.phone}`);
-  if (toHost && meeting.note) lines.push(`${s.note}: ${meeting.note}`);
-  if (cancelled && meeting.cancelReason) lines.push(`${s.reason}: ${meeting.cancelReason}`);
-  lines.push('', cancelled ? s.cancelInvitation : s.invitation, '', s.signature(payload.accountName));
-  return { to: payload.to, subject, text: `${lines.join('\n')}\n`, ics: renderInvitation(payload, s.places[meeting.place]) };
+  if (toHost && meeting.phone) details.push({ label: s.phone, value: one(meeting.phone) });
+  if (toHost && meeting.note) details.push(multiLine(s.note, meeting.note));
+  if (cancelled && meeting.cancelReason) details.push(multiLine(s.reason, meeting.cancelReason));
+  const paragraphs: Line[][] = [
+    [{ value: s.greeting(one(payload.to.name)) }],
+    [{ value: lead }],
+    details,
+    [{ value: cancelled ? s.cancelInvitation : s.invitation }],
+    [{ value: s.signature(one(payload.accountName)) }],
+  ];
+  return {
+    to: { name: one(payload.to.name), email: address(payload.to.email) },
+    subject,
+    text: renderText(paragraphs),
+    html: renderHtml(paragraphs, payload.lang, subject),
+    ics: renderInvitation(payload, s.places[meeting.place]),
+  };
+}
+
+function multiLine(label: string, value: string): Line {
+  const lines = toTextLines(value);
+  return { label, value: lines[0] ?? '', lines };
+}
+
+/**
+ * Paragraphs separated by a blank line, one `Label: value` per line. The continuation
+ * lines of a note are indented, so no line a participant wrote can pass for one of ours.
+ */
+function renderText(paragraphs: Line[][]): string {
+  const render = (line: Line) => {
+    const [first = '', ...rest] = line.lines ?? [line.value];
+    const head = line.label === undefined ? first : `${line.label}: ${first}`;
+    return [head, ...rest.map((continued) => `  ${continued}`.trimEnd())].join('\n');
+  };
+  return `${paragraphs.map((paragraph) => paragraph.map(render).join('\n')).join('\n\n')}\n`;
+}
+
+/** The same paragraphs as HTML; every value is escaped, line breaks of a note become `<br>`. */
+function renderHtml(paragraphs: Line[][], lang: Lang, title: string): string {
+  const render = (line: Line) => {
+    const value = (line.lines ?? [line.value]).map(escapeHtml).join('<br>\n');
+    return line.label === undefined ? value : `<strong>${escapeHtml(line.label)}:</strong> ${value}`;
+  };
+  const body = paragraphs.map((paragraph) => `<p>${paragraph.map(render).join('<br>\n')}</p>`).join('\n');
+  return `<!doctype html>\n<html lang="${lang}"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body>\n${body}\n</body></html>\n`;
 }
 
 /**
  * One VEVENT whose UID is stable for the meeting, so a cancellation (METHOD:CANCEL, higher
  * SEQUENCE) replaces the original invitation in Google Calendar, Outlook and Apple Calendar.
+ *
+ * What ical-generator's escaping covers, and what it does not: TEXT values (SUMMARY,
+ * LOCATION, DESCRIPTION) get `\\`, `;`, `,` and line breaks escaped as RFC 5545 says, which
+ * is sufficient once other control characters are dropped (toSingleLine / toTextLines).
+ * A parameter value (CN) it only wraps in quotes and escapes `"` as `\\"`, which RFC 5545
+ * does not have: a `"` in a name closes the quotes, and `Eve";ROLE=CHAIR;X=":mailto:…`
+ * becomes parameters of its own and another address. So names pass toParameterValue
+ * first: no `"`, no backslash, no control character, nothing left for it to escape.
  */
 export function renderInvitation(payload: BookingMessagePayload, placeLabel: string): RenderedMessage['ics'] {
   const cancelled = payload.event === 'cancelled';
   const method = cancelled ? ICalCalendarMethod.CANCEL : ICalCalendarMethod.REQUEST;
   const calendar = ical({ prodId: { company: 'termin', product: 'termin', language: 'EN' }, method });
+  const note = payload.meeting.note === null ? [] : toTextLines(payload.meeting.note);
   calendar.createEvent({
     id: `${payload.meeting.uuid}@termin`,
     sequence: payload.meeting.sequence,
     start: new Date(payload.meeting.start),
     end: new Date(payload.meeting.end),
     stamp: new Date(),
-    summary: `${payload.meeting.topicName}: ${payload.organizer.name} / ${payload.attendee.name}`,
-    location: placeLabel,
-    description: payload.meeting.note ?? undefined,
+    summary: `${one(payload.meeting.topicName)}: ${one(payload.organizer.name)} / ${one(payload.attendee.name)}`,
+    location: one(placeLabel),
+    description: note.length > 0 ? note.join('\n') : undefined,
     status: cancelled ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
-    organizer: { name: payload.organizer.name, email: payload.organizer.email },
+    organizer: { name: toParameterValue(payload.organizer.name), email: address(payload.organizer.email) },
     attendees: [
       {
-        name: payload.attendee.name,
-        email: payload.attendee.email,
+        name: toParameterValue(payload.attendee.name),
+        email: address(payload.attendee.email),
         rsvp: !cancelled,
         role: ICalAttendeeRole.REQ,
         status: ICalAttendeeStatus.NEEDSACTION,

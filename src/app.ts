@@ -122,15 +122,19 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         await authenticated.register(availabilityRoutes, { ctx });
         await authenticated.register(meetingRoutes, { ctx, publicUrl: ctx.config.publicUrl });
         await authenticated.register(discountCodeRoutes, { ctx });
+        // payments, webhooks, calendars, reschedule: their authenticated routes register here
       });
 
       await api.register(async (open) => {
         open.addHook('onRequest', acceptOptionalApiKey(ctx));
         await open.register(calculateScheduleRoutes, { ctx });
+        // public API routes (payment notifications, public booking) register here
       });
     },
     { prefix: API_PREFIX },
   );
+
+  // Pages for people's browsers (pay, booking, manage, feeds) register here, outside /api/v1.
 
   return app;
 }

@@ -16,7 +16,11 @@ export interface BackgroundJobs {
 
 /** Every kind of outbox job and its handler: the one place they are wired. */
 export function createJobHandlers(ctx: AppContext, transport: MailTransport): JobHandler[] {
-  return [createEventDispatcher(ctx), createEmailSender(transport)];
+  return [
+    createEventDispatcher(ctx),
+    createEmailSender(transport),
+    // payment calls, webhook deliveries and calendar writes register their handlers here
+  ];
 }
 
 /**

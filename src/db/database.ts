@@ -239,6 +239,10 @@ export interface Database {
   external_busy: ExternalBusyTable;
   account_gateways: AccountGatewayTable;
   events: EventTable;
+  // payments (0007-…)
+  // webhooks (0008-…)
+  // calendars (0009-…)
+  // booking pages (0010-…)
 }
 
 export type Db = Kysely<Database>;

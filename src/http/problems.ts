@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, describeFieldError, type ErrorCode, type FieldError } from '../domain/errors.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
+import { renderErrorPage } from './pages/error-page.js';
+import { isPageUrl, sendHtml } from './pages/html.js';
 import type { Problem } from './schemas/common.js';
 
 interface ProblemKind {
@@ -128,7 +130,9 @@ export function buildProblem(code: ErrorCode, detail: string, errors?: FieldErro
   };
 }
 
+/** problem+json for the API; for a page (anything outside /api/), the same problem as HTML. */
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+  if (isPageUrl(reply.request.url)) return sendHtml(reply, problem.status, renderErrorPage(problem));
   return reply.code(problem.status).type('application/problem+json').send(problem);
 }
 

@@ -1,16 +1,10 @@
-import type { DomainEvent } from '../domain/events.js';
 import type { Meeting, MeetingStatus } from '../domain/meeting.js';
-import type { DbOrTrx } from '../db/database.js';
-import { findAccount } from '../db/repositories/accounts.js';
 import { findEvent } from '../db/repositories/events.js';
-import { findTopicIncludingDeleted } from '../db/repositories/meeting-topics.js';
-import { completeJob, enqueueJobs, type NewJob } from '../db/repositories/outbox.js';
-import { findUser } from '../db/repositories/users.js';
+import { completeJob, enqueueJobs } from '../db/repositories/outbox.js';
 import { inTransaction } from '../db/transaction.js';
-import { newId } from '../ids.js';
-import { EMAIL_JOB_KIND, type BookingMessagePayload } from '../mail/booking-message.js';
 import { PermanentJobError, type JobHandler } from '../outbox/job-handler.js';
 import type { UseCaseContext } from './context.js';
+import { EVENT_REACTIONS } from './reactions/index.js';
 import { EVENT_JOB_KIND } from './record-events.js';
 
 /** The data of every `meeting.*` event: the meeting as it is after the change. */
@@ -21,7 +15,7 @@ export interface MeetingEventData {
 }
 
 /**
- * The `event` job: turns one recorded event into the jobs it implies (e-mails today), and
+ * The `event` job: turns one recorded event into the jobs its reactions imply, and
  * completes itself in the same transaction, so an event is fanned out exactly once even
  * when two instances or a crash and a retry get to it.
  */
@@ -37,58 +31,8 @@ export function createEventDispatcher(ctx: UseCaseContext): JobHandler {
         if (!(await completeJob(trx, job.uuid, now))) return;
         const event = await findEvent(trx, eventUuid);
         if (!event) throw new PermanentJobError(`event ${eventUuid} does not exist`);
-        await enqueueJobs(trx, await jobsForEvent(trx, event, now), now);
+        for (const react of EVENT_REACTIONS) await enqueueJobs(trx, await react(trx, event, now), now);
       });
     },
   };
-}
-
-async function jobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number): Promise<NewJob[]> {
-  const emails = await emailsForEvent(trx, event);
-  return emails.map((payload) => ({ uuid: newId(now), kind: EMAIL_JOB_KIND, payload }));
-}
-
-/** Which messages an event sends: a confirmed meeting's invitations, and their cancellation. */
-async function emailsForEvent(trx: DbOrTrx, event: DomainEvent): Promise<BookingMessagePayload[]> {
-  if (!event.type.startsWith('meeting.')) return [];
-  const { meeting, previousStatus } = event.data as unknown as MeetingEventData;
-  let kind: BookingMessagePayload['event'] | null = null;
-  if ((event.type === 'meeting.scheduled' || event.type === 'meeting.confirmed') && meeting.status === 'confirmed') kind = 'confirmed';
-  // Only a confirmed meeting had invitations sent; a pending one never reached a calendar.
-  if (event.type === 'meeting.cancelled' && previousStatus === 'confirmed') kind = 'cancelled';
-  if (kind === null) return [];
-  return bookingMessages(trx, meeting, kind);
-}
-
-/** The participant's and the host's message about one meeting, each in its reader's zone and language. */
-async function bookingMessages(trx: DbOrTrx, meeting: Meeting, kind: BookingMessagePayload['event']): Promise<BookingMessagePayload[]> {
-  const [account, topic, host] = await Promise.all([
-    findAccount(trx, meeting.accountUuid),
-    findTopicIncludingDeleted(trx, meeting.topicUuid),
-    findUser(trx, meeting.accountUuid, meeting.hostUuid),
-  ]);
-  if (!account || !topic || !host) return [];
-  const organizer = { name: `${host.firstName} ${host.lastName}`, email: host.email };
-  const attendee = { name: meeting.participant.name, email: meeting.participant.email };
-  const common = {
-    event: kind,
-    accountName: account.name,
-    meeting: {
-      uuid: meeting.uuid,
-      topicName: topic.name,
-      start: meeting.start,
-      end: meeting.end,
-      place: meeting.place,
-      sequence: meeting.sequence,
-      note: meeting.note,
-      cancelReason: meeting.cancelReason,
-      phone: meeting.participant.phone,
-    },
-    organizer,
-    attendee,
-  };
-  return [
-    { ...common, recipient: 'participant', to: attendee, lang: meeting.participant.lang, timezone: meeting.participant.timezone },
-    { ...common, recipient: 'host', to: organizer, lang: 'en', timezone: host.timezone },
-  ];
 }

@@ -1,0 +1,91 @@
+import type { FastifyReply } from 'fastify';
+
+/** `<`, `>`, `&`, `"` and `'` as entities: every value a page shows passes through here. */
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+/** Tagged template that escapes every interpolated value unless it is already `SafeHtml`. */
+export class SafeHtml {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
+  let out = strings[0]!;
+  values.forEach((value, index) => {
+    out += renderValue(value) + strings[index + 1]!;
+  });
+  return new SafeHtml(out);
+}
+
+function renderValue(value: unknown): string {
+  if (value instanceof SafeHtml) return value.value;
+  if (Array.isArray(value)) return value.map(renderValue).join('');
+  if (value === null || value === undefined || value === false) return '';
+  return escapeHtml(String(value));
+}
+
+/**
+ * Pages live beside the API: everything under /api/ (and the probes) answers JSON or
+ * problem+json, everything else is a page for a person's browser and answers HTML.
+ */
+export function isPageUrl(url: string): boolean {
+  const path = url.split('?')[0]!;
+  return !(path.startsWith('/api/') || path === '/api' || path === '/healthz' || path === '/readyz' || path === '/metrics');
+}
+
+/**
+ * No inline script or style anywhere, so the policy can forbid both; pages may be framed by
+ * the business's own site (the embed), so frame-ancestors stays open.
+ */
+export const PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  'frame-ancestors *',
+].join('; ');
+
+export function sendHtml(reply: FastifyReply, status: number, page: SafeHtml | string): FastifyReply {
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .header('content-security-policy', PAGE_CSP)
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer')
+    .header('cache-control', 'no-store')
+    .send(String(page));
+}
+
+export interface DocumentOptions {
+  lang: string;
+  title: string;
+  body: SafeHtml;
+  stylesheets?: readonly string[];
+  scripts?: readonly string[];
+}
+
+/** The shell every page shares: responsive, its language declared, assets by URL only. */
+export function htmlDocument(options: DocumentOptions): SafeHtml {
+  return html`<!doctype html>
+<html lang="${options.lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${options.title}</title>
+${(options.stylesheets ?? []).map((href) => html`<link rel="stylesheet" href="${href}">`)}
+${(options.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
+</head>
+<body>
+${options.body}
+</body>
+</html>
+`;
+}

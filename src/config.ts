@@ -47,6 +47,17 @@ export interface Config {
   maxApiKeysPerUser: number;
   /** Log lines waiting for a slow stdout reader, in bytes; beyond it lines are dropped, never the service stalled. */
   logBufferBytes: number;
+  /**
+   * ALLOW_PRIVATE_URLS: outbound URLs (webhook receivers, calendars) may reach loopback,
+   * private, link-local and metadata addresses. Off by default: only for a trusted network.
+   */
+  allowPrivateUrls: boolean;
+  webhooks: WebhookSettings;
+}
+
+export interface WebhookSettings {
+  /** WEBHOOK_RETRY_BASE_SECONDS: the first retry's delay; later ones double, capped at an hour. */
+  retryBaseSeconds: number;
 }
 
 export type TrustProxy = false | number | string[];
@@ -168,6 +179,10 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     authFailuresPerMinute: parseInteger(env.AUTH_FAILURES_PER_MINUTE, 30, 'AUTH_FAILURES_PER_MINUTE', 0, 1_000_000, problems),
     maxApiKeysPerUser: parseInteger(env.MAX_API_KEYS_PER_USER, 50, 'MAX_API_KEYS_PER_USER', 1, 10_000, problems),
     logBufferBytes: parseInteger(env.LOG_BUFFER_BYTES, 4 * 1024 * 1024, 'LOG_BUFFER_BYTES', 16 * 1024, 1024 * 1024 * 1024, problems),
+    allowPrivateUrls: parseBoolean(env.ALLOW_PRIVATE_URLS, false, 'ALLOW_PRIVATE_URLS', problems),
+    webhooks: {
+      retryBaseSeconds: parseInteger(env.WEBHOOK_RETRY_BASE_SECONDS, 5, 'WEBHOOK_RETRY_BASE_SECONDS', 1, 3600, problems),
+    },
   };
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n- ${problems.join('\n- ')}`);

@@ -1,6 +1,6 @@
 import { buildApp } from './app.js';
 import { startBackgroundJobs } from './background.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, loadSecrets } from './config.js';
 import { createContext } from './context.js';
 import { flushLogsBeforeExit } from './logging.js';
 import { seedDemoIfEmpty } from './scheduling/seed-demo.js';
@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   // process through an unhandled 'error' event. Logs have their own guard (src/logging.ts).
   process.stdout.on('error', () => undefined);
   const config = loadConfig();
-  const ctx = await createContext(config);
+  const ctx = await createContext(config, { secrets: loadSecrets() });
   const demo = config.seedDemo ? await seedDemoIfEmpty(ctx, Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC') : null;
   const app = await buildApp(ctx);
   const jobs = startBackgroundJobs(ctx);
@@ -53,6 +53,7 @@ async function main(): Promise<void> {
     `  API docs:  ${config.publicUrl}/docs`,
     `  OpenAPI:   ${config.publicUrl}/api/v1/openapi.json`,
     `  E-mail:    ${jobs.transport.describe()}`,
+    `  Secrets:   ${ctx.secretKeySource.source === 'env' ? 'sealed with TERMIN_SECRET_KEY' : `sealed with the key in ${ctx.secretKeySource.file} (back it up with the database)`}`,
   ];
   if (demo) {
     lines.push(

@@ -1,38 +1,25 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext, type AppContext } from '../src/context.js';
 import { createMeetingTopic } from '../src/scheduling/meeting-topics.js';
 import type { CreatedAccount } from '../src/scheduling/create-account.js';
-import { DIALECTS, createTestAccount, createTestDatabase, freePort, type TestDatabase } from './helpers.js';
+import { DIALECTS, createTestAccount, createTestDatabase, type TestDatabase } from './helpers.js';
+import { startServer, stopServer, type ServerProcess } from './process.js';
 
-
-async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'warn', TERMIN_DEMO: 'false' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`${url}/readyz`)).ok) return { child, url };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  child.kill();
-  throw new Error(`server on ${url} did not become ready`);
-}
 
 describe.runIf(DIALECTS.includes('postgres'))('two server processes sharing one PostgreSQL database', () => {
   let database: TestDatabase;
   let ctx: AppContext;
   let acme: CreatedAccount;
   let topicUuid: string;
-  const servers: { child: ChildProcess; url: string }[] = [];
+  const servers: ServerProcess[] = [];
+  // Instances share the database and the secret key, nothing else (each has its own data folder).
+  const secretKey = randomBytes(32).toString('hex');
+  const dataDirs = [0, 1].map(() => fs.mkdtempSync(path.join(os.tmpdir(), 'termin-instance-')));
 
   beforeAll(async () => {
     database = await createTestDatabase('postgres');
@@ -41,12 +28,13 @@ describe.runIf(DIALECTS.includes('postgres'))('two server processes sharing one 
     const owner = { keyUuid: '', userUuid: acme.owner.uuid, accountUuid: acme.account.uuid, username: acme.owner.username };
     topicUuid = (await createMeetingTopic(ctx, owner, { name: 'Race', durationMinutes: 60, slotIntervalMinutes: 15, places: ['zoom'] })).uuid;
     if (database.config.database.dialect !== 'postgres') throw new Error('expected PostgreSQL');
-    servers.push(...(await Promise.all([startServer(database.config.database.url), startServer(database.config.database.url)])));
+    const url = database.config.database.url;
+    servers.push(...(await Promise.all(dataDirs.map((dataDir) => startServer({ DATABASE_URL: url, DATA_DIR: dataDir, TERMIN_SECRET_KEY: secretKey })))));
   }, 90_000);
 
   afterAll(async () => {
-    for (const server of servers) server.child.kill('SIGTERM');
-    await Promise.all(servers.map((server) => new Promise((resolve) => (server.child.exitCode !== null ? resolve(null) : server.child.once('exit', resolve)))));
+    await Promise.all(servers.map((server) => stopServer(server)));
+    for (const dataDir of dataDirs) fs.rmSync(dataDir, { recursive: true, force: true });
     await ctx?.close();
     await database?.drop();
   });

@@ -22,14 +22,25 @@ describe('the server process', () => {
   it('prints a working demo key on first start and shuts down gracefully on SIGTERM', async () => {
     const port = await freePort();
     const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', DATABASE_URL: '' },
+      // info: the shutdown line tells the test when SIGTERM has been taken.
+      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', DATABASE_URL: '' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     child = server;
     let output = '';
-    server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const deadline = Date.now() + 30_000;
-    while (!output.includes('curl') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const waiters: { text: string; resolve: () => void }[] = [];
+    server.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      for (const waiter of waiters.filter((w) => output.includes(w.text))) waiter.resolve();
+    });
+    /** Resolves once the server has printed `text` (no polling, no fixed sleeps). */
+    const printed = (text: string) =>
+      new Promise<void>((resolve, reject) => {
+        if (output.includes(text)) return resolve();
+        waiters.push({ text, resolve });
+        server.once('exit', () => reject(new Error(`the server exited before printing "${text}":\n${output}`)));
+      });
+    await printed('curl');
 
     const key = /tmn_[A-Za-z0-9_-]+/.exec(output)?.[0];
     expect(key).toBeDefined();
@@ -43,24 +54,35 @@ describe('the server process', () => {
     expect(schedule.status).toBe(200);
 
     // A request whose body is still arriving when SIGTERM comes is answered, then the process exits 0.
+    // `Expect: 100-continue` makes the server say when it has the request's headers; the log
+    // line says when it has taken SIGTERM; only then does the rest of the body follow.
     const body = JSON.stringify({ name: 'Late team' });
-    const inFlight = new Promise<number>((resolve, reject) => {
-      const request = http.request(
-        { host: '127.0.0.1', port, method: 'POST', path: '/api/v1/teams', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-service-api-key': key } },
-        (response) => {
-          response.resume();
-          response.on('end', () => resolve(response.statusCode ?? 0));
-        },
-      );
-      request.on('error', reject);
-      request.write(body.slice(0, 5));
-      setTimeout(() => {
-        server.kill('SIGTERM');
-        setTimeout(() => request.end(body.slice(5)), 300);
-      }, 200);
+    let response: http.IncomingMessage | undefined;
+    const request = http.request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/api/v1/teams',
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-service-api-key': key, expect: '100-continue' },
     });
+    const answered = new Promise<number>((resolve, reject) => {
+      request.on('response', (res) => {
+        response = res;
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      request.on('error', reject);
+    });
+    const continued = new Promise<void>((resolve) => request.once('continue', resolve));
+    request.flushHeaders();
+    await continued;
+    server.kill('SIGTERM');
+    await printed('shutting down');
+    request.end(body);
+    const inFlight = answered;
     const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
     expect(await inFlight).toBe(201);
+    expect(response?.statusCode).toBe(201);
     expect(await exited).toBe(0);
   }, 60_000);
 });

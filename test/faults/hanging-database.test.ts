@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, stopServer, type ServerProcess } from './process.js';
+import { startServer, stopServer, type ServerProcess } from '../process.js';
 
 /**
  * A "database" that accepts TCP connections and never says a word, and one that refuses

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers.js';
 import { book, createBookingFixture, freeSlots, missingMeetings, type BookingFixture, type BookingOutcome } from './booking.js';
-import { fetchStatus, startServer, stopServer, type ServerProcess } from './process.js';
+import { fetchStatus, startServer, stopServer, type ServerProcess } from '../process.js';
 
 /**
  * PostgreSQL ends connections the service is using (pg_terminate_backend, as a failover or a

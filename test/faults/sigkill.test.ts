@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DIALECTS } from '../helpers.js';
 import { book, createBookingFixture, freeSlots, missingMeetings, type BookingOutcome } from './booking.js';
-import { startServer } from './process.js';
+import { startServer } from '../process.js';
 
 /**
  * SIGKILL in the middle of booking traffic: nothing runs on the way out, so only what the

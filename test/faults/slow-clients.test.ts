@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchStatus, startServer, stopServer, type ServerProcess } from './process.js';
+import { fetchStatus, startServer, stopServer, type ServerProcess } from '../process.js';
 
 /** Opens a raw connection that sends `chunks` one at a time, `everyMs` apart, until the server hangs up. */
 function trickle(port: number, chunks: string[], everyMs: number): Promise<{ closedAfterMs: number; response: string }> {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fetchStatus, startServer, stopServer, type ServerProcess } from './process.js';
+import { fetchStatus, startServer, stopServer, type ServerProcess } from '../process.js';
 
 /**
  * Whatever reads the server's stdout may stall (a stuck log shipper) or go away

@@ -129,6 +129,7 @@ for (const dialect of DIALECTS) {
 
       // Stored only as a hash: the secret appears nowhere in the table.
       const rows = await t.ctx.db.selectFrom('api_keys').select(['secret_hash', 'lookup']).execute();
+      expect(rows.length).toBeGreaterThan(0);
       expect(rows.every((row) => !key.apiKey.includes(row.secret_hash))).toBe(true);
 
       // Another account cannot revoke it (404), the owner can.

@@ -126,6 +126,7 @@ for (const dialect of DIALECTS) {
       expect((await call(t.app, other.apiKey, 'GET', '/api/v1/meeting-topics')).json().meetingTopics).toEqual([]);
 
       const byMember = (await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics?username=${member.username}`)).json().meetingTopics;
+      expect(byMember.length).toBeGreaterThan(0);
       expect(byMember.every((t: { hosts: string[] }) => t.hosts.includes(member.username))).toBe(true);
       const byTeam = (await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics?team=${acme.team.uuid}`)).json().meetingTopics;
       expect(byTeam.map((t: { name: string }) => t.name)).toEqual(['Consultation']);

@@ -159,8 +159,17 @@ describe('browsers on other sites', () => {
       headers: { origin: 'https://booking.example.com', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-service-api-key' },
     });
     expect(authenticated.statusCode).toBe(204);
-    const stranger = await t.app.inject({ method: 'GET', url: '/healthz', headers: { origin: 'https://evil.example.net' } });
+    // Another site gets no permission, on the same public route the allowed origin may call.
+    const stranger = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/api/v1/calculate-schedule',
+      headers: { origin: 'https://evil.example.net', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    });
     expect(stranger.headers['access-control-allow-origin']).toBeUndefined();
+    const strangerPost = await t.app.inject({ method: 'POST', url: '/api/v1/calculate-schedule', headers: { origin: 'https://evil.example.net', 'content-type': 'application/json' }, payload: '{}' });
+    expect(strangerPost.headers['access-control-allow-origin']).toBeUndefined();
+    const allowedPost = await t.app.inject({ method: 'POST', url: '/api/v1/calculate-schedule', headers: { origin: 'https://booking.example.com', 'content-type': 'application/json' }, payload: '{}' });
+    expect(allowedPost.headers['access-control-allow-origin']).toBe('https://booking.example.com');
     const actual = await t.app.inject({ method: 'GET', url: '/api/v1/teams', headers: { origin: 'https://evil.example.net' } });
     expect(actual.headers['access-control-allow-origin']).toBeUndefined();
   });

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort } from '../helpers.js';
+import { freePort } from './helpers.js';
 
 export interface ServerProcess {
   child: ChildProcess;

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKyselyReads, createSqliteReads, type FastReads } from '../../src/db/fast-reads.js';
+import { replaceExternalBusy } from '../../src/db/repositories/busy-time.js';
+import { newId } from '../../src/ids.js';
+import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import { call, createClock, createTestAccount, createTestApp, type TestApp } from '../helpers.js';
+
+/**
+ * The calculation's prepared SQLite reads (src/db/fast-reads.ts) are hand-written SQL that
+ * mirrors the repositories. This runs both implementations on one database through the
+ * cases that matter to a participant, so the copies cannot drift apart unnoticed.
+ */
+describe('prepared SQLite reads agree with the repository queries', () => {
+  let t: TestApp;
+  let prepared: FastReads;
+  let kysely: FastReads;
+  let acme: CreatedAccount;
+  let other: CreatedAccount;
+  const users: Record<string, { uuid: string; username: string }> = {};
+  const topics: Record<string, string> = {};
+
+  beforeAll(async () => {
+    t = await createTestApp('sqlite', createClock('2027-01-04T06:00:00.000Z'));
+    const config = t.ctx.config.database;
+    if (config.dialect !== 'sqlite') throw new Error('sqlite expected');
+    prepared = createSqliteReads(config.filename);
+    kysely = createKyselyReads(t.ctx.db);
+    acme = await createTestAccount(t.ctx, { timezone: 'Europe/Warsaw', places: ['zoom'] });
+    other = await createTestAccount(t.ctx);
+    await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { gateways: { p24: { merchantId: 1, posId: 1, apiKey: 'k', crc: 'c' } } });
+    for (const name of ['Anna', 'Bea', 'Cleo']) {
+      const member = (await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: name, lastName: 'Host', email: `${name.toLowerCase()}@acme.test` })).json();
+      users[name] = member;
+    }
+    const create = async (fields: Record<string, unknown>) => (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { durationMinutes: 30, places: ['zoom'], ...fields })).json().uuid as string;
+    topics.listed = await create({ name: 'Listed', hosts: [users.Bea!.username, users.Anna!.username, users.Cleo!.username], bufferBeforeMinutes: 10, bufferAfterMinutes: 20 });
+    topics.team = await create({ name: 'Team', team: acme.team.uuid });
+    topics.paid = await create({ name: 'Paid', hosts: [users.Anna!.username], price: { amount: 1000, currency: 'PLN' } });
+    topics.deleted = await create({ name: 'Gone', hosts: [users.Anna!.username] });
+    await call(t.app, acme.apiKey, 'DELETE', `/api/v1/meeting-topics/${topics.deleted}`);
+    // Cleo leaves: she is deactivated and must no longer be offered as a host by either path.
+    await call(t.app, acme.apiKey, 'DELETE', `/api/v1/teams/${acme.team.uuid}/users/${users.Cleo!.uuid}`);
+
+    const book = async (topic: string, start: string, extra: Record<string, unknown> = {}) =>
+      call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
+        dates: [{ start, username: users.Anna!.username }],
+        email: 'p@example.com',
+        lang: 'en',
+        name: 'P',
+        place: 'zoom',
+        meetingTopic: topic,
+        timezone: 'UTC',
+        ...extra,
+      });
+    await book(topics.listed!, '2027-01-05T08:00:00.000Z');
+    const cancelled = (await book(topics.listed!, '2027-01-05T09:00:00.000Z')).json().meetings[0].uuid;
+    await call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${cancelled}/cancel`);
+    await book(topics.paid!, '2027-01-05T10:00:00.000Z', { gateway: 'p24' }); // held until 06:30
+    expect((await book(topics.team!, '2027-01-06T08:00:00.000Z', { team: acme.team.uuid })).statusCode).toBe(201);
+    await replaceExternalBusy(t.ctx.db, users.Anna!.uuid, newId(), [
+      { uuid: newId(), start: Date.parse('2027-01-03T00:00:00.000Z'), end: Date.parse('2027-01-10T00:00:00.000Z') }, // starts before the window
+      { uuid: newId(), start: Date.parse('2027-02-01T00:00:00.000Z'), end: Date.parse('2027-02-02T00:00:00.000Z') }, // after it
+    ]);
+  });
+  afterAll(async () => {
+    prepared.close();
+    await t.close();
+  });
+
+  it('find the same topics with the same active hosts, and none of another account or deleted', async () => {
+    for (const [accountUuid, topicUuid] of [
+      [acme.account.uuid, topics.listed!],
+      [acme.account.uuid, topics.team!],
+      [null, topics.paid!],
+      [other.account.uuid, topics.listed!],
+      [acme.account.uuid, topics.deleted!],
+      [acme.account.uuid, '00000000-0000-4000-8000-000000000000'],
+    ] as const) {
+      const fromPrepared = await prepared.findTopic(accountUuid, topicUuid);
+      const fromKysely = await kysely.findTopic(accountUuid, topicUuid);
+      // The repository leaves calendar versions to a separate read; compare everything else.
+      const strip = (topic: typeof fromKysely) => topic && { ...topic, hosts: topic.hosts.map(({ uuid, username }) => ({ uuid, username })) };
+      expect(strip(fromPrepared), `${accountUuid} ${topicUuid}`).toEqual(strip(fromKysely));
+    }
+    const listed = await prepared.findTopic(acme.account.uuid, topics.listed!);
+    expect(listed!.hosts.map((host) => host.username)).toEqual([users.Bea!.username, users.Anna!.username]);
+    expect(await prepared.findTopic(other.account.uuid, topics.listed!)).toBeUndefined();
+    expect(await prepared.findTopic(acme.account.uuid, topics.deleted!)).toBeUndefined();
+  });
+
+  it('load the same busy time: live meetings with their buffers, live holds, remote-calendar spans', async () => {
+    const from = Date.parse('2027-01-04T00:00:00.000Z');
+    const to = Date.parse('2027-01-11T00:00:00.000Z');
+    const sort = (spans: Awaited<ReturnType<FastReads['findBusySpans']>>) =>
+      spans.map((span) => ({ ...span, holdExpiresAt: span.holdExpiresAt ?? null })).sort((a, b) => a.start - b.start || a.topicUuid.localeCompare(b.topicUuid));
+    for (const now of [Date.parse('2027-01-04T06:00:00.000Z'), Date.parse('2027-01-04T07:00:00.000Z')]) {
+      const fromPrepared = sort(await prepared.findBusySpans(users.Anna!.uuid, from, to, now));
+      expect(fromPrepared).toEqual(sort(await kysely.findBusySpans(users.Anna!.uuid, from, to, now)));
+    }
+    const early = sort(await prepared.findBusySpans(users.Anna!.uuid, from, to, Date.parse('2027-01-04T06:00:00.000Z')));
+    // The confirmed listed meeting (buffers 10/20), the held paid one, the team one, the week-long remote span.
+    expect(early.map((span) => [new Date(span.start).toISOString(), span.bufferBeforeMinutes, span.bufferAfterMinutes])).toEqual([
+      ['2027-01-03T00:00:00.000Z', 0, 0],
+      ['2027-01-05T08:00:00.000Z', 10, 20],
+      ['2027-01-05T10:00:00.000Z', 0, 0],
+      ['2027-01-06T08:00:00.000Z', 0, 0],
+    ]);
+    // After the hold lapsed it no longer blocks.
+    const late = await prepared.findBusySpans(users.Anna!.uuid, from, to, Date.parse('2027-01-04T07:00:00.000Z'));
+    expect(late).toHaveLength(3);
+  });
+
+  it('read the same calendar version and hours', async () => {
+    for (const user of [users.Anna!, users.Bea!, acme.owner]) {
+      const version = await prepared.findCalendarVersion(user.uuid);
+      expect(version).toBeGreaterThanOrEqual(0);
+      expect(version).toBe(await kysely.findCalendarVersion(user.uuid));
+      expect(await prepared.findAvailabilityJson(user.uuid)).toBe(await kysely.findAvailabilityJson(user.uuid));
+    }
+    expect(await prepared.findCalendarVersion(users.Anna!.uuid)).toBeGreaterThan(0);
+  });
+});

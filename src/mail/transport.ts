@@ -53,6 +53,7 @@ function toMailOptions(message: RenderedMessage, from: string, id: string): Send
     to: { name: message.to.name, address: message.to.email },
     subject: message.subject,
     text: message.text,
+    html: message.html,
     messageId: `<${id}@termin>`,
     // As an alternative part and an attachment: what Outlook, Gmail and Apple Mail look for.
     icalEvent: { method: message.ics.method, filename: 'invite.ics', content: message.ics.content },

@@ -24,6 +24,7 @@ import { MeetingTopicSchema } from './http/schemas/meeting-topics.js';
 import { MeetingSchema, PaymentSchema, SlotSchema } from './http/schemas/schedule.js';
 import { ProblemSchema } from './http/schemas/common.js';
 import { MemberSchema, TeamSchema } from './http/schemas/teams.js';
+import { registerRequestLog } from './http/request-log.js';
 import { createValidatorCompiler } from './http/validation.js';
 
 export const API_PREFIX = '/api/v1';
@@ -32,6 +33,8 @@ export const API_PREFIX = '/api/v1';
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
+    // One line per request instead of Fastify's two: see src/http/request-log.ts.
+    disableRequestLogging: true,
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: toFastifyTrustProxy(ctx.config.trustProxy),
     return503OnClosing: true,
@@ -46,6 +49,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('principal', null);
+  registerRequestLog(app);
   app.setValidatorCompiler(createValidatorCompiler());
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request) => {

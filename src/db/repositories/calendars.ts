@@ -1,0 +1,271 @@
+import type { CalendarTable, DbOrTrx } from '../database.js';
+import type { Selectable } from 'kysely';
+
+export type CalendarType = 'caldav' | 'ics';
+export type CalendarSyncStatus = 'pending' | 'ok' | 'error';
+
+/** A connected calendar as the service shows it: no secret in here. */
+export interface ConnectedCalendar {
+  uuid: string;
+  accountUuid: string;
+  userUuid: string;
+  type: CalendarType;
+  displayUrl: string;
+  username: string | null;
+  checkConflicts: boolean;
+  writeMeetings: boolean;
+  status: CalendarSyncStatus;
+  lastSyncAt: number | null;
+  lastSuccessAt: number | null;
+  lastError: string | null;
+  lastWriteError: string | null;
+  createdAt: number;
+}
+
+/** What the adapters need: still sealed, opened only right before the call. */
+export interface SealedCalendarAccess {
+  /** CalDAV: the collection URL in clear; ICS: the sealed feed URL. */
+  url: string;
+  username: string | null;
+  passwordSealed: string | null;
+}
+
+export interface NewCalendar extends ConnectedCalendar, SealedCalendarAccess {
+  nextSyncAt: number;
+}
+
+type CalendarRow = Selectable<CalendarTable>;
+
+function rowToCalendar(row: CalendarRow): ConnectedCalendar {
+  return {
+    uuid: row.id,
+    accountUuid: row.account_id,
+    userUuid: row.user_id,
+    type: row.type as CalendarType,
+    displayUrl: row.display_url,
+    username: row.username,
+    checkConflicts: row.check_conflicts === 1,
+    writeMeetings: row.write_meetings === 1,
+    status: row.status as CalendarSyncStatus,
+    lastSyncAt: row.last_sync_at,
+    lastSuccessAt: row.last_success_at,
+    lastError: row.last_error,
+    lastWriteError: row.last_write_error,
+    createdAt: row.created_at,
+  };
+}
+
+export async function insertCalendar(db: DbOrTrx, calendar: NewCalendar): Promise<void> {
+  await db
+    .insertInto('calendars')
+    .values({
+      id: calendar.uuid,
+      account_id: calendar.accountUuid,
+      user_id: calendar.userUuid,
+      type: calendar.type,
+      display_url: calendar.displayUrl,
+      url: calendar.url,
+      username: calendar.username,
+      password_sealed: calendar.passwordSealed,
+      check_conflicts: calendar.checkConflicts ? 1 : 0,
+      write_meetings: calendar.writeMeetings ? 1 : 0,
+      status: calendar.status,
+      last_sync_at: null,
+      last_success_at: null,
+      last_error: null,
+      last_write_error: null,
+      next_sync_at: calendar.nextSyncAt,
+      sync_lease_until: null,
+      created_at: calendar.createdAt,
+    })
+    .execute();
+}
+
+/** The user's calendars, oldest first. */
+export async function listCalendarsOfUser(db: DbOrTrx, userUuid: string): Promise<ConnectedCalendar[]> {
+  const rows = await db.selectFrom('calendars').selectAll().where('user_id', '=', userUuid).orderBy('created_at').orderBy('id').execute();
+  return rows.map(rowToCalendar);
+}
+
+export async function findCalendar(db: DbOrTrx, calendarUuid: string): Promise<ConnectedCalendar | undefined> {
+  const row = await db.selectFrom('calendars').selectAll().where('id', '=', calendarUuid).executeTakeFirst();
+  return row && rowToCalendar(row);
+}
+
+/** The calendar and its sealed access, for the sync and the write job (never for the API). */
+export async function findCalendarWithAccess(db: DbOrTrx, calendarUuid: string): Promise<{ calendar: ConnectedCalendar; access: SealedCalendarAccess } | undefined> {
+  const row = await db.selectFrom('calendars').selectAll().where('id', '=', calendarUuid).executeTakeFirst();
+  return row && { calendar: rowToCalendar(row), access: { url: row.url, username: row.username, passwordSealed: row.password_sealed } };
+}
+
+export async function deleteCalendar(db: DbOrTrx, calendarUuid: string): Promise<boolean> {
+  const result = await db.deleteFrom('calendars').where('id', '=', calendarUuid).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/**
+ * Claims a calendar for one sync until `leaseUntil`: only one instance wins the conditional
+ * update; a sync that dies lets the lease run out.
+ */
+export async function claimCalendarSync(db: DbOrTrx, calendarUuid: string, now: number, leaseUntil: number): Promise<boolean> {
+  const result = await db
+    .updateTable('calendars')
+    .set({ sync_lease_until: leaseUntil })
+    .where('id', '=', calendarUuid)
+    .where((eb) => eb.or([eb('sync_lease_until', 'is', null), eb('sync_lease_until', '<=', now)]))
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Calendars of active users due for a sync and not held by another, most overdue first. */
+export async function findDueCalendars(db: DbOrTrx, now: number, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('calendars')
+    .innerJoin('users', 'users.id', 'calendars.user_id')
+    .select('calendars.id')
+    .where('calendars.next_sync_at', '<=', now)
+    .where((eb) => eb.or([eb('calendars.sync_lease_until', 'is', null), eb('calendars.sync_lease_until', '<=', now)]))
+    .where('users.deactivated_at', 'is', null)
+    .orderBy('calendars.next_sync_at')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** Records a sync's outcome and releases the claim. */
+export async function recordCalendarSync(
+  db: DbOrTrx,
+  calendarUuid: string,
+  outcome: { at: number; nextSyncAt: number; error: string | null },
+): Promise<void> {
+  await db
+    .updateTable('calendars')
+    .set(
+      outcome.error === null
+        ? { status: 'ok', last_sync_at: outcome.at, last_success_at: outcome.at, last_error: null, next_sync_at: outcome.nextSyncAt, sync_lease_until: null }
+        : { status: 'error', last_sync_at: outcome.at, last_error: outcome.error.slice(0, 1000), next_sync_at: outcome.nextSyncAt, sync_lease_until: null },
+    )
+    .where('id', '=', calendarUuid)
+    .execute();
+}
+
+export async function recordCalendarWriteError(db: DbOrTrx, calendarUuid: string, error: string | null): Promise<void> {
+  await db
+    .updateTable('calendars')
+    .set({ last_write_error: error === null ? null : error.slice(0, 1000) })
+    .where('id', '=', calendarUuid)
+    .execute();
+}
+
+/**
+ * The longest booking window, in days, of the live topics the user hosts (listed as a host,
+ * or a member of a team whose topic all members host); null when they host none.
+ */
+export async function findLongestBookingWindowDays(db: DbOrTrx, userUuid: string): Promise<number | null> {
+  const row = await db
+    .selectFrom('meeting_topics')
+    .select((eb) => eb.fn.max('booking_window_days').as('days'))
+    .where('deleted_at', 'is', null)
+    .where((eb) =>
+      eb.or([
+        eb('id', 'in', eb.selectFrom('meeting_topic_hosts').select('topic_id').where('user_id', '=', userUuid)),
+        eb.and([eb('all_team_members', '=', 1), eb('team_id', 'in', eb.selectFrom('memberships').select('team_id').where('user_id', '=', userUuid))]),
+      ]),
+    )
+    .executeTakeFirst();
+  const days = row?.days;
+  return days === null || days === undefined ? null : Number(days);
+}
+
+/** A calendar's stored busy spans, sorted (to tell whether a sync changed anything). */
+export async function findCalendarSpans(db: DbOrTrx, calendarUuid: string): Promise<{ start: number; end: number }[]> {
+  const rows = await db
+    .selectFrom('external_busy')
+    .select(['starts_at', 'ends_at'])
+    .where('source_id', '=', calendarUuid)
+    .orderBy('starts_at')
+    .orderBy('ends_at')
+    .execute();
+  return rows.map((row) => ({ start: Number(row.starts_at), end: Number(row.ends_at) }));
+}
+
+export async function deleteCalendarSpans(db: DbOrTrx, calendarUuid: string): Promise<number> {
+  const result = await db.deleteFrom('external_busy').where('source_id', '=', calendarUuid).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/**
+ * The calendars a meeting's change must reach: the CalDAV calendars of `hostUuid` that take
+ * meetings (when the meeting belongs there now), and every calendar it was written into.
+ */
+export async function findCalendarWriteTargets(db: DbOrTrx, meetingUuid: string, hostUuid: string | null): Promise<string[]> {
+  const copies = await db.selectFrom('calendar_event_copies').select('calendar_id').where('meeting_id', '=', meetingUuid).execute();
+  const targets = new Set(copies.map((row) => row.calendar_id));
+  if (hostUuid !== null) {
+    const own = await db
+      .selectFrom('calendars')
+      .select('id')
+      .where('user_id', '=', hostUuid)
+      .where('type', '=', 'caldav')
+      .where('write_meetings', '=', 1)
+      .execute();
+    for (const row of own) targets.add(row.id);
+  }
+  return [...targets].sort();
+}
+
+export async function hasEventCopy(db: DbOrTrx, calendarUuid: string, meetingUuid: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('calendar_event_copies')
+    .select('meeting_id')
+    .where('calendar_id', '=', calendarUuid)
+    .where('meeting_id', '=', meetingUuid)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Notes (before the write) that the meeting is, or is about to be, in the calendar. */
+export async function saveEventCopy(db: DbOrTrx, calendarUuid: string, meetingUuid: string, now: number): Promise<void> {
+  await db
+    .insertInto('calendar_event_copies')
+    .values({ calendar_id: calendarUuid, meeting_id: meetingUuid, written_at: now })
+    .onConflict((oc) => oc.columns(['calendar_id', 'meeting_id']).doUpdateSet({ written_at: now }))
+    .execute();
+}
+
+export async function deleteEventCopy(db: DbOrTrx, calendarUuid: string, meetingUuid: string): Promise<void> {
+  await db.deleteFrom('calendar_event_copies').where('calendar_id', '=', calendarUuid).where('meeting_id', '=', meetingUuid).execute();
+}
+
+export interface CalendarFeedRecord {
+  userUuid: string;
+  tokenSealed: string;
+}
+
+export async function findFeedOfUser(db: DbOrTrx, userUuid: string): Promise<CalendarFeedRecord | undefined> {
+  const row = await db.selectFrom('calendar_feeds').select(['user_id', 'token_sealed']).where('user_id', '=', userUuid).executeTakeFirst();
+  return row && { userUuid: row.user_id, tokenSealed: row.token_sealed };
+}
+
+export async function findFeedUserByTokenHash(db: DbOrTrx, tokenHash: string): Promise<string | undefined> {
+  const row = await db.selectFrom('calendar_feeds').select('user_id').where('token_hash', '=', tokenHash).executeTakeFirst();
+  return row?.user_id;
+}
+
+/** Creates the user's feed unless one exists (two first requests at once make one feed). */
+export async function insertFeedIfAbsent(db: DbOrTrx, userUuid: string, tokenHash: string, tokenSealed: string, now: number): Promise<void> {
+  await db
+    .insertInto('calendar_feeds')
+    .values({ user_id: userUuid, token_hash: tokenHash, token_sealed: tokenSealed, created_at: now })
+    .onConflict((oc) => oc.column('user_id').doNothing())
+    .execute();
+}
+
+/** Replaces the user's feed token (the old one stops working at once). */
+export async function upsertFeed(db: DbOrTrx, userUuid: string, tokenHash: string, tokenSealed: string, now: number): Promise<void> {
+  await db
+    .insertInto('calendar_feeds')
+    .values({ user_id: userUuid, token_hash: tokenHash, token_sealed: tokenSealed, created_at: now })
+    .onConflict((oc) => oc.column('user_id').doUpdateSet({ token_hash: tokenHash, token_sealed: tokenSealed, created_at: now }))
+    .execute();
+}

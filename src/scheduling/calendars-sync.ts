@@ -1,0 +1,150 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { describeCalendarFailure, readRemoteBusy, toStoredSpans, type RemoteCalendarAccess } from '../calendars/remote-calendar.js';
+import { bumpCalendarVersions, replaceExternalBusy } from '../db/repositories/busy-time.js';
+import {
+  claimCalendarSync,
+  findCalendarSpans,
+  findCalendarWithAccess,
+  findDueCalendars,
+  findLongestBookingWindowDays,
+  recordCalendarSync,
+  type SealedCalendarAccess,
+  type ConnectedCalendar,
+} from '../db/repositories/calendars.js';
+import { lockHost } from '../db/repositories/meetings.js';
+import { findUser } from '../db/repositories/users.js';
+import { inTransaction } from '../db/transaction.js';
+import { newId } from '../ids.js';
+import { guardedFetch } from '../net/outbound-request.js';
+import { openSecret } from '../secrets/secret-box.js';
+import { requireSecretKey, type UseCaseContext } from './context.js';
+
+/** What the calendar use cases need beyond the database and the clock. */
+export interface CalendarSettings {
+  /** The operator's ALLOW_PRIVATE_URLS: calendars on private or loopback addresses. */
+  allowPrivateUrls: boolean;
+  /** CALENDAR_SYNC_INTERVAL_SECONDS, in ms: how often each calendar is read again. */
+  syncIntervalMs: number;
+  /** PUBLIC_URL, for the feed's address. */
+  publicUrl: string;
+  log?: Logger | undefined;
+}
+
+/** The settings from the service's configuration. */
+export function calendarSettingsFromConfig(config: Pick<Config, 'allowPrivateUrls' | 'calendarSyncIntervalSeconds' | 'publicUrl'>, log?: Logger): CalendarSettings {
+  return { allowPrivateUrls: config.allowPrivateUrls, syncIntervalMs: config.calendarSyncIntervalSeconds * 1000, publicUrl: config.publicUrl, log };
+}
+
+/** Busy time is read this far ahead at least, and further when a topic the host hosts books further ahead. */
+export const MIN_SYNC_WINDOW_DAYS = 60;
+/** A sync that dies (a crashed instance) frees its calendar after this. */
+const SYNC_LEASE_MS = 2 * 60_000;
+const DAY_MS = 86_400_000;
+
+export type SyncResult = { synced: true; changed: boolean } | { synced: false; error: string } | { synced: false; busy: true };
+
+/**
+ * Reads one calendar's busy time for the host's booking window into `external_busy`. The
+ * calendar is claimed first (a conditional update), so two instances never sync it at
+ * once. The remote call happens outside any transaction; then, under the host's lock, the
+ * calendar's spans are replaced and the host's calendar version bumped, only when the spans
+ * changed. A failure keeps the last good busy time and is recorded on the calendar
+ * (`status: error`, `lastError`); the next attempt comes after the usual interval.
+ */
+export async function syncCalendar(ctx: UseCaseContext, settings: CalendarSettings, calendarUuid: string): Promise<SyncResult> {
+  const claimedAt = ctx.now();
+  if (!(await claimCalendarSync(ctx.db, calendarUuid, claimedAt, claimedAt + SYNC_LEASE_MS))) return { synced: false, busy: true };
+  const found = await findCalendarWithAccess(ctx.db, calendarUuid);
+  if (!found) return { synced: false, error: 'The calendar no longer exists.' };
+  const { calendar, access } = found;
+  let spans: { start: number; end: number }[];
+  try {
+    const host = await findUser(ctx.db, calendar.accountUuid, calendar.userUuid);
+    if (!host) throw new Error('the host no longer exists');
+    const now = ctx.now();
+    const windowDays = Math.max(MIN_SYNC_WINDOW_DAYS, (await findLongestBookingWindowDays(ctx.db, host.uuid)) ?? 0);
+    // From the start of the current hour: an event that began a little earlier still blocks now.
+    const range = { from: now - (now % 3_600_000), to: now + (windowDays + 1) * DAY_MS };
+    const busy = await readRemoteBusy(openAccess(ctx, calendar, access), range, host.timezone, guardedFetch(settings.allowPrivateUrls));
+    spans = calendar.checkConflicts ? toStoredSpans(busy) : [];
+  } catch (error) {
+    const message = describeCalendarFailure(error);
+    if (message.includes('unexpected error')) settings.log?.error({ err: error, calendarUuid }, 'calendar sync failed unexpectedly');
+    else settings.log?.warn({ calendarUuid, reason: message }, 'calendar sync failed');
+    const at = ctx.now();
+    await recordCalendarSync(ctx.db, calendarUuid, { at, nextSyncAt: at + settings.syncIntervalMs, error: message });
+    return { synced: false, error: message };
+  }
+  const changed = await inTransaction(ctx.db, async (trx) => {
+    const at = ctx.now();
+    await lockHost(trx, calendar.userUuid);
+    const stored = await findCalendarSpans(trx, calendarUuid);
+    const same = stored.length === spans.length && stored.every((span, i) => span.start === spans[i]!.start && span.end === spans[i]!.end);
+    if (!same) {
+      await replaceExternalBusy(trx, calendar.userUuid, calendarUuid, spans.map((span) => ({ uuid: newId(at), ...span })));
+      await bumpCalendarVersions(trx, [calendar.userUuid]);
+    }
+    await recordCalendarSync(trx, calendarUuid, { at, nextSyncAt: at + settings.syncIntervalMs, error: null });
+    return !same;
+  });
+  return { synced: true, changed };
+}
+
+/** Opens the sealed parts right before the adapter call; nothing opened is kept. */
+export function openAccess(ctx: UseCaseContext, calendar: ConnectedCalendar, access: SealedCalendarAccess): RemoteCalendarAccess {
+  const key = requireSecretKey(ctx);
+  if (calendar.type === 'ics') return { type: 'ics', url: openSecret(key, access.url) };
+  return { type: 'caldav', url: access.url, username: access.username ?? '', password: access.passwordSealed === null ? '' : openSecret(key, access.passwordSealed) };
+}
+
+/** Syncs every calendar that is due, a few at a time; returns how many were attempted. */
+export async function syncDueCalendars(ctx: UseCaseContext, settings: CalendarSettings, options: { limit?: number; concurrency?: number } = {}): Promise<number> {
+  const due = await findDueCalendars(ctx.db, ctx.now(), options.limit ?? 100);
+  const queue = [...due];
+  let attempted = 0;
+  const lane = async () => {
+    for (let uuid = queue.shift(); uuid !== undefined; uuid = queue.shift()) {
+      const result = await syncCalendar(ctx, settings, uuid);
+      if (!('busy' in result)) attempted += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, lane));
+  return attempted;
+}
+
+export interface CalendarSyncTimer {
+  /** Syncs whatever is due now and waits for it (tests, and an operator's nudge). */
+  runOnce(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The background sync on every instance: every `tickMs` it syncs the calendars whose next
+ * sync is due (each `CALENDAR_SYNC_INTERVAL_SECONDS` after its last). Claims keep instances
+ * from doubling up; a tick still running makes the next one skip. Never throws.
+ */
+export function startCalendarSync(ctx: UseCaseContext, settings: CalendarSettings, tickMs: number): CalendarSyncTimer {
+  let running: Promise<number> | null = null;
+  const run = (): Promise<number> => {
+    if (running) return running;
+    running = syncDueCalendars(ctx, settings)
+      .catch((error: unknown) => {
+        settings.log?.error({ err: error }, 'calendar sync run failed');
+        return 0;
+      })
+      .finally(() => {
+        running = null;
+      });
+    return running;
+  };
+  const timer = setInterval(() => void run(), tickMs);
+  timer.unref();
+  return {
+    runOnce: run,
+    async stop() {
+      clearInterval(timer);
+      if (running) await running;
+    },
+  };
+}

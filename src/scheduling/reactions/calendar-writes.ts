@@ -1,0 +1,25 @@
+import type { DomainEvent } from '../../domain/events.js';
+import type { DbOrTrx } from '../../db/database.js';
+import { findCalendarWriteTargets } from '../../db/repositories/calendars.js';
+import type { NewJob } from '../../db/repositories/outbox.js';
+import { newId } from '../../ids.js';
+import { CALENDAR_WRITE_JOB_KIND, type CalendarWritePayload } from '../calendars-writes.js';
+import type { MeetingEventData } from '../dispatch-event.js';
+
+/**
+ * Meeting events into `calendar-write` jobs: one per CalDAV calendar the meeting must reach.
+ * Scheduled or confirmed (after payment) → its host's calendars that take meetings;
+ * rescheduled → those of its (maybe new) host and every calendar it was written into, so a
+ * move to another host removes it from the first; cancelled or expired → wherever it was
+ * written. The job itself decides put or delete from the meeting as it is when it runs.
+ */
+export async function calendarWriteJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number): Promise<NewJob[]> {
+  if (!event.type.startsWith('meeting.')) return [];
+  const { meeting } = event.data as unknown as MeetingEventData;
+  if (!meeting || typeof meeting.uuid !== 'string') return [];
+  const targets = await findCalendarWriteTargets(trx, meeting.uuid, meeting.status === 'confirmed' ? meeting.hostUuid : null);
+  return targets.map((calendarUuid) => {
+    const payload: CalendarWritePayload = { calendarUuid, accountUuid: meeting.accountUuid, meetingUuid: meeting.uuid };
+    return { uuid: newId(now), kind: CALENDAR_WRITE_JOB_KIND, payload };
+  });
+}

@@ -46,7 +46,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     dialect: handle.dialect,
     log,
     reads,
-    scheduleCache: createScheduleCache(),
+    scheduleCache: createScheduleCache(config.scheduleCacheBytes),
     secretKey,
     secretKeySource,
     now: options.now ?? Date.now,

@@ -24,24 +24,52 @@ export interface CachedSchedule {
 export interface ScheduleCache {
   get(key: string): CachedSchedule | undefined;
   set(key: string, entry: CachedSchedule): void;
+  /** Estimated bytes held, and entries: for metrics and tests. */
+  stats(): { bytes: number; entries: number };
 }
 
-/** A small LRU: the most recently used `maxEntries` schedules. */
-export function createScheduleCache(maxEntries = 1000): ScheduleCache {
-  const entries = new Map<string, CachedSchedule>();
+/**
+ * An LRU bounded by the estimated bytes of its entries, not their number: a month of a
+ * 5-minute round-the-clock grid is ~8,900 slots (~1 MB), a quiet week a few hundred bytes,
+ * so a count bound let ~1,150 public month views take the process from 133 MB to 1.7 GB.
+ * An entry larger than a tenth of the budget is not kept at all.
+ */
+export function createScheduleCache(maxBytes = 64 * 1024 * 1024): ScheduleCache {
+  const entries = new Map<string, { entry: CachedSchedule; bytes: number }>();
+  let total = 0;
+  const remove = (key: string) => {
+    const held = entries.get(key);
+    if (!held) return;
+    entries.delete(key);
+    total -= held.bytes;
+  };
   return {
     get(key) {
-      const entry = entries.get(key);
-      if (entry) {
+      const held = entries.get(key);
+      if (held) {
         entries.delete(key);
-        entries.set(key, entry);
+        entries.set(key, held);
       }
-      return entry;
+      return held?.entry;
     },
     set(key, entry) {
-      entries.delete(key);
-      entries.set(key, entry);
-      if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
+      remove(key);
+      const bytes = estimateBytes(key, entry);
+      if (bytes > maxBytes / 10) return;
+      entries.set(key, { entry, bytes });
+      total += bytes;
+      while (total > maxBytes) remove(entries.keys().next().value!);
     },
+    stats: () => ({ bytes: total, entries: entries.size }),
   };
+}
+
+/** V8 strings of these ASCII values take about a byte a character, objects some 50–100 bytes. */
+export function estimateBytes(key: string, entry: CachedSchedule): number {
+  let bytes = 400 + key.length;
+  for (const day of entry.days) {
+    bytes += 100;
+    for (const slot of day.slots) bytes += 120 + slot.start.length + slot.username.length;
+  }
+  return bytes;
 }

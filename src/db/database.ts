@@ -98,6 +98,12 @@ export interface MeetingTopicTable {
   updated_at: number;
   version: Generated<number>;
   deleted_at: number | null;
+  /** Booking pages (0010): shown on the page and in the confirmation. */
+  description: Generated<string>;
+  /** 1: a booking page, bookable without a key. */
+  is_public: Generated<number>;
+  /** A participant may cancel or move up to this long before the start. */
+  cancellation_notice_minutes: Generated<number>;
 }
 
 export interface MeetingTopicHostTable {

@@ -34,6 +34,12 @@ export interface TopicSettings {
   price: Money | null;
   priceVariants: PriceVariant[];
   form: FormField[];
+  /** Shown on the booking page and in the confirmation; "" for none. */
+  description: string;
+  /** A booking page, bookable without a key (POST /public/schedule). */
+  public: boolean;
+  /** A participant may cancel or move the meeting (manage link) up to this long before its start. */
+  cancellationNoticeMinutes: number;
 }
 
 export interface TopicHost {
@@ -71,6 +77,9 @@ export interface TopicSettingsInput {
   price?: Money | null | undefined;
   priceVariants?: { uuid?: string | undefined; name: string; price: Money }[] | undefined;
   form?: { key: string; label: string; required?: boolean | undefined }[] | undefined;
+  description?: string | undefined;
+  public?: boolean | undefined;
+  cancellationNoticeMinutes?: number | undefined;
 }
 
 export const TOPIC_LIMITS = {
@@ -80,6 +89,7 @@ export const TOPIC_LIMITS = {
   minimumNoticeMinutes: [0, 525_600],
   bookingWindowDays: [1, 730],
   dailyLimit: [1, 100],
+  cancellationNoticeMinutes: [0, 525_600],
 } as const;
 
 /** A topic with a price or any price variants is paid: booking it needs a gateway. */
@@ -123,6 +133,9 @@ export function resolveTopicSettings(
         }))
       : (current?.priceVariants ?? []),
     form: input.form ? input.form.map((field) => ({ key: field.key, label: field.label.trim(), required: field.required ?? false })) : (current?.form ?? []),
+    description: input.description !== undefined ? input.description.trim() : (current?.description ?? ''),
+    public: input.public ?? current?.public ?? false,
+    cancellationNoticeMinutes: input.cancellationNoticeMinutes ?? current?.cancellationNoticeMinutes ?? 0,
   };
 }
 
@@ -140,6 +153,7 @@ export function validateTopicSettings(settings: TopicSettings, accountPlaces: re
   range('/minimumNoticeMinutes', settings.minimumNoticeMinutes, TOPIC_LIMITS.minimumNoticeMinutes);
   range('/bookingWindowDays', settings.bookingWindowDays, TOPIC_LIMITS.bookingWindowDays);
   if (settings.dailyLimit !== null) range('/dailyLimit', settings.dailyLimit, TOPIC_LIMITS.dailyLimit);
+  range('/cancellationNoticeMinutes', settings.cancellationNoticeMinutes, TOPIC_LIMITS.cancellationNoticeMinutes);
   if (settings.places.length === 0) errors.push({ path: '/places', message: 'must offer at least one place' });
   settings.places.forEach((place, index) => {
     if (!accountPlaces.includes(place)) errors.push({ path: `/places/${index}`, message: `is not enabled for the account (enabled: ${accountPlaces.join(', ')})` });

@@ -1,12 +1,13 @@
 import type { Place } from '../domain/account.js';
-import type { Lang } from '../domain/meeting.js';
+import type { Invoice, Lang } from '../domain/meeting.js';
 
 /**
  * Everything needed to render one booking message, captured when the booking commits, so
  * the outbox can send it later (after a restart, from another instance) exactly as it was.
  */
-export interface BookingMessagePayload {
-  event: 'confirmed' | 'cancelled';
+export interface BookingMessagePayload extends PaidDetails {
+  /** `rescheduled`: an updated invitation (same UID, higher SEQUENCE) for a meeting that moved. */
+  event: 'confirmed' | 'cancelled' | 'rescheduled';
   recipient: 'participant' | 'host';
   to: { name: string; email: string };
   lang: Lang;
@@ -26,7 +27,42 @@ export interface BookingMessagePayload {
   };
   organizer: { name: string; email: string };
   attendee: { name: string; email: string };
+  /** A moved meeting: where it was, shown beside the new time. */
+  previous?: { start: number; end: number } | undefined;
+  /** The participant's private manage link `{PUBLIC_URL}/booking/{token}` (participant's messages only). */
+  manageUrl?: string | undefined;
 }
+
+/** A paid booking's confirmation: what was paid, and the invoice details the participant gave. */
+export interface PaidDetails {
+  paid?: { amount: number; currency: string } | undefined;
+  invoice?: Invoice | null | undefined;
+}
+
+/**
+ * A message about a booking's payment, to the participant, in their language: `pending`
+ * (the amount, the pay link and the deadline), `released` (the hold lapsed or the payment
+ * failed: the slot was released), `refunded` (the amount that goes back, and why).
+ */
+export interface PaymentMessagePayload {
+  event: 'pending' | 'released' | 'refunded';
+  to: { name: string; email: string };
+  lang: Lang;
+  timezone: string;
+  accountName: string;
+  topicName: string;
+  meetings: { start: number; end: number }[];
+  amount: number;
+  currency: string;
+  /** pending: `{PUBLIC_URL}/pay/{uuid}` and when the hold lapses. */
+  payUrl?: string | undefined;
+  deadline?: number | undefined;
+  /** refunded: a cancelled meeting's share, or a late payment whose slot was taken. */
+  refundReason?: 'cancelled' | 'slot_taken' | undefined;
+}
+
+/** The outbox kind of one payment e-mail (no invitation attached). */
+export const PAYMENT_EMAIL_JOB_KIND = 'payment-email';
 
 /** The outbox kind of one e-mail to send. */
 export const EMAIL_JOB_KIND = 'email';

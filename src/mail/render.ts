@@ -3,7 +3,8 @@ import { DateTime } from 'luxon';
 import type { Place } from '../domain/account.js';
 import type { Lang } from '../domain/meeting.js';
 import { escapeHtml, toParameterValue, toSingleLine, toTextLines } from '../domain/text.js';
-import type { BookingMessagePayload } from './booking-message.js';
+import type { BookingMessagePayload, PaymentMessagePayload } from './booking-message.js';
+import { formatMinorUnits } from '../domain/money.js';
 
 export interface RenderedMessage {
   to: { name: string; email: string };
@@ -111,6 +112,38 @@ const STRINGS: Record<Lang, Strings> = {
   },
 };
 
+/** A moved meeting's messages, and the participant's manage link (booking pages and self-service). */
+interface RescheduleStrings {
+  subject: (v: Vars) => string;
+  hostSubject: (v: Vars) => string;
+  lead: string;
+  hostLead: string;
+  previously: string;
+  invitation: string;
+  manage: string;
+}
+
+const RESCHEDULE_STRINGS: Record<Lang, RescheduleStrings> = {
+  en: {
+    subject: (v) => `Moved: ${v.topic} with ${v.other}, now ${v.date}`,
+    hostSubject: (v) => `Booking moved: ${v.topic} with ${v.other}, now ${v.date}`,
+    lead: 'your meeting has been moved to a new time.',
+    hostLead: 'a meeting with you has been moved to a new time.',
+    previously: 'Previously',
+    invitation: 'The attached calendar update moves the meeting in your calendar.',
+    manage: 'To cancel or move the meeting',
+  },
+  pl: {
+    subject: (v) => `Zmiana terminu: ${v.topic} – ${v.other}, teraz ${v.date}`,
+    hostSubject: (v) => `Rezerwacja przeniesiona: ${v.topic} – ${v.other}, teraz ${v.date}`,
+    lead: 'termin Twojego spotkania został zmieniony.',
+    hostLead: 'termin spotkania z Tobą został zmieniony.',
+    previously: 'Poprzednio',
+    invitation: 'Załączona aktualizacja przenosi spotkanie w Twoim kalendarzu.',
+    manage: 'Aby odwołać lub przenieść spotkanie',
+  },
+};
+
 /**
  * A value a client gave (a name, a phone, a topic's name), as it may be shown on one line.
  * The API refuses control characters in these fields, but rows stored before it did, or
@@ -142,9 +175,15 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
   const attendee = { name: one(payload.attendee.name), email: address(payload.attendee.email) };
   const organizer = { name: one(payload.organizer.name), email: address(payload.organizer.email) };
   const vars: Vars = { topic, other: toHost ? attendee.name : organizer.name, date: start.toLocaleString(DateTime.DATETIME_MED) };
-  const subject = one(toHost ? (cancelled ? s.hostCancelledSubject : s.hostConfirmedSubject)(vars) : (cancelled ? s.cancelledSubject : s.confirmedSubject)(vars));
-  const lead = toHost ? (cancelled ? s.hostCancelledLead : s.hostConfirmedLead) : cancelled ? s.cancelledLead : s.confirmedLead;
-  const when = `${start.toLocaleString(DateTime.DATE_HUGE)}, ${start.toLocaleString(DateTime.TIME_SIMPLE)}–${end.toLocaleString(DateTime.TIME_SIMPLE)} (${one(payload.timezone)})`;
+  const moved = payload.event === 'rescheduled' ? RESCHEDULE_STRINGS[payload.lang] : null;
+  const subject = one(
+    moved
+      ? (toHost ? moved.hostSubject : moved.subject)(vars)
+      : toHost ? (cancelled ? s.hostCancelledSubject : s.hostConfirmedSubject)(vars) : (cancelled ? s.cancelledSubject : s.confirmedSubject)(vars),
+  );
+  const lead = moved ? (toHost ? moved.hostLead : moved.lead) : toHost ? (cancelled ? s.hostCancelledLead : s.hostConfirmedLead) : cancelled ? s.cancelledLead : s.confirmedLead;
+  const span = (from: DateTime, to: DateTime) => `${from.toLocaleString(DateTime.DATE_HUGE)}, ${from.toLocaleString(DateTime.TIME_SIMPLE)}–${to.toLocaleString(DateTime.TIME_SIMPLE)} (${one(payload.timezone)})`;
+  const when = span(start, end);
   const details: Line[] = [
     { label: s.what, value: topic },
     { label: s.when, value: when },
@@ -154,11 +193,17 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
   if (toHost && meeting.phone) details.push({ label: s.phone, value: one(meeting.phone) });
   if (toHost && meeting.note) details.push(multiLine(s.note, meeting.note));
   if (cancelled && meeting.cancelReason) details.push(multiLine(s.reason, meeting.cancelReason));
+  if (!cancelled) details.push(...paidLines(payload));
+  if (moved && payload.previous) {
+    const zone = { zone: payload.timezone };
+    details.splice(2, 0, { label: moved.previously, value: span(DateTime.fromMillis(payload.previous.start, zone).setLocale(payload.lang), DateTime.fromMillis(payload.previous.end, zone).setLocale(payload.lang)) });
+  }
   const paragraphs: Line[][] = [
     [{ value: s.greeting(one(payload.to.name)) }],
     [{ value: lead }],
     details,
-    [{ value: cancelled ? s.cancelInvitation : s.invitation }],
+    [{ value: cancelled ? s.cancelInvitation : moved ? moved.invitation : s.invitation }],
+    ...(payload.manageUrl && !cancelled ? [[{ label: RESCHEDULE_STRINGS[payload.lang].manage, value: one(payload.manageUrl) }]] : []),
     [{ value: s.signature(one(payload.accountName)) }],
   ];
   return {
@@ -237,4 +282,122 @@ export function renderInvitation(payload: BookingMessagePayload, placeLabel: str
     ],
   });
   return { method: cancelled ? 'CANCEL' : 'REQUEST', content: calendar.toString() };
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Payments: the amount paid and the invoice details in a paid booking's confirmation, and
+ * the payment messages (pay link and deadline, slot released, refund), without invitation.
+ * ------------------------------------------------------------------------------------- */
+
+interface PaymentStrings {
+  paid: string;
+  invoice: string;
+  amount: string;
+  payBy: string;
+  payLink: string;
+  pendingSubject: (topic: string) => string;
+  pendingLead: string;
+  releasedSubject: (topic: string) => string;
+  releasedLead: string;
+  refundedSubject: (topic: string) => string;
+  refundedLead: Record<'cancelled' | 'slot_taken', string>;
+  refundNote: string;
+}
+
+const PAYMENT_STRINGS: Record<Lang, PaymentStrings> = {
+  en: {
+    paid: 'Paid',
+    invoice: 'Invoice details',
+    amount: 'Amount',
+    payBy: 'Pay by',
+    payLink: 'Pay here',
+    pendingSubject: (topic) => `Payment needed: ${topic}`,
+    pendingLead: 'your meeting is reserved until you pay. Once the payment is received, you get the confirmation with the calendar invitation.',
+    releasedSubject: (topic) => `Slot released: ${topic}`,
+    releasedLead: 'the payment for your meeting was not received in time, so the slot was released. You are welcome to book again.',
+    refundedSubject: (topic) => `Refund: ${topic}`,
+    refundedLead: {
+      cancelled: 'your meeting was cancelled and your payment for it is being refunded.',
+      slot_taken: 'your payment arrived after the reservation had lapsed and the slot was no longer free, so the payment is being refunded in full.',
+    },
+    refundNote: 'The money goes back the way it was paid; how soon it shows depends on your bank or card issuer.',
+  },
+  pl: {
+    paid: 'Zapłacono',
+    invoice: 'Dane do faktury',
+    amount: 'Kwota',
+    payBy: 'Termin płatności',
+    payLink: 'Zapłać tutaj',
+    pendingSubject: (topic) => `Oczekuje na płatność: ${topic}`,
+    pendingLead: 'Twoje spotkanie jest zarezerwowane do czasu płatności. Po jej otrzymaniu wyślemy potwierdzenie z zaproszeniem do kalendarza.',
+    releasedSubject: (topic) => `Termin zwolniony: ${topic}`,
+    releasedLead: 'płatność za spotkanie nie dotarła na czas, więc termin został zwolniony. Zapraszamy do ponownej rezerwacji.',
+    refundedSubject: (topic) => `Zwrot płatności: ${topic}`,
+    refundedLead: {
+      cancelled: 'Twoje spotkanie zostało odwołane, a płatność za nie zostanie zwrócona.',
+      slot_taken: 'Twoja płatność dotarła po wygaśnięciu rezerwacji, a termin był już zajęty, więc zwracamy całą kwotę.',
+    },
+    refundNote: 'Pieniądze wrócą tą samą drogą, którą zapłacono; czas zależy od banku lub wystawcy karty.',
+  },
+};
+
+/** 15000 PLN → "150.00 PLN" (en), "150,00 PLN" (pl). */
+export function formatAmount(amount: number, currency: string, lang: Lang): string {
+  const decimal = formatMinorUnits(amount, currency);
+  return `${lang === 'pl' ? decimal.replace('.', ',') : decimal} ${one(currency)}`;
+}
+
+/** "Paid: 150.00 PLN" and the invoice fields, one line (the address may span lines). */
+function paidLines(payload: BookingMessagePayload): Line[] {
+  const s = PAYMENT_STRINGS[payload.lang];
+  const lines: Line[] = [];
+  if (payload.paid) lines.push({ label: s.paid, value: formatAmount(payload.paid.amount, payload.paid.currency, payload.lang) });
+  const invoice = payload.invoice;
+  if (invoice) {
+    const parts = [invoice.invoiceName, invoice.invoiceAddress, [invoice.invoicePostalCode, invoice.invoiceCity].filter(Boolean).join(' '), invoice.invoiceTaxNumber]
+      .filter((part): part is string => typeof part === 'string' && part.trim() !== '')
+      .flatMap((part) => toTextLines(part));
+    if (parts.length > 0) lines.push({ label: s.invoice, value: parts[0]!, lines: parts });
+  }
+  return lines;
+}
+
+/** A payment message: subject, text and HTML in the participant's language and zone; no invitation. */
+export function renderPaymentMessage(payload: PaymentMessagePayload): RenderedMessage {
+  const s = STRINGS[payload.lang];
+  const p = PAYMENT_STRINGS[payload.lang];
+  const topic = one(payload.topicName);
+  const zone = { zone: payload.timezone };
+  const when = payload.meetings.map((meeting) => {
+    const start = DateTime.fromMillis(meeting.start, zone).setLocale(payload.lang);
+    const end = DateTime.fromMillis(meeting.end, zone).setLocale(payload.lang);
+    return `${start.toLocaleString(DateTime.DATE_HUGE)}, ${start.toLocaleString(DateTime.TIME_SIMPLE)}–${end.toLocaleString(DateTime.TIME_SIMPLE)} (${one(payload.timezone)})`;
+  });
+  const details: Line[] = [{ label: s.what, value: topic }, ...when.map((value) => ({ label: s.when, value })), { label: p.amount, value: formatAmount(payload.amount, payload.currency, payload.lang) }];
+  let subject: string;
+  let lead: string;
+  const extra: Line[][] = [];
+  if (payload.event === 'pending') {
+    subject = p.pendingSubject(topic);
+    lead = p.pendingLead;
+    if (payload.deadline !== undefined) details.push({ label: p.payBy, value: DateTime.fromMillis(payload.deadline, zone).setLocale(payload.lang).toLocaleString(DateTime.DATETIME_FULL) });
+    if (payload.payUrl) extra.push([{ label: p.payLink, value: one(payload.payUrl) }]);
+  } else if (payload.event === 'released') {
+    subject = p.releasedSubject(topic);
+    lead = p.releasedLead;
+  } else {
+    subject = p.refundedSubject(topic);
+    lead = p.refundedLead[payload.refundReason ?? 'cancelled'];
+    extra.push([{ value: p.refundNote }]);
+  }
+  const paragraphs: Line[][] = [[{ value: s.greeting(one(payload.to.name)) }], [{ value: lead }], details, ...extra, [{ value: s.signature(one(payload.accountName)) }]];
+  const title = one(subject);
+  return {
+    to: { name: one(payload.to.name), email: address(payload.to.email) },
+    subject: title,
+    text: renderText(paragraphs),
+    html: renderHtml(paragraphs, payload.lang, title),
+    // No calendar part: the transport attaches nothing for an empty invitation (see NO_INVITATION).
+    ics: { method: 'REQUEST', content: '' },
+  };
 }

@@ -6,9 +6,11 @@ import { computeBusyWindow, computeSlots, type DaySlots, type HostCalendar, type
 import { createKyselyReads, type FastReads } from '../db/fast-reads.js';
 import type { CachedSchedule } from './schedule-cache.js';
 import type { Principal, UseCaseContext } from './context.js';
+import { isoWeekStartUtc, teamScheduleDays, type TeamEntry } from './team-schedule.js';
 
 export interface CalculateScheduleInput {
-  username: string;
+  /** Required for an individual topic; left out for a team topic: the team view. */
+  username?: string | undefined;
   meetingTopic: string;
   timezone: string;
   offset: number;
@@ -18,7 +20,8 @@ export interface CalculateScheduleInput {
 }
 
 export interface Schedule {
-  username: string;
+  /** Null for the team view: each slot names its host. */
+  username: string | null;
   meetingTopic: string;
   team: string | null;
   timezone: string;
@@ -52,18 +55,40 @@ export async function calculateSchedule(ctx: UseCaseContext, principal: Principa
   const topic = await reads.findTopic(principal?.accountUuid ?? null, input.meetingTopic);
   if (!topic) throw new NotFoundError('meeting topic');
   checkTopicTeam(topic, input.team);
-  const host = findTopicHost(topic, input.username, '/username');
-  const range = resolveScheduleRange(rangeInput);
-  const rules = slotRulesOf(topic);
-  const calendarVersion = host.calendarVersion ?? (await reads.findCalendarVersion(host.uuid));
-  if (calendarVersion === undefined) throw new NotFoundError('host');
+  return computeTopicSchedule(ctx, reads, topic, input.username, input.timezone, resolveScheduleRange(rangeInput), now);
+}
 
-  const key = JSON.stringify([rules, host.uuid, input.timezone, range.from, range.to]);
-  let entry = ctx.scheduleCache?.get(key);
-  if (!entry || entry.calendarVersion !== calendarVersion || now < entry.readAt || now >= entry.validUntil) {
-    entry = await computeEntry(reads, host, rules, input.timezone, range, now, calendarVersion);
-    ctx.scheduleCache?.set(key, entry);
+/** A meeting left out of its host's busy time: the one being moved must not block its own new time. */
+export interface ExcludedMeeting {
+  uuid: string;
+  hostUuid: string;
+  topicUuid: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * The schedule of a topic already found: one host's (`username`), or for a team topic
+ * without `username` the team view (see team-schedule.ts), both from the per-host cache.
+ * With `exclude`, that meeting does not block (the manage page's "move" calendar).
+ */
+export async function computeTopicSchedule(
+  ctx: UseCaseContext,
+  reads: FastReads,
+  topic: MeetingTopic,
+  username: string | undefined,
+  timezone: string,
+  range: { from: string; to: string },
+  now: number,
+  exclude?: ExcludedMeeting,
+): Promise<Schedule> {
+  const rules = slotRulesOf(topic);
+  if (username === undefined) {
+    if (topic.teamUuid === null) throw new ValidationError([{ path: '/username', message: 'is required: only a team topic has a team view' }]);
+    return computeTeamSchedule(ctx, reads, topic, rules, timezone, range, now, exclude);
   }
+  const host = findTopicHost(topic, username, '/username');
+  const entry = await findHostEntry(ctx, reads, host, rules, timezone, range, now, exclude);
 
   const earliest = now + rules.minimumNoticeMinutes * MINUTE_MS;
   const latest = now + rules.bookingWindowDays * DAY_MS;
@@ -82,7 +107,7 @@ export async function calculateSchedule(ctx: UseCaseContext, principal: Principa
     username: host.username,
     meetingTopic: topic.uuid,
     team: topic.teamUuid,
-    timezone: input.timezone,
+    timezone,
     durationMinutes: topic.durationMinutes,
     from: range.from,
     to: range.to,
@@ -90,6 +115,38 @@ export async function calculateSchedule(ctx: UseCaseContext, principal: Principa
   };
   if (untrimmed) entry.response = schedule;
   return schedule;
+}
+
+/** A host's cached schedule, with what the team view needs: the starts of this topic's meetings. */
+export interface HostEntry extends CachedSchedule {
+  topicStarts: number[];
+  /** Filled by the team view the first time it uses the entry (see team-schedule.ts). */
+  team?: TeamEntry;
+}
+
+/** The host's entry for this range: from the cache while the host's calendar version and the minute hold, else computed. */
+export async function findHostEntry(
+  ctx: UseCaseContext,
+  reads: FastReads,
+  host: TopicHost,
+  rules: SlotRules,
+  timezone: string,
+  range: { from: string; to: string },
+  now: number,
+  exclude?: ExcludedMeeting,
+): Promise<HostEntry> {
+  const calendarVersion = host.calendarVersion ?? (await reads.findCalendarVersion(host.uuid));
+  if (calendarVersion === undefined) throw new NotFoundError('host');
+  const excluded = exclude !== undefined && exclude.hostUuid === host.uuid ? exclude : undefined;
+  const parts: unknown[] = [rules, host.uuid, timezone, range.from, range.to];
+  if (excluded) parts.push(`without ${excluded.uuid} at ${excluded.start}`);
+  const key = JSON.stringify(parts);
+  let entry = ctx.scheduleCache?.get(key) as HostEntry | undefined;
+  if (!entry || entry.calendarVersion !== calendarVersion || now < entry.readAt || now >= entry.validUntil || entry.topicStarts === undefined) {
+    entry = await computeEntry(reads, host, rules, timezone, range, now, calendarVersion, excluded);
+    ctx.scheduleCache?.set(key, entry);
+  }
+  return entry;
 }
 
 async function computeEntry(
@@ -100,11 +157,13 @@ async function computeEntry(
   range: { from: string; to: string },
   now: number,
   calendarVersion: number,
-): Promise<CachedSchedule> {
+  exclude: ExcludedMeeting | undefined,
+): Promise<HostEntry> {
   const computedFor = Math.floor(now / MINUTE_MS) * MINUTE_MS;
-  const fromInstant = Date.parse(`${range.from}T00:00:00Z`) - ZONE_SLACK_MS;
-  const toInstant = Date.parse(`${range.to}T00:00:00Z`) + DAY_MS + ZONE_SLACK_MS;
-  const calendar = await loadHostCalendar(reads, host, rules, fromInstant, toInstant, now);
+  // Whole UTC ISO weeks: the team view counts the host's meetings of the topic per week.
+  const fromInstant = isoWeekStartUtc(Date.parse(`${range.from}T00:00:00Z`) - ZONE_SLACK_MS);
+  const toInstant = isoWeekStartUtc(Date.parse(`${range.to}T00:00:00Z`) + DAY_MS + ZONE_SLACK_MS) + 7 * DAY_MS;
+  const calendar = withoutMeeting(await loadHostCalendar(reads, host, rules, fromInstant, toInstant, now), exclude);
   // A minute later the window reaches a minute further: compute that far, trim per request.
   const stretched = { ...rules, bookingWindowDays: rules.bookingWindowDays + MINUTE_MS / DAY_MS };
   const days = computeSlots(calendar, stretched, { now: computedFor, participantTimezone, from: range.from, to: range.to });
@@ -119,7 +178,83 @@ async function computeEntry(
     days,
     firstStart: starts.length > 0 ? Date.parse(starts[0]!) : null,
     lastStart: starts.length > 0 ? Date.parse(starts[starts.length - 1]!) : null,
+    topicStarts: calendar.busy.filter((meeting) => meeting.topicUuid === rules.topicUuid).map((meeting) => meeting.start),
   };
+}
+
+/**
+ * The calendar without the meeting being moved (matched by its span and topic: a host
+ * never has two meetings over the same span, and external busy time has a topic of its own).
+ */
+export function withoutMeeting(calendar: HostCalendar, exclude: Omit<ExcludedMeeting, 'uuid' | 'hostUuid'> | undefined): HostCalendar {
+  if (!exclude) return calendar;
+  const index = calendar.busy.findIndex((busy) => busy.start === exclude.start && busy.end === exclude.end && busy.topicUuid === exclude.topicUuid);
+  if (index === -1) return calendar;
+  return { ...calendar, busy: calendar.busy.filter((_, i) => i !== index) };
+}
+
+/**
+ * The team view: every start at which at least one host is free, each naming the host it
+ * would be booked with. One entry per host from the shared cache; the merged days are
+ * kept while every host's entry is the same object (so unchanged calendars merge once).
+ */
+async function computeTeamSchedule(
+  ctx: UseCaseContext,
+  reads: FastReads,
+  topic: MeetingTopic,
+  rules: SlotRules,
+  timezone: string,
+  range: { from: string; to: string },
+  now: number,
+  exclude: ExcludedMeeting | undefined,
+): Promise<Schedule> {
+  const hosts = topic.hosts;
+  const entries = await Promise.all(hosts.map((host) => findHostEntry(ctx, reads, host, rules, timezone, range, now, exclude)));
+  const parts: unknown[] = ['team', rules, hosts.map((host) => host.uuid), timezone, range.from, range.to];
+  if (exclude) parts.push(`without ${exclude.uuid} at ${exclude.start}`);
+  const key = JSON.stringify(parts);
+  let merged = ctx.scheduleCache?.get(key) as (CachedSchedule & { entries: HostEntry[] }) | undefined;
+  if (!merged || merged.entries.length !== entries.length || merged.entries.some((entry, i) => entry !== entries[i])) {
+    const days = teamScheduleDays(entries, range);
+    const starts = days.flatMap((day) => day.slots.map((slot) => slot.start));
+    merged = {
+      entries,
+      calendarVersion: -1,
+      computedFor: entries[0]?.computedFor ?? now,
+      readAt: now,
+      validUntil: Math.min(Infinity, ...entries.map((entry) => entry.validUntil)),
+      days,
+      firstStart: starts.length > 0 ? Date.parse(starts[0]!) : null,
+      lastStart: starts.length > 0 ? Date.parse(starts[starts.length - 1]!) : null,
+    };
+    ctx.scheduleCache?.set(key, merged);
+  }
+  const earliest = now + rules.minimumNoticeMinutes * MINUTE_MS;
+  const latest = now + rules.bookingWindowDays * DAY_MS;
+  const untrimmed = merged.firstStart === null || (merged.firstStart >= earliest && merged.lastStart! <= latest);
+  if (untrimmed && merged.response) return merged.response as Schedule;
+  const schedule: Schedule = {
+    username: null,
+    meetingTopic: topic.uuid,
+    team: topic.teamUuid,
+    timezone,
+    durationMinutes: topic.durationMinutes,
+    from: range.from,
+    to: range.to,
+    days: untrimmed ? merged.days : trimDays(merged.days, earliest, latest),
+  };
+  if (untrimmed) merged.response = schedule;
+  return schedule;
+}
+
+function trimDays(days: DaySlots[], earliest: number, latest: number): DaySlots[] {
+  return days.map((day) => ({
+    date: day.date,
+    slots: day.slots.filter((slot) => {
+      const start = Date.parse(slot.start);
+      return start >= earliest && start <= latest;
+    }),
+  }));
 }
 
 export function slotRulesOf(topic: MeetingTopic): SlotRules {

@@ -31,7 +31,7 @@ export function createEventDispatcher(ctx: UseCaseContext): JobHandler {
         if (!(await completeJob(trx, job.uuid, now))) return;
         const event = await findEvent(trx, eventUuid);
         if (!event) throw new PermanentJobError(`event ${eventUuid} does not exist`);
-        for (const react of EVENT_REACTIONS) await enqueueJobs(trx, await react(trx, event, now), now);
+        for (const react of EVENT_REACTIONS) await enqueueJobs(trx, await react(trx, event, now, ctx), now);
       });
     },
   };

@@ -14,7 +14,7 @@ import {
   isAdminOfAnyTeam,
   listTeamsAdministeredBy,
 } from '../db/repositories/teams.js';
-import { findUserByEmail, selectTeamMembers, setUserDeactivated } from '../db/repositories/users.js';
+import { findUserByEmail, findUserIdsManagedBy, selectTeamMembers, setUserDeactivated } from '../db/repositories/users.js';
 import { removeHostFromTeamTopics } from '../db/repositories/meeting-topics.js';
 import { inTransaction } from '../db/transaction.js';
 import { requireTeamAdmin } from './access.js';
@@ -71,6 +71,11 @@ export async function addTeamMember(ctx: UseCaseContext, principal: Principal, t
     const existing = await findUserByEmail(trx, account.uuid, normalizeEmail(input.email));
     if (existing) {
       if (await findMembership(trx, team.uuid, existing.uuid)) throw new AlreadyMemberError();
+      // Adding someone who already works in other teams would hand this team's admins their
+      // hours and topics: only an admin of one of their teams may do it.
+      if (existing.deactivatedAt === null && !(await findUserIdsManagedBy(trx, principal.userUuid)).has(existing.uuid)) {
+        throw new ForbiddenError("This person already belongs to other teams of the account; only an admin of one of their teams may add them to another");
+      }
       // A deactivated user comes back and takes a seat again; an active one already has one.
       if (existing.deactivatedAt !== null) {
         if ((await countActiveUsers(trx, account.uuid)) >= account.maxUsers) throw new PlanLimitReachedError(account.maxUsers);

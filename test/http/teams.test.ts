@@ -1,3 +1,4 @@
+import { createApiKeyForUser } from '../../src/scheduling/api-keys.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
 import { DIALECTS, call, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
@@ -88,6 +89,24 @@ for (const dialect of DIALECTS) {
         expect(added.statusCode).toBe(201);
         expect(added.json()).toMatchObject({ username: 'anna-nowak', firstName: 'Anna', admin: false });
         expect((await call(t.app, acme.apiKey, 'GET', '/api/v1/account')).json().activeUsers).toBe(seatsBefore);
+      });
+
+      it('an admin of another team cannot pull the owner (or anyone outside their teams) into their team', async () => {
+        // Mallory is admin of her own team only; the owner is not a member of it.
+        const own = await createTestAccount(t.ctx, { name: 'Takeover' });
+        const team = (await call(t.app, own.apiKey, 'POST', '/api/v1/teams', { name: 'Mallory team' })).json();
+        const mallory = (await addMember(own.apiKey, team.uuid, { firstName: 'Mallory', lastName: 'M', email: 'mallory@own.test', admin: true })).json();
+        const malloryKey = (await createApiKeyForUser(t.ctx, mallory.uuid)).apiKey;
+        // The owner's own team admin (the owner) leaves the team so Mallory is sole admin there.
+        await call(t.app, own.apiKey, 'DELETE', `/api/v1/teams/${team.uuid}/users/${own.owner.uuid}`);
+        const grab = await addMember(malloryKey, team.uuid, { firstName: 'O', lastName: 'O', email: own.owner.email });
+        expectProblem(grab, 403, 'FORBIDDEN');
+        // So she cannot touch the owner's hours either.
+        expectProblem(await call(t.app, malloryKey, 'PUT', `/api/v1/users/${own.owner.uuid}/availability`, {
+          timezone: 'UTC', weekly: { monday: [], tuesday: [], wednesday: [], thursday: [], friday: [], saturday: [], sunday: [] }, overrides: [],
+        }), 403, 'FORBIDDEN');
+        // A brand-new person she may add, as before.
+        expect((await addMember(malloryKey, team.uuid, { firstName: 'Fresh', lastName: 'Takeover-Test', email: 'fresh@own.test' })).statusCode).toBe(201);
       });
 
       it('validates every field with JSON Pointer paths and rejects unknown fields', async () => {

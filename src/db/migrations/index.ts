@@ -5,6 +5,10 @@ import * as meetings from './0003-meetings.js';
 import * as bookings from './0004-bookings.js';
 import * as discountCodes from './0005-discount-codes.js';
 import * as coreSeams from './0006-core-seams.js';
+import * as payments from './0007-payments.js';
+import * as webhooks from './0008-webhooks.js';
+import * as calendars from './0009-calendars.js';
+import * as bookingPages from './0010-booking-pages.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +18,8 @@ export const migrations: Record<string, Migration> = {
   '0004-bookings': bookings,
   '0005-discount-codes': discountCodes,
   '0006-core-seams': coreSeams,
+  '0007-payments': payments,
+  '0008-webhooks': webhooks,
+  '0009-calendars': calendars,
+  '0010-booking-pages': bookingPages,
 };

@@ -117,6 +117,12 @@ export async function findMeeting(db: DbOrTrx, accountUuid: string, meetingUuid:
   return row && meetingRowToMeeting(row);
 }
 
+/** A meeting of any account: for the manage link, whose verified token names the meeting. */
+export async function findMeetingByUuid(db: DbOrTrx, meetingUuid: string): Promise<Meeting | undefined> {
+  const row = await selectMeetings(db).where('meetings.id', '=', meetingUuid).executeTakeFirst();
+  return row && meetingRowToMeeting(row);
+}
+
 export interface MeetingQuery {
   accountUuid: string;
   hostUuid?: string | undefined;
@@ -226,4 +232,23 @@ export async function lockHost(db: DbOrTrx, hostUuid: string): Promise<void> {
     .set((eb) => ({ lock_version: eb('lock_version', '+', 1) }))
     .where('id', '=', hostUuid)
     .execute();
+}
+
+/**
+ * Moves a meeting (reschedule) if it is still where the caller read it, with the status it
+ * read; false otherwise. The new span and host, SEQUENCE + 1 for the updated invitation.
+ */
+export async function moveMeeting(
+  db: DbOrTrx,
+  move: { uuid: string; fromStart: number; fromHostUuid: string; status: MeetingStatus; start: number; end: number; hostUuid: string; now: number },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('meetings')
+    .set((eb) => ({ starts_at: move.start, ends_at: move.end, host_user_id: move.hostUuid, updated_at: move.now, sequence: eb('sequence', '+', 1) }))
+    .where('id', '=', move.uuid)
+    .where('starts_at', '=', move.fromStart)
+    .where('host_user_id', '=', move.fromHostUuid)
+    .where('status', '=', move.status)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }

@@ -18,7 +18,12 @@ export const calculateScheduleRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseCo
           'every local date of that month in `timezone`; otherwise 7 dates from today plus `offset` days. A slot starts when the ' +
           'host can take the whole meeting: inside their weekly hours (in their own zone, across daylight-saving changes) and ' +
           'overrides, on the topic\'s grid, after the minimum notice, within the booking window and daily limit, with buffers kept ' +
-          'on both sides. For a team topic, `team` is required and `username` must be one of its hosts.',
+          'on both sides. For a team topic, `team` is required and `username` must be one of its hosts. ' +
+          'Team view: for a team topic, leave `username` out. The response has `"username": null` and offers every start at which ' +
+          'at least one host is free, each slot naming the host it would be booked with (round-robin: the free host with the fewest ' +
+          'meetings of this topic, confirmed or held for payment, in the ISO week of the slot, Monday 00:00 to Monday 00:00 UTC; ' +
+          'ties go to the alphabetically first username), so a slot can be sent back unchanged as a `dates` entry of POST /schedule. ' +
+          '`username` stays required for an individual topic (400 at /username).',
         security: [{}, { apiKey: [] }],
         body: CalculateScheduleBodySchema,
         response: { 200: ScheduleSchema, ...problemResponses(400, 401, 404, 406, 413, 415, 429) },

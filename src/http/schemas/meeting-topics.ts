@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { TOPIC_LIMITS } from '../../domain/meeting-topic.js';
 import { PlaceSchema } from './account.js';
-import { MAX_MONEY_AMOUNT, NonBlankLine, Nullable, SingleLine, Timestamp, Uuid } from './common.js';
+import { MAX_MONEY_AMOUNT, MultiLine, NonBlankLine, Nullable, SingleLine, Timestamp, Uuid } from './common.js';
 
 export const MoneySchema = Type.Object(
   {
@@ -52,6 +52,14 @@ const settingsProperties = {
       { maxItems: 30, description: 'Questions the participant answers in `form` when booking.' },
     ),
   ),
+  description: Type.Optional(MultiLine({ maxLength: 5000, description: 'Shown on the booking page and in the confirmation e-mail. Default "".' })),
+  public: Type.Optional(Type.Boolean({ description: 'True: the topic has a booking page (GET /book/…) and is bookable without a key through POST /public/schedule. Default false.' })),
+  cancellationNoticeMinutes: Type.Optional(
+    minutes(
+      TOPIC_LIMITS.cancellationNoticeMinutes,
+      'A participant may cancel or move the meeting through the manage link in their confirmation up to this long before its start (the API key and the host may always). Default 0.',
+    ),
+  ),
   hosts: Type.Optional(
     Type.Array(SingleLine({ minLength: 1, maxLength: 120, description: 'A username.' }), { maxItems: 200, description: 'Usernames. Individual: default [caller]; team: default all members.' }),
   ),
@@ -87,6 +95,9 @@ export const MeetingTopicSchema = Type.Object(
     price: Nullable(MoneySchema),
     priceVariants: Type.Array(Type.Object({ uuid: Uuid, name: Type.String(), price: MoneySchema })),
     form: Type.Array(Type.Object({ key: Type.String(), label: Type.String(), required: Type.Boolean() })),
+    description: Type.String({ description: 'Shown on the booking page and in the confirmation.' }),
+    public: Type.Boolean({ description: 'True: a booking page, bookable without a key.' }),
+    cancellationNoticeMinutes: Type.Integer({ description: 'A participant may cancel or move up to this long before the start.' }),
     team: Nullable(Uuid),
     hosts: Type.Array(Type.String(), { description: 'Usernames of the active hosts.' }),
     allTeamMembers: Type.Boolean({ description: 'Hosted by whoever is in the team now.' }),

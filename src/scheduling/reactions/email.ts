@@ -7,24 +7,58 @@ import type { NewJob } from '../../db/repositories/outbox.js';
 import { findUser } from '../../db/repositories/users.js';
 import { newId } from '../../ids.js';
 import { EMAIL_JOB_KIND, type BookingMessagePayload } from '../../mail/booking-message.js';
+import type { UseCaseContext } from '../context.js';
 import type { MeetingEventData } from '../dispatch-event.js';
+import { paidDetailsOf, paymentEmailJobsForEvent } from '../payments/emails.js';
+import { manageUrl } from '../manage-token.js';
+import type { RescheduledEventData } from '../reschedule-meeting.js';
 
 /** The e-mails an event sends, as `email` jobs. */
-export async function emailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number): Promise<NewJob[]> {
+export async function emailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number, ctx?: UseCaseContext): Promise<NewJob[]> {
+  // Payment messages (pay link, slot released, refund) have a kind of their own: no invitation.
+  if (event.type.startsWith('payment.')) return paymentEmailJobsForEvent(trx, event, now);
   const emails = await emailsForEvent(trx, event);
-  return emails.map((payload) => ({ uuid: newId(now), kind: EMAIL_JOB_KIND, payload }));
+  const publicUrl = (ctx as { config?: { publicUrl?: string } } | undefined)?.config?.publicUrl;
+  return emails.map((payload) => {
+    // The participant's confirmation carries their private manage link (nothing stored: it is an HMAC).
+    if (payload.recipient === 'participant' && payload.event !== 'cancelled' && ctx?.secretKey && publicUrl !== undefined) {
+      payload.manageUrl = manageUrl(publicUrl, ctx.secretKey, payload.meeting.uuid);
+    }
+    return { uuid: newId(now), kind: EMAIL_JOB_KIND, payload };
+  });
 }
 
 /** Which messages an event sends: a confirmed meeting's invitations, and their cancellation. */
 async function emailsForEvent(trx: DbOrTrx, event: DomainEvent): Promise<BookingMessagePayload[]> {
   if (!event.type.startsWith('meeting.')) return [];
+  if (event.type === 'meeting.rescheduled') return rescheduledMessages(trx, event.data as unknown as RescheduledEventData);
   const { meeting, previousStatus } = event.data as unknown as MeetingEventData;
   let kind: BookingMessagePayload['event'] | null = null;
   if ((event.type === 'meeting.scheduled' || event.type === 'meeting.confirmed') && meeting.status === 'confirmed') kind = 'confirmed';
   // Only a confirmed meeting had invitations sent; a pending one never reached a calendar.
   if (event.type === 'meeting.cancelled' && previousStatus === 'confirmed') kind = 'cancelled';
   if (kind === null) return [];
-  return bookingMessages(trx, meeting, kind);
+  const messages = await bookingMessages(trx, meeting, kind);
+  if (kind !== 'confirmed') return messages;
+  // A paid booking's confirmation shows the amount paid and the invoice details given.
+  const paid = await paidDetailsOf(trx, meeting);
+  return messages.map((message) => ({ ...message, ...paid }));
+}
+
+/**
+ * A moved meeting (only a confirmed one was ever in a calendar): the participant gets the
+ * updated invitation; the host too, or, when the meeting moved to another host, the new host
+ * an invitation and the previous host a cancellation of the time they had.
+ */
+async function rescheduledMessages(trx: DbOrTrx, data: RescheduledEventData): Promise<BookingMessagePayload[]> {
+  const { meeting, previous } = data;
+  if (meeting.status !== 'confirmed') return [];
+  const moved = (await bookingMessages(trx, meeting, 'rescheduled')).map((payload) => ({ ...payload, previous: { start: previous.start, end: previous.end } }));
+  if (previous.hostUuid === meeting.hostUuid) return moved;
+  const [participant] = moved;
+  const [, newHost] = await bookingMessages(trx, meeting, 'confirmed');
+  const [, previousHost] = await bookingMessages(trx, { ...meeting, hostUuid: previous.hostUuid, hostUsername: previous.username, start: previous.start, end: previous.end }, 'cancelled');
+  return [participant, newHost, previousHost].filter((payload): payload is BookingMessagePayload => payload !== undefined);
 }
 
 /** The participant's and the host's message about one meeting, each in its reader's zone and language. */

@@ -1,0 +1,66 @@
+import { Type } from 'typebox';
+import { SingleLine, Timestamp, Uuid } from './common.js';
+import { CalculateScheduleBodySchema, MeetingSchema, ScheduleBodySchema } from './schedule.js';
+
+const { metadata: _metadata, ...bookingFields } = ScheduleBodySchema.properties;
+
+export const PublicScheduleBodySchema = Type.Object(
+  {
+    ...bookingFields,
+    website: Type.Optional(
+      Type.String({
+        maxLength: 500,
+        description: 'Honeypot: leave empty; bots fill it. A request with anything in it is refused (400 at /website) and nothing is stored.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const TokenParams = Type.Object({
+  token: Type.String({ minLength: 1, maxLength: 200, description: 'The token of the manage link `{PUBLIC_URL}/booking/{token}` in the confirmation e-mail.' }),
+});
+
+const { metadata: _meetingMetadata, ...meetingFields } = MeetingSchema.properties;
+
+/** The meeting as its participant sees it: everything but the booking client's `metadata`. */
+export const ParticipantMeetingSchema = Type.Object(meetingFields);
+
+export const ManagedBookingSchema = Type.Object({
+  meeting: ParticipantMeetingSchema,
+  topic: Type.Object({
+    uuid: Uuid,
+    name: Type.String(),
+    description: Type.String(),
+    durationMinutes: Type.Integer(),
+    cancellationNoticeMinutes: Type.Integer(),
+  }),
+  hostName: Type.String(),
+  canChange: Type.Boolean({ description: 'The participant may still cancel or move the meeting through this link.' }),
+  changeDeadline: Timestamp,
+});
+
+export const TokenCancelBodySchema = Type.Object(
+  { reason: Type.Optional(SingleLine({ maxLength: 2000, description: 'Shown to the host.' })) },
+  { additionalProperties: false },
+);
+
+export const TokenRescheduleBodySchema = Type.Object(
+  {
+    start: ScheduleBodySchema.properties.dates.items.properties.start,
+    username: Type.Optional(SingleLine({ minLength: 1, maxLength: 120, description: 'The host the slot names (team topics); default: the same host.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const TokenScheduleBodySchema = Type.Object(
+  {
+    timezone: CalculateScheduleBodySchema.properties.timezone,
+    offset: CalculateScheduleBodySchema.properties.offset,
+    month: CalculateScheduleBodySchema.properties.month,
+    year: CalculateScheduleBodySchema.properties.year,
+  },
+  { additionalProperties: false },
+);
+
+

@@ -1,0 +1,39 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * The participant's private manage link, `{PUBLIC_URL}/booking/{token}`: the meeting's uuid
+ * and an HMAC-SHA256 of it under a key derived from the service's secret key, 192 bits of
+ * it in base64url. Nothing is stored: the link is checked by computing the MAC again, so it
+ * cannot be guessed or forged from the uuid (which the host and webhooks see), and it works
+ * exactly as long as the meeting has not ended (the use cases check that).
+ *
+ * `createManageToken(key, '0193b0a4-…')` → `'0193b0a4-….Xk2…'` (uuid, a dot, 32 characters).
+ */
+export function createManageToken(secretKey: Buffer, meetingUuid: string): string {
+  return `${meetingUuid}.${macOf(secretKey, meetingUuid)}`;
+}
+
+/** The meeting uuid a token was made for, or null for anything this service did not issue. */
+export function readManageToken(secretKey: Buffer, token: string): string | null {
+  const match = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.([A-Za-z0-9_-]{32})$/.exec(token);
+  if (!match) return null;
+  const [, meetingUuid, mac] = match as unknown as [string, string, string];
+  const expected = Buffer.from(macOf(secretKey, meetingUuid));
+  return timingSafeEqual(expected, Buffer.from(mac)) ? meetingUuid : null;
+}
+
+export function manageUrl(publicUrl: string, secretKey: Buffer, meetingUuid: string): string {
+  return `${publicUrl}/booking/${createManageToken(secretKey, meetingUuid)}`;
+}
+
+const derivedKeys = new WeakMap<Buffer, Buffer>();
+
+function macOf(secretKey: Buffer, meetingUuid: string): string {
+  // A key of its own, so a MAC here can never be mistaken for any other use of the secret key.
+  let key = derivedKeys.get(secretKey);
+  if (!key) {
+    key = createHmac('sha256', secretKey).update('termin manage link v1').digest();
+    derivedKeys.set(secretKey, key);
+  }
+  return createHmac('sha256', key).update(meetingUuid).digest().subarray(0, 24).toString('base64url');
+}

@@ -1,0 +1,131 @@
+import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
+import type { MeetingTopic } from '../domain/meeting-topic.js';
+import { statusAt, type Meeting } from '../domain/meeting.js';
+import { resolveScheduleRange, validateScheduleRangeInput } from '../domain/schedule-range.js';
+import { createKyselyReads } from '../db/fast-reads.js';
+import { findTopic, findTopicIncludingDeleted } from '../db/repositories/meeting-topics.js';
+import { findMeetingByUuid } from '../db/repositories/meetings.js';
+import { findUser } from '../db/repositories/users.js';
+import { computeTopicSchedule, type Schedule } from './calculate-schedule.js';
+import { requireSecretKey, type UseCaseContext } from './context.js';
+import { readManageToken } from './manage-token.js';
+import { cancelMeeting, type ParticipantActor } from './meetings.js';
+import { rescheduleMeeting, type RescheduleInput } from './reschedule-meeting.js';
+import { scheduleMeetings, type Booking, type ScheduleInput } from './schedule-meetings.js';
+
+/** POST /public/schedule: the body of POST /schedule less `metadata`, plus the honeypot. */
+export interface PublicScheduleInput extends Omit<ScheduleInput, 'metadata'> {
+  /** Leave empty; bots fill it. */
+  website?: string | undefined;
+}
+
+/**
+ * A booking from the public booking page, no key: only a public topic (404 for any other,
+ * as for one that does not exist), the same rules and transaction as POST /schedule, and
+ * `bookedByKeyUuid: null`. A filled honeypot field is refused before anything is read.
+ */
+export async function bookPublicly(ctx: UseCaseContext, input: PublicScheduleInput): Promise<Booking> {
+  const { website, ...booking } = input;
+  if (website !== undefined && website.trim() !== '') throw new ValidationError([{ path: '/website', message: 'must be empty' }]);
+  const topic = await findTopic(ctx.db, null, booking.meetingTopic);
+  if (!topic || !topic.public) throw new NotFoundError('meeting topic');
+  return scheduleMeetings(ctx, { accountUuid: topic.accountUuid, publicPage: true }, booking);
+}
+
+/** What the manage page shows. */
+export interface ManagedBooking {
+  meeting: Meeting;
+  topic: Pick<MeetingTopic, 'uuid' | 'name' | 'description' | 'durationMinutes' | 'cancellationNoticeMinutes'>;
+  hostName: string;
+  /** The participant may still cancel or move it here. */
+  canChange: boolean;
+  /** The last instant they may: the start less the topic's cancellation notice. */
+  changeDeadline: number;
+}
+
+/**
+ * The meeting a manage link is for. A token this service did not issue, or one whose
+ * meeting has ended, is a 404 like a meeting that does not exist: nothing tells a guesser
+ * which it was.
+ */
+async function findByToken(ctx: UseCaseContext, token: string): Promise<{ meeting: Meeting; topic: MeetingTopic; now: number }> {
+  const meetingUuid = readManageToken(requireSecretKey(ctx), token);
+  const meeting = meetingUuid === null ? undefined : await findMeetingByUuid(ctx.db, meetingUuid);
+  const now = ctx.now();
+  if (!meeting || meeting.end <= now) throw new NotFoundError('booking');
+  const topic = await findTopicIncludingDeleted(ctx.db, meeting.topicUuid);
+  if (!topic) throw new NotFoundError('booking');
+  return { meeting: { ...meeting, status: statusAt(meeting, now) }, topic, now };
+}
+
+export function changeDeadlineOf(meeting: Pick<Meeting, 'start'>, topic: Pick<MeetingTopic, 'cancellationNoticeMinutes'>): number {
+  return meeting.start - topic.cancellationNoticeMinutes * 60_000;
+}
+
+/** Refuses a change after the notice window (403 with the deadline in the detail). */
+function requireChangeable(meeting: Meeting, topic: Pick<MeetingTopic, 'cancellationNoticeMinutes'>, now: number): void {
+  const deadline = changeDeadlineOf(meeting, topic);
+  if (now >= deadline) {
+    throw new ForbiddenError(
+      `This booking can no longer be changed online: changes are possible until ${new Date(deadline).toISOString()}` +
+        (topic.cancellationNoticeMinutes > 0 ? ` (${topic.cancellationNoticeMinutes} minutes before the start)` : '') +
+        '. Please contact the host.',
+    );
+  }
+  if (meeting.status !== 'confirmed' && meeting.status !== 'pending_payment') throw new ForbiddenError(`This booking is ${meeting.status} and can no longer be changed`);
+}
+
+function participantOf(meeting: Meeting): ParticipantActor {
+  return { accountUuid: meeting.accountUuid, participantOf: meeting.uuid };
+}
+
+export async function getManagedBooking(ctx: UseCaseContext, token: string): Promise<ManagedBooking> {
+  const { meeting, topic, now } = await findByToken(ctx, token);
+  const host = await findUser(ctx.db, meeting.accountUuid, meeting.hostUuid);
+  const changeDeadline = changeDeadlineOf(meeting, topic);
+  return {
+    meeting,
+    topic: { uuid: topic.uuid, name: topic.name, description: topic.description, durationMinutes: topic.durationMinutes, cancellationNoticeMinutes: topic.cancellationNoticeMinutes },
+    hostName: host ? `${host.firstName} ${host.lastName}` : meeting.hostUsername,
+    canChange: now < changeDeadline && (meeting.status === 'confirmed' || meeting.status === 'pending_payment'),
+    changeDeadline,
+  };
+}
+
+/** The participant cancels (within the notice window); participant and host are told as for any cancellation. */
+export async function cancelByToken(ctx: UseCaseContext, token: string, reason: string | undefined): Promise<Meeting> {
+  const { meeting, topic, now } = await findByToken(ctx, token);
+  requireChangeable(meeting, topic, now);
+  return cancelMeeting(ctx, participantOf(meeting), meeting.uuid, reason);
+}
+
+/** The participant moves the meeting (within the notice window, checked again under the host locks). */
+export async function rescheduleByToken(ctx: UseCaseContext, token: string, input: RescheduleInput): Promise<Meeting> {
+  const { meeting } = await findByToken(ctx, token);
+  return rescheduleMeeting(ctx, participantOf(meeting), meeting.uuid, input, requireChangeable);
+}
+
+export interface TokenScheduleInput {
+  timezone: string;
+  offset: number;
+  month?: number | undefined;
+  year?: number | undefined;
+}
+
+/**
+ * The calendar to move to: the topic's schedule with this meeting not blocking. An
+ * individual topic: the meeting's host; a team topic: the team view (any host may take it).
+ */
+export async function scheduleForToken(ctx: UseCaseContext, token: string, input: TokenScheduleInput): Promise<Schedule> {
+  const { meeting, now } = await findByToken(ctx, token);
+  const rangeInput = { now, timezone: input.timezone, offset: input.offset, month: input.month, year: input.year };
+  const errors = validateScheduleRangeInput(rangeInput);
+  if (errors.length > 0) throw new ValidationError(errors);
+  const reads = ctx.reads ?? createKyselyReads(ctx.db);
+  const topic = await reads.findTopic(meeting.accountUuid, meeting.topicUuid);
+  if (!topic) throw new NotFoundError('meeting topic');
+  const username = topic.teamUuid === null ? meeting.hostUsername : undefined;
+  const exclude = { uuid: meeting.uuid, hostUuid: meeting.hostUuid, topicUuid: meeting.topicUuid, start: meeting.start, end: meeting.end };
+  const blocking = meeting.status === 'confirmed' || meeting.status === 'pending_payment';
+  return computeTopicSchedule(ctx, reads, topic, username, input.timezone, resolveScheduleRange(rangeInput), now, blocking ? exclude : undefined);
+}

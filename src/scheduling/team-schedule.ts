@@ -1,0 +1,101 @@
+import type { DaySlots, Slot } from '../domain/slots.js';
+import type { HostEntry } from './calculate-schedule.js';
+
+const DAY_MS = 86_400_000;
+const WEEK_MS = 7 * DAY_MS;
+/** 1970-01-05, the first Monday after the epoch, as an epoch day. */
+const FIRST_MONDAY = 4;
+
+/**
+ * The start of the ISO week (Monday 00:00 UTC) containing `ms`:
+ * `isoWeekStartUtc(Date.parse('2027-03-31T12:00Z'))` → `Date.parse('2027-03-29T00:00Z')`.
+ *
+ * Round-robin counts a host's meetings of the topic per UTC ISO week, not per week in the
+ * host's zone: one boundary for every host of the team, so the counts compared for one slot
+ * are over the same span of time, and the count needs no zone lookups on the hot path.
+ */
+export function isoWeekStartUtc(ms: number): number {
+  const week = Math.floor((Math.floor(ms / DAY_MS) - FIRST_MONDAY) / 7);
+  return (week * 7 + FIRST_MONDAY) * DAY_MS;
+}
+
+/** Per day of a host's entry: each slot's start as a number, and the host's meetings of the topic in that slot's week. */
+export interface TeamEntry {
+  starts: number[][];
+  counts: number[][];
+}
+
+function teamEntryOf(entry: HostEntry): TeamEntry {
+  if (entry.team) return entry.team;
+  const perWeek = new Map<number, number>();
+  for (const start of entry.topicStarts) {
+    const week = isoWeekStartUtc(start);
+    perWeek.set(week, (perWeek.get(week) ?? 0) + 1);
+  }
+  const starts: number[][] = [];
+  const counts: number[][] = [];
+  let lastWeek = Number.NaN;
+  let lastCount = 0;
+  for (const day of entry.days) {
+    const dayStarts: number[] = [];
+    const dayCounts: number[] = [];
+    for (const slot of day.slots) {
+      const ms = Date.parse(slot.start);
+      if (!(ms >= lastWeek && ms < lastWeek + WEEK_MS)) {
+        lastWeek = isoWeekStartUtc(ms);
+        lastCount = perWeek.get(lastWeek) ?? 0;
+      }
+      dayStarts.push(ms);
+      dayCounts.push(lastCount);
+    }
+    starts.push(dayStarts);
+    counts.push(dayCounts);
+  }
+  entry.team = { starts, counts };
+  return entry.team;
+}
+
+/**
+ * Merges the hosts' schedules of one range (the same participant dates for every host)
+ * into the team view: each start at which any host is free, once, naming the free host
+ * with the fewest meetings of the topic in that UTC ISO week (ties: the smaller username),
+ * so the slot can go back to POST /schedule as it is.
+ *
+ * Hosts `anna` (2 meetings this week) and `bob` (1), both free at 09:00, only `anna` at
+ * 10:00 → `[{ start: 09:00, username: 'bob' }, { start: 10:00, username: 'anna' }]`.
+ */
+export function teamScheduleDays(entries: readonly HostEntry[], range: { from: string; to: string }): DaySlots[] {
+  if (entries.length === 0) return emptyDays(range);
+  const teams = entries.map(teamEntryOf);
+  const template = entries[0]!.days;
+  const best = new Map<number, { slot: Slot; count: number }>();
+  return template.map((day, d) => {
+    best.clear();
+    for (let h = 0; h < entries.length; h += 1) {
+      const slots = entries[h]!.days[d]!.slots;
+      const starts = teams[h]!.starts[d]!;
+      const counts = teams[h]!.counts[d]!;
+      for (let k = 0; k < slots.length; k += 1) {
+        const start = starts[k]!;
+        const count = counts[k]!;
+        const current = best.get(start);
+        if (current === undefined) best.set(start, { slot: slots[k]!, count });
+        else if (count < current.count || (count === current.count && slots[k]!.username < current.slot.username)) {
+          current.slot = slots[k]!;
+          current.count = count;
+        }
+      }
+    }
+    if (best.size === 0) return { date: day.date, slots: [] };
+    const starts = [...best.keys()].sort((a, b) => a - b);
+    return { date: day.date, slots: starts.map((start) => best.get(start)!.slot) };
+  });
+}
+
+function emptyDays(range: { from: string; to: string }): DaySlots[] {
+  const days: DaySlots[] = [];
+  for (let day = Date.parse(`${range.from}T00:00:00Z`); day <= Date.parse(`${range.to}T00:00:00Z`); day += DAY_MS) {
+    days.push({ date: new Date(day).toISOString().slice(0, 10), slots: [] });
+  }
+  return days;
+}

@@ -13,6 +13,11 @@ export interface TimeRange {
   to: number;
 }
 
+export interface BusyOptions {
+  /** Events with these UIDs are not busy time here (termin's own copies of meetings it already counts). */
+  ignoreUids?: ReadonlySet<string> | undefined;
+}
+
 /** Occurrences generated per recurrence rule before giving up (a daily event since 1900 is ~46 000). */
 export const MAX_OCCURRENCES_PER_RULE = 100_000;
 /** Occurrences generated per call, all rules together: a hostile feed cannot stall the sync worker. */
@@ -48,13 +53,14 @@ const DAY = 86_400_000;
  * Throws CalendarBadResponseError when the text is not iCalendar at all; a single event
  * that cannot be read (say, a broken RRULE) is skipped so it cannot hide the rest.
  */
-export function extractBusyIntervals(icsText: string, range: TimeRange, defaultZone: string): BusyInterval[] {
+export function extractBusyIntervals(icsText: string, range: TimeRange, defaultZone: string, options: BusyOptions = {}): BusyInterval[] {
   if (!isValidTimeZone(defaultZone)) throw new RangeError(`Not an IANA time zone: ${defaultZone}`);
   const reader = new Reader(range, defaultZone);
   const groups = new Map<string, { masters: ICAL.Component[]; overrides: ICAL.Component[] }>();
   let anonymous = 0;
   for (const event of readEvents(icsText)) {
     const uid = event.getFirstPropertyValue('uid');
+    if (typeof uid === 'string' && options.ignoreUids?.has(uid)) continue;
     const key = typeof uid === 'string' && uid !== '' ? uid : `\u0000${anonymous++}`;
     let group = groups.get(key);
     if (!group) {

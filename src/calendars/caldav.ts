@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { calendarQuery, deleteObject, updateObject, type DAVResponse } from 'tsdav';
-import { extractBusyIntervals, type BusyInterval, type TimeRange } from './busy-time.js';
+import { extractBusyIntervals, type BusyInterval, type BusyOptions, type TimeRange } from './busy-time.js';
 import {
   CalendarAuthError,
   CalendarBadResponseError,
@@ -28,7 +28,7 @@ export interface CaldavCalendarOptions {
 
 export interface CaldavCalendar {
   /** Busy time of the calendar within the range (see extractBusyIntervals). */
-  fetchBusy(range: TimeRange, defaultZone: string): Promise<BusyInterval[]>;
+  fetchBusy(range: TimeRange, defaultZone: string, options?: BusyOptions): Promise<BusyInterval[]>;
   /** Creates or replaces the event stored under this UID (no If-Match: termin owns it). */
   putEvent(uid: string, icsText: string): Promise<void>;
   /** Removes the event stored under this UID; one already gone is not an error. */
@@ -85,7 +85,7 @@ export function createCaldavCalendar(options: CaldavCalendarOptions): CaldavCale
   }
 
   return {
-    async fetchBusy(range, defaultZone) {
+    async fetchBusy(range, defaultZone, options = {}) {
       const responses = await send('read', (fetch) =>
         calendarQuery({
           url: collection,
@@ -110,7 +110,7 @@ export function createCaldavCalendar(options: CaldavCalendarOptions): CaldavCale
       const busy: BusyInterval[] = [];
       for (const text of calendarDataOf(responses, where)) {
         try {
-          busy.push(...extractBusyIntervals(text, range, defaultZone));
+          busy.push(...extractBusyIntervals(text, range, defaultZone, options));
         } catch (error) {
           // One unreadable object must not hide the rest of the calendar.
           if (!(error instanceof CalendarBadResponseError)) throw error;

@@ -1,4 +1,4 @@
-import type { BusyInterval, TimeRange } from './busy-time.js';
+import type { BusyInterval, BusyOptions, TimeRange } from './busy-time.js';
 import { extractBusyIntervals } from './busy-time.js';
 import { createCaldavCalendar, type CaldavCalendar } from './caldav.js';
 import { CalendarError } from './errors.js';
@@ -16,10 +16,16 @@ export const MAX_SPANS_PER_CALENDAR = 5_000;
  * The busy time of a remote calendar within the range, through the given (guarded) fetch.
  * Throws CalendarError subclasses (and OutboundError's messages inside them).
  */
-export async function readRemoteBusy(access: RemoteCalendarAccess, range: TimeRange, hostZone: string, fetch: typeof globalThis.fetch): Promise<BusyInterval[]> {
-  if (access.type === 'caldav') return caldavOf(access, fetch).fetchBusy(range, hostZone);
+export async function readRemoteBusy(
+  access: RemoteCalendarAccess,
+  range: TimeRange,
+  hostZone: string,
+  fetch: typeof globalThis.fetch,
+  options: BusyOptions = {},
+): Promise<BusyInterval[]> {
+  if (access.type === 'caldav') return caldavOf(access, fetch).fetchBusy(range, hostZone, options);
   const text = await fetchIcsText(access.url, { fetch });
-  return extractBusyIntervals(text, range, hostZone);
+  return extractBusyIntervals(text, range, hostZone, options);
 }
 
 export function caldavOf(access: Extract<RemoteCalendarAccess, { type: 'caldav' }>, fetch: typeof globalThis.fetch): CaldavCalendar {

@@ -1,11 +1,13 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { meetingEventUid } from '../calendars/meeting-event.js';
 import { describeCalendarFailure, readRemoteBusy, toStoredSpans, type RemoteCalendarAccess } from '../calendars/remote-calendar.js';
 import { bumpCalendarVersions, replaceExternalBusy } from '../db/repositories/busy-time.js';
 import {
   claimCalendarSync,
   findCalendarSpans,
   findCalendarWithAccess,
+  findCopiedMeetingUuidsOfHost,
   findDueCalendars,
   findLongestBookingWindowDays,
   recordCalendarSync,
@@ -66,7 +68,10 @@ export async function syncCalendar(ctx: UseCaseContext, settings: CalendarSettin
     const windowDays = Math.max(MIN_SYNC_WINDOW_DAYS, (await findLongestBookingWindowDays(ctx.db, host.uuid)) ?? 0);
     // From the start of the current hour: an event that began a little earlier still blocks now.
     const range = { from: now - (now % 3_600_000), to: now + (windowDays + 1) * DAY_MS };
-    const busy = await readRemoteBusy(openAccess(ctx, calendar, access), range, host.timezone, guardedFetch(settings.allowPrivateUrls));
+    // termin's own copies of meetings already block as meetings (with their buffers), and a
+    // cancelled or moved one must stop blocking at once, not after the next sync.
+    const ignoreUids = new Set((await findCopiedMeetingUuidsOfHost(ctx.db, host.uuid)).map(meetingEventUid));
+    const busy = await readRemoteBusy(openAccess(ctx, calendar, access), range, host.timezone, guardedFetch(settings.allowPrivateUrls), { ignoreUids });
     spans = calendar.checkConflicts ? toStoredSpans(busy) : [];
   } catch (error) {
     const message = describeCalendarFailure(error);

@@ -214,6 +214,18 @@ export async function findCalendarWriteTargets(db: DbOrTrx, meetingUuid: string,
   return [...targets].sort();
 }
 
+/** The iCalendar UIDs of the meetings termin wrote into any of the host's calendars. */
+export async function findCopiedMeetingUuidsOfHost(db: DbOrTrx, hostUuid: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('calendar_event_copies')
+    .innerJoin('calendars', 'calendars.id', 'calendar_event_copies.calendar_id')
+    .select('calendar_event_copies.meeting_id')
+    .distinct()
+    .where('calendars.user_id', '=', hostUuid)
+    .execute();
+  return rows.map((row) => row.meeting_id);
+}
+
 export async function hasEventCopy(db: DbOrTrx, calendarUuid: string, meetingUuid: string): Promise<boolean> {
   const row = await db
     .selectFrom('calendar_event_copies')

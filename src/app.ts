@@ -13,6 +13,7 @@ import { availabilityRoutes } from './http/routes/availability.js';
 import { discountCodeRoutes } from './http/routes/discount-codes.js';
 import { docsRoutes } from './http/routes/docs.js';
 import { healthRoutes } from './http/routes/health.js';
+import { publicBookingRoutes } from './http/routes/public-booking.js';
 import { meetingTopicRoutes } from './http/routes/meeting-topics.js';
 import { meetingRoutes } from './http/routes/meetings.js';
 import { calculateScheduleRoutes } from './http/routes/schedule.js';
@@ -132,6 +133,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       await api.register(async (open) => {
         open.addHook('onRequest', acceptOptionalApiKey(ctx));
         await open.register(calculateScheduleRoutes, { ctx });
+        await open.register(publicBookingRoutes, { ctx, publicUrl: ctx.config.publicUrl, bookingsPerMinute: ctx.config.publicBookingRatePerMinute });
         // public API routes (payment notifications, public booking) register here
       });
     },

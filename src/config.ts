@@ -33,6 +33,8 @@ export interface Config {
   trustProxy: TrustProxy;
   /** Requests per minute per API key (or per IP without one); 0 turns limiting off. */
   rateLimitPerMinute: number;
+  /** PUBLIC_BOOKING_RATE_PER_MINUTE: bookings through the public booking page per client address per minute; 0: off. */
+  publicBookingRatePerMinute: number;
   /** Bytes the per-instance cache of computed schedules may hold (SCHEDULE_CACHE_MB). */
   scheduleCacheBytes: number;
   /** Browser origins allowed to call the API (a booking page on another site); `*` for any, empty for none. */
@@ -157,6 +159,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     migrateOnStart: parseBoolean(env.MIGRATE_ON_START, database.dialect === 'sqlite', 'MIGRATE_ON_START', problems),
     trustProxy: parseTrustProxy(env.TRUST_PROXY, problems),
     rateLimitPerMinute: parseInteger(env.RATE_LIMIT_PER_MINUTE, 1200, 'RATE_LIMIT_PER_MINUTE', 0, 10_000_000, problems),
+    publicBookingRatePerMinute: parseInteger(env.PUBLIC_BOOKING_RATE_PER_MINUTE, 20, 'PUBLIC_BOOKING_RATE_PER_MINUTE', 0, 1_000_000, problems),
     scheduleCacheBytes: parseInteger(env.SCHEDULE_CACHE_MB, 64, 'SCHEDULE_CACHE_MB', 1, 65_536, problems) * 1024 * 1024,
     corsOrigins: parseOrigins(env.CORS_ORIGINS, problems),
     payments: {

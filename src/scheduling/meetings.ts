@@ -23,6 +23,15 @@ export interface MeetingListInput {
   cursor?: string | undefined;
 }
 
+/** The participant, through the manage link of their confirmation: may act on that one meeting only. */
+export interface ParticipantActor {
+  accountUuid: string;
+  participantOf: string;
+}
+
+/** Who may change a meeting: a key's principal, or the participant (see requireMeetingManager). */
+export type MeetingActor = Principal | ParticipantActor;
+
 export interface MeetingPage {
   meetings: Meeting[];
   nextCursor: string | null;
@@ -68,7 +77,7 @@ export async function getMeeting(ctx: UseCaseContext, principal: Principal, meet
  * so of any number of concurrent cancels exactly one records `meeting.cancelled` (and one
  * set of messages: a CANCEL for a confirmed meeting, nothing for one never confirmed).
  */
-export async function cancelMeeting(ctx: UseCaseContext, principal: Principal, meetingUuid: string, reason: string | undefined): Promise<Meeting> {
+export async function cancelMeeting(ctx: UseCaseContext, principal: MeetingActor, meetingUuid: string, reason: string | undefined): Promise<Meeting> {
   return inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
     const found = await findMeeting(trx, principal.accountUuid, meetingUuid);
@@ -88,8 +97,12 @@ export async function cancelMeeting(ctx: UseCaseContext, principal: Principal, m
   });
 }
 
-/** The host, the key that booked the meeting, or an admin of its team or of one of the host's teams. */
-async function requireMeetingManager(db: DbOrTrx, principal: Principal, meeting: Meeting): Promise<void> {
+/** The host, the key that booked the meeting, or an admin of its team or of one of the host's teams (or its participant, by the manage link). */
+export async function requireMeetingManager(db: DbOrTrx, principal: MeetingActor, meeting: Meeting): Promise<void> {
+  if ('participantOf' in principal) {
+    if (principal.participantOf === meeting.uuid) return;
+    throw new ForbiddenError('The manage link is for another meeting');
+  }
   if (principal.userUuid === meeting.hostUuid || principal.keyUuid === meeting.bookedByKeyUuid) return;
   if (meeting.teamUuid !== null && (await isAdminOfTeam(db, meeting.teamUuid, principal.userUuid))) return;
   if ((await findUserIdsManagedBy(db, principal.userUuid)).has(meeting.hostUuid)) return;

@@ -46,6 +46,12 @@ export interface ScheduleInput {
   metadata?: Record<string, unknown> | undefined;
 }
 
+/** The public booking page (no key): only public topics, and the booking has no key (`bookedByKeyUuid: null`). */
+export interface PublicBooker {
+  accountUuid: string;
+  publicPage: true;
+}
+
 export interface Booking {
   meetings: Meeting[];
   payment: Payment | null;
@@ -69,7 +75,7 @@ const UTC_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z$/;
  */
 export async function scheduleMeetings(
   ctx: UseCaseContext,
-  principal: Principal,
+  principal: Principal | PublicBooker,
   input: ScheduleInput,
   idempotencyKey?: string | undefined,
 ): Promise<Booking> {
@@ -83,7 +89,9 @@ export async function scheduleMeetings(
       const replay = await replayOrClaimIdempotencyKey(trx, principal.accountUuid, idempotencyKey, requestHash, now);
       if (replay) return replay;
     }
-    const plan = { ...(await planBooking(trx, principal.accountUuid, input, starts, now)), bookedByKeyUuid: principal.keyUuid };
+    const plan = { ...(await planBooking(trx, principal.accountUuid, input, starts, now)), bookedByKeyUuid: 'keyUuid' in principal ? principal.keyUuid : null };
+    // Checked again inside the transaction: a topic made private meanwhile takes no more bookings.
+    if ('publicPage' in principal && !plan.topic.public) throw new NotFoundError('meeting topic');
     await checkDatesUnderLock(trx, plan, starts, now);
     const amountDue = priceBooking(plan.topic, plan.priceVariantUuid, starts.length, plan.discount);
     const booking = buildBooking(plan, input, starts, amountDue, now);

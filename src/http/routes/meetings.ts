@@ -3,6 +3,8 @@ import { Type } from 'typebox';
 import type { UseCaseContext } from '../../scheduling/context.js';
 import { cancelMeeting, getMeeting, listMeetings } from '../../scheduling/meetings.js';
 import { scheduleMeetings } from '../../scheduling/schedule-meetings.js';
+import { rescheduleMeeting } from '../../scheduling/reschedule-meeting.js';
+import { RescheduleBodySchema } from '../schemas/schedule.js';
 import { meetingToJson, paymentToJson } from '../representations.js';
 import { principalOf } from '../request-guards.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, UuidParams, problemResponses } from '../schemas/common.js';
@@ -91,5 +93,27 @@ export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext; pub
       },
     },
     async (request) => meetingToJson(await cancelMeeting(ctx, principalOf(request), request.params.uuid, request.body.reason)),
+  );
+
+  app.post(
+    '/meetings/:uuid/reschedule',
+    {
+      schema: {
+        tags: ['Meetings'],
+        summary: 'Move a meeting',
+        description:
+          'Moves the meeting to `start` (and, for a topic with several hosts, to `username`; default the same host), keeping its uuid, ' +
+          'status and details. `start` must be a slot POST /calculate-schedule would offer if this meeting did not exist (it does not ' +
+          'block itself, so moving it within its own span is fine); 409 SLOT_UNAVAILABLE otherwise. Atomic and race-free like a booking: ' +
+          'of two moves into one slot one wins. Only confirmed meetings and meetings pending payment move (400 otherwise). Who may: ' +
+          'as for cancel. Participant and host get an updated invitation (same iCalendar UID, SEQUENCE + 1; a host it moved away from ' +
+          'gets a cancellation), and the meeting\'s history records `meeting.rescheduled` with the previous start, end and host.',
+        security: API_KEY_SECURITY,
+        params: UuidParams,
+        body: RescheduleBodySchema,
+        response: { 200: Type.Ref('Meeting'), ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404, 409) },
+      },
+    },
+    async (request) => meetingToJson(await rescheduleMeeting(ctx, principalOf(request), request.params.uuid, request.body)),
   );
 };

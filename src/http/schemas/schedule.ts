@@ -10,7 +10,13 @@ const MAX_MONTH = (9999 - 1970 + 1) * 12;
 
 export const CalculateScheduleBodySchema = Type.Object(
   {
-    username: SingleLine({ minLength: 1, maxLength: 120, description: "Host's username." }),
+    username: Type.Optional(
+      SingleLine({
+        minLength: 1,
+        maxLength: 120,
+        description: "Host's username. Required for an individual topic; leave it out for a team topic to get the team view (every host's free slots in one call).",
+      }),
+    ),
     meetingTopic: Uuid,
     timezone: TimeZone,
     offset: Type.Integer({
@@ -34,7 +40,7 @@ export const SlotSchema = Type.Object(
 );
 
 export const ScheduleSchema = Type.Object({
-  username: Type.String(),
+  username: Nullable(Type.String({ description: 'The host asked for; null in the team view, where each slot names its host.' })),
   meetingTopic: Uuid,
   team: Nullable(Uuid),
   timezone: TimeZone,
@@ -162,6 +168,14 @@ export const MeetingListSchema = Type.Object({
   meetings: Type.Array(Type.Ref('Meeting')),
   nextCursor: Nullable(Type.String({ description: 'Pass as `cursor` for the next page; null on the last page.' })),
 });
+
+export const RescheduleBodySchema = Type.Object(
+  {
+    start: UtcInstant('The new start, as a slot of POST /calculate-schedule gives it (this meeting not blocking).'),
+    username: Type.Optional(SingleLine({ minLength: 1, maxLength: 120, description: 'Another host of the topic; default: the same host.' })),
+  },
+  { additionalProperties: false },
+);
 
 export const CancelBodySchema = Type.Object(
   { reason: Type.Optional(MultiLine({ maxLength: 2000, description: 'Shown to the participant and the host.' })) },

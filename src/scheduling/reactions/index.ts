@@ -1,13 +1,15 @@
 import type { DomainEvent } from '../../domain/events.js';
 import type { DbOrTrx } from '../../db/database.js';
 import type { NewJob } from '../../db/repositories/outbox.js';
+import type { UseCaseContext } from '../context.js';
 import { emailJobsForEvent } from './email.js';
 
 /**
  * What follows from an event, each reaction in a file of its own: the jobs it returns are
  * queued in the transaction that completes the event's job (see dispatch-event.ts).
  */
-export type EventReaction = (trx: DbOrTrx, event: DomainEvent, now: number) => Promise<NewJob[]>;
+/** `ctx` for what a reaction needs beyond the transaction (the e-mail's manage link is signed with its secret key). */
+export type EventReaction = (trx: DbOrTrx, event: DomainEvent, now: number, ctx: UseCaseContext) => Promise<NewJob[]>;
 
 export const EVENT_REACTIONS: readonly EventReaction[] = [
   emailJobsForEvent,

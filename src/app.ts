@@ -10,6 +10,9 @@ import { API_KEY_HEADER, acceptOptionalApiKey, headerOf, requireApiKey, requireJ
 import { parseApiKey } from './domain/api-key.js';
 import { accountRoutes } from './http/routes/account.js';
 import { availabilityRoutes } from './http/routes/availability.js';
+import { calendarRoutes } from './http/routes/calendars.js';
+import { feedRoutes } from './http/routes/feeds.js';
+import { calendarSettingsFromConfig } from './scheduling/calendars-sync.js';
 import { discountCodeRoutes } from './http/routes/discount-codes.js';
 import { docsRoutes } from './http/routes/docs.js';
 import { healthRoutes } from './http/routes/health.js';
@@ -127,6 +130,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         await authenticated.register(availabilityRoutes, { ctx });
         await authenticated.register(meetingRoutes, { ctx, publicUrl: ctx.config.publicUrl });
         await authenticated.register(discountCodeRoutes, { ctx });
+        await authenticated.register(calendarRoutes, { ctx, settings: calendarSettingsFromConfig(ctx.config, ctx.log) });
         // payments, webhooks, calendars, reschedule: their authenticated routes register here
       });
 
@@ -141,6 +145,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   );
 
   // Pages for people's browsers (pay, booking, manage, feeds) register here, outside /api/v1.
+  await app.register(feedRoutes, { ctx });
 
   return app;
 }

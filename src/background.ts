@@ -5,6 +5,8 @@ import type { JobHandler } from './outbox/job-handler.js';
 import { runDueJobs } from './outbox/worker.js';
 import { createEventDispatcher } from './scheduling/dispatch-event.js';
 import { runMaintenance } from './scheduling/meetings.js';
+import { calendarSettingsFromConfig, startCalendarSync } from './scheduling/calendars-sync.js';
+import { createCalendarWriteHandler } from './scheduling/calendars-writes.js';
 
 export interface BackgroundJobs {
   transport: MailTransport;
@@ -19,6 +21,7 @@ export function createJobHandlers(ctx: AppContext, transport: MailTransport): Jo
   return [
     createEventDispatcher(ctx),
     createEmailSender(transport),
+    createCalendarWriteHandler(ctx, calendarSettingsFromConfig(ctx.config, ctx.log)),
     // payment calls, webhook deliveries and calendar writes register their handlers here
   ];
 }
@@ -27,7 +30,10 @@ export function createJobHandlers(ctx: AppContext, transport: MailTransport): Jo
  * The outbox worker and housekeeping, on timers in the server process. Every instance may
  * run them: claims and conditional updates make each job run once.
  */
-export function startBackgroundJobs(ctx: AppContext, options: { jobIntervalMs?: number; maintenanceIntervalMs?: number; transport?: MailTransport } = {}): BackgroundJobs {
+export function startBackgroundJobs(
+  ctx: AppContext,
+  options: { jobIntervalMs?: number; maintenanceIntervalMs?: number; transport?: MailTransport; calendarSyncTickMs?: number } = {},
+): BackgroundJobs {
   const transport = options.transport ?? createMailTransport(ctx.config.mail);
   const handlers = createJobHandlers(ctx, transport);
   let running: Promise<void> | null = null;
@@ -62,6 +68,8 @@ export function startBackgroundJobs(ctx: AppContext, options: { jobIntervalMs?: 
   };
   const timer = setInterval(tick, options.jobIntervalMs ?? 1_000);
   timer.unref();
+  // Each calendar is read every CALENDAR_SYNC_INTERVAL_SECONDS; the tick only looks for due ones.
+  const calendarSync = startCalendarSync(ctx, calendarSettingsFromConfig(ctx.config, ctx.log), options.calendarSyncTickMs ?? Math.max(options.jobIntervalMs ?? 1_000, 15_000));
 
   return {
     transport,
@@ -71,6 +79,7 @@ export function startBackgroundJobs(ctx: AppContext, options: { jobIntervalMs?: 
     },
     async stop() {
       clearInterval(timer);
+      await calendarSync.stop();
       if (running) await running;
       transport.close();
     },

@@ -57,6 +57,8 @@ export interface Config {
    */
   allowPrivateUrls: boolean;
   webhooks: WebhookSettings;
+  /** CALENDAR_SYNC_INTERVAL_SECONDS: how often each connected calendar's busy time is read again. */
+  calendarSyncIntervalSeconds: number;
 }
 
 export interface WebhookSettings {
@@ -189,6 +191,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     webhooks: {
       retryBaseSeconds: parseInteger(env.WEBHOOK_RETRY_BASE_SECONDS, 5, 'WEBHOOK_RETRY_BASE_SECONDS', 1, 3600, problems),
     },
+    calendarSyncIntervalSeconds: parseInteger(env.CALENDAR_SYNC_INTERVAL_SECONDS, 300, 'CALENDAR_SYNC_INTERVAL_SECONDS', 30, 86_400, problems),
   };
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n- ${problems.join('\n- ')}`);

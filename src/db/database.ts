@@ -229,6 +229,86 @@ export interface EventTable {
   data: string;
 }
 
+/** A host's remote calendar (CalDAV collection or iCalendar URL); see migration 0009. */
+export interface CalendarTable {
+  id: string;
+  account_id: string;
+  user_id: string;
+  /** caldav | ics */
+  type: string;
+  /** What the API shows: the CalDAV URL, or an ICS URL with its path hidden. */
+  display_url: string;
+  /** CalDAV: the collection URL; ICS: the whole URL, sealed (it is often a secret address). */
+  url: string;
+  username: string | null;
+  password_sealed: string | null;
+  check_conflicts: number;
+  write_meetings: number;
+  /** pending | ok | error */
+  status: string;
+  last_sync_at: number | null;
+  last_success_at: number | null;
+  last_error: string | null;
+  last_write_error: string | null;
+  next_sync_at: number;
+  /** A sync in progress holds the calendar until then (claimed by a conditional update). */
+  sync_lease_until: number | null;
+  created_at: number;
+}
+
+/** A meeting termin wrote into a calendar (so it can be removed from there later). */
+export interface CalendarEventCopyTable {
+  calendar_id: string;
+  meeting_id: string;
+  written_at: number;
+}
+
+/** A host's private meetings feed: the token is looked up by its SHA-256 and kept sealed. */
+export interface CalendarFeedTable {
+  user_id: string;
+  token_hash: string;
+  token_sealed: string;
+  created_at: number;
+}
+
+export interface WebhookSubscriptionTable {
+  id: string;
+  account_id: string;
+  url: string;
+  /** JSON array of event types. */
+  events: string;
+  description: string | null;
+  /** The `whsec_…` signing secret, sealed (src/secrets/secret-box.ts); opened only to sign. */
+  secret_sealed: string;
+  enabled: number;
+  failing_since: number | null;
+  disabled_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookDeliveryTable {
+  /** Also the `webhook-id` header: stable across the delivery's attempts. */
+  id: string;
+  subscription_id: string;
+  account_id: string;
+  event_id: string;
+  event_type: string;
+  /** pending | delivered | failed */
+  status: string;
+  attempts: number;
+  response_status: number | null;
+  last_error: string | null;
+  first_attempt_at: number | null;
+  last_attempt_at: number | null;
+  next_attempt_at: number | null;
+  /** The outbox job allowed to attempt it; any other job for it is stale and does nothing. */
+  job_id: string | null;
+  /** An attempt is in flight until then (a lease, so a dead sender lets go). */
+  locked_until: number | null;
+  created_at: number;
+}
+
 export interface Database {
   accounts: AccountTable;
   users: UserTable;
@@ -248,6 +328,9 @@ export interface Database {
   // payments (0007-…)
   // webhooks (0008-…)
   // calendars (0009-…)
+  calendars: CalendarTable;
+  calendar_event_copies: CalendarEventCopyTable;
+  calendar_feeds: CalendarFeedTable;
   // booking pages (0010-…)
 }
 

@@ -2,6 +2,7 @@ import type { DomainEvent } from '../../domain/events.js';
 import type { DbOrTrx } from '../../db/database.js';
 import type { NewJob } from '../../db/repositories/outbox.js';
 import type { UseCaseContext } from '../context.js';
+import { calendarWriteJobsForEvent } from './calendar-writes.js';
 import { emailJobsForEvent } from './email.js';
 
 /**
@@ -13,5 +14,6 @@ export type EventReaction = (trx: DbOrTrx, event: DomainEvent, now: number, ctx:
 
 export const EVENT_REACTIONS: readonly EventReaction[] = [
   emailJobsForEvent,
+  calendarWriteJobsForEvent,
   // webhook deliveries (src/webhooks) and calendar writes (src/calendars) register here
 ];

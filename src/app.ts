@@ -10,6 +10,7 @@ import { API_KEY_HEADER, acceptOptionalApiKey, headerOf, requireApiKey, requireJ
 import { parseApiKey } from './domain/api-key.js';
 import { accountRoutes } from './http/routes/account.js';
 import { availabilityRoutes } from './http/routes/availability.js';
+import { bookingPageRoutes } from './http/routes/pages-booking.js';
 import { calendarRoutes } from './http/routes/calendars.js';
 import { feedRoutes } from './http/routes/feeds.js';
 import { calendarSettingsFromConfig } from './scheduling/calendars-sync.js';
@@ -145,6 +146,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   );
 
   // Pages for people's browsers (pay, booking, manage, feeds) register here, outside /api/v1.
+  await app.register(bookingPageRoutes, { ctx });
   await app.register(feedRoutes, { ctx });
 
   return app;

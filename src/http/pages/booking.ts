@@ -1,0 +1,193 @@
+import type { Gateway, Place } from '../../domain/account.js';
+import type { Lang } from '../../domain/meeting.js';
+import type { FormField, Money, PriceVariant } from '../../domain/meeting-topic.js';
+import { html, htmlDocument, type SafeHtml } from './html.js';
+import { GATEWAY_LABELS, PLACE_LABELS, STRINGS, clientStrings, formatMoney, type Strings } from './i18n.js';
+
+/** What the booking page shows of a public topic; built by the route from the public read. */
+export interface BookingPageTopic {
+  uuid: string;
+  name: string;
+  description: string;
+  durationMinutes: number;
+  places: Place[];
+  phoneRequired: boolean;
+  price: Money | null;
+  priceVariants: PriceVariant[];
+  form: FormField[];
+}
+
+export interface BookingPageView {
+  lang: Lang;
+  accountName: string;
+  topic: BookingPageTopic;
+  /** The host of an individual topic; null for a team topic (any free host). */
+  username: string | null;
+  team: string | null;
+  /** Shown under the title: the host's name, or the team's. */
+  hostLabel: string | null;
+  gateways: Gateway[];
+  /** `?timezone=`; otherwise the browser's zone is used. */
+  timezone: string | null;
+  /** If the browser names no zone: the host's. */
+  fallbackTimezone: string;
+  /** Inside the embed's iframe: the host page's origin, to which height and the booking are posted. */
+  embedOrigin: string | null;
+  stylesheet: string;
+  script: string;
+}
+
+export interface TopicListView {
+  lang: Lang;
+  hostName: string;
+  accountName: string;
+  topics: { url: string; name: string; description: string; durationMinutes: number; price: Money | null; priceVariants: PriceVariant[] }[];
+  stylesheet: string;
+}
+
+function isPaid(topic: Pick<BookingPageTopic, 'price' | 'priceVariants'>): boolean {
+  return topic.price !== null || topic.priceVariants.length > 0;
+}
+
+/** "150,00 zł", or "from 100,00 zł" when variants differ, or null for a free topic. */
+function priceLabel(topic: Pick<BookingPageTopic, 'price' | 'priceVariants'>, lang: Lang, t: Strings): string | null {
+  const prices = [...(topic.price ? [topic.price] : []), ...topic.priceVariants.map((variant) => variant.price)];
+  const first = prices[0];
+  if (!first) return null;
+  const lowest = prices.reduce((min, price) => (price.currency === min.currency && price.amount < min.amount ? price : min), first);
+  const same = prices.every((price) => price.amount === lowest.amount && price.currency === lowest.currency);
+  return `${same ? '' : `${t.from} `}${formatMoney(lowest.amount, lowest.currency, lang)}`;
+}
+
+function facts(topic: Pick<BookingPageTopic, 'durationMinutes' | 'price' | 'priceVariants'> & { places?: Place[] }, lang: Lang, t: Strings): SafeHtml {
+  const price = priceLabel(topic, lang, t);
+  return html`<ul class="facts">
+<li>${topic.durationMinutes} ${t.minutes}</li>
+${topic.places ? html`<li>${topic.places.map((place) => PLACE_LABELS[lang][place]).join(' · ')}</li>` : ''}
+<li>${price ?? t.free}</li>
+</ul>`;
+}
+
+function langSwitch(lang: Lang, t: Strings): SafeHtml {
+  const other: Lang = lang === 'en' ? 'pl' : 'en';
+  return html`<nav class="lang" aria-label="${t.language}"><a href="?lang=${other}" hreflang="${other}" lang="${other}">${other === 'pl' ? 'Polski' : 'English'}</a></nav>`;
+}
+
+function optionalMark(required: boolean, t: Strings): SafeHtml {
+  return required ? html`` : html` <span class="opt">${t.optional}</span>`;
+}
+
+function textField(name: string, label: string, t: Strings, options: { type?: string; required?: boolean; autocomplete?: string; multiline?: boolean; maxLength?: number } = {}): SafeHtml {
+  const id = `f-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+  const required = options.required ?? false;
+  const control = options.multiline
+    ? html`<textarea id="${id}" name="${name}" rows="3" maxlength="${options.maxLength ?? 5000}" ${required ? html`required` : ''} aria-describedby="${id}-error"></textarea>`
+    : html`<input id="${id}" name="${name}" type="${options.type ?? 'text'}" maxlength="${options.maxLength ?? 200}" ${options.autocomplete ? html`autocomplete="${options.autocomplete}"` : ''} ${required ? html`required` : ''} aria-describedby="${id}-error">`;
+  return html`<div class="field"><label for="${id}">${label}${optionalMark(required, t)}</label>${control}<p class="field-error" id="${id}-error"></p></div>`;
+}
+
+function choiceGroup(name: string, legend: string, options: { value: string; label: string }[]): SafeHtml {
+  if (options.length === 1) return html`<input type="hidden" name="${name}" value="${options[0]!.value}">`;
+  return html`<fieldset class="choices" aria-describedby="f-${name}-error"><legend>${legend}</legend>
+${options.map((option, index) => html`<label class="choice"><input type="radio" name="${name}" value="${option.value}" ${index === 0 ? html`checked` : ''} required> <span>${option.label}</span></label>`)}
+<p class="field-error" id="f-${name}-error"></p></fieldset>`;
+}
+
+/** `GET /book/{username}/{topicUuid}` and `GET /book/teams/{teamUuid}/{topicUuid}`. */
+export function renderBookingPage(view: BookingPageView): SafeHtml {
+  const { lang, topic } = view;
+  const t = STRINGS[lang];
+  const paid = isPaid(topic);
+  const config = {
+    lang,
+    strings: clientStrings(lang),
+    topic: topic.uuid,
+    username: view.username,
+    team: view.team,
+    timezone: view.timezone,
+    fallbackTimezone: view.fallbackTimezone,
+    paid,
+    embedOrigin: view.embedOrigin,
+  };
+  const variantOptions = topic.priceVariants.map((variant) => ({ value: variant.uuid, label: `${variant.name} — ${formatMoney(variant.price.amount, variant.price.currency, lang)}` }));
+  const body = html`<main id="booking" class="page${view.embedOrigin ? ' embedded' : ''}" data-config="${JSON.stringify(config)}">
+${view.embedOrigin ? '' : langSwitch(lang, t)}
+<header class="topic">
+<p class="account">${view.accountName}${view.hostLabel ? html` · ${view.hostLabel}` : ''}</p>
+<h1>${topic.name}</h1>
+${facts(topic, lang, t)}
+${topic.description ? html`<p class="description">${topic.description}</p>` : ''}
+</header>
+<noscript><p class="notice">${t.noscript}</p></noscript>
+<div id="alert" class="alert" role="alert" aria-live="assertive"></div>
+<section id="step-time" class="step" aria-labelledby="h-day">
+<div class="tz field">
+<label for="tz">${t.timezone}</label>
+<input id="tz" name="tz" type="text" list="tz-list" autocomplete="off" spellcheck="false" value="${view.timezone ?? ''}" aria-describedby="tz-hint">
+<datalist id="tz-list"></datalist>
+<p class="hint" id="tz-hint">${t.timezoneHint}</p>
+</div>
+<div class="calendar">
+<h2 id="h-day">${t.chooseDay}</h2>
+<div class="cal-head">
+<button type="button" id="prev-month" class="icon" aria-label="${t.prevMonth}">‹</button>
+<p id="month-label" class="month-label" aria-live="polite"></p>
+<button type="button" id="next-month" class="icon" aria-label="${t.nextMonth}">›</button>
+</div>
+<div class="weekdays" id="weekdays" aria-hidden="true"></div>
+<div class="days" id="days"></div>
+<p id="cal-status" class="status" role="status">${t.loading}</p>
+</div>
+<div id="times" class="times" hidden>
+<h2 id="h-time" tabindex="-1">${t.chooseTime}</h2>
+<p id="day-label" class="day-label"></p>
+<ul id="slots" class="slots"></ul>
+</div>
+</section>
+<form id="details" class="step details" hidden>
+<h2 id="h-details" tabindex="-1">${t.yourDetails}</h2>
+<p class="selected"><span>${t.selected}:</span> <strong id="selected-label"></strong> <button type="button" id="change-time" class="link">${t.changeTime}</button></p>
+${textField('name', t.name, t, { required: true, autocomplete: 'name' })}
+${textField('email', t.email, t, { type: 'email', required: true, autocomplete: 'email', maxLength: 320 })}
+${textField('phone', t.phone, t, { type: 'tel', required: topic.phoneRequired, autocomplete: 'tel', maxLength: 50 })}
+${choiceGroup('place', t.place, topic.places.map((place) => ({ value: place, label: PLACE_LABELS[lang][place] })))}
+${topic.priceVariants.length > 0 ? choiceGroup('priceVariant', t.priceVariant, topic.price ? [{ value: '', label: `${topic.name} — ${formatMoney(topic.price.amount, topic.price.currency, lang)}` }, ...variantOptions] : variantOptions) : ''}
+${topic.form.map((field) => textField(`form.${field.key}`, field.label, t, { required: field.required, maxLength: 1000 }))}
+${textField('note', t.note, t, { multiline: true })}
+${paid
+    ? html`${textField('discount', t.discount, t, { maxLength: 100, autocomplete: 'off' })}
+<details class="invoice"><summary>${t.invoice}</summary>
+${textField('invoiceName', t.invoiceName, t, { autocomplete: 'organization', maxLength: 500 })}
+${textField('invoiceAddress', t.invoiceAddress, t, { autocomplete: 'street-address', maxLength: 500 })}
+${textField('invoicePostalCode', t.invoicePostalCode, t, { autocomplete: 'postal-code', maxLength: 50 })}
+${textField('invoiceCity', t.invoiceCity, t, { autocomplete: 'address-level2' })}
+${textField('invoiceTaxNumber', t.invoiceTaxNumber, t, { maxLength: 100 })}
+</details>
+${choiceGroup('gateway', t.gateway, view.gateways.map((code) => ({ value: code, label: GATEWAY_LABELS[code] })))}`
+    : ''}
+<div class="hp" aria-hidden="true"><label for="f-website">${t.honeypot}</label><input id="f-website" name="website" type="text" tabindex="-1" autocomplete="off"></div>
+<button type="submit" id="submit" class="primary">${paid ? t.confirmPay : t.confirm}</button>
+</form>
+<section id="done" class="step done" hidden aria-labelledby="h-done">
+<h2 id="h-done" tabindex="-1"></h2>
+<p id="done-text"></p>
+<dl id="done-details" class="summary"></dl>
+</section>
+</main>`;
+  return htmlDocument({ lang, title: `${topic.name} · ${view.accountName}`, body, stylesheets: [view.stylesheet], scripts: [view.script] });
+}
+
+/** `GET /book/{username}`: the host's public topics, each linking to its page. */
+export function renderTopicList(view: TopicListView): SafeHtml {
+  const t = STRINGS[view.lang];
+  const body = html`<main class="page">
+${langSwitch(view.lang, t)}
+<header class="topic"><p class="account">${view.accountName}</p><h1>${t.bookWith} ${view.hostName}</h1></header>
+${view.topics.length === 0
+    ? html`<p>${t.topicsEmpty}</p>`
+    : html`<ul class="topic-list">${view.topics.map(
+        (topic) => html`<li><a class="topic-card" href="${topic.url}"><span class="topic-name">${topic.name}</span>${facts(topic, view.lang, t)}${topic.description ? html`<span class="description">${topic.description}</span>` : ''}</a></li>`,
+      )}</ul>`}
+</main>`;
+  return htmlDocument({ lang: view.lang, title: `${t.bookWith} ${view.hostName}`, body, stylesheets: [view.stylesheet] });
+}

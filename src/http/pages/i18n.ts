@@ -1,0 +1,229 @@
+import type { Gateway, Place } from '../../domain/account.js';
+import type { Lang } from '../../domain/meeting.js';
+
+/**
+ * The pages' words in English and Polish. The server renders with them, and the page script
+ * gets the few it needs (`clientStrings`) through a data attribute: no second copy to drift.
+ */
+const en = {
+  bookWith: 'Book a meeting with',
+  topicsEmpty: 'Nothing can be booked here right now.',
+  minutes: 'min',
+  free: 'Free',
+  price: 'Price',
+  from: 'from',
+  places: 'Where',
+  timezone: 'Time zone',
+  timezoneHint: 'Type to search, e.g. Warsaw or New York',
+  chooseDay: 'Choose a day',
+  chooseTime: 'Choose a time',
+  prevMonth: 'Previous month',
+  nextMonth: 'Next month',
+  loading: 'Loading free times…',
+  noDays: 'No free times this month. Try the next month.',
+  noTimes: 'No free times on this day.',
+  loadFailed: 'The free times could not be loaded. Check your connection and try again.',
+  retry: 'Try again',
+  available: 'free times',
+  selected: 'Selected time',
+  changeTime: 'Change time',
+  yourDetails: 'Your details',
+  name: 'Your name',
+  email: 'E-mail',
+  phone: 'Phone',
+  note: 'Anything the host should know?',
+  place: 'Where',
+  priceVariant: 'Option',
+  discount: 'Discount code',
+  invoice: 'I need an invoice',
+  invoiceName: 'Name or company',
+  invoiceAddress: 'Street address',
+  invoicePostalCode: 'Postal code',
+  invoiceCity: 'City',
+  invoiceTaxNumber: 'Tax number',
+  gateway: 'Pay with',
+  optional: '(optional)',
+  required: '(required)',
+  honeypot: 'Leave this field empty',
+  confirm: 'Confirm booking',
+  confirmPay: 'Continue to payment',
+  sending: 'Booking…',
+  bookedTitle: 'You are booked',
+  bookedText: 'A confirmation with a calendar invitation is on its way to',
+  payingTitle: 'Almost done',
+  payingText: 'Taking you to the payment page…',
+  payLink: 'Go to the payment page',
+  slotTaken: 'Sorry, that time was just booked by someone else. The free times have been refreshed: please choose another time.',
+  fixErrors: 'Please check the highlighted fields.',
+  discountInvalid: 'This discount code is not valid.',
+  rateLimited: 'Too many attempts. Please wait a minute and try again.',
+  failed: 'Something went wrong. Please try again.',
+  noscript: 'This page needs JavaScript to show the free times.',
+  with: 'With',
+  when: 'When',
+  manageTitle: 'Your booking',
+  status: 'Status',
+  status_confirmed: 'Confirmed',
+  status_pending_payment: 'Awaiting payment',
+  status_expired: 'Expired',
+  status_cancelled: 'Cancelled',
+  cancelHeading: 'Cancel this booking',
+  reason: 'Reason',
+  cancel: 'Cancel booking',
+  cancelled: 'Your booking is cancelled. The host has been told.',
+  moveHeading: 'Move to another time',
+  move: 'Move booking',
+  moved: 'Your booking has been moved. An updated invitation is on its way.',
+  tooLate: 'This booking can no longer be changed online. Please contact the host.',
+  changeUntil: 'You can cancel or move it until',
+  notFound: 'This link is not valid or has expired.',
+  language: 'Language',
+} as const;
+
+export type Strings = { [K in keyof typeof en]: string };
+
+const pl: Strings = {
+  bookWith: 'Umów spotkanie z',
+  topicsEmpty: 'Obecnie nie można tu niczego zarezerwować.',
+  minutes: 'min',
+  free: 'Bezpłatnie',
+  price: 'Cena',
+  from: 'od',
+  places: 'Gdzie',
+  timezone: 'Strefa czasowa',
+  timezoneHint: 'Zacznij pisać, np. Warsaw lub New York',
+  chooseDay: 'Wybierz dzień',
+  chooseTime: 'Wybierz godzinę',
+  prevMonth: 'Poprzedni miesiąc',
+  nextMonth: 'Następny miesiąc',
+  loading: 'Wczytywanie wolnych terminów…',
+  noDays: 'Brak wolnych terminów w tym miesiącu. Sprawdź następny miesiąc.',
+  noTimes: 'Brak wolnych godzin tego dnia.',
+  loadFailed: 'Nie udało się wczytać wolnych terminów. Sprawdź połączenie i spróbuj ponownie.',
+  retry: 'Spróbuj ponownie',
+  available: 'wolne terminy',
+  selected: 'Wybrany termin',
+  changeTime: 'Zmień termin',
+  yourDetails: 'Twoje dane',
+  name: 'Imię i nazwisko',
+  email: 'E-mail',
+  phone: 'Telefon',
+  note: 'Czy prowadzący powinien coś wiedzieć?',
+  place: 'Gdzie',
+  priceVariant: 'Wariant',
+  discount: 'Kod rabatowy',
+  invoice: 'Potrzebuję faktury',
+  invoiceName: 'Imię i nazwisko lub firma',
+  invoiceAddress: 'Ulica i numer',
+  invoicePostalCode: 'Kod pocztowy',
+  invoiceCity: 'Miejscowość',
+  invoiceTaxNumber: 'NIP',
+  gateway: 'Zapłać przez',
+  optional: '(opcjonalnie)',
+  required: '(wymagane)',
+  honeypot: 'Zostaw to pole puste',
+  confirm: 'Potwierdź rezerwację',
+  confirmPay: 'Przejdź do płatności',
+  sending: 'Rezerwuję…',
+  bookedTitle: 'Rezerwacja potwierdzona',
+  bookedText: 'Potwierdzenie z zaproszeniem do kalendarza wysłaliśmy na adres',
+  payingTitle: 'Jeszcze chwila',
+  payingText: 'Przechodzimy do strony płatności…',
+  payLink: 'Przejdź do strony płatności',
+  slotTaken: 'Niestety ktoś właśnie zarezerwował ten termin. Odświeżyliśmy wolne terminy: wybierz inną godzinę.',
+  fixErrors: 'Sprawdź zaznaczone pola.',
+  discountInvalid: 'Ten kod rabatowy jest nieważny.',
+  rateLimited: 'Zbyt wiele prób. Odczekaj minutę i spróbuj ponownie.',
+  failed: 'Coś poszło nie tak. Spróbuj ponownie.',
+  noscript: 'Ta strona potrzebuje JavaScriptu, aby pokazać wolne terminy.',
+  with: 'Z kim',
+  when: 'Kiedy',
+  manageTitle: 'Twoja rezerwacja',
+  status: 'Status',
+  status_confirmed: 'Potwierdzona',
+  status_pending_payment: 'Oczekuje na płatność',
+  status_expired: 'Wygasła',
+  status_cancelled: 'Odwołana',
+  cancelHeading: 'Odwołaj rezerwację',
+  reason: 'Powód',
+  cancel: 'Odwołaj rezerwację',
+  cancelled: 'Rezerwacja została odwołana. Prowadzący został powiadomiony.',
+  moveHeading: 'Przenieś na inny termin',
+  move: 'Przenieś rezerwację',
+  moved: 'Rezerwacja została przeniesiona. Zaktualizowane zaproszenie jest w drodze.',
+  tooLate: 'Tej rezerwacji nie można już zmienić online. Skontaktuj się z prowadzącym.',
+  changeUntil: 'Termin na odwołanie lub przeniesienie:',
+  notFound: 'Ten link jest nieprawidłowy lub wygasł.',
+  language: 'Język',
+};
+
+export const STRINGS: Record<Lang, Strings> = { en, pl };
+
+export const PLACE_LABELS: Record<Lang, Record<Place, string>> = {
+  en: {
+    offline: 'In person',
+    'phone-call': 'Phone call',
+    'google-meet': 'Google Meet',
+    teamsForBusiness: 'Microsoft Teams',
+    skypeForBusiness: 'Skype for Business',
+    skypeForConsumer: 'Skype',
+    zoom: 'Zoom',
+    webex: 'Webex',
+  },
+  pl: {
+    offline: 'Na miejscu',
+    'phone-call': 'Rozmowa telefoniczna',
+    'google-meet': 'Google Meet',
+    teamsForBusiness: 'Microsoft Teams',
+    skypeForBusiness: 'Skype dla firm',
+    skypeForConsumer: 'Skype',
+    zoom: 'Zoom',
+    webex: 'Webex',
+  },
+};
+
+export const GATEWAY_LABELS: Record<Gateway, string> = {
+  stripe: 'Card (Stripe)',
+  p24: 'Przelewy24',
+  payu: 'PayU',
+  paypal: 'PayPal',
+  tpay: 'Tpay',
+};
+
+/** The strings the page script shows by itself (errors, states); the rest is rendered. */
+export const CLIENT_STRING_KEYS = [
+  'loading', 'noDays', 'noTimes', 'loadFailed', 'retry', 'available', 'confirm', 'confirmPay', 'sending', 'bookedTitle', 'bookedText',
+  'payingTitle', 'payingText', 'payLink', 'slotTaken', 'fixErrors', 'discountInvalid', 'rateLimited', 'failed', 'cancelled', 'moved',
+  'tooLate', 'notFound', 'prevMonth', 'nextMonth', 'when', 'status_confirmed', 'status_pending_payment', 'status_expired', 'status_cancelled',
+] as const satisfies readonly (keyof Strings)[];
+
+export function clientStrings(lang: Lang): Record<string, string> {
+  const strings = STRINGS[lang];
+  return Object.fromEntries(CLIENT_STRING_KEYS.map((key) => [key, strings[key]]));
+}
+
+/**
+ * `?lang=` wins, then the first of `Accept-Language` we speak (q-values honoured), else English:
+ * `pickLang(undefined, 'de-DE,pl;q=0.8,en;q=0.5')` → 'pl'.
+ */
+export function pickLang(query: string | undefined, acceptLanguage: string | undefined): Lang {
+  if (query === 'en' || query === 'pl') return query;
+  const ranked = (acceptLanguage ?? '')
+    .split(',')
+    .map((part, index) => {
+      const [tag = '', ...params] = part.trim().split(';');
+      const q = params.map((param) => /^\s*q=([0-9.]+)\s*$/.exec(param)?.[1]).find((value) => value !== undefined);
+      return { base: tag.trim().toLowerCase().split('-')[0] ?? '', q: q === undefined ? 1 : Number(q), index };
+    })
+    .filter((entry) => entry.q > 0)
+    .sort((a, b) => b.q - a.q || a.index - b.index);
+  for (const entry of ranked) if (entry.base === 'pl' || entry.base === 'en') return entry.base;
+  return 'en';
+}
+
+/** 15000 PLN in Polish → "150,00 zł"; in English → "PLN 150.00". */
+export function formatMoney(amount: number, currency: string, lang: Lang): string {
+  const formatter = new Intl.NumberFormat(lang === 'pl' ? 'pl-PL' : 'en-GB', { style: 'currency', currency });
+  const digits = formatter.resolvedOptions().maximumFractionDigits ?? 2;
+  return formatter.format(amount / 10 ** digits);
+}

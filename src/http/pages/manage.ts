@@ -1,0 +1,93 @@
+import type { Place } from '../../domain/account.js';
+import type { Lang, MeetingStatus } from '../../domain/meeting.js';
+import { html, htmlDocument, type SafeHtml } from './html.js';
+import { PLACE_LABELS, STRINGS, clientStrings } from './i18n.js';
+
+/** What the manage page shows: the meeting in the participant's zone and language. */
+export interface ManagePageView {
+  lang: Lang;
+  token: string;
+  accountName: string | null;
+  topicName: string;
+  hostName: string;
+  start: number;
+  end: number;
+  status: MeetingStatus;
+  place: Place;
+  location: string | null;
+  timezone: string;
+  /** Until when the participant may still cancel or move it; null when that is already past. */
+  changeableUntil: number | null;
+  stylesheet: string;
+  script: string;
+}
+
+function formatWhen(start: number, end: number, lang: Lang, timezone: string): string {
+  const locale = lang === 'pl' ? 'pl-PL' : 'en-GB';
+  const day = new Intl.DateTimeFormat(locale, { dateStyle: 'full', timeStyle: 'short', timeZone: timezone }).format(new Date(start));
+  const until = new Intl.DateTimeFormat(locale, { timeStyle: 'short', timeZone: timezone }).format(new Date(end));
+  return `${day} – ${until}`;
+}
+
+/** `GET /booking/{token}`: the participant's own page for one meeting. */
+export function renderManagePage(view: ManagePageView): SafeHtml {
+  const t = STRINGS[view.lang];
+  const locale = view.lang === 'pl' ? 'pl-PL' : 'en-GB';
+  const live = view.status === 'confirmed' || view.status === 'pending_payment';
+  const changeable = live && view.changeableUntil !== null;
+  const config = { lang: view.lang, strings: clientStrings(view.lang), token: view.token, timezone: view.timezone };
+  const body = html`<main id="manage" class="page manage" data-config="${JSON.stringify(config)}">
+<header class="topic">
+${view.accountName ? html`<p class="account">${view.accountName}</p>` : ''}
+<h1 id="h-manage" tabindex="-1">${t.manageTitle}: ${view.topicName}</h1>
+</header>
+<div id="alert" class="alert" role="alert" aria-live="assertive"></div>
+<dl class="summary">
+<dt>${t.when}</dt><dd id="when">${formatWhen(view.start, view.end, view.lang, view.timezone)}</dd>
+<dt>${t.timezone}</dt><dd>${view.timezone.replace(/_/g, ' ')}</dd>
+<dt>${t.with}</dt><dd>${view.hostName}</dd>
+<dt>${t.place}</dt><dd>${PLACE_LABELS[view.lang][view.place]}${view.location ? html` — ${view.location}` : ''}</dd>
+<dt>${t.status}</dt><dd id="status">${t[`status_${view.status}`]}</dd>
+</dl>
+${live && !changeable ? html`<p class="notice">${t.tooLate}</p>` : ''}
+${changeable && view.changeableUntil !== null
+    ? html`<p class="hint">${t.changeUntil} ${new Intl.DateTimeFormat(locale, { dateStyle: 'full', timeStyle: 'short', timeZone: view.timezone }).format(new Date(view.changeableUntil))}.</p>
+<section id="move" aria-labelledby="h-move">
+<h2 id="h-move">${t.moveHeading}</h2>
+<div class="calendar">
+<div class="cal-head">
+<button type="button" id="prev-month" class="icon" aria-label="${t.prevMonth}">‹</button>
+<p id="month-label" class="month-label" aria-live="polite"></p>
+<button type="button" id="next-month" class="icon" aria-label="${t.nextMonth}">›</button>
+</div>
+<div class="weekdays" id="weekdays" aria-hidden="true"></div>
+<div class="days" id="days"></div>
+<p id="cal-status" class="status" role="status">${t.loading}</p>
+</div>
+<div id="times" class="times" hidden>
+<h3 id="h-time" tabindex="-1">${t.chooseTime}</h3>
+<p id="day-label" class="day-label"></p>
+<ul id="slots" class="slots"></ul>
+</div>
+<form id="move-form" hidden>
+<p class="selected"><span>${t.selected}:</span> <strong id="selected-label"></strong></p>
+<button type="submit" id="move-submit" class="primary">${t.move}</button>
+</form>
+</section>
+<section id="cancel" aria-labelledby="h-cancel">
+<h2 id="h-cancel">${t.cancelHeading}</h2>
+<form id="cancel-form">
+<div class="field"><label for="f-reason">${t.reason} <span class="opt">${t.optional}</span></label><textarea id="f-reason" name="reason" rows="3" maxlength="2000"></textarea></div>
+<button type="submit" id="cancel-submit" class="primary danger">${t.cancel}</button>
+</form>
+</section>`
+    : ''}
+</main>`;
+  return htmlDocument({ lang: view.lang, title: `${t.manageTitle}: ${view.topicName}`, body, stylesheets: [view.stylesheet], scripts: changeable ? [view.script] : [] });
+}
+
+/** The manage link no longer leads anywhere (forged, or the meeting has ended). */
+export function renderManageGone(lang: Lang, stylesheet: string): SafeHtml {
+  const t = STRINGS[lang];
+  return htmlDocument({ lang, title: t.manageTitle, body: html`<main class="page"><h1>${t.manageTitle}</h1><p>${t.notFound}</p></main>`, stylesheets: [stylesheet] });
+}

@@ -1,0 +1,235 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { NotFoundError } from '../../domain/errors.js';
+import type { Lang } from '../../domain/meeting.js';
+import { isValidTimeZone } from '../../domain/time-zones.js';
+import type { AppContext } from '../../context.js';
+import { findTopicPage } from '../../scheduling/booking-page.js';
+import { listPublicTopicsOfHost } from '../../scheduling/public-topics.js';
+import { getManagedBooking } from '../../scheduling/public-booking.js';
+import { loadAssets, type Asset } from '../pages/assets.js';
+import { renderBookingPage, renderTopicList } from '../pages/booking.js';
+import { sendHtml } from '../pages/html.js';
+import { pickLang } from '../pages/i18n.js';
+import { renderManageGone, renderManagePage } from '../pages/manage.js';
+
+interface PageQuery {
+  lang?: string;
+  timezone?: string;
+  embed?: string;
+}
+
+/** Query strings are read leniently: a page link with tracking parameters or a typo still opens. */
+const PageQuerySchema = {
+  type: 'object',
+  properties: {
+    lang: { type: 'string', description: '`en` or `pl`: overrides Accept-Language (anything else is ignored).' },
+    timezone: { type: 'string', description: "An IANA zone that overrides the browser's (ignored when not a zone)." },
+    embed: { type: 'string', description: "Set by embed.js: the embedding page's origin, to which the page posts its height and the booking." },
+  },
+} as const;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const PAGE_TAGS = ['Booking pages'];
+const YEAR_SECONDS = 365 * 24 * 3600;
+
+function langOf(request: FastifyRequest<{ Querystring: PageQuery }>): Lang {
+  return pickLang(request.query.lang, request.headers['accept-language']);
+}
+
+/** `?embed=https://shop.example` → that origin; anything that is not an http(s) origin is ignored. */
+function embedOriginOf(value: string | undefined): string | null {
+  if (!value) return null;
+  try {
+    const url = new URL(value);
+    if ((url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value.replace(/\/$/, '')) return url.origin;
+  } catch {
+    // not a URL
+  }
+  return null;
+}
+
+function withLang(url: string, request: FastifyRequest<{ Querystring: PageQuery }>): string {
+  const lang = request.query.lang === 'en' || request.query.lang === 'pl' ? request.query.lang : null;
+  return lang ? `${url}?lang=${lang}` : url;
+}
+
+function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, cacheControl: string): FastifyReply {
+  reply.header('content-type', asset.contentType).header('x-content-type-options', 'nosniff').header('cache-control', cacheControl).header('etag', asset.etag);
+  // Other sites load embed.js and may run with Cross-Origin-Embedder-Policy.
+  reply.header('cross-origin-resource-policy', 'cross-origin');
+  if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+  return reply.code(200).send(asset.body);
+}
+
+/**
+ * The participant's pages: the booking page of a public topic (an individual host's or a
+ * team's), a host's list of them, the manage page behind the e-mail's private link, the
+ * embed script, and the pages' static files. Server-rendered HTML under a strict CSP; the
+ * one script (assets/booking.js) fills the calendar from the public API.
+ */
+export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const assets = loadAssets();
+  const stylesheet = assets.url('booking.css');
+  const script = assets.url('booking.js');
+  const embedScript = assets.byName.get('embed.js');
+  if (!embedScript) throw new Error('assets/embed.js is missing');
+
+  app.get<{ Params: { file: string } }>(
+    '/assets/:file',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const asset = assets.byHashedName.get(request.params.file);
+      if (!asset) throw new NotFoundError('asset');
+      // The content's hash is in the name: a changed file gets a new URL, so a year is safe.
+      return sendAsset(request, reply, asset, `public, max-age=${YEAR_SECONDS}, immutable`);
+    },
+  );
+
+  app.get(
+    '/embed.js',
+    {
+      schema: {
+        tags: PAGE_TAGS,
+        summary: 'Embed script for a booking page',
+        description:
+          'On any site: `<script src="{PUBLIC_URL}/embed.js" data-termin-booking="{booking page URL}"></script>` (or an element with ' +
+          '`data-termin-booking` plus the script). Inserts the page in an iframe sized to its content; a finished booking is posted to ' +
+          'the host page as `{ type: "termin:booked", meetings, payment }` (and dispatched as a `termin:booked` DOM event on the element); ' +
+          'a paid booking then continues at `payment.redirectUrl` unless the element has `data-termin-redirect="false"`. The URL is fixed, ' +
+          'so it is cached for an hour (revalidated by ETag), not a year.',
+      },
+    },
+    async (request, reply) => sendAsset(request, reply, embedScript, 'public, max-age=3600'),
+  );
+
+  app.get<{ Params: { username: string }; Querystring: PageQuery }>(
+    '/book/:username',
+    {
+      schema: {
+        tags: PAGE_TAGS,
+        summary: "A host's booking pages (HTML)",
+        description: "Lists the host's public topics (their own and their teams' that they host), each linking to its booking page. `?lang=en|pl` overrides Accept-Language.",
+        querystring: PageQuerySchema,
+      },
+    },
+    async (request, reply) => {
+      const lang = langOf(request);
+      const host = await listPublicTopicsOfHost(ctx, request.params.username);
+      const page = renderTopicList({
+        lang,
+        hostName: host.host.name,
+        accountName: host.accountName,
+        stylesheet,
+        topics: host.topics.map((topic) => ({
+          url: withLang(`/book/${encodeURIComponent(host.host.username)}/${topic.uuid}`, request),
+          name: topic.name,
+          description: topic.description,
+          durationMinutes: topic.durationMinutes,
+          price: topic.price,
+          priceVariants: topic.priceVariants,
+        })),
+      });
+      return sendHtml(reply, 200, page);
+    },
+  );
+
+  const topicPage = async (request: FastifyRequest<{ Params: { username?: string; teamUuid?: string; topicUuid: string }; Querystring: PageQuery }>, reply: FastifyReply) => {
+    const lang = langOf(request);
+    const { username, teamUuid, topicUuid } = request.params;
+    // A malformed id is simply no such page (a 404 page, not a validation error).
+    if (!UUID.test(topicUuid) || (teamUuid !== undefined && !UUID.test(teamUuid))) throw new NotFoundError('booking page');
+    const found = await findTopicPage(ctx, { username, teamUuid, topicUuid });
+    const timezone = request.query.timezone && isValidTimeZone(request.query.timezone) ? request.query.timezone : null;
+    const page = renderBookingPage({
+      lang,
+      accountName: found.accountName,
+      topic: found.topic,
+      username: teamUuid === undefined ? (username ?? null) : null,
+      team: found.topic.team,
+      hostLabel: teamUuid === undefined ? (found.hosts[0]?.name ?? null) : (found.team?.name ?? null),
+      gateways: found.gateways,
+      timezone,
+      fallbackTimezone: found.fallbackTimezone,
+      embedOrigin: embedOriginOf(request.query.embed),
+      stylesheet,
+      script,
+    });
+    return sendHtml(reply, 200, page);
+  };
+  const bookingDescription =
+    'The booking page of a public topic: a month calendar of the days with free slots (each a `<button data-date="YYYY-MM-DD">`), the ' +
+    "chosen day's slots (`<button data-start>` with the UTC start) in the participant's zone (detected by the browser, `?timezone=` " +
+    'overrides, changeable from a searchable list), the topic\'s places, price and variants and form questions, then a confirmation ' +
+    "or, for a paid topic, the payment's `redirectUrl`. Books through POST /api/v1/public/schedule. `?lang=en|pl` overrides Accept-Language. " +
+    'An unknown, private or deleted topic is a 404 page.';
+
+  app.get<{ Params: { username: string; topicUuid: string }; Querystring: PageQuery }>(
+    '/book/:username/:topicUuid',
+    {
+      schema: {
+        tags: PAGE_TAGS,
+        summary: "Booking page of a host's topic (HTML)",
+        description: bookingDescription,
+        querystring: PageQuerySchema,
+      },
+    },
+    topicPage,
+  );
+
+  app.get<{ Params: { teamUuid: string; topicUuid: string }; Querystring: PageQuery }>(
+    '/book/teams/:teamUuid/:topicUuid',
+    {
+      schema: {
+        tags: PAGE_TAGS,
+        summary: "Booking page of a team's topic (HTML)",
+        description: `${bookingDescription} One calendar for the team: each slot is booked with a free host (round-robin).`,
+        querystring: PageQuerySchema,
+      },
+    },
+    topicPage,
+  );
+
+  app.get<{ Params: { token: string }; Querystring: PageQuery }>(
+    '/booking/:token',
+    {
+      schema: {
+        tags: PAGE_TAGS,
+        summary: 'Manage a booking (HTML)',
+        description:
+          "The private link of every confirmation e-mail. Shows the meeting in the participant's zone and language (`?lang=` overrides) and, " +
+          "until the topic's `cancellationNoticeMinutes` before the start, lets the participant cancel it (optional reason) or move it to " +
+          'another free slot. A forged link, or one whose meeting has ended, is a 404 page.',
+        querystring: PageQuerySchema,
+      },
+    },
+    async (request, reply) => {
+      let managed;
+      try {
+        managed = await getManagedBooking(ctx, request.params.token);
+      } catch (error) {
+        if (error instanceof NotFoundError) return sendHtml(reply, 404, renderManageGone(langOf(request), stylesheet));
+        throw error;
+      }
+      const { meeting } = managed;
+      const lang: Lang = request.query.lang === 'en' || request.query.lang === 'pl' ? request.query.lang : meeting.participant.lang;
+      const timezone = request.query.timezone && isValidTimeZone(request.query.timezone) ? request.query.timezone : meeting.participant.timezone;
+      const page = renderManagePage({
+        lang,
+        token: request.params.token,
+        accountName: null,
+        topicName: managed.topic.name,
+        hostName: managed.hostName,
+        start: meeting.start,
+        end: meeting.end,
+        status: meeting.status,
+        place: meeting.place,
+        location: null,
+        timezone,
+        changeableUntil: managed.canChange ? managed.changeDeadline : null,
+        stylesheet,
+        script,
+      });
+      return sendHtml(reply, 200, page);
+    },
+  );
+};

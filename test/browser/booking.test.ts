@@ -1,0 +1,191 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chooseFirstSlot, createTopic, launchBrowser, openAllDay, seriousViolations, shot, startServer, tabTo, type RunningServer } from './harness.js';
+
+/**
+ * The booking page in real Chromium against the real server: one server and one browser for
+ * the file; each test opens its own context (zone, language, viewport) and books on a topic
+ * of its own, so no test depends on another's bookings.
+ */
+describe('the booking page in a browser', () => {
+  let server: RunningServer;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+    await openAllDay(server, server.owner.userUuid);
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  async function open(url: string, options: Parameters<Browser['newContext']>[0] = {}): Promise<Page> {
+    const context = await browser.newContext({ timezoneId: 'Europe/Warsaw', locale: 'en-GB', ...options });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.on('pageerror', (error) => {
+      throw error;
+    });
+    await page.goto(`${server.url}${url}`);
+    return page;
+  }
+
+  async function meetingsOf(topicUuid: string) {
+    const response = await server.api<{ meetings: { meetingTopic: string; start: string; username: string; status: string; participant: { name: string; timezone: string; lang: string } }[] }>(
+      'GET',
+      `/meetings?username=${server.owner.username}&limit=200`,
+    );
+    expect(response.status).toBe(200);
+    return response.body.meetings.filter((meeting) => meeting.meetingTopic === topicUuid);
+  }
+
+  it('a participant in New York books a slot shown in their own zone, and the host sees it in GET /meetings', async () => {
+    const topic = await createTopic(server, { name: 'Intro call', description: 'A first talk.\nBring questions.', places: ['zoom', 'offline'], form: [{ key: 'company', label: 'Company', required: true }] });
+    const page = await open(`/book/${server.owner.username}/${topic.uuid}`, { timezoneId: 'America/New_York' });
+    await expect.poll(() => page.inputValue('#tz')).toBe('America/New_York');
+    await shot(page, 'book-01-calendar');
+
+    const { start } = await chooseFirstSlot(page);
+    // The slot's label is the UTC start in New York's wall-clock time.
+    const expectedLabel = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', timeZone: 'America/New_York' }).format(new Date(start));
+    expect(await page.textContent(`#slots button[data-start="${start}"]`)).toBe(expectedLabel);
+    await page.fill('input[name=name]', 'Jan Kowalski');
+    await page.fill('input[name=email]', 'jan@example.com');
+    await page.check('input[name=place][value=zoom]');
+    await page.fill('input[name="form.company"]', 'Acme');
+    await page.fill('textarea[name=note]', 'See you');
+    await shot(page, 'book-02-form');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.click('#submit');
+    await page.locator('#done').waitFor();
+    expect(await page.textContent('#h-done')).toBe('You are booked');
+    expect(await page.textContent('#done-text')).toContain('jan@example.com');
+    await shot(page, 'book-03-confirmation');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    const meetings = await meetingsOf(topic.uuid);
+    expect(meetings).toHaveLength(1);
+    expect(meetings[0]).toMatchObject({ start, status: 'confirmed', username: server.owner.username, place: 'zoom', form: { company: 'Acme' }, note: 'See you' });
+    expect(meetings[0]!.participant).toMatchObject({ name: 'Jan Kowalski', timezone: 'America/New_York', lang: 'en' });
+  });
+
+  it('the zone can be changed from the searchable list, and the times follow it', async () => {
+    const topic = await createTopic(server, { name: 'Zone switch' });
+    const page = await open(`/book/${server.owner.username}/${topic.uuid}`);
+    const slot = page.locator('#slots button[data-start]').first();
+    await slot.waitFor();
+    const start = (await slot.getAttribute('data-start'))!;
+    await page.fill('#tz', 'Asia/Tokyo');
+    await page.press('#tz', 'Enter');
+    await page.locator('#tz').blur();
+    // After the change the calendar shows Tokyo's wall clock for the same instants.
+    const tokyo = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', timeZone: 'Asia/Tokyo' });
+    await expect.poll(async () => {
+      const first = await page.locator('#slots button[data-start]').first().getAttribute('data-start');
+      const label = await page.locator('#slots button[data-start]').first().textContent();
+      return first !== null && label === tokyo.format(new Date(first));
+    }).toBe(true);
+    expect(await page.locator('datalist#tz-list option').count()).toBeGreaterThan(300);
+    expect(start).toMatch(/Z$/);
+  });
+
+  it('the Polish page: Accept-Language pl, or ?lang=pl, and the booking is in Polish', async () => {
+    const topic = await createTopic(server, { name: 'Konsultacja', places: ['offline'] });
+    const page = await open(`/book/${server.owner.username}/${topic.uuid}`, { locale: 'pl-PL' });
+    expect(await page.getAttribute('html', 'lang')).toBe('pl');
+    expect(await page.textContent('#h-day')).toBe('Wybierz dzień');
+    await shot(page, 'pl-01-calendar');
+    await chooseFirstSlot(page);
+    expect(await page.textContent('label[for=f-name]')).toContain('Imię i nazwisko');
+    await page.fill('input[name=name]', 'Zofia Żółć');
+    await page.fill('input[name=email]', 'zofia@example.com');
+    await page.click('#submit');
+    await page.locator('#done').waitFor();
+    expect(await page.textContent('#h-done')).toBe('Rezerwacja potwierdzona');
+    await shot(page, 'pl-02-confirmation');
+    const meetings = await meetingsOf(topic.uuid);
+    expect(meetings.map((meeting) => meeting.participant.lang)).toEqual(['pl']);
+
+    // ?lang= wins over the browser's language, both ways.
+    const english = await open(`/book/${server.owner.username}/${topic.uuid}?lang=en`, { locale: 'pl-PL' });
+    expect(await english.textContent('#h-day')).toBe('Choose a day');
+    const polish = await open(`/book/${server.owner.username}/${topic.uuid}?lang=pl`);
+    expect(await polish.textContent('#h-day')).toBe('Wybierz dzień');
+  });
+
+  it('keyboard only: from the first Tab to the confirmation, no mouse', async () => {
+    const topic = await createTopic(server, { name: 'Keyboard', places: ['offline'] });
+    const page = await open(`/book/${server.owner.username}/${topic.uuid}`);
+    await page.locator('button[data-date]').first().waitFor();
+    await tabTo(page, 'button[data-date]');
+    // The focused element shows a visible focus ring.
+    expect(await page.evaluate(`getComputedStyle(document.activeElement).outlineStyle`)).toBe('solid');
+    await page.keyboard.press('Enter');
+    await tabTo(page, '#slots button[data-start]');
+    const start = await page.evaluate(`document.activeElement.getAttribute('data-start')`);
+    await page.keyboard.press('Enter');
+    await tabTo(page, 'input[name=name]');
+    await page.keyboard.type('Kim Keys');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('kim@example.com');
+    await tabTo(page, '#submit');
+    await shot(page, 'keyboard-01-form');
+    await page.keyboard.press('Enter');
+    await page.locator('#done').waitFor();
+    expect(await page.evaluate(`document.activeElement.id`)).toBe('h-done');
+    const meetings = await meetingsOf(topic.uuid);
+    expect(meetings.map((meeting) => [meeting.start, meeting.participant.name])).toEqual([[start, 'Kim Keys']]);
+  });
+
+  it('fits a 360-pixel phone without sideways scrolling', async () => {
+    const topic = await createTopic(server, { name: 'A topic with a rather long name that has to wrap on a phone', places: ['offline', 'phone-call', 'zoom'], price: null });
+    const page = await open(`/book/${server.owner.username}/${topic.uuid}`, { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+    await page.locator('#slots button[data-start]').first().waitFor();
+    await shot(page, 'phone-01-calendar');
+    expect(await page.evaluate(`document.documentElement.scrollWidth`)).toBeLessThanOrEqual(360);
+    await chooseFirstSlot(page);
+    await shot(page, 'phone-02-form');
+    expect(await page.evaluate(`document.documentElement.scrollWidth`)).toBeLessThanOrEqual(360);
+    // Touch targets: every day and time button is at least 44 px tall.
+    const heights = (await page.evaluate(`[...document.querySelectorAll('button[data-date], button[data-start]')].map((b) => b.getBoundingClientRect().height)`)) as number[];
+    expect(heights.length).toBeGreaterThan(0);
+    expect(Math.min(...heights)).toBeGreaterThanOrEqual(44);
+  });
+
+  it('a slot taken while the form is open: a clear message, the calendar refreshed, nothing booked twice', async () => {
+    const topic = await createTopic(server, { name: 'Contested', places: ['offline'] });
+    const page = await open(`/book/${server.owner.username}/${topic.uuid}`);
+    const { start } = await chooseFirstSlot(page);
+    await page.fill('input[name=name]', 'Slow Sam');
+    await page.fill('input[name=email]', 'sam@example.com');
+    // Someone else books the same slot through the API meanwhile.
+    const other = await server.api('POST', '/schedule', {
+      dates: [{ start, username: server.owner.username }],
+      meetingTopic: topic.uuid, name: 'Fast Fay', email: 'fay@example.com', lang: 'en', place: 'offline', timezone: 'Europe/Warsaw',
+    });
+    expect(other.status).toBe(201);
+    await page.click('#submit');
+    await expect.poll(() => page.textContent('#alert')).toContain('just booked by someone else');
+    expect(await page.getAttribute('#alert', 'role')).toBe('alert');
+    // The refreshed calendar no longer offers the taken time.
+    await expect.poll(() => page.locator(`#slots button[data-start="${start}"]`).count()).toBe(0);
+    expect(await page.isHidden('#details')).toBe(true);
+    await shot(page, 'taken-01-message');
+    const meetings = await meetingsOf(topic.uuid);
+    expect(meetings.map((meeting) => meeting.participant.name)).toEqual(['Fast Fay']);
+  });
+
+  it('the host lists their public topics, not the private ones', async () => {
+    const shown = await createTopic(server, { name: 'Listed topic' });
+    await createTopic(server, { name: 'Hidden topic', public: false });
+    const page = await open(`/book/${server.owner.username}`);
+    const names = await page.locator('.topic-name').allTextContents();
+    expect(names).toContain('Listed topic');
+    expect(names).not.toContain('Hidden topic');
+    await page.click(`a[href$="${shown.uuid}"]`);
+    await page.locator('button[data-date]').first().waitFor();
+    await shot(page, 'list-01-topics');
+  });
+});

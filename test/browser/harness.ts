@@ -1,0 +1,175 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import axe from 'axe-core';
+import { pino } from 'pino';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { loadConfig } from '../../src/config.js';
+import { createContext } from '../../src/context.js';
+import { freePort, createTestAccount } from '../helpers.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const ARTIFACTS = path.join(ROOT, 'test/artifacts');
+
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}
+
+export interface Owner {
+  accountUuid: string;
+  userUuid: string;
+  username: string;
+  teamUuid: string;
+  apiKey: string;
+}
+
+export interface RunningServer {
+  url: string;
+  dataDir: string;
+  owner: Owner;
+  /** The API as an integrator calls it, with the owner's key. */
+  api<T = any>(method: string, urlPath: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** The .eml files written so far (SMTP unset), newest last. */
+  outbox(): string[];
+  stop(): Promise<void>;
+}
+
+/**
+ * The real service as `npm start` runs it (src/server.ts in its own process, listening on
+ * 127.0.0.1, background jobs on, e-mail to files), over a fresh SQLite file. The account is
+ * created beforehand through the same use case the CLI calls.
+ */
+export async function startServer(extraEnv: Record<string, string> = {}): Promise<RunningServer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'termin-browser-'));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const env: Record<string, string> = { DATA_DIR: dataDir, TERMIN_DEMO: 'false', MIGRATE_ON_START: 'true', LOG_LEVEL: 'warn', DATABASE_URL: '', PORT: String(port), PUBLIC_URL: url, ...extraEnv };
+
+  const ctx = await createContext(loadConfig(env), { log: pino({ level: 'silent' }) });
+  let owner: Owner;
+  try {
+    const created = await createTestAccount(ctx, { timezone: 'Europe/Warsaw', places: ['offline', 'phone-call', 'zoom'] });
+    owner = { accountUuid: created.account.uuid, userUuid: created.owner.uuid, username: created.owner.username, teamUuid: created.team.uuid, apiKey: created.apiKey };
+  } finally {
+    await ctx.close();
+  }
+
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const deadline = Date.now() + 45_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the server exited: ${stderr}`);
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`the server did not start: ${stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+
+  return {
+    url,
+    dataDir,
+    owner,
+    async api(method, urlPath, body) {
+      const response = await fetch(`${url}/api/v1${urlPath}`, {
+        method,
+        headers: { accept: 'application/json', 'x-service-api-key': owner.apiKey, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : null };
+    },
+    outbox() {
+      const dir = path.join(dataDir, 'outbox');
+      if (!fs.existsSync(dir)) return [];
+      return fs
+        .readdirSync(dir)
+        .filter((file) => file.endsWith('.eml'))
+        .map((file) => path.join(dir, file))
+        .sort((a, b) => fs.statSync(a).mtimeMs - fs.statSync(b).mtimeMs)
+        .map((file) => fs.readFileSync(file, 'utf8'));
+    },
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Every day, all day, in the owner's zone: any test day has free times, whatever today is. */
+export const ALWAYS_OPEN = {
+  timezone: 'Europe/Warsaw',
+  weekly: Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((day) => [day, [{ start: '00:00', end: '24:00' }]])),
+  overrides: [],
+};
+
+export async function openAllDay(server: RunningServer, userUuid: string): Promise<void> {
+  const response = await server.api('PUT', `/users/${userUuid}/availability`, ALWAYS_OPEN);
+  if (response.status !== 200) throw new Error(`availability: ${response.status} ${JSON.stringify(response.body)}`);
+}
+
+export async function createTopic(server: RunningServer, body: Record<string, unknown>): Promise<{ uuid: string } & Record<string, any>> {
+  const response = await server.api('POST', '/meeting-topics', { public: true, durationMinutes: 30, minimumNoticeMinutes: 120, ...body });
+  if (response.status !== 201) throw new Error(`topic: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body;
+}
+
+/** A screenshot of the whole page under test/artifacts/, for a person to look at. */
+export async function shot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/**
+ * axe-core run inside the page (evaluated through the DevTools protocol, which the page's
+ * CSP does not govern); returns the serious and critical violations.
+ */
+export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(axe.source);
+  // Browser-side code as text: the project's TypeScript has no DOM types.
+  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) =>
+    result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`)) as AxeViolation[];
+  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+}
+
+/** The first bookable day and its first slot, as the page offers them. */
+export async function chooseFirstSlot(page: Page): Promise<{ date: string; start: string }> {
+  const day = page.locator('button[data-date]').first();
+  await day.waitFor();
+  const date = (await day.getAttribute('data-date'))!;
+  await day.click();
+  const slot = page.locator('#slots button[data-start]').first();
+  await slot.waitFor();
+  const start = (await slot.getAttribute('data-start'))!;
+  await slot.click();
+  await page.locator('#details').waitFor();
+  return { date, start };
+}
+
+/** Pressing Tab until the focused element matches, as a keyboard-only person would. */
+export async function tabTo(page: Page, selector: string, maxPresses = 80): Promise<void> {
+  for (let i = 0; i < maxPresses; i++) {
+    if (await page.evaluate(`document.activeElement?.matches(${JSON.stringify(selector)}) ?? false`)) return;
+    await page.keyboard.press('Tab');
+  }
+  throw new Error(`Tab never reached ${selector}`);
+}

@@ -1,0 +1,100 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTopic, launchBrowser, openAllDay, seriousViolations, shot, startServer, type RunningServer } from './harness.js';
+
+/**
+ * The manage link of the confirmation e-mail, read from the .eml file the service wrote
+ * (SMTP unset), opened in a browser to cancel, and to move.
+ */
+describe('the manage page in a browser', () => {
+  let server: RunningServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+    await openAllDay(server, server.owner.userUuid);
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  /** Books through the public API as the page does, then waits for the participant's e-mail and returns its manage link. */
+  async function bookAndReadLink(email: string, lang: 'en' | 'pl', timezone: string): Promise<{ meeting: { uuid: string; start: string }; link: string; topicUuid: string }> {
+    const topic = await createTopic(server, { name: lang === 'pl' ? 'Wizyta' : 'Visit', places: ['offline'], cancellationNoticeMinutes: 60 });
+    const schedule = await fetch(`${server.url}/api/v1/calculate-schedule`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: server.owner.username, meetingTopic: topic.uuid, timezone, offset: 0 }),
+    }).then((response) => response.json() as Promise<{ days: { slots: { start: string; username: string }[] }[] }>);
+    const slot = schedule.days.flatMap((day) => day.slots)[0]!;
+    const booked = await fetch(`${server.url}/api/v1/public/schedule`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ dates: [slot], meetingTopic: topic.uuid, name: 'Manny Manager', email, lang, place: 'offline', timezone }),
+    });
+    expect(booked.status).toBe(201);
+    const meeting = ((await booked.json()) as { meetings: { uuid: string; start: string }[] }).meetings[0]!;
+    let link: string | undefined;
+    await expect
+      .poll(
+        () => {
+          const message = server.outbox().find((eml) => eml.includes(`To: Manny Manager <${email}>`) || eml.includes(email));
+          // Quoted-printable may fold the line: unfold soft breaks before looking for the link.
+          link = message?.replace(/=\r?\n/g, '').match(/https?:\/\/[^\s"<>]+\/booking\/[A-Za-z0-9._-]+/)?.[0];
+          return link;
+        },
+        { timeout: 15_000 },
+      )
+      .toBeDefined();
+    expect(link!.startsWith(`${server.url}/booking/${meeting.uuid}.`)).toBe(true);
+    return { meeting, link: link!, topicUuid: topic.uuid };
+  }
+
+  async function open(url: string): Promise<Page> {
+    const context = await browser.newContext({ timezoneId: 'Europe/Warsaw', locale: 'en-GB' });
+    const page = await context.newPage();
+    await page.goto(url);
+    return page;
+  }
+
+  it('cancels from the link in the e-mail, with a reason, in the participant’s language and zone', async () => {
+    const { meeting, link } = await bookAndReadLink('cancel@example.com', 'pl', 'America/Chicago');
+    const page = await open(link);
+    expect(await page.getAttribute('html', 'lang')).toBe('pl');
+    const expectedWhen = new Intl.DateTimeFormat('pl-PL', { dateStyle: 'full', timeStyle: 'short', timeZone: 'America/Chicago' }).format(new Date(meeting.start));
+    expect(await page.textContent('#when')).toContain(expectedWhen);
+    await shot(page, 'manage-01-page');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.fill('textarea[name=reason]', 'Choroba');
+    await page.click('#cancel-submit');
+    await expect.poll(() => page.textContent('#alert')).toContain('odwołana');
+    expect(await page.textContent('#status')).toBe('Odwołana');
+    await shot(page, 'manage-02-cancelled');
+
+    const stored = await server.api('GET', `/meetings/${meeting.uuid}`);
+    expect(stored.body).toMatchObject({ uuid: meeting.uuid, status: 'cancelled', cancelReason: 'Choroba' });
+  });
+
+  it('moves to another free slot from the link; same meeting, new time', async () => {
+    const { meeting, link } = await bookAndReadLink('move@example.com', 'en', 'Europe/Warsaw');
+    const page = await open(link);
+    expect(await page.textContent('h1')).toContain('Your booking');
+    const other = page.locator(`#slots button[data-start]:not([data-start="${meeting.start}"])`).first();
+    await other.waitFor();
+    const start = (await other.getAttribute('data-start'))!;
+    await other.click();
+    await shot(page, 'manage-03-move');
+    await page.click('#move-submit');
+    await expect.poll(() => page.textContent('#alert')).toContain('moved');
+    await shot(page, 'manage-04-moved');
+
+    const stored = await server.api('GET', `/meetings/${meeting.uuid}`);
+    expect(stored.body).toMatchObject({ uuid: meeting.uuid, start, status: 'confirmed' });
+  });
+
+  it('a forged link is a plain 404 page', async () => {
+    const page = await open(`${server.url}/booking/00000000-0000-4000-8000-000000000000.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`);
+    expect(await page.textContent('main')).toContain('not valid');
+  });
+});

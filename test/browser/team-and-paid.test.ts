@@ -1,0 +1,128 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../helpers.js';
+import { chooseFirstSlot, createTopic, launchBrowser, openAllDay, seriousViolations, shot, startServer, type RunningServer } from './harness.js';
+
+/** A team's one calendar, a paid topic handing over to its payment page, and the embed. */
+describe('team, paid and embedded booking pages in a browser', () => {
+  let server: RunningServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    // The payment page's gateway call goes nowhere: only reaching /pay/… is checked here.
+    const deadPort = await freePort();
+    [server, browser] = await Promise.all([startServer({ P24_API_URL: `http://127.0.0.1:${deadPort}` }), launchBrowser()]);
+    await openAllDay(server, server.owner.userUuid);
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  async function open(url: string): Promise<Page> {
+    const context = await browser.newContext({ timezoneId: 'Europe/London', locale: 'en-GB' });
+    const page = await context.newPage();
+    await page.goto(url.startsWith('http') ? url : `${server.url}${url}`);
+    return page;
+  }
+
+  it('a team topic shows one calendar; each slot names a free host and the meeting is booked with that host', async () => {
+    const team = server.owner.teamUuid;
+    const members: { uuid: string; username: string }[] = [];
+    for (const [firstName, lastName] of [['Ada', 'Team'], ['Bob', 'Team']] as const) {
+      const response = await server.api('POST', `/teams/${team}/users`, { firstName, lastName, email: `${firstName.toLowerCase()}@team.example`, admin: false });
+      expect(response.status).toBe(201);
+      members.push(response.body);
+      await openAllDay(server, response.body.uuid);
+    }
+    const topic = await createTopic(server, { name: 'Team call', team, hosts: members.map((member) => member.username), places: ['offline'] });
+    const page = await open(`/book/teams/${team}/${topic.uuid}`);
+    await shot(page, 'team-01-calendar');
+    const { start } = await chooseFirstSlot(page);
+    const host = await page.getAttribute(`#slots button[data-start="${start}"]`, 'data-username');
+    expect(members.map((member) => member.username)).toContain(host);
+    await page.fill('input[name=name]', 'Tess Team');
+    await page.fill('input[name=email]', 'tess@example.com');
+    await page.click('#submit');
+    await page.locator('#done').waitFor();
+    await shot(page, 'team-02-confirmation');
+
+    const listed = await server.api('GET', `/meetings?team=${team}&limit=200`);
+    const booked = (listed.body.meetings as { meetingTopic: string; start: string; username: string }[]).filter((meeting) => meeting.meetingTopic === topic.uuid);
+    expect(booked.map((meeting) => [meeting.start, meeting.username])).toEqual([[start, host]]);
+  });
+
+  it('a paid topic shows its price and variants, and goes on to the payment page', async () => {
+    const gateways = await server.api('PATCH', '/account', { gateways: { p24: { merchantId: 1001, posId: 1001, apiKey: 'test-api-key', crc: 'test-crc' } } });
+    expect(gateways.status).toBe(200);
+    const topic = await createTopic(server, {
+      name: 'Paid consultation',
+      places: ['offline'],
+      price: { amount: 15000, currency: 'PLN' },
+      priceVariants: [{ name: '90 minutes', price: { amount: 20000, currency: 'PLN' } }],
+    });
+    const page = await open(`/book/${server.owner.username}/${topic.uuid}`);
+    expect((await page.textContent('.facts'))!.replace(/\s+/g, ' ')).toContain('from PLN 150.00');
+    await chooseFirstSlot(page);
+    const variant = topic.priceVariants[0].uuid as string;
+    await page.check(`input[name=priceVariant][value="${variant}"]`);
+    await page.fill('input[name=name]', 'Paula Payer');
+    await page.fill('input[name=email]', 'paula@example.com');
+    await page.click('details.invoice summary');
+    await page.fill('input[name=invoiceName]', 'Payer Sp. z o.o.');
+    await shot(page, 'paid-01-form');
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await page.textContent('#submit')).toBe('Continue to payment');
+    await Promise.all([page.waitForURL(/\/pay\/[0-9a-f-]{36}/), page.click('#submit')]);
+    const paymentUuid = /\/pay\/([0-9a-f-]{36})/.exec(page.url())![1];
+    await shot(page, 'paid-02-payment-page');
+
+    const payment = await server.api('GET', `/payments/${paymentUuid}`);
+    expect(payment.status).toBe(200);
+    expect(payment.body.payment).toMatchObject({ amount: 20000, currency: 'PLN', gateway: 'p24' });
+    expect(payment.body.meetings.map((meeting: { status: string; priceVariant: string; invoice: { invoiceName: string } }) => [meeting.status, meeting.priceVariant, meeting.invoice?.invoiceName])).toEqual([
+      ['pending_payment', variant, 'Payer Sp. z o.o.'],
+    ]);
+  });
+
+  it('embedded on another site: an iframe sized to its content, and the booking announced with postMessage', async () => {
+    const topic = await createTopic(server, { name: 'Embedded call', places: ['offline'] });
+    // The business's own site, on another origin (localhost vs 127.0.0.1), served by a tiny loopback server.
+    const http = await import('node:http');
+    const port = await freePort();
+    const bookingUrl = `${server.url}/book/${server.owner.username}/${topic.uuid}`;
+    const site = http.createServer((_request, response) => {
+      response.setHeader('content-type', 'text/html; charset=utf-8');
+      response.end(`<!doctype html><html lang="en"><head><title>Shop</title></head><body><h1>Our shop</h1>
+<script>window.termin = []; window.addEventListener('message', (e) => { if (e.data && e.data.type === 'termin:booked') window.termin.push({ origin: e.origin, data: e.data }); });</script>
+<script src="${server.url}/embed.js" data-termin-booking="${bookingUrl}"></script><footer>after</footer></body></html>`);
+    });
+    await new Promise<void>((resolve) => site.listen(port, 'localhost', resolve));
+    try {
+      const page = await open(`http://localhost:${port}/`);
+      const frameElement = page.locator('iframe');
+      await frameElement.waitFor();
+      const frame = page.frameLocator('iframe');
+      await frame.locator('button[data-date]').first().waitFor();
+      // The iframe grows to the page's height instead of scrolling inside itself.
+      await expect.poll(async () => (await frameElement.boundingBox())!.height).toBeGreaterThan(500);
+      const day = frame.locator('button[data-date]').first();
+      await day.click();
+      const slot = frame.locator('#slots button[data-start]').first();
+      const start = await slot.getAttribute('data-start');
+      await slot.click();
+      await frame.locator('input[name=name]').fill('Emma Embed');
+      await frame.locator('input[name=email]').fill('emma@example.com');
+      await frame.locator('#submit').click();
+      await frame.locator('#done').waitFor();
+      await shot(page, 'embed-01-booked');
+      const messages = (await page.evaluate('window.termin')) as { origin: string; data: { type: string; meetings: { start: string }[]; payment: unknown } }[];
+      expect(messages).toHaveLength(1);
+      expect(messages[0]!.origin).toBe(server.url);
+      expect(messages[0]!.data.meetings.map((meeting) => meeting.start)).toEqual([start]);
+      expect(messages[0]!.data.payment).toBeNull();
+    } finally {
+      site.close();
+    }
+  });
+});

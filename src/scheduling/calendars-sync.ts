@@ -5,6 +5,7 @@ import { describeCalendarFailure, readRemoteBusy, toStoredSpans, type RemoteCale
 import { bumpCalendarVersions, replaceExternalBusy } from '../db/repositories/busy-time.js';
 import {
   claimCalendarSync,
+  findCalendar,
   findCalendarSpans,
   findCalendarWithAccess,
   findCopiedMeetingUuidsOfHost,
@@ -84,6 +85,8 @@ export async function syncCalendar(ctx: UseCaseContext, settings: CalendarSettin
   const changed = await inTransaction(ctx.db, async (trx) => {
     const at = ctx.now();
     await lockHost(trx, calendar.userUuid);
+    // Disconnected while it was being read (removeCalendar takes the same lock): store nothing.
+    if (!(await findCalendar(trx, calendarUuid))) return false;
     const stored = await findCalendarSpans(trx, calendarUuid);
     const same = stored.length === spans.length && stored.every((span, i) => span.start === spans[i]!.start && span.end === spans[i]!.end);
     if (!same) {

@@ -20,6 +20,8 @@ import { healthRoutes } from './http/routes/health.js';
 import { publicBookingRoutes } from './http/routes/public-booking.js';
 import { meetingTopicRoutes } from './http/routes/meeting-topics.js';
 import { meetingRoutes } from './http/routes/meetings.js';
+import { payPageRoutes, paymentNotificationRoutes, paymentRoutes } from './http/routes/payments.js';
+import { paymentsContextOf } from './scheduling/payments/context.js';
 import { calculateScheduleRoutes } from './http/routes/schedule.js';
 import { teamRoutes } from './http/routes/teams.js';
 import { AccountSchema, ApiKeySchema } from './http/schemas/account.js';
@@ -132,6 +134,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         await authenticated.register(meetingRoutes, { ctx, publicUrl: ctx.config.publicUrl });
         await authenticated.register(discountCodeRoutes, { ctx });
         await authenticated.register(calendarRoutes, { ctx, settings: calendarSettingsFromConfig(ctx.config, ctx.log) });
+        await authenticated.register(paymentRoutes, { ctx: paymentsContextOf(ctx) });
         // payments, webhooks, calendars, reschedule: their authenticated routes register here
       });
 
@@ -145,7 +148,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     { prefix: API_PREFIX },
   );
 
+  // Gateways' notifications: under /api/v1 but beside the JSON API (no key, any Accept, raw bodies; see the plugin).
+  await app.register(paymentNotificationRoutes, { ctx: paymentsContextOf(ctx), prefix: API_PREFIX });
+
   // Pages for people's browsers (pay, booking, manage, feeds) register here, outside /api/v1.
+  await app.register(payPageRoutes, { ctx: paymentsContextOf(ctx) });
   await app.register(bookingPageRoutes, { ctx });
   await app.register(feedRoutes, { ctx });
 

@@ -5,6 +5,9 @@ import type { JobHandler } from './outbox/job-handler.js';
 import { runDueJobs } from './outbox/worker.js';
 import { createEventDispatcher } from './scheduling/dispatch-event.js';
 import { runMaintenance } from './scheduling/meetings.js';
+import { paymentsContextOf } from './scheduling/payments/context.js';
+import { createPaymentEmailSender } from './scheduling/payments/emails.js';
+import { createRefundJobHandler } from './scheduling/payments/refunds.js';
 import { calendarSettingsFromConfig, startCalendarSync } from './scheduling/calendars-sync.js';
 import { createCalendarWriteHandler } from './scheduling/calendars-writes.js';
 
@@ -22,6 +25,8 @@ export function createJobHandlers(ctx: AppContext, transport: MailTransport): Jo
     createEventDispatcher(ctx),
     createEmailSender(transport),
     createCalendarWriteHandler(ctx, calendarSettingsFromConfig(ctx.config, ctx.log)),
+    createRefundJobHandler(paymentsContextOf(ctx)),
+    createPaymentEmailSender(transport),
     // payment calls, webhook deliveries and calendar writes register their handlers here
   ];
 }

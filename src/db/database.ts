@@ -183,6 +183,26 @@ export interface PaymentTable {
   created_at: number;
   paid_at: number | null;
   discount_code_id: string | null;
+  /** Payments (0007): the gateway's transaction, once `/pay` created it. */
+  gateway_transaction_id: string | null;
+  gateway_redirect_url: string | null;
+  /** Who is creating the gateway transaction right now, and until when (a lease). */
+  claim_token: string | null;
+  claim_expires_at: number | null;
+  refunded_amount: Generated<number>;
+}
+
+/** A refund asked of the gateway: one per meeting's share, or one for a whole late payment. */
+export interface PaymentRefundTable {
+  id: string;
+  payment_id: string;
+  refund_key: string;
+  amount: number;
+  reason: string;
+  status: string;
+  gateway_refund_id: string | null;
+  created_at: number;
+  done_at: number | null;
 }
 
 export interface DiscountCodeTable {
@@ -326,6 +346,7 @@ export interface Database {
   account_gateways: AccountGatewayTable;
   events: EventTable;
   // payments (0007-…)
+  payment_refunds: PaymentRefundTable;
   // webhooks (0008-…)
   // calendars (0009-…)
   calendars: CalendarTable;

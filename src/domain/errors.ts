@@ -10,6 +10,7 @@ export const ERROR_CODES = [
   'PLAN_LIMIT_REACHED',
   'NOT_FOUND',
   'NOT_ACCEPTABLE',
+  'METHOD_NOT_ALLOWED',
   'SLOT_UNAVAILABLE',
   'ALREADY_MEMBER',
   'IDEMPOTENCY_KEY_REUSED',
@@ -20,6 +21,8 @@ export const ERROR_CODES = [
   'RATE_LIMITED',
   'INTERNAL',
   'SERVICE_UNAVAILABLE',
+  'NOTIFICATION_REJECTED',
+  'GATEWAY_UNAVAILABLE',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -130,5 +133,26 @@ export class RateLimitedError extends DomainError {
     readonly retryAfterSeconds: number,
   ) {
     super('RATE_LIMITED', message);
+  }
+}
+
+/** A payment gateway's notification that is forged, unsigned, malformed or for the wrong amount: nothing changed. */
+export class NotificationRejectedError extends DomainError {
+  constructor(reason: string) {
+    super('NOTIFICATION_REJECTED', `The notification was refused: ${reason}`);
+  }
+}
+
+/** The payment gateway could not be reached or refused a call; the gateway (or the caller) should retry later. */
+export class GatewayUnavailableError extends DomainError {
+  constructor(message = 'The payment gateway could not be reached; try again shortly') {
+    super('GATEWAY_UNAVAILABLE', message);
+  }
+}
+
+/** A path that exists, asked with a method it does not take: `new MethodNotAllowedError('PUT', ['GET', 'HEAD'])`. */
+export class MethodNotAllowedError extends DomainError {
+  constructor(method: string, allowed: readonly string[]) {
+    super('METHOD_NOT_ALLOWED', `${method} is not allowed here; this path takes ${allowed.join(', ')} (see the Allow header)`);
   }
 }

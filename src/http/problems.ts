@@ -52,6 +52,12 @@ export const PROBLEM_KINDS: Record<ErrorCode, ProblemKind> = {
     anchor: 'not-acceptable',
     explanation: 'The `Accept` header excludes `application/json`, the only representation the API offers. Omit it or send `application/json`.',
   },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    title: 'Method not allowed',
+    anchor: 'method-not-allowed',
+    explanation: 'The path exists but does not take this method. The `Allow` header lists the methods it takes.',
+  },
   SLOT_UNAVAILABLE: {
     status: 409,
     title: 'The slot is not available',
@@ -112,6 +118,20 @@ export const PROBLEM_KINDS: Record<ErrorCode, ProblemKind> = {
     anchor: 'service-unavailable',
     explanation:
       'The database is unreachable, restarting or too slow to answer right now. Nothing was changed unless the request is later found to have succeeded; retry after the seconds in `Retry-After` (with the same `Idempotency-Key` for a booking).',
+  },
+  NOTIFICATION_REJECTED: {
+    status: 400,
+    title: 'Payment notification refused',
+    anchor: 'notification-rejected',
+    explanation:
+      "A payment gateway's notification did not pass its signature check, named a payment this account does not have, or reported another amount or currency than the payment's. Nothing was changed.",
+  },
+  GATEWAY_UNAVAILABLE: {
+    status: 502,
+    title: 'Payment gateway unavailable',
+    anchor: 'gateway-unavailable',
+    explanation:
+      'Checking a payment needed a call to the payment gateway, which failed or did not answer in time. Nothing was changed; the gateway sends its notification again later.',
   },
 };
 

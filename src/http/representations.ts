@@ -3,6 +3,7 @@ import type { Team } from '../domain/team.js';
 import type { AccountView } from '../scheduling/account.js';
 import type { ApiKeyRecord } from '../db/repositories/api-keys.js';
 import type { Payment } from '../db/repositories/payments.js';
+import { paymentRecord } from '../scheduling/payments/record.js';
 import type { Meeting } from '../domain/meeting.js';
 
 /** Domain objects as the API shows them: epoch milliseconds become ISO 8601 UTC strings. */
@@ -68,14 +69,16 @@ export function meetingToJson(meeting: Meeting) {
 
 /** `redirectUrl` leads to the service's payment page for the booking, which hands over to the gateway. */
 export function paymentToJson(payment: Payment, publicUrl: string) {
+  return paymentRecord(payment, publicUrl);
+}
+
+/** A meeting with its booking's payment summary (null for a free meeting): GET /meetings and GET /meetings/{uuid}. */
+export function meetingWithPaymentToJson(meeting: Meeting, payment: Payment | undefined) {
   return {
-    uuid: payment.uuid,
-    gateway: payment.gateway,
-    status: payment.status,
-    amount: payment.amount,
-    currency: payment.currency,
-    redirectUrl: `${publicUrl}/pay/${payment.uuid}`,
-    expiresAt: toIso(payment.expiresAt),
-    discountCode: payment.discountCode,
+    ...meetingToJson(meeting),
+    payment:
+      payment === undefined
+        ? null
+        : { uuid: payment.uuid, status: payment.status, amount: payment.amount, currency: payment.currency, gateway: payment.gateway, paidAt: payment.paidAt === null || payment.paidAt === undefined ? null : toIso(payment.paidAt), refundedAmount: payment.refundedAmount ?? 0 },
   };
 }

@@ -5,13 +5,16 @@ import { bumpCalendarVersions } from '../db/repositories/busy-time.js';
 import { deleteIdempotentResponsesBefore } from '../db/repositories/idempotency.js';
 import { findLapsedHolds, findMeeting, lockHost, markBookingExpired, markMeetingCancelled, selectMeetingsPage } from '../db/repositories/meetings.js';
 import { deleteDoneJobsBefore } from '../db/repositories/outbox.js';
-import { markPaymentExpired } from '../db/repositories/payments.js';
+import { findPaymentsOfBookings, markPaymentExpired } from '../db/repositories/payments.js';
 import { isAdminOfTeam } from '../db/repositories/teams.js';
 import { findActiveUserByUsername, findUserIdsManagedBy } from '../db/repositories/users.js';
 import { inTransaction } from '../db/transaction.js';
 import type { Principal, UseCaseContext } from './context.js';
 import type { MeetingEventData } from './dispatch-event.js';
 import { recordEvents } from './record-events.js';
+import { publicUrlOf } from './payments/context.js';
+import { paymentRecord } from './payments/record.js';
+import { refundMeetingShare } from './payments/refunds.js';
 
 export interface MeetingListInput {
   username?: string | undefined;
@@ -77,7 +80,7 @@ export async function getMeeting(ctx: UseCaseContext, principal: Principal, meet
  * so of any number of concurrent cancels exactly one records `meeting.cancelled` (and one
  * set of messages: a CANCEL for a confirmed meeting, nothing for one never confirmed).
  */
-export async function cancelMeeting(ctx: UseCaseContext, principal: MeetingActor, meetingUuid: string, reason: string | undefined): Promise<Meeting> {
+export async function cancelMeeting(ctx: UseCaseContext, principal: MeetingActor, meetingUuid: string, reason: string | undefined, options: { refund?: boolean | undefined } = {}): Promise<Meeting> {
   return inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
     const found = await findMeeting(trx, principal.accountUuid, meetingUuid);
@@ -93,6 +96,8 @@ export async function cancelMeeting(ctx: UseCaseContext, principal: MeetingActor
     await bumpCalendarVersions(trx, [meeting.hostUuid]);
     const data: MeetingEventData = { meeting: cancelled, previousStatus };
     await recordEvents(trx, [{ accountUuid: meeting.accountUuid, type: 'meeting.cancelled', subjectUuid: meeting.uuid, data: { ...data } }], now);
+    // A paid, confirmed meeting gets its share of the payment back unless the caller says not to.
+    if (previousStatus === 'confirmed' && options.refund !== false) await refundMeetingShare(trx, meeting, now);
     return cancelled;
   });
 }
@@ -138,7 +143,12 @@ async function expireLapsedHolds(ctx: UseCaseContext, now: number): Promise<numb
   for (const [bookingUuid, meetings] of bookings) {
     await inTransaction(ctx.db, async (trx) => {
       if (!(await markBookingExpired(trx, bookingUuid, now))) return;
-      await markPaymentExpired(trx, bookingUuid);
+      if (await markPaymentExpired(trx, bookingUuid)) {
+        // The payment's audit trail, and the participant's "the slot was released" e-mail.
+        const payment = (await findPaymentsOfBookings(trx, [bookingUuid])).get(bookingUuid)!;
+        const data = { payment: paymentRecord({ ...payment, status: 'expired' }, publicUrlOf(ctx)), meetings: meetings.map((meeting) => meeting.uuid) };
+        await recordEvents(trx, [{ accountUuid: payment.accountUuid, type: 'payment.expired', subjectUuid: payment.uuid, data }], now);
+      }
       const events = meetings.map((meeting) => {
         const data: MeetingEventData = { meeting: { ...meeting, status: 'expired', updatedAt: now }, previousStatus: 'pending_payment' };
         return { accountUuid: meeting.accountUuid, type: 'meeting.expired' as const, subjectUuid: meeting.uuid, data: { ...data } };

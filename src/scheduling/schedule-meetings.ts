@@ -21,6 +21,8 @@ import { newId } from '../ids.js';
 import { loadHostCalendar, slotRulesOf } from './calculate-schedule.js';
 import type { Principal, UseCaseContext } from './context.js';
 import { recordEvents } from './record-events.js';
+import { gatewayRefusal, publicUrlOf } from './payments/context.js';
+import { paymentRecord } from './payments/record.js';
 
 /** The seed's request body of `POST /schedule`. */
 export interface ScheduleInput {
@@ -95,7 +97,7 @@ export async function scheduleMeetings(
     await checkDatesUnderLock(trx, plan, starts, now);
     const amountDue = priceBooking(plan.topic, plan.priceVariantUuid, starts.length, plan.discount);
     const booking = buildBooking(plan, input, starts, amountDue, now);
-    await storeBooking(trx, plan, booking, now);
+    await storeBooking(trx, plan, booking, now, publicUrlOf(ctx));
     if (idempotencyKey !== undefined) {
       await completeIdempotencyKey(trx, principal.accountUuid, idempotencyKey, 201, JSON.stringify(booking));
     }
@@ -137,6 +139,9 @@ async function planBooking(trx: DbOrTrx, accountUuid: string, input: ScheduleInp
   const paid = isPaidTopic(topic);
 
   const errors: FieldError[] = validateBookingAgainstTopic(input, { ...topic, paid }, account.places);
+  // Only a gateway the account enabled and configured can take the money.
+  const refusal = paid && input.gateway !== undefined ? await gatewayRefusal(trx, account.uuid, input.gateway) : null;
+  if (refusal !== null) errors.push({ path: '/gateway', message: refusal });
   errors.push(...findOverlappingDates(starts.map((start, i) => ({ start, end: meetingEnd(topic, start), host: hosts[i]!.uuid }))));
   if (errors.length > 0) throw new ValidationError(errors);
   const priceVariantUuid = input.priceVariant ?? null;
@@ -220,13 +225,19 @@ function buildBooking(plan: BookingPlan, input: ScheduleInput, starts: number[],
         createdAt: now,
         discountCode: plan.discount?.code ?? null,
         discountCodeUuid: plan.discount?.uuid ?? null,
+        paidAt: null,
+        refundedAmount: 0,
+        gatewayTransactionId: null,
       }
     : null;
   return { meetings, payment };
 }
 
-/** Writes the booking and records `meeting.scheduled` for each meeting: the messages follow from those. */
-async function storeBooking(trx: DbOrTrx, plan: BookingPlan, booking: Omit<Booking, 'replayed'>, now: number): Promise<void> {
+/**
+ * Writes the booking and records `meeting.scheduled` for each meeting, and `payment.pending`
+ * for a payment (the start of its audit trail; it mails the pay link and the deadline).
+ */
+async function storeBooking(trx: DbOrTrx, plan: BookingPlan, booking: Omit<Booking, 'replayed'>, now: number, publicUrl: string): Promise<void> {
   await insertMeetings(trx, booking.meetings);
   await bumpCalendarVersions(trx, booking.meetings.map((meeting) => meeting.hostUuid));
   // A use counts only for a paid booking; the conditional update keeps the limit under concurrency.
@@ -237,6 +248,10 @@ async function storeBooking(trx: DbOrTrx, plan: BookingPlan, booking: Omit<Booki
     booking.meetings.map((meeting) => ({ accountUuid: meeting.accountUuid, type: 'meeting.scheduled' as const, subjectUuid: meeting.uuid, data: { meeting } })),
     now,
   );
+  if (booking.payment) {
+    const data = { payment: paymentRecord(booking.payment, publicUrl), meetings: booking.meetings.map((meeting) => meeting.uuid) };
+    await recordEvents(trx, [{ accountUuid: booking.payment.accountUuid, type: 'payment.pending', subjectUuid: booking.payment.uuid, data }], now);
+  }
 }
 
 /** Shape checks that need no database: valid zone, UTC instants. */

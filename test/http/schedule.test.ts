@@ -121,6 +121,8 @@ for (const dialect of DIALECTS) {
       expect(problem.errors!.map((e) => e.path).sort()).toEqual(['/form/company', '/gateway', '/phone']);
       expectProblem(await schedule(booking([slot!], { meetingTopic: strict.uuid, place: 'phone-call', phone: '+48 600 000 000', gateway: 'p24', form: { company: 'ACME' } })), 400, 'VALIDATION_FAILED');
 
+      // Only a gateway the account enabled and configured takes bookings.
+      expect((await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { gateways: { p24: { merchantId: 1, posId: 1, apiKey: 'k', crc: 'c' } } })).statusCode).toBe(200);
       const paid = await schedule(
         booking([slot!], { meetingTopic: strict.uuid, place: 'phone-call', team: acme.team.uuid, phone: '+48 600 000 000', gateway: 'p24', form: { company: 'ACME' } }),
       );

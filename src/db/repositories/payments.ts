@@ -1,12 +1,15 @@
 import type { Gateway } from '../../domain/account.js';
 import type { DbOrTrx } from '../database.js';
 
+export const PAYMENT_STATUSES = ['pending', 'paid', 'expired', 'failed', 'refunded', 'cancelled'] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
 export interface Payment {
   uuid: string;
   accountUuid: string;
   bookingUuid: string;
   gateway: Gateway;
-  status: 'pending' | 'paid' | 'expired' | 'cancelled';
+  status: PaymentStatus;
   amount: number;
   currency: string;
   expiresAt: number;
@@ -14,6 +17,18 @@ export interface Payment {
   /** The discount code applied (normalised), if any. */
   discountCode: string | null;
   discountCodeUuid: string | null;
+  paidAt: number | null;
+  /** Minor units the gateway has confirmed refunding. */
+  refundedAmount: number;
+  /** The gateway's id of the transaction `/pay` created (for P24, its order id once paid). */
+  gatewayTransactionId: string | null;
+}
+
+/** A payment with what only the service itself needs: where the gateway's page is. */
+export interface StoredPayment extends Payment {
+  gatewayRedirectUrl: string | null;
+  claimToken: string | null;
+  claimExpiresAt: number | null;
 }
 
 export async function insertPayment(db: DbOrTrx, payment: Payment): Promise<void> {
@@ -31,11 +46,232 @@ export async function insertPayment(db: DbOrTrx, payment: Payment): Promise<void
       created_at: payment.createdAt,
       paid_at: null,
       discount_code_id: payment.discountCodeUuid,
+      gateway_transaction_id: null,
+      gateway_redirect_url: null,
+      claim_token: null,
+      claim_expires_at: null,
     })
     .execute();
 }
 
+function selectPayments(db: DbOrTrx) {
+  return db.selectFrom('payments').leftJoin('discount_codes', 'discount_codes.id', 'payments.discount_code_id').selectAll('payments').select('discount_codes.code as discount_code');
+}
+
+type PaymentRow = Awaited<ReturnType<ReturnType<typeof selectPayments>['executeTakeFirstOrThrow']>>;
+
+function rowToPayment(row: PaymentRow): StoredPayment {
+  return {
+    uuid: row.id,
+    accountUuid: row.account_id,
+    bookingUuid: row.booking_id,
+    gateway: row.gateway as Gateway,
+    status: row.status as PaymentStatus,
+    amount: Number(row.amount),
+    currency: row.currency,
+    expiresAt: Number(row.expires_at),
+    createdAt: Number(row.created_at),
+    discountCode: row.discount_code ?? null,
+    discountCodeUuid: row.discount_code_id,
+    paidAt: row.paid_at === null ? null : Number(row.paid_at),
+    refundedAmount: Number(row.refunded_amount),
+    gatewayTransactionId: row.gateway_transaction_id,
+    gatewayRedirectUrl: row.gateway_redirect_url,
+    claimToken: row.claim_token,
+    claimExpiresAt: row.claim_expires_at === null ? null : Number(row.claim_expires_at),
+  };
+}
+
+/** By uuid alone: the `/pay` page and the refund job know a payment only by its uuid. */
+export async function findPayment(db: DbOrTrx, paymentUuid: string): Promise<StoredPayment | undefined> {
+  const row = await selectPayments(db).where('payments.id', '=', paymentUuid).executeTakeFirst();
+  return row && rowToPayment(row);
+}
+
+export async function findAccountPayment(db: DbOrTrx, accountUuid: string, paymentUuid: string): Promise<StoredPayment | undefined> {
+  const row = await selectPayments(db).where('payments.account_id', '=', accountUuid).where('payments.id', '=', paymentUuid).executeTakeFirst();
+  return row && rowToPayment(row);
+}
+
+/** The payments of these bookings, by booking uuid (meeting lists show each meeting's payment). */
+export async function findPaymentsOfBookings(db: DbOrTrx, bookingUuids: readonly string[]): Promise<Map<string, StoredPayment>> {
+  const unique = [...new Set(bookingUuids)];
+  if (unique.length === 0) return new Map();
+  const rows = await selectPayments(db).where('payments.booking_id', 'in', unique).execute();
+  return new Map(rows.map((row) => [row.booking_id, rowToPayment(row)]));
+}
+
+/**
+ * Claims the creation of the gateway transaction: true for exactly one caller while the
+ * payment is pending, has no transaction yet and nobody holds an unexpired claim. The lease
+ * lets another instance take over when the claimer died mid-call.
+ */
+export async function claimTransactionCreation(db: DbOrTrx, paymentUuid: string, token: string, now: number, leaseMs: number): Promise<boolean> {
+  const result = await db
+    .updateTable('payments')
+    .set({ claim_token: token, claim_expires_at: now + leaseMs })
+    .where('id', '=', paymentUuid)
+    .where('status', '=', 'pending')
+    .where('gateway_transaction_id', 'is', null)
+    .where((eb) => eb.or([eb('claim_expires_at', 'is', null), eb('claim_expires_at', '<=', now)]))
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Stores what the gateway created, if this claim is still the one on the row and nothing was stored yet. */
+export async function storeGatewayTransaction(db: DbOrTrx, paymentUuid: string, token: string, transaction: { id: string; redirectUrl: string }): Promise<boolean> {
+  const result = await db
+    .updateTable('payments')
+    .set({ gateway_transaction_id: transaction.id, gateway_redirect_url: transaction.redirectUrl, claim_token: null, claim_expires_at: null })
+    .where('id', '=', paymentUuid)
+    .where('claim_token', '=', token)
+    .where('gateway_transaction_id', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Gives the claim up after a failed gateway call, so the next visit may try at once. */
+export async function releaseTransactionClaim(db: DbOrTrx, paymentUuid: string, token: string): Promise<void> {
+  await db.updateTable('payments').set({ claim_token: null, claim_expires_at: null }).where('id', '=', paymentUuid).where('claim_token', '=', token).execute();
+}
+
+/**
+ * `paid`, from any state a payment can still be paid out of (a late payment arrives after
+ * `expired`; a gateway may report success after a failure). Conditional: of concurrent
+ * notifications exactly one gets true.
+ */
+export async function markPaymentPaid(db: DbOrTrx, paymentUuid: string, paidAt: number, gatewayTransactionId: string): Promise<boolean> {
+  const result = await db
+    .updateTable('payments')
+    .set({ status: 'paid', paid_at: paidAt, gateway_transaction_id: gatewayTransactionId, claim_token: null, claim_expires_at: null })
+    .where('id', '=', paymentUuid)
+    .where('status', 'in', ['pending', 'expired', 'failed'])
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function markPaymentFailed(db: DbOrTrx, paymentUuid: string): Promise<boolean> {
+  const result = await db.updateTable('payments').set({ status: 'failed' }).where('id', '=', paymentUuid).where('status', '=', 'pending').executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 /** A pending payment whose hold lapsed; a payment that was settled meanwhile is left alone. */
-export async function markPaymentExpired(db: DbOrTrx, bookingUuid: string): Promise<void> {
-  await db.updateTable('payments').set({ status: 'expired' }).where('booking_id', '=', bookingUuid).where('status', '=', 'pending').execute();
+export async function markPaymentExpired(db: DbOrTrx, bookingUuid: string): Promise<boolean> {
+  const result = await db.updateTable('payments').set({ status: 'expired' }).where('booking_id', '=', bookingUuid).where('status', '=', 'pending').executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export type RefundReason = 'cancelled' | 'slot_taken';
+
+export interface Refund {
+  uuid: string;
+  paymentUuid: string;
+  /** The meeting whose share this is, or `whole`. */
+  refundKey: string;
+  amount: number;
+  reason: RefundReason;
+  status: 'pending' | 'done' | 'failed';
+  gatewayRefundId: string | null;
+  createdAt: number;
+  doneAt: number | null;
+}
+
+/** Inserts the refund unless one with the same key exists for the payment; true when inserted. */
+export async function insertRefundOnce(db: DbOrTrx, refund: Omit<Refund, 'status' | 'gatewayRefundId' | 'doneAt'>): Promise<boolean> {
+  const result = await db
+    .insertInto('payment_refunds')
+    .values({
+      id: refund.uuid,
+      payment_id: refund.paymentUuid,
+      refund_key: refund.refundKey,
+      amount: refund.amount,
+      reason: refund.reason,
+      status: 'pending',
+      gateway_refund_id: null,
+      created_at: refund.createdAt,
+      done_at: null,
+    })
+    .onConflict((oc) => oc.columns(['payment_id', 'refund_key']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
+
+function rowToRefund(row: { id: string; payment_id: string; refund_key: string; amount: number; reason: string; status: string; gateway_refund_id: string | null; created_at: number; done_at: number | null }): Refund {
+  return {
+    uuid: row.id,
+    paymentUuid: row.payment_id,
+    refundKey: row.refund_key,
+    amount: Number(row.amount),
+    reason: row.reason as RefundReason,
+    status: row.status as Refund['status'],
+    gatewayRefundId: row.gateway_refund_id,
+    createdAt: Number(row.created_at),
+    doneAt: row.done_at === null ? null : Number(row.done_at),
+  };
+}
+
+export async function findRefund(db: DbOrTrx, refundUuid: string): Promise<Refund | undefined> {
+  const row = await db.selectFrom('payment_refunds').selectAll().where('id', '=', refundUuid).executeTakeFirst();
+  return row && rowToRefund(row);
+}
+
+export async function findRefundsOfPayment(db: DbOrTrx, paymentUuid: string): Promise<Refund[]> {
+  const rows = await db.selectFrom('payment_refunds').selectAll().where('payment_id', '=', paymentUuid).orderBy('created_at').orderBy('id').execute();
+  return rows.map(rowToRefund);
+}
+
+/**
+ * The gateway confirmed the refund: once only (conditional on `pending`), the payment's
+ * refunded amount grows, and it reads `refunded` once all of it is back.
+ */
+export async function completeRefund(db: DbOrTrx, refund: Refund, gatewayRefundId: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('payment_refunds')
+    .set({ status: 'done', gateway_refund_id: gatewayRefundId, done_at: now })
+    .where('id', '=', refund.uuid)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  if (result.numUpdatedRows === 0n) return false;
+  await db
+    .updateTable('payments')
+    .set((eb) => ({ refunded_amount: eb('refunded_amount', '+', refund.amount) }))
+    .where('id', '=', refund.paymentUuid)
+    .execute();
+  await db
+    .updateTable('payments')
+    .set({ status: 'refunded' })
+    .where('id', '=', refund.paymentUuid)
+    .where('status', '=', 'paid')
+    .where((eb) => eb('refunded_amount', '>=', eb.ref('amount')))
+    .execute();
+  return true;
+}
+
+export async function failRefund(db: DbOrTrx, refundUuid: string, now: number): Promise<boolean> {
+  const result = await db.updateTable('payment_refunds').set({ status: 'failed', done_at: now }).where('id', '=', refundUuid).where('status', '=', 'pending').executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** The meetings a payment pays for, by start (their uuids; findMeeting reads each). */
+export async function findMeetingUuidsOfBooking(db: DbOrTrx, bookingUuid: string): Promise<string[]> {
+  const rows = await db.selectFrom('meetings').select('id').where('booking_id', '=', bookingUuid).orderBy('starts_at').orderBy('id').execute();
+  return rows.map((row) => row.id);
+}
+
+/** Paid: the booking's still-unsettled meetings become confirmed; the number changed. */
+export async function markMeetingsConfirmed(db: DbOrTrx, meetingUuids: readonly string[], now: number): Promise<number> {
+  if (meetingUuids.length === 0) return 0;
+  const result = await db
+    .updateTable('meetings')
+    .set({ status: 'confirmed', hold_expires_at: null, updated_at: now })
+    .where('id', 'in', [...meetingUuids])
+    .where('status', 'in', ['pending_payment', 'expired'])
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** The payment failed: its pending meetings stop holding their slots. */
+export async function markMeetingsOfBookingExpired(db: DbOrTrx, bookingUuid: string, now: number): Promise<number> {
+  const result = await db.updateTable('meetings').set({ status: 'expired', updated_at: now }).where('booking_id', '=', bookingUuid).where('status', '=', 'pending_payment').executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }

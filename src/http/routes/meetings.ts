@@ -5,7 +5,8 @@ import { cancelMeeting, getMeeting, listMeetings } from '../../scheduling/meetin
 import { scheduleMeetings } from '../../scheduling/schedule-meetings.js';
 import { rescheduleMeeting } from '../../scheduling/reschedule-meeting.js';
 import { RescheduleBodySchema } from '../schemas/schedule.js';
-import { meetingToJson, paymentToJson } from '../representations.js';
+import { paymentsOfMeetings } from '../../scheduling/payments/view.js';
+import { meetingToJson, meetingWithPaymentToJson, paymentToJson } from '../representations.js';
 import { principalOf } from '../request-guards.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, UuidParams, problemResponses } from '../schemas/common.js';
 import { BookingSchema, CancelBodySchema, MeetingListQuerySchema, MeetingListSchema, ScheduleBodySchema, ScheduleHeadersSchema } from '../schemas/schedule.js';
@@ -35,7 +36,7 @@ export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext; pub
       const booking = await scheduleMeetings(ctx, principalOf(request), request.body, request.headers['idempotency-key']);
       if (booking.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(201).send({
-        meetings: booking.meetings.map(meetingToJson),
+        meetings: booking.meetings.map((meeting) => meetingWithPaymentToJson(meeting, booking.payment ?? undefined)),
         payment: booking.payment === null ? null : paymentToJson(booking.payment, publicUrl),
       });
     },
@@ -57,7 +58,8 @@ export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext; pub
     },
     async (request) => {
       const page = await listMeetings(ctx, principalOf(request), request.query);
-      return { meetings: page.meetings.map(meetingToJson), nextCursor: page.nextCursor };
+      const payments = await paymentsOfMeetings(ctx, page.meetings);
+      return { meetings: page.meetings.map((meeting) => meetingWithPaymentToJson(meeting, payments.get(meeting.bookingUuid))), nextCursor: page.nextCursor };
     },
   );
 
@@ -72,7 +74,10 @@ export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext; pub
         response: { 200: Type.Ref('Meeting'), ...problemResponses(...AUTHENTICATED_ERRORS, 404) },
       },
     },
-    async (request) => meetingToJson(await getMeeting(ctx, principalOf(request), request.params.uuid)),
+    async (request) => {
+      const meeting = await getMeeting(ctx, principalOf(request), request.params.uuid);
+      return meetingWithPaymentToJson(meeting, (await paymentsOfMeetings(ctx, [meeting])).get(meeting.bookingUuid));
+    },
   );
 
   app.post(
@@ -81,7 +86,10 @@ export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext; pub
       schema: {
         tags: ['Meetings'],
         summary: 'Cancel a meeting',
-        description: 'Frees the slot; participant and host get a cancellation (iCalendar METHOD:CANCEL). Cancelling again changes nothing.',
+        description:
+          'Frees the slot; participant and host get a cancellation (iCalendar METHOD:CANCEL). Cancelling again changes nothing. ' +
+          "A paid, confirmed meeting's share of the payment (the amount split evenly over the booking's meetings) is refunded through the " +
+          'gateway in the background unless the body says `"refund": false`; the payment shows `refundedAmount`, and `status: "refunded"` once all of it is back.',
         security: API_KEY_SECURITY,
         params: UuidParams,
         body: CancelBodySchema,
@@ -92,7 +100,10 @@ export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext; pub
         request.body ??= {};
       },
     },
-    async (request) => meetingToJson(await cancelMeeting(ctx, principalOf(request), request.params.uuid, request.body.reason)),
+    async (request) => {
+      const meeting = await cancelMeeting(ctx, principalOf(request), request.params.uuid, request.body.reason, { refund: request.body.refund });
+      return meetingWithPaymentToJson(meeting, (await paymentsOfMeetings(ctx, [meeting])).get(meeting.bookingUuid));
+    },
   );
 
   app.post(

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { LANGS, MEETING_STATUSES } from '../../domain/meeting.js';
 import { GatewaySchema, PlaceSchema } from './account.js';
+import { PAYMENT_STATUSES } from '../../scheduling/payments/record.js';
 import { Email, FreeObject, MultiLine, NonBlankLine, Nullable, SingleLine, StringEnum, Timestamp, TimeZone, UtcInstant, Uuid } from './common.js';
 
 /** Far beyond any booking window (at most a few years), well inside what dates can hold. */
@@ -128,6 +129,22 @@ export const MeetingSchema = Type.Object(
     createdAt: Timestamp,
     cancelledAt: Nullable(Timestamp),
     cancelReason: Nullable(Type.String()),
+    payment: Type.Optional(
+      Nullable(
+        Type.Object(
+          {
+            uuid: Uuid,
+            status: StringEnum(PAYMENT_STATUSES),
+            amount: Type.Integer({ description: "Minor units: the whole booking's payment." }),
+            currency: Type.String(),
+            gateway: GatewaySchema,
+            paidAt: Nullable(Timestamp),
+            refundedAmount: Type.Integer({ description: 'Minor units refunded so far.' }),
+          },
+          { description: "The booking's payment (GET /meetings, GET /meetings/{uuid}, cancel); null for a free meeting. GET /payments/{uuid} has the details." },
+        ),
+      ),
+    ),
   },
   { $id: 'Meeting', title: 'Meeting' },
 );
@@ -136,11 +153,16 @@ export const PaymentSchema = Type.Object(
   {
     uuid: Uuid,
     gateway: GatewaySchema,
-    status: StringEnum(['pending', 'paid', 'expired', 'cancelled'] as const),
+    status: StringEnum(PAYMENT_STATUSES, {
+      description:
+        '`pending` → `paid` | `expired` (the hold lapsed) | `failed` (the gateway reported a failure); a paid payment becomes `refunded` once all of it is refunded.',
+    }),
     amount: Type.Integer({ description: 'Minor units, after the price variant and discount, for all meetings of the booking.' }),
     currency: Type.String(),
-    redirectUrl: Type.String({ description: 'Where to send the participant to pay.' }),
+    redirectUrl: Type.String({ description: 'Where to send the participant to pay: `{PUBLIC_URL}/pay/{uuid}`, which hands over to the gateway.' }),
     expiresAt: Timestamp,
+    paidAt: Nullable(Timestamp),
+    refundedAmount: Type.Integer({ description: 'Minor units the gateway has confirmed refunding.' }),
     discountCode: Nullable(Type.String({ description: 'The discount code applied, if any.' })),
   },
   { $id: 'Payment', title: 'Payment' },
@@ -178,6 +200,9 @@ export const RescheduleBodySchema = Type.Object(
 );
 
 export const CancelBodySchema = Type.Object(
-  { reason: Type.Optional(MultiLine({ maxLength: 2000, description: 'Shown to the participant and the host.' })) },
+  {
+    reason: Type.Optional(MultiLine({ maxLength: 2000, description: 'Shown to the participant and the host.' })),
+    refund: Type.Optional(Type.Boolean({ default: true, description: "A paid, confirmed meeting's share of the payment goes back through the gateway unless this is false." })),
+  },
   { additionalProperties: false },
 );

@@ -1,0 +1,67 @@
+import type { DomainEvent } from '../../domain/events.js';
+import type { Meeting } from '../../domain/meeting.js';
+import type { DbOrTrx } from '../../db/database.js';
+import { findAccount } from '../../db/repositories/accounts.js';
+import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
+import { findMeeting } from '../../db/repositories/meetings.js';
+import type { NewJob } from '../../db/repositories/outbox.js';
+import { findMeetingUuidsOfBooking, findPaymentsOfBookings } from '../../db/repositories/payments.js';
+import { newId } from '../../ids.js';
+import { PAYMENT_EMAIL_JOB_KIND, type PaidDetails, type PaymentMessagePayload } from '../../mail/booking-message.js';
+import { renderPaymentMessage } from '../../mail/render.js';
+import type { MailTransport } from '../../mail/transport.js';
+import { PermanentJobError, type JobHandler } from '../../outbox/job-handler.js';
+import type { PaymentRecord } from './record.js';
+import type { RefundEventData } from './refunds.js';
+
+/**
+ * The participant's e-mail about a payment event, in their language: `payment.pending` (the
+ * amount, the pay link, the deadline), `payment.expired` / `payment.failed` (the slot was
+ * released), `payment.refunded` (the amount going back).
+ */
+export async function paymentEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number): Promise<NewJob[]> {
+  const kind = ({ 'payment.pending': 'pending', 'payment.expired': 'released', 'payment.failed': 'released', 'payment.refunded': 'refunded' } as const)[event.type as string];
+  if (kind === undefined) return [];
+  const data = event.data as { payment: PaymentRecord; meetings?: string[]; refund?: RefundEventData; bookingUuid?: string };
+  let uuids = data.meetings ?? [];
+  if (kind === 'refunded') uuids = data.refund?.meeting ? [data.refund.meeting] : data.bookingUuid ? await findMeetingUuidsOfBooking(trx, data.bookingUuid) : [];
+  const meetings = (await Promise.all(uuids.map((uuid) => findMeeting(trx, event.accountUuid, uuid)))).filter((meeting): meeting is Meeting => meeting !== undefined);
+  const first = meetings[0];
+  if (!first) return [];
+  const [account, topic] = await Promise.all([findAccount(trx, event.accountUuid), findTopicIncludingDeleted(trx, first.topicUuid)]);
+  const payload: PaymentMessagePayload = {
+    event: kind,
+    to: { name: first.participant.name, email: first.participant.email },
+    lang: first.participant.lang,
+    timezone: first.participant.timezone,
+    accountName: account?.name ?? '',
+    topicName: topic?.name ?? '',
+    meetings: meetings.map((meeting) => ({ start: meeting.start, end: meeting.end })),
+    amount: kind === 'refunded' ? (data.refund?.amount ?? 0) : data.payment.amount,
+    currency: data.payment.currency,
+    ...(kind === 'pending' ? { payUrl: data.payment.redirectUrl, deadline: Date.parse(data.payment.expiresAt) } : {}),
+    ...(kind === 'refunded' ? { refundReason: data.refund?.reason } : {}),
+  };
+  return [{ uuid: newId(now), kind: PAYMENT_EMAIL_JOB_KIND, payload }];
+}
+
+/** What a paid meeting's confirmation shows: the amount paid and the invoice details given. */
+export async function paidDetailsOf(trx: DbOrTrx, meeting: Meeting): Promise<PaidDetails> {
+  const payment = (await findPaymentsOfBookings(trx, [meeting.bookingUuid])).get(meeting.bookingUuid);
+  return {
+    paid: payment && payment.paidAt !== null ? { amount: payment.amount, currency: payment.currency } : undefined,
+    invoice: meeting.invoice,
+  };
+}
+
+/** The `payment-email` job: renders the message captured when it was queued; no invitation is attached. */
+export function createPaymentEmailSender(transport: MailTransport): JobHandler {
+  return {
+    kind: PAYMENT_EMAIL_JOB_KIND,
+    async handle(job) {
+      const payload = job.payload as PaymentMessagePayload;
+      if (typeof payload !== 'object' || payload === null || typeof payload.to?.email !== 'string') throw new PermanentJobError('a payment e-mail job without a recipient');
+      await transport.send(renderPaymentMessage(payload), job.uuid);
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import type { Gateway } from '../../domain/account.js';
+import { GatewayUnavailableError, NotificationRejectedError } from '../../domain/errors.js';
+import { findAccountPayment } from '../../db/repositories/payments.js';
+import { GatewayError, NotificationRejectedError as AdapterRejectedError, type IncomingNotification, type VerifiedNotification } from '../../payments/gateway.js';
+import { openGatewayCredentials, type PaymentsContext } from './context.js';
+import { settleFailed, settlePaid } from './settle.js';
+
+/**
+ * `POST /api/v1/payments/{gateway}/notifications/{accountUuid}`: the account's credentials
+ * for that gateway are opened, the adapter authenticates the notification by the gateway's
+ * own scheme and checks amount and currency against the payment; a refusal is a 400 that
+ * changes nothing. A verified completion settles the payment (once, however often it is
+ * repeated or on however many instances it lands); the reply is what the gateway expects.
+ * A gateway that cannot be reached for a confirming call (P24 verify, PayPal's signature
+ * check) gives 502, so the gateway sends the notification again later.
+ */
+export async function receiveNotification(ctx: PaymentsContext, gateway: Gateway, accountUuid: string, notification: IncomingNotification): Promise<VerifiedNotification['reply']> {
+  const credentials = await openGatewayCredentials(ctx, ctx.db, accountUuid, gateway);
+  if (!credentials) throw new NotificationRejectedError(`${gateway} is not configured for this account`);
+  let verified: VerifiedNotification;
+  try {
+    verified = await ctx.gateways[gateway].verifyNotification(credentials, notification, async (paymentUuid) => {
+      const payment = await findAccountPayment(ctx.db, accountUuid, paymentUuid);
+      if (!payment || payment.gateway !== gateway) return null;
+      return { amount: payment.amount, currency: payment.currency, gatewayTransactionId: payment.gatewayTransactionId };
+    });
+  } catch (error) {
+    if (error instanceof AdapterRejectedError) {
+      ctx.log.warn({ gateway, accountUuid, reason: error.message }, 'a payment notification was refused');
+      throw new NotificationRejectedError(error.message);
+    }
+    if (error instanceof GatewayError) {
+      ctx.log.warn({ gateway, accountUuid, reason: error.message }, 'a payment notification could not be confirmed with the gateway');
+      throw new GatewayUnavailableError();
+    }
+    throw error;
+  }
+  const { outcome } = verified;
+  if (outcome.kind === 'paid') {
+    const result = await settlePaid(ctx, accountUuid, outcome.paymentUuid, outcome.gatewayTransactionId);
+    if (result !== 'unchanged') ctx.log.info({ gateway, paymentUuid: outcome.paymentUuid, result }, 'payment received');
+  } else if (outcome.kind === 'failed') {
+    await settleFailed(ctx, accountUuid, outcome.paymentUuid);
+  }
+  return verified.reply;
+}

@@ -1,0 +1,147 @@
+import { NotFoundError } from '../../domain/errors.js';
+import type { Lang } from '../../domain/meeting.js';
+import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
+import { findMeeting } from '../../db/repositories/meetings.js';
+import { claimTransactionCreation, findMeetingUuidsOfBooking, findPayment, releaseTransactionClaim, storeGatewayTransaction, type StoredPayment } from '../../db/repositories/payments.js';
+import { findUser } from '../../db/repositories/users.js';
+import { newId } from '../../ids.js';
+import { GatewayError, NotificationRejectedError, type PaymentOrder } from '../../payments/gateway.js';
+import type { Meeting } from '../../domain/meeting.js';
+import { openGatewayCredentials, type PaymentsContext } from './context.js';
+import { paymentStatusAt } from './record.js';
+import { settleFailed, settlePaid } from './settle.js';
+
+/** How long one visit may spend creating the gateway transaction before another may try (gateway calls time out after 10 s). */
+const CREATION_LEASE_MS = 30_000;
+/** How long a visit that lost the race waits for the winner's transaction before showing "preparing". */
+const WAIT_FOR_WINNER_MS = 4_000;
+
+/** What the pay page shows about the payment, in the participant's language. */
+export interface PayPageView {
+  payment: StoredPayment;
+  /** As of now (a lapsed hold reads `expired`). */
+  status: StoredPayment['status'];
+  lang: Lang;
+  timezone: string;
+  topicName: string;
+  meetings: { start: number; end: number; status: Meeting['status'] }[];
+}
+
+export type PayOutcome =
+  | { kind: 'redirect'; url: string }
+  /** Nothing to pay (paid, expired, refunded, failed): the page shows the state. */
+  | { kind: 'state'; view: PayPageView }
+  /** Another visit is creating the transaction right now: the page refreshes itself. */
+  | { kind: 'preparing'; view: PayPageView }
+  /** The gateway failed; nothing was created and the participant may retry. */
+  | { kind: 'gateway-error'; view: PayPageView };
+
+/**
+ * `GET /pay/{uuid}`: sends the participant to the gateway's page, creating the gateway's
+ * transaction on the first visit only. The creation is claimed in the database with a
+ * conditional update and a short lease (one statement, no transaction held), so of any
+ * number of concurrent visits on any number of instances one calls the gateway; the others
+ * wait briefly for its result. The gateway call itself carries the payment uuid as its
+ * idempotency key / external id, so even a crash between the call and the store creates
+ * nothing twice where the gateway honours it.
+ */
+export async function preparePayment(ctx: PaymentsContext, paymentUuid: string, customerIp: string | undefined): Promise<PayOutcome> {
+  let payment = await findPayment(ctx.db, paymentUuid);
+  if (!payment) throw new NotFoundError('payment');
+  const view = await pageView(ctx, payment);
+  if (view.status !== 'pending') return { kind: 'state', view };
+  if (payment.gatewayRedirectUrl !== null) return { kind: 'redirect', url: payment.gatewayRedirectUrl };
+
+  const token = newId(ctx.now());
+  const deadline = Date.now() + WAIT_FOR_WINNER_MS;
+  while (!(await claimTransactionCreation(ctx.db, paymentUuid, token, ctx.now(), CREATION_LEASE_MS))) {
+    payment = (await findPayment(ctx.db, paymentUuid))!;
+    if (payment.gatewayRedirectUrl !== null) return { kind: 'redirect', url: payment.gatewayRedirectUrl };
+    if (paymentStatusAt(payment, ctx.now()) !== 'pending') return { kind: 'state', view: await pageView(ctx, payment) };
+    if (Date.now() >= deadline) return { kind: 'preparing', view };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+
+  try {
+    const credentials = await openGatewayCredentials(ctx, ctx.db, payment.accountUuid, payment.gateway);
+    if (!credentials) throw new GatewayError(`${payment.gateway} is no longer configured for the account`, false);
+    const created = await ctx.gateways[payment.gateway].createTransaction(credentials, await orderOf(ctx, payment, customerIp));
+    if (await storeGatewayTransaction(ctx.db, paymentUuid, token, { id: created.gatewayTransactionId, redirectUrl: created.redirectUrl })) {
+      return { kind: 'redirect', url: created.redirectUrl };
+    }
+    // Our lease ran out and another visit stored its transaction: send everyone to that one.
+    const stored = await findPayment(ctx.db, paymentUuid);
+    return stored?.gatewayRedirectUrl ? { kind: 'redirect', url: stored.gatewayRedirectUrl } : { kind: 'preparing', view };
+  } catch (error) {
+    await releaseTransactionClaim(ctx.db, paymentUuid, token);
+    if (!(error instanceof GatewayError)) throw error;
+    ctx.log.warn({ paymentUuid, gateway: payment.gateway, reason: error.message, retryable: error.retryable }, 'the gateway refused to create a payment transaction');
+    return { kind: 'gateway-error', view };
+  }
+}
+
+/**
+ * `GET /pay/{uuid}/return`: the participant is back from the gateway. Where the gateway
+ * needs it (PayPal), the approved order is captured now; the notification remains what
+ * counts everywhere else. Shows the payment's state afterwards.
+ */
+export async function returnFromGateway(ctx: PaymentsContext, paymentUuid: string, query: Record<string, string>): Promise<PayPageView> {
+  let payment = await findPayment(ctx.db, paymentUuid);
+  if (!payment) throw new NotFoundError('payment');
+  const adapter = ctx.gateways[payment.gateway];
+  if (adapter.completeOnReturn && payment.gatewayTransactionId !== null && (payment.status === 'pending' || payment.status === 'expired')) {
+    try {
+      const credentials = await openGatewayCredentials(ctx, ctx.db, payment.accountUuid, payment.gateway);
+      const outcome = credentials && (await adapter.completeOnReturn(credentials, { paymentUuid, gatewayTransactionId: payment.gatewayTransactionId, amount: payment.amount, currency: payment.currency }, query));
+      if (outcome?.kind === 'paid') await settlePaid(ctx, payment.accountUuid, paymentUuid, outcome.gatewayTransactionId);
+      if (outcome?.kind === 'failed') await settleFailed(ctx, payment.accountUuid, paymentUuid);
+    } catch (error) {
+      if (!(error instanceof GatewayError || error instanceof NotificationRejectedError)) throw error;
+      // The page shows the payment as still pending; the gateway's notification settles it.
+      ctx.log.warn({ paymentUuid, gateway: payment.gateway, reason: error.message }, 'completing the payment on return failed');
+    }
+    payment = (await findPayment(ctx.db, paymentUuid))!;
+  }
+  return pageView(ctx, payment);
+}
+
+async function bookingMeetings(ctx: PaymentsContext, payment: StoredPayment): Promise<Meeting[]> {
+  const uuids = await findMeetingUuidsOfBooking(ctx.db, payment.bookingUuid);
+  return (await Promise.all(uuids.map((uuid) => findMeeting(ctx.db, payment.accountUuid, uuid)))).filter((meeting): meeting is Meeting => meeting !== undefined);
+}
+
+async function pageView(ctx: PaymentsContext, payment: StoredPayment): Promise<PayPageView> {
+  const meetings = await bookingMeetings(ctx, payment);
+  const first = meetings[0];
+  const topic = first ? await findTopicIncludingDeleted(ctx.db, first.topicUuid) : undefined;
+  const now = ctx.now();
+  return {
+    payment,
+    status: paymentStatusAt(payment, now),
+    lang: first?.participant.lang ?? 'en',
+    timezone: first?.participant.timezone ?? 'UTC',
+    topicName: topic?.name ?? '',
+    meetings: meetings.map((meeting) => ({ start: meeting.start, end: meeting.end, status: meeting.status })),
+  };
+}
+
+async function orderOf(ctx: PaymentsContext, payment: StoredPayment, customerIp: string | undefined): Promise<PaymentOrder> {
+  const meetings = await bookingMeetings(ctx, payment);
+  const first = meetings[0];
+  if (!first) throw new GatewayError('the payment has no meetings', false);
+  const [topic, host] = await Promise.all([findTopicIncludingDeleted(ctx.db, first.topicUuid), findUser(ctx.db, payment.accountUuid, first.hostUuid)]);
+  const hostName = host ? `${host.firstName} ${host.lastName}` : first.hostUsername;
+  const count = meetings.length > 1 ? ` (×${meetings.length})` : '';
+  return {
+    paymentUuid: payment.uuid,
+    accountUuid: payment.accountUuid,
+    amount: payment.amount,
+    currency: payment.currency,
+    description: `${topic?.name ?? 'Meeting'} with ${hostName}${count}`.replace(/[\u0000-\u001f\u007f]/g, ' '),
+    customer: { name: first.participant.name, email: first.participant.email, lang: first.participant.lang },
+    returnUrl: `${ctx.publicUrl}/pay/${payment.uuid}/return`,
+    notifyUrl: `${ctx.publicUrl}/api/v1/payments/${payment.gateway}/notifications/${payment.accountUuid}`,
+    expiresAt: payment.expiresAt,
+    customerIp,
+  };
+}

@@ -1,0 +1,242 @@
+import type { Logger } from 'pino';
+import type { Db } from '../db/database.js';
+import { completeJob, enqueueJobs, type NewJob } from '../db/repositories/outbox.js';
+import {
+  clearSubscriptionFailing,
+  disableSubscription,
+  findAccountAdmins,
+  findDelivery,
+  findSubscriptionForDelivery,
+  lockDelivery,
+  markSubscriptionFailing,
+  passDeliveryToJob,
+  recordDeliveryAttempt,
+  type AttemptRecord,
+} from '../db/repositories/webhooks.js';
+import { inTransaction } from '../db/transaction.js';
+import { newId } from '../ids.js';
+import { EMAIL_JOB_KIND } from '../mail/booking-message.js';
+import type { NoticeMessagePayload } from '../mail/email-job.js';
+import type { HostResolver } from '../net/outbound-guard.js';
+import { OutboundError, sendOutbound } from '../net/outbound-request.js';
+import { PermanentJobError, type JobHandler } from '../outbox/job-handler.js';
+import { openSecret } from '../secrets/secret-box.js';
+import { nextAttemptAt, shouldDisableSubscription } from '../webhooks/backoff.js';
+import { signWebhook } from '../webhooks/signing.js';
+import { WEBHOOK_JOB_KIND, type WebhookJobPayload, type WebhookSubscription } from '../webhooks/types.js';
+
+/** What the delivery handler needs from the application context. */
+export interface WebhookDeliveryContext {
+  db: Db;
+  now: () => number;
+  log: Logger;
+  secretKey: Buffer;
+  config: { allowPrivateUrls: boolean; webhooks: { retryBaseSeconds: number } };
+}
+
+export interface WebhookDeliveryOptions {
+  /** The receiver must answer in full within this (the contract's 10 s). */
+  timeoutMs?: number;
+  /** Attempts in flight at once in this process, over all subscriptions. */
+  concurrency?: number;
+  /** Tests play DNS with it (see GuardOptions.resolver). */
+  resolver?: HostResolver;
+  /** The retry jitter's random source. */
+  random?: () => number;
+}
+
+export const WEBHOOK_TIMEOUT_MS = 10_000;
+/** Long enough for the timeout and the bookkeeping after it; a dead sender lets go after it. */
+const DELIVERY_LEASE_MS = 60_000;
+/** A receiver's answer is read only this far: its status is what counts. */
+const MAX_RESPONSE_BYTES = 1024;
+
+/**
+ * The `webhook` job: one attempt of one delivery. Signs the event's body with the
+ * subscription's secret (Standard Webhooks; `webhook-id` is the delivery's uuid, the same
+ * on every attempt), POSTs it through the SSRF guard (addresses checked again at connect
+ * time, no redirects, 10 s for the whole exchange), and records the attempt on the
+ * delivery. A 2xx delivers it; anything else is retried by a new job at the next backoff
+ * time for at least 24 hours, then the delivery is `failed`. A subscription that has failed
+ * without a success for 3 days is switched off and the account's admins are e-mailed.
+ *
+ * Isolation: attempts run side by side (`concurrency`), and a subscription that is failing
+ * (a dead or hanging receiver) gets one attempt in flight per process at a time; its other
+ * due deliveries are handed to later jobs instead of taking lanes, so it holds one lane at
+ * most and never delays other receivers or other job kinds.
+ */
+export function createWebhookDeliverer(ctx: WebhookDeliveryContext, options: WebhookDeliveryOptions = {}): JobHandler {
+  const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  const inFlight = new Map<string, number>();
+  return {
+    kind: WEBHOOK_JOB_KIND,
+    concurrency: options.concurrency ?? 16,
+    batchSize: 100,
+    // Attempts are counted on the delivery; a throw here means our own database failed.
+    maxAttempts: 1_000,
+    async handle(job) {
+      const payload = job.payload as Partial<WebhookJobPayload> | null;
+      if (typeof payload?.deliveryUuid !== 'string') throw new PermanentJobError('a webhook job without a delivery');
+      const delivery = await findDelivery(ctx.db, payload.deliveryUuid);
+      // Deleted with its subscription, delivered, given up, or handed to a newer job: nothing to do.
+      if (!delivery || delivery.status !== 'pending' || delivery.jobUuid !== job.uuid) return;
+      const subscription = await findSubscriptionForDelivery(ctx.db, delivery.subscriptionUuid);
+      if (!subscription) return;
+
+      const now = ctx.now();
+      if (delivery.lockedUntil !== null && delivery.lockedUntil > now) {
+        // An attempt of the same delivery is in flight (a manual retry asked for meanwhile).
+        await postpone(ctx, job.uuid, delivery.uuid, delivery.lockedUntil);
+        return;
+      }
+      const busy = inFlight.get(subscription.uuid) ?? 0;
+      if (subscription.failingSince !== null && busy > 0) {
+        await postpone(ctx, job.uuid, delivery.uuid, now + timeoutMs);
+        return;
+      }
+      inFlight.set(subscription.uuid, busy + 1);
+      try {
+        if (!(await lockDelivery(ctx.db, delivery.uuid, job.uuid, now, DELIVERY_LEASE_MS))) {
+          // Another attempt holds it (a sender that died lets go when its lease ends): try after that.
+          const current = await findDelivery(ctx.db, delivery.uuid);
+          if (current?.status === 'pending' && current.jobUuid === job.uuid) await postpone(ctx, job.uuid, delivery.uuid, Math.max(current.lockedUntil ?? 0, now + 1_000));
+          return;
+        }
+        if (!subscription.enabled && payload.manual !== true) {
+          await finish(ctx, job.uuid, delivery.uuid, subscription, { at: now, responseStatus: null, error: 'The webhook is disabled.', sent: false }, 'failed');
+          return;
+        }
+        const body = delivery.body;
+        const attemptAt = ctx.now();
+        const headers = signWebhook(openSecret(ctx.secretKey, subscription.secretSealed), { id: delivery.uuid, timestamp: new Date(attemptAt), body });
+        const attempt = await send(ctx, subscription.url, { 'content-type': 'application/json', ...headers }, body, timeoutMs, options.resolver);
+        const attemptRecord = { at: attemptAt, ...attempt, sent: true };
+        if (attempt.error === null) {
+          await finish(ctx, job.uuid, delivery.uuid, subscription, attemptRecord, 'delivered');
+        } else {
+          const doneAt = ctx.now();
+          const next = nextAttemptAt(delivery.firstAttemptAt ?? attemptAt, delivery.attempts + 1, doneAt, ctx.config.webhooks.retryBaseSeconds, options.random);
+          await finish(ctx, job.uuid, delivery.uuid, subscription, attemptRecord, next === null ? 'failed' : { retryAt: next });
+          ctx.log.info({ deliveryUuid: delivery.uuid, webhookUuid: subscription.uuid, reason: attempt.error, retryAt: next }, 'a webhook delivery attempt failed');
+        }
+      } finally {
+        const left = (inFlight.get(subscription.uuid) ?? 1) - 1;
+        if (left <= 0) inFlight.delete(subscription.uuid);
+        else inFlight.set(subscription.uuid, left);
+      }
+    },
+  };
+}
+
+/** One POST; never throws for the receiver's sake: a refusal, timeout or non-2xx is a failed attempt. */
+async function send(
+  ctx: WebhookDeliveryContext,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+  resolver: HostResolver | undefined,
+): Promise<Omit<AttemptRecord, 'at'>> {
+  try {
+    const response = await sendOutbound({
+      url,
+      method: 'POST',
+      headers,
+      body,
+      timeoutMs,
+      maxResponseBytes: MAX_RESPONSE_BYTES,
+      allowPrivate: ctx.config.allowPrivateUrls,
+      resolver,
+    });
+    const ok = response.status >= 200 && response.status < 300;
+    return { responseStatus: response.status, error: ok ? null : `The receiver answered HTTP ${response.status}.` };
+  } catch (error) {
+    // Outbound errors name the host and the reason, never the URL's path or query.
+    if (error instanceof OutboundError) return { responseStatus: null, error: error.message };
+    throw error;
+  }
+}
+
+/** Lets a later job make the attempt, without counting one. */
+async function postpone(ctx: WebhookDeliveryContext, jobUuid: string, deliveryUuid: string, at: number): Promise<void> {
+  await inTransaction(ctx.db, async (trx) => {
+    const now = ctx.now();
+    if (!(await completeJob(trx, jobUuid, now))) return;
+    const next = { jobUuid: newId(now), at };
+    if (await passDeliveryToJob(trx, deliveryUuid, jobUuid, next)) {
+      await enqueueJobs(trx, [{ uuid: next.jobUuid, kind: WEBHOOK_JOB_KIND, payload: { deliveryUuid } satisfies WebhookJobPayload, runAt: at }], now);
+    }
+  });
+}
+
+/**
+ * Records the attempt and its consequence in one transaction with the job's completion:
+ * a crash before it commits leaves the job to be retried (at least once), never half done.
+ */
+async function finish(
+  ctx: WebhookDeliveryContext,
+  jobUuid: string,
+  deliveryUuid: string,
+  subscription: WebhookSubscription,
+  attempt: AttemptRecord & { sent: boolean },
+  outcome: 'delivered' | 'failed' | { retryAt: number },
+): Promise<void> {
+  await inTransaction(ctx.db, async (trx) => {
+    const now = ctx.now();
+    if (!(await completeJob(trx, jobUuid, now))) return;
+    const jobs: NewJob[] = [];
+    const retry = typeof outcome === 'object' ? { jobUuid: newId(now), at: outcome.retryAt } : null;
+    const current = await recordDeliveryAttempt(trx, deliveryUuid, jobUuid, attempt, {
+      status: retry ? 'pending' : (outcome as 'delivered' | 'failed'),
+      nextAttemptAt: retry?.at ?? null,
+      nextJobUuid: retry?.jobUuid ?? null,
+    });
+    if (current && retry) jobs.push({ uuid: retry.jobUuid, kind: WEBHOOK_JOB_KIND, payload: { deliveryUuid } satisfies WebhookJobPayload, runAt: retry.at });
+    // Only what the receiver did counts towards the subscription's health.
+    if (!attempt.sent) {
+      // neither a success nor a failure of the receiver
+    } else if (attempt.error === null) {
+      await clearSubscriptionFailing(trx, subscription.uuid);
+    } else if (subscription.enabled) {
+      const failingSince = await markSubscriptionFailing(trx, subscription.uuid, attempt.at);
+      if (shouldDisableSubscription(failingSince, now) && (await disableSubscription(trx, subscription.uuid, now))) {
+        jobs.push(...(await disabledNotices(trx, subscription)));
+        ctx.log.warn({ webhookUuid: subscription.uuid }, 'a webhook failing for 3 days was disabled');
+      }
+    }
+    await enqueueJobs(trx, jobs, now);
+  });
+}
+
+/** The e-mail telling each admin of the account that the webhook was switched off. */
+async function disabledNotices(trx: Parameters<typeof findAccountAdmins>[0], subscription: WebhookSubscription): Promise<NewJob[]> {
+  const admins = await findAccountAdmins(trx, subscription.accountUuid);
+  const where = safeOrigin(subscription.url);
+  return admins.map((admin) => {
+    const payload: NoticeMessagePayload = {
+      notice: true,
+      to: { name: `${admin.firstName} ${admin.lastName}`, email: admin.email },
+      subject: `Webhook to ${where} disabled`,
+      text: [
+        `Hello ${admin.firstName},`,
+        '',
+        `termin has disabled the webhook ${subscription.uuid} (${where}): every delivery to it has failed for 3 days.`,
+        'No further events are sent to it. Its delivery log shows what the receiver answered:',
+        `GET /api/v1/webhooks/${subscription.uuid}/deliveries`,
+        '',
+        'When the receiver works again, enable it with PATCH /api/v1/webhooks/' + subscription.uuid + ' {"enabled": true}',
+        'and retry the deliveries it missed with POST …/deliveries/{deliveryUuid}/retry.',
+      ].join('\n'),
+    };
+    return { uuid: newId(), kind: EMAIL_JOB_KIND, payload };
+  });
+}
+
+/** Scheme, host and port only: a receiver's path or query may carry its own token. */
+function safeOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'an invalid URL';
+  }
+}

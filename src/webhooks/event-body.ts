@@ -1,0 +1,42 @@
+import type { DomainEvent } from '../domain/events.js';
+import type { Meeting } from '../domain/meeting.js';
+import type { Member } from '../domain/user.js';
+import type { Payment } from '../db/repositories/payments.js';
+import { meetingWithPaymentToJson, memberToJson, toIso } from '../http/representations.js';
+
+/** What a `member.*` event records: the member as the API shows them, and the team concerned. */
+export interface MemberEventData {
+  member: Member;
+  teamUuid: string;
+}
+
+/**
+ * The JSON body of a delivery: `{ type, timestamp, data }`, `data` being the record the API
+ * returns for the event's subject as it was when the event happened: a meeting as
+ * `GET /meetings/{uuid}` shows it (with its booking's `payment` summary, passed in), a
+ * payment as `GET /payments/{uuid}`'s `payment`, a member as `GET /teams/{teamUuid}/users`
+ * lists them. Made once per event; every attempt of a delivery sends these very bytes.
+ *
+ * @example
+ * webhookBody({ type: 'meeting.cancelled', occurredAt: 1_799_056_800_000, data: { meeting }, … }, undefined)
+ * // '{"type":"meeting.cancelled","timestamp":"2027-01-04T08:00:00.000Z","data":{"uuid":"…","status":"cancelled",…,"payment":null}}'
+ */
+export function webhookBody(event: DomainEvent, payment: Payment | undefined): string {
+  return JSON.stringify({ type: event.type, timestamp: toIso(event.occurredAt), data: webhookData(event, payment) });
+}
+
+/** The meeting an event is about, if it is a `meeting.*` event. */
+export function meetingOfEvent(event: DomainEvent): Meeting | undefined {
+  const data = event.data as { meeting?: Meeting };
+  return event.type.startsWith('meeting.') && data.meeting ? data.meeting : undefined;
+}
+
+function webhookData(event: DomainEvent, payment: Payment | undefined): unknown {
+  const data = event.data as Record<string, unknown>;
+  const meeting = meetingOfEvent(event);
+  if (meeting) return meetingWithPaymentToJson(meeting, payment);
+  // Payment events record the payment already as the API shows it (src/scheduling/payments/record.ts).
+  if (event.type.startsWith('payment.') && data.payment) return data.payment;
+  if (event.type.startsWith('member.') && data.member) return memberToJson(data.member as Member);
+  return data;
+}

@@ -189,6 +189,7 @@ describe('busy time from a CalDAV calendar (Radicale)', () => {
 
         const listed = (await call(t.app, acme.apiKey, 'GET', calendarsPath())).json().calendars;
         expect(listed).toEqual([expect.objectContaining({ uuid, status: 'error', lastError: body.lastError })]);
+        expect((await call(t.app, acme.apiKey, 'GET', `${calendarsPath()}/${uuid}`)).json()).toEqual(body);
 
         tcp.up();
         t.clock.advance(60_000);

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { addCalendar, getFeedUrl, listCalendars, removeCalendar, rotateFeed, syncCalendarNow } from '../../scheduling/calendars.js';
+import { addCalendar, getCalendar, getFeedUrl, listCalendars, removeCalendar, rotateFeed, syncCalendarNow } from '../../scheduling/calendars.js';
 import type { CalendarSettings } from '../../scheduling/calendars-sync.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
 import { principalOf } from '../request-guards.js';
@@ -53,6 +53,21 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext; se
       },
     },
     async (request) => ({ calendars: (await listCalendars(ctx, principalOf(request), request.params.userUuid)).map(calendarToJson) }),
+  );
+
+  app.get(
+    '/users/:userUuid/calendars/:uuid',
+    {
+      schema: {
+        tags: ['Calendars'],
+        summary: 'One connected calendar',
+        description: `${WHO} With its sync state: \`status\`, \`lastSyncAt\`, \`lastSuccessAt\`, \`lastError\`, \`lastWriteError\`.`,
+        security: API_KEY_SECURITY,
+        params: UserCalendarParams,
+        response: { 200: CalendarSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },
+      },
+    },
+    async (request) => calendarToJson(await getCalendar(ctx, principalOf(request), request.params.userUuid, request.params.uuid)),
   );
 
   app.delete(

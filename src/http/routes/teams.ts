@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { addTeamMember, createTeam, listTeamMembers, listTeams, removeTeamMember } from '../../scheduling/teams.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
+import { updateTeamMember } from '../../scheduling/members.js';
 import { memberToJson, teamToJson } from '../representations.js';
 import { principalOf } from '../request-guards.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, TeamUuidParams, problemResponses } from '../schemas/common.js';
-import { CreateMemberBodySchema, CreateTeamBodySchema, MemberListSchema, MemberParamsSchema, TeamListSchema } from '../schemas/teams.js';
+import { CreateMemberBodySchema, CreateTeamBodySchema, MemberListSchema, MemberParamsSchema, TeamListSchema, UpdateMemberBodySchema } from '../schemas/teams.js';
 import { Type } from 'typebox';
 
 /** Seed endpoints 1–4: teams and their members. */
@@ -74,6 +75,27 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = as
       const member = await addTeamMember(ctx, principalOf(request), request.params.teamUuid, request.body);
       return reply.code(201).send(memberToJson(member));
     },
+  );
+
+  app.patch(
+    '/teams/:teamUuid/users/:userUuid',
+    {
+      schema: {
+        tags: ['Teams'],
+        summary: 'Edit a member: rename them, or grant or take away admin',
+        description:
+          'By an admin of the team. Only the fields sent change. `firstName`/`lastName` rename the user everywhere (their ' +
+          '`username` stays as it is, so booking links and scheduling calls keep working); `admin` is this team\'s admin right. ' +
+          'Taking it from the last admin is 409 LAST_ADMIN: to leave a team, make another member an admin first. ' +
+          '404 for a user who is not a member of this team.',
+        security: API_KEY_SECURITY,
+        params: MemberParamsSchema,
+        body: UpdateMemberBodySchema,
+        response: { 200: Type.Ref('Member'), ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404, 409) },
+      },
+    },
+    async (request) =>
+      memberToJson(await updateTeamMember(ctx, principalOf(request), request.params.teamUuid, request.params.userUuid, request.body)),
   );
 
   app.delete(

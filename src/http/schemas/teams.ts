@@ -39,3 +39,13 @@ export const CreateMemberBodySchema = Type.Object(
 export type CreateMemberBody = Static<typeof CreateMemberBodySchema>;
 
 export const MemberParamsSchema = Type.Object({ teamUuid: Uuid, userUuid: Uuid });
+
+export const UpdateMemberBodySchema = Type.Object(
+  {
+    firstName: Type.Optional(NonBlankLine({ maxLength: 100, description: 'New first name (trimmed).' })),
+    lastName: Type.Optional(NonBlankLine({ maxLength: 100, description: 'New last name (trimmed).' })),
+    admin: Type.Optional(Type.Boolean({ description: "true makes the member an admin of this team; false takes the right away (409 LAST_ADMIN for the team's last admin)." })),
+  },
+  { additionalProperties: false, description: 'Only the fields sent change; an empty object changes nothing.' },
+);
+export type UpdateMemberBody = Static<typeof UpdateMemberBodySchema>;

@@ -90,6 +90,7 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
     {
       schema: {
         tags: PAGE_TAGS,
+        operationId: 'getEmbedScript',
         summary: 'Embed script for a booking page',
         description:
           'On any site: `<script src="{PUBLIC_URL}/embed.js" data-termin-booking="{booking page URL}"></script>` (or an element with ' +
@@ -107,6 +108,7 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
     {
       schema: {
         tags: PAGE_TAGS,
+        operationId: 'getHostBookingPages',
         summary: "A host's booking pages (HTML)",
         description: "Lists the host's public topics (their own and their teams' that they host), each linking to its booking page. `?lang=en|pl` overrides Accept-Language.",
         querystring: PageQuerySchema,
@@ -168,6 +170,7 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
     {
       schema: {
         tags: PAGE_TAGS,
+        operationId: 'getTopicBookingPage',
         summary: "Booking page of a host's topic (HTML)",
         description: bookingDescription,
         querystring: PageQuerySchema,
@@ -181,6 +184,7 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
     {
       schema: {
         tags: PAGE_TAGS,
+        operationId: 'getTeamTopicBookingPage',
         summary: "Booking page of a team's topic (HTML)",
         description: `${bookingDescription} One calendar for the team: each slot is booked with a free host (round-robin).`,
         querystring: PageQuerySchema,
@@ -194,6 +198,7 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
     {
       schema: {
         tags: PAGE_TAGS,
+        operationId: 'getManageBookingPage',
         summary: 'Manage a booking (HTML)',
         description:
           "The private link of every confirmation e-mail. Shows the meeting in the participant's zone and language (`?lang=` overrides) and, " +

@@ -26,6 +26,7 @@ import { calculateScheduleRoutes } from './http/routes/schedule.js';
 import { teamRoutes } from './http/routes/teams.js';
 import { AccountSchema, ApiKeySchema } from './http/schemas/account.js';
 import { AvailabilitySchema } from './http/schemas/availability.js';
+import { webhookRoutes } from './http/routes/webhooks.js';
 import { DiscountCodeSchema } from './http/schemas/discount-codes.js';
 import { MeetingTopicSchema } from './http/schemas/meeting-topics.js';
 import { MeetingSchema, PaymentSchema, SlotSchema } from './http/schemas/schedule.js';
@@ -158,3 +159,4 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   return app;
 }
+        await authenticated.register(webhookRoutes, { ctx: { ...ctx, allowPrivateUrls: ctx.config.allowPrivateUrls } });

@@ -10,6 +10,7 @@ import { createPaymentEmailSender } from './scheduling/payments/emails.js';
 import { createRefundJobHandler } from './scheduling/payments/refunds.js';
 import { calendarSettingsFromConfig, startCalendarSync } from './scheduling/calendars-sync.js';
 import { createCalendarWriteHandler } from './scheduling/calendars-writes.js';
+import { createWebhookDeliverer } from './scheduling/webhooks-delivery.js';
 
 export interface BackgroundJobs {
   transport: MailTransport;
@@ -27,6 +28,7 @@ export function createJobHandlers(ctx: AppContext, transport: MailTransport): Jo
     createCalendarWriteHandler(ctx, calendarSettingsFromConfig(ctx.config, ctx.log)),
     createRefundJobHandler(paymentsContextOf(ctx)),
     createPaymentEmailSender(transport),
+    createWebhookDeliverer(ctx),
     // payment calls, webhook deliveries and calendar writes register their handlers here
   ];
 }
@@ -65,11 +67,60 @@ export function startBackgroundJobs(
       ctx.log.error({ err: error }, 'background job failed');
     }
   };
+  // Outside a drain, every kind runs on lanes of its own, up to its `concurrency`; a lane
+  // takes one due job at a time until none is left. So a job that hangs (a webhook receiver
+  // holding its 10 s) holds its own lane only: not another kind's, not the next tick, not
+  // the rest of its kind, which the next tick gives a further lane.
+  const lanes = new Map<string, number>();
+  const lanesInFlight = new Set<Promise<void>>();
+  let stopped = false;
+  const runLane = async (handler: JobHandler) => {
+    const one: JobHandler = {
+      kind: handler.kind,
+      handle: (job) => handler.handle(job),
+      ...(handler.maxAttempts === undefined ? {} : { maxAttempts: handler.maxAttempts }),
+      ...(handler.retryDelayMs === undefined ? {} : { retryDelayMs: (attempts: number) => handler.retryDelayMs!(attempts) }),
+      batchSize: 1,
+      concurrency: 1,
+    };
+    let worked = false;
+    while (!stopped) {
+      const result = await runDueJobs({ db: ctx.db, handlers: [one], log: ctx.log, now: ctx.now });
+      if (result.done + result.failed === 0) break;
+      worked = true;
+      startLane(handler); // more may be due: widen up to the kind's concurrency
+    }
+    // What it did may have queued other kinds' jobs (an event's e-mails): start them now, not a tick later.
+    if (worked) startLanes();
+  };
+  const startLane = (handler: JobHandler) => {
+    const busy = lanes.get(handler.kind) ?? 0;
+    if (stopped || busy >= Math.max(1, handler.concurrency ?? 1)) return;
+    lanes.set(handler.kind, busy + 1);
+    const lane: Promise<void> = runLane(handler)
+      .catch((error: unknown) => ctx.log.error({ err: error, kind: handler.kind }, 'background job failed'))
+      .finally(() => {
+        lanes.set(handler.kind, (lanes.get(handler.kind) ?? 1) - 1);
+        lanesInFlight.delete(lane);
+      });
+    lanesInFlight.add(lane);
+  };
+  const startLanes = () => {
+    for (const handler of handlers) startLane(handler);
+  };
   const tick = () => {
-    if (running) return;
-    running = runOnce(false).finally(() => {
-      running = null;
-    });
+    if (!running && Date.now() - lastMaintenance >= maintenanceEvery) {
+      lastMaintenance = Date.now();
+      running = runMaintenance(ctx)
+        .then((done) => {
+          if (done.expired > 0) ctx.log.info(done, 'payment holds expired');
+        })
+        .catch((error: unknown) => ctx.log.error({ err: error }, 'background job failed'))
+        .finally(() => {
+          running = null;
+        });
+    }
+    startLanes();
   };
   const timer = setInterval(tick, options.jobIntervalMs ?? 1_000);
   timer.unref();
@@ -84,6 +135,8 @@ export function startBackgroundJobs(
     },
     async stop() {
       clearInterval(timer);
+      stopped = true;
+      await Promise.all(lanesInFlight);
       await calendarSync.stop();
       if (running) await running;
       transport.close();

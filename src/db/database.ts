@@ -314,6 +314,8 @@ export interface WebhookDeliveryTable {
   account_id: string;
   event_id: string;
   event_type: string;
+  /** The JSON body every attempt sends. */
+  body: string;
   /** pending | delivered | failed */
   status: string;
   attempts: number;
@@ -348,6 +350,8 @@ export interface Database {
   // payments (0007-…)
   payment_refunds: PaymentRefundTable;
   // webhooks (0008-…)
+  webhook_subscriptions: WebhookSubscriptionTable;
+  webhook_deliveries: WebhookDeliveryTable;
   // calendars (0009-…)
   calendars: CalendarTable;
   calendar_event_copies: CalendarEventCopyTable;

@@ -3,6 +3,9 @@ import path from 'node:path';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 import type { RenderedMessage } from './render.js';
 
+/** The `ics` of a message that is no invitation (a notice to admins): the transport attaches nothing. */
+export const NO_INVITATION: RenderedMessage['ics'] = Object.freeze({ method: 'REQUEST', content: '' });
+
 export interface MailTransport {
   /** Delivers one message or throws; the outbox decides about retries. */
   send(message: RenderedMessage, id: string): Promise<void>;
@@ -56,6 +59,7 @@ function toMailOptions(message: RenderedMessage, from: string, id: string): Send
     html: message.html,
     messageId: `<${id}@termin>`,
     // As an alternative part and an attachment: what Outlook, Gmail and Apple Mail look for.
-    icalEvent: { method: message.ics.method, filename: 'invite.ics', content: message.ics.content },
+    // A notice (NO_INVITATION) carries no calendar part at all.
+    ...(message.ics.content === '' ? {} : { icalEvent: { method: message.ics.method, filename: 'invite.ics', content: message.ics.content } }),
   };
 }

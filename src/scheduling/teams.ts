@@ -14,12 +14,15 @@ import {
   isAdminOfAnyTeam,
   listTeamsAdministeredBy,
 } from '../db/repositories/teams.js';
-import { findUserByEmail, findUserIdsManagedBy, selectTeamMembers, setUserDeactivated } from '../db/repositories/users.js';
+import { findUser, findUserByEmail, findUserIdsManagedBy, selectTeamMembers, setUserDeactivated } from '../db/repositories/users.js';
 import { removeHostFromTeamTopics } from '../db/repositories/meeting-topics.js';
+import type { DbOrTrx } from '../db/database.js';
 import { inTransaction } from '../db/transaction.js';
 import { requireTeamAdmin } from './access.js';
 import type { Principal, UseCaseContext } from './context.js';
 import { insertNewUser } from './create-account.js';
+import { recordEvents } from './record-events.js';
+import type { MemberEventData } from '../webhooks/event-body.js';
 
 /** Seed endpoint 1: the teams the caller administers, by name. */
 export async function listTeams(ctx: UseCaseContext, principal: Principal): Promise<Team[]> {
@@ -82,7 +85,9 @@ export async function addTeamMember(ctx: UseCaseContext, principal: Principal, t
         await setUserDeactivated(trx, existing.uuid, null);
       }
       await insertMembership(trx, { teamUuid: team.uuid, userUuid: existing.uuid, admin }, now);
-      return { ...existing, deactivatedAt: null, admin };
+      const member: Member = { ...existing, deactivatedAt: null, admin };
+      await recordMemberEvent(trx, 'member.created', member, team.uuid, now);
+      return member;
     }
 
     if ((await countActiveUsers(trx, account.uuid)) >= account.maxUsers) throw new PlanLimitReachedError(account.maxUsers);
@@ -95,7 +100,9 @@ export async function addTeamMember(ctx: UseCaseContext, principal: Principal, t
       now,
     });
     await insertMembership(trx, { teamUuid: team.uuid, userUuid: user.uuid, admin }, now);
-    return { ...user, admin };
+    const member: Member = { ...user, admin };
+    await recordMemberEvent(trx, 'member.created', member, team.uuid, now);
+    return member;
   });
 }
 
@@ -110,12 +117,21 @@ export async function removeTeamMember(ctx: UseCaseContext, principal: Principal
     const membership = await findMembership(trx, team.uuid, userUuid);
     if (!membership) throw new NotFoundError('member');
     if (membership.admin && (await countTeamAdmins(trx, team.uuid)) <= 1) throw new LastAdminError();
+    const user = await findUser(trx, principal.accountUuid, userUuid);
     await deleteMembership(trx, team.uuid, userUuid);
     await removeHostFromTeamTopics(trx, team.uuid, userUuid);
+    const now = ctx.now();
     if ((await countMembershipsOfUser(trx, userUuid)) === 0) {
-      const now = ctx.now();
       await setUserDeactivated(trx, userUuid, now);
       await revokeAllApiKeysOfUser(trx, userUuid, now);
     }
+    // The member as the team listed them until now.
+    if (user) await recordMemberEvent(trx, 'member.deleted', { ...user, admin: membership.admin }, team.uuid, now);
   });
+}
+
+/** `member.created` / `member.deleted`, in the transaction that changes the membership (webhooks send them). */
+async function recordMemberEvent(trx: DbOrTrx, type: 'member.created' | 'member.deleted', member: Member, teamUuid: string, now: number): Promise<void> {
+  const data: MemberEventData = { member, teamUuid };
+  await recordEvents(trx, [{ accountUuid: member.accountUuid, type, subjectUuid: member.uuid, data: { ...data } }], now);
 }

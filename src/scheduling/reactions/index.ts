@@ -4,6 +4,7 @@ import type { NewJob } from '../../db/repositories/outbox.js';
 import type { UseCaseContext } from '../context.js';
 import { calendarWriteJobsForEvent } from './calendar-writes.js';
 import { emailJobsForEvent } from './email.js';
+import { webhookJobsForEvent } from './webhooks.js';
 
 /**
  * What follows from an event, each reaction in a file of its own: the jobs it returns are
@@ -15,5 +16,6 @@ export type EventReaction = (trx: DbOrTrx, event: DomainEvent, now: number, ctx:
 export const EVENT_REACTIONS: readonly EventReaction[] = [
   emailJobsForEvent,
   calendarWriteJobsForEvent,
+  webhookJobsForEvent,
   // webhook deliveries (src/webhooks) and calendar writes (src/calendars) register here
 ];

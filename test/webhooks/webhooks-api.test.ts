@@ -1,0 +1,304 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startBackgroundJobs } from '../../src/background.js';
+import type { RenderedMessage } from '../../src/mail/render.js';
+import type { MailTransport } from '../../src/mail/transport.js';
+import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
+import { startReceiver, type Receiver } from '../net/receivers.js';
+import { createApiKeyForUser } from '../../src/scheduling/api-keys.js';
+import { bookingBody, firstFreeSlots, stringHeaders, verifyAt } from './helpers.js';
+
+const ALL_EVENTS = [
+  'meeting.scheduled',
+  'meeting.confirmed',
+  'meeting.rescheduled',
+  'meeting.cancelled',
+  'meeting.expired',
+  'payment.paid',
+  'payment.refunded',
+  'member.created',
+  'member.deleted',
+];
+
+for (const dialect of DIALECTS) {
+  describe(`webhooks (${dialect})`, () => {
+    let t: TestApp;
+    let acme: CreatedAccount;
+    let topicUuid: string;
+    const mail: RenderedMessage[] = [];
+    const capture: MailTransport = {
+      async send(message) {
+        mail.push(message);
+      },
+      close: () => undefined,
+      describe: () => 'capture',
+    };
+    let receiver: Receiver | undefined;
+
+    /** Runs every due job (events, deliveries, e-mails) until none is left. */
+    async function drain() {
+      const jobs = startBackgroundJobs(t.ctx, { jobIntervalMs: 3_600_000, transport: capture });
+      try {
+        await jobs.runOnce();
+      } finally {
+        await jobs.stop();
+      }
+    }
+
+    beforeAll(async () => {
+      t = await createTestApp(dialect, createClock('2027-01-04T08:00:00.000Z'), { ALLOW_PRIVATE_URLS: 'true' });
+      acme = await createTestAccount(t.ctx, { timezone: 'Europe/Warsaw', places: ['zoom'] });
+      const topic = await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Intro', durationMinutes: 30, places: ['zoom'] });
+      topicUuid = topic.json().uuid;
+    });
+    afterAll(async () => t.close());
+    afterEach(async () => {
+      await receiver?.close();
+      receiver = undefined;
+      // Each test's webhooks go with it, so the next one starts with none.
+      const list = (await call(t.app, acme.apiKey, 'GET', '/api/v1/webhooks')).json() as { webhooks: { uuid: string }[] };
+      for (const webhook of list.webhooks) await call(t.app, acme.apiKey, 'DELETE', `/api/v1/webhooks/${webhook.uuid}`);
+      await drain();
+      mail.length = 0;
+    });
+
+    async function subscribe(url: string, events: string[] = ALL_EVENTS) {
+      const created = await call(t.app, acme.apiKey, 'POST', '/api/v1/webhooks', { url, events, description: 'Our CRM' });
+      expect(created.statusCode).toBe(201);
+      return created.json() as { uuid: string; secret: string; url: string; events: string[]; enabled: boolean };
+    }
+
+    async function deliveries(webhookUuid: string) {
+      const page = await call(t.app, acme.apiKey, 'GET', `/api/v1/webhooks/${webhookUuid}/deliveries`);
+      expect(page.statusCode).toBe(200);
+      return (page.json() as { deliveries: Array<{ uuid: string; event: string; status: string; attempts: number; responseStatus: number | null; nextAttemptAt: string | null; lastError: string | null }> }).deliveries;
+    }
+
+    it('manages subscriptions: the secret shown once, admins only, other accounts see nothing', async () => {
+      const created = await call(t.app, acme.apiKey, 'POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/hooks', events: ['meeting.scheduled', 'meeting.cancelled'] });
+      expect(created.statusCode).toBe(201);
+      const webhook = created.json();
+      expect(webhook).toMatchObject({ url: 'http://127.0.0.1:9/hooks', events: ['meeting.scheduled', 'meeting.cancelled'], description: null, enabled: true, createdAt: '2027-01-04T08:00:00.000Z' });
+      expect(webhook.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+
+      const shown = await call(t.app, acme.apiKey, 'GET', `/api/v1/webhooks/${webhook.uuid}`);
+      expect(shown.statusCode).toBe(200);
+      expect(shown.json()).not.toHaveProperty('secret');
+      const listed = await call(t.app, acme.apiKey, 'GET', '/api/v1/webhooks');
+      expect(listed.json().webhooks.map((w: { uuid: string }) => w.uuid)).toEqual([webhook.uuid]);
+      expect(listed.body).not.toContain(webhook.secret);
+
+      const patched = await call(t.app, acme.apiKey, 'PATCH', `/api/v1/webhooks/${webhook.uuid}`, { events: ['member.created'], description: 'CRM', enabled: false });
+      expect(patched.statusCode).toBe(200);
+      expect(patched.json()).toMatchObject({ events: ['member.created'], description: 'CRM', enabled: false });
+      expectProblem(await call(t.app, acme.apiKey, 'PATCH', `/api/v1/webhooks/${webhook.uuid}`, { secret: 'x' }), 400, 'VALIDATION_FAILED');
+      const badEvent = expectProblem(await call(t.app, acme.apiKey, 'POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/', events: ['meeting.booked'] }), 400, 'VALIDATION_FAILED');
+      expect(badEvent.errors?.[0]?.path).toBe('/events/0');
+
+      // A member who is no admin may not; another account's key finds nothing.
+      const member = await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Piotr', lastName: 'Nowak', email: 'piotr@example.com' });
+      const memberKey = await createApiKeyForUser(t.ctx, member.json().uuid);
+      expectProblem(await call(t.app, memberKey.apiKey, 'GET', '/api/v1/webhooks'), 403, 'FORBIDDEN');
+      expectProblem(await call(t.app, memberKey.apiKey, 'POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/', events: ['meeting.scheduled'] }), 403, 'FORBIDDEN');
+      const other = await createTestAccount(t.ctx);
+      expectProblem(await call(t.app, other.apiKey, 'GET', `/api/v1/webhooks/${webhook.uuid}`), 404, 'NOT_FOUND');
+      expectProblem(await call(t.app, other.apiKey, 'DELETE', `/api/v1/webhooks/${webhook.uuid}`), 404, 'NOT_FOUND');
+      expect((await call(t.app, other.apiKey, 'GET', '/api/v1/webhooks')).json()).toEqual({ webhooks: [] });
+
+      expect((await call(t.app, acme.apiKey, 'DELETE', `/api/v1/webhooks/${webhook.uuid}`)).statusCode).toBe(204);
+      expectProblem(await call(t.app, acme.apiKey, 'GET', `/api/v1/webhooks/${webhook.uuid}`), 404, 'NOT_FOUND');
+      await call(t.app, acme.apiKey, 'DELETE', `/api/v1/teams/${acme.team.uuid}/users/${member.json().uuid}`);
+    });
+
+    it('sends every event with its exact body, signed so that standardwebhooks verifies it', async () => {
+      receiver = await startReceiver((_req, res) => res.writeHead(204).end());
+      const webhook = await subscribe(`${receiver.url}/termin?token=abc`);
+      const at = new Date(t.clock.now()).toISOString();
+
+      const [slot] = await firstFreeSlots(t.app, acme.owner.username, topicUuid);
+      const booked = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', bookingBody(topicUuid, slot!));
+      expect(booked.statusCode).toBe(201);
+      const meeting = booked.json().meetings[0];
+      const cancelled = await call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${meeting.uuid}/cancel`, { reason: 'Ill' });
+      expect(cancelled.statusCode).toBe(200);
+      // The meeting record as GET /meetings/{uuid} shows it (the cancel answer may add to it).
+      const cancelledRecord = (await call(t.app, acme.apiKey, 'GET', `/api/v1/meetings/${meeting.uuid}`)).json();
+      expect(cancelledRecord).toMatchObject({ uuid: meeting.uuid, status: 'cancelled', cancelReason: 'Ill' });
+      const created = await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Anna', lastName: 'Nowak', email: 'anna@example.com', admin: true });
+      expect(created.statusCode).toBe(201);
+      const listedMember = (await call(t.app, acme.apiKey, 'GET', `/api/v1/teams/${acme.team.uuid}/users`)).json().users.find((u: { uuid: string }) => u.uuid === created.json().uuid);
+      expect((await call(t.app, acme.apiKey, 'DELETE', `/api/v1/teams/${acme.team.uuid}/users/${created.json().uuid}`)).statusCode).toBe(204);
+
+      await drain();
+
+      const received = receiver.requests.map((request) => {
+        const headers = stringHeaders(request.headers);
+        // What an integrator does: verify over the raw bytes with the library, then read.
+        const verified = verifyAt(t.clock.now(), webhook.secret, request.body, headers) as { type: string };
+        expect(request.method).toBe('POST');
+        expect(request.url).toBe('/termin?token=abc');
+        expect(headers['content-type']).toBe('application/json');
+        return { id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], body: verified };
+      });
+      expect(received.map((r) => r.body).sort((a, b) => a.type.localeCompare(b.type))).toEqual([
+        { type: 'meeting.cancelled', timestamp: at, data: cancelledRecord },
+        { type: 'meeting.scheduled', timestamp: at, data: meeting },
+        { type: 'member.created', timestamp: at, data: created.json() },
+        { type: 'member.deleted', timestamp: at, data: listedMember },
+      ]);
+      expect(received.every((r) => r.timestamp === String(Math.floor(t.clock.now() / 1000)))).toBe(true);
+
+      // The log lists each, newest first, under the id the receiver saw.
+      const log = await deliveries(webhook.uuid);
+      expect(log).toHaveLength(4);
+      expect(new Set(log.map((d) => d.uuid))).toEqual(new Set(received.map((r) => r.id)));
+      expect(log.map((d) => d.status)).toEqual(['delivered', 'delivered', 'delivered', 'delivered']);
+      expect(log.map((d) => [d.attempts, d.responseStatus, d.nextAttemptAt])).toEqual(Array(4).fill([1, 204, null]));
+      expect(log.map((d) => d.event)).toEqual(['member.deleted', 'member.created', 'meeting.cancelled', 'meeting.scheduled']);
+    });
+
+    it('sends only the events a webhook asked for, and nothing to a disabled one', async () => {
+      receiver = await startReceiver((_req, res) => res.writeHead(200).end('ok'));
+      const cancelOnly = await subscribe(`${receiver.url}/cancel-only`, ['meeting.cancelled']);
+      const off = await subscribe(`${receiver.url}/off`, ['meeting.scheduled']);
+      await call(t.app, acme.apiKey, 'PATCH', `/api/v1/webhooks/${off.uuid}`, { enabled: false });
+      const [slot] = await firstFreeSlots(t.app, acme.owner.username, topicUuid);
+      expect((await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', bookingBody(topicUuid, slot!))).statusCode).toBe(201);
+      await drain();
+      expect(receiver.requests).toEqual([]);
+      expect(await deliveries(cancelOnly.uuid)).toEqual([]);
+      expect(await deliveries(off.uuid)).toEqual([]);
+    });
+
+    it('retries a receiver that fails 3 times with backoff, under one webhook-id, until it answers 2xx', async () => {
+      let failures = 0;
+      receiver = await startReceiver((_req, res) => {
+        if (failures < 3) {
+          failures += 1;
+          res.writeHead(503).end('busy');
+        } else {
+          res.writeHead(202).end();
+        }
+      });
+      const webhook = await subscribe(`${receiver.url}/flaky`, ['meeting.scheduled']);
+      const [slot] = await firstFreeSlots(t.app, acme.owner.username, topicUuid);
+      expect((await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', bookingBody(topicUuid, slot!))).statusCode).toBe(201);
+
+      const start = t.clock.now();
+      await drain();
+      let [delivery] = await deliveries(webhook.uuid);
+      expect(delivery).toMatchObject({ status: 'pending', attempts: 1, responseStatus: 503 });
+      // 5 s less up to 20 % jitter.
+      const first = Date.parse(delivery!.nextAttemptAt!) - start;
+      expect(first).toBeGreaterThanOrEqual(4_000);
+      expect(first).toBeLessThanOrEqual(5_000);
+
+      // Not due yet: nothing is sent.
+      await drain();
+      expect(receiver.requests).toHaveLength(1);
+
+      for (const [wait, attempts] of [[5_000, 2], [10_000, 3]] as const) {
+        t.clock.advance(wait);
+        await drain();
+        [delivery] = await deliveries(webhook.uuid);
+        expect(delivery).toMatchObject({ status: 'pending', attempts, responseStatus: 503 });
+      }
+      t.clock.advance(20_000);
+      await drain();
+      [delivery] = await deliveries(webhook.uuid);
+      expect(delivery).toMatchObject({ status: 'delivered', attempts: 4, responseStatus: 202, nextAttemptAt: null, lastError: null });
+      expect(receiver.requests).toHaveLength(4);
+      const ids = receiver.requests.map((r) => r.headers['webhook-id']);
+      expect(new Set(ids)).toEqual(new Set([delivery!.uuid]));
+      // Each attempt is signed afresh and verifies; the body is byte for byte the same.
+      const sentAt = [start, start + 5_000, start + 15_000, start + 35_000];
+      receiver.requests.forEach((request, i) => verifyAt(sentAt[i]!, webhook.secret, request.body, stringHeaders(request.headers)));
+      expect(new Set(receiver.requests.map((r) => r.body)).size).toBe(1);
+      const timestamps = receiver.requests.map((r) => Number(r.headers['webhook-timestamp']));
+      expect(timestamps).toEqual([...timestamps].sort((a, b) => a - b));
+      expect(timestamps[3]! - timestamps[0]!).toBe(35);
+    });
+
+    it('gives a delivery up after 24 hours, disables a webhook failing for 3 days and tells the admins; a manual retry sends it again', async () => {
+      let healthy = false;
+      receiver = await startReceiver((_req, res) => res.writeHead(healthy ? 200 : 500).end());
+      const webhook = await subscribe(`${receiver.url}/down?key=secret-token`, ['meeting.scheduled', 'meeting.cancelled']);
+      const [a] = await firstFreeSlots(t.app, acme.owner.username, topicUuid);
+      const start = new Date(t.clock.now()).toISOString();
+      const first = (await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', bookingBody(topicUuid, a!, 1))).json().meetings[0];
+      await drain();
+      expect((await deliveries(webhook.uuid))[0]).toMatchObject({ status: 'pending', attempts: 1, responseStatus: 500 });
+
+      // A day and a bit later the retry is due; 24 hours have passed since the first attempt: given up.
+      t.clock.advance(25 * 3_600_000);
+      await drain();
+      expect((await deliveries(webhook.uuid))[0]).toMatchObject({ status: 'failed', attempts: 2, nextAttemptAt: null });
+      expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/webhooks/${webhook.uuid}`)).json()).toMatchObject({ enabled: true, failingSince: start });
+      expect(mail.filter((m) => m.subject.includes('disabled'))).toEqual([]);
+
+      // Still failing 3 days after the first failure: disabled, and each admin is told once.
+      t.clock.advance(2 * 24 * 3_600_000);
+      expect((await call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${first.uuid}/cancel`, {})).statusCode).toBe(200);
+      await drain();
+      const shown = (await call(t.app, acme.apiKey, 'GET', `/api/v1/webhooks/${webhook.uuid}`)).json();
+      expect(shown).toMatchObject({ enabled: false, disabledAt: new Date(t.clock.now()).toISOString() });
+      const notices = mail.filter((m) => m.subject.includes('disabled'));
+      expect(notices.map((m) => m.to.email)).toEqual([acme.owner.email]);
+      expect(notices[0]!.subject).toBe(`Webhook to ${receiver.url} disabled`);
+      expect(notices[0]!.text).toContain(webhook.uuid);
+      expect(notices[0]!.text).not.toContain('secret-token');
+
+      // Disabled: a new event makes no delivery at all.
+      const sentBefore = receiver.requests.length;
+      const [b] = await firstFreeSlots(t.app, acme.owner.username, topicUuid);
+      expect((await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', bookingBody(topicUuid, b!, 2))).statusCode).toBe(201);
+      await drain();
+      expect(receiver.requests).toHaveLength(sentBefore);
+      expect((await deliveries(webhook.uuid)).map((d) => d.event)).toEqual(['meeting.cancelled', 'meeting.scheduled']);
+
+      // The receiver is fixed: an admin retries the missed delivery by hand (the webhook still disabled).
+      healthy = true;
+      const missed = (await deliveries(webhook.uuid))[1]!;
+      const retried = await call(t.app, acme.apiKey, 'POST', `/api/v1/webhooks/${webhook.uuid}/deliveries/${missed.uuid}/retry`);
+      expect(retried.statusCode).toBe(202);
+      expect(retried.json()).toMatchObject({ uuid: missed.uuid, status: 'pending', attempts: 0 });
+      await drain();
+      expect((await deliveries(webhook.uuid))[1]).toMatchObject({ uuid: missed.uuid, status: 'delivered', attempts: 1, responseStatus: 200 });
+      expect(receiver.requests.at(-1)!.headers['webhook-id']).toBe(missed.uuid);
+      expect(JSON.parse(receiver.requests.at(-1)!.body)).toMatchObject({ type: 'meeting.scheduled', data: { uuid: first.uuid, status: 'confirmed' } });
+      expectProblem(await call(t.app, acme.apiKey, 'POST', `/api/v1/webhooks/${webhook.uuid}/deliveries/${webhook.uuid}/retry`), 404, 'NOT_FOUND');
+
+      // Enabled again: new events flow, and the failure streak starts over.
+      const enabled = await call(t.app, acme.apiKey, 'PATCH', `/api/v1/webhooks/${webhook.uuid}`, { enabled: true });
+      expect(enabled.json()).toMatchObject({ enabled: true, failingSince: null, disabledAt: null });
+    });
+
+    it('pages the delivery log newest first', async () => {
+      receiver = await startReceiver((_req, res) => res.writeHead(204).end());
+      const webhook = await subscribe(`${receiver.url}/log`, ['member.created']);
+      const made: string[] = [];
+      for (let i = 0; i < 5; i += 1) {
+        made.push((await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Log', lastName: `Member ${i}`, email: `log${i}@example.com` })).json().uuid);
+        t.clock.advance(1_000);
+      }
+      await drain();
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const page = await call(t.app, acme.apiKey, 'GET', `/api/v1/webhooks/${webhook.uuid}/deliveries?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(page.statusCode).toBe(200);
+        const body = page.json() as { deliveries: { uuid: string }[]; nextCursor: string | null };
+        seen.push(...body.deliveries.map((d) => d.uuid));
+        cursor = body.nextCursor;
+        pages += 1;
+      } while (cursor !== null);
+      expect(pages).toBe(3);
+      const idsInOrder = receiver.requests.map((r) => [JSON.parse(r.body).data.uuid as string, r.headers['webhook-id'] as string] as const);
+      const byMember = new Map(idsInOrder);
+      expect(seen).toEqual([...made].reverse().map((uuid) => byMember.get(uuid)));
+      expectProblem(await call(t.app, acme.apiKey, 'GET', `/api/v1/webhooks/${webhook.uuid}/deliveries?cursor=nope`), 400, 'VALIDATION_FAILED');
+      for (const uuid of made) await call(t.app, acme.apiKey, 'DELETE', `/api/v1/teams/${acme.team.uuid}/users/${uuid}`);
+    });
+  });
+}

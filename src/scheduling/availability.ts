@@ -1,6 +1,7 @@
-import { normalizeAvailability, validateAvailability, type Availability } from '../domain/availability.js';
+import { normalizeAvailability, validateAvailability, type Availability, type LocalInterval } from '../domain/availability.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
 import type { DbOrTrx } from '../db/database.js';
+import { lockHost } from '../db/repositories/meetings.js';
 import { findAvailabilityJson, findUser, findUserIdsManagedBy, updateAvailability } from '../db/repositories/users.js';
 import { inTransaction } from '../db/transaction.js';
 import type { Principal, UseCaseContext } from './context.js';
@@ -21,6 +22,45 @@ export async function setAvailability(ctx: UseCaseContext, principal: Principal,
     await updateAvailability(trx, userUuid, availability.timezone, JSON.stringify(availability));
   });
   return availability;
+}
+
+/** Most overrides one user keeps (as the whole-week PUT allows). */
+const MAX_OVERRIDES = 1000;
+
+/**
+ * Adds or replaces the override of one host-local date, leaving the weekly hours and every
+ * other override as they are. `intervals: []` makes the date a day off. The host's row is
+ * locked first, so two editors changing different dates at once both keep their change;
+ * `updateAvailability` bumps the calendar version, so no instance serves stale slots.
+ */
+export async function setDateOverride(ctx: UseCaseContext, principal: Principal, userUuid: string, date: string, intervals: LocalInterval[]): Promise<Availability> {
+  return inTransaction(ctx.db, async (trx) => {
+    await requireAvailabilityManager(trx, principal, userUuid);
+    await lockHost(trx, userUuid);
+    const current = await readAvailability(trx, userUuid);
+    const errors = validateAvailability({ ...current, overrides: [{ date, intervals }] }).map((error) => ({
+      ...error,
+      path: error.path.replace(/^\/overrides\/0\/date/, '/params/date').replace(/^\/overrides\/0/, ''),
+    }));
+    if (errors.length > 0) throw new ValidationError(errors);
+    const others = current.overrides.filter((override) => override.date !== date);
+    if (others.length >= MAX_OVERRIDES) throw new ValidationError([{ path: '/params/date', message: `at most ${MAX_OVERRIDES} date overrides per user; remove some first` }]);
+    const availability = normalizeAvailability({ ...current, overrides: [...others, { date, intervals }] });
+    await updateAvailability(trx, userUuid, availability.timezone, JSON.stringify(availability));
+    return availability;
+  });
+}
+
+/** Removes one date's override (the weekly hours apply to it again); NotFound when the date has none. */
+export async function removeDateOverride(ctx: UseCaseContext, principal: Principal, userUuid: string, date: string): Promise<void> {
+  await inTransaction(ctx.db, async (trx) => {
+    await requireAvailabilityManager(trx, principal, userUuid);
+    await lockHost(trx, userUuid);
+    const current = await readAvailability(trx, userUuid);
+    const others = current.overrides.filter((override) => override.date !== date);
+    if (others.length === current.overrides.length) throw new NotFoundError(`override for ${date}`);
+    await updateAvailability(trx, userUuid, current.timezone, JSON.stringify({ ...current, overrides: others }));
+  });
 }
 
 export async function readAvailability(db: DbOrTrx, userUuid: string): Promise<Availability> {

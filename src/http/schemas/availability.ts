@@ -1,5 +1,5 @@
 import { Type, type TSchema } from 'typebox';
-import { TimeZone } from './common.js';
+import { TimeZone, Uuid } from './common.js';
 
 const LocalTime = (description: string) => Type.String({ pattern: '^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$', description, examples: ['09:00'] });
 
@@ -44,3 +44,13 @@ export const AvailabilitySchema = Type.Object(
   },
   { $id: 'Availability', title: 'Availability' },
 );
+
+export const DateOverrideBodySchema = Type.Object(
+  { intervals: Type.Array(IntervalSchema, { maxItems: 24, description: "The date's hours in the host's time zone; [] makes the date a day off." }) },
+  { additionalProperties: false },
+);
+
+export const DateOverrideParamsSchema = Type.Object({
+  userUuid: Uuid,
+  date: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: "The host-local date, YYYY-MM-DD.", examples: ['2027-12-24'] }),
+});

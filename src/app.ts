@@ -34,6 +34,7 @@ import { ProblemSchema } from './http/schemas/common.js';
 import { MemberSchema, TeamSchema } from './http/schemas/teams.js';
 import { registerRequestLog } from './http/request-log.js';
 import { createValidatorCompiler } from './http/validation.js';
+import { SERVICE_VERSION } from './version.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -86,7 +87,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       openapi: '3.1.0',
       info: {
         title: 'termin API',
-        version: '1.0.0',
+        version: SERVICE_VERSION,
         description:
           'Meeting scheduling: teams and members, meeting topics, availability, free slots and bookings. ' +
           'Every error is RFC 9457 problem details (application/problem+json); see /docs/problems.',

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { PROJECT_ROOT } from './version.js';
 
 /**
  * The service's whole configuration. `loadConfig` is the only place that reads
@@ -127,13 +128,18 @@ export class ConfigError extends Error {}
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-/** Reads `process.env` (or the given env) once; throws ConfigError with every problem found. */
-export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+/**
+ * Reads `process.env` (or the given env) once; throws ConfigError with every problem found.
+ * Relative paths (`DATA_DIR`, `sqlite:` files) are resolved from `root`, the project folder by
+ * default, not from the current directory: a server or CLI started from elsewhere must find
+ * the same database, not silently create an empty one with a new demo account.
+ */
+export function loadConfig(env: Env = process.env, root = PROJECT_ROOT): Config {
   const problems: string[] = [];
   const port = parseInteger(env.PORT, 3000, 'PORT', 0, 65_535, problems);
   const host = nonEmpty(env.HOST) ?? '127.0.0.1';
-  const dataDir = path.resolve(cwd, nonEmpty(env.DATA_DIR) ?? 'data');
-  const database = parseDatabase(nonEmpty(env.DATABASE_URL), dataDir, env, problems);
+  const dataDir = path.resolve(root, nonEmpty(env.DATA_DIR) ?? 'data');
+  const database = parseDatabase(nonEmpty(env.DATABASE_URL), dataDir, root, env, problems);
 
   const logLevel = (nonEmpty(env.LOG_LEVEL) ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
@@ -216,7 +222,7 @@ function parseBaseUrl(raw: string | undefined, fallback: string, name: string, p
   return value.replace(/\/+$/, '');
 }
 
-function parseDatabase(url: string | undefined, dataDir: string, env: Env, problems: string[]): DatabaseConfig {
+function parseDatabase(url: string | undefined, dataDir: string, root: string, env: Env, problems: string[]): DatabaseConfig {
   if (url === undefined) return { dialect: 'sqlite', filename: path.join(dataDir, 'termin.db') };
   if (/^postgres(ql)?:\/\//.test(url)) {
     return { dialect: 'postgres', url, poolSize: parseInteger(env.DATABASE_POOL_SIZE, 10, 'DATABASE_POOL_SIZE', 1, 500, problems) };
@@ -224,7 +230,7 @@ function parseDatabase(url: string | undefined, dataDir: string, env: Env, probl
   if (url.startsWith('sqlite:') || url.startsWith('file:')) {
     const filename = url.replace(/^(sqlite|file):(\/\/)?/, '');
     if (filename === '') problems.push('DATABASE_URL sqlite: needs a file name, e.g. sqlite:./data/termin.db');
-    return { dialect: 'sqlite', filename: filename === ':memory:' ? filename : path.resolve(filename) };
+    return { dialect: 'sqlite', filename: filename === ':memory:' ? filename : path.resolve(root, filename) };
   }
   problems.push('DATABASE_URL must be postgres://… or sqlite:<file> (unset: an SQLite file under ./data/)');
   return { dialect: 'sqlite', filename: path.join(dataDir, 'termin.db') };

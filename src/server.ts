@@ -1,16 +1,19 @@
+import net, { type AddressInfo } from 'node:net';
+import os from 'node:os';
 import { buildApp } from './app.js';
 import { startBackgroundJobs } from './background.js';
 import { ConfigError, loadConfig, loadSecrets } from './config.js';
 import { createContext } from './context.js';
 import { flushLogsBeforeExit } from './logging.js';
 import { seedDemoIfEmpty } from './scheduling/seed-demo.js';
+import { SERVICE_VERSION } from './version.js';
 
 /** Entry point of `npm start`: config → context → app → listen, and a graceful close. */
 async function main(): Promise<void> {
   // The banner below goes to stdout too: a reader that went away (EPIPE) must not crash the
   // process through an unhandled 'error' event. Logs have their own guard (src/logging.ts).
   process.stdout.on('error', () => undefined);
-  const config = loadConfig();
+  const config = await withChosenPort(loadConfig());
   const ctx = await createContext(config, { secrets: loadSecrets() });
   const demo = config.seedDemo ? await seedDemoIfEmpty(ctx, Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC') : null;
   const app = await buildApp(ctx);
@@ -47,9 +50,12 @@ async function main(): Promise<void> {
   app.server.maxConnections = config.http.maxConnections;
   await app.listen({ port: config.port, host: config.host });
   const where = config.database.dialect === 'sqlite' ? `SQLite ${config.database.filename}` : 'PostgreSQL';
+  const { port } = app.server.address() as AddressInfo;
   const lines = [
     '',
-    `termin is listening on ${config.publicUrl} (database: ${where})`,
+    `termin ${SERVICE_VERSION} is listening on ${listeningOn(config.host, port)} (database: ${where})`,
+    ...(config.publicUrl !== localUrl(config.host, port) ? [`  Public URL: ${config.publicUrl}`] : []),
+    `  Data:      ${config.dataDir} (${config.database.dialect === 'sqlite' ? 'the database, ' : ''}mail outbox, secret key; back it up: npm run cli -- backup --help)`,
     `  API docs:  ${config.publicUrl}/docs`,
     `  OpenAPI:   ${config.publicUrl}/api/v1/openapi.json`,
     `  E-mail:    ${jobs.transport.describe()}`,
@@ -70,6 +76,44 @@ async function main(): Promise<void> {
     lines.push('', 'Create an account and key with: npm run cli -- account create --help');
   }
   process.stdout.write(`${lines.join('\n')}\n\n`);
+}
+
+/**
+ * PORT=0 asks the system for a free port. Without a PUBLIC_URL the links the service prints
+ * and sends are built from the port, so one is chosen before the configuration is frozen
+ * (not `:0`, which reaches nothing).
+ */
+async function withChosenPort(config: ReturnType<typeof loadConfig>): Promise<ReturnType<typeof loadConfig>> {
+  if (config.port !== 0 || (process.env.PUBLIC_URL ?? '').trim() !== '') return config;
+  const port = await new Promise<number>((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, config.host, () => {
+      const chosen = (probe.address() as AddressInfo).port;
+      probe.close(() => resolve(chosen));
+    });
+  });
+  return loadConfig({ ...process.env, PORT: String(port) });
+}
+
+function isWildcard(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '[::]';
+}
+
+function localUrl(host: string, port: number): string {
+  const shown = isWildcard(host) ? '127.0.0.1' : host;
+  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}
+
+/** Where people can reach the listener: on every interface, each address a browser could use. */
+function listeningOn(host: string, port: number): string {
+  if (!isWildcard(host)) return localUrl(host, port);
+  const family = host === '0.0.0.0' ? ['IPv4'] : ['IPv4', 'IPv6'];
+  const addresses = Object.values(os.networkInterfaces())
+    .flat()
+    .filter((info): info is os.NetworkInterfaceInfo => info !== undefined && !info.internal && family.includes(info.family) && !info.address.startsWith('fe80:'))
+    .map((info) => `http://${info.family === 'IPv6' ? `[${info.address}]` : info.address}:${port}`);
+  return `all interfaces (${host} port ${port}): ${[localUrl(host, port), ...addresses].join(', ')}`;
 }
 
 main().catch((error: unknown) => {

@@ -2,8 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
 import type { Db } from '../../db/database.js';
+import { SERVICE_VERSION } from '../../version.js';
 
-const HealthSchema = Type.Object({ status: Type.String() });
+const HealthSchema = Type.Object({ status: Type.String({ description: '`ready` when the database answered; otherwise what went wrong.' }) });
+const LivenessSchema = Type.Object({
+  status: Type.String({ description: 'Always `ok` while the process answers.' }),
+  version: Type.String({ description: "The running termin version (package.json's), e.g. to check a rollout reached every instance.", examples: ['0.1.0'] }),
+});
 
 /** /readyz answers within this even when the database hangs (the brief for probes: 2 s). */
 const READINESS_TIMEOUT_MS = 1_500;
@@ -12,8 +17,8 @@ const READINESS_TIMEOUT_MS = 1_500;
 export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
   app.get(
     '/healthz',
-    { schema: { tags: ['Operations'], summary: 'Liveness: the process is up', response: { 200: HealthSchema } } },
-    async () => ({ status: 'ok' }),
+    { schema: { tags: ['Operations'], summary: 'Liveness: the process is up', response: { 200: LivenessSchema } } },
+    async () => ({ status: 'ok', version: SERVICE_VERSION }),
   );
 
   app.get(

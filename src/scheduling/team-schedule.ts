@@ -68,27 +68,45 @@ export function teamScheduleDays(entries: readonly HostEntry[], range: { from: s
   if (entries.length === 0) return emptyDays(range);
   const teams = entries.map(teamEntryOf);
   const template = entries[0]!.days;
-  const best = new Map<number, { slot: Slot; count: number }>();
+  // Slots sit on whole minutes and a participant's day spans at most 25 hours: each day's
+  // starts index a small array by minute, so merging 50 hosts is array work, not hashing.
+  const span = 26 * 60;
+  const bestHost = new Int32Array(span);
+  const bestIndex = new Int32Array(span);
+  const bestCount = new Int32Array(span);
   return template.map((day, d) => {
-    best.clear();
+    let base = Infinity;
+    for (const team of teams) {
+      const first = team.starts[d]![0];
+      if (first !== undefined && first < base) base = first;
+    }
+    if (base === Infinity) return { date: day.date, slots: [] };
+    bestHost.fill(-1);
     for (let h = 0; h < entries.length; h += 1) {
       const slots = entries[h]!.days[d]!.slots;
       const starts = teams[h]!.starts[d]!;
       const counts = teams[h]!.counts[d]!;
       for (let k = 0; k < slots.length; k += 1) {
-        const start = starts[k]!;
+        const minute = (starts[k]! - base) / 60_000;
         const count = counts[k]!;
-        const current = best.get(start);
-        if (current === undefined) best.set(start, { slot: slots[k]!, count });
-        else if (count < current.count || (count === current.count && slots[k]!.username < current.slot.username)) {
-          current.slot = slots[k]!;
-          current.count = count;
+        const current = bestHost[minute]!;
+        if (
+          current === -1 ||
+          count < bestCount[minute]! ||
+          (count === bestCount[minute]! && slots[k]!.username < entries[current]!.days[d]!.slots[bestIndex[minute]!]!.username)
+        ) {
+          bestHost[minute] = h;
+          bestIndex[minute] = k;
+          bestCount[minute] = count;
         }
       }
     }
-    if (best.size === 0) return { date: day.date, slots: [] };
-    const starts = [...best.keys()].sort((a, b) => a - b);
-    return { date: day.date, slots: starts.map((start) => best.get(start)!.slot) };
+    const slots: Slot[] = [];
+    for (let minute = 0; minute < span; minute += 1) {
+      const h = bestHost[minute]!;
+      if (h !== -1) slots.push(entries[h]!.days[d]!.slots[bestIndex[minute]!]!);
+    }
+    return { date: day.date, slots };
   });
 }
 

@@ -16,6 +16,12 @@ import { computeSlots, isSlotAvailable, type BusyMeeting, type DaySlots, type Ho
 const ZONES = ['Europe/Warsaw', 'America/New_York', 'Asia/Tokyo', 'Asia/Kolkata', 'Pacific/Kiritimati', 'America/Los_Angeles', 'UTC', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'America/Santiago'];
 // Dates around daylight-saving changes in the zones above, and ordinary ones.
 const DATES = ['2027-03-13', '2027-03-14', '2027-03-27', '2027-03-28', '2027-04-03', '2027-04-04', '2027-09-04', '2027-09-05', '2027-10-03', '2027-10-30', '2027-10-31', '2027-11-06', '2027-11-07', '2027-01-15', '2027-06-21'];
+// Host zones with the dates of their 2027 clock changes, so that half the cases put one in range.
+const CHANGES: [string, string][] = [
+  ['Europe/Warsaw', '2027-03-28'], ['Europe/Warsaw', '2027-10-31'], ['America/New_York', '2027-03-14'], ['America/New_York', '2027-11-07'],
+  ['America/Los_Angeles', '2027-03-14'], ['America/Los_Angeles', '2027-11-07'], ['Australia/Lord_Howe', '2027-04-04'], ['Australia/Lord_Howe', '2027-10-03'],
+  ['America/Santiago', '2027-04-03'], ['America/Santiago', '2027-09-04'],
+];
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 // PROPERTY_SCALE=20 for a deeper search than the default run affords.
@@ -48,7 +54,7 @@ function remember<T>(key: string, compute: () => T): T {
   return memo.get(key) as T;
 }
 
-/** Every offset (minutes) the zone shows from a day and a half before to a day and a half after the date, read hourly. */
+/** Every offset (minutes) the zone shows within two days either side of the date's noon, read hourly (no offset lasts under an hour). */
 function offsetsNear(zone: string, date: string): number[] {
   return remember(`offsets ${zone} ${date}`, () => {
     const middle = Date.parse(`${date}T12:00:00Z`);
@@ -169,7 +175,11 @@ const time = (quarterHours: number) => {
  * `24:00` is allowed as an end.
  */
 const dayHours: fc.Arbitrary<LocalInterval[]> = fc
-  .tuple(fc.uniqueArray(fc.integer({ min: 0, max: 96 }), { minLength: 0, maxLength: 6 }), fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }))
+  .tuple(
+    // Cut points anywhere, or often between 01:00 and 03:30, where most clocks change (Santiago's at 00:00/24:00).
+    fc.uniqueArray(fc.oneof(fc.integer({ min: 0, max: 96 }), fc.integer({ min: 4, max: 14 })), { minLength: 0, maxLength: 6 }),
+    fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
+  )
   .map(([cuts, open]) => {
     const sorted = [...cuts].sort((a, b) => a - b);
     const intervals: LocalInterval[] = [];
@@ -179,9 +189,11 @@ const dayHours: fc.Arbitrary<LocalInterval[]> = fc
 
 const scenario = fc
   .record({
-    hostZone: fc.constantFrom(...ZONES),
+    place: fc.oneof(
+      fc.record({ hostZone: fc.constantFrom(...ZONES), from: fc.constantFrom(...DATES) }),
+      fc.constantFrom(...CHANGES).map(([hostZone, from]) => ({ hostZone, from })),
+    ),
     participantZone: fc.constantFrom(...ZONES),
-    from: fc.constantFrom(...DATES),
     days: fc.integer({ min: 1, max: 3 }),
     weekly: fc.array(dayHours, { minLength: 7, maxLength: 7 }),
     overrideHours: fc.option(dayHours, { nil: undefined }),
@@ -196,7 +208,8 @@ const scenario = fc
     nowShiftMinutes: fc.integer({ min: -3 * 1440, max: 1440 }),
     busy: fc.array(
       fc.record({
-        startShift: fc.integer({ min: -1 * 288, max: 4 * 288 }), // 5-minute steps from the range start
+        // 5-minute steps from the range start; often within its first day, so that meetings meet and nest.
+        startShift: fc.oneof(fc.integer({ min: -1 * 288, max: 4 * 288 }), fc.integer({ min: 0, max: 288 })),
         minutes: fc.constantFrom(15, 30, 60, 120),
         before: fc.constantFrom(0, 10, 30),
         after: fc.constantFrom(0, 5, 20),
@@ -205,13 +218,13 @@ const scenario = fc
       { maxLength: 6 },
     ),
   })
-  .map((s) => {
-    const to = DateTime.fromISO(s.from, { zone: 'UTC' }).plus({ days: s.days - 1 }).toISODate()!;
-    const rangeStart = DateTime.fromISO(s.from, { zone: s.participantZone }).toMillis();
+  .map(({ place: { hostZone, from }, ...s }) => {
+    const to = DateTime.fromISO(from, { zone: 'UTC' }).plus({ days: s.days - 1 }).toISODate()!;
+    const rangeStart = DateTime.fromISO(from, { zone: s.participantZone }).toMillis();
     const availability: Availability = {
-      timezone: s.hostZone,
+      timezone: hostZone,
       weekly: Object.fromEntries(WEEKDAYS.map((day, i) => [day, s.weekly[i]!])) as Availability['weekly'],
-      overrides: s.overrideHours ? [{ date: DateTime.fromISO(s.from, { zone: 'UTC' }).plus({ days: s.overrideShift }).toISODate()!, intervals: s.overrideHours }] : [],
+      overrides: s.overrideHours ? [{ date: DateTime.fromISO(from, { zone: 'UTC' }).plus({ days: s.overrideShift }).toISODate()!, intervals: s.overrideHours }] : [],
     };
     const busy: BusyMeeting[] = s.busy.map((b) => {
       const start = rangeStart + b.startShift * 5 * MINUTE;
@@ -227,7 +240,7 @@ const scenario = fc
       bookingWindowDays: s.window,
       dailyLimit: s.dailyLimit,
     };
-    return { host: { username: 'host', availability, busy }, rules, now: rangeStart + s.nowShiftMinutes * MINUTE, zone: s.participantZone, from: s.from, to };
+    return { host: { username: 'host', availability, busy }, rules, now: rangeStart + s.nowShiftMinutes * MINUTE, zone: s.participantZone, from, to };
   });
 
 describe('computeSlots against a wall-clock-grid oracle', () => {

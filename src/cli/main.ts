@@ -1,13 +1,25 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ConfigError, loadConfig, type Env } from '../config.js';
+import path from 'node:path';
+import { ConfigError, loadConfig, type Config, type Env } from '../config.js';
 import { createDb, type DbHandle } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { listAccounts } from '../db/repositories/accounts.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError, NotFoundError } from '../domain/errors.js';
 import { updateAccountAsOperator } from '../scheduling/account.js';
 import { createApiKeyForUser } from '../scheduling/api-keys.js';
 import type { UseCaseContext } from '../scheduling/context.js';
 import { createAccount } from '../scheduling/create-account.js';
+import {
+  deactivateAccount,
+  deleteAccount,
+  listAccountUsers,
+  listUserKeys,
+  outboxStatus,
+  retryFailedJobs,
+  revokeKeyAsOperator,
+} from '../scheduling/operator.js';
+import { SERVICE_VERSION } from '../version.js';
+import { BackupError, backupPostgres, backupSqlite, restorePostgresCommand, restoreSqlite } from './backup.js';
 
 /**
  * The operator's command line: `npm run --silent cli -- <command> …`. A thin shell over
@@ -32,14 +44,36 @@ Commands:
   account list                    List accounts
   account set-plan                Change an account's plan limit
       --account <uuid> --max-users <n>
-  key create --user <uuid>        Create an API key for a user
+  account deactivate --account <uuid>
+                                  Switch an account off now: every user deactivated, every key
+                                  revoked; meetings and history are kept
+  account delete --account <uuid> --yes
+                                  Delete an account and everything in it, for good (the demo too)
+  user list --account <uuid>      The account's users, their teams and live keys
+  key create --user <uuid>        Create an API key for a user (e.g. to replace a lost one)
       --name <text>               Key name (default "Operator-issued key")
+  key list --user <uuid>          A user's keys, revoked ones too (never the secrets)
+  key revoke --key <uuid>         Revoke a key at once
+  outbox status                   Queued jobs (e-mails, webhooks, …) by kind and status, the
+                                  oldest pending one's age, the latest error
+  outbox retry --failed           Queue the failed jobs again with a full set of attempts
+      --kind <kind>               Only jobs of this kind
+  backup --to <file>              SQLite: a consistent copy of the live database (safe while
+                                  the server runs). PostgreSQL: runs pg_dump if it is on PATH,
+                                  otherwise prints the pg_dump command
+      --force                     Replace <file> if it exists
+  restore --from <file>           SQLite: check the backup, keep the current database beside
+                                  it, restore, migrate. Refused while a server has the database
+                                  open (stop it first). PostgreSQL: prints the pg_restore command
+      --force                     Restore even while the database is in use
 
 Options:
   --json      Print one JSON object on stdout (for scripts)
+  --version   Print the termin version
   --help, -h  Show this help
 
-The database comes from DATABASE_URL (unset: an SQLite file under ./data/).`;
+The database comes from DATABASE_URL (unset: termin.db in DATA_DIR, default ./data in the
+project folder).`;
 
 class UsageError extends Error {}
 
@@ -58,6 +92,14 @@ const OPTIONS: ParseArgsConfig['options'] = {
   'team-name': { type: 'string' },
   account: { type: 'string' },
   user: { type: 'string' },
+  key: { type: 'string' },
+  kind: { type: 'string' },
+  to: { type: 'string' },
+  from: { type: 'string' },
+  failed: { type: 'boolean' },
+  force: { type: 'boolean' },
+  yes: { type: 'boolean' },
+  version: { type: 'boolean', short: 'v' },
 };
 
 export interface CliIo {
@@ -75,6 +117,10 @@ export async function runCli(argv: string[], io: CliIo = { out: process.stdout, 
   }
   const options = parsed.values as Options;
   const command = parsed.positionals.join(' ');
+  if (options.version) {
+    io.out.write(options.json ? `${JSON.stringify({ version: SERVICE_VERSION })}\n` : `termin ${SERVICE_VERSION}\n`);
+    return 0;
+  }
   if (options.help || command === '' || command === 'help') {
     io.out.write(`${USAGE}\n`);
     return command === '' && !options.help ? 2 : 0;
@@ -83,6 +129,12 @@ export async function runCli(argv: string[], io: CliIo = { out: process.stdout, 
   let handle: DbHandle | undefined;
   try {
     const config = loadConfig(env);
+    // Backups touch the files (or pg_dump) directly, before anything migrates the database.
+    if (command === 'backup' || command === 'restore') {
+      const result = await runBackupCommand(command, options, config);
+      io.out.write(options.json ? `${JSON.stringify(result.json)}\n` : `${result.text}\n`);
+      return 0;
+    }
     handle = createDb(config.database);
     const ctx: UseCaseContext = { db: handle.db, now: Date.now };
     const migrated = await migrateToLatest(handle.db);
@@ -154,9 +206,178 @@ async function runCommand(command: string, options: Options, ctx: UseCaseContext
         text: `API key for ${created.username} (shown only now): ${created.apiKey}`,
       };
     }
+    case 'account deactivate': {
+      const accountUuid = uuidFlag(options, 'account');
+      const done = await withFlag('account', accountUuid, () => deactivateAccount(ctx, accountUuid));
+      return {
+        json: done,
+        text: `Deactivated "${done.account.name}": ${done.usersDeactivated} user(s) deactivated, ${done.keysRevoked} key(s) revoked. Meetings and history are kept; \`account delete\` removes them.`,
+      };
+    }
+    case 'account delete': {
+      const accountUuid = uuidFlag(options, 'account');
+      if (options.yes !== true) throw new UsageError(`account delete removes the account and everything in it for good; add --yes to confirm (--account ${accountUuid}).`);
+      const deleted = await withFlag('account', accountUuid, () => deleteAccount(ctx, accountUuid));
+      const remaining = (await listAccounts(ctx.db)).length;
+      return {
+        json: { deleted, remainingAccounts: remaining },
+        text: [
+          `Deleted "${deleted.account.name}" (${deleted.account.uuid}): ${deleted.users} user(s), ${deleted.teams} team(s), ${deleted.meetings} meeting(s).`,
+          ...(remaining === 0 ? ['No account is left: on SQLite the next server start creates a new demo account unless TERMIN_DEMO=false.'] : []),
+        ].join('\n'),
+      };
+    }
+    case 'user list': {
+      const accountUuid = uuidFlag(options, 'account');
+      const { account, users } = await withFlag('account', accountUuid, () => listAccountUsers(ctx, accountUuid));
+      const json = {
+        account,
+        users: users.map((user) => ({ ...user, createdAt: iso(user.createdAt), deactivatedAt: user.deactivatedAt === null ? null : iso(user.deactivatedAt) })),
+      };
+      const lines = users.map(
+        (user) =>
+          `${user.uuid}  ${user.username}  ${user.firstName} ${user.lastName} <${user.email}>` +
+          `${user.deactivatedAt !== null ? '  DEACTIVATED' : ''}  keys: ${user.liveKeys}  teams: ${user.teams.map((team) => `${team.name}${team.admin ? ' (admin)' : ''}`).join(', ') || 'none'}`,
+      );
+      return { json, text: [`Users of "${account.name}" (${account.uuid}):`, ...(lines.length > 0 ? lines : ['  none'])].join('\n') };
+    }
+    case 'key list': {
+      const userUuid = uuidFlag(options, 'user');
+      const { user, keys } = await withFlag('user', userUuid, () => listUserKeys(ctx, userUuid));
+      const json = {
+        user: { uuid: user.uuid, username: user.username, accountUuid: user.accountUuid },
+        keys: keys.map((key) => ({ uuid: key.uuid, name: key.name, createdAt: iso(key.createdAt), lastUsedAt: optionalIso(key.lastUsedAt), revokedAt: optionalIso(key.revokedAt) })),
+      };
+      const lines = keys.map(
+        (key) => `${key.uuid}  ${key.name}  created ${iso(key.createdAt)}  last used ${optionalIso(key.lastUsedAt) ?? 'never'}${key.revokedAt !== null ? `  REVOKED ${iso(key.revokedAt)}` : ''}`,
+      );
+      return { json, text: [`Keys of ${user.username} (${user.uuid}):`, ...(lines.length > 0 ? lines : ['  none'])].join('\n') };
+    }
+    case 'key revoke': {
+      const keyUuid = uuidFlag(options, 'key');
+      const { key, alreadyRevoked } = await withFlag('key', keyUuid, () => revokeKeyAsOperator(ctx, keyUuid));
+      return {
+        json: { key: { uuid: key.uuid, name: key.name, userUuid: key.userUuid, revokedAt: optionalIso(key.revokedAt) }, alreadyRevoked },
+        text: alreadyRevoked ? `Key ${key.uuid} ("${key.name}") was already revoked at ${optionalIso(key.revokedAt)}.` : `Revoked key ${key.uuid} ("${key.name}"): it stops working at once.`,
+      };
+    }
+    case 'outbox status': {
+      const status = await outboxStatus(ctx);
+      const json = {
+        pending: status.pending,
+        failed: status.failed,
+        oldestPendingAgeSeconds: status.oldestPendingAgeSeconds,
+        groups: status.groups.map((group) => ({ ...group, oldestCreatedAt: iso(group.oldestCreatedAt) })),
+      };
+      const lines = status.groups.map(
+        (group) =>
+          `  ${group.kind.padEnd(16)} ${group.status.padEnd(8)} ${String(group.count).padStart(6)}` +
+          `${group.retrying > 0 ? `  (${group.retrying} retrying)` : ''}  oldest ${iso(group.oldestCreatedAt)}${group.lastError ? `  last error: ${group.lastError.split('\n')[0]}` : ''}`,
+      );
+      return {
+        json,
+        text: [
+          `Pending: ${status.pending}${status.oldestPendingAgeSeconds !== null ? ` (oldest waiting ${formatAge(status.oldestPendingAgeSeconds)})` : ''}; failed: ${status.failed}` +
+            (status.failed > 0 ? ' (retry with: outbox retry --failed)' : ''),
+          ...(lines.length > 0 ? lines : ['  the outbox is empty']),
+        ].join('\n'),
+      };
+    }
+    case 'outbox retry': {
+      if (options.failed !== true) throw new UsageError('outbox retry needs --failed (only failed jobs are retried; pending ones retry on their own).');
+      const kind = optional(options, 'kind');
+      const count = await retryFailedJobs(ctx, kind);
+      return { json: { requeued: count, kind: kind ?? null }, text: `Queued ${count} failed job(s)${kind ? ` of kind ${kind}` : ''} again; a running server sends them within seconds.` };
+    }
     default:
       throw new UsageError(`Unknown command "${command}". Run with --help for usage.`);
   }
+}
+
+async function runBackupCommand(command: 'backup' | 'restore', options: Options, config: Config): Promise<CommandResult> {
+  const force = options.force === true;
+  const database = config.database;
+  if (command === 'backup') {
+    const to = required(options, 'to');
+    if (database.dialect === 'sqlite') {
+      const summary = await backupSqlite(database.filename, to, force);
+      return {
+        json: { dialect: 'sqlite', ...summary },
+        text: `Backed up ${database.filename} to ${summary.file} (${summary.bytes} bytes, ${summary.accounts} account(s), ${summary.meetings} meeting(s)); checked: integrity ok.`,
+      };
+    }
+    const plan = backupPostgres(database, to, force);
+    return {
+      json: { dialect: 'postgres', ran: plan.ran, command: plan.command.join(' '), file: plan.file, bytes: plan.bytes },
+      text: plan.ran
+        ? `Backed up with pg_dump to ${plan.file} (${plan.bytes} bytes). Restore with: ${restorePostgresCommand(plan.file).join(' ')}`
+        : `pg_dump is not on PATH. Run on a machine that has it (PostgreSQL's client tools):\n  ${plan.command.join(' ')}`,
+    };
+  }
+  const from = required(options, 'from');
+  if (database.dialect === 'postgres') {
+    const restore = restorePostgresCommand(from);
+    return {
+      json: { dialect: 'postgres', ran: false, command: restore.join(' ') },
+      text: `A PostgreSQL restore replaces the database's contents; stop every instance, then run:\n  ${restore.join(' ')}\nand start the instances again (migrate first if the backup is older: npm run cli -- migrate).`,
+    };
+  }
+  const summary = await restoreSqlite(database.filename, from, force);
+  // A backup made by an older release is brought up to this one's schema at once.
+  const handle = createDb(database);
+  try {
+    const migrated = await migrateToLatest(handle.db);
+    return {
+      json: { dialect: 'sqlite', ...summary, migrated: migrated.applied },
+      text: [
+        `Restored ${summary.file} from ${path.resolve(from)} (${summary.accounts} account(s), ${summary.meetings} meeting(s)).`,
+        ...(summary.previous ? [`The database as it was is kept at ${summary.previous}.`] : []),
+        ...(migrated.applied.length > 0 ? [`Applied migrations: ${migrated.applied.join(', ')}`] : []),
+      ].join('\n'),
+    };
+  } finally {
+    await handle.destroy();
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function uuidFlag(options: Options, name: string): string {
+  const value = required(options, name).trim();
+  if (!UUID.test(value)) throw new UsageError(`--${name} must be a UUID, got "${value}"`);
+  return value.toLowerCase();
+}
+
+/** A record the flag named does not exist: say so in the flag's terms. */
+async function withFlag<T>(flag: string, value: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof NotFoundError) throw new FlagError(`--${flag} ${value}: no such ${flag === 'key' ? 'API key' : flag}. ${FLAG_HINTS[flag] ?? ''}`.trim());
+    throw error;
+  }
+}
+
+const FLAG_HINTS: Record<string, string> = {
+  account: '`account list` shows the accounts.',
+  user: '`user list --account <uuid>` shows an account\'s users.',
+  key: '`key list --user <uuid>` shows a user\'s keys.',
+};
+
+class FlagError extends Error {}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function optionalIso(ms: number | null): string | null {
+  return ms === null ? null : iso(ms);
+}
+
+function formatAge(seconds: number): string {
+  if (seconds < 120) return `${seconds} s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
+  return `${(seconds / 3600).toFixed(1)} h`;
 }
 
 function required(options: Options, name: string): string {
@@ -189,7 +410,7 @@ const FLAG_NAMES: Record<string, string> = {
 };
 
 function describeError(error: unknown): string {
-  if (error instanceof UsageError || error instanceof ConfigError) return error.message;
+  if (error instanceof UsageError || error instanceof ConfigError || error instanceof FlagError || error instanceof BackupError) return error.message;
   if (error instanceof DomainError) {
     if (error.errors && error.errors.length > 0) {
       return error.errors

@@ -157,6 +157,43 @@ for (const dialect of DIALECTS) {
       expect(log.map((d) => d.event)).toEqual(['member.deleted', 'member.created', 'meeting.cancelled', 'meeting.scheduled']);
     });
 
+    it('sends meeting.rescheduled, and for a paid booking left unpaid meeting.scheduled and meeting.expired, each with the record the API shows', async () => {
+      receiver = await startReceiver((_req, res) => res.writeHead(204).end());
+      const webhook = await subscribe(`${receiver.url}/more`);
+      // Each checked as of when it was sent (the test clock jumps past the hold's expiry below).
+      const received = () =>
+        receiver!.requests.map((r) => verifyAt(Number(r.headers['webhook-timestamp']) * 1000, webhook.secret, r.body, stringHeaders(r.headers)) as { type: string; timestamp: string; data: { uuid: string } });
+
+      const [slot, later] = await firstFreeSlots(t.app, acme.owner.username, topicUuid, 2);
+      const meeting = (await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', bookingBody(topicUuid, slot!, 7))).json().meetings[0];
+      const moved = await call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${meeting.uuid}/reschedule`, { start: later!.start });
+      expect(moved.statusCode).toBe(200);
+      await drain();
+      const shown = (await call(t.app, acme.apiKey, 'GET', `/api/v1/meetings/${meeting.uuid}`)).json();
+      expect(received().find((body) => body.type === 'meeting.rescheduled')).toEqual({ type: 'meeting.rescheduled', timestamp: new Date(t.clock.now()).toISOString(), data: shown });
+      await call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${meeting.uuid}/cancel`, {});
+
+      // A paid topic booked and never paid: the hold lapses and the meeting expires.
+      expect((await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { gateways: { stripe: { secretKey: 'sk_test_x', webhookSecret: 'whsec_x' } } })).statusCode).toBe(200);
+      const paid = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Paid', durationMinutes: 30, places: ['zoom'], price: { amount: 15000, currency: 'PLN' } })).json();
+      const [paidSlot] = await firstFreeSlots(t.app, acme.owner.username, paid.uuid);
+      const booking = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', { ...bookingBody(paid.uuid, paidSlot!, 8), gateway: 'stripe' });
+      expect(booking.statusCode).toBe(201);
+      const pending = booking.json().meetings[0];
+      expect(pending.status).toBe('pending_payment');
+      const bookedAt = new Date(t.clock.now()).toISOString();
+      await drain();
+      expect(received().find((body) => body.type === 'meeting.scheduled' && body.data.uuid === pending.uuid)).toEqual({ type: 'meeting.scheduled', timestamp: bookedAt, data: pending });
+
+      t.clock.set(Date.parse(booking.json().payment.expiresAt) + 1_000);
+      await drain();
+      const expired = (await call(t.app, acme.apiKey, 'GET', `/api/v1/meetings/${pending.uuid}`)).json();
+      expect(expired.status).toBe('expired');
+      const body = received().find((b) => b.type === 'meeting.expired');
+      expect(body).toEqual({ type: 'meeting.expired', timestamp: expect.any(String), data: expired });
+      expect(expired.payment).toMatchObject({ status: 'expired' });
+    });
+
     it('sends only the events a webhook asked for, and nothing to a disabled one', async () => {
       receiver = await startReceiver((_req, res) => res.writeHead(200).end('ok'));
       const cancelOnly = await subscribe(`${receiver.url}/cancel-only`, ['meeting.cancelled']);

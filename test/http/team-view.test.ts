@@ -17,7 +17,7 @@ for (const dialect of DIALECTS) {
       t = await createTestApp(dialect, createClock('2027-01-04T06:00:00.000Z'));
       acme = await createTestAccount(t.ctx, { timezone: 'Europe/Warsaw', places: ['offline', 'zoom'] });
       members = [];
-      for (const [firstName, lastName] of [['Bob', 'Berg'], ['Ada', 'Alt']]) {
+      for (const [firstName, lastName] of [['Bob', 'Berg'], ['Ada', 'Alt']] as const) {
         const member = await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName, lastName, email: `${firstName.toLowerCase()}@acme.test` });
         expect(member.statusCode).toBe(201);
         members.push(member.json());

@@ -4,8 +4,6 @@ import { sql } from 'kysely';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AppContext } from '../context.js';
 
-/** The outbox is read at most this often, however often Prometheus (or several) scrape. */
-const OUTBOX_READ_INTERVAL_MS = 5_000;
 /** A scrape never waits longer than this for the outbox counts; it shows the last ones. */
 const OUTBOX_READ_TIMEOUT_MS = 1_000;
 /** Job kinds reported at most (kinds are a handful; this bounds the series if that changes). */
@@ -27,8 +25,8 @@ export interface MetricsOptions {
  *   (idempotent replays are not new bookings);
  * - `termin_schedule_cache_hits_total` / `termin_schedule_cache_misses_total`, and the
  *   cache's size;
- * - `termin_outbox_jobs{kind,status}` (pending and failed jobs now, read from the outbox
- *   table at most every 5 s), `termin_outbox_retrying_jobs{kind}` and the oldest due job's age;
+ * - `termin_outbox_jobs{kind,status}` (pending and failed jobs now: one grouped count on
+ *   the outbox's (kind, status) index per scrape, given at most 1 s), `termin_outbox_retrying_jobs{kind}` and the oldest due job's age;
  * - `termin_db_pool_connections{state}` and `termin_db_pool_max` (PostgreSQL only);
  * - Node's defaults (`nodejs_eventloop_lag_*`, heap, `process_resident_memory_bytes`, …).
  */
@@ -81,8 +79,6 @@ function bearerMatches(header: string | undefined, token: string): boolean {
 function registerCacheMetrics(registry: Registry, ctx: AppContext): void {
   const cache = ctx.scheduleCache;
   let seen = { lookups: 0, stores: 0 };
-  const hits = new Counter({ name: 'termin_schedule_cache_hits_total', help: 'Schedule lookups served from the cache.', registers: [registry] });
-  const misses = new Counter({ name: 'termin_schedule_cache_misses_total', help: 'Schedule lookups that computed the slots.', registers: [registry] });
   // Both counters advance together on a scrape, from the cache's own counts.
   const update = () => {
     const now = cache?.traffic?.() ?? seen;
@@ -92,12 +88,13 @@ function registerCacheMetrics(registry: Registry, ctx: AppContext): void {
     if (newMisses > 0) misses.inc(newMisses);
     seen = now;
   };
+  const hits = new Counter({ name: 'termin_schedule_cache_hits_total', help: 'Schedule lookups served from the cache.', registers: [registry], collect: update });
+  const misses = new Counter({ name: 'termin_schedule_cache_misses_total', help: 'Schedule lookups that computed the slots.', registers: [registry], collect: update });
   new Gauge({
     name: 'termin_schedule_cache_bytes',
     help: 'Estimated bytes the schedule cache holds.',
     registers: [registry],
     collect() {
-      update();
       this.set(cache?.stats().bytes ?? 0);
     },
   });
@@ -110,14 +107,12 @@ interface OutboxCounts {
 
 function registerOutboxMetrics(registry: Registry, ctx: AppContext): void {
   let last: OutboxCounts = { rows: [], oldestDueAt: null };
-  let readAt = -Infinity;
   let reading: Promise<void> | null = null;
+  // One read per scrape, shared by the three gauges (and by scrapes that overlap it).
   const refresh = async () => {
-    if (Date.now() - readAt < OUTBOX_READ_INTERVAL_MS) return;
     reading ??= readOutbox(ctx)
       .then((counts) => {
         last = counts;
-        readAt = Date.now();
       })
       .catch((error: unknown) => ctx.log.warn({ err: error }, 'metrics: reading the outbox failed'))
       .finally(() => (reading = null));

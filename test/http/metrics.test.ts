@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import { DIALECTS, call, createClock, createTestAccount, createTestApp, type TestApp } from '../helpers.js';
+
+/** The value of one sample line (`name{labels} value`), or undefined when absent. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name)) continue;
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const body = match[3] ?? '';
+    if (Object.entries(labels).every(([k, v]) => body.includes(`${k}="${v}"`))) return Number(match[4]);
+  }
+  return undefined;
+}
+
+for (const dialect of DIALECTS) {
+  describe(`GET /metrics [${dialect}]`, () => {
+    let t: TestApp;
+    let acme: CreatedAccount;
+
+    beforeAll(async () => {
+      t = await createTestApp(dialect, createClock('2027-01-04T06:00:00.000Z'), { METRICS_TOKEN: 'scrape-secret' });
+      acme = await createTestAccount(t.ctx);
+    });
+    afterAll(async () => t.close());
+
+    const scrape = async () => {
+      const response = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer scrape-secret' } });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toMatch(/^text\/plain/);
+      return response.body;
+    };
+
+    it('wants the METRICS_TOKEN when one is set', async () => {
+      expect((await t.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(401);
+      expect((await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer wrong-secret!' } })).statusCode).toBe(401);
+      expect((await t.app.inject({ method: 'GET', url: '/api/v1/metrics', headers: { authorization: 'Bearer scrape-secret' } })).statusCode).toBe(404);
+    });
+
+    it('counts requests by route pattern and status, with latency histograms', async () => {
+      const unmatched0 = sample(await scrape(), 'termin_http_requests_total', { route: 'unmatched', status: '404' }) ?? 0;
+      await call(t.app, acme.apiKey, 'GET', '/api/v1/teams');
+      await call(t.app, acme.apiKey, 'GET', `/api/v1/teams/${acme.team.uuid}/users`);
+      await call(t.app, 'bad-key', 'GET', '/api/v1/teams');
+      await call(t.app, acme.apiKey, 'GET', '/api/v1/nothing-here/12345');
+      const text = await scrape();
+      expect(sample(text, 'termin_http_requests_total', { method: 'GET', route: '/api/v1/teams', status: '200' })).toBe(1);
+      expect(sample(text, 'termin_http_requests_total', { route: '/api/v1/teams', status: '401' })).toBe(1);
+      expect(sample(text, 'termin_http_requests_total', { route: '/api/v1/teams/:teamUuid/users', status: '200' })).toBe(1);
+      // Unknown URLs share one series instead of one each.
+      expect(sample(text, 'termin_http_requests_total', { route: 'unmatched', status: '404' })).toBe(unmatched0 + 1);
+      expect(sample(text, 'termin_http_request_duration_seconds_count', { route: '/api/v1/teams' })).toBe(2);
+      expect(sample(text, 'termin_http_request_duration_seconds_bucket', { route: '/api/v1/teams', le: '+Inf' })).toBe(2);
+    });
+
+    it('counts bookings, schedule cache hits and misses, and shows outbox backlog, event-loop lag and pool use', async () => {
+      const topic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Metered', durationMinutes: 30, places: ['offline'] })).json();
+      const calculate = () => call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', offset: 0 });
+      const before = await scrape();
+      const hits0 = sample(before, 'termin_schedule_cache_hits_total') ?? 0;
+      const misses0 = sample(before, 'termin_schedule_cache_misses_total') ?? 0;
+      const slots = (await calculate()).json().days.flatMap((day: { slots: unknown[] }) => day.slots);
+      await calculate();
+      const booking = { dates: [slots[0]], email: 'jan@example.com', lang: 'en', name: 'Jan', place: 'offline', meetingTopic: topic.uuid, timezone: 'Europe/Warsaw' };
+      expect((await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', booking, { 'idempotency-key': 'metrics-1' })).statusCode).toBe(201);
+      // A replay is not a new booking.
+      expect((await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', booking, { 'idempotency-key': 'metrics-1' })).headers['idempotent-replayed']).toBe('true');
+      const text = await scrape();
+      expect(sample(text, 'termin_bookings_total', { route: '/api/v1/schedule' })).toBe(1);
+      expect(sample(text, 'termin_schedule_cache_misses_total')! - misses0).toBe(1);
+      expect(sample(text, 'termin_schedule_cache_hits_total')! - hits0).toBeGreaterThanOrEqual(1);
+      // The booking queued its e-mails: they wait in the outbox (no worker runs in this test).
+      expect(sample(text, 'termin_outbox_jobs', { status: 'pending' })).toBeGreaterThan(0);
+      expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+      expect(text).toMatch(/^process_resident_memory_bytes \d/m);
+      if (dialect === 'postgres') {
+        expect(sample(text, 'termin_db_pool_max')).toBe(20);
+        expect(sample(text, 'termin_db_pool_connections', { state: 'idle' })).toBeGreaterThanOrEqual(0);
+      } else {
+        expect(text).not.toContain('termin_db_pool_connections');
+      }
+    });
+  });
+}

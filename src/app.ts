@@ -137,6 +137,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         await authenticated.register(discountCodeRoutes, { ctx });
         await authenticated.register(calendarRoutes, { ctx, settings: calendarSettingsFromConfig(ctx.config, ctx.log) });
         await authenticated.register(paymentRoutes, { ctx: paymentsContextOf(ctx) });
+        await authenticated.register(webhookRoutes, { ctx: { ...ctx, allowPrivateUrls: ctx.config.allowPrivateUrls } });
         // payments, webhooks, calendars, reschedule: their authenticated routes register here
       });
 
@@ -160,4 +161,3 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   return app;
 }
-        await authenticated.register(webhookRoutes, { ctx: { ...ctx, allowPrivateUrls: ctx.config.allowPrivateUrls } });

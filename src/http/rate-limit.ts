@@ -18,6 +18,8 @@ export interface RateLimitSettings {
 
 /** A Redis command that takes longer than this lets the request through (fail open). */
 const REDIS_COMMAND_TIMEOUT_MS = 500;
+/** How long start-up waits for the first connection to Redis. */
+const REDIS_STARTUP_WAIT_MS = 2_000;
 /** While Redis stays down, one warning at most this often. */
 const REDIS_WARNING_INTERVAL_MS = 60_000;
 
@@ -37,7 +39,19 @@ export async function registerRateLimits(api: FastifyInstance, settings: RateLim
     route.config = { ...(route.config ?? {}), rateLimit: settings.calculatePerMinute > 0 ? { max: settings.calculatePerMinute, timeWindow: 60_000 } : false };
   });
   const redis = settings.redisUrl === null ? null : connectRedis(settings.redisUrl, log);
-  if (redis) api.addHook('onClose', async () => void redis.disconnect());
+  if (redis) {
+    api.addHook('onClose', async () => void redis.disconnect());
+    // Commands never queue, so give the first connection a moment before requests arrive
+    // (not past REDIS_STARTUP_WAIT_MS: a Redis that is down must not hold the start-up).
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, REDIS_STARTUP_WAIT_MS);
+      timer.unref();
+      redis.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
   await api.register(rateLimit, {
     global: settings.perMinute > 0,
     max: Math.max(settings.perMinute, 1),

@@ -57,7 +57,8 @@ export const publicBookingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContex
         body: PublicScheduleBodySchema,
         response: { 201: BookingSchema, ...problemResponses(...PUBLIC_ERRORS, 404, 409, 422) },
       },
-      preHandler: limitBookings,
+      // Before the body is parsed or validated: junk from a bot counts too.
+      onRequest: limitBookings,
     },
     async (request, reply) => {
       const booking = await bookPublicly(ctx, request.body);

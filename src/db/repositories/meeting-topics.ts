@@ -137,21 +137,22 @@ async function findActiveHosts(db: DbOrTrx, topicUuids: string[]): Promise<Map<s
   const listed = db
     .selectFrom('meeting_topic_hosts')
     .innerJoin('users', 'users.id', 'meeting_topic_hosts.user_id')
-    .select(['meeting_topic_hosts.topic_id as topicUuid', 'users.id as uuid', 'users.username as username', 'meeting_topic_hosts.position as position'])
+    .select(['meeting_topic_hosts.topic_id as topicUuid', 'users.id as uuid', 'users.username as username', 'users.calendar_version as calendarVersion', 'meeting_topic_hosts.position as position'])
     .where('meeting_topic_hosts.topic_id', 'in', topicUuids)
     .where('users.deactivated_at', 'is', null);
   const members = db
     .selectFrom('meeting_topics')
     .innerJoin('memberships', 'memberships.team_id', 'meeting_topics.team_id')
     .innerJoin('users', 'users.id', 'memberships.user_id')
-    .select(['meeting_topics.id as topicUuid', 'users.id as uuid', 'users.username as username', 'memberships.created_at as position'])
+    .select(['meeting_topics.id as topicUuid', 'users.id as uuid', 'users.username as username', 'users.calendar_version as calendarVersion', 'memberships.created_at as position'])
     .where('meeting_topics.id', 'in', topicUuids)
     .where('meeting_topics.all_team_members', '=', 1)
     .where('users.deactivated_at', 'is', null);
   const rows = await listed.unionAll(members).orderBy('position').orderBy('uuid').execute();
   for (const row of rows) {
     const list = result.get(row.topicUuid) ?? [];
-    list.push({ uuid: row.uuid, username: row.username });
+    // The calendar version read with the topic, before any calendar: a team view needs no read per host.
+    list.push({ uuid: row.uuid, username: row.username, calendarVersion: Number(row.calendarVersion) });
     result.set(row.topicUuid, list);
   }
   return result;

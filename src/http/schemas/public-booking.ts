@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { SingleLine, Timestamp, Uuid } from './common.js';
+import { MultiLine, SingleLine, Timestamp, Uuid } from './common.js';
 import { CalculateScheduleBodySchema, MeetingSchema, ScheduleBodySchema } from './schedule.js';
 
 const { metadata: _metadata, ...bookingFields } = ScheduleBodySchema.properties;
@@ -41,7 +41,7 @@ export const ManagedBookingSchema = Type.Object({
 });
 
 export const TokenCancelBodySchema = Type.Object(
-  { reason: Type.Optional(SingleLine({ maxLength: 2000, description: 'Shown to the host.' })) },
+  { reason: Type.Optional(MultiLine({ maxLength: 2000, description: 'Shown to the host (and in the participant’s own cancellation).' })) },
   { additionalProperties: false },
 );
 

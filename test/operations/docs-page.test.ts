@@ -1,0 +1,96 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ARTIFACTS, launchBrowser } from '../browser/harness.js';
+import { createTestApp, type TestApp } from '../helpers.js';
+
+const SHOTS = path.join(ARTIFACTS, 'docs');
+
+/** The /docs page as an integrator meets it: a guide first, every field explained, a sidebar that finds things, at desktop and phone widths. */
+describe('the docs page', () => {
+  let t: TestApp;
+  let url: string;
+  let html: string;
+  let browser: Browser | undefined;
+
+  beforeAll(async () => {
+    t = await createTestApp('sqlite');
+    url = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    html = (await t.app.inject({ method: 'GET', url: '/docs' })).body;
+    fs.mkdirSync(SHOTS, { recursive: true });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t.close();
+  });
+
+  it('opens with the booking guide, then the API by topic, health checks last', () => {
+    const at = (text: string) => {
+      const index = html.indexOf(text);
+      expect(index, text).toBeGreaterThan(-1);
+      return index;
+    };
+    const guide = at('id="guide"');
+    for (const step of ['guide-slots', 'guide-book', 'guide-pay', 'guide-cancel', 'guide-reschedule', 'guide-webhooks', 'guide-money']) expect(at(`id="${step}"`)).toBeGreaterThan(guide);
+    const firstRoute = html.indexOf('<article');
+    expect(guide).toBeLessThan(firstRoute);
+    // Examples show requests and their responses.
+    expect(html).toContain('POST /api/v1/calculate-schedule');
+    expect(html).toContain('Response 201');
+    expect(html).toContain('webhook-signature: v1,');
+    const operations = at('id="operations"');
+    for (const tag of ['teams', 'availability', 'meeting-topics']) expect(at(`id="${tag}"`)).toBeLessThan(operations);
+    expect(at('id="op-get-healthz"')).toBeGreaterThan(operations);
+    expect(at('id="op-get-readyz"')).toBeGreaterThan(operations);
+  });
+
+  it('keeps the fields of nullable objects and gives every field a note; money is explained in minor units', () => {
+    expect(html).toContain('<code>price.amount</code>');
+    expect(html).toContain('<code>price.currency</code>');
+    const amountRow = /<tr><td><code>price\.amount<\/code>.*?<\/tr>/s.exec(html)![0];
+    expect(amountRow).toContain('minor units');
+    expect(amountRow).toContain('JPY');
+    expect(html).toContain('Zero-decimal currencies have no minor unit');
+    const rows = [...html.matchAll(/<tr><td>(.*?)<\/td><td>(.*?)<\/td><td>(.*?)<\/td><\/tr>/gs)];
+    expect(rows.length).toBeGreaterThan(100);
+    const silent = rows.filter((row) => row[3]!.trim() === '').map((row) => row[1]);
+    expect(silent).toEqual([]);
+  });
+
+  it('looks right in Chromium at 1280 px and 360 px, and the sidebar search finds a route', async () => {
+    browser = await launchBrowser();
+    for (const width of [1280, 360]) {
+      const page = await browser.newPage({ viewport: { width, height: width === 360 ? 740 : 800 } });
+      const problems: string[] = [];
+      page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
+      page.on('pageerror', (error) => problems.push(error.message));
+      await page.goto(`${url}/docs`);
+      await page.screenshot({ path: path.join(SHOTS, `docs-${width}.png`) });
+      // Nothing wider than the screen: no sideways scrolling of the page itself.
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+
+      await page.fill('#doc-search', 'reschedule');
+      const visible = await page.evaluate<string[]>(
+        `[...document.querySelectorAll('#doc-nav li[data-search]')].filter((item) => !item.hidden && item.offsetParent !== null).map((item) => item.textContent)`,
+      );
+      expect(visible.length).toBeGreaterThan(0);
+      expect(visible.some((text) => text.includes('/meetings/{uuid}/reschedule'))).toBe(true);
+      expect(visible.some((text) => text.includes('/teams/{teamUuid}/users'))).toBe(false);
+      await page.screenshot({ path: path.join(SHOTS, `docs-${width}-search.png`) });
+      await page.press('#doc-search', 'Enter');
+      await page.waitForFunction(`location.hash.includes('reschedule')`);
+
+      if (width === 1280) {
+        // The sidebar stays in view while the page scrolls (a 15,000 px page needs it).
+        await page.evaluate('window.scrollTo(0, document.body.scrollHeight / 2)');
+        const top = await page.evaluate<number>(`document.getElementById('doc-search').getBoundingClientRect().top`);
+        expect(top).toBeGreaterThanOrEqual(0);
+        expect(top).toBeLessThan(800);
+        await page.screenshot({ path: path.join(SHOTS, `docs-${width}-scrolled.png`) });
+      }
+      expect(problems).toEqual([]);
+      await page.close();
+    }
+  }, 120_000);
+});

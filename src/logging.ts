@@ -87,6 +87,7 @@ const SECRET_QUERY_PARAMETERS = new Set(['api_key', 'apikey', 'key', 'x-service-
  * `/api/v1/teams?api_key=tmn_abc&x=1` → `/api/v1/teams?api_key=[redacted]&x=1`.
  */
 export function redactUrl(url: string): string {
+  url = redactPathTokens(url);
   const query = url.indexOf('?');
   if (query < 0) return url;
   const parts = url.slice(query + 1).split('&').map((part) => {
@@ -101,6 +102,21 @@ export function redactUrl(url: string): string {
     return SECRET_QUERY_PARAMETERS.has(name.trim().toLowerCase()) ? `${rawName}=[redacted]` : part;
   });
   return `${url.slice(0, query)}?${parts.join('&')}`;
+}
+
+/**
+ * Paths that carry a bearer secret: the participant's manage link (`/booking/{token}`, and
+ * its API twin), a host's private feed (`/feeds/{token}.ics`). Anyone reading the logs
+ * could otherwise cancel meetings or read calendars.
+ */
+const TOKEN_PATHS = [/^(\/booking\/)[^/?#]+/, /^(\/feeds\/)[^/?#]+?(\.ics)?(?=[/?#]|$)/, /^(\/api\/v1\/public\/bookings\/)[^/?#]+/];
+
+function redactPathTokens(url: string): string {
+  for (const pattern of TOKEN_PATHS) {
+    // With one group, the third argument is the match's offset, not a suffix.
+    if (pattern.test(url)) return url.replace(pattern, (_match, prefix: string, suffix: unknown) => `${prefix}[redacted]${typeof suffix === 'string' ? suffix : ''}`);
+  }
+  return url;
 }
 
 interface LoggedRequest {

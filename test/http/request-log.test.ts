@@ -42,4 +42,14 @@ describe('request log', () => {
     expect(requestLines[1]).toMatchObject({ route: '/api/v1/teams', status: 401 });
     expect(JSON.stringify(requestLines)).not.toContain('tmn_secret_in_query');
   });
+
+  it('keeps bearer tokens of manage links and private feeds out of the log', async () => {
+    lines.length = 0;
+    await app.inject({ method: 'GET', url: '/booking/0193b2c4-secret-manage-token?lang=pl' });
+    await app.inject({ method: 'GET', url: '/feeds/secret-feed-token.ics' });
+    await app.inject({ method: 'GET', url: '/api/v1/public/bookings/0193b2c4-secret-manage-token', headers: { accept: 'application/json' } });
+    const urls = lines.filter((line) => line.msg === 'request').map((line) => line.url);
+    expect(urls).toEqual(['/booking/[redacted]?lang=pl', '/feeds/[redacted].ics', '/api/v1/public/bookings/[redacted]']);
+    expect(JSON.stringify(lines)).not.toContain('secret');
+  });
 });

@@ -21,7 +21,8 @@ export async function startServer(env: Record<string, string>, stdout: 'ignore' 
   });
   const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  // Generous: under a loaded machine (CI running every suite at once) a start can take 20 s.
+  const deadline = Date.now() + 60_000;
   while (Date.now() < deadline && child.exitCode === null) {
     try {
       if ((await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) })).ok) return { child, url, port, exited };

@@ -17,7 +17,8 @@ const seed = process.env.BENCH_SEED ?? 'calendar'; // 'calendar' | 'none'
 // A reference route: the month view's own response body, sent as a constant string. Its
 // throughput is the ceiling for any month view of that size on this machine.
 let staticMonthBody = '{}';
-const server = await startBenchServer(dialect, {}, async (app) => {
+// BENCH_SERVER_ENV: JSON of further settings for this server (bench/soak.ts turns the auth-failure limit off).
+const server = await startBenchServer(dialect, JSON.parse(process.env.BENCH_SERVER_ENV ?? '{}') as Record<string, string>, async (app) => {
   app.post('/bench/static-month', async (_request, reply) => reply.type('application/json; charset=utf-8').send(staticMonthBody));
 });
 const { ctx } = server;

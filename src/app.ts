@@ -1,13 +1,15 @@
 import cors from '@fastify/cors';
-import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
-import { NotFoundError } from './domain/errors.js';
+import { MethodNotAllowedError, NotFoundError } from './domain/errors.js';
 import { handleError } from './http/problems.js';
-import { API_KEY_HEADER, acceptOptionalApiKey, headerOf, requireApiKey, requireJsonAccept, toFastifyTrustProxy } from './http/request-guards.js';
-import { parseApiKey } from './domain/api-key.js';
+import { acceptOptionalApiKey, requireApiKey, requireJsonAccept, toFastifyTrustProxy } from './http/request-guards.js';
+import { registerMetrics } from './http/metrics.js';
+import { registerOpenApiConventions } from './http/openapi.js';
+import { registerRateLimits } from './http/rate-limit.js';
+import { registerRequestIdHeader, requestIdOf } from './http/request-id.js';
 import { accountRoutes } from './http/routes/account.js';
 import { availabilityRoutes } from './http/routes/availability.js';
 import { bookingPageRoutes } from './http/routes/pages-booking.js';
@@ -24,9 +26,9 @@ import { payPageRoutes, paymentNotificationRoutes, paymentRoutes } from './http/
 import { paymentsContextOf } from './scheduling/payments/context.js';
 import { calculateScheduleRoutes } from './http/routes/schedule.js';
 import { teamRoutes } from './http/routes/teams.js';
+import { webhookRoutes } from './http/routes/webhooks.js';
 import { AccountSchema, ApiKeySchema } from './http/schemas/account.js';
 import { AvailabilitySchema } from './http/schemas/availability.js';
-import { webhookRoutes } from './http/routes/webhooks.js';
 import { DiscountCodeSchema } from './http/schemas/discount-codes.js';
 import { MeetingTopicSchema } from './http/schemas/meeting-topics.js';
 import { MeetingSchema, PaymentSchema, SlotSchema } from './http/schemas/schedule.js';
@@ -44,6 +46,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     loggerInstance: ctx.log as FastifyBaseLogger,
     // One line per request instead of Fastify's two: see src/http/request-log.ts.
     disableRequestLogging: true,
+    // X-Request-Id: the client's when sane, else a new one; on every response and log line (src/http/request-id.ts).
+    genReqId: requestIdOf,
+    requestIdHeader: false,
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: toFastifyTrustProxy(ctx.config.trustProxy),
     return503OnClosing: true,
@@ -58,11 +63,30 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('principal', null);
+  registerRequestIdHeader(app);
   registerRequestLog(app);
+  // Before any route: operation ids, the route catalogue for 405 and Location (src/http/openapi.ts).
+  const catalog = registerOpenApiConventions(app, { apiPrefix: API_PREFIX, rateLimited: ctx.config.rateLimitPerMinute > 0 });
+  registerMetrics(app, ctx, { token: ctx.config.metricsToken });
   app.setValidatorCompiler(createValidatorCompiler());
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((request) => {
-    throw new NotFoundError(`route ${request.method} ${request.url.split('?')[0]}`);
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    // A known path asked with a method it does not take: 405 with the methods it does.
+    const allowed = catalog.allowedMethods(path);
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '));
+      throw new MethodNotAllowedError(request.method, allowed);
+    }
+    throw new NotFoundError(`route ${request.method} ${path}`);
+  });
+  // Location on a 201 whose resource has a URL (see RouteCatalog.locationOf).
+  app.addHook('preSerialization', async (request, reply, payload) => {
+    if (reply.statusCode === 201 && !reply.hasHeader('location')) {
+      const location = catalog.locationOf(request, payload);
+      if (location !== null) reply.header('location', location);
+    }
+    return payload;
   });
   // Only JSON bodies are accepted; anything else (text/plain included) is a 415.
   app.removeContentTypeParser('text/plain');
@@ -91,10 +115,13 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         description:
           'Meeting scheduling: teams and members, meeting topics, availability, free slots and bookings. ' +
           'Every error is RFC 9457 problem details (application/problem+json); see /docs/problems.',
+        contact: { name: 'The operator of this termin service', url: `${ctx.config.publicUrl}/docs` },
+        license: { name: 'Proprietary: terms from the operator of this service', url: `${ctx.config.publicUrl}/docs` },
       },
       servers: [{ url: ctx.config.publicUrl }],
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Service-Api-Key' } } },
     },
+    transformObject: (document) => catalog.transformDocument((document as { openapiObject: Record<string, unknown> }).openapiObject),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
 
@@ -109,21 +136,17 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         await api.register(cors, {
           origin: origins === '*' ? true : origins,
           methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-          allowedHeaders: ['Content-Type', 'Accept', 'Accept-Language', 'X-Service-Api-Key', 'Idempotency-Key'],
-          exposedHeaders: ['Retry-After', 'Idempotent-Replayed'],
+          allowedHeaders: ['Content-Type', 'Accept', 'Accept-Language', 'X-Service-Api-Key', 'Idempotency-Key', 'X-Request-Id'],
+          exposedHeaders: ['Retry-After', 'Idempotent-Replayed', 'Location', 'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
           maxAge: 600,
         });
       }
-      if (ctx.config.rateLimitPerMinute > 0) {
-        // Per instance: with N instances a client gets up to N times the limit.
-        await api.register(rateLimit, {
-          max: ctx.config.rateLimitPerMinute,
-          timeWindow: 60_000,
-          keyGenerator: (request) => parseApiKey(headerOf(request, API_KEY_HEADER))?.lookup ?? `ip:${request.ip}`,
-          errorResponseBuilder: (_request, context) =>
-            Object.assign(new Error(`Too many requests: at most ${context.max} a minute; retry in ${Math.ceil(context.ttl / 1000)} s`), { statusCode: 429 }),
-        });
-      }
+      // Shared through Redis when REDIS_URL is set, per instance otherwise (src/http/rate-limit.ts).
+      await registerRateLimits(
+        api,
+        { perMinute: ctx.config.rateLimitPerMinute, calculatePerMinute: ctx.config.calculateRateLimitPerMinute, redisUrl: ctx.config.redisUrl, redisKeyPrefix: ctx.config.redisKeyPrefix },
+        ctx.log,
+      );
       api.addHook('onRequest', requireJsonAccept);
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 

@@ -34,10 +34,18 @@ export interface Config {
   trustProxy: TrustProxy;
   /** Requests per minute per API key (or per IP without one); 0 turns limiting off. */
   rateLimitPerMinute: number;
-  /** PUBLIC_BOOKING_RATE_PER_MINUTE: bookings through the public booking page per client address per minute; 0: off. */
-  publicBookingRatePerMinute: number;
+  /** CALCULATE_RATE_LIMIT_PER_MINUTE: POST /calculate-schedule's own allowance per key or address; 0: off. Default: RATE_LIMIT_PER_MINUTE. */
+  calculateRateLimitPerMinute: number;
+  /** REDIS_URL: rate-limit counters shared by every instance through this Redis; null: each instance counts alone. */
+  redisUrl: string | null;
+  /** REDIS_KEY_PREFIX: prefix of every Redis key (deployments sharing one Redis keep apart). */
+  redisKeyPrefix: string;
+  /** METRICS_TOKEN: when set, GET /metrics wants `Authorization: Bearer <token>`. Never logged. */
+  metricsToken: string | null;
   /** Bytes the per-instance cache of computed schedules may hold (SCHEDULE_CACHE_MB). */
   scheduleCacheBytes: number;
+  /** PUBLIC_BOOKING_RATE_PER_MINUTE: bookings through the public booking page per client address per minute; 0: off. */
+  publicBookingRatePerMinute: number;
   /** Browser origins allowed to call the API (a booking page on another site); `*` for any, empty for none. */
   corsOrigins: string[] | '*';
   /** Where each payment adapter sends its calls (default: the gateway's sandbox). */
@@ -167,8 +175,19 @@ export function loadConfig(env: Env = process.env, root = PROJECT_ROOT): Config 
     migrateOnStart: parseBoolean(env.MIGRATE_ON_START, database.dialect === 'sqlite', 'MIGRATE_ON_START', problems),
     trustProxy: parseTrustProxy(env.TRUST_PROXY, problems),
     rateLimitPerMinute: parseInteger(env.RATE_LIMIT_PER_MINUTE, 1200, 'RATE_LIMIT_PER_MINUTE', 0, 10_000_000, problems),
-    publicBookingRatePerMinute: parseInteger(env.PUBLIC_BOOKING_RATE_PER_MINUTE, 20, 'PUBLIC_BOOKING_RATE_PER_MINUTE', 0, 1_000_000, problems),
+    calculateRateLimitPerMinute: parseInteger(
+      env.CALCULATE_RATE_LIMIT_PER_MINUTE,
+      parseInteger(env.RATE_LIMIT_PER_MINUTE, 1200, 'RATE_LIMIT_PER_MINUTE', 0, 10_000_000, []),
+      'CALCULATE_RATE_LIMIT_PER_MINUTE',
+      0,
+      10_000_000,
+      problems,
+    ),
+    redisUrl: parseRedisUrl(env.REDIS_URL, problems),
+    redisKeyPrefix: nonEmpty(env.REDIS_KEY_PREFIX) ?? 'termin:',
+    metricsToken: nonEmpty(env.METRICS_TOKEN) ?? null,
     scheduleCacheBytes: parseInteger(env.SCHEDULE_CACHE_MB, 64, 'SCHEDULE_CACHE_MB', 1, 65_536, problems) * 1024 * 1024,
+    publicBookingRatePerMinute: parseInteger(env.PUBLIC_BOOKING_RATE_PER_MINUTE, 20, 'PUBLIC_BOOKING_RATE_PER_MINUTE', 0, 1_000_000, problems),
     corsOrigins: parseOrigins(env.CORS_ORIGINS, problems),
     payments: {
       stripe: parseBaseUrl(env.STRIPE_API_URL, GATEWAY_SANDBOX_URLS.stripe, 'STRIPE_API_URL', problems),
@@ -213,6 +232,13 @@ export function loadSecrets(env: Env = process.env): Secrets {
     throw new ConfigError('Invalid configuration:\n- TERMIN_SECRET_KEY must be 32 bytes: 64 hex characters or base64 (e.g. `openssl rand -hex 32`)');
   }
   return Object.freeze({ secretKey: key });
+}
+
+function parseRedisUrl(raw: string | undefined, problems: string[]): string | null {
+  const value = nonEmpty(raw);
+  if (value === undefined) return null;
+  if (!/^rediss?:\/\/[^\s]+$/.test(value)) problems.push('REDIS_URL must look like redis://host:6379 (or rediss:// for TLS)');
+  return value;
 }
 
 function parseBaseUrl(raw: string | undefined, fallback: string, name: string, problems: string[]): string {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config, Secrets } from './config.js';
-import { createDb, type Dialect } from './db/connect.js';
+import { createDb, type Dialect, type PoolStats } from './db/connect.js';
 import type { Db } from './db/database.js';
 import { createFastReads } from './db/fast-reads.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -18,6 +18,8 @@ export interface AppContext extends UseCaseContext {
   secretKey: Buffer;
   /** Where the secret key came from, for the start-up banner. */
   secretKeySource: Omit<ResolvedSecretKey, 'key'>;
+  /** PostgreSQL pool usage for /metrics; null on SQLite (no pool). */
+  dbPoolStats: (() => PoolStats) | null;
   close(): Promise<void>;
 }
 
@@ -49,6 +51,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     scheduleCache: createScheduleCache(config.scheduleCacheBytes),
     secretKey,
     secretKeySource,
+    dbPoolStats: handle.poolStats,
     now: options.now ?? Date.now,
     async close() {
       if (closed) return;

@@ -11,8 +11,19 @@ export type Dialect = DatabaseConfig['dialect'];
 export interface DbHandle {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** PostgreSQL: the pool's connections right now (for metrics); SQLite has no pool. */
+  poolStats: (() => PoolStats) | null;
   /** Closes the pool or file handle; safe to call once. */
   destroy(): Promise<void>;
+}
+
+export interface PoolStats {
+  /** Open connections, idle or checked out. */
+  total: number;
+  idle: number;
+  /** Requests waiting for a connection. */
+  waiting: number;
+  max: number;
 }
 
 /** The defaults `loadConfig` applies; the CLI and tests that build no config get the same. */
@@ -34,11 +45,23 @@ export function createDb(
   onConnectionError: (error: Error) => void = () => undefined,
   timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
 ): DbHandle {
-  const db = config.dialect === 'postgres' ? openPostgres(config.url, config.poolSize, timeouts, onConnectionError) : openSqlite(config.filename, timeouts.busyMs);
-  return { db, dialect: config.dialect, destroy: () => db.destroy() };
+  if (config.dialect === 'postgres') {
+    let pool: pg.Pool | undefined;
+    const db = openPostgres(config.url, config.poolSize, timeouts, onConnectionError, (created) => (pool = created));
+    const poolStats = () => ({ total: pool?.totalCount ?? 0, idle: pool?.idleCount ?? 0, waiting: pool?.waitingCount ?? 0, max: config.poolSize });
+    return { db, dialect: config.dialect, poolStats, destroy: () => db.destroy() };
+  }
+  const db = openSqlite(config.filename, timeouts.busyMs);
+  return { db, dialect: config.dialect, poolStats: null, destroy: () => db.destroy() };
 }
 
-function openPostgres(url: string, poolSize: number, timeouts: DatabaseTimeouts, onConnectionError: (error: Error) => void): Kysely<Database> {
+function openPostgres(
+  url: string,
+  poolSize: number,
+  timeouts: DatabaseTimeouts,
+  onConnectionError: (error: Error) => void,
+  onPool: (pool: pg.Pool) => void = () => undefined,
+): Kysely<Database> {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -68,6 +91,7 @@ function openPostgres(url: string, poolSize: number, timeouts: DatabaseTimeouts,
     client.on('error', onConnectionError);
     guardQueryTimeout(client);
   });
+  onPool(pool);
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 

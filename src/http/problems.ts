@@ -179,7 +179,7 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
       return sendProblem(reply, buildProblem('VALIDATION_FAILED', detail, [{ path: '', message: detail }]));
     }
     const errors = mapValidationErrors(fastifyError.validation, fastifyError.validationContext);
-    return sendProblem(reply, buildProblem('VALIDATION_FAILED', errors[0] ? describeFieldError(errors[0]) : 'The request is invalid', errors));
+    return sendProblem(reply, buildProblem('VALIDATION_FAILED', describeValidation(errors), errors));
   }
   const status = fastifyError.statusCode ?? 500;
   if (status === 413) return sendProblem(reply, buildProblem('PAYLOAD_TOO_LARGE', 'The request body is too large'));
@@ -189,13 +189,69 @@ export function handleError(error: FastifyError | Error, request: FastifyRequest
   if (status === 429) return sendProblem(reply, buildProblem('RATE_LIMITED', error.message || 'Too many requests'));
   if (status >= 400 && status < 500) {
     // Malformed or empty JSON and similar parser complaints.
-    const detail = fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'The JSON body is empty' : `The request body is not valid JSON: ${error.message}`;
+    // In the API's words, not the framework's ("Body is not valid JSON but content-type is set to…").
+    const detail = CLIENT_ERROR_DETAILS[fastifyError.code ?? ''] ?? (status === 400 ? describeBadBody(error) : 'The request could not be processed');
     if (status === 400) return sendProblem(reply, buildProblem('VALIDATION_FAILED', detail, [{ path: '', message: detail }]));
-    return sendProblem(reply, { ...buildProblem('VALIDATION_FAILED', error.message), status, title: 'Bad request' });
+    return sendProblem(reply, { ...buildProblem('VALIDATION_FAILED', detail), status, title: 'Bad request' });
   }
   request.log.error({ err: error }, 'unhandled error');
-  return sendProblem(reply, buildProblem('INTERNAL', 'An unexpected error occurred'));
+  return sendProblem(reply, buildProblem('INTERNAL', `An unexpected error occurred; quote request id ${request.id} when reporting it`));
 }
+
+/** Fastify's own 4xx errors, said the way the API says things. */
+const CLIENT_ERROR_DETAILS: Record<string, string> = {
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'The JSON body is empty',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'The request body is not valid JSON',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The request body is not as long as its Content-Length says',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'The request body is too large',
+  FST_ERR_BAD_URL: 'The URL is malformed (check its percent-encoding)',
+  FST_ERR_ASYNC_CONSTRAINT: 'The request could not be routed',
+};
+
+/** A body parser's complaint: JSON that does not parse, or a forbidden key such as `__proto__`. */
+function describeBadBody(error: Error): string {
+  if (/prototype|__proto__|constructor/i.test(error.message)) return 'The request body is not accepted: it contains a __proto__ or constructor.prototype key';
+  return 'The request body is not valid JSON';
+}
+
+/**
+ * The `detail` of a validation failure: the first problem as a sentence, and how many more
+ * `errors` lists. `describeValidation([{ path: '/query/limit', message: 'must be integer' }])`
+ * → `Query parameter "limit" must be an integer`.
+ */
+export function describeValidation(errors: readonly FieldError[]): string {
+  const first = errors[0];
+  if (!first) return 'The request is invalid';
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more problem${errors.length > 2 ? 's' : ''}: see errors)` : '';
+  return `${describeField(first.path)} ${humanMessage(first.message)}${more}`;
+}
+
+function describeField(path: string): string {
+  const query = /^\/query\/(.+)$/.exec(path);
+  if (query) return `Query parameter "${unescapePointer(query[1]!.split('/')[0]!)}"`;
+  const params = /^\/params\/(.+)$/.exec(path);
+  if (params) return `Path parameter "${unescapePointer(params[1]!)}"`;
+  const headers = /^\/headers\/(.+)$/.exec(path);
+  if (headers) return `Header ${unescapePointer(headers[1]!)}`;
+  if (path === '') return 'The body';
+  return describeFieldError({ path, message: '' }).trimEnd();
+}
+
+const TYPE_WORDS: Record<string, string> = { integer: 'an integer', number: 'a number', string: 'a string', boolean: 'true or false', object: 'an object', array: 'an array', null: 'null' };
+
+/** Ajv's "must be integer" reads "must be an integer". */
+function humanMessage(message: string): string {
+  return message.replace(/^must be (integer|number|string|boolean|object|array|null)(,| or |$)/, (_m, type: string, rest: string) => `must be ${TYPE_WORDS[type]}${rest}`);
+}
+
+function unescapePointer(segment: string): string {
+  return segment.replaceAll('~1', '/').replaceAll('~0', '~');
+}
+
+/** Messages for the formats whose name alone says little. */
+const FORMAT_MESSAGES: Record<string, string> = {
+  uuid: 'must be a valid uuid',
+};
 
 interface AjvError {
   instancePath: string;
@@ -240,7 +296,7 @@ export function mapValidationErrors(errors: readonly AjvError[] | unknown[], con
         push(path, `must be ${describeAlternatives(list, error.instancePath)}`);
         break;
       case 'format':
-        push(path, `must be a valid ${String(error.params.format)}`);
+        push(path, FORMAT_MESSAGES[String(error.params.format)] ?? `must be a valid ${String(error.params.format)}`);
         break;
       default:
         push(path, error.message ?? 'is invalid');

@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type Options, type SchemaValidateFunction } from
 import * as ajvFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { checkFreeForm, escapePointer } from '../domain/free-form.js';
+import { isValidTimeZone } from '../domain/time-zones.js';
 import { PATTERN_MESSAGES } from './schemas/common.js';
 
 // ajv-formats is CommonJS; under NodeNext its callable export sits on `.default`.
@@ -57,9 +58,46 @@ function validateFreeForm(enabled: boolean, data: unknown, _parentSchema: unknow
 }
 validateFreeForm.errors = null as Partial<ErrorObject>[] | null;
 
+/** RFC 9562's textual UUID, in either letter case (and nothing around it: no `urn:uuid:`, no braces). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * `x-lowercase` (added by `withLowerCaseUuids` to every `format: uuid`): UUIDs compare
+ * case-insensitively (RFC 9562), and the service stores and looks them up in lower case,
+ * so an upper-case UUID is lowered before anything uses it: it finds the same record.
+ */
+function lowerCase(_enabled: boolean, data: unknown, _parentSchema: unknown, dataCxt?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }): boolean {
+  if (typeof data === 'string' && dataCxt?.parentData !== undefined && data !== data.toLowerCase()) {
+    dataCxt.parentData[dataCxt.parentDataProperty] = data.toLowerCase();
+  }
+  return true;
+}
+
+/** A copy of `schema` whose every `format: uuid` also carries `x-lowercase` (the original feeds the document, untouched). */
+export function withLowerCaseUuids(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withLowerCaseUuids);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const copy: Record<string | symbol, unknown> = {};
+  for (const key of Reflect.ownKeys(schema)) copy[key] = withLowerCaseUuids((schema as Record<string | symbol, unknown>)[key]);
+  if (copy.format === 'uuid') copy['x-lowercase'] = true;
+  return copy;
+}
+
+function validateTimeZone(enabled: boolean, data: unknown): boolean {
+  if (!enabled || typeof data !== 'string' || isValidTimeZone(data)) return true;
+  validateTimeZone.errors = [{ keyword: 'x-time-zone', message: 'must be a valid IANA time zone', params: {} }];
+  return false;
+}
+validateTimeZone.errors = null as Partial<ErrorObject>[] | null;
+
 function configure(ajv: Ajv): Ajv {
   addFormats(ajv);
   ajv.addFormat('date-time', { type: 'string', validate: isUtcInstant });
+  ajv.addFormat('uuid', { type: 'string', validate: (value: string) => UUID.test(value) });
+  // An IANA zone Intl knows, checked with the other schema rules so it is reported with them.
+  // A keyword, not a format: the response serialiser's Ajv would warn about an unknown format.
+  ajv.addKeyword({ keyword: 'x-time-zone', schemaType: 'boolean', errors: true, validate: validateTimeZone as SchemaValidateFunction });
+  ajv.addKeyword({ keyword: 'x-lowercase', schemaType: 'boolean', modifying: true, errors: false, validate: lowerCase as SchemaValidateFunction });
   ajv.addKeyword({ keyword: 'x-free-form', schemaType: 'boolean', errors: true, validate: validateFreeForm as SchemaValidateFunction });
   return ajv;
 }
@@ -78,10 +116,13 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
   const body = configure(new Ajv({ ...COMMON, coerceTypes: false }));
   const text = configure(new Ajv({ ...COMMON, coerceTypes: 'array' }));
   return ({ schema, httpPart }) => {
-    const compiled = (httpPart === 'body' ? body : text).compile(schema as object);
+    const compiled = (httpPart === 'body' ? body : text).compile(withLowerCaseUuids(schema) as object);
     const validate: Validator = (data) => {
       const valid = compiled(data);
-      if (!valid) {
+      // An unknown zone alone does not stop the request here: the use case checks the zone
+      // again with the problems only it can see (overlapping hours, a place not offered…) and
+      // reports them all at once. With other schema problems, it is reported with those.
+      if (!valid && !(compiled.errors ?? []).every((error) => error.keyword === 'x-time-zone')) {
         validate.errors = (compiled.errors ?? []).map(withReadableMessage);
         return false;
       }

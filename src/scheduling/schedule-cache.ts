@@ -26,6 +26,11 @@ export interface ScheduleCache {
   set(key: string, entry: CachedSchedule): void;
   /** Estimated bytes held, and entries: for metrics and tests. */
   stats(): { bytes: number; entries: number };
+  /**
+   * Counts since start, for /metrics: a lookup either serves its entry (a hit) or is
+   * followed by storing a freshly computed one (a miss), so hits = lookups − stores.
+   */
+  traffic?(): { lookups: number; stores: number };
 }
 
 /**
@@ -37,6 +42,8 @@ export interface ScheduleCache {
 export function createScheduleCache(maxBytes = 64 * 1024 * 1024): ScheduleCache {
   const entries = new Map<string, { entry: CachedSchedule; bytes: number }>();
   let total = 0;
+  let lookups = 0;
+  let stores = 0;
   const remove = (key: string) => {
     const held = entries.get(key);
     if (!held) return;
@@ -45,6 +52,7 @@ export function createScheduleCache(maxBytes = 64 * 1024 * 1024): ScheduleCache 
   };
   return {
     get(key) {
+      lookups += 1;
       const held = entries.get(key);
       if (held) {
         entries.delete(key);
@@ -53,6 +61,7 @@ export function createScheduleCache(maxBytes = 64 * 1024 * 1024): ScheduleCache 
       return held?.entry;
     },
     set(key, entry) {
+      stores += 1;
       remove(key);
       const bytes = estimateBytes(key, entry);
       if (bytes > maxBytes / 10) return;
@@ -61,6 +70,7 @@ export function createScheduleCache(maxBytes = 64 * 1024 * 1024): ScheduleCache 
       while (total > maxBytes) remove(entries.keys().next().value!);
     },
     stats: () => ({ bytes: total, entries: entries.size }),
+    traffic: () => ({ lookups, stores }),
   };
 }
 

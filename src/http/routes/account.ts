@@ -27,6 +27,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
       schema: {
         tags: ['Account'],
         summary: "The caller's account",
+        description: 'Its name, plan (`maxUsers`, seats used), default time zone, enabled meeting places and payment gateways (secrets never shown).',
         security: API_KEY_SECURITY,
         response: { 200: Type.Ref('Account'), ...problemResponses(...AUTHENTICATED_ERRORS) },
       },

@@ -46,6 +46,7 @@ export const discountCodeRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext
       schema: {
         tags: ['Discount codes'],
         summary: "The account's discount codes",
+        description: 'By an admin of any team; ordered by code, each with how often it was used.',
         security: API_KEY_SECURITY,
         response: { 200: DiscountCodeListSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 403) },
       },
@@ -59,6 +60,7 @@ export const discountCodeRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext
       schema: {
         tags: ['Discount codes'],
         summary: 'Delete a discount code',
+        description: 'By an admin of any team. Bookings that used it keep their price.',
         security: API_KEY_SECURITY,
         params: UuidParams,
         response: { 204: Type.Null({ description: 'Deleted.' }), ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },

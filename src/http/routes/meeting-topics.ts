@@ -75,6 +75,7 @@ export const meetingTopicRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext
       schema: {
         tags: ['Meeting topics'],
         summary: 'One meeting topic',
+        description: 'Any key of the account may read it; 404 for a topic of another account.',
         security: API_KEY_SECURITY,
         params: UuidParams,
         response: { 200: Type.Ref('MeetingTopic'), ...problemResponses(...AUTHENTICATED_ERRORS, 404) },

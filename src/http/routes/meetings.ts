@@ -31,6 +31,8 @@ export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext; pub
         body: ScheduleBodySchema,
         response: { 201: BookingSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 404, 409, 422) },
       },
+      // Location: the first booked meeting (all of a booking's meetings are in the body).
+      config: { location: '/api/v1/meetings/{meetings.0.uuid}' },
     },
     async (request, reply) => {
       const booking = await scheduleMeetings(ctx, principalOf(request), request.body, request.headers['idempotency-key']);
@@ -69,6 +71,7 @@ export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext; pub
       schema: {
         tags: ['Meetings'],
         summary: 'One meeting',
+        description: 'With its payment, when the booking was paid; 404 for a meeting of another account.',
         security: API_KEY_SECURITY,
         params: UuidParams,
         response: { 200: Type.Ref('Meeting'), ...problemResponses(...AUTHENTICATED_ERRORS, 404) },
@@ -95,7 +98,8 @@ export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext; pub
         body: CancelBodySchema,
         response: { 200: Type.Ref('Meeting'), ...problemResponses(...AUTHENTICATED_ERRORS, 404) },
       },
-      // The body is optional: a bare POST cancels without a reason.
+      // The body is optional: a bare POST cancels without a reason (and the document says so).
+      config: { bodyOptional: true },
       preValidation: async (request) => {
         request.body ??= {};
       },

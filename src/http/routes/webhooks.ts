@@ -101,6 +101,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: WebhooksContext }> 
       schema: {
         tags: ['Webhooks'],
         summary: 'One webhook',
+        description: 'By an admin. The signing secret is never shown again after creation.',
         security: API_KEY_SECURITY,
         params: UuidParams,
         response: { 200: WebhookSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },

@@ -78,7 +78,7 @@ export const MAX_MONEY_AMOUNT = 100_000_000;
 /** Counters stored as 32-bit integers (usage limits) stay below 2³¹ − 1. */
 export const MAX_COUNT = 1_000_000_000;
 
-export const Uuid = Type.String({ format: 'uuid', description: 'A UUID (v4 or v7).', examples: ['0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d'] });
+export const Uuid = Type.String({ format: 'uuid', description: 'A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.', examples: ['0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d'] });
 export const Timestamp = Type.String({ format: 'date-time', description: 'An ISO 8601 UTC instant with milliseconds.', examples: ['2027-03-29T07:00:00.000Z'] });
 /**
  * An instant a client sends. The `date-time` format is strict here (validation.ts): UTC
@@ -89,7 +89,8 @@ export const UTC_INSTANT_RULE = 'An ISO 8601 UTC instant, `YYYY-MM-DDTHH:MM[:SS[
 export function UtcInstant(description: string) {
   return Type.String({ format: 'date-time', description: `${description} ${UTC_INSTANT_RULE}`, examples: ['2027-03-29T07:00:00.000Z'] });
 }
-export const TimeZone = Type.String({ minLength: 1, maxLength: 64, pattern: TIME_ZONE_PATTERN, description: 'An IANA time zone name.', examples: ['Europe/Warsaw'] });
+/** `x-time-zone` is checked against Intl's zones in validation.ts, so an unknown zone is reported with the other schema problems. */
+export const TimeZone = Type.String({ minLength: 1, maxLength: 64, pattern: TIME_ZONE_PATTERN, 'x-time-zone': true, description: 'An IANA time zone name (as Intl knows them; not a fixed offset).', examples: ['Europe/Warsaw'] });
 /**
  * A free-form JSON object (form answers, metadata, gateway settings). `x-free-form` makes
  * validation.ts bound it (FREE_FORM_LIMITS) before anything walks it recursively.
@@ -123,10 +124,35 @@ export type Problem = Static<typeof ProblemSchema>;
 export const TeamUuidParams = Type.Object({ teamUuid: Uuid });
 export const UuidParams = Type.Object({ uuid: Uuid });
 
-/** Problem responses for the given statuses, so each route documents the errors it can give. */
+/** What each problem status means, as the document's response descriptions say it. */
+const PROBLEM_RESPONSE_DESCRIPTIONS: Record<number, string> = {
+  400: 'The request is invalid: `errors` lists every problem found.',
+  401: 'No valid `X-Service-Api-Key`.',
+  403: 'The key may not do this (or a plan limit is reached).',
+  404: "No such record in the caller's account.",
+  405: 'The path does not take this method; `Allow` lists those it takes.',
+  406: '`Accept` excludes application/json.',
+  409: 'Conflicts with the current state (see `code`).',
+  413: 'The body is over the size limit.',
+  415: 'The body is not application/json.',
+  422: 'Understood but refused (see `code`).',
+  429: 'Too many requests; retry after `Retry-After` seconds.',
+  502: 'An outside service (a payment gateway) failed.',
+  503: 'Temporarily unavailable; retry after `Retry-After` seconds.',
+};
+
+/**
+ * Problem responses for the given statuses, so each route documents the errors it can give,
+ * as the `application/problem+json` they are sent as (Fastify serialises by this media type too).
+ */
 export function problemResponses(...statuses: number[]): Record<number, unknown> {
   const responses: Record<number, unknown> = {};
-  for (const status of statuses) responses[status] = Type.Ref('Problem');
+  for (const status of statuses) {
+    responses[status] = {
+      description: PROBLEM_RESPONSE_DESCRIPTIONS[status] ?? 'Problem details.',
+      content: { 'application/problem+json': { schema: Type.Ref('Problem') } },
+    };
+  }
   return responses;
 }
 

@@ -180,7 +180,7 @@ export const MeetingListQuerySchema = Type.Object(
     from: Type.Optional(UtcInstant('Meetings starting at or after this instant.')),
     to: Type.Optional(UtcInstant('Meetings starting before this instant.')),
     status: Type.Optional(Type.Array(StringEnum(MEETING_STATUSES), { description: 'One or more statuses; repeat the parameter for several (status=confirmed&status=pending_payment).' })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Meetings per page.' })),
     cursor: Type.Optional(SingleLine({ maxLength: 200, description: 'The `nextCursor` of the previous page.' })),
   },
   { additionalProperties: false },

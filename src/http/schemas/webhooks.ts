@@ -83,7 +83,7 @@ export const DeliverySchema = Type.Object(
 
 export const DeliveryListQuerySchema = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Deliveries per page.' })),
     cursor: Type.Optional(SingleLine({ maxLength: 200, description: 'The `nextCursor` of the previous page.' })),
   },
   { additionalProperties: false },

@@ -120,7 +120,7 @@ export async function restoreSqlite(filename: string, from: string, force: boole
   if (!force && isDatabaseInUse(filename)) {
     throw new BackupError(
       `${filename} is in use (a running server, or another command): stop the server first, then restore. ` +
-        '--force restores into the open database anyway (its users see the restored data at once).',
+        '--force restores into the open database anyway; restart the server afterwards, so no schedule it cached outlives the restore.',
     );
   }
   let previous: string | null = null;

@@ -370,10 +370,7 @@ export interface components {
       username: string;
       /** @description Admin of this team. */
       admin: boolean;
-      /**
-       * Format: time-zone
-       * @description An IANA time zone name (as Intl knows them; not a fixed offset).
-       */
+      /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
       timezone: string;
       /**
        * Format: date-time
@@ -389,10 +386,7 @@ export interface components {
        */
       uuid: string;
       name: string;
-      /**
-       * Format: time-zone
-       * @description An IANA time zone name (as Intl knows them; not a fixed offset).
-       */
+      /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
       timezone: string;
       /** @description The plan's limit of active users; set by the operator. */
       maxUsers: number;
@@ -502,10 +496,7 @@ export interface components {
     };
     /** Availability */
     Availability: {
-      /**
-       * Format: time-zone
-       * @description An IANA time zone name (as Intl knows them; not a fixed offset).
-       */
+      /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
       timezone: string;
       weekly: {
         monday: {
@@ -593,10 +584,7 @@ export interface components {
         name: string;
         email: string;
         phone: string | null;
-        /**
-         * Format: time-zone
-         * @description An IANA time zone name (as Intl knows them; not a fixed offset).
-         */
+        /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
         timezone: string;
         /** @enum {string} */
         lang: "en" | "pl";
@@ -1620,10 +1608,7 @@ export interface operations {
         "application/json": {
           /** @description One line, not blank: no control characters. */
           name?: string;
-          /**
-           * Format: time-zone
-           * @description An IANA time zone name (as Intl knows them; not a fixed offset).
-           */
+          /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
           timezone?: string;
           places?: ("offline" | "phone-call" | "google-meet" | "teamsForBusiness" | "skypeForBusiness" | "skypeForConsumer" | "zoom" | "webex")[];
           /** @description The enabled payment gateways, replacing the current set: `["stripe", "p24"]`, `[{ "code": "stripe", "settings": {…} }]` or `{ "stripe": {…settings} }`. */
@@ -2945,10 +2930,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /**
-           * Format: time-zone
-           * @description An IANA time zone name (as Intl knows them; not a fixed offset).
-           */
+          /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
           timezone: string;
           /** @description Hours per weekday in `timezone`; a day left out has no hours. */
           weekly: {
@@ -3448,10 +3430,7 @@ export interface operations {
            * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
            */
           team?: string;
-          /**
-           * Format: time-zone
-           * @description An IANA time zone name (as Intl knows them; not a fixed offset).
-           */
+          /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
           timezone: string;
           /**
            * @description A payment gateway code.
@@ -6690,10 +6669,7 @@ export interface operations {
            * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
            */
           meetingTopic: string;
-          /**
-           * Format: time-zone
-           * @description An IANA time zone name (as Intl knows them; not a fixed offset).
-           */
+          /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
           timezone: string;
           /** @description Days from today (in `timezone`) to the first of 7 dates; a multiple of 7. Checked but ignored when `month` is given. */
           offset: number;
@@ -6727,10 +6703,7 @@ export interface operations {
              */
             meetingTopic: string;
             team: string | null;
-            /**
-             * Format: time-zone
-             * @description An IANA time zone name (as Intl knows them; not a fixed offset).
-             */
+            /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
             timezone: string;
             durationMinutes: number;
             /** Format: date */
@@ -6877,10 +6850,7 @@ export interface operations {
            * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
            */
           team?: string;
-          /**
-           * Format: time-zone
-           * @description An IANA time zone name (as Intl knows them; not a fixed offset).
-           */
+          /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
           timezone: string;
           /**
            * @description A payment gateway code.
@@ -7087,10 +7057,7 @@ export interface operations {
                 name: string;
                 email: string;
                 phone: string | null;
-                /**
-                 * Format: time-zone
-                 * @description An IANA time zone name (as Intl knows them; not a fixed offset).
-                 */
+                /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
                 timezone: string;
                 /** @enum {string} */
                 lang: "en" | "pl";
@@ -7223,7 +7190,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description Shown to the host. One line: no control characters. */
+          /** @description Shown to the host (and in the participant’s own cancellation). May span lines: tab, LF and CR are fine, other control characters are not. */
           reason?: string;
         };
       };
@@ -7273,10 +7240,7 @@ export interface operations {
               name: string;
               email: string;
               phone: string | null;
-              /**
-               * Format: time-zone
-               * @description An IANA time zone name (as Intl knows them; not a fixed offset).
-               */
+              /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
               timezone: string;
               /** @enum {string} */
               lang: "en" | "pl";
@@ -7480,10 +7444,7 @@ export interface operations {
               name: string;
               email: string;
               phone: string | null;
-              /**
-               * Format: time-zone
-               * @description An IANA time zone name (as Intl knows them; not a fixed offset).
-               */
+              /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
               timezone: string;
               /** @enum {string} */
               lang: "en" | "pl";
@@ -7644,10 +7605,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /**
-           * Format: time-zone
-           * @description An IANA time zone name (as Intl knows them; not a fixed offset).
-           */
+          /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
           timezone: string;
           /** @description Days from today (in `timezone`) to the first of 7 dates; a multiple of 7. Checked but ignored when `month` is given. */
           offset: number;
@@ -7676,10 +7634,7 @@ export interface operations {
              */
             meetingTopic: string;
             team: string | null;
-            /**
-             * Format: time-zone
-             * @description An IANA time zone name (as Intl knows them; not a fixed offset).
-             */
+            /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
             timezone: string;
             durationMinutes: number;
             /** Format: date */

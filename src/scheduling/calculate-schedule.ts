@@ -4,6 +4,7 @@ import { TOPIC_LIMITS, checkTopicTeam, findTopicHost, type MeetingTopic, type To
 import { resolveScheduleRange, validateScheduleRangeInput } from '../domain/schedule-range.js';
 import { computeBusyWindow, computeSlots, type DaySlots, type HostCalendar, type SlotRules } from '../domain/slots.js';
 import { createKyselyReads, type FastReads } from '../db/fast-reads.js';
+import { canonicalTimeZone } from '../domain/time-zones.js';
 import type { CachedSchedule } from './schedule-cache.js';
 import type { Principal, UseCaseContext } from './context.js';
 import { isoWeekStartUtc, teamScheduleDays, type TeamEntry } from './team-schedule.js';
@@ -93,7 +94,8 @@ export async function computeTopicSchedule(
   const earliest = now + rules.minimumNoticeMinutes * MINUTE_MS;
   const latest = now + rules.bookingWindowDays * DAY_MS;
   const untrimmed = entry.firstStart === null || (entry.firstStart >= earliest && entry.lastStart! <= latest);
-  if (untrimmed && entry.response) return entry.response as Schedule;
+  // The response echoes the zone as the caller spelled it; entries are shared across spellings.
+  if (untrimmed && entry.response && (entry.response as Schedule).timezone === timezone) return entry.response as Schedule;
   const days = untrimmed
     ? entry.days
     : entry.days.map((day) => ({
@@ -138,7 +140,8 @@ export async function findHostEntry(
   const calendarVersion = host.calendarVersion ?? (await reads.findCalendarVersion(host.uuid));
   if (calendarVersion === undefined) throw new NotFoundError('host');
   const excluded = exclude !== undefined && exclude.hostUuid === host.uuid ? exclude : undefined;
-  const parts: unknown[] = [rules, host.uuid, timezone, range.from, range.to];
+  // One entry per zone, however its name is spelled (`europe/WARSAW` is Europe/Warsaw).
+  const parts: unknown[] = [rules, host.uuid, canonicalTimeZone(timezone) ?? timezone, range.from, range.to];
   if (excluded) parts.push(`without ${excluded.uuid} at ${excluded.start}`);
   const key = JSON.stringify(parts);
   let entry = ctx.scheduleCache?.get(key) as HostEntry | undefined;
@@ -210,7 +213,7 @@ async function computeTeamSchedule(
 ): Promise<Schedule> {
   const hosts = topic.hosts;
   const entries = await Promise.all(hosts.map((host) => findHostEntry(ctx, reads, host, rules, timezone, range, now, exclude)));
-  const parts: unknown[] = ['team', rules, hosts.map((host) => host.uuid), timezone, range.from, range.to];
+  const parts: unknown[] = ['team', rules, hosts.map((host) => host.uuid), canonicalTimeZone(timezone) ?? timezone, range.from, range.to];
   if (exclude) parts.push(`without ${exclude.uuid} at ${exclude.start}`);
   const key = JSON.stringify(parts);
   let merged = ctx.scheduleCache?.get(key) as (CachedSchedule & { entries: HostEntry[] }) | undefined;
@@ -232,7 +235,7 @@ async function computeTeamSchedule(
   const earliest = now + rules.minimumNoticeMinutes * MINUTE_MS;
   const latest = now + rules.bookingWindowDays * DAY_MS;
   const untrimmed = merged.firstStart === null || (merged.firstStart >= earliest && merged.lastStart! <= latest);
-  if (untrimmed && merged.response) return merged.response as Schedule;
+  if (untrimmed && merged.response && (merged.response as Schedule).timezone === timezone) return merged.response as Schedule;
   const schedule: Schedule = {
     username: null,
     meetingTopic: topic.uuid,

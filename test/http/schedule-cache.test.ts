@@ -80,3 +80,26 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+describe('zone names in any letter case share one cached schedule', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp('sqlite', createClock('2027-01-04T06:00:00.000Z'));
+  });
+  afterAll(async () => t.close());
+
+  it('europe/WARSAW and Europe/Warsaw are one entry, and each caller gets its own spelling back', async () => {
+    const acme = await createTestAccount(t.ctx, { timezone: 'UTC', places: ['zoom'] });
+    const topic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Cased', durationMinutes: 30, places: ['zoom'] })).json();
+    const ask = (timezone: string) => call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topic.uuid, timezone, offset: 0, month: 1 });
+    const first = (await ask('Europe/Warsaw')).json();
+    const entries = t.ctx.scheduleCache!.stats().entries;
+    for (const spelling of ['europe/warsaw', 'EUROPE/WARSAW', 'Europe/WARSAW']) {
+      const response = (await ask(spelling)).json();
+      expect(response.timezone).toBe(spelling);
+      expect(response.days).toEqual(first.days);
+    }
+    expect(t.ctx.scheduleCache!.stats().entries).toBe(entries);
+    expect((await ask('Europe/Warsaw')).json().timezone).toBe('Europe/Warsaw');
+  });
+});

@@ -149,3 +149,44 @@ export class TokenCache {
     return `${baseUrl}\u0000${clientId}\u0000${digestHex('sha256', secret)}`;
   }
 }
+
+export interface OAuthClient {
+  gateway: string;
+  /** The operation name used in errors, e.g. `oauth2/token`. */
+  operation: string;
+  baseUrl: string;
+  timeoutMs: number;
+  /** The gateway's documented token request for these client credentials. */
+  tokenRequest(clientId: string, clientSecret: string): GatewayRequest;
+  /** How a refused token request reads as an error. */
+  failure(response: GatewayResponse): GatewayError;
+}
+
+/**
+ * OAuth 2.0 client credentials, as PayU, PayPal and Tpay use them: a bearer token per
+ * client, cached until a minute before it expires and forgotten when the gateway answers
+ * 401 (revoked early), so the next attempt authorizes afresh.
+ */
+export function createOAuthSession(client: OAuthClient) {
+  const tokens = new TokenCache();
+  return async function withToken<T>(credentials: Parameters<typeof requireSetting>[0], call: (authorization: string) => Promise<T>): Promise<T> {
+    const clientId = requireSetting(credentials, client.gateway, 'clientId');
+    const clientSecret = requireSetting(credentials, client.gateway, 'clientSecret', true);
+    const key = TokenCache.key(client.baseUrl, clientId, clientSecret);
+    const token = await tokens.get(key, async () => {
+      const response = await callGateway(client.gateway, client.operation, client.baseUrl, client.tokenRequest(clientId, clientSecret), client.timeoutMs);
+      if (response.status !== 200) throw client.failure(response);
+      const body = asRecord(response.body);
+      const accessToken = stringField(body, 'access_token');
+      const expiresIn = body?.expires_in;
+      if (accessToken === undefined) throw malformedAnswer(client.gateway, client.operation, 'access_token');
+      return { token: accessToken, expiresInSeconds: typeof expiresIn === 'number' && expiresIn > 0 ? expiresIn : 300 };
+    });
+    try {
+      return await call(`Bearer ${token}`);
+    } catch (error) {
+      if (error instanceof GatewayError && error.status === 401) tokens.forget(key);
+      throw error;
+    }
+  };
+}

@@ -1,6 +1,6 @@
 import type { CreatedTransaction, GatewayAdapter, GatewayCredentials, IncomingNotification, NotificationOutcome, PaymentOrder, RefundRequest, VerifiedNotification } from './gateway.js';
 import { GatewayError, NotificationRejectedError, type PaymentLookup } from './gateway.js';
-import { asRecord, basicAuth, callGateway, DEFAULT_GATEWAY_TIMEOUT_MS, failForStatus, malformedAnswer, requireSetting, stringField, TokenCache, type GatewayResponse } from './http.js';
+import { asRecord, basicAuth, callGateway, DEFAULT_GATEWAY_TIMEOUT_MS, failForStatus, malformedAnswer, requireSetting, stringField, createOAuthSession, type GatewayResponse } from './http.js';
 import { expectPayment, parseJsonObject } from './notification-checks.js';
 import { currencyExponent, formatWithExponent, MoneyFormatError, parseWithExponent, rescaleMinorUnits } from '../domain/money.js';
 
@@ -19,34 +19,14 @@ import { currencyExponent, formatWithExponent, MoneyFormatError, parseWithExpone
 export function createPaypalAdapter(options: { baseUrl: string; timeoutMs?: number }): GatewayAdapter {
   const { baseUrl } = options;
   const timeoutMs = options.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
-  const tokens = new TokenCache();
-
-  async function withToken<T>(credentials: GatewayCredentials, call: (authorization: string) => Promise<T>): Promise<T> {
-    const clientId = requireSetting(credentials, 'paypal', 'clientId');
-    const clientSecret = requireSetting(credentials, 'paypal', 'clientSecret', true);
-    const key = TokenCache.key(baseUrl, clientId, clientSecret);
-    const token = await tokens.get(key, async () => {
-      const response = await callGateway(
-        'paypal',
-        'oauth2/token',
-        baseUrl,
-        { method: 'POST', path: '/v1/oauth2/token', headers: { authorization: basicAuth(clientId, clientSecret) }, form: { grant_type: 'client_credentials' } },
-        timeoutMs,
-      );
-      if (response.status !== 200) throw failForStatus('paypal', 'oauth2/token', response, stringField(asRecord(response.body), 'error'));
-      const body = asRecord(response.body);
-      const accessToken = stringField(body, 'access_token');
-      const expiresIn = body?.expires_in;
-      if (accessToken === undefined) throw malformedAnswer('paypal', 'oauth2/token', 'access_token');
-      return { token: accessToken, expiresInSeconds: typeof expiresIn === 'number' && expiresIn > 0 ? expiresIn : 300 };
-    });
-    try {
-      return await call(`Bearer ${token}`);
-    } catch (error) {
-      if (error instanceof GatewayError && error.status === 401) tokens.forget(key);
-      throw error;
-    }
-  }
+  const withToken = createOAuthSession({
+    gateway: 'paypal',
+    operation: 'oauth2/token',
+    baseUrl,
+    timeoutMs,
+    tokenRequest: (clientId, clientSecret) => ({ method: 'POST', path: '/v1/oauth2/token', headers: { authorization: basicAuth(clientId, clientSecret) }, form: { grant_type: 'client_credentials' } }),
+    failure: (response) => failForStatus('paypal', 'oauth2/token', response, stringField(asRecord(response.body), 'error')),
+  });
 
   function fail(operation: string, response: GatewayResponse): GatewayError {
     const body = asRecord(response.body);

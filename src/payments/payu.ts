@@ -1,6 +1,6 @@
 import type { CreatedTransaction, GatewayAdapter, GatewayCredentials, IncomingNotification, NotificationOutcome, PaymentOrder, RefundRequest, VerifiedNotification } from './gateway.js';
 import { GatewayError, NotificationRejectedError, type PaymentLookup } from './gateway.js';
-import { asRecord, callGateway, DEFAULT_GATEWAY_TIMEOUT_MS, digestHex, failForStatus, malformedAnswer, requireSetting, safeEqual, stringField, TokenCache } from './http.js';
+import { asRecord, callGateway, DEFAULT_GATEWAY_TIMEOUT_MS, digestHex, failForStatus, malformedAnswer, requireSetting, safeEqual, stringField, createOAuthSession } from './http.js';
 import { expectPayment, parseJsonObject } from './notification-checks.js';
 import { currencyExponent, rescaleMinorUnits } from '../domain/money.js';
 
@@ -19,35 +19,14 @@ import { currencyExponent, rescaleMinorUnits } from '../domain/money.js';
 export function createPayuAdapter(options: { baseUrl: string; timeoutMs?: number }): GatewayAdapter {
   const { baseUrl } = options;
   const timeoutMs = options.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
-  const tokens = new TokenCache();
-
-  async function withToken<T>(credentials: GatewayCredentials, call: (authorization: string) => Promise<T>): Promise<T> {
-    const clientId = requireSetting(credentials, 'payu', 'clientId');
-    const clientSecret = requireSetting(credentials, 'payu', 'clientSecret', true);
-    const key = TokenCache.key(baseUrl, clientId, clientSecret);
-    const token = await tokens.get(key, async () => {
-      const response = await callGateway(
-        'payu',
-        'oauth/authorize',
-        baseUrl,
-        { method: 'POST', path: '/pl/standard/user/oauth/authorize', form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } },
-        timeoutMs,
-      );
-      if (response.status !== 200) throw failForStatus('payu', 'oauth/authorize', response, stringField(asRecord(response.body), 'error'));
-      const body = asRecord(response.body);
-      const accessToken = stringField(body, 'access_token');
-      const expiresIn = body?.expires_in;
-      if (accessToken === undefined) throw malformedAnswer('payu', 'oauth/authorize', 'access_token');
-      return { token: accessToken, expiresInSeconds: typeof expiresIn === 'number' && expiresIn > 0 ? expiresIn : 300 };
-    });
-    try {
-      return await call(`Bearer ${token}`);
-    } catch (error) {
-      // A token revoked early: forget it so the next attempt authorizes afresh.
-      if (error instanceof GatewayError && error.status === 401) tokens.forget(key);
-      throw error;
-    }
-  }
+  const withToken = createOAuthSession({
+    gateway: 'payu',
+    operation: 'oauth/authorize',
+    baseUrl,
+    timeoutMs,
+    tokenRequest: (clientId, clientSecret) => ({ method: 'POST', path: '/pl/standard/user/oauth/authorize', form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } }),
+    failure: (response) => failForStatus('payu', 'oauth/authorize', response, stringField(asRecord(response.body), 'error')),
+  });
 
   return {
     code: 'payu',

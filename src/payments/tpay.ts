@@ -1,6 +1,6 @@
 import type { CreatedTransaction, GatewayAdapter, GatewayCredentials, IncomingNotification, NotificationOutcome, PaymentOrder, RefundRequest, VerifiedNotification } from './gateway.js';
 import { GatewayError, NotificationRejectedError, type PaymentLookup } from './gateway.js';
-import { asRecord, callGateway, DEFAULT_GATEWAY_TIMEOUT_MS, digestHex, failForStatus, malformedAnswer, requireSetting, safeEqual, stringField, TokenCache, type GatewayResponse } from './http.js';
+import { asRecord, callGateway, DEFAULT_GATEWAY_TIMEOUT_MS, digestHex, failForStatus, malformedAnswer, requireSetting, safeEqual, stringField, createOAuthSession, type GatewayResponse } from './http.js';
 import { expectPayment } from './notification-checks.js';
 import { formatMinorUnits, parseDecimalAmount } from '../domain/money.js';
 
@@ -24,28 +24,15 @@ import { formatMinorUnits, parseDecimalAmount } from '../domain/money.js';
 export function createTpayAdapter(options: { baseUrl: string; timeoutMs?: number }): GatewayAdapter {
   const { baseUrl } = options;
   const timeoutMs = options.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
-  const tokens = new TokenCache();
-
-  async function withToken<T>(credentials: GatewayCredentials, call: (authorization: string) => Promise<T>): Promise<T> {
-    const clientId = requireSetting(credentials, 'tpay', 'clientId');
-    const clientSecret = requireSetting(credentials, 'tpay', 'clientSecret', true);
-    const key = TokenCache.key(baseUrl, clientId, clientSecret);
-    const token = await tokens.get(key, async () => {
-      const response = await callGateway('tpay', 'oauth/auth', baseUrl, { method: 'POST', path: '/oauth/auth', form: { client_id: clientId, client_secret: clientSecret } }, timeoutMs);
-      if (response.status !== 200) throw fail('oauth/auth', response);
-      const body = asRecord(response.body);
-      const accessToken = stringField(body, 'access_token');
-      const expiresIn = body?.expires_in;
-      if (accessToken === undefined) throw malformedAnswer('tpay', 'oauth/auth', 'access_token');
-      return { token: accessToken, expiresInSeconds: typeof expiresIn === 'number' && expiresIn > 0 ? expiresIn : 300 };
-    });
-    try {
-      return await call(`Bearer ${token}`);
-    } catch (error) {
-      if (error instanceof GatewayError && error.status === 401) tokens.forget(key);
-      throw error;
-    }
-  }
+  const withToken = createOAuthSession({
+    gateway: 'tpay',
+    operation: 'oauth/auth',
+    baseUrl,
+    timeoutMs,
+    tokenRequest: (clientId, clientSecret) => ({ method: 'POST', path: '/oauth/auth', form: { client_id: clientId, client_secret: clientSecret } }),
+    // `fail` (below, hoisted) reads Tpay's own error body.
+    failure: (response) => fail('oauth/auth', response),
+  });
 
   function fail(operation: string, response: GatewayResponse): GatewayError {
     const body = asRecord(response.body);

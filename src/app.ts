@@ -60,6 +60,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     connectionTimeout: ctx.config.http.connectionTimeoutMs,
     keepAliveTimeout: ctx.config.http.keepAliveTimeoutMs,
     http: { headersTimeout: ctx.config.http.headersTimeoutMs, requestTimeout: ctx.config.http.requestTimeoutMs, connectionsCheckingInterval: 1_000 },
+    // The router's own refusals (a malformed percent-encoding, a path parameter over 100
+    // characters) are problem details too, not Fastify's bare JSON (test/fuzz/framework-errors.test.ts).
+    frameworkErrors: handleError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('principal', null);

@@ -6,6 +6,7 @@
 import { DateTime } from 'luxon';
 import { insertMeetings } from '../src/db/repositories/meetings.js';
 import type { Meeting } from '../src/domain/meeting.js';
+import { locationWithoutDetails } from '../src/domain/place-details.js';
 import { newId } from '../src/ids.js';
 import { createAccount } from '../src/scheduling/create-account.js';
 import { createMeetingTopic } from '../src/scheduling/meeting-topics.js';
@@ -43,7 +44,7 @@ if (seed === 'calendar') {
       meetings.push({
         uuid: newId(), accountUuid: created.account.uuid, topicUuid: topic.uuid, teamUuid: created.team.uuid, hostUuid: created.owner.uuid,
         hostUsername: created.owner.username, bookingUuid: newId(), start, end: start + 30 * 60_000, status: 'confirmed', holdExpiresAt: null,
-        place: 'zoom', participant: { name: 'P', email: 'p@x.test', phone: null, timezone: 'UTC', lang: 'en' }, note: null,
+        place: 'zoom', location: locationWithoutDetails('zoom', null), participant: { name: 'P', email: 'p@x.test', phone: null, timezone: 'UTC', lang: 'en' }, note: null,
         priceVariantUuid: null, form: {}, metadata: {}, invoice: null, sequence: 0, createdAt: Date.now(), updatedAt: Date.now(), cancelledAt: null, cancelReason: null, bookedByKeyUuid: null,
       });
       inserted += 1;

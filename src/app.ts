@@ -12,6 +12,7 @@ import { registerRateLimits } from './http/rate-limit.js';
 import { registerRequestIdHeader, requestIdOf } from './http/request-id.js';
 import { accountRoutes } from './http/routes/account.js';
 import { availabilityRoutes } from './http/routes/availability.js';
+import { placeDetailsRoutes } from './http/routes/place-details.js';
 import { bookingPageRoutes } from './http/routes/pages-booking.js';
 import { calendarRoutes } from './http/routes/calendars.js';
 import { feedRoutes } from './http/routes/feeds.js';
@@ -159,6 +160,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         await authenticated.register(accountRoutes, { ctx });
         await authenticated.register(meetingTopicRoutes, { ctx });
         await authenticated.register(availabilityRoutes, { ctx });
+        await authenticated.register(placeDetailsRoutes, { ctx });
         await authenticated.register(meetingRoutes, { ctx, publicUrl: ctx.config.publicUrl });
         await authenticated.register(discountCodeRoutes, { ctx });
         await authenticated.register(calendarRoutes, { ctx, settings: calendarSettingsFromConfig(ctx.config, ctx.log) });

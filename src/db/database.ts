@@ -42,6 +42,8 @@ export interface UserTable {
    * schedules are valid only for the version they saw.
    */
   calendar_version: Generated<number>;
+  /** Place details (0011): JSON { place: detail } of the host's own, e.g. a personal meeting-room link. */
+  place_details: Generated<string>;
 }
 
 export interface TeamTable {
@@ -104,6 +106,8 @@ export interface MeetingTopicTable {
   is_public: Generated<number>;
   /** A participant may cancel or move up to this long before the start. */
   cancellation_notice_minutes: Generated<number>;
+  /** Place details (0011): JSON { place: detail }, an address or a meeting-room link per place. */
+  place_details: Generated<string>;
 }
 
 export interface MeetingTopicHostTable {
@@ -141,6 +145,8 @@ export interface MeetingTable {
   cancel_reason: string | null;
   /** The API key that booked it; null for the public booking page. */
   booked_by_key_id: string | null;
+  /** Place details (0011): JSON MeetingLocation resolved when booked; null for older meetings. */
+  location: string | null;
 }
 
 export interface IdempotencyKeyTable {
@@ -357,6 +363,7 @@ export interface Database {
   calendar_event_copies: CalendarEventCopyTable;
   calendar_feeds: CalendarFeedTable;
   // booking pages (0010-…)
+  // place details (0011-…): columns only (users.place_details, meeting_topics.place_details, meetings.location)
 }
 
 export type Db = Kysely<Database>;

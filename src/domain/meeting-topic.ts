@@ -1,5 +1,9 @@
 import type { Place } from './account.js';
 import { NotFoundError, ValidationError, type FieldError } from './errors.js';
+import { normalizeFormFields, validateFormFields, type FormField, type FormFieldInput } from './form.js';
+import { keepOfferedPlaces, normalizePlaceDetails, validatePlaceDetails, type PlaceDetails } from './place-details.js';
+
+export type { FormField } from './form.js';
 
 /** Money in minor units of an ISO 4217 currency: `{ amount: 15000, currency: 'PLN' }` is 150.00 zł. */
 export interface Money {
@@ -11,12 +15,6 @@ export interface PriceVariant {
   uuid: string;
   name: string;
   price: Money;
-}
-
-export interface FormField {
-  key: string;
-  label: string;
-  required: boolean;
 }
 
 /** Everything about a topic that its creator chooses (the contract's request shape, defaults filled). */
@@ -34,6 +32,8 @@ export interface TopicSettings {
   price: Money | null;
   priceVariants: PriceVariant[];
   form: FormField[];
+  /** Per offered place, what the participant needs: an address (offline), a room link (online places). */
+  placeDetails: PlaceDetails;
   /** Shown on the booking page and in the confirmation; "" for none. */
   description: string;
   /** A booking page, bookable without a key (POST /public/schedule). */
@@ -76,7 +76,8 @@ export interface TopicSettingsInput {
   phoneRequired?: boolean | undefined;
   price?: Money | null | undefined;
   priceVariants?: { uuid?: string | undefined; name: string; price: Money }[] | undefined;
-  form?: { key: string; label: string; required?: boolean | undefined }[] | undefined;
+  form?: FormFieldInput[] | undefined;
+  placeDetails?: Readonly<Record<string, string | undefined>> | undefined;
   description?: string | undefined;
   public?: boolean | undefined;
   cancellationNoticeMinutes?: number | undefined;
@@ -132,7 +133,11 @@ export function resolveTopicSettings(
           price: variant.price,
         }))
       : (current?.priceVariants ?? []),
-    form: input.form ? input.form.map((field) => ({ key: field.key, label: field.label.trim(), required: field.required ?? false })) : (current?.form ?? []),
+    form: input.form ? normalizeFormFields(input.form) : (current?.form ?? []),
+    // Details for places no longer offered are dropped, unless the request names them (then refused).
+    placeDetails: input.placeDetails
+      ? normalizePlaceDetails(input.placeDetails)
+      : keepOfferedPlaces(current?.placeDetails ?? {}, input.places ? [...new Set(input.places)] : (current?.places ?? [...defaultPlaces])),
     description: input.description !== undefined ? input.description.trim() : (current?.description ?? ''),
     public: input.public ?? current?.public ?? false,
     cancellationNoticeMinutes: input.cancellationNoticeMinutes ?? current?.cancellationNoticeMinutes ?? 0,
@@ -168,12 +173,8 @@ export function validateTopicSettings(settings: TopicSettings, accountPlaces: re
   });
   const currencies = new Set([settings.price, ...settings.priceVariants.map((v) => v.price)].filter((m): m is Money => m !== null).map((m) => m.currency));
   if (currencies.size > 1) errors.push({ path: '/priceVariants', message: 'must use the same currency as the price' });
-  const keys = new Set<string>();
-  settings.form.forEach((field, index) => {
-    if (keys.has(field.key)) errors.push({ path: `/form/${index}/key`, message: 'duplicates an earlier field' });
-    keys.add(field.key);
-    if (field.label === '') errors.push({ path: `/form/${index}/label`, message: 'must not be empty' });
-  });
+  errors.push(...validateFormFields(settings.form));
+  errors.push(...validatePlaceDetails(settings.placeDetails, settings.places, '/placeDetails', 'is not a place the topic offers'));
   return errors;
 }
 

@@ -1,6 +1,8 @@
 import type { Gateway, Place } from './account.js';
 import type { FieldError } from './errors.js';
-import type { FormField, MeetingTopic, Money } from './meeting-topic.js';
+import { validateFormAnswers } from './form.js';
+import type { MeetingTopic, Money } from './meeting-topic.js';
+import type { MeetingLocation } from './place-details.js';
 
 export const MEETING_STATUSES = ['confirmed', 'pending_payment', 'expired', 'cancelled'] as const;
 export type MeetingStatus = (typeof MEETING_STATUSES)[number];
@@ -38,6 +40,8 @@ export interface Meeting {
   status: MeetingStatus;
   holdExpiresAt: number | null;
   place: Place;
+  /** Where it happens, resolved when booked (host's details, else the topic's, else the participant's phone). */
+  location: MeetingLocation;
   participant: Participant;
   note: string | null;
   priceVariantUuid: string | null;
@@ -88,8 +92,8 @@ export interface BookingRequestFacts {
 /**
  * The topic-dependent rules of a booking request that the schema cannot check, each
  * reported at its field: `place` must be enabled for the account and offered by the topic,
- * `phone` when the topic requires it, `gateway` when the topic is paid, the topic's
- * required form questions answered.
+ * `phone` when the topic requires it, `gateway` when the topic is paid, the answers to the
+ * topic's questions (see validateFormAnswers in form.ts: no unknown keys, typed, required ones).
  */
 export function validateBookingAgainstTopic(
   request: BookingRequestFacts,
@@ -108,16 +112,6 @@ export function validateBookingAgainstTopic(
   if (topic.paid && request.gateway === undefined) errors.push({ path: '/gateway', message: 'is required: the meeting topic is paid' });
   errors.push(...validateFormAnswers(request.form ?? {}, topic.form));
   return errors;
-}
-
-function validateFormAnswers(answers: Record<string, unknown>, questions: FormField[]): FieldError[] {
-  return questions
-    .filter((question) => question.required)
-    .filter((question) => {
-      const answer = answers[question.key];
-      return answer === undefined || answer === null || (typeof answer === 'string' && answer.trim() === '');
-    })
-    .map((question) => ({ path: `/form/${question.key}`, message: `is required (${question.label})` }));
 }
 
 /**

@@ -5,6 +5,7 @@ import type { ApiKeyRecord } from '../db/repositories/api-keys.js';
 import type { Payment } from '../db/repositories/payments.js';
 import { paymentRecord } from '../scheduling/payments/record.js';
 import type { Meeting } from '../domain/meeting.js';
+import { locationWithoutDetails } from '../domain/place-details.js';
 
 /** Domain objects as the API shows them: epoch milliseconds become ISO 8601 UTC strings. */
 export function toIso(ms: number): string {
@@ -55,6 +56,8 @@ export function meetingToJson(meeting: Meeting) {
     end: toIso(meeting.end),
     status: meeting.status,
     place: meeting.place,
+    // Events and idempotent replays recorded before locations existed carry none.
+    location: meeting.location ?? locationWithoutDetails(meeting.place, meeting.participant.phone),
     participant: meeting.participant,
     note: meeting.note,
     priceVariant: meeting.priceVariantUuid,

@@ -1,5 +1,7 @@
 import type { Place } from '../domain/account.js';
+import type { AnsweredQuestion } from '../domain/form.js';
 import type { Invoice, Lang } from '../domain/meeting.js';
+import type { MeetingLocation } from '../domain/place-details.js';
 
 /**
  * Everything needed to render one booking message, captured when the booking commits, so
@@ -24,7 +26,11 @@ export interface BookingMessagePayload extends PaidDetails {
     note: string | null;
     cancelReason: string | null;
     phone: string | null;
+    /** Where it happens (address, link or number); absent in messages queued before locations existed. */
+    location?: MeetingLocation | null | undefined;
   };
+  /** The host's message: the participant's answers to the topic's questions, in question order. */
+  answers?: AnsweredQuestion[] | undefined;
   organizer: { name: string; email: string };
   attendee: { name: string; email: string };
   /** A moved meeting: where it was, shown beside the new time. */

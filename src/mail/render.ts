@@ -2,6 +2,7 @@ import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod, ICalEve
 import { DateTime } from 'luxon';
 import type { Place } from '../domain/account.js';
 import type { Lang } from '../domain/meeting.js';
+import type { AnsweredQuestion } from '../domain/form.js';
 import { escapeHtml, toParameterValue, toSingleLine, toTextLines } from '../domain/text.js';
 import type { BookingMessagePayload, PaymentMessagePayload } from './booking-message.js';
 import { formatMinorUnits } from '../domain/money.js';
@@ -37,6 +38,14 @@ interface Strings {
   invitation: string;
   cancelInvitation: string;
   signature: (account: string) => string;
+  /** The location's detail: an address, a meeting-room link, a number to call. */
+  address: string;
+  link: string;
+  phoneNumber: string;
+  /** The participant's answers to the topic's questions (the host's message). */
+  answers: string;
+  yes: string;
+  no: string;
 }
 
 interface Vars {
@@ -77,6 +86,12 @@ const STRINGS: Record<Lang, Strings> = {
     invitation: 'The calendar invitation is attached.',
     cancelInvitation: 'The attached calendar update removes the meeting from your calendar.',
     signature: (account) => `— ${account}, via termin`,
+    address: 'Address',
+    link: 'Link',
+    phoneNumber: 'Phone number',
+    answers: 'Answers to the booking questions',
+    yes: 'Yes',
+    no: 'No',
   },
   pl: {
     places: {
@@ -109,6 +124,12 @@ const STRINGS: Record<Lang, Strings> = {
     invitation: 'Zaproszenie do kalendarza znajduje się w załączniku.',
     cancelInvitation: 'Załączona aktualizacja usuwa spotkanie z Twojego kalendarza.',
     signature: (account) => `— ${account}, przez termin`,
+    address: 'Adres',
+    link: 'Link',
+    phoneNumber: 'Numer telefonu',
+    answers: 'Odpowiedzi na pytania z rezerwacji',
+    yes: 'Tak',
+    no: 'Nie',
   },
 };
 
@@ -190,7 +211,12 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
     toHost ? { label: s.participant, value: `${attendee.name} <${attendee.email}>` } : { label: s.withWhom, value: organizer.name },
     { label: s.where, value: s.places[meeting.place] },
   ];
-  if (toHost && meeting.phone) details.push({ label: s.phone, value: one(meeting.phone) });
+  const location = meeting.location ?? null;
+  if (location?.address) details.push({ label: s.address, value: one(location.address) });
+  if (location?.url) details.push({ label: s.link, value: one(location.url) });
+  if (location?.phone) details.push({ label: s.phoneNumber, value: one(location.phone) });
+  // The participant's phone, unless the location already shows it (a phone call to them).
+  if (toHost && meeting.phone && location?.phone !== meeting.phone.trim()) details.push({ label: s.phone, value: one(meeting.phone) });
   if (toHost && meeting.note) details.push(multiLine(s.note, meeting.note));
   if (cancelled && meeting.cancelReason) details.push(multiLine(s.reason, meeting.cancelReason));
   if (!cancelled) details.push(...paidLines(payload));
@@ -202,6 +228,7 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
     [{ value: s.greeting(one(payload.to.name)) }],
     [{ value: lead }],
     details,
+    ...(toHost && payload.answers && payload.answers.length > 0 ? [answerLines(payload.answers, s)] : []),
     [{ value: cancelled ? s.cancelInvitation : moved ? moved.invitation : s.invitation }],
     ...(payload.manageUrl && !cancelled ? [[{ label: RESCHEDULE_STRINGS[payload.lang].manage, value: one(payload.manageUrl) }]] : []),
     [{ value: s.signature(one(payload.accountName)) }],
@@ -213,6 +240,22 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
     html: renderHtml(paragraphs, payload.lang, subject),
     ics: renderInvitation(payload, s.places[meeting.place]),
   };
+}
+
+/**
+ * "Answers to the booking questions:" and one `Label: answer` line each, under a heading of
+ * their own; a multi-line answer's continuation lines are indented like a note's, so no
+ * line a participant wrote can pass for one of ours.
+ */
+function answerLines(answers: readonly AnsweredQuestion[], s: Strings): Line[] {
+  return [
+    { value: `${s.answers}:` },
+    ...answers.map((answered): Line => {
+      const label = one(answered.label);
+      if (typeof answered.answer === 'boolean') return { label, value: answered.answer ? s.yes : s.no };
+      return answered.type === 'textarea' ? multiLine(label, answered.answer) : { label, value: one(answered.answer) };
+    }),
+  ];
 }
 
 function multiLine(label: string, value: string): Line {
@@ -267,7 +310,9 @@ export function renderInvitation(payload: BookingMessagePayload, placeLabel: str
     end: new Date(payload.meeting.end),
     stamp: new Date(),
     summary: `${one(payload.meeting.topicName)}: ${one(payload.organizer.name)} / ${one(payload.attendee.name)}`,
-    location: one(placeLabel),
+    // What a calendar shows and can act on: the address (maps), the link, the number; else the place.
+    location: one(payload.meeting.location?.text ?? placeLabel),
+    url: payload.meeting.location?.url ? one(payload.meeting.location.url) : null,
     description: note.length > 0 ? note.join('\n') : undefined,
     status: cancelled ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
     organizer: { name: toParameterValue(payload.organizer.name), email: address(payload.organizer.email) },

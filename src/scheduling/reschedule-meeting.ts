@@ -12,6 +12,8 @@ import type { UseCaseContext } from './context.js';
 import type { MeetingEventData } from './dispatch-event.js';
 import { requireMeetingManager, type MeetingActor } from './meetings.js';
 import { recordEvents } from './record-events.js';
+import { resolveLocations } from './place-details.js';
+import type { MeetingLocation } from '../domain/place-details.js';
 
 export interface RescheduleInput {
   start: string;
@@ -21,7 +23,7 @@ export interface RescheduleInput {
 
 /** `meeting.rescheduled`: the meeting as it is now, and where it was. */
 export interface RescheduledEventData extends MeetingEventData {
-  previous: { start: number; end: number; hostUuid: string; username: string };
+  previous: { start: number; end: number; hostUuid: string; username: string; location?: MeetingLocation | undefined };
 }
 
 /** Only these move; a cancelled or expired meeting is gone from every calendar. */
@@ -80,14 +82,17 @@ export async function rescheduleMeeting(
     const calendar = target.uuid === meeting.hostUuid ? withoutMeeting(loaded, meeting) : loaded;
     if (!isSlotAvailable(calendar, rules, now, start)) throw new SlotUnavailableError([{ path: '/start', message: 'is not an available slot' }]);
 
-    const moved = await moveMeeting(trx, { uuid: meeting.uuid, fromStart: meeting.start, fromHostUuid: meeting.hostUuid, status: meeting.status, start, end, hostUuid: target.uuid, now });
+    // Another host: where it happens is resolved again (their own room first); the same host keeps it.
+    const location =
+      target.uuid === meeting.hostUuid ? meeting.location : (await resolveLocations(trx, topic, meeting.place, [target.uuid], meeting.participant.phone))[0]!;
+    const moved = await moveMeeting(trx, { uuid: meeting.uuid, fromStart: meeting.start, fromHostUuid: meeting.hostUuid, status: meeting.status, start, end, hostUuid: target.uuid, now, location: target.uuid === meeting.hostUuid ? undefined : location });
     if (!moved) throw new SlotUnavailableError([{ path: '/start', message: 'the meeting changed meanwhile; try again' }]);
     await bumpCalendarVersions(trx, locked);
-    const result: Meeting = { ...meeting, status, start, end, hostUuid: target.uuid, hostUsername: target.username, sequence: meeting.sequence + 1, updatedAt: now };
+    const result: Meeting = { ...meeting, status, start, end, hostUuid: target.uuid, hostUsername: target.username, location, sequence: meeting.sequence + 1, updatedAt: now };
     const data: RescheduledEventData = {
       meeting: result,
       previousStatus: status,
-      previous: { start: meeting.start, end: meeting.end, hostUuid: meeting.hostUuid, username: meeting.hostUsername },
+      previous: { start: meeting.start, end: meeting.end, hostUuid: meeting.hostUuid, username: meeting.hostUsername, location: meeting.location },
     };
     await recordEvents(trx, [{ accountUuid: meeting.accountUuid, type: 'meeting.rescheduled', subjectUuid: meeting.uuid, data: { ...data } }], now);
     return result;

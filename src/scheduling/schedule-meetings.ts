@@ -1,6 +1,8 @@
 import type { Account, Gateway, Place } from '../domain/account.js';
 import { DiscountInvalidError, IdempotencyKeyReusedError, NotFoundError, SlotUnavailableError, ValidationError, type FieldError } from '../domain/errors.js';
 import { discountRefusal, normalizeDiscountCode, type DiscountCode } from '../domain/discount.js';
+import { cleanFormAnswers } from '../domain/form.js';
+import type { MeetingLocation } from '../domain/place-details.js';
 import { checkTopicTeam, findTopicHost, isPaidTopic, type MeetingTopic, type Money, type TopicHost } from '../domain/meeting-topic.js';
 import { PAYMENT_HOLD_MS, basePrice, collectInvoice, findOverlappingDates, validateBookingAgainstTopic, type Lang, type Meeting } from '../domain/meeting.js';
 import { priceBooking } from '../domain/pricing.js';
@@ -23,6 +25,7 @@ import type { Principal, UseCaseContext } from './context.js';
 import { recordEvents } from './record-events.js';
 import { gatewayRefusal, publicUrlOf } from './payments/context.js';
 import { paymentRecord } from './payments/record.js';
+import { resolveLocations } from './place-details.js';
 
 /** The seed's request body of `POST /schedule`. */
 export interface ScheduleInput {
@@ -96,7 +99,9 @@ export async function scheduleMeetings(
     if ('publicPage' in principal && !plan.topic.public) throw new NotFoundError('meeting topic');
     await checkDatesUnderLock(trx, plan, starts, now);
     const amountDue = priceBooking(plan.topic, plan.priceVariantUuid, starts.length, plan.discount);
-    const booking = buildBooking(plan, input, starts, amountDue, now);
+    // Resolved now and stored: a later change of the host's or topic's details leaves this booking as sent.
+    const locations = await resolveLocations(trx, plan.topic, input.place, plan.hosts.map((host) => host.uuid), input.phone?.trim() || null);
+    const booking = buildBooking(plan, input, starts, amountDue, locations, now);
     await storeBooking(trx, plan, booking, now, publicUrlOf(ctx));
     if (idempotencyKey !== undefined) {
       await completeIdempotencyKey(trx, principal.accountUuid, idempotencyKey, 201, JSON.stringify(booking));
@@ -181,7 +186,7 @@ async function checkDatesUnderLock(trx: DbOrTrx, plan: BookingPlan, starts: numb
 }
 
 /** The meetings and the payment to store; nothing to pay (free, or fully discounted) confirms at once. */
-function buildBooking(plan: BookingPlan, input: ScheduleInput, starts: number[], amountDue: Money | null, now: number): Omit<Booking, 'replayed'> {
+function buildBooking(plan: BookingPlan, input: ScheduleInput, starts: number[], amountDue: Money | null, locations: MeetingLocation[], now: number): Omit<Booking, 'replayed'> {
   const { account, topic, hosts } = plan;
   const needsPayment = amountDue !== null && amountDue.amount > 0;
   const bookingUuid = newId(now);
@@ -199,10 +204,11 @@ function buildBooking(plan: BookingPlan, input: ScheduleInput, starts: number[],
     status: needsPayment ? 'pending_payment' : 'confirmed',
     holdExpiresAt,
     place: input.place,
+    location: locations[index]!,
     participant: { name: input.name.trim(), email: input.email.trim(), phone: input.phone?.trim() || null, timezone: input.timezone, lang: input.lang },
     note: input.note ?? null,
     priceVariantUuid: plan.priceVariantUuid,
-    form: input.form ?? {},
+    form: cleanFormAnswers(input.form ?? {}, topic.form),
     metadata: input.metadata ?? {},
     invoice: collectInvoice(input),
     sequence: 0,

@@ -9,6 +9,7 @@ import * as payments from './0007-payments.js';
 import * as webhooks from './0008-webhooks.js';
 import * as calendars from './0009-calendars.js';
 import * as bookingPages from './0010-booking-pages.js';
+import * as placeDetails from './0011-place-details.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0008-webhooks': webhooks,
   '0009-calendars': calendars,
   '0010-booking-pages': bookingPages,
+  '0011-place-details': placeDetails,
 };

@@ -1,5 +1,7 @@
 import type { Place } from '../../domain/account.js';
-import type { FormField, MeetingTopic, PriceVariant, TopicHost } from '../../domain/meeting-topic.js';
+import { parseStoredFormFields, type FormField } from '../../domain/form.js';
+import type { MeetingTopic, PriceVariant, TopicHost } from '../../domain/meeting-topic.js';
+import type { PlaceDetails } from '../../domain/place-details.js';
 import type { DbOrTrx, MeetingTopicRow } from '../database.js';
 
 export function topicRowToTopic(row: MeetingTopicRow, hosts: TopicHost[]): MeetingTopic {
@@ -20,7 +22,9 @@ export function topicRowToTopic(row: MeetingTopicRow, hosts: TopicHost[]): Meeti
     phoneRequired: row.phone_required === 1,
     price: row.price_amount !== null && row.price_currency !== null ? { amount: row.price_amount, currency: row.price_currency } : null,
     priceVariants: JSON.parse(row.price_variants) as PriceVariant[],
-    form: JSON.parse(row.form) as FormField[],
+    // Questions stored before they had types read as `text`.
+    form: parseStoredFormFields(JSON.parse(row.form) as Partial<FormField>[]),
+    placeDetails: JSON.parse(row.place_details ?? '{}') as PlaceDetails,
     description: row.description,
     public: row.is_public === 1,
     cancellationNoticeMinutes: row.cancellation_notice_minutes,
@@ -51,6 +55,7 @@ function topicToRow(topic: MeetingTopic) {
     price_currency: topic.price?.currency ?? null,
     price_variants: JSON.stringify(topic.priceVariants),
     form: JSON.stringify(topic.form),
+    place_details: JSON.stringify(topic.placeDetails),
     description: topic.description,
     is_public: topic.public ? 1 : 0,
     cancellation_notice_minutes: topic.cancellationNoticeMinutes,

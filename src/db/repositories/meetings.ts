@@ -1,5 +1,6 @@
 import type { Place } from '../../domain/account.js';
 import type { Invoice, Lang, Meeting, MeetingStatus } from '../../domain/meeting.js';
+import { locationWithoutDetails, type MeetingLocation } from '../../domain/place-details.js';
 import type { BusyMeeting } from '../../domain/slots.js';
 import type { DbOrTrx, MeetingRow } from '../database.js';
 
@@ -49,6 +50,8 @@ function meetingRowToMeeting(row: MeetingRowWithHost): Meeting {
     status: row.status as MeetingStatus,
     holdExpiresAt: row.hold_expires_at,
     place: row.place as Place,
+    // Meetings booked before locations were stored (0011) know only their place.
+    location: row.location === null ? locationWithoutDetails(row.place as Place, row.participant_phone) : (JSON.parse(row.location) as MeetingLocation),
     participant: {
       name: row.participant_name,
       email: row.participant_email,
@@ -89,6 +92,7 @@ function meetingToRow(meeting: Meeting) {
       status: meeting.status,
       hold_expires_at: meeting.holdExpiresAt,
       place: meeting.place,
+      location: JSON.stringify(meeting.location),
       participant_name: meeting.participant.name,
       participant_email: meeting.participant.email,
       participant_phone: meeting.participant.phone,
@@ -240,11 +244,19 @@ export async function lockHost(db: DbOrTrx, hostUuid: string): Promise<void> {
  */
 export async function moveMeeting(
   db: DbOrTrx,
-  move: { uuid: string; fromStart: number; fromHostUuid: string; status: MeetingStatus; start: number; end: number; hostUuid: string; now: number },
+  move: { uuid: string; fromStart: number; fromHostUuid: string; status: MeetingStatus; start: number; end: number; hostUuid: string; now: number; location?: MeetingLocation | undefined },
 ): Promise<boolean> {
   const result = await db
     .updateTable('meetings')
-    .set((eb) => ({ starts_at: move.start, ends_at: move.end, host_user_id: move.hostUuid, updated_at: move.now, sequence: eb('sequence', '+', 1) }))
+    .set((eb) => ({
+      starts_at: move.start,
+      ends_at: move.end,
+      host_user_id: move.hostUuid,
+      updated_at: move.now,
+      sequence: eb('sequence', '+', 1),
+      // A move to another host resolves the location again (their own room, say).
+      ...(move.location !== undefined ? { location: JSON.stringify(move.location) } : {}),
+    }))
     .where('id', '=', move.uuid)
     .where('starts_at', '=', move.fromStart)
     .where('host_user_id', '=', move.fromHostUuid)

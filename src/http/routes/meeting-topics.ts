@@ -24,6 +24,7 @@ export function topicToJson(topic: MeetingTopic) {
     price: topic.price,
     priceVariants: topic.priceVariants,
     form: topic.form,
+    placeDetails: topic.placeDetails,
     description: topic.description,
     public: topic.public,
     cancellationNoticeMinutes: topic.cancellationNoticeMinutes,

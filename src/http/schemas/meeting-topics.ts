@@ -1,7 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { TOPIC_LIMITS } from '../../domain/meeting-topic.js';
 import { PlaceSchema } from './account.js';
-import { MAX_MONEY_AMOUNT, MultiLine, NonBlankLine, Nullable, SingleLine, Timestamp, Uuid } from './common.js';
+import { MAX_MONEY_AMOUNT, MultiLine, NonBlankLine, Nullable, SingleLine, StringEnum, Timestamp, Uuid } from './common.js';
+import { FORM_FIELD_TYPES, FORM_LIMITS } from '../../domain/form.js';
+import { PlaceDetailsRecordSchema, PlaceDetailsSchema } from './place-details.js';
 
 export const MoneySchema = Type.Object(
   {
@@ -45,13 +47,33 @@ const settingsProperties = {
         {
           key: Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_-]{0,63}$' }),
           label: NonBlankLine({ maxLength: 200, description: 'The question as the participant sees it.' }),
-          required: Type.Optional(Type.Boolean()),
+          required: Type.Optional(Type.Boolean({ description: 'Default false. A required checkbox must be ticked (true).' })),
+          type: Type.Optional(
+            StringEnum(FORM_FIELD_TYPES, {
+              description:
+                `Default \`text\`. The answer in \`form\` when booking: \`text\` one line (at most ${FORM_LIMITS.textAnswer} characters), ` +
+                `\`textarea\` may span lines (at most ${FORM_LIMITS.textareaAnswer}), \`select\` one of \`options\` exactly, \`checkbox\` true or false.`,
+            }),
+          ),
+          options: Type.Optional(
+            Type.Array(NonBlankLine({ maxLength: FORM_LIMITS.optionLength }), {
+              minItems: 1,
+              maxItems: FORM_LIMITS.options,
+              description: '`select` only (and required for it): the choices, in the order shown, no duplicates.',
+            }),
+          ),
         },
         { additionalProperties: false },
       ),
-      { maxItems: 30, description: 'Questions the participant answers in `form` when booking.' },
+      {
+        maxItems: 30,
+        description:
+          'Questions the participant answers in `form` when booking (`{ "<key>": answer }`). A booking is refused (400, path `/form/<key>`) for a key ' +
+          "that is no question, an answer that does not fit its type, or a required question left unanswered. The host's e-mail lists the answers.",
+      },
     ),
   ),
+  placeDetails: Type.Optional(PlaceDetailsSchema),
   description: Type.Optional(MultiLine({ maxLength: 5000, description: 'Shown on the booking page and in the confirmation e-mail. Default "".' })),
   public: Type.Optional(Type.Boolean({ description: 'True: the topic has a booking page (GET /book/…) and is bookable without a key through POST /public/schedule. Default false.' })),
   cancellationNoticeMinutes: Type.Optional(
@@ -94,7 +116,16 @@ export const MeetingTopicSchema = Type.Object(
     phoneRequired: Type.Boolean(),
     price: Nullable(MoneySchema),
     priceVariants: Type.Array(Type.Object({ uuid: Uuid, name: Type.String(), price: MoneySchema })),
-    form: Type.Array(Type.Object({ key: Type.String(), label: Type.String(), required: Type.Boolean() })),
+    form: Type.Array(
+      Type.Object({
+        key: Type.String(),
+        label: Type.String(),
+        required: Type.Boolean(),
+        type: StringEnum(FORM_FIELD_TYPES, { description: 'Questions created before types existed read as `text`.' }),
+        options: Type.Optional(Type.Array(Type.String(), { description: '`select` questions: the choices.' })),
+      }),
+    ),
+    placeDetails: PlaceDetailsRecordSchema,
     description: Type.String({ description: 'Shown on the booking page and in the confirmation.' }),
     public: Type.Boolean({ description: 'True: a booking page, bookable without a key.' }),
     cancellationNoticeMinutes: Type.Integer({ description: 'A participant may cancel or move up to this long before the start.' }),

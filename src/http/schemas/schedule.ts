@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { LANGS, MEETING_STATUSES } from '../../domain/meeting.js';
 import { GatewaySchema, PlaceSchema } from './account.js';
 import { PAYMENT_STATUSES } from '../../scheduling/payments/record.js';
+import { MeetingLocationSchema } from './place-details.js';
 import { Email, FreeObject, MultiLine, NonBlankLine, Nullable, SingleLine, StringEnum, Timestamp, TimeZone, UtcInstant, Uuid } from './common.js';
 
 /** Far beyond any booking window (at most a few years), well inside what dates can hold. */
@@ -84,7 +85,15 @@ export const ScheduleBodySchema = Type.Object(
     invoiceTaxNumber: Type.Optional(SingleLine({ maxLength: 100 })),
     discount: Type.Optional(SingleLine({ maxLength: 100, description: 'Discount code.' })),
     priceVariant: Type.Optional(Uuid),
-    form: Type.Optional(FreeObject),
+    form: Type.Optional(
+      Type.Unsafe<Record<string, unknown>>({
+        ...FreeObject,
+        description:
+          "Answers to the topic's questions, `{ \"<key>\": answer }`: a string for `text` (one line), `textarea` and `select` (one of its options), " +
+          'true or false for `checkbox`. A key that is no question of the topic, an answer of the wrong type or a required question unanswered is ' +
+          'refused (400 at `/form/<key>`), and nothing is booked.',
+      }),
+    ),
     metadata: Type.Optional(FreeObject),
   },
   { additionalProperties: false },
@@ -120,6 +129,7 @@ export const MeetingSchema = Type.Object(
     end: Timestamp,
     status: StringEnum(MEETING_STATUSES),
     place: PlaceSchema,
+    location: MeetingLocationSchema,
     participant: ParticipantSchema,
     note: Nullable(Type.String()),
     priceVariant: Nullable(Uuid),

@@ -1,5 +1,7 @@
 import type { DomainEvent } from '../../domain/events.js';
+import { answeredQuestions } from '../../domain/form.js';
 import type { Meeting } from '../../domain/meeting.js';
+import { locationWithoutDetails } from '../../domain/place-details.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { findAccount } from '../../db/repositories/accounts.js';
 import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
@@ -57,7 +59,11 @@ async function rescheduledMessages(trx: DbOrTrx, data: RescheduledEventData): Pr
   if (previous.hostUuid === meeting.hostUuid) return moved;
   const [participant] = moved;
   const [, newHost] = await bookingMessages(trx, meeting, 'confirmed');
-  const [, previousHost] = await bookingMessages(trx, { ...meeting, hostUuid: previous.hostUuid, hostUsername: previous.username, start: previous.start, end: previous.end }, 'cancelled');
+  const [, previousHost] = await bookingMessages(
+    trx,
+    { ...meeting, hostUuid: previous.hostUuid, hostUsername: previous.username, start: previous.start, end: previous.end, location: previous.location ?? meeting.location },
+    'cancelled',
+  );
   return [participant, newHost, previousHost].filter((payload): payload is BookingMessagePayload => payload !== undefined);
 }
 
@@ -84,12 +90,15 @@ async function bookingMessages(trx: DbOrTrx, meeting: Meeting, kind: BookingMess
       note: meeting.note,
       cancelReason: meeting.cancelReason,
       phone: meeting.participant.phone,
+      // Events recorded before locations existed carry none.
+      location: meeting.location ?? locationWithoutDetails(meeting.place, meeting.participant.phone),
     },
     organizer,
     attendee,
   };
   return [
     { ...common, recipient: 'participant', to: attendee, lang: meeting.participant.lang, timezone: meeting.participant.timezone },
-    { ...common, recipient: 'host', to: organizer, lang: 'en', timezone: host.timezone },
+    // The host also gets the participant's answers to the topic's questions.
+    { ...common, recipient: 'host', to: organizer, lang: 'en', timezone: host.timezone, answers: answeredQuestions(meeting.form ?? {}, topic.form) },
   ];
 }

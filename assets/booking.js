@@ -324,7 +324,13 @@
       data.forEach(function (value, key) {
         value = String(value);
         if (key === 'website') { body.website = value; return; }
-        if (key.indexOf('form.') === 0) { if (value.trim() !== '') body.form[key.slice(5)] = value; return; }
+        if (key.indexOf('form.') === 0) {
+          // A ticked checkbox answers true; an unticked one is left out (the server treats it as not ticked).
+          var input = form.elements.namedItem(key);
+          if (input && input.type === 'checkbox') { body.form[key.slice(5)] = true; return; }
+          if (value.trim() !== '') body.form[key.slice(5)] = value;
+          return;
+        }
         if (value.trim() !== '') body[key] = value;
       });
       var submit = $('submit');

@@ -86,6 +86,22 @@ function textField(name: string, label: string, t: Strings, options: { type?: st
   return html`<div class="field"><label for="${id}">${label}${optionalMark(required, t)}</label>${control}<p class="field-error" id="${id}-error"></p></div>`;
 }
 
+/** A topic's question as its type asks: a line, a text area, a choice of options, a checkbox (named `form.<key>`). */
+function questionField(field: FormField, t: Strings): SafeHtml {
+  const name = `form.${field.key}`;
+  const id = `f-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+  const type = field.type ?? 'text';
+  if (type === 'textarea') return textField(name, field.label, t, { required: field.required, multiline: true, maxLength: 5000 });
+  if (type === 'select') {
+    const control = html`<select id="${id}" name="${name}" ${field.required ? html`required` : ''} aria-describedby="${id}-error"><option value="">—</option>${(field.options ?? []).map((option) => html`<option value="${option}">${option}</option>`)}</select>`;
+    return html`<div class="field"><label for="${id}">${field.label}${optionalMark(field.required, t)}</label>${control}<p class="field-error" id="${id}-error"></p></div>`;
+  }
+  if (type === 'checkbox') {
+    return html`<div class="field"><label class="choice" for="${id}"><input id="${id}" name="${name}" type="checkbox" value="true" ${field.required ? html`required` : ''} aria-describedby="${id}-error"> <span>${field.label}${optionalMark(field.required, t)}</span></label><p class="field-error" id="${id}-error"></p></div>`;
+  }
+  return textField(name, field.label, t, { required: field.required, maxLength: 1000 });
+}
+
 function choiceGroup(name: string, legend: string, options: { value: string; label: string }[]): SafeHtml {
   if (options.length === 1) return html`<input type="hidden" name="${name}" value="${options[0]!.value}">`;
   return html`<fieldset class="choices" aria-describedby="f-${name}-error"><legend>${legend}</legend>
@@ -152,7 +168,7 @@ ${textField('email', t.email, t, { type: 'email', required: true, autocomplete: 
 ${textField('phone', t.phone, t, { type: 'tel', required: topic.phoneRequired, autocomplete: 'tel', maxLength: 50 })}
 ${choiceGroup('place', t.place, topic.places.map((place) => ({ value: place, label: PLACE_LABELS[lang][place] })))}
 ${topic.priceVariants.length > 0 ? choiceGroup('priceVariant', t.priceVariant, topic.price ? [{ value: '', label: `${topic.name} — ${formatMoney(topic.price.amount, topic.price.currency, lang)}` }, ...variantOptions] : variantOptions) : ''}
-${topic.form.map((field) => textField(`form.${field.key}`, field.label, t, { required: field.required, maxLength: 1000 }))}
+${topic.form.map((field) => questionField(field, t))}
 ${textField('note', t.note, t, { multiline: true })}
 ${paid
     ? html`${textField('discount', t.discount, t, { maxLength: 100, autocomplete: 'off' })}

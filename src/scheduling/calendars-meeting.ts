@@ -32,7 +32,8 @@ export function toCalendarMeeting(meeting: Meeting, topicName: string): Calendar
     end: meeting.end,
     summary: `${toSingleLine(topicName)}: ${toSingleLine(meeting.participant.name)}`,
     description: lines.join('\n'),
-    location: PLACE_LABELS[meeting.place] ?? meeting.place,
+    // The resolved address, room link or number when the booking had one (place details), else the place.
+    location: meeting.location?.text ?? PLACE_LABELS[meeting.place] ?? meeting.place,
     sequence: meeting.sequence,
     status: meeting.status === 'cancelled' || meeting.status === 'expired' ? 'cancelled' : meeting.status === 'pending_payment' ? 'tentative' : 'confirmed',
   };

@@ -125,6 +125,18 @@ export interface paths {
      */
     delete: operations["deleteUserAvailabilityOverride"];
   };
+  "/api/v1/users/{userUuid}/place-details": {
+    /**
+     * A host's own place details
+     * @description The host's own address, meeting-room links or number per place (`{}` when none). By the user, or an admin of one of their teams.
+     */
+    get: operations["listUserPlaceDetails"];
+    /**
+     * Replace a host's own place details
+     * @description The body is the whole set, e.g. `{ "zoom": "https://zoom.us/j/123", "offline": "ul. Prosta 1, Warszawa" }` (`{}` clears it); responds with it. Each key must be a place the account enables (400 at `/<place>` otherwise); an online place's value must be an https:// link; one line, at most 500 characters each. Meetings booked with this host from now on take the host's detail for their place before the topic's; meetings already booked keep the location they were booked with. By the user, or an admin of one of their teams.
+     */
+    put: operations["replaceUserPlaceDetails"];
+  };
   "/api/v1/schedule": {
     /**
      * Schedule a meeting
@@ -465,11 +477,29 @@ export interface components {
             currency: string;
           };
         }[];
-      form: {
+      form: ({
           key: string;
           label: string;
           required: boolean;
-        }[];
+          /**
+           * @description Questions created before types existed read as `text`.
+           * @enum {string}
+           */
+          type: "text" | "textarea" | "select" | "checkbox";
+          /** @description `select` questions: the choices. */
+          options?: string[];
+        })[];
+      /** @description Per place, what the participant needs to attend: an address for `offline`, a meeting-room link (https://) for the online places (google-meet, teamsForBusiness, skypeForBusiness, skypeForConsumer, zoom, webex), a number or instructions for `phone-call`. One line each, at most 500 characters. A meeting's `location` is resolved when it is booked: the host's own details (PUT /users/{userUuid}/place-details) for its place, else the topic's, else, for `phone-call`, the participant's phone. */
+      placeDetails: {
+        offline?: string;
+        "phone-call"?: string;
+        "google-meet"?: string;
+        teamsForBusiness?: string;
+        skypeForBusiness?: string;
+        skypeForConsumer?: string;
+        zoom?: string;
+        webex?: string;
+      };
       /** @description Shown on the booking page and in the confirmation. */
       description: string;
       /** @description True: a booking page, bookable without a key. */
@@ -580,6 +610,19 @@ export interface components {
        * @enum {string}
        */
       place: "offline" | "phone-call" | "google-meet" | "teamsForBusiness" | "skypeForBusiness" | "skypeForConsumer" | "zoom" | "webex";
+      /** @description Where the meeting happens, resolved when it was booked (and again when it moved to another host): the host's own place details for its place, else the topic's, else, for `phone-call`, the participant's phone. Later changes of those details do not change booked meetings. The e-mails and the invitation (iCalendar LOCATION, and URL for a link) show it. */
+      location: {
+        /**
+         * @description A meeting place.
+         * @enum {string}
+         */
+        place: "offline" | "phone-call" | "google-meet" | "teamsForBusiness" | "skypeForBusiness" | "skypeForConsumer" | "zoom" | "webex";
+        address: string | null;
+        url: string | null;
+        phone: string | null;
+        text: string | null;
+        source: ("host" | "topic" | "participant") | null;
+      };
       participant: {
         name: string;
         email: string;
@@ -2225,13 +2268,40 @@ export interface operations {
                 currency: string;
               };
             }[];
-          /** @description Questions the participant answers in `form` when booking. */
-          form?: {
+          /** @description Questions the participant answers in `form` when booking (`{ "<key>": answer }`). A booking is refused (400, path `/form/<key>`) for a key that is no question, an answer that does not fit its type, or a required question left unanswered. The host's e-mail lists the answers. */
+          form?: ({
               key: string;
               /** @description The question as the participant sees it. One line, not blank: no control characters. */
               label: string;
+              /** @description Default false. A required checkbox must be ticked (true). */
               required?: boolean;
-            }[];
+              /**
+               * @description Default `text`. The answer in `form` when booking: `text` one line (at most 1000 characters), `textarea` may span lines (at most 5000), `select` one of `options` exactly, `checkbox` true or false.
+               * @enum {string}
+               */
+              type?: "text" | "textarea" | "select" | "checkbox";
+              /** @description `select` only (and required for it): the choices, in the order shown, no duplicates. */
+              options?: string[];
+            })[];
+          /** @description Per place, what the participant needs to attend: an address for `offline`, a meeting-room link (https://) for the online places (google-meet, teamsForBusiness, skypeForBusiness, skypeForConsumer, zoom, webex), a number or instructions for `phone-call`. One line each, at most 500 characters. A meeting's `location` is resolved when it is booked: the host's own details (PUT /users/{userUuid}/place-details) for its place, else the topic's, else, for `phone-call`, the participant's phone. */
+          placeDetails?: {
+            /** @description The address where the meeting takes place. One line: no control characters. */
+            offline?: string;
+            /** @description The number the participant calls, or dial-in instructions. Without one, the host calls the participant at the phone they gave. One line: no control characters. */
+            "phone-call"?: string;
+            /** @description The meeting-room link: an https:// URL. One line: no control characters. */
+            "google-meet"?: string;
+            /** @description The meeting-room link: an https:// URL. One line: no control characters. */
+            teamsForBusiness?: string;
+            /** @description The meeting-room link: an https:// URL. One line: no control characters. */
+            skypeForBusiness?: string;
+            /** @description The meeting-room link: an https:// URL. One line: no control characters. */
+            skypeForConsumer?: string;
+            /** @description The meeting-room link: an https:// URL. One line: no control characters. */
+            zoom?: string;
+            /** @description The meeting-room link: an https:// URL. One line: no control characters. */
+            webex?: string;
+          };
           /** @description Shown on the booking page and in the confirmation e-mail. Default "". May span lines: tab, LF and CR are fine, other control characters are not. */
           description?: string;
           /** @description True: the topic has a booking page (GET /book/…) and is bookable without a key through POST /public/schedule. Default false. */
@@ -2655,13 +2725,40 @@ export interface operations {
                 currency: string;
               };
             }[];
-          /** @description Questions the participant answers in `form` when booking. */
-          form?: {
+          /** @description Questions the participant answers in `form` when booking (`{ "<key>": answer }`). A booking is refused (400, path `/form/<key>`) for a key that is no question, an answer that does not fit its type, or a required question left unanswered. The host's e-mail lists the answers. */
+          form?: ({
               key: string;
               /** @description The question as the participant sees it. One line, not blank: no control characters. */
               label: string;
+              /** @description Default false. A required checkbox must be ticked (true). */
               required?: boolean;
-            }[];
+              /**
+               * @description Default `text`. The answer in `form` when booking: `text` one line (at most 1000 characters), `textarea` may span lines (at most 5000), `select` one of `options` exactly, `checkbox` true or false.
+               * @enum {string}
+               */
+              type?: "text" | "textarea" | "select" | "checkbox";
+              /** @description `select` only (and required for it): the choices, in the order shown, no duplicates. */
+              options?: string[];
+            })[];
+          /** @description Per place, what the participant needs to attend: an address for `offline`, a meeting-room link (https://) for the online places (google-meet, teamsForBusiness, skypeForBusiness, skypeForConsumer, zoom, webex), a number or instructions for `phone-call`. One line each, at most 500 characters. A meeting's `location` is resolved when it is booked: the host's own details (PUT /users/{userUuid}/place-details) for its place, else the topic's, else, for `phone-call`, the participant's phone. */
+          placeDetails?: {
+            /** @description The address where the meeting takes place. One line: no control characters. */
+            offline?: string;
+            /** @description The number the participant calls, or dial-in instructions. Without one, the host calls the participant at the phone they gave. One line: no control characters. */
+            "phone-call"?: string;
+            /** @description The meeting-room link: an https:// URL. One line: no control characters. */
+            "google-meet"?: string;
+            /** @description The meeting-room link: an https:// URL. One line: no control characters. */
+            teamsForBusiness?: string;
+            /** @description The meeting-room link: an https:// URL. One line: no control characters. */
+            skypeForBusiness?: string;
+            /** @description The meeting-room link: an https:// URL. One line: no control characters. */
+            skypeForConsumer?: string;
+            /** @description The meeting-room link: an https:// URL. One line: no control characters. */
+            zoom?: string;
+            /** @description The meeting-room link: an https:// URL. One line: no control characters. */
+            webex?: string;
+          };
           /** @description Shown on the booking page and in the confirmation e-mail. Default "". May span lines: tab, LF and CR are fine, other control characters are not. */
           description?: string;
           /** @description True: the topic has a booking page (GET /book/…) and is bookable without a key through POST /public/schedule. Default false. */
@@ -3381,6 +3478,299 @@ export interface operations {
     };
   };
   /**
+   * A host's own place details
+   * @description The host's own address, meeting-room links or number per place (`{}` when none). By the user, or an admin of one of their teams.
+   */
+  listUserPlaceDetails: {
+    parameters: {
+      path: {
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        userUuid: string;
+      };
+    };
+    responses: {
+      /** @description Per place, what the participant needs to attend: an address for `offline`, a meeting-room link (https://) for the online places (google-meet, teamsForBusiness, skypeForBusiness, skypeForConsumer, zoom, webex), a number or instructions for `phone-call`. One line each, at most 500 characters. A meeting's `location` is resolved when it is booked: the host's own details (PUT /users/{userUuid}/place-details) for its place, else the topic's, else, for `phone-call`, the participant's phone. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            offline?: string;
+            "phone-call"?: string;
+            "google-meet"?: string;
+            teamsForBusiness?: string;
+            skypeForBusiness?: string;
+            skypeForConsumer?: string;
+            zoom?: string;
+            webex?: string;
+          };
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid `X-Service-Api-Key`. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No such record in the caller's account. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Replace a host's own place details
+   * @description The body is the whole set, e.g. `{ "zoom": "https://zoom.us/j/123", "offline": "ul. Prosta 1, Warszawa" }` (`{}` clears it); responds with it. Each key must be a place the account enables (400 at `/<place>` otherwise); an online place's value must be an https:// link; one line, at most 500 characters each. Meetings booked with this host from now on take the host's detail for their place before the topic's; meetings already booked keep the location they were booked with. By the user, or an admin of one of their teams.
+   */
+  replaceUserPlaceDetails: {
+    parameters: {
+      path: {
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        userUuid: string;
+      };
+    };
+    /** @description Per place, what the participant needs to attend: an address for `offline`, a meeting-room link (https://) for the online places (google-meet, teamsForBusiness, skypeForBusiness, skypeForConsumer, zoom, webex), a number or instructions for `phone-call`. One line each, at most 500 characters. A meeting's `location` is resolved when it is booked: the host's own details (PUT /users/{userUuid}/place-details) for its place, else the topic's, else, for `phone-call`, the participant's phone. */
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The address where the meeting takes place. One line: no control characters. */
+          offline?: string;
+          /** @description The number the participant calls, or dial-in instructions. Without one, the host calls the participant at the phone they gave. One line: no control characters. */
+          "phone-call"?: string;
+          /** @description The meeting-room link: an https:// URL. One line: no control characters. */
+          "google-meet"?: string;
+          /** @description The meeting-room link: an https:// URL. One line: no control characters. */
+          teamsForBusiness?: string;
+          /** @description The meeting-room link: an https:// URL. One line: no control characters. */
+          skypeForBusiness?: string;
+          /** @description The meeting-room link: an https:// URL. One line: no control characters. */
+          skypeForConsumer?: string;
+          /** @description The meeting-room link: an https:// URL. One line: no control characters. */
+          zoom?: string;
+          /** @description The meeting-room link: an https:// URL. One line: no control characters. */
+          webex?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Per place, what the participant needs to attend: an address for `offline`, a meeting-room link (https://) for the online places (google-meet, teamsForBusiness, skypeForBusiness, skypeForConsumer, zoom, webex), a number or instructions for `phone-call`. One line each, at most 500 characters. A meeting's `location` is resolved when it is booked: the host's own details (PUT /users/{userUuid}/place-details) for its place, else the topic's, else, for `phone-call`, the participant's phone. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            offline?: string;
+            "phone-call"?: string;
+            "google-meet"?: string;
+            teamsForBusiness?: string;
+            skypeForBusiness?: string;
+            skypeForConsumer?: string;
+            zoom?: string;
+            webex?: string;
+          };
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid `X-Service-Api-Key`. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No such record in the caller's account. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
    * Schedule a meeting
    * @description Books every entry of `dates` in one transaction, or none: a date is bookable exactly when POST /calculate-schedule would offer it now (409 SLOT_UNAVAILABLE names the entry otherwise); entries overlapping for one host are a 400. No host is ever booked twice, under any concurrency. A paid topic gives `pending_payment` meetings that hold their slots until `payment.expiresAt`. With `Idempotency-Key`, a repeat with the same body within 24 hours returns the first response (header `Idempotent-Replayed: true`) and creates nothing; a different body is 409 IDEMPOTENCY_KEY_REUSED. Participant and host get an e-mail with an iCalendar invitation.
    */
@@ -3456,7 +3846,7 @@ export interface operations {
            * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
            */
           priceVariant?: string;
-          /** @description Any JSON object. At most 8 levels deep (the object itself is level 1), 100 keys per object or elements per array, 1000 values in all, keys of at most 200 characters on one line, and strings of at most 5000 characters without control characters other than tab and line breaks. */
+          /** @description Answers to the topic's questions, `{ "<key>": answer }`: a string for `text` (one line), `textarea` and `select` (one of its options), true or false for `checkbox`. A key that is no question of the topic, an answer of the wrong type or a required question unanswered is refused (400 at `/form/<key>`), and nothing is booked. */
           form?: {
             [key: string]: unknown;
           };
@@ -6876,7 +7266,7 @@ export interface operations {
            * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
            */
           priceVariant?: string;
-          /** @description Any JSON object. At most 8 levels deep (the object itself is level 1), 100 keys per object or elements per array, 1000 values in all, keys of at most 200 characters on one line, and strings of at most 5000 characters without control characters other than tab and line breaks. */
+          /** @description Answers to the topic's questions, `{ "<key>": answer }`: a string for `text` (one line), `textarea` and `select` (one of its options), true or false for `checkbox`. A key that is no question of the topic, an answer of the wrong type or a required question unanswered is refused (400 at `/form/<key>`), and nothing is booked. */
           form?: {
             [key: string]: unknown;
           };
@@ -7053,6 +7443,19 @@ export interface operations {
                * @enum {string}
                */
               place: "offline" | "phone-call" | "google-meet" | "teamsForBusiness" | "skypeForBusiness" | "skypeForConsumer" | "zoom" | "webex";
+              /** @description Where the meeting happens, resolved when it was booked (and again when it moved to another host): the host's own place details for its place, else the topic's, else, for `phone-call`, the participant's phone. Later changes of those details do not change booked meetings. The e-mails and the invitation (iCalendar LOCATION, and URL for a link) show it. */
+              location: {
+                /**
+                 * @description A meeting place.
+                 * @enum {string}
+                 */
+                place: "offline" | "phone-call" | "google-meet" | "teamsForBusiness" | "skypeForBusiness" | "skypeForConsumer" | "zoom" | "webex";
+                address: string | null;
+                url: string | null;
+                phone: string | null;
+                text: string | null;
+                source: ("host" | "topic" | "participant") | null;
+              };
               participant: {
                 name: string;
                 email: string;
@@ -7236,6 +7639,19 @@ export interface operations {
              * @enum {string}
              */
             place: "offline" | "phone-call" | "google-meet" | "teamsForBusiness" | "skypeForBusiness" | "skypeForConsumer" | "zoom" | "webex";
+            /** @description Where the meeting happens, resolved when it was booked (and again when it moved to another host): the host's own place details for its place, else the topic's, else, for `phone-call`, the participant's phone. Later changes of those details do not change booked meetings. The e-mails and the invitation (iCalendar LOCATION, and URL for a link) show it. */
+            location: {
+              /**
+               * @description A meeting place.
+               * @enum {string}
+               */
+              place: "offline" | "phone-call" | "google-meet" | "teamsForBusiness" | "skypeForBusiness" | "skypeForConsumer" | "zoom" | "webex";
+              address: string | null;
+              url: string | null;
+              phone: string | null;
+              text: string | null;
+              source: ("host" | "topic" | "participant") | null;
+            };
             participant: {
               name: string;
               email: string;
@@ -7440,6 +7856,19 @@ export interface operations {
              * @enum {string}
              */
             place: "offline" | "phone-call" | "google-meet" | "teamsForBusiness" | "skypeForBusiness" | "skypeForConsumer" | "zoom" | "webex";
+            /** @description Where the meeting happens, resolved when it was booked (and again when it moved to another host): the host's own place details for its place, else the topic's, else, for `phone-call`, the participant's phone. Later changes of those details do not change booked meetings. The e-mails and the invitation (iCalendar LOCATION, and URL for a link) show it. */
+            location: {
+              /**
+               * @description A meeting place.
+               * @enum {string}
+               */
+              place: "offline" | "phone-call" | "google-meet" | "teamsForBusiness" | "skypeForBusiness" | "skypeForConsumer" | "zoom" | "webex";
+              address: string | null;
+              url: string | null;
+              phone: string | null;
+              text: string | null;
+              source: ("host" | "topic" | "participant") | null;
+            };
             participant: {
               name: string;
               email: string;

@@ -204,6 +204,8 @@ Content-Type: application/json
     "uuid": "0193b0c1-…", "meetingTopic": "0193b0a4-…", "team": null, "username": "anna-nowak",
     "start": "2027-03-01T14:00:00.000Z", "end": "2027-03-01T14:30:00.000Z",
     "status": "confirmed", "place": "zoom",
+    "location": { "place": "zoom", "address": null, "url": "https://zoom.us/j/123", "phone": null,
+                  "text": "https://zoom.us/j/123", "source": "host" },
     "participant": { "name": "Jan Kowalski", "email": "jan@example.com", "phone": null,
                      "timezone": "Europe/Warsaw", "lang": "pl" },
     "note": null, "priceVariant": null, "form": {}, "metadata": {}, "invoice": null,

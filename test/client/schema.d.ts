@@ -491,13 +491,21 @@ export interface components {
         })[];
       /** @description Per place, what the participant needs to attend: an address for `offline`, a meeting-room link (https://) for the online places (google-meet, teamsForBusiness, skypeForBusiness, skypeForConsumer, zoom, webex), a number or instructions for `phone-call`. One line each, at most 500 characters. A meeting's `location` is resolved when it is booked: the host's own details (PUT /users/{userUuid}/place-details) for its place, else the topic's, else, for `phone-call`, the participant's phone. */
       placeDetails: {
+        /** @description The address where the meeting takes place. */
         offline?: string;
+        /** @description The number the participant calls, or dial-in instructions. Without one, the host calls the participant at the phone they gave. */
         "phone-call"?: string;
+        /** @description The meeting-room link: an https:// URL. */
         "google-meet"?: string;
+        /** @description The meeting-room link: an https:// URL. */
         teamsForBusiness?: string;
+        /** @description The meeting-room link: an https:// URL. */
         skypeForBusiness?: string;
+        /** @description The meeting-room link: an https:// URL. */
         skypeForConsumer?: string;
+        /** @description The meeting-room link: an https:// URL. */
         zoom?: string;
+        /** @description The meeting-room link: an https:// URL. */
         webex?: string;
       };
       /** @description Shown on the booking page and in the confirmation. */
@@ -3502,13 +3510,21 @@ export interface operations {
         };
         content: {
           "application/json": {
+            /** @description The address where the meeting takes place. */
             offline?: string;
+            /** @description The number the participant calls, or dial-in instructions. Without one, the host calls the participant at the phone they gave. */
             "phone-call"?: string;
+            /** @description The meeting-room link: an https:// URL. */
             "google-meet"?: string;
+            /** @description The meeting-room link: an https:// URL. */
             teamsForBusiness?: string;
+            /** @description The meeting-room link: an https:// URL. */
             skypeForBusiness?: string;
+            /** @description The meeting-room link: an https:// URL. */
             skypeForConsumer?: string;
+            /** @description The meeting-room link: an https:// URL. */
             zoom?: string;
+            /** @description The meeting-room link: an https:// URL. */
             webex?: string;
           };
         };
@@ -3660,13 +3676,21 @@ export interface operations {
         };
         content: {
           "application/json": {
+            /** @description The address where the meeting takes place. */
             offline?: string;
+            /** @description The number the participant calls, or dial-in instructions. Without one, the host calls the participant at the phone they gave. */
             "phone-call"?: string;
+            /** @description The meeting-room link: an https:// URL. */
             "google-meet"?: string;
+            /** @description The meeting-room link: an https:// URL. */
             teamsForBusiness?: string;
+            /** @description The meeting-room link: an https:// URL. */
             skypeForBusiness?: string;
+            /** @description The meeting-room link: an https:// URL. */
             skypeForConsumer?: string;
+            /** @description The meeting-room link: an https:// URL. */
             zoom?: string;
+            /** @description The meeting-room link: an https:// URL. */
             webex?: string;
           };
         };

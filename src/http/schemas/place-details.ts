@@ -4,17 +4,14 @@ import { ONLINE_PLACES, PLACE_DETAILS_MAX_LENGTH } from '../../domain/place-deta
 import { Nullable, SingleLine, StringEnum } from './common.js';
 import { PlaceSchema } from './account.js';
 
-const detailOf = (place: Place) =>
-  SingleLine({
-    minLength: 1,
-    maxLength: PLACE_DETAILS_MAX_LENGTH,
-    description:
-      place === 'offline'
-        ? 'The address where the meeting takes place.'
-        : place === 'phone-call'
-          ? 'The number the participant calls, or dial-in instructions. Without one, the host calls the participant at the phone they gave.'
-          : 'The meeting-room link: an https:// URL.',
-  });
+const describe = (place: Place) =>
+  place === 'offline'
+    ? 'The address where the meeting takes place.'
+    : place === 'phone-call'
+      ? 'The number the participant calls, or dial-in instructions. Without one, the host calls the participant at the phone they gave.'
+      : 'The meeting-room link: an https:// URL.';
+
+const detailOf = (place: Place) => SingleLine({ minLength: 1, maxLength: PLACE_DETAILS_MAX_LENGTH, description: describe(place) });
 
 const PLACE_DETAILS_DESCRIPTION =
   'Per place, what the participant needs to attend: an address for `offline`, a meeting-room link (https://) for the online places ' +
@@ -39,7 +36,7 @@ function perPlace<T extends TSchema>(make: (place: Place) => T) {
 export const PlaceDetailsSchema = Type.Object(perPlace(detailOf), { additionalProperties: false, description: PLACE_DETAILS_DESCRIPTION });
 
 export const PlaceDetailsRecordSchema = Type.Object(
-  perPlace(() => Type.String()),
+  perPlace((place) => Type.String({ description: describe(place) })),
   { description: PLACE_DETAILS_DESCRIPTION },
 );
 

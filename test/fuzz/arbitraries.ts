@@ -28,7 +28,7 @@ export class Ref {
     readonly upperCase = false,
   ) {}
 }
-export type RefKind = 'uuid' | 'username' | 'slot' | 'slot-start' | 'token';
+export type RefKind = 'uuid' | 'username' | 'slot' | 'slot-start' | 'slot-topic' | 'token';
 
 /** JSON text sent as is: `-0`, `1e999`, 5,000 nested arrays: values JSON.stringify cannot write. */
 export class RawJson {
@@ -352,6 +352,10 @@ function specialProperty(name: string, schema: Schema, options: ArbitraryOptions
   if (name === 'place' && schema.type === 'string') return fc.constantFrom('zoom', 'offline', 'phone-call');
   if (name === 'places' && schema.type === 'array') return fc.subarray(['zoom', 'offline', 'phone-call'], { minLength: 1 });
   if (name === 'gateway' && schema.type === 'string') return fc.constant('stripe');
+  // The topic of the first offered slot in the same request (`dates`), so a booking can succeed.
+  if (name === 'meetingTopic' && schema.type === 'string') return fc.nat().map((pick) => new Ref('slot-topic', 'meeting-topics', pick));
+  if (name === 'website' && schema.type === 'string') return fc.constant('');
+  if (name === 'code' && schema.type === 'string') return fc.stringMatching(/^[A-Za-z0-9_-]{3,40}$/);
   if (name === 'discount' && schema.type === 'string') return fc.constantFrom('SPRING', 'spring');
   return undefined;
 }

@@ -78,14 +78,17 @@ export async function buildFixture(t: TestApp, foreign: Map<string, string[]>): 
   addToPool(pools, 'calendars', calendar.uuid);
 
   const slots: { start: string; username: string }[] = [];
+  const topicOfSlot = new Map<{ start: string; username: string }, string>();
   for (const topic of [free, team, paid]) {
     const body = { username: topic === team ? undefined : acme.owner.username, meetingTopic: topic.uuid, team: topic === team ? acme.team.uuid : undefined, timezone: 'Europe/Warsaw', offset: 0 };
     const schedule = await ok(await call(t.app, null, 'POST', '/api/v1/calculate-schedule', body), 200);
     const offered = (schedule.days as { slots: { start: string; username: string }[] }[]).flatMap((day) => day.slots);
+    for (const slot of offered.slice(0, 15)) topicOfSlot.set(slot, topic.uuid);
     slots.push(...offered.slice(0, 15));
   }
   expect(slots.length).toBeGreaterThan(20);
-  for (const slot of slots) addToPool(pools, 'slots', JSON.stringify(slot));
+  // Each offered slot with the topic it was offered for, so a generated booking can name both.
+  for (const slot of slots) addToPool(pools, 'slots', JSON.stringify({ ...slot, topic: topicOfSlot.get(slot) }));
 
   const booking = { email: 'jan@example.com', lang: 'pl', name: 'Jan Kowalski', place: 'zoom', timezone: 'Europe/Warsaw' };
   const booked = await ok(await call(t.app, key, 'POST', '/api/v1/schedule', { ...booking, dates: [slots[0]], meetingTopic: free.uuid }), 201);

@@ -153,7 +153,7 @@ for (const dialect of DIALECTS) {
             if (changed.length > 0) problems.push(`${response.statusCode} but stored rows in ${changed.map((table) => `${table} ${before[table]}→${after[table]}`).join(', ')}`);
           }
           if (response !== null && response.statusCode < 300) harvest(fixture, op!, response);
-          if (process.env.FUZZ_DETAILS && response !== null && response.statusCode >= 400) console.log(`${response.statusCode} ${response.body.slice(0, 200)} <= ${label.slice(0, 400)}`);
+          if (process.env.FUZZ_DETAILS && response !== null && response.statusCode >= 400) console.log(`${response.statusCode} ${response.body.slice(0, 200)} <= ${label.slice(0, Number(process.env.FUZZ_DETAILS) > 1 ? 5000 : 400)}`);
           const status = String(response?.statusCode ?? 'timeout');
           statuses.set(status, (statuses.get(status) ?? 0) + 1);
           for (const problem of problems) {
@@ -191,14 +191,20 @@ const LEAVES_FIXTURE_INTACT = new Set([
 
 /** Resolves placeholders against the fixture and builds the `inject` options. */
 function toInject(op: Operation, generated: GeneratedRequest, fixture: Fixture, foreignKey: string, stub: string): InjectOptions {
+  let slotTopic: string | undefined;
   const resolve = (ref: Ref): unknown => {
+    if (ref.kind === 'slot-topic' && slotTopic !== undefined) return slotTopic;
     const pool = ref.kind === 'slot' || ref.kind === 'slot-start' ? 'slots' : ref.kind === 'username' ? 'usernames' : ref.kind === 'token' ? 'tokens' : ref.pool;
     // Mostly the pool the place names; now and then any record at all (another kind, another account).
     let list = fixture.pools.get(pool) ?? [];
-    if (ref.kind === 'uuid' && (list.length === 0 || ref.pick % 5 === 0)) list = [...fixture.pools.entries()].filter(([name]) => !['slots', 'usernames', 'tokens'].includes(name)).flatMap(([, values]) => values);
+    if (ref.kind === 'uuid' && (list.length === 0 || ref.pick % 10 === 0)) list = [...fixture.pools.entries()].filter(([name]) => !['slots', 'usernames', 'tokens'].includes(name)).flatMap(([, values]) => values);
     if (list.length === 0) return '00000000-0000-4000-8000-000000000000';
     const value = list[ref.pick % list.length]!;
-    if (ref.kind === 'slot') return JSON.parse(value);
+    if (ref.kind === 'slot') {
+      const { start, username, topic } = JSON.parse(value) as { start: string; username: string; topic?: string };
+      slotTopic ??= topic;
+      return { start, username };
+    }
     if (ref.kind === 'slot-start') return (JSON.parse(value) as { start: string }).start;
     return ref.upperCase ? value.toUpperCase() : value;
   };

@@ -4,7 +4,7 @@ import { createDb, type Dialect, type PoolStats } from './db/connect.js';
 import type { Db } from './db/database.js';
 import { createFastReads } from './db/fast-reads.js';
 import { migrateToLatest } from './db/migrate.js';
-import { createLogger as createServiceLogger } from './logging.js';
+import { createLogger } from './logging.js';
 import { createScheduleCache } from './scheduling/schedule-cache.js';
 import { resolveSecretKey, type ResolvedSecretKey } from './secrets/secret-key.js';
 import type { UseCaseContext } from './scheduling/context.js';
@@ -60,9 +60,4 @@ export async function createContext(config: Config, options: ContextOptions = {}
       await handle.destroy();
     },
   };
-}
-
-/** The service's logger: asynchronous, bounded and never blocking on stdout (see src/logging.ts). */
-export function createLogger(config: Config): Logger {
-  return createServiceLogger(config);
 }

@@ -61,7 +61,7 @@ if (seed === 'calendar') {
   });
   staticMonthBody = await response.text();
 }
-console.log(JSON.stringify({ url: server.url, apiKey: created.apiKey, topic: topic.uuid, team: created.team.uuid, usernames: topic.hosts.map((h) => h.username), month }));
+console.log(`BENCH_INFO ${JSON.stringify({ url: server.url, apiKey: created.apiKey, topic: topic.uuid, team: created.team.uuid, usernames: topic.hosts.map((h) => h.username), month })}`);
 const stop = async () => {
   await server.close();
   process.exit(0);

@@ -4,12 +4,15 @@
  * in its own process; autocannon here. Run: npx tsx bench/http-throughput.ts [seconds] [dialect]
  * Goal: month view ≥ 0.5 × /healthz. For scale it also measures the month view's own body
  * sent as a constant string from the same server: no month view of that size can beat it.
+ * Then the month view again on a server with the default logging (LOG_LEVEL=info, one
+ * asynchronous line per request): goal ≥ 0.9 × the same view with logging off.
  */
 import autocannon from 'autocannon';
 import { formatNumber, spawnBenchServer, type BenchDialect } from './support.js';
 
 const seconds = Number(process.argv[2] ?? 5);
 const dialect = (process.argv[3] ?? 'sqlite') as BenchDialect;
+let monthViewRps = 0;
 const server = await spawnBenchServer({ BENCH_DIALECT: dialect, BENCH_SEED: 'calendar' });
 try {
   const { url, topic, team, usernames, month } = server.info;
@@ -29,6 +32,7 @@ try {
     results.push({ name: c.name, rps: result.requests.average, p99: result.latency.p99, bytes: text.length });
   }
   const healthz = results[0]!.rps;
+  monthViewRps = results[3]!.rps;
   console.log(`HTTP throughput, ${dialect}, server and load generator in separate processes, 10 connections, ${seconds} s per case, Node ${process.version}`);
   console.log('case'.padEnd(40), 'req/s'.padStart(9), 'p99 ms'.padStart(7), '× healthz'.padStart(10), 'body bytes'.padStart(11));
   for (const r of results) {
@@ -36,4 +40,18 @@ try {
   }
 } finally {
   await server.stop();
+}
+
+// The same month view with the service's default logging on.
+const logged = await spawnBenchServer({ BENCH_DIALECT: dialect, BENCH_SEED: 'calendar', LOG_LEVEL: 'info' });
+try {
+  const { url, topic, team, usernames, month } = logged.info;
+  const body = JSON.stringify({ username: usernames[0], meetingTopic: topic, team, timezone: 'America/New_York', offset: 0, month });
+  const check = await fetch(`${url}/api/v1/calculate-schedule`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  if (!check.ok) throw new Error(`logged month view: ${check.status}`);
+  const result = await autocannon({ url: `${url}/api/v1/calculate-schedule`, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: 10, duration: seconds });
+  const quiet = monthViewRps;
+  console.log('calculate, month view, LOG_LEVEL=info'.padEnd(40), formatNumber(result.requests.average).padStart(9), formatNumber(result.latency.p99).padStart(7), `${formatNumber(result.requests.average / quiet, 2)} × the same view with logging off`);
+} finally {
+  await logged.stop();
 }

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createContext, type AppContext } from '../src/context.js';
+import { createLogger } from '../src/logging.js';
 
 export type BenchDialect = 'sqlite' | 'postgres';
 
@@ -37,7 +38,9 @@ export async function startBenchServer(dialect: BenchDialect, extraEnv: Record<s
       await c.end();
     };
   }
-  const ctx: AppContext = await createContext(loadConfig(env), { log: pino({ level: 'silent' }) });
+  const config = loadConfig(env);
+  // LOG_LEVEL=info gives the service's own logger (asynchronous, to stdout), to measure its cost.
+  const ctx: AppContext = await createContext(config, { log: config.logLevel === 'silent' ? pino({ level: 'silent' }) : createLogger(config) });
   const app = await buildApp(ctx);
   await beforeListen?.(app, ctx);
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -74,8 +77,9 @@ export async function spawnBenchServer(env: Record<string, string>): Promise<Spa
     let buffer = '';
     child.stdout.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
-      const line = buffer.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve(JSON.parse(line));
+      // Log lines are JSON too: the server's own line is marked.
+      const line = buffer.split('\n').find((l) => l.startsWith('BENCH_INFO '));
+      if (line) resolve(JSON.parse(line.slice('BENCH_INFO '.length)));
     });
     child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
   });

@@ -1,7 +1,7 @@
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { AppContext } from './context.js';
 import { MethodNotAllowedError, NotFoundError } from './domain/errors.js';
 import { handleError } from './http/problems.js';
@@ -46,7 +46,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     // One line per request instead of Fastify's two: see src/http/request-log.ts.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     // X-Request-Id: the client's when sane, else a new one; on every response and log line (src/http/request-id.ts).
     genReqId: requestIdOf,
     requestIdHeader: false,

@@ -1,9 +1,9 @@
 import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod, ICalEventStatus } from 'ical-generator';
 import { DateTime } from 'luxon';
-import type { Place } from '../domain/account.js';
 import type { Lang } from '../domain/meeting.js';
 import type { AnsweredQuestion } from '../domain/form.js';
 import { escapeHtml, toParameterValue, toSingleLine, toTextLines } from '../domain/text.js';
+import { PLACE_LABELS } from '../domain/place-labels.js';
 import type { BookingMessagePayload, PaymentMessagePayload } from './booking-message.js';
 import { formatMinorUnits } from '../domain/money.js';
 
@@ -17,7 +17,6 @@ export interface RenderedMessage {
 }
 
 interface Strings {
-  places: Record<Place, string>;
   confirmedSubject: (p: Vars) => string;
   cancelledSubject: (p: Vars) => string;
   hostConfirmedSubject: (p: Vars) => string;
@@ -56,16 +55,6 @@ interface Vars {
 
 const STRINGS: Record<Lang, Strings> = {
   en: {
-    places: {
-      offline: 'In person',
-      'phone-call': 'Phone call',
-      'google-meet': 'Google Meet',
-      teamsForBusiness: 'Microsoft Teams',
-      skypeForBusiness: 'Skype for Business',
-      skypeForConsumer: 'Skype',
-      zoom: 'Zoom',
-      webex: 'Webex',
-    },
     confirmedSubject: (v) => `Confirmed: ${v.topic} with ${v.other}, ${v.date}`,
     cancelledSubject: (v) => `Cancelled: ${v.topic} with ${v.other}, ${v.date}`,
     hostConfirmedSubject: (v) => `New booking: ${v.topic} with ${v.other}, ${v.date}`,
@@ -94,16 +83,6 @@ const STRINGS: Record<Lang, Strings> = {
     no: 'No',
   },
   pl: {
-    places: {
-      offline: 'Spotkanie osobiste',
-      'phone-call': 'Rozmowa telefoniczna',
-      'google-meet': 'Google Meet',
-      teamsForBusiness: 'Microsoft Teams',
-      skypeForBusiness: 'Skype dla firm',
-      skypeForConsumer: 'Skype',
-      zoom: 'Zoom',
-      webex: 'Webex',
-    },
     confirmedSubject: (v) => `Potwierdzenie: ${v.topic} – ${v.other}, ${v.date}`,
     cancelledSubject: (v) => `Odwołane: ${v.topic} – ${v.other}, ${v.date}`,
     hostConfirmedSubject: (v) => `Nowa rezerwacja: ${v.topic} – ${v.other}, ${v.date}`,
@@ -209,7 +188,7 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
     { label: s.what, value: topic },
     { label: s.when, value: when },
     toHost ? { label: s.participant, value: `${attendee.name} <${attendee.email}>` } : { label: s.withWhom, value: organizer.name },
-    { label: s.where, value: s.places[meeting.place] },
+    { label: s.where, value: PLACE_LABELS[payload.lang][meeting.place] },
   ];
   const location = meeting.location ?? null;
   if (location?.address) details.push({ label: s.address, value: one(location.address) });
@@ -238,7 +217,7 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
     subject,
     text: renderText(paragraphs),
     html: renderHtml(paragraphs, payload.lang, subject),
-    ics: renderInvitation(payload, s.places[meeting.place]),
+    ics: renderInvitation(payload, PLACE_LABELS[payload.lang][meeting.place]),
   };
 }
 

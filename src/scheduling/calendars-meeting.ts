@@ -1,18 +1,8 @@
 import type { CalendarMeeting } from '../calendars/meeting-event.js';
-import type { Place } from '../domain/account.js';
 import type { Meeting } from '../domain/meeting.js';
+import { PLACE_LABELS } from '../domain/place-labels.js';
 import { toSingleLine } from '../domain/text.js';
 
-const PLACE_LABELS: Record<Place, string> = {
-  offline: 'In person',
-  'phone-call': 'Phone call',
-  'google-meet': 'Google Meet',
-  teamsForBusiness: 'Microsoft Teams',
-  skypeForBusiness: 'Skype for Business',
-  skypeForConsumer: 'Skype',
-  zoom: 'Zoom',
-  webex: 'Webex',
-};
 
 /**
  * What the host's own calendar (CalDAV copy, private feed) shows of a meeting: the topic
@@ -33,7 +23,7 @@ export function toCalendarMeeting(meeting: Meeting, topicName: string): Calendar
     summary: `${toSingleLine(topicName)}: ${toSingleLine(meeting.participant.name)}`,
     description: lines.join('\n'),
     // The resolved address, room link or number when the booking had one (place details), else the place.
-    location: meeting.location?.text ?? PLACE_LABELS[meeting.place] ?? meeting.place,
+    location: meeting.location?.text ?? PLACE_LABELS.en[meeting.place] ?? meeting.place,
     sequence: meeting.sequence,
     status: meeting.status === 'cancelled' || meeting.status === 'expired' ? 'cancelled' : meeting.status === 'pending_payment' ? 'tentative' : 'confirmed',
   };

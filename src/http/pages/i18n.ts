@@ -1,4 +1,4 @@
-import type { Gateway, Place } from '../../domain/account.js';
+import type { Gateway } from '../../domain/account.js';
 import type { Lang } from '../../domain/meeting.js';
 
 /**
@@ -159,28 +159,7 @@ const pl: Strings = {
 
 export const STRINGS: Record<Lang, Strings> = { en, pl };
 
-export const PLACE_LABELS: Record<Lang, Record<Place, string>> = {
-  en: {
-    offline: 'In person',
-    'phone-call': 'Phone call',
-    'google-meet': 'Google Meet',
-    teamsForBusiness: 'Microsoft Teams',
-    skypeForBusiness: 'Skype for Business',
-    skypeForConsumer: 'Skype',
-    zoom: 'Zoom',
-    webex: 'Webex',
-  },
-  pl: {
-    offline: 'Na miejscu',
-    'phone-call': 'Rozmowa telefoniczna',
-    'google-meet': 'Google Meet',
-    teamsForBusiness: 'Microsoft Teams',
-    skypeForBusiness: 'Skype dla firm',
-    skypeForConsumer: 'Skype',
-    zoom: 'Zoom',
-    webex: 'Webex',
-  },
-};
+export { PLACE_LABELS } from '../../domain/place-labels.js';
 
 export const GATEWAY_LABELS: Record<Gateway, string> = {
   stripe: 'Card (Stripe)',

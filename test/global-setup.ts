@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import pg from 'pg';
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
@@ -6,6 +8,10 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** Admin URL of a reachable PostgreSQL server, or null when the PostgreSQL half is skipped. */
     postgresAdminUrl: string | null;
+    /** Debian's Chromium, for the browser suites; null when they are skipped. */
+    chromiumPath: string | null;
+    /** Whether Radicale (the CalDAV server the calendar suites start) is installed. */
+    radicaleAvailable: boolean;
   }
 }
 
@@ -17,6 +23,8 @@ const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
  * testing only SQLite.
  */
 export default async function setup(project: TestProject): Promise<(() => void) | void> {
+  const serverWarnings = provideRealServers(project);
+
   const url = process.env.TEST_POSTGRES_URL ?? DEFAULT_ADMIN_URL;
   const required = process.env.TERMIN_REQUIRE_POSTGRES === '1';
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
@@ -25,6 +33,8 @@ export default async function setup(project: TestProject): Promise<(() => void) 
     await client.query('select 1');
     project.provide('postgresAdminUrl', url);
     console.log(`[termin tests] PostgreSQL reachable at ${redact(url)}: database tests run on SQLite and PostgreSQL.`);
+    // Said again after the summary, where they cannot scroll out of sight.
+    if (serverWarnings.length > 0) return () => serverWarnings.forEach((warning) => console.warn(warning));
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     if (required) {
@@ -36,7 +46,7 @@ export default async function setup(project: TestProject): Promise<(() => void) 
       'Only SQLite is tested. Set TEST_POSTGRES_URL to point at one.';
     console.warn(warning);
     // Said again after the summary, where it cannot scroll out of sight.
-    return () => console.warn(warning);
+    return () => [...serverWarnings, warning].forEach((line) => console.warn(line));
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -44,4 +54,34 @@ export default async function setup(project: TestProject): Promise<(() => void) 
 
 function redact(url: string): string {
   return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+}
+
+/**
+ * The browser and CalDAV suites run against real programs (Debian's chromium and radicale).
+ * Without them those suites are skipped and the run says so, as for PostgreSQL; CI
+ * (TERMIN_REQUIRE_ALL=1, set by .ci/run after installing them) fails instead.
+ */
+function provideRealServers(project: TestProject): string[] {
+  const chromium = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((candidate) => candidate !== undefined && existsSync(candidate)) ?? null;
+  let radicale = existsSync('/usr/bin/radicale');
+  if (!radicale) {
+    try {
+      execFileSync('python3', ['-c', 'import radicale'], { stdio: 'ignore' });
+      radicale = true;
+    } catch {
+      radicale = false;
+    }
+  }
+  project.provide('chromiumPath', chromium);
+  project.provide('radicaleAvailable', radicale);
+  const missing = [
+    ...(chromium === null ? ['the browser suites (test/browser, the docs page in Chromium): no Chromium (apt-get install chromium)'] : []),
+    ...(radicale ? [] : ['the CalDAV suites (test/calendars against Radicale): no Radicale (apt-get install radicale)']),
+  ];
+  if (missing.length > 0 && process.env.TERMIN_REQUIRE_ALL === '1') {
+    throw new Error(`TERMIN_REQUIRE_ALL=1 but these cannot run: ${missing.join('; ')}`);
+  }
+  const warnings = missing.map((what) => `[termin tests] SKIPPING ${what}.`);
+  for (const warning of warnings) console.warn(warning);
+  return warnings;
 }

@@ -18,6 +18,10 @@ const postgresAdminUrl = inject('postgresAdminUrl');
 /** The dialects this run tests; PostgreSQL only when the global setup reached a server. */
 export const DIALECTS: readonly Dialect[] = postgresAdminUrl ? ['sqlite', 'postgres'] : ['sqlite'];
 
+/** Whether the suites driving real Chromium and Radicale can run here (see test/global-setup.ts). */
+export const HAS_CHROMIUM = inject('chromiumPath') !== null;
+export const HAS_RADICALE = inject('radicaleAvailable');
+
 /** A controllable clock: tests move time explicitly instead of sleeping. */
 export interface TestClock {
   now: () => number;

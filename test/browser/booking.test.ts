@@ -1,3 +1,4 @@
+import { HAS_CHROMIUM } from '../helpers.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chooseFirstSlot, createTopic, launchBrowser, openAllDay, seriousViolations, shot, startServer, tabTo, type RunningServer } from './harness.js';
@@ -7,7 +8,7 @@ import { chooseFirstSlot, createTopic, launchBrowser, openAllDay, seriousViolati
  * the file; each test opens its own context (zone, language, viewport) and books on a topic
  * of its own, so no test depends on another's bookings.
  */
-describe('the booking page in a browser', () => {
+describe.runIf(HAS_CHROMIUM)('the booking page in a browser', () => {
   let server: RunningServer;
   let browser: Browser;
   const contexts: BrowserContext[] = [];

@@ -1,3 +1,4 @@
+import { HAS_CHROMIUM } from '../helpers.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTopic, launchBrowser, openAllDay, seriousViolations, shot, startServer, type RunningServer } from './harness.js';
@@ -6,7 +7,7 @@ import { createTopic, launchBrowser, openAllDay, seriousViolations, shot, startS
  * The manage link of the confirmation e-mail, read from the .eml file the service wrote
  * (SMTP unset), opened in a browser to cancel, and to move.
  */
-describe('the manage page in a browser', () => {
+describe.runIf(HAS_CHROMIUM)('the manage page in a browser', () => {
   let server: RunningServer;
   let browser: Browser;
 

@@ -1,10 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../helpers.js';
+import { freePort, HAS_CHROMIUM } from '../helpers.js';
 import { chooseFirstSlot, createTopic, launchBrowser, openAllDay, seriousViolations, shot, startServer, type RunningServer } from './harness.js';
 
 /** A team's one calendar, a paid topic handing over to its payment page, and the embed. */
-describe('team, paid and embedded booking pages in a browser', () => {
+describe.runIf(HAS_CHROMIUM)('team, paid and embedded booking pages in a browser', () => {
   let server: RunningServer;
   let browser: Browser;
 

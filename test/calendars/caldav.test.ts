@@ -1,3 +1,4 @@
+import { HAS_RADICALE } from '../helpers.js';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCaldavCalendar } from '../../src/calendars/caldav.js';
@@ -110,7 +111,7 @@ function basic(username: string, password: string): string {
   return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 }
 
-describe('CalDAV calendar against Radicale', () => {
+describe.runIf(HAS_RADICALE)('CalDAV calendar against Radicale', () => {
   let radicale: RadicaleServer;
   let busyUrl: string;
   let writesUrl: string;
@@ -222,7 +223,7 @@ describe('CalDAV calendar against Radicale', () => {
   });
 });
 
-describe('CalDAV calendar when the server is gone', () => {
+describe.runIf(HAS_RADICALE)('CalDAV calendar when the server is gone', () => {
   it('reports a stopped Radicale as CalendarUnreachableError, without the password', async () => {
     const radicale = await startRadicale({ password: 'secret-password' });
     const url = await radicale.createCalendar('work');

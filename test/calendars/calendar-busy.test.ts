@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
 import { startRadicale, type RadicaleServer } from '../fakes/radicale.js';
-import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
+import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, type TestApp, HAS_RADICALE } from '../helpers.js';
 import { startTcpSwitch, type TcpSwitch } from './tcp-switch.js';
 
 type Slot = { start: string; username: string };
@@ -63,7 +63,7 @@ function basic(username: string, password: string): string {
   return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 }
 
-describe('busy time from a CalDAV calendar (Radicale)', () => {
+describe.runIf(HAS_RADICALE)('busy time from a CalDAV calendar (Radicale)', () => {
   let radicale: RadicaleServer;
   let radicalePort: number;
 

@@ -3,12 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBackgroundJobs, type BackgroundJobs } from '../../src/background.js';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
 import { startRadicale, type RadicaleServer } from '../fakes/radicale.js';
-import { DIALECTS, call, createClock, createTestAccount, createTestApp, type TestApp } from '../helpers.js';
+import { DIALECTS, call, createClock, createTestAccount, createTestApp, type TestApp, HAS_RADICALE } from '../helpers.js';
 import { startTcpSwitch, type TcpSwitch } from './tcp-switch.js';
 
 type Slot = { start: string; username: string };
 
-describe('meetings written into a CalDAV calendar (Radicale)', () => {
+describe.runIf(HAS_RADICALE)('meetings written into a CalDAV calendar (Radicale)', () => {
   let radicale: RadicaleServer;
   let radicalePort: number;
 

@@ -3,12 +3,12 @@ import { findCalendarVersion } from '../../src/db/repositories/users.js';
 import { calendarSettingsFromConfig, syncCalendar, syncDueCalendars } from '../../src/scheduling/calendars-sync.js';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
 import { startRadicale, type RadicaleServer } from '../fakes/radicale.js';
-import { DIALECTS, call, createClock, createTestAccount, createTestApp, type TestApp } from '../helpers.js';
+import { DIALECTS, call, createClock, createTestAccount, createTestApp, type TestApp, HAS_RADICALE } from '../helpers.js';
 
 const event = (uid: string, start: string, end: string) =>
   ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//EN', 'BEGIN:VEVENT', `UID:${uid}`, 'DTSTAMP:20270101T000000Z', `DTSTART:${start}`, `DTEND:${end}`, 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n');
 
-describe('the background sync', () => {
+describe.runIf(HAS_RADICALE)('the background sync', () => {
   let radicale: RadicaleServer;
   beforeAll(async () => {
     radicale = await startRadicale();

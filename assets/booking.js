@@ -163,7 +163,8 @@
     function chooseDay(date, byUser) {
       var day = null;
       days.forEach(function (d) { if (d.date === date) day = d; });
-      if (!day || day.slots.length === 0) { times.hidden = true; chosenDate = null; return; }
+      // No times that day: hide the list and empty it, so no stale buttons linger behind it.
+      if (!day || day.slots.length === 0) { times.hidden = true; chosenDate = null; slotsBox.textContent = ''; return; }
       chosenDate = date;
       Array.prototype.forEach.call(daysBox.querySelectorAll('button[data-date]'), function (b) {
         b.setAttribute('aria-pressed', b.getAttribute('data-date') === date ? 'true' : 'false');
@@ -198,8 +199,10 @@
         var any = renderMonth();
         // The first view opens on the first month with a free day (at most two months on).
         if (!any && autoAdvance > 0) { step(1, autoAdvance - 1); return; }
-        var target = keepDay && chosenDate ? chosenDate : null;
-        if (!target && autoAdvance !== undefined) days.some(function (d) { if (d.slots.length > 0) { target = d.date; return true; } return false; });
+        // Keep the chosen day if it still has times (in a new zone the same date may have none);
+        // otherwise open the first day that has some.
+        var target = keepDay && chosenDate && days.some(function (d) { return d.date === chosenDate && d.slots.length > 0; }) ? chosenDate : null;
+        if (!target && (autoAdvance !== undefined || keepDay)) days.some(function (d) { if (d.slots.length > 0) { target = d.date; return true; } return false; });
         if (target) chooseDay(target, false); else times.hidden = true;
       }, function () {
         if (mine !== token) return;

@@ -1,6 +1,7 @@
 import type { Gateway, Place } from '../../domain/account.js';
 import type { Lang } from '../../domain/meeting.js';
 import type { FormField, Money, PriceVariant } from '../../domain/meeting-topic.js';
+import { calendarMarkup } from './calendar.js';
 import { html, htmlDocument, type SafeHtml } from './html.js';
 import { GATEWAY_LABELS, PLACE_LABELS, STRINGS, clientStrings, formatMoney, type Strings } from './i18n.js';
 
@@ -143,22 +144,8 @@ ${topic.description ? html`<p class="description">${topic.description}</p>` : ''
 <datalist id="tz-list"></datalist>
 <p class="hint" id="tz-hint">${t.timezoneHint}</p>
 </div>
-<div class="calendar">
-<h2 id="h-day">${t.chooseDay}</h2>
-<div class="cal-head">
-<button type="button" id="prev-month" class="icon" aria-label="${t.prevMonth}">‹</button>
-<p id="month-label" class="month-label" aria-live="polite"></p>
-<button type="button" id="next-month" class="icon" aria-label="${t.nextMonth}">›</button>
-</div>
-<div class="weekdays" id="weekdays" aria-hidden="true"></div>
-<div class="days" id="days"></div>
-<p id="cal-status" class="status" role="status">${t.loading}</p>
-</div>
-<div id="times" class="times" hidden>
-<h2 id="h-time" tabindex="-1">${t.chooseTime}</h2>
-<p id="day-label" class="day-label"></p>
-<ul id="slots" class="slots"></ul>
-</div>
+${calendarMarkup(t, { heading: html`<h2 id="h-day">${t.chooseDay}</h2>
+`, level: 2 })}
 </section>
 <form id="details" class="step details" hidden>
 <h2 id="h-details" tabindex="-1">${t.yourDetails}</h2>

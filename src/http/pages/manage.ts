@@ -1,5 +1,6 @@
 import type { Place } from '../../domain/account.js';
 import type { Lang, MeetingStatus } from '../../domain/meeting.js';
+import { calendarMarkup } from './calendar.js';
 import { html, htmlDocument, type SafeHtml } from './html.js';
 import { PLACE_LABELS, STRINGS, clientStrings } from './i18n.js';
 
@@ -54,21 +55,7 @@ ${changeable && view.changeableUntil !== null
     ? html`<p class="hint">${t.changeUntil} ${new Intl.DateTimeFormat(locale, { dateStyle: 'full', timeStyle: 'short', timeZone: view.timezone }).format(new Date(view.changeableUntil))}.</p>
 <section id="move" aria-labelledby="h-move">
 <h2 id="h-move">${t.moveHeading}</h2>
-<div class="calendar">
-<div class="cal-head">
-<button type="button" id="prev-month" class="icon" aria-label="${t.prevMonth}">‹</button>
-<p id="month-label" class="month-label" aria-live="polite"></p>
-<button type="button" id="next-month" class="icon" aria-label="${t.nextMonth}">›</button>
-</div>
-<div class="weekdays" id="weekdays" aria-hidden="true"></div>
-<div class="days" id="days"></div>
-<p id="cal-status" class="status" role="status">${t.loading}</p>
-</div>
-<div id="times" class="times" hidden>
-<h3 id="h-time" tabindex="-1">${t.chooseTime}</h3>
-<p id="day-label" class="day-label"></p>
-<ul id="slots" class="slots"></ul>
-</div>
+${calendarMarkup(t, { level: 3 })}
 <form id="move-form" hidden>
 <p class="selected"><span>${t.selected}:</span> <strong id="selected-label"></strong></p>
 <button type="submit" id="move-submit" class="primary">${t.move}</button>

@@ -2,7 +2,7 @@ import type { Account, Gateway, Place } from '../domain/account.js';
 import { DiscountInvalidError, IdempotencyKeyReusedError, NotFoundError, SlotUnavailableError, ValidationError, type FieldError } from '../domain/errors.js';
 import { discountRefusal, normalizeDiscountCode, type DiscountCode } from '../domain/discount.js';
 import { cleanFormAnswers } from '../domain/form.js';
-import type { MeetingLocation } from '../domain/place-details.js';
+import { resolveLocation, type MeetingLocation, type PlaceDetails } from '../domain/place-details.js';
 import { checkTopicTeam, findTopicHost, isPaidTopic, type MeetingTopic, type Money, type TopicHost } from '../domain/meeting-topic.js';
 import { PAYMENT_HOLD_MS, basePrice, collectInvoice, findOverlappingDates, validateBookingAgainstTopic, type Lang, type Meeting } from '../domain/meeting.js';
 import { priceBooking } from '../domain/pricing.js';
@@ -10,13 +10,12 @@ import { hashRequest } from '../domain/request-hash.js';
 import { isSlotAvailable, type BusyMeeting, type HostCalendar } from '../domain/slots.js';
 import { isValidTimeZone } from '../domain/time-zones.js';
 import type { DbOrTrx } from '../db/database.js';
-import { createKyselyReads } from '../db/fast-reads.js';
+import { createKyselyReads, type FastReads } from '../db/fast-reads.js';
 import { findAccount } from '../db/repositories/accounts.js';
-import { bumpCalendarVersions } from '../db/repositories/busy-time.js';
 import { findDiscountByCode, useDiscountCode } from '../db/repositories/discount-codes.js';
 import { claimIdempotencyKey, completeIdempotencyKey, deleteIdempotentResponse, findIdempotentResponse } from '../db/repositories/idempotency.js';
-import { findTopic } from '../db/repositories/meeting-topics.js';
-import { insertMeetings, lockHost } from '../db/repositories/meetings.js';
+import { findTopicWithHosts } from '../db/repositories/meeting-topics.js';
+import { insertMeetings, lockHostForChange } from '../db/repositories/meetings.js';
 import { insertPayment, type Payment } from '../db/repositories/payments.js';
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
@@ -25,7 +24,6 @@ import type { Principal, UseCaseContext } from './context.js';
 import { recordEvents } from './record-events.js';
 import { gatewayRefusal, publicUrlOf } from './payments/context.js';
 import { paymentRecord } from './payments/record.js';
-import { resolveLocations } from './place-details.js';
 
 /** The seed's request body of `POST /schedule`. */
 export interface ScheduleInput {
@@ -97,10 +95,11 @@ export async function scheduleMeetings(
     const plan = { ...(await planBooking(trx, principal.accountUuid, input, starts, now)), bookedByKeyUuid: 'keyUuid' in principal ? principal.keyUuid : null };
     // Checked again inside the transaction: a topic made private meanwhile takes no more bookings.
     if ('publicPage' in principal && !plan.topic.public) throw new NotFoundError('meeting topic');
-    await checkDatesUnderLock(trx, plan, starts, now);
+    const placeDetails = await checkDatesUnderLock(trx, plan, starts, now);
     const amountDue = priceBooking(plan.topic, plan.priceVariantUuid, starts.length, plan.discount);
     // Resolved now and stored: a later change of the host's or topic's details leaves this booking as sent.
-    const locations = await resolveLocations(trx, plan.topic, input.place, plan.hosts.map((host) => host.uuid), input.phone?.trim() || null);
+    const phone = input.phone?.trim() || null;
+    const locations = plan.hosts.map((host) => resolveLocation(input.place, placeDetails.get(host.uuid) ?? {}, plan.topic.placeDetails, phone));
     const booking = buildBooking(plan, input, starts, amountDue, locations, now);
     await storeBooking(trx, plan, booking, now, publicUrlOf(ctx));
     if (idempotencyKey !== undefined) {
@@ -137,7 +136,7 @@ interface BookingPlan {
 async function planBooking(trx: DbOrTrx, accountUuid: string, input: ScheduleInput, starts: number[], now: number): Promise<Omit<BookingPlan, 'bookedByKeyUuid'>> {
   const account = await findAccount(trx, accountUuid);
   if (!account) throw new NotFoundError('account');
-  const topic = await findTopic(trx, account.uuid, input.meetingTopic);
+  const topic = await findTopicWithHosts(trx, account.uuid, input.meetingTopic, input.dates.map((date) => date.username));
   if (!topic) throw new NotFoundError('meeting topic');
   checkTopicTeam(topic, input.team);
   const hosts = input.dates.map((date, index) => findTopicHost(topic, date.username, `/dates/${index}/username`));
@@ -160,17 +159,23 @@ async function planBooking(trx: DbOrTrx, accountUuid: string, input: ScheduleInp
 /**
  * Locks the hosts in a fixed order (no deadlocks between multi-host bookings), reads their
  * calendars and checks each date; later dates of the request must respect earlier ones
- * (buffers, daily limit), as if those were already booked.
+ * (buffers, daily limit), as if those were already booked. Returns the hosts' own place
+ * details, read with the lock.
  */
-async function checkDatesUnderLock(trx: DbOrTrx, plan: BookingPlan, starts: number[], now: number): Promise<void> {
+async function checkDatesUnderLock(trx: DbOrTrx, plan: BookingPlan, starts: number[], now: number): Promise<Map<string, PlaceDetails>> {
   const rules = slotRulesOf(plan.topic);
   const from = Math.min(...starts);
   const to = Math.max(...starts) + plan.topic.durationMinutes * 60_000;
-  const reads = createKyselyReads(trx);
   const unique = [...new Map(plan.hosts.map((host) => [host.uuid, host])).values()].sort((a, b) => (a.uuid < b.uuid ? -1 : 1));
   const calendars = new Map<string, HostCalendar>();
+  const placeDetails = new Map<string, PlaceDetails>();
   for (const host of unique) {
-    await lockHost(trx, host.uuid);
+    // The lock also marks the host's free time changed (the version bump) and returns their
+    // hours: the calendar is then read as the calculation reads it, under the lock.
+    const locked = await lockHostForChange(trx, host.uuid);
+    if (!locked) throw new NotFoundError('host');
+    placeDetails.set(host.uuid, JSON.parse(locked.placeDetailsJson) as PlaceDetails);
+    const reads: FastReads = { ...createKyselyReads(trx), findAvailabilityJson: async () => locked.availabilityJson };
     calendars.set(host.uuid, await loadHostCalendar(reads, host, rules, from, to, now));
   }
   const unavailable: FieldError[] = [];
@@ -183,6 +188,7 @@ async function checkDatesUnderLock(trx: DbOrTrx, plan: BookingPlan, starts: numb
     calendar.busy.push(asBusy(plan.topic, start));
   });
   if (unavailable.length > 0) throw new SlotUnavailableError(unavailable);
+  return placeDetails;
 }
 
 /** The meetings and the payment to store; nothing to pay (free, or fully discounted) confirms at once. */
@@ -244,8 +250,8 @@ function buildBooking(plan: BookingPlan, input: ScheduleInput, starts: number[],
  * for a payment (the start of its audit trail; it mails the pay link and the deadline).
  */
 async function storeBooking(trx: DbOrTrx, plan: BookingPlan, booking: Omit<Booking, 'replayed'>, now: number, publicUrl: string): Promise<void> {
+  // The hosts' calendar versions were bumped when they were locked (lockHostForChange).
   await insertMeetings(trx, booking.meetings);
-  await bumpCalendarVersions(trx, booking.meetings.map((meeting) => meeting.hostUuid));
   // A use counts only for a paid booking; the conditional update keeps the limit under concurrency.
   if (plan.discount && plan.paid && !(await useDiscountCode(trx, plan.discount.uuid))) throw new DiscountInvalidError('has been used up');
   if (booking.payment) await insertPayment(trx, booking.payment);

@@ -1,6 +1,6 @@
+import { sql } from 'kysely';
 import type { BusyMeeting } from '../../domain/slots.js';
 import type { DbOrTrx } from '../database.js';
-import { findBlockingMeetings } from './meetings.js';
 
 /**
  * Busy time that is not a meeting carries this prefix in place of a topic uuid: it blocks
@@ -9,27 +9,47 @@ import { findBlockingMeetings } from './meetings.js';
 export const EXTERNAL_BUSY_PREFIX = 'external:';
 
 /**
- * Everything that blocks a host between two instants: their meetings (see
- * findBlockingMeetings) and busy time synced from their remote calendars. Both read paths —
- * the calculation's and the booking check's — load busy time through this (or its prepared
- * twin in fast-reads.ts, held to it by test/db/fast-reads.test.ts).
+ * Everything that blocks a host between two instants: their meetings that hold time
+ * (confirmed, or awaiting payment with the hold still running at `now`) starting in
+ * [from, to), with their topics' buffers, then the busy time synced from their remote
+ * calendars overlapping [from, to) (it may start long before: an all-week event). One
+ * statement, as a booking reads it under the host's lock (a round trip fewer on PostgreSQL).
+ * Both read paths — the calculation's and the booking check's — load busy time through this
+ * (or its prepared twin in fast-reads.ts, held to it by test/db/fast-reads.test.ts).
  */
 export async function findBusySpans(db: DbOrTrx, hostUuid: string, from: number, to: number, now: number): Promise<BusyMeeting[]> {
-  const [meetings, external] = await Promise.all([findBlockingMeetings(db, hostUuid, from, to, now), findExternalBusy(db, hostUuid, from, to)]);
-  return external.length === 0 ? meetings : [...meetings, ...external];
-}
-
-/** Remote-calendar spans overlapping [from, to) (they may start long before: an all-week event). */
-export async function findExternalBusy(db: DbOrTrx, hostUuid: string, from: number, to: number): Promise<BusyMeeting[]> {
-  const rows = await db
+  const meetings = db
+    .selectFrom('meetings')
+    .innerJoin('meeting_topics', 'meeting_topics.id', 'meetings.topic_id')
+    .select([
+      sql<number>`0`.as('source'),
+      'meetings.starts_at as start',
+      'meetings.ends_at as end',
+      'meetings.topic_id as topicUuid',
+      'meetings.hold_expires_at as holdExpiresAt',
+      'meeting_topics.buffer_before_minutes as bufferBeforeMinutes',
+      'meeting_topics.buffer_after_minutes as bufferAfterMinutes',
+    ])
+    .where('meetings.host_user_id', '=', hostUuid)
+    .where('meetings.starts_at', '>=', from)
+    .where('meetings.starts_at', '<', to)
+    .where((eb) => eb.or([eb('meetings.status', '=', 'confirmed'), eb.and([eb('meetings.status', '=', 'pending_payment'), eb('meetings.hold_expires_at', '>', now)])]));
+  const external = db
     .selectFrom('external_busy')
-    .select(['starts_at', 'ends_at', 'source_id'])
+    .select([
+      sql<number>`1`.as('source'),
+      'starts_at as start',
+      'ends_at as end',
+      sql<string>`${EXTERNAL_BUSY_PREFIX} || source_id`.as('topicUuid'),
+      sql<number | null>`null`.as('holdExpiresAt'),
+      sql<number>`0`.as('bufferBeforeMinutes'),
+      sql<number>`0`.as('bufferAfterMinutes'),
+    ])
     .where('host_user_id', '=', hostUuid)
     .where('starts_at', '<', to)
-    .where('ends_at', '>', from)
-    .orderBy('starts_at')
-    .execute();
-  return rows.map((row) => externalSpan(row.starts_at, row.ends_at, row.source_id));
+    .where('ends_at', '>', from);
+  const rows = await meetings.unionAll(external).orderBy('source').orderBy('start').execute();
+  return rows.map(({ source, holdExpiresAt, ...span }) => (source === 0 ? { ...span, holdExpiresAt } : span));
 }
 
 export function externalSpan(start: number, end: number, sourceId: string): BusyMeeting {

@@ -106,6 +106,18 @@ export async function findTopic(db: DbOrTrx, accountUuid: string | null, topicUu
   return topicRowToTopic(row, hosts.get(row.id) ?? []);
 }
 
+/**
+ * The topic as a booking needs it: `hosts` holds only those of its active hosts named in
+ * `usernames` (in the topic's order), not the whole team. Reading all of a 100-member team's
+ * hosts to find one was the costliest statement of a booking (bench/bookings.ts).
+ */
+export async function findTopicWithHosts(db: DbOrTrx, accountUuid: string, topicUuid: string, usernames: readonly string[]): Promise<MeetingTopic | undefined> {
+  const row = await db.selectFrom('meeting_topics').selectAll().where('id', '=', topicUuid).where('deleted_at', 'is', null).where('account_id', '=', accountUuid).executeTakeFirst();
+  if (!row) return undefined;
+  const hosts = await findActiveHosts(db, [row.id], [...new Set(usernames)]);
+  return topicRowToTopic(row, hosts.get(row.id) ?? []);
+}
+
 export interface TopicFilter {
   teamUuid?: string | undefined;
   hostUuid?: string | undefined;
@@ -136,16 +148,16 @@ export async function listTopics(db: DbOrTrx, accountUuid: string, filter: Topic
  * The active hosts of each topic: its listed hosts in their order, or, for a topic hosted by
  * all team members, the team's current members in the order they joined.
  */
-async function findActiveHosts(db: DbOrTrx, topicUuids: string[]): Promise<Map<string, TopicHost[]>> {
+async function findActiveHosts(db: DbOrTrx, topicUuids: string[], usernames?: readonly string[]): Promise<Map<string, TopicHost[]>> {
   const result = new Map<string, TopicHost[]>();
-  if (topicUuids.length === 0) return result;
-  const listed = db
+  if (topicUuids.length === 0 || usernames?.length === 0) return result;
+  let listed = db
     .selectFrom('meeting_topic_hosts')
     .innerJoin('users', 'users.id', 'meeting_topic_hosts.user_id')
     .select(['meeting_topic_hosts.topic_id as topicUuid', 'users.id as uuid', 'users.username as username', 'users.calendar_version as calendarVersion', 'meeting_topic_hosts.position as position'])
     .where('meeting_topic_hosts.topic_id', 'in', topicUuids)
     .where('users.deactivated_at', 'is', null);
-  const members = db
+  let members = db
     .selectFrom('meeting_topics')
     .innerJoin('memberships', 'memberships.team_id', 'meeting_topics.team_id')
     .innerJoin('users', 'users.id', 'memberships.user_id')
@@ -153,6 +165,10 @@ async function findActiveHosts(db: DbOrTrx, topicUuids: string[]): Promise<Map<s
     .where('meeting_topics.id', 'in', topicUuids)
     .where('meeting_topics.all_team_members', '=', 1)
     .where('users.deactivated_at', 'is', null);
+  if (usernames !== undefined) {
+    listed = listed.where('users.username', 'in', usernames);
+    members = members.where('users.username', 'in', usernames);
+  }
   const rows = await listed.unionAll(members).orderBy('position').orderBy('uuid').execute();
   for (const row of rows) {
     const list = result.get(row.topicUuid) ?? [];

@@ -1,38 +1,7 @@
 import type { Place } from '../../domain/account.js';
 import type { Invoice, Lang, Meeting, MeetingStatus } from '../../domain/meeting.js';
 import { locationWithoutDetails, type MeetingLocation } from '../../domain/place-details.js';
-import type { BusyMeeting } from '../../domain/slots.js';
 import type { DbOrTrx, MeetingRow } from '../database.js';
-
-/**
- * The host's meetings that block time, with their own topic's buffers: every meeting that
- * is confirmed, or pending payment with its hold not yet expired, and starts in [from, to).
- */
-export async function findBlockingMeetings(db: DbOrTrx, hostUuid: string, from: number, to: number, now: number): Promise<BusyMeeting[]> {
-  const rows = await db
-    .selectFrom('meetings')
-    .innerJoin('meeting_topics', 'meeting_topics.id', 'meetings.topic_id')
-    .select([
-      'meetings.starts_at as start',
-      'meetings.ends_at as end',
-      'meetings.topic_id as topicUuid',
-      'meetings.hold_expires_at as holdExpiresAt',
-      'meeting_topics.buffer_before_minutes as bufferBeforeMinutes',
-      'meeting_topics.buffer_after_minutes as bufferAfterMinutes',
-    ])
-    .where('meetings.host_user_id', '=', hostUuid)
-    .where('meetings.starts_at', '>=', from)
-    .where('meetings.starts_at', '<', to)
-    .where((eb) =>
-      eb.or([
-        eb('meetings.status', '=', 'confirmed'),
-        eb.and([eb('meetings.status', '=', 'pending_payment'), eb('meetings.hold_expires_at', '>', now)]),
-      ]),
-    )
-    .orderBy('meetings.starts_at')
-    .execute();
-  return rows;
-}
 
 type MeetingRowWithHost = MeetingRow & { host_username: string };
 
@@ -236,6 +205,22 @@ export async function lockHost(db: DbOrTrx, hostUuid: string): Promise<void> {
     .set((eb) => ({ lock_version: eb('lock_version', '+', 1) }))
     .where('id', '=', hostUuid)
     .execute();
+}
+
+/**
+ * lockHost for a write that will change the host's free time (a booking): the same row lock,
+ * taken by bumping the calendar version (see bumpCalendarVersions) in the same statement, and
+ * returning what the booking reads of the host next. One statement where a booking used three;
+ * if the booking is refused, its rollback undoes the bump too. Undefined: no such user.
+ */
+export async function lockHostForChange(db: DbOrTrx, hostUuid: string): Promise<{ availabilityJson: string; placeDetailsJson: string } | undefined> {
+  const row = await db
+    .updateTable('users')
+    .set((eb) => ({ calendar_version: eb('calendar_version', '+', 1) }))
+    .where('id', '=', hostUuid)
+    .returning(['availability', 'place_details'])
+    .executeTakeFirst();
+  return row && { availabilityJson: row.availability, placeDetailsJson: row.place_details };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import { SqliteAdapter, sql, type Transaction } from 'kysely';
 import type { Database, Db } from './database.js';
 import { isRetryableConflict } from './errors.js';
 
@@ -6,15 +6,131 @@ import { isRetryableConflict } from './errors.js';
  * Runs `work` in one transaction and re-runs it from scratch when the database reports a
  * conflict a retry resolves (a unique index lost a race, a serialisation failure or a
  * deadlock). `work` must therefore only touch the database, never send or print anything.
+ *
+ * On SQLite, transactions that arrive while another is running share one commit (see
+ * commitTogether); each still sees the database as if it ran alone, after the ones before it.
  */
 export async function inTransaction<T>(db: Db, work: (trx: Transaction<Database>) => Promise<T>, attempts = 5): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await db.transaction().execute(work);
+      return isSqlite(db) ? await commitTogether(db, work) : await db.transaction().execute(work);
     } catch (error) {
       if (attempt >= attempts || !isRetryableConflict(error)) throw error;
       // A little jitter so the racers do not collide again in lockstep.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
     }
   }
+}
+
+function isSqlite(db: Db): boolean {
+  return db.getExecutor().adapter instanceof SqliteAdapter;
+}
+
+/** At most this many transactions share one commit: a bound on how long the first one waits. */
+const MAX_UNITS_PER_COMMIT = 32;
+
+interface Unit {
+  work: (trx: Transaction<Database>) => Promise<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+const groups = new WeakMap<Db, (unit: Unit) => void>();
+
+/**
+ * Group commit for SQLite. It has one writer, so transactions already run one after another;
+ * what each one paid alone was its COMMIT: writing every page it touched to the WAL (and, every
+ * thousand pages, a checkpoint). A booking touches some fourteen pages — the meetings, events
+ * and outbox tables and their indexes — and the next booking touches mostly the same ones. So
+ * the transactions queued while one runs are run together: one BEGIN IMMEDIATE, each in a
+ * savepoint of its own, one COMMIT. A transaction that fails rolls back to its savepoint and
+ * fails alone; the others commit. Nobody hears of success before the shared COMMIT is done,
+ * so what a caller is told is as durable as before. Units never wait for company, only for
+ * the current turn of the event loop: a lone transaction commits at once.
+ */
+function commitTogether<T>(db: Db, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  let enqueue = groups.get(db);
+  if (!enqueue) {
+    enqueue = createCommitGroup(db);
+    groups.set(db, enqueue);
+  }
+  const run = enqueue;
+  return new Promise<T>((resolve, reject) => run({ work, resolve: resolve as (value: unknown) => void, reject }));
+}
+
+function createCommitGroup(db: Db): (unit: Unit) => void {
+  const queue: Unit[] = [];
+  let draining = false;
+  const drain = async () => {
+    try {
+      while (queue.length > 0) {
+        const batch = queue.splice(0, MAX_UNITS_PER_COMMIT);
+        const retry = await commitBatch(db, batch);
+        queue.unshift(...retry);
+      }
+    } finally {
+      draining = false;
+    }
+  };
+  return (unit) => {
+    queue.push(unit);
+    if (draining) return;
+    // better-sqlite3 runs synchronously, so a transaction never yields to the event loop: the
+    // requests that reach a unit in this turn of it are all queued by the time this runs.
+    draining = true;
+    setImmediate(() => void drain());
+  };
+}
+
+/**
+ * Runs the units in one transaction and settles each. Returns the units to run again: those
+ * that had not failed themselves when another unit broke the shared transaction.
+ */
+async function commitBatch(db: Db, batch: Unit[]): Promise<Unit[]> {
+  if (batch.length === 1) {
+    const unit = batch[0]!;
+    await db.transaction().execute(unit.work).then(unit.resolve, unit.reject);
+    return [];
+  }
+  const committed: { unit: Unit; value: unknown }[] = [];
+  const failed = new Set<Unit>();
+  // The unit whose failure also ended SQLite's transaction (disk full, I/O error): its
+  // savepoint is gone, and so is everything the units before it did.
+  let broken: { unit: Unit; error: unknown } | null = null;
+  try {
+    await db.transaction().execute(async (trx) => {
+      for (const unit of batch) {
+        await sql`savepoint grouped`.execute(trx);
+        try {
+          const value = await unit.work(trx);
+          await sql`release grouped`.execute(trx);
+          committed.push({ unit, value });
+        } catch (error) {
+          try {
+            await sql`rollback to grouped`.execute(trx);
+            await sql`release grouped`.execute(trx);
+          } catch (rollbackError) {
+            broken = { unit, error };
+            throw rollbackError;
+          }
+          failed.add(unit);
+          unit.reject(error);
+        }
+      }
+    });
+  } catch (error) {
+    // (Kysely's own ROLLBACK may then fail too, and its error is the one thrown here.)
+    const culprit = broken as { unit: Unit; error: unknown } | null;
+    if (culprit !== null) {
+      // Its own failure goes to the unit that broke the transaction; the others lost
+      // nothing they were told of, and run again.
+      culprit.unit.reject(culprit.error);
+      return batch.filter((unit) => unit !== culprit.unit && !failed.has(unit));
+    }
+    // BEGIN or COMMIT failed: nothing was stored. Each caller decides (a busy database is retried).
+    for (const unit of batch) if (!failed.has(unit)) unit.reject(error);
+    return [];
+  }
+  for (const { unit, value } of committed) unit.resolve(value);
+  return [];
 }

@@ -1,3 +1,4 @@
+import { PostgresAdapter } from 'kysely';
 import type { Generated, Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
 
 /**
@@ -369,6 +370,14 @@ export interface Database {
 export type Db = Kysely<Database>;
 /** Repositories take either the database or an open transaction. */
 export type DbOrTrx = Kysely<Database> | Transaction<Database>;
+
+/**
+ * For the few statements written two ways: PostgreSQL can do in one round trip (a
+ * data-modifying CTE) what SQLite, in-process and without them, does in two cheap steps.
+ */
+export function isPostgres(db: DbOrTrx): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
 
 export type AccountRow = Selectable<AccountTable>;
 export type NewAccountRow = Insertable<AccountTable>;

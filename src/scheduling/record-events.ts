@@ -1,7 +1,6 @@
 import type { DomainEvent, EventType } from '../domain/events.js';
 import type { DbOrTrx } from '../db/database.js';
-import { insertEvents } from '../db/repositories/events.js';
-import { enqueueJobs } from '../db/repositories/outbox.js';
+import { insertEventsWithJobs } from '../db/repositories/events.js';
 import { newId } from '../ids.js';
 
 export const EVENT_JOB_KIND = 'event';
@@ -20,11 +19,7 @@ export interface NewEvent<Data = Record<string, unknown>> {
  */
 export async function recordEvents(trx: DbOrTrx, events: NewEvent[], now: number): Promise<DomainEvent[]> {
   const recorded: DomainEvent[] = events.map((event) => ({ ...event, uuid: newId(now), occurredAt: now }));
-  await insertEvents(trx, recorded);
-  await enqueueJobs(
-    trx,
-    recorded.map((event) => ({ uuid: newId(now), kind: EVENT_JOB_KIND, payload: { eventUuid: event.uuid } })),
-    now,
-  );
+  const jobs = recorded.map((event) => ({ uuid: newId(now), kind: EVENT_JOB_KIND, payload: { eventUuid: event.uuid } }));
+  await insertEventsWithJobs(trx, recorded, jobs, now);
   return recorded;
 }

@@ -1,4 +1,5 @@
-import type { DbOrTrx } from '../database.js';
+import type { Insertable } from 'kysely';
+import type { DbOrTrx, OutboxTable } from '../database.js';
 
 export interface Job {
   uuid: string;
@@ -18,21 +19,20 @@ export interface NewJob {
 /** Queues jobs in one statement, in the caller's transaction: they exist exactly when it commits. */
 export async function enqueueJobs(db: DbOrTrx, jobs: NewJob[], now: number): Promise<void> {
   if (jobs.length === 0) return;
-  await db
-    .insertInto('outbox')
-    .values(
-      jobs.map((job) => ({
-        id: job.uuid,
-        kind: job.kind,
-        payload: JSON.stringify(job.payload),
-        status: 'pending',
-        next_attempt_at: job.runAt ?? now,
-        last_error: null,
-        created_at: now,
-        done_at: null,
-      })),
-    )
-    .execute();
+  await db.insertInto('outbox').values(jobRows(jobs, now)).execute();
+}
+
+export function jobRows(jobs: NewJob[], now: number): Insertable<OutboxTable>[] {
+  return jobs.map((job) => ({
+    id: job.uuid,
+    kind: job.kind,
+    payload: JSON.stringify(job.payload),
+    status: 'pending',
+    next_attempt_at: job.runAt ?? now,
+    last_error: null,
+    created_at: now,
+    done_at: null,
+  }));
 }
 
 /** Pending jobs of one kind that are due, oldest first. */

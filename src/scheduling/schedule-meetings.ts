@@ -11,10 +11,9 @@ import { isSlotAvailable, type BusyMeeting, type HostCalendar } from '../domain/
 import { isValidTimeZone } from '../domain/time-zones.js';
 import type { DbOrTrx } from '../db/database.js';
 import { createKyselyReads, type FastReads } from '../db/fast-reads.js';
-import { findAccount } from '../db/repositories/accounts.js';
 import { findDiscountByCode, useDiscountCode } from '../db/repositories/discount-codes.js';
 import { claimIdempotencyKey, completeIdempotencyKey, deleteIdempotentResponse, findIdempotentResponse } from '../db/repositories/idempotency.js';
-import { findTopicWithHosts } from '../db/repositories/meeting-topics.js';
+import { findAccountAndTopic } from '../db/repositories/meeting-topics.js';
 import { insertMeetings, lockHostForChange } from '../db/repositories/meetings.js';
 import { insertPayment, type Payment } from '../db/repositories/payments.js';
 import { inTransaction } from '../db/transaction.js';
@@ -134,9 +133,9 @@ interface BookingPlan {
 
 /** Everything the request names, found and checked against the topic; every problem reported at once. */
 async function planBooking(trx: DbOrTrx, accountUuid: string, input: ScheduleInput, starts: number[], now: number): Promise<Omit<BookingPlan, 'bookedByKeyUuid'>> {
-  const account = await findAccount(trx, accountUuid);
-  if (!account) throw new NotFoundError('account');
-  const topic = await findTopicWithHosts(trx, account.uuid, input.meetingTopic, input.dates.map((date) => date.username));
+  const found = await findAccountAndTopic(trx, accountUuid, input.meetingTopic, input.dates.map((date) => date.username));
+  if (!found) throw new NotFoundError('account');
+  const { account, topic } = found;
   if (!topic) throw new NotFoundError('meeting topic');
   checkTopicTeam(topic, input.team);
   const hosts = input.dates.map((date, index) => findTopicHost(topic, date.username, `/dates/${index}/username`));

@@ -1,8 +1,9 @@
-import type { Place } from '../../domain/account.js';
+import type { Account, Place } from '../../domain/account.js';
 import { parseStoredFormFields, type FormField } from '../../domain/form.js';
 import type { MeetingTopic, PriceVariant, TopicHost } from '../../domain/meeting-topic.js';
 import type { PlaceDetails } from '../../domain/place-details.js';
 import type { DbOrTrx, MeetingTopicRow } from '../database.js';
+import { accountRowToAccount } from './accounts.js';
 
 export function topicRowToTopic(row: MeetingTopicRow, hosts: TopicHost[]): MeetingTopic {
   return {
@@ -107,15 +108,31 @@ export async function findTopic(db: DbOrTrx, accountUuid: string | null, topicUu
 }
 
 /**
- * The topic as a booking needs it: `hosts` holds only those of its active hosts named in
- * `usernames` (in the topic's order), not the whole team. Reading all of a 100-member team's
- * hosts to find one was the costliest statement of a booking (bench/bookings.ts).
+ * The account and its topic as a booking needs them, in one statement (the account is
+ * undefined when it does not exist, the topic when the account has no such live topic).
+ * The topic's `hosts` holds only those of its active hosts named in `usernames` (in the
+ * topic's order), not the whole team: reading all of a 100-member team's hosts to find one
+ * was the costliest statement of a booking (bench/bookings.ts).
  */
-export async function findTopicWithHosts(db: DbOrTrx, accountUuid: string, topicUuid: string, usernames: readonly string[]): Promise<MeetingTopic | undefined> {
-  const row = await db.selectFrom('meeting_topics').selectAll().where('id', '=', topicUuid).where('deleted_at', 'is', null).where('account_id', '=', accountUuid).executeTakeFirst();
+export async function findAccountAndTopic(
+  db: DbOrTrx,
+  accountUuid: string,
+  topicUuid: string,
+  usernames: readonly string[],
+): Promise<{ account: Account; topic: MeetingTopic | undefined } | undefined> {
+  const row = await db
+    .selectFrom('accounts')
+    .leftJoin('meeting_topics', (join) => join.onRef('meeting_topics.account_id', '=', 'accounts.id').on('meeting_topics.id', '=', topicUuid).on('meeting_topics.deleted_at', 'is', null))
+    .selectAll('meeting_topics')
+    .select(['accounts.id as a_id', 'accounts.name as a_name', 'accounts.default_timezone as a_default_timezone', 'accounts.max_users as a_max_users', 'accounts.places as a_places', 'accounts.created_at as a_created_at'])
+    .where('accounts.id', '=', accountUuid)
+    .executeTakeFirst();
   if (!row) return undefined;
-  const hosts = await findActiveHosts(db, [row.id], [...new Set(usernames)]);
-  return topicRowToTopic(row, hosts.get(row.id) ?? []);
+  const { a_id, a_name, a_default_timezone, a_max_users, a_places, a_created_at, ...topicRow } = row;
+  const account = accountRowToAccount({ id: a_id, name: a_name, default_timezone: a_default_timezone, max_users: a_max_users, places: a_places, created_at: a_created_at, lock_version: 0 });
+  if (topicRow.id === null) return { account, topic: undefined };
+  const hosts = await findActiveHosts(db, [topicRow.id], [...new Set(usernames)]);
+  return { account, topic: topicRowToTopic(topicRow as MeetingTopicRow, hosts.get(topicRow.id) ?? []) };
 }
 
 export interface TopicFilter {

@@ -13,7 +13,7 @@ describe('loadConfig', () => {
 
   it('uses PostgreSQL for postgres:// URLs, without demo data or automatic migration', () => {
     const config = loadConfig({ DATABASE_URL: 'postgres://app@db:5432/termin', DATABASE_POOL_SIZE: '25' });
-    expect(config.database).toEqual({ dialect: 'postgres', url: 'postgres://app@db:5432/termin', poolSize: 25 });
+    expect(config.database).toEqual({ dialect: 'postgres', url: 'postgres://app@db:5432/termin', poolSize: 25, preparedStatements: true });
     expect(config.seedDemo).toBe(false);
     expect(config.migrateOnStart).toBe(false);
   });

@@ -9,7 +9,16 @@ import { PROJECT_ROOT } from './version.js';
  */
 export type DatabaseConfig =
   | { dialect: 'sqlite'; filename: string }
-  | { dialect: 'postgres'; url: string; poolSize: number };
+  | {
+      dialect: 'postgres';
+      url: string;
+      poolSize: number;
+      /**
+       * Name each connection's frequent statements so PostgreSQL plans them once (default
+       * true). Off for a pooler that cannot keep them: PgBouncer in transaction mode before 1.21.
+       */
+      preparedStatements?: boolean;
+    };
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -251,7 +260,12 @@ function parseBaseUrl(raw: string | undefined, fallback: string, name: string, p
 function parseDatabase(url: string | undefined, dataDir: string, root: string, env: Env, problems: string[]): DatabaseConfig {
   if (url === undefined) return { dialect: 'sqlite', filename: path.join(dataDir, 'termin.db') };
   if (/^postgres(ql)?:\/\//.test(url)) {
-    return { dialect: 'postgres', url, poolSize: parseInteger(env.DATABASE_POOL_SIZE, 10, 'DATABASE_POOL_SIZE', 1, 500, problems) };
+    return {
+      dialect: 'postgres',
+      url,
+      poolSize: parseInteger(env.DATABASE_POOL_SIZE, 10, 'DATABASE_POOL_SIZE', 1, 500, problems),
+      preparedStatements: parseBoolean(env.DATABASE_PREPARED_STATEMENTS, true, 'DATABASE_PREPARED_STATEMENTS', problems),
+    };
   }
   if (url.startsWith('sqlite:') || url.startsWith('file:')) {
     const filename = url.replace(/^(sqlite|file):(\/\/)?/, '');

@@ -4,10 +4,19 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
+/**
+ * PostgreSQL's refusal to run a prepared statement whose result columns a schema change
+ * altered (see prepareByText in connect.ts); the connection forgets its names, so a retry prepares anew.
+ */
+export function isStalePreparedPlan(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change result type');
+}
+
 /** Errors after which re-running the whole transaction is the right answer. */
 export function isRetryableConflict(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return isUniqueViolation(error) || code === '40001' || code === '40P01' || code === 'SQLITE_BUSY';
+  return isUniqueViolation(error) || code === '40001' || code === '40P01' || code === 'SQLITE_BUSY' || isStalePreparedPlan(error);
 }
 
 // Connection-level failures: the database is down, restarting, unreachable, overloaded or too

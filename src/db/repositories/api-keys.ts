@@ -1,3 +1,4 @@
+import { compileOnce } from '../compiled-query.js';
 import type { DbOrTrx } from '../database.js';
 
 export interface ApiKeyRecord {
@@ -40,7 +41,12 @@ export async function insertApiKey(
 
 /** The live key with this lookup part: not revoked, and its user not deactivated. */
 export async function findLiveApiKeyByLookup(db: DbOrTrx, lookup: string): Promise<ApiKeyCredentials | undefined> {
-  const row = await db
+  // Every API call starts here: compiled once.
+  return (await liveApiKeyByLookup(db, lookup)).rows[0];
+}
+
+const liveApiKeyByLookup = compileOnce((db, lookup: string) =>
+  db
     .selectFrom('api_keys')
     .innerJoin('users', 'users.id', 'api_keys.user_id')
     .select([
@@ -53,10 +59,8 @@ export async function findLiveApiKeyByLookup(db: DbOrTrx, lookup: string): Promi
     ])
     .where('api_keys.lookup', '=', lookup)
     .where('api_keys.revoked_at', 'is', null)
-    .where('users.deactivated_at', 'is', null)
-    .executeTakeFirst();
-  return row;
-}
+    .where('users.deactivated_at', 'is', null),
+);
 
 export async function touchApiKey(db: DbOrTrx, keyUuid: string, usedAt: number): Promise<void> {
   await db.updateTable('api_keys').set({ last_used_at: usedAt }).where('id', '=', keyUuid).execute();

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { BusyMeeting } from '../../domain/slots.js';
+import { compileOnce } from '../compiled-query.js';
 import type { DbOrTrx } from '../database.js';
 
 /**
@@ -18,6 +19,11 @@ export const EXTERNAL_BUSY_PREFIX = 'external:';
  * (or its prepared twin in fast-reads.ts, held to it by test/db/fast-reads.test.ts).
  */
 export async function findBusySpans(db: DbOrTrx, hostUuid: string, from: number, to: number, now: number): Promise<BusyMeeting[]> {
+  const { rows } = await busySpans(db, hostUuid, from, to, now);
+  return rows.map(({ source, holdExpiresAt, ...span }) => (source === 0 ? { ...span, holdExpiresAt } : span));
+}
+
+const busySpans = compileOnce((db, hostUuid: string, from: number, to: number, now: number) => {
   const meetings = db
     .selectFrom('meetings')
     .innerJoin('meeting_topics', 'meeting_topics.id', 'meetings.topic_id')
@@ -48,9 +54,8 @@ export async function findBusySpans(db: DbOrTrx, hostUuid: string, from: number,
     .where('host_user_id', '=', hostUuid)
     .where('starts_at', '<', to)
     .where('ends_at', '>', from);
-  const rows = await meetings.unionAll(external).orderBy('source').orderBy('start').execute();
-  return rows.map(({ source, holdExpiresAt, ...span }) => (source === 0 ? { ...span, holdExpiresAt } : span));
-}
+  return meetings.unionAll(external).orderBy('source').orderBy('start');
+});
 
 export function externalSpan(start: number, end: number, sourceId: string): BusyMeeting {
   return { start, end, bufferBeforeMinutes: 0, bufferAfterMinutes: 0, topicUuid: `${EXTERNAL_BUSY_PREFIX}${sourceId}` };

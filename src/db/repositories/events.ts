@@ -1,6 +1,7 @@
 import type { DomainEvent, EventType } from '../../domain/events.js';
 import type { Insertable } from 'kysely';
-import { isPostgres, type DbOrTrx, type EventTable } from '../database.js';
+import { compileOnce } from '../compiled-query.js';
+import { isPostgres, type DbOrTrx, type EventTable, type OutboxTable } from '../database.js';
 import { enqueueJobs, jobRows, type NewJob } from './outbox.js';
 
 export async function insertEvents(db: DbOrTrx, events: DomainEvent[]): Promise<void> {
@@ -13,9 +14,20 @@ export async function insertEvents(db: DbOrTrx, events: DomainEvent[]): Promise<
  * statement on PostgreSQL (a round trip fewer for every booking), two on SQLite.
  */
 export async function insertEventsWithJobs(db: DbOrTrx, events: DomainEvent[], jobs: NewJob[], now: number): Promise<void> {
+  // One event with one job is what most writes record: those statements are compiled once.
+  const one = events.length === 1 && jobs.length === 1;
   if (events.length === 0 || jobs.length === 0 || !isPostgres(db)) {
+    if (one) {
+      await insertEventRow(db, eventRows(events)[0]!);
+      await insertJobRow(db, jobRows(jobs, now)[0]!);
+      return;
+    }
     await insertEvents(db, events);
     await enqueueJobs(db, jobs, now);
+    return;
+  }
+  if (one) {
+    await insertEventAndJobRows(db, eventRows(events)[0]!, jobRows(jobs, now)[0]!);
     return;
   }
   await db
@@ -24,6 +36,15 @@ export async function insertEventsWithJobs(db: DbOrTrx, events: DomainEvent[], j
     .values(jobRows(jobs, now))
     .execute();
 }
+
+const insertEventRow = compileOnce((db, row: Insertable<EventTable>) => db.insertInto('events').values(row));
+const insertJobRow = compileOnce((db, row: Insertable<OutboxTable>) => db.insertInto('outbox').values(row));
+const insertEventAndJobRows = compileOnce((db, event: Insertable<EventTable>, job: Insertable<OutboxTable>) =>
+  db
+    .with('recorded', (cte) => cte.insertInto('events').values(event).returning('id'))
+    .insertInto('outbox')
+    .values(job),
+);
 
 function eventRows(events: DomainEvent[]): Insertable<EventTable>[] {
   return events.map((event) => ({

@@ -2,6 +2,7 @@ import type { Account, Place } from '../../domain/account.js';
 import { parseStoredFormFields, type FormField } from '../../domain/form.js';
 import type { MeetingTopic, PriceVariant, TopicHost } from '../../domain/meeting-topic.js';
 import type { PlaceDetails } from '../../domain/place-details.js';
+import { compileOnce } from '../compiled-query.js';
 import type { DbOrTrx, MeetingTopicRow } from '../database.js';
 import { accountRowToAccount } from './accounts.js';
 
@@ -120,20 +121,27 @@ export async function findAccountAndTopic(
   topicUuid: string,
   usernames: readonly string[],
 ): Promise<{ account: Account; topic: MeetingTopic | undefined } | undefined> {
-  const row = await db
-    .selectFrom('accounts')
-    .leftJoin('meeting_topics', (join) => join.onRef('meeting_topics.account_id', '=', 'accounts.id').on('meeting_topics.id', '=', topicUuid).on('meeting_topics.deleted_at', 'is', null))
-    .selectAll('meeting_topics')
-    .select(['accounts.id as a_id', 'accounts.name as a_name', 'accounts.default_timezone as a_default_timezone', 'accounts.max_users as a_max_users', 'accounts.places as a_places', 'accounts.created_at as a_created_at'])
-    .where('accounts.id', '=', accountUuid)
-    .executeTakeFirst();
+  const [row] = (await accountAndTopic(db, accountUuid, topicUuid)).rows;
   if (!row) return undefined;
   const { a_id, a_name, a_default_timezone, a_max_users, a_places, a_created_at, ...topicRow } = row;
   const account = accountRowToAccount({ id: a_id, name: a_name, default_timezone: a_default_timezone, max_users: a_max_users, places: a_places, created_at: a_created_at, lock_version: 0 });
   if (topicRow.id === null) return { account, topic: undefined };
-  const hosts = await findActiveHosts(db, [topicRow.id], [...new Set(usernames)]);
+  const named = [...new Set(usernames)];
+  // Most bookings name one host: that statement is compiled once.
+  const hosts = named.length === 1 ? groupHosts((await oneNamedHost(db, topicRow.id, named[0]!)).rows) : await findActiveHosts(db, [topicRow.id], named);
   return { account, topic: topicRowToTopic(topicRow as MeetingTopicRow, hosts.get(topicRow.id) ?? []) };
 }
+
+const accountAndTopic = compileOnce((db, accountUuid: string, topicUuid: string) =>
+  db
+    .selectFrom('accounts')
+    .leftJoin('meeting_topics', (join) => join.onRef('meeting_topics.account_id', '=', 'accounts.id').on('meeting_topics.id', '=', topicUuid).on('meeting_topics.deleted_at', 'is', null))
+    .selectAll('meeting_topics')
+    .select(['accounts.id as a_id', 'accounts.name as a_name', 'accounts.default_timezone as a_default_timezone', 'accounts.max_users as a_max_users', 'accounts.places as a_places', 'accounts.created_at as a_created_at'])
+    .where('accounts.id', '=', accountUuid),
+);
+
+const oneNamedHost = compileOnce((db, topicUuid: string, username: string) => activeHostsQuery(db, [topicUuid], [username]));
 
 export interface TopicFilter {
   teamUuid?: string | undefined;
@@ -166,8 +174,11 @@ export async function listTopics(db: DbOrTrx, accountUuid: string, filter: Topic
  * all team members, the team's current members in the order they joined.
  */
 async function findActiveHosts(db: DbOrTrx, topicUuids: string[], usernames?: readonly string[]): Promise<Map<string, TopicHost[]>> {
-  const result = new Map<string, TopicHost[]>();
-  if (topicUuids.length === 0 || usernames?.length === 0) return result;
+  if (topicUuids.length === 0 || usernames?.length === 0) return new Map();
+  return groupHosts(await activeHostsQuery(db, topicUuids, usernames).execute());
+}
+
+function activeHostsQuery(db: DbOrTrx, topicUuids: readonly string[], usernames?: readonly string[]) {
   let listed = db
     .selectFrom('meeting_topic_hosts')
     .innerJoin('users', 'users.id', 'meeting_topic_hosts.user_id')
@@ -186,7 +197,11 @@ async function findActiveHosts(db: DbOrTrx, topicUuids: string[], usernames?: re
     listed = listed.where('users.username', 'in', usernames);
     members = members.where('users.username', 'in', usernames);
   }
-  const rows = await listed.unionAll(members).orderBy('position').orderBy('uuid').execute();
+  return listed.unionAll(members).orderBy('position').orderBy('uuid');
+}
+
+function groupHosts(rows: readonly { topicUuid: string; uuid: string; username: string; calendarVersion: number | string }[]): Map<string, TopicHost[]> {
+  const result = new Map<string, TopicHost[]>();
   for (const row of rows) {
     const list = result.get(row.topicUuid) ?? [];
     // The calendar version read with the topic, before any calendar: a team view needs no read per host.

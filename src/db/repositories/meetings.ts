@@ -1,6 +1,7 @@
 import type { Place } from '../../domain/account.js';
 import type { Invoice, Lang, Meeting, MeetingStatus } from '../../domain/meeting.js';
 import { locationWithoutDetails, type MeetingLocation } from '../../domain/place-details.js';
+import { compileOnce } from '../compiled-query.js';
 import type { DbOrTrx, MeetingRow } from '../database.js';
 
 type MeetingRowWithHost = MeetingRow & { host_username: string };
@@ -45,8 +46,12 @@ function meetingRowToMeeting(row: MeetingRowWithHost): Meeting {
 /** One statement for all of a booking's meetings: one round trip inside the booking's lock. */
 export async function insertMeetings(db: DbOrTrx, meetings: Meeting[]): Promise<void> {
   if (meetings.length === 0) return;
-  await db.insertInto('meetings').values(meetings.map(meetingToRow)).execute();
+  // Most bookings are of one date: that statement is compiled once.
+  if (meetings.length === 1) await insertMeetingRow(db, meetingToRow(meetings[0]!));
+  else await db.insertInto('meetings').values(meetings.map(meetingToRow)).execute();
 }
+
+const insertMeetingRow = compileOnce((db, row: ReturnType<typeof meetingToRow>) => db.insertInto('meetings').values(row));
 
 function meetingToRow(meeting: Meeting) {
   return {
@@ -214,14 +219,17 @@ export async function lockHost(db: DbOrTrx, hostUuid: string): Promise<void> {
  * if the booking is refused, its rollback undoes the bump too. Undefined: no such user.
  */
 export async function lockHostForChange(db: DbOrTrx, hostUuid: string): Promise<{ availabilityJson: string; placeDetailsJson: string } | undefined> {
-  const row = await db
+  const [row] = (await lockAndBumpHost(db, hostUuid)).rows;
+  return row && { availabilityJson: row.availability, placeDetailsJson: row.place_details };
+}
+
+const lockAndBumpHost = compileOnce((db, hostUuid: string) =>
+  db
     .updateTable('users')
     .set((eb) => ({ calendar_version: eb('calendar_version', '+', 1) }))
     .where('id', '=', hostUuid)
-    .returning(['availability', 'place_details'])
-    .executeTakeFirst();
-  return row && { availabilityJson: row.availability, placeDetailsJson: row.place_details };
-}
+    .returning(['availability', 'place_details']),
+);
 
 /**
  * Moves a meeting (reschedule) if it is still where the caller read it, with the status it

@@ -19,10 +19,24 @@ const seed = process.env.BENCH_SEED ?? 'calendar'; // 'calendar' | 'none'
 // throughput is the ceiling for any month view of that size on this machine.
 let staticMonthBody = '{}';
 // BENCH_SERVER_ENV: JSON of further settings for this server (bench/soak.ts turns the auth-failure limit off).
-const server = await startBenchServer(dialect, JSON.parse(process.env.BENCH_SERVER_ENV ?? '{}') as Record<string, string>, async (app) => {
+const attachUrl = process.env.BENCH_ATTACH_URL;
+const serverEnv = { ...(JSON.parse(process.env.BENCH_SERVER_ENV ?? '{}') as Record<string, string>), ...(attachUrl ? { BENCH_ATTACH_URL: attachUrl } : {}) };
+const server = await startBenchServer(dialect, serverEnv, async (app) => {
   app.post('/bench/static-month', async (_request, reply) => reply.type('application/json; charset=utf-8').send(staticMonthBody));
 });
 const { ctx } = server;
+if (attachUrl) {
+  // Serves another instance's database as it is: nothing to seed.
+  console.log(`BENCH_INFO ${JSON.stringify({ url: server.url })}`);
+  const stopAttached = async () => {
+    await server.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stopAttached());
+  process.on('SIGINT', () => void stopAttached());
+  // Runs until killed; nothing below is for an attached instance.
+  await new Promise(() => undefined);
+}
 const hosts = Number(process.env.BENCH_HOSTS ?? 1);
 const created = await createAccount(ctx, { name: 'Bench', ownerEmail: 'owner@bench.test', ownerFirstName: 'Bench', ownerLastName: 'Owner', maxUsers: hosts + 1, timezone: 'Europe/Warsaw', places: ['zoom'] });
 const owner = { keyUuid: '', userUuid: created.owner.uuid, accountUuid: created.account.uuid, username: created.owner.username };
@@ -61,7 +75,8 @@ if (seed === 'calendar') {
   });
   staticMonthBody = await response.text();
 }
-console.log(`BENCH_INFO ${JSON.stringify({ url: server.url, apiKey: created.apiKey, topic: topic.uuid, team: created.team.uuid, usernames: topic.hosts.map((h) => h.username), month })}`);
+const databaseUrl = ctx.config.database.dialect === 'postgres' ? ctx.config.database.url : null;
+console.log(`BENCH_INFO ${JSON.stringify({ url: server.url, apiKey: created.apiKey, topic: topic.uuid, team: created.team.uuid, usernames: topic.hosts.map((h) => h.username), month, databaseUrl })}`);
 const stop = async () => {
   await server.close();
   process.exit(0);

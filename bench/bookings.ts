@@ -2,11 +2,15 @@
  * Bookings per second and latency of POST /schedule for distinct free slots across 100
  * hosts, on SQLite and on PostgreSQL (when reachable). Every request books a slot, so this
  * is the full path: auth, validation, host lock, calendar read, slot check, insert, outbox.
- * The server runs in its own process. Run: npx tsx bench/bookings.ts [seconds-per-dialect]
+ * The server runs in its own process. On PostgreSQL, also two instances on one database, and
+ * the ratio of the two to one. Each run first measures the same server's /healthz, and every
+ * figure is printed with its ratio to it, so runs on machines (or moments) of different speed
+ * compare. Run: npx tsx bench/bookings.ts [seconds-per-run]
  */
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { formatNumber, spawnBenchServer, type BenchDialect } from './support.js';
+import os from 'node:os';
+import { formatNumber, spawnBenchServer, type BenchDialect, type SpawnedBenchServer } from './support.js';
 
 const seconds = Number(process.argv[2] ?? 5);
 const HOSTS = 100;
@@ -23,47 +27,111 @@ async function postgresReachable(): Promise<boolean> {
   }
 }
 
-async function run(dialect: BenchDialect) {
-  const server = await spawnBenchServer({ BENCH_DIALECT: dialect, BENCH_SEED: 'none', BENCH_HOSTS: String(HOSTS) });
-  try {
-    const { url, apiKey, topic, team, usernames } = server.info;
-    // Distinct free slots: the hosts' working half-hours (09:00–17:00 Warsaw) over the coming weeks, interleaved across hosts.
-    const dayMs = 86_400_000;
-    const firstDay = Math.ceil(Date.now() / dayMs) * dayMs + dayMs;
-    const bodies: string[] = [];
-    for (let day = 0; day < 300 && bodies.length < 100_000; day += 1) {
-      const date = new Date(firstDay + day * dayMs);
-      if (date.getUTCDay() === 0 || date.getUTCDay() === 6) continue;
-      // 10:00–14:00 UTC lies inside 09:00–17:00 Warsaw in winter and in summer.
-      for (let half = 20; half < 28; half += 1) {
-        for (const username of usernames) {
-          const start = new Date(firstDay + day * dayMs + half * 30 * 60_000).toISOString();
-          bodies.push(JSON.stringify({ dates: [{ start, username }], email: 'p@bench.test', lang: 'en', name: 'P', place: 'zoom', meetingTopic: topic, team, timezone: 'UTC' }));
-        }
+/** Distinct free slots: the hosts' working half-hours (09:00–17:00 Warsaw) over the coming weeks, interleaved across hosts. */
+function bookingBodies(info: SpawnedBenchServer['info']): string[] {
+  const { topic, team, usernames } = info;
+  const dayMs = 86_400_000;
+  const firstDay = Math.ceil(Date.now() / dayMs) * dayMs + dayMs;
+  const bodies: string[] = [];
+  for (let day = 0; day < 300 && bodies.length < 100_000; day += 1) {
+    const date = new Date(firstDay + day * dayMs);
+    if (date.getUTCDay() === 0 || date.getUTCDay() === 6) continue;
+    // 10:00–14:00 UTC lies inside 09:00–17:00 Warsaw in winter and in summer.
+    for (let half = 20; half < 28; half += 1) {
+      for (const username of usernames) {
+        const start = new Date(firstDay + day * dayMs + half * 30 * 60_000).toISOString();
+        bodies.push(JSON.stringify({ dates: [{ start, username }], email: 'p@bench.test', lang: 'en', name: 'P', place: 'zoom', meetingTopic: topic, team, timezone: 'UTC' }));
       }
     }
-    let next = 0;
-    const statuses = new Map<number, number>();
-    const result = await autocannon({
-      url: `${url}/api/v1/schedule`,
-      method: 'POST',
-      connections: 20,
-      duration: seconds,
-      headers: { 'content-type': 'application/json', 'x-service-api-key': apiKey },
-      requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: bodies[next++ % bodies.length] }) }],
-      setupClient: (client: autocannon.Client) => client.on('response', (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1)),
-    } as autocannon.Options);
-    return { dialect, rps: (statuses.get(201) ?? 0) / seconds, p50: result.latency.p50, p99: result.latency.p99, statuses: Object.fromEntries(statuses) };
+  }
+  return bodies;
+}
+
+interface Load {
+  created: number;
+  latencies: { p50: number; p99: number }[];
+  statuses: Map<number, number>;
+}
+
+/** Books from `bodies` (each taken once, shared by all targets) against every url at once, `connections` each. */
+async function book(urls: string[], apiKey: string, bodies: string[], connections: number): Promise<Load> {
+  let next = 0;
+  const statuses = new Map<number, number>();
+  const results = await Promise.all(
+    urls.map((url) =>
+      autocannon({
+        url: `${url}/api/v1/schedule`,
+        method: 'POST',
+        connections,
+        duration: seconds,
+        headers: { 'content-type': 'application/json', 'x-service-api-key': apiKey },
+        requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: bodies[next++ % bodies.length] }) }],
+        setupClient: (client: autocannon.Client) => client.on('response', (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1)),
+      } as autocannon.Options),
+    ),
+  );
+  return { created: statuses.get(201) ?? 0, latencies: results.map((result) => ({ p50: result.latency.p50, p99: result.latency.p99 })), statuses };
+}
+
+/** The same server's GET /healthz: what this machine serves at all, right now (the bookings are judged against it). */
+async function healthz(url: string): Promise<number> {
+  const result = await autocannon({ url: `${url}/healthz`, connections: 20, duration: Math.min(seconds, 5) });
+  return result.requests.average;
+}
+
+function line(label: string, rps: number, health: number, load: Load) {
+  const p50 = Math.max(...load.latencies.map((l) => l.p50));
+  const p99 = Math.max(...load.latencies.map((l) => l.p99));
+  console.log(
+    label.padEnd(22),
+    formatNumber(rps).padStart(10),
+    formatNumber(health).padStart(12),
+    formatNumber(rps / health, 3).padStart(9),
+    formatNumber(p50).padStart(7),
+    formatNumber(p99).padStart(7),
+    ' ',
+    JSON.stringify(Object.fromEntries(load.statuses)),
+  );
+}
+
+async function runOne(dialect: BenchDialect): Promise<number> {
+  const server = await spawnBenchServer({ BENCH_DIALECT: dialect, BENCH_SEED: 'none', BENCH_HOSTS: String(HOSTS) });
+  try {
+    const health = await healthz(server.info.url);
+    const load = await book([server.info.url], server.info.apiKey, bookingBodies(server.info), 20);
+    const rps = load.created / seconds;
+    line(`${dialect}, one instance`, rps, health, load);
+    return rps;
   } finally {
     await server.stop();
   }
 }
 
+/** Two instances on one PostgreSQL database, each taking 20 connections, behind no balancer but the load generator. */
+async function runTwo(oneInstance: number) {
+  const first = await spawnBenchServer({ BENCH_DIALECT: 'postgres', BENCH_SEED: 'none', BENCH_HOSTS: String(HOSTS) });
+  try {
+    const second = await spawnBenchServer({ BENCH_DIALECT: 'postgres', BENCH_ATTACH_URL: first.info.databaseUrl! });
+    try {
+      const health = await healthz(first.info.url);
+      const load = await book([first.info.url, second.info.url], first.info.apiKey, bookingBodies(first.info), 20);
+      const rps = load.created / seconds;
+      line('postgres, two instances', rps, health, load);
+      console.log(`two instances / one: ${formatNumber(rps / oneInstance, 2)}× (the issue's goal: ≥ 1.6×)`);
+    } finally {
+      await second.stop();
+    }
+  } finally {
+    await first.stop();
+  }
+}
+
 const dialects: BenchDialect[] = (await postgresReachable()) ? ['sqlite', 'postgres'] : ['sqlite'];
-console.log(`POST /schedule, distinct slots across ${HOSTS} hosts, 20 connections, ${seconds} s per dialect, server in its own process, Node ${process.version}`);
-console.log('dialect'.padEnd(10), 'bookings/s'.padStart(11), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), '  statuses');
+console.log(`POST /schedule, distinct slots across ${HOSTS} hosts, 20 connections per instance, ${seconds} s per run, servers in their own processes, Node ${process.version}, ${os.cpus().length} CPUs`);
+console.log('bookings/healthz: bookings per second over the same server\'s /healthz requests per second, measured just before: how close a booking comes to the cheapest request this machine serves at that moment.');
+console.log('run'.padEnd(22), 'bookings/s'.padStart(10), 'healthz/s'.padStart(12), 'ratio'.padStart(9), 'p50 ms'.padStart(7), 'p99 ms'.padStart(7), '  statuses');
 for (const dialect of dialects) {
-  const r = await run(dialect);
-  console.log(r.dialect.padEnd(10), formatNumber(r.rps).padStart(11), formatNumber(r.p50).padStart(8), formatNumber(r.p99).padStart(8), ' ', JSON.stringify(r.statuses));
+  const one = await runOne(dialect);
+  if (dialect === 'postgres') await runTwo(one);
 }
 if (!dialects.includes('postgres')) console.log('PostgreSQL not reachable: skipped.');

@@ -20,7 +20,12 @@ export async function startBenchServer(dialect: BenchDialect, extraEnv: Record<s
   // The load generator is one client hammering one instance: no rate limit.
   const env: Record<string, string> = { DATA_DIR: dataDir, TERMIN_DEMO: 'false', MIGRATE_ON_START: 'true', LOG_LEVEL: 'silent', PORT: '0', RATE_LIMIT_PER_MINUTE: '0', ...extraEnv };
   let dropDatabase = async () => undefined as unknown;
-  if (dialect === 'postgres') {
+  if (dialect === 'postgres' && extraEnv.BENCH_ATTACH_URL) {
+    // A further instance on another instance's database (bench/bookings.ts, two instances).
+    env.DATABASE_URL = extraEnv.BENCH_ATTACH_URL;
+    env.DATABASE_POOL_SIZE = '20';
+    env.MIGRATE_ON_START = 'false';
+  } else if (dialect === 'postgres') {
     const admin = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
     const name = `termin_bench_${Date.now()}`;
     const client = new pg.Client({ connectionString: admin });
@@ -64,7 +69,7 @@ export function formatNumber(value: number, digits = 0): string {
 }
 
 export interface SpawnedBenchServer {
-  info: { url: string; apiKey: string; topic: string; team: string; usernames: string[]; month: number };
+  info: { url: string; apiKey: string; topic: string; team: string; usernames: string[]; month: number; databaseUrl: string | null };
   stop(): Promise<void>;
 }
 

@@ -14,7 +14,7 @@ import { createKyselyReads, type FastReads } from '../db/fast-reads.js';
 import { findDiscountByCode, useDiscountCode } from '../db/repositories/discount-codes.js';
 import { claimIdempotencyKey, completeIdempotencyKey, deleteIdempotentResponse, findIdempotentResponse } from '../db/repositories/idempotency.js';
 import { findAccountAndTopic } from '../db/repositories/meeting-topics.js';
-import { insertMeetings, lockHostForChange } from '../db/repositories/meetings.js';
+import { insertMeetings, lockTopicHosts, type LockedHost } from '../db/repositories/meetings.js';
 import { insertPayment, type Payment } from '../db/repositories/payments.js';
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
@@ -125,6 +125,8 @@ interface BookingPlan {
   topic: MeetingTopic;
   /** The host of each date, in the order of `dates`. */
   hosts: TopicHost[];
+  /** The hosts' rows as locked, by uuid. */
+  locked: Map<string, LockedHost>;
   paid: boolean;
   priceVariantUuid: string | null;
   discount: DiscountCode | null;
@@ -133,11 +135,14 @@ interface BookingPlan {
 
 /** Everything the request names, found and checked against the topic; every problem reported at once. */
 async function planBooking(trx: DbOrTrx, accountUuid: string, input: ScheduleInput, starts: number[], now: number): Promise<Omit<BookingPlan, 'bookedByKeyUuid'>> {
-  const found = await findAccountAndTopic(trx, accountUuid, input.meetingTopic, input.dates.map((date) => date.username));
+  const found = await findAccountAndTopic(trx, accountUuid, input.meetingTopic);
   if (!found) throw new NotFoundError('account');
-  const { account, topic } = found;
-  if (!topic) throw new NotFoundError('meeting topic');
-  checkTopicTeam(topic, input.team);
+  const { account } = found;
+  if (!found.topic) throw new NotFoundError('meeting topic');
+  checkTopicTeam(found.topic, input.team);
+  // The named hosts are found as they are locked: whoever is a host under the lock books.
+  const locked = await lockTopicHosts(trx, found.topic.uuid, [...new Set(input.dates.map((date) => date.username))]);
+  const topic = { ...found.topic, hosts: locked.map(({ uuid, username }) => ({ uuid, username })) };
   const hosts = input.dates.map((date, index) => findTopicHost(topic, date.username, `/dates/${index}/username`));
   const paid = isPaidTopic(topic);
 
@@ -152,30 +157,25 @@ async function planBooking(trx: DbOrTrx, accountUuid: string, input: ScheduleInp
     throw new NotFoundError('price variant of this meeting topic');
   }
   const discount = input.discount === undefined ? null : await findUsableDiscount(trx, account.uuid, input.discount, now, paid ? basePrice(topic, priceVariantUuid) : null);
-  return { account, topic, hosts, paid, priceVariantUuid, discount };
+  return { account, topic, hosts, locked: new Map(locked.map((host) => [host.uuid, host])), paid, priceVariantUuid, discount };
 }
 
 /**
- * Locks the hosts in a fixed order (no deadlocks between multi-host bookings), reads their
- * calendars and checks each date; later dates of the request must respect earlier ones
- * (buffers, daily limit), as if those were already booked. Returns the hosts' own place
- * details, read with the lock.
+ * Reads the locked hosts' calendars and checks each date; later dates of the request must
+ * respect earlier ones (buffers, daily limit), as if those were already booked. Returns the
+ * hosts' own place details, read with the lock.
  */
 async function checkDatesUnderLock(trx: DbOrTrx, plan: BookingPlan, starts: number[], now: number): Promise<Map<string, PlaceDetails>> {
   const rules = slotRulesOf(plan.topic);
   const from = Math.min(...starts);
   const to = Math.max(...starts) + plan.topic.durationMinutes * 60_000;
-  const unique = [...new Map(plan.hosts.map((host) => [host.uuid, host])).values()].sort((a, b) => (a.uuid < b.uuid ? -1 : 1));
   const calendars = new Map<string, HostCalendar>();
   const placeDetails = new Map<string, PlaceDetails>();
-  for (const host of unique) {
-    // The lock also marks the host's free time changed (the version bump) and returns their
-    // hours: the calendar is then read as the calculation reads it, under the lock.
-    const locked = await lockHostForChange(trx, host.uuid);
-    if (!locked) throw new NotFoundError('host');
-    placeDetails.set(host.uuid, JSON.parse(locked.placeDetailsJson) as PlaceDetails);
+  for (const locked of plan.locked.values()) {
+    // Under the lock, the calendar is read as the calculation reads it, with the hours the lock returned.
+    placeDetails.set(locked.uuid, JSON.parse(locked.placeDetailsJson) as PlaceDetails);
     const reads: FastReads = { ...createKyselyReads(trx), findAvailabilityJson: async () => locked.availabilityJson };
-    calendars.set(host.uuid, await loadHostCalendar(reads, host, rules, from, to, now));
+    calendars.set(locked.uuid, await loadHostCalendar(reads, locked, rules, from, to, now));
   }
   const unavailable: FieldError[] = [];
   starts.forEach((start, index) => {
@@ -249,7 +249,7 @@ function buildBooking(plan: BookingPlan, input: ScheduleInput, starts: number[],
  * for a payment (the start of its audit trail; it mails the pay link and the deadline).
  */
 async function storeBooking(trx: DbOrTrx, plan: BookingPlan, booking: Omit<Booking, 'replayed'>, now: number, publicUrl: string): Promise<void> {
-  // The hosts' calendar versions were bumped when they were locked (lockHostForChange).
+  // The hosts' calendar versions were bumped when they were locked (lockTopicHosts).
   await insertMeetings(trx, booking.meetings);
   // A use counts only for a paid booking; the conditional update keeps the limit under concurrency.
   if (plan.discount && plan.paid && !(await useDiscountCode(trx, plan.discount.uuid))) throw new DiscountInvalidError('has been used up');

@@ -111,25 +111,16 @@ export async function findTopic(db: DbOrTrx, accountUuid: string | null, topicUu
 /**
  * The account and its topic as a booking needs them, in one statement (the account is
  * undefined when it does not exist, the topic when the account has no such live topic).
- * The topic's `hosts` holds only those of its active hosts named in `usernames` (in the
- * topic's order), not the whole team: reading all of a 100-member team's hosts to find one
- * was the costliest statement of a booking (bench/bookings.ts).
+ * The topic comes without `hosts`: a booking finds the hosts it names as it locks them
+ * (lockTopicHosts), not by reading the whole team.
  */
-export async function findAccountAndTopic(
-  db: DbOrTrx,
-  accountUuid: string,
-  topicUuid: string,
-  usernames: readonly string[],
-): Promise<{ account: Account; topic: MeetingTopic | undefined } | undefined> {
+export async function findAccountAndTopic(db: DbOrTrx, accountUuid: string, topicUuid: string): Promise<{ account: Account; topic: MeetingTopic | undefined } | undefined> {
   const [row] = (await accountAndTopic(db, accountUuid, topicUuid)).rows;
   if (!row) return undefined;
   const { a_id, a_name, a_default_timezone, a_max_users, a_places, a_created_at, ...topicRow } = row;
   const account = accountRowToAccount({ id: a_id, name: a_name, default_timezone: a_default_timezone, max_users: a_max_users, places: a_places, created_at: a_created_at, lock_version: 0 });
   if (topicRow.id === null) return { account, topic: undefined };
-  const named = [...new Set(usernames)];
-  // Most bookings name one host: that statement is compiled once.
-  const hosts = named.length === 1 ? groupHosts((await oneNamedHost(db, topicRow.id, named[0]!)).rows) : await findActiveHosts(db, [topicRow.id], named);
-  return { account, topic: topicRowToTopic(topicRow as MeetingTopicRow, hosts.get(topicRow.id) ?? []) };
+  return { account, topic: topicRowToTopic(topicRow as MeetingTopicRow, []) };
 }
 
 const accountAndTopic = compileOnce((db, accountUuid: string, topicUuid: string) =>
@@ -141,7 +132,6 @@ const accountAndTopic = compileOnce((db, accountUuid: string, topicUuid: string)
     .where('accounts.id', '=', accountUuid),
 );
 
-const oneNamedHost = compileOnce((db, topicUuid: string, username: string) => activeHostsQuery(db, [topicUuid], [username]));
 
 export interface TopicFilter {
   teamUuid?: string | undefined;

@@ -212,24 +212,53 @@ export async function lockHost(db: DbOrTrx, hostUuid: string): Promise<void> {
     .execute();
 }
 
-/**
- * lockHost for a write that will change the host's free time (a booking): the same row lock,
- * taken by bumping the calendar version (see bumpCalendarVersions) in the same statement, and
- * returning what the booking reads of the host next. One statement where a booking used three;
- * if the booking is refused, its rollback undoes the bump too. Undefined: no such user.
- */
-export async function lockHostForChange(db: DbOrTrx, hostUuid: string): Promise<{ availabilityJson: string; placeDetailsJson: string } | undefined> {
-  const [row] = (await lockAndBumpHost(db, hostUuid)).rows;
-  return row && { availabilityJson: row.availability, placeDetailsJson: row.place_details };
+/** A host of a topic as a booking locked it: their hours and place details read under the lock. */
+export interface LockedHost {
+  uuid: string;
+  username: string;
+  availabilityJson: string;
+  placeDetailsJson: string;
 }
 
-const lockAndBumpHost = compileOnce((db, hostUuid: string) =>
-  db
+/**
+ * lockHost for a booking: finds the topic's active hosts among `usernames` (its listed
+ * hosts, or the team's members for a topic hosted by all of them) and takes their row locks,
+ * bumping their calendar versions (see bumpCalendarVersions) and returning what the booking
+ * reads of them, all in one statement where a booking used four. A refused booking's
+ * rollback undoes the bump. Several hosts are locked in the statement's scan order; should
+ * two such bookings ever deadlock, PostgreSQL aborts one and inTransaction runs it again.
+ */
+export async function lockTopicHosts(db: DbOrTrx, topicUuid: string, usernames: readonly string[]): Promise<LockedHost[]> {
+  if (usernames.length === 0) return [];
+  // Most bookings name one host: that statement is compiled once.
+  const rows = usernames.length === 1 ? (await lockOneTopicHost(db, topicUuid, usernames[0]!)).rows : await lockTopicHostsQuery(db, topicUuid, usernames).execute();
+  return rows.map((row) => ({ uuid: row.id, username: row.username, availabilityJson: row.availability, placeDetailsJson: row.place_details }));
+}
+
+function lockTopicHostsQuery(db: DbOrTrx, topicUuid: string, usernames: readonly string[]) {
+  return db
     .updateTable('users')
     .set((eb) => ({ calendar_version: eb('calendar_version', '+', 1) }))
-    .where('id', '=', hostUuid)
-    .returning(['availability', 'place_details']),
-);
+    .where('users.username', 'in', usernames)
+    .where('users.deactivated_at', 'is', null)
+    .where((eb) =>
+      eb.or([
+        eb.exists(eb.selectFrom('meeting_topic_hosts').select('meeting_topic_hosts.user_id').where('meeting_topic_hosts.topic_id', '=', topicUuid).whereRef('meeting_topic_hosts.user_id', '=', 'users.id')),
+        eb.exists(
+          eb
+            .selectFrom('meeting_topics')
+            .innerJoin('memberships', 'memberships.team_id', 'meeting_topics.team_id')
+            .select('memberships.user_id')
+            .where('meeting_topics.id', '=', topicUuid)
+            .where('meeting_topics.all_team_members', '=', 1)
+            .whereRef('memberships.user_id', '=', 'users.id'),
+        ),
+      ]),
+    )
+    .returning(['users.id', 'users.username', 'users.availability', 'users.place_details']);
+}
+
+const lockOneTopicHost = compileOnce((db, topicUuid: string, username: string) => lockTopicHostsQuery(db, topicUuid, [username]));
 
 /**
  * Moves a meeting (reschedule) if it is still where the caller read it, with the status it

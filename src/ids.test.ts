@@ -11,4 +11,11 @@ describe('newId', () => {
     expect([...ids].sort()).toEqual(ids);
     expect(new Set(ids).size).toBe(ids.length);
   });
+
+  it('gives every id randomness of its own, across refills of the random pool', () => {
+    // Distinct milliseconds, so only the random tail (after the variant) could make two alike.
+    const tails = Array.from({ length: 2000 }, (_, i) => newId(1_900_000_000_000 + i * 1000).slice(19));
+    expect(new Set(tails).size).toBe(tails.length);
+    expect(tails.every((tail) => /^[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(tail))).toBe(true);
+  });
 });

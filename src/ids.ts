@@ -1,7 +1,13 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 let lastMs = -1;
 let sequence = 0;
+
+// Randomness drawn 256 ids at a time, as crypto.randomUUID does: a call into OpenSSL per id
+// was 3% of a booking's CPU (three ids each). Each id takes 10 fresh bytes; none is reused.
+const POOL_IDS = 256;
+const pool = Buffer.alloc(16 * POOL_IDS);
+let poolOffset = pool.length;
 
 /**
  * UUID v7 (RFC 9562): a millisecond timestamp, then a 12-bit sequence, then randomness.
@@ -21,7 +27,12 @@ export function newId(now: number = Date.now()): string {
     sequence = 0;
   }
   lastMs = ms;
-  const bytes = randomBytes(16);
+  if (poolOffset === pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const bytes = Buffer.from(pool.subarray(poolOffset, poolOffset + 16));
+  poolOffset += 16;
   for (let i = 5, rest = ms; i >= 0; i -= 1) {
     bytes[i] = rest % 256;
     rest = Math.floor(rest / 256);

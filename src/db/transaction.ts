@@ -1,4 +1,4 @@
-import { SqliteAdapter, sql, type Transaction } from 'kysely';
+import { CompiledQuery, SqliteAdapter, type Transaction } from 'kysely';
 import type { Database, Db } from './database.js';
 import { isRetryableConflict } from './errors.js';
 
@@ -36,6 +36,10 @@ interface Unit {
 }
 
 const groups = new WeakMap<Db, (unit: Unit) => void>();
+
+const SAVEPOINT = CompiledQuery.raw('savepoint grouped');
+const RELEASE = CompiledQuery.raw('release grouped');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to grouped');
 
 /**
  * Group commit for SQLite. It has one writer, so transactions already run one after another;
@@ -100,15 +104,15 @@ async function commitBatch(db: Db, batch: Unit[]): Promise<Unit[]> {
   try {
     await db.transaction().execute(async (trx) => {
       for (const unit of batch) {
-        await sql`savepoint grouped`.execute(trx);
+        await trx.executeQuery(SAVEPOINT);
         try {
           const value = await unit.work(trx);
-          await sql`release grouped`.execute(trx);
+          await trx.executeQuery(RELEASE);
           committed.push({ unit, value });
         } catch (error) {
           try {
-            await sql`rollback to grouped`.execute(trx);
-            await sql`release grouped`.execute(trx);
+            await trx.executeQuery(ROLLBACK_TO);
+            await trx.executeQuery(RELEASE);
           } catch (rollbackError) {
             broken = { unit, error };
             throw rollbackError;

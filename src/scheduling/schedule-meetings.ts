@@ -83,7 +83,7 @@ export async function scheduleMeetings(
 ): Promise<Booking> {
   const starts = parseStarts(input);
   // The whole body: a repeat with any field changed is a different request.
-  const requestHash = hashRequest(input);
+  const requestHash = idempotencyKey === undefined ? '' : hashRequest(input);
 
   return inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();

@@ -1,4 +1,5 @@
 import type { Member, User } from '../../domain/user.js';
+import { compileOnce } from '../compiled-query.js';
 import type { DbOrTrx, UserRow } from '../database.js';
 
 export function userRowToUser(row: UserRow): User {
@@ -132,9 +133,11 @@ export async function findUserIdsManagedBy(db: DbOrTrx, adminUuid: string): Prom
 
 /** The user's stored availability (JSON of the domain Availability). */
 export async function findAvailabilityJson(db: DbOrTrx, userUuid: string): Promise<string | undefined> {
-  const row = await db.selectFrom('users').select('availability').where('id', '=', userUuid).executeTakeFirst();
-  return row?.availability;
+  return (await availabilityOf(db, userUuid)).rows[0]?.availability;
 }
+
+// The month view reads these on PostgreSQL for every host: compiled once.
+const availabilityOf = compileOnce((db, userUuid: string) => db.selectFrom('users').select('availability').where('id', '=', userUuid));
 
 /** Stores the availability; its time zone becomes the user's time zone. */
 export async function updateAvailability(db: DbOrTrx, userUuid: string, timezone: string, availabilityJson: string): Promise<void> {
@@ -147,6 +150,7 @@ export async function updateAvailability(db: DbOrTrx, userUuid: string, timezone
 
 /** The host's calendar version (see UserTable.calendar_version). */
 export async function findCalendarVersion(db: DbOrTrx, userUuid: string): Promise<number | undefined> {
-  const row = await db.selectFrom('users').select('calendar_version').where('id', '=', userUuid).executeTakeFirst();
-  return row?.calendar_version;
+  return (await calendarVersionOf(db, userUuid)).rows[0]?.calendar_version;
 }
+
+const calendarVersionOf = compileOnce((db, userUuid: string) => db.selectFrom('users').select('calendar_version').where('id', '=', userUuid));

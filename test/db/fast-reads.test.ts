@@ -84,6 +84,18 @@ describe('prepared SQLite reads agree with the repository queries', () => {
     }
     const listed = await prepared.findTopic(acme.account.uuid, topics.listed!);
     expect(listed!.hosts.map((host) => host.username)).toEqual([users.Bea!.username, users.Anna!.username]);
+    // A host's month view asks for that host only: both paths give just them, and nobody for a non-host or a host who left.
+    for (const [topicUuid, username, expected] of [
+      [topics.listed!, users.Anna!.username, [users.Anna!.username]],
+      [topics.team!, users.Bea!.username, [users.Bea!.username]],
+      [topics.paid!, users.Bea!.username, []],
+      [topics.listed!, users.Cleo!.username, []],
+    ] as const) {
+      for (const reads of [prepared, kysely]) {
+        const topic = await reads.findTopic(acme.account.uuid, topicUuid, username);
+        expect(topic!.hosts.map((host) => host.username), `${topicUuid} ${username}`).toEqual(expected);
+      }
+    }
     expect(await prepared.findTopic(other.account.uuid, topics.listed!)).toBeUndefined();
     expect(await prepared.findTopic(acme.account.uuid, topics.deleted!)).toBeUndefined();
   });

@@ -96,14 +96,17 @@ export async function softDeleteTopic(db: DbOrTrx, topicUuid: string, deletedAt:
 }
 
 /**
- * A live (not deleted) topic. With `accountUuid` null the lookup is not scoped to an
- * account: the public calculate endpoint, where the topic's uuid is the capability.
+ * A live (not deleted) topic; with `username`, `hosts` holds only that host (if active).
+ * With `accountUuid` null the lookup is not scoped to an account: the public calculate
+ * endpoint, where the topic's uuid is the capability.
  */
-export async function findTopic(db: DbOrTrx, accountUuid: string | null, topicUuid: string): Promise<MeetingTopic | undefined> {
+export async function findTopic(db: DbOrTrx, accountUuid: string | null, topicUuid: string, username?: string): Promise<MeetingTopic | undefined> {
   // Every month view on PostgreSQL starts here: both statements compiled once.
   const [row] = (accountUuid === null ? await liveTopic(db, topicUuid) : await liveTopicOfAccount(db, topicUuid, accountUuid)).rows;
   if (!row) return undefined;
-  return topicRowToTopic(row, groupHosts((await hostsOfOneTopic(db, row.id)).rows).get(row.id) ?? []);
+  // With a username, only that host (see FastReads.findTopic).
+  const hosts = username === undefined ? await hostsOfOneTopic(db, row.id) : await namedHostOfOneTopic(db, row.id, username);
+  return topicRowToTopic(row, groupHosts(hosts.rows).get(row.id) ?? []);
 }
 
 const liveTopic = compileOnce((db, topicUuid: string) => db.selectFrom('meeting_topics').selectAll().where('id', '=', topicUuid).where('deleted_at', 'is', null));
@@ -111,6 +114,7 @@ const liveTopicOfAccount = compileOnce((db, topicUuid: string, accountUuid: stri
   db.selectFrom('meeting_topics').selectAll().where('id', '=', topicUuid).where('deleted_at', 'is', null).where('account_id', '=', accountUuid),
 );
 const hostsOfOneTopic = compileOnce((db, topicUuid: string) => activeHostsQuery(db, [topicUuid]));
+const namedHostOfOneTopic = compileOnce((db, topicUuid: string, username: string) => activeHostsQuery(db, [topicUuid], [username]));
 
 /**
  * The account and its topic as a booking needs them, in one statement (the account is

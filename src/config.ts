@@ -8,7 +8,16 @@ import { PROJECT_ROOT } from './version.js';
  * their own without touching the environment.
  */
 export type DatabaseConfig =
-  | { dialect: 'sqlite'; filename: string }
+  | {
+      dialect: 'sqlite';
+      filename: string;
+      /**
+       * SQLite's `synchronous` (default full): `full` syncs the WAL at every commit, so a
+       * confirmed booking survives a power cut; `normal` syncs only at checkpoints, faster,
+       * and a power cut (not a crash of termin) may lose the last commits. The operator's choice.
+       */
+      synchronous?: 'full' | 'normal';
+    }
   | {
       dialect: 'postgres';
       url: string;
@@ -258,7 +267,8 @@ function parseBaseUrl(raw: string | undefined, fallback: string, name: string, p
 }
 
 function parseDatabase(url: string | undefined, dataDir: string, root: string, env: Env, problems: string[]): DatabaseConfig {
-  if (url === undefined) return { dialect: 'sqlite', filename: path.join(dataDir, 'termin.db') };
+  const synchronous = parseSqliteSynchronous(env.SQLITE_SYNCHRONOUS, problems);
+  if (url === undefined) return { dialect: 'sqlite', filename: path.join(dataDir, 'termin.db'), synchronous };
   if (/^postgres(ql)?:\/\//.test(url)) {
     return {
       dialect: 'postgres',
@@ -270,10 +280,10 @@ function parseDatabase(url: string | undefined, dataDir: string, root: string, e
   if (url.startsWith('sqlite:') || url.startsWith('file:')) {
     const filename = url.replace(/^(sqlite|file):(\/\/)?/, '');
     if (filename === '') problems.push('DATABASE_URL sqlite: needs a file name, e.g. sqlite:./data/termin.db');
-    return { dialect: 'sqlite', filename: filename === ':memory:' ? filename : path.resolve(root, filename) };
+    return { dialect: 'sqlite', filename: filename === ':memory:' ? filename : path.resolve(root, filename), synchronous };
   }
   problems.push('DATABASE_URL must be postgres://… or sqlite:<file> (unset: an SQLite file under ./data/)');
-  return { dialect: 'sqlite', filename: path.join(dataDir, 'termin.db') };
+  return { dialect: 'sqlite', filename: path.join(dataDir, 'termin.db'), synchronous };
 }
 
 /**
@@ -339,6 +349,13 @@ function parseInteger(raw: string | undefined, fallback: number, name: string, m
     return fallback;
   }
   return parsed;
+}
+
+function parseSqliteSynchronous(raw: string | undefined, problems: string[]): 'full' | 'normal' {
+  const value = nonEmpty(raw)?.toLowerCase();
+  if (value === undefined || value === 'full' || value === 'normal') return value ?? 'full';
+  problems.push(`SQLITE_SYNCHRONOUS must be full or normal, got "${raw}"`);
+  return 'full';
 }
 
 function parseBoolean(raw: string | undefined, fallback: boolean, name: string, problems: string[]): boolean {

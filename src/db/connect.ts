@@ -52,7 +52,7 @@ export function createDb(
     const poolStats = () => ({ total: pool?.totalCount ?? 0, idle: pool?.idleCount ?? 0, waiting: pool?.waitingCount ?? 0, max: config.poolSize });
     return { db, dialect: config.dialect, poolStats, destroy: () => db.destroy() };
   }
-  const db = openSqlite(config.filename, timeouts.busyMs);
+  const db = openSqlite(config.filename, timeouts.busyMs, config.synchronous ?? 'full');
   return { db, dialect: config.dialect, poolStats: null, destroy: () => db.destroy() };
 }
 
@@ -156,11 +156,13 @@ function prepareByText(client: pg.PoolClient): void {
   };
 }
 
-function openSqlite(filename: string, busyTimeoutMs: number): Kysely<Database> {
+function openSqlite(filename: string, busyTimeoutMs: number, synchronous: 'full' | 'normal'): Kysely<Database> {
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(filename), { recursive: true });
   const database = new SqliteDatabase(filename);
   database.pragma('journal_mode = WAL');
-  database.pragma('synchronous = NORMAL');
+  // FULL: a commit is on disk before anyone is told (one sync per group commit, see
+  // transaction.ts); NORMAL, the operator's choice, leaves the sync to checkpoints.
+  database.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
   database.pragma('foreign_keys = ON');
   // Another process (the operator CLI) may hold the write lock briefly; wait rather than fail.
   database.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);

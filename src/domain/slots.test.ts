@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { WEEKDAYS, type Availability, type LocalInterval } from './availability.js';
-import { computeBusyWindow, computeSlots, formatInstant, isSlotAvailable, type BusyMeeting, type HostCalendar, type SlotRules } from './slots.js';
+import { computeBusyWindow, computeSlots, formatInstant, isSlotAvailable, parseInstant, type BusyMeeting, type HostCalendar, type SlotRules } from './slots.js';
 
 const TOPIC = 'topic-a';
 const OTHER_TOPIC = 'topic-b';
@@ -316,5 +316,21 @@ describe('computeBusyWindow', () => {
 describe('formatInstant', () => {
   it.each(['2027-03-29T07:00:00.000Z', '1999-12-31T23:59:00.000Z', '2027-01-01T00:00:00.000Z', '2027-06-01T12:34:56.789Z', '1969-07-20T20:17:00.000Z'])('formats %s as toISOString does', (iso) => {
     expect(formatInstant(Date.parse(iso))).toBe(iso);
+  });
+});
+
+describe('parseInstant', () => {
+  it.each(['2027-03-29T07:00:00.000Z', '1999-12-31T23:59:00.000Z', '2027-01-01T00:00:00.000Z', '2027-06-01T12:34:56.789Z', '1969-07-20T20:17:00.000Z', '2027-03-29T07:00Z', 'not a date'])(
+    'reads %s as Date.parse does',
+    (iso) => {
+      expect(parseInstant(iso)).toEqual(Date.parse(iso));
+    },
+  );
+
+  it('reads back every minute formatInstant writes, over leap days and decades', () => {
+    for (let ms = Date.parse('2023-12-30T00:00:00.000Z'), i = 0; i < 200_000; i += 1, ms += 7 * 60_000 + 86_400_000 * (i % 3)) {
+      const iso = formatInstant(ms);
+      if (parseInstant(iso) !== ms) throw new Error(`${iso}: ${parseInstant(iso)} ≠ ${ms}`);
+    }
   });
 });

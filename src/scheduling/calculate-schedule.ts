@@ -2,7 +2,7 @@ import type { Availability } from '../domain/availability.js';
 import { NotFoundError, ValidationError } from '../domain/errors.js';
 import { TOPIC_LIMITS, checkTopicTeam, findTopicHost, type MeetingTopic, type TopicHost } from '../domain/meeting-topic.js';
 import { resolveScheduleRange, validateScheduleRangeInput } from '../domain/schedule-range.js';
-import { computeBusyWindow, computeSlots, type DaySlots, type HostCalendar, type SlotRules } from '../domain/slots.js';
+import { computeBusyWindow, computeSlots, parseInstant, type DaySlots, type HostCalendar, type SlotRules } from '../domain/slots.js';
 import { createKyselyReads, type FastReads } from '../db/fast-reads.js';
 import { canonicalTimeZone } from '../domain/time-zones.js';
 import type { CachedSchedule } from './schedule-cache.js';
@@ -102,7 +102,7 @@ export async function computeTopicSchedule(
     : entry.days.map((day) => ({
         date: day.date,
         slots: day.slots.filter((slot) => {
-          const start = Date.parse(slot.start);
+          const start = parseInstant(slot.start);
           return start >= earliest && start <= latest;
         }),
       }));
@@ -255,7 +255,7 @@ function trimDays(days: DaySlots[], earliest: number, latest: number): DaySlots[
   return days.map((day) => ({
     date: day.date,
     slots: day.slots.filter((slot) => {
-      const start = Date.parse(slot.start);
+      const start = parseInstant(slot.start);
       return start >= earliest && start <= latest;
     }),
   }));
@@ -307,5 +307,5 @@ function startBounds(days: readonly { slots: readonly { start: string }[] }[]): 
   const first = days.find((day) => day.slots.length > 0);
   const last = days.findLast((day) => day.slots.length > 0);
   if (!first || !last) return { firstStart: null, lastStart: null };
-  return { firstStart: Date.parse(first.slots[0]!.start), lastStart: Date.parse(last.slots[last.slots.length - 1]!.start) };
+  return { firstStart: parseInstant(first.slots[0]!.start), lastStart: parseInstant(last.slots[last.slots.length - 1]!.start) };
 }

@@ -1,4 +1,4 @@
-import type { DaySlots, Slot } from '../domain/slots.js';
+import { parseInstant, type DaySlots, type Slot } from '../domain/slots.js';
 import type { HostEntry } from './calculate-schedule.js';
 
 const DAY_MS = 86_400_000;
@@ -40,7 +40,7 @@ function teamEntryOf(entry: HostEntry): TeamEntry {
     const dayStarts: number[] = [];
     const dayCounts: number[] = [];
     for (const slot of day.slots) {
-      const ms = Date.parse(slot.start);
+      const ms = parseInstant(slot.start);
       if (!(ms >= lastWeek && ms < lastWeek + WEEK_MS)) {
         lastWeek = isoWeekStartUtc(ms);
         lastCount = perWeek.get(lastWeek) ?? 0;

@@ -1,41 +1,41 @@
 import ICAL from 'ical.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKeyForUser } from '../../src/scheduling/api-keys.js';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
 
 for (const dialect of DIALECTS) {
   describe(`the private meetings feed [${dialect}]`, () => {
     let t: TestApp;
-    let acme: CreatedAccount;
-    let topic: { uuid: string };
-    let colleague: { uuid: string; username: string };
 
     beforeAll(async () => {
       t = await createTestApp(dialect, createClock('2027-03-01T06:00:00.000Z'), { PUBLIC_URL: 'https://termin.example.com' });
-      acme = await createTestAccount(t.ctx, { timezone: 'Europe/Warsaw' });
-      colleague = (
-        await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Carl', lastName: 'Colleague', email: `carl-${dialect}@example.com`, admin: false })
-      ).json();
-      topic = (
-        await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Intro, call; first', durationMinutes: 30, team: acme.team.uuid, places: ['zoom'] })
-      ).json();
     });
     afterAll(async () => t?.close());
 
-    const book = async (start: string, username = acme.owner.username, name = 'Jan Kowalski') => {
-      const response = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
-        dates: [{ start, username }],
-        email: 'jan@example.com',
-        lang: 'en',
-        name,
-        place: 'zoom',
-        meetingTopic: topic.uuid,
-        team: acme.team.uuid,
-        timezone: 'Europe/Warsaw',
-      });
-      expect(response.statusCode, response.body).toBe(201);
-      return response.json().meetings[0] as { uuid: string };
+    /** An account of the test's own (owner, colleague Carl, a team topic), so no test sees another's meetings or feed address. */
+    const setUp = async () => {
+      const acme = await createTestAccount(t.ctx, { timezone: 'Europe/Warsaw' });
+      const colleague: { uuid: string; username: string } = (
+        await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Carl', lastName: 'Colleague', email: `carl-${dialect}@example.com`, admin: false })
+      ).json();
+      const topic: { uuid: string } = (
+        await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Intro, call; first', durationMinutes: 30, team: acme.team.uuid, places: ['zoom'] })
+      ).json();
+      const book = async (start: string, username = acme.owner.username, name = 'Jan Kowalski') => {
+        const response = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
+          dates: [{ start, username }],
+          email: 'jan@example.com',
+          lang: 'en',
+          name,
+          place: 'zoom',
+          meetingTopic: topic.uuid,
+          team: acme.team.uuid,
+          timezone: 'Europe/Warsaw',
+        });
+        expect(response.statusCode, response.body).toBe(201);
+        return response.json().meetings[0] as { uuid: string };
+      };
+      return { acme, colleague, book };
     };
     const feedPath = (url: string) => new URL(url).pathname;
     const readFeed = async (url: string) => {
@@ -51,6 +51,7 @@ for (const dialect of DIALECTS) {
       }));
 
     it('holds every confirmed meeting of the host, and only theirs', async () => {
+      const { acme, colleague, book } = await setUp();
       const first = await book('2027-03-02T09:00:00.000Z');
       const second = await book('2027-03-03T12:30:00.000Z', acme.owner.username, 'Ann, the "tester"; jr');
       const cancelled = await book('2027-03-04T09:00:00.000Z');
@@ -77,6 +78,9 @@ for (const dialect of DIALECTS) {
     });
 
     it('stops answering the old address once rotated', async () => {
+      const { acme, book } = await setUp();
+      await book('2027-03-02T09:00:00.000Z');
+      await book('2027-03-03T12:30:00.000Z');
       const old = (await call(t.app, acme.apiKey, 'GET', `/api/v1/users/${acme.owner.uuid}/feed`)).json().url as string;
       const rotated = await call(t.app, acme.apiKey, 'POST', `/api/v1/users/${acme.owner.uuid}/feed/rotate`);
       expect(rotated.statusCode).toBe(200);
@@ -89,6 +93,8 @@ for (const dialect of DIALECTS) {
     });
 
     it('answers 404 for made-up addresses, and keeps feeds to the user and their admins', async () => {
+      const { acme, colleague, book } = await setUp();
+      await book('2027-03-02T09:00:00.000Z', colleague.username);
       expect((await t.app.inject({ method: 'GET', url: '/feeds/not-a-token.ics' })).statusCode).toBe(404);
       expect((await t.app.inject({ method: 'GET', url: `/feeds/${'A'.repeat(43)}.ics` })).statusCode).toBe(404);
       const other = await createTestAccount(t.ctx);

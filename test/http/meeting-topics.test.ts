@@ -1,25 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKeyForUser } from '../../src/scheduling/api-keys.js';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
 import { DIALECTS, call, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
 
 for (const dialect of DIALECTS) {
   describe(`meeting topics and availability [${dialect}]`, () => {
     let t: TestApp;
-    let acme: CreatedAccount;
-    let other: CreatedAccount;
-    let member: { uuid: string; username: string; key: string };
 
     beforeAll(async () => {
       t = await createTestApp(dialect);
-      acme = await createTestAccount(t.ctx, { name: 'Acme', places: ['offline', 'phone-call', 'zoom'] });
-      other = await createTestAccount(t.ctx, { name: 'Other' });
-      const created = (await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Mia', lastName: 'Member', email: 'mia@acme.test' })).json();
-      member = { uuid: created.uuid, username: created.username, key: (await createApiKeyForUser(t.ctx, created.uuid)).apiKey };
     });
     afterAll(async () => t.close());
 
+    /** An account of the test's own, with Mia as a member of its first team, so no test sees another's topics, members or hours. */
+    const setUp = async () => {
+      const acme = await createTestAccount(t.ctx, { name: 'Acme', places: ['offline', 'phone-call', 'zoom'] });
+      const created = (await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Mia', lastName: 'Member', email: 'mia@acme.test' })).json();
+      const member = { uuid: created.uuid as string, username: created.username as string, key: (await createApiKeyForUser(t.ctx, created.uuid)).apiKey };
+      return { acme, member };
+    };
+    const otherAccount = () => createTestAccount(t.ctx, { name: 'Other' });
+
     it('creates a topic with every default filled in', async () => {
+      const { acme } = await setUp();
       const response = await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Intro call', durationMinutes: 45 });
       expect(response.statusCode).toBe(201);
       expect(response.json()).toMatchObject({
@@ -45,6 +47,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('creates a paid team topic hosted by all team members, with variants and form', async () => {
+      const { acme, member } = await setUp();
       const response = await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
         name: 'Consultation',
         durationMinutes: 60,
@@ -77,6 +80,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('rejects places the account has not enabled and other invalid settings with paths', async () => {
+      const { acme } = await setUp();
       const problem = expectProblem(
         await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
           name: 'Bad',
@@ -106,6 +110,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('lets a member create topics hosted by themselves only, and not team topics', async () => {
+      const { acme, member } = await setUp();
       const own = await call(t.app, member.key, 'POST', '/api/v1/meeting-topics', { name: 'Mia 1:1', durationMinutes: 30 });
       expect(own.statusCode).toBe(201);
       expect(own.json().hosts).toEqual([member.username]);
@@ -119,6 +124,11 @@ for (const dialect of DIALECTS) {
     });
 
     it('keeps topics per account: 404 across accounts, filtered lists, soft delete', async () => {
+      const { acme, member } = await setUp();
+      const other = await otherAccount();
+      // Besides the owner's topic: one the member hosts alone, and one of the team.
+      expect((await call(t.app, member.key, 'POST', '/api/v1/meeting-topics', { name: 'Mia 1:1', durationMinutes: 30 })).statusCode).toBe(201);
+      expect((await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Consultation', durationMinutes: 60, team: acme.team.uuid })).statusCode).toBe(201);
       const topic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Private', durationMinutes: 30 })).json();
       expectProblem(await call(t.app, other.apiKey, 'GET', `/api/v1/meeting-topics/${topic.uuid}`), 404, 'NOT_FOUND');
       expectProblem(await call(t.app, other.apiKey, 'PATCH', `/api/v1/meeting-topics/${topic.uuid}`, { name: 'Mine' }), 404, 'NOT_FOUND');
@@ -136,6 +146,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('lets a team topic follow its team, newcomers included, unless it names its hosts', async () => {
+      const { acme } = await setUp();
       const following = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Follows team', durationMinutes: 30, team: acme.team.uuid })).json();
       const fixed = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Fixed hosts', durationMinutes: 30, team: acme.team.uuid, hosts: [acme.owner.username] })).json();
       expect([following.allTeamMembers, fixed.allTeamMembers]).toEqual([true, false]);
@@ -158,6 +169,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('stops a member who leaves the team from hosting its team topics', async () => {
+      const { acme } = await setUp();
       const joiner = (await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Leo', lastName: 'Leaver', email: 'leo@acme.test' })).json();
       const teamTopic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Team sync', durationMinutes: 30, team: acme.team.uuid })).json();
       expect(teamTopic.hosts).toContain(joiner.username);
@@ -175,6 +187,7 @@ for (const dialect of DIALECTS) {
 
     describe('availability', () => {
       it('starts as Monday–Friday 09:00–17:00 in the account zone', async () => {
+        const { member } = await setUp();
         const response = await call(t.app, member.key, 'GET', `/api/v1/users/${member.uuid}/availability`);
         expect(response.statusCode).toBe(200);
         expect(response.json()).toEqual({
@@ -193,6 +206,7 @@ for (const dialect of DIALECTS) {
       });
 
       it('is replaced by PUT, sorted, and the zone becomes the user\'s', async () => {
+        const { acme, member } = await setUp();
         const body = {
           timezone: 'America/New_York',
           weekly: { monday: [{ start: '13:00', end: '24:00' }, { start: '08:00', end: '12:00' }], saturday: [{ start: '10:00', end: '14:00' }] },
@@ -208,6 +222,13 @@ for (const dialect of DIALECTS) {
       });
 
       it('rejects overlapping or inverted intervals, bad zones and dates, and changes nothing', async () => {
+        const { member } = await setUp();
+        const saved = await call(t.app, member.key, 'PUT', `/api/v1/users/${member.uuid}/availability`, {
+          timezone: 'America/New_York',
+          weekly: { monday: [{ start: '08:00', end: '12:00' }] },
+          overrides: [{ date: '2027-12-24', intervals: [] }],
+        });
+        expect(saved.statusCode).toBe(200);
         const problem = expectProblem(
           await call(t.app, member.key, 'PUT', `/api/v1/users/${member.uuid}/availability`, {
             timezone: 'Europe/Atlantis',
@@ -230,10 +251,14 @@ for (const dialect of DIALECTS) {
         );
         expect(badDate.errors![0]!.path).toBe('/overrides/0/date');
         expectProblem(await call(t.app, member.key, 'PUT', `/api/v1/users/${member.uuid}/availability`, { timezone: 'UTC', weekly: { monday: [{ start: '9:00', end: '25:00' }] } }), 400, 'VALIDATION_FAILED');
-        expect((await call(t.app, member.key, 'GET', `/api/v1/users/${member.uuid}/availability`)).json().timezone).toBe('America/New_York');
+        const after = (await call(t.app, member.key, 'GET', `/api/v1/users/${member.uuid}/availability`)).json();
+        expect(after.timezone).toBe('America/New_York');
+        expect(after).toEqual(saved.json());
       });
 
       it('is private to the user and the admins of their teams', async () => {
+        const { acme, member } = await setUp();
+        const other = await otherAccount();
         expectProblem(await call(t.app, member.key, 'GET', `/api/v1/users/${acme.owner.uuid}/availability`), 403, 'FORBIDDEN');
         expectProblem(await call(t.app, other.apiKey, 'GET', `/api/v1/users/${member.uuid}/availability`), 404, 'NOT_FOUND');
       });

@@ -4,7 +4,6 @@ import { startBackgroundJobs } from '../../src/background.js';
 import type { RenderedMessage } from '../../src/mail/render.js';
 import type { MailTransport } from '../../src/mail/transport.js';
 import { createApiKeyForUser } from '../../src/scheduling/api-keys.js';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
 
 type Slot = { start: string; username: string };
@@ -22,13 +21,16 @@ function invitation(message: RenderedMessage) {
 for (const dialect of DIALECTS) {
   describe(`place details and meeting locations [${dialect}]`, () => {
     let t: TestApp;
-    let acme: CreatedAccount;
-    let topic: { uuid: string };
     const sent: RenderedMessage[] = [];
 
     beforeAll(async () => {
       t = await createTestApp(dialect, createClock('2027-01-04T06:00:00.000Z'));
-      acme = await createTestAccount(t.ctx, { timezone: 'Europe/Warsaw', places: ['offline', 'phone-call', 'zoom', 'webex'] });
+    });
+    afterAll(async () => t.close());
+
+    /** An account of the test's own with its 'Consult' topic, so no test sees another's place details, topics or meetings. */
+    const setUp = async () => {
+      const acme = await createTestAccount(t.ctx, { timezone: 'Europe/Warsaw', places: ['offline', 'phone-call', 'zoom', 'webex'] });
       const created = await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
         name: 'Consult',
         durationMinutes: 60,
@@ -36,23 +38,22 @@ for (const dialect of DIALECTS) {
         placeDetails: { offline: ADDRESS, zoom: TOPIC_ROOM },
       });
       expect(created.statusCode).toBe(201);
-      topic = created.json();
-    });
-    afterAll(async () => t.close());
-
-    const slots = async (username = acme.owner.username) => {
-      const body = (await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', offset: 0 })).json();
-      return (body.days as { slots: Slot[] }[]).flatMap((day) => day.slots);
-    };
-    let used = 0;
-    /** A free slot not used by an earlier test of this file. */
-    const nextSlot = async () => (await slots())[(used += 2)]!;
-    const book = async (place: string, extra: Record<string, unknown> = {}) => {
-      const response = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
-        dates: [await nextSlot()], email: `${place}@example.com`, lang: 'en', name: 'Jan Kowalski', place, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', ...extra,
-      });
-      expect(response.statusCode).toBe(201);
-      return response.json().meetings[0] as { uuid: string; location: Record<string, unknown> };
+      const topic: { uuid: string } = created.json();
+      const slots = async (username = acme.owner.username) => {
+        const body = (await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', offset: 0 })).json();
+        return (body.days as { slots: Slot[] }[]).flatMap((day) => day.slots);
+      };
+      let used = 0;
+      /** A free slot not used earlier in the test. */
+      const nextSlot = async () => (await slots())[(used += 2)]!;
+      const book = async (place: string, extra: Record<string, unknown> = {}) => {
+        const response = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
+          dates: [await nextSlot()], email: `${place}@example.com`, lang: 'en', name: 'Jan Kowalski', place, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', ...extra,
+        });
+        expect(response.statusCode).toBe(201);
+        return response.json().meetings[0] as { uuid: string; location: Record<string, unknown> };
+      };
+      return { acme, topic, nextSlot, book };
     };
     const deliver = async () => {
       sent.length = 0;
@@ -66,6 +67,7 @@ for (const dialect of DIALECTS) {
     };
 
     it('a topic keeps its place details; each must be a place it offers, one line of at most 500, an https link for online places', async () => {
+      const { acme, topic } = await setUp();
       const got = (await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics/${topic.uuid}`)).json();
       expect(got.placeDetails).toEqual({ offline: ADDRESS, zoom: TOPIC_ROOM });
       const create = (placeDetails: unknown) => call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Bad', durationMinutes: 30, places: ['offline', 'zoom'], placeDetails });
@@ -83,6 +85,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('PATCH replaces a topic’s place details, and a topic that stops offering a place forgets its detail', async () => {
+      const { acme } = await setUp();
       const other = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Other', durationMinutes: 30, places: ['offline', 'zoom'], placeDetails: { zoom: TOPIC_ROOM } })).json();
       const patched = await call(t.app, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${other.uuid}`, { placeDetails: { offline: ADDRESS, zoom: TOPIC_ROOM } });
       expect(patched.json().placeDetails).toEqual({ offline: ADDRESS, zoom: TOPIC_ROOM });
@@ -93,6 +96,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('hosts set their own place details; an admin of their team may too, another member may not', async () => {
+      const { acme } = await setUp();
       const url = `/api/v1/users/${acme.owner.uuid}/place-details`;
       expect((await call(t.app, acme.apiKey, 'GET', url)).json()).toEqual({});
       const put = await call(t.app, acme.apiKey, 'PUT', url, { zoom: HOST_ROOM });
@@ -119,6 +123,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('resolves the location when booked: the host’s own, else the topic’s, else the participant’s phone; GET /meetings shows it', async () => {
+      const { acme, book } = await setUp();
       await call(t.app, acme.apiKey, 'PUT', `/api/v1/users/${acme.owner.uuid}/place-details`, { zoom: HOST_ROOM });
       const zoom = await book('zoom');
       expect(zoom.location).toEqual({ place: 'zoom', address: null, url: HOST_ROOM, phone: null, text: HOST_ROOM, source: 'host' });
@@ -137,6 +142,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('a host’s later change of place details leaves booked meetings (and a move to another time) as they were', async () => {
+      const { acme, topic, nextSlot, book } = await setUp();
       await call(t.app, acme.apiKey, 'PUT', `/api/v1/users/${acme.owner.uuid}/place-details`, { zoom: HOST_ROOM });
       const meeting = await book('zoom');
       await call(t.app, acme.apiKey, 'PUT', `/api/v1/users/${acme.owner.uuid}/place-details`, { zoom: 'https://zoom.us/j/999' });
@@ -149,6 +155,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('shows the location in both e-mails, in English and Polish, and in the invitation as LOCATION and URL', async () => {
+      const { acme, book } = await setUp();
       await call(t.app, acme.apiKey, 'PUT', `/api/v1/users/${acme.owner.uuid}/place-details`, { zoom: HOST_ROOM });
       await deliver();
       const english = await book('zoom', { email: 'en@example.com', lang: 'en' });
@@ -179,6 +186,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('a move to another host resolves the location again from the new host’s details', async () => {
+      const { acme } = await setUp();
       await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Tom', lastName: 'Second', email: 'tom@acme.test' });
       const team = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
         name: 'Team consult', durationMinutes: 60, places: ['zoom'], team: acme.team.uuid, placeDetails: { zoom: TOPIC_ROOM },

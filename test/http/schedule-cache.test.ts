@@ -2,7 +2,6 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { createContext, type AppContext } from '../../src/context.js';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, type TestApp } from '../helpers.js';
 
 type Slot = { start: string; username: string };
@@ -16,17 +15,11 @@ for (const dialect of DIALECTS) {
     let a: TestApp;
     let bCtx: AppContext;
     let b: Awaited<ReturnType<typeof buildApp>>;
-    let acme: CreatedAccount;
-    let topic: { uuid: string };
-    let other: { uuid: string };
 
     beforeAll(async () => {
       a = await createTestApp(dialect, createClock('2027-01-04T06:00:00.000Z'));
       bCtx = await createContext(a.ctx.config, { now: a.clock.now, log: pino({ level: 'silent' }) });
       b = await buildApp(bCtx);
-      acme = await createTestAccount(a.ctx, { timezone: 'UTC', places: ['zoom'] });
-      topic = (await call(a.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Cached', durationMinutes: 30, places: ['zoom'], minimumNoticeMinutes: 60 })).json();
-      other = (await call(a.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Other', durationMinutes: 30, places: ['zoom'] })).json();
     });
     afterAll(async () => {
       await b?.close();
@@ -34,20 +27,33 @@ for (const dialect of DIALECTS) {
       await a.close();
     });
 
-    const slotsFrom = async (app: TestApp['app'], topicUuid = topic.uuid) =>
-      ((await call(app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topicUuid, timezone: 'UTC', offset: 0 })).json().days as { slots: Slot[] }[])
-        .flatMap((day) => day.slots)
-        .map((slot) => slot.start);
-    const book = (app: TestApp['app'], start: string, topicUuid = topic.uuid) =>
-      call(app, acme.apiKey, 'POST', '/api/v1/schedule', { dates: [{ start, username: acme.owner.username }], email: 'p@example.com', lang: 'en', name: 'P', place: 'zoom', meetingTopic: topicUuid, timezone: 'UTC' });
+    /**
+     * An account of the test's own with its two topics, and the shared clock back at Monday
+     * 06:00, so no test sees another's bookings, hours or moved time.
+     */
+    const setUp = async () => {
+      a.clock.set('2027-01-04T06:00:00.000Z');
+      const acme = await createTestAccount(a.ctx, { timezone: 'UTC', places: ['zoom'] });
+      const topic: { uuid: string } = (await call(a.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Cached', durationMinutes: 30, places: ['zoom'], minimumNoticeMinutes: 60 })).json();
+      const other: { uuid: string } = (await call(a.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Other', durationMinutes: 30, places: ['zoom'] })).json();
+      const slotsFrom = async (app: TestApp['app'], topicUuid = topic.uuid) =>
+        ((await call(app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topicUuid, timezone: 'UTC', offset: 0 })).json().days as { slots: Slot[] }[])
+          .flatMap((day) => day.slots)
+          .map((slot) => slot.start);
+      const book = (app: TestApp['app'], start: string, topicUuid = topic.uuid) =>
+        call(app, acme.apiKey, 'POST', '/api/v1/schedule', { dates: [{ start, username: acme.owner.username }], email: 'p@example.com', lang: 'en', name: 'P', place: 'zoom', meetingTopic: topicUuid, timezone: 'UTC' });
+      return { acme, other, slotsFrom, book };
+    };
 
     it('drops a slot booked through the other instance', async () => {
+      const { slotsFrom, book } = await setUp();
       const before = await slotsFrom(a.app);
       expect((await book(b, before[3]!)).statusCode).toBe(201);
       expect(await slotsFrom(a.app)).not.toContain(before[3]);
     });
 
     it('brings a slot back when the other instance cancels its meeting', async () => {
+      const { acme, slotsFrom, book } = await setUp();
       const before = await slotsFrom(a.app);
       const meeting = (await book(b, before[5]!)).json().meetings[0];
       expect(await slotsFrom(a.app)).not.toContain(before[5]);
@@ -56,6 +62,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('follows changed hours and another topic\'s buffers', async () => {
+      const { acme, other, slotsFrom, book } = await setUp();
       const before = await slotsFrom(a.app);
       await call(b, acme.apiKey, 'PUT', `/api/v1/users/${acme.owner.uuid}/availability`, { timezone: 'UTC', weekly: { monday: [{ start: '12:00', end: '13:00' }] } });
       const monday = await slotsFrom(a.app);
@@ -70,6 +77,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('trims to the exact minimum notice as time moves within a cached minute', async () => {
+      const { acme, slotsFrom } = await setUp();
       await call(b, acme.apiKey, 'PUT', `/api/v1/users/${acme.owner.uuid}/availability`, { timezone: 'UTC', weekly: { tuesday: [{ start: '09:00', end: '12:00' }] } });
       a.clock.set('2027-01-05T07:59:00.000Z'); // notice 60 min: 09:00 is still offered
       expect((await slotsFrom(a.app))[0]).toBe('2027-01-05T09:00:00.000Z');

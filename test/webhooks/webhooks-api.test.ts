@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startBackgroundJobs } from '../../src/background.js';
 import type { RenderedMessage } from '../../src/mail/render.js';
 import type { MailTransport } from '../../src/mail/transport.js';
@@ -19,6 +19,8 @@ const ALL_EVENTS = [
   'member.created',
   'member.deleted',
 ];
+
+const START = '2027-01-04T08:00:00.000Z';
 
 for (const dialect of DIALECTS) {
   describe(`webhooks (${dialect})`, () => {
@@ -46,12 +48,18 @@ for (const dialect of DIALECTS) {
     }
 
     beforeAll(async () => {
-      t = await createTestApp(dialect, createClock('2027-01-04T08:00:00.000Z'), { ALLOW_PRIVATE_URLS: 'true' });
-      acme = await createTestAccount(t.ctx, { timezone: 'Europe/Warsaw', places: ['zoom'] });
-      const topic = await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Intro', durationMinutes: 30, places: ['zoom'] });
-      topicUuid = topic.json().uuid;
+      t = await createTestApp(dialect, createClock(START), { ALLOW_PRIVATE_URLS: 'true' });
     });
     afterAll(async () => t.close());
+    // Each test has an account and topic of its own, and starts at the same moment: no test
+    // sees another's members, meetings or deliveries, nor the time another moved the clock to.
+    beforeEach(async () => {
+      t.clock.set(START);
+      acme = await createTestAccount(t.ctx, { timezone: 'Europe/Warsaw', places: ['zoom'] });
+      const topic = await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Intro', durationMinutes: 30, places: ['zoom'] });
+      expect(topic.statusCode).toBe(201);
+      topicUuid = topic.json().uuid;
+    });
     afterEach(async () => {
       await receiver?.close();
       receiver = undefined;
@@ -78,7 +86,7 @@ for (const dialect of DIALECTS) {
       const created = await call(t.app, acme.apiKey, 'POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/hooks', events: ['meeting.scheduled', 'meeting.cancelled'] });
       expect(created.statusCode).toBe(201);
       const webhook = created.json();
-      expect(webhook).toMatchObject({ url: 'http://127.0.0.1:9/hooks', events: ['meeting.scheduled', 'meeting.cancelled'], description: null, enabled: true, createdAt: '2027-01-04T08:00:00.000Z' });
+      expect(webhook).toMatchObject({ url: 'http://127.0.0.1:9/hooks', events: ['meeting.scheduled', 'meeting.cancelled'], description: null, enabled: true, createdAt: START });
       expect(webhook.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
 
       const shown = await call(t.app, acme.apiKey, 'GET', `/api/v1/webhooks/${webhook.uuid}`);

@@ -66,15 +66,18 @@ function createCommitGroup(db: Db): (unit: Unit) => void {
   const queue: Unit[] = [];
   let draining = false;
   const drain = async () => {
+    const batch = queue.splice(0, MAX_UNITS_PER_COMMIT);
     try {
-      while (queue.length > 0) {
-        const batch = queue.splice(0, MAX_UNITS_PER_COMMIT);
-        const retry = await commitBatch(db, batch);
-        queue.unshift(...retry);
-      }
-    } finally {
-      draining = false;
+      queue.unshift(...(await commitBatch(db, batch)));
+    } catch (error) {
+      // commitBatch settles every unit itself; this only guards against a caller left waiting.
+      for (const unit of batch) unit.reject(error);
     }
+    // What queued meanwhile (or must run again) commits in the next turn, after pending I/O:
+    // a chain of transactions cannot keep the event loop from answering requests, and the
+    // requests read in that turn join the batch.
+    if (queue.length > 0) setImmediate(() => void drain());
+    else draining = false;
   };
   return (unit) => {
     queue.push(unit);

@@ -66,10 +66,10 @@ const UTC_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z$/;
 
 /**
  * Seed endpoint 5. All dates are booked in one transaction or none is, in these steps:
- * replay or claim the idempotency key; plan the booking (topic, hosts, request rules,
- * discount); lock the hosts and check every date with the calculation's own rule
- * (`isSlotAvailable`), so a date is bookable exactly when it would be offered; price it;
- * store the meetings, the payment and the events that send the messages.
+ * replay or claim the idempotency key; plan the booking (topic, the named hosts — found as
+ * their row locks are taken —, request rules, discount); check every date with the
+ * calculation's own rule (`isSlotAvailable`), so a date is bookable exactly when it would be
+ * offered; price it; store the meetings, the payment and the events that send the messages.
  *
  * Each host's row lock is taken before its calendar is read, so two requests for one host —
  * on any number of instances sharing the database — check and insert one after the other:

@@ -8,9 +8,11 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { inject } from 'vitest';
 import { buildApp } from '../src/app.js';
+import { startBackgroundJobs } from '../src/background.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { createContext, type AppContext } from '../src/context.js';
 import type { Dialect } from '../src/db/connect.js';
+import type { RenderedMessage } from '../src/mail/render.js';
 import { createAccount, type CreateAccountInput, type CreatedAccount } from '../src/scheduling/create-account.js';
 
 const postgresAdminUrl = inject('postgresAdminUrl');
@@ -173,4 +175,18 @@ export async function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * Runs every due background job (events, e-mails, webhook deliveries) until none is left,
+ * the e-mails going into `sent` instead of out.
+ */
+export async function runJobsCapturingMail(ctx: AppContext, sent: RenderedMessage[]): Promise<void> {
+  const transport = { send: async (message: RenderedMessage) => void sent.push(message), close: () => undefined, describe: () => 'capture' };
+  const jobs = startBackgroundJobs(ctx, { transport, jobIntervalMs: 3_600_000 });
+  try {
+    await jobs.runOnce();
+  } finally {
+    await jobs.stop();
+  }
 }

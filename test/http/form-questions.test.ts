@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBackgroundJobs } from '../../src/background.js';
 import type { RenderedMessage } from '../../src/mail/render.js';
-import type { MailTransport } from '../../src/mail/transport.js';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
-import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
+import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
 
 type Slot = { start: string; username: string };
 
@@ -77,13 +75,7 @@ for (const dialect of DIALECTS) {
       expect(response.json().meetings[0].form).toEqual({ company: '<b>Acme</b> & Co', agenda: 'Pricing\nRoll-out', size: '51+', consent: true, newsletter: false });
 
       sent.length = 0;
-      const capture: MailTransport = { send: async (message) => void sent.push(message), close: () => undefined, describe: () => 'capture' };
-      const jobs = startBackgroundJobs(t.ctx, { transport: capture, jobIntervalMs: 3_600_000 });
-      try {
-        await jobs.runOnce();
-      } finally {
-        await jobs.stop();
-      }
+      await runJobsCapturingMail(t.ctx, sent);
       const toHost = sent.filter((message) => message.to.email === acme.owner.email && message.ics.content.includes(response.json().meetings[0].uuid));
       expect(toHost).toHaveLength(1);
       const host = toHost[0]!;

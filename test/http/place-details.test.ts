@@ -1,10 +1,8 @@
 import ICAL from 'ical.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBackgroundJobs } from '../../src/background.js';
 import type { RenderedMessage } from '../../src/mail/render.js';
-import type { MailTransport } from '../../src/mail/transport.js';
 import { createApiKeyForUser } from '../../src/scheduling/api-keys.js';
-import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
+import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
 
 type Slot = { start: string; username: string };
 
@@ -57,13 +55,7 @@ for (const dialect of DIALECTS) {
     };
     const deliver = async () => {
       sent.length = 0;
-      const capture: MailTransport = { send: async (message) => void sent.push(message), close: () => undefined, describe: () => 'capture' };
-      const jobs = startBackgroundJobs(t.ctx, { transport: capture, jobIntervalMs: 3_600_000 });
-      try {
-        await jobs.runOnce();
-      } finally {
-        await jobs.stop();
-      }
+      await runJobsCapturingMail(t.ctx, sent);
     };
 
     it('a topic keeps its place details; each must be a place it offers, one line of at most 500, an https link for online places', async () => {

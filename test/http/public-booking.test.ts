@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBackgroundJobs } from '../../src/background.js';
 import type { RenderedMessage } from '../../src/mail/render.js';
-import type { MailTransport } from '../../src/mail/transport.js';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
 import { findPublicTopicPage, listPublicTopicsOfHost } from '../../src/scheduling/public-topics.js';
-import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
+import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
 
 type Slot = { start: string; username: string };
 const HOUR = 3_600_000;
@@ -55,13 +53,7 @@ for (const dialect of DIALECTS) {
       t.app.inject({ method: 'POST', url: '/api/v1/public/schedule', headers: { 'content-type': 'application/json', accept: 'application/json' }, payload: JSON.stringify(payload), remoteAddress: ip });
     const meetingsCount = async () => Number((await t.ctx.db.selectFrom('meetings').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
     const deliver = async () => {
-      const capture: MailTransport = { send: async (message) => void sent.push(message), close: () => undefined, describe: () => 'capture' };
-      const jobs = startBackgroundJobs(t.ctx, { transport: capture, jobIntervalMs: 3_600_000 });
-      try {
-        await jobs.runOnce();
-      } finally {
-        await jobs.stop();
-      }
+      await runJobsCapturingMail(t.ctx, sent);
     };
     /** Books publicly and returns the manage token from the participant's confirmation e-mail. */
     const bookAndToken = async (slot: Slot, email: string, ip: string) => {

@@ -1,12 +1,10 @@
 import ICAL from 'ical.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBackgroundJobs } from '../../src/background.js';
 import { selectEventsOfSubject } from '../../src/db/repositories/events.js';
 import type { RenderedMessage } from '../../src/mail/render.js';
-import type { MailTransport } from '../../src/mail/transport.js';
 import { createApiKeyForUser } from '../../src/scheduling/api-keys.js';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
-import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
+import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
 
 type Slot = { start: string; username: string };
 const HOUR = 3_600_000;
@@ -49,13 +47,7 @@ for (const dialect of DIALECTS) {
     };
     const move = (uuid: string, body: unknown, key = acme.apiKey) => call(t.app, key, 'POST', `/api/v1/meetings/${uuid}/reschedule`, body);
     const deliver = async () => {
-      const capture: MailTransport = { send: async (message) => void sent.push(message), close: () => undefined, describe: () => 'capture' };
-      const jobs = startBackgroundJobs(t.ctx, { transport: capture, jobIntervalMs: 3_600_000 });
-      try {
-        await jobs.runOnce();
-      } finally {
-        await jobs.stop();
-      }
+      await runJobsCapturingMail(t.ctx, sent);
     };
     const freeSlotOn = async (day: string, hourUtc: number) => (await slots()).find((slot) => slot.start === `${day}T${String(hourUtc).padStart(2, '0')}:00:00.000Z`)!;
 

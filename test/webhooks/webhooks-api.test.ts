@@ -1,9 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startBackgroundJobs } from '../../src/background.js';
 import type { RenderedMessage } from '../../src/mail/render.js';
-import type { MailTransport } from '../../src/mail/transport.js';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
-import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
+import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
 import { startReceiver, type Receiver } from '../net/receivers.js';
 import { createApiKeyForUser } from '../../src/scheduling/api-keys.js';
 import { bookingBody, firstFreeSlots, stringHeaders, verifyAt } from './helpers.js';
@@ -28,23 +26,11 @@ for (const dialect of DIALECTS) {
     let acme: CreatedAccount;
     let topicUuid: string;
     const mail: RenderedMessage[] = [];
-    const capture: MailTransport = {
-      async send(message) {
-        mail.push(message);
-      },
-      close: () => undefined,
-      describe: () => 'capture',
-    };
     let receiver: Receiver | undefined;
 
     /** Runs every due job (events, deliveries, e-mails) until none is left. */
     async function drain() {
-      const jobs = startBackgroundJobs(t.ctx, { jobIntervalMs: 3_600_000, transport: capture });
-      try {
-        await jobs.runOnce();
-      } finally {
-        await jobs.stop();
-      }
+      await runJobsCapturingMail(t.ctx, mail);
     }
 
     beforeAll(async () => {

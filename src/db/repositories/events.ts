@@ -16,25 +16,16 @@ export async function insertEvents(db: DbOrTrx, events: DomainEvent[]): Promise<
 export async function insertEventsWithJobs(db: DbOrTrx, events: DomainEvent[], jobs: NewJob[], now: number): Promise<void> {
   // One event with one job is what most writes record: those statements are compiled once.
   const one = events.length === 1 && jobs.length === 1;
-  if (events.length === 0 || jobs.length === 0 || !isPostgres(db)) {
-    if (one) {
-      await insertEventRow(db, eventRows(events)[0]!);
-      await insertJobRow(db, jobRows(jobs, now)[0]!);
-      return;
-    }
+  if (isPostgres(db) && events.length > 0 && jobs.length > 0) {
+    if (one) await insertEventAndJobRows(db, eventRows(events)[0]!, jobRows(jobs, now)[0]!);
+    else await db.with('recorded', (cte) => cte.insertInto('events').values(eventRows(events)).returning('id')).insertInto('outbox').values(jobRows(jobs, now)).execute();
+  } else if (one) {
+    await insertEventRow(db, eventRows(events)[0]!);
+    await insertJobRow(db, jobRows(jobs, now)[0]!);
+  } else {
     await insertEvents(db, events);
     await enqueueJobs(db, jobs, now);
-    return;
   }
-  if (one) {
-    await insertEventAndJobRows(db, eventRows(events)[0]!, jobRows(jobs, now)[0]!);
-    return;
-  }
-  await db
-    .with('recorded', (cte) => cte.insertInto('events').values(eventRows(events)).returning('id'))
-    .insertInto('outbox')
-    .values(jobRows(jobs, now))
-    .execute();
 }
 
 const insertEventRow = compileOnce((db, row: Insertable<EventTable>) => db.insertInto('events').values(row));

@@ -23,6 +23,9 @@ const attachUrl = process.env.BENCH_ATTACH_URL;
 const serverEnv = { ...(JSON.parse(process.env.BENCH_SERVER_ENV ?? '{}') as Record<string, string>), ...(attachUrl ? { BENCH_ATTACH_URL: attachUrl } : {}) };
 const server = await startBenchServer(dialect, serverEnv, async (app) => {
   app.post('/bench/static-month', async (_request, reply) => reply.type('application/json; charset=utf-8').send(staticMonthBody));
+  // The server's own CPU time so far: a figure per request that the machine's other load
+  // (the load generator, a second server) does not move as much as requests per second.
+  app.get('/bench/cpu', async () => process.cpuUsage());
 });
 const { ctx } = server;
 if (attachUrl) {

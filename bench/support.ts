@@ -80,12 +80,21 @@ export async function spawnBenchServer(env: Record<string, string>): Promise<Spa
   const child = spawn(process.execPath, [...extraArgs, '--import', 'tsx', 'bench/bench-server.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const info = await new Promise<SpawnedBenchServer['info']>((resolve, reject) => {
     let buffer = '';
-    child.stdout.on('data', (chunk: Buffer) => {
+    const readInfo = (chunk: Buffer) => {
       buffer += chunk.toString();
       // Log lines are JSON too: the server's own line is marked.
       const line = buffer.split('\n').find((l) => l.startsWith('BENCH_INFO '));
-      if (line) resolve(JSON.parse(line.slice('BENCH_INFO '.length)));
-    });
+      if (!line) return;
+      // From here on stdout (the server's log lines, with LOG_LEVEL=info) is drained and
+      // dropped, as cheaply as a log shipper would read it: collecting and re-splitting it
+      // here grew quadratically and took the load generator's CPU, which understated the
+      // logged server's throughput.
+      child.stdout.off('data', readInfo);
+      child.stdout.resume();
+      buffer = '';
+      resolve(JSON.parse(line.slice('BENCH_INFO '.length)));
+    };
+    child.stdout.on('data', readInfo);
     child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
   });
   return {

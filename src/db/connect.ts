@@ -173,6 +173,13 @@ function openSqlite(filename: string, busyTimeoutMs: number, synchronous: 'full'
 const STATEMENT_CACHE_SIZE = 500;
 
 /**
+ * Counts the writing statements (COMMIT among them) this process has run on SQLite. The
+ * read connection of fast-reads.ts keeps one snapshot while this count stands still, and
+ * takes a new one once it moves: a read never misses a commit this process has made.
+ */
+export const sqliteWrites = { count: 0 };
+
+/**
  * Kysely's SQLite driver prepares each statement on every run, and preparing cost more than
  * running for most of a booking's statements (a CPU profile of bench/bookings.ts: 18% of the
  * server's time in `prepare`). The same query shape compiles to the same SQL text, so the
@@ -181,20 +188,27 @@ const STATEMENT_CACHE_SIZE = 500;
  */
 function cachingStatements(database: SqliteDatabase.Database): SqliteDialectConfig['database'] {
   const cache = new Map<string, SqliteDatabase.Statement>();
+  const preparedFor = (sql: string): SqliteDatabase.Statement => {
+    const cached = cache.get(sql);
+    if (cached && !cached.busy) {
+      // Re-inserted: a Map iterates in insertion order, so the first key is the least recent.
+      cache.delete(sql);
+      cache.set(sql, cached);
+      return cached;
+    }
+    const statement = database.prepare(sql);
+    if (cached) return statement;
+    cache.set(sql, statement);
+    if (cache.size > STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    return statement;
+  };
   return {
     close: () => database.close(),
     prepare(sql: string) {
-      const cached = cache.get(sql);
-      if (cached && !cached.busy) {
-        // Re-inserted: a Map iterates in insertion order, so the first key is the least recent.
-        cache.delete(sql);
-        cache.set(sql, cached);
-        return cached;
-      }
-      const statement = database.prepare(sql);
-      if (cached) return statement;
-      cache.set(sql, statement);
-      if (cache.size > STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      const statement = preparedFor(sql);
+      // Counted before it runs: Kysely's driver runs it right after, in the same synchronous
+      // step, so no read can come between the count and the write (nor its commit).
+      if (!statement.reader) sqliteWrites.count += 1;
       return statement;
     },
   };

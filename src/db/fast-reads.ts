@@ -6,6 +6,7 @@ import type { Db, DbOrTrx, MeetingTopicRow } from './database.js';
 import { findAvailabilityJson, findCalendarVersion } from './repositories/users.js';
 import { externalSpan, findBusySpans } from './repositories/busy-time.js';
 import { findTopic, topicRowToTopic } from './repositories/meeting-topics.js';
+import { sqliteWrites } from './connect.js';
 
 /**
  * The reads behind POST /calculate-schedule, the service's hottest path. Outside any
@@ -50,6 +51,7 @@ export function createKyselyReads(db: DbOrTrx): FastReads {
 export function createSqliteReads(filename: string): FastReads {
   const connection = new SqliteDatabase(filename, { readonly: true, fileMustExist: true });
   connection.pragma('busy_timeout = 5000');
+  const snapshot = createSnapshot(connection);
   // A topic's settings are parsed once per version; its hosts (and their calendar versions)
   // are read every time, since deactivating a user changes them without touching the topic.
   const topicVersion = connection.prepare<[string], { version: number; account_id: string }>(
@@ -102,23 +104,27 @@ export function createSqliteReads(filename: string): FastReads {
   );
   return {
     async findTopic(accountUuid, topicUuid, username) {
-      const header = topicVersion.get(topicUuid);
-      if (!header || (accountUuid !== null && header.account_id !== accountUuid)) return undefined;
-      let parsed = parsedTopics.get(topicUuid);
-      if (!parsed || parsed.version !== header.version) {
-        const row = topicById.get(topicUuid);
-        if (!row) return undefined;
-        parsed = { ...topicRowToTopic(row, []), version: row.version };
-        if (parsedTopics.size > 10_000) parsedTopics.clear();
-        parsedTopics.set(topicUuid, parsed);
-      }
-      const { version: _version, ...topic } = parsed;
-      return { ...topic, hosts: username === undefined ? hostsOfTopic.all(topicUuid, topicUuid) : namedHostOfTopic.all(topicUuid, username, topicUuid, username) };
+      return snapshot.remember(`topic ${accountUuid} ${topicUuid} ${username ?? '*'}`, (): MeetingTopic | undefined => {
+        const header = topicVersion.get(topicUuid);
+        if (!header || (accountUuid !== null && header.account_id !== accountUuid)) return undefined;
+        let parsed = parsedTopics.get(topicUuid);
+        if (!parsed || parsed.version !== header.version) {
+          const row = topicById.get(topicUuid);
+          if (!row) return undefined;
+          parsed = { ...topicRowToTopic(row, []), version: row.version };
+          if (parsedTopics.size > 10_000) parsedTopics.clear();
+          parsedTopics.set(topicUuid, parsed);
+        }
+        const { version: _version, ...topic } = parsed;
+        return { ...topic, hosts: username === undefined ? hostsOfTopic.all(topicUuid, topicUuid) : namedHostOfTopic.all(topicUuid, username, topicUuid, username) };
+      });
     },
     async findAvailabilityJson(userUuid) {
-      return availabilityOf.get(userUuid)?.availability;
+      return snapshot.remember(`hours ${userUuid}`, () => availabilityOf.get(userUuid)?.availability);
     },
     async findBusySpans(hostUuid, from, to, now) {
+      // Not remembered: which holds still block depends on `now`.
+      snapshot.enter();
       const buffers = new Map<string, { before: number; after: number }>();
       const busy: BusyMeeting[] = blockingMeetings.all(hostUuid, from, to, now).map(([start, end, topicUuid, holdExpiresAt]) => {
         let buffer = buffers.get(topicUuid);
@@ -132,10 +138,85 @@ export function createSqliteReads(filename: string): FastReads {
       return busy;
     },
     async findCalendarVersion(userUuid) {
-      return calendarVersionOf.get(userUuid)?.version;
+      return snapshot.remember(`version ${userUuid}`, () => calendarVersionOf.get(userUuid)?.version);
     },
     close: () => connection.close(),
   };
+}
+
+/**
+ * Outside a transaction, every statement takes and releases SQLite's read locks (file and
+ * WAL index): system calls that cost more than a cached month view's lookups themselves.
+ * So the reads share one read transaction, a snapshot, for as long as it is certainly
+ * current:
+ * - while no writing statement has run in this process since it began (`sqliteWrites`):
+ *   after any write, even one still uncommitted, the next read takes a new snapshot, so a
+ *   read never misses a commit this process made before it, as with one snapshot per
+ *   statement;
+ * - and at most until the end of this turn of the event loop, so another process's commit
+ *   (the operator CLI's) shows from the next turn on, and checkpoints are never held back.
+ *
+ * And while nothing at all was committed, by any connection or process, the answers stay
+ * what they were: SQLite's `data_version` moves with every commit of another connection
+ * (this one only reads), so remembered answers are dropped the moment it moves. A booking
+ * page that is viewed far more often than booked then reads nothing for a cached month
+ * view but that number; under bookings it costs one more statement per snapshot.
+ */
+interface Snapshot {
+  /** Opens a current snapshot, or keeps the open one if it still is. */
+  enter(): void;
+  /** `read()`'s answer, remembered until the database changes: it must not depend on the clock. */
+  remember<T>(key: string, read: () => T): T;
+}
+
+/** Remembered answers kept at most: a bound on memory, far above one instance's hot set. */
+const MAX_REMEMBERED = 20_000;
+
+function createSnapshot(connection: SqliteDatabase.Database): Snapshot {
+  const begin = connection.prepare('begin');
+  const commit = connection.prepare('commit');
+  const dataVersion = connection.prepare<[], number>('pragma data_version').pluck();
+  const remembered = new Map<string, unknown>();
+  let rememberedAt = -1;
+  let open = false;
+  let writesAtStart = 0;
+  const close = () => {
+    open = false;
+    // A read transaction has nothing to lose; if a failed read already ended it, fine too.
+    if (connection.open && connection.inTransaction) commit.run();
+  };
+  const enter = () => {
+    if (open && writesAtStart === sqliteWrites.count && connection.inTransaction) return;
+    if (open) close();
+    else setImmediate(close);
+    begin.run();
+    open = true;
+    writesAtStart = sqliteWrites.count;
+    // The first statement takes the snapshot; data_version is that snapshot's.
+    const version = dataVersion.get()!;
+    if (version !== rememberedAt) {
+      remembered.clear();
+      rememberedAt = version;
+    }
+  };
+  return {
+    enter,
+    remember<T>(key: string, read: () => T): T {
+      enter();
+      if (remembered.has(key)) return remembered.get(key) as T;
+      const value = deepFreeze(read());
+      if (remembered.size >= MAX_REMEMBERED) remembered.clear();
+      remembered.set(key, value);
+      return value;
+    },
+  };
+}
+
+/** Remembered answers are shared by every caller: frozen, so that none can change another's. */
+function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  for (const inner of Object.values(value)) deepFreeze(inner);
+  return Object.freeze(value);
 }
 
 export function createFastReads(config: DatabaseConfig, db: Db): FastReads {

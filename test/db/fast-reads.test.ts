@@ -1,6 +1,9 @@
+import SqliteDatabase from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DbOrTrx } from '../../src/db/database.js';
 import { createKyselyReads, createSqliteReads, type FastReads } from '../../src/db/fast-reads.js';
 import { replaceExternalBusy } from '../../src/db/repositories/busy-time.js';
+import { inTransaction } from '../../src/db/transaction.js';
 import { newId } from '../../src/ids.js';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
 import { call, createClock, createTestAccount, createTestApp, type TestApp } from '../helpers.js';
@@ -130,5 +133,66 @@ describe('prepared SQLite reads agree with the repository queries', () => {
       expect(await prepared.findAvailabilityJson(user.uuid)).toBe(await kysely.findAvailabilityJson(user.uuid));
     }
     expect(await prepared.findCalendarVersion(users.Anna!.uuid)).toBeGreaterThan(0);
+  });
+});
+
+/**
+ * The prepared reads share one SQLite snapshot while nothing was written: a read must still
+ * never miss a commit made before it, or a participant would be offered a slot just booked.
+ */
+describe('prepared SQLite reads see every commit made before them', () => {
+  let t: TestApp;
+  let prepared: FastReads;
+  let acme: CreatedAccount;
+  let filename: string;
+
+  beforeAll(async () => {
+    t = await createTestApp('sqlite', createClock('2027-01-04T06:00:00.000Z'));
+    const config = t.ctx.config.database;
+    if (config.dialect !== 'sqlite') throw new Error('sqlite expected');
+    filename = config.filename;
+    prepared = createSqliteReads(filename);
+    acme = await createTestAccount(t.ctx);
+  });
+  afterAll(async () => {
+    prepared.close();
+    await t.close();
+  });
+
+  const bumpVersion = (db: DbOrTrx) => db.updateTable('users').set((eb) => ({ calendar_version: eb('calendar_version', '+', 1) })).where('id', '=', acme.owner.uuid).execute();
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('a write by this process shows at once, in the same turn of the event loop', async () => {
+    const before = await prepared.findCalendarVersion(acme.owner.uuid);
+    await bumpVersion(t.ctx.db);
+    expect(await prepared.findCalendarVersion(acme.owner.uuid)).toBe(before! + 1);
+    // And inside a transaction once it has committed (group commit answers after COMMIT).
+    await inTransaction(t.ctx.db, (trx) => bumpVersion(trx));
+    expect(await prepared.findCalendarVersion(acme.owner.uuid)).toBe(before! + 2);
+  });
+
+  it('a write by another process (the operator CLI) shows from the next turn on', async () => {
+    const before = await prepared.findCalendarVersion(acme.owner.uuid);
+    const cli = new SqliteDatabase(filename);
+    try {
+      cli.prepare('update users set calendar_version = calendar_version + 1 where id = ?').run(acme.owner.uuid);
+    } finally {
+      cli.close();
+    }
+    await nextTurn();
+    expect(await prepared.findCalendarVersion(acme.owner.uuid)).toBe(before! + 1);
+  });
+
+  it('a booking answered 201 is missing from the very next month view of that host', async () => {
+    const body = { username: acme.owner.username, meetingTopic: '', timezone: 'UTC', offset: 0, month: 1 };
+    const topic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Snap', durationMinutes: 30, places: ['zoom'], hosts: [acme.owner.username] })).json().uuid as string;
+    body.meetingTopic = topic;
+    const slotsOf = async () => (await call(t.app, null, 'POST', '/api/v1/calculate-schedule', body)).json().days.flatMap((day: { slots: { start: string }[] }) => day.slots.map((slot) => slot.start)) as string[];
+    const offered = await slotsOf();
+    for (const start of offered.slice(0, 3)) {
+      const booked = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', { dates: [{ start, username: acme.owner.username }], email: 'p@example.com', lang: 'en', name: 'P', place: 'zoom', meetingTopic: topic, timezone: 'UTC' });
+      expect(booked.statusCode).toBe(201);
+      expect(await slotsOf()).not.toContain(start);
+    }
   });
 });

@@ -142,7 +142,7 @@ export async function findHostEntry(
   if (calendarVersion === undefined) throw new NotFoundError('host');
   const excluded = exclude !== undefined && exclude.hostUuid === host.uuid ? exclude : undefined;
   // One entry per zone, however its name is spelled (`europe/WARSAW` is Europe/Warsaw).
-  const parts: unknown[] = [rules, host.uuid, canonicalTimeZone(timezone) ?? timezone, range.from, range.to];
+  const parts: unknown[] = [rulesKeyOf(rules), host.uuid, canonicalTimeZone(timezone) ?? timezone, range.from, range.to];
   if (excluded) parts.push(`without ${excluded.uuid} at ${excluded.start}`);
   const key = JSON.stringify(parts);
   let entry = ctx.scheduleCache?.get(key) as HostEntry | undefined;
@@ -151,6 +151,18 @@ export async function findHostEntry(
     ctx.scheduleCache?.set(key, entry);
   }
   return entry;
+}
+
+/** The rules as part of a cache key, written out once per rules object (a cached view's costliest step before). */
+const rulesKeys = new WeakMap<SlotRules, string>();
+
+function rulesKeyOf(rules: SlotRules): string {
+  let key = rulesKeys.get(rules);
+  if (key === undefined) {
+    key = JSON.stringify(rules);
+    rulesKeys.set(rules, key);
+  }
+  return key;
 }
 
 async function computeEntry(
@@ -261,7 +273,19 @@ function trimDays(days: DaySlots[], earliest: number, latest: number): DaySlots[
   }));
 }
 
+/** Rules by topic object: the prepared reads hand out one (frozen) object per topic version. */
+const rulesOfTopic = new WeakMap<MeetingTopic, SlotRules>();
+
 export function slotRulesOf(topic: MeetingTopic): SlotRules {
+  let rules = rulesOfTopic.get(topic);
+  if (rules === undefined) {
+    rules = Object.freeze(readSlotRules(topic));
+    rulesOfTopic.set(topic, rules);
+  }
+  return rules;
+}
+
+function readSlotRules(topic: MeetingTopic): SlotRules {
   return {
     topicUuid: topic.uuid,
     durationMinutes: topic.durationMinutes,

@@ -49,6 +49,8 @@ function bookingBodies(info: SpawnedBenchServer['info']): string[] {
 
 interface Load {
   created: number;
+  /** The servers' own CPU time per created booking, in µs (see serverCpu). */
+  cpuPerBooking: number;
   latencies: { p50: number; p99: number }[];
   statuses: Map<number, number>;
 }
@@ -57,6 +59,7 @@ interface Load {
 async function book(urls: string[], apiKey: string, bodies: string[], connections: number): Promise<Load> {
   let next = 0;
   const statuses = new Map<number, number>();
+  const cpuBefore = await Promise.all(urls.map(serverCpu));
   const results = await Promise.all(
     urls.map((url) =>
       autocannon({
@@ -70,7 +73,19 @@ async function book(urls: string[], apiKey: string, bodies: string[], connection
       } as autocannon.Options),
     ),
   );
-  return { created: statuses.get(201) ?? 0, latencies: results.map((result) => ({ p50: result.latency.p50, p99: result.latency.p99 })), statuses };
+  const cpuAfter = await Promise.all(urls.map(serverCpu));
+  const created = statuses.get(201) ?? 0;
+  const cpu = cpuAfter.reduce((sum, after, i) => sum + after.user + after.system - cpuBefore[i]!.user - cpuBefore[i]!.system, 0);
+  return { created, cpuPerBooking: cpu / Math.max(1, created), latencies: results.map((result) => ({ p50: result.latency.p50, p99: result.latency.p99 })), statuses };
+}
+
+/**
+ * A server process's CPU time so far (bench-server.ts's /bench/cpu), in µs. Per booking it
+ * is a steadier figure than bookings per second on a shared machine, where the load
+ * generator and PostgreSQL take the same cores; PostgreSQL's own work is not in it.
+ */
+async function serverCpu(url: string): Promise<{ user: number; system: number }> {
+  return (await fetch(`${url}/bench/cpu`)).json() as Promise<{ user: number; system: number }>;
 }
 
 /** The same server's GET /healthz: what this machine serves at all, right now (the bookings are judged against it). */
@@ -89,6 +104,7 @@ function line(label: string, rps: number, health: number, load: Load) {
     formatNumber(rps / health, 3).padStart(9),
     formatNumber(p50).padStart(7),
     formatNumber(p99).padStart(7),
+    formatNumber(load.cpuPerBooking).padStart(12),
     ' ',
     JSON.stringify(Object.fromEntries(load.statuses)),
   );
@@ -129,7 +145,8 @@ async function runTwo(oneInstance: number) {
 const dialects: BenchDialect[] = (await postgresReachable()) ? ['sqlite', 'postgres'] : ['sqlite'];
 console.log(`POST /schedule, distinct slots across ${HOSTS} hosts, 20 connections per instance, ${seconds} s per run, servers in their own processes, Node ${process.version}, ${os.cpus().length} CPUs`);
 console.log('bookings/healthz: bookings per second over the same server\'s /healthz requests per second, measured just before: how close a booking comes to the cheapest request this machine serves at that moment.');
-console.log('run'.padEnd(22), 'bookings/s'.padStart(10), 'healthz/s'.padStart(12), 'ratio'.padStart(9), 'p50 ms'.padStart(7), 'p99 ms'.padStart(7), '  statuses');
+console.log('CPU µs/book: the service processes\' own CPU time per booking (PostgreSQL\'s not included), steadier than the rate when other processes share the cores.');
+console.log('run'.padEnd(22), 'bookings/s'.padStart(10), 'healthz/s'.padStart(12), 'ratio'.padStart(9), 'p50 ms'.padStart(7), 'p99 ms'.padStart(7), 'CPU µs/book'.padStart(12), '  statuses');
 for (const dialect of dialects) {
   const one = await runOne(dialect);
   // The default syncs every (group) commit; the operator may trade that for speed.

@@ -79,6 +79,15 @@ interface HostInterval {
  * → 7 `{ date, slots }` entries, slots grouped under their Tokyo date.
  */
 export function computeSlots(host: HostCalendar, rules: SlotRules, query: SlotQuery): DaySlots[] {
+  return computeSlotsWithStarts(host, rules, query).days;
+}
+
+/**
+ * computeSlots, with each slot's start also as a number (`starts[d][i]` is
+ * `days[d].slots[i].start`): whoever works on the starts (the team view, trimming to
+ * `now`) need not read them back from their text.
+ */
+export function computeSlotsWithStarts(host: HostCalendar, rules: SlotRules, query: SlotQuery): { days: DaySlots[]; starts: number[][] } {
   const zone = host.availability.timezone;
   const firstDay = parseLocalDate(query.from);
   const lastDay = parseLocalDate(query.to);
@@ -86,14 +95,18 @@ export function computeSlots(host: HostCalendar, rules: SlotRules, query: SlotQu
   const bounds: number[] = [];
   for (let day = firstDay; day <= lastDay + 1; day += 1) bounds.push(localToInstant(query.participantTimezone, day, 0));
   const days: DaySlots[] = [];
-  for (let day = firstDay; day <= lastDay; day += 1) days.push({ date: formatLocalDate(day), slots: [] });
+  const starts: number[][] = [];
+  for (let day = firstDay; day <= lastDay; day += 1) {
+    days.push({ date: formatLocalDate(day), slots: [] });
+    starts.push([]);
+  }
   const rangeStart = bounds[0]!;
   const rangeEnd = bounds[bounds.length - 1]!;
-  if (!(rangeStart < rangeEnd)) return days;
+  if (!(rangeStart < rangeEnd)) return { days, starts };
 
   const earliest = Math.max(rangeStart, query.now + rules.minimumNoticeMinutes * MINUTE);
   const latest = Math.min(rangeEnd - 1, query.now + rules.bookingWindowDays * DAY);
-  if (earliest > latest) return days;
+  if (earliest > latest) return { days, starts };
 
   const intervals = buildHostIntervals(host.availability, localEpochDay(zone, earliest) - 1, localEpochDay(zone, latest) + 1);
   const blocked = mergeBlocked(host.busy);
@@ -128,11 +141,12 @@ export function computeSlots(host: HostCalendar, rules: SlotRules, query: SlotQu
         if (next !== undefined && next.start < spanEnd) continue;
         while (bounds[dayIndex + 1]! <= start) dayIndex += 1;
         days[dayIndex]!.slots.push({ start: formatInstant(start), username: host.username });
+        starts[dayIndex]!.push(start);
       }
       from = to;
     }
   }
-  return days;
+  return { days, starts };
 }
 
 /**
@@ -215,27 +229,60 @@ export function formatInstant(ms: number): string {
   return prefix + MINUTE_SUFFIXES[rest / MINUTE]!;
 }
 
-const dayStarts = new Map<string, number>();
-const WHOLE_MINUTE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00\.000Z$/;
-
 /**
  * The inverse of formatInstant, as Date.parse would read it:
  * `parseInstant('2027-03-29T07:00:00.000Z')` → `Date.parse('2027-03-29T07:00Z')`. A slot's
- * start is parsed by day, from a cache, plus its minute: Date.parse on every slot of 50
- * hosts was the costliest step of a team month view.
+ * start (`YYYY-MM-DDTHH:MM:00.000Z`, a valid date) is read digit by digit, with the day
+ * counted arithmetically; anything else goes to Date.parse. Reading slots back was the
+ * costliest step of a cold team month view (50 hosts × 368 slots): Date.parse first, then a
+ * regular expression and a cache of days (a fifth of the view), now a few arithmetic steps.
  */
 export function parseInstant(iso: string): number {
-  if (!WHOLE_MINUTE.test(iso)) return Date.parse(iso);
-  const date = iso.slice(0, 10);
-  let day = dayStarts.get(date);
-  if (day === undefined) {
-    day = Date.parse(`${date}T00:00:00.000Z`);
-    if (dayStarts.size > 100_000) dayStarts.clear();
-    dayStarts.set(date, day);
+  if (
+    iso.length !== 24 ||
+    iso.charCodeAt(4) !== 45 || // -
+    iso.charCodeAt(7) !== 45 ||
+    iso.charCodeAt(10) !== 84 || // T
+    iso.charCodeAt(13) !== 58 || // :
+    !iso.endsWith(':00.000Z')
+  ) {
+    return Date.parse(iso);
   }
-  const hours = (iso.charCodeAt(11) - 48) * 10 + (iso.charCodeAt(12) - 48);
-  const minutes = (iso.charCodeAt(14) - 48) * 10 + (iso.charCodeAt(15) - 48);
-  return day + (hours * 60 + minutes) * MINUTE;
+  const year = digits(iso, 0, 4);
+  const month = digits(iso, 5, 2);
+  const day = digits(iso, 8, 2);
+  const hours = digits(iso, 11, 2);
+  const minutes = digits(iso, 14, 2);
+  // A date that does not exist (30 February) or a digit that is not one: as Date.parse reads it.
+  const valid = month >= 1 && month <= 12 && day >= 1 && (day <= 28 || day <= daysInMonth(year, month)) && hours <= 23 && minutes <= 59;
+  if (!valid) return Date.parse(iso);
+  return (daysFromCivil(year, month, day) * 1440 + hours * 60 + minutes) * MINUTE;
+}
+
+/** The number written by `length` decimal digits of `text` at `from`; NaN if any is not a digit. */
+function digits(text: string, from: number, length: number): number {
+  let value = 0;
+  for (let i = from; i < from + length; i += 1) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return Number.NaN;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (the civil-from-days inverse of Howard Hinnant's date algorithms). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }
 
 function weekdayOf(epochDay: number): (typeof WEEKDAYS)[number] {

@@ -2,7 +2,7 @@ import type { Availability } from '../domain/availability.js';
 import { NotFoundError, ValidationError } from '../domain/errors.js';
 import { TOPIC_LIMITS, checkTopicTeam, findTopicHost, type MeetingTopic, type TopicHost } from '../domain/meeting-topic.js';
 import { resolveScheduleRange, validateScheduleRangeInput } from '../domain/schedule-range.js';
-import { computeBusyWindow, computeSlots, parseInstant, type DaySlots, type HostCalendar, type SlotRules } from '../domain/slots.js';
+import { computeBusyWindow, computeSlotsWithStarts, parseInstant, type DaySlots, type HostCalendar, type SlotRules } from '../domain/slots.js';
 import { createKyselyReads, type FastReads } from '../db/fast-reads.js';
 import { canonicalTimeZone } from '../domain/time-zones.js';
 import type { CachedSchedule } from './schedule-cache.js';
@@ -99,13 +99,10 @@ export async function computeTopicSchedule(
   if (untrimmed && entry.response && (entry.response as Schedule).timezone === timezone) return entry.response as Schedule;
   const days = untrimmed
     ? entry.days
-    : entry.days.map((day) => ({
-        date: day.date,
-        slots: day.slots.filter((slot) => {
-          const start = parseInstant(slot.start);
-          return start >= earliest && start <= latest;
-        }),
-      }));
+    : entry.days.map((day, d) => {
+        const starts = entry.starts[d]!;
+        return { date: day.date, slots: day.slots.filter((_, i) => starts[i]! >= earliest && starts[i]! <= latest) };
+      });
   const schedule: Schedule = {
     username: host.username,
     meetingTopic: topic.uuid,
@@ -122,6 +119,8 @@ export async function computeTopicSchedule(
 
 /** A host's cached schedule, with what the team view needs: the starts of this topic's meetings. */
 export interface HostEntry extends CachedSchedule {
+  /** Each slot's start as a number, day by day: `starts[d][i]` is `days[d].slots[i].start`. */
+  starts: number[][];
   topicStarts: number[];
   /** Filled by the team view the first time it uses the entry (see team-schedule.ts). */
   team?: TeamEntry;
@@ -146,7 +145,7 @@ export async function findHostEntry(
   if (excluded) parts.push(`without ${excluded.uuid} at ${excluded.start}`);
   const key = JSON.stringify(parts);
   let entry = ctx.scheduleCache?.get(key) as HostEntry | undefined;
-  if (!entry || entry.calendarVersion !== calendarVersion || now < entry.readAt || now >= entry.validUntil || entry.topicStarts === undefined) {
+  if (!entry || entry.calendarVersion !== calendarVersion || now < entry.readAt || now >= entry.validUntil || entry.topicStarts === undefined || entry.starts === undefined) {
     entry = await computeEntry(reads, host, rules, timezone, range, now, calendarVersion, excluded);
     ctx.scheduleCache?.set(key, entry);
   }
@@ -182,7 +181,7 @@ async function computeEntry(
   const calendar = withoutMeeting(await loadHostCalendar(reads, host, rules, fromInstant, toInstant, now), exclude);
   // A minute later the window reaches a minute further: compute that far, trim per request.
   const stretched = { ...rules, bookingWindowDays: rules.bookingWindowDays + MINUTE_MS / DAY_MS };
-  const days = computeSlots(calendar, stretched, { now: computedFor, participantTimezone, from: range.from, to: range.to });
+  const { days, starts } = computeSlotsWithStarts(calendar, stretched, { now: computedFor, participantTimezone, from: range.from, to: range.to });
   const { firstStart, lastStart } = startBounds(days);
   // A hold stops blocking without any write: the entry must not outlive the first to end.
   const holdsEnd = calendar.busy.map((meeting) => meeting.holdExpiresAt ?? Infinity);
@@ -192,6 +191,7 @@ async function computeEntry(
     readAt: now,
     validUntil: Math.min(computedFor + MINUTE_MS, ...holdsEnd),
     days,
+    starts,
     firstStart,
     lastStart,
     topicStarts: calendar.busy.filter((meeting) => meeting.topicUuid === rules.topicUuid).map((meeting) => meeting.start),

@@ -79,7 +79,8 @@ export function estimateBytes(key: string, entry: CachedSchedule): number {
   let bytes = 400 + key.length;
   for (const day of entry.days) {
     bytes += 100;
-    for (const slot of day.slots) bytes += 120 + slot.start.length + slot.username.length;
+    // A slot object with its two strings, and (in a host's entry) its start as a number.
+    for (const slot of day.slots) bytes += 128 + slot.start.length + slot.username.length;
   }
   return bytes;
 }

@@ -3,8 +3,8 @@ import type { MeetingTopic, TopicHost } from '../domain/meeting-topic.js';
 import type { BusyMeeting } from '../domain/slots.js';
 import type { DatabaseConfig } from '../config.js';
 import type { Db, DbOrTrx, MeetingTopicRow } from './database.js';
-import { findAvailabilityJson, findCalendarVersion } from './repositories/users.js';
-import { externalSpan, findBusySpans } from './repositories/busy-time.js';
+import { findAvailabilityJson, findAvailabilityJsonOfUsers, findCalendarVersion } from './repositories/users.js';
+import { externalSpan, findBusySpans, findBusySpansOfHosts } from './repositories/busy-time.js';
 import { findTopic, topicRowToTopic } from './repositories/meeting-topics.js';
 import { sqliteWrites } from './connect.js';
 
@@ -22,6 +22,10 @@ export interface FastReads {
   findAvailabilityJson(userUuid: string): Promise<string | undefined>;
   /** Everything that blocks the host in the window (see findBusySpans in repositories/busy-time.ts). */
   findBusySpans(hostUuid: string, from: number, to: number, now: number): Promise<BusyMeeting[]>;
+  /** findAvailabilityJson of several hosts at once (absent: no such user). */
+  findAvailabilityJsonOfHosts(userUuids: readonly string[]): Promise<Map<string, string>>;
+  /** findBusySpans of several hosts at once, each host asked for present. */
+  findBusySpansOfHosts(hostUuids: readonly string[], from: number, to: number, now: number): Promise<Map<string, BusyMeeting[]>>;
   /** The host's calendar version (see UserTable.calendar_version). */
   findCalendarVersion(userUuid: string): Promise<number | undefined>;
   close(): void;
@@ -36,6 +40,8 @@ export function createKyselyReads(db: DbOrTrx): FastReads {
     findTopic: (accountUuid, topicUuid, username) => findTopic(db, accountUuid, topicUuid, username),
     findAvailabilityJson: (userUuid) => findAvailabilityJson(db, userUuid),
     findBusySpans: (hostUuid, from, to, now) => findBusySpans(db, hostUuid, from, to, now),
+    findAvailabilityJsonOfHosts: (userUuids) => findAvailabilityJsonOfUsers(db, userUuids),
+    findBusySpansOfHosts: (hostUuids, from, to, now) => findBusySpansOfHosts(db, hostUuids, from, to, now),
     findCalendarVersion: (userUuid) => findCalendarVersion(db, userUuid),
     close: () => undefined,
   };
@@ -102,6 +108,22 @@ export function createSqliteReads(filename: string): FastReads {
   const buffersOf = connection.prepare<[string], { before: number; after: number }>(
     'select buffer_before_minutes as before, buffer_after_minutes as after from meeting_topics where id = ?',
   );
+  const hoursOf = (userUuid: string) => snapshot.remember(`hours ${userUuid}`, () => availabilityOf.get(userUuid)?.availability);
+  const busySpansOf = (hostUuid: string, from: number, to: number, now: number): BusyMeeting[] => {
+    // Not remembered: which holds still block depends on `now`.
+    snapshot.enter();
+    const buffers = new Map<string, { before: number; after: number }>();
+    const busy: BusyMeeting[] = blockingMeetings.all(hostUuid, from, to, now).map(([start, end, topicUuid, holdExpiresAt]) => {
+      let buffer = buffers.get(topicUuid);
+      if (!buffer) {
+        buffer = buffersOf.get(topicUuid) ?? { before: 0, after: 0 };
+        buffers.set(topicUuid, buffer);
+      }
+      return { start, end, topicUuid, holdExpiresAt, bufferBeforeMinutes: buffer.before, bufferAfterMinutes: buffer.after };
+    });
+    for (const [start, end, sourceId] of externalBusy.all(hostUuid, to, from)) busy.push(externalSpan(start, end, sourceId));
+    return busy;
+  };
   return {
     async findTopic(accountUuid, topicUuid, username) {
       return snapshot.remember(`topic ${accountUuid} ${topicUuid} ${username ?? '*'}`, (): MeetingTopic | undefined => {
@@ -120,22 +142,22 @@ export function createSqliteReads(filename: string): FastReads {
       });
     },
     async findAvailabilityJson(userUuid) {
-      return snapshot.remember(`hours ${userUuid}`, () => availabilityOf.get(userUuid)?.availability);
+      return hoursOf(userUuid);
     },
     async findBusySpans(hostUuid, from, to, now) {
-      // Not remembered: which holds still block depends on `now`.
-      snapshot.enter();
-      const buffers = new Map<string, { before: number; after: number }>();
-      const busy: BusyMeeting[] = blockingMeetings.all(hostUuid, from, to, now).map(([start, end, topicUuid, holdExpiresAt]) => {
-        let buffer = buffers.get(topicUuid);
-        if (!buffer) {
-          buffer = buffersOf.get(topicUuid) ?? { before: 0, after: 0 };
-          buffers.set(topicUuid, buffer);
-        }
-        return { start, end, topicUuid, holdExpiresAt, bufferBeforeMinutes: buffer.before, bufferAfterMinutes: buffer.after };
-      });
-      for (const [start, end, sourceId] of externalBusy.all(hostUuid, to, from)) busy.push(externalSpan(start, end, sourceId));
-      return busy;
+      return busySpansOf(hostUuid, from, to, now);
+    },
+    // In process, a statement per host costs no round trip: the batch is a loop.
+    async findAvailabilityJsonOfHosts(userUuids) {
+      const found = new Map<string, string>();
+      for (const uuid of userUuids) {
+        const hours = hoursOf(uuid);
+        if (hours !== undefined) found.set(uuid, hours);
+      }
+      return found;
+    },
+    async findBusySpansOfHosts(hostUuids, from, to, now) {
+      return new Map(hostUuids.map((uuid) => [uuid, busySpansOf(uuid, from, to, now)]));
     },
     async findCalendarVersion(userUuid) {
       return snapshot.remember(`version ${userUuid}`, () => calendarVersionOf.get(userUuid)?.version);

@@ -140,16 +140,77 @@ export async function findHostEntry(
   const calendarVersion = host.calendarVersion ?? (await reads.findCalendarVersion(host.uuid));
   if (calendarVersion === undefined) throw new NotFoundError('host');
   const excluded = exclude !== undefined && exclude.hostUuid === host.uuid ? exclude : undefined;
-  // One entry per zone, however its name is spelled (`europe/WARSAW` is Europe/Warsaw).
-  const parts: unknown[] = [rulesKeyOf(rules), host.uuid, canonicalTimeZone(timezone) ?? timezone, range.from, range.to];
-  if (excluded) parts.push(`without ${excluded.uuid} at ${excluded.start}`);
-  const key = JSON.stringify(parts);
-  let entry = ctx.scheduleCache?.get(key) as HostEntry | undefined;
-  if (!entry || entry.calendarVersion !== calendarVersion || now < entry.readAt || now >= entry.validUntil || entry.topicStarts === undefined || entry.starts === undefined) {
+  const key = hostEntryKey(host, rules, timezone, range, excluded);
+  let entry = servableEntry(ctx, key, calendarVersion, now);
+  if (!entry) {
     entry = await computeEntry(reads, host, rules, timezone, range, now, calendarVersion, excluded);
     ctx.scheduleCache?.set(key, entry);
   }
   return entry;
+}
+
+function hostEntryKey(host: TopicHost, rules: SlotRules, timezone: string, range: { from: string; to: string }, excluded: ExcludedMeeting | undefined): string {
+  // One entry per zone, however its name is spelled (`europe/WARSAW` is Europe/Warsaw).
+  const parts: unknown[] = [rulesKeyOf(rules), host.uuid, canonicalTimeZone(timezone) ?? timezone, range.from, range.to];
+  if (excluded) parts.push(`without ${excluded.uuid} at ${excluded.start}`);
+  return JSON.stringify(parts);
+}
+
+/** The cached entry under `key` if it may still be served: same calendar version, read before `now`, not expired. */
+function servableEntry(ctx: UseCaseContext, key: string, calendarVersion: number, now: number): HostEntry | undefined {
+  const entry = ctx.scheduleCache?.get(key) as HostEntry | undefined;
+  if (!entry || entry.calendarVersion !== calendarVersion || now < entry.readAt || now >= entry.validUntil || entry.topicStarts === undefined || entry.starts === undefined) return undefined;
+  return entry;
+}
+
+/**
+ * `reads` with the calendars of the team's hosts whose entries must be computed loaded up
+ * front, two statements for all of them, instead of two per host. Only worth it where a
+ * statement is a round trip (PostgreSQL; the SQLite reads loop in process either way), and
+ * only for the exact window computeEntry asks for; anything else goes to `reads`.
+ */
+async function preloadCalendars(
+  ctx: UseCaseContext,
+  reads: FastReads,
+  hosts: readonly TopicHost[],
+  rules: SlotRules,
+  timezone: string,
+  range: { from: string; to: string },
+  now: number,
+  exclude: ExcludedMeeting | undefined,
+): Promise<FastReads> {
+  const stale = hosts.filter((host) => {
+    if (host.calendarVersion === undefined) return false;
+    const excluded = exclude !== undefined && exclude.hostUuid === host.uuid ? exclude : undefined;
+    return servableEntry(ctx, hostEntryKey(host, rules, timezone, range, excluded), host.calendarVersion, now) === undefined;
+  });
+  if (stale.length < 2) return reads;
+  const uuids = stale.map((host) => host.uuid);
+  const { fromInstant, toInstant } = calendarSpan(range);
+  const window = busyWindowOf(rules, fromInstant, toInstant);
+  const [hours, busy] = await Promise.all([reads.findAvailabilityJsonOfHosts(uuids), reads.findBusySpansOfHosts(uuids, window.from, window.to, now)]);
+  return {
+    ...reads,
+    findAvailabilityJson: async (userUuid) => (hours.has(userUuid) ? hours.get(userUuid) : reads.findAvailabilityJson(userUuid)),
+    findBusySpans: async (hostUuid, from, to, at) => {
+      const preloaded = from === window.from && to === window.to && at === now ? busy.get(hostUuid) : undefined;
+      return preloaded ?? reads.findBusySpans(hostUuid, from, to, at);
+    },
+  };
+}
+
+/** The instants a host's entry reads the calendar between: whole UTC ISO weeks around the range, with room for any zone. */
+function calendarSpan(range: { from: string; to: string }): { fromInstant: number; toInstant: number } {
+  // Whole UTC ISO weeks: the team view counts the host's meetings of the topic per week.
+  return {
+    fromInstant: isoWeekStartUtc(Date.parse(`${range.from}T00:00:00Z`) - ZONE_SLACK_MS),
+    toInstant: isoWeekStartUtc(Date.parse(`${range.to}T00:00:00Z`) + DAY_MS + ZONE_SLACK_MS) + 7 * DAY_MS,
+  };
+}
+
+/** Where busy time is read for a calendar between two instants: other topics' buffers are at most the topic limit, so this sees every blocker. */
+function busyWindowOf(rules: SlotRules, fromInstant: number, toInstant: number): { from: number; to: number } {
+  return computeBusyWindow(rules, fromInstant, toInstant, TOPIC_LIMITS.bufferMinutes[1]);
 }
 
 /** The rules as part of a cache key, written out once per rules object (a cached view's costliest step before). */
@@ -175,9 +236,7 @@ async function computeEntry(
   exclude: ExcludedMeeting | undefined,
 ): Promise<HostEntry> {
   const computedFor = Math.floor(now / MINUTE_MS) * MINUTE_MS;
-  // Whole UTC ISO weeks: the team view counts the host's meetings of the topic per week.
-  const fromInstant = isoWeekStartUtc(Date.parse(`${range.from}T00:00:00Z`) - ZONE_SLACK_MS);
-  const toInstant = isoWeekStartUtc(Date.parse(`${range.to}T00:00:00Z`) + DAY_MS + ZONE_SLACK_MS) + 7 * DAY_MS;
+  const { fromInstant, toInstant } = calendarSpan(range);
   const calendar = withoutMeeting(await loadHostCalendar(reads, host, rules, fromInstant, toInstant, now), exclude);
   // A minute later the window reaches a minute further: compute that far, trim per request.
   const stretched = { ...rules, bookingWindowDays: rules.bookingWindowDays + MINUTE_MS / DAY_MS };
@@ -225,7 +284,8 @@ async function computeTeamSchedule(
   exclude: ExcludedMeeting | undefined,
 ): Promise<Schedule> {
   const hosts = topic.hosts;
-  const entries = await Promise.all(hosts.map((host) => findHostEntry(ctx, reads, host, rules, timezone, range, now, exclude)));
+  const loaded = await preloadCalendars(ctx, reads, hosts, rules, timezone, range, now, exclude);
+  const entries = await Promise.all(hosts.map((host) => findHostEntry(ctx, loaded, host, rules, timezone, range, now, exclude)));
   const parts: unknown[] = ['team', rules, hosts.map((host) => host.uuid), canonicalTimeZone(timezone) ?? timezone, range.from, range.to];
   if (exclude) parts.push(`without ${exclude.uuid} at ${exclude.start}`);
   const key = JSON.stringify(parts);
@@ -311,8 +371,7 @@ export async function loadHostCalendar(
   toInstant: number,
   now: number,
 ): Promise<HostCalendar> {
-  // Other topics' buffers are at most the topic limit, so this window sees every blocker.
-  const window = computeBusyWindow(rules, fromInstant, toInstant, TOPIC_LIMITS.bufferMinutes[1]);
+  const window = busyWindowOf(rules, fromInstant, toInstant);
   const [availabilityJson, busy] = await Promise.all([
     reads.findAvailabilityJson(host.uuid),
     // Holds are read as of `now`: one that ended earlier this minute no longer blocks.

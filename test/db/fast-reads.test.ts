@@ -125,6 +125,24 @@ describe('prepared SQLite reads agree with the repository queries', () => {
     expect(late).toHaveLength(3);
   });
 
+  it('load several hosts at once exactly as one by one, on both paths (the cold team view\'s batch)', async () => {
+    const from = Date.parse('2027-01-04T00:00:00.000Z');
+    const to = Date.parse('2027-01-11T00:00:00.000Z');
+    const now = Date.parse('2027-01-04T06:00:00.000Z');
+    const missing = newId();
+    const hosts = [users.Anna!.uuid, users.Bea!.uuid, acme.owner.uuid, missing];
+    for (const reads of [prepared, kysely]) {
+      const busy = await reads.findBusySpansOfHosts(hosts, from, to, now);
+      expect([...busy.keys()].sort()).toEqual([...hosts].sort());
+      for (const host of hosts) expect(busy.get(host)).toEqual(await reads.findBusySpans(host, from, to, now));
+      expect(busy.get(users.Anna!.uuid)).toHaveLength(4);
+      expect(busy.get(missing)).toEqual([]);
+      const hours = await reads.findAvailabilityJsonOfHosts(hosts);
+      expect(hours.has(missing)).toBe(false);
+      for (const host of hosts.slice(0, 3)) expect(hours.get(host)).toBe(await reads.findAvailabilityJson(host));
+    }
+  });
+
   it('read the same calendar version and hours', async () => {
     for (const user of [users.Anna!, users.Bea!, acme.owner]) {
       const version = await prepared.findCalendarVersion(user.uuid);

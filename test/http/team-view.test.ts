@@ -113,6 +113,31 @@ for (const dialect of DIALECTS) {
       expectProblem(await book(topic.uuid, shared, 'late@example.com'), 409, 'SLOT_UNAVAILABLE');
     });
 
+    it('computes a cold team view (the hosts\' calendars read together) as each host\'s own cold view says', async () => {
+      const topic = await createTeamTopic('Cold');
+      const uuids = [acme.owner.uuid, ...members.map((member) => member.uuid)];
+      // Each host busy at a different time, so a calendar read for the wrong host would show.
+      const spans = ['2027-01-12T08:00:00.000Z', '2027-01-13T08:00:00.000Z', '2027-01-14T12:00:00.000Z'];
+      await t.ctx.db.transaction().execute(async (trx) => {
+        for (const [i, host] of uuids.entries()) {
+          await replaceExternalBusy(trx, host, `00000000-0000-4000-8000-c01d0000000${i}`, [
+            { uuid: `00000000-0000-4000-9000-c01d0000000${i}`, start: Date.parse(spans[i]!), end: Date.parse(spans[i]!) + 8 * 3_600_000 },
+          ]);
+        }
+        await bumpCalendarVersions(trx, uuids);
+      });
+      const view = slotsOf(await teamView(topic.uuid));
+      // Every host's own view computed afresh, alone.
+      await bumpCalendarVersions(t.ctx.db, uuids);
+      const perHost = new Map<string, Set<string>>();
+      for (const username of topic.hosts) perHost.set(username, new Set(slotsOf(await hostView(topic.uuid, username)).map((slot) => slot.start)));
+      const union = new Set([...perHost.values()].flatMap((starts) => [...starts]));
+      expect(view.map((slot) => slot.start)).toEqual([...union].sort());
+      for (const slot of view) expect(perHost.get(slot.username)?.has(slot.start), JSON.stringify(slot)).toBe(true);
+      // The busy days are still offered, by the hosts who are free then.
+      for (const start of spans) expect(view.some((slot) => slot.start === start)).toBe(true);
+    });
+
     it('keeps username required for an individual topic (400 at /username)', async () => {
       const individual = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Solo', durationMinutes: 30, places: ['zoom'] })).json();
       const problem = expectProblem(await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { meetingTopic: individual.uuid, timezone: 'Europe/Warsaw', offset: 0 }), 400, 'VALIDATION_FAILED');

@@ -57,6 +57,51 @@ const busySpans = compileOnce((db, hostUuid: string, from: number, to: number, n
   return meetings.unionAll(external).orderBy('source').orderBy('start');
 });
 
+/**
+ * findBusySpans for several hosts in one statement, by host (every host asked for has an
+ * entry, empty when nothing blocks it): a cold team view loads 50 calendars, and on
+ * PostgreSQL one round trip each was most of its time.
+ */
+export async function findBusySpansOfHosts(db: DbOrTrx, hostUuids: readonly string[], from: number, to: number, now: number): Promise<Map<string, BusyMeeting[]>> {
+  const byHost = new Map<string, BusyMeeting[]>(hostUuids.map((uuid) => [uuid, []]));
+  if (hostUuids.length === 0) return byHost;
+  const meetings = db
+    .selectFrom('meetings')
+    .innerJoin('meeting_topics', 'meeting_topics.id', 'meetings.topic_id')
+    .select([
+      'meetings.host_user_id as host',
+      sql<number>`0`.as('source'),
+      'meetings.starts_at as start',
+      'meetings.ends_at as end',
+      'meetings.topic_id as topicUuid',
+      'meetings.hold_expires_at as holdExpiresAt',
+      'meeting_topics.buffer_before_minutes as bufferBeforeMinutes',
+      'meeting_topics.buffer_after_minutes as bufferAfterMinutes',
+    ])
+    .where('meetings.host_user_id', 'in', [...hostUuids])
+    .where('meetings.starts_at', '>=', from)
+    .where('meetings.starts_at', '<', to)
+    .where((eb) => eb.or([eb('meetings.status', '=', 'confirmed'), eb.and([eb('meetings.status', '=', 'pending_payment'), eb('meetings.hold_expires_at', '>', now)])]));
+  const external = db
+    .selectFrom('external_busy')
+    .select([
+      'host_user_id as host',
+      sql<number>`1`.as('source'),
+      'starts_at as start',
+      'ends_at as end',
+      sql<string>`${EXTERNAL_BUSY_PREFIX} || source_id`.as('topicUuid'),
+      sql<number | null>`null`.as('holdExpiresAt'),
+      sql<number>`0`.as('bufferBeforeMinutes'),
+      sql<number>`0`.as('bufferAfterMinutes'),
+    ])
+    .where('host_user_id', 'in', [...hostUuids])
+    .where('starts_at', '<', to)
+    .where('ends_at', '>', from);
+  const rows = await meetings.unionAll(external).orderBy('host').orderBy('source').orderBy('start').execute();
+  for (const { host, source, holdExpiresAt, ...span } of rows) byHost.get(host)?.push(source === 0 ? { ...span, holdExpiresAt } : span);
+  return byHost;
+}
+
 export function externalSpan(start: number, end: number, sourceId: string): BusyMeeting {
   return { start, end, bufferBeforeMinutes: 0, bufferAfterMinutes: 0, topicUuid: `${EXTERNAL_BUSY_PREFIX}${sourceId}` };
 }

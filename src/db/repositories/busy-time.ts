@@ -20,42 +20,10 @@ export const EXTERNAL_BUSY_PREFIX = 'external:';
  */
 export async function findBusySpans(db: DbOrTrx, hostUuid: string, from: number, to: number, now: number): Promise<BusyMeeting[]> {
   const { rows } = await busySpans(db, hostUuid, from, to, now);
-  return rows.map(({ source, holdExpiresAt, ...span }) => (source === 0 ? { ...span, holdExpiresAt } : span));
+  return rows.map(toBusyMeeting);
 }
 
-const busySpans = compileOnce((db, hostUuid: string, from: number, to: number, now: number) => {
-  const meetings = db
-    .selectFrom('meetings')
-    .innerJoin('meeting_topics', 'meeting_topics.id', 'meetings.topic_id')
-    .select([
-      sql<number>`0`.as('source'),
-      'meetings.starts_at as start',
-      'meetings.ends_at as end',
-      'meetings.topic_id as topicUuid',
-      'meetings.hold_expires_at as holdExpiresAt',
-      'meeting_topics.buffer_before_minutes as bufferBeforeMinutes',
-      'meeting_topics.buffer_after_minutes as bufferAfterMinutes',
-    ])
-    .where('meetings.host_user_id', '=', hostUuid)
-    .where('meetings.starts_at', '>=', from)
-    .where('meetings.starts_at', '<', to)
-    .where((eb) => eb.or([eb('meetings.status', '=', 'confirmed'), eb.and([eb('meetings.status', '=', 'pending_payment'), eb('meetings.hold_expires_at', '>', now)])]));
-  const external = db
-    .selectFrom('external_busy')
-    .select([
-      sql<number>`1`.as('source'),
-      'starts_at as start',
-      'ends_at as end',
-      sql<string>`${EXTERNAL_BUSY_PREFIX} || source_id`.as('topicUuid'),
-      sql<number | null>`null`.as('holdExpiresAt'),
-      sql<number>`0`.as('bufferBeforeMinutes'),
-      sql<number>`0`.as('bufferAfterMinutes'),
-    ])
-    .where('host_user_id', '=', hostUuid)
-    .where('starts_at', '<', to)
-    .where('ends_at', '>', from);
-  return meetings.unionAll(external).orderBy('source').orderBy('start');
-});
+const busySpans = compileOnce((db, hostUuid: string, from: number, to: number, now: number) => busySpansQuery(db, { one: hostUuid }, from, to, now));
 
 /**
  * findBusySpans for several hosts in one statement, by host (every host asked for has an
@@ -65,6 +33,16 @@ const busySpans = compileOnce((db, hostUuid: string, from: number, to: number, n
 export async function findBusySpansOfHosts(db: DbOrTrx, hostUuids: readonly string[], from: number, to: number, now: number): Promise<Map<string, BusyMeeting[]>> {
   const byHost = new Map<string, BusyMeeting[]>(hostUuids.map((uuid) => [uuid, []]));
   if (hostUuids.length === 0) return byHost;
+  const rows = await busySpansQuery(db, { any: [...hostUuids] }, from, to, now).execute();
+  for (const row of rows) byHost.get(row.host)?.push(toBusyMeeting(row));
+  return byHost;
+}
+
+/**
+ * The busy-time union for one host (`{ one }`, a single parameter, so compileOnce can keep
+ * it) or several (`{ any }`), ordered by host, then meetings before remote spans, by start.
+ */
+function busySpansQuery(db: DbOrTrx, hosts: { one: string } | { any: string[] }, from: number, to: number, now: number) {
   const meetings = db
     .selectFrom('meetings')
     .innerJoin('meeting_topics', 'meeting_topics.id', 'meetings.topic_id')
@@ -78,7 +56,7 @@ export async function findBusySpansOfHosts(db: DbOrTrx, hostUuids: readonly stri
       'meeting_topics.buffer_before_minutes as bufferBeforeMinutes',
       'meeting_topics.buffer_after_minutes as bufferAfterMinutes',
     ])
-    .where('meetings.host_user_id', 'in', [...hostUuids])
+    .where((eb) => ('one' in hosts ? eb('meetings.host_user_id', '=', hosts.one) : eb('meetings.host_user_id', 'in', hosts.any)))
     .where('meetings.starts_at', '>=', from)
     .where('meetings.starts_at', '<', to)
     .where((eb) => eb.or([eb('meetings.status', '=', 'confirmed'), eb.and([eb('meetings.status', '=', 'pending_payment'), eb('meetings.hold_expires_at', '>', now)])]));
@@ -94,12 +72,14 @@ export async function findBusySpansOfHosts(db: DbOrTrx, hostUuids: readonly stri
       sql<number>`0`.as('bufferBeforeMinutes'),
       sql<number>`0`.as('bufferAfterMinutes'),
     ])
-    .where('host_user_id', 'in', [...hostUuids])
+    .where((eb) => ('one' in hosts ? eb('host_user_id', '=', hosts.one) : eb('host_user_id', 'in', hosts.any)))
     .where('starts_at', '<', to)
     .where('ends_at', '>', from);
-  const rows = await meetings.unionAll(external).orderBy('host').orderBy('source').orderBy('start').execute();
-  for (const { host, source, holdExpiresAt, ...span } of rows) byHost.get(host)?.push(source === 0 ? { ...span, holdExpiresAt } : span);
-  return byHost;
+  return meetings.unionAll(external).orderBy('host').orderBy('source').orderBy('start');
+}
+
+function toBusyMeeting({ host: _host, source, holdExpiresAt, ...span }: { host: string; source: number; holdExpiresAt: number | null; start: number; end: number; topicUuid: string; bufferBeforeMinutes: number; bufferAfterMinutes: number }): BusyMeeting {
+  return source === 0 ? { ...span, holdExpiresAt } : span;
 }
 
 export function externalSpan(start: number, end: number, sourceId: string): BusyMeeting {

@@ -12,12 +12,21 @@ import { calendarSettingsFromConfig, startCalendarSync } from './scheduling/cale
 import { createCalendarWriteHandler } from './scheduling/calendars-writes.js';
 import { createWebhookDeliverer } from './scheduling/webhooks-delivery.js';
 
+/** How long stopping waits for running jobs: half of the server's 10 s shutdown bound. */
+const STOP_GRACE_MS = 5_000;
+
 export interface BackgroundJobs {
   transport: MailTransport;
   /** Runs every job until none is due (tests, and a final flush on shutdown). */
   runOnce(): Promise<void>;
-  /** Stops the timers and waits for a run in progress. */
-  stop(): Promise<void>;
+  /**
+   * Stops the timers and takes no more jobs, then waits up to `graceMs` (default 5 s) for
+   * the jobs running, and for a maintenance run in progress. A job still running after the
+   * grace (a webhook receiver holding its 10 s) is left to its lease: it runs again once the
+   * lease ends, here after a restart or on another instance (at least once), so a shutdown
+   * keeps to its own bound however slow a receiver is.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /** Every kind of outbox job and its handler: the one place they are wired. */
@@ -133,10 +142,12 @@ export function startBackgroundJobs(
       if (running) await running;
       await runOnce(true);
     },
-    async stop() {
+    async stop(graceMs = STOP_GRACE_MS) {
       clearInterval(timer);
       stopped = true;
-      await Promise.all(lanesInFlight);
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(lanesInFlight), new Promise<void>((resolve) => (grace = setTimeout(resolve, graceMs)))]);
+      clearTimeout(grace);
       await calendarSync.stop();
       if (running) await running;
       transport.close();

@@ -59,7 +59,8 @@ export function createSqliteReads(filename: string): FastReads {
   connection.pragma('busy_timeout = 5000');
   const snapshot = createSnapshot(connection);
   // A topic's settings are parsed once per version; its hosts (and their calendar versions)
-  // are read every time, since deactivating a user changes them without touching the topic.
+  // are read again whenever the database changed (see createSnapshot), since deactivating a
+  // user changes them without touching the topic.
   const topicVersion = connection.prepare<[string], { version: number; account_id: string }>(
     'select version, account_id from meeting_topics where id = ? and deleted_at is null',
   );

@@ -139,7 +139,7 @@ export async function findHostEntry(
 ): Promise<HostEntry> {
   const calendarVersion = host.calendarVersion ?? (await reads.findCalendarVersion(host.uuid));
   if (calendarVersion === undefined) throw new NotFoundError('host');
-  const excluded = exclude !== undefined && exclude.hostUuid === host.uuid ? exclude : undefined;
+  const excluded = excludedFor(host, exclude);
   const key = hostEntryKey(host, rules, timezone, range, excluded);
   let entry = servableEntry(ctx, key, calendarVersion, now);
   if (!entry) {
@@ -147,6 +147,11 @@ export async function findHostEntry(
     ctx.scheduleCache?.set(key, entry);
   }
   return entry;
+}
+
+/** The meeting being moved, if it is this host's: only then is it left out of their calendar. */
+function excludedFor(host: TopicHost, exclude: ExcludedMeeting | undefined): ExcludedMeeting | undefined {
+  return exclude !== undefined && exclude.hostUuid === host.uuid ? exclude : undefined;
 }
 
 function hostEntryKey(host: TopicHost, rules: SlotRules, timezone: string, range: { from: string; to: string }, excluded: ExcludedMeeting | undefined): string {
@@ -181,8 +186,7 @@ async function preloadCalendars(
 ): Promise<FastReads> {
   const stale = hosts.filter((host) => {
     if (host.calendarVersion === undefined) return false;
-    const excluded = exclude !== undefined && exclude.hostUuid === host.uuid ? exclude : undefined;
-    return servableEntry(ctx, hostEntryKey(host, rules, timezone, range, excluded), host.calendarVersion, now) === undefined;
+    return servableEntry(ctx, hostEntryKey(host, rules, timezone, range, excludedFor(host, exclude)), host.calendarVersion, now) === undefined;
   });
   if (stale.length < 2) return reads;
   const uuids = stale.map((host) => host.uuid);

@@ -140,7 +140,6 @@ const accountAndTopic = compileOnce((db, accountUuid: string, topicUuid: string)
     .where('accounts.id', '=', accountUuid),
 );
 
-
 export interface TopicFilter {
   teamUuid?: string | undefined;
   hostUuid?: string | undefined;

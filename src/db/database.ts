@@ -280,6 +280,8 @@ export interface CalendarTable {
   next_sync_at: number;
   /** A sync in progress holds the calendar until then (claimed by a conditional update). */
   sync_lease_until: number | null;
+  /** The token of the sync holding the lease: only its holder stores a result or releases it. */
+  sync_claim: string | null;
   created_at: number;
 }
 

@@ -11,6 +11,7 @@ import {
   findCopiedMeetingUuidsOfHost,
   findDueCalendars,
   findLongestBookingWindowDays,
+  holdsCalendarSync,
   recordCalendarSync,
   type SealedCalendarAccess,
   type ConnectedCalendar,
@@ -42,22 +43,29 @@ export function calendarSettingsFromConfig(config: Pick<Config, 'allowPrivateUrl
 /** Busy time is read this far ahead at least, and further when a topic the host hosts books further ahead. */
 export const MIN_SYNC_WINDOW_DAYS = 60;
 /** A sync that dies (a crashed instance) frees its calendar after this. */
-const SYNC_LEASE_MS = 2 * 60_000;
+export const SYNC_LEASE_MS = 2 * 60_000;
 const DAY_MS = 86_400_000;
 
-export type SyncResult = { synced: true; changed: boolean } | { synced: false; error: string } | { synced: false; busy: true };
+/**
+ * `busy`: another sync held the calendar, so this one read nothing. `superseded`: this sync's
+ * lease ran out while it read and another claimed the calendar, so what it read was dropped.
+ */
+export type SyncResult = { synced: true; changed: boolean } | { synced: false; error: string } | { synced: false; busy: true } | { synced: false; superseded: true };
 
 /**
  * Reads one calendar's busy time for the host's booking window into `external_busy`. The
- * calendar is claimed first (a conditional update), so two instances never sync it at
- * once. The remote call happens outside any transaction; then, under the host's lock, the
- * calendar's spans are replaced and the host's calendar version bumped, only when the spans
- * changed. A failure keeps the last good busy time and is recorded on the calendar
- * (`status: error`, `lastError`); the next attempt comes after the usual interval.
+ * calendar is claimed first (a conditional update with a token of this sync's own), so two
+ * instances never sync it at once. The remote call happens outside any transaction; then,
+ * under the host's lock and only if this sync still holds the claim, the calendar's spans are
+ * replaced and the host's calendar version bumped, only when the spans changed. A sync that
+ * outlived its lease (another has claimed the calendar since) stores nothing: its read may be
+ * older than the other's. A failure keeps the last good busy time and is recorded on the
+ * calendar (`status: error`, `lastError`); the next attempt comes after the usual interval.
  */
 export async function syncCalendar(ctx: UseCaseContext, settings: CalendarSettings, calendarUuid: string): Promise<SyncResult> {
   const claimedAt = ctx.now();
-  if (!(await claimCalendarSync(ctx.db, calendarUuid, claimedAt, claimedAt + SYNC_LEASE_MS))) return { synced: false, busy: true };
+  const claim = newId(claimedAt);
+  if (!(await claimCalendarSync(ctx.db, calendarUuid, claim, claimedAt, claimedAt + SYNC_LEASE_MS))) return { synced: false, busy: true };
   const found = await findCalendarWithAccess(ctx.db, calendarUuid);
   if (!found) return { synced: false, error: 'The calendar no longer exists.' };
   const { calendar, access } = found;
@@ -79,24 +87,26 @@ export async function syncCalendar(ctx: UseCaseContext, settings: CalendarSettin
     if (message.includes('unexpected error')) settings.log?.error({ err: error, calendarUuid }, 'calendar sync failed unexpectedly');
     else settings.log?.warn({ calendarUuid, reason: message }, 'calendar sync failed');
     const at = ctx.now();
-    await recordCalendarSync(ctx.db, calendarUuid, { at, nextSyncAt: at + settings.syncIntervalMs, error: message });
-    return { synced: false, error: message };
+    const held = await recordCalendarSync(ctx.db, calendarUuid, claim, { at, nextSyncAt: at + settings.syncIntervalMs, error: message });
+    return held ? { synced: false, error: message } : { synced: false, superseded: true };
   }
   const changed = await inTransaction(ctx.db, async (trx) => {
     const at = ctx.now();
     await lockHost(trx, calendar.userUuid);
     // Disconnected while it was being read (removeCalendar takes the same lock): store nothing.
     if (!(await findCalendar(trx, calendarUuid))) return false;
+    // Taken over by another sync after this one's lease ran out: that one's read is newer.
+    if (!(await holdsCalendarSync(trx, calendarUuid, claim))) return 'superseded';
     const stored = await findCalendarSpans(trx, calendarUuid);
     const same = stored.length === spans.length && stored.every((span, i) => span.start === spans[i]!.start && span.end === spans[i]!.end);
     if (!same) {
       await replaceExternalBusy(trx, calendar.userUuid, calendarUuid, spans.map((span) => ({ uuid: newId(at), ...span })));
       await bumpCalendarVersions(trx, [calendar.userUuid]);
     }
-    await recordCalendarSync(trx, calendarUuid, { at, nextSyncAt: at + settings.syncIntervalMs, error: null });
+    await recordCalendarSync(trx, calendarUuid, claim, { at, nextSyncAt: at + settings.syncIntervalMs, error: null });
     return !same;
   });
-  return { synced: true, changed };
+  return changed === 'superseded' ? { synced: false, superseded: true } : { synced: true, changed };
 }
 
 /** Opens the sealed parts right before the adapter call; nothing opened is kept. */

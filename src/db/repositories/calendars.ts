@@ -76,6 +76,7 @@ export async function insertCalendar(db: DbOrTrx, calendar: NewCalendar): Promis
       last_write_error: null,
       next_sync_at: calendar.nextSyncAt,
       sync_lease_until: null,
+      sync_claim: null,
       created_at: calendar.createdAt,
     })
     .execute();
@@ -104,17 +105,24 @@ export async function deleteCalendar(db: DbOrTrx, calendarUuid: string): Promise
 }
 
 /**
- * Claims a calendar for one sync until `leaseUntil`: only one instance wins the conditional
- * update; a sync that dies lets the lease run out.
+ * Claims a calendar for one sync until `leaseUntil`, under the token `claim`: only one
+ * instance wins the conditional update; a sync that dies lets the lease run out, and whoever
+ * claims it then gets a new token, so the old holder can no longer store or release.
  */
-export async function claimCalendarSync(db: DbOrTrx, calendarUuid: string, now: number, leaseUntil: number): Promise<boolean> {
+export async function claimCalendarSync(db: DbOrTrx, calendarUuid: string, claim: string, now: number, leaseUntil: number): Promise<boolean> {
   const result = await db
     .updateTable('calendars')
-    .set({ sync_lease_until: leaseUntil })
+    .set({ sync_lease_until: leaseUntil, sync_claim: claim })
     .where('id', '=', calendarUuid)
     .where((eb) => eb.or([eb('sync_lease_until', 'is', null), eb('sync_lease_until', '<=', now)]))
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/** Whether the sync with token `claim` still holds the calendar (read under the host's lock before storing). */
+export async function holdsCalendarSync(db: DbOrTrx, calendarUuid: string, claim: string): Promise<boolean> {
+  const row = await db.selectFrom('calendars').select('id').where('id', '=', calendarUuid).where('sync_claim', '=', claim).executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Calendars of active users due for a sync and not held by another, most overdue first. */
@@ -132,21 +140,28 @@ export async function findDueCalendars(db: DbOrTrx, now: number, limit: number):
   return rows.map((row) => row.id);
 }
 
-/** Records a sync's outcome and releases the claim. */
+/**
+ * Records a sync's outcome and releases the claim, if the sync with token `claim` still holds
+ * it; answers whether it did (false: another sync took the calendar over after the lease).
+ */
 export async function recordCalendarSync(
   db: DbOrTrx,
   calendarUuid: string,
+  claim: string,
   outcome: { at: number; nextSyncAt: number; error: string | null },
-): Promise<void> {
-  await db
+): Promise<boolean> {
+  const released = { next_sync_at: outcome.nextSyncAt, last_sync_at: outcome.at, sync_lease_until: null, sync_claim: null };
+  const result = await db
     .updateTable('calendars')
     .set(
       outcome.error === null
-        ? { status: 'ok', last_sync_at: outcome.at, last_success_at: outcome.at, last_error: null, next_sync_at: outcome.nextSyncAt, sync_lease_until: null }
-        : { status: 'error', last_sync_at: outcome.at, last_error: outcome.error.slice(0, 1000), next_sync_at: outcome.nextSyncAt, sync_lease_until: null },
+        ? { ...released, status: 'ok', last_success_at: outcome.at, last_error: null }
+        : { ...released, status: 'error', last_error: outcome.error.slice(0, 1000) },
     )
     .where('id', '=', calendarUuid)
-    .execute();
+    .where('sync_claim', '=', claim)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 export async function recordCalendarWriteError(db: DbOrTrx, calendarUuid: string, error: string | null): Promise<void> {

@@ -4,7 +4,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { AppContext } from './context.js';
 import { MethodNotAllowedError, NotFoundError } from './domain/errors.js';
-import { handleError } from './http/problems.js';
+import { isDatabaseUnavailable } from './db/errors.js';
+import { createErrorHandler } from './http/problems.js';
 import { acceptOptionalApiKey, requireApiKey, requireJsonAccept, toFastifyTrustProxy } from './http/request-guards.js';
 import { registerMetrics } from './http/metrics.js';
 import { registerOpenApiConventions } from './http/openapi.js';
@@ -43,6 +44,7 @@ export const API_PREFIX = '/api/v1';
 
 /** The HTTP application; it never listens, so tests drive it with `app.inject()`. */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const handleError = createErrorHandler(isDatabaseUnavailable);
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     // One line per request instead of Fastify's two: see src/http/request-log.ts.
@@ -129,7 +131,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
 
-  await app.register(healthRoutes, { db: ctx.db });
+  await app.register(healthRoutes, { ctx });
   await app.register(docsRoutes);
 
   await app.register(

@@ -1,5 +1,5 @@
 import type { AppContext } from './context.js';
-import { createEmailSender } from './mail/email-job.js';
+import { createEmailSender } from './scheduling/send-email.js';
 import { createMailTransport, type MailTransport } from './mail/transport.js';
 import type { JobHandler } from './outbox/job-handler.js';
 import { runDueJobs } from './outbox/worker.js';

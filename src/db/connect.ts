@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig, DatabaseTimeouts } from '../config.js';
 import type { Database } from './database.js';
@@ -178,6 +178,11 @@ const STATEMENT_CACHE_SIZE = 500;
  * takes a new one once it moves: a read never misses a commit this process has made.
  */
 export const sqliteWrites = { count: 0 };
+
+/** A statement that needs nothing but a working connection: what readiness asks of the database. */
+export async function pingDatabase(db: Kysely<Database>): Promise<void> {
+  await sql`select 1`.execute(db);
+}
 
 /**
  * Kysely's SQLite driver prepares each statement on every run, and preparing cost more than

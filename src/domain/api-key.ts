@@ -1,5 +1,15 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
+/** A key as its holder sees it: never the key itself, which is shown once when made. */
+export interface ApiKeyRecord {
+  uuid: string;
+  accountUuid: string;
+  userUuid: string;
+  name: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+}
+
 /**
  * API keys look like `tmn_<lookup>_<secret>`: the lookup part finds the row by an index,
  * the 256-bit secret part is only ever stored as its SHA-256 hash. A fast hash is enough

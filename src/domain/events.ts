@@ -1,3 +1,7 @@
+import type { Meeting, MeetingStatus } from './meeting.js';
+import type { MeetingLocation } from './place-details.js';
+import type { Member } from './user.js';
+
 /**
  * What happened, as use cases record it in the transaction that made it happen. Events are
  * kept as the history of their subject (a meeting's, a payment's audit trail) and fanned out
@@ -32,4 +36,22 @@ export interface DomainEvent<Data = Record<string, unknown>> {
 
 export function isWebhookEventType(type: string): type is WebhookEventType {
   return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(type);
+}
+
+/** The data of every `meeting.*` event: the meeting as it is after the change. */
+export interface MeetingEventData {
+  meeting: Meeting;
+  /** The status before the change (a cancellation mails only what had been confirmed). */
+  previousStatus?: MeetingStatus;
+}
+
+/** `meeting.rescheduled` also records where and when the meeting was before. */
+export interface RescheduledEventData extends MeetingEventData {
+  previous: { start: number; end: number; hostUuid: string; username: string; location?: MeetingLocation | undefined };
+}
+
+/** What a `member.*` event records: the member as the API shows them, and the team concerned. */
+export interface MemberEventData {
+  member: Member;
+  teamUuid: string;
 }

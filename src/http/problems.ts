@@ -1,6 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, describeFieldError, type ErrorCode, type FieldError } from '../domain/errors.js';
-import { isDatabaseUnavailable } from '../db/errors.js';
 import { renderErrorPage } from './pages/error-page.js';
 import { isPageUrl, sendHtml } from './pages/html.js';
 import type { Problem } from './schemas/common.js';
@@ -156,17 +155,26 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
   return reply.code(problem.status).type('application/problem+json').send(problem);
 }
 
+export type ErrorHandler = (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => FastifyReply;
+
 /**
- * Fastify's own 4xx errors (body parsing, limits, media types) get the same problem
- * shape as domain errors; anything unexpected becomes a 500 that hides internals.
+ * The application's one error handler. Fastify's own 4xx errors (body parsing, limits,
+ * media types) get the same problem shape as domain errors; an error that
+ * `isUnavailable` recognises as the database being out of reach (given by the wiring:
+ * only the data layer knows its drivers' errors) is a 503 with Retry-After; anything else
+ * unexpected becomes a 500 that hides internals.
  */
-export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function createErrorHandler(isUnavailable: (error: unknown) => boolean): ErrorHandler {
+  return (error, request, reply) => handleError(error, request, reply, isUnavailable);
+}
+
+function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, isUnavailable: (error: unknown) => boolean): FastifyReply {
   if (error instanceof DomainError) {
     const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
     if (typeof retryAfter === 'number') reply.header('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
     return sendProblem(reply, buildProblem(error.code, error.message, error.errors));
   }
-  if (isDatabaseUnavailable(error)) {
+  if (isUnavailable(error)) {
     request.log.warn({ err: error }, 'database unavailable: answered 503');
     reply.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
     return sendProblem(reply, buildProblem('SERVICE_UNAVAILABLE', 'The database is temporarily unavailable; retry shortly'));

@@ -1,8 +1,8 @@
-import { generateApiKey } from '../domain/api-key.js';
+import { generateApiKey, type ApiKeyRecord } from '../domain/api-key.js';
 import { DomainError, NotFoundError } from '../domain/errors.js';
 import { lockAccount } from '../db/repositories/accounts.js';
 import { inTransaction } from '../db/transaction.js';
-import { insertApiKey, listLiveApiKeysOfUser, revokeApiKey as markRevoked, type ApiKeyRecord } from '../db/repositories/api-keys.js';
+import { insertApiKey, listLiveApiKeysOfUser, revokeApiKey as markRevoked } from '../db/repositories/api-keys.js';
 import { findUser, findUserAcrossAccounts } from '../db/repositories/users.js';
 import { newId } from '../ids.js';
 import type { Principal, UseCaseContext } from './context.js';

@@ -7,7 +7,7 @@ import { createKyselyReads, type FastReads } from '../db/fast-reads.js';
 import { canonicalTimeZone } from '../domain/time-zones.js';
 import type { CachedSchedule } from './schedule-cache.js';
 import type { Principal, UseCaseContext } from './context.js';
-import { isoWeekStartUtc, teamScheduleDays, type TeamEntry } from './team-schedule.js';
+import { isoWeekStartUtc, teamScheduleDays, type HostEntry } from './team-schedule.js';
 
 export interface CalculateScheduleInput {
   /** Required for an individual topic; left out for a team topic: the team view. */
@@ -115,15 +115,6 @@ export async function computeTopicSchedule(
   };
   if (untrimmed) entry.response = schedule;
   return schedule;
-}
-
-/** A host's cached schedule, with what the team view needs: the starts of this topic's meetings. */
-export interface HostEntry extends CachedSchedule {
-  /** Each slot's start as a number, day by day: `starts[d][i]` is `days[d].slots[i].start`. */
-  starts: number[][];
-  topicStarts: number[];
-  /** Filled by the team view the first time it uses the entry (see team-schedule.ts). */
-  team?: TeamEntry;
 }
 
 /** The host's entry for this range: from the cache while the host's calendar version and the minute hold, else computed. */

@@ -3,19 +3,7 @@ import type { Config } from '../config.js';
 import { meetingEventUid } from '../calendars/meeting-event.js';
 import { describeCalendarFailure, readRemoteBusy, toStoredSpans, type RemoteCalendarAccess } from '../calendars/remote-calendar.js';
 import { bumpCalendarVersions, replaceExternalBusy } from '../db/repositories/busy-time.js';
-import {
-  claimCalendarSync,
-  findCalendar,
-  findCalendarSpans,
-  findCalendarWithAccess,
-  findCopiedMeetingUuidsOfHost,
-  findDueCalendars,
-  findLongestBookingWindowDays,
-  holdsCalendarSync,
-  recordCalendarSync,
-  type SealedCalendarAccess,
-  type ConnectedCalendar,
-} from '../db/repositories/calendars.js';
+import { claimCalendarSync, findCalendar, findCalendarSpans, findCalendarWithAccess, findCopiedMeetingUuidsOfHost, findDueCalendars, findLongestBookingWindowDays, holdsCalendarSync, recordCalendarSync, type SealedCalendarAccess } from '../db/repositories/calendars.js';
 import { lockHost } from '../db/repositories/meetings.js';
 import { findUser } from '../db/repositories/users.js';
 import { inTransaction } from '../db/transaction.js';
@@ -23,6 +11,7 @@ import { newId } from '../ids.js';
 import { guardedFetch } from '../net/outbound-request.js';
 import { openSecret } from '../secrets/secret-box.js';
 import { requireSecretKey, type UseCaseContext } from './context.js';
+import { type ConnectedCalendar } from '../domain/calendar.js';
 
 /** What the calendar use cases need beyond the database and the clock. */
 export interface CalendarSettings {

@@ -5,19 +5,7 @@ import { ForbiddenError, NotFoundError, ValidationError, type FieldError } from 
 import type { User } from '../domain/user.js';
 import type { DbOrTrx } from '../db/database.js';
 import { bumpCalendarVersions } from '../db/repositories/busy-time.js';
-import {
-  deleteCalendar,
-  deleteCalendarSpans,
-  findCalendar,
-  findFeedOfUser,
-  findFeedUserByTokenHash,
-  insertCalendar,
-  insertFeedIfAbsent,
-  listCalendarsOfUser,
-  upsertFeed,
-  type CalendarType,
-  type ConnectedCalendar,
-} from '../db/repositories/calendars.js';
+import { deleteCalendar, deleteCalendarSpans, findCalendar, findFeedOfUser, findFeedUserByTokenHash, insertCalendar, insertFeedIfAbsent, listCalendarsOfUser, upsertFeed } from '../db/repositories/calendars.js';
 import { findTopicIncludingDeleted } from '../db/repositories/meeting-topics.js';
 import { lockHost, selectMeetingsPage } from '../db/repositories/meetings.js';
 import { findUser, findUserAcrossAccounts, findUserIdsManagedBy } from '../db/repositories/users.js';
@@ -28,6 +16,7 @@ import { openSecret, sealSecret } from '../secrets/secret-box.js';
 import { toCalendarMeeting } from './calendars-meeting.js';
 import { syncCalendar, type CalendarSettings } from './calendars-sync.js';
 import { requireSecretKey, type Principal, type UseCaseContext } from './context.js';
+import { type CalendarType, type ConnectedCalendar } from '../domain/calendar.js';
 
 export interface NewCalendarInput {
   type: CalendarType;

@@ -1,4 +1,3 @@
-import type { Meeting, MeetingStatus } from '../domain/meeting.js';
 import { findEvent } from '../db/repositories/events.js';
 import { completeJob, enqueueJobs } from '../db/repositories/outbox.js';
 import { inTransaction } from '../db/transaction.js';
@@ -6,13 +5,6 @@ import { PermanentJobError, type JobHandler } from '../outbox/job-handler.js';
 import type { UseCaseContext } from './context.js';
 import { EVENT_REACTIONS } from './reactions/index.js';
 import { EVENT_JOB_KIND } from './record-events.js';
-
-/** The data of every `meeting.*` event: the meeting as it is after the change. */
-export interface MeetingEventData {
-  meeting: Meeting;
-  /** The status before the change (a cancellation mails only what had been confirmed). */
-  previousStatus?: MeetingStatus;
-}
 
 /**
  * The `event` job: turns one recorded event into the jobs its reactions imply, and

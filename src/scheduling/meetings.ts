@@ -10,10 +10,10 @@ import { isAdminOfTeam } from '../db/repositories/teams.js';
 import { findActiveUserByUsername, findUserIdsManagedBy } from '../db/repositories/users.js';
 import { inTransaction } from '../db/transaction.js';
 import type { Principal, UseCaseContext } from './context.js';
-import type { MeetingEventData } from './dispatch-event.js';
+import { type MeetingEventData } from '../domain/events.js';
 import { recordEvents } from './record-events.js';
 import { publicUrlOf } from './payments/context.js';
-import { paymentRecord } from './payments/record.js';
+import { paymentRecord } from '../domain/representations.js';
 import { refundMeetingShare } from './payments/refunds.js';
 
 export interface MeetingListInput {

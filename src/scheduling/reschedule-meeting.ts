@@ -9,11 +9,10 @@ import { findMeeting, lockHost, moveMeeting } from '../db/repositories/meetings.
 import { inTransaction } from '../db/transaction.js';
 import { loadHostCalendar, slotRulesOf, withoutMeeting } from './calculate-schedule.js';
 import type { UseCaseContext } from './context.js';
-import type { MeetingEventData } from './dispatch-event.js';
+import type { MeetingEventData, RescheduledEventData } from '../domain/events.js';
 import { requireMeetingManager, type MeetingActor } from './meetings.js';
 import { recordEvents } from './record-events.js';
 import { resolveLocations } from './place-details.js';
-import type { MeetingLocation } from '../domain/place-details.js';
 
 export interface RescheduleInput {
   start: string;
@@ -22,10 +21,6 @@ export interface RescheduleInput {
 }
 
 /** `meeting.rescheduled`: the meeting as it is now, and where it was. */
-export interface RescheduledEventData extends MeetingEventData {
-  previous: { start: number; end: number; hostUuid: string; username: string; location?: MeetingLocation | undefined };
-}
-
 /** Only these move; a cancelled or expired meeting is gone from every calendar. */
 const MOVABLE: readonly MeetingStatus[] = ['confirmed', 'pending_payment'];
 const UTC_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z$/;

@@ -15,14 +15,15 @@ import { findDiscountByCode, useDiscountCode } from '../db/repositories/discount
 import { claimIdempotencyKey, completeIdempotencyKey, deleteIdempotentResponse, findIdempotentResponse } from '../db/repositories/idempotency.js';
 import { findAccountAndTopic } from '../db/repositories/meeting-topics.js';
 import { insertMeetings, lockTopicHosts, type LockedHost } from '../db/repositories/meetings.js';
-import { insertPayment, type Payment } from '../db/repositories/payments.js';
+import { insertPayment } from '../db/repositories/payments.js';
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
 import { loadHostCalendar, slotRulesOf } from './calculate-schedule.js';
 import type { Principal, UseCaseContext } from './context.js';
 import { recordEvents } from './record-events.js';
 import { gatewayRefusal, publicUrlOf } from './payments/context.js';
-import { paymentRecord } from './payments/record.js';
+import { paymentRecord } from '../domain/representations.js';
+import { type Payment } from '../domain/payment.js';
 
 /** The seed's request body of `POST /schedule`. */
 export interface ScheduleInput {

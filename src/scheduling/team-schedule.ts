@@ -1,5 +1,5 @@
 import { type DaySlots, type Slot } from '../domain/slots.js';
-import type { HostEntry } from './calculate-schedule.js';
+import type { CachedSchedule } from './schedule-cache.js';
 
 const DAY_MS = 86_400_000;
 const WEEK_MS = 7 * DAY_MS;
@@ -17,6 +17,15 @@ const FIRST_MONDAY = 4;
 export function isoWeekStartUtc(ms: number): number {
   const week = Math.floor((Math.floor(ms / DAY_MS) - FIRST_MONDAY) / 7);
   return (week * 7 + FIRST_MONDAY) * DAY_MS;
+}
+
+/** A host's cached schedule, with what the team view needs: the starts of this topic's meetings. */
+export interface HostEntry extends CachedSchedule {
+  /** Each slot's start as a number, day by day: `starts[d][i]` is `days[d].slots[i].start`. */
+  starts: number[][];
+  topicStarts: number[];
+  /** Filled by the team view the first time it uses the entry (see team-schedule.ts). */
+  team?: TeamEntry;
 }
 
 /** Per day of a host's entry: each slot's start as a number, and the host's meetings of the topic in that slot's week. */

@@ -22,7 +22,7 @@ import { requireTeamAdmin } from './access.js';
 import type { Principal, UseCaseContext } from './context.js';
 import { insertNewUser } from './create-account.js';
 import { recordEvents } from './record-events.js';
-import type { MemberEventData } from '../webhooks/event-body.js';
+import { type MemberEventData } from '../domain/events.js';
 
 /** Seed endpoint 1: the teams the caller administers, by name. */
 export async function listTeams(ctx: UseCaseContext, principal: Principal): Promise<Team[]> {

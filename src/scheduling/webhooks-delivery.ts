@@ -16,14 +16,23 @@ import {
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
 import { EMAIL_JOB_KIND } from '../mail/booking-message.js';
-import type { NoticeMessagePayload } from '../mail/email-job.js';
+import type { NoticeMessagePayload } from '../mail/queued-message.js';
 import type { HostResolver } from '../net/outbound-guard.js';
 import { OutboundError, sendOutbound } from '../net/outbound-request.js';
 import { PermanentJobError, type JobHandler } from '../outbox/job-handler.js';
 import { openSecret } from '../secrets/secret-box.js';
 import { nextAttemptAt, shouldDisableSubscription } from '../webhooks/backoff.js';
 import { signWebhook } from '../webhooks/signing.js';
-import { WEBHOOK_JOB_KIND, type WebhookJobPayload, type WebhookSubscription } from '../webhooks/types.js';
+import { type WebhookSubscription } from '../domain/webhook.js';
+
+/** The outbox kind of one delivery attempt. */
+export const WEBHOOK_JOB_KIND = 'webhook';
+
+export interface WebhookJobPayload {
+  deliveryUuid: string;
+  /** A retry asked for by an admin: attempted even while the subscription is disabled. */
+  manual?: boolean;
+}
 
 /** What the delivery handler needs from the application context. */
 export interface WebhookDeliveryContext {

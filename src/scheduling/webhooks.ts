@@ -19,8 +19,9 @@ import { newId } from '../ids.js';
 import { assertAllowedUrl, OutboundUrlRefusedError, type HostResolver } from '../net/outbound-guard.js';
 import { sealSecret } from '../secrets/secret-box.js';
 import { generateWebhookSecret } from '../webhooks/signing.js';
-import { WEBHOOK_JOB_KIND, type WebhookDelivery, type WebhookJobPayload, type WebhookSubscription } from '../webhooks/types.js';
+import { WEBHOOK_JOB_KIND, type WebhookJobPayload } from './webhooks-delivery.js';
 import { requireSecretKey, type Principal, type UseCaseContext } from './context.js';
+import { type WebhookDelivery, type WebhookSubscription } from '../domain/webhook.js';
 
 /** The use cases' view of the settings that govern outbound URLs. */
 export interface WebhooksContext extends UseCaseContext {

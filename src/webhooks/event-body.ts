@@ -1,14 +1,8 @@
 import type { DomainEvent } from '../domain/events.js';
 import type { Meeting } from '../domain/meeting.js';
 import type { Member } from '../domain/user.js';
-import type { Payment } from '../db/repositories/payments.js';
-import { meetingWithPaymentToJson, memberToJson, toIso } from '../http/representations.js';
-
-/** What a `member.*` event records: the member as the API shows them, and the team concerned. */
-export interface MemberEventData {
-  member: Member;
-  teamUuid: string;
-}
+import { type Payment } from '../domain/payment.js';
+import { meetingWithPaymentToJson, memberToJson, toIso } from '../domain/representations.js';
 
 /**
  * The JSON body of a delivery: `{ type, timestamp, data }`, `data` being the record the API
@@ -35,7 +29,7 @@ function webhookData(event: DomainEvent, payment: Payment | undefined): unknown 
   const data = event.data as Record<string, unknown>;
   const meeting = meetingOfEvent(event);
   if (meeting) return meetingWithPaymentToJson(meeting, payment);
-  // Payment events record the payment already as the API shows it (src/scheduling/payments/record.ts).
+  // Payment events record the payment already as the API shows it (paymentRecord in src/domain/representations.ts).
   if (event.type.startsWith('payment.') && data.payment) return data.payment;
   if (event.type.startsWith('member.') && data.member) return memberToJson(data.member as Member);
   return data;

@@ -1,14 +1,6 @@
 import { compileOnce } from '../compiled-query.js';
+import type { ApiKeyRecord } from '../../domain/api-key.js';
 import type { DbOrTrx } from '../database.js';
-
-export interface ApiKeyRecord {
-  uuid: string;
-  accountUuid: string;
-  userUuid: string;
-  name: string;
-  createdAt: number;
-  lastUsedAt: number | null;
-}
 
 export interface ApiKeyCredentials {
   keyUuid: string;

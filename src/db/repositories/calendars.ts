@@ -1,26 +1,6 @@
+import type { CalendarSyncStatus, CalendarType, ConnectedCalendar } from '../../domain/calendar.js';
 import type { CalendarTable, DbOrTrx } from '../database.js';
 import type { Selectable } from 'kysely';
-
-export type CalendarType = 'caldav' | 'ics';
-export type CalendarSyncStatus = 'pending' | 'ok' | 'error';
-
-/** A connected calendar as the service shows it: no secret in here. */
-export interface ConnectedCalendar {
-  uuid: string;
-  accountUuid: string;
-  userUuid: string;
-  type: CalendarType;
-  displayUrl: string;
-  username: string | null;
-  checkConflicts: boolean;
-  writeMeetings: boolean;
-  status: CalendarSyncStatus;
-  lastSyncAt: number | null;
-  lastSuccessAt: number | null;
-  lastError: string | null;
-  lastWriteError: string | null;
-  createdAt: number;
-}
 
 /** What the adapters need: still sealed, opened only right before the call. */
 export interface SealedCalendarAccess {

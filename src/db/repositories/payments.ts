@@ -1,28 +1,6 @@
 import type { Gateway } from '../../domain/account.js';
+import type { Payment, PaymentStatus, Refund, RefundReason } from '../../domain/payment.js';
 import type { DbOrTrx } from '../database.js';
-
-export const PAYMENT_STATUSES = ['pending', 'paid', 'expired', 'failed', 'refunded', 'cancelled'] as const;
-export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
-
-export interface Payment {
-  uuid: string;
-  accountUuid: string;
-  bookingUuid: string;
-  gateway: Gateway;
-  status: PaymentStatus;
-  amount: number;
-  currency: string;
-  expiresAt: number;
-  createdAt: number;
-  /** The discount code applied (normalised), if any. */
-  discountCode: string | null;
-  discountCodeUuid: string | null;
-  paidAt: number | null;
-  /** Minor units the gateway has confirmed refunding. */
-  refundedAmount: number;
-  /** The gateway's id of the transaction `/pay` created (for P24, its order id once paid). */
-  gatewayTransactionId: string | null;
-}
 
 /** A payment with what only the service itself needs: where the gateway's page is. */
 export interface StoredPayment extends Payment {
@@ -159,21 +137,6 @@ export async function markPaymentFailed(db: DbOrTrx, paymentUuid: string): Promi
 export async function markPaymentExpired(db: DbOrTrx, bookingUuid: string): Promise<boolean> {
   const result = await db.updateTable('payments').set({ status: 'expired' }).where('booking_id', '=', bookingUuid).where('status', '=', 'pending').executeTakeFirst();
   return result.numUpdatedRows > 0n;
-}
-
-export type RefundReason = 'cancelled' | 'slot_taken';
-
-export interface Refund {
-  uuid: string;
-  paymentUuid: string;
-  /** The meeting whose share this is, or `whole`. */
-  refundKey: string;
-  amount: number;
-  reason: RefundReason;
-  status: 'pending' | 'done' | 'failed';
-  gatewayRefundId: string | null;
-  createdAt: number;
-  doneAt: number | null;
 }
 
 /** Inserts the refund unless one with the same key exists for the payment; true when inserted. */

@@ -1,6 +1,6 @@
 import type { Selectable, Updateable } from 'kysely';
 import type { WebhookEventType } from '../../domain/events.js';
-import type { DeliveryStatus, WebhookDelivery, WebhookSubscription } from '../../webhooks/types.js';
+import { type DeliveryStatus, type WebhookDelivery, type WebhookSubscription } from '../../domain/webhook.js';
 import type { DbOrTrx, WebhookDeliveryTable, WebhookSubscriptionTable } from '../database.js';
 
 type SubscriptionRow = Selectable<WebhookSubscriptionTable>;

@@ -4,10 +4,11 @@ import type { Gateway } from '../../domain/account.js';
 import { getAccount, updateAccount } from '../../scheduling/account.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../scheduling/api-keys.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
-import { accountToJson, apiKeyToJson, toIso } from '../representations.js';
+import { accountToJson, apiKeyToJson } from '../representations.js';
 import { principalOf } from '../request-guards.js';
 import { ApiKeyListSchema, CreateApiKeyBodySchema, CreatedApiKeySchema, UpdateAccountBodySchema } from '../schemas/account.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, UuidParams, problemResponses } from '../schemas/common.js';
+import { toIso } from '../../domain/representations.js';
 
 type GatewayInput = Static<typeof UpdateAccountBodySchema>['gateways'];
 

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { DiscountCode } from '../../domain/discount.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
 import { createDiscountCode, deleteDiscountCode, listDiscountCodes } from '../../scheduling/discount-codes.js';
-import { toIso } from '../representations.js';
+import { toIso } from '../../domain/representations.js';
 import { principalOf } from '../request-guards.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, UuidParams, problemResponses } from '../schemas/common.js';
 import { CreateDiscountCodeBodySchema, DiscountCodeListSchema } from '../schemas/discount-codes.js';

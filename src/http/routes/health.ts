@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { sql } from 'kysely';
 import { Type } from 'typebox';
-import type { Db } from '../../db/database.js';
+import { checkReadiness } from '../../scheduling/readiness.js';
+import type { UseCaseContext } from '../../scheduling/context.js';
 import { SERVICE_VERSION } from '../../version.js';
 
 const HealthSchema = Type.Object({ status: Type.String({ description: '`ready` when the database answered; otherwise what went wrong.' }) });
@@ -14,7 +14,7 @@ const LivenessSchema = Type.Object({
 const READINESS_TIMEOUT_MS = 1_500;
 
 /** Liveness (the process answers) and readiness (the database answers) for load balancers. */
-export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, { db }) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: Pick<UseCaseContext, 'db'> }> = async (app, { ctx }) => {
   app.get(
     '/healthz',
     { schema: { tags: ['Operations'], summary: 'Liveness: the process is up', response: { 200: LivenessSchema } } },
@@ -31,27 +31,14 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Db }> = async (app, {
       },
     },
     async (request, reply) => {
-      // A database that accepts connections but never answers must not hang the probe: the
-      // answer comes within READINESS_TIMEOUT_MS either way (load balancers time out too).
-      let timer: NodeJS.Timeout | undefined;
-      const probe = sql`select 1`.execute(db);
-      const timedOut = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), READINESS_TIMEOUT_MS);
-      });
-      try {
-        const outcome = await Promise.race([probe, timedOut]);
-        if (outcome === 'timeout') {
-          probe.catch(() => undefined); // it fails later, on its own connection timeout
-          request.log.warn({ timeoutMs: READINESS_TIMEOUT_MS }, 'readiness check failed: the database did not answer in time');
-          return reply.code(503).header('Retry-After', '5').send({ status: 'database not answering' });
-        }
-        return { status: 'ready' };
-      } catch (error) {
-        request.log.warn({ err: error }, 'readiness check failed');
-        return reply.code(503).header('Retry-After', '5').send({ status: 'database unreachable' });
-      } finally {
-        clearTimeout(timer);
+      const readiness = await checkReadiness(ctx, READINESS_TIMEOUT_MS);
+      if (readiness.ready) return { status: 'ready' };
+      if (readiness.reason === 'database not answering') {
+        request.log.warn({ timeoutMs: READINESS_TIMEOUT_MS }, 'readiness check failed: the database did not answer in time');
+      } else {
+        request.log.warn({ err: readiness.error }, 'readiness check failed');
       }
+      return reply.code(503).header('Retry-After', '5').send({ status: readiness.reason });
     },
   );
 };

@@ -6,10 +6,11 @@ import { scheduleMeetings } from '../../scheduling/schedule-meetings.js';
 import { rescheduleMeeting } from '../../scheduling/reschedule-meeting.js';
 import { RescheduleBodySchema } from '../schemas/schedule.js';
 import { paymentsOfMeetings } from '../../scheduling/payments/view.js';
-import { meetingToJson, meetingWithPaymentToJson, paymentToJson } from '../representations.js';
+import { paymentRecord } from '../../domain/representations.js';
 import { principalOf } from '../request-guards.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, UuidParams, problemResponses } from '../schemas/common.js';
 import { BookingSchema, CancelBodySchema, MeetingListQuerySchema, MeetingListSchema, ScheduleBodySchema, ScheduleHeadersSchema } from '../schemas/schedule.js';
+import { meetingToJson, meetingWithPaymentToJson } from '../../domain/representations.js';
 
 /** Seed endpoint 5 and the meetings it creates. */
 export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext; publicUrl: string }> = async (app, { ctx, publicUrl }) => {
@@ -39,7 +40,7 @@ export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext; pub
       if (booking.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(201).send({
         meetings: booking.meetings.map((meeting) => meetingWithPaymentToJson(meeting, booking.payment ?? undefined)),
-        payment: booking.payment === null ? null : paymentToJson(booking.payment, publicUrl),
+        payment: booking.payment === null ? null : paymentRecord(booking.payment, publicUrl),
       });
     },
   );

@@ -6,10 +6,11 @@ import { preparePayment, returnFromGateway } from '../../scheduling/payments/pay
 import { getPaymentDetails } from '../../scheduling/payments/view.js';
 import { renderGatewayError, renderPaymentState, renderPreparing } from '../pages/pay.js';
 import { sendHtml } from '../pages/html.js';
-import { meetingToJson, paymentToJson, toIso } from '../representations.js';
+import { paymentRecord } from '../../domain/representations.js';
 import { principalOf } from '../request-guards.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, UuidParams, problemResponses } from '../schemas/common.js';
 import { NotificationParamsSchema, PayParamsSchema, PaymentDetailsSchema } from '../schemas/payments.js';
+import { meetingToJson, toIso } from '../../domain/representations.js';
 
 /** `GET /payments/{uuid}`: behind the API key. */
 export const paymentRoutes: FastifyPluginAsyncTypebox<{ ctx: PaymentsContext }> = async (app, { ctx }) => {
@@ -31,7 +32,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ ctx: PaymentsContext }> 
     async (request) => {
       const details = await getPaymentDetails(ctx, principalOf(request), request.params.uuid);
       return {
-        payment: paymentToJson(details.payment, ctx.publicUrl),
+        payment: paymentRecord(details.payment, ctx.publicUrl),
         meetings: details.meetings.map(meetingToJson),
         events: details.history.map((entry) => ({ status: entry.status, at: toIso(entry.at), event: entry.event, amount: entry.amount })),
       };

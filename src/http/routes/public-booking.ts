@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { RateLimitedError } from '../../domain/errors.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
 import { bookPublicly, cancelByToken, getManagedBooking, rescheduleByToken, scheduleForToken } from '../../scheduling/public-booking.js';
-import { meetingToJson, paymentToJson, toIso } from '../representations.js';
+import { paymentRecord } from '../../domain/representations.js';
 import { AuthFailureLimiter } from '../request-guards.js';
 import { problemResponses } from '../schemas/common.js';
 import {
@@ -16,6 +16,7 @@ import {
   TokenScheduleBodySchema,
 } from '../schemas/public-booking.js';
 import { BookingSchema, ScheduleSchema } from '../schemas/schedule.js';
+import { meetingToJson, toIso } from '../../domain/representations.js';
 
 const PUBLIC_ERRORS = [400, 406, 413, 415, 429] as const;
 
@@ -64,7 +65,7 @@ export const publicBookingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContex
       const booking = await bookPublicly(ctx, request.body);
       return reply.code(201).send({
         meetings: booking.meetings.map(meetingToJson),
-        payment: booking.payment === null ? null : paymentToJson(booking.payment, publicUrl),
+        payment: booking.payment === null ? null : paymentRecord(booking.payment, publicUrl),
       });
     },
   );

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { addTeamMember, createTeam, listTeamMembers, listTeams, removeTeamMember } from '../../scheduling/teams.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
 import { updateTeamMember } from '../../scheduling/members.js';
-import { memberToJson, teamToJson } from '../representations.js';
+import { memberToJson, teamToJson } from '../../domain/representations.js';
 import { principalOf } from '../request-guards.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, TeamUuidParams, problemResponses } from '../schemas/common.js';
 import { CreateMemberBodySchema, CreateTeamBodySchema, MemberListSchema, MemberParamsSchema, TeamListSchema, UpdateMemberBodySchema } from '../schemas/teams.js';

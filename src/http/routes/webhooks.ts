@@ -10,8 +10,8 @@ import {
   updateWebhook,
   type WebhooksContext,
 } from '../../scheduling/webhooks.js';
-import type { WebhookDelivery, WebhookSubscription } from '../../webhooks/types.js';
-import { toIso } from '../representations.js';
+import { type WebhookDelivery, type WebhookSubscription } from '../../domain/webhook.js';
+import { toIso } from '../../domain/representations.js';
 import { principalOf } from '../request-guards.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, UuidParams, problemResponses } from '../schemas/common.js';
 import {

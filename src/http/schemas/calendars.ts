@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import type { ConnectedCalendar } from '../../db/repositories/calendars.js';
+import { type ConnectedCalendar } from '../../domain/calendar.js';
 import { Nullable, SingleLine, StringEnum, Timestamp, Uuid } from './common.js';
 
 export const CalendarBodySchema = Type.Object(

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { LANGS, MEETING_STATUSES } from '../../domain/meeting.js';
 import { GatewaySchema, PlaceSchema } from './account.js';
-import { PAYMENT_STATUSES } from '../../scheduling/payments/record.js';
+import { PAYMENT_STATUSES } from '../../domain/payment.js';
 import { MeetingLocationSchema } from './place-details.js';
 import { Email, FreeObject, MultiLine, NonBlankLine, Nullable, SingleLine, StringEnum, Timestamp, TimeZone, UtcInstant, Uuid } from './common.js';
 

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/events.js';
-import { DELIVERY_STATUSES } from '../../webhooks/types.js';
+import { DELIVERY_STATUSES } from '../../domain/webhook.js';
 import { MultiLine, Nullable, SingleLine, StringEnum, Timestamp, Uuid } from './common.js';
 
 const EventTypeSchema = StringEnum(WEBHOOK_EVENT_TYPES, { description: 'An event type.' });

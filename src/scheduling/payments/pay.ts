@@ -8,7 +8,7 @@ import { newId } from '../../ids.js';
 import { GatewayError, NotificationRejectedError, type PaymentOrder } from '../../payments/gateway.js';
 import type { Meeting } from '../../domain/meeting.js';
 import { openGatewayCredentials, type PaymentsContext } from './context.js';
-import { paymentStatusAt } from './record.js';
+import { paymentStatusAt } from '../../domain/payment.js';
 import { settleFailed, settlePaid } from './settle.js';
 
 /** How long one visit may spend creating the gateway transaction before another may try (gateway calls time out after 10 s). */

@@ -1,6 +1,6 @@
 import type { DbOrTrx } from '../../db/database.js';
 import { enqueueJobs } from '../../db/repositories/outbox.js';
-import { completeRefund, failRefund, findMeetingUuidsOfBooking, findPayment, findPaymentsOfBookings, findRefund, insertRefundOnce, type Payment, type Refund, type RefundReason } from '../../db/repositories/payments.js';
+import { completeRefund, failRefund, findMeetingUuidsOfBooking, findPayment, findPaymentsOfBookings, findRefund, insertRefundOnce } from '../../db/repositories/payments.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Meeting } from '../../domain/meeting.js';
 import { newId } from '../../ids.js';
@@ -8,7 +8,8 @@ import { PermanentJobError, type JobHandler } from '../../outbox/job-handler.js'
 import { GatewayError } from '../../payments/gateway.js';
 import { recordEvents } from '../record-events.js';
 import { openGatewayCredentials, type PaymentsContext } from './context.js';
-import { paymentRecord, shareOf } from './record.js';
+import { paymentRecord } from '../../domain/representations.js';
+import { type Payment, type Refund, type RefundReason, shareOf } from '../../domain/payment.js';
 
 /** The outbox kind of one refund asked of a gateway. */
 export const REFUND_JOB_KIND = 'payment-refund';

@@ -10,10 +10,11 @@ import { recordEvents } from '../record-events.js';
 import { statusAt, type Meeting } from '../../domain/meeting.js';
 import { isSlotAvailable, type HostCalendar } from '../../domain/slots.js';
 import { loadHostCalendar, slotRulesOf } from '../calculate-schedule.js';
-import type { MeetingEventData } from '../dispatch-event.js';
+import { type MeetingEventData } from '../../domain/events.js';
 import type { PaymentsContext } from './context.js';
-import { paymentRecord, shareOf } from './record.js';
+import { paymentRecord } from '../../domain/representations.js';
 import { queueRefund, WHOLE_PAYMENT } from './refunds.js';
+import { shareOf } from '../../domain/payment.js';
 
 export type SettleOutcome = 'confirmed' | 'refunding' | 'failed' | 'unchanged';
 

@@ -4,7 +4,7 @@ import { selectEventsOfSubject } from '../../db/repositories/events.js';
 import { findMeeting } from '../../db/repositories/meetings.js';
 import { findAccountPayment, findMeetingUuidsOfBooking, findPaymentsOfBookings, type StoredPayment } from '../../db/repositories/payments.js';
 import type { Principal, UseCaseContext } from '../context.js';
-import { paymentStatusAt } from './record.js';
+import { paymentStatusAt } from '../../domain/payment.js';
 
 /** One entry of a payment's audit trail: its status after the change, and when. */
 export interface PaymentHistoryEntry {

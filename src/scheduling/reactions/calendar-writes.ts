@@ -4,7 +4,7 @@ import { findCalendarWriteTargets } from '../../db/repositories/calendars.js';
 import type { NewJob } from '../../db/repositories/outbox.js';
 import { newId } from '../../ids.js';
 import { CALENDAR_WRITE_JOB_KIND, type CalendarWritePayload } from '../calendars-writes.js';
-import type { MeetingEventData } from '../dispatch-event.js';
+import { type MeetingEventData } from '../../domain/events.js';
 
 /**
  * Meeting events into `calendar-write` jobs: one per CalDAV calendar the meeting must reach.

@@ -10,10 +10,10 @@ import { findUser } from '../../db/repositories/users.js';
 import { newId } from '../../ids.js';
 import { EMAIL_JOB_KIND, type BookingMessagePayload } from '../../mail/booking-message.js';
 import type { UseCaseContext } from '../context.js';
-import type { MeetingEventData } from '../dispatch-event.js';
+import { type MeetingEventData } from '../../domain/events.js';
 import { paidDetailsOf, paymentEmailJobsForEvent } from '../payments/emails.js';
 import { manageUrl } from '../manage-token.js';
-import type { RescheduledEventData } from '../reschedule-meeting.js';
+import { type RescheduledEventData } from '../../domain/events.js';
 
 /** The e-mails an event sends, as `email` jobs. */
 export async function emailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number, ctx?: UseCaseContext): Promise<NewJob[]> {

@@ -5,8 +5,8 @@ import { findSubscribersOf, insertDeliveries, type NewDelivery } from '../../db/
 import { findPaymentsOfBookings } from '../../db/repositories/payments.js';
 import { newId } from '../../ids.js';
 import { meetingOfEvent, webhookBody } from '../../webhooks/event-body.js';
-import { paymentStatusAt } from '../payments/record.js';
-import { WEBHOOK_JOB_KIND, type WebhookJobPayload } from '../../webhooks/types.js';
+import { paymentStatusAt } from '../../domain/payment.js';
+import { WEBHOOK_JOB_KIND, type WebhookJobPayload } from '../webhooks-delivery.js';
 
 /**
  * One delivery (and the job that attempts it) per enabled subscription of the account that

@@ -1,4 +1,4 @@
-import type { WebhookEventType } from '../domain/events.js';
+import type { WebhookEventType } from './events.js';
 
 /** Where an account's events go. The signing secret is not here: it stays sealed until a delivery signs. */
 export interface WebhookSubscription {
@@ -35,13 +35,4 @@ export interface WebhookDelivery {
   lastAttemptAt: number | null;
   nextAttemptAt: number | null;
   createdAt: number;
-}
-
-/** The outbox kind of one delivery attempt. */
-export const WEBHOOK_JOB_KIND = 'webhook';
-
-export interface WebhookJobPayload {
-  deliveryUuid: string;
-  /** A retry asked for by an admin: attempted even while the subscription is disabled. */
-  manual?: boolean;
 }

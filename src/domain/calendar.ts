@@ -1,0 +1,24 @@
+/** The kinds of calendar a host can connect; src/calendars/registry.ts has an adapter for each. */
+export const CALENDAR_TYPES = ['caldav', 'ics'] as const;
+export type CalendarType = (typeof CALENDAR_TYPES)[number];
+
+export const CALENDAR_SYNC_STATUSES = ['pending', 'ok', 'error'] as const;
+export type CalendarSyncStatus = (typeof CALENDAR_SYNC_STATUSES)[number];
+
+/** A connected calendar as the service shows it: no secret in here. */
+export interface ConnectedCalendar {
+  uuid: string;
+  accountUuid: string;
+  userUuid: string;
+  type: CalendarType;
+  displayUrl: string;
+  username: string | null;
+  checkConflicts: boolean;
+  writeMeetings: boolean;
+  status: CalendarSyncStatus;
+  lastSyncAt: number | null;
+  lastSuccessAt: number | null;
+  lastError: string | null;
+  lastWriteError: string | null;
+  createdAt: number;
+}

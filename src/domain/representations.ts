@@ -1,0 +1,108 @@
+import type { Meeting } from './meeting.js';
+import type { Payment, PaymentStatus } from './payment.js';
+import { paymentStatusAt } from './payment.js';
+import { locationWithoutDetails } from './place-details.js';
+import type { Team } from './team.js';
+import type { Member } from './user.js';
+
+/**
+ * Domain objects as every reader outside the service sees them: the API's responses, the
+ * webhooks' bodies and the data events record share these shapes, so they cannot drift
+ * apart. Epoch milliseconds become ISO 8601 UTC strings.
+ */
+
+export function toIso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export function teamToJson(team: Team) {
+  return { uuid: team.uuid, name: team.name };
+}
+
+export function memberToJson(member: Member) {
+  return {
+    uuid: member.uuid,
+    firstName: member.firstName,
+    lastName: member.lastName,
+    email: member.email,
+    username: member.username,
+    admin: member.admin,
+    timezone: member.timezone,
+    createdAt: toIso(member.createdAt),
+  };
+}
+
+export function meetingToJson(meeting: Meeting) {
+  return {
+    uuid: meeting.uuid,
+    meetingTopic: meeting.topicUuid,
+    team: meeting.teamUuid,
+    username: meeting.hostUsername,
+    start: toIso(meeting.start),
+    end: toIso(meeting.end),
+    status: meeting.status,
+    place: meeting.place,
+    // Events and idempotent replays recorded before locations existed carry none.
+    location: meeting.location ?? locationWithoutDetails(meeting.place, meeting.participant.phone),
+    participant: meeting.participant,
+    note: meeting.note,
+    priceVariant: meeting.priceVariantUuid,
+    form: meeting.form,
+    metadata: meeting.metadata,
+    invoice: meeting.invoice,
+    createdAt: toIso(meeting.createdAt),
+    cancelledAt: meeting.cancelledAt === null ? null : toIso(meeting.cancelledAt),
+    cancelReason: meeting.cancelReason,
+  };
+}
+
+/** A meeting with its booking's payment summary (null for a free meeting): GET /meetings and GET /meetings/{uuid}. */
+export function meetingWithPaymentToJson(meeting: Meeting, payment: Payment | undefined) {
+  return {
+    ...meetingToJson(meeting),
+    payment:
+      payment === undefined
+        ? null
+        : { uuid: payment.uuid, status: payment.status, amount: payment.amount, currency: payment.currency, gateway: payment.gateway, paidAt: payment.paidAt === null || payment.paidAt === undefined ? null : toIso(payment.paidAt), refundedAmount: payment.refundedAmount ?? 0 },
+  };
+}
+
+/**
+ * A payment as the API shows it (and as webhooks carry it): the contract's
+ * `{ uuid, gateway, status, amount, currency, redirectUrl, expiresAt, paidAt, refundedAmount }`
+ * plus the discount code applied.
+ */
+export interface PaymentRecord {
+  uuid: string;
+  gateway: Payment['gateway'];
+  status: PaymentStatus;
+  amount: number;
+  currency: string;
+  redirectUrl: string;
+  expiresAt: string;
+  paidAt: string | null;
+  refundedAmount: number;
+  discountCode: string | null;
+}
+
+/** The service's payment page for the booking, which hands over to the gateway. */
+export function payUrl(publicUrl: string, paymentUuid: string): string {
+  return `${publicUrl}/pay/${paymentUuid}`;
+}
+
+/** With `now`, a pending payment whose hold ran out reads `expired` (see paymentStatusAt). */
+export function paymentRecord(payment: Payment, publicUrl: string, now?: number): PaymentRecord {
+  return {
+    uuid: payment.uuid,
+    gateway: payment.gateway,
+    status: now === undefined ? payment.status : paymentStatusAt(payment, now),
+    amount: payment.amount,
+    currency: payment.currency,
+    redirectUrl: payUrl(publicUrl, payment.uuid),
+    expiresAt: toIso(payment.expiresAt),
+    // `?? `: a booking replayed from an idempotency record stored before payments had these.
+    paidAt: payment.paidAt === null || payment.paidAt === undefined ? null : toIso(payment.paidAt),
+    refundedAmount: payment.refundedAmount ?? 0,
+    discountCode: payment.discountCode,
+  };
+}

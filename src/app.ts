@@ -17,7 +17,6 @@ import { placeDetailsRoutes } from './http/routes/place-details.js';
 import { bookingPageRoutes } from './http/routes/pages-booking.js';
 import { calendarRoutes } from './http/routes/calendars.js';
 import { feedRoutes } from './http/routes/feeds.js';
-import { calendarSettingsFromConfig } from './scheduling/calendars-sync.js';
 import { discountCodeRoutes } from './http/routes/discount-codes.js';
 import { docsRoutes } from './http/routes/docs.js';
 import { healthRoutes } from './http/routes/health.js';
@@ -25,7 +24,6 @@ import { publicBookingRoutes } from './http/routes/public-booking.js';
 import { meetingTopicRoutes } from './http/routes/meeting-topics.js';
 import { meetingRoutes } from './http/routes/meetings.js';
 import { payPageRoutes, paymentNotificationRoutes, paymentRoutes } from './http/routes/payments.js';
-import { paymentsContextOf } from './scheduling/payments/context.js';
 import { calculateScheduleRoutes } from './http/routes/schedule.js';
 import { teamRoutes } from './http/routes/teams.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
@@ -157,24 +155,24 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
       await api.register(async (authenticated) => {
-        authenticated.addHook('onRequest', requireApiKey(ctx));
+        authenticated.addHook('onRequest', requireApiKey(ctx, ctx.limiters.authFailures));
         await authenticated.register(teamRoutes, { ctx });
         await authenticated.register(accountRoutes, { ctx });
         await authenticated.register(meetingTopicRoutes, { ctx });
         await authenticated.register(availabilityRoutes, { ctx });
         await authenticated.register(placeDetailsRoutes, { ctx });
-        await authenticated.register(meetingRoutes, { ctx, publicUrl: ctx.config.publicUrl });
+        await authenticated.register(meetingRoutes, { ctx });
         await authenticated.register(discountCodeRoutes, { ctx });
-        await authenticated.register(calendarRoutes, { ctx, settings: calendarSettingsFromConfig(ctx.config, ctx.log) });
-        await authenticated.register(paymentRoutes, { ctx: paymentsContextOf(ctx) });
-        await authenticated.register(webhookRoutes, { ctx: { ...ctx, allowPrivateUrls: ctx.config.allowPrivateUrls } });
+        await authenticated.register(calendarRoutes, { ctx });
+        await authenticated.register(paymentRoutes, { ctx: ctx });
+        await authenticated.register(webhookRoutes, { ctx });
         // payments, webhooks, calendars, reschedule: their authenticated routes register here
       });
 
       await api.register(async (open) => {
-        open.addHook('onRequest', acceptOptionalApiKey(ctx));
+        open.addHook('onRequest', acceptOptionalApiKey(ctx, ctx.limiters.authFailures));
         await open.register(calculateScheduleRoutes, { ctx });
-        await open.register(publicBookingRoutes, { ctx, publicUrl: ctx.config.publicUrl, bookingsPerMinute: ctx.config.publicBookingRatePerMinute });
+        await open.register(publicBookingRoutes, { ctx, limiter: ctx.limiters.publicBookings });
         // public API routes (payment notifications, public booking) register here
       });
     },
@@ -182,10 +180,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   );
 
   // Gateways' notifications: under /api/v1 but beside the JSON API (no key, any Accept, raw bodies; see the plugin).
-  await app.register(paymentNotificationRoutes, { ctx: paymentsContextOf(ctx), prefix: API_PREFIX });
+  await app.register(paymentNotificationRoutes, { ctx: ctx, prefix: API_PREFIX });
 
   // Pages for people's browsers (pay, booking, manage, feeds) register here, outside /api/v1.
-  await app.register(payPageRoutes, { ctx: paymentsContextOf(ctx) });
+  await app.register(payPageRoutes, { ctx: ctx });
   await app.register(bookingPageRoutes, { ctx });
   await app.register(feedRoutes, { ctx });
 

@@ -1,14 +1,13 @@
 import type { AppContext } from './context.js';
 import { createEmailSender } from './scheduling/send-email.js';
-import { createMailTransport, type MailTransport } from './mail/transport.js';
+import type { MailTransport } from './mail/transport.js';
 import type { JobHandler } from './outbox/job-handler.js';
 import { runDueJobs } from './outbox/worker.js';
 import { createEventDispatcher } from './scheduling/dispatch-event.js';
 import { runMaintenance } from './scheduling/meetings.js';
-import { paymentsContextOf } from './scheduling/payments/context.js';
 import { createPaymentEmailSender } from './scheduling/payments/emails.js';
 import { createRefundJobHandler } from './scheduling/payments/refunds.js';
-import { calendarSettingsFromConfig, startCalendarSync } from './scheduling/calendars-sync.js';
+import { startCalendarSync } from './scheduling/calendars-sync.js';
 import { createCalendarWriteHandler } from './scheduling/calendars-writes.js';
 import { createWebhookDeliverer } from './scheduling/webhooks-delivery.js';
 
@@ -34,8 +33,8 @@ export function createJobHandlers(ctx: AppContext, transport: MailTransport): Jo
   return [
     createEventDispatcher(ctx),
     createEmailSender(transport),
-    createCalendarWriteHandler(ctx, calendarSettingsFromConfig(ctx.config, ctx.log)),
-    createRefundJobHandler(paymentsContextOf(ctx)),
+    createCalendarWriteHandler(ctx),
+    createRefundJobHandler(ctx),
     createPaymentEmailSender(transport),
     createWebhookDeliverer(ctx),
     // payment calls, webhook deliveries and calendar writes register their handlers here
@@ -50,7 +49,7 @@ export function startBackgroundJobs(
   ctx: AppContext,
   options: { jobIntervalMs?: number; maintenanceIntervalMs?: number; transport?: MailTransport; calendarSyncTickMs?: number } = {},
 ): BackgroundJobs {
-  const transport = options.transport ?? createMailTransport(ctx.config.mail);
+  const transport = options.transport ?? ctx.mailer;
   const handlers = createJobHandlers(ctx, transport);
   let running: Promise<void> | null = null;
   let lastMaintenance = 0;
@@ -134,7 +133,7 @@ export function startBackgroundJobs(
   const timer = setInterval(tick, options.jobIntervalMs ?? 1_000);
   timer.unref();
   // Each calendar is read every CALENDAR_SYNC_INTERVAL_SECONDS; the tick only looks for due ones.
-  const calendarSync = startCalendarSync(ctx, calendarSettingsFromConfig(ctx.config, ctx.log), options.calendarSyncTickMs ?? Math.max(options.jobIntervalMs ?? 1_000, 15_000));
+  const calendarSync = startCalendarSync(ctx, options.calendarSyncTickMs ?? Math.max(options.jobIntervalMs ?? 1_000, 15_000));
 
   return {
     transport,
@@ -150,7 +149,6 @@ export function startBackgroundJobs(
       clearTimeout(grace);
       await calendarSync.stop();
       if (running) await running;
-      transport.close();
     },
   };
 }

@@ -1,25 +1,35 @@
 import type { Logger } from 'pino';
 import type { Config, Secrets } from './config.js';
 import { createDb, type Dialect, type PoolStats } from './db/connect.js';
-import type { Db } from './db/database.js';
 import { createFastReads } from './db/fast-reads.js';
 import { migrateToLatest } from './db/migrate.js';
+import { createAddressLimiter, type AddressLimiter } from './domain/address-limiter.js';
 import { createLogger } from './logging.js';
+import { createMailTransport, type MailTransport } from './mail/transport.js';
+import { createOutbound } from './net/outbound-request.js';
+import { createGatewayRegistry } from './payments/registry.js';
+import type { UseCaseContext } from './scheduling/context.js';
 import { createScheduleCache } from './scheduling/schedule-cache.js';
 import { resolveSecretKey, type ResolvedSecretKey } from './secrets/secret-key.js';
-import type { UseCaseContext } from './scheduling/context.js';
 
 /** Everything the service shares between requests, built once at start-up. */
 export interface AppContext extends UseCaseContext {
-  config: Config;
-  db: Db;
   dialect: Dialect;
-  log: Logger;
-  secretKey: Buffer;
   /** Where the secret key came from, for the start-up banner. */
   secretKeySource: Omit<ResolvedSecretKey, 'key'>;
   /** PostgreSQL pool usage for /metrics; null on SQLite (no pool). */
   dbPoolStats: (() => PoolStats) | null;
+  /** SMTP, or `.eml` files in the data directory without SMTP_URL; the outbox worker sends through it. */
+  mailer: MailTransport;
+  /** Per-address counters of this instance (each null when the operator set its limit to 0). */
+  limiters: {
+    /** AUTH_FAILURES_PER_MINUTE: failed authentications, checked before any key lookup. */
+    authFailures: AddressLimiter | null;
+    /** PUBLIC_BOOKING_RATE_PER_MINUTE: bookings through the booking page, which needs no key. */
+    publicBookings: AddressLimiter | null;
+  };
+  /** Migrations this context applied when it was built (see ContextOptions.migrate). */
+  migrationsApplied: string[];
   close(): Promise<void>;
 }
 
@@ -29,33 +39,48 @@ export interface ContextOptions {
   log?: Logger;
   /** From loadSecrets(); without them the key in the data directory is used (or generated). */
   secrets?: Secrets;
+  /** Apply migrations first; MIGRATE_ON_START by default (the CLI always does). */
+  migrate?: boolean;
 }
 
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   const log = options.log ?? createLogger(config);
   const { key: secretKey, ...secretKeySource } = resolveSecretKey(options.secrets ?? { secretKey: null }, config.dataDir);
   const handle = createDb(config.database, (error) => log.warn({ err: error }, 'a database connection failed'), config.databaseTimeouts);
-  if (config.migrateOnStart) {
-    const outcome = await migrateToLatest(handle.db);
-    if (outcome.applied.length > 0) log.info({ applied: outcome.applied }, 'database migrated');
+  let migrationsApplied: string[] = [];
+  if (options.migrate ?? config.migrateOnStart) {
+    try {
+      migrationsApplied = (await migrateToLatest(handle.db)).applied;
+    } catch (error) {
+      await handle.destroy();
+      throw error;
+    }
+    if (migrationsApplied.length > 0) log.info({ applied: migrationsApplied }, 'database migrated');
   }
   // After migrating: the read connection prepares statements against the tables.
   const reads = createFastReads(config.database, handle.db);
+  const mailer = createMailTransport(config.mail);
   let closed = false;
   return {
     config,
-    db: handle.db,
-    dialect: handle.dialect,
+    now: options.now ?? Date.now,
     log,
+    db: handle.db,
     reads,
     scheduleCache: createScheduleCache(config.scheduleCacheBytes),
     secretKey,
+    gateways: createGatewayRegistry(config.payments),
+    outbound: createOutbound({ allowPrivate: config.allowPrivateUrls }),
+    dialect: handle.dialect,
     secretKeySource,
     dbPoolStats: handle.poolStats,
-    now: options.now ?? Date.now,
+    mailer,
+    limiters: { authFailures: createAddressLimiter(config.authFailuresPerMinute), publicBookings: createAddressLimiter(config.publicBookingRatePerMinute) },
+    migrationsApplied,
     async close() {
       if (closed) return;
       closed = true;
+      mailer.close();
       reads.close();
       await handle.destroy();
     },

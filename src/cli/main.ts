@@ -1,7 +1,9 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import path from 'node:path';
-import { ConfigError, loadConfig, type Config, type Env } from '../config.js';
-import { createDb, type DbHandle } from '../db/connect.js';
+import { pino } from 'pino';
+import { ConfigError, loadConfig, loadSecrets, type Config, type Env } from '../config.js';
+import { createContext, type AppContext } from '../context.js';
+import { createDb } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { listAccounts } from '../db/repositories/accounts.js';
 import { DomainError, NotFoundError } from '../domain/errors.js';
@@ -126,7 +128,7 @@ export async function runCli(argv: string[], io: CliIo = { out: process.stdout, 
     return command === '' && !options.help ? 2 : 0;
   }
 
-  let handle: DbHandle | undefined;
+  let ctx: AppContext | undefined;
   try {
     const config = loadConfig(env);
     // Backups touch the files (or pg_dump) directly, before anything migrates the database.
@@ -135,18 +137,19 @@ export async function runCli(argv: string[], io: CliIo = { out: process.stdout, 
       io.out.write(options.json ? `${JSON.stringify(result.json)}\n` : `${result.text}\n`);
       return 0;
     }
-    handle = createDb(config.database);
-    const ctx: UseCaseContext = { db: handle.db, now: Date.now };
-    const migrated = await migrateToLatest(handle.db);
-    if (migrated.applied.length > 0 && command !== 'migrate') io.err.write(`Applied migrations: ${migrated.applied.join(', ')}\n`);
-    const result = await runCommand(command, options, ctx, migrated.applied);
+    // The same context the server builds (same secret key, same limits), always migrated
+    // first; warnings go to stderr so that stdout stays one answer.
+    ctx = await createContext(config, { secrets: loadSecrets(env), migrate: true, log: pino({ level: 'warn' }, pino.destination(2)) });
+    const applied = ctx.migrationsApplied;
+    if (applied.length > 0 && command !== 'migrate') io.err.write(`Applied migrations: ${applied.join(', ')}\n`);
+    const result = await runCommand(command, options, ctx, applied);
     io.out.write(options.json ? `${JSON.stringify(result.json)}\n` : `${result.text}\n`);
     return 0;
   } catch (error) {
     io.err.write(`${describeError(error)}\n`);
     return error instanceof UsageError ? 2 : 1;
   } finally {
-    await handle?.destroy();
+    await ctx?.close();
   }
 }
 

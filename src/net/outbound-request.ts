@@ -70,6 +70,23 @@ export interface OutboundResponse {
   truncated: boolean;
 }
 
+/**
+ * The service's one way out to URLs someone else chose, built once from ALLOW_PRIVATE_URLS:
+ * the policy (for checking a URL when it is registered) and a guarded fetch (for calling it).
+ */
+export interface Outbound {
+  /** ALLOW_PRIVATE_URLS: loopback, private, link-local and metadata addresses may be reached. */
+  allowPrivate: boolean;
+  /** How host names are resolved; tests play DNS with it (see GuardOptions.resolver). */
+  resolver?: HostResolver | undefined;
+  /** `fetch` through the guard (see guardedFetch). */
+  fetch: typeof fetch;
+}
+
+export function createOutbound(options: { allowPrivate: boolean; resolver?: HostResolver | undefined }): Outbound {
+  return { allowPrivate: options.allowPrivate, resolver: options.resolver, fetch: guardedFetch(options.allowPrivate, { resolver: options.resolver }) };
+}
+
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
 

@@ -8,14 +8,14 @@ import { isAdminOfAnyTeam } from '../db/repositories/teams.js';
 import type { DbOrTrx } from '../db/database.js';
 import { inTransaction } from '../db/transaction.js';
 import { sealRecord } from '../secrets/secret-box.js';
-import { requireSecretKey, type Principal, type UseCaseContext } from './context.js';
+import { type Principal, type UseCaseContext } from './context.js';
 
 export interface AccountView extends Account {
   activeUsers: number;
   gateways: EnabledGateway[];
 }
 
-export async function getAccount(ctx: UseCaseContext, principal: Principal): Promise<AccountView> {
+export async function getAccount(ctx: Pick<UseCaseContext, 'db'>, principal: Principal): Promise<AccountView> {
   const account = await findAccount(ctx.db, principal.accountUuid);
   if (!account) throw new NotFoundError('account');
   const [activeUsers, gateways] = await Promise.all([countActiveUsers(ctx.db, account.uuid), listEnabledGateways(ctx.db, account.uuid)]);
@@ -45,10 +45,10 @@ export interface AccountPatch {
  * stored for it, one with settings is validated whole and its secrets sealed before they
  * reach the repository.
  */
-export async function updateAccount(ctx: UseCaseContext, principal: Principal, patch: AccountPatch): Promise<AccountView> {
+export async function updateAccount(ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey'>, principal: Principal, patch: AccountPatch): Promise<AccountView> {
   const { changes, gateways } = validateAccountPatch(patch);
   const sealed = gateways?.map((gateway) =>
-    gateway.split === null ? { code: gateway.code, keep: true as const } : { code: gateway.code, keep: false as const, settings: gateway.split.settings, sealedSecrets: sealRecord(requireSecretKey(ctx), gateway.split.secrets) },
+    gateway.split === null ? { code: gateway.code, keep: true as const } : { code: gateway.code, keep: false as const, settings: gateway.split.settings, sealedSecrets: sealRecord(ctx.secretKey, gateway.split.secrets) },
   );
   await inTransaction(ctx.db, async (trx) => {
     if (!(await isAdminOfAnyTeam(trx, principal.userUuid))) throw new ForbiddenError('Only a team admin may change the account');
@@ -65,7 +65,7 @@ export async function updateAccount(ctx: UseCaseContext, principal: Principal, p
 }
 
 /** Operator-only changes (the CLI): the plan's user limit, and anything PATCH may set. */
-export async function updateAccountAsOperator(ctx: UseCaseContext, accountUuid: string, changes: AccountChanges): Promise<Account> {
+export async function updateAccountAsOperator(ctx: Pick<UseCaseContext, 'db'>, accountUuid: string, changes: AccountChanges): Promise<Account> {
   if (changes.maxUsers !== undefined && (!Number.isInteger(changes.maxUsers) || changes.maxUsers < 1)) {
     throw new ValidationError([{ path: '/maxUsers', message: 'must be a positive integer' }]);
   }

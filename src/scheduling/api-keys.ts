@@ -13,13 +13,13 @@ export interface CreatedApiKey extends ApiKeyRecord {
 }
 
 /** A new key for the caller themselves. */
-export async function createApiKey(ctx: UseCaseContext, principal: Principal, name: string): Promise<CreatedApiKey> {
+export async function createApiKey(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>, principal: Principal, name: string): Promise<CreatedApiKey> {
   return issueApiKey(ctx, principal.accountUuid, principal.userUuid, name);
 }
 
 /** An operator action (CLI `key create`): a new key for any active user. */
 export async function createApiKeyForUser(
-  ctx: UseCaseContext,
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>,
   userUuid: string,
   name = 'Operator-issued key',
 ): Promise<CreatedApiKey & { username: string }> {
@@ -29,25 +29,22 @@ export async function createApiKeyForUser(
   return { ...created, username: user.username };
 }
 
-export async function listApiKeys(ctx: UseCaseContext, principal: Principal): Promise<ApiKeyRecord[]> {
+export async function listApiKeys(ctx: Pick<UseCaseContext, 'db'>, principal: Principal): Promise<ApiKeyRecord[]> {
   return listLiveApiKeysOfUser(ctx.db, principal.userUuid);
 }
 
 /** Revokes one of the caller's keys (the caller's current key included). */
-export async function revokeApiKey(ctx: UseCaseContext, principal: Principal, keyUuid: string): Promise<void> {
+export async function revokeApiKey(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, keyUuid: string): Promise<void> {
   if (!(await markRevoked(ctx.db, principal.userUuid, keyUuid, ctx.now()))) throw new NotFoundError('API key');
 }
 
-/** How many live keys one user may hold unless the operator set MAX_API_KEYS_PER_USER. */
-export const DEFAULT_MAX_API_KEYS_PER_USER = 50;
-
 /**
- * Keys are capped per user (50 by default): each one is a credential to guard and revoke,
+ * Keys are capped per user (MAX_API_KEYS_PER_USER, 50 by default): each one is a credential to guard and revoke,
  * and an unbounded number lets one leaked key mint thousands more. The count and the insert
  * run under the account's lock, so concurrent requests cannot go past the cap together.
  */
-async function issueApiKey(ctx: UseCaseContext, accountUuid: string, userUuid: string, name: string): Promise<CreatedApiKey> {
-  const maxKeys = (ctx as { config?: { maxApiKeysPerUser?: number } }).config?.maxApiKeysPerUser ?? DEFAULT_MAX_API_KEYS_PER_USER;
+async function issueApiKey(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>, accountUuid: string, userUuid: string, name: string): Promise<CreatedApiKey> {
+  const maxKeys = ctx.config.maxApiKeysPerUser;
   const now = ctx.now();
   const key = generateApiKey();
   const record: ApiKeyRecord = { uuid: newId(now), accountUuid, userUuid, name: name.trim() || 'API key', createdAt: now, lastUsedAt: null };

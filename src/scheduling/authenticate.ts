@@ -7,7 +7,7 @@ import type { Principal, UseCaseContext } from './context.js';
 const LAST_USED_PRECISION_MS = 60_000;
 
 /** The caller behind an `X-Service-Api-Key` value; missing, malformed, unknown or revoked keys throw. */
-export async function authenticate(ctx: UseCaseContext, rawKey: string | undefined): Promise<Principal> {
+export async function authenticate(ctx: Pick<UseCaseContext, 'now' | 'db'>, rawKey: string | undefined): Promise<Principal> {
   const parsed = parseApiKey(rawKey);
   if (!parsed) throw new UnauthenticatedError(rawKey === undefined ? undefined : 'The API key is not valid');
   const credentials = await findLiveApiKeyByLookup(ctx.db, parsed.lookup);

@@ -7,13 +7,13 @@ import { inTransaction } from '../db/transaction.js';
 import type { Principal, UseCaseContext } from './context.js';
 
 /** The user's weekly hours and overrides; readable by the user and admins of their teams. */
-export async function getAvailability(ctx: UseCaseContext, principal: Principal, userUuid: string): Promise<Availability> {
+export async function getAvailability(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string): Promise<Availability> {
   await requireAvailabilityManager(ctx.db, principal, userUuid);
   return readAvailability(ctx.db, userUuid);
 }
 
 /** Replaces the user's availability as a whole; the new time zone becomes the user's. */
-export async function setAvailability(ctx: UseCaseContext, principal: Principal, userUuid: string, input: Availability): Promise<Availability> {
+export async function setAvailability(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string, input: Availability): Promise<Availability> {
   const errors = validateAvailability(input);
   if (errors.length > 0) throw new ValidationError(errors);
   const availability = normalizeAvailability(input);
@@ -33,7 +33,7 @@ const MAX_OVERRIDES = 1000;
  * locked first, so two editors changing different dates at once both keep their change;
  * `updateAvailability` bumps the calendar version, so no instance serves stale slots.
  */
-export async function setDateOverride(ctx: UseCaseContext, principal: Principal, userUuid: string, date: string, intervals: LocalInterval[]): Promise<Availability> {
+export async function setDateOverride(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string, date: string, intervals: LocalInterval[]): Promise<Availability> {
   return inTransaction(ctx.db, async (trx) => {
     await requireAvailabilityManager(trx, principal, userUuid);
     await lockHost(trx, userUuid);
@@ -52,7 +52,7 @@ export async function setDateOverride(ctx: UseCaseContext, principal: Principal,
 }
 
 /** Removes one date's override (the weekly hours apply to it again); NotFound when the date has none. */
-export async function removeDateOverride(ctx: UseCaseContext, principal: Principal, userUuid: string, date: string): Promise<void> {
+export async function removeDateOverride(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string, date: string): Promise<void> {
   await inTransaction(ctx.db, async (trx) => {
     await requireAvailabilityManager(trx, principal, userUuid);
     await lockHost(trx, userUuid);

@@ -3,7 +3,7 @@ import { NotFoundError, ValidationError } from '../domain/errors.js';
 import { TOPIC_LIMITS, checkTopicTeam, findTopicHost, type MeetingTopic, type TopicHost } from '../domain/meeting-topic.js';
 import { resolveScheduleRange, validateScheduleRangeInput } from '../domain/schedule-range.js';
 import { computeBusyWindow, computeSlotsWithStarts, parseInstant, type DaySlots, type HostCalendar, type SlotRules } from '../domain/slots.js';
-import { createKyselyReads, type FastReads } from '../db/fast-reads.js';
+import type { FastReads } from '../db/fast-reads.js';
 import { canonicalTimeZone } from '../domain/time-zones.js';
 import type { CachedSchedule } from './schedule-cache.js';
 import type { Principal, UseCaseContext } from './context.js';
@@ -47,12 +47,12 @@ const ZONE_SLACK_MS = 2 * DAY_MS;
  * bounds depend on the clock. The host's calendar version is read before the calendar, so
  * an entry can be older than its version says, never newer.
  */
-export async function calculateSchedule(ctx: UseCaseContext, principal: Principal | null, input: CalculateScheduleInput): Promise<Schedule> {
+export async function calculateSchedule(ctx: Pick<UseCaseContext, 'now' | 'db' | 'reads' | 'scheduleCache'>, principal: Principal | null, input: CalculateScheduleInput): Promise<Schedule> {
   const now = ctx.now();
   const rangeInput = { now, timezone: input.timezone, offset: input.offset, month: input.month, year: input.year };
   const errors = validateScheduleRangeInput(rangeInput);
   if (errors.length > 0) throw new ValidationError(errors);
-  const reads = ctx.reads ?? createKyselyReads(ctx.db);
+  const reads = ctx.reads;
   // A host's view reads only that host of the topic; the team view (no username) reads them all.
   const topic = await reads.findTopic(principal?.accountUuid ?? null, input.meetingTopic, input.username);
   if (!topic) throw new NotFoundError('meeting topic');
@@ -75,7 +75,7 @@ export interface ExcludedMeeting {
  * With `exclude`, that meeting does not block (the manage page's "move" calendar).
  */
 export async function computeTopicSchedule(
-  ctx: UseCaseContext,
+  ctx: Pick<UseCaseContext, 'db' | 'scheduleCache'>,
   reads: FastReads,
   topic: MeetingTopic,
   username: string | undefined,
@@ -119,7 +119,7 @@ export async function computeTopicSchedule(
 
 /** The host's entry for this range: from the cache while the host's calendar version and the minute hold, else computed. */
 export async function findHostEntry(
-  ctx: UseCaseContext,
+  ctx: Pick<UseCaseContext, 'scheduleCache'>,
   reads: FastReads,
   host: TopicHost,
   rules: SlotRules,
@@ -135,7 +135,7 @@ export async function findHostEntry(
   let entry = servableEntry(ctx, key, calendarVersion, now);
   if (!entry) {
     entry = await computeEntry(reads, host, rules, timezone, range, now, calendarVersion, excluded);
-    ctx.scheduleCache?.set(key, entry);
+    ctx.scheduleCache.set(key, entry);
   }
   return entry;
 }
@@ -153,8 +153,8 @@ function hostEntryKey(host: TopicHost, rules: SlotRules, timezone: string, range
 }
 
 /** The cached entry under `key` if it may still be served: same calendar version, read before `now`, not expired. */
-function servableEntry(ctx: UseCaseContext, key: string, calendarVersion: number, now: number): HostEntry | undefined {
-  const entry = ctx.scheduleCache?.get(key) as HostEntry | undefined;
+function servableEntry(ctx: Pick<UseCaseContext, 'scheduleCache'>, key: string, calendarVersion: number, now: number): HostEntry | undefined {
+  const entry = ctx.scheduleCache.get(key) as HostEntry | undefined;
   if (!entry || entry.calendarVersion !== calendarVersion || now < entry.readAt || now >= entry.validUntil || entry.topicStarts === undefined || entry.starts === undefined) return undefined;
   return entry;
 }
@@ -166,7 +166,7 @@ function servableEntry(ctx: UseCaseContext, key: string, calendarVersion: number
  * only for the exact window computeEntry asks for; anything else goes to `reads`.
  */
 async function preloadCalendars(
-  ctx: UseCaseContext,
+  ctx: Pick<UseCaseContext, 'db' | 'scheduleCache'>,
   reads: FastReads,
   hosts: readonly TopicHost[],
   rules: SlotRules,
@@ -269,7 +269,7 @@ export function withoutMeeting(calendar: HostCalendar, exclude: Omit<ExcludedMee
  * kept while every host's entry is the same object (so unchanged calendars merge once).
  */
 async function computeTeamSchedule(
-  ctx: UseCaseContext,
+  ctx: Pick<UseCaseContext, 'db' | 'scheduleCache'>,
   reads: FastReads,
   topic: MeetingTopic,
   rules: SlotRules,
@@ -284,7 +284,7 @@ async function computeTeamSchedule(
   const parts: unknown[] = ['team', rules, hosts.map((host) => host.uuid), canonicalTimeZone(timezone) ?? timezone, range.from, range.to];
   if (exclude) parts.push(`without ${exclude.uuid} at ${exclude.start}`);
   const key = JSON.stringify(parts);
-  let merged = ctx.scheduleCache?.get(key) as (CachedSchedule & { entries: HostEntry[] }) | undefined;
+  let merged = ctx.scheduleCache.get(key) as (CachedSchedule & { entries: HostEntry[] }) | undefined;
   if (!merged || merged.entries.length !== entries.length || merged.entries.some((entry, i) => entry !== entries[i])) {
     const days = teamScheduleDays(entries, range);
     const { firstStart, lastStart } = startBounds(days);
@@ -298,7 +298,7 @@ async function computeTeamSchedule(
       firstStart,
       lastStart,
     };
-    ctx.scheduleCache?.set(key, merged);
+    ctx.scheduleCache.set(key, merged);
   }
   const earliest = now + rules.minimumNoticeMinutes * MINUTE_MS;
   const latest = now + rules.bookingWindowDays * DAY_MS;

@@ -1,5 +1,3 @@
-import type { Logger } from 'pino';
-import type { Config } from '../config.js';
 import { meetingEventUid } from '../calendars/meeting-event.js';
 import { describeCalendarFailure, readRemoteBusy, toStoredSpans, type RemoteCalendarAccess } from '../calendars/remote-calendar.js';
 import { bumpCalendarVersions, replaceExternalBusy } from '../db/repositories/busy-time.js';
@@ -8,25 +6,13 @@ import { lockHost } from '../db/repositories/meetings.js';
 import { findUser } from '../db/repositories/users.js';
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
-import { guardedFetch } from '../net/outbound-request.js';
 import { openSecret } from '../secrets/secret-box.js';
-import { requireSecretKey, type UseCaseContext } from './context.js';
+import { type UseCaseContext } from './context.js';
 import { type ConnectedCalendar } from '../domain/calendar.js';
 
-/** What the calendar use cases need beyond the database and the clock. */
-export interface CalendarSettings {
-  /** The operator's ALLOW_PRIVATE_URLS: calendars on private or loopback addresses. */
-  allowPrivateUrls: boolean;
-  /** CALENDAR_SYNC_INTERVAL_SECONDS, in ms: how often each calendar is read again. */
-  syncIntervalMs: number;
-  /** PUBLIC_URL, for the feed's address. */
-  publicUrl: string;
-  log?: Logger | undefined;
-}
-
-/** The settings from the service's configuration. */
-export function calendarSettingsFromConfig(config: Pick<Config, 'allowPrivateUrls' | 'calendarSyncIntervalSeconds' | 'publicUrl'>, log?: Logger): CalendarSettings {
-  return { allowPrivateUrls: config.allowPrivateUrls, syncIntervalMs: config.calendarSyncIntervalSeconds * 1000, publicUrl: config.publicUrl, log };
+/** CALENDAR_SYNC_INTERVAL_SECONDS in ms: how often each calendar is read again. */
+function syncIntervalMs(ctx: Pick<UseCaseContext, 'config'>): number {
+  return ctx.config.calendarSyncIntervalSeconds * 1000;
 }
 
 /** Busy time is read this far ahead at least, and further when a topic the host hosts books further ahead. */
@@ -51,7 +37,7 @@ export type SyncResult = { synced: true; changed: boolean } | { synced: false; e
  * older than the other's. A failure keeps the last good busy time and is recorded on the
  * calendar (`status: error`, `lastError`); the next attempt comes after the usual interval.
  */
-export async function syncCalendar(ctx: UseCaseContext, settings: CalendarSettings, calendarUuid: string): Promise<SyncResult> {
+export async function syncCalendar(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'outbound'>, calendarUuid: string): Promise<SyncResult> {
   const claimedAt = ctx.now();
   const claim = newId(claimedAt);
   if (!(await claimCalendarSync(ctx.db, calendarUuid, claim, claimedAt, claimedAt + SYNC_LEASE_MS))) return { synced: false, busy: true };
@@ -69,14 +55,14 @@ export async function syncCalendar(ctx: UseCaseContext, settings: CalendarSettin
     // termin's own copies of meetings already block as meetings (with their buffers), and a
     // cancelled or moved one must stop blocking at once, not after the next sync.
     const ignoreUids = new Set((await findCopiedMeetingUuidsOfHost(ctx.db, host.uuid)).map(meetingEventUid));
-    const busy = await readRemoteBusy(openAccess(ctx, calendar, access), range, host.timezone, guardedFetch(settings.allowPrivateUrls), { ignoreUids });
+    const busy = await readRemoteBusy(openAccess(ctx, calendar, access), range, host.timezone, ctx.outbound.fetch, { ignoreUids });
     spans = calendar.checkConflicts ? toStoredSpans(busy) : [];
   } catch (error) {
     const message = describeCalendarFailure(error);
-    if (message.includes('unexpected error')) settings.log?.error({ err: error, calendarUuid }, 'calendar sync failed unexpectedly');
-    else settings.log?.warn({ calendarUuid, reason: message }, 'calendar sync failed');
+    if (message.includes('unexpected error')) ctx.log.error({ err: error, calendarUuid }, 'calendar sync failed unexpectedly');
+    else ctx.log.warn({ calendarUuid, reason: message }, 'calendar sync failed');
     const at = ctx.now();
-    const held = await recordCalendarSync(ctx.db, calendarUuid, claim, { at, nextSyncAt: at + settings.syncIntervalMs, error: message });
+    const held = await recordCalendarSync(ctx.db, calendarUuid, claim, { at, nextSyncAt: at + syncIntervalMs(ctx), error: message });
     return held ? { synced: false, error: message } : { synced: false, superseded: true };
   }
   const changed = await inTransaction(ctx.db, async (trx) => {
@@ -92,27 +78,27 @@ export async function syncCalendar(ctx: UseCaseContext, settings: CalendarSettin
       await replaceExternalBusy(trx, calendar.userUuid, calendarUuid, spans.map((span) => ({ uuid: newId(at), ...span })));
       await bumpCalendarVersions(trx, [calendar.userUuid]);
     }
-    await recordCalendarSync(trx, calendarUuid, claim, { at, nextSyncAt: at + settings.syncIntervalMs, error: null });
+    await recordCalendarSync(trx, calendarUuid, claim, { at, nextSyncAt: at + syncIntervalMs(ctx), error: null });
     return !same;
   });
   return changed === 'superseded' ? { synced: false, superseded: true } : { synced: true, changed };
 }
 
 /** Opens the sealed parts right before the adapter call; nothing opened is kept. */
-export function openAccess(ctx: UseCaseContext, calendar: ConnectedCalendar, access: SealedCalendarAccess): RemoteCalendarAccess {
-  const key = requireSecretKey(ctx);
+export function openAccess(ctx: Pick<UseCaseContext, 'secretKey'>, calendar: ConnectedCalendar, access: SealedCalendarAccess): RemoteCalendarAccess {
+  const key = ctx.secretKey;
   if (calendar.type === 'ics') return { type: 'ics', url: openSecret(key, access.url) };
   return { type: 'caldav', url: access.url, username: access.username ?? '', password: access.passwordSealed === null ? '' : openSecret(key, access.passwordSealed) };
 }
 
 /** Syncs every calendar that is due, a few at a time; returns how many were attempted. */
-export async function syncDueCalendars(ctx: UseCaseContext, settings: CalendarSettings, options: { limit?: number; concurrency?: number } = {}): Promise<number> {
+export async function syncDueCalendars(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'outbound'>, options: { limit?: number; concurrency?: number } = {}): Promise<number> {
   const due = await findDueCalendars(ctx.db, ctx.now(), options.limit ?? 100);
   const queue = [...due];
   let attempted = 0;
   const lane = async () => {
     for (let uuid = queue.shift(); uuid !== undefined; uuid = queue.shift()) {
-      const result = await syncCalendar(ctx, settings, uuid);
+      const result = await syncCalendar(ctx, uuid);
       if (!('busy' in result)) attempted += 1;
     }
   };
@@ -131,13 +117,13 @@ export interface CalendarSyncTimer {
  * sync is due (each `CALENDAR_SYNC_INTERVAL_SECONDS` after its last). Claims keep instances
  * from doubling up; a tick still running makes the next one skip. Never throws.
  */
-export function startCalendarSync(ctx: UseCaseContext, settings: CalendarSettings, tickMs: number): CalendarSyncTimer {
+export function startCalendarSync(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'outbound'>, tickMs: number): CalendarSyncTimer {
   let running: Promise<number> | null = null;
   const run = (): Promise<number> => {
     if (running) return running;
-    running = syncDueCalendars(ctx, settings)
+    running = syncDueCalendars(ctx)
       .catch((error: unknown) => {
-        settings.log?.error({ err: error }, 'calendar sync run failed');
+        ctx.log.error({ err: error }, 'calendar sync run failed');
         return 0;
       })
       .finally(() => {

@@ -11,10 +11,9 @@ import {
 } from '../db/repositories/calendars.js';
 import { findTopicIncludingDeleted } from '../db/repositories/meeting-topics.js';
 import { findMeeting } from '../db/repositories/meetings.js';
-import { guardedFetch } from '../net/outbound-request.js';
 import { PermanentJobError, type JobHandler } from '../outbox/job-handler.js';
 import { toCalendarMeeting } from './calendars-meeting.js';
-import { openAccess, type CalendarSettings } from './calendars-sync.js';
+import { openAccess } from './calendars-sync.js';
 import type { UseCaseContext } from './context.js';
 
 export const CALENDAR_WRITE_JOB_KIND = 'calendar-write';
@@ -38,7 +37,7 @@ const MAX_ROUNDS = 3;
  * retries with backoff; the booking never waits for it. The failure is shown on the
  * calendar as `lastWriteError` until a write succeeds.
  */
-export function createCalendarWriteHandler(ctx: UseCaseContext, settings: CalendarSettings): JobHandler {
+export function createCalendarWriteHandler(ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey' | 'outbound'>): JobHandler {
   return {
     kind: CALENDAR_WRITE_JOB_KIND,
     concurrency: 4,
@@ -60,7 +59,7 @@ export function createCalendarWriteHandler(ctx: UseCaseContext, settings: Calend
         try {
           const access = openAccess(ctx, found.calendar, found.access);
           if (access.type !== 'caldav') throw new PermanentJobError('meetings are only written into CalDAV calendars');
-          const calendar = caldavOf(access, guardedFetch(settings.allowPrivateUrls));
+          const calendar = caldavOf(access, ctx.outbound.fetch);
           if (belongs) {
             const topic = await findTopicIncludingDeleted(ctx.db, meeting.topicUuid);
             // Noted before the PUT: if the process dies right after it, a later cancel still removes the event.

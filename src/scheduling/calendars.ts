@@ -14,8 +14,8 @@ import { newId } from '../ids.js';
 import { assertAllowedUrl, OutboundUrlRefusedError } from '../net/outbound-guard.js';
 import { openSecret, sealSecret } from '../secrets/secret-box.js';
 import { toCalendarMeeting } from './calendars-meeting.js';
-import { syncCalendar, type CalendarSettings } from './calendars-sync.js';
-import { requireSecretKey, type Principal, type UseCaseContext } from './context.js';
+import { syncCalendar } from './calendars-sync.js';
+import { type Principal, type UseCaseContext } from './context.js';
 import { type CalendarType, type ConnectedCalendar } from '../domain/calendar.js';
 
 export interface NewCalendarInput {
@@ -32,7 +32,7 @@ export interface NewCalendarInput {
  * says whether it works (`status`, `lastError`). A calendar that cannot be read is kept
  * (with its error): the background sync keeps trying, and the user sees why.
  */
-export async function addCalendar(ctx: UseCaseContext, settings: CalendarSettings, principal: Principal, userUuid: string, input: NewCalendarInput): Promise<ConnectedCalendar> {
+export async function addCalendar(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'outbound'>, principal: Principal, userUuid: string, input: NewCalendarInput): Promise<ConnectedCalendar> {
   const user = await requireCalendarManager(ctx.db, principal, userUuid);
   const errors: FieldError[] = [];
   if (input.type === 'caldav') {
@@ -46,14 +46,14 @@ export async function addCalendar(ctx: UseCaseContext, settings: CalendarSetting
   // webcal:// is how calendar apps hand out subscription links: it is https underneath.
   const url = input.type === 'ics' ? input.url.trim().replace(/^webcals?:\/\//i, 'https://') : input.url.trim();
   try {
-    await assertAllowedUrl(url, { allowPrivate: settings.allowPrivateUrls });
+    await assertAllowedUrl(url, { allowPrivate: ctx.outbound.allowPrivate, resolver: ctx.outbound.resolver });
   } catch (error) {
     if (!(error instanceof OutboundUrlRefusedError)) throw error;
     errors.push({ path: '/url', message: refusalMessage(error) });
   }
   if (errors.length > 0) throw new ValidationError(errors);
 
-  const key = requireSecretKey(ctx);
+  const key = ctx.secretKey;
   const now = ctx.now();
   const calendar = {
     uuid: newId(now),
@@ -75,7 +75,7 @@ export async function addCalendar(ctx: UseCaseContext, settings: CalendarSetting
     nextSyncAt: now,
   };
   await insertCalendar(ctx.db, calendar);
-  await syncCalendar(ctx, settings, calendar.uuid);
+  await syncCalendar(ctx, calendar.uuid);
   return (await findCalendar(ctx.db, calendar.uuid)) ?? calendar;
 }
 
@@ -86,12 +86,12 @@ function refusalMessage(error: OutboundUrlRefusedError): string {
   return error.message;
 }
 
-export async function listCalendars(ctx: UseCaseContext, principal: Principal, userUuid: string): Promise<ConnectedCalendar[]> {
+export async function listCalendars(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string): Promise<ConnectedCalendar[]> {
   const user = await requireCalendarManager(ctx.db, principal, userUuid);
   return listCalendarsOfUser(ctx.db, user.uuid);
 }
 
-export async function getCalendar(ctx: UseCaseContext, principal: Principal, userUuid: string, calendarUuid: string): Promise<ConnectedCalendar> {
+export async function getCalendar(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string, calendarUuid: string): Promise<ConnectedCalendar> {
   const user = await requireCalendarManager(ctx.db, principal, userUuid);
   return requireCalendarOf(ctx.db, user, calendarUuid);
 }
@@ -100,7 +100,7 @@ export async function getCalendar(ctx: UseCaseContext, principal: Principal, use
  * Disconnects a calendar: its busy time stops blocking at once (the host's calendar version
  * is bumped), and no more meetings are written into it. Events already written stay there.
  */
-export async function removeCalendar(ctx: UseCaseContext, principal: Principal, userUuid: string, calendarUuid: string): Promise<void> {
+export async function removeCalendar(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string, calendarUuid: string): Promise<void> {
   await inTransaction(ctx.db, async (trx) => {
     const user = await requireCalendarManager(trx, principal, userUuid);
     await requireCalendarOf(trx, user, calendarUuid);
@@ -111,10 +111,10 @@ export async function removeCalendar(ctx: UseCaseContext, principal: Principal, 
 }
 
 /** Syncs now and answers the calendar as the sync left it (as it is, when another sync holds it). */
-export async function syncCalendarNow(ctx: UseCaseContext, settings: CalendarSettings, principal: Principal, userUuid: string, calendarUuid: string): Promise<ConnectedCalendar> {
+export async function syncCalendarNow(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'outbound'>, principal: Principal, userUuid: string, calendarUuid: string): Promise<ConnectedCalendar> {
   const user = await requireCalendarManager(ctx.db, principal, userUuid);
   await requireCalendarOf(ctx.db, user, calendarUuid);
-  await syncCalendar(ctx, settings, calendarUuid);
+  await syncCalendar(ctx, calendarUuid);
   return requireCalendarOf(ctx.db, user, calendarUuid);
 }
 
@@ -146,29 +146,29 @@ function hashFeedToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-function feedUrl(settings: CalendarSettings, token: string): string {
-  return `${settings.publicUrl}/feeds/${token}.ics`;
+function feedUrl(publicUrl: string, token: string): string {
+  return `${publicUrl}/feeds/${token}.ics`;
 }
 
 /** The user's feed address, made on first request; the same until rotated. */
-export async function getFeedUrl(ctx: UseCaseContext, settings: CalendarSettings, principal: Principal, userUuid: string): Promise<string> {
+export async function getFeedUrl(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey'>, principal: Principal, userUuid: string): Promise<string> {
   const user = await requireCalendarManager(ctx.db, principal, userUuid);
-  const key = requireSecretKey(ctx);
+  const key = ctx.secretKey;
   let feed = await findFeedOfUser(ctx.db, user.uuid);
   if (!feed) {
     const token = newFeedToken();
     await insertFeedIfAbsent(ctx.db, user.uuid, hashFeedToken(token), sealSecret(key, token), ctx.now());
     feed = (await findFeedOfUser(ctx.db, user.uuid))!;
   }
-  return feedUrl(settings, openSecret(key, feed.tokenSealed));
+  return feedUrl(ctx.config.publicUrl, openSecret(key, feed.tokenSealed));
 }
 
 /** A new feed address; the old one answers 404 from now on. */
-export async function rotateFeed(ctx: UseCaseContext, settings: CalendarSettings, principal: Principal, userUuid: string): Promise<string> {
+export async function rotateFeed(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey'>, principal: Principal, userUuid: string): Promise<string> {
   const user = await requireCalendarManager(ctx.db, principal, userUuid);
   const token = newFeedToken();
-  await upsertFeed(ctx.db, user.uuid, hashFeedToken(token), sealSecret(requireSecretKey(ctx), token), ctx.now());
-  return feedUrl(settings, token);
+  await upsertFeed(ctx.db, user.uuid, hashFeedToken(token), sealSecret(ctx.secretKey, token), ctx.now());
+  return feedUrl(ctx.config.publicUrl, token);
 }
 
 /** Meetings that ended longer ago than this are left out of the feed. */
@@ -182,7 +182,7 @@ const FEED_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
  * out: their hold lapses within minutes, faster than any calendar app refreshes a
  * subscription, so they would linger as ghosts. Undefined for an unknown or rotated token.
  */
-export async function renderFeedOfToken(ctx: UseCaseContext, token: string): Promise<string | undefined> {
+export async function renderFeedOfToken(ctx: Pick<UseCaseContext, 'now' | 'db'>, token: string): Promise<string | undefined> {
   if (!FEED_TOKEN_PATTERN.test(token)) return undefined;
   const userUuid = await findFeedUserByTokenHash(ctx.db, hashFeedToken(token));
   if (userUuid === undefined) return undefined;

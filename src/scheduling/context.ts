@@ -1,23 +1,35 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Gateway } from '../domain/account.js';
 import type { Db } from '../db/database.js';
 import type { FastReads } from '../db/fast-reads.js';
+import type { Outbound } from '../net/outbound-request.js';
+import type { GatewayAdapter } from '../payments/gateway.js';
 import type { ScheduleCache } from './schedule-cache.js';
 
-/** What every use case needs: the database and the clock (so tests can move time). */
+/**
+ * Every service a use case may use, each built once by `createContext` (src/context.ts) and
+ * shared by the server, the background jobs and the operator CLI. A use case takes the part
+ * it needs, `Pick<UseCaseContext, 'db' | 'now'>`, so a piece it lacks is a compile error
+ * where the context is built, never a cast, a lookup on the side or a silent fallback.
+ */
 export interface UseCaseContext {
-  db: Db;
+  /** The service's settings (src/config.ts), validated and frozen. */
+  config: Config;
+  /** The clock: tests move it instead of sleeping. */
   now: () => number;
-  /** Prepared reads for the hot calculate path; without them the repositories serve. */
-  reads?: FastReads | undefined;
+  log: Logger;
+  db: Db;
+  /** Prepared reads for the hot calculate path (src/db/fast-reads.ts). */
+  reads: FastReads;
   /** Computed schedules, checked against the host's calendar version on every use. */
-  scheduleCache?: ScheduleCache | undefined;
-  /** Seals stored credentials (src/secrets); absent in contexts that never touch them (the CLI). */
-  secretKey?: Buffer | undefined;
-}
-
-/** The key that seals credentials; a context without one cannot store or use them. */
-export function requireSecretKey(ctx: UseCaseContext): Buffer {
-  if (!ctx.secretKey) throw new Error('this context has no secret key: credentials cannot be sealed or opened here');
-  return ctx.secretKey;
+  scheduleCache: ScheduleCache;
+  /** Seals and opens stored credentials (src/secrets). */
+  secretKey: Buffer;
+  /** One adapter per payment gateway, keeping its OAuth tokens for the process's life. */
+  gateways: Record<Gateway, GatewayAdapter>;
+  /** Every call to a URL someone else chose (webhook receivers, calendars): guarded against SSRF. */
+  outbound: Outbound;
 }
 
 /** The caller, as established from a valid API key. */

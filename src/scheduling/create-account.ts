@@ -38,7 +38,7 @@ const DEFAULT_TIMEZONE = 'UTC';
  * An operator action: a new account with its owner, who is admin of the account's first
  * team (named after the account), and an API key for the owner.
  */
-export async function createAccount(ctx: UseCaseContext, input: CreateAccountInput): Promise<CreatedAccount> {
+export async function createAccount(ctx: Pick<UseCaseContext, 'now' | 'db'>, input: CreateAccountInput): Promise<CreatedAccount> {
   const valid = validateCreateAccount(input);
   return inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();

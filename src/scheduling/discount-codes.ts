@@ -7,11 +7,11 @@ import { newId } from '../ids.js';
 import type { Principal, UseCaseContext } from './context.js';
 
 /** Discount codes are the account's; an admin of any of its teams manages them. */
-async function requireAccountAdmin(ctx: UseCaseContext, principal: Principal): Promise<void> {
+async function requireAccountAdmin(ctx: Pick<UseCaseContext, 'db'>, principal: Principal): Promise<void> {
   if (!(await isAdminOfAnyTeam(ctx.db, principal.userUuid))) throw new ForbiddenError('Only a team admin may manage discount codes');
 }
 
-export async function createDiscountCode(ctx: UseCaseContext, principal: Principal, input: DiscountCodeInput): Promise<DiscountCode> {
+export async function createDiscountCode(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, input: DiscountCodeInput): Promise<DiscountCode> {
   await requireAccountAdmin(ctx, principal);
   const now = ctx.now();
   const errors = validateDiscountCodeInput(input, now);
@@ -35,13 +35,13 @@ export async function createDiscountCode(ctx: UseCaseContext, principal: Princip
   });
 }
 
-export async function listDiscountCodes(ctx: UseCaseContext, principal: Principal): Promise<DiscountCode[]> {
+export async function listDiscountCodes(ctx: Pick<UseCaseContext, 'db'>, principal: Principal): Promise<DiscountCode[]> {
   await requireAccountAdmin(ctx, principal);
   return selectDiscountCodes(ctx.db, principal.accountUuid);
 }
 
 /** Deleted codes stop working at once; payments that used one keep its id. */
-export async function deleteDiscountCode(ctx: UseCaseContext, principal: Principal, uuid: string): Promise<void> {
+export async function deleteDiscountCode(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, uuid: string): Promise<void> {
   await requireAccountAdmin(ctx, principal);
   if (!(await deleteDiscountCodeRow(ctx.db, principal.accountUuid, uuid))) throw new NotFoundError('discount code');
 }

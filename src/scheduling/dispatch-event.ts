@@ -11,7 +11,7 @@ import { EVENT_JOB_KIND } from './record-events.js';
  * completes itself in the same transaction, so an event is fanned out exactly once even
  * when two instances or a crash and a retry get to it.
  */
-export function createEventDispatcher(ctx: UseCaseContext): JobHandler {
+export function createEventDispatcher(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey'>): JobHandler {
   return {
     kind: EVENT_JOB_KIND,
     batchSize: 100,

@@ -32,7 +32,7 @@ export interface UpdateTopicInput extends TopicSettingsInput {
  * members of the teams they administer as hosts, and create team topics for those teams
  * (hosted by all team members unless `hosts` says otherwise).
  */
-export async function createMeetingTopic(ctx: UseCaseContext, principal: Principal, input: CreateTopicInput): Promise<MeetingTopic> {
+export async function createMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, input: CreateTopicInput): Promise<MeetingTopic> {
   return inTransaction(ctx.db, async (trx) => {
     const account = await findAccount(trx, principal.accountUuid);
     if (!account) throw new NotFoundError('account');
@@ -63,7 +63,7 @@ export async function createMeetingTopic(ctx: UseCaseContext, principal: Princip
 
 /** Every live topic of the account: any key of the account may book them. */
 export async function listMeetingTopics(
-  ctx: UseCaseContext,
+  ctx: Pick<UseCaseContext, 'db'>,
   principal: Principal,
   filter: { team?: string | undefined; username?: string | undefined },
 ): Promise<MeetingTopic[]> {
@@ -76,13 +76,13 @@ export async function listMeetingTopics(
   return listTopics(ctx.db, principal.accountUuid, repoFilter);
 }
 
-export async function getMeetingTopic(ctx: UseCaseContext, principal: Principal, topicUuid: string): Promise<MeetingTopic> {
+export async function getMeetingTopic(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, topicUuid: string): Promise<MeetingTopic> {
   const topic = await findTopic(ctx.db, principal.accountUuid, topicUuid);
   if (!topic) throw new NotFoundError('meeting topic');
   return topic;
 }
 
-export async function updateMeetingTopic(ctx: UseCaseContext, principal: Principal, topicUuid: string, input: UpdateTopicInput): Promise<MeetingTopic> {
+export async function updateMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, topicUuid: string, input: UpdateTopicInput): Promise<MeetingTopic> {
   return inTransaction(ctx.db, async (trx) => {
     const current = await findTopic(trx, principal.accountUuid, topicUuid);
     if (!current) throw new NotFoundError('meeting topic');
@@ -114,7 +114,7 @@ export async function updateMeetingTopic(ctx: UseCaseContext, principal: Princip
 }
 
 /** Deleted topics can no longer be booked; their meetings stay (and keep blocking time). */
-export async function deleteMeetingTopic(ctx: UseCaseContext, principal: Principal, topicUuid: string): Promise<void> {
+export async function deleteMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, topicUuid: string): Promise<void> {
   await inTransaction(ctx.db, async (trx) => {
     const topic = await findTopic(trx, principal.accountUuid, topicUuid);
     if (!topic) throw new NotFoundError('meeting topic');

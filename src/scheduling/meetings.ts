@@ -12,7 +12,6 @@ import { inTransaction } from '../db/transaction.js';
 import type { Principal, UseCaseContext } from './context.js';
 import { type MeetingEventData } from '../domain/events.js';
 import { recordEvents } from './record-events.js';
-import { publicUrlOf } from './payments/context.js';
 import { paymentRecord } from '../domain/representations.js';
 import { refundMeetingShare } from './payments/refunds.js';
 
@@ -41,7 +40,7 @@ export interface MeetingPage {
 }
 
 /** The account's meetings by start time, a page at a time; the cursor is opaque to clients. */
-export async function listMeetings(ctx: UseCaseContext, principal: Principal, input: MeetingListInput): Promise<MeetingPage> {
+export async function listMeetings(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, input: MeetingListInput): Promise<MeetingPage> {
   const limit = input.limit ?? 50;
   const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor);
   let hostUuid: string | undefined;
@@ -67,7 +66,7 @@ export async function listMeetings(ctx: UseCaseContext, principal: Principal, in
   return { meetings: page, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
 }
 
-export async function getMeeting(ctx: UseCaseContext, principal: Principal, meetingUuid: string): Promise<Meeting> {
+export async function getMeeting(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, meetingUuid: string): Promise<Meeting> {
   const meeting = await findMeeting(ctx.db, principal.accountUuid, meetingUuid);
   if (!meeting) throw new NotFoundError('meeting');
   return { ...meeting, status: statusAt(meeting, ctx.now()) };
@@ -80,7 +79,7 @@ export async function getMeeting(ctx: UseCaseContext, principal: Principal, meet
  * so of any number of concurrent cancels exactly one records `meeting.cancelled` (and one
  * set of messages: a CANCEL for a confirmed meeting, nothing for one never confirmed).
  */
-export async function cancelMeeting(ctx: UseCaseContext, principal: MeetingActor, meetingUuid: string, reason: string | undefined, options: { refund?: boolean | undefined } = {}): Promise<Meeting> {
+export async function cancelMeeting(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>, principal: MeetingActor, meetingUuid: string, reason: string | undefined, options: { refund?: boolean | undefined } = {}): Promise<Meeting> {
   return inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
     const found = await findMeeting(trx, principal.accountUuid, meetingUuid);
@@ -121,7 +120,7 @@ const SENT_MESSAGE_RETENTION_MS = 30 * 86_400_000;
  * `meeting.expired` for each meeting), idempotency records older than their 24 hours and
  * outbox jobs finished over 30 days ago go.
  */
-export async function runMaintenance(ctx: UseCaseContext): Promise<{ expired: number; purgedIdempotencyKeys: number; purgedJobs: number }> {
+export async function runMaintenance(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>): Promise<{ expired: number; purgedIdempotencyKeys: number; purgedJobs: number }> {
   const now = ctx.now();
   const expired = await expireLapsedHolds(ctx, now);
   const purgedIdempotencyKeys = await deleteIdempotentResponsesBefore(ctx.db, now - 24 * 3_600_000);
@@ -135,7 +134,7 @@ export async function runMaintenance(ctx: UseCaseContext): Promise<{ expired: nu
  * cleanly) and the events are recorded. A lapsed hold already stopped blocking, so no
  * calendar version changes.
  */
-async function expireLapsedHolds(ctx: UseCaseContext, now: number): Promise<number> {
+async function expireLapsedHolds(ctx: Pick<UseCaseContext, 'config' | 'db'>, now: number): Promise<number> {
   const lapsed = await findLapsedHolds(ctx.db, now, 500);
   const bookings = new Map<string, Meeting[]>();
   for (const meeting of lapsed) bookings.set(meeting.bookingUuid, [...(bookings.get(meeting.bookingUuid) ?? []), meeting]);
@@ -146,7 +145,7 @@ async function expireLapsedHolds(ctx: UseCaseContext, now: number): Promise<numb
       if (await markPaymentExpired(trx, bookingUuid)) {
         // The payment's audit trail, and the participant's "the slot was released" e-mail.
         const payment = (await findPaymentsOfBookings(trx, [bookingUuid])).get(bookingUuid)!;
-        const data = { payment: paymentRecord({ ...payment, status: 'expired' }, publicUrlOf(ctx)), meetings: meetings.map((meeting) => meeting.uuid) };
+        const data = { payment: paymentRecord({ ...payment, status: 'expired' }, ctx.config.publicUrl), meetings: meetings.map((meeting) => meeting.uuid) };
         await recordEvents(trx, [{ accountUuid: payment.accountUuid, type: 'payment.expired', subjectUuid: payment.uuid, data }], now);
       }
       const events = meetings.map((meeting) => {

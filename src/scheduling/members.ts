@@ -21,7 +21,7 @@ export interface UpdateMemberInput {
  * someone else an admin. Two admins demoting each other at once cannot both succeed: the
  * account row is locked before the admins are counted.
  */
-export async function updateTeamMember(ctx: UseCaseContext, principal: Principal, teamUuid: string, userUuid: string, input: UpdateMemberInput): Promise<Member> {
+export async function updateTeamMember(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, teamUuid: string, userUuid: string, input: UpdateMemberInput): Promise<Member> {
   return inTransaction(ctx.db, async (trx) => {
     await lockAccount(trx, principal.accountUuid);
     const team = await requireTeamAdmin(trx, principal, teamUuid);

@@ -27,20 +27,20 @@ import type { UseCaseContext } from './context.js';
  * unstick the outbox.
  */
 
-export async function listAccountUsers(ctx: UseCaseContext, accountUuid: string): Promise<{ account: { uuid: string; name: string }; users: AccountUserRow[] }> {
+export async function listAccountUsers(ctx: Pick<UseCaseContext, 'db'>, accountUuid: string): Promise<{ account: { uuid: string; name: string }; users: AccountUserRow[] }> {
   const account = await findAccount(ctx.db, accountUuid);
   if (!account) throw new NotFoundError('account');
   return { account: { uuid: account.uuid, name: account.name }, users: await selectAccountUsers(ctx.db, accountUuid) };
 }
 
-export async function listUserKeys(ctx: UseCaseContext, userUuid: string): Promise<{ user: User; keys: KeyRow[] }> {
+export async function listUserKeys(ctx: Pick<UseCaseContext, 'db'>, userUuid: string): Promise<{ user: User; keys: KeyRow[] }> {
   const user = await findUserAcrossAccounts(ctx.db, userUuid);
   if (!user) throw new NotFoundError('user');
   return { user, keys: await selectKeysOfUser(ctx.db, userUuid) };
 }
 
 /** Revokes any key by its uuid; a key revoked before is reported as it is (revoking is idempotent). */
-export async function revokeKeyAsOperator(ctx: UseCaseContext, keyUuid: string): Promise<{ key: KeyRow; alreadyRevoked: boolean }> {
+export async function revokeKeyAsOperator(ctx: Pick<UseCaseContext, 'now' | 'db'>, keyUuid: string): Promise<{ key: KeyRow; alreadyRevoked: boolean }> {
   return inTransaction(ctx.db, async (trx) => {
     const key = await findKey(trx, keyUuid);
     if (!key) throw new NotFoundError('API key');
@@ -62,7 +62,7 @@ export interface DeactivatedAccount {
  * host: no slots, no bookings, booking pages empty) and every key revoked (the API answers
  * 401). Meetings, topics and history stay, for an export or a later `account delete`.
  */
-export async function deactivateAccount(ctx: UseCaseContext, accountUuid: string): Promise<DeactivatedAccount> {
+export async function deactivateAccount(ctx: Pick<UseCaseContext, 'now' | 'db'>, accountUuid: string): Promise<DeactivatedAccount> {
   return inTransaction(ctx.db, async (trx) => {
     if (!(await lockAccount(trx, accountUuid))) throw new NotFoundError('account');
     const account = (await findAccount(trx, accountUuid))!;
@@ -83,7 +83,7 @@ export interface DeletedAccount {
 }
 
 /** Removes the account and everything in it, for good (the demo account too). */
-export async function deleteAccount(ctx: UseCaseContext, accountUuid: string): Promise<DeletedAccount> {
+export async function deleteAccount(ctx: Pick<UseCaseContext, 'db'>, accountUuid: string): Promise<DeletedAccount> {
   return inTransaction(ctx.db, async (trx) => {
     if (!(await lockAccount(trx, accountUuid))) throw new NotFoundError('account');
     const account = (await findAccount(trx, accountUuid))!;
@@ -101,7 +101,7 @@ export interface OutboxStatus {
   oldestPendingAgeSeconds: number | null;
 }
 
-export async function outboxStatus(ctx: UseCaseContext): Promise<OutboxStatus> {
+export async function outboxStatus(ctx: Pick<UseCaseContext, 'now' | 'db'>): Promise<OutboxStatus> {
   const groups = await selectOutboxGroups(ctx.db);
   const pending = groups.filter((group) => group.status === 'pending');
   const oldest = pending.length === 0 ? null : Math.min(...pending.map((group) => group.oldestCreatedAt));
@@ -114,6 +114,6 @@ export async function outboxStatus(ctx: UseCaseContext): Promise<OutboxStatus> {
 }
 
 /** Failed jobs (of one kind, or all) are queued again with a full set of attempts; the running server picks them up. */
-export async function retryFailedJobs(ctx: UseCaseContext, kind: string | undefined): Promise<number> {
+export async function retryFailedJobs(ctx: Pick<UseCaseContext, 'now' | 'db'>, kind: string | undefined): Promise<number> {
   return requeueFailedJobs(ctx.db, kind, ctx.now());
 }

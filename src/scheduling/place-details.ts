@@ -10,7 +10,7 @@ import { inTransaction } from '../db/transaction.js';
 import type { Principal, UseCaseContext } from './context.js';
 
 /** A host's own place details (e.g. a personal meeting-room link); by the user or an admin of one of their teams. */
-export async function getUserPlaceDetails(ctx: UseCaseContext, principal: Principal, userUuid: string): Promise<PlaceDetails> {
+export async function getUserPlaceDetails(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string): Promise<PlaceDetails> {
   await requirePlaceDetailsManager(ctx.db, principal, userUuid);
   return (await findUserPlaceDetails(ctx.db, userUuid)) ?? {};
 }
@@ -20,7 +20,7 @@ export async function getUserPlaceDetails(ctx: UseCaseContext, principal: Princi
  * place the account enables; an online place's value an https link. Meetings already booked
  * keep the location they were booked with.
  */
-export async function setUserPlaceDetails(ctx: UseCaseContext, principal: Principal, userUuid: string, input: Readonly<Record<string, string | undefined>>): Promise<PlaceDetails> {
+export async function setUserPlaceDetails(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string, input: Readonly<Record<string, string | undefined>>): Promise<PlaceDetails> {
   return inTransaction(ctx.db, async (trx) => {
     await requirePlaceDetailsManager(trx, principal, userUuid);
     const account = await findAccount(trx, principal.accountUuid);

@@ -2,12 +2,11 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors
 import type { MeetingTopic } from '../domain/meeting-topic.js';
 import { statusAt, type Meeting } from '../domain/meeting.js';
 import { resolveScheduleRange, validateScheduleRangeInput } from '../domain/schedule-range.js';
-import { createKyselyReads } from '../db/fast-reads.js';
 import { findTopic, findTopicIncludingDeleted } from '../db/repositories/meeting-topics.js';
 import { findMeetingByUuid } from '../db/repositories/meetings.js';
 import { findUser } from '../db/repositories/users.js';
 import { computeTopicSchedule, type Schedule } from './calculate-schedule.js';
-import { requireSecretKey, type UseCaseContext } from './context.js';
+import { type UseCaseContext } from './context.js';
 import { readManageToken } from './manage-token.js';
 import { cancelMeeting, type ParticipantActor } from './meetings.js';
 import { rescheduleMeeting, type RescheduleInput } from './reschedule-meeting.js';
@@ -24,7 +23,7 @@ export interface PublicScheduleInput extends Omit<ScheduleInput, 'metadata'> {
  * as for one that does not exist), the same rules and transaction as POST /schedule, and
  * `bookedByKeyUuid: null`. A filled honeypot field is refused before anything is read.
  */
-export async function bookPublicly(ctx: UseCaseContext, input: PublicScheduleInput): Promise<Booking> {
+export async function bookPublicly(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>, input: PublicScheduleInput): Promise<Booking> {
   const { website, ...booking } = input;
   if (website !== undefined && website.trim() !== '') throw new ValidationError([{ path: '/website', message: 'must be empty' }]);
   const topic = await findTopic(ctx.db, null, booking.meetingTopic);
@@ -48,8 +47,8 @@ export interface ManagedBooking {
  * meeting has ended, is a 404 like a meeting that does not exist: nothing tells a guesser
  * which it was.
  */
-async function findByToken(ctx: UseCaseContext, token: string): Promise<{ meeting: Meeting; topic: MeetingTopic; now: number }> {
-  const meetingUuid = readManageToken(requireSecretKey(ctx), token);
+async function findByToken(ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey'>, token: string): Promise<{ meeting: Meeting; topic: MeetingTopic; now: number }> {
+  const meetingUuid = readManageToken(ctx.secretKey, token);
   const meeting = meetingUuid === null ? undefined : await findMeetingByUuid(ctx.db, meetingUuid);
   const now = ctx.now();
   if (!meeting || meeting.end <= now) throw new NotFoundError('booking');
@@ -79,7 +78,7 @@ function participantOf(meeting: Meeting): ParticipantActor {
   return { accountUuid: meeting.accountUuid, participantOf: meeting.uuid };
 }
 
-export async function getManagedBooking(ctx: UseCaseContext, token: string): Promise<ManagedBooking> {
+export async function getManagedBooking(ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey'>, token: string): Promise<ManagedBooking> {
   const { meeting, topic, now } = await findByToken(ctx, token);
   const host = await findUser(ctx.db, meeting.accountUuid, meeting.hostUuid);
   const changeDeadline = changeDeadlineOf(meeting, topic);
@@ -93,14 +92,14 @@ export async function getManagedBooking(ctx: UseCaseContext, token: string): Pro
 }
 
 /** The participant cancels (within the notice window); participant and host are told as for any cancellation. */
-export async function cancelByToken(ctx: UseCaseContext, token: string, reason: string | undefined): Promise<Meeting> {
+export async function cancelByToken(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey'>, token: string, reason: string | undefined): Promise<Meeting> {
   const { meeting, topic, now } = await findByToken(ctx, token);
   requireChangeable(meeting, topic, now);
   return cancelMeeting(ctx, participantOf(meeting), meeting.uuid, reason);
 }
 
 /** The participant moves the meeting (within the notice window, checked again under the host locks). */
-export async function rescheduleByToken(ctx: UseCaseContext, token: string, input: RescheduleInput): Promise<Meeting> {
+export async function rescheduleByToken(ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey'>, token: string, input: RescheduleInput): Promise<Meeting> {
   const { meeting } = await findByToken(ctx, token);
   return rescheduleMeeting(ctx, participantOf(meeting), meeting.uuid, input, requireChangeable);
 }
@@ -116,12 +115,12 @@ export interface TokenScheduleInput {
  * The calendar to move to: the topic's schedule with this meeting not blocking. An
  * individual topic: the meeting's host; a team topic: the team view (any host may take it).
  */
-export async function scheduleForToken(ctx: UseCaseContext, token: string, input: TokenScheduleInput): Promise<Schedule> {
+export async function scheduleForToken(ctx: Pick<UseCaseContext, 'now' | 'db' | 'reads' | 'scheduleCache' | 'secretKey'>, token: string, input: TokenScheduleInput): Promise<Schedule> {
   const { meeting, now } = await findByToken(ctx, token);
   const rangeInput = { now, timezone: input.timezone, offset: input.offset, month: input.month, year: input.year };
   const errors = validateScheduleRangeInput(rangeInput);
   if (errors.length > 0) throw new ValidationError(errors);
-  const reads = ctx.reads ?? createKyselyReads(ctx.db);
+  const reads = ctx.reads;
   const topic = await reads.findTopic(meeting.accountUuid, meeting.topicUuid);
   if (!topic) throw new NotFoundError('meeting topic');
   const username = topic.teamUuid === null ? meeting.hostUsername : undefined;

@@ -41,7 +41,7 @@ const UTC_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z$/;
  * `guard` runs on the meeting as read under the locks (the manage link's notice window).
  */
 export async function rescheduleMeeting(
-  ctx: UseCaseContext,
+  ctx: Pick<UseCaseContext, 'now' | 'db'>,
   actor: MeetingActor,
   meetingUuid: string,
   input: RescheduleInput,

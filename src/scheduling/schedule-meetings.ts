@@ -21,7 +21,7 @@ import { newId } from '../ids.js';
 import { loadHostCalendar, slotRulesOf } from './calculate-schedule.js';
 import type { Principal, UseCaseContext } from './context.js';
 import { recordEvents } from './record-events.js';
-import { gatewayRefusal, publicUrlOf } from './payments/context.js';
+import { gatewayRefusal } from './payments/credentials.js';
 import { paymentRecord } from '../domain/representations.js';
 import { type Payment } from '../domain/payment.js';
 
@@ -77,7 +77,7 @@ const UTC_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z$/;
  * the second sees the first's meeting and is refused.
  */
 export async function scheduleMeetings(
-  ctx: UseCaseContext,
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>,
   principal: Principal | PublicBooker,
   input: ScheduleInput,
   idempotencyKey?: string | undefined,
@@ -101,7 +101,7 @@ export async function scheduleMeetings(
     const phone = input.phone?.trim() || null;
     const locations = plan.hosts.map((host) => resolveLocation(input.place, placeDetails.get(host.uuid) ?? {}, plan.topic.placeDetails, phone));
     const booking = buildBooking(plan, input, starts, amountDue, locations, now);
-    await storeBooking(trx, plan, booking, now, publicUrlOf(ctx));
+    await storeBooking(trx, plan, booking, now, ctx.config.publicUrl);
     if (idempotencyKey !== undefined) {
       await completeIdempotencyKey(trx, principal.accountUuid, idempotencyKey, 201, JSON.stringify(booking));
     }

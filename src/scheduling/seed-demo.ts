@@ -13,7 +13,7 @@ export interface DemoData extends CreatedAccount {
  * key is printed once, so a newcomer can make a first call at once. Does nothing when any
  * account exists.
  */
-export async function seedDemoIfEmpty(ctx: UseCaseContext, timezone: string): Promise<DemoData | null> {
+export async function seedDemoIfEmpty(ctx: Pick<UseCaseContext, 'now' | 'db'>, timezone: string): Promise<DemoData | null> {
   if (await hasAnyAccount(ctx.db)) return null;
   const created = await createAccount(ctx, {
     name: 'Demo',

@@ -25,7 +25,7 @@ import { recordEvents } from './record-events.js';
 import { type MemberEventData } from '../domain/events.js';
 
 /** Seed endpoint 1: the teams the caller administers, by name. */
-export async function listTeams(ctx: UseCaseContext, principal: Principal): Promise<Team[]> {
+export async function listTeams(ctx: Pick<UseCaseContext, 'db'>, principal: Principal): Promise<Team[]> {
   return listTeamsAdministeredBy(ctx.db, principal.userUuid);
 }
 
@@ -33,7 +33,7 @@ export async function listTeams(ctx: UseCaseContext, principal: Principal): Prom
  * Not in the seed, but without it an account has only its first team: an admin of any
  * team creates another and becomes its first admin.
  */
-export async function createTeam(ctx: UseCaseContext, principal: Principal, name: string): Promise<Team> {
+export async function createTeam(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, name: string): Promise<Team> {
   return inTransaction(ctx.db, async (trx) => {
     if (!(await isAdminOfAnyTeam(trx, principal.userUuid))) throw new ForbiddenError('Only a team admin may create teams');
     const now = ctx.now();
@@ -45,7 +45,7 @@ export async function createTeam(ctx: UseCaseContext, principal: Principal, name
 }
 
 /** Seed endpoint 2: the members of a team the caller administers. */
-export async function listTeamMembers(ctx: UseCaseContext, principal: Principal, teamUuid: string): Promise<Member[]> {
+export async function listTeamMembers(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, teamUuid: string): Promise<Member[]> {
   const team = await requireTeamAdmin(ctx.db, principal, teamUuid);
   return selectTeamMembers(ctx.db, team.uuid);
 }
@@ -62,7 +62,7 @@ export interface AddMemberInput {
  * account, so the plan limit holds under concurrency: the count below sees every user
  * committed before us and nobody can commit one until we finish.
  */
-export async function addTeamMember(ctx: UseCaseContext, principal: Principal, teamUuid: string, input: AddMemberInput): Promise<Member> {
+export async function addTeamMember(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, teamUuid: string, input: AddMemberInput): Promise<Member> {
   return inTransaction(ctx.db, async (trx) => {
     await lockAccount(trx, principal.accountUuid);
     const team = await requireTeamAdmin(trx, principal, teamUuid);
@@ -110,7 +110,7 @@ export async function addTeamMember(ctx: UseCaseContext, principal: Principal, t
  * Seed endpoint 4. A user left in no team is deactivated: the seat is freed and their keys
  * are revoked (so re-adding them later does not revive old keys); meetings stay.
  */
-export async function removeTeamMember(ctx: UseCaseContext, principal: Principal, teamUuid: string, userUuid: string): Promise<void> {
+export async function removeTeamMember(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, teamUuid: string, userUuid: string): Promise<void> {
   await inTransaction(ctx.db, async (trx) => {
     await lockAccount(trx, principal.accountUuid);
     const team = await requireTeamAdmin(trx, principal, teamUuid);

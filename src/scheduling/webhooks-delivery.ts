@@ -1,5 +1,3 @@
-import type { Logger } from 'pino';
-import type { Db } from '../db/database.js';
 import { completeJob, enqueueJobs, type NewJob } from '../db/repositories/outbox.js';
 import {
   clearSubscriptionFailing,
@@ -17,13 +15,13 @@ import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
 import { EMAIL_JOB_KIND } from '../mail/booking-message.js';
 import type { NoticeMessagePayload } from '../mail/queued-message.js';
-import type { HostResolver } from '../net/outbound-guard.js';
 import { OutboundError, sendOutbound } from '../net/outbound-request.js';
 import { PermanentJobError, type JobHandler } from '../outbox/job-handler.js';
 import { openSecret } from '../secrets/secret-box.js';
 import { nextAttemptAt, shouldDisableSubscription } from '../webhooks/backoff.js';
 import { signWebhook } from '../webhooks/signing.js';
 import { type WebhookSubscription } from '../domain/webhook.js';
+import type { UseCaseContext } from './context.js';
 
 /** The outbox kind of one delivery attempt. */
 export const WEBHOOK_JOB_KIND = 'webhook';
@@ -34,22 +32,11 @@ export interface WebhookJobPayload {
   manual?: boolean;
 }
 
-/** What the delivery handler needs from the application context. */
-export interface WebhookDeliveryContext {
-  db: Db;
-  now: () => number;
-  log: Logger;
-  secretKey: Buffer;
-  config: { allowPrivateUrls: boolean; webhooks: { retryBaseSeconds: number } };
-}
-
 export interface WebhookDeliveryOptions {
   /** The receiver must answer in full within this (the contract's 10 s). */
   timeoutMs?: number;
   /** Attempts in flight at once in this process, over all subscriptions. */
   concurrency?: number;
-  /** Tests play DNS with it (see GuardOptions.resolver). */
-  resolver?: HostResolver;
   /** The retry jitter's random source. */
   random?: () => number;
 }
@@ -74,7 +61,7 @@ const MAX_RESPONSE_BYTES = 1024;
  * due deliveries are handed to later jobs instead of taking lanes, so it holds one lane at
  * most and never delays other receivers or other job kinds.
  */
-export function createWebhookDeliverer(ctx: WebhookDeliveryContext, options: WebhookDeliveryOptions = {}): JobHandler {
+export function createWebhookDeliverer(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'outbound'>, options: WebhookDeliveryOptions = {}): JobHandler {
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const inFlight = new Map<string, number>();
   return {
@@ -118,7 +105,7 @@ export function createWebhookDeliverer(ctx: WebhookDeliveryContext, options: Web
         const body = delivery.body;
         const attemptAt = ctx.now();
         const headers = signWebhook(openSecret(ctx.secretKey, subscription.secretSealed), { id: delivery.uuid, timestamp: new Date(attemptAt), body });
-        const attempt = await send(ctx, subscription.url, { 'content-type': 'application/json', ...headers }, body, timeoutMs, options.resolver);
+        const attempt = await send(ctx, subscription.url, { 'content-type': 'application/json', ...headers }, body, timeoutMs);
         const attemptRecord = { at: attemptAt, ...attempt, sent: true };
         if (attempt.error === null) {
           await finish(ctx, job.uuid, delivery.uuid, subscription, attemptRecord, 'delivered');
@@ -139,12 +126,11 @@ export function createWebhookDeliverer(ctx: WebhookDeliveryContext, options: Web
 
 /** One POST; never throws for the receiver's sake: a refusal, timeout or non-2xx is a failed attempt. */
 async function send(
-  ctx: WebhookDeliveryContext,
+  ctx: Pick<UseCaseContext, 'now' | 'log' | 'db' | 'outbound'>,
   url: string,
   headers: Record<string, string>,
   body: string,
   timeoutMs: number,
-  resolver: HostResolver | undefined,
 ): Promise<Omit<AttemptRecord, 'at'>> {
   try {
     const response = await sendOutbound({
@@ -154,8 +140,8 @@ async function send(
       body,
       timeoutMs,
       maxResponseBytes: MAX_RESPONSE_BYTES,
-      allowPrivate: ctx.config.allowPrivateUrls,
-      resolver,
+      allowPrivate: ctx.outbound.allowPrivate,
+      resolver: ctx.outbound.resolver,
     });
     const ok = response.status >= 200 && response.status < 300;
     return { responseStatus: response.status, error: ok ? null : `The receiver answered HTTP ${response.status}.` };
@@ -167,7 +153,7 @@ async function send(
 }
 
 /** Lets a later job make the attempt, without counting one. */
-async function postpone(ctx: WebhookDeliveryContext, jobUuid: string, deliveryUuid: string, at: number): Promise<void> {
+async function postpone(ctx: Pick<UseCaseContext, 'now' | 'db'>, jobUuid: string, deliveryUuid: string, at: number): Promise<void> {
   await inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
     if (!(await completeJob(trx, jobUuid, now))) return;
@@ -183,7 +169,7 @@ async function postpone(ctx: WebhookDeliveryContext, jobUuid: string, deliveryUu
  * a crash before it commits leaves the job to be retried (at least once), never half done.
  */
 async function finish(
-  ctx: WebhookDeliveryContext,
+  ctx: Pick<UseCaseContext, 'now' | 'log' | 'db'>,
   jobUuid: string,
   deliveryUuid: string,
   subscription: WebhookSubscription,

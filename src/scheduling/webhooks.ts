@@ -16,19 +16,12 @@ import {
 import type { DbOrTrx } from '../db/database.js';
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
-import { assertAllowedUrl, OutboundUrlRefusedError, type HostResolver } from '../net/outbound-guard.js';
+import { assertAllowedUrl, OutboundUrlRefusedError } from '../net/outbound-guard.js';
 import { sealSecret } from '../secrets/secret-box.js';
 import { generateWebhookSecret } from '../webhooks/signing.js';
 import { WEBHOOK_JOB_KIND, type WebhookJobPayload } from './webhooks-delivery.js';
-import { requireSecretKey, type Principal, type UseCaseContext } from './context.js';
+import { type Principal, type UseCaseContext } from './context.js';
 import { type WebhookDelivery, type WebhookSubscription } from '../domain/webhook.js';
-
-/** The use cases' view of the settings that govern outbound URLs. */
-export interface WebhooksContext extends UseCaseContext {
-  allowPrivateUrls: boolean;
-  /** Tests play DNS with it. */
-  resolver?: HostResolver | undefined;
-}
 
 /** An account holds at most this many subscriptions: each event costs one request per subscription. */
 export const MAX_WEBHOOKS_PER_ACCOUNT = 50;
@@ -52,9 +45,9 @@ async function requireAccountAdmin(db: DbOrTrx, principal: Principal): Promise<v
 }
 
 /** The URL as the guard sees it now: a refusal is a 400 at `/url`. */
-async function checkUrl(ctx: WebhooksContext, url: string): Promise<string> {
+async function checkUrl(ctx: Pick<UseCaseContext, 'outbound'>, url: string): Promise<string> {
   try {
-    return (await assertAllowedUrl(url, { allowPrivate: ctx.allowPrivateUrls, resolver: ctx.resolver })).href;
+    return (await assertAllowedUrl(url, { allowPrivate: ctx.outbound.allowPrivate, resolver: ctx.outbound.resolver })).href;
   } catch (error) {
     if (error instanceof OutboundUrlRefusedError) throw new ValidationError([{ path: '/url', message: error.message }]);
     throw error;
@@ -62,12 +55,12 @@ async function checkUrl(ctx: WebhooksContext, url: string): Promise<string> {
 }
 
 /** A new subscription and its signing secret, which only this answer shows. */
-export async function createWebhook(ctx: WebhooksContext, principal: Principal, input: CreateWebhookInput): Promise<{ webhook: WebhookSubscription; secret: string }> {
+export async function createWebhook(ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey' | 'outbound'>, principal: Principal, input: CreateWebhookInput): Promise<{ webhook: WebhookSubscription; secret: string }> {
   await requireAccountAdmin(ctx.db, principal);
   // Resolved before the transaction: DNS is slow and must not hold a connection.
   const url = await checkUrl(ctx, input.url);
   const secret = generateWebhookSecret();
-  const secretSealed = sealSecret(requireSecretKey(ctx), secret);
+  const secretSealed = sealSecret(ctx.secretKey, secret);
   return inTransaction(ctx.db, async (trx) => {
     if ((await listSubscriptions(trx, principal.accountUuid)).length >= MAX_WEBHOOKS_PER_ACCOUNT) {
       throw new ValidationError([{ path: '', message: `an account may have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks` }]);
@@ -90,12 +83,12 @@ export async function createWebhook(ctx: WebhooksContext, principal: Principal, 
   });
 }
 
-export async function listWebhooks(ctx: UseCaseContext, principal: Principal): Promise<WebhookSubscription[]> {
+export async function listWebhooks(ctx: Pick<UseCaseContext, 'db'>, principal: Principal): Promise<WebhookSubscription[]> {
   await requireAccountAdmin(ctx.db, principal);
   return listSubscriptions(ctx.db, principal.accountUuid);
 }
 
-export async function getWebhook(ctx: UseCaseContext, principal: Principal, uuid: string): Promise<WebhookSubscription> {
+export async function getWebhook(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, uuid: string): Promise<WebhookSubscription> {
   await requireAccountAdmin(ctx.db, principal);
   const webhook = await findSubscription(ctx.db, principal.accountUuid, uuid);
   if (!webhook) throw new NotFoundError('webhook');
@@ -103,7 +96,7 @@ export async function getWebhook(ctx: UseCaseContext, principal: Principal, uuid
 }
 
 /** Enabling again also forgets the failure streak, so it gets its full 3 days. */
-export async function updateWebhook(ctx: WebhooksContext, principal: Principal, uuid: string, input: UpdateWebhookInput): Promise<WebhookSubscription> {
+export async function updateWebhook(ctx: Pick<UseCaseContext, 'now' | 'db' | 'outbound'>, principal: Principal, uuid: string, input: UpdateWebhookInput): Promise<WebhookSubscription> {
   await requireAccountAdmin(ctx.db, principal);
   const url = input.url === undefined ? undefined : await checkUrl(ctx, input.url);
   return inTransaction(ctx.db, async (trx) => {
@@ -125,7 +118,7 @@ export async function updateWebhook(ctx: WebhooksContext, principal: Principal, 
 }
 
 /** Deletes it with its delivery log; deliveries not yet made are dropped. */
-export async function deleteWebhook(ctx: UseCaseContext, principal: Principal, uuid: string): Promise<void> {
+export async function deleteWebhook(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, uuid: string): Promise<void> {
   await requireAccountAdmin(ctx.db, principal);
   await inTransaction(ctx.db, async (trx) => {
     if (!(await deleteSubscription(trx, principal.accountUuid, uuid))) throw new NotFoundError('webhook');
@@ -139,7 +132,7 @@ export interface DeliveryPage {
 
 /** The delivery log, newest first, a page at a time; the cursor is opaque to clients. */
 export async function listWebhookDeliveries(
-  ctx: UseCaseContext,
+  ctx: Pick<UseCaseContext, 'db'>,
   principal: Principal,
   uuid: string,
   query: { limit?: number | undefined; cursor?: string | undefined },
@@ -158,7 +151,7 @@ export async function listWebhookDeliveries(
  * starts over (attempts from zero, a new 24-hour retry window) with the same `webhook-id`,
  * so a receiver that already processed it can tell.
  */
-export async function retryWebhookDelivery(ctx: UseCaseContext, principal: Principal, uuid: string, deliveryUuid: string): Promise<WebhookDelivery> {
+export async function retryWebhookDelivery(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, uuid: string, deliveryUuid: string): Promise<WebhookDelivery> {
   const webhook = await getWebhook(ctx, principal, uuid);
   return inTransaction(ctx.db, async (trx) => {
     const delivery = await findDeliveryOfSubscription(trx, webhook.uuid, deliveryUuid);

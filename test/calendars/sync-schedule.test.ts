@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findCalendarVersion } from '../../src/db/repositories/users.js';
-import { SYNC_LEASE_MS, calendarSettingsFromConfig, syncCalendar, syncDueCalendars } from '../../src/scheduling/calendars-sync.js';
+import { SYNC_LEASE_MS, syncCalendar, syncDueCalendars } from '../../src/scheduling/calendars-sync.js';
 import { startRadicale, type RadicaleServer } from '../fakes/radicale.js';
 import { startResponseGate, type ResponseGate } from '../fakes/response-gate.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, HAS_RADICALE } from '../helpers.js';
@@ -48,24 +48,24 @@ describe.runIf(HAS_RADICALE)('the background sync', () => {
           (await t.ctx.db.selectFrom('external_busy').select('starts_at').where('source_id', '=', calendarUuid).orderBy('starts_at').execute()).map((s) =>
             new Date(Number(s.starts_at)).toISOString(),
           );
-        const sync = () => syncCalendar(t.ctx, calendarSettingsFromConfig(t.ctx.config), calendarUuid);
-        return { t, acme, collection, calendarUuid, spans, sync, settings: calendarSettingsFromConfig(t.ctx.config) };
+        const sync = () => syncCalendar(t.ctx, calendarUuid);
+        return { t, acme, collection, calendarUuid, spans, sync };
       };
 
       it('reads each calendar again once its interval has passed, bumping the version only on a change', async () => {
-        const { t, acme, collection, spans, settings } = await setup('interval');
+        const { t, acme, collection, spans } = await setup('interval');
         try {
           const version = await findCalendarVersion(t.ctx.db, acme.owner.uuid);
-          expect(await syncDueCalendars(t.ctx, settings)).toBe(0);
+          expect(await syncDueCalendars(t.ctx)).toBe(0);
           t.clock.advance(300_000);
-          expect(await syncDueCalendars(t.ctx, settings)).toBe(1);
+          expect(await syncDueCalendars(t.ctx)).toBe(1);
           expect(await findCalendarVersion(t.ctx.db, acme.owner.uuid)).toBe(version);
 
           await put(collection, 'second', event('second', '20270303T090000Z', '20270303T100000Z'));
           t.clock.advance(299_000);
-          expect(await syncDueCalendars(t.ctx, settings)).toBe(0);
+          expect(await syncDueCalendars(t.ctx)).toBe(0);
           t.clock.advance(1_000);
-          expect(await syncDueCalendars(t.ctx, settings)).toBe(1);
+          expect(await syncDueCalendars(t.ctx)).toBe(1);
           expect(await findCalendarVersion(t.ctx.db, acme.owner.uuid)).toBe(version! + 1);
           expect(await spans()).toEqual(['2027-03-02T09:00:00.000Z', '2027-03-03T09:00:00.000Z']);
         } finally {
@@ -85,7 +85,7 @@ describe.runIf(HAS_RADICALE)('the background sync', () => {
 
           // A second one, on this or any instance, stands back without touching the calendar.
           expect(await sync()).toEqual({ synced: false, busy: true });
-          expect(await syncDueCalendars(t.ctx, calendarSettingsFromConfig(t.ctx.config))).toBe(0);
+          expect(await syncDueCalendars(t.ctx)).toBe(0);
           expect(gate.requests).toHaveLength(readsSoFar);
 
           // The calendar changes, and the first sync's lease runs out (its instance looks dead):

@@ -8,6 +8,7 @@ import { createWebhookDeliverer } from '../../src/scheduling/webhooks-delivery.j
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
 import { startReceiver, type Receiver } from '../net/receivers.js';
 import { bookingBody, firstFreeSlots } from './helpers.js';
+import { createOutbound } from '../../src/net/outbound-request.js';
 
 /** Without ALLOW_PRIVATE_URLS (the default): the operator's network is out of reach. */
 for (const dialect of DIALECTS) {
@@ -46,7 +47,7 @@ for (const dialect of DIALECTS) {
     it('refuses a private URL in a PATCH too', async () => {
       const owner = { keyUuid: '', userUuid: acme.owner.uuid, accountUuid: acme.account.uuid, username: acme.owner.username };
       const publicResolver = async (): Promise<LookupAddress[]> => [{ address: '93.184.216.34', family: 4 }];
-      const { webhook } = await createWebhook({ ...t.ctx, allowPrivateUrls: false, resolver: publicResolver }, owner, { url: 'https://hooks.example.com/a', events: ['member.created'] });
+      const { webhook } = await createWebhook({ ...t.ctx, outbound: createOutbound({ allowPrivate: false, resolver: publicResolver }) }, owner, { url: 'https://hooks.example.com/a', events: ['member.created'] });
       const problem = expectProblem(await call(t.app, acme.apiKey, 'PATCH', `/api/v1/webhooks/${webhook.uuid}`, { url: 'http://127.0.0.1/' }), 400, 'VALIDATION_FAILED');
       expect(problem.errors?.map((e) => e.path)).toEqual(['/url']);
       expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/webhooks/${webhook.uuid}`)).json().url).toBe('https://hooks.example.com/a');
@@ -63,14 +64,15 @@ for (const dialect of DIALECTS) {
         return [{ address: answer, family: 4 }];
       };
       const url = `http://rebind.example.test:${receiver.port}/hook`;
-      const { webhook } = await createWebhook({ ...t.ctx, allowPrivateUrls: false, resolver }, owner, { url, events: ['meeting.scheduled'] });
+      const outbound = createOutbound({ allowPrivate: false, resolver });
+      const { webhook } = await createWebhook({ ...t.ctx, outbound }, owner, { url, events: ['meeting.scheduled'] });
       expect(webhook.url).toBe(url);
       answer = '127.0.0.1';
 
       const topic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Intro', durationMinutes: 30, places: ['zoom'] })).json();
       const [slot] = await firstFreeSlots(t.app, acme.owner.username, topic.uuid);
       expect((await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', bookingBody(topic.uuid, slot!))).statusCode).toBe(201);
-      const handlers = [createEventDispatcher(t.ctx), createWebhookDeliverer(t.ctx, { resolver })];
+      const handlers = [createEventDispatcher(t.ctx), createWebhookDeliverer({ ...t.ctx, outbound })];
       for (let round = 0; round < 3; round += 1) await runDueJobs({ db: t.ctx.db, handlers, log: t.ctx.log, now: t.ctx.now });
 
       expect(lookups).toEqual(['rebind.example.test', 'rebind.example.test']);

@@ -6,12 +6,13 @@ import { startServer, stopServer, type ServerProcess } from '../process.js';
 import { DIALECTS } from '../helpers.js';
 import { startReceiver, type Receiver } from '../net/receivers.js';
 import { eventually } from './helpers.js';
+import { createOutbound } from '../../src/net/outbound-request.js';
 
 /** Real server processes (src/server.ts) with their background jobs on their own timers. */
 
 async function subscribe(fixture: BookingFixture, url: string) {
   const owner = { keyUuid: '', userUuid: fixture.account.owner.uuid, accountUuid: fixture.account.account.uuid, username: fixture.account.owner.username };
-  const { webhook } = await createWebhook({ ...fixture.ctx, allowPrivateUrls: true }, owner, { url, events: ['meeting.scheduled'] });
+  const { webhook } = await createWebhook({ ...fixture.ctx, outbound: createOutbound({ allowPrivate: true }) }, owner, { url, events: ['meeting.scheduled'] });
   return webhook;
 }
 

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { addCalendar, getCalendar, getFeedUrl, listCalendars, removeCalendar, rotateFeed, syncCalendarNow } from '../../scheduling/calendars.js';
-import type { CalendarSettings } from '../../scheduling/calendars-sync.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
 import { principalOf } from '../request-guards.js';
 import { CalendarBodySchema, CalendarListSchema, CalendarSchema, FeedSchema, UserCalendarParams, UserParams, calendarToJson } from '../schemas/calendars.js';
@@ -10,7 +9,7 @@ import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, problemResponses } from '../sch
 const WHO = 'By the user, or an admin of one of their teams.';
 
 /** A user's external calendars and their private meetings feed. */
-export const calendarRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext; settings: CalendarSettings }> = async (app, { ctx, settings }) => {
+export const calendarRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = async (app, { ctx }) => {
   app.post(
     '/users/:userUuid/calendars',
     {
@@ -35,7 +34,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext; se
       },
     },
     async (request, reply) => {
-      const calendar = await addCalendar(ctx, settings, principalOf(request), request.params.userUuid, request.body);
+      const calendar = await addCalendar(ctx, principalOf(request), request.params.userUuid, request.body);
       return reply.code(201).send(calendarToJson(calendar));
     },
   );
@@ -103,7 +102,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext; se
         response: { 200: CalendarSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },
       },
     },
-    async (request) => calendarToJson(await syncCalendarNow(ctx, settings, principalOf(request), request.params.userUuid, request.params.uuid)),
+    async (request) => calendarToJson(await syncCalendarNow(ctx, principalOf(request), request.params.userUuid, request.params.uuid)),
   );
 
   app.get(
@@ -122,7 +121,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext; se
         response: { 200: FeedSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },
       },
     },
-    async (request) => ({ url: await getFeedUrl(ctx, settings, principalOf(request), request.params.userUuid) }),
+    async (request) => ({ url: await getFeedUrl(ctx, principalOf(request), request.params.userUuid) }),
   );
 
   app.post(
@@ -137,6 +136,6 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext; se
         response: { 200: FeedSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },
       },
     },
-    async (request) => ({ url: await rotateFeed(ctx, settings, principalOf(request), request.params.userUuid) }),
+    async (request) => ({ url: await rotateFeed(ctx, principalOf(request), request.params.userUuid) }),
   );
 };

@@ -13,7 +13,7 @@ import { BookingSchema, CancelBodySchema, MeetingListQuerySchema, MeetingListSch
 import { meetingToJson, meetingWithPaymentToJson } from '../../domain/representations.js';
 
 /** Seed endpoint 5 and the meetings it creates. */
-export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext; publicUrl: string }> = async (app, { ctx, publicUrl }) => {
+export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = async (app, { ctx }) => {
   app.post(
     '/schedule',
     {
@@ -40,7 +40,7 @@ export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext; pub
       if (booking.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(201).send({
         meetings: booking.meetings.map((meeting) => meetingWithPaymentToJson(meeting, booking.payment ?? undefined)),
-        payment: booking.payment === null ? null : paymentRecord(booking.payment, publicUrl),
+        payment: booking.payment === null ? null : paymentRecord(booking.payment, ctx.config.publicUrl),
       });
     },
   );

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { PaymentsContext } from '../../scheduling/payments/context.js';
+import type { UseCaseContext } from '../../scheduling/context.js';
 import { receiveNotification } from '../../scheduling/payments/notifications.js';
 import { preparePayment, returnFromGateway } from '../../scheduling/payments/pay.js';
 import { getPaymentDetails } from '../../scheduling/payments/view.js';
@@ -13,7 +13,7 @@ import { NotificationParamsSchema, PayParamsSchema, PaymentDetailsSchema } from 
 import { meetingToJson, toIso } from '../../domain/representations.js';
 
 /** `GET /payments/{uuid}`: behind the API key. */
-export const paymentRoutes: FastifyPluginAsyncTypebox<{ ctx: PaymentsContext }> = async (app, { ctx }) => {
+export const paymentRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = async (app, { ctx }) => {
   app.get(
     '/payments/:uuid',
     {
@@ -32,7 +32,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ ctx: PaymentsContext }> 
     async (request) => {
       const details = await getPaymentDetails(ctx, principalOf(request), request.params.uuid);
       return {
-        payment: paymentRecord(details.payment, ctx.publicUrl),
+        payment: paymentRecord(details.payment, ctx.config.publicUrl),
         meetings: details.meetings.map(meetingToJson),
         events: details.history.map((entry) => ({ status: entry.status, at: toIso(entry.at), event: entry.event, amount: entry.amount })),
       };
@@ -47,7 +47,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ ctx: PaymentsContext }> 
  * so each gateway's signature is checked over exactly the bytes it signed. The parsers
  * below apply to this plugin only.
  */
-export const paymentNotificationRoutes: FastifyPluginAsyncTypebox<{ ctx: PaymentsContext }> = async (app, { ctx }) => {
+export const paymentNotificationRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = async (app, { ctx }) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
   app.post(
@@ -76,8 +76,8 @@ export const paymentNotificationRoutes: FastifyPluginAsyncTypebox<{ ctx: Payment
 };
 
 /** `GET /pay/{uuid}` and `GET /pay/{uuid}/return`: pages for the participant's browser, no key. */
-export const payPageRoutes: FastifyPluginAsyncTypebox<{ ctx: PaymentsContext }> = async (app, { ctx }) => {
-  const payUrl = (uuid: string) => `${ctx.publicUrl}/pay/${uuid}`;
+export const payPageRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = async (app, { ctx }) => {
+  const payUrl = (uuid: string) => `${ctx.config.publicUrl}/pay/${uuid}`;
   app.get(
     '/pay/:uuid',
     {

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import type { AddressLimiter } from '../../domain/address-limiter.js';
 import { RateLimitedError } from '../../domain/errors.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
 import { bookPublicly, cancelByToken, getManagedBooking, rescheduleByToken, scheduleForToken } from '../../scheduling/public-booking.js';
 import { paymentRecord } from '../../domain/representations.js';
-import { AuthFailureLimiter } from '../request-guards.js';
 import { problemResponses } from '../schemas/common.js';
 import {
   ManagedBookingSchema,
@@ -24,21 +24,18 @@ const PUBLIC_ERRORS = [400, 406, 413, 415, 429] as const;
  * The public booking page's API and the participant's self-service (the manage link), no
  * key: the topic's uuid, or the token's HMAC, is the capability.
  */
-export const publicBookingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext; publicUrl: string; bookingsPerMinute: number }> = async (
-  app,
-  { ctx, publicUrl, bookingsPerMinute },
-) => {
-  // Counts every attempt per client address in one-minute windows (the class counts "failures"; here each attempt is one).
-  const limiter = bookingsPerMinute > 0 ? new AuthFailureLimiter(bookingsPerMinute) : null;
+export const publicBookingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext; limiter: AddressLimiter | null }> = async (app, { ctx, limiter }) => {
+  const publicUrl = ctx.config.publicUrl;
+  // Every attempt counts, refused ones included (see the onRequest hook below).
   const limitBookings = async (request: FastifyRequest, reply: { header(name: string, value: string): unknown }) => {
     if (!limiter) return;
     const now = ctx.now();
     const wait = limiter.blockedFor(request.ip, now);
     if (wait > 0) {
       reply.header('Retry-After', String(wait));
-      throw new RateLimitedError(`Too many bookings from this address: at most ${bookingsPerMinute} a minute; retry in ${wait} s`, wait);
+      throw new RateLimitedError(`Too many bookings from this address: at most ${limiter.perMinute} a minute; retry in ${wait} s`, wait);
     }
-    limiter.recordFailure(request.ip, now);
+    limiter.record(request.ip, now);
   };
 
   app.post(

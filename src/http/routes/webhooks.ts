@@ -8,10 +8,10 @@ import {
   listWebhooks,
   retryWebhookDelivery,
   updateWebhook,
-  type WebhooksContext,
 } from '../../scheduling/webhooks.js';
 import { type WebhookDelivery, type WebhookSubscription } from '../../domain/webhook.js';
 import { toIso } from '../../domain/representations.js';
+import type { UseCaseContext } from '../../scheduling/context.js';
 import { principalOf } from '../request-guards.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, UuidParams, problemResponses } from '../schemas/common.js';
 import {
@@ -62,7 +62,7 @@ function deliveryToJson(delivery: WebhookDelivery) {
 }
 
 /** Webhook subscriptions and their delivery logs, managed by the account's team admins. */
-export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: WebhooksContext }> = async (app, { ctx }) => {
+export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = async (app, { ctx }) => {
   app.post(
     '/webhooks',
     {

@@ -2,7 +2,8 @@ import type { Gateway } from '../../domain/account.js';
 import { GatewayUnavailableError, NotificationRejectedError } from '../../domain/errors.js';
 import { findAccountPayment } from '../../db/repositories/payments.js';
 import { GatewayError, NotificationRejectedError as AdapterRejectedError, type IncomingNotification, type VerifiedNotification } from '../../payments/gateway.js';
-import { openGatewayCredentials, type PaymentsContext } from './context.js';
+import type { UseCaseContext } from '../context.js';
+import { openGatewayCredentials } from './credentials.js';
 import { settleFailed, settlePaid } from './settle.js';
 
 /**
@@ -14,7 +15,7 @@ import { settleFailed, settlePaid } from './settle.js';
  * A gateway that cannot be reached for a confirming call (P24 verify, PayPal's signature
  * check) gives 502, so the gateway sends the notification again later.
  */
-export async function receiveNotification(ctx: PaymentsContext, gateway: Gateway, accountUuid: string, notification: IncomingNotification): Promise<VerifiedNotification['reply']> {
+export async function receiveNotification(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'gateways'>, gateway: Gateway, accountUuid: string, notification: IncomingNotification): Promise<VerifiedNotification['reply']> {
   const credentials = await openGatewayCredentials(ctx, ctx.db, accountUuid, gateway);
   if (!credentials) throw new NotificationRejectedError(`${gateway} is not configured for this account`);
   let verified: VerifiedNotification;

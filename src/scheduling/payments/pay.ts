@@ -7,7 +7,8 @@ import { findUser } from '../../db/repositories/users.js';
 import { newId } from '../../ids.js';
 import { GatewayError, NotificationRejectedError, type PaymentOrder } from '../../payments/gateway.js';
 import type { Meeting } from '../../domain/meeting.js';
-import { openGatewayCredentials, type PaymentsContext } from './context.js';
+import type { UseCaseContext } from '../context.js';
+import { openGatewayCredentials } from './credentials.js';
 import { paymentStatusAt } from '../../domain/payment.js';
 import { settleFailed, settlePaid } from './settle.js';
 
@@ -45,7 +46,7 @@ export type PayOutcome =
  * idempotency key / external id, so even a crash between the call and the store creates
  * nothing twice where the gateway honours it.
  */
-export async function preparePayment(ctx: PaymentsContext, paymentUuid: string, customerIp: string | undefined): Promise<PayOutcome> {
+export async function preparePayment(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'gateways'>, paymentUuid: string, customerIp: string | undefined): Promise<PayOutcome> {
   let payment = await findPayment(ctx.db, paymentUuid);
   if (!payment) throw new NotFoundError('payment');
   const view = await pageView(ctx, payment);
@@ -85,7 +86,7 @@ export async function preparePayment(ctx: PaymentsContext, paymentUuid: string, 
  * needs it (PayPal), the approved order is captured now; the notification remains what
  * counts everywhere else. Shows the payment's state afterwards.
  */
-export async function returnFromGateway(ctx: PaymentsContext, paymentUuid: string, query: Record<string, string>): Promise<PayPageView> {
+export async function returnFromGateway(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'gateways'>, paymentUuid: string, query: Record<string, string>): Promise<PayPageView> {
   let payment = await findPayment(ctx.db, paymentUuid);
   if (!payment) throw new NotFoundError('payment');
   const adapter = ctx.gateways[payment.gateway];
@@ -105,12 +106,12 @@ export async function returnFromGateway(ctx: PaymentsContext, paymentUuid: strin
   return pageView(ctx, payment);
 }
 
-async function bookingMeetings(ctx: PaymentsContext, payment: StoredPayment): Promise<Meeting[]> {
+async function bookingMeetings(ctx: Pick<UseCaseContext, 'db'>, payment: StoredPayment): Promise<Meeting[]> {
   const uuids = await findMeetingUuidsOfBooking(ctx.db, payment.bookingUuid);
   return (await Promise.all(uuids.map((uuid) => findMeeting(ctx.db, payment.accountUuid, uuid)))).filter((meeting): meeting is Meeting => meeting !== undefined);
 }
 
-async function pageView(ctx: PaymentsContext, payment: StoredPayment): Promise<PayPageView> {
+async function pageView(ctx: Pick<UseCaseContext, 'now' | 'db'>, payment: StoredPayment): Promise<PayPageView> {
   const meetings = await bookingMeetings(ctx, payment);
   const first = meetings[0];
   const topic = first ? await findTopicIncludingDeleted(ctx.db, first.topicUuid) : undefined;
@@ -125,7 +126,7 @@ async function pageView(ctx: PaymentsContext, payment: StoredPayment): Promise<P
   };
 }
 
-async function orderOf(ctx: PaymentsContext, payment: StoredPayment, customerIp: string | undefined): Promise<PaymentOrder> {
+async function orderOf(ctx: Pick<UseCaseContext, 'config' | 'db'>, payment: StoredPayment, customerIp: string | undefined): Promise<PaymentOrder> {
   const meetings = await bookingMeetings(ctx, payment);
   const first = meetings[0];
   if (!first) throw new GatewayError('the payment has no meetings', false);
@@ -139,8 +140,8 @@ async function orderOf(ctx: PaymentsContext, payment: StoredPayment, customerIp:
     currency: payment.currency,
     description: `${topic?.name ?? 'Meeting'} with ${hostName}${count}`.replace(/[\u0000-\u001f\u007f]/g, ' '),
     customer: { name: first.participant.name, email: first.participant.email, lang: first.participant.lang },
-    returnUrl: `${ctx.publicUrl}/pay/${payment.uuid}/return`,
-    notifyUrl: `${ctx.publicUrl}/api/v1/payments/${payment.gateway}/notifications/${payment.accountUuid}`,
+    returnUrl: `${ctx.config.publicUrl}/pay/${payment.uuid}/return`,
+    notifyUrl: `${ctx.config.publicUrl}/api/v1/payments/${payment.gateway}/notifications/${payment.accountUuid}`,
     expiresAt: payment.expiresAt,
     customerIp,
   };

@@ -7,7 +7,8 @@ import { newId } from '../../ids.js';
 import { PermanentJobError, type JobHandler } from '../../outbox/job-handler.js';
 import { GatewayError } from '../../payments/gateway.js';
 import { recordEvents } from '../record-events.js';
-import { openGatewayCredentials, type PaymentsContext } from './context.js';
+import type { UseCaseContext } from '../context.js';
+import { openGatewayCredentials } from './credentials.js';
 import { paymentRecord } from '../../domain/representations.js';
 import { type Payment, type Refund, type RefundReason, shareOf } from '../../domain/payment.js';
 
@@ -56,7 +57,7 @@ export async function refundMeetingShare(trx: DbOrTrx, meeting: Meeting, now: nu
  * gateway will repeat (a non-retryable GatewayError) is recorded as `payment.refund_failed`
  * for the operator; an outage is retried with backoff.
  */
-export function createRefundJobHandler(ctx: PaymentsContext): JobHandler {
+export function createRefundJobHandler(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'gateways'>): JobHandler {
   return {
     kind: REFUND_JOB_KIND,
     maxAttempts: 30,
@@ -100,7 +101,7 @@ export function createRefundJobHandler(ctx: PaymentsContext): JobHandler {
   };
 }
 
-async function recordRefundFailure(ctx: PaymentsContext, refund: Refund, payment: Payment, reason: string): Promise<void> {
+async function recordRefundFailure(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db'>, refund: Refund, payment: Payment, reason: string): Promise<void> {
   ctx.log.warn({ paymentUuid: payment.uuid, refundUuid: refund.uuid, reason }, 'a refund was refused; it must be made by hand in the gateway');
   await inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
@@ -109,7 +110,7 @@ async function recordRefundFailure(ctx: PaymentsContext, refund: Refund, payment
   });
 }
 
-function refundEventData(ctx: PaymentsContext, payment: Payment, refund: Refund): Record<string, unknown> {
+function refundEventData(ctx: Pick<UseCaseContext, 'config'>, payment: Payment, refund: Refund): Record<string, unknown> {
   const data: RefundEventData = {
     uuid: refund.uuid,
     amount: refund.amount,
@@ -117,5 +118,5 @@ function refundEventData(ctx: PaymentsContext, payment: Payment, refund: Refund)
     reason: refund.reason,
     meeting: refund.refundKey === WHOLE_PAYMENT ? null : refund.refundKey,
   };
-  return { payment: paymentRecord(payment, ctx.publicUrl), refund: data, bookingUuid: payment.bookingUuid };
+  return { payment: paymentRecord(payment, ctx.config.publicUrl), refund: data, bookingUuid: payment.bookingUuid };
 }

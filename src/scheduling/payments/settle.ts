@@ -11,7 +11,7 @@ import { statusAt, type Meeting } from '../../domain/meeting.js';
 import { isSlotAvailable, type HostCalendar } from '../../domain/slots.js';
 import { loadHostCalendar, slotRulesOf } from '../calculate-schedule.js';
 import { type MeetingEventData } from '../../domain/events.js';
-import type { PaymentsContext } from './context.js';
+import type { UseCaseContext } from '../context.js';
 import { paymentRecord } from '../../domain/representations.js';
 import { queueRefund, WHOLE_PAYMENT } from './refunds.js';
 import { shareOf } from '../../domain/payment.js';
@@ -31,7 +31,7 @@ export type SettleOutcome = 'confirmed' | 'refunding' | 'failed' | 'unchanged';
  * counted); otherwise the whole amount is refunded through the gateway and the
  * participant told. A meeting cancelled while it waited for payment gets its share back.
  */
-export async function settlePaid(ctx: PaymentsContext, accountUuid: string, paymentUuid: string, gatewayTransactionId: string): Promise<SettleOutcome> {
+export async function settlePaid(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>, accountUuid: string, paymentUuid: string, gatewayTransactionId: string): Promise<SettleOutcome> {
   return inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
     const payment = await findAccountPayment(trx, accountUuid, paymentUuid);
@@ -42,7 +42,7 @@ export async function settlePaid(ctx: PaymentsContext, accountUuid: string, paym
     const order = meetings.map((meeting) => meeting.uuid);
     const live = meetings.filter((meeting) => meeting.status !== 'cancelled');
     const late = payment.status !== 'pending' || live.some((meeting) => statusAt(meeting, now) !== 'pending_payment');
-    const events: NewEvent[] = [{ accountUuid, type: 'payment.paid', subjectUuid: payment.uuid, data: { payment: paymentRecord(paid, ctx.publicUrl), meetings: order, late } }];
+    const events: NewEvent[] = [{ accountUuid, type: 'payment.paid', subjectUuid: payment.uuid, data: { payment: paymentRecord(paid, ctx.config.publicUrl), meetings: order, late } }];
 
     if (live.length === 0 || (late && !(await slotsStillFree(trx, live, now)))) {
       await queueRefund(trx, paid, WHOLE_PAYMENT, paid.amount, 'slot_taken', now);
@@ -68,7 +68,7 @@ export async function settlePaid(ctx: PaymentsContext, accountUuid: string, paym
  * `failed` and its held slots are released at once (calendar versions bumped: a live hold
  * was blocking). `payment.failed` tells the participant the slot was released.
  */
-export async function settleFailed(ctx: PaymentsContext, accountUuid: string, paymentUuid: string): Promise<SettleOutcome> {
+export async function settleFailed(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>, accountUuid: string, paymentUuid: string): Promise<SettleOutcome> {
   return inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
     const payment = await findAccountPayment(trx, accountUuid, paymentUuid);
@@ -79,7 +79,7 @@ export async function settleFailed(ctx: PaymentsContext, accountUuid: string, pa
     const pending = meetings.filter((meeting) => meeting.status === 'pending_payment');
     await bumpCalendarVersions(trx, [...new Set(pending.map((meeting) => meeting.hostUuid))]);
     const events: NewEvent[] = [
-      { accountUuid, type: 'payment.failed', subjectUuid: payment.uuid, data: { payment: paymentRecord({ ...payment, status: 'failed' }, ctx.publicUrl), meetings: meetings.map((m) => m.uuid) } },
+      { accountUuid, type: 'payment.failed', subjectUuid: payment.uuid, data: { payment: paymentRecord({ ...payment, status: 'failed' }, ctx.config.publicUrl), meetings: meetings.map((m) => m.uuid) } },
       ...pending.map((meeting) => {
         const data: MeetingEventData = { meeting: { ...meeting, status: 'expired', updatedAt: now }, previousStatus: 'pending_payment' };
         return { accountUuid, type: 'meeting.expired' as const, subjectUuid: meeting.uuid, data: { ...data } };

@@ -32,7 +32,7 @@ const STATUS_OF_EVENT: Record<string, string> = {
 };
 
 /** `GET /payments/{uuid}`: the payment, its meetings and every change of its state with its time (from the events). */
-export async function getPaymentDetails(ctx: UseCaseContext, principal: Principal, paymentUuid: string): Promise<PaymentDetails> {
+export async function getPaymentDetails(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, paymentUuid: string): Promise<PaymentDetails> {
   const payment = await findAccountPayment(ctx.db, principal.accountUuid, paymentUuid);
   if (!payment) throw new NotFoundError('payment');
   const now = ctx.now();
@@ -53,7 +53,7 @@ export async function getPaymentDetails(ctx: UseCaseContext, principal: Principa
 }
 
 /** The payment of each meeting's booking (absent for free meetings), for meeting records. */
-export async function paymentsOfMeetings(ctx: UseCaseContext, meetings: readonly Meeting[]): Promise<Map<string, StoredPayment>> {
+export async function paymentsOfMeetings(ctx: Pick<UseCaseContext, 'now' | 'db'>, meetings: readonly Meeting[]): Promise<Map<string, StoredPayment>> {
   const now = ctx.now();
   const byBooking = await findPaymentsOfBookings(ctx.db, meetings.map((meeting) => meeting.bookingUuid));
   return new Map([...byBooking].map(([booking, payment]) => [booking, { ...payment, status: paymentStatusAt(payment, now) }]));

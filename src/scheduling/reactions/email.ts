@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../../domain/events.js';
+import type { DomainEvent, MeetingEventData, RescheduledEventData } from '../../domain/events.js';
 import { answeredQuestions } from '../../domain/form.js';
 import type { Meeting } from '../../domain/meeting.js';
 import { locationWithoutDetails } from '../../domain/place-details.js';
@@ -10,21 +10,18 @@ import { findUser } from '../../db/repositories/users.js';
 import { newId } from '../../ids.js';
 import { EMAIL_JOB_KIND, type BookingMessagePayload } from '../../mail/booking-message.js';
 import type { UseCaseContext } from '../context.js';
-import { type MeetingEventData } from '../../domain/events.js';
 import { paidDetailsOf, paymentEmailJobsForEvent } from '../payments/emails.js';
 import { manageUrl } from '../manage-token.js';
-import { type RescheduledEventData } from '../../domain/events.js';
 
 /** The e-mails an event sends, as `email` jobs. */
-export async function emailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number, ctx?: UseCaseContext): Promise<NewJob[]> {
+export async function emailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'config' | 'secretKey'>): Promise<NewJob[]> {
   // Payment messages (pay link, slot released, refund) have a kind of their own: no invitation.
   if (event.type.startsWith('payment.')) return paymentEmailJobsForEvent(trx, event, now);
   const emails = await emailsForEvent(trx, event);
-  const publicUrl = (ctx as { config?: { publicUrl?: string } } | undefined)?.config?.publicUrl;
   return emails.map((payload) => {
     // The participant's confirmation carries their private manage link (nothing stored: it is an HMAC).
-    if (payload.recipient === 'participant' && payload.event !== 'cancelled' && ctx?.secretKey && publicUrl !== undefined) {
-      payload.manageUrl = manageUrl(publicUrl, ctx.secretKey, payload.meeting.uuid);
+    if (payload.recipient === 'participant' && payload.event !== 'cancelled') {
+      payload.manageUrl = manageUrl(ctx.config.publicUrl, ctx.secretKey, payload.meeting.uuid);
     }
     return { uuid: newId(now), kind: EMAIL_JOB_KIND, payload };
   });

@@ -105,6 +105,37 @@ for (const dialect of DIALECTS) {
       expect((await publicBook(body(slot), '10.9.9.10')).statusCode).toBe(201);
     });
 
+    it('counts requests refused before the handler (malformed JSON, schema failures, wrong media type) toward the address’s limit: a bot sending junk is throttled too', async () => {
+      const slot = await at('2027-01-05T13:00:00.000Z');
+      const bot = '10.66.0.1';
+      const junk = [
+        { 'content-type': 'application/json', payload: '{"dates": [{"start": "2027-01-05T13:00:00.000Z"' },
+        { 'content-type': 'application/json', payload: JSON.stringify({ dates: 'soon', email: 'not an address' }) },
+        { 'content-type': 'text/plain', payload: 'book me' },
+      ];
+      const sendJunk = (i: number) =>
+        t.app.inject({ method: 'POST', url: '/api/v1/public/schedule', headers: { accept: 'application/json', 'content-type': junk[i % 3]!['content-type'] }, payload: junk[i % 3]!.payload, remoteAddress: bot });
+      const before = await meetingsCount();
+      const statuses: number[] = [];
+      for (let i = 0; i < 7; i += 1) statuses.push((await sendJunk(i)).statusCode);
+      // The limit is 6 a minute: the seventh piece of junk is already refused as too many.
+      expect(statuses).toEqual([400, 400, 415, 400, 400, 415, 429]);
+      // And a well-formed booking from that address must wait too…
+      const limited = expectProblem(await publicBook(body(slot, { email: 'bot@example.com' }), bot), 429, 'RATE_LIMITED');
+      expect(limited.detail).toContain('at most 6 a minute');
+      const retryAfter = Number((await publicBook(body(slot, { email: 'bot@example.com' }), bot)).headers['retry-after']);
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect(await meetingsCount()).toBe(before);
+      // …until the Retry-After it was given has passed.
+      t.clock.advance(retryAfter * 1000);
+      try {
+        expect((await publicBook(body(slot, { email: 'bot@example.com' }), bot)).statusCode).toBe(201);
+      } finally {
+        t.clock.set('2027-01-04T06:00:00.000Z');
+      }
+    });
+
     it('puts a manage link in the confirmation; the token shows the booking, a forged one is 404', async () => {
       const { meeting, token } = await bookAndToken(await at('2027-01-07T09:00:00.000Z'), 'manage@example.com', '10.1.0.1');
       const managed = await call(t.app, null, 'GET', `/api/v1/public/bookings/${token}`);

@@ -200,6 +200,39 @@ for (const dialect of DIALECTS) {
       t.clock.set('2027-01-04T06:00:00.000Z');
     });
 
+    it('keeps the manage link working until the meeting ends, during it too (changes closed, so 403, not 404); from the end it is 404, API and page alike', async () => {
+      const { meeting, token } = await bookAndToken(await at('2027-01-07T13:00:00.000Z'), 'during@example.com', '10.1.0.9');
+      const start = Date.parse(meeting.start);
+      const end = start + HOUR;
+      const api = () => call(t.app, null, 'GET', `/api/v1/public/bookings/${token}`);
+      const page = () => t.app.inject({ method: 'GET', url: `/booking/${token}`, headers: { accept: 'text/html' } });
+      try {
+        for (const now of [start, start + 30 * 60_000, end - 60_000]) {
+          t.clock.set(now);
+          const when = new Date(now).toISOString();
+          const managed = await api();
+          expect(managed.statusCode, when).toBe(200);
+          expect(managed.json(), when).toMatchObject({ meeting: { uuid: meeting.uuid, status: 'confirmed' }, canChange: false });
+          const shown = await page();
+          expect(shown.statusCode, when).toBe(200);
+          expect(shown.body, when).toContain('Open consult');
+          // The link still works: the participant is told why they cannot cancel now, not that the booking is gone.
+          expectProblem(await call(t.app, null, 'POST', `/api/v1/public/bookings/${token}/cancel`, {}), 403, 'FORBIDDEN');
+        }
+        for (const now of [end, end + 60_000, end + 24 * HOUR]) {
+          t.clock.set(now);
+          expectProblem(await api(), 404, 'NOT_FOUND');
+          const gone = await page();
+          expect(gone.statusCode, new Date(now).toISOString()).toBe(404);
+          expect(gone.body).not.toContain('Open consult');
+          expectProblem(await call(t.app, null, 'POST', `/api/v1/public/bookings/${token}/cancel`, {}), 404, 'NOT_FOUND');
+        }
+      } finally {
+        t.clock.set('2027-01-04T06:00:00.000Z');
+      }
+      expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/meetings/${meeting.uuid}`)).json().status).toBe('confirmed');
+    });
+
     it('gives the page helpers: a public topic page by host or team, the host’s public topics, 404 for the rest', async () => {
       const page = await findPublicTopicPage(t.ctx, { username: acme.owner.username, topicUuid: open.uuid });
       expect(page).toMatchObject({ topic: { uuid: open.uuid, description: 'Bring your questions.\nAnd your plans.', durationMinutes: 60, places: ['zoom'], paid: false }, hosts: [{ username: acme.owner.username, name: 'Olga Owner' }], team: null });

@@ -245,6 +245,99 @@ const cases: Case[] = [
   },
 ];
 
+/** Outlook's export of Warsaw time: a Windows zone name, defined only by the file's VTIMEZONE. */
+const OUTLOOK_CET = [
+  'BEGIN:VTIMEZONE',
+  'TZID:Central European Standard Time',
+  'BEGIN:STANDARD',
+  'DTSTART:16010101T030000',
+  'TZOFFSETFROM:+0200',
+  'TZOFFSETTO:+0100',
+  'RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10',
+  'END:STANDARD',
+  'BEGIN:DAYLIGHT',
+  'DTSTART:16010101T020000',
+  'TZOFFSETFROM:+0100',
+  'TZOFFSETTO:+0200',
+  'RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=3',
+  'END:DAYLIGHT',
+  'END:VTIMEZONE',
+];
+
+/** Mondays 09:00 in Warsaw through March 2027; the clocks go forward on Sunday the 28th. */
+const WARSAW_MONDAYS = [
+  '2027-03-01T08:00:00.000Z/2027-03-01T09:00:00.000Z',
+  '2027-03-08T08:00:00.000Z/2027-03-08T09:00:00.000Z',
+  '2027-03-15T08:00:00.000Z/2027-03-15T09:00:00.000Z',
+  '2027-03-22T08:00:00.000Z/2027-03-22T09:00:00.000Z',
+  '2027-03-29T07:00:00.000Z/2027-03-29T08:00:00.000Z',
+];
+
+/**
+ * Exporters commonly end a series with UNTIL equal to its last occurrence's start (Outlook
+ * always does). UNTIL is inclusive (RFC 5545 3.3.10), so that occurrence is busy time: were
+ * it dropped, the host would be offered a slot they are in fact busy in.
+ */
+const untilOnLastStartCases: Case[] = [
+  {
+    name: 'Outlook: a VTIMEZONE zone, UNTIL in UTC on the last start, after the DST change (29 March 09:00 CEST = 07:00Z)',
+    text: ics(
+      ...OUTLOOK_CET,
+      ...event(
+        'UID:outlook',
+        'DTSTART;TZID=Central European Standard Time:20270301T090000',
+        'DTEND;TZID=Central European Standard Time:20270301T100000',
+        'RRULE:FREQ=WEEKLY;UNTIL=20270329T070000Z;INTERVAL=1;BYDAY=MO;WKST=MO',
+      ),
+    ),
+    // A host elsewhere: the times are the file's zone's, not the host's.
+    zone: 'America/New_York',
+    expected: WARSAW_MONDAYS,
+  },
+  {
+    name: 'an IANA TZID the file does not define, UNTIL in UTC on the last start, after New York’s DST change (15 March 09:00 EDT = 13:00Z)',
+    text: ics(
+      ...event('UID:ny', 'DTSTART;TZID=America/New_York:20270301T090000', 'DTEND;TZID=America/New_York:20270301T100000', 'RRULE:FREQ=WEEKLY;BYDAY=MO;UNTIL=20270315T130000Z'),
+    ),
+    expected: [
+      '2027-03-01T14:00:00.000Z/2027-03-01T15:00:00.000Z',
+      '2027-03-08T14:00:00.000Z/2027-03-08T15:00:00.000Z',
+      '2027-03-15T13:00:00.000Z/2027-03-15T14:00:00.000Z',
+    ],
+  },
+  {
+    name: 'UNTIL written as local time of DTSTART’s zone (no Z, seen in the wild) on the last start',
+    text: ics(
+      ...event('UID:local', 'DTSTART;TZID=Europe/Warsaw:20270301T090000', 'DTEND;TZID=Europe/Warsaw:20270301T100000', 'RRULE:FREQ=WEEKLY;UNTIL=20270329T090000'),
+    ),
+    zone: 'UTC',
+    expected: WARSAW_MONDAYS,
+  },
+  {
+    name: 'a date-only UNTIL on a timed series keeps that day’s occurrence',
+    text: ics(
+      ...event('UID:date', 'DTSTART;TZID=Europe/Warsaw:20270301T090000', 'DTEND;TZID=Europe/Warsaw:20270301T100000', 'RRULE:FREQ=WEEKLY;UNTIL=20270329'),
+    ),
+    expected: WARSAW_MONDAYS,
+  },
+  {
+    name: 'an all-day series (Google’s shape: date UNTIL on the last date) keeps its last day, a 23-hour one after the change in the host’s zone',
+    text: ics(...event('UID:allday', 'DTSTART;VALUE=DATE:20270322', 'DTEND;VALUE=DATE:20270323', 'RRULE:FREQ=WEEKLY;WKST=MO;UNTIL=20270329;BYDAY=MO')),
+    expected: ['2027-03-21T23:00:00.000Z/2027-03-22T23:00:00.000Z', '2027-03-28T22:00:00.000Z/2027-03-29T22:00:00.000Z'],
+  },
+];
+
+describe('extractBusyIntervals: a series whose UNTIL is its last start', () => {
+  it.each(untilOnLastStartCases)('$name', ({ text, range: r, zone, expected }) => {
+    expect(asIso(extractBusyIntervals(text, r ?? MARCH_2027, zone ?? 'Europe/Warsaw'))).toEqual(expected);
+  });
+
+  it('a second earlier ends the series before that occurrence', () => {
+    const text = ics(...event('UID:a', 'DTSTART;TZID=Europe/Warsaw:20270301T090000', 'DTEND;TZID=Europe/Warsaw:20270301T100000', 'RRULE:FREQ=WEEKLY;UNTIL=20270329T065959Z'));
+    expect(asIso(extractBusyIntervals(text, MARCH_2027, 'Europe/Warsaw'))).toEqual(WARSAW_MONDAYS.slice(0, 4));
+  });
+});
+
 describe('extractBusyIntervals', () => {
   it.each(cases)('$name', ({ text, range: r, zone, expected }) => {
     expect(asIso(extractBusyIntervals(text, r ?? MARCH_2027, zone ?? 'Europe/Warsaw'))).toEqual(expected);

@@ -105,6 +105,37 @@ for (const dialect of DIALECTS) {
       expect((await publicBook(body(slot), '10.9.9.10')).statusCode).toBe(201);
     });
 
+    it('counts requests refused before the handler (malformed JSON, schema failures, wrong media type) toward the address’s limit: a bot sending junk is throttled too', async () => {
+      const slot = await at('2027-01-05T13:00:00.000Z');
+      const bot = '10.66.0.1';
+      const junk = [
+        { 'content-type': 'application/json', payload: '{"dates": [{"start": "2027-01-05T13:00:00.000Z"' },
+        { 'content-type': 'application/json', payload: JSON.stringify({ dates: 'soon', email: 'not an address' }) },
+        { 'content-type': 'text/plain', payload: 'book me' },
+      ];
+      const sendJunk = (i: number) =>
+        t.app.inject({ method: 'POST', url: '/api/v1/public/schedule', headers: { accept: 'application/json', 'content-type': junk[i % 3]!['content-type'] }, payload: junk[i % 3]!.payload, remoteAddress: bot });
+      const before = await meetingsCount();
+      const statuses: number[] = [];
+      for (let i = 0; i < 7; i += 1) statuses.push((await sendJunk(i)).statusCode);
+      // The limit is 6 a minute: the seventh piece of junk is already refused as too many.
+      expect(statuses).toEqual([400, 400, 415, 400, 400, 415, 429]);
+      // And a well-formed booking from that address must wait too…
+      const limited = expectProblem(await publicBook(body(slot, { email: 'bot@example.com' }), bot), 429, 'RATE_LIMITED');
+      expect(limited.detail).toContain('at most 6 a minute');
+      const retryAfter = Number((await publicBook(body(slot, { email: 'bot@example.com' }), bot)).headers['retry-after']);
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect(await meetingsCount()).toBe(before);
+      // …until the Retry-After it was given has passed.
+      t.clock.advance(retryAfter * 1000);
+      try {
+        expect((await publicBook(body(slot, { email: 'bot@example.com' }), bot)).statusCode).toBe(201);
+      } finally {
+        t.clock.set('2027-01-04T06:00:00.000Z');
+      }
+    });
+
     it('puts a manage link in the confirmation; the token shows the booking, a forged one is 404', async () => {
       const { meeting, token } = await bookAndToken(await at('2027-01-07T09:00:00.000Z'), 'manage@example.com', '10.1.0.1');
       const managed = await call(t.app, null, 'GET', `/api/v1/public/bookings/${token}`);
@@ -167,6 +198,39 @@ for (const dialect of DIALECTS) {
       t.clock.set(Date.parse(late.meeting.start) + HOUR);
       expectProblem(await call(t.app, null, 'GET', `/api/v1/public/bookings/${late.token}`), 404, 'NOT_FOUND');
       t.clock.set('2027-01-04T06:00:00.000Z');
+    });
+
+    it('keeps the manage link working until the meeting ends, during it too (changes closed, so 403, not 404); from the end it is 404, API and page alike', async () => {
+      const { meeting, token } = await bookAndToken(await at('2027-01-07T13:00:00.000Z'), 'during@example.com', '10.1.0.9');
+      const start = Date.parse(meeting.start);
+      const end = start + HOUR;
+      const api = () => call(t.app, null, 'GET', `/api/v1/public/bookings/${token}`);
+      const page = () => t.app.inject({ method: 'GET', url: `/booking/${token}`, headers: { accept: 'text/html' } });
+      try {
+        for (const now of [start, start + 30 * 60_000, end - 60_000]) {
+          t.clock.set(now);
+          const when = new Date(now).toISOString();
+          const managed = await api();
+          expect(managed.statusCode, when).toBe(200);
+          expect(managed.json(), when).toMatchObject({ meeting: { uuid: meeting.uuid, status: 'confirmed' }, canChange: false });
+          const shown = await page();
+          expect(shown.statusCode, when).toBe(200);
+          expect(shown.body, when).toContain('Open consult');
+          // The link still works: the participant is told why they cannot cancel now, not that the booking is gone.
+          expectProblem(await call(t.app, null, 'POST', `/api/v1/public/bookings/${token}/cancel`, {}), 403, 'FORBIDDEN');
+        }
+        for (const now of [end, end + 60_000, end + 24 * HOUR]) {
+          t.clock.set(now);
+          expectProblem(await api(), 404, 'NOT_FOUND');
+          const gone = await page();
+          expect(gone.statusCode, new Date(now).toISOString()).toBe(404);
+          expect(gone.body).not.toContain('Open consult');
+          expectProblem(await call(t.app, null, 'POST', `/api/v1/public/bookings/${token}/cancel`, {}), 404, 'NOT_FOUND');
+        }
+      } finally {
+        t.clock.set('2027-01-04T06:00:00.000Z');
+      }
+      expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/meetings/${meeting.uuid}`)).json().status).toBe('confirmed');
     });
 
     it('gives the page helpers: a public topic page by host or team, the host’s public topics, 404 for the rest', async () => {

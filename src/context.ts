@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config, Secrets } from './config.js';
+import { createCalendarRegistry } from './calendars/registry.js';
+import { createConferenceRegistry } from './connections/registry.js';
 import { createDb, type Dialect, type PoolStats } from './db/connect.js';
 import { createFastReads } from './db/fast-reads.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -70,6 +72,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     scheduleCache: createScheduleCache(config.scheduleCacheBytes),
     secretKey,
     gateways: createGatewayRegistry(config.payments),
+    calendars: createCalendarRegistry(),
+    conferences: createConferenceRegistry(),
     outbound: createOutbound({ allowPrivate: config.allowPrivateUrls }),
     dialect: handle.dialect,
     secretKeySource,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { calendarQuery, deleteObject, updateObject, type DAVResponse } from 'tsdav';
+import type { FieldError } from '../domain/errors.js';
 import { extractBusyIntervals, type BusyInterval, type BusyOptions, type TimeRange } from './busy-time.js';
 import {
   CalendarAuthError,
@@ -9,6 +10,36 @@ import {
   CalendarUnreachableError,
   describeNetworkFailure,
 } from './errors.js';
+import type { CalendarProvider } from './provider.js';
+
+/**
+ * A CalDAV calendar collection: read for busy time and, with `writeMeetings`, written with
+ * the host's meetings. Connecting takes the collection URL, a username and a password (or
+ * app password), which is stored sealed.
+ */
+export const caldavProvider: CalendarProvider = {
+  type: 'caldav',
+  prepare(request, secrets) {
+    const errors: FieldError[] = [];
+    if (request.username === undefined) errors.push({ path: '/username', message: 'is required for a CalDAV calendar' });
+    if (request.password === undefined) errors.push({ path: '/password', message: 'is required for a CalDAV calendar' });
+    const url = request.url.trim();
+    return {
+      errors,
+      connection: {
+        callUrl: url,
+        displayUrl: url,
+        access: { url, username: request.username ?? null, passwordSealed: request.password === undefined ? null : secrets.seal(request.password) },
+        writeMeetings: request.writeMeetings ?? false,
+      },
+    };
+  },
+  open(access, secrets, fetch) {
+    const password = access.passwordSealed === null ? '' : secrets.open(access.passwordSealed);
+    const calendar = createCaldavCalendar({ url: access.url, username: access.username ?? '', password, fetch });
+    return { readBusy: (range, hostZone, options) => calendar.fetchBusy(range, hostZone, options), writer: calendar };
+  },
+};
 
 export const DEFAULT_CALDAV_TIMEOUT_MS = 10_000;
 

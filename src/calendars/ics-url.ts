@@ -8,6 +8,37 @@ import {
   describeNetworkFailure,
   describeUrl,
 } from './errors.js';
+import type { FieldError } from '../domain/errors.js';
+import { extractBusyIntervals } from './busy-time.js';
+import type { CalendarProvider } from './provider.js';
+
+/**
+ * A plain iCalendar URL (what calendar apps offer as "subscribe" or "secret address",
+ * `webcal://` included): read-only, and its whole address is stored sealed, since for a
+ * secret feed the address is the secret. The API shows only its scheme and host.
+ */
+export const icsProvider: CalendarProvider = {
+  type: 'ics',
+  prepare(request, secrets) {
+    const errors: FieldError[] = [];
+    if (request.username !== undefined) errors.push({ path: '/username', message: 'is only for CalDAV calendars' });
+    if (request.password !== undefined) errors.push({ path: '/password', message: 'is only for CalDAV calendars' });
+    if (request.writeMeetings === true) errors.push({ path: '/writeMeetings', message: 'needs a CalDAV calendar: an iCalendar URL is read-only' });
+    // webcal:// is how calendar apps hand out subscription links: it is https underneath.
+    const url = request.url.trim().replace(/^webcals?:\/\//i, 'https://');
+    return {
+      errors,
+      connection: { callUrl: url, displayUrl: describeUrl(url), access: { url: secrets.seal(url), username: null, passwordSealed: null }, writeMeetings: false },
+    };
+  },
+  open(access, secrets, fetch) {
+    const url = secrets.open(access.url);
+    return {
+      readBusy: async (range, hostZone, options) => extractBusyIntervals(await fetchIcsText(url, { fetch }), range, hostZone, options),
+      writer: null,
+    };
+  },
+};
 
 export const DEFAULT_ICS_TIMEOUT_MS = 10_000;
 export const DEFAULT_ICS_MAX_BYTES = 5 * 1024 * 1024;

@@ -1,36 +1,8 @@
-import type { BusyInterval, BusyOptions, TimeRange } from './busy-time.js';
-import { extractBusyIntervals } from './busy-time.js';
-import { createCaldavCalendar, type CaldavCalendar } from './caldav.js';
+import type { BusyInterval } from './busy-time.js';
 import { CalendarError } from './errors.js';
-import { fetchIcsText } from './ics-url.js';
-
-/** A connected calendar with its secrets opened, for the moment of one call. */
-export type RemoteCalendarAccess =
-  | { type: 'caldav'; url: string; username: string; password: string }
-  | { type: 'ics'; url: string };
 
 /** Most spans one calendar may store; the earliest are kept (a hostile feed cannot fill the database). */
 export const MAX_SPANS_PER_CALENDAR = 5_000;
-
-/**
- * The busy time of a remote calendar within the range, through the given (guarded) fetch.
- * Throws CalendarError subclasses (and OutboundError's messages inside them).
- */
-export async function readRemoteBusy(
-  access: RemoteCalendarAccess,
-  range: TimeRange,
-  hostZone: string,
-  fetch: typeof globalThis.fetch,
-  options: BusyOptions = {},
-): Promise<BusyInterval[]> {
-  if (access.type === 'caldav') return caldavOf(access, fetch).fetchBusy(range, hostZone, options);
-  const text = await fetchIcsText(access.url, { fetch });
-  return extractBusyIntervals(text, range, hostZone, options);
-}
-
-export function caldavOf(access: Extract<RemoteCalendarAccess, { type: 'caldav' }>, fetch: typeof globalThis.fetch): CaldavCalendar {
-  return createCaldavCalendar({ url: access.url, username: access.username, password: access.password, fetch });
-}
 
 /**
  * Busy intervals as the spans to store: zero-length ones dropped (they block no time),

@@ -22,3 +22,14 @@ export interface ConnectedCalendar {
   lastWriteError: string | null;
   createdAt: number;
 }
+
+/**
+ * How a calendar is reached, as stored: secrets sealed (src/secrets/secret-box.ts), opened
+ * by the calendar's adapter only for the length of one call.
+ */
+export interface SealedCalendarAccess {
+  /** CalDAV: the collection URL in clear; ICS: the sealed feed URL. */
+  url: string;
+  username: string | null;
+  passwordSealed: string | null;
+}

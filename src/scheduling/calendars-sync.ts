@@ -1,14 +1,15 @@
 import { meetingEventUid } from '../calendars/meeting-event.js';
-import { describeCalendarFailure, readRemoteBusy, toStoredSpans, type RemoteCalendarAccess } from '../calendars/remote-calendar.js';
+import type { RemoteCalendar } from '../calendars/provider.js';
+import { describeCalendarFailure, toStoredSpans } from '../calendars/remote-calendar.js';
 import { bumpCalendarVersions, replaceExternalBusy } from '../db/repositories/busy-time.js';
-import { claimCalendarSync, findCalendar, findCalendarSpans, findCalendarWithAccess, findCopiedMeetingUuidsOfHost, findDueCalendars, findLongestBookingWindowDays, holdsCalendarSync, recordCalendarSync, type SealedCalendarAccess } from '../db/repositories/calendars.js';
+import { claimCalendarSync, findCalendar, findCalendarSpans, findCalendarWithAccess, findCopiedMeetingUuidsOfHost, findDueCalendars, findLongestBookingWindowDays, holdsCalendarSync, recordCalendarSync } from '../db/repositories/calendars.js';
 import { lockHost } from '../db/repositories/meetings.js';
 import { findUser } from '../db/repositories/users.js';
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
-import { openSecret } from '../secrets/secret-box.js';
+import { secretBoxOf } from '../secrets/secret-box.js';
 import { type UseCaseContext } from './context.js';
-import { type ConnectedCalendar } from '../domain/calendar.js';
+import { type ConnectedCalendar, type SealedCalendarAccess } from '../domain/calendar.js';
 
 /** CALENDAR_SYNC_INTERVAL_SECONDS in ms: how often each calendar is read again. */
 function syncIntervalMs(ctx: Pick<UseCaseContext, 'config'>): number {
@@ -37,7 +38,7 @@ export type SyncResult = { synced: true; changed: boolean } | { synced: false; e
  * older than the other's. A failure keeps the last good busy time and is recorded on the
  * calendar (`status: error`, `lastError`); the next attempt comes after the usual interval.
  */
-export async function syncCalendar(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'outbound'>, calendarUuid: string): Promise<SyncResult> {
+export async function syncCalendar(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound'>, calendarUuid: string): Promise<SyncResult> {
   const claimedAt = ctx.now();
   const claim = newId(claimedAt);
   if (!(await claimCalendarSync(ctx.db, calendarUuid, claim, claimedAt, claimedAt + SYNC_LEASE_MS))) return { synced: false, busy: true };
@@ -55,7 +56,7 @@ export async function syncCalendar(ctx: Pick<UseCaseContext, 'config' | 'now' | 
     // termin's own copies of meetings already block as meetings (with their buffers), and a
     // cancelled or moved one must stop blocking at once, not after the next sync.
     const ignoreUids = new Set((await findCopiedMeetingUuidsOfHost(ctx.db, host.uuid)).map(meetingEventUid));
-    const busy = await readRemoteBusy(openAccess(ctx, calendar, access), range, host.timezone, ctx.outbound.fetch, { ignoreUids });
+    const busy = await openCalendar(ctx, calendar, access).readBusy(range, host.timezone, { ignoreUids });
     spans = calendar.checkConflicts ? toStoredSpans(busy) : [];
   } catch (error) {
     const message = describeCalendarFailure(error);
@@ -84,15 +85,16 @@ export async function syncCalendar(ctx: Pick<UseCaseContext, 'config' | 'now' | 
   return changed === 'superseded' ? { synced: false, superseded: true } : { synced: true, changed };
 }
 
-/** Opens the sealed parts right before the adapter call; nothing opened is kept. */
-export function openAccess(ctx: Pick<UseCaseContext, 'secretKey'>, calendar: ConnectedCalendar, access: SealedCalendarAccess): RemoteCalendarAccess {
-  const key = ctx.secretKey;
-  if (calendar.type === 'ics') return { type: 'ics', url: openSecret(key, access.url) };
-  return { type: 'caldav', url: access.url, username: access.username ?? '', password: access.passwordSealed === null ? '' : openSecret(key, access.passwordSealed) };
+/**
+ * The calendar through its kind's adapter, the service's guarded fetch and the secret key;
+ * the adapter opens the sealed parts for this call only.
+ */
+export function openCalendar(ctx: Pick<UseCaseContext, 'secretKey' | 'calendars' | 'outbound'>, calendar: ConnectedCalendar, access: SealedCalendarAccess): RemoteCalendar {
+  return ctx.calendars[calendar.type].open(access, secretBoxOf(ctx.secretKey), ctx.outbound.fetch);
 }
 
 /** Syncs every calendar that is due, a few at a time; returns how many were attempted. */
-export async function syncDueCalendars(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'outbound'>, options: { limit?: number; concurrency?: number } = {}): Promise<number> {
+export async function syncDueCalendars(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound'>, options: { limit?: number; concurrency?: number } = {}): Promise<number> {
   const due = await findDueCalendars(ctx.db, ctx.now(), options.limit ?? 100);
   const queue = [...due];
   let attempted = 0;
@@ -117,7 +119,7 @@ export interface CalendarSyncTimer {
  * sync is due (each `CALENDAR_SYNC_INTERVAL_SECONDS` after its last). Claims keep instances
  * from doubling up; a tick still running makes the next one skip. Never throws.
  */
-export function startCalendarSync(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'outbound'>, tickMs: number): CalendarSyncTimer {
+export function startCalendarSync(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound'>, tickMs: number): CalendarSyncTimer {
   let running: Promise<number> | null = null;
   const run = (): Promise<number> => {
     if (running) return running;

@@ -1,4 +1,3 @@
-import { caldavOf } from '../calendars/remote-calendar.js';
 import { describeCalendarFailure } from '../calendars/remote-calendar.js';
 import { meetingEventUid, renderMeetingEvent } from '../calendars/meeting-event.js';
 import { statusAt, type Meeting } from '../domain/meeting.js';
@@ -13,7 +12,7 @@ import { findTopicIncludingDeleted } from '../db/repositories/meeting-topics.js'
 import { findMeeting } from '../db/repositories/meetings.js';
 import { PermanentJobError, type JobHandler } from '../outbox/job-handler.js';
 import { toCalendarMeeting } from './calendars-meeting.js';
-import { openAccess } from './calendars-sync.js';
+import { openCalendar } from './calendars-sync.js';
 import type { UseCaseContext } from './context.js';
 
 export const CALENDAR_WRITE_JOB_KIND = 'calendar-write';
@@ -37,7 +36,7 @@ const MAX_ROUNDS = 3;
  * retries with backoff; the booking never waits for it. The failure is shown on the
  * calendar as `lastWriteError` until a write succeeds.
  */
-export function createCalendarWriteHandler(ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey' | 'outbound'>): JobHandler {
+export function createCalendarWriteHandler(ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey' | 'calendars' | 'outbound'>): JobHandler {
   return {
     kind: CALENDAR_WRITE_JOB_KIND,
     concurrency: 4,
@@ -57,9 +56,8 @@ export function createCalendarWriteHandler(ctx: Pick<UseCaseContext, 'now' | 'db
         if (!belongs && !(await hasEventCopy(ctx.db, calendarUuid, meetingUuid))) return;
         const uid = meetingEventUid(meetingUuid);
         try {
-          const access = openAccess(ctx, found.calendar, found.access);
-          if (access.type !== 'caldav') throw new PermanentJobError('meetings are only written into CalDAV calendars');
-          const calendar = caldavOf(access, ctx.outbound.fetch);
+          const calendar = openCalendar(ctx, found.calendar, found.access).writer;
+          if (calendar === null) throw new PermanentJobError(`meetings are not written into ${found.calendar.type} calendars`);
           if (belongs) {
             const topic = await findTopicIncludingDeleted(ctx.db, meeting.topicUuid);
             // Noted before the PUT: if the process dies right after it, a later cancel still removes the event.

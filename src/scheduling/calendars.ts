@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { describeUrl } from '../calendars/errors.js';
 import { renderMeetingsFeed } from '../calendars/meetings-feed.js';
-import { ForbiddenError, NotFoundError, ValidationError, type FieldError } from '../domain/errors.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
 import type { User } from '../domain/user.js';
 import type { DbOrTrx } from '../db/database.js';
 import { bumpCalendarVersions } from '../db/repositories/busy-time.js';
@@ -12,11 +11,11 @@ import { findUser, findUserAcrossAccounts, findUserIdsManagedBy } from '../db/re
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
 import { assertAllowedUrl, OutboundUrlRefusedError } from '../net/outbound-guard.js';
-import { openSecret, sealSecret } from '../secrets/secret-box.js';
+import { openSecret, sealSecret, secretBoxOf } from '../secrets/secret-box.js';
 import { toCalendarMeeting } from './calendars-meeting.js';
 import { syncCalendar } from './calendars-sync.js';
 import { type Principal, type UseCaseContext } from './context.js';
-import { type CalendarType, type ConnectedCalendar } from '../domain/calendar.js';
+import type { CalendarType, ConnectedCalendar } from '../domain/calendar.js';
 
 export interface NewCalendarInput {
   type: CalendarType;
@@ -32,40 +31,28 @@ export interface NewCalendarInput {
  * says whether it works (`status`, `lastError`). A calendar that cannot be read is kept
  * (with its error): the background sync keeps trying, and the user sees why.
  */
-export async function addCalendar(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'outbound'>, principal: Principal, userUuid: string, input: NewCalendarInput): Promise<ConnectedCalendar> {
+export async function addCalendar(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound'>, principal: Principal, userUuid: string, input: NewCalendarInput): Promise<ConnectedCalendar> {
   const user = await requireCalendarManager(ctx.db, principal, userUuid);
-  const errors: FieldError[] = [];
-  if (input.type === 'caldav') {
-    if (input.username === undefined) errors.push({ path: '/username', message: 'is required for a CalDAV calendar' });
-    if (input.password === undefined) errors.push({ path: '/password', message: 'is required for a CalDAV calendar' });
-  } else {
-    if (input.username !== undefined) errors.push({ path: '/username', message: 'is only for CalDAV calendars' });
-    if (input.password !== undefined) errors.push({ path: '/password', message: 'is only for CalDAV calendars' });
-    if (input.writeMeetings === true) errors.push({ path: '/writeMeetings', message: 'needs a CalDAV calendar: an iCalendar URL is read-only' });
-  }
-  // webcal:// is how calendar apps hand out subscription links: it is https underneath.
-  const url = input.type === 'ics' ? input.url.trim().replace(/^webcals?:\/\//i, 'https://') : input.url.trim();
+  const provider = ctx.calendars[input.type];
+  const { errors, connection } = provider.prepare(input, secretBoxOf(ctx.secretKey));
   try {
-    await assertAllowedUrl(url, { allowPrivate: ctx.outbound.allowPrivate, resolver: ctx.outbound.resolver });
+    await assertAllowedUrl(connection.callUrl, { allowPrivate: ctx.outbound.allowPrivate, resolver: ctx.outbound.resolver });
   } catch (error) {
     if (!(error instanceof OutboundUrlRefusedError)) throw error;
     errors.push({ path: '/url', message: refusalMessage(error) });
   }
   if (errors.length > 0) throw new ValidationError(errors);
 
-  const key = ctx.secretKey;
   const now = ctx.now();
   const calendar = {
     uuid: newId(now),
     accountUuid: user.accountUuid,
     userUuid: user.uuid,
     type: input.type,
-    displayUrl: input.type === 'ics' ? describeUrl(url) : url,
-    url: input.type === 'ics' ? sealSecret(key, url) : url,
-    username: input.type === 'caldav' ? (input.username ?? null) : null,
-    passwordSealed: input.type === 'caldav' && input.password !== undefined ? sealSecret(key, input.password) : null,
+    displayUrl: connection.displayUrl,
+    ...connection.access,
     checkConflicts: input.checkConflicts ?? true,
-    writeMeetings: input.type === 'caldav' ? (input.writeMeetings ?? false) : false,
+    writeMeetings: connection.writeMeetings,
     status: 'pending' as const,
     lastSyncAt: null,
     lastSuccessAt: null,
@@ -111,7 +98,7 @@ export async function removeCalendar(ctx: Pick<UseCaseContext, 'db'>, principal:
 }
 
 /** Syncs now and answers the calendar as the sync left it (as it is, when another sync holds it). */
-export async function syncCalendarNow(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'outbound'>, principal: Principal, userUuid: string, calendarUuid: string): Promise<ConnectedCalendar> {
+export async function syncCalendarNow(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound'>, principal: Principal, userUuid: string, calendarUuid: string): Promise<ConnectedCalendar> {
   const user = await requireCalendarManager(ctx.db, principal, userUuid);
   await requireCalendarOf(ctx.db, user, calendarUuid);
   await syncCalendar(ctx, calendarUuid);

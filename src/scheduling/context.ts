@@ -1,6 +1,10 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { CalendarProvider } from '../calendars/provider.js';
+import type { ConferenceAdapter } from '../connections/conference.js';
 import type { Gateway } from '../domain/account.js';
+import type { CalendarType } from '../domain/calendar.js';
+import type { ConferenceProvider } from '../domain/conference.js';
 import type { Db } from '../db/database.js';
 import type { FastReads } from '../db/fast-reads.js';
 import type { Outbound } from '../net/outbound-request.js';
@@ -28,6 +32,10 @@ export interface UseCaseContext {
   secretKey: Buffer;
   /** One adapter per payment gateway, keeping its OAuth tokens for the process's life. */
   gateways: Record<Gateway, GatewayAdapter>;
+  /** One adapter per kind of calendar a host can connect (src/calendars/registry.ts). */
+  calendars: Record<CalendarType, CalendarProvider>;
+  /** One adapter per conference-room provider (src/connections/registry.ts). */
+  conferences: Record<ConferenceProvider, ConferenceAdapter>;
   /** Every call to a URL someone else chose (webhook receivers, calendars): guarded against SSRF. */
   outbound: Outbound;
 }

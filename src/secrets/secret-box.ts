@@ -44,3 +44,8 @@ export function sealRecord(key: Buffer, values: Record<string, string>): Record<
 export function openRecord(key: Buffer, sealed: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(sealed).map(([name, value]) => [name, openSecret(key, value)]));
 }
+
+/** `seal`/`open` bound to one key: what an adapter is handed instead of the key itself. */
+export function secretBoxOf(key: Buffer): { seal(secret: string): string; open(sealed: string): string } {
+  return { seal: (secret) => sealSecret(key, secret), open: (sealed) => openSecret(key, sealed) };
+}

@@ -1,14 +1,6 @@
-import type { CalendarSyncStatus, CalendarType, ConnectedCalendar } from '../../domain/calendar.js';
+import type { CalendarSyncStatus, CalendarType, ConnectedCalendar, SealedCalendarAccess } from '../../domain/calendar.js';
 import type { CalendarTable, DbOrTrx } from '../database.js';
 import type { Selectable } from 'kysely';
-
-/** What the adapters need: still sealed, opened only right before the call. */
-export interface SealedCalendarAccess {
-  /** CalDAV: the collection URL in clear; ICS: the sealed feed URL. */
-  url: string;
-  username: string | null;
-  passwordSealed: string | null;
-}
 
 export interface NewCalendar extends ConnectedCalendar, SealedCalendarAccess {
   nextSyncAt: number;
@@ -190,8 +182,9 @@ export async function deleteCalendarSpans(db: DbOrTrx, calendarUuid: string): Pr
 }
 
 /**
- * The calendars a meeting's change must reach: the CalDAV calendars of `hostUuid` that take
- * meetings (when the meeting belongs there now), and every calendar it was written into.
+ * The calendars a meeting's change must reach: the calendars of `hostUuid` that take meetings
+ * (`write_meetings`, which only a writable kind can have; when the meeting belongs there now),
+ * and every calendar it was written into.
  */
 export async function findCalendarWriteTargets(db: DbOrTrx, meetingUuid: string, hostUuid: string | null): Promise<string[]> {
   const copies = await db.selectFrom('calendar_event_copies').select('calendar_id').where('meeting_id', '=', meetingUuid).execute();
@@ -201,7 +194,6 @@ export async function findCalendarWriteTargets(db: DbOrTrx, meetingUuid: string,
       .selectFrom('calendars')
       .select('id')
       .where('user_id', '=', hostUuid)
-      .where('type', '=', 'caldav')
       .where('write_meetings', '=', 1)
       .execute();
     for (const row of own) targets.add(row.id);

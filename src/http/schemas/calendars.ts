@@ -1,10 +1,10 @@
 import { Type, type Static } from 'typebox';
-import { type ConnectedCalendar } from '../../domain/calendar.js';
+import { CALENDAR_SYNC_STATUSES, CALENDAR_TYPES, type ConnectedCalendar } from '../../domain/calendar.js';
 import { Nullable, SingleLine, StringEnum, Timestamp, Uuid } from './common.js';
 
 export const CalendarBodySchema = Type.Object(
   {
-    type: StringEnum(['caldav', 'ics'] as const, { description: '`caldav`: a CalDAV calendar collection (read, and written with `writeMeetings`); `ics`: an iCalendar URL (read only).' }),
+    type: StringEnum(CALENDAR_TYPES, { description: '`caldav`: a CalDAV calendar collection (read, and written with `writeMeetings`); `ics`: an iCalendar URL (read only).' }),
     url: SingleLine({
       minLength: 1,
       maxLength: 2048,
@@ -28,12 +28,12 @@ export type CalendarBody = Static<typeof CalendarBodySchema>;
 export const CalendarSchema = Type.Object(
   {
     uuid: Uuid,
-    type: StringEnum(['caldav', 'ics'] as const),
+    type: StringEnum(CALENDAR_TYPES),
     url: Type.String({ description: 'CalDAV: the collection URL. ICS: only the scheme and host (`https://calendar.example.com/…`): the rest is often a secret address.' }),
     username: Nullable(Type.String({ description: 'CalDAV: the account name; null for ICS.' })),
     checkConflicts: Type.Boolean(),
     writeMeetings: Type.Boolean(),
-    status: StringEnum(['pending', 'ok', 'error'] as const, {
+    status: StringEnum(CALENDAR_SYNC_STATUSES, {
       description: '`pending`: never synced yet; `ok`: the last sync worked; `error`: it failed (see `lastError`), and the busy time of the last good sync still applies.',
     }),
     lastSyncAt: Nullable(Timestamp),

@@ -1,0 +1,66 @@
+import type { CalendarType, SealedCalendarAccess } from '../domain/calendar.js';
+import type { FieldError } from '../domain/errors.js';
+import type { BusyInterval, BusyOptions, TimeRange } from './busy-time.js';
+
+/**
+ * The port every kind of calendar implements (CalDAV, an iCalendar URL; Google and
+ * Microsoft next), shaped like the payment gateways' (src/payments/gateway.ts). Use cases
+ * call these and never branch on a kind; `registry.ts` maps each `CalendarType` to its
+ * adapter in one place, so a new kind is its adapter file plus one line there (the
+ * compiler lists the line once the type is in `CALENDAR_TYPES`).
+ *
+ * Adapters get domain types and give domain types back. Every call goes through the
+ * `fetch` they are handed (the service's SSRF-guarded one) and has a timeout; secrets stay
+ * sealed until the adapter opens them for one call, and never appear in an error.
+ */
+
+/** What a host sends to connect a calendar, as the API took it (before any check of the kind's rules). */
+export interface CalendarConnectRequest {
+  url: string;
+  username?: string | undefined;
+  password?: string | undefined;
+  writeMeetings?: boolean | undefined;
+}
+
+/** What connecting stores, once the kind's rules hold. */
+export interface CalendarConnection {
+  /** The address the service will call: the use case checks it against the outbound guard first. */
+  callUrl: string;
+  /** What the API shows instead of the address (an ICS URL's path is often a secret). */
+  displayUrl: string;
+  access: SealedCalendarAccess;
+  writeMeetings: boolean;
+}
+
+/** Seals a secret for storage and opens a stored one (the service's secret key stays with the use case). */
+export interface SecretSealer {
+  seal(secret: string): string;
+  open(sealed: string): string;
+}
+
+/** Writes termin's copies of meetings into a calendar, under the invitation's UID. */
+export interface CalendarWriter {
+  /** Creates or replaces the event stored under this UID. */
+  putEvent(uid: string, icsText: string): Promise<void>;
+  /** Removes the event stored under this UID; one already gone is not an error. */
+  deleteEvent(uid: string): Promise<void>;
+}
+
+/** One connected calendar, opened for the length of one job. */
+export interface RemoteCalendar {
+  /** The busy time within the range; throws CalendarError subclasses (messages an operator can act on). */
+  readBusy(range: TimeRange, hostZone: string, options?: BusyOptions): Promise<BusyInterval[]>;
+  /** Null for a calendar termin cannot write into (an iCalendar URL is read-only). */
+  writer: CalendarWriter | null;
+}
+
+export interface CalendarProvider {
+  readonly type: CalendarType;
+  /**
+   * Checks the request against this kind's rules (which fields it needs, which it refuses),
+   * each problem at its JSON path, and turns it into what is stored, secrets sealed.
+   */
+  prepare(request: CalendarConnectRequest, secrets: SecretSealer): { errors: FieldError[]; connection: CalendarConnection };
+  /** The calendar behind the stored access, through `fetch`. */
+  open(access: SealedCalendarAccess, secrets: SecretSealer, fetch: typeof globalThis.fetch): RemoteCalendar;
+}

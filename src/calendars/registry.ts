@@ -1,0 +1,15 @@
+import type { CalendarType } from '../domain/calendar.js';
+import { caldavProvider } from './caldav.js';
+import { icsProvider } from './ics-url.js';
+import type { CalendarProvider } from './provider.js';
+
+/**
+ * The one place that maps calendar kinds to adapters: adding a kind to CALENDAR_TYPES
+ * (src/domain/calendar.ts) makes the compiler ask for its line here.
+ */
+export function createCalendarRegistry(): Record<CalendarType, CalendarProvider> {
+  return {
+    caldav: caldavProvider,
+    ics: icsProvider,
+  };
+}

@@ -94,7 +94,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
   // Only JSON bodies are accepted; anything else (text/plain included) is a 415.
   app.removeContentTypeParser('text/plain');
-  // The seed has clients send `Content-Type: application/json` on every call, DELETE and
+  // Clients are documented to send `Content-Type: application/json` on every call, DELETE and
   // bodiless POSTs included: an empty body is no body, not malformed JSON. Routes that need a
   // body still refuse its absence through their schema.
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -164,26 +164,24 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         await authenticated.register(meetingRoutes, { ctx });
         await authenticated.register(discountCodeRoutes, { ctx });
         await authenticated.register(calendarRoutes, { ctx });
-        await authenticated.register(paymentRoutes, { ctx: ctx });
+        await authenticated.register(paymentRoutes, { ctx });
         await authenticated.register(webhookRoutes, { ctx });
-        // payments, webhooks, calendars, reschedule: their authenticated routes register here
       });
 
       await api.register(async (open) => {
         open.addHook('onRequest', acceptOptionalApiKey(ctx, ctx.limiters.authFailures));
         await open.register(calculateScheduleRoutes, { ctx });
         await open.register(publicBookingRoutes, { ctx, limiter: ctx.limiters.publicBookings });
-        // public API routes (payment notifications, public booking) register here
       });
     },
     { prefix: API_PREFIX },
   );
 
   // Gateways' notifications: under /api/v1 but beside the JSON API (no key, any Accept, raw bodies; see the plugin).
-  await app.register(paymentNotificationRoutes, { ctx: ctx, prefix: API_PREFIX });
+  await app.register(paymentNotificationRoutes, { ctx, prefix: API_PREFIX });
 
-  // Pages for people's browsers (pay, booking, manage, feeds) register here, outside /api/v1.
-  await app.register(payPageRoutes, { ctx: ctx });
+  // Pages for people's browsers, outside /api/v1: pay, booking and manage pages, calendar feeds.
+  await app.register(payPageRoutes, { ctx });
   await app.register(bookingPageRoutes, { ctx });
   await app.register(feedRoutes, { ctx });
 

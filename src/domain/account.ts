@@ -1,4 +1,4 @@
-/** Meeting places the seed allows; an account enables a subset, a topic offers a subset of that. */
+/** Meeting places a topic can offer; an account enables a subset, a topic offers a subset of that. */
 export const PLACES = [
   'offline',
   'phone-call',
@@ -11,7 +11,7 @@ export const PLACES = [
 ] as const;
 export type Place = (typeof PLACES)[number];
 
-/** Payment gateways the seed allows. */
+/** Payment gateways a paid topic can use. */
 export const GATEWAYS = ['stripe', 'p24', 'payu', 'paypal', 'tpay'] as const;
 export type Gateway = (typeof GATEWAYS)[number];
 

@@ -1,5 +1,5 @@
 /**
- * Domain errors carry a stable `code` (the contract's error codes) and, for validation
+ * Domain errors carry a stable `code` (the API's documented error codes) and, for validation
  * problems, one entry per failing field. Only `src/http/problems.ts` turns them into
  * HTTP statuses, so nothing below the HTTP layer knows about transport.
  */

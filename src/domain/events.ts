@@ -5,7 +5,7 @@ import type { Member } from './user.js';
 /**
  * What happened, as use cases record it in the transaction that made it happen. Events are
  * kept as the history of their subject (a meeting's, a payment's audit trail) and fanned out
- * after commit into e-mails and, for the types the contract names, webhook deliveries.
+ * after commit into e-mails and, for the types subscribers can choose, webhook deliveries.
  */
 export const WEBHOOK_EVENT_TYPES = [
   'meeting.scheduled',

@@ -2,7 +2,7 @@ import type { Gateway } from './account.js';
 import type { FieldError } from './errors.js';
 
 /**
- * Each gateway's settings, under the names the contract pins. `secret` fields are
+ * Each gateway's settings, under the names the API documents. `secret` fields are
  * write-only: stored encrypted, never returned, never logged.
  */
 export interface GatewayField {

@@ -2,6 +2,7 @@ import type { Place } from './account.js';
 import { NotFoundError, ValidationError, type FieldError } from './errors.js';
 import { normalizeFormFields, validateFormFields, type FormField, type FormFieldInput } from './form.js';
 import { keepOfferedPlaces, normalizePlaceDetails, validatePlaceDetails, type PlaceDetails } from './place-details.js';
+import type { SlotRuleSettings } from './slots.js';
 
 export type { FormField } from './form.js';
 
@@ -17,16 +18,9 @@ export interface PriceVariant {
   price: Money;
 }
 
-/** Everything about a topic that its creator chooses (the contract's request shape, defaults filled). */
-export interface TopicSettings {
+/** Everything about a topic that its creator chooses (the API's request shape, defaults filled). */
+export interface TopicSettings extends SlotRuleSettings {
   name: string;
-  durationMinutes: number;
-  slotIntervalMinutes: number;
-  bufferBeforeMinutes: number;
-  bufferAfterMinutes: number;
-  minimumNoticeMinutes: number;
-  bookingWindowDays: number;
-  dailyLimit: number | null;
   places: Place[];
   phoneRequired: boolean;
   price: Money | null;
@@ -63,15 +57,8 @@ export interface MeetingTopic extends TopicSettings {
 }
 
 /** What a create or update request may say; omitted fields keep defaults (create) or current values (update). */
-export interface TopicSettingsInput {
+export type TopicSettingsInput = { [Field in keyof SlotRuleSettings]?: SlotRuleSettings[Field] | undefined } & {
   name?: string | undefined;
-  durationMinutes?: number | undefined;
-  slotIntervalMinutes?: number | undefined;
-  bufferBeforeMinutes?: number | undefined;
-  bufferAfterMinutes?: number | undefined;
-  minimumNoticeMinutes?: number | undefined;
-  bookingWindowDays?: number | undefined;
-  dailyLimit?: number | null | undefined;
   places?: Place[] | undefined;
   phoneRequired?: boolean | undefined;
   price?: Money | null | undefined;
@@ -81,7 +68,7 @@ export interface TopicSettingsInput {
   description?: string | undefined;
   public?: boolean | undefined;
   cancellationNoticeMinutes?: number | undefined;
-}
+};
 
 export const TOPIC_LIMITS = {
   durationMinutes: [5, 720],
@@ -99,7 +86,7 @@ export function isPaidTopic(topic: Pick<TopicSettings, 'price' | 'priceVariants'
 }
 
 /**
- * Fills a create request's omitted fields with the contract's defaults, or an update's with
+ * Fills a create request's omitted fields with the documented defaults, or an update's with
  * the current values: `resolveTopicSettings({ name: 'Intro', durationMinutes: 45 }, undefined, ['offline'], newId)`
  * gives a 45-minute topic on a 45-minute grid, no buffers, a 60-day window, offered offline.
  * Without `places` a new topic is offered at every place the account enables.
@@ -185,7 +172,7 @@ function validateMoney(money: Money, path: string, errors: FieldError[]): void {
 
 /**
  * A scheduling request's `team` against the topic: required (and equal) for a team topic.
- * The seed only requires it for team meetings; an individual topic ignores it, so a client
+ * It matters only for team meetings; an individual topic ignores it, so a client
  * that always sends its team is not refused. Calculation and booking share this rule.
  */
 export function checkTopicTeam(topic: Pick<MeetingTopic, 'teamUuid'>, team: string | undefined): void {

@@ -18,7 +18,7 @@ export interface Participant {
   lang: Lang;
 }
 
-/** The seed's invoice fields, echoed under their request names. */
+/** The invoice fields of a paid booking, echoed under their request names. */
 export interface Invoice {
   invoiceName: string | null;
   invoiceAddress: string | null;

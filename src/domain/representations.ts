@@ -68,7 +68,7 @@ export function meetingWithPaymentToJson(meeting: Meeting, payment: Payment | un
 }
 
 /**
- * A payment as the API shows it (and as webhooks carry it): the contract's
+ * A payment as the API shows it (and as webhooks carry it):
  * `{ uuid, gateway, status, amount, currency, redirectUrl, expiresAt, paidAt, refundedAmount }`
  * plus the discount code applied.
  */

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { WEEKDAYS, type Availability, type LocalInterval } from './availability.js';
-import { computeBusyWindow, computeSlots, formatInstant, isSlotAvailable, parseInstant, type BusyMeeting, type HostCalendar, type SlotRules } from './slots.js';
+import { computeBusyWindow, computeSlots, formatInstant, isSlotAvailable, parseInstant, pickSlotRules, type BusyMeeting, type HostCalendar, type SlotRules } from './slots.js';
 
 const TOPIC = 'topic-a';
 const OTHER_TOPIC = 'topic-b';
@@ -355,5 +355,32 @@ describe('parseInstant', () => {
       const iso = formatInstant(ms);
       if (parseInstant(iso) !== ms) throw new Error(`${iso}: ${parseInstant(iso)} ≠ ${ms}`);
     }
+  });
+});
+
+describe('pickSlotRules', () => {
+  it("takes a topic's slot rules and nothing else of it, so a cached schedule's key changes only when a rule does", () => {
+    const topic = {
+      uuid: 'topic-1',
+      name: 'Intro call',
+      description: 'Changes to this do not change any slot',
+      durationMinutes: 30,
+      slotIntervalMinutes: 15,
+      bufferBeforeMinutes: 5,
+      bufferAfterMinutes: 10,
+      minimumNoticeMinutes: 120,
+      bookingWindowDays: 30,
+      dailyLimit: null,
+    };
+    expect(pickSlotRules(topic)).toEqual({
+      topicUuid: 'topic-1',
+      durationMinutes: 30,
+      slotIntervalMinutes: 15,
+      bufferBeforeMinutes: 5,
+      bufferAfterMinutes: 10,
+      minimumNoticeMinutes: 120,
+      bookingWindowDays: 30,
+      dailyLimit: null,
+    });
   });
 });

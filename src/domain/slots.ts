@@ -1,8 +1,11 @@
 import { WEEKDAYS, parseLocalTime, type Availability, type LocalInterval } from './availability.js';
 import { formatLocalDate, localEpochDay, localToInstant, nextOffsetChange, parseLocalDate, zoneOffset } from './time-zones.js';
 
-export interface SlotRules {
-  topicUuid: string;
+/**
+ * What of a topic decides its slots. The one list of these fields: a topic's settings
+ * (src/domain/meeting-topic.ts) extend it, and `pickSlotRules` copies exactly these.
+ */
+export interface SlotRuleSettings {
   durationMinutes: number;
   slotIntervalMinutes: number;
   bufferBeforeMinutes: number;
@@ -10,6 +13,28 @@ export interface SlotRules {
   minimumNoticeMinutes: number;
   bookingWindowDays: number;
   dailyLimit: number | null;
+}
+
+export interface SlotRules extends SlotRuleSettings {
+  topicUuid: string;
+}
+
+/** Every field of SlotRuleSettings: the compiler refuses this object if one is missing or extra. */
+const SLOT_RULE_FIELDS: Readonly<Record<keyof SlotRuleSettings, true>> = {
+  durationMinutes: true,
+  slotIntervalMinutes: true,
+  bufferBeforeMinutes: true,
+  bufferAfterMinutes: true,
+  minimumNoticeMinutes: true,
+  bookingWindowDays: true,
+  dailyLimit: true,
+};
+
+/** A topic's slot rules, nothing else of it: `pickSlotRules({ uuid, name, durationMinutes: 30, … })` → `{ topicUuid: uuid, durationMinutes: 30, … }`. */
+export function pickSlotRules(topic: SlotRuleSettings & { uuid: string }): SlotRules {
+  const rules: Record<string, unknown> = { topicUuid: topic.uuid };
+  for (const field of Object.keys(SLOT_RULE_FIELDS) as (keyof SlotRuleSettings)[]) rules[field] = topic[field];
+  return rules as unknown as SlotRules;
 }
 
 /** A meeting that blocks the host's time; buffers are those of the meeting's own topic. */

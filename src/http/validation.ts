@@ -13,7 +13,7 @@ const addFormats = ((ajvFormats as unknown as { default: AddFormats | { default:
 const COMMON: Options = {
   // Every invalid field is reported, not just the first.
   allErrors: true,
-  // The contract rejects unknown fields instead of silently dropping them.
+  // Unknown fields are refused (400 at their path) instead of silently dropped: a typo must not pass for a default.
   removeAdditional: false,
   // Defaults are applied by the domain, where they are documented and tested.
   useDefaults: false,

@@ -11,7 +11,7 @@ import type { Lang } from '../domain/meeting.js';
  * 150.00 zł, 1500 JPY = ¥1,500), as everywhere in termin.
  */
 export interface GatewayCredentials {
-  /** The non-secret settings of the contract's table (merchantId, posId, clientId, …). */
+  /** The non-secret settings (merchantId, posId, clientId, …; src/domain/gateway-settings.ts). */
   settings: Record<string, string | number>;
   /** The decrypted secrets (secretKey, crc, clientSecret, …); only adapters see them. */
   secrets: Record<string, string>;

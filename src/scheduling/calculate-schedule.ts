@@ -2,7 +2,7 @@ import type { Availability } from '../domain/availability.js';
 import { NotFoundError, ValidationError } from '../domain/errors.js';
 import { TOPIC_LIMITS, checkTopicTeam, findTopicHost, type MeetingTopic, type TopicHost } from '../domain/meeting-topic.js';
 import { resolveScheduleRange, validateScheduleRangeInput } from '../domain/schedule-range.js';
-import { computeBusyWindow, computeSlotsWithStarts, parseInstant, type DaySlots, type HostCalendar, type SlotRules } from '../domain/slots.js';
+import { computeBusyWindow, computeSlotsWithStarts, parseInstant, pickSlotRules, type DaySlots, type HostCalendar, type SlotRules } from '../domain/slots.js';
 import type { FastReads } from '../db/fast-reads.js';
 import { canonicalTimeZone } from '../domain/time-zones.js';
 import type { CachedSchedule } from './schedule-cache.js';
@@ -38,7 +38,7 @@ const DAY_MS = 86_400_000;
 const ZONE_SLACK_MS = 2 * DAY_MS;
 
 /**
- * Seed endpoint 6: the host's free slots on each local date of the participant's range.
+ * `POST /calculate-schedule`: the host's free slots on each local date of the participant's range.
  * Public; when a key is sent, the topic must belong to the key's account.
  *
  * Schedules are cached (see schedule-cache.ts): computed for the start of the current
@@ -334,23 +334,10 @@ const rulesOfTopic = new WeakMap<MeetingTopic, SlotRules>();
 export function slotRulesOf(topic: MeetingTopic): SlotRules {
   let rules = rulesOfTopic.get(topic);
   if (rules === undefined) {
-    rules = Object.freeze(readSlotRules(topic));
+    rules = Object.freeze(pickSlotRules(topic));
     rulesOfTopic.set(topic, rules);
   }
   return rules;
-}
-
-function readSlotRules(topic: MeetingTopic): SlotRules {
-  return {
-    topicUuid: topic.uuid,
-    durationMinutes: topic.durationMinutes,
-    slotIntervalMinutes: topic.slotIntervalMinutes,
-    bufferBeforeMinutes: topic.bufferBeforeMinutes,
-    bufferAfterMinutes: topic.bufferAfterMinutes,
-    minimumNoticeMinutes: topic.minimumNoticeMinutes,
-    bookingWindowDays: topic.bookingWindowDays,
-    dailyLimit: topic.dailyLimit,
-  };
 }
 
 /**

@@ -25,7 +25,7 @@ import { gatewayRefusal } from './payments/credentials.js';
 import { paymentRecord } from '../domain/representations.js';
 import { type Payment } from '../domain/payment.js';
 
-/** The seed's request body of `POST /schedule`. */
+/** The request body of `POST /schedule`. */
 export interface ScheduleInput {
   dates: { start: string; username: string }[];
   email: string;
@@ -66,7 +66,7 @@ const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 const UTC_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z$/;
 
 /**
- * Seed endpoint 5. All dates are booked in one transaction or none is, in these steps:
+ * `POST /schedule`. All dates are booked in one transaction or none is, in these steps:
  * replay or claim the idempotency key; plan the booking (topic, the named hosts — found as
  * their row locks are taken —, request rules, discount); check every date with the
  * calculation's own rule (`isSlotAvailable`), so a date is bookable exactly when it would be

@@ -24,13 +24,13 @@ import { insertNewUser } from './create-account.js';
 import { recordEvents } from './record-events.js';
 import { type MemberEventData } from '../domain/events.js';
 
-/** Seed endpoint 1: the teams the caller administers, by name. */
+/** `GET /teams`: the teams the caller administers, by name. */
 export async function listTeams(ctx: Pick<UseCaseContext, 'db'>, principal: Principal): Promise<Team[]> {
   return listTeamsAdministeredBy(ctx.db, principal.userUuid);
 }
 
 /**
- * Not in the seed, but without it an account has only its first team: an admin of any
+ * Not among the first endpoints, but without it an account has only its first team: an admin of any
  * team creates another and becomes its first admin.
  */
 export async function createTeam(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, name: string): Promise<Team> {
@@ -44,7 +44,7 @@ export async function createTeam(ctx: Pick<UseCaseContext, 'now' | 'db'>, princi
   });
 }
 
-/** Seed endpoint 2: the members of a team the caller administers. */
+/** `GET /teams/{teamUuid}/users`: the members of a team the caller administers. */
 export async function listTeamMembers(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, teamUuid: string): Promise<Member[]> {
   const team = await requireTeamAdmin(ctx.db, principal, teamUuid);
   return selectTeamMembers(ctx.db, team.uuid);
@@ -58,7 +58,7 @@ export interface AddMemberInput {
 }
 
 /**
- * Seed endpoint 3. The account row lock serialises every seat-changing request of the
+ * `POST /teams/{teamUuid}/users`. The account row lock serialises every seat-changing request of the
  * account, so the plan limit holds under concurrency: the count below sees every user
  * committed before us and nobody can commit one until we finish.
  */
@@ -107,7 +107,7 @@ export async function addTeamMember(ctx: Pick<UseCaseContext, 'now' | 'db'>, pri
 }
 
 /**
- * Seed endpoint 4. A user left in no team is deactivated: the seat is freed and their keys
+ * `DELETE /teams/{teamUuid}/users/{userUuid}`. A user left in no team is deactivated: the seat is freed and their keys
  * are revoked (so re-adding them later does not revive old keys); meetings stay.
  */
 export async function removeTeamMember(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, teamUuid: string, userUuid: string): Promise<void> {

@@ -33,7 +33,7 @@ export interface WebhookJobPayload {
 }
 
 export interface WebhookDeliveryOptions {
-  /** The receiver must answer in full within this (the contract's 10 s). */
+  /** The receiver must answer in full within this (10 s, as the API's docs promise receivers). */
   timeoutMs?: number;
   /** Attempts in flight at once in this process, over all subscriptions. */
   concurrency?: number;

@@ -29,7 +29,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('deactivated_at', 'bigint')
     .addColumn('lock_version', 'integer', (col) => col.notNull().defaultTo(0))
     .execute();
-  // One person per account: the contract compares e-mails case-insensitively per account.
+  // One person per account: e-mails are compared case-insensitively within an account.
   await db.schema.createIndex('users_account_email_uq').on('users').columns(['account_id', 'email_normalized']).unique().execute();
 
   await db.schema

@@ -1,27 +1,15 @@
 import type { Gateway, Place } from '../../domain/account.js';
 import type { Lang } from '../../domain/meeting.js';
-import type { FormField, Money, PriceVariant } from '../../domain/meeting-topic.js';
+import { isPaidTopic, type FormField, type Money, type PriceVariant } from '../../domain/meeting-topic.js';
+import type { PublicTopic } from '../../scheduling/public-topics.js';
 import { calendarMarkup } from './calendar.js';
 import { html, htmlDocument, type SafeHtml } from './html.js';
 import { GATEWAY_LABELS, PLACE_LABELS, STRINGS, clientStrings, formatMoney, type Strings } from './i18n.js';
 
-/** What the booking page shows of a public topic; built by the route from the public read. */
-export interface BookingPageTopic {
-  uuid: string;
-  name: string;
-  description: string;
-  durationMinutes: number;
-  places: Place[];
-  phoneRequired: boolean;
-  price: Money | null;
-  priceVariants: PriceVariant[];
-  form: FormField[];
-}
-
 export interface BookingPageView {
   lang: Lang;
   accountName: string;
-  topic: BookingPageTopic;
+  topic: PublicTopic;
   /** The host of an individual topic; null for a team topic (any free host). */
   username: string | null;
   team: string | null;
@@ -46,12 +34,8 @@ export interface TopicListView {
   stylesheet: string;
 }
 
-function isPaid(topic: Pick<BookingPageTopic, 'price' | 'priceVariants'>): boolean {
-  return topic.price !== null || topic.priceVariants.length > 0;
-}
-
 /** "150,00 zł", or "from 100,00 zł" when variants differ, or null for a free topic. */
-function priceLabel(topic: Pick<BookingPageTopic, 'price' | 'priceVariants'>, lang: Lang, t: Strings): string | null {
+function priceLabel(topic: Pick<PublicTopic, 'price' | 'priceVariants'>, lang: Lang, t: Strings): string | null {
   const prices = [...(topic.price ? [topic.price] : []), ...topic.priceVariants.map((variant) => variant.price)];
   const first = prices[0];
   if (!first) return null;
@@ -60,7 +44,7 @@ function priceLabel(topic: Pick<BookingPageTopic, 'price' | 'priceVariants'>, la
   return `${same ? '' : `${t.from} `}${formatMoney(lowest.amount, lowest.currency, lang)}`;
 }
 
-function facts(topic: Pick<BookingPageTopic, 'durationMinutes' | 'price' | 'priceVariants'> & { places?: Place[] }, lang: Lang, t: Strings): SafeHtml {
+function facts(topic: Pick<PublicTopic, 'durationMinutes' | 'price' | 'priceVariants'> & { places?: Place[] }, lang: Lang, t: Strings): SafeHtml {
   const price = priceLabel(topic, lang, t);
   return html`<ul class="facts">
 <li>${topic.durationMinutes} ${t.minutes}</li>
@@ -114,7 +98,7 @@ ${options.map((option, index) => html`<label class="choice"><input type="radio" 
 export function renderBookingPage(view: BookingPageView): SafeHtml {
   const { lang, topic } = view;
   const t = STRINGS[lang];
-  const paid = isPaid(topic);
+  const paid = isPaidTopic(topic);
   const config = {
     lang,
     strings: clientStrings(lang),

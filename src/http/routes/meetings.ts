@@ -12,7 +12,7 @@ import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, UuidParams, problemResponses } 
 import { BookingSchema, CancelBodySchema, MeetingListQuerySchema, MeetingListSchema, ScheduleBodySchema, ScheduleHeadersSchema } from '../schemas/schedule.js';
 import { meetingToJson, meetingWithPaymentToJson } from '../../domain/representations.js';
 
-/** Seed endpoint 5 and the meetings it creates. */
+/** `POST /schedule` and the meetings it creates. */
 export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = async (app, { ctx }) => {
   app.post(
     '/schedule',

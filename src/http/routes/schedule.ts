@@ -4,7 +4,7 @@ import type { UseCaseContext } from '../../scheduling/context.js';
 import { problemResponses } from '../schemas/common.js';
 import { CalculateScheduleBodySchema, ScheduleSchema } from '../schemas/schedule.js';
 
-/** Seed endpoint 6, public: a booking page calls it without a key. */
+/** `POST /calculate-schedule`, public: a booking page calls it without a key. */
 export const calculateScheduleRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = async (app, { ctx }) => {
   const serialized = new WeakMap<object, string>();
   app.post(

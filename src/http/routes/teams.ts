@@ -8,7 +8,7 @@ import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, TeamUuidParams, problemResponse
 import { CreateMemberBodySchema, CreateTeamBodySchema, MemberListSchema, MemberParamsSchema, TeamListSchema, UpdateMemberBodySchema } from '../schemas/teams.js';
 import { Type } from 'typebox';
 
-/** Seed endpoints 1–4: teams and their members. */
+/** Teams and their members. */
 export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = async (app, { ctx }) => {
   app.get(
     '/teams',

@@ -17,5 +17,4 @@ export const EVENT_REACTIONS: readonly EventReaction[] = [
   emailJobsForEvent,
   calendarWriteJobsForEvent,
   webhookJobsForEvent,
-  // webhook deliveries (src/webhooks) and calendar writes (src/calendars) register here
 ];

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
-import { claimJob, completeJob, failJob, findDueJobs, type Job } from '../db/repositories/outbox.js';
-import { PermanentJobError, type JobHandler } from './job-handler.js';
+import { claimJobs, completeJob, failJob, type ClaimedJob } from '../db/repositories/outbox.js';
+import { newId } from '../ids.js';
+import { LostClaimError, PermanentJobError, type JobHandler } from './job-handler.js';
 
 export interface OutboxRun {
   db: Db;
@@ -33,34 +34,49 @@ export async function runDueJobs(run: OutboxRun): Promise<{ done: number; failed
 }
 
 async function runKind(run: OutboxRun, handler: JobHandler): Promise<{ done: number; failed: number }> {
-  const due = await findDueJobs(run.db, handler.kind, run.now(), handler.batchSize ?? 50);
   let done = 0;
   let failed = 0;
-  const queue = [...due];
+  let left = handler.batchSize ?? 50;
+  // Each lane claims one job at a time, right before running it, so its lease runs from its start.
   const lane = async () => {
-    for (let job = queue.shift(); job !== undefined; job = queue.shift()) {
-      if (await runJob(run, handler, job)) done += 1;
-      else failed += 1;
+    while (left > 0) {
+      left -= 1;
+      const [job] = await claimJobs(run.db, handler.kind, newId(), run.now(), run.leaseMs ?? 60_000, 1);
+      if (!job) return;
+      const outcome = await runJob(run, handler, job);
+      if (outcome === 'done') done += 1;
+      else if (outcome === 'failed') failed += 1;
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, handler.concurrency ?? 1) }, lane));
   return { done, failed };
 }
 
-async function runJob(run: OutboxRun, handler: JobHandler, job: Job): Promise<boolean> {
+/**
+ * Runs one claimed job and records its outcome under its claim. A failure schedules a retry
+ * with the handler's backoff (the change that queued the job is never affected). An outcome
+ * refused because the claim was lost is dropped: the worker that holds the job now records its
+ * own, and the job has run at least once either way.
+ */
+async function runJob(run: OutboxRun, handler: JobHandler, job: ClaimedJob): Promise<'done' | 'failed' | 'lost'> {
   const { db, log, now } = run;
-  if (!(await claimJob(db, job.uuid, now(), run.leaseMs ?? 60_000))) return true;
+  const lost = () => {
+    log.warn({ jobId: job.uuid, kind: handler.kind }, 'an outbox job was claimed again after its lease ran out: this run of it records nothing');
+    return 'lost' as const;
+  };
+  let handled: void | 'completed';
   try {
-    await handler.handle(job);
-    await completeJob(db, job.uuid, now());
-    return true;
+    handled = await handler.handle(job);
   } catch (error) {
+    if (error instanceof LostClaimError) return lost();
     const attempts = job.attempts + 1;
     const reason = error instanceof Error ? error.message : String(error);
     const giveUp = error instanceof PermanentJobError || attempts >= (handler.maxAttempts ?? 20);
     const nextAttemptAt = giveUp ? null : now() + (handler.retryDelayMs ?? defaultRetryDelayMs)(attempts);
-    await failJob(db, job.uuid, reason, nextAttemptAt);
+    if (!(await failJob(db, job, reason, nextAttemptAt))) return lost();
     log.warn({ jobId: job.uuid, kind: handler.kind, attempts, reason, giveUp }, 'an outbox job failed');
-    return false;
+    return 'failed';
   }
+  if (handled !== 'completed' && !(await completeJob(db, job, now()))) return lost();
+  return 'done';
 }

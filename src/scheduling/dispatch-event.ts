@@ -2,7 +2,7 @@ import type { Meeting, MeetingStatus } from '../domain/meeting.js';
 import { findEvent } from '../db/repositories/events.js';
 import { completeJob, enqueueJobs } from '../db/repositories/outbox.js';
 import { inTransaction } from '../db/transaction.js';
-import { PermanentJobError, type JobHandler } from '../outbox/job-handler.js';
+import { LostClaimError, PermanentJobError, type JobHandler } from '../outbox/job-handler.js';
 import type { UseCaseContext } from './context.js';
 import { EVENT_REACTIONS } from './reactions/index.js';
 import { EVENT_JOB_KIND } from './record-events.js';
@@ -28,11 +28,14 @@ export function createEventDispatcher(ctx: UseCaseContext): JobHandler {
       if (typeof eventUuid !== 'string') throw new PermanentJobError('an event job without an event');
       await inTransaction(ctx.db, async (trx) => {
         const now = ctx.now();
-        if (!(await completeJob(trx, job.uuid, now))) return;
+        // Refused: this claim's lease ran out and the job's new holder fans the event out
+        // itself, so nothing may commit here; the throw rolls the transaction back.
+        if (!(await completeJob(trx, job, now))) throw new LostClaimError(job.uuid);
         const event = await findEvent(trx, eventUuid);
         if (!event) throw new PermanentJobError(`event ${eventUuid} does not exist`);
         for (const react of EVENT_REACTIONS) await enqueueJobs(trx, await react(trx, event, now, ctx), now);
       });
+      return 'completed';
     },
   };
 }

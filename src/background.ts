@@ -2,7 +2,7 @@ import type { AppContext } from './context.js';
 import { createEmailSender } from './mail/email-job.js';
 import { createMailTransport, type MailTransport } from './mail/transport.js';
 import type { JobHandler } from './outbox/job-handler.js';
-import { runDueJobs } from './outbox/worker.js';
+import { createOutboxWorker } from './outbox/worker.js';
 import { createEventDispatcher } from './scheduling/dispatch-event.js';
 import { runMaintenance } from './scheduling/meetings.js';
 import { paymentsContextOf } from './scheduling/payments/context.js';
@@ -52,15 +52,13 @@ export function startBackgroundJobs(
 ): BackgroundJobs {
   const transport = options.transport ?? createMailTransport(ctx.config.mail);
   const handlers = createJobHandlers(ctx, transport);
+  // Each kind runs up to its `concurrency` jobs at once and claims more as soon as one ends:
+  // a job that hangs (a webhook receiver holding its 10 s) holds its own slot only.
+  const worker = createOutboxWorker({ db: ctx.db, handlers, log: ctx.log, now: ctx.now });
   let running: Promise<void> | null = null;
   let lastMaintenance = 0;
   const maintenanceEvery = options.maintenanceIntervalMs ?? 30_000;
 
-  const runJobs = async () => {
-    const result = await runDueJobs({ db: ctx.db, handlers, log: ctx.log, now: ctx.now });
-    if (result.done > 0) ctx.log.debug(result, 'outbox jobs done');
-    return result;
-  };
   const runOnce = async (drain: boolean) => {
     try {
       if (drain || Date.now() - lastMaintenance >= maintenanceEvery) {
@@ -69,53 +67,11 @@ export function startBackgroundJobs(
         if (done.expired > 0) ctx.log.info(done, 'payment holds expired');
       }
       // An event's job queues e-mails that are due at once: a drain runs until none is left.
-      for (let round = 0; round < (drain ? 10 : 3); round += 1) {
-        if ((await runJobs()).done === 0) break;
-      }
+      const result = await worker.drain();
+      if (result.done > 0) ctx.log.debug(result, 'outbox jobs done');
     } catch (error) {
       ctx.log.error({ err: error }, 'background job failed');
     }
-  };
-  // Outside a drain, every kind runs on lanes of its own, up to its `concurrency`; a lane
-  // takes one due job at a time until none is left. So a job that hangs (a webhook receiver
-  // holding its 10 s) holds its own lane only: not another kind's, not the next tick, not
-  // the rest of its kind, which the next tick gives a further lane.
-  const lanes = new Map<string, number>();
-  const lanesInFlight = new Set<Promise<void>>();
-  let stopped = false;
-  const runLane = async (handler: JobHandler) => {
-    const one: JobHandler = {
-      kind: handler.kind,
-      handle: (job) => handler.handle(job),
-      ...(handler.maxAttempts === undefined ? {} : { maxAttempts: handler.maxAttempts }),
-      ...(handler.retryDelayMs === undefined ? {} : { retryDelayMs: (attempts: number) => handler.retryDelayMs!(attempts) }),
-      batchSize: 1,
-      concurrency: 1,
-    };
-    let worked = false;
-    while (!stopped) {
-      const result = await runDueJobs({ db: ctx.db, handlers: [one], log: ctx.log, now: ctx.now });
-      if (result.done + result.failed === 0) break;
-      worked = true;
-      startLane(handler); // more may be due: widen up to the kind's concurrency
-    }
-    // What it did may have queued other kinds' jobs (an event's e-mails): start them now, not a tick later.
-    if (worked) startLanes();
-  };
-  const startLane = (handler: JobHandler) => {
-    const busy = lanes.get(handler.kind) ?? 0;
-    if (stopped || busy >= Math.max(1, handler.concurrency ?? 1)) return;
-    lanes.set(handler.kind, busy + 1);
-    const lane: Promise<void> = runLane(handler)
-      .catch((error: unknown) => ctx.log.error({ err: error, kind: handler.kind }, 'background job failed'))
-      .finally(() => {
-        lanes.set(handler.kind, (lanes.get(handler.kind) ?? 1) - 1);
-        lanesInFlight.delete(lane);
-      });
-    lanesInFlight.add(lane);
-  };
-  const startLanes = () => {
-    for (const handler of handlers) startLane(handler);
   };
   const tick = () => {
     if (!running && Date.now() - lastMaintenance >= maintenanceEvery) {
@@ -129,7 +85,7 @@ export function startBackgroundJobs(
           running = null;
         });
     }
-    startLanes();
+    worker.wake();
   };
   const timer = setInterval(tick, options.jobIntervalMs ?? 1_000);
   timer.unref();
@@ -144,9 +100,8 @@ export function startBackgroundJobs(
     },
     async stop(graceMs = STOP_GRACE_MS) {
       clearInterval(timer);
-      stopped = true;
       let grace: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.all(lanesInFlight), new Promise<void>((resolve) => (grace = setTimeout(resolve, graceMs)))]);
+      await Promise.race([worker.stop(), new Promise<void>((resolve) => (grace = setTimeout(resolve, graceMs)))]);
       clearTimeout(grace);
       await calendarSync.stop();
       if (running) await running;

@@ -16,9 +16,7 @@ export interface JobHandler {
   maxAttempts?: number;
   /** Delay before attempt n+1 (default: 5 s doubling to an hour, with jitter). */
   retryDelayMs?(attempts: number): number;
-  /** Jobs of this kind taken per run (default 50). */
-  batchSize?: number;
-  /** How many of this kind's jobs run at once (default 1): one slow job need not hold up the rest. */
+  /** How many of this kind's jobs run at once in this process (default 1): one slow job need not hold up the rest. */
   concurrency?: number;
 }
 

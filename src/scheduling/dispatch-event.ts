@@ -22,7 +22,6 @@ export interface MeetingEventData {
 export function createEventDispatcher(ctx: UseCaseContext): JobHandler {
   return {
     kind: EVENT_JOB_KIND,
-    batchSize: 100,
     async handle(job) {
       const { eventUuid } = job.payload as { eventUuid?: string };
       if (typeof eventUuid !== 'string') throw new PermanentJobError('an event job without an event');

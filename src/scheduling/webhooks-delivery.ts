@@ -73,7 +73,6 @@ export function createWebhookDeliverer(ctx: WebhookDeliveryContext, options: Web
   return {
     kind: WEBHOOK_JOB_KIND,
     concurrency: options.concurrency ?? 16,
-    batchSize: 100,
     // Attempts are counted on the delivery; a throw here means our own database failed.
     maxAttempts: 1_000,
     async handle(job) {

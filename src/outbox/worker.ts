@@ -89,7 +89,6 @@ export function createOutboxWorker(run: OutboxRun): OutboxWorker {
   const idle = () => (busy === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve)));
 
   const fill = (kind: KindState) => {
-    if (stopped) return;
     if (kind.claiming) {
       kind.again = true;
       return;

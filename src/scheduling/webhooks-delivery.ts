@@ -64,7 +64,7 @@ const MAX_RESPONSE_BYTES = 1024;
  *
  * Isolation: attempts run side by side (`concurrency`), and a subscription that is failing
  * (a dead or hanging receiver) gets one attempt in flight per process at a time; its other
- * due deliveries are handed to later jobs instead of taking lanes, so it holds one lane at
+ * due deliveries are handed to later jobs instead of taking slots, so it holds one slot at
  * most and never delays other receivers or other job kinds.
  */
 export function createWebhookDeliverer(ctx: WebhookDeliveryContext, options: WebhookDeliveryOptions = {}): JobHandler {

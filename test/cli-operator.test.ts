@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { runCli } from '../src/cli/main.js';
 import { createContext, type AppContext } from '../src/context.js';
-import { enqueueJobs, failJob } from '../src/db/repositories/outbox.js';
+import { claimJobs, enqueueJobs, failJob } from '../src/db/repositories/outbox.js';
 import type { FastifyInstance } from 'fastify';
 import { DIALECTS, call, createTestDatabase, type TestDatabase } from './helpers.js';
 
@@ -119,7 +119,9 @@ for (const dialect of DIALECTS) {
         { uuid: '00000000-0000-4000-8000-00000000e002', kind: 'cli-test-mail', payload: {}, runAt: now + 3_600_000 },
         { uuid: '00000000-0000-4000-8000-00000000e003', kind: 'cli-test-hook', payload: {}, runAt: now + 3_600_000 },
       ], now - 90_000);
-      await failJob(ctx.db, '00000000-0000-4000-8000-00000000e001', 'SMTP said 554 no', null);
+      const [claimed] = await claimJobs(ctx.db, 'cli-test-mail', 'cli-test-claim', now, 60_000, 1);
+      expect(claimed?.uuid).toBe('00000000-0000-4000-8000-00000000e001');
+      expect(await failJob(ctx.db, claimed!, 'SMTP said 554 no', null)).toBe(true);
 
       const status = await cli('outbox', 'status', '--json');
       const mine = status.json.groups.filter((g: { kind: string }) => g.kind.startsWith('cli-test-'));

@@ -176,6 +176,11 @@ export interface OutboxTable {
   last_error: string | null;
   created_at: number;
   done_at: number | null;
+  /**
+   * The token of the claim that holds a pending job (0013-…); its lease ends at
+   * `next_attempt_at`. Null when nobody holds it.
+   */
+  claim: string | null;
 }
 
 export interface PaymentTable {

@@ -6,20 +6,30 @@ export interface JobHandler {
   kind: string;
   /**
    * Does the job's work. Throwing schedules a retry. A handler whose work is writing to the
-   * database completes the job itself, in the same transaction (`completeJob`), so a crash
-   * can never apply it twice; for outside effects (SMTP, HTTP) the worker completes the job
-   * afterwards, which makes them at-least-once.
+   * database completes the job itself, in the same transaction (`completeJob` with the job's
+   * claim), so a crash can never apply it twice, and answers 'completed' so the worker does
+   * not; when that completion is refused it throws LostClaimError. For outside effects (SMTP,
+   * HTTP) the worker completes the job afterwards, which makes them at-least-once.
    */
-  handle(job: { uuid: string; payload: unknown; attempts: number }): Promise<void>;
+  handle(job: { uuid: string; payload: unknown; attempts: number; claim: string }): Promise<void | 'completed'>;
   /** Attempts before the job is given up as `failed` (default 20). */
   maxAttempts?: number;
   /** Delay before attempt n+1 (default: 5 s doubling to an hour, with jitter). */
   retryDelayMs?(attempts: number): number;
-  /** Jobs of this kind taken per run (default 50). */
-  batchSize?: number;
-  /** How many of this kind's jobs run at once (default 1): one slow job need not hold up the rest. */
+  /** How many of this kind's jobs run at once in this process (default 1): one slow job need not hold up the rest. */
   concurrency?: number;
 }
 
 /** A job that will never succeed (unknown kind, unreadable payload): given up at once. */
 export class PermanentJobError extends Error {}
+
+/**
+ * The job's claim was lost: its lease ran out while the handler worked and another worker
+ * claimed it, so that worker does the job and this attempt must leave no trace. A handler
+ * throws it when its own `completeJob` is refused, which also rolls its transaction back.
+ */
+export class LostClaimError extends Error {
+  constructor(jobUuid: string) {
+    super(`job ${jobUuid} was claimed again by another worker after its lease ran out`);
+  }
+}

@@ -1,17 +1,38 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
-import { claimJob, completeJob, failJob, findDueJobs, type Job } from '../db/repositories/outbox.js';
-import { PermanentJobError, type JobHandler } from './job-handler.js';
+import { claimJobs, completeJob, failJob, type ClaimedJob } from '../db/repositories/outbox.js';
+import { newId } from '../ids.js';
+import { LostClaimError, PermanentJobError, type JobHandler } from './job-handler.js';
 
 export interface OutboxRun {
   db: Db;
   handlers: readonly JobHandler[];
   log: Logger;
   now: () => number;
-  /** A claimed job is retried by anyone after this long (its worker may have died). */
+  /** A claimed job is claimed again by anyone after this long (its worker may have died). */
   leaseMs?: number;
 }
 
+export interface JobCounts {
+  done: number;
+  failed: number;
+}
+
+export interface OutboxWorker {
+  /** Fills every kind's free slots with due jobs (the timer's tick). */
+  wake(): void;
+  /**
+   * Runs jobs until none is due and none is running, then answers what ran meanwhile. Jobs
+   * queued by the jobs that ran (an event's e-mails) run too, in the same drain.
+   */
+  drain(): Promise<JobCounts>;
+  /** Claims nothing more; resolves once the jobs running have finished (the caller bounds the wait). */
+  stop(): Promise<void>;
+}
+
+const DEFAULT_LEASE_MS = 60_000;
+/** A drain repeats while its last round ran something, so a job queued meanwhile by a request runs too; this bounds it. */
+const MAX_DRAIN_ROUNDS = 10;
 const BASE_RETRY_MS = 5_000;
 const MAX_RETRY_MS = 3_600_000;
 
@@ -21,46 +42,159 @@ export function defaultRetryDelayMs(attempts: number): number {
   return Math.round(exponential * (0.8 + Math.random() * 0.4));
 }
 
-/**
- * Runs every due job once: per kind, claim (so only one instance runs it), handle, record.
- * Kinds run side by side, so a slow kind (a dead webhook receiver) never delays another
- * (e-mail). A failure schedules a retry with backoff; the change that queued the job is
- * never affected.
- */
-export async function runDueJobs(run: OutboxRun): Promise<{ done: number; failed: number }> {
-  const results = await Promise.all(run.handlers.map((handler) => runKind(run, handler)));
-  return results.reduce((sum, result) => ({ done: sum.done + result.done, failed: sum.failed + result.failed }), { done: 0, failed: 0 });
+interface KindState {
+  handler: JobHandler;
+  slots: number;
+  running: number;
+  /** A claim of this kind is under way; `again` asks it to look once more when it returns. */
+  claiming: boolean;
+  again: boolean;
+  /** A job of this kind finished since its due jobs last ran out (it may have queued other kinds'). */
+  finishedSinceIdle: boolean;
 }
 
-async function runKind(run: OutboxRun, handler: JobHandler): Promise<{ done: number; failed: number }> {
-  const due = await findDueJobs(run.db, handler.kind, run.now(), handler.batchSize ?? 50);
-  let done = 0;
-  let failed = 0;
-  const queue = [...due];
-  const lane = async () => {
-    for (let job = queue.shift(); job !== undefined; job = queue.shift()) {
-      if (await runJob(run, handler, job)) done += 1;
-      else failed += 1;
+/**
+ * The outbox worker of one process. Every kind has `handler.concurrency` slots (default 1);
+ * a free slot is filled by claiming due jobs of that kind, as many as there are free slots,
+ * in one statement, and a job that finishes frees its slot and claims again at once. So a
+ * slow kind (a dead webhook receiver) never delays another (e-mail), a hanging job holds only
+ * its own slot, and a job is claimed only when it can start: its lease runs from its start.
+ * Every instance may run one; the claim's token makes each job's outcome count once.
+ */
+export function createOutboxWorker(run: OutboxRun): OutboxWorker {
+  const leaseMs = run.leaseMs ?? DEFAULT_LEASE_MS;
+  const kinds: KindState[] = run.handlers.map((handler) => ({
+    handler,
+    slots: Math.max(1, handler.concurrency ?? 1),
+    running: 0,
+    claiming: false,
+    again: false,
+    finishedSinceIdle: false,
+  }));
+  const counts = { done: 0, failed: 0, lost: 0 };
+  let stopped = false;
+  // Claims and jobs under way, of every kind; drain and stop wait for none.
+  let busy = 0;
+  let idleWaiters: (() => void)[] = [];
+  const begin = () => {
+    busy += 1;
+  };
+  const end = () => {
+    busy -= 1;
+    if (busy > 0) return;
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  };
+  const idle = () => (busy === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve)));
+
+  const fill = (kind: KindState) => {
+    if (kind.claiming) {
+      kind.again = true;
+      return;
+    }
+    kind.claiming = true;
+    begin();
+    claimInto(kind)
+      .catch((error: unknown) => run.log.error({ err: error, kind: kind.handler.kind }, 'background job failed'))
+      .finally(() => {
+        kind.claiming = false;
+        end();
+      });
+  };
+  const wakeAll = (except?: KindState) => {
+    for (const kind of kinds) if (kind !== except) fill(kind);
+  };
+
+  const claimInto = async (kind: KindState) => {
+    for (;;) {
+      kind.again = false;
+      const free = kind.slots - kind.running;
+      if (free <= 0 || stopped) return;
+      const jobs = await claimJobs(run.db, kind.handler.kind, newId(), run.now(), leaseMs, free);
+      // Claimed jobs start even if stop() came meanwhile: better run now than after their lease.
+      for (const job of jobs) start(kind, job);
+      if (jobs.length === free || kind.again) continue;
+      // None of this kind is left due. What its jobs did may have queued other kinds' jobs
+      // (an event's e-mails): claim those now, not a tick later.
+      if (kind.finishedSinceIdle) {
+        kind.finishedSinceIdle = false;
+        wakeAll(kind);
+      }
+      return;
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, handler.concurrency ?? 1) }, lane));
-  return { done, failed };
+
+  const start = (kind: KindState, job: ClaimedJob) => {
+    kind.running += 1;
+    begin();
+    runJob(run, kind.handler, job)
+      .then((outcome) => {
+        counts[outcome] += 1;
+        if (outcome === 'done') kind.finishedSinceIdle = true;
+      })
+      .catch((error: unknown) => run.log.error({ err: error, kind: kind.handler.kind, jobId: job.uuid }, 'background job failed'))
+      .finally(() => {
+        kind.running -= 1;
+        fill(kind); // before end(): a drain must not see the worker idle in between
+        end();
+      });
+  };
+
+  return {
+    wake: () => wakeAll(),
+    async drain() {
+      const before = { ...counts };
+      for (let round = 0; round < MAX_DRAIN_ROUNDS && !stopped; round += 1) {
+        const ran = counts.done + counts.failed + counts.lost;
+        wakeAll();
+        await idle();
+        if (counts.done + counts.failed + counts.lost === ran) break;
+      }
+      return { done: counts.done - before.done, failed: counts.failed - before.failed };
+    },
+    stop() {
+      stopped = true;
+      return idle();
+    },
+  };
 }
 
-async function runJob(run: OutboxRun, handler: JobHandler, job: Job): Promise<boolean> {
-  const { db, log, now } = run;
-  if (!(await claimJob(db, job.uuid, now(), run.leaseMs ?? 60_000))) return true;
+/** Runs jobs until none is due, outside the background jobs' worker (a one-off run, tests). */
+export async function runDueJobs(run: OutboxRun): Promise<JobCounts> {
+  const worker = createOutboxWorker(run);
   try {
-    await handler.handle(job);
-    await completeJob(db, job.uuid, now());
-    return true;
+    return await worker.drain();
+  } finally {
+    await worker.stop();
+  }
+}
+
+/**
+ * Runs one claimed job and records its outcome under its claim. A failure schedules a retry
+ * with the handler's backoff (the change that queued the job is never affected). An outcome
+ * refused because the claim was lost is dropped: the worker that holds the job now records its
+ * own, and the job has run at least once either way.
+ */
+async function runJob(run: OutboxRun, handler: JobHandler, job: ClaimedJob): Promise<'done' | 'failed' | 'lost'> {
+  const { db, log, now } = run;
+  const lost = () => {
+    log.warn({ jobId: job.uuid, kind: handler.kind }, 'an outbox job was claimed again after its lease ran out: this run of it records nothing');
+    return 'lost' as const;
+  };
+  let handled: void | 'completed';
+  try {
+    handled = await handler.handle(job);
   } catch (error) {
+    if (error instanceof LostClaimError) return lost();
     const attempts = job.attempts + 1;
     const reason = error instanceof Error ? error.message : String(error);
     const giveUp = error instanceof PermanentJobError || attempts >= (handler.maxAttempts ?? 20);
     const nextAttemptAt = giveUp ? null : now() + (handler.retryDelayMs ?? defaultRetryDelayMs)(attempts);
-    await failJob(db, job.uuid, reason, nextAttemptAt);
+    if (!(await failJob(db, job, reason, nextAttemptAt))) return lost();
     log.warn({ jobId: job.uuid, kind: handler.kind, attempts, reason, giveUp }, 'an outbox job failed');
-    return false;
+    return 'failed';
   }
+  if (handled !== 'completed' && !(await completeJob(db, job, now()))) return lost();
+  return 'done';
 }

@@ -1,7 +1,7 @@
 import { findEvent } from '../db/repositories/events.js';
 import { completeJob, enqueueJobs } from '../db/repositories/outbox.js';
 import { inTransaction } from '../db/transaction.js';
-import { PermanentJobError, type JobHandler } from '../outbox/job-handler.js';
+import { LostClaimError, PermanentJobError, type JobHandler } from '../outbox/job-handler.js';
 import type { UseCaseContext } from './context.js';
 import { EVENT_REACTIONS } from './reactions/index.js';
 import { EVENT_JOB_KIND } from './record-events.js';
@@ -14,17 +14,19 @@ import { EVENT_JOB_KIND } from './record-events.js';
 export function createEventDispatcher(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey'>): JobHandler {
   return {
     kind: EVENT_JOB_KIND,
-    batchSize: 100,
     async handle(job) {
       const { eventUuid } = job.payload as { eventUuid?: string };
       if (typeof eventUuid !== 'string') throw new PermanentJobError('an event job without an event');
       await inTransaction(ctx.db, async (trx) => {
         const now = ctx.now();
-        if (!(await completeJob(trx, job.uuid, now))) return;
+        // Refused: this claim's lease ran out and the job's new holder fans the event out
+        // itself, so nothing may commit here; the throw rolls the transaction back.
+        if (!(await completeJob(trx, job, now))) throw new LostClaimError(job.uuid);
         const event = await findEvent(trx, eventUuid);
         if (!event) throw new PermanentJobError(`event ${eventUuid} does not exist`);
         for (const react of EVENT_REACTIONS) await enqueueJobs(trx, await react(trx, event, now, ctx), now);
       });
+      return 'completed';
     },
   };
 }

@@ -1,4 +1,4 @@
-import { completeJob, enqueueJobs, type NewJob } from '../db/repositories/outbox.js';
+import { completeJob, enqueueJobs, type ClaimedJob, type NewJob } from '../db/repositories/outbox.js';
 import {
   clearSubscriptionFailing,
   disableSubscription,
@@ -16,7 +16,7 @@ import { newId } from '../ids.js';
 import { EMAIL_JOB_KIND } from '../mail/booking-message.js';
 import type { NoticeMessagePayload } from '../mail/queued-message.js';
 import { OutboundError, sendOutbound } from '../net/outbound-request.js';
-import { PermanentJobError, type JobHandler } from '../outbox/job-handler.js';
+import { LostClaimError, PermanentJobError, type JobHandler } from '../outbox/job-handler.js';
 import { openSecret } from '../secrets/secret-box.js';
 import { nextAttemptAt, shouldDisableSubscription } from '../webhooks/backoff.js';
 import { signWebhook } from '../webhooks/signing.js';
@@ -31,6 +31,8 @@ export interface WebhookJobPayload {
   /** A retry asked for by an admin: attempted even while the subscription is disabled. */
   manual?: boolean;
 }
+
+type JobClaim = Pick<ClaimedJob, 'uuid' | 'claim'>;
 
 export interface WebhookDeliveryOptions {
   /** The receiver must answer in full within this (10 s, as the API's docs promise receivers). */
@@ -58,7 +60,7 @@ const MAX_RESPONSE_BYTES = 1024;
  *
  * Isolation: attempts run side by side (`concurrency`), and a subscription that is failing
  * (a dead or hanging receiver) gets one attempt in flight per process at a time; its other
- * due deliveries are handed to later jobs instead of taking lanes, so it holds one lane at
+ * due deliveries are handed to later jobs instead of taking slots, so it holds one slot at
  * most and never delays other receivers or other job kinds.
  */
 export function createWebhookDeliverer(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'outbound'>, options: WebhookDeliveryOptions = {}): JobHandler {
@@ -67,7 +69,6 @@ export function createWebhookDeliverer(ctx: Pick<UseCaseContext, 'config' | 'now
   return {
     kind: WEBHOOK_JOB_KIND,
     concurrency: options.concurrency ?? 16,
-    batchSize: 100,
     // Attempts are counted on the delivery; a throw here means our own database failed.
     maxAttempts: 1_000,
     async handle(job) {
@@ -82,25 +83,22 @@ export function createWebhookDeliverer(ctx: Pick<UseCaseContext, 'config' | 'now
       const now = ctx.now();
       if (delivery.lockedUntil !== null && delivery.lockedUntil > now) {
         // An attempt of the same delivery is in flight (a manual retry asked for meanwhile).
-        await postpone(ctx, job.uuid, delivery.uuid, delivery.lockedUntil);
-        return;
+        return postpone(ctx, job, delivery.uuid, delivery.lockedUntil);
       }
       const busy = inFlight.get(subscription.uuid) ?? 0;
       if (subscription.failingSince !== null && busy > 0) {
-        await postpone(ctx, job.uuid, delivery.uuid, now + timeoutMs);
-        return;
+        return postpone(ctx, job, delivery.uuid, now + timeoutMs);
       }
       inFlight.set(subscription.uuid, busy + 1);
       try {
         if (!(await lockDelivery(ctx.db, delivery.uuid, job.uuid, now, DELIVERY_LEASE_MS))) {
           // Another attempt holds it (a sender that died lets go when its lease ends): try after that.
           const current = await findDelivery(ctx.db, delivery.uuid);
-          if (current?.status === 'pending' && current.jobUuid === job.uuid) await postpone(ctx, job.uuid, delivery.uuid, Math.max(current.lockedUntil ?? 0, now + 1_000));
+          if (current?.status === 'pending' && current.jobUuid === job.uuid) return await postpone(ctx, job, delivery.uuid, Math.max(current.lockedUntil ?? 0, now + 1_000));
           return;
         }
         if (!subscription.enabled && payload.manual !== true) {
-          await finish(ctx, job.uuid, delivery.uuid, subscription, { at: now, responseStatus: null, error: 'The webhook is disabled.', sent: false }, 'failed');
-          return;
+          return await finish(ctx, job, delivery.uuid, subscription, { at: now, responseStatus: null, error: 'The webhook is disabled.', sent: false }, 'failed');
         }
         const body = delivery.body;
         const attemptAt = ctx.now();
@@ -108,13 +106,14 @@ export function createWebhookDeliverer(ctx: Pick<UseCaseContext, 'config' | 'now
         const attempt = await send(ctx, subscription.url, { 'content-type': 'application/json', ...headers }, body, timeoutMs);
         const attemptRecord = { at: attemptAt, ...attempt, sent: true };
         if (attempt.error === null) {
-          await finish(ctx, job.uuid, delivery.uuid, subscription, attemptRecord, 'delivered');
+          await finish(ctx, job, delivery.uuid, subscription, attemptRecord, 'delivered');
         } else {
           const doneAt = ctx.now();
           const next = nextAttemptAt(delivery.firstAttemptAt ?? attemptAt, delivery.attempts + 1, doneAt, ctx.config.webhooks.retryBaseSeconds, options.random);
-          await finish(ctx, job.uuid, delivery.uuid, subscription, attemptRecord, next === null ? 'failed' : { retryAt: next });
+          await finish(ctx, job, delivery.uuid, subscription, attemptRecord, next === null ? 'failed' : { retryAt: next });
           ctx.log.info({ deliveryUuid: delivery.uuid, webhookUuid: subscription.uuid, reason: attempt.error, retryAt: next }, 'a webhook delivery attempt failed');
         }
+        return 'completed';
       } finally {
         const left = (inFlight.get(subscription.uuid) ?? 1) - 1;
         if (left <= 0) inFlight.delete(subscription.uuid);
@@ -152,16 +151,18 @@ async function send(
   }
 }
 
-/** Lets a later job make the attempt, without counting one. */
-async function postpone(ctx: Pick<UseCaseContext, 'now' | 'db'>, jobUuid: string, deliveryUuid: string, at: number): Promise<void> {
+/** Lets a later job make the attempt, without counting one; completes the job. */
+async function postpone(ctx: Pick<UseCaseContext, 'now' | 'db'>, job: JobClaim, deliveryUuid: string, at: number): Promise<'completed'> {
   await inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
-    if (!(await completeJob(trx, jobUuid, now))) return;
+    // Refused: the job's new holder (after this claim's lease) deals with the delivery; the throw rolls back.
+    if (!(await completeJob(trx, job, now))) throw new LostClaimError(job.uuid);
     const next = { jobUuid: newId(now), at };
-    if (await passDeliveryToJob(trx, deliveryUuid, jobUuid, next)) {
+    if (await passDeliveryToJob(trx, deliveryUuid, job.uuid, next)) {
       await enqueueJobs(trx, [{ uuid: next.jobUuid, kind: WEBHOOK_JOB_KIND, payload: { deliveryUuid } satisfies WebhookJobPayload, runAt: at }], now);
     }
   });
+  return 'completed';
 }
 
 /**
@@ -170,18 +171,22 @@ async function postpone(ctx: Pick<UseCaseContext, 'now' | 'db'>, jobUuid: string
  */
 async function finish(
   ctx: Pick<UseCaseContext, 'now' | 'log' | 'db'>,
-  jobUuid: string,
+  job: JobClaim,
   deliveryUuid: string,
   subscription: WebhookSubscription,
   attempt: AttemptRecord & { sent: boolean },
   outcome: 'delivered' | 'failed' | { retryAt: number },
-): Promise<void> {
+): Promise<'completed'> {
   await inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
-    if (!(await completeJob(trx, jobUuid, now))) return;
+    // Refused: this claim's lease ran out and the job's new holder makes its own attempt and
+    // records that one; recording this one too would count the attempt twice and queue a
+    // second retry. The throw rolls the transaction back (the receiver may have had it twice:
+    // deliveries are at least once, under one webhook-id).
+    if (!(await completeJob(trx, job, now))) throw new LostClaimError(job.uuid);
     const jobs: NewJob[] = [];
     const retry = typeof outcome === 'object' ? { jobUuid: newId(now), at: outcome.retryAt } : null;
-    const current = await recordDeliveryAttempt(trx, deliveryUuid, jobUuid, attempt, {
+    const current = await recordDeliveryAttempt(trx, deliveryUuid, job.uuid, attempt, {
       status: retry ? 'pending' : (outcome as 'delivered' | 'failed'),
       nextAttemptAt: retry?.at ?? null,
       nextJobUuid: retry?.jobUuid ?? null,
@@ -201,6 +206,7 @@ async function finish(
     }
     await enqueueJobs(trx, jobs, now);
   });
+  return 'completed';
 }
 
 /** The e-mail telling each admin of the account that the webhook was switched off. */

@@ -9,7 +9,7 @@ import { bookingBody, eventually, firstFreeSlots } from './helpers.js';
 
 /**
  * The background jobs as the server runs them (on their timer, not drained by the test): a
- * receiver that never answers holds one lane for its 10 s, while another receiver's
+ * receiver that never answers holds one slot for its 10 s, while another receiver's
  * deliveries and the booking e-mails go out meanwhile.
  */
 for (const dialect of DIALECTS) {

@@ -11,6 +11,7 @@ import * as calendars from './0009-calendars.js';
 import * as bookingPages from './0010-booking-pages.js';
 import * as placeDetails from './0011-place-details.js';
 import * as syncClaims from './0012-sync-claims.js';
+import * as outboxClaims from './0013-outbox-claims.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010-booking-pages': bookingPages,
   '0011-place-details': placeDetails,
   '0012-sync-claims': syncClaims,
+  '0013-outbox-claims': outboxClaims,
 };

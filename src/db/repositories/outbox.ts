@@ -1,12 +1,5 @@
 import type { Insertable } from 'kysely';
-import type { DbOrTrx, OutboxTable } from '../database.js';
-
-export interface Job {
-  uuid: string;
-  kind: string;
-  payload: unknown;
-  attempts: number;
-}
+import { isPostgres, type DbOrTrx, type OutboxTable } from '../database.js';
 
 export interface NewJob {
   uuid: string;
@@ -35,63 +28,95 @@ export function jobRows(jobs: NewJob[], now: number): Insertable<OutboxTable>[] 
   }));
 }
 
-/** Pending jobs of one kind that are due, oldest first. */
-export async function findDueJobs(db: DbOrTrx, kind: string, now: number, limit: number): Promise<Job[]> {
+/** A job as the worker that claimed it holds it, until its lease ends. */
+export interface ClaimedJob {
+  uuid: string;
+  kind: string;
+  payload: unknown;
+  /** Attempts made before this one. */
+  attempts: number;
+  /** The claim's token: completeJob and failJob succeed only while the job still carries it. */
+  claim: string;
+}
+
+/**
+ * Claims up to `limit` due pending jobs of one kind, oldest due first, in one statement: each
+ * gets the token `claim` and a lease, its next attempt pushed to `now + leaseMs`, so nobody
+ * else takes it before then. A worker that dies lets the lease run out; then anyone may claim
+ * the job again (at least once), and the token tells the late worker it lost it.
+ *
+ * The jobs are chosen in a materialized CTE so that its LIMIT is applied once: PostgreSQL may
+ * run a plain `IN (subquery)` again for each row of a nested loop, and with SKIP LOCKED each run
+ * can pick other rows, claiming more than `limit`. On PostgreSQL, FOR UPDATE SKIP LOCKED lets
+ * instances claiming at once take different jobs without waiting for each other; SQLite has
+ * one writer, so its statements never overlap. The conditions are repeated on the UPDATE so a
+ * row claimed by someone else between the choice and the update is left alone whatever the plan.
+ * The jobs come back in no particular order: the worker starts them all at once.
+ */
+export async function claimJobs(db: DbOrTrx, kind: string, claim: string, now: number, leaseMs: number, limit: number): Promise<ClaimedJob[]> {
   const rows = await db
-    .selectFrom('outbox')
-    .select(['id', 'kind', 'payload', 'attempts'])
-    .where('kind', '=', kind)
+    .with(
+      (cte) => cte('due').materialized(),
+      (qb) => {
+        const due = qb
+          .selectFrom('outbox')
+          .select('id')
+          .where('kind', '=', kind)
+          .where('status', '=', 'pending')
+          .where('next_attempt_at', '<=', now)
+          .orderBy('next_attempt_at')
+          .orderBy('id')
+          .limit(limit);
+        return isPostgres(db) ? due.forUpdate().skipLocked() : due;
+      },
+    )
+    .updateTable('outbox')
+    .set({ claim, next_attempt_at: now + leaseMs })
+    .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
     .where('status', '=', 'pending')
     .where('next_attempt_at', '<=', now)
-    .orderBy('next_attempt_at')
-    .orderBy('id')
-    .limit(limit)
+    .returning(['id', 'kind', 'payload', 'attempts'])
     .execute();
-  return rows.map((row) => ({ uuid: row.id, kind: row.kind, payload: JSON.parse(row.payload) as unknown, attempts: row.attempts }));
+  return rows.map((row) => ({ uuid: row.id, kind: row.kind, payload: JSON.parse(row.payload) as unknown, attempts: row.attempts, claim }));
 }
 
 /**
- * Claims a job for `leaseMs` by pushing its next attempt into the future; only one
- * instance wins the conditional update, and a worker that dies lets the lease run out.
+ * Marks a job done if the claim `job.claim` still holds it; false when it does not (another
+ * worker claimed it after the lease ran out, or it is no longer pending). A handler that writes
+ * further jobs calls this in the same transaction, so its effects and its completion commit
+ * together, and with the same claim.
  */
-export async function claimJob(db: DbOrTrx, uuid: string, now: number, leaseMs: number): Promise<boolean> {
+export async function completeJob(db: DbOrTrx, job: Pick<ClaimedJob, 'uuid' | 'claim'>, now: number): Promise<boolean> {
   const result = await db
     .updateTable('outbox')
-    .set({ next_attempt_at: now + leaseMs })
-    .where('id', '=', uuid)
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', now)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
-}
-
-/**
- * Marks a pending job done; false when it already was. A handler that writes further jobs
- * calls this in the same transaction, so its effects and its completion commit together.
- */
-export async function completeJob(db: DbOrTrx, uuid: string, now: number): Promise<boolean> {
-  const result = await db
-    .updateTable('outbox')
-    .set((eb) => ({ status: 'done', done_at: now, attempts: eb('attempts', '+', 1), last_error: null }))
-    .where('id', '=', uuid)
+    .set((eb) => ({ status: 'done', done_at: now, attempts: eb('attempts', '+', 1), last_error: null, claim: null }))
+    .where('id', '=', job.uuid)
+    .where('claim', '=', job.claim)
     .where('status', '=', 'pending')
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
-/** Records a failed attempt: retried at `nextAttemptAt`, or given up (`failed`) when null. */
-export async function failJob(db: DbOrTrx, uuid: string, error: string, nextAttemptAt: number | null): Promise<void> {
-  await db
+/**
+ * Records a failed attempt, if the claim `job.claim` still holds the job: retried at
+ * `nextAttemptAt` (by whoever claims it then), or given up (`failed`) when null. False when the
+ * claim was lost: the new holder's outcome is the one that counts.
+ */
+export async function failJob(db: DbOrTrx, job: Pick<ClaimedJob, 'uuid' | 'claim'>, error: string, nextAttemptAt: number | null): Promise<boolean> {
+  const result = await db
     .updateTable('outbox')
     .set((eb) => ({
       status: nextAttemptAt === null ? 'failed' : 'pending',
       next_attempt_at: nextAttemptAt ?? 0,
       attempts: eb('attempts', '+', 1),
       last_error: error.slice(0, 2000),
+      claim: null,
     }))
-    .where('id', '=', uuid)
+    .where('id', '=', job.uuid)
+    .where('claim', '=', job.claim)
     .where('status', '=', 'pending')
-    .execute();
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 /** Forgets jobs finished before `before`: the outbox is a queue, not an archive (events are). */

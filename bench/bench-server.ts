@@ -41,7 +41,15 @@ if (attachUrl) {
   await new Promise(() => undefined);
 }
 const hosts = Number(process.env.BENCH_HOSTS ?? 1);
-const created = await createAccount(ctx, { name: 'Bench', ownerEmail: 'owner@bench.test', ownerFirstName: 'Bench', ownerLastName: 'Owner', maxUsers: hosts + 1, timezone: 'Europe/Warsaw', places: ['zoom'] });
+const created = await createAccount(ctx, {
+  name: 'Bench',
+  ownerEmail: 'owner@bench.test',
+  ownerFirstName: 'Bench',
+  ownerLastName: 'Owner',
+  maxUsers: hosts + 1,
+  timezone: 'Europe/Warsaw',
+  places: ['zoom'],
+});
 const owner = { keyUuid: '', userUuid: created.owner.uuid, accountUuid: created.account.uuid, username: created.owner.username };
 for (let i = 0; i < hosts - 1; i += 1) await addTeamMember(ctx, owner, created.team.uuid, { firstName: 'Host', lastName: `Number ${i}`, email: `host${i}@bench.test` });
 const topic = await createMeetingTopic(ctx, owner, { name: 'Bench', durationMinutes: 30, bookingWindowDays: 365, places: ['zoom'], team: created.team.uuid });
@@ -59,10 +67,31 @@ if (seed === 'calendar') {
     for (let hour = 9; hour < 17 && inserted < 200; hour += 1) {
       const start = date.set({ hour, minute: 0 }).toMillis();
       meetings.push({
-        uuid: newId(), accountUuid: created.account.uuid, topicUuid: topic.uuid, teamUuid: created.team.uuid, hostUuid: created.owner.uuid,
-        hostUsername: created.owner.username, bookingUuid: newId(), start, end: start + 30 * 60_000, status: 'confirmed', holdExpiresAt: null,
-        place: 'zoom', location: locationWithoutDetails('zoom', null), participant: { name: 'P', email: 'p@x.test', phone: null, timezone: 'UTC', lang: 'en' }, note: null,
-        priceVariantUuid: null, form: {}, metadata: {}, invoice: null, sequence: 0, createdAt: Date.now(), updatedAt: Date.now(), cancelledAt: null, cancelReason: null, bookedByKeyUuid: null,
+        uuid: newId(),
+        accountUuid: created.account.uuid,
+        topicUuid: topic.uuid,
+        teamUuid: created.team.uuid,
+        hostUuid: created.owner.uuid,
+        hostUsername: created.owner.username,
+        bookingUuid: newId(),
+        start,
+        end: start + 30 * 60_000,
+        status: 'confirmed',
+        holdExpiresAt: null,
+        place: 'zoom',
+        location: locationWithoutDetails('zoom', null),
+        participant: { name: 'P', email: 'p@x.test', phone: null, timezone: 'UTC', lang: 'en' },
+        note: null,
+        priceVariantUuid: null,
+        form: {},
+        metadata: {},
+        invoice: null,
+        sequence: 0,
+        createdAt: Date.now(),
+        updatedAt: Date.now(),
+        cancelledAt: null,
+        cancelReason: null,
+        bookedByKeyUuid: null,
       });
       inserted += 1;
     }
@@ -79,7 +108,9 @@ if (seed === 'calendar') {
   staticMonthBody = await response.text();
 }
 const databaseUrl = ctx.config.database.dialect === 'postgres' ? ctx.config.database.url : null;
-console.log(`BENCH_INFO ${JSON.stringify({ url: server.url, apiKey: created.apiKey, topic: topic.uuid, team: created.team.uuid, usernames: topic.hosts.map((h) => h.username), month, databaseUrl })}`);
+console.log(
+  `BENCH_INFO ${JSON.stringify({ url: server.url, apiKey: created.apiKey, topic: topic.uuid, team: created.team.uuid, usernames: topic.hosts.map((h) => h.username), month, databaseUrl })}`,
+);
 const stop = async () => {
   await server.close();
   process.exit(0);

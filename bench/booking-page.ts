@@ -42,9 +42,25 @@ async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'termin-bench-page-'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const env: Record<string, string> = { DATA_DIR: dataDir, TERMIN_DEMO: 'false', MIGRATE_ON_START: 'true', LOG_LEVEL: 'warn', DATABASE_URL: '', PORT: String(port), PUBLIC_URL: url };
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    TERMIN_DEMO: 'false',
+    MIGRATE_ON_START: 'true',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: '',
+    PORT: String(port),
+    PUBLIC_URL: url,
+  };
   const ctx = await createContext(loadConfig(env), { log: pino({ level: 'silent' }) });
-  const created = await createAccount(ctx, { name: 'Bench', ownerEmail: 'bench@example.com', ownerFirstName: 'Bea', ownerLastName: 'Bench', maxUsers: 5, timezone: 'Europe/Warsaw', places: ['offline', 'zoom'] });
+  const created = await createAccount(ctx, {
+    name: 'Bench',
+    ownerEmail: 'bench@example.com',
+    ownerFirstName: 'Bea',
+    ownerLastName: 'Bench',
+    maxUsers: 5,
+    timezone: 'Europe/Warsaw',
+    places: ['offline', 'zoom'],
+  });
   await ctx.close();
 
   const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -63,9 +79,11 @@ async function main(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const api = (method: string, p: string, body: unknown) =>
-      fetch(`${url}/api/v1${p}`, { method, headers: { 'content-type': 'application/json', accept: 'application/json', 'x-service-api-key': created.apiKey }, body: JSON.stringify(body) }).then(
-        async (response) => ({ status: response.status, body: (await response.json()) as Record<string, any> }),
-      );
+      fetch(`${url}/api/v1${p}`, {
+        method,
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'x-service-api-key': created.apiKey },
+        body: JSON.stringify(body),
+      }).then(async (response) => ({ status: response.status, body: (await response.json()) as Record<string, any> }));
     const allDay = [{ start: '00:00', end: '24:00' }];
     await api('PUT', `/users/${created.owner.uuid}/availability`, {
       timezone: 'Europe/Warsaw',
@@ -73,7 +91,11 @@ async function main(): Promise<void> {
       overrides: [],
     });
     const topic = await api('POST', '/meeting-topics', {
-      name: 'Intro call', durationMinutes: 30, public: true, places: ['offline', 'zoom'], description: 'A first talk.',
+      name: 'Intro call',
+      durationMinutes: 30,
+      public: true,
+      places: ['offline', 'zoom'],
+      description: 'A first talk.',
       form: [{ key: 'company', label: 'Company', required: false }],
     });
     const pageUrl = `${url}/book/${created.owner.username}/${topic.body.uuid}`;
@@ -110,7 +132,9 @@ async function main(): Promise<void> {
       await context.close();
     }
     const row = (label: string, samples: { total: number; schedule: number }[]) =>
-      console.log(`  ${label.padEnd(28)} median ${String(median(samples.map((s) => s.total))).padStart(5)} ms   (calculate-schedule ${median(samples.map((s) => s.schedule)).toFixed(1)} ms)   max ${Math.max(...samples.map((s) => s.total))} ms`);
+      console.log(
+        `  ${label.padEnd(28)} median ${String(median(samples.map((s) => s.total))).padStart(5)} ms   (calculate-schedule ${median(samples.map((s) => s.schedule)).toFixed(1)} ms)   max ${Math.max(...samples.map((s) => s.total))} ms`,
+      );
     console.log(`\nTime to first slot list in Chromium, ${runs} runs (a month view, 48 slots a day):`);
     row('cold cache, new context', cold);
     row('warm (assets cached)', warm);

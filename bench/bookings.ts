@@ -143,10 +143,23 @@ async function runTwo(oneInstance: number) {
 }
 
 const dialects: BenchDialect[] = (await postgresReachable()) ? ['sqlite', 'postgres'] : ['sqlite'];
-console.log(`POST /schedule, distinct slots across ${HOSTS} hosts, 20 connections per instance, ${seconds} s per run, servers in their own processes, Node ${process.version}, ${os.cpus().length} CPUs`);
-console.log('bookings/healthz: bookings per second over the same server\'s /healthz requests per second, measured just before: how close a booking comes to the cheapest request this machine serves at that moment.');
-console.log('CPU µs/book: the service processes\' own CPU time per booking (PostgreSQL\'s not included), steadier than the rate when other processes share the cores.');
-console.log('run'.padEnd(22), 'bookings/s'.padStart(10), 'healthz/s'.padStart(12), 'ratio'.padStart(9), 'p50 ms'.padStart(7), 'p99 ms'.padStart(7), 'CPU µs/book'.padStart(12), '  statuses');
+console.log(
+  `POST /schedule, distinct slots across ${HOSTS} hosts, 20 connections per instance, ${seconds} s per run, servers in their own processes, Node ${process.version}, ${os.cpus().length} CPUs`,
+);
+console.log(
+  "bookings/healthz: bookings per second over the same server's /healthz requests per second, measured just before: how close a booking comes to the cheapest request this machine serves at that moment.",
+);
+console.log("CPU µs/book: the service processes' own CPU time per booking (PostgreSQL's not included), steadier than the rate when other processes share the cores.");
+console.log(
+  'run'.padEnd(22),
+  'bookings/s'.padStart(10),
+  'healthz/s'.padStart(12),
+  'ratio'.padStart(9),
+  'p50 ms'.padStart(7),
+  'p99 ms'.padStart(7),
+  'CPU µs/book'.padStart(12),
+  '  statuses',
+);
 for (const dialect of dialects) {
   const one = await runOne(dialect);
   // The default syncs every (group) commit; the operator may trade that for speed.

@@ -125,19 +125,43 @@ async function runDialect(dialect: BenchDialect): Promise<{ results: CaseResult[
       places: ['zoom'],
     });
     const owner = { keyUuid: '', userUuid: created.owner.uuid, accountUuid: created.account.uuid, username: created.owner.username };
-    for (let i = 1; i < size; i += 1) await addTeamMember(ctx, owner, created.team.uuid, { firstName: 'Host', lastName: `Number ${i}`, email: `host${i}.team${teamNumber}@bench.test` });
+    for (let i = 1; i < size; i += 1)
+      await addTeamMember(ctx, owner, created.team.uuid, { firstName: 'Host', lastName: `Number ${i}`, email: `host${i}.team${teamNumber}@bench.test` });
     const topic = await createMeetingTopic(ctx, owner, { name: 'Consultation', durationMinutes: 30, bookingWindowDays: 120, places: ['zoom'], team: created.team.uuid });
     if (topic.hosts.length !== size) throw new Error(`team of ${size} has ${topic.hosts.length} hosts`);
     for (const host of topic.hosts) {
       const next = random(seedNumber++);
       const picked = new Set<number>();
       while (picked.size < MEETINGS_PER_HOST) picked.add(HALF_HOURS[Math.floor(next() * HALF_HOURS.length)]!);
-      const meetings: Meeting[] = [...picked].sort((a, b) => a - b).map((start) => ({
-        uuid: newId(), accountUuid: created.account.uuid, topicUuid: topic.uuid, teamUuid: created.team.uuid, hostUuid: host.uuid,
-        hostUsername: host.username, bookingUuid: newId(), start, end: start + 30 * 60_000, status: 'confirmed', holdExpiresAt: null,
-        place: 'zoom', location: locationWithoutDetails('zoom', null), participant: { name: 'P', email: 'p@x.test', phone: null, timezone: 'UTC', lang: 'en' }, note: null,
-        priceVariantUuid: null, form: {}, metadata: {}, invoice: null, sequence: 0, createdAt: NOW, updatedAt: NOW, cancelledAt: null, cancelReason: null, bookedByKeyUuid: null,
-      }));
+      const meetings: Meeting[] = [...picked]
+        .sort((a, b) => a - b)
+        .map((start) => ({
+          uuid: newId(),
+          accountUuid: created.account.uuid,
+          topicUuid: topic.uuid,
+          teamUuid: created.team.uuid,
+          hostUuid: host.uuid,
+          hostUsername: host.username,
+          bookingUuid: newId(),
+          start,
+          end: start + 30 * 60_000,
+          status: 'confirmed',
+          holdExpiresAt: null,
+          place: 'zoom',
+          location: locationWithoutDetails('zoom', null),
+          participant: { name: 'P', email: 'p@x.test', phone: null, timezone: 'UTC', lang: 'en' },
+          note: null,
+          priceVariantUuid: null,
+          form: {},
+          metadata: {},
+          invoice: null,
+          sequence: 0,
+          createdAt: NOW,
+          updatedAt: NOW,
+          cancelledAt: null,
+          cancelReason: null,
+          bookedByKeyUuid: null,
+        }));
       await insertMeetings(ctx.db, meetings);
     }
     return { team: created.team.uuid, topic: topic.uuid, usernames: topic.hosts.map((host) => host.username) };
@@ -196,11 +220,15 @@ async function runDialect(dialect: BenchDialect): Promise<{ results: CaseResult[
 }
 
 const dialects: BenchDialect[] = which === 'both' ? ['sqlite', 'postgres'] : [which as BenchDialect];
-console.log(`cold vs warm month view, POST /api/v1/calculate-schedule timed in process with app.inject (routing, validation, use case, database reads, serialisation; no socket), Node ${process.version}`);
+console.log(
+  `cold vs warm month view, POST /api/v1/calculate-schedule timed in process with app.inject (routing, validation, use case, database reads, serialisation; no socket), Node ${process.version}`,
+);
 // p99 and the means follow the machine's load (a descheduled view counts whole): compare runs by p50, and by the load printed here.
 const load = () => `load average ${formatNumber(os.loadavg()[0]!, 1)} on ${os.cpus().length} CPUs`;
 console.log(`${load()} at start`);
-console.log(`each host: ${MEETINGS_PER_HOST} meetings in March 2027 (Mon–Fri 09–17 ${HOST_ZONE}), viewed in ${VIEW.timezone}; cold = the host's first view (a schedule-cache miss), warm = the next ${WARM_REPEATS} identical views (hits)`);
+console.log(
+  `each host: ${MEETINGS_PER_HOST} meetings in March 2027 (Mon–Fri 09–17 ${HOST_ZONE}), viewed in ${VIEW.timezone}; cold = the host's first view (a schedule-cache miss), warm = the next ${WARM_REPEATS} identical views (hits)`,
+);
 const header = `${'dialect'.padEnd(9)}${'hosts'.padStart(6)}${'views'.padStart(7)}${'slots'.padStart(7)}  ${'cold ms: mean'.padStart(13)}${'p50'.padStart(8)}${'p99'.padStart(8)}  ${'warm ms: mean'.padStart(13)}${'p50'.padStart(8)}${'p99'.padStart(8)}  ${'cold/warm: mean'.padStart(15)}${'p50'.padStart(7)}${'p99'.padStart(7)}`;
 let printedHeader = false;
 for (const dialect of dialects) {

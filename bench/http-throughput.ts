@@ -59,7 +59,12 @@ const quiet = await spawnBenchServer({ BENCH_DIALECT: dialect, BENCH_SEED: 'cale
 const logged = await spawnBenchServer({ BENCH_DIALECT: dialect, BENCH_SEED: 'calendar', LOG_LEVEL: 'info' });
 try {
   const healthz: Case = { name: 'GET /healthz', method: 'GET', path: '/healthz', body: undefined };
-  const month = (server: SpawnedBenchServer): Case => ({ name: 'calculate, month view (200 meetings)', method: 'POST', path: '/api/v1/calculate-schedule', body: monthBody(server.info, { month: server.info.month }) });
+  const month = (server: SpawnedBenchServer): Case => ({
+    name: 'calculate, month view (200 meetings)',
+    method: 'POST',
+    path: '/api/v1/calculate-schedule',
+    body: monthBody(server.info, { month: server.info.month }),
+  });
   console.log(`HTTP throughput, ${dialect}, servers and load generator in separate processes, 10 connections, ${seconds} s per case, Node ${process.version}`);
 
   // Once each, for scale: what a same-size constant body and a week view serve.
@@ -67,18 +72,46 @@ try {
   const scale = [
     { name: 'GET /healthz', ...ceilingHealth },
     { name: 'same-size constant body (ceiling)', ...(await measure(quiet, { name: 'constant body', method: 'POST', path: '/bench/static-month', body: '{}' })) },
-    { name: 'calculate, week view', ...(await measure(quiet, { name: 'week view', method: 'POST', path: '/api/v1/calculate-schedule', body: monthBody(quiet.info, { offset: 28 }) })) },
+    {
+      name: 'calculate, week view',
+      ...(await measure(quiet, { name: 'week view', method: 'POST', path: '/api/v1/calculate-schedule', body: monthBody(quiet.info, { offset: 28 }) })),
+    },
   ];
   console.log('case'.padEnd(40), 'req/s'.padStart(9), 'p99 ms'.padStart(7), '× healthz'.padStart(10), 'body bytes'.padStart(11), 'CPU µs/req'.padStart(11));
-  for (const r of scale) console.log(r.name.padEnd(40), formatNumber(r.rps).padStart(9), formatNumber(r.p99).padStart(7), formatNumber(r.rps / ceilingHealth.rps, 2).padStart(10), formatNumber(r.bytes).padStart(11), formatNumber(r.cpuMicros).padStart(11));
+  for (const r of scale)
+    console.log(
+      r.name.padEnd(40),
+      formatNumber(r.rps).padStart(9),
+      formatNumber(r.p99).padStart(7),
+      formatNumber(r.rps / ceilingHealth.rps, 2).padStart(10),
+      formatNumber(r.bytes).padStart(11),
+      formatNumber(r.cpuMicros).padStart(11),
+    );
 
   // Both servers warm up on the month view first: its first seconds run unoptimised code.
-  for (const server of [quiet, logged]) await autocannon({ url: `${server.info.url}/api/v1/calculate-schedule`, method: 'POST', headers: { 'content-type': 'application/json' }, body: month(server).body, connections: 10, duration: 2 });
+  for (const server of [quiet, logged])
+    await autocannon({
+      url: `${server.info.url}/api/v1/calculate-schedule`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: month(server).body,
+      connections: 10,
+      duration: 2,
+    });
 
   console.log();
   console.log(`The goals, ${rounds} rounds of three back-to-back cases each:`);
-  console.log('(server CPU µs per request: what the server itself spent, which the machine\'s other load moves less than requests per second)');
-  console.log('round'.padEnd(7), 'healthz/s'.padStart(10), 'month/s'.padStart(9), 'month logged/s'.padStart(15), 'month ÷ healthz'.padStart(16), 'logged ÷ quiet'.padStart(15), 'p99 ms quiet/logged'.padStart(21), 'CPU µs healthz/month/logged'.padStart(29));
+  console.log("(server CPU µs per request: what the server itself spent, which the machine's other load moves less than requests per second)");
+  console.log(
+    'round'.padEnd(7),
+    'healthz/s'.padStart(10),
+    'month/s'.padStart(9),
+    'month logged/s'.padStart(15),
+    'month ÷ healthz'.padStart(16),
+    'logged ÷ quiet'.padStart(15),
+    'p99 ms quiet/logged'.padStart(21),
+    'CPU µs healthz/month/logged'.padStart(29),
+  );
   const viewRatios: number[] = [];
   const logRatios: number[] = [];
   for (let round = 1; round <= rounds; round += 1) {

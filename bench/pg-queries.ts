@@ -54,10 +54,14 @@ for (const named of [false, true]) {
   const perQuery = (cpu.user + cpu.system) / sent;
   console.log(
     (named ? 'named' : 'unnamed').padEnd(10),
-    Math.round(sent / ((performance.now() - started) / 1000)).toLocaleString('en-US').padStart(10),
+    Math.round(sent / ((performance.now() - started) / 1000))
+      .toLocaleString('en-US')
+      .padStart(10),
     perQuery.toFixed(1).padStart(20),
     (cpu.system / sent).toFixed(1).padStart(16),
-    Math.round(perQuery * 8).toLocaleString('en-US').padStart(16),
+    Math.round(perQuery * 8)
+      .toLocaleString('en-US')
+      .padStart(16),
   );
 }
 await pool.end();

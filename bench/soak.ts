@@ -52,7 +52,13 @@ try {
     statuses.set(name, byStatus);
   };
   const requests: autocannon.Request[] = [
-    { method: 'POST', path: '/api/v1/calculate-schedule', headers: json, setupRequest: (r) => ({ ...r, body: calculateBody({ offset: 7 * (week++ % 40) }) }), onResponse: (s) => count('calculate week', s) },
+    {
+      method: 'POST',
+      path: '/api/v1/calculate-schedule',
+      headers: json,
+      setupRequest: (r) => ({ ...r, body: calculateBody({ offset: 7 * (week++ % 40) }) }),
+      onResponse: (s) => count('calculate week', s),
+    },
     { method: 'POST', path: '/api/v1/calculate-schedule', headers: json, body: calculateBody({ month }), onResponse: (s) => count('calculate month', s) },
     {
       method: 'POST',
@@ -61,7 +67,10 @@ try {
       setupRequest: (r) => {
         const slot = slots[nextSlot % Math.max(1, slots.length)];
         nextSlot += 1;
-        return { ...r, body: JSON.stringify({ dates: [slot], email: 'soak@example.com', lang: 'en', name: 'Soak', place: 'zoom', meetingTopic: topic, team, timezone: 'Europe/Warsaw' }) };
+        return {
+          ...r,
+          body: JSON.stringify({ dates: [slot], email: 'soak@example.com', lang: 'en', name: 'Soak', place: 'zoom', meetingTopic: topic, team, timezone: 'Europe/Warsaw' }),
+        };
       },
       onResponse: (s) => count('book', s),
     },
@@ -74,11 +83,19 @@ try {
   await sampleRss();
 
   console.log(`Soak, ${dialect}, ${connections} connections, ${seconds} s, server in its own process, Node ${process.version}; ${slots.length} free slots to book`);
-  console.log(`throughput ${formatNumber(result.requests.average)} req/s (${formatNumber(result.requests.total)} requests), latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms`);
+  console.log(
+    `throughput ${formatNumber(result.requests.average)} req/s (${formatNumber(result.requests.total)} requests), latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms`,
+  );
   console.log(`errors: ${result.errors} socket errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`);
   console.log('request'.padEnd(18), 'answers by status');
   for (const [name, byStatus] of statuses) {
-    console.log(name.padEnd(18), [...byStatus].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${formatNumber(n)}`).join('  '));
+    console.log(
+      name.padEnd(18),
+      [...byStatus]
+        .sort(([a], [b]) => a - b)
+        .map(([status, n]) => `${status}: ${formatNumber(n)}`)
+        .join('  '),
+    );
   }
   console.log('server RSS over time:', rss.map((s) => `${s.at}s ${formatNumber(s.mb)} MB`).join(' · '));
 } finally {

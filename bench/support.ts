@@ -18,7 +18,15 @@ export type BenchDialect = 'sqlite' | 'postgres';
 export async function startBenchServer(dialect: BenchDialect, extraEnv: Record<string, string> = {}, beforeListen?: (app: FastifyInstance, ctx: AppContext) => Promise<void>) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'termin-bench-'));
   // The load generator is one client hammering one instance: no rate limit.
-  const env: Record<string, string> = { DATA_DIR: dataDir, TERMIN_DEMO: 'false', MIGRATE_ON_START: 'true', LOG_LEVEL: 'silent', PORT: '0', RATE_LIMIT_PER_MINUTE: '0', ...extraEnv };
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    TERMIN_DEMO: 'false',
+    MIGRATE_ON_START: 'true',
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+    RATE_LIMIT_PER_MINUTE: '0',
+    ...extraEnv,
+  };
   let dropDatabase = async () => undefined as unknown;
   if (dialect === 'postgres' && extraEnv.BENCH_ATTACH_URL) {
     // A further instance on another instance's database (bench/bookings.ts, two instances).

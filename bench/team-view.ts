@@ -26,7 +26,7 @@ const now = Date.parse('2027-02-20T10:00:00Z');
 
 const server = await startBenchServer(dialect, { SCHEDULE_CACHE_MB: '256' });
 const { ctx, app } = server;
-let clock = now;
+const clock = now;
 (ctx as { now: () => number }).now = () => clock;
 
 const created = await createAccount(ctx, {
@@ -41,11 +41,23 @@ const created = await createAccount(ctx, {
 const headers = { 'content-type': 'application/json', accept: 'application/json', 'x-service-api-key': created.apiKey };
 const hostUuids = [created.owner.uuid];
 for (let i = 1; i < HOSTS; i += 1) {
-  const response = await app.inject({ method: 'POST', url: `/api/v1/teams/${created.team.uuid}/users`, headers, payload: JSON.stringify({ firstName: `Host${i}`, lastName: 'Bench', email: `host${i}@bench.test` }) });
+  const response = await app.inject({
+    method: 'POST',
+    url: `/api/v1/teams/${created.team.uuid}/users`,
+    headers,
+    payload: JSON.stringify({ firstName: `Host${i}`, lastName: 'Bench', email: `host${i}@bench.test` }),
+  });
   if (response.statusCode !== 201) throw new Error(response.body);
   hostUuids.push(response.json().uuid);
 }
-const topic = (await app.inject({ method: 'POST', url: '/api/v1/meeting-topics', headers, payload: JSON.stringify({ name: 'Team call', durationMinutes: 30, team: created.team.uuid, places: ['zoom'], bookingWindowDays: 120 }) })).json();
+const topic = (
+  await app.inject({
+    method: 'POST',
+    url: '/api/v1/meeting-topics',
+    headers,
+    payload: JSON.stringify({ name: 'Team call', durationMinutes: 30, team: created.team.uuid, places: ['zoom'], bookingWindowDays: 120 }),
+  })
+).json();
 const principal = await authenticate(ctx, created.apiKey);
 
 const input = { meetingTopic: topic.uuid as string, team: created.team.uuid, timezone: 'America/New_York', offset: 0, month: 3, year: 2027 };
@@ -54,7 +66,16 @@ const march = await calculateSchedule(ctx, null, input);
 const offered = march.days.flatMap((day) => day.slots);
 for (let i = 0; i < MEETINGS; i += 1) {
   const slot = offered[Math.floor((i * offered.length) / MEETINGS)]!;
-  await scheduleMeetings(ctx, principal, { dates: [slot], email: `p${i}@example.com`, lang: 'en', name: `P ${i}`, place: 'zoom', meetingTopic: topic.uuid, team: created.team.uuid, timezone: 'Europe/Warsaw' });
+  await scheduleMeetings(ctx, principal, {
+    dates: [slot],
+    email: `p${i}@example.com`,
+    lang: 'en',
+    name: `P ${i}`,
+    place: 'zoom',
+    meetingTopic: topic.uuid,
+    team: created.team.uuid,
+    timezone: 'Europe/Warsaw',
+  });
 }
 
 function median(values: number[]): number {
@@ -81,7 +102,12 @@ const allChanged = async () => {
 };
 const useCase = () => calculateSchedule(ctx, null, input);
 const http = async () => {
-  const response = await app.inject({ method: 'POST', url: '/api/v1/calculate-schedule', headers: { 'content-type': 'application/json', accept: 'application/json' }, payload: JSON.stringify(input) });
+  const response = await app.inject({
+    method: 'POST',
+    url: '/api/v1/calculate-schedule',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    payload: JSON.stringify(input),
+  });
   if (response.statusCode !== 200) throw new Error(response.body);
 };
 
@@ -96,12 +122,25 @@ const entries = await Promise.all(found.hosts.map((host) => findHostEntry(ctx, r
 await time(50, oneHostChanged, useCase);
 const single = { ...input, username: created.owner.username };
 const singleHttp = async () => {
-  const response = await app.inject({ method: 'POST', url: '/api/v1/calculate-schedule', headers: { 'content-type': 'application/json', accept: 'application/json' }, payload: JSON.stringify(single) });
+  const response = await app.inject({
+    method: 'POST',
+    url: '/api/v1/calculate-schedule',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    payload: JSON.stringify(single),
+  });
   if (response.statusCode !== 200) throw new Error(response.body);
 };
 const rows: [string, number, number][] = [
   ['one host, cached (ref.)', await time(500, nothing, () => calculateSchedule(ctx, null, single)), await time(500, nothing, singleHttp)],
-  ['one host, changed (ref.)', await time(200, async () => bumpCalendarVersions(ctx.db, [created.owner.uuid]), () => calculateSchedule(ctx, null, single)), await time(200, async () => bumpCalendarVersions(ctx.db, [created.owner.uuid]), singleHttp)],
+  [
+    'one host, changed (ref.)',
+    await time(
+      200,
+      async () => bumpCalendarVersions(ctx.db, [created.owner.uuid]),
+      () => calculateSchedule(ctx, null, single),
+    ),
+    await time(200, async () => bumpCalendarVersions(ctx.db, [created.owner.uuid]), singleHttp),
+  ],
   ['merge only (50 entries)', await time(200, nothing, async () => teamScheduleDays(entries, range)), Number.NaN],
   ['cached', await time(500, nothing, useCase), await time(500, nothing, http)],
   ['one host changed', await time(200, oneHostChanged, useCase), await time(200, oneHostChanged, http)],
@@ -110,6 +149,8 @@ const rows: [string, number, number][] = [
 console.log(`team month view [${dialect}]: ${HOSTS} hosts, ${MEETINGS} meetings, ${slots} slots offered, zone America/New_York`);
 console.log('case                       use case (ms)   HTTP inject (ms)   goal ≤ 10 ms');
 for (const [name, direct, viaHttp] of rows) {
-  console.log(`${name.padEnd(26)} ${formatNumber(direct, 3).padStart(13)}   ${(Number.isNaN(viaHttp) ? '–' : formatNumber(viaHttp, 3)).padStart(16)}   ${Number.isNaN(viaHttp) ? '' : viaHttp <= 10 ? 'met' : 'missed'}`);
+  console.log(
+    `${name.padEnd(26)} ${formatNumber(direct, 3).padStart(13)}   ${(Number.isNaN(viaHttp) ? '–' : formatNumber(viaHttp, 3)).padStart(16)}   ${Number.isNaN(viaHttp) ? '' : viaHttp <= 10 ? 'met' : 'missed'}`,
+  );
 }
 await server.close();

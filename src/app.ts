@@ -108,7 +108,20 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     parseJson(request, text, done);
   });
 
-  for (const schema of [ProblemSchema, TeamSchema, MemberSchema, AccountSchema, ApiKeySchema, MeetingTopicSchema, AvailabilitySchema, SlotSchema, MeetingSchema, PaymentSchema, DiscountCodeSchema]) app.addSchema(schema);
+  for (const schema of [
+    ProblemSchema,
+    TeamSchema,
+    MemberSchema,
+    AccountSchema,
+    ApiKeySchema,
+    MeetingTopicSchema,
+    AvailabilitySchema,
+    SlotSchema,
+    MeetingSchema,
+    PaymentSchema,
+    DiscountCodeSchema,
+  ])
+    app.addSchema(schema);
 
   await app.register(swagger, {
     openapi: {
@@ -148,7 +161,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       // Shared through Redis when REDIS_URL is set, per instance otherwise (src/http/rate-limit.ts).
       await registerRateLimits(
         api,
-        { perMinute: ctx.config.rateLimitPerMinute, calculatePerMinute: ctx.config.calculateRateLimitPerMinute, redisUrl: ctx.config.redisUrl, redisKeyPrefix: ctx.config.redisKeyPrefix },
+        {
+          perMinute: ctx.config.rateLimitPerMinute,
+          calculatePerMinute: ctx.config.calculateRateLimitPerMinute,
+          redisUrl: ctx.config.redisUrl,
+          redisKeyPrefix: ctx.config.redisKeyPrefix,
+        },
         ctx.log,
       );
       api.addHook('onRequest', requireJsonAccept);

@@ -307,7 +307,10 @@ function parseTrustProxy(raw: string | undefined, problems: string[]): TrustProx
     if (hops > 32) problems.push(`TRUST_PROXY hop count must be from 1 to 32, got "${value}"`);
     return hops;
   }
-  const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   for (const entry of entries) {
     if (!isProxyAddress(entry)) problems.push(`TRUST_PROXY entries must be IP addresses or CIDR ranges (10.0.0.0/8), got "${entry}"`);
   }
@@ -328,7 +331,10 @@ function parseOrigins(raw: string | undefined, problems: string[]): string[] | '
   if (raw === undefined) return '*';
   const value = raw.trim();
   if (value === '*') return '*';
-  const origins = value.split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+  const origins = value
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
   for (const origin of origins) {
     if (!/^https?:\/\/[^/\s]+$/.test(origin)) problems.push(`CORS_ORIGINS entries must look like https://booking.example.com, got "${origin}"`);
   }

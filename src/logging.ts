@@ -90,17 +90,20 @@ export function redactUrl(url: string): string {
   url = redactPathTokens(url);
   const query = url.indexOf('?');
   if (query < 0) return url;
-  const parts = url.slice(query + 1).split('&').map((part) => {
-    const equals = part.indexOf('=');
-    const rawName = equals < 0 ? part : part.slice(0, equals);
-    let name = rawName;
-    try {
-      name = decodeURIComponent(rawName.replaceAll('+', ' '));
-    } catch {
-      // a malformed escape: compare the raw name
-    }
-    return SECRET_QUERY_PARAMETERS.has(name.trim().toLowerCase()) ? `${rawName}=[redacted]` : part;
-  });
+  const parts = url
+    .slice(query + 1)
+    .split('&')
+    .map((part) => {
+      const equals = part.indexOf('=');
+      const rawName = equals < 0 ? part : part.slice(0, equals);
+      let name = rawName;
+      try {
+        name = decodeURIComponent(rawName.replaceAll('+', ' '));
+      } catch {
+        // a malformed escape: compare the raw name
+      }
+      return SECRET_QUERY_PARAMETERS.has(name.trim().toLowerCase()) ? `${rawName}=[redacted]` : part;
+    });
   return `${url.slice(0, query)}?${parts.join('&')}`;
 }
 

@@ -64,7 +64,7 @@ async function main(): Promise<void> {
   if (demo) {
     lines.push(
       '',
-      'A demo account was created on this empty database. Its owner\'s API key (shown only now):',
+      "A demo account was created on this empty database. Its owner's API key (shown only now):",
       `  ${demo.apiKey}`,
       'Try it:',
       `  curl -s -H 'X-Service-Api-Key: ${demo.apiKey}' ${config.publicUrl}/api/v1/teams`,

@@ -47,12 +47,26 @@ for (const dialect of DIALECTS) {
     }
 
     async function newAccount(name: string) {
-      const created = await cli('account', 'create', '--name', name, '--owner-email', `owner@${name.toLowerCase()}.test`, '--owner-first-name', 'Olga', '--owner-last-name', name, '--max-users', '5', '--json');
+      const created = await cli(
+        'account',
+        'create',
+        '--name',
+        name,
+        '--owner-email',
+        `owner@${name.toLowerCase()}.test`,
+        '--owner-first-name',
+        'Olga',
+        '--owner-last-name',
+        name,
+        '--max-users',
+        '5',
+        '--json',
+      );
       expect(created.code).toBe(0);
       return created.json as { account: { uuid: string }; owner: { uuid: string; username: string }; team: { uuid: string }; apiKey: string };
     }
 
-    it('--version prints package.json\'s version, as /healthz does', async () => {
+    it("--version prints package.json's version, as /healthz does", async () => {
       expect((await cli('--version')).out.trim()).toBe(`termin ${packageVersion}`);
       expect((await cli('--version', '--json')).json).toEqual({ version: packageVersion });
       expect((await app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok', version: packageVersion });
@@ -114,11 +128,15 @@ for (const dialect of DIALECTS) {
 
     it('outbox status shows the backlog by kind and status; outbox retry --failed queues the failed again', async () => {
       const now = Date.now();
-      await enqueueJobs(ctx.db, [
-        { uuid: '00000000-0000-4000-8000-00000000e001', kind: 'cli-test-mail', payload: {} },
-        { uuid: '00000000-0000-4000-8000-00000000e002', kind: 'cli-test-mail', payload: {}, runAt: now + 3_600_000 },
-        { uuid: '00000000-0000-4000-8000-00000000e003', kind: 'cli-test-hook', payload: {}, runAt: now + 3_600_000 },
-      ], now - 90_000);
+      await enqueueJobs(
+        ctx.db,
+        [
+          { uuid: '00000000-0000-4000-8000-00000000e001', kind: 'cli-test-mail', payload: {} },
+          { uuid: '00000000-0000-4000-8000-00000000e002', kind: 'cli-test-mail', payload: {}, runAt: now + 3_600_000 },
+          { uuid: '00000000-0000-4000-8000-00000000e003', kind: 'cli-test-hook', payload: {}, runAt: now + 3_600_000 },
+        ],
+        now - 90_000,
+      );
       const [claimed] = await claimJobs(ctx.db, 'cli-test-mail', 'cli-test-claim', now, 60_000, 1);
       expect(claimed?.uuid).toBe('00000000-0000-4000-8000-00000000e001');
       expect(await failJob(ctx.db, claimed!, 'SMTP said 554 no', null)).toBe(true);

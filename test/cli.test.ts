@@ -30,7 +30,23 @@ for (const dialect of DIALECTS) {
     it('account create --json prints exactly the contract object, and key create adds a working key', async () => {
       const run = capture();
       const code = await runCli(
-        ['account', 'create', '--name', 'Acme', '--owner-email', 'owner@acme.test', '--owner-first-name', 'Olga', '--owner-last-name', 'Owner', '--max-users', '5', '--timezone', 'Europe/Warsaw', '--json'],
+        [
+          'account',
+          'create',
+          '--name',
+          'Acme',
+          '--owner-email',
+          'owner@acme.test',
+          '--owner-first-name',
+          'Olga',
+          '--owner-last-name',
+          'Owner',
+          '--max-users',
+          '5',
+          '--timezone',
+          'Europe/Warsaw',
+          '--json',
+        ],
         run.io,
         envOf(database),
       );
@@ -57,7 +73,22 @@ for (const dialect of DIALECTS) {
       expect(missing.out).toEqual([]);
 
       const invalid = capture();
-      const args = ['account', 'create', '--name', 'X', '--owner-email', 'nope', '--owner-first-name', 'A', '--owner-last-name', 'B', '--max-users', '0', '--places', 'offline,teleport'];
+      const args = [
+        'account',
+        'create',
+        '--name',
+        'X',
+        '--owner-email',
+        'nope',
+        '--owner-first-name',
+        'A',
+        '--owner-last-name',
+        'B',
+        '--max-users',
+        '0',
+        '--places',
+        'offline,teleport',
+      ];
       expect(await runCli(args, invalid.io, envOf(database))).toBe(1);
       const message = invalid.err.join('');
       expect(message).toContain('--owner-email: must be an e-mail address');
@@ -104,7 +135,27 @@ describe('npm run --silent cli (as the acceptance tests call it)', () => {
   it('prints one JSON object on stdout', async () => {
     const { stdout } = await exec(
       'npm',
-      ['run', '--silent', 'cli', '--', 'account', 'create', '--name', 'Shell Co', '--owner-email', 'o@shell.test', '--owner-first-name', 'Olga', '--owner-last-name', 'Owner', '--max-users', '3', '--places', 'offline,phone-call,zoom', '--json'],
+      [
+        'run',
+        '--silent',
+        'cli',
+        '--',
+        'account',
+        'create',
+        '--name',
+        'Shell Co',
+        '--owner-email',
+        'o@shell.test',
+        '--owner-first-name',
+        'Olga',
+        '--owner-last-name',
+        'Owner',
+        '--max-users',
+        '3',
+        '--places',
+        'offline,phone-call,zoom',
+        '--json',
+      ],
       { env: { ...process.env, ...envOf(database) } },
     );
     const created = JSON.parse(stdout);

@@ -22,7 +22,11 @@ const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
  * TERMIN_REQUIRE_POSTGRES=1 so an unreachable server fails the run instead of silently
  * testing only SQLite.
  */
-export default async function setup(project: TestProject): Promise<(() => void) | void> {
+function sayAll(lines: readonly string[]): void {
+  for (const line of lines) console.warn(line);
+}
+
+export default async function setup(project: TestProject): Promise<(() => void) | undefined> {
   const serverWarnings = provideRealServers(project);
 
   const url = process.env.TEST_POSTGRES_URL ?? DEFAULT_ADMIN_URL;
@@ -34,19 +38,18 @@ export default async function setup(project: TestProject): Promise<(() => void) 
     project.provide('postgresAdminUrl', url);
     console.log(`[termin tests] PostgreSQL reachable at ${redact(url)}: database tests run on SQLite and PostgreSQL.`);
     // Said again after the summary, where they cannot scroll out of sight.
-    if (serverWarnings.length > 0) return () => serverWarnings.forEach((warning) => console.warn(warning));
+    if (serverWarnings.length > 0) return () => sayAll(serverWarnings);
+    return undefined;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     if (required) {
       throw new Error(`TERMIN_REQUIRE_POSTGRES=1 but PostgreSQL is unreachable at ${redact(url)}: ${reason}`);
     }
     project.provide('postgresAdminUrl', null);
-    const warning =
-      `[termin tests] SKIPPING the PostgreSQL half: no server at ${redact(url)} (${reason}). ` +
-      'Only SQLite is tested. Set TEST_POSTGRES_URL to point at one.';
+    const warning = `[termin tests] SKIPPING the PostgreSQL half: no server at ${redact(url)} (${reason}). Only SQLite is tested. Set TEST_POSTGRES_URL to point at one.`;
     console.warn(warning);
     // Said again after the summary, where it cannot scroll out of sight.
-    return () => [...serverWarnings, warning].forEach((line) => console.warn(line));
+    return () => sayAll([...serverWarnings, warning]);
   } finally {
     await client.end().catch(() => undefined);
   }

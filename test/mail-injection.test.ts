@@ -63,13 +63,28 @@ for (const dialect of DIALECTS) {
         await jobs.stop();
       }
       const dir = t.ctx.config.mail.outboxDir;
-      return fs.readdirSync(dir).filter((f) => f.endsWith('.eml')).map((f) => fs.readFileSync(path.join(dir, f), 'utf8'));
+      return fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.eml'))
+        .map((f) => fs.readFileSync(path.join(dir, f), 'utf8'));
     }
 
     it('keeps a hostile name a name, in the invitation and the messages, and a note inside the note', async () => {
-      const schedule = (await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', offset: 0 })).json();
+      const schedule = (
+        await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', offset: 0 })
+      ).json();
       const [slot] = (schedule.days as { slots: Slot[] }[]).flatMap((day) => day.slots);
-      const booking = { dates: [slot], email: 'eve@example.com', lang: 'en', name: EVE, place: 'zoom', meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', phone: '+48 600 000 000', note: NOTE };
+      const booking = {
+        dates: [slot],
+        email: 'eve@example.com',
+        lang: 'en',
+        name: EVE,
+        place: 'zoom',
+        meetingTopic: topic.uuid,
+        timezone: 'Europe/Warsaw',
+        phone: '+48 600 000 000',
+        note: NOTE,
+      };
 
       // Line breaks where one line belongs never get as far as a message.
       expectProblem(await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', { ...booking, name: 'Eve\r\nBcc: spy@evil.test' }), 400, 'VALIDATION_FAILED');

@@ -58,7 +58,15 @@ describe('confirmation messages over SMTP', () => {
   const bookFirstFree = async (lang: 'en' | 'pl', email: string, timezone: string) => {
     const body = (await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topic.uuid, timezone, offset: 0 })).json();
     const slot = body.days.flatMap((d: { slots: unknown[] }) => d.slots)[0];
-    const response = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', { dates: [slot], email, lang, name: lang === 'pl' ? 'Zofia Wąs' : 'John Smith', place: 'zoom', meetingTopic: topic.uuid, timezone });
+    const response = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
+      dates: [slot],
+      email,
+      lang,
+      name: lang === 'pl' ? 'Zofia Wąs' : 'John Smith',
+      place: 'zoom',
+      meetingTopic: topic.uuid,
+      timezone,
+    });
     expect(response.statusCode).toBe(201);
     return response.json().meetings[0] as { uuid: string; start: string };
   };

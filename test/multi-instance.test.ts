@@ -10,7 +10,6 @@ import type { CreatedAccount } from '../src/scheduling/create-account.js';
 import { DIALECTS, createTestAccount, createTestDatabase, type TestDatabase } from './helpers.js';
 import { startServer, stopServer, type ServerProcess } from './process.js';
 
-
 describe.runIf(DIALECTS.includes('postgres'))('two server processes sharing one PostgreSQL database', () => {
   let database: TestDatabase;
   let ctx: AppContext;

@@ -6,7 +6,6 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from './helpers.js';
 
-
 /**
  * The real entry point (`src/server.ts`, as `npm start` runs it compiled) on an empty
  * embedded database: the printed key works, and SIGTERM lets a request in flight finish.

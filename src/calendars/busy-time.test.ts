@@ -12,8 +12,7 @@ function event(...props: string[]): string[] {
 }
 
 const range = (from: string, to: string) => ({ from: Date.parse(from), to: Date.parse(to) });
-const asIso = (intervals: { start: number; end: number }[]) =>
-  intervals.map((i) => `${new Date(i.start).toISOString()}/${new Date(i.end).toISOString()}`);
+const asIso = (intervals: { start: number; end: number }[]) => intervals.map((i) => `${new Date(i.start).toISOString()}/${new Date(i.end).toISOString()}`);
 
 /** A zone with a made-up name, defined only by its VTIMEZONE: UTC+3 in winter, UTC+5 from the last Sunday of March. */
 const CUSTOM_ZONE = [
@@ -95,23 +94,13 @@ const cases: Case[] = [
   },
   {
     name: 'a weekly series keeps its wall-clock time across New York’s DST change (14 March 2027)',
-    text: ics(
-      ...event('UID:a', 'DTSTART;TZID=America/New_York:20270301T090000', 'DTEND;TZID=America/New_York:20270301T100000', 'RRULE:FREQ=WEEKLY;COUNT=3'),
-    ),
-    expected: [
-      '2027-03-01T14:00:00.000Z/2027-03-01T15:00:00.000Z',
-      '2027-03-08T14:00:00.000Z/2027-03-08T15:00:00.000Z',
-      '2027-03-15T13:00:00.000Z/2027-03-15T14:00:00.000Z',
-    ],
+    text: ics(...event('UID:a', 'DTSTART;TZID=America/New_York:20270301T090000', 'DTEND;TZID=America/New_York:20270301T100000', 'RRULE:FREQ=WEEKLY;COUNT=3')),
+    expected: ['2027-03-01T14:00:00.000Z/2027-03-01T15:00:00.000Z', '2027-03-08T14:00:00.000Z/2027-03-08T15:00:00.000Z', '2027-03-15T13:00:00.000Z/2027-03-15T14:00:00.000Z'],
   },
   {
     name: 'a daily 02:30 falls into the spring-forward gap and is read with the offset before it (03:30 EDT)',
     text: ics(...event('UID:a', 'DTSTART;TZID=America/New_York:20270313T023000', 'DURATION:PT15M', 'RRULE:FREQ=DAILY;COUNT=3')),
-    expected: [
-      '2027-03-13T07:30:00.000Z/2027-03-13T07:45:00.000Z',
-      '2027-03-14T07:30:00.000Z/2027-03-14T07:45:00.000Z',
-      '2027-03-15T06:30:00.000Z/2027-03-15T06:45:00.000Z',
-    ],
+    expected: ['2027-03-13T07:30:00.000Z/2027-03-13T07:45:00.000Z', '2027-03-14T07:30:00.000Z/2027-03-14T07:45:00.000Z', '2027-03-15T06:30:00.000Z/2027-03-15T06:45:00.000Z'],
   },
   {
     name: 'a time that occurs twice on the fall-back day is its first occurrence (01:30 EDT)',
@@ -121,17 +110,12 @@ const cases: Case[] = [
   },
   {
     name: 'DURATION in days is a day on the clock (23 hours across the Warsaw change), hours are exact',
-    text: ics(
-      ...event('UID:a', 'DTSTART;TZID=Europe/Warsaw:20270327T120000', 'DURATION:P1D'),
-      ...event('UID:b', 'DTSTART;TZID=Europe/Warsaw:20270327T120000', 'DURATION:PT24H'),
-    ),
+    text: ics(...event('UID:a', 'DTSTART;TZID=Europe/Warsaw:20270327T120000', 'DURATION:P1D'), ...event('UID:b', 'DTSTART;TZID=Europe/Warsaw:20270327T120000', 'DURATION:PT24H')),
     expected: ['2027-03-27T11:00:00.000Z/2027-03-28T10:00:00.000Z', '2027-03-27T11:00:00.000Z/2027-03-28T11:00:00.000Z'],
   },
   {
     name: 'DTEND gives every occurrence the same exact length, even across a DST change',
-    text: ics(
-      ...event('UID:a', 'DTSTART;TZID=Europe/Warsaw:20270320T230000', 'DTEND;TZID=Europe/Warsaw:20270321T010000', 'RRULE:FREQ=WEEKLY;COUNT=2'),
-    ),
+    text: ics(...event('UID:a', 'DTSTART;TZID=Europe/Warsaw:20270320T230000', 'DTEND;TZID=Europe/Warsaw:20270321T010000', 'RRULE:FREQ=WEEKLY;COUNT=2')),
     expected: ['2027-03-20T22:00:00.000Z/2027-03-21T00:00:00.000Z', '2027-03-27T22:00:00.000Z/2027-03-28T00:00:00.000Z'],
   },
   {
@@ -299,25 +283,17 @@ const untilOnLastStartCases: Case[] = [
     text: ics(
       ...event('UID:ny', 'DTSTART;TZID=America/New_York:20270301T090000', 'DTEND;TZID=America/New_York:20270301T100000', 'RRULE:FREQ=WEEKLY;BYDAY=MO;UNTIL=20270315T130000Z'),
     ),
-    expected: [
-      '2027-03-01T14:00:00.000Z/2027-03-01T15:00:00.000Z',
-      '2027-03-08T14:00:00.000Z/2027-03-08T15:00:00.000Z',
-      '2027-03-15T13:00:00.000Z/2027-03-15T14:00:00.000Z',
-    ],
+    expected: ['2027-03-01T14:00:00.000Z/2027-03-01T15:00:00.000Z', '2027-03-08T14:00:00.000Z/2027-03-08T15:00:00.000Z', '2027-03-15T13:00:00.000Z/2027-03-15T14:00:00.000Z'],
   },
   {
     name: 'UNTIL written as local time of DTSTART’s zone (no Z, seen in the wild) on the last start',
-    text: ics(
-      ...event('UID:local', 'DTSTART;TZID=Europe/Warsaw:20270301T090000', 'DTEND;TZID=Europe/Warsaw:20270301T100000', 'RRULE:FREQ=WEEKLY;UNTIL=20270329T090000'),
-    ),
+    text: ics(...event('UID:local', 'DTSTART;TZID=Europe/Warsaw:20270301T090000', 'DTEND;TZID=Europe/Warsaw:20270301T100000', 'RRULE:FREQ=WEEKLY;UNTIL=20270329T090000')),
     zone: 'UTC',
     expected: WARSAW_MONDAYS,
   },
   {
     name: 'a date-only UNTIL on a timed series keeps that day’s occurrence',
-    text: ics(
-      ...event('UID:date', 'DTSTART;TZID=Europe/Warsaw:20270301T090000', 'DTEND;TZID=Europe/Warsaw:20270301T100000', 'RRULE:FREQ=WEEKLY;UNTIL=20270329'),
-    ),
+    text: ics(...event('UID:date', 'DTSTART;TZID=Europe/Warsaw:20270301T090000', 'DTEND;TZID=Europe/Warsaw:20270301T100000', 'RRULE:FREQ=WEEKLY;UNTIL=20270329')),
     expected: WARSAW_MONDAYS,
   },
   {

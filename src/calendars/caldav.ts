@@ -2,14 +2,7 @@ import { createHash } from 'node:crypto';
 import { calendarQuery, deleteObject, updateObject, type DAVResponse } from 'tsdav';
 import type { FieldError } from '../domain/errors.js';
 import { extractBusyIntervals, type BusyInterval, type BusyOptions, type TimeRange } from './busy-time.js';
-import {
-  CalendarAuthError,
-  CalendarBadResponseError,
-  CalendarError,
-  CalendarNotFoundError,
-  CalendarUnreachableError,
-  describeNetworkFailure,
-} from './errors.js';
+import { CalendarAuthError, CalendarBadResponseError, CalendarError, CalendarNotFoundError, CalendarUnreachableError, describeNetworkFailure } from './errors.js';
 import type { CalendarProvider } from './provider.js';
 
 /**
@@ -106,7 +99,8 @@ export function createCaldavCalendar(options: CaldavCalendarOptions): CaldavCale
     } catch (error) {
       if (error instanceof CalendarError) throw error;
       if (answer && (answer.status < 200 || answer.status >= 300)) throw fail(answer.status, answer.location);
-      if (answer) throw new CalendarBadResponseError(`Could not ${action} ${where}: the server's answer could not be read (${describeNetworkFailure(error, timeoutMs)}).`, answer.status);
+      if (answer)
+        throw new CalendarBadResponseError(`Could not ${action} ${where}: the server's answer could not be read (${describeNetworkFailure(error, timeoutMs)}).`, answer.status);
       throw new CalendarUnreachableError(`Could not ${action} ${where}: ${describeNetworkFailure(error, timeoutMs)}.`);
     }
     if (answer && (answer.status < 200 || answer.status >= 300) && !(action.startsWith('delete') && (answer.status === 404 || answer.status === 410))) {
@@ -217,7 +211,10 @@ function calendarDataOf(responses: DAVResponse[], where: string): string[] {
   for (const response of responses) {
     const raw = response.raw as { multistatus?: unknown } | undefined;
     if (typeof raw !== 'object' || raw === null || !('multistatus' in raw)) {
-      throw new CalendarBadResponseError(`Could not read ${where}: the answer to a calendar query was not a WebDAV multistatus (HTTP ${response.status ?? '?'}); is this a CalDAV collection URL?`, response.status);
+      throw new CalendarBadResponseError(
+        `Could not read ${where}: the answer to a calendar query was not a WebDAV multistatus (HTTP ${response.status ?? '?'}); is this a CalDAV collection URL?`,
+        response.status,
+      );
     }
     if (!response.ok) continue;
     const data = (response.props as { calendarData?: unknown } | undefined)?.calendarData;

@@ -4,12 +4,7 @@
  * response body; `code` is stable so the sync worker and `http/` can map them without
  * parsing text. `retryable` says whether trying again later may help.
  */
-export type CalendarErrorCode =
-  | 'CALENDAR_UNREACHABLE'
-  | 'CALENDAR_AUTH_FAILED'
-  | 'CALENDAR_NOT_FOUND'
-  | 'CALENDAR_TOO_LARGE'
-  | 'CALENDAR_BAD_RESPONSE';
+export type CalendarErrorCode = 'CALENDAR_UNREACHABLE' | 'CALENDAR_AUTH_FAILED' | 'CALENDAR_NOT_FOUND' | 'CALENDAR_TOO_LARGE' | 'CALENDAR_BAD_RESPONSE';
 
 export class CalendarError extends Error {
   constructor(

@@ -87,7 +87,10 @@ export async function fetchIcsText(url: string, options: FetchIcsOptions = {}): 
       await response.body?.cancel().catch(() => undefined);
       const location = response.headers.get('location');
       if (!location || hop >= MAX_REDIRECTS) {
-        throw new CalendarBadResponseError(`Could not read ${where}: ${location ? 'too many redirects' : 'a redirect without a Location'} (HTTP ${response.status}).`, response.status);
+        throw new CalendarBadResponseError(
+          `Could not read ${where}: ${location ? 'too many redirects' : 'a redirect without a Location'} (HTTP ${response.status}).`,
+          response.status,
+        );
       }
       target = httpUrlOf(new URL(location, target).href);
       continue;

@@ -37,5 +37,9 @@ export function renderMeetingsFeed(feed: MeetingsFeed, options: RenderOptions = 
 
 /** RFC 5545 3.3.11 TEXT escaping. */
 function escapeText(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/;/g, '\\;').replace(/,/g, '\\,').replace(/\r\n|\r|\n/g, '\\n');
+  return text
+    .replace(/\\/g, '\\\\')
+    .replace(/;/g, '\\;')
+    .replace(/,/g, '\\,')
+    .replace(/\r\n|\r|\n/g, '\\n');
 }

@@ -6,10 +6,42 @@ const h = (hour: number, minute = 0) => Date.UTC(2027, 2, 1, hour, minute);
 
 describe('toStoredSpans', () => {
   it.each([
-    ['merges overlapping and touching spans', [{ start: h(9), end: h(10) }, { start: h(10), end: h(11) }, { start: h(10, 30), end: h(10, 45) }], [{ start: h(9), end: h(11) }]],
-    ['drops zero-length spans (they block no time)', [{ start: h(9), end: h(9) }, { start: h(12), end: h(13) }], [{ start: h(12), end: h(13) }]],
-    ['sorts what it is given', [{ start: h(14), end: h(15) }, { start: h(9), end: h(10) }], [{ start: h(9), end: h(10) }, { start: h(14), end: h(15) }]],
-    ['keeps a span inside a longer one as the longer one', [{ start: h(8), end: h(18) }, { start: h(9), end: h(10) }], [{ start: h(8), end: h(18) }]],
+    [
+      'merges overlapping and touching spans',
+      [
+        { start: h(9), end: h(10) },
+        { start: h(10), end: h(11) },
+        { start: h(10, 30), end: h(10, 45) },
+      ],
+      [{ start: h(9), end: h(11) }],
+    ],
+    [
+      'drops zero-length spans (they block no time)',
+      [
+        { start: h(9), end: h(9) },
+        { start: h(12), end: h(13) },
+      ],
+      [{ start: h(12), end: h(13) }],
+    ],
+    [
+      'sorts what it is given',
+      [
+        { start: h(14), end: h(15) },
+        { start: h(9), end: h(10) },
+      ],
+      [
+        { start: h(9), end: h(10) },
+        { start: h(14), end: h(15) },
+      ],
+    ],
+    [
+      'keeps a span inside a longer one as the longer one',
+      [
+        { start: h(8), end: h(18) },
+        { start: h(9), end: h(10) },
+      ],
+      [{ start: h(8), end: h(18) }],
+    ],
   ])('%s', (_name, input, expected) => {
     expect(toStoredSpans(input)).toEqual(expected);
   });
@@ -21,7 +53,7 @@ describe('toStoredSpans', () => {
 });
 
 describe('extractBusyIntervals with ignoreUids', () => {
-  it('skips the events whose UID is listed (termin\'s own copies), master and overrides alike', () => {
+  it("skips the events whose UID is listed (termin's own copies), master and overrides alike", () => {
     const text = [
       'BEGIN:VCALENDAR',
       'VERSION:2.0',

@@ -11,15 +11,7 @@ import { updateAccountAsOperator } from '../scheduling/account.js';
 import { createApiKeyForUser } from '../scheduling/api-keys.js';
 import type { UseCaseContext } from '../scheduling/context.js';
 import { createAccount } from '../scheduling/create-account.js';
-import {
-  deactivateAccount,
-  deleteAccount,
-  listAccountUsers,
-  listUserKeys,
-  outboxStatus,
-  retryFailedJobs,
-  revokeKeyAsOperator,
-} from '../scheduling/operator.js';
+import { deactivateAccount, deleteAccount, listAccountUsers, listUserKeys, outboxStatus, retryFailedJobs, revokeKeyAsOperator } from '../scheduling/operator.js';
 import { SERVICE_VERSION } from '../version.js';
 import { BackupError, backupPostgres, backupSqlite, restorePostgresCommand, restoreSqlite } from './backup.js';
 
@@ -109,14 +101,18 @@ export interface CliIo {
   err: { write(text: string): unknown };
 }
 
-export async function runCli(argv: string[], io: CliIo = { out: process.stdout, err: process.stderr }, env: Env = process.env): Promise<number> {
-  let parsed;
+function parseArgsOrExplain(argv: string[], io: CliIo) {
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
     io.err.write(`${(error as Error).message}\n\nRun with --help for usage.\n`);
-    return 2;
+    return null;
   }
+}
+
+export async function runCli(argv: string[], io: CliIo = { out: process.stdout, err: process.stderr }, env: Env = process.env): Promise<number> {
+  const parsed = parseArgsOrExplain(argv, io);
+  if (parsed === null) return 2;
   const options = parsed.values as Options;
   const command = parsed.positionals.join(' ');
   if (options.version) {
@@ -173,7 +169,9 @@ async function runCommand(command: string, options: Options, ctx: UseCaseContext
         ownerLastName: required(options, 'owner-last-name'),
         maxUsers: integer(options, 'max-users'),
         timezone: optional(options, 'timezone'),
-        places: optional(options, 'places')?.split(',').filter((place) => place.trim() !== ''),
+        places: optional(options, 'places')
+          ?.split(',')
+          .filter((place) => place.trim() !== ''),
         teamName: optional(options, 'team-name'),
       });
       return {
@@ -249,10 +247,17 @@ async function runCommand(command: string, options: Options, ctx: UseCaseContext
       const { user, keys } = await withFlag('user', userUuid, () => listUserKeys(ctx, userUuid));
       const json = {
         user: { uuid: user.uuid, username: user.username, accountUuid: user.accountUuid },
-        keys: keys.map((key) => ({ uuid: key.uuid, name: key.name, createdAt: iso(key.createdAt), lastUsedAt: optionalIso(key.lastUsedAt), revokedAt: optionalIso(key.revokedAt) })),
+        keys: keys.map((key) => ({
+          uuid: key.uuid,
+          name: key.name,
+          createdAt: iso(key.createdAt),
+          lastUsedAt: optionalIso(key.lastUsedAt),
+          revokedAt: optionalIso(key.revokedAt),
+        })),
       };
       const lines = keys.map(
-        (key) => `${key.uuid}  ${key.name}  created ${iso(key.createdAt)}  last used ${optionalIso(key.lastUsedAt) ?? 'never'}${key.revokedAt !== null ? `  REVOKED ${iso(key.revokedAt)}` : ''}`,
+        (key) =>
+          `${key.uuid}  ${key.name}  created ${iso(key.createdAt)}  last used ${optionalIso(key.lastUsedAt) ?? 'never'}${key.revokedAt !== null ? `  REVOKED ${iso(key.revokedAt)}` : ''}`,
       );
       return { json, text: [`Keys of ${user.username} (${user.uuid}):`, ...(lines.length > 0 ? lines : ['  none'])].join('\n') };
     }
@@ -261,7 +266,9 @@ async function runCommand(command: string, options: Options, ctx: UseCaseContext
       const { key, alreadyRevoked } = await withFlag('key', keyUuid, () => revokeKeyAsOperator(ctx, keyUuid));
       return {
         json: { key: { uuid: key.uuid, name: key.name, userUuid: key.userUuid, revokedAt: optionalIso(key.revokedAt) }, alreadyRevoked },
-        text: alreadyRevoked ? `Key ${key.uuid} ("${key.name}") was already revoked at ${optionalIso(key.revokedAt)}.` : `Revoked key ${key.uuid} ("${key.name}"): it stops working at once.`,
+        text: alreadyRevoked
+          ? `Key ${key.uuid} ("${key.name}") was already revoked at ${optionalIso(key.revokedAt)}.`
+          : `Revoked key ${key.uuid} ("${key.name}"): it stops working at once.`,
       };
     }
     case 'outbox status': {
@@ -290,7 +297,10 @@ async function runCommand(command: string, options: Options, ctx: UseCaseContext
       if (options.failed !== true) throw new UsageError('outbox retry needs --failed (only failed jobs are retried; pending ones retry on their own).');
       const kind = optional(options, 'kind');
       const count = await retryFailedJobs(ctx, kind);
-      return { json: { requeued: count, kind: kind ?? null }, text: `Queued ${count} failed job(s)${kind ? ` of kind ${kind}` : ''} again; a running server sends them within seconds.` };
+      return {
+        json: { requeued: count, kind: kind ?? null },
+        text: `Queued ${count} failed job(s)${kind ? ` of kind ${kind}` : ''} again; a running server sends them within seconds.`,
+      };
     }
     default:
       throw new UsageError(`Unknown command "${command}". Run with --help for usage.`);
@@ -363,8 +373,8 @@ async function withFlag<T>(flag: string, value: string, work: () => Promise<T>):
 
 const FLAG_HINTS: Record<string, string> = {
   account: '`account list` shows the accounts.',
-  user: '`user list --account <uuid>` shows an account\'s users.',
-  key: '`key list --user <uuid>` shows a user\'s keys.',
+  user: "`user list --account <uuid>` shows an account's users.",
+  key: "`key list --user <uuid>` shows a user's keys.",
 };
 
 class FlagError extends Error {}
@@ -434,4 +444,3 @@ if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith
     process.exitCode = code;
   });
 }
-

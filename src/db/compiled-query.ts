@@ -32,7 +32,7 @@ export function compileOnce<A extends unknown[], O>(build: Build<A, O>): (db: Db
       query = compileWithSlots(db, build, args);
       compiled.set(key, query);
     }
-    const parameters = query.parameters.map((parameter) => (parameter instanceof Slot ? valueOf(parameter, args) : parameter));
+    const parameters = query.parameters.map((parameter) => (parameter instanceof Slot ? argumentOf(parameter, args) : parameter));
     return db.executeQuery<O>(CompiledQuery.raw(query.sql, parameters) as CompiledQuery<O>);
   };
 }
@@ -45,9 +45,7 @@ function shapeKey(db: DbOrTrx, args: readonly unknown[]): string {
 }
 
 function compileWithSlots<A extends unknown[], O>(db: DbOrTrx, build: Build<A, O>, args: A): CompiledQuery<O> {
-  const stand = args.map((arg, index) =>
-    isRow(arg) ? Object.fromEntries(definedKeys(arg).map((key) => [key, new Slot(index, key)])) : new Slot(index, null),
-  ) as A;
+  const stand = args.map((arg, index) => (isRow(arg) ? Object.fromEntries(definedKeys(arg).map((key) => [key, new Slot(index, key)])) : new Slot(index, null))) as A;
   const query = build(db, ...stand).compile();
   const used = new Set(query.parameters.filter((parameter): parameter is Slot => parameter instanceof Slot).map((slot) => `${slot.index}.${slot.key}`));
   stand.forEach((arg, index) => {
@@ -59,7 +57,7 @@ function compileWithSlots<A extends unknown[], O>(db: DbOrTrx, build: Build<A, O
   return query;
 }
 
-function valueOf(slot: Slot, args: readonly unknown[]): unknown {
+function argumentOf(slot: Slot, args: readonly unknown[]): unknown {
   const arg = args[slot.index];
   return slot.key === null ? arg : (arg as Record<string, unknown>)[slot.key];
 }

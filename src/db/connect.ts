@@ -41,11 +41,7 @@ const QUERY_TIMEOUT_GRACE_MS = 2_000;
  * Opens the configured database: `createDb({ dialect: 'sqlite', filename: 'data/termin.db' })`.
  * `onConnectionError` hears about every PostgreSQL connection that dies, idle or checked out.
  */
-export function createDb(
-  config: DatabaseConfig,
-  onConnectionError: (error: Error) => void = () => undefined,
-  timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
-): DbHandle {
+export function createDb(config: DatabaseConfig, onConnectionError: (error: Error) => void = () => undefined, timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS): DbHandle {
   if (config.dialect === 'postgres') {
     let pool: pg.Pool | undefined;
     const db = openPostgres(config.url, config.poolSize, timeouts, onConnectionError, (created) => (pool = created), config.preparedStatements ?? true);
@@ -142,7 +138,8 @@ function prepareByText(client: pg.PoolClient): void {
     if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return query(...args);
     let name = names.get(text);
     if (name === undefined && names.size < PREPARED_PER_CONNECTION) {
-      name = `termin_${(issued += 1)}`;
+      issued += 1;
+      name = `termin_${issued}`;
       names.set(text, name);
     }
     if (name === undefined) return query(...args);

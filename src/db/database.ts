@@ -1,5 +1,4 @@
-import { PostgresAdapter } from 'kysely';
-import type { Generated, Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
+import { PostgresAdapter, type Generated, type Insertable, type Kysely, type Selectable, type Transaction, type Updateable } from 'kysely';
 
 /**
  * The tables as Kysely sees them. Columns are snake_case; repositories map rows to the

@@ -61,9 +61,7 @@ export function createSqliteReads(filename: string): FastReads {
   // A topic's settings are parsed once per version; its hosts (and their calendar versions)
   // are read again whenever the database changed (see createSnapshot), since deactivating a
   // user changes them without touching the topic.
-  const topicVersion = connection.prepare<[string], { version: number; account_id: string }>(
-    'select version, account_id from meeting_topics where id = ? and deleted_at is null',
-  );
+  const topicVersion = connection.prepare<[string], { version: number; account_id: string }>('select version, account_id from meeting_topics where id = ? and deleted_at is null');
   const topicById = connection.prepare<[string], MeetingTopicRow>('select * from meeting_topics where id = ? and deleted_at is null');
   const parsedTopics = new Map<string, MeetingTopic & { version: number }>();
   // Same hosts as the repository's findActiveHosts: listed hosts, or the team's members.

@@ -1,14 +1,5 @@
 /** Meeting places a topic can offer; an account enables a subset, a topic offers a subset of that. */
-export const PLACES = [
-  'offline',
-  'phone-call',
-  'google-meet',
-  'teamsForBusiness',
-  'skypeForBusiness',
-  'skypeForConsumer',
-  'zoom',
-  'webex',
-] as const;
+export const PLACES = ['offline', 'phone-call', 'google-meet', 'teamsForBusiness', 'skypeForBusiness', 'skypeForConsumer', 'zoom', 'webex'] as const;
 export type Place = (typeof PLACES)[number];
 
 /** Payment gateways a paid topic can use. */

@@ -87,8 +87,7 @@ function validateIntervals(intervals: LocalInterval[], path: string): FieldError
 
 /** Intervals in time order and overrides in date order, as stored and echoed. */
 export function normalizeAvailability(availability: Availability): Availability {
-  const sortIntervals = (intervals: LocalInterval[]) =>
-    intervals.map(({ start, end }) => ({ start, end })).sort((a, b) => parseLocalTime(a.start) - parseLocalTime(b.start));
+  const sortIntervals = (intervals: LocalInterval[]) => intervals.map(({ start, end }) => ({ start, end })).sort((a, b) => parseLocalTime(a.start) - parseLocalTime(b.start));
   return {
     timezone: availability.timezone,
     weekly: Object.fromEntries(WEEKDAYS.map((day) => [day, sortIntervals(availability.weekly[day] ?? [])])) as WeeklyHours,

@@ -3,7 +3,16 @@ import { applyDiscount, discountRefusal, normalizeDiscountCode, validateDiscount
 
 const PLN = (amount: number) => ({ amount, currency: 'PLN' });
 const code = (extra: Partial<DiscountCode>): DiscountCode => ({
-  uuid: 'u', accountUuid: 'a', code: 'SPRING', percentOff: 20, amountOff: null, expiresAt: null, usageLimit: null, timesUsed: 0, createdAt: 0, ...extra,
+  uuid: 'u',
+  accountUuid: 'a',
+  code: 'SPRING',
+  percentOff: 20,
+  amountOff: null,
+  expiresAt: null,
+  usageLimit: null,
+  timesUsed: 0,
+  createdAt: 0,
+  ...extra,
 });
 
 describe('applyDiscount', () => {

@@ -39,7 +39,13 @@ describe('validateFormFields', () => {
     [[{ key: 'a', label: 'A', type: 'select' }], ['/form/0/options']],
     [[{ key: 'a', label: 'A', type: 'select', options: ['x', 'x'] }], ['/form/0/options/1']],
     [[{ key: 'a', label: 'A', type: 'text', options: ['x'] }], ['/form/0/options']],
-    [[{ key: 'a', label: 'A' }, { key: 'a', label: 'B' }], ['/form/1/key']],
+    [
+      [
+        { key: 'a', label: 'A' },
+        { key: 'a', label: 'B' },
+      ],
+      ['/form/1/key'],
+    ],
     [[{ key: 'a', label: 'A', type: 'checkbox', required: true }], []],
   ] as const)('%j → errors at %j', (fields, paths) => {
     expect(validateFormFields(normalizeFormFields(fields as never)).map((error) => error.path)).toEqual(paths);

@@ -17,7 +17,11 @@ describe('checkFreeForm', () => {
     ['9 levels of arrays', { a: nest(8, (inner) => [inner]) }, [{ path: '/a/0/0/0/0/0/0/0', message: 'nests deeper than 8 levels' }]],
     ['101 keys', Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i])), [{ path: '', message: 'must have at most 100 keys' }]],
     ['101 elements', { list: Array.from({ length: 101 }, () => 0) }, [{ path: '/list', message: 'must have at most 100 elements' }]],
-    ['1,001 values', Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`k${i}`, Array.from({ length: 90 }, () => 0)])), [{ path: '', message: 'must hold at most 1000 values in all' }]],
+    [
+      '1,001 values',
+      Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`k${i}`, Array.from({ length: 90 }, () => 0)])),
+      [{ path: '', message: 'must hold at most 1000 values in all' }],
+    ],
     ['a long string', { a: 'x'.repeat(5001) }, [{ path: '/a', message: 'must be at most 5000 characters' }]],
     ['a long key', { ['k'.repeat(201)]: 1 }, [{ path: `/${'k'.repeat(201)}`, message: 'key must be at most 200 characters' }]],
     ['NUL in a value', { a: ['ok', 'x\u0000'] }, [{ path: '/a/1', message: 'must not contain control characters (tab and line breaks are fine)' }]],

@@ -54,11 +54,7 @@ export interface SplitGatewaySettings {
  * Every missing, mistyped or unknown field is reported at its path. An empty object means
  * "enabled, not configured yet" and is accepted (bookings are refused until configured).
  */
-export function splitGatewaySettings(
-  code: Gateway,
-  input: Record<string, unknown>,
-  basePath: string,
-): { value: SplitGatewaySettings; errors: FieldError[] } {
+export function splitGatewaySettings(code: Gateway, input: Record<string, unknown>, basePath: string): { value: SplitGatewaySettings; errors: FieldError[] } {
   const fields = GATEWAY_FIELDS[code];
   const errors: FieldError[] = [];
   const value: SplitGatewaySettings = { settings: {}, secrets: {} };

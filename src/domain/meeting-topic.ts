@@ -92,12 +92,7 @@ export function isPaidTopic(topic: Pick<TopicSettings, 'price' | 'priceVariants'
  * Without `places` a new topic is offered at every place the account enables.
  * `newUuid` names new price variants; variants that come with a known uuid keep it.
  */
-export function resolveTopicSettings(
-  input: TopicSettingsInput,
-  current: TopicSettings | undefined,
-  defaultPlaces: Place[],
-  newUuid: () => string,
-): TopicSettings {
+export function resolveTopicSettings(input: TopicSettingsInput, current: TopicSettings | undefined, defaultPlaces: Place[], newUuid: () => string): TopicSettings {
   const durationMinutes = input.durationMinutes ?? current?.durationMinutes ?? 30;
   const knownVariants = new Set(current?.priceVariants.map((variant) => variant.uuid) ?? []);
   return {

@@ -46,7 +46,10 @@ describe('resolveLocation', () => {
 describe('normalizePlaceDetails and keepOfferedPlaces', () => {
   it('trims values, orders places canonically, and forgets places no longer offered', () => {
     const normalized = normalizePlaceDetails({ zoom: ' https://zoom.us/j/1 ', offline: 'Prosta 1 ' });
-    expect(Object.entries(normalized)).toEqual([['offline', 'Prosta 1'], ['zoom', 'https://zoom.us/j/1']]);
+    expect(Object.entries(normalized)).toEqual([
+      ['offline', 'Prosta 1'],
+      ['zoom', 'https://zoom.us/j/1'],
+    ]);
     expect(keepOfferedPlaces(normalized, ['zoom'])).toEqual({ zoom: 'https://zoom.us/j/1' });
   });
 });

@@ -1,6 +1,5 @@
 import type { Meeting } from './meeting.js';
-import type { Payment, PaymentStatus } from './payment.js';
-import { paymentStatusAt } from './payment.js';
+import { type Payment, type PaymentStatus, paymentStatusAt } from './payment.js';
 import { locationWithoutDetails } from './place-details.js';
 import type { Team } from './team.js';
 import type { Member } from './user.js';
@@ -63,7 +62,15 @@ export function meetingWithPaymentToJson(meeting: Meeting, payment: Payment | un
     payment:
       payment === undefined
         ? null
-        : { uuid: payment.uuid, status: payment.status, amount: payment.amount, currency: payment.currency, gateway: payment.gateway, paidAt: payment.paidAt === null || payment.paidAt === undefined ? null : toIso(payment.paidAt), refundedAmount: payment.refundedAmount ?? 0 },
+        : {
+            uuid: payment.uuid,
+            status: payment.status,
+            amount: payment.amount,
+            currency: payment.currency,
+            gateway: payment.gateway,
+            paidAt: payment.paidAt === null || payment.paidAt === undefined ? null : toIso(payment.paidAt),
+            refundedAmount: payment.refundedAmount ?? 0,
+          },
   };
 }
 

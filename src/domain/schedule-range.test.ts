@@ -7,7 +7,7 @@ describe('resolveScheduleRange', () => {
   it.each([
     ['7 dates from today', { now: at('2027-03-10T12:00:00Z'), timezone: 'UTC', offset: 0 }, '2027-03-10', '2027-03-16'],
     ['offset moves by weeks', { now: at('2027-03-10T12:00:00Z'), timezone: 'UTC', offset: 14 }, '2027-03-24', '2027-03-30'],
-    ['today is the participant\'s today (already tomorrow in Tokyo)', { now: at('2027-01-01T23:30:00Z'), timezone: 'Asia/Tokyo', offset: 0 }, '2027-01-02', '2027-01-08'],
+    ["today is the participant's today (already tomorrow in Tokyo)", { now: at('2027-01-01T23:30:00Z'), timezone: 'Asia/Tokyo', offset: 0 }, '2027-01-02', '2027-01-08'],
     ['…and still yesterday in Los Angeles', { now: at('2027-01-01T07:30:00Z'), timezone: 'America/Los_Angeles', offset: 0 }, '2026-12-31', '2027-01-06'],
     ['a week across the year end', { now: at('2027-12-29T12:00:00Z'), timezone: 'UTC', offset: 0 }, '2027-12-29', '2028-01-04'],
     ['month 5 is May of this year', { now: at('2027-03-10T12:00:00Z'), timezone: 'UTC', offset: 0, month: 5 }, '2027-05-01', '2027-05-31'],
@@ -15,7 +15,12 @@ describe('resolveScheduleRange', () => {
     ['month 12 is December', { now: at('2027-03-10T12:00:00Z'), timezone: 'UTC', offset: 0, month: 12 }, '2027-12-01', '2027-12-31'],
     ['month 13 is January of next year', { now: at('2027-03-10T12:00:00Z'), timezone: 'UTC', offset: 0, month: 13 }, '2028-01-01', '2028-01-31'],
     ['month counts from `year`', { now: at('2027-03-10T12:00:00Z'), timezone: 'UTC', offset: 0, month: 2, year: 2029 }, '2029-02-01', '2029-02-28'],
-    ['the current year is the participant\'s (New Year in Kiritimati)', { now: at('2027-12-31T11:00:00Z'), timezone: 'Pacific/Kiritimati', offset: 0, month: 1 }, '2028-01-01', '2028-01-31'],
+    [
+      "the current year is the participant's (New Year in Kiritimati)",
+      { now: at('2027-12-31T11:00:00Z'), timezone: 'Pacific/Kiritimati', offset: 0, month: 1 },
+      '2028-01-01',
+      '2028-01-31',
+    ],
     ['offset does not move a month view', { now: at('2027-03-10T12:00:00Z'), timezone: 'UTC', offset: 21, month: 4 }, '2027-04-01', '2027-04-30'],
   ])('%s', (_name, input, from, to) => {
     expect(resolveScheduleRange(input)).toEqual({ from, to });

@@ -13,14 +13,48 @@ import { computeSlots, isSlotAvailable, type BusyMeeting, type DaySlots, type Ho
  */
 
 // America/Santiago changes its clocks at midnight: some of its dates start at 01:00.
-const ZONES = ['Europe/Warsaw', 'America/New_York', 'Asia/Tokyo', 'Asia/Kolkata', 'Pacific/Kiritimati', 'America/Los_Angeles', 'UTC', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'America/Santiago'];
+const ZONES = [
+  'Europe/Warsaw',
+  'America/New_York',
+  'Asia/Tokyo',
+  'Asia/Kolkata',
+  'Pacific/Kiritimati',
+  'America/Los_Angeles',
+  'UTC',
+  'Australia/Lord_Howe',
+  'Asia/Kathmandu',
+  'America/Santiago',
+];
 // Dates around daylight-saving changes in the zones above, and ordinary ones.
-const DATES = ['2027-03-13', '2027-03-14', '2027-03-27', '2027-03-28', '2027-04-03', '2027-04-04', '2027-09-04', '2027-09-05', '2027-10-03', '2027-10-30', '2027-10-31', '2027-11-06', '2027-11-07', '2027-01-15', '2027-06-21'];
+const DATES = [
+  '2027-03-13',
+  '2027-03-14',
+  '2027-03-27',
+  '2027-03-28',
+  '2027-04-03',
+  '2027-04-04',
+  '2027-09-04',
+  '2027-09-05',
+  '2027-10-03',
+  '2027-10-30',
+  '2027-10-31',
+  '2027-11-06',
+  '2027-11-07',
+  '2027-01-15',
+  '2027-06-21',
+];
 // Host zones with the dates of their 2027 clock changes, so that half the cases put one in range.
 const CHANGES: [string, string][] = [
-  ['Europe/Warsaw', '2027-03-28'], ['Europe/Warsaw', '2027-10-31'], ['America/New_York', '2027-03-14'], ['America/New_York', '2027-11-07'],
-  ['America/Los_Angeles', '2027-03-14'], ['America/Los_Angeles', '2027-11-07'], ['Australia/Lord_Howe', '2027-04-04'], ['Australia/Lord_Howe', '2027-10-03'],
-  ['America/Santiago', '2027-04-03'], ['America/Santiago', '2027-09-04'],
+  ['Europe/Warsaw', '2027-03-28'],
+  ['Europe/Warsaw', '2027-10-31'],
+  ['America/New_York', '2027-03-14'],
+  ['America/New_York', '2027-11-07'],
+  ['America/Los_Angeles', '2027-03-14'],
+  ['America/Los_Angeles', '2027-11-07'],
+  ['Australia/Lord_Howe', '2027-04-04'],
+  ['Australia/Lord_Howe', '2027-10-03'],
+  ['America/Santiago', '2027-04-03'],
+  ['America/Santiago', '2027-09-04'],
 ];
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -219,7 +253,9 @@ const scenario = fc
     ),
   })
   .map(({ place: { hostZone, from }, ...s }) => {
-    const to = DateTime.fromISO(from, { zone: 'UTC' }).plus({ days: s.days - 1 }).toISODate()!;
+    const to = DateTime.fromISO(from, { zone: 'UTC' })
+      .plus({ days: s.days - 1 })
+      .toISODate()!;
     const rangeStart = DateTime.fromISO(from, { zone: s.participantZone }).toMillis();
     const availability: Availability = {
       timezone: hostZone,
@@ -244,46 +280,54 @@ const scenario = fc
   });
 
 describe('computeSlots against a wall-clock-grid oracle', () => {
-  it('offers exactly the starts the rules allow, grouped by the participant\'s dates', () => {
-    const runs = 400 * SCALE;
-    let withSlots = 0;
-    assertProperty(
-      fc.property(scenario, ({ host, rules, now, zone, from, to }) => {
-        const expected = oracle(host, rules, now, zone, from, to);
-        expect(computeSlots(host, rules, { now, participantTimezone: zone, from, to })).toEqual(expected);
-        if (expected.some((day) => day.slots.length > 0)) withSlots += 1;
-      }),
-      runs,
-    );
-    // Guard against a generator that drifts into cases where both sides offer nothing.
-    expect(withSlots).toBeGreaterThan(runs / 4);
-  }, 60_000 * SCALE);
+  it(
+    "offers exactly the starts the rules allow, grouped by the participant's dates",
+    () => {
+      const runs = 400 * SCALE;
+      let withSlots = 0;
+      assertProperty(
+        fc.property(scenario, ({ host, rules, now, zone, from, to }) => {
+          const expected = oracle(host, rules, now, zone, from, to);
+          expect(computeSlots(host, rules, { now, participantTimezone: zone, from, to })).toEqual(expected);
+          if (expected.some((day) => day.slots.length > 0)) withSlots += 1;
+        }),
+        runs,
+      );
+      // Guard against a generator that drifts into cases where both sides offer nothing.
+      expect(withSlots).toBeGreaterThan(runs / 4);
+    },
+    60_000 * SCALE,
+  );
 
-  it('isSlotAvailable says yes to every offered start and no to every other grid start and probed minute', () => {
-    const runs = 1000 * SCALE;
-    let gridStarts = 0;
-    let offeredStarts = 0;
-    assertProperty(
-      fc.property(scenario, fc.array(fc.integer({ min: 0, max: 3 * 1440 - 1 }), { minLength: 20, maxLength: 20 }), ({ host, rules, now, zone, from, to }, probes) => {
-        const days = computeSlots(host, rules, { now, participantTimezone: zone, from, to });
-        const offered = new Set(days.flatMap((day) => day.slots.map((slot) => Date.parse(slot.start))));
-        const { rangeStart, rangeEnd } = participantRange(zone, from, to);
-        const grid = oracleGrid(host, rules, rangeStart, rangeEnd);
-        const onGrid = new Set(grid);
-        for (const start of offered) expect(onGrid.has(start)).toBe(true);
-        for (const start of grid) expect(isSlotAvailable(host, rules, now, start), new Date(start).toISOString()).toBe(offered.has(start));
-        // Off the grid (or on it): minutes anywhere in the range, and beside each grid start.
-        const others = [...probes.map((probe) => rangeStart + probe * MINUTE), ...grid.flatMap((start) => [start - MINUTE, start + MINUTE])];
-        for (const instant of others) {
-          if (instant < rangeStart || instant >= rangeEnd) continue;
-          expect(isSlotAvailable(host, rules, now, instant), new Date(instant).toISOString()).toBe(offered.has(instant));
-        }
-        gridStarts += grid.length;
-        offeredStarts += offered.size;
-      }),
-      runs,
-    );
-    expect(gridStarts).toBeGreaterThan(runs * 5);
-    expect(offeredStarts).toBeGreaterThan(runs);
-  }, 60_000 * SCALE);
+  it(
+    'isSlotAvailable says yes to every offered start and no to every other grid start and probed minute',
+    () => {
+      const runs = 1000 * SCALE;
+      let gridStarts = 0;
+      let offeredStarts = 0;
+      assertProperty(
+        fc.property(scenario, fc.array(fc.integer({ min: 0, max: 3 * 1440 - 1 }), { minLength: 20, maxLength: 20 }), ({ host, rules, now, zone, from, to }, probes) => {
+          const days = computeSlots(host, rules, { now, participantTimezone: zone, from, to });
+          const offered = new Set(days.flatMap((day) => day.slots.map((slot) => Date.parse(slot.start))));
+          const { rangeStart, rangeEnd } = participantRange(zone, from, to);
+          const grid = oracleGrid(host, rules, rangeStart, rangeEnd);
+          const onGrid = new Set(grid);
+          for (const start of offered) expect(onGrid.has(start)).toBe(true);
+          for (const start of grid) expect(isSlotAvailable(host, rules, now, start), new Date(start).toISOString()).toBe(offered.has(start));
+          // Off the grid (or on it): minutes anywhere in the range, and beside each grid start.
+          const others = [...probes.map((probe) => rangeStart + probe * MINUTE), ...grid.flatMap((start) => [start - MINUTE, start + MINUTE])];
+          for (const instant of others) {
+            if (instant < rangeStart || instant >= rangeEnd) continue;
+            expect(isSlotAvailable(host, rules, now, instant), new Date(instant).toISOString()).toBe(offered.has(instant));
+          }
+          gridStarts += grid.length;
+          offeredStarts += offered.size;
+        }),
+        runs,
+      );
+      expect(gridStarts).toBeGreaterThan(runs * 5);
+      expect(offeredStarts).toBeGreaterThan(runs);
+    },
+    60_000 * SCALE,
+  );
 });

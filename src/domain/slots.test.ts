@@ -93,7 +93,12 @@ describe('computeSlots: daylight-saving days of the host', () => {
 
   it('keeps intervals apart when one ends inside the gap (they never overlap as instants)', () => {
     // New York, 2027-03-14: 02:00 → 03:00. "until 02:30" ends at the jump, before 03:15.
-    const calendar = host(availability('America/New_York', [{ start: '00:00', end: '02:30' }, { start: '03:15', end: '03:30' }]));
+    const calendar = host(
+      availability('America/New_York', [
+        { start: '00:00', end: '02:30' },
+        { start: '03:15', end: '03:30' },
+      ]),
+    );
     const slotRules = rules({ durationMinutes: 15, slotIntervalMinutes: 10 });
     const slots = slotsByDate(calendar, slotRules, 'America/New_York', '2027-03-14')['2027-03-14']!;
     expect(slots.at(-2)).toBe('2027-03-14T06:40:00.000Z'); // 01:40 EST, ends 01:55
@@ -110,37 +115,115 @@ describe('computeSlots: daylight-saving days of the host', () => {
   });
 });
 
-describe('computeSlots: the grid follows the host\'s wall clock across clock changes', () => {
+describe("computeSlots: the grid follows the host's wall clock across clock changes", () => {
   // Lord Howe: 2027-04-04 02:00 (+11:00) → 01:30 (+10:30), so 01:30–01:59 happens twice;
   // 2027-10-03 02:00 (+10:30) → 02:30 (+11:00), so 02:00–02:29 never happens.
   // Warsaw: 2027-03-28 02:00 → 03:00, 2027-10-31 03:00 → 02:00. New York: 2027-03-14 02:00 → 03:00, 2027-11-07 02:00 → 01:00.
   it.each([
-    ['Lord Howe fall-back, hourly', 'Australia/Lord_Howe', '2027-04-04', { start: '00:00', end: '06:00' }, 60,
-      ['00:00+11:00', '01:00+11:00', '02:00+10:30', '03:00+10:30', '04:00+10:30', '05:00+10:30']],
-    ['Lord Howe fall-back, every 30 minutes: 01:30 twice', 'Australia/Lord_Howe', '2027-04-04', { start: '00:00', end: '04:00' }, 30,
-      ['00:00+11:00', '00:30+11:00', '01:00+11:00', '01:30+11:00', '01:30+10:30', '02:00+10:30', '02:30+10:30', '03:00+10:30', '03:30+10:30']],
-    ['Lord Howe spring-forward, hourly: 02:00 does not exist', 'Australia/Lord_Howe', '2027-10-03', { start: '00:00', end: '06:00' }, 60,
-      ['00:00+10:30', '01:00+10:30', '03:00+11:00', '04:00+11:00', '05:00+11:00']],
-    ['Lord Howe spring-forward, every 30 minutes', 'Australia/Lord_Howe', '2027-10-03', { start: '00:00', end: '04:00' }, 30,
-      ['00:00+10:30', '00:30+10:30', '01:00+10:30', '01:30+10:30', '02:30+11:00', '03:00+11:00', '03:30+11:00']],
-    ['Warsaw spring-forward, every 45 minutes: 02:15 does not exist', 'Europe/Warsaw', '2027-03-28', { start: '00:00', end: '06:00' }, 45,
-      ['00:00+01:00', '00:45+01:00', '01:30+01:00', '03:00+02:00', '03:45+02:00', '04:30+02:00', '05:15+02:00']],
-    ['Warsaw fall-back, every 45 minutes: 02:15 twice', 'Europe/Warsaw', '2027-10-31', { start: '00:00', end: '06:00' }, 45,
-      ['00:00+02:00', '00:45+02:00', '01:30+02:00', '02:15+02:00', '02:15+01:00', '03:00+01:00', '03:45+01:00', '04:30+01:00', '05:15+01:00']],
-    ['New York spring-forward, every 45 minutes', 'America/New_York', '2027-03-14', { start: '00:00', end: '06:00' }, 45,
-      ['00:00-05:00', '00:45-05:00', '01:30-05:00', '03:00-04:00', '03:45-04:00', '04:30-04:00', '05:15-04:00']],
-    ['New York fall-back, every 45 minutes: 01:30 twice', 'America/New_York', '2027-11-07', { start: '00:00', end: '06:00' }, 45,
-      ['00:00-04:00', '00:45-04:00', '01:30-04:00', '01:30-05:00', '02:15-05:00', '03:00-05:00', '03:45-05:00', '04:30-05:00', '05:15-05:00']],
-    ['an interval from 00:45 that crosses the Lord Howe fall-back', 'Australia/Lord_Howe', '2027-04-04', { start: '00:45', end: '03:00' }, 45,
-      ['00:45+11:00', '01:30+11:00', '01:30+10:30', '02:15+10:30']],
-    ['an interval from 01:10 that crosses the New York spring-forward', 'America/New_York', '2027-03-14', { start: '01:10', end: '05:00' }, 45,
-      ['01:10-05:00', '01:55-05:00', '03:25-04:00', '04:10-04:00']],
-    ['an interval that starts inside the gap: its bound is the jump, its grid stays on 02:30 + k hours', 'Europe/Warsaw', '2027-03-28', { start: '02:30', end: '05:00' }, 60,
-      ['03:30+02:00', '04:30+02:00']],
-    ['an interval that starts inside the overlap (first 01:45): the repeated 01:30–01:44 is before its grid', 'Australia/Lord_Howe', '2027-04-04', { start: '01:45', end: '03:00' }, 15,
-      ['01:45+11:00', '01:45+10:30', '02:00+10:30', '02:15+10:30', '02:30+10:30', '02:45+10:30']],
-    ['an interval that ends inside the overlap (first 01:45): the repeated 01:30 is after its end', 'Australia/Lord_Howe', '2027-04-04', { start: '01:00', end: '01:45' }, 15,
-      ['01:00+11:00', '01:15+11:00', '01:30+11:00']],
+    [
+      'Lord Howe fall-back, hourly',
+      'Australia/Lord_Howe',
+      '2027-04-04',
+      { start: '00:00', end: '06:00' },
+      60,
+      ['00:00+11:00', '01:00+11:00', '02:00+10:30', '03:00+10:30', '04:00+10:30', '05:00+10:30'],
+    ],
+    [
+      'Lord Howe fall-back, every 30 minutes: 01:30 twice',
+      'Australia/Lord_Howe',
+      '2027-04-04',
+      { start: '00:00', end: '04:00' },
+      30,
+      ['00:00+11:00', '00:30+11:00', '01:00+11:00', '01:30+11:00', '01:30+10:30', '02:00+10:30', '02:30+10:30', '03:00+10:30', '03:30+10:30'],
+    ],
+    [
+      'Lord Howe spring-forward, hourly: 02:00 does not exist',
+      'Australia/Lord_Howe',
+      '2027-10-03',
+      { start: '00:00', end: '06:00' },
+      60,
+      ['00:00+10:30', '01:00+10:30', '03:00+11:00', '04:00+11:00', '05:00+11:00'],
+    ],
+    [
+      'Lord Howe spring-forward, every 30 minutes',
+      'Australia/Lord_Howe',
+      '2027-10-03',
+      { start: '00:00', end: '04:00' },
+      30,
+      ['00:00+10:30', '00:30+10:30', '01:00+10:30', '01:30+10:30', '02:30+11:00', '03:00+11:00', '03:30+11:00'],
+    ],
+    [
+      'Warsaw spring-forward, every 45 minutes: 02:15 does not exist',
+      'Europe/Warsaw',
+      '2027-03-28',
+      { start: '00:00', end: '06:00' },
+      45,
+      ['00:00+01:00', '00:45+01:00', '01:30+01:00', '03:00+02:00', '03:45+02:00', '04:30+02:00', '05:15+02:00'],
+    ],
+    [
+      'Warsaw fall-back, every 45 minutes: 02:15 twice',
+      'Europe/Warsaw',
+      '2027-10-31',
+      { start: '00:00', end: '06:00' },
+      45,
+      ['00:00+02:00', '00:45+02:00', '01:30+02:00', '02:15+02:00', '02:15+01:00', '03:00+01:00', '03:45+01:00', '04:30+01:00', '05:15+01:00'],
+    ],
+    [
+      'New York spring-forward, every 45 minutes',
+      'America/New_York',
+      '2027-03-14',
+      { start: '00:00', end: '06:00' },
+      45,
+      ['00:00-05:00', '00:45-05:00', '01:30-05:00', '03:00-04:00', '03:45-04:00', '04:30-04:00', '05:15-04:00'],
+    ],
+    [
+      'New York fall-back, every 45 minutes: 01:30 twice',
+      'America/New_York',
+      '2027-11-07',
+      { start: '00:00', end: '06:00' },
+      45,
+      ['00:00-04:00', '00:45-04:00', '01:30-04:00', '01:30-05:00', '02:15-05:00', '03:00-05:00', '03:45-05:00', '04:30-05:00', '05:15-05:00'],
+    ],
+    [
+      'an interval from 00:45 that crosses the Lord Howe fall-back',
+      'Australia/Lord_Howe',
+      '2027-04-04',
+      { start: '00:45', end: '03:00' },
+      45,
+      ['00:45+11:00', '01:30+11:00', '01:30+10:30', '02:15+10:30'],
+    ],
+    [
+      'an interval from 01:10 that crosses the New York spring-forward',
+      'America/New_York',
+      '2027-03-14',
+      { start: '01:10', end: '05:00' },
+      45,
+      ['01:10-05:00', '01:55-05:00', '03:25-04:00', '04:10-04:00'],
+    ],
+    [
+      'an interval that starts inside the gap: its bound is the jump, its grid stays on 02:30 + k hours',
+      'Europe/Warsaw',
+      '2027-03-28',
+      { start: '02:30', end: '05:00' },
+      60,
+      ['03:30+02:00', '04:30+02:00'],
+    ],
+    [
+      'an interval that starts inside the overlap (first 01:45): the repeated 01:30–01:44 is before its grid',
+      'Australia/Lord_Howe',
+      '2027-04-04',
+      { start: '01:45', end: '03:00' },
+      15,
+      ['01:45+11:00', '01:45+10:30', '02:00+10:30', '02:15+10:30', '02:30+10:30', '02:45+10:30'],
+    ],
+    [
+      'an interval that ends inside the overlap (first 01:45): the repeated 01:30 is after its end',
+      'Australia/Lord_Howe',
+      '2027-04-04',
+      { start: '01:00', end: '01:45' },
+      15,
+      ['01:00+11:00', '01:15+11:00', '01:30+11:00'],
+    ],
   ])('%s', (_name, zone, date, hours, minutes, expected) => {
     const calendar = host(availability(zone, [hours]));
     // A duration of at most 30 minutes, so every grid time that exists fits in the hours.
@@ -161,7 +244,14 @@ describe('computeSlots: participants in other zones', () => {
     ['Pacific/Kiritimati', { '2027-01-12': 4, '2027-01-13': 12 }], // UTC+14: 22:00–06:00, mostly the next date
     ['America/Los_Angeles', { '2027-01-12': 16, '2027-01-13': 0 }], // UTC−8: 00:00–08:00
   ])('%s sees the slots of 2027-01-12 under its own dates', (zone, counts) => {
-    const only12th = host({ ...warsaw.availability, overrides: [{ date: '2027-01-11', intervals: [] }, { date: '2027-01-13', intervals: [] }, { date: '2027-01-14', intervals: [] }] });
+    const only12th = host({
+      ...warsaw.availability,
+      overrides: [
+        { date: '2027-01-11', intervals: [] },
+        { date: '2027-01-13', intervals: [] },
+        { date: '2027-01-14', intervals: [] },
+      ],
+    });
     const days = slotsByDate(only12th, rules(), zone, '2027-01-12', '2027-01-13');
     expect(Object.fromEntries(Object.entries(days).map(([date, slots]) => [date, slots.length]))).toEqual(counts);
   });
@@ -195,14 +285,34 @@ describe('computeSlots: topic rules', () => {
   // Host 09:00–13:00 UTC, one 10:00–11:00 meeting of another topic; every slot of the day is listed.
   it.each([
     ['no buffers: a 10:00–11:00 meeting blocks 10:00 and 10:30', {}, {}, ['09:00', '09:30', '11:00', '11:30', '12:00', '12:30']],
-    ['the slot\'s own buffer after keeps it off the meeting', { bufferAfterMinutes: 15 }, {}, ['09:00', '11:00', '11:30', '12:00', '12:30']],
-    ['the slot\'s own buffer before keeps it after the meeting\'s end', { bufferBeforeMinutes: 15 }, {}, ['09:00', '09:30', '11:30', '12:00', '12:30']],
-    ['the slot\'s buffer before may reach back to the meeting\'s end (touching) and before the hours', { bufferBeforeMinutes: 30 }, {}, ['09:00', '09:30', '11:30', '12:00', '12:30']],
-    ['the slot\'s buffer before, on a 15-minute grid', { bufferBeforeMinutes: 20, slotIntervalMinutes: 15 }, {}, ['09:00', '09:15', '09:30', '11:30', '11:45', '12:00', '12:15', '12:30']],
-    ['the meeting\'s own buffer after keeps a later slot away', {}, { bufferAfterMinutes: 30 }, ['09:00', '09:30', '11:30', '12:00', '12:30']],
-    ['the meeting\'s own buffer after, on a 15-minute grid; touching is fine', { slotIntervalMinutes: 15 }, { bufferAfterMinutes: 15 }, ['09:00', '09:15', '09:30', '11:15', '11:30', '11:45', '12:00', '12:15', '12:30']],
-    ['the slot\'s buffer before and the meeting\'s buffer after add up; touching is fine', { bufferBeforeMinutes: 15, slotIntervalMinutes: 15 }, { bufferAfterMinutes: 15 }, ['09:00', '09:15', '09:30', '11:30', '11:45', '12:00', '12:15', '12:30']],
-    ['the meeting\'s buffers block around it', {}, { bufferBeforeMinutes: 30, bufferAfterMinutes: 30 }, ['09:00', '11:30', '12:00', '12:30']],
+    ["the slot's own buffer after keeps it off the meeting", { bufferAfterMinutes: 15 }, {}, ['09:00', '11:00', '11:30', '12:00', '12:30']],
+    ["the slot's own buffer before keeps it after the meeting's end", { bufferBeforeMinutes: 15 }, {}, ['09:00', '09:30', '11:30', '12:00', '12:30']],
+    [
+      "the slot's buffer before may reach back to the meeting's end (touching) and before the hours",
+      { bufferBeforeMinutes: 30 },
+      {},
+      ['09:00', '09:30', '11:30', '12:00', '12:30'],
+    ],
+    [
+      "the slot's buffer before, on a 15-minute grid",
+      { bufferBeforeMinutes: 20, slotIntervalMinutes: 15 },
+      {},
+      ['09:00', '09:15', '09:30', '11:30', '11:45', '12:00', '12:15', '12:30'],
+    ],
+    ["the meeting's own buffer after keeps a later slot away", {}, { bufferAfterMinutes: 30 }, ['09:00', '09:30', '11:30', '12:00', '12:30']],
+    [
+      "the meeting's own buffer after, on a 15-minute grid; touching is fine",
+      { slotIntervalMinutes: 15 },
+      { bufferAfterMinutes: 15 },
+      ['09:00', '09:15', '09:30', '11:15', '11:30', '11:45', '12:00', '12:15', '12:30'],
+    ],
+    [
+      "the slot's buffer before and the meeting's buffer after add up; touching is fine",
+      { bufferBeforeMinutes: 15, slotIntervalMinutes: 15 },
+      { bufferAfterMinutes: 15 },
+      ['09:00', '09:15', '09:30', '11:30', '11:45', '12:00', '12:15', '12:30'],
+    ],
+    ["the meeting's buffers block around it", {}, { bufferBeforeMinutes: 30, bufferAfterMinutes: 30 }, ['09:00', '11:30', '12:00', '12:30']],
     ['buffers of both sides add up; touching is fine', { bufferAfterMinutes: 15 }, { bufferBeforeMinutes: 15 }, ['09:00', '11:00', '11:30', '12:00', '12:30']],
   ])('%s', (_name, slotRules, meetingBuffers, expected) => {
     const calendar = host(nine2one, [meeting('2027-01-04T10:00:00Z', 60, { topicUuid: OTHER_TOPIC, ...meetingBuffers })]);
@@ -274,8 +384,13 @@ describe('computeSlots: topic rules', () => {
     expect(days['2027-01-05']).toEqual([]);
   });
 
-  it('starts each interval\'s grid at its own start', () => {
-    const calendar = host(availability('UTC', [{ start: '09:10', end: '10:10' }, { start: '13:00', end: '14:00' }]));
+  it("starts each interval's grid at its own start", () => {
+    const calendar = host(
+      availability('UTC', [
+        { start: '09:10', end: '10:10' },
+        { start: '13:00', end: '14:00' },
+      ]),
+    );
     const days = slotsByDate(calendar, rules(), 'UTC', '2027-01-04');
     expect(days['2027-01-04']!.map((s) => s.slice(11, 16))).toEqual(['09:10', '09:40', '13:00', '13:30']);
   });
@@ -314,9 +429,12 @@ describe('computeBusyWindow', () => {
 });
 
 describe('formatInstant', () => {
-  it.each(['2027-03-29T07:00:00.000Z', '1999-12-31T23:59:00.000Z', '2027-01-01T00:00:00.000Z', '2027-06-01T12:34:56.789Z', '1969-07-20T20:17:00.000Z'])('formats %s as toISOString does', (iso) => {
-    expect(formatInstant(Date.parse(iso))).toBe(iso);
-  });
+  it.each(['2027-03-29T07:00:00.000Z', '1999-12-31T23:59:00.000Z', '2027-01-01T00:00:00.000Z', '2027-06-01T12:34:56.789Z', '1969-07-20T20:17:00.000Z'])(
+    'formats %s as toISOString does',
+    (iso) => {
+      expect(formatInstant(Date.parse(iso))).toBe(iso);
+    },
+  );
 });
 
 describe('parseInstant', () => {
@@ -343,12 +461,9 @@ describe('parseInstant', () => {
     '2027-01-01T10:60:00.000Z',
     '2027-0a-01T10:00:00.000Z',
     '0001-01-01T00:00:00.000Z',
-  ])(
-    'reads %s as Date.parse does',
-    (iso) => {
-      expect(parseInstant(iso)).toEqual(Date.parse(iso));
-    },
-  );
+  ])('reads %s as Date.parse does', (iso) => {
+    expect(parseInstant(iso)).toEqual(Date.parse(iso));
+  });
 
   it('reads back every minute formatInstant writes, over leap days and decades', () => {
     for (let ms = Date.parse('2023-12-30T00:00:00.000Z'), i = 0; i < 200_000; i += 1, ms += 7 * 60_000 + 86_400_000 * (i % 3)) {

@@ -143,7 +143,7 @@ export function computeSlotsWithStarts(host: HostCalendar, rules: SlotRules, que
 
   let blockedIndex = 0;
   let dayIndex = 0;
-  intervals: for (const interval of intervals) {
+  eachInterval: for (const interval of intervals) {
     if (interval.end <= earliest) continue;
     if (interval.start > latest) break;
     // Between clock changes the wall-clock grid is an elapsed one counted from where the
@@ -157,8 +157,8 @@ export function computeSlotsWithStarts(host: HostCalendar, rules: SlotRules, que
       let start = low <= anchor ? anchor : anchor + Math.ceil((low - anchor) / step) * step;
       for (; start < to && start <= latest; start += step) {
         const end = start + duration;
-        if (end > interval.reach) continue intervals;
-        if (fullDays !== null && fullDays.has(localEpochDay(zone, start))) continue;
+        if (end > interval.reach) continue eachInterval;
+        if (fullDays?.has(localEpochDay(zone, start))) continue;
         const spanStart = start - before;
         const spanEnd = end + after;
         while (blockedIndex < blocked.length && blocked[blockedIndex]!.end <= spanStart) blockedIndex += 1;

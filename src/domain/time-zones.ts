@@ -10,13 +10,7 @@ const validity = new Map<string, boolean>();
 export function isValidTimeZone(zone: string): boolean {
   const known = validity.get(zone);
   if (known !== undefined) return known;
-  const valid =
-    typeof zone === 'string' &&
-    zone.length > 0 &&
-    zone.length <= 64 &&
-    !/^[+-]/.test(zone) &&
-    !/^(UTC|GMT|UT)\s*[+-]/i.test(zone) &&
-    IANAZone.isValidZone(zone);
+  const valid = typeof zone === 'string' && zone.length > 0 && zone.length <= 64 && !/^[+-]/.test(zone) && !/^(UTC|GMT|UT)\s*[+-]/i.test(zone) && IANAZone.isValidZone(zone);
   if (validity.size < 10_000) validity.set(zone, valid);
   return valid;
 }

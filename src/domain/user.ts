@@ -22,7 +22,18 @@ export function normalizeEmail(email: string): string {
 
 // Letters that Unicode does not decompose into a base letter plus a mark.
 const SPECIAL_FOLDS: Record<string, string> = {
-  ł: 'l', đ: 'd', ð: 'd', ø: 'o', ß: 'ss', æ: 'ae', œ: 'oe', þ: 'th', ı: 'i', ħ: 'h', ŀ: 'l', ŧ: 't',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  ø: 'o',
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  þ: 'th',
+  ı: 'i',
+  ħ: 'h',
+  ŀ: 'l',
+  ŧ: 't',
 };
 
 const MAX_USERNAME_BASE = 60;

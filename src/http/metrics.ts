@@ -34,7 +34,12 @@ export function registerMetrics(app: FastifyInstance, ctx: AppContext, options: 
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
-  const requests = new Counter({ name: 'termin_http_requests_total', help: 'HTTP requests answered, by route pattern and status.', labelNames: ['method', 'route', 'status'], registers: [registry] });
+  const requests = new Counter({
+    name: 'termin_http_requests_total',
+    help: 'HTTP requests answered, by route pattern and status.',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
   const duration = new Histogram({
     name: 'termin_http_request_duration_seconds',
     help: 'Time from the request to its response, by route pattern.',
@@ -60,7 +65,11 @@ export function registerMetrics(app: FastifyInstance, ctx: AppContext, options: 
 
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     if (options.token !== null && !bearerMatches(request.headers.authorization, options.token)) {
-      return reply.code(401).header('www-authenticate', 'Bearer realm="metrics"').type('text/plain; charset=utf-8').send('A valid Authorization: Bearer <METRICS_TOKEN> is required\n');
+      return reply
+        .code(401)
+        .header('www-authenticate', 'Bearer realm="metrics"')
+        .type('text/plain; charset=utf-8')
+        .send('A valid Authorization: Bearer <METRICS_TOKEN> is required\n');
     }
     const text = await registry.metrics();
     return reply.type(registry.contentType).header('cache-control', 'no-store').send(text);
@@ -189,7 +198,12 @@ function registerPoolMetrics(registry: Registry, ctx: AppContext): void {
       this.set({ state: 'waiting' }, now.waiting);
     },
   });
-  new Gauge({ name: 'termin_db_pool_max', help: 'PostgreSQL pool size (DATABASE_POOL_SIZE).', registers: [registry], collect() {
-    this.set(stats().max);
-  } });
+  new Gauge({
+    name: 'termin_db_pool_max',
+    help: 'PostgreSQL pool size (DATABASE_POOL_SIZE).',
+    registers: [registry],
+    collect() {
+      this.set(stats().max);
+    },
+  });
 }

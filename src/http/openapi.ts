@@ -49,8 +49,8 @@ export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'Pages', description: "Pages for a participant's browser: payment, return from the gateway, managing a booking." },
   { name: 'Payments', description: 'Payments of paid bookings and the notifications payment gateways send.' },
   { name: 'Scheduling', description: 'Free slots and bookings: the two calls a booking flow makes.' },
-  { name: 'Teams', description: 'Teams and their members, with admin rights and the plan\'s user limit.' },
-  { name: 'Webhooks', description: 'Signed deliveries of events (Standard Webhooks) to the integrator\'s backend.' },
+  { name: 'Teams', description: "Teams and their members, with admin rights and the plan's user limit." },
+  { name: 'Webhooks', description: "Signed deliveries of events (Standard Webhooks) to the integrator's backend." },
 ];
 
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -181,7 +181,8 @@ export function registerOpenApiConventions(app: FastifyInstance, options: OpenAp
       }
       const known = new Map(TAGS.map((tag) => [tag.name, tag]));
       document.tags = [...usedTags].sort((x, y) => x.localeCompare(y)).map((name) => known.get(name) ?? { name });
-      const components = (document.components ??= {}) as Record<string, unknown>;
+      document.components ??= {};
+      const components = document.components as Record<string, unknown>;
       components.headers = { ...((components.headers as object | undefined) ?? {}), ...HEADER_COMPONENTS };
       return document;
     },
@@ -213,7 +214,8 @@ const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 /** Response headers, declared once and referenced from each response. */
 const HEADER_COMPONENTS = {
   XRequestId: {
-    description: "This request's id: the client's `X-Request-Id` when it is 1–128 of `A-Z a-z 0-9 . _ : -`, otherwise one the service made. Every log line about the request carries it.",
+    description:
+      "This request's id: the client's `X-Request-Id` when it is 1–128 of `A-Z a-z 0-9 . _ : -`, otherwise one the service made. Every log line about the request carries it.",
     schema: { type: 'string', maxLength: 128 },
   },
   RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },

@@ -31,7 +31,7 @@ export const PROBLEM_KINDS: Record<ErrorCode, ProblemKind> = {
     status: 403,
     title: 'Not allowed',
     anchor: 'forbidden',
-    explanation: "The key is valid, but its user may not do this: for example, the user is not an admin of the team the request acts on.",
+    explanation: 'The key is valid, but its user may not do this: for example, the user is not an admin of the team the request acts on.',
   },
   PLAN_LIMIT_REACHED: {
     status: 403,
@@ -245,7 +245,15 @@ function describeField(path: string): string {
   return describeFieldError({ path, message: '' }).trimEnd();
 }
 
-const TYPE_WORDS: Record<string, string> = { integer: 'an integer', number: 'a number', string: 'a string', boolean: 'true or false', object: 'an object', array: 'an array', null: 'null' };
+const TYPE_WORDS: Record<string, string> = {
+  integer: 'an integer',
+  number: 'a number',
+  string: 'a string',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
+};
 
 /** Ajv's "must be integer" reads "must be an integer". */
 function humanMessage(message: string): string {

@@ -7,8 +7,9 @@ import { PATTERN_MESSAGES } from './schemas/common.js';
 
 // ajv-formats is CommonJS; under NodeNext its callable export sits on `.default`.
 type AddFormats = (ajv: Ajv) => Ajv;
-const addFormats = ((ajvFormats as unknown as { default: AddFormats | { default: AddFormats } }).default as { default?: AddFormats }).default ??
-  ((ajvFormats as unknown as { default: AddFormats }).default);
+const addFormats =
+  ((ajvFormats as unknown as { default: AddFormats | { default: AddFormats } }).default as { default?: AddFormats }).default ??
+  (ajvFormats as unknown as { default: AddFormats }).default;
 
 const COMMON: Options = {
   // Every invalid field is reported, not just the first.
@@ -66,7 +67,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * case-insensitively (RFC 9562), and the service stores and looks them up in lower case,
  * so an upper-case UUID is lowered before anything uses it: it finds the same record.
  */
-function lowerCase(_enabled: boolean, data: unknown, _parentSchema: unknown, dataCxt?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number }): boolean {
+function lowerCase(
+  _enabled: boolean,
+  data: unknown,
+  _parentSchema: unknown,
+  dataCxt?: { parentData: Record<string | number, unknown>; parentDataProperty: string | number },
+): boolean {
   if (typeof data === 'string' && dataCxt?.parentData !== undefined && data !== data.toLowerCase()) {
     dataCxt.parentData[dataCxt.parentDataProperty] = data.toLowerCase();
   }

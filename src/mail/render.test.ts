@@ -56,7 +56,7 @@ describe('booking messages', () => {
     expect(String(event.getFirstPropertyValue('attendee')).toLowerCase()).toBe('mailto:zofia@example.com');
   });
 
-  it('tell the host in English with the participant\'s contact and note', () => {
+  it("tell the host in English with the participant's contact and note", () => {
     const message = renderBookingMessage(payload({ recipient: 'host', to: { name: 'Anna Nowak', email: 'anna@acme.test' }, lang: 'en', timezone: 'America/New_York' }));
     expect(message.subject).toMatch(/^New booking: Konsultacja with Zofia Wąs/);
     expect(message.text).toContain('Participant: Zofia Wąs <zofia@example.com>');
@@ -117,7 +117,7 @@ describe('booking messages from hostile input', () => {
     expect(event.getFirstPropertyValue('description')).toBe('Hi <script>alert(1)</script>\nWhere: https://evil.test\n\nBcc: spy@evil.test');
   });
 
-  it('keep every value on its line in the text, indent a note\'s further lines, and escape the HTML', () => {
+  it("keep every value on its line in the text, indent a note's further lines, and escape the HTML", () => {
     const message = renderBookingMessage(hostile);
     const lines = message.text.split('\n');
     // Only our own labels start a line; what the participant wrote is indented under the note.
@@ -160,4 +160,3 @@ describe('booking messages from hostile input', () => {
     expect(message.html).toContain('<p><strong>What:</strong> Konsultacja<br>\n<strong>When:</strong> ');
   });
 });
-

@@ -179,10 +179,13 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
   const subject = one(
     moved
       ? (toHost ? moved.hostSubject : moved.subject)(vars)
-      : toHost ? (cancelled ? s.hostCancelledSubject : s.hostConfirmedSubject)(vars) : (cancelled ? s.cancelledSubject : s.confirmedSubject)(vars),
+      : toHost
+        ? (cancelled ? s.hostCancelledSubject : s.hostConfirmedSubject)(vars)
+        : (cancelled ? s.cancelledSubject : s.confirmedSubject)(vars),
   );
   const lead = moved ? (toHost ? moved.hostLead : moved.lead) : toHost ? (cancelled ? s.hostCancelledLead : s.hostConfirmedLead) : cancelled ? s.cancelledLead : s.confirmedLead;
-  const span = (from: DateTime, to: DateTime) => `${from.toLocaleString(DateTime.DATE_HUGE)}, ${from.toLocaleString(DateTime.TIME_SIMPLE)}–${to.toLocaleString(DateTime.TIME_SIMPLE)} (${one(payload.timezone)})`;
+  const span = (from: DateTime, to: DateTime) =>
+    `${from.toLocaleString(DateTime.DATE_HUGE)}, ${from.toLocaleString(DateTime.TIME_SIMPLE)}–${to.toLocaleString(DateTime.TIME_SIMPLE)} (${one(payload.timezone)})`;
   const when = span(start, end);
   const details: Line[] = [
     { label: s.what, value: topic },
@@ -201,7 +204,10 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
   if (!cancelled) details.push(...paidLines(payload));
   if (moved && payload.previous) {
     const zone = { zone: payload.timezone };
-    details.splice(2, 0, { label: moved.previously, value: span(DateTime.fromMillis(payload.previous.start, zone).setLocale(payload.lang), DateTime.fromMillis(payload.previous.end, zone).setLocale(payload.lang)) });
+    details.splice(2, 0, {
+      label: moved.previously,
+      value: span(DateTime.fromMillis(payload.previous.start, zone).setLocale(payload.lang), DateTime.fromMillis(payload.previous.end, zone).setLocale(payload.lang)),
+    });
   }
   const paragraphs: Line[][] = [
     [{ value: s.greeting(one(payload.to.name)) }],
@@ -397,14 +403,19 @@ export function renderPaymentMessage(payload: PaymentMessagePayload): RenderedMe
     const end = DateTime.fromMillis(meeting.end, zone).setLocale(payload.lang);
     return `${start.toLocaleString(DateTime.DATE_HUGE)}, ${start.toLocaleString(DateTime.TIME_SIMPLE)}–${end.toLocaleString(DateTime.TIME_SIMPLE)} (${one(payload.timezone)})`;
   });
-  const details: Line[] = [{ label: s.what, value: topic }, ...when.map((value) => ({ label: s.when, value })), { label: p.amount, value: formatAmount(payload.amount, payload.currency, payload.lang) }];
+  const details: Line[] = [
+    { label: s.what, value: topic },
+    ...when.map((value) => ({ label: s.when, value })),
+    { label: p.amount, value: formatAmount(payload.amount, payload.currency, payload.lang) },
+  ];
   let subject: string;
   let lead: string;
   const extra: Line[][] = [];
   if (payload.event === 'pending') {
     subject = p.pendingSubject(topic);
     lead = p.pendingLead;
-    if (payload.deadline !== undefined) details.push({ label: p.payBy, value: DateTime.fromMillis(payload.deadline, zone).setLocale(payload.lang).toLocaleString(DateTime.DATETIME_FULL) });
+    if (payload.deadline !== undefined)
+      details.push({ label: p.payBy, value: DateTime.fromMillis(payload.deadline, zone).setLocale(payload.lang).toLocaleString(DateTime.DATETIME_FULL) });
     if (payload.payUrl) extra.push([{ label: p.payLink, value: one(payload.payUrl) }]);
   } else if (payload.event === 'released') {
     subject = p.releasedSubject(topic);

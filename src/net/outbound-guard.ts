@@ -209,10 +209,7 @@ export function ipLiteralOf(url: URL): string | null {
 
 function refusedAddress(host: string, address: string): OutboundUrlRefusedError {
   const shown = host === address ? address : `${host} (${address})`;
-  return new OutboundUrlRefusedError(
-    'forbidden-address',
-    `${shown} is a loopback, private, link-local or otherwise reserved address; outbound requests there are not allowed.`,
-  );
+  return new OutboundUrlRefusedError('forbidden-address', `${shown} is a loopback, private, link-local or otherwise reserved address; outbound requests there are not allowed.`);
 }
 
 /** Throws when any of `addresses` is forbidden (one bad record is enough to refuse). */

@@ -1,14 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import {
-  assertAddressesAllowed,
-  checkUrlShape,
-  createGuardedLookup,
-  ipLiteralOf,
-  OutboundError,
-  OutboundUrlRefusedError,
-  type HostResolver,
-} from './outbound-guard.js';
+import { assertAddressesAllowed, checkUrlShape, createGuardedLookup, ipLiteralOf, OutboundError, type HostResolver } from './outbound-guard.js';
 
 export { OutboundError, OutboundUrlRefusedError } from './outbound-guard.js';
 

@@ -11,6 +11,7 @@ export interface JobHandler {
    * not; when that completion is refused it throws LostClaimError. For outside effects (SMTP,
    * HTTP) the worker completes the job afterwards, which makes them at-least-once.
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a handler that leaves completing to the worker returns nothing at all.
   handle(job: { uuid: string; payload: unknown; attempts: number; claim: string }): Promise<void | 'completed'>;
   /** Attempts before the job is given up as `failed` (default 20). */
   maxAttempts?: number;

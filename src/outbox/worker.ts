@@ -182,7 +182,7 @@ async function runJob(run: OutboxRun, handler: JobHandler, job: ClaimedJob): Pro
     log.warn({ jobId: job.uuid, kind: handler.kind }, 'an outbox job was claimed again after its lease ran out: this run of it records nothing');
     return 'lost' as const;
   };
-  let handled: void | 'completed';
+  let handled: Awaited<ReturnType<JobHandler['handle']>>;
   try {
     handled = await handler.handle(job);
   } catch (error) {

@@ -115,6 +115,10 @@ export interface GatewayAdapter {
    * others may look the transaction up. Returns null when the return says nothing new
    * (the notification is what counts).
    */
-  completeOnReturn?(credentials: GatewayCredentials, payment: { paymentUuid: string; gatewayTransactionId: string; amount: number; currency: string }, query: Record<string, string>): Promise<NotificationOutcome | null>;
+  completeOnReturn?(
+    credentials: GatewayCredentials,
+    payment: { paymentUuid: string; gatewayTransactionId: string; amount: number; currency: string },
+    query: Record<string, string>,
+  ): Promise<NotificationOutcome | null>;
   refund(credentials: GatewayCredentials, refund: RefundRequest): Promise<{ refundId: string }>;
 }

@@ -29,13 +29,7 @@ export interface GatewayResponse {
  * gateway, the operation and the status only: never a URL query, header or body, so a
  * credential cannot leak into a log line.
  */
-export async function callGateway(
-  gateway: string,
-  operation: string,
-  baseUrl: string,
-  request: GatewayRequest,
-  timeoutMs: number,
-): Promise<GatewayResponse> {
+export async function callGateway(gateway: string, operation: string, baseUrl: string, request: GatewayRequest, timeoutMs: number): Promise<GatewayResponse> {
   const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
   let body: string | undefined;
   if (request.rawJson !== undefined) {

@@ -18,11 +18,7 @@ export async function expectPayment(
       `the notification reports ${reported.amount} ${reported.currency.toUpperCase()}, the payment expects ${payment.amount} ${payment.currency.toUpperCase()}`,
     );
   }
-  if (
-    reported.gatewayTransactionId !== undefined &&
-    payment.gatewayTransactionId !== null &&
-    payment.gatewayTransactionId !== reported.gatewayTransactionId
-  ) {
+  if (reported.gatewayTransactionId !== undefined && payment.gatewayTransactionId !== null && payment.gatewayTransactionId !== reported.gatewayTransactionId) {
     throw new NotificationRejectedError('the notification is about another gateway transaction than the one created for this payment');
   }
   return payment;

@@ -1,5 +1,15 @@
-import type { CreatedTransaction, GatewayAdapter, GatewayCredentials, IncomingNotification, PaymentOrder, RefundRequest, VerifiedNotification } from './gateway.js';
-import { GatewayError, NotificationRejectedError, type PaymentLookup } from './gateway.js';
+import {
+  type CreatedTransaction,
+  type GatewayAdapter,
+  type GatewayCredentials,
+  type IncomingNotification,
+  type PaymentOrder,
+  type RefundRequest,
+  type VerifiedNotification,
+  GatewayError,
+  NotificationRejectedError,
+  type PaymentLookup,
+} from './gateway.js';
 import { asRecord, basicAuth, callGateway, DEFAULT_GATEWAY_TIMEOUT_MS, digestHex, failForStatus, malformedAnswer, requireSetting, safeEqual, stringField } from './http.js';
 import { expectPayment, parseJsonObject } from './notification-checks.js';
 
@@ -75,7 +85,13 @@ export function createP24Adapter(options: { baseUrl: string; timeoutMs?: number 
         timeLimit: Math.min(99, Math.max(1, minutesLeft)),
         sign: p24Sign({ sessionId: order.paymentUuid, merchantId, amount: order.amount, currency, crc }),
       };
-      const response = await callGateway('p24', 'transaction/register', baseUrl, { method: 'POST', path: '/api/v1/transaction/register', headers: { authorization }, json: body }, timeoutMs);
+      const response = await callGateway(
+        'p24',
+        'transaction/register',
+        baseUrl,
+        { method: 'POST', path: '/api/v1/transaction/register', headers: { authorization }, json: body },
+        timeoutMs,
+      );
       if (response.status !== 200) throw failForStatus('p24', 'transaction/register', response, errorCode(response.body));
       const token = stringField(asRecord(asRecord(response.body)?.data), 'token');
       if (token === undefined || !/^[\w-]+$/.test(token)) throw malformedAnswer('p24', 'transaction/register', 'data.token');
@@ -112,7 +128,13 @@ export function createP24Adapter(options: { baseUrl: string; timeoutMs?: number 
         orderId: field.orderId,
         sign: p24Sign({ sessionId: field.sessionId, orderId: field.orderId, amount: field.amount, currency: field.currency, crc }),
       };
-      const response = await callGateway('p24', 'transaction/verify', baseUrl, { method: 'PUT', path: '/api/v1/transaction/verify', headers: { authorization }, json: verify }, timeoutMs);
+      const response = await callGateway(
+        'p24',
+        'transaction/verify',
+        baseUrl,
+        { method: 'PUT', path: '/api/v1/transaction/verify', headers: { authorization }, json: verify },
+        timeoutMs,
+      );
       if (response.status !== 200) throw failForStatus('p24', 'transaction/verify', response, errorCode(response.body));
       const status = stringField(asRecord(asRecord(response.body)?.data), 'status');
       if (status !== 'success') throw new GatewayError('p24 transaction/verify: verification not confirmed', false, response.status);
@@ -133,7 +155,13 @@ export function createP24Adapter(options: { baseUrl: string; timeoutMs?: number 
         refunds: [{ orderId, sessionId: refund.paymentUuid, amount: refund.amount, description: refund.reason.slice(0, 35) }],
         refundsUuid: requestKey,
       };
-      const response = await callGateway('p24', 'transaction/refund', baseUrl, { method: 'POST', path: '/api/v1/transaction/refund', headers: { authorization }, json: body }, timeoutMs);
+      const response = await callGateway(
+        'p24',
+        'transaction/refund',
+        baseUrl,
+        { method: 'POST', path: '/api/v1/transaction/refund', headers: { authorization }, json: body },
+        timeoutMs,
+      );
       if (response.status !== 201) throw failForStatus('p24', 'transaction/refund', response, errorCode(response.body));
       const first = asRecord((asRecord(response.body)?.data as unknown[] | undefined)?.[0]);
       if (first?.status !== true) throw new GatewayError('p24 transaction/refund: refund refused', false, response.status);

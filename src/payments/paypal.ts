@@ -1,6 +1,28 @@
-import type { CreatedTransaction, GatewayAdapter, GatewayCredentials, IncomingNotification, NotificationOutcome, PaymentOrder, RefundRequest, VerifiedNotification } from './gateway.js';
-import { GatewayError, NotificationRejectedError, type PaymentLookup } from './gateway.js';
-import { asRecord, basicAuth, callGateway, DEFAULT_GATEWAY_TIMEOUT_MS, failForStatus, malformedAnswer, requireSetting, stringField, createOAuthSession, type GatewayResponse } from './http.js';
+import {
+  type CreatedTransaction,
+  type GatewayAdapter,
+  type GatewayCredentials,
+  type IncomingNotification,
+  type NotificationOutcome,
+  type PaymentOrder,
+  type RefundRequest,
+  type VerifiedNotification,
+  GatewayError,
+  NotificationRejectedError,
+  type PaymentLookup,
+} from './gateway.js';
+import {
+  asRecord,
+  basicAuth,
+  callGateway,
+  DEFAULT_GATEWAY_TIMEOUT_MS,
+  failForStatus,
+  malformedAnswer,
+  requireSetting,
+  stringField,
+  createOAuthSession,
+  type GatewayResponse,
+} from './http.js';
 import { expectPayment, parseJsonObject } from './notification-checks.js';
 import { currencyExponent, formatWithExponent, MoneyFormatError, parseWithExponent, rescaleMinorUnits } from '../domain/money.js';
 
@@ -24,7 +46,12 @@ export function createPaypalAdapter(options: { baseUrl: string; timeoutMs?: numb
     operation: 'oauth2/token',
     baseUrl,
     timeoutMs,
-    tokenRequest: (clientId, clientSecret) => ({ method: 'POST', path: '/v1/oauth2/token', headers: { authorization: basicAuth(clientId, clientSecret) }, form: { grant_type: 'client_credentials' } }),
+    tokenRequest: (clientId, clientSecret) => ({
+      method: 'POST',
+      path: '/v1/oauth2/token',
+      headers: { authorization: basicAuth(clientId, clientSecret) },
+      form: { grant_type: 'client_credentials' },
+    }),
     failure: (response) => failForStatus('paypal', 'oauth2/token', response, stringField(asRecord(response.body), 'error')),
   });
 
@@ -37,7 +64,13 @@ export function createPaypalAdapter(options: { baseUrl: string; timeoutMs?: numb
   async function capture(credentials: GatewayCredentials, orderId: string, requestId: string) {
     return withToken(credentials, async (authorization) => {
       const path = `/v2/checkout/orders/${encodeURIComponent(orderId)}/capture`;
-      const response = await callGateway('paypal', 'orders capture', baseUrl, { method: 'POST', path, headers: { authorization, 'paypal-request-id': requestId, prefer: 'return=representation' }, rawJson: '{}' }, timeoutMs);
+      const response = await callGateway(
+        'paypal',
+        'orders capture',
+        baseUrl,
+        { method: 'POST', path, headers: { authorization, 'paypal-request-id': requestId, prefer: 'return=representation' }, rawJson: '{}' },
+        timeoutMs,
+      );
       // Already captured (a second return, or the webhook won the race): read the order instead.
       if (response.status === 422 && stringField(asRecord((asRecord(response.body)?.details as unknown[] | undefined)?.[0]), 'issue') === 'ORDER_ALREADY_CAPTURED') {
         return getOrder(authorization, orderId);
@@ -48,7 +81,13 @@ export function createPaypalAdapter(options: { baseUrl: string; timeoutMs?: numb
   }
 
   async function getOrder(authorization: string, orderId: string) {
-    const response = await callGateway('paypal', 'orders get', baseUrl, { method: 'GET', path: `/v2/checkout/orders/${encodeURIComponent(orderId)}`, headers: { authorization } }, timeoutMs);
+    const response = await callGateway(
+      'paypal',
+      'orders get',
+      baseUrl,
+      { method: 'GET', path: `/v2/checkout/orders/${encodeURIComponent(orderId)}`, headers: { authorization } },
+      timeoutMs,
+    );
     if (response.status !== 200) throw fail('orders get', response);
     return asRecord(response.body);
   }
@@ -82,7 +121,13 @@ export function createPaypalAdapter(options: { baseUrl: string; timeoutMs?: numb
         },
       };
       return withToken(credentials, async (authorization) => {
-        const response = await callGateway('paypal', 'orders create', baseUrl, { method: 'POST', path: '/v2/checkout/orders', headers: { authorization, 'paypal-request-id': `create-${order.paymentUuid}` }, json: body }, timeoutMs);
+        const response = await callGateway(
+          'paypal',
+          'orders create',
+          baseUrl,
+          { method: 'POST', path: '/v2/checkout/orders', headers: { authorization, 'paypal-request-id': `create-${order.paymentUuid}` }, json: body },
+          timeoutMs,
+        );
         if (response.status !== 200 && response.status !== 201) throw fail('orders create', response);
         const result = asRecord(response.body);
         const id = stringField(result, 'id');
@@ -135,7 +180,13 @@ export function createPaypalAdapter(options: { baseUrl: string; timeoutMs?: numb
       // so number formatting or key order cannot change what PayPal verifies.
       const rawJson = `${JSON.stringify(verification).slice(0, -1)},"webhook_event":${notification.rawBody.trim()}}`;
       const verified = await withToken(credentials, async (authorization) => {
-        const response = await callGateway('paypal', 'verify-webhook-signature', baseUrl, { method: 'POST', path: '/v1/notifications/verify-webhook-signature', headers: { authorization }, rawJson }, timeoutMs);
+        const response = await callGateway(
+          'paypal',
+          'verify-webhook-signature',
+          baseUrl,
+          { method: 'POST', path: '/v1/notifications/verify-webhook-signature', headers: { authorization }, rawJson },
+          timeoutMs,
+        );
         if (response.status !== 200) throw fail('verify-webhook-signature', response);
         return stringField(asRecord(response.body), 'verification_status');
       });
@@ -177,7 +228,13 @@ export function createPaypalAdapter(options: { baseUrl: string; timeoutMs?: numb
         if (captureId === undefined) throw new GatewayError('paypal refund: the order has no capture to refund', false);
         const body = { amount: { currency_code: currency, value: toPaypalValue(refund.amount, currency) }, note_to_payer: refund.reason.slice(0, 255) };
         const path = `/v2/payments/captures/${encodeURIComponent(captureId)}/refund`;
-        const response = await callGateway('paypal', 'captures refund', baseUrl, { method: 'POST', path, headers: { authorization, 'paypal-request-id': refund.idempotencyKey }, json: body }, timeoutMs);
+        const response = await callGateway(
+          'paypal',
+          'captures refund',
+          baseUrl,
+          { method: 'POST', path, headers: { authorization, 'paypal-request-id': refund.idempotencyKey }, json: body },
+          timeoutMs,
+        );
         if (response.status !== 201 && response.status !== 200) throw fail('captures refund', response);
         const refundId = stringField(asRecord(response.body), 'id');
         if (refundId === undefined) throw malformedAnswer('paypal', 'captures refund', 'id');

@@ -1,6 +1,28 @@
-import type { CreatedTransaction, GatewayAdapter, GatewayCredentials, IncomingNotification, NotificationOutcome, PaymentOrder, RefundRequest, VerifiedNotification } from './gateway.js';
-import { GatewayError, NotificationRejectedError, type PaymentLookup } from './gateway.js';
-import { asRecord, callGateway, DEFAULT_GATEWAY_TIMEOUT_MS, digestHex, failForStatus, malformedAnswer, requireSetting, safeEqual, stringField, createOAuthSession } from './http.js';
+import {
+  type CreatedTransaction,
+  type GatewayAdapter,
+  type GatewayCredentials,
+  type IncomingNotification,
+  type NotificationOutcome,
+  type PaymentOrder,
+  type RefundRequest,
+  type VerifiedNotification,
+  GatewayError,
+  NotificationRejectedError,
+  type PaymentLookup,
+} from './gateway.js';
+import {
+  asRecord,
+  callGateway,
+  DEFAULT_GATEWAY_TIMEOUT_MS,
+  digestHex,
+  failForStatus,
+  malformedAnswer,
+  requireSetting,
+  safeEqual,
+  stringField,
+  createOAuthSession,
+} from './http.js';
 import { expectPayment, parseJsonObject } from './notification-checks.js';
 import { currencyExponent, rescaleMinorUnits } from '../domain/money.js';
 
@@ -24,7 +46,11 @@ export function createPayuAdapter(options: { baseUrl: string; timeoutMs?: number
     operation: 'oauth/authorize',
     baseUrl,
     timeoutMs,
-    tokenRequest: (clientId, clientSecret) => ({ method: 'POST', path: '/pl/standard/user/oauth/authorize', form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret } }),
+    tokenRequest: (clientId, clientSecret) => ({
+      method: 'POST',
+      path: '/pl/standard/user/oauth/authorize',
+      form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret },
+    }),
     failure: (response) => failForStatus('payu', 'oauth/authorize', response, stringField(asRecord(response.body), 'error')),
   });
 

@@ -1,6 +1,17 @@
 import Stripe from 'stripe';
-import type { CreatedTransaction, GatewayAdapter, GatewayCredentials, IncomingNotification, NotificationOutcome, PaymentOrder, RefundRequest, VerifiedNotification } from './gateway.js';
-import { GatewayError, NotificationRejectedError, type PaymentLookup } from './gateway.js';
+import {
+  type CreatedTransaction,
+  type GatewayAdapter,
+  type GatewayCredentials,
+  type IncomingNotification,
+  type NotificationOutcome,
+  type PaymentOrder,
+  type RefundRequest,
+  type VerifiedNotification,
+  GatewayError,
+  NotificationRejectedError,
+  type PaymentLookup,
+} from './gateway.js';
 import { DEFAULT_GATEWAY_TIMEOUT_MS, digestHex, requireSetting } from './http.js';
 import { expectPayment } from './notification-checks.js';
 import { currencyExponent, MoneyFormatError, rescaleMinorUnits } from '../domain/money.js';
@@ -181,7 +192,11 @@ async function call<T>(operation: string, run: () => Promise<T>): Promise<T> {
     if (error instanceof GatewayError) throw error;
     if (error instanceof Stripe.errors.StripeError) {
       const status = error.statusCode;
-      const retryable = error instanceof Stripe.errors.StripeConnectionError || error instanceof Stripe.errors.StripeRateLimitError || (status !== undefined && status >= 500) || (status === undefined && error instanceof Stripe.errors.StripeAPIError);
+      const retryable =
+        error instanceof Stripe.errors.StripeConnectionError ||
+        error instanceof Stripe.errors.StripeRateLimitError ||
+        (status !== undefined && status >= 500) ||
+        (status === undefined && error instanceof Stripe.errors.StripeAPIError);
       const code = error.code !== undefined && /^[\w-]{1,60}$/.test(error.code) ? ` (${error.code})` : '';
       throw new GatewayError(`stripe ${operation}: ${error.type}${status !== undefined ? ` HTTP ${status}` : ''}${code}`, retryable, status);
     }

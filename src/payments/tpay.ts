@@ -1,6 +1,29 @@
-import type { CreatedTransaction, GatewayAdapter, GatewayCredentials, IncomingNotification, NotificationOutcome, PaymentOrder, RefundRequest, VerifiedNotification } from './gateway.js';
-import { GatewayError, NotificationRejectedError, type PaymentLookup } from './gateway.js';
-import { asRecord, callGateway, DEFAULT_GATEWAY_TIMEOUT_MS, digestHex, failForStatus, malformedAnswer, requireSetting, safeEqual, stringField, createOAuthSession, type GatewayResponse } from './http.js';
+import {
+  type CreatedTransaction,
+  type GatewayAdapter,
+  type GatewayCredentials,
+  type IncomingNotification,
+  type NotificationOutcome,
+  type PaymentOrder,
+  type RefundRequest,
+  type VerifiedNotification,
+  GatewayError,
+  NotificationRejectedError,
+  type PaymentLookup,
+} from './gateway.js';
+import {
+  asRecord,
+  callGateway,
+  DEFAULT_GATEWAY_TIMEOUT_MS,
+  digestHex,
+  failForStatus,
+  malformedAnswer,
+  requireSetting,
+  safeEqual,
+  stringField,
+  createOAuthSession,
+  type GatewayResponse,
+} from './http.js';
 import { expectPayment } from './notification-checks.js';
 import { formatMinorUnits, parseDecimalAmount } from '../domain/money.js';
 

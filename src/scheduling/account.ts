@@ -8,7 +8,7 @@ import { isAdminOfAnyTeam } from '../db/repositories/teams.js';
 import type { DbOrTrx } from '../db/database.js';
 import { inTransaction } from '../db/transaction.js';
 import { sealRecord } from '../secrets/secret-box.js';
-import { type Principal, type UseCaseContext } from './context.js';
+import type { Principal, UseCaseContext } from './context.js';
 
 export interface AccountView extends Account {
   activeUsers: number;
@@ -48,7 +48,9 @@ export interface AccountPatch {
 export async function updateAccount(ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey'>, principal: Principal, patch: AccountPatch): Promise<AccountView> {
   const { changes, gateways } = validateAccountPatch(patch);
   const sealed = gateways?.map((gateway) =>
-    gateway.split === null ? { code: gateway.code, keep: true as const } : { code: gateway.code, keep: false as const, settings: gateway.split.settings, sealedSecrets: sealRecord(ctx.secretKey, gateway.split.secrets) },
+    gateway.split === null
+      ? { code: gateway.code, keep: true as const }
+      : { code: gateway.code, keep: false as const, settings: gateway.split.settings, sealedSecrets: sealRecord(ctx.secretKey, gateway.split.secrets) },
   );
   await inTransaction(ctx.db, async (trx) => {
     if (!(await isAdminOfAnyTeam(trx, principal.userUuid))) throw new ForbiddenError('Only a team admin may change the account');
@@ -56,7 +58,9 @@ export async function updateAccount(ctx: Pick<UseCaseContext, 'now' | 'db' | 'se
     if (sealed !== undefined) {
       const current = new Map((await selectAccountGateways(trx, principal.accountUuid)).map((stored) => [stored.code, stored]));
       const next: StoredGateway[] = sealed.map((gateway) =>
-        gateway.keep ? (current.get(gateway.code) ?? { code: gateway.code, settings: {}, sealedSecrets: {} }) : { code: gateway.code, settings: gateway.settings, sealedSecrets: gateway.sealedSecrets },
+        gateway.keep
+          ? (current.get(gateway.code) ?? { code: gateway.code, settings: {}, sealedSecrets: {} })
+          : { code: gateway.code, settings: gateway.settings, sealedSecrets: gateway.sealedSecrets },
       );
       await replaceAccountGateways(trx, principal.accountUuid, next, ctx.now());
     }

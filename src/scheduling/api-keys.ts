@@ -54,10 +54,7 @@ async function issueApiKey(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>, a
     if (!user || user.deactivatedAt !== null) throw new NotFoundError('user');
     const live = await listLiveApiKeysOfUser(trx, userUuid);
     if (live.length >= maxKeys) {
-      throw new DomainError(
-        'PLAN_LIMIT_REACHED',
-        `A user may hold at most ${maxKeys} API keys; revoke one (DELETE /api/v1/api-keys/{uuid}) before creating another`,
-      );
+      throw new DomainError('PLAN_LIMIT_REACHED', `A user may hold at most ${maxKeys} API keys; revoke one (DELETE /api/v1/api-keys/{uuid}) before creating another`);
     }
     await insertApiKey(trx, { ...record, lookup: key.lookup, secretHash: key.secretHash });
   });

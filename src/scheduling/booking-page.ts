@@ -19,7 +19,10 @@ export interface TopicPage extends PublicTopicPage {
   gateways: Gateway[];
 }
 
-export async function findTopicPage(ctx: Pick<UseCaseContext, 'db'>, where: { username?: string | undefined; teamUuid?: string | undefined; topicUuid: string }): Promise<TopicPage> {
+export async function findTopicPage(
+  ctx: Pick<UseCaseContext, 'db'>,
+  where: { username?: string | undefined; teamUuid?: string | undefined; topicUuid: string },
+): Promise<TopicPage> {
   const page = await findPublicTopicPage(ctx, where);
   const topic = await findTopic(ctx.db, null, where.topicUuid);
   if (!topic) throw new NotFoundError('booking page');

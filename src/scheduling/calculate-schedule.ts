@@ -47,7 +47,11 @@ const ZONE_SLACK_MS = 2 * DAY_MS;
  * bounds depend on the clock. The host's calendar version is read before the calendar, so
  * an entry can be older than its version says, never newer.
  */
-export async function calculateSchedule(ctx: Pick<UseCaseContext, 'now' | 'db' | 'reads' | 'scheduleCache'>, principal: Principal | null, input: CalculateScheduleInput): Promise<Schedule> {
+export async function calculateSchedule(
+  ctx: Pick<UseCaseContext, 'now' | 'db' | 'reads' | 'scheduleCache'>,
+  principal: Principal | null,
+  input: CalculateScheduleInput,
+): Promise<Schedule> {
   const now = ctx.now();
   const rangeInput = { now, timezone: input.timezone, offset: input.offset, month: input.month, year: input.year };
   const errors = validateScheduleRangeInput(rangeInput);
@@ -155,7 +159,8 @@ function hostEntryKey(host: TopicHost, rules: SlotRules, timezone: string, range
 /** The cached entry under `key` if it may still be served: same calendar version, read before `now`, not expired. */
 function servableEntry(ctx: Pick<UseCaseContext, 'scheduleCache'>, key: string, calendarVersion: number, now: number): HostEntry | undefined {
   const entry = ctx.scheduleCache.get(key) as HostEntry | undefined;
-  if (!entry || entry.calendarVersion !== calendarVersion || now < entry.readAt || now >= entry.validUntil || entry.topicStarts === undefined || entry.starts === undefined) return undefined;
+  if (!entry || entry.calendarVersion !== calendarVersion || now < entry.readAt || now >= entry.validUntil || entry.topicStarts === undefined || entry.starts === undefined)
+    return undefined;
   return entry;
 }
 
@@ -345,14 +350,7 @@ export function slotRulesOf(topic: MeetingTopic): SlotRules {
  * calculation (prepared reads) and the booking check (the booking's transaction, through
  * createKyselyReads) both load a calendar here, so they see the same busy time.
  */
-export async function loadHostCalendar(
-  reads: FastReads,
-  host: TopicHost,
-  rules: SlotRules,
-  fromInstant: number,
-  toInstant: number,
-  now: number,
-): Promise<HostCalendar> {
+export async function loadHostCalendar(reads: FastReads, host: TopicHost, rules: SlotRules, fromInstant: number, toInstant: number, now: number): Promise<HostCalendar> {
   const window = busyWindowOf(rules, fromInstant, toInstant);
   const [availabilityJson, busy] = await Promise.all([
     reads.findAvailabilityJson(host.uuid),

@@ -3,7 +3,6 @@ import type { Meeting } from '../domain/meeting.js';
 import { PLACE_LABELS } from '../domain/place-labels.js';
 import { toSingleLine } from '../domain/text.js';
 
-
 /**
  * What the host's own calendar (CalDAV copy, private feed) shows of a meeting: the topic
  * and the participant in the title, how to reach them in the description. Same UID as the

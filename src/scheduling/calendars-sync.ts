@@ -2,14 +2,24 @@ import { meetingEventUid } from '../calendars/meeting-event.js';
 import type { RemoteCalendar } from '../calendars/provider.js';
 import { describeCalendarFailure, toStoredSpans } from '../calendars/remote-calendar.js';
 import { bumpCalendarVersions, replaceExternalBusy } from '../db/repositories/busy-time.js';
-import { claimCalendarSync, findCalendar, findCalendarSpans, findCalendarWithAccess, findCopiedMeetingUuidsOfHost, findDueCalendars, findLongestBookingWindowDays, holdsCalendarSync, recordCalendarSync } from '../db/repositories/calendars.js';
+import {
+  claimCalendarSync,
+  findCalendar,
+  findCalendarSpans,
+  findCalendarWithAccess,
+  findCopiedMeetingUuidsOfHost,
+  findDueCalendars,
+  findLongestBookingWindowDays,
+  holdsCalendarSync,
+  recordCalendarSync,
+} from '../db/repositories/calendars.js';
 import { lockHost } from '../db/repositories/meetings.js';
 import { findUser } from '../db/repositories/users.js';
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
 import { secretBoxOf } from '../secrets/secret-box.js';
-import { type UseCaseContext } from './context.js';
-import { type ConnectedCalendar, type SealedCalendarAccess } from '../domain/calendar.js';
+import type { UseCaseContext } from './context.js';
+import type { ConnectedCalendar, SealedCalendarAccess } from '../domain/calendar.js';
 
 /** CALENDAR_SYNC_INTERVAL_SECONDS in ms: how often each calendar is read again. */
 function syncIntervalMs(ctx: Pick<UseCaseContext, 'config'>): number {
@@ -76,7 +86,12 @@ export async function syncCalendar(ctx: Pick<UseCaseContext, 'config' | 'now' | 
     const stored = await findCalendarSpans(trx, calendarUuid);
     const same = stored.length === spans.length && stored.every((span, i) => span.start === spans[i]!.start && span.end === spans[i]!.end);
     if (!same) {
-      await replaceExternalBusy(trx, calendar.userUuid, calendarUuid, spans.map((span) => ({ uuid: newId(at), ...span })));
+      await replaceExternalBusy(
+        trx,
+        calendar.userUuid,
+        calendarUuid,
+        spans.map((span) => ({ uuid: newId(at), ...span })),
+      );
       await bumpCalendarVersions(trx, [calendar.userUuid]);
     }
     await recordCalendarSync(trx, calendarUuid, claim, { at, nextSyncAt: at + syncIntervalMs(ctx), error: null });
@@ -94,7 +109,10 @@ export function openCalendar(ctx: Pick<UseCaseContext, 'secretKey' | 'calendars'
 }
 
 /** Syncs every calendar that is due, a few at a time; returns how many were attempted. */
-export async function syncDueCalendars(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound'>, options: { limit?: number; concurrency?: number } = {}): Promise<number> {
+export async function syncDueCalendars(
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound'>,
+  options: { limit?: number; concurrency?: number } = {},
+): Promise<number> {
   const due = await findDueCalendars(ctx.db, ctx.now(), options.limit ?? 100);
   const queue = [...due];
   let attempted = 0;

@@ -1,13 +1,7 @@
 import { describeCalendarFailure } from '../calendars/remote-calendar.js';
 import { meetingEventUid, renderMeetingEvent } from '../calendars/meeting-event.js';
 import { statusAt, type Meeting } from '../domain/meeting.js';
-import {
-  deleteEventCopy,
-  findCalendarWithAccess,
-  hasEventCopy,
-  recordCalendarWriteError,
-  saveEventCopy,
-} from '../db/repositories/calendars.js';
+import { deleteEventCopy, findCalendarWithAccess, hasEventCopy, recordCalendarWriteError, saveEventCopy } from '../db/repositories/calendars.js';
 import { findTopicIncludingDeleted } from '../db/repositories/meeting-topics.js';
 import { findMeeting } from '../db/repositories/meetings.js';
 import { PermanentJobError, type JobHandler } from '../outbox/job-handler.js';

@@ -4,7 +4,17 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors
 import type { User } from '../domain/user.js';
 import type { DbOrTrx } from '../db/database.js';
 import { bumpCalendarVersions } from '../db/repositories/busy-time.js';
-import { deleteCalendar, deleteCalendarSpans, findCalendar, findFeedOfUser, findFeedUserByTokenHash, insertCalendar, insertFeedIfAbsent, listCalendarsOfUser, upsertFeed } from '../db/repositories/calendars.js';
+import {
+  deleteCalendar,
+  deleteCalendarSpans,
+  findCalendar,
+  findFeedOfUser,
+  findFeedUserByTokenHash,
+  insertCalendar,
+  insertFeedIfAbsent,
+  listCalendarsOfUser,
+  upsertFeed,
+} from '../db/repositories/calendars.js';
 import { findTopicIncludingDeleted } from '../db/repositories/meeting-topics.js';
 import { lockHost, selectMeetingsPage } from '../db/repositories/meetings.js';
 import { findUser, findUserAcrossAccounts, findUserIdsManagedBy } from '../db/repositories/users.js';
@@ -14,7 +24,7 @@ import { assertAllowedUrl, OutboundUrlRefusedError } from '../net/outbound-guard
 import { openSecret, sealSecret, secretBoxOf } from '../secrets/secret-box.js';
 import { toCalendarMeeting } from './calendars-meeting.js';
 import { syncCalendar } from './calendars-sync.js';
-import { type Principal, type UseCaseContext } from './context.js';
+import type { Principal, UseCaseContext } from './context.js';
 import type { CalendarType, ConnectedCalendar } from '../domain/calendar.js';
 
 export interface NewCalendarInput {
@@ -31,7 +41,12 @@ export interface NewCalendarInput {
  * says whether it works (`status`, `lastError`). A calendar that cannot be read is kept
  * (with its error): the background sync keeps trying, and the user sees why.
  */
-export async function addCalendar(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound'>, principal: Principal, userUuid: string, input: NewCalendarInput): Promise<ConnectedCalendar> {
+export async function addCalendar(
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound'>,
+  principal: Principal,
+  userUuid: string,
+  input: NewCalendarInput,
+): Promise<ConnectedCalendar> {
   const user = await requireCalendarManager(ctx.db, principal, userUuid);
   const provider = ctx.calendars[input.type];
   const { errors, connection } = provider.prepare(input, secretBoxOf(ctx.secretKey));
@@ -98,7 +113,12 @@ export async function removeCalendar(ctx: Pick<UseCaseContext, 'db'>, principal:
 }
 
 /** Syncs now and answers the calendar as the sync left it (as it is, when another sync holds it). */
-export async function syncCalendarNow(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound'>, principal: Principal, userUuid: string, calendarUuid: string): Promise<ConnectedCalendar> {
+export async function syncCalendarNow(
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound'>,
+  principal: Principal,
+  userUuid: string,
+  calendarUuid: string,
+): Promise<ConnectedCalendar> {
   const user = await requireCalendarManager(ctx.db, principal, userUuid);
   await requireCalendarOf(ctx.db, user, calendarUuid);
   await syncCalendar(ctx, calendarUuid);

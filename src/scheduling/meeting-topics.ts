@@ -1,11 +1,5 @@
 import { ForbiddenError, NotFoundError, ValidationError, type FieldError } from '../domain/errors.js';
-import {
-  resolveTopicSettings,
-  validateTopicSettings,
-  type MeetingTopic,
-  type TopicHost,
-  type TopicSettingsInput,
-} from '../domain/meeting-topic.js';
+import { resolveTopicSettings, validateTopicSettings, type MeetingTopic, type TopicHost, type TopicSettingsInput } from '../domain/meeting-topic.js';
 import type { DbOrTrx } from '../db/database.js';
 import { findAccount } from '../db/repositories/accounts.js';
 import { findTopic, insertTopic, listTopics, softDeleteTopic, updateTopic, type TopicFilter } from '../db/repositories/meeting-topics.js';
@@ -92,12 +86,7 @@ export async function updateMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db'>
     const now = ctx.now();
     const settings = resolveTopicSettings(input, current, account.places, () => newId(now));
     const errors = validateTopicSettings(settings, account.places);
-    const allTeamMembers = decideAllTeamMembers(
-      current.teamUuid,
-      input.hosts,
-      input.allTeamMembers ?? (input.hosts === undefined ? current.allTeamMembers : false),
-      errors,
-    );
+    const allTeamMembers = decideAllTeamMembers(current.teamUuid, input.hosts, input.allTeamMembers ?? (input.hosts === undefined ? current.allTeamMembers : false), errors);
     const hosts =
       input.hosts === undefined && allTeamMembers === current.allTeamMembers
         ? current.hosts
@@ -144,20 +133,14 @@ async function requireTopicManager(db: DbOrTrx, principal: Principal, topic: Mee
   if (topic.createdBy === principal.userUuid || topic.hosts.some((host) => host.uuid === principal.userUuid)) return;
   const managed = await findUserIdsManagedBy(db, principal.userUuid);
   if (topic.hosts.some((host) => managed.has(host.uuid))) return;
-  throw new ForbiddenError('Only the topic\'s creator, its hosts or their team admins may change it');
+  throw new ForbiddenError("Only the topic's creator, its hosts or their team admins may change it");
 }
 
 /**
  * Usernames → hosts. Team topics: members of the team (default all). Individual topics:
  * the caller (default), or members of teams the caller administers.
  */
-async function resolveHosts(
-  db: DbOrTrx,
-  principal: Principal,
-  teamUuid: string | null,
-  usernames: string[] | undefined,
-  errors: FieldError[],
-): Promise<TopicHost[]> {
+async function resolveHosts(db: DbOrTrx, principal: Principal, teamUuid: string | null, usernames: string[] | undefined, errors: FieldError[]): Promise<TopicHost[]> {
   if (teamUuid !== null) {
     const members = (await selectTeamMembers(db, teamUuid)).filter((member) => member.deactivatedAt === null);
     if (usernames === undefined) return members.map(({ uuid, username }) => ({ uuid, username }));
@@ -177,12 +160,7 @@ async function resolveHosts(
   return hosts;
 }
 
-function pickHosts(
-  usernames: string[],
-  errors: FieldError[],
-  lookup: (username: string) => { uuid: string; username: string } | undefined,
-  missingMessage: string,
-): TopicHost[] {
+function pickHosts(usernames: string[], errors: FieldError[], lookup: (username: string) => { uuid: string; username: string } | undefined, missingMessage: string): TopicHost[] {
   if (usernames.length === 0) errors.push({ path: '/hosts', message: 'must name at least one host' });
   const hosts: TopicHost[] = [];
   const seen = new Set<string>();

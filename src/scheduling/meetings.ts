@@ -10,7 +10,7 @@ import { isAdminOfTeam } from '../db/repositories/teams.js';
 import { findActiveUserByUsername, findUserIdsManagedBy } from '../db/repositories/users.js';
 import { inTransaction } from '../db/transaction.js';
 import type { Principal, UseCaseContext } from './context.js';
-import { type MeetingEventData } from '../domain/events.js';
+import type { MeetingEventData } from '../domain/events.js';
 import { recordEvents } from './record-events.js';
 import { paymentRecord } from '../domain/representations.js';
 import { refundMeetingShare } from './payments/refunds.js';
@@ -79,7 +79,13 @@ export async function getMeeting(ctx: Pick<UseCaseContext, 'now' | 'db'>, princi
  * so of any number of concurrent cancels exactly one records `meeting.cancelled` (and one
  * set of messages: a CANCEL for a confirmed meeting, nothing for one never confirmed).
  */
-export async function cancelMeeting(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>, principal: MeetingActor, meetingUuid: string, reason: string | undefined, options: { refund?: boolean | undefined } = {}): Promise<Meeting> {
+export async function cancelMeeting(
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>,
+  principal: MeetingActor,
+  meetingUuid: string,
+  reason: string | undefined,
+  options: { refund?: boolean | undefined } = {},
+): Promise<Meeting> {
   return inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
     const found = await findMeeting(trx, principal.accountUuid, meetingUuid);

@@ -87,7 +87,11 @@ export async function deleteAccount(ctx: Pick<UseCaseContext, 'db'>, accountUuid
   return inTransaction(ctx.db, async (trx) => {
     if (!(await lockAccount(trx, accountUuid))) throw new NotFoundError('account');
     const account = (await findAccount(trx, accountUuid))!;
-    const counts = { users: await countRows(trx, 'users', accountUuid), teams: await countRows(trx, 'teams', accountUuid), meetings: await countRows(trx, 'meetings', accountUuid) };
+    const counts = {
+      users: await countRows(trx, 'users', accountUuid),
+      teams: await countRows(trx, 'teams', accountUuid),
+      meetings: await countRows(trx, 'meetings', accountUuid),
+    };
     await deleteAccountRows(trx, accountUuid);
     return { account: { uuid: account.uuid, name: account.name }, ...counts };
   });

@@ -20,7 +20,12 @@ export async function getUserPlaceDetails(ctx: Pick<UseCaseContext, 'db'>, princ
  * place the account enables; an online place's value an https link. Meetings already booked
  * keep the location they were booked with.
  */
-export async function setUserPlaceDetails(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string, input: Readonly<Record<string, string | undefined>>): Promise<PlaceDetails> {
+export async function setUserPlaceDetails(
+  ctx: Pick<UseCaseContext, 'db'>,
+  principal: Principal,
+  userUuid: string,
+  input: Readonly<Record<string, string | undefined>>,
+): Promise<PlaceDetails> {
   return inTransaction(ctx.db, async (trx) => {
     await requirePlaceDetailsManager(trx, principal, userUuid);
     const account = await findAccount(trx, principal.accountUuid);

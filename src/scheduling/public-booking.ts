@@ -6,7 +6,7 @@ import { findTopic, findTopicIncludingDeleted } from '../db/repositories/meeting
 import { findMeetingByUuid } from '../db/repositories/meetings.js';
 import { findUser } from '../db/repositories/users.js';
 import { computeTopicSchedule, type Schedule } from './calculate-schedule.js';
-import { type UseCaseContext } from './context.js';
+import type { UseCaseContext } from './context.js';
 import { readManageToken } from './manage-token.js';
 import { cancelMeeting, type ParticipantActor } from './meetings.js';
 import { rescheduleMeeting, type RescheduleInput } from './reschedule-meeting.js';
@@ -27,7 +27,7 @@ export async function bookPublicly(ctx: Pick<UseCaseContext, 'config' | 'now' | 
   const { website, ...booking } = input;
   if (website !== undefined && website.trim() !== '') throw new ValidationError([{ path: '/website', message: 'must be empty' }]);
   const topic = await findTopic(ctx.db, null, booking.meetingTopic);
-  if (!topic || !topic.public) throw new NotFoundError('meeting topic');
+  if (!topic?.public) throw new NotFoundError('meeting topic');
   return scheduleMeetings(ctx, { accountUuid: topic.accountUuid, publicPage: true }, booking);
 }
 
@@ -84,7 +84,13 @@ export async function getManagedBooking(ctx: Pick<UseCaseContext, 'now' | 'db' |
   const changeDeadline = changeDeadlineOf(meeting, topic);
   return {
     meeting,
-    topic: { uuid: topic.uuid, name: topic.name, description: topic.description, durationMinutes: topic.durationMinutes, cancellationNoticeMinutes: topic.cancellationNoticeMinutes },
+    topic: {
+      uuid: topic.uuid,
+      name: topic.name,
+      description: topic.description,
+      durationMinutes: topic.durationMinutes,
+      cancellationNoticeMinutes: topic.cancellationNoticeMinutes,
+    },
     hostName: host ? `${host.firstName} ${host.lastName}` : meeting.hostUsername,
     canChange: now < changeDeadline && (meeting.status === 'confirmed' || meeting.status === 'pending_payment'),
     changeDeadline,
@@ -115,7 +121,11 @@ export interface TokenScheduleInput {
  * The calendar to move to: the topic's schedule with this meeting not blocking. An
  * individual topic: the meeting's host; a team topic: the team view (any host may take it).
  */
-export async function scheduleForToken(ctx: Pick<UseCaseContext, 'now' | 'db' | 'reads' | 'scheduleCache' | 'secretKey'>, token: string, input: TokenScheduleInput): Promise<Schedule> {
+export async function scheduleForToken(
+  ctx: Pick<UseCaseContext, 'now' | 'db' | 'reads' | 'scheduleCache' | 'secretKey'>,
+  token: string,
+  input: TokenScheduleInput,
+): Promise<Schedule> {
   const { meeting, now } = await findByToken(ctx, token);
   const rangeInput = { now, timezone: input.timezone, offset: input.offset, month: input.month, year: input.year };
   const errors = validateScheduleRangeInput(rangeInput);

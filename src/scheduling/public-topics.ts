@@ -44,7 +44,7 @@ export async function findPublicTopicPage(
   where: { username?: string | undefined; teamUuid?: string | undefined; topicUuid: string },
 ): Promise<PublicTopicPage> {
   const topic = await findTopic(ctx.db, null, where.topicUuid);
-  if (!topic || !topic.public) throw new NotFoundError('booking page');
+  if (!topic?.public) throw new NotFoundError('booking page');
   let hostUsernames: string[];
   let team: PublicTopicPage['team'] = null;
   if (where.teamUuid !== undefined) {
@@ -76,7 +76,10 @@ export async function findPublicTopicPage(
 }
 
 /** `GET /book/{username}`: the host's public topics, oldest first, and their name; NotFound for an unknown or deactivated user. */
-export async function listPublicTopicsOfHost(ctx: Pick<UseCaseContext, 'db'>, username: string): Promise<{ host: { username: string; name: string }; accountName: string; topics: PublicTopic[] }> {
+export async function listPublicTopicsOfHost(
+  ctx: Pick<UseCaseContext, 'db'>,
+  username: string,
+): Promise<{ host: { username: string; name: string }; accountName: string; topics: PublicTopic[] }> {
   const user = await findActiveUserByUsername(ctx.db, null, username);
   if (!user) throw new NotFoundError('booking page');
   const [account, topics] = await Promise.all([findAccount(ctx.db, user.accountUuid), listTopics(ctx.db, user.accountUuid, { hostUuid: user.uuid })]);

@@ -9,7 +9,7 @@ import { findMeeting, lockHost, moveMeeting } from '../db/repositories/meetings.
 import { inTransaction } from '../db/transaction.js';
 import { loadHostCalendar, slotRulesOf, withoutMeeting } from './calculate-schedule.js';
 import type { UseCaseContext } from './context.js';
-import type { MeetingEventData, RescheduledEventData } from '../domain/events.js';
+import type { RescheduledEventData } from '../domain/events.js';
 import { requireMeetingManager, type MeetingActor } from './meetings.js';
 import { recordEvents } from './record-events.js';
 import { resolveLocations } from './place-details.js';
@@ -78,9 +78,18 @@ export async function rescheduleMeeting(
     if (!isSlotAvailable(calendar, rules, now, start)) throw new SlotUnavailableError([{ path: '/start', message: 'is not an available slot' }]);
 
     // Another host: where it happens is resolved again (their own room first); the same host keeps it.
-    const location =
-      target.uuid === meeting.hostUuid ? meeting.location : (await resolveLocations(trx, topic, meeting.place, [target.uuid], meeting.participant.phone))[0]!;
-    const moved = await moveMeeting(trx, { uuid: meeting.uuid, fromStart: meeting.start, fromHostUuid: meeting.hostUuid, status: meeting.status, start, end, hostUuid: target.uuid, now, location: target.uuid === meeting.hostUuid ? undefined : location });
+    const location = target.uuid === meeting.hostUuid ? meeting.location : (await resolveLocations(trx, topic, meeting.place, [target.uuid], meeting.participant.phone))[0]!;
+    const moved = await moveMeeting(trx, {
+      uuid: meeting.uuid,
+      fromStart: meeting.start,
+      fromHostUuid: meeting.hostUuid,
+      status: meeting.status,
+      start,
+      end,
+      hostUuid: target.uuid,
+      now,
+      location: target.uuid === meeting.hostUuid ? undefined : location,
+    });
     if (!moved) throw new SlotUnavailableError([{ path: '/start', message: 'the meeting changed meanwhile; try again' }]);
     await bumpCalendarVersions(trx, locked);
     const result: Meeting = { ...meeting, status, start, end, hostUuid: target.uuid, hostUsername: target.username, location, sequence: meeting.sequence + 1, updatedAt: now };

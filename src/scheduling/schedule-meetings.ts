@@ -23,7 +23,7 @@ import type { Principal, UseCaseContext } from './context.js';
 import { recordEvents } from './record-events.js';
 import { gatewayRefusal } from './payments/credentials.js';
 import { paymentRecord } from '../domain/representations.js';
-import { type Payment } from '../domain/payment.js';
+import type { Payment } from '../domain/payment.js';
 
 /** The request body of `POST /schedule`. */
 export interface ScheduleInput {

@@ -1,4 +1,4 @@
-import { type DaySlots, type Slot } from '../domain/slots.js';
+import type { DaySlots, Slot } from '../domain/slots.js';
 import type { CachedSchedule } from './schedule-cache.js';
 
 const DAY_MS = 86_400_000;
@@ -95,11 +95,7 @@ export function teamScheduleDays(entries: readonly HostEntry[], range: { from: s
         const minute = (starts[k]! - base) / 60_000;
         const count = counts[k]!;
         const current = bestHost[minute]!;
-        if (
-          current === -1 ||
-          count < bestCount[minute]! ||
-          (count === bestCount[minute]! && slots[k]!.username < entries[current]!.days[d]!.slots[bestIndex[minute]!]!.username)
-        ) {
+        if (current === -1 || count < bestCount[minute]! || (count === bestCount[minute]! && slots[k]!.username < entries[current]!.days[d]!.slots[bestIndex[minute]!]!.username)) {
           bestHost[minute] = h;
           bestIndex[minute] = k;
           bestCount[minute] = count;

@@ -22,7 +22,7 @@ import { requireTeamAdmin } from './access.js';
 import type { Principal, UseCaseContext } from './context.js';
 import { insertNewUser } from './create-account.js';
 import { recordEvents } from './record-events.js';
-import { type MemberEventData } from '../domain/events.js';
+import type { MemberEventData } from '../domain/events.js';
 
 /** `GET /teams`: the teams the caller administers, by name. */
 export async function listTeams(ctx: Pick<UseCaseContext, 'db'>, principal: Principal): Promise<Team[]> {
@@ -77,7 +77,7 @@ export async function addTeamMember(ctx: Pick<UseCaseContext, 'now' | 'db'>, pri
       // Adding someone who already works in other teams would hand this team's admins their
       // hours and topics: only an admin of one of their teams may do it.
       if (existing.deactivatedAt === null && !(await findUserIdsManagedBy(trx, principal.userUuid)).has(existing.uuid)) {
-        throw new ForbiddenError("This person already belongs to other teams of the account; only an admin of one of their teams may add them to another");
+        throw new ForbiddenError('This person already belongs to other teams of the account; only an admin of one of their teams may add them to another');
       }
       // A deactivated user comes back and takes a seat again; an active one already has one.
       if (existing.deactivatedAt !== null) {

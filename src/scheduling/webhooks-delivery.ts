@@ -20,7 +20,7 @@ import { LostClaimError, PermanentJobError, type JobHandler } from '../outbox/jo
 import { openSecret } from '../secrets/secret-box.js';
 import { nextAttemptAt, shouldDisableSubscription } from '../webhooks/backoff.js';
 import { signWebhook } from '../webhooks/signing.js';
-import { type WebhookSubscription } from '../domain/webhook.js';
+import type { WebhookSubscription } from '../domain/webhook.js';
 import type { UseCaseContext } from './context.js';
 
 /** The outbox kind of one delivery attempt. */
@@ -76,7 +76,7 @@ export function createWebhookDeliverer(ctx: Pick<UseCaseContext, 'config' | 'now
       if (typeof payload?.deliveryUuid !== 'string') throw new PermanentJobError('a webhook job without a delivery');
       const delivery = await findDelivery(ctx.db, payload.deliveryUuid);
       // Deleted with its subscription, delivered, given up, or handed to a newer job: nothing to do.
-      if (!delivery || delivery.status !== 'pending' || delivery.jobUuid !== job.uuid) return;
+      if (delivery?.status !== 'pending' || delivery.jobUuid !== job.uuid) return;
       const subscription = await findSubscriptionForDelivery(ctx.db, delivery.subscriptionUuid);
       if (!subscription) return;
 
@@ -225,7 +225,7 @@ async function disabledNotices(trx: Parameters<typeof findAccountAdmins>[0], sub
         'No further events are sent to it. Its delivery log shows what the receiver answered:',
         `GET /api/v1/webhooks/${subscription.uuid}/deliveries`,
         '',
-        'When the receiver works again, enable it with PATCH /api/v1/webhooks/' + subscription.uuid + ' {"enabled": true}',
+        `When the receiver works again, enable it with PATCH /api/v1/webhooks/${subscription.uuid} {"enabled": true}`,
         'and retry the deliveries it missed with POST …/deliveries/{deliveryUuid}/retry.',
       ].join('\n'),
     };

@@ -20,8 +20,8 @@ import { assertAllowedUrl, OutboundUrlRefusedError } from '../net/outbound-guard
 import { sealSecret } from '../secrets/secret-box.js';
 import { generateWebhookSecret } from '../webhooks/signing.js';
 import { WEBHOOK_JOB_KIND, type WebhookJobPayload } from './webhooks-delivery.js';
-import { type Principal, type UseCaseContext } from './context.js';
-import { type WebhookDelivery, type WebhookSubscription } from '../domain/webhook.js';
+import type { Principal, UseCaseContext } from './context.js';
+import type { WebhookDelivery, WebhookSubscription } from '../domain/webhook.js';
 
 /** An account holds at most this many subscriptions: each event costs one request per subscription. */
 export const MAX_WEBHOOKS_PER_ACCOUNT = 50;
@@ -55,7 +55,11 @@ async function checkUrl(ctx: Pick<UseCaseContext, 'outbound'>, url: string): Pro
 }
 
 /** A new subscription and its signing secret, which only this answer shows. */
-export async function createWebhook(ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey' | 'outbound'>, principal: Principal, input: CreateWebhookInput): Promise<{ webhook: WebhookSubscription; secret: string }> {
+export async function createWebhook(
+  ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey' | 'outbound'>,
+  principal: Principal,
+  input: CreateWebhookInput,
+): Promise<{ webhook: WebhookSubscription; secret: string }> {
   await requireAccountAdmin(ctx.db, principal);
   // Resolved before the transaction: DNS is slow and must not hold a connection.
   const url = await checkUrl(ctx, input.url);
@@ -96,7 +100,12 @@ export async function getWebhook(ctx: Pick<UseCaseContext, 'db'>, principal: Pri
 }
 
 /** Enabling again also forgets the failure streak, so it gets its full 3 days. */
-export async function updateWebhook(ctx: Pick<UseCaseContext, 'now' | 'db' | 'outbound'>, principal: Principal, uuid: string, input: UpdateWebhookInput): Promise<WebhookSubscription> {
+export async function updateWebhook(
+  ctx: Pick<UseCaseContext, 'now' | 'db' | 'outbound'>,
+  principal: Principal,
+  uuid: string,
+  input: UpdateWebhookInput,
+): Promise<WebhookSubscription> {
   await requireAccountAdmin(ctx.db, principal);
   const url = input.url === undefined ? undefined : await checkUrl(ctx, input.url);
   return inTransaction(ctx.db, async (trx) => {

@@ -44,13 +44,7 @@ export function webhookRetryDelayMs(attempt: number, baseSeconds: number, random
  * nextAttemptAt(0, 30, 23 * 3_600_000, 5, () => 0)    // 24 * 3_600_000: one more try
  * nextAttemptAt(0, 31, 24 * 3_600_000, 5)             // null: retried for 24 h, failed
  */
-export function nextAttemptAt(
-  firstAttemptAt: number,
-  attempt: number,
-  now: number,
-  baseSeconds: number,
-  random: () => number = Math.random,
-): number | null {
+export function nextAttemptAt(firstAttemptAt: number, attempt: number, now: number, baseSeconds: number, random: () => number = Math.random): number | null {
   if (now - firstAttemptAt >= RETRY_WINDOW_MS) return null;
   return now + webhookRetryDelayMs(attempt, baseSeconds, random);
 }

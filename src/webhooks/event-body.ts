@@ -1,7 +1,7 @@
 import type { DomainEvent } from '../domain/events.js';
 import type { Meeting } from '../domain/meeting.js';
 import type { Member } from '../domain/user.js';
-import { type Payment } from '../domain/payment.js';
+import type { Payment } from '../domain/payment.js';
 import { meetingWithPaymentToJson, memberToJson, toIso } from '../domain/representations.js';
 
 /**

@@ -34,16 +34,20 @@ describe.runIf(HAS_CHROMIUM)('the booking page in a browser', () => {
   }
 
   async function meetingsOf(topicUuid: string) {
-    const response = await server.api<{ meetings: { meetingTopic: string; start: string; username: string; status: string; participant: { name: string; timezone: string; lang: string } }[] }>(
-      'GET',
-      `/meetings?username=${server.owner.username}&limit=200`,
-    );
+    const response = await server.api<{
+      meetings: { meetingTopic: string; start: string; username: string; status: string; participant: { name: string; timezone: string; lang: string } }[];
+    }>('GET', `/meetings?username=${server.owner.username}&limit=200`);
     expect(response.status).toBe(200);
     return response.body.meetings.filter((meeting) => meeting.meetingTopic === topicUuid);
   }
 
   it('a participant in New York books a slot shown in their own zone, and the host sees it in GET /meetings', async () => {
-    const topic = await createTopic(server, { name: 'Intro call', description: 'A first talk.\nBring questions.', places: ['zoom', 'offline'], form: [{ key: 'company', label: 'Company', required: true }] });
+    const topic = await createTopic(server, {
+      name: 'Intro call',
+      description: 'A first talk.\nBring questions.',
+      places: ['zoom', 'offline'],
+      form: [{ key: 'company', label: 'Company', required: true }],
+    });
     const page = await open(`/book/${server.owner.username}/${topic.uuid}`, { timezoneId: 'America/New_York' });
     await expect.poll(() => page.inputValue('#tz')).toBe('America/New_York');
     await shot(page, 'book-01-calendar');
@@ -83,11 +87,13 @@ describe.runIf(HAS_CHROMIUM)('the booking page in a browser', () => {
     await page.locator('#tz').blur();
     // After the change the calendar shows Tokyo's wall clock for the same instants.
     const tokyo = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', timeZone: 'Asia/Tokyo' });
-    await expect.poll(async () => {
-      const first = await page.locator('#slots button[data-start]').first().getAttribute('data-start');
-      const label = await page.locator('#slots button[data-start]').first().textContent();
-      return first !== null && label === tokyo.format(new Date(first));
-    }).toBe(true);
+    await expect
+      .poll(async () => {
+        const first = await page.locator('#slots button[data-start]').first().getAttribute('data-start');
+        const label = await page.locator('#slots button[data-start]').first().textContent();
+        return first !== null && label === tokyo.format(new Date(first));
+      })
+      .toBe(true);
     expect(await page.locator('datalist#tz-list option').count()).toBeGreaterThan(300);
     expect(start).toMatch(/Z$/);
   });
@@ -164,7 +170,12 @@ describe.runIf(HAS_CHROMIUM)('the booking page in a browser', () => {
     // Someone else books the same slot through the API meanwhile.
     const other = await server.api('POST', '/schedule', {
       dates: [{ start, username: server.owner.username }],
-      meetingTopic: topic.uuid, name: 'Fast Fay', email: 'fay@example.com', lang: 'en', place: 'offline', timezone: 'Europe/Warsaw',
+      meetingTopic: topic.uuid,
+      name: 'Fast Fay',
+      email: 'fay@example.com',
+      lang: 'en',
+      place: 'offline',
+      timezone: 'Europe/Warsaw',
     });
     expect(other.status).toBe(201);
     await page.click('#submit');

@@ -13,7 +13,16 @@ import { freePort, createTestAccount } from '../helpers.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const ARTIFACTS = path.join(ROOT, 'test/artifacts');
 
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
@@ -47,7 +56,16 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'termin-browser-'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const env: Record<string, string> = { DATA_DIR: dataDir, TERMIN_DEMO: 'false', MIGRATE_ON_START: 'true', LOG_LEVEL: 'warn', DATABASE_URL: '', PORT: String(port), PUBLIC_URL: url, ...extraEnv };
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    TERMIN_DEMO: 'false',
+    MIGRATE_ON_START: 'true',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: '',
+    PORT: String(port),
+    PUBLIC_URL: url,
+    ...extraEnv,
+  };
 
   const ctx = await createContext(loadConfig(env), { log: pino({ level: 'silent' }) });
   let owner: Owner;

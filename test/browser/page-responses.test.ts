@@ -20,7 +20,11 @@ describe('booking page responses', () => {
   const page = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers: { accept: 'text/html', ...headers } });
 
   it('serves the page under the strict CSP, with no inline script, style or handler, and every value escaped', async () => {
-    const uuid = await topic({ name: '<script>alert(1)</script> & "quotes"', description: '<img src=x onerror=alert(1)>', form: [{ key: 'company', label: '<b>Company</b>', required: true }] });
+    const uuid = await topic({
+      name: '<script>alert(1)</script> & "quotes"',
+      description: '<img src=x onerror=alert(1)>',
+      form: [{ key: 'company', label: '<b>Company</b>', required: true }],
+    });
     const response = await page(`/book/${owner.username}/${uuid}`);
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-security-policy']).toContain("script-src 'self'");

@@ -29,7 +29,10 @@ describe.runIf(HAS_CHROMIUM)('team, paid and embedded booking pages in a browser
   it('a team topic shows one calendar; each slot names a free host and the meeting is booked with that host', async () => {
     const team = server.owner.teamUuid;
     const members: { uuid: string; username: string }[] = [];
-    for (const [firstName, lastName] of [['Ada', 'Team'], ['Bob', 'Team']] as const) {
+    for (const [firstName, lastName] of [
+      ['Ada', 'Team'],
+      ['Bob', 'Team'],
+    ] as const) {
       const response = await server.api('POST', `/teams/${team}/users`, { firstName, lastName, email: `${firstName.toLowerCase()}@team.example`, admin: false });
       expect(response.status).toBe(201);
       members.push(response.body);
@@ -80,9 +83,13 @@ describe.runIf(HAS_CHROMIUM)('team, paid and embedded booking pages in a browser
     const payment = await server.api('GET', `/payments/${paymentUuid}`);
     expect(payment.status).toBe(200);
     expect(payment.body.payment).toMatchObject({ amount: 20000, currency: 'PLN', gateway: 'p24' });
-    expect(payment.body.meetings.map((meeting: { status: string; priceVariant: string; invoice: { invoiceName: string } }) => [meeting.status, meeting.priceVariant, meeting.invoice?.invoiceName])).toEqual([
-      ['pending_payment', variant, 'Payer Sp. z o.o.'],
-    ]);
+    expect(
+      payment.body.meetings.map((meeting: { status: string; priceVariant: string; invoice: { invoiceName: string } }) => [
+        meeting.status,
+        meeting.priceVariant,
+        meeting.invoice?.invoiceName,
+      ]),
+    ).toEqual([['pending_payment', variant, 'Payer Sp. z o.o.']]);
   });
 
   it('embedded on another site: an iframe sized to its content, and the booking announced with postMessage', async () => {

@@ -36,15 +36,7 @@ const NEW_YORK = [
 
 /** What other clients put in the host's calendar: one object per event, as CalDAV stores them. */
 const SEEDED: Record<string, string> = {
-  'single.ics': calendarText(
-    'BEGIN:VEVENT',
-    'UID:single',
-    'DTSTAMP:20270101T000000Z',
-    'DTSTART:20270303T090000Z',
-    'DTEND:20270303T100000Z',
-    'SUMMARY:Dentist',
-    'END:VEVENT',
-  ),
+  'single.ics': calendarText('BEGIN:VEVENT', 'UID:single', 'DTSTAMP:20270101T000000Z', 'DTSTART:20270303T090000Z', 'DTEND:20270303T100000Z', 'SUMMARY:Dentist', 'END:VEVENT'),
   // Mondays 12:00 Warsaw: the 15th moved to Tuesday 16th 14:00, the 22nd removed.
   'weekly.ics': calendarText(
     'BEGIN:VEVENT',
@@ -94,18 +86,10 @@ const SEEDED: Record<string, string> = {
     'SUMMARY:Focus time (free)',
     'END:VEVENT',
   ),
-  'april.ics': calendarText(
-    'BEGIN:VEVENT',
-    'UID:april',
-    'DTSTAMP:20270101T000000Z',
-    'DTSTART:20270402T090000Z',
-    'DTEND:20270402T100000Z',
-    'END:VEVENT',
-  ),
+  'april.ics': calendarText('BEGIN:VEVENT', 'UID:april', 'DTSTAMP:20270101T000000Z', 'DTSTART:20270402T090000Z', 'DTEND:20270402T100000Z', 'END:VEVENT'),
 };
 
-const asIso = (intervals: { start: number; end: number }[]) =>
-  intervals.map((i) => `${new Date(i.start).toISOString()}/${new Date(i.end).toISOString()}`);
+const asIso = (intervals: { start: number; end: number }[]) => intervals.map((i) => `${new Date(i.start).toISOString()}/${new Date(i.end).toISOString()}`);
 
 function basic(username: string, password: string): string {
   return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;

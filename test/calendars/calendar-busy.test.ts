@@ -34,7 +34,15 @@ const EVENTS: Record<string, string> = {
     'END:VEVENT',
   ),
   // Friday 5 March, all day: the host's whole Warsaw day.
-  'all-day.ics': calendarText('BEGIN:VEVENT', 'UID:all-day', 'DTSTAMP:20270101T000000Z', 'DTSTART;VALUE=DATE:20270305', 'DTEND;VALUE=DATE:20270306', 'SUMMARY:Conference', 'END:VEVENT'),
+  'all-day.ics': calendarText(
+    'BEGIN:VEVENT',
+    'UID:all-day',
+    'DTSTAMP:20270101T000000Z',
+    'DTSTART;VALUE=DATE:20270305',
+    'DTEND;VALUE=DATE:20270306',
+    'SUMMARY:Conference',
+    'END:VEVENT',
+  ),
   // Thursday 4 March 09:00–10:00 in New York (EST) = 14:00–15:00Z.
   'new-york.ics': calendarText(
     'BEGIN:VEVENT',
@@ -46,7 +54,16 @@ const EVENTS: Record<string, string> = {
     'END:VEVENT',
   ),
   // Thursday 4 March 10:00–11:00 Warsaw, marked free: blocks nothing.
-  'free.ics': calendarText('BEGIN:VEVENT', 'UID:free', 'DTSTAMP:20270101T000000Z', 'DTSTART:20270304T090000Z', 'DTEND:20270304T100000Z', 'TRANSP:TRANSPARENT', 'SUMMARY:Focus time', 'END:VEVENT'),
+  'free.ics': calendarText(
+    'BEGIN:VEVENT',
+    'UID:free',
+    'DTSTAMP:20270101T000000Z',
+    'DTSTART:20270304T090000Z',
+    'DTEND:20270304T100000Z',
+    'TRANSP:TRANSPARENT',
+    'SUMMARY:Focus time',
+    'END:VEVENT',
+  ),
 };
 
 const FRIDAY = ['08', '09', '10', '11', '12', '13', '14', '15'].map((hour) => `2027-03-05T${hour}:00:00.000Z`);
@@ -156,7 +173,7 @@ describe.runIf(HAS_RADICALE)('busy time from a CalDAV calendar (Radicale)', () =
         expect(after.filter((start) => !before.includes(start))).toEqual([]);
       });
 
-      it('refuses a booking in busy time with 409, and takes one in the moved instance\'s old place', async () => {
+      it("refuses a booking in busy time with 409, and takes one in the moved instance's old place", async () => {
         const busy = await book('2027-03-03T09:00:00.000Z');
         expect(expectProblem(busy, 409, 'SLOT_UNAVAILABLE').errors?.[0]?.path).toBe('/dates/0');
         expectProblem(await book('2027-03-05T12:00:00.000Z'), 409, 'SLOT_UNAVAILABLE');
@@ -230,7 +247,14 @@ describe.runIf(HAS_RADICALE)('busy time from a CalDAV calendar (Radicale)', () =
       });
 
       it('lets only the user or an admin of their teams manage their calendars', async () => {
-        const member = (await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Mia', lastName: 'Member', email: `mia-${dialect}@example.com`, admin: false })).json();
+        const member = (
+          await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, {
+            firstName: 'Mia',
+            lastName: 'Member',
+            email: `mia-${dialect}@example.com`,
+            admin: false,
+          })
+        ).json();
         // The admin manages the member's calendars.
         expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/users/${member.uuid}/calendars`)).statusCode).toBe(200);
         const other = await createTestAccount(t.ctx);

@@ -83,12 +83,17 @@ describe.runIf(HAS_RADICALE)('meetings written into a CalDAV calendar (Radicale)
         };
       };
       const offered = async (date: string) => {
-        const body = (await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topic.uuid, timezone: 'UTC', offset: 0 })).json();
-        return (body.days as { date: string; slots: Slot[] }[]).find((day) => day.date === date.slice(0, 10))!.slots.map((slot) => slot.start).includes(date);
+        const body = (
+          await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topic.uuid, timezone: 'UTC', offset: 0 })
+        ).json();
+        return (body.days as { date: string; slots: Slot[] }[])
+          .find((day) => day.date === date.slice(0, 10))!
+          .slots.map((slot) => slot.start)
+          .includes(date);
       };
       const calendar = async () => (await call(t.app, acme.apiKey, 'GET', `/api/v1/users/${acme.owner.uuid}/calendars`)).json().calendars[0];
 
-      it('writes a booked meeting under the invitation\'s UID, and removes it on cancel', async () => {
+      it("writes a booked meeting under the invitation's UID, and removes it on cancel", async () => {
         const meeting = await book('2027-03-02T09:00:00.000Z');
         expect(await stored(meeting.uuid)).toBeNull();
         await jobs.runOnce();
@@ -140,9 +145,14 @@ describe.runIf(HAS_RADICALE)('meetings written into a CalDAV calendar (Radicale)
         expect(await stored(meeting.uuid)).toMatchObject({ uid: `${meeting.uuid}@termin`, start: '2027-03-04T11:00:00.000Z', end: '2027-03-04T11:30:00.000Z' });
       });
 
-      it('moves the event from one host\'s calendar to the other\'s when the meeting changes host', async () => {
+      it("moves the event from one host's calendar to the other's when the meeting changes host", async () => {
         const colleague = (
-          await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Carl', lastName: 'Colleague', email: `carl-${dialect}@example.com`, admin: false })
+          await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, {
+            firstName: 'Carl',
+            lastName: 'Colleague',
+            email: `carl-${dialect}@example.com`,
+            admin: false,
+          })
         ).json();
         const direct = await radicale.createCalendar(`carl-${dialect}`);
         // The team admin connects the colleague's calendar.

@@ -16,7 +16,12 @@ for (const dialect of DIALECTS) {
     const setUp = async () => {
       const acme = await createTestAccount(t.ctx, { timezone: 'Europe/Warsaw' });
       const colleague: { uuid: string; username: string } = (
-        await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Carl', lastName: 'Colleague', email: `carl-${dialect}@example.com`, admin: false })
+        await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, {
+          firstName: 'Carl',
+          lastName: 'Colleague',
+          email: `carl-${dialect}@example.com`,
+          admin: false,
+        })
       ).json();
       const topic: { uuid: string } = (
         await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Intro, call; first', durationMinutes: 30, team: acme.team.uuid, places: ['zoom'] })

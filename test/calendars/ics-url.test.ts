@@ -1,13 +1,7 @@
 import http from 'node:http';
 import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CalendarAuthError,
-  CalendarBadResponseError,
-  CalendarNotFoundError,
-  CalendarTooLargeError,
-  CalendarUnreachableError,
-} from '../../src/calendars/errors.js';
+import { CalendarAuthError, CalendarBadResponseError, CalendarNotFoundError, CalendarTooLargeError, CalendarUnreachableError } from '../../src/calendars/errors.js';
 import { fetchIcsText } from '../../src/calendars/ics-url.js';
 
 const FEED = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//x//y//EN', 'END:VCALENDAR', ''].join('\r\n');

@@ -6,7 +6,19 @@ import { startResponseGate, type ResponseGate } from '../fakes/response-gate.js'
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, HAS_RADICALE } from '../helpers.js';
 
 const event = (uid: string, start: string, end: string) =>
-  ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//EN', 'BEGIN:VEVENT', `UID:${uid}`, 'DTSTAMP:20270101T000000Z', `DTSTART:${start}`, `DTEND:${end}`, 'END:VEVENT', 'END:VCALENDAR', ''].join('\r\n');
+  [
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:-//test//EN',
+    'BEGIN:VEVENT',
+    `UID:${uid}`,
+    'DTSTAMP:20270101T000000Z',
+    `DTSTART:${start}`,
+    `DTEND:${end}`,
+    'END:VEVENT',
+    'END:VCALENDAR',
+    '',
+  ].join('\r\n');
 
 describe.runIf(HAS_RADICALE)('the background sync', () => {
   let radicale: RadicaleServer;
@@ -112,7 +124,7 @@ describe.runIf(HAS_RADICALE)('the background sync', () => {
         }
       });
 
-      it('reads as far ahead as the longest booking window of the host\'s topics, at least 60 days', async () => {
+      it("reads as far ahead as the longest booking window of the host's topics, at least 60 days", async () => {
         const { t, acme, collection, spans, sync } = await setup('window');
         try {
           // 100 days ahead: past the 60-day minimum.

@@ -31,7 +31,10 @@ describe('a client generated from the OpenAPI document (openapi-typescript + ope
     try {
       fs.writeFileSync(path.join(dir, 'schema.d.ts'), await generateTypes(await currentDocument()));
       fs.copyFileSync(path.join(here, 'flow.ts'), path.join(dir, 'flow.ts'));
-      fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ extends: '../../../tsconfig.json', compilerOptions: { noEmit: true, rootDir: '.' }, include: ['flow.ts', 'schema.d.ts'] }));
+      fs.writeFileSync(
+        path.join(dir, 'tsconfig.json'),
+        JSON.stringify({ extends: '../../../tsconfig.json', compilerOptions: { noEmit: true, rootDir: '.' }, include: ['flow.ts', 'schema.d.ts'] }),
+      );
       const tsc = path.join(root, 'node_modules', '.bin', 'tsc');
       const result = await promisify(execFile)(tsc, ['-p', path.join(dir, 'tsconfig.json')], { cwd: root }).then(
         () => '',

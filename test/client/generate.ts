@@ -10,7 +10,9 @@ import { createContext } from '../../src/context.js';
 /** The service's OpenAPI document, from an app over a throw-away database. */
 export async function currentDocument(): Promise<Record<string, unknown>> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'termin-openapi-'));
-  const ctx = await createContext(loadConfig({ DATA_DIR: dataDir, TERMIN_DEMO: 'false', MIGRATE_ON_START: 'true', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://127.0.0.1:3000' }), { log: pino({ level: 'silent' }) });
+  const ctx = await createContext(loadConfig({ DATA_DIR: dataDir, TERMIN_DEMO: 'false', MIGRATE_ON_START: 'true', LOG_LEVEL: 'silent', PUBLIC_URL: 'http://127.0.0.1:3000' }), {
+    log: pino({ level: 'silent' }),
+  });
   const app = await buildApp(ctx);
   try {
     await app.ready();

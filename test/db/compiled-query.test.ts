@@ -30,7 +30,11 @@ describe.each(DIALECTS)('queries compiled once (%s)', (dialect) => {
 
   const insertProbe = compileOnce((trx, row: { id: string; label?: string; n: number | null }) => (trx as unknown as Kysely<any>).insertInto('probe').values(row));
   const findProbe = compileOnce((trx, id: string, minimum: number) =>
-    (trx as unknown as Kysely<any>).selectFrom('probe').select(['id', 'label', 'n']).where('id', '=', id).where((eb) => eb.or([eb('n', '>=', minimum), eb('n', 'is', null)])),
+    (trx as unknown as Kysely<any>)
+      .selectFrom('probe')
+      .select(['id', 'label', 'n'])
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('n', '>=', minimum), eb('n', 'is', null)])),
   );
 
   it('runs each call with its own values', async () => {

@@ -32,10 +32,13 @@ describe('prepared SQLite reads agree with the repository queries', () => {
     other = await createTestAccount(t.ctx);
     await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { gateways: { p24: { merchantId: 1, posId: 1, apiKey: 'k', crc: 'c' } } });
     for (const name of ['Anna', 'Bea', 'Cleo']) {
-      const member = (await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: name, lastName: 'Host', email: `${name.toLowerCase()}@acme.test` })).json();
+      const member = (
+        await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: name, lastName: 'Host', email: `${name.toLowerCase()}@acme.test` })
+      ).json();
       users[name] = member;
     }
-    const create = async (fields: Record<string, unknown>) => (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { durationMinutes: 30, places: ['zoom'], ...fields })).json().uuid as string;
+    const create = async (fields: Record<string, unknown>) =>
+      (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { durationMinutes: 30, places: ['zoom'], ...fields })).json().uuid as string;
     topics.listed = await create({ name: 'Listed', hosts: [users.Bea!.username, users.Anna!.username, users.Cleo!.username], bufferBeforeMinutes: 10, bufferAfterMinutes: 20 });
     topics.team = await create({ name: 'Team', team: acme.team.uuid });
     topics.paid = await create({ name: 'Paid', hosts: [users.Anna!.username], price: { amount: 1000, currency: 'PLN' } });
@@ -96,7 +99,10 @@ describe('prepared SQLite reads agree with the repository queries', () => {
     ] as const) {
       for (const reads of [prepared, kysely]) {
         const topic = await reads.findTopic(acme.account.uuid, topicUuid, username);
-        expect(topic!.hosts.map((host) => host.username), `${topicUuid} ${username}`).toEqual(expected);
+        expect(
+          topic!.hosts.map((host) => host.username),
+          `${topicUuid} ${username}`,
+        ).toEqual(expected);
       }
     }
     expect(await prepared.findTopic(other.account.uuid, topics.listed!)).toBeUndefined();
@@ -125,7 +131,7 @@ describe('prepared SQLite reads agree with the repository queries', () => {
     expect(late).toHaveLength(3);
   });
 
-  it('load several hosts at once exactly as one by one, on both paths (the cold team view\'s batch)', async () => {
+  it("load several hosts at once exactly as one by one, on both paths (the cold team view's batch)", async () => {
     const from = Date.parse('2027-01-04T00:00:00.000Z');
     const to = Date.parse('2027-01-11T00:00:00.000Z');
     const now = Date.parse('2027-01-04T06:00:00.000Z');
@@ -177,7 +183,12 @@ describe('prepared SQLite reads see every commit made before them', () => {
     await t.close();
   });
 
-  const bumpVersion = (db: DbOrTrx) => db.updateTable('users').set((eb) => ({ calendar_version: eb('calendar_version', '+', 1) })).where('id', '=', acme.owner.uuid).execute();
+  const bumpVersion = (db: DbOrTrx) =>
+    db
+      .updateTable('users')
+      .set((eb) => ({ calendar_version: eb('calendar_version', '+', 1) }))
+      .where('id', '=', acme.owner.uuid)
+      .execute();
   const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
   it('a write by this process shows at once, in the same turn of the event loop', async () => {
@@ -203,12 +214,24 @@ describe('prepared SQLite reads see every commit made before them', () => {
 
   it('a booking answered 201 is missing from the very next month view of that host', async () => {
     const body = { username: acme.owner.username, meetingTopic: '', timezone: 'UTC', offset: 0, month: 1 };
-    const topic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Snap', durationMinutes: 30, places: ['zoom'], hosts: [acme.owner.username] })).json().uuid as string;
+    const topic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Snap', durationMinutes: 30, places: ['zoom'], hosts: [acme.owner.username] })).json()
+      .uuid as string;
     body.meetingTopic = topic;
-    const slotsOf = async () => (await call(t.app, null, 'POST', '/api/v1/calculate-schedule', body)).json().days.flatMap((day: { slots: { start: string }[] }) => day.slots.map((slot) => slot.start)) as string[];
+    const slotsOf = async () =>
+      (await call(t.app, null, 'POST', '/api/v1/calculate-schedule', body))
+        .json()
+        .days.flatMap((day: { slots: { start: string }[] }) => day.slots.map((slot) => slot.start)) as string[];
     const offered = await slotsOf();
     for (const start of offered.slice(0, 3)) {
-      const booked = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', { dates: [{ start, username: acme.owner.username }], email: 'p@example.com', lang: 'en', name: 'P', place: 'zoom', meetingTopic: topic, timezone: 'UTC' });
+      const booked = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
+        dates: [{ start, username: acme.owner.username }],
+        email: 'p@example.com',
+        lang: 'en',
+        name: 'P',
+        place: 'zoom',
+        meetingTopic: topic,
+        timezone: 'UTC',
+      });
       expect(booked.statusCode).toBe(201);
       expect(await slotsOf()).not.toContain(start);
     }

@@ -33,7 +33,10 @@ describe('SQLite transactions that share a commit', () => {
   });
 
   const rows = () => reader.prepare('select id from probe order by id').pluck().all() as string[];
-  const insert = (id: string, n = 0) => (trx: Parameters<Parameters<typeof inTransaction>[1]>[0]) => sql`insert into probe (id, n) values (${id}, ${n})`.execute(trx);
+  const insert =
+    (id: string, n = 0) =>
+    (trx: Parameters<Parameters<typeof inTransaction>[1]>[0]) =>
+      sql`insert into probe (id, n) values (${id}, ${n})`.execute(trx);
 
   it('commits the others when one of them fails, and keeps nothing of the one that failed', async () => {
     const results = await Promise.allSettled(

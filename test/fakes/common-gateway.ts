@@ -66,7 +66,13 @@ export async function startFakeServer(handle: (call: RecordedCall) => FakeReply 
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const url = new URL(request.url ?? '/', 'http://fake');
-      const call: RecordedCall = { method: request.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const call: RecordedCall = {
+        method: request.method ?? 'GET',
+        path: url.pathname,
+        query: url.searchParams,
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       calls.push(call);
       if (down === 'reset') {
         request.socket.destroy();

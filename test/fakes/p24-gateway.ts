@@ -37,7 +37,8 @@ export async function startFakeP24(): Promise<FakeP24> {
     if (call.method === 'POST' && call.path === '/api/v1/transaction/register') {
       const { merchantId, posId, sessionId, amount, currency, description, email, country, language, urlReturn } = body;
       if (merchantId !== MERCHANT_ID || posId !== POS_ID || typeof sessionId !== 'string' || !Number.isSafeInteger(amount) || typeof currency !== 'string') return invalid;
-      if (typeof description !== 'string' || typeof email !== 'string' || typeof country !== 'string' || typeof language !== 'string' || typeof urlReturn !== 'string') return invalid;
+      if (typeof description !== 'string' || typeof email !== 'string' || typeof country !== 'string' || typeof language !== 'string' || typeof urlReturn !== 'string')
+        return invalid;
       if (body.sign !== sign({ sessionId, merchantId, amount: amount as number, currency, crc: CRC })) return invalid;
       const token = nextId('TOKEN-');
       nextOrderId += 1;
@@ -61,7 +62,13 @@ export async function startFakeP24(): Promise<FakeP24> {
       const sessionId = decodeURIComponent(bySession[1]);
       const transaction = [...transactions.values()].find((t) => t.sessionId === sessionId);
       if (transaction === undefined) return { status: 404, body: { error: 'Transaction not found', code: 404 } };
-      return { status: 200, body: { data: { orderId: transaction.orderId, sessionId, amount: transaction.amount, currency: transaction.currency, status: transaction.verified ? 2 : 0 }, responseCode: 0 } };
+      return {
+        status: 200,
+        body: {
+          data: { orderId: transaction.orderId, sessionId, amount: transaction.amount, currency: transaction.currency, status: transaction.verified ? 2 : 0 },
+          responseCode: 0,
+        },
+      };
     }
 
     if (call.method === 'POST' && call.path === '/api/v1/transaction/refund') {

@@ -29,7 +29,10 @@ const CLIENT_ID = 'paypal-client-id';
 const CLIENT_SECRET = 'paypal-client-secret';
 const WEBHOOK_ID = '1JE4291016473214C';
 
-const problem = (status: number, name: string, issue: string): FakeReply => ({ status, body: { name, message: issue, debug_id: 'f00d', details: [{ issue, description: issue }] } });
+const problem = (status: number, name: string, issue: string): FakeReply => ({
+  status,
+  body: { name, message: issue, debug_id: 'f00d', details: [{ issue, description: issue }] },
+});
 
 /** Plays PayPal's OAuth, Orders v2, Payments v2 refunds and webhook signature verification. */
 export async function startFakePaypal(): Promise<FakePaypal> {
@@ -48,7 +51,9 @@ export async function startFakePaypal(): Promise<FakePaypal> {
         reference_id: order.customId,
         custom_id: order.customId,
         amount: order.amount,
-        ...(order.capture === undefined ? {} : { payments: { captures: [{ id: order.capture.id, status: order.capture.status, amount: order.capture.amount, custom_id: order.customId }] } }),
+        ...(order.capture === undefined
+          ? {}
+          : { payments: { captures: [{ id: order.capture.id, status: order.capture.status, amount: order.capture.amount, custom_id: order.customId }] } }),
       },
     ],
     links: [{ href: `${server.baseUrl}/v2/checkout/orders/${order.id}`, rel: 'self', method: 'GET' }],
@@ -67,7 +72,17 @@ export async function startFakePaypal(): Promise<FakePaypal> {
       if (new URLSearchParams(call.body).get('grant_type') !== 'client_credentials') return { status: 400, body: { error: 'unsupported_grant_type' } };
       const token = `A21AA${randomUUID().replace(/-/g, '')}`;
       issuedTokens.add(token);
-      return { status: 200, body: { scope: 'https://uri.paypal.com/services/payments/payment', access_token: token, token_type: 'Bearer', app_id: 'APP-80W284485P519543T', expires_in: 32400, nonce: 'n' } };
+      return {
+        status: 200,
+        body: {
+          scope: 'https://uri.paypal.com/services/payments/payment',
+          access_token: token,
+          token_type: 'Bearer',
+          app_id: 'APP-80W284485P519543T',
+          expires_in: 32400,
+          nonce: 'n',
+        },
+      };
     }
     const token = bearer(call);
     if (token === undefined || !issuedTokens.has(token)) return { status: 401, body: { error: 'invalid_token', error_description: 'Token signature verification failed' } };
@@ -80,9 +95,17 @@ export async function startFakePaypal(): Promise<FakePaypal> {
       if (existing !== undefined) return { status: 200, body: { ...orderView(existing), links: payerLinks(existing.id) } };
       const unit = (body.purchase_units as Record<string, unknown>[] | undefined)?.[0];
       const amount = unit?.amount as { currency_code?: unknown; value?: unknown } | undefined;
-      if (body.intent !== 'CAPTURE' || typeof amount?.currency_code !== 'string' || typeof amount.value !== 'string') return problem(400, 'INVALID_REQUEST', 'MISSING_REQUIRED_PARAMETER');
+      if (body.intent !== 'CAPTURE' || typeof amount?.currency_code !== 'string' || typeof amount.value !== 'string')
+        return problem(400, 'INVALID_REQUEST', 'MISSING_REQUIRED_PARAMETER');
       if (!/^\d+(\.\d{1,2})?$/.test(amount.value)) return problem(422, 'UNPROCESSABLE_ENTITY', 'DECIMAL_PRECISION');
-      const order: PaypalOrder = { id: nextId('5O190127TN'), status: 'PAYER_ACTION_REQUIRED', customId: String(unit?.custom_id), amount: { currency_code: amount.currency_code, value: amount.value }, requestId, capture: undefined };
+      const order: PaypalOrder = {
+        id: nextId('5O190127TN'),
+        status: 'PAYER_ACTION_REQUIRED',
+        customId: String(unit?.custom_id),
+        amount: { currency_code: amount.currency_code, value: amount.value },
+        requestId,
+        capture: undefined,
+      };
       orders.set(order.id, order);
       return { status: 200, body: { id: order.id, status: order.status, payment_source: { paypal: {} }, links: payerLinks(order.id) } };
     }
@@ -119,7 +142,8 @@ export async function startFakePaypal(): Promise<FakePaypal> {
       if (order?.capture === undefined) return problem(404, 'RESOURCE_NOT_FOUND', 'INVALID_RESOURCE_ID');
       const amount = body.amount as { currency_code?: unknown; value?: unknown } | undefined;
       const currency = order.capture.amount.currency_code;
-      const minor = typeof amount?.value === 'string' ? parseDecimalAmount(amount.value, currency) : parseDecimalAmount(order.capture.amount.value, currency) - order.capture.refunded;
+      const minor =
+        typeof amount?.value === 'string' ? parseDecimalAmount(amount.value, currency) : parseDecimalAmount(order.capture.amount.value, currency) - order.capture.refunded;
       if (amount !== undefined && amount.currency_code !== currency) return problem(422, 'UNPROCESSABLE_ENTITY', 'CURRENCY_MISMATCH');
       if (minor > parseDecimalAmount(order.capture.amount.value, currency) - order.capture.refunded) return problem(422, 'UNPROCESSABLE_ENTITY', 'REFUND_AMOUNT_EXCEEDED');
       order.capture.refunded += minor;
@@ -152,7 +176,8 @@ export async function startFakePaypal(): Promise<FakePaypal> {
       const order = orders.get(orderId);
       if (order === undefined) throw new Error(`fake paypal: no order ${orderId}`);
       const captured = capture(order);
-      const amount = options.amount === undefined ? captured.amount : { currency_code: captured.amount.currency_code, value: formatMinorUnits(options.amount, captured.amount.currency_code) };
+      const amount =
+        options.amount === undefined ? captured.amount : { currency_code: captured.amount.currency_code, value: formatMinorUnits(options.amount, captured.amount.currency_code) };
       const event = JSON.stringify({
         id: nextId('WH-'),
         event_version: '1.0',

@@ -74,7 +74,16 @@ export async function startFakePayu(): Promise<FakePayu> {
         status: 200,
         body: {
           orderId: order.orderId,
-          refund: { refundId, extRefundId: refund.extRefundId, amount: String(amount), currencyCode: order.currencyCode, description: refund.description, creationDateTime: new Date().toISOString(), status: 'PENDING', statusDateTime: new Date().toISOString() },
+          refund: {
+            refundId,
+            extRefundId: refund.extRefundId,
+            amount: String(amount),
+            currencyCode: order.currencyCode,
+            description: refund.description,
+            creationDateTime: new Date().toISOString(),
+            status: 'PENDING',
+            statusDateTime: new Date().toISOString(),
+          },
           status: { statusCode: 'SUCCESS', statusDesc: 'Refund queued for processing' },
         },
       };
@@ -111,7 +120,9 @@ export async function startFakePayu(): Promise<FakePayu> {
       });
       const algorithm = options.algorithm ?? 'MD5';
       const key = options.forged ? 'not-the-second-key' : SECOND_KEY;
-      const signature = createHash(algorithm === 'MD5' ? 'md5' : 'sha256').update(rawBody + key).digest('hex');
+      const signature = createHash(algorithm === 'MD5' ? 'md5' : 'sha256')
+        .update(rawBody + key)
+        .digest('hex');
       return {
         headers: { 'content-type': 'application/json;charset=UTF-8', 'openpayu-signature': `sender=checkout;signature=${signature};algorithm=${algorithm};content=DOCUMENT` },
         rawBody,

@@ -71,7 +71,12 @@ export async function startRadicale(options: RadicaleOptions = {}): Promise<Radi
   child.once('error', (error) => (spawnError = error));
 
   try {
-    await waitForPort(port, child, () => spawnError, () => output);
+    await waitForPort(
+      port,
+      child,
+      () => spawnError,
+      () => output,
+    );
   } catch (error) {
     child.kill('SIGKILL');
     await rm(dir, { recursive: true, force: true });

@@ -59,11 +59,13 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       const price = item?.price_data as Record<string, unknown> | undefined;
       const now = Math.floor(Date.now() / 1000);
       if (form.mode !== 'payment') return stripeError(400, 'Invalid mode', 'mode');
-      if (typeof price?.currency !== 'string' || price.currency !== price.currency.toLowerCase()) return stripeError(400, 'Invalid currency', 'line_items[0][price_data][currency]');
+      if (typeof price?.currency !== 'string' || price.currency !== price.currency.toLowerCase())
+        return stripeError(400, 'Invalid currency', 'line_items[0][price_data][currency]');
       if (typeof price.unit_amount !== 'string' || !/^\d+$/.test(price.unit_amount)) return stripeError(400, 'Invalid integer', 'line_items[0][price_data][unit_amount]');
       if (typeof form.success_url !== 'string') return stripeError(400, 'Missing required param: success_url.', 'success_url');
       const expiresAt = form.expires_at === undefined ? now + 86_400 : Number(form.expires_at);
-      if (expiresAt < now + 1800 || expiresAt > now + 86_400) return stripeError(400, 'The `expires_at` timestamp must be between 30 minutes and 24 hours from Checkout Session creation.', 'expires_at');
+      if (expiresAt < now + 1800 || expiresAt > now + 86_400)
+        return stripeError(400, 'The `expires_at` timestamp must be between 30 minutes and 24 hours from Checkout Session creation.', 'expires_at');
       const id = `cs_test_${randomBytes(12).toString('hex')}`;
       const session: StripeSession = {
         id,
@@ -96,10 +98,22 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       const session = [...sessions.values()].find((s) => s.payment_intent !== null && s.payment_intent === form.payment_intent);
       if (session === undefined) return stripeError(404, 'No such payment_intent', 'payment_intent', 'resource_missing');
       const amount = form.amount === undefined ? session.amount_total - session.refunded : Number(form.amount);
-      if (!Number.isSafeInteger(amount) || amount <= 0 || amount > session.amount_total - session.refunded) return stripeError(400, 'Refund amount is greater than unrefunded amount', 'amount', 'amount_too_large');
+      if (!Number.isSafeInteger(amount) || amount <= 0 || amount > session.amount_total - session.refunded)
+        return stripeError(400, 'Refund amount is greater than unrefunded amount', 'amount', 'amount_too_large');
       session.refunded += amount;
       refunds.push({ transactionId: session.id, amount, currency: session.currency.toUpperCase() });
-      return { status: 200, body: { id: nextId('re_'), object: 'refund', amount, currency: session.currency, payment_intent: session.payment_intent, status: 'succeeded', metadata: form.metadata ?? {} } };
+      return {
+        status: 200,
+        body: {
+          id: nextId('re_'),
+          object: 'refund',
+          amount,
+          currency: session.currency,
+          payment_intent: session.payment_intent,
+          status: 'succeeded',
+          metadata: form.metadata ?? {},
+        },
+      };
     }
     return stripeError(404, `Unrecognized request URL (${call.method}: ${call.path})`);
   }
@@ -137,7 +151,11 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       const timestamp = Math.floor(Date.now() / 1000);
       const secret = options.forged ? 'whsec_forged' : WEBHOOK_SECRET;
       const signature = createHmac('sha256', secret).update(`${timestamp}.${rawBody}`).digest('hex');
-      return { headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': `t=${timestamp},v1=${signature}` }, rawBody, contentType: 'application/json; charset=utf-8' };
+      return {
+        headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': `t=${timestamp},v1=${signature}` },
+        rawBody,
+        contentType: 'application/json; charset=utf-8',
+      };
     },
     setDown: server.setDown,
     close: server.close,

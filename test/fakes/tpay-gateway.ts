@@ -21,7 +21,10 @@ const CLIENT_SECRET = 'tpay-client-secret';
 const MERCHANT_ID = '55382';
 const SECURITY_CODE = 'tpay-security-code';
 
-const invalid = (errorCode: string, fieldName: string): FakeReply => ({ status: 400, body: { result: 'failed', requestId: randomUUID(), errors: [{ errorCode, errorMessage: `${fieldName} is invalid`, fieldName }] } });
+const invalid = (errorCode: string, fieldName: string): FakeReply => ({
+  status: 400,
+  body: { result: 'failed', requestId: randomUUID(), errors: [{ errorCode, errorMessage: `${fieldName} is invalid`, fieldName }] },
+});
 
 /** Plays Tpay's Open API: OAuth, transactions, refunds, and the md5sum-signed form notification. */
 export async function startFakeTpay(): Promise<FakeTpay> {
@@ -121,7 +124,9 @@ export async function startFakeTpay(): Promise<FakeTpay> {
         test_mode: '1',
       };
       const code = options.forged ? 'not-the-security-code' : SECURITY_CODE;
-      const md5sum = createHash('md5').update(fields.id + fields.tr_id + fields.tr_amount + fields.tr_crc + code).digest('hex');
+      const md5sum = createHash('md5')
+        .update(fields.id + fields.tr_id + fields.tr_amount + fields.tr_crc + code)
+        .digest('hex');
       const rawBody = new URLSearchParams({ ...fields, md5sum }).toString();
       return { headers: { 'content-type': 'application/x-www-form-urlencoded' }, rawBody, contentType: 'application/x-www-form-urlencoded' };
     },

@@ -43,10 +43,9 @@ describe.runIf(DIALECTS.includes('postgres'))('PostgreSQL backends terminated un
     let terminated = 0;
     const killer = (async () => {
       while (killing) {
-        const result = await admin.query<{ pid: number }>(
-          'select pg_terminate_backend(pid) as pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
-          [databaseName],
-        );
+        const result = await admin.query<{ pid: number }>('select pg_terminate_backend(pid) as pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [
+          databaseName,
+        ]);
         terminated += result.rowCount ?? 0;
         await new Promise((resolve) => setTimeout(resolve, 15));
       }

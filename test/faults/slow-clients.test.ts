@@ -40,7 +40,7 @@ describe('slow clients', () => {
 
   it('cuts off a request whose headers trickle in, while serving another client', async () => {
     // One header byte every 200 ms: never idle, never finished.
-    const headers = 'GET /healthz HTTP/1.1\r\nHost: x\r\n' + 'X-Slow: ' + 'a'.repeat(400);
+    const headers = `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ${'a'.repeat(400)}`;
     const slow = trickle(server.port, [...headers], 200);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await fetchStatus(`${server.url}/healthz`)).toBe(200);
@@ -85,10 +85,14 @@ describe('the connection cap', () => {
 
   it('refuses connections past MAX_CONNECTIONS and serves again once some close', async () => {
     const held = await Promise.all(
-      Array.from({ length: 4 }, () => new Promise<net.Socket>((resolve) => {
-        const socket = net.connect(server.port, '127.0.0.1', () => resolve(socket));
-        socket.on('error', () => undefined);
-      })),
+      Array.from(
+        { length: 4 },
+        () =>
+          new Promise<net.Socket>((resolve) => {
+            const socket = net.connect(server.port, '127.0.0.1', () => resolve(socket));
+            socket.on('error', () => undefined);
+          }),
+      ),
     );
     // Let the server accept them all before the next one arrives.
     await new Promise((resolve) => setTimeout(resolve, 300));

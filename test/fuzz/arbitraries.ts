@@ -70,6 +70,7 @@ export const HOSTILE_STRINGS: readonly string[] = [
   '%zz',
   '%',
   '%s%s%s%n',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a log4j-style lookup, sent literally as hostile input.
   '${jndi:ldap://127.0.0.1/a}',
   '{{7*7}}',
   '<script>alert(1)</script>',
@@ -139,7 +140,30 @@ export const HOSTILE_STRINGS: readonly string[] = [
 
 /** Numbers past every bound a column or a calculation has. */
 const HOSTILE_NUMBERS: readonly number[] = [
-  0, -1, 1, 0.5, -0.5, 1e-7, 7, 14, 1.5, 29.999, 2 ** 31 - 1, 2 ** 31, -(2 ** 31) - 1, 2 ** 32, 2 ** 53, 2 ** 53 + 2, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 1e15, 1e21, 1e308, -1e308, Number.MAX_VALUE, Number.MIN_VALUE,
+  0,
+  -1,
+  1,
+  0.5,
+  -0.5,
+  1e-7,
+  7,
+  14,
+  1.5,
+  29.999,
+  2 ** 31 - 1,
+  2 ** 31,
+  -(2 ** 31) - 1,
+  2 ** 32,
+  2 ** 53,
+  2 ** 53 + 2,
+  Number.MAX_SAFE_INTEGER,
+  -Number.MAX_SAFE_INTEGER,
+  1e15,
+  1e21,
+  1e308,
+  -1e308,
+  Number.MAX_VALUE,
+  Number.MIN_VALUE,
 ];
 
 /** JSON texts no JavaScript value serialises to, or that nest past any sane depth. */
@@ -166,17 +190,20 @@ export function hostileValue(): fc.Arbitrary<unknown> {
 }
 
 const HOSTILE_VALUE: fc.Arbitrary<unknown> = fc.oneof(
-    { weight: 6, arbitrary: fc.constantFrom(...HOSTILE_STRINGS) },
-    { weight: 3, arbitrary: fc.constantFrom(...HOSTILE_NUMBERS) },
-    { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_RAW_JSON).map((text) => new RawJson(text)) },
-    { weight: 1, arbitrary: fc.constantFrom<unknown>(null, true, false, [], {}, [null], { '': '' }) },
-    { weight: 1, arbitrary: fc.string({ unit: fc.integer({ min: 0, max: 0x10ffff }).map((codePoint) => String.fromCodePoint(codePoint)), maxLength: 40 }) },
-    { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom(...CONTROL, '"', '\\', '\r', '\n', 'a', '\uD800', '\uDFFF'), maxLength: 30 }) },
-    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+  { weight: 6, arbitrary: fc.constantFrom(...HOSTILE_STRINGS) },
+  { weight: 3, arbitrary: fc.constantFrom(...HOSTILE_NUMBERS) },
+  { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_RAW_JSON).map((text) => new RawJson(text)) },
+  { weight: 1, arbitrary: fc.constantFrom<unknown>(null, true, false, [], {}, [null], { '': '' }) },
+  { weight: 1, arbitrary: fc.string({ unit: fc.integer({ min: 0, max: 0x10ffff }).map((codePoint) => String.fromCodePoint(codePoint)), maxLength: 40 }) },
+  { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom(...CONTROL, '"', '\\', '\r', '\n', 'a', '\uD800', '\uDFFF'), maxLength: 30 }) },
+  { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
 );
 
 /** A hostile object key (an unknown field, or a prototype-polluting one). */
-const hostileKey = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'prototype', 'uuid', 'accountUuid', 'admin', '', ' ', 'a\u0000', 'ID', 'toString'), fc.string({ maxLength: 12 }));
+const hostileKey = fc.oneof(
+  fc.constantFrom('__proto__', 'constructor', 'prototype', 'uuid', 'accountUuid', 'admin', '', ' ', 'a\u0000', 'ID', 'toString'),
+  fc.string({ maxLength: 12 }),
+);
 
 export interface ArbitraryOptions {
   doc: OpenApiDocument;
@@ -190,7 +217,19 @@ export interface ArbitraryOptions {
 }
 
 /** IANA zones (and near-misses) a client would send. */
-const ZONES = ['Europe/Warsaw', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe', 'Pacific/Chatham', 'Pacific/Kiritimati', 'America/St_Johns', 'UTC', 'Etc/GMT-14', 'Asia/Kathmandu', 'America/Port-au-Prince'];
+const ZONES = [
+  'Europe/Warsaw',
+  'America/New_York',
+  'Asia/Kolkata',
+  'Australia/Lord_Howe',
+  'Pacific/Chatham',
+  'Pacific/Kiritimati',
+  'America/St_Johns',
+  'UTC',
+  'Etc/GMT-14',
+  'Asia/Kathmandu',
+  'America/Port-au-Prince',
+];
 
 export function resolveSchema(doc: OpenApiDocument, schema: Schema): Schema {
   let current = schema;
@@ -211,7 +250,6 @@ export function schemaArbitrary(schema: Schema, options: ArbitraryOptions): fc.A
 }
 
 function validArbitrary(schema: Schema, options: ArbitraryOptions): fc.Arbitrary<unknown> {
-  const { doc } = options;
   if (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf)) {
     const branches = ((schema.anyOf ?? schema.oneOf) as Schema[]).map((branch) => schemaArbitrary(branch, options));
     return fc.oneof(...branches);
@@ -221,7 +259,11 @@ function validArbitrary(schema: Schema, options: ArbitraryOptions): fc.Arbitrary
     const exact = fc.constantFrom(...values);
     if (!options.hostile) return exact;
     // Near misses: another letter case, a space around.
-    return fc.oneof({ weight: 8, arbitrary: exact }, { weight: 1, arbitrary: exact.map((v) => (typeof v === 'string' ? v.toUpperCase() : v)) }, { weight: 1, arbitrary: exact.map((v) => ` ${String(v)}`) });
+    return fc.oneof(
+      { weight: 8, arbitrary: exact },
+      { weight: 1, arbitrary: exact.map((v) => (typeof v === 'string' ? v.toUpperCase() : v)) },
+      { weight: 1, arbitrary: exact.map((v) => ` ${String(v)}`) },
+    );
   }
   const type = Array.isArray(schema.type) ? (schema.type as string[])[0] : (schema.type as string | undefined);
   switch (type) {
@@ -237,7 +279,10 @@ function validArbitrary(schema: Schema, options: ArbitraryOptions): fc.Arbitrary
       return fc.oneof(
         { weight: 8, arbitrary: arrays },
         // Past maxItems, and the same element many times.
-        { weight: 1, arbitrary: fc.array(element, { minLength: ((schema.maxItems as number | undefined) ?? 50) + 1, maxLength: ((schema.maxItems as number | undefined) ?? 50) + 3 }) },
+        {
+          weight: 1,
+          arbitrary: fc.array(element, { minLength: ((schema.maxItems as number | undefined) ?? 50) + 1, maxLength: ((schema.maxItems as number | undefined) ?? 50) + 3 }),
+        },
         { weight: 1, arbitrary: element.map((v) => Array.from({ length: 200 }, () => v)) },
       );
     }
@@ -254,7 +299,6 @@ function validArbitrary(schema: Schema, options: ArbitraryOptions): fc.Arbitrary
       // No type (free-form, or `{}`): any JSON.
       return fc.jsonValue({ maxDepth: 3 });
   }
-  void doc;
 }
 
 function objectArbitrary(schema: Schema, options: ArbitraryOptions): fc.Arbitrary<unknown> {
@@ -293,7 +337,9 @@ function objectArbitrary(schema: Schema, options: ArbitraryOptions): fc.Arbitrar
   return fc.oneof(
     { weight: 10, arbitrary: base },
     // A required field left out.
-    ...(requiredKeys.length > 0 ? [{ weight: 1, arbitrary: fc.tuple(base, fc.constantFrom(...requiredKeys)).map(([value, drop]) => withoutKey(value as Record<string, unknown>, drop)) }] : []),
+    ...(requiredKeys.length > 0
+      ? [{ weight: 1, arbitrary: fc.tuple(base, fc.constantFrom(...requiredKeys)).map(([value, drop]) => withoutKey(value as Record<string, unknown>, drop)) }]
+      : []),
     // An unknown field.
     { weight: 1, arbitrary: fc.tuple(base, hostileKey, hostileValue()).map(([value, key, extra]) => withKey(value as Record<string, unknown>, key, extra)) },
   );
@@ -342,10 +388,17 @@ export function poolOfProperty(name: string): string | undefined {
 /** Real values the fixture knows, for the places that need them to get past a 404 or 409. */
 function specialProperty(name: string, schema: Schema, options: ArbitraryOptions): fc.Arbitrary<unknown> | undefined {
   if (name === 'dates' && schema.type === 'array') {
-    return fc.array(fc.nat().map((pick) => new Ref('slot', 'slots', pick)), { minLength: 1, maxLength: 3 });
+    return fc.array(
+      fc.nat().map((pick) => new Ref('slot', 'slots', pick)),
+      { minLength: 1, maxLength: 3 },
+    );
   }
   if ((name === 'username' || name === 'hosts') && schema.type === 'string') return fc.nat().map((pick) => new Ref('username', 'usernames', pick));
-  if (name === 'hosts' && schema.type === 'array') return fc.array(fc.nat().map((pick) => new Ref('username', 'usernames', pick)), { minLength: 1, maxLength: 3 });
+  if (name === 'hosts' && schema.type === 'array')
+    return fc.array(
+      fc.nat().map((pick) => new Ref('username', 'usernames', pick)),
+      { minLength: 1, maxLength: 3 },
+    );
   if (name === 'start' && schema.format === 'date-time') return fc.nat().map((pick) => new Ref('slot-start', 'slots', pick));
   if (name === 'url' && schema.type === 'string') return loopbackUrl(options);
   // Values the fixture's account accepts: its places, its configured gateway, its discount code.
@@ -382,17 +435,30 @@ function numberArbitrary(schema: Schema, type: 'integer' | 'number', options: Ar
     if (multipleOf) {
       const low = Math.ceil(min / multipleOf);
       const high = Math.floor(max / multipleOf);
-      inRange = fc.oneof({ weight: 3, arbitrary: fc.integer({ min: low, max: Math.min(high, low + 10) }) }, { weight: 1, arbitrary: fc.integer({ min: low, max: high }) }).map((k) => k * multipleOf);
+      inRange = fc
+        .oneof({ weight: 3, arbitrary: fc.integer({ min: low, max: Math.min(high, low + 10) }) }, { weight: 1, arbitrary: fc.integer({ min: low, max: high }) })
+        .map((k) => k * multipleOf);
     } else {
       // Mostly small values (where the domain's own, tighter rules usually pass), sometimes anything the schema allows.
-      inRange = fc.oneof({ weight: 3, arbitrary: fc.integer({ min, max: Math.min(max, Math.max(min, 0) + 120) }) }, { weight: 1, arbitrary: fc.integer({ min, max }) }, { weight: 1, arbitrary: fc.constantFrom(min, max) });
+      inRange = fc.oneof(
+        { weight: 3, arbitrary: fc.integer({ min, max: Math.min(max, Math.max(min, 0) + 120) }) },
+        { weight: 1, arbitrary: fc.integer({ min, max }) },
+        { weight: 1, arbitrary: fc.constantFrom(min, max) },
+      );
     }
   } else {
     inRange = fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
   }
   const near = fc.constantFrom(min - 1, max + 1, min - 0.5, max + 0.5);
-  const arbitrary = options.hostile ? fc.oneof({ weight: 6, arbitrary: inRange }, { weight: 1, arbitrary: near }, { weight: 1, arbitrary: fc.constantFrom(...HOSTILE_NUMBERS) }) : inRange;
-  return options.text ? fc.oneof({ weight: 6, arbitrary: arbitrary.map(String) }, { weight: 1, arbitrary: fc.constantFrom('1e308', '-0', '0x10', ' 7', '7 ', '1_000', 'NaN', 'Infinity', '07', '+7', '') }) : arbitrary;
+  const arbitrary = options.hostile
+    ? fc.oneof({ weight: 6, arbitrary: inRange }, { weight: 1, arbitrary: near }, { weight: 1, arbitrary: fc.constantFrom(...HOSTILE_NUMBERS) })
+    : inRange;
+  return options.text
+    ? fc.oneof(
+        { weight: 6, arbitrary: arbitrary.map(String) },
+        { weight: 1, arbitrary: fc.constantFrom('1e308', '-0', '0x10', ' 7', '7 ', '1_000', 'NaN', 'Infinity', '07', '+7', '') },
+      )
+    : arbitrary;
 }
 
 function stringArbitrary(schema: Schema, options: ArbitraryOptions): fc.Arbitrary<unknown> {
@@ -412,13 +478,20 @@ function stringArbitrary(schema: Schema, options: ArbitraryOptions): fc.Arbitrar
   } else if (format === 'date-time') {
     valid = fc
       .date({ min: new Date('2026-06-01T00:00:00Z'), max: new Date('2028-12-31T23:59:59Z'), noInvalidDate: true })
-      .chain((date) => fc.constantFrom(date.toISOString(), date.toISOString().replace(/\.\d{3}Z$/, 'Z'), date.toISOString().slice(0, 16) + 'Z'));
+      .chain((date) => fc.constantFrom(date.toISOString(), date.toISOString().replace(/\.\d{3}Z$/, 'Z'), `${date.toISOString().slice(0, 16)}Z`));
   } else if (format === 'date' || pattern === '^[0-9]{4}-[0-9]{2}-[0-9]{2}$') {
     valid = fc.date({ min: new Date('2026-06-01T00:00:00Z'), max: new Date('2028-12-31T00:00:00Z'), noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10));
   } else if (format === 'email' || options.name === 'email' || pattern?.includes('@')) {
-    valid = fc.oneof(fc.emailAddress(), fc.nat({ max: 999 }).map((n) => `person${n}@example.com`), fc.constantFrom(' Anna.Nowak@Example.COM ', 'jan+tag@example.co.uk'));
+    valid = fc.oneof(
+      fc.emailAddress(),
+      fc.nat({ max: 999 }).map((n) => `person${n}@example.com`),
+      fc.constantFrom(' Anna.Nowak@Example.COM ', 'jan+tag@example.co.uk'),
+    );
   } else if (schema['x-time-zone'] === true || options.name === 'timezone') {
-    valid = fc.oneof(fc.constantFrom(...ZONES), fc.constantFrom(...ZONES).map((zone) => zone.toLowerCase()));
+    valid = fc.oneof(
+      fc.constantFrom(...ZONES),
+      fc.constantFrom(...ZONES).map((zone) => zone.toLowerCase()),
+    );
   } else if (options.name === 'currency') {
     valid = fc.constantFrom('PLN', 'EUR', 'USD', 'JPY', 'KWD', 'XXX');
   } else if (pattern !== undefined && /^\^[^(]*\$$/.test(pattern) && !pattern.includes('\\u')) {
@@ -429,7 +502,7 @@ function stringArbitrary(schema: Schema, options: ArbitraryOptions): fc.Arbitrar
   } else {
     // Free text with the pattern's control-character rules: printable text of every script.
     const printable = fc.constantFrom('a', 'Z', ' ', '-', 'ł', 'Ż', 'é', '中', '😀', "'", '"', ';', '<', '&', '\u200F');
-    const multiLine = pattern !== undefined && pattern.includes('\\u000B');
+    const multiLine = pattern?.includes('\\u000B');
     const unit = multiLine ? fc.oneof({ weight: 10, arbitrary: printable }, { weight: 1, arbitrary: fc.constantFrom('\t', '\n', '\r') }) : printable;
     const short = fc.string({ unit, minLength: Math.max(minLength, 1), maxLength: Math.min(maxLength, 40) }).filter((s) => s.trim().length > 0 || minLength === 0);
     valid = fc.oneof({ weight: 6, arbitrary: short }, { weight: 1, arbitrary: fc.constantFrom('Anna', 'Intro call', 'Łukasz Żółć', 'anna-nowak') });

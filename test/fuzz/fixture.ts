@@ -50,7 +50,10 @@ export async function buildFixture(t: TestApp, foreign: Map<string, string[]>): 
 
   await ok(await call(t.app, key, 'PATCH', '/api/v1/account', { gateways: { stripe: { secretKey: 'sk_test_fuzz', webhookSecret: 'whsec_fuzz' } } }), 200);
 
-  const free = await ok(await call(t.app, key, 'POST', '/api/v1/meeting-topics', { name: 'Intro', durationMinutes: 30, places: ['zoom', 'offline', 'phone-call'], public: true }), 201);
+  const free = await ok(
+    await call(t.app, key, 'POST', '/api/v1/meeting-topics', { name: 'Intro', durationMinutes: 30, places: ['zoom', 'offline', 'phone-call'], public: true }),
+    201,
+  );
   const paid = await ok(
     await call(t.app, key, 'POST', '/api/v1/meeting-topics', {
       name: 'Consultation',
@@ -61,7 +64,17 @@ export async function buildFixture(t: TestApp, foreign: Map<string, string[]>): 
     }),
     201,
   );
-  const team = await ok(await call(t.app, key, 'POST', '/api/v1/meeting-topics', { name: 'Team demo', durationMinutes: 30, places: ['zoom'], team: acme.team.uuid, allTeamMembers: true, public: true }), 201);
+  const team = await ok(
+    await call(t.app, key, 'POST', '/api/v1/meeting-topics', {
+      name: 'Team demo',
+      durationMinutes: 30,
+      places: ['zoom'],
+      team: acme.team.uuid,
+      allTeamMembers: true,
+      public: true,
+    }),
+    201,
+  );
   for (const topic of [free, paid, team]) addToPool(pools, 'meeting-topics', topic.uuid);
   for (const variant of paid.priceVariants ?? []) addToPool(pools, 'price-variants', variant.uuid);
 
@@ -80,7 +93,13 @@ export async function buildFixture(t: TestApp, foreign: Map<string, string[]>): 
   const slots: { start: string; username: string }[] = [];
   const topicOfSlot = new Map<{ start: string; username: string }, string>();
   for (const topic of [free, team, paid]) {
-    const body = { username: topic === team ? undefined : acme.owner.username, meetingTopic: topic.uuid, team: topic === team ? acme.team.uuid : undefined, timezone: 'Europe/Warsaw', offset: 0 };
+    const body = {
+      username: topic === team ? undefined : acme.owner.username,
+      meetingTopic: topic.uuid,
+      team: topic === team ? acme.team.uuid : undefined,
+      timezone: 'Europe/Warsaw',
+      offset: 0,
+    };
     const schedule = await ok(await call(t.app, null, 'POST', '/api/v1/calculate-schedule', body), 200);
     const offered = (schedule.days as { slots: { start: string; username: string }[] }[]).flatMap((day) => day.slots);
     for (const slot of offered.slice(0, 15)) topicOfSlot.set(slot, topic.uuid);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Ref, type OpenApiDocument } from './arbitraries.js';
+import type { Ref, OpenApiDocument } from './arbitraries.js';
 import { addToPool, buildFixture, buildForeignPools, rowCounter, startStub, stopStub, tablesOf, type Fixture } from './fixture.js';
 import { operationsOf, requestArbitrary, resolveRefs, serialize, textOf, type GeneratedRequest, type Operation } from './requests.js';
 import { DIALECTS, createClock, createTestApp, type TestApp } from '../helpers.js';
@@ -153,7 +153,8 @@ for (const dialect of DIALECTS) {
             if (changed.length > 0) problems.push(`${response.statusCode} but stored rows in ${changed.map((table) => `${table} ${before[table]}→${after[table]}`).join(', ')}`);
           }
           if (response !== null && response.statusCode < 300) harvest(fixture, op!, response);
-          if (process.env.FUZZ_DETAILS && response !== null && response.statusCode >= 400) console.log(`${response.statusCode} ${response.body.slice(0, 200)} <= ${label.slice(0, Number(process.env.FUZZ_DETAILS) > 1 ? 5000 : 400)}`);
+          if (process.env.FUZZ_DETAILS && response !== null && response.statusCode >= 400)
+            console.log(`${response.statusCode} ${response.body.slice(0, 200)} <= ${label.slice(0, Number(process.env.FUZZ_DETAILS) > 1 ? 5000 : 400)}`);
           const status = String(response?.statusCode ?? 'timeout');
           statuses.set(status, (statuses.get(status) ?? 0) + 1);
           for (const problem of problems) {
@@ -164,7 +165,13 @@ for (const dialect of DIALECTS) {
           }
           before = after;
         }
-        if (process.env.FUZZ_TIMING) console.log(`${id}: ${RUNS} requests ${Date.now() - requestsStart} ms (inject ${Math.round(injectMs)}, counts ${Math.round(countMs)}) ${[...statuses].sort().map(([k, v]) => `${k}×${v}`).join(' ')}`);
+        if (process.env.FUZZ_TIMING)
+          console.log(
+            `${id}: ${RUNS} requests ${Date.now() - requestsStart} ms (inject ${Math.round(injectMs)}, counts ${Math.round(countMs)}) ${[...statuses]
+              .sort()
+              .map(([k, v]) => `${k}×${v}`)
+              .join(' ')}`,
+          );
         const report = [...violations.values()].map((v) => `${v.key} (×${v.count})\n  ${v.example}`).join('\n\n');
         expect(report, `violations of ${id}; reproduce with FUZZ_SEED=${SEED} FUZZ_OPS='${id}'`).toBe('');
       });
@@ -177,7 +184,6 @@ for (const dialect of DIALECTS) {
     });
   });
 }
-
 
 /** Operations besides GETs after which the next one may reuse the fixture. */
 const LEAVES_FIXTURE_INTACT = new Set([
@@ -197,7 +203,8 @@ function toInject(op: Operation, generated: GeneratedRequest, fixture: Fixture, 
     const pool = ref.kind === 'slot' || ref.kind === 'slot-start' ? 'slots' : ref.kind === 'username' ? 'usernames' : ref.kind === 'token' ? 'tokens' : ref.pool;
     // Mostly the pool the place names; now and then any record at all (another kind, another account).
     let list = fixture.pools.get(pool) ?? [];
-    if (ref.kind === 'uuid' && (list.length === 0 || ref.pick % 10 === 0)) list = [...fixture.pools.entries()].filter(([name]) => !['slots', 'usernames', 'tokens'].includes(name)).flatMap(([, values]) => values);
+    if (ref.kind === 'uuid' && (list.length === 0 || ref.pick % 10 === 0))
+      list = [...fixture.pools.entries()].filter(([name]) => !['slots', 'usernames', 'tokens'].includes(name)).flatMap(([, values]) => values);
     if (list.length === 0) return '00000000-0000-4000-8000-000000000000';
     const value = list[ref.pick % list.length]!;
     if (ref.kind === 'slot') {

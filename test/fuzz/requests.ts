@@ -46,10 +46,7 @@ export function operationsOf(doc: OpenApiDocument): Operation[] {
 
 export type Auth = 'owner' | 'member' | 'foreign' | 'none' | 'forged' | 'malformed';
 
-export type Body =
-  | { kind: 'none' }
-  | { kind: 'json'; value: unknown }
-  | { kind: 'raw'; payload: string | Buffer; contentType: string | null };
+export type Body = { kind: 'none' } | { kind: 'json'; value: unknown } | { kind: 'raw'; payload: string | Buffer; contentType: string | null };
 
 /** A request as generated: placeholders (`Ref`) still unresolved. */
 export interface GeneratedRequest {
@@ -107,7 +104,10 @@ export function requestArbitrary(doc: OpenApiDocument, op: Operation): fc.Arbitr
       const pool = parameter.name === 'uuid' ? before : poolOfProperty(parameter.name);
       const valid =
         parameter.name === 'token'
-          ? fc.oneof({ weight: 3, arbitrary: fc.nat().map((pick) => new Ref('token', 'tokens', pick)) }, { weight: 1, arbitrary: schemaArbitrary(parameter.schema, { doc, hostile: true, name: parameter.name, text: true }) })
+          ? fc.oneof(
+              { weight: 3, arbitrary: fc.nat().map((pick) => new Ref('token', 'tokens', pick)) },
+              { weight: 1, arbitrary: schemaArbitrary(parameter.schema, { doc, hostile: true, name: parameter.name, text: true }) },
+            )
           : fc.oneof(
               { weight: 4, arbitrary: schemaArbitrary(parameter.schema, { doc, hostile: false, name: parameter.name, pool, text: true }) },
               { weight: 1, arbitrary: schemaArbitrary(parameter.schema, { doc, hostile: true, name: parameter.name, pool, text: true }) },
@@ -116,15 +116,25 @@ export function requestArbitrary(doc: OpenApiDocument, op: Operation): fc.Arbitr
     } else if (parameter.in === 'query') {
       const hostileValue = schemaArbitrary(parameter.schema, { doc, hostile: true, name: parameter.name, text: true });
       const validValue = schemaArbitrary(parameter.schema, { doc, hostile: false, name: parameter.name, text: true });
-      const once = (value: fc.Arbitrary<unknown>) => value.map((v) => (Array.isArray(v) ? v.map((item): [string, unknown] => [parameter.name, item]) : [[parameter.name, v] as [string, unknown]]));
+      const once = (value: fc.Arbitrary<unknown>) =>
+        value.map((v) => (Array.isArray(v) ? v.map((item): [string, unknown] => [parameter.name, item]) : [[parameter.name, v] as [string, unknown]]));
       const absent = fc.constant([] as [string, unknown][]);
       // A cursor only means something when the service issued it: valid requests leave it out.
-      const valid = parameter.name === 'cursor' && !parameter.required ? absent : fc.oneof({ weight: parameter.required ? 0 : 1, arbitrary: absent }, { weight: 1, arbitrary: once(validValue) });
+      const valid =
+        parameter.name === 'cursor' && !parameter.required
+          ? absent
+          : fc.oneof({ weight: parameter.required ? 0 : 1, arbitrary: absent }, { weight: 1, arbitrary: once(validValue) });
       // Hostile: absent, once, or repeated (`status=a&status=b`, or a scalar given twice).
       const hostile = fc.oneof(
         { weight: parameter.required ? 0 : 2, arbitrary: absent },
         { weight: 3, arbitrary: once(hostileValue) },
-        { weight: 1, arbitrary: fc.tuple(hostileValue, hostileValue).map(([a, b]): [string, unknown][] => [[parameter.name, a], [parameter.name, b]]) },
+        {
+          weight: 1,
+          arbitrary: fc.tuple(hostileValue, hostileValue).map(([a, b]): [string, unknown][] => [
+            [parameter.name, a],
+            [parameter.name, b],
+          ]),
+        },
       );
       query.push(fc.oneof({ weight: 3, arbitrary: valid }, { weight: 1, arbitrary: hostile }));
     } else {
@@ -135,12 +145,30 @@ export function requestArbitrary(doc: OpenApiDocument, op: Operation): fc.Arbitr
     }
   }
   // Unknown query parameters, sometimes.
-  query.push(fc.oneof({ weight: 6, arbitrary: fc.constant([] as [string, unknown][]) }, { weight: 1, arbitrary: fc.tuple(fc.constantFrom('x', 'apiKey', 'api_key', '__proto__', 'limit', 'offset'), fc.constantFrom(...HOSTILE_STRINGS)).map(([k, v]): [string, unknown][] => [[k, v]]) }));
+  query.push(
+    fc.oneof(
+      { weight: 6, arbitrary: fc.constant([] as [string, unknown][]) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(fc.constantFrom('x', 'apiKey', 'api_key', '__proto__', 'limit', 'offset'), fc.constantFrom(...HOSTILE_STRINGS))
+          .map(([k, v]): [string, unknown][] => [[k, v]]),
+      },
+    ),
+  );
 
   const auth: fc.Arbitrary<Auth> =
     op.auth === 'required'
-      ? fc.oneof({ weight: 24, arbitrary: fc.constant<Auth>('owner') }, { weight: 4, arbitrary: fc.constant<Auth>('member') }, { weight: 1, arbitrary: fc.constantFrom<Auth>('foreign', 'none', 'forged', 'malformed') })
-      : fc.oneof({ weight: 6, arbitrary: fc.constant<Auth>('none') }, { weight: 2, arbitrary: fc.constantFrom<Auth>('owner', 'member') }, { weight: 1, arbitrary: fc.constantFrom<Auth>('forged', 'malformed', 'foreign') });
+      ? fc.oneof(
+          { weight: 24, arbitrary: fc.constant<Auth>('owner') },
+          { weight: 4, arbitrary: fc.constant<Auth>('member') },
+          { weight: 1, arbitrary: fc.constantFrom<Auth>('foreign', 'none', 'forged', 'malformed') },
+        )
+      : fc.oneof(
+          { weight: 6, arbitrary: fc.constant<Auth>('none') },
+          { weight: 2, arbitrary: fc.constantFrom<Auth>('owner', 'member') },
+          { weight: 1, arbitrary: fc.constantFrom<Auth>('forged', 'malformed', 'foreign') },
+        );
 
   let body: fc.Arbitrary<Body>;
   const raw = fc.constantFrom(...RAW_BODIES).map((b): Body => ({ kind: 'raw', ...b }));
@@ -163,7 +191,11 @@ export function requestArbitrary(doc: OpenApiDocument, op: Operation): fc.Arbitr
     );
   } else {
     // Operations without a body: mostly none, sometimes one anyway.
-    body = fc.oneof({ weight: 8, arbitrary: fc.constant<Body>({ kind: 'none' }) }, { weight: 1, arbitrary: raw }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((value): Body => ({ kind: 'json', value })) });
+    body = fc.oneof(
+      { weight: 8, arbitrary: fc.constant<Body>({ kind: 'none' }) },
+      { weight: 1, arbitrary: raw },
+      { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((value): Body => ({ kind: 'json', value })) },
+    );
   }
 
   const extraHeaders = fc.record(

@@ -16,7 +16,7 @@ for (const dialect of DIALECTS) {
     });
     afterAll(async () => t.close());
 
-    it('GET /account shows the caller\'s account and its seat use', async () => {
+    it("GET /account shows the caller's account and its seat use", async () => {
       const response = await call(t.app, acme.apiKey, 'GET', '/api/v1/account');
       expect(response.statusCode).toBe(200);
       expect(response.json()).toMatchObject({
@@ -76,9 +76,7 @@ for (const dialect of DIALECTS) {
       // Leaving a gateway out disables it and forgets its settings.
       const without = await call(t.app, own.apiKey, 'PATCH', '/api/v1/account', { gateways: ['tpay'] });
       expect(without.json().gateways).toEqual([{ code: 'tpay', configured: false, settings: {} }]);
-      expect((await call(t.app, own.apiKey, 'PATCH', '/api/v1/account', { gateways: ['stripe'] })).json().gateways).toEqual([
-        { code: 'stripe', configured: false, settings: {} },
-      ]);
+      expect((await call(t.app, own.apiKey, 'PATCH', '/api/v1/account', { gateways: ['stripe'] })).json().gateways).toEqual([{ code: 'stripe', configured: false, settings: {} }]);
       expectProblem(await call(t.app, own.apiKey, 'PATCH', '/api/v1/account', { gateways: ['bitcoin'] }), 400, 'VALIDATION_FAILED');
       expectProblem(await call(t.app, own.apiKey, 'PATCH', '/api/v1/account', { gateways: { bitcoin: {} } }), 400, 'VALIDATION_FAILED');
     });

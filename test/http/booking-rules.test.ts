@@ -23,7 +23,12 @@ for (const dialect of DIALECTS) {
       return response.json() as { uuid: string };
     };
     const slotsOf = async (account: CreatedAccount, topicUuid: string): Promise<Slot[]> => {
-      const response = await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: account.owner.username, meetingTopic: topicUuid, timezone: 'Europe/Warsaw', offset: 0 });
+      const response = await call(t.app, null, 'POST', '/api/v1/calculate-schedule', {
+        username: account.owner.username,
+        meetingTopic: topicUuid,
+        timezone: 'Europe/Warsaw',
+        offset: 0,
+      });
       expect(response.statusCode).toBe(200);
       return (response.json().days as { slots: Slot[] }[]).flatMap((day) => day.slots);
     };

@@ -24,11 +24,19 @@ for (const dialect of DIALECTS) {
 
     const calculate = (body: Record<string, unknown>, key: string | null = null) => call(t.app, key, 'POST', '/api/v1/calculate-schedule', body);
 
-    it('answers without a key: 7 dates from today in the participant zone, slots on the host\'s hours', async () => {
+    it("answers without a key: 7 dates from today in the participant zone, slots on the host's hours", async () => {
       const response = await calculate({ username: acme.owner.username, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', offset: 0 });
       expect(response.statusCode).toBe(200);
       const body = response.json();
-      expect(body).toMatchObject({ username: acme.owner.username, meetingTopic: topic.uuid, team: null, timezone: 'Europe/Warsaw', durationMinutes: 30, from: '2027-01-04', to: '2027-01-10' });
+      expect(body).toMatchObject({
+        username: acme.owner.username,
+        meetingTopic: topic.uuid,
+        team: null,
+        timezone: 'Europe/Warsaw',
+        durationMinutes: 30,
+        from: '2027-01-04',
+        to: '2027-01-10',
+      });
       expect(body.days.map((d: Day) => d.date)).toEqual(['2027-01-04', '2027-01-05', '2027-01-06', '2027-01-07', '2027-01-08', '2027-01-09', '2027-01-10']);
       const monday = body.days[0] as Day;
       expect(monday.slots).toHaveLength(16);
@@ -38,7 +46,7 @@ for (const dialect of DIALECTS) {
       expect(body.days[6].slots).toEqual([]);
     });
 
-    it('moves by offset and groups slots under the participant\'s local dates', async () => {
+    it("moves by offset and groups slots under the participant's local dates", async () => {
       const tokyo = (await calculate({ username: acme.owner.username, meetingTopic: topic.uuid, timezone: 'Asia/Tokyo', offset: 7 })).json();
       expect([tokyo.from, tokyo.to]).toEqual(['2027-01-11', '2027-01-17']);
       // 09:00–17:00 Warsaw is 17:00–01:00 Tokyo: the last slots of a Warsaw day fall on the next Tokyo date.
@@ -76,7 +84,7 @@ for (const dialect of DIALECTS) {
       expect(expectProblem(await calculate(withoutOffset), 400, 'VALIDATION_FAILED').errors).toEqual([{ path: '/offset', message: 'is required' }]);
     });
 
-    it('answers 404 for unknown hosts and topics, and for another account\'s topic when a key is sent', async () => {
+    it("answers 404 for unknown hosts and topics, and for another account's topic when a key is sent", async () => {
       expectProblem(await calculate({ username: 'nobody', meetingTopic: topic.uuid, timezone: 'UTC', offset: 0 }), 404, 'NOT_FOUND');
       expectProblem(await calculate({ username: acme.owner.username, meetingTopic: '00000000-0000-4000-8000-000000000000', timezone: 'UTC', offset: 0 }), 404, 'NOT_FOUND');
       expectProblem(await calculate({ username: acme.owner.username, meetingTopic: topic.uuid, timezone: 'UTC', offset: 0 }, other.apiKey), 404, 'NOT_FOUND');

@@ -18,7 +18,9 @@ for (const dialect of DIALECTS) {
       acme = await createTestAccount(t.ctx, { timezone: 'UTC', places: ['zoom'] });
       // Bookings may use only a gateway the account enabled and configured.
       await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { gateways: { stripe: { secretKey: 'sk_test_x', webhookSecret: 'whsec_x' } } });
-      paid = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Paid', durationMinutes: 30, places: ['zoom'], price: { amount: 15000, currency: 'PLN' } })).json();
+      paid = (
+        await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Paid', durationMinutes: 30, places: ['zoom'], price: { amount: 15000, currency: 'PLN' } })
+      ).json();
       const body = (await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: paid.uuid, timezone: 'UTC', offset: 0 })).json();
       slots = body.days.flatMap((d: { slots: Slot[] }) => d.slots);
     });

@@ -30,13 +30,26 @@ for (const dialect of DIALECTS) {
     afterAll(async () => t.close());
 
     const slots = async (topicUuid = topic.uuid) => {
-      const body = (await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topicUuid, timezone: 'Europe/Warsaw', offset: 0 })).json();
+      const body = (
+        await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topicUuid, timezone: 'Europe/Warsaw', offset: 0 })
+      ).json();
       return (body.days as { slots: Slot[] }[]).flatMap((day) => day.slots);
     };
     const book = async (slot: Slot, form: unknown, email = 'jan@example.com', topicUuid = topic.uuid) =>
-      call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', { dates: [slot], email, lang: 'en', name: 'Jan Kowalski', place: 'zoom', meetingTopic: topicUuid, timezone: 'Europe/Warsaw', form });
+      call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
+        dates: [slot],
+        email,
+        lang: 'en',
+        name: 'Jan Kowalski',
+        place: 'zoom',
+        meetingTopic: topicUuid,
+        timezone: 'Europe/Warsaw',
+        form,
+      });
     const meetingsOf = async (email: string) =>
-      ((await call(t.app, acme.apiKey, 'GET', '/api/v1/meetings?limit=200')).json().meetings as { participant: { email: string } }[]).filter((meeting) => meeting.participant.email === email);
+      ((await call(t.app, acme.apiKey, 'GET', '/api/v1/meetings?limit=200')).json().meetings as { participant: { email: string } }[]).filter(
+        (meeting) => meeting.participant.email === email,
+      );
     const valid = { company: 'Acme', size: '10-50', consent: true };
 
     it('a topic’s questions have types (text by default) and a select lists its options', async () => {
@@ -60,7 +73,12 @@ for (const dialect of DIALECTS) {
       const email = 'refused@example.com';
       const paths = async (form: unknown) => (expectProblem(await book(slot, form, email), 400, 'VALIDATION_FAILED').errors ?? []).map((error) => error.path).sort();
       expect(await paths({ ...valid, compnay: 'typo' })).toEqual(['/form/compnay']);
-      expect(await paths({ company: 'Acme\nBcc: x@evil.test', size: 'huge', consent: 'yes', newsletter: 1 })).toEqual(['/form/company', '/form/consent', '/form/newsletter', '/form/size']);
+      expect(await paths({ company: 'Acme\nBcc: x@evil.test', size: 'huge', consent: 'yes', newsletter: 1 })).toEqual([
+        '/form/company',
+        '/form/consent',
+        '/form/newsletter',
+        '/form/size',
+      ]);
       expect(await paths({ company: 'Acme', size: '1-9', consent: false })).toEqual(['/form/consent']);
       expect(await paths({})).toEqual(['/form/company', '/form/consent', '/form/size']);
       expect(await paths({ ...valid, agenda: ['a list'] })).toEqual(['/form/agenda']);
@@ -94,8 +112,14 @@ for (const dialect of DIALECTS) {
 
     it('keeps topics whose questions were stored without a type working as text questions', async () => {
       const old = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Old', durationMinutes: 30, places: ['zoom'] })).json();
-      await t.ctx.db.updateTable('meeting_topics').set({ form: JSON.stringify([{ key: 'company', label: 'Company', required: true }]) }).where('id', '=', old.uuid).execute();
-      expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics/${old.uuid}`)).json().form).toEqual([{ key: 'company', label: 'Company', required: true, type: 'text' }]);
+      await t.ctx.db
+        .updateTable('meeting_topics')
+        .set({ form: JSON.stringify([{ key: 'company', label: 'Company', required: true }]) })
+        .where('id', '=', old.uuid)
+        .execute();
+      expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics/${old.uuid}`)).json().form).toEqual([
+        { key: 'company', label: 'Company', required: true, type: 'text' },
+      ]);
       const slot = (await slots(old.uuid))[2]!;
       expectProblem(await book(slot, { company: 42 }, 'old@example.com', old.uuid), 400, 'VALIDATION_FAILED');
       expect((await book(slot, { company: 'Acme' }, 'old@example.com', old.uuid)).statusCode).toBe(201);

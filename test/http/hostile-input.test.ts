@@ -32,7 +32,12 @@ for (const dialect of DIALECTS) {
       t = await createTestApp(dialect, createClock('2027-01-04T06:00:00.000Z'));
       acme = await createTestAccount(t.ctx, { timezone: 'Europe/Warsaw', places: ['offline', 'phone-call', 'zoom'] });
       topic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Intro', durationMinutes: 30, places: ['zoom', 'offline'] })).json();
-      const schedule = await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', offset: 0 });
+      const schedule = await call(t.app, null, 'POST', '/api/v1/calculate-schedule', {
+        username: acme.owner.username,
+        meetingTopic: topic.uuid,
+        timezone: 'Europe/Warsaw',
+        offset: 0,
+      });
       slots = (schedule.json().days as { slots: Slot[] }[]).flatMap((day) => day.slots);
       expect(slots.length).toBeGreaterThan(10);
     });
@@ -41,7 +46,14 @@ for (const dialect of DIALECTS) {
     const counts = async () => {
       const result: Record<string, number> = {};
       for (const table of TABLES) {
-        result[table] = Number((await t.ctx.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+        result[table] = Number(
+          (
+            await t.ctx.db
+              .selectFrom(table)
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
       }
       return result;
     };
@@ -63,7 +75,10 @@ for (const dialect of DIALECTS) {
         const response = await send();
         if (response.statusCode !== 400) throw new Error(`${label}: expected 400, got ${response.statusCode} ${response.body.slice(0, 300)}`);
         const problem = expectProblem(response, 400, 'VALIDATION_FAILED');
-        expect(problem.errors!.map((e) => e.path), label).toContain(path);
+        expect(
+          problem.errors!.map((e) => e.path),
+          label,
+        ).toContain(path);
       }
       expect(await counts()).toEqual(before);
     }
@@ -77,7 +92,11 @@ for (const dialect of DIALECTS) {
           // metadata is level 1, a level 2, and the ninth container is the one refused.
           ['3500 arrays in metadata', () => call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', body), '/metadata/a/0/0/0/0/0/0/0'],
           ['3000 arrays in form', () => call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', formBody), '/form/company/0/0/0/0/0/0/0'],
-          ['same, replayed with an idempotency key', () => call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', body, { 'idempotency-key': 'deep-1' }), '/metadata/a/0/0/0/0/0/0/0'],
+          [
+            'same, replayed with an idempotency key',
+            () => call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', body, { 'idempotency-key': 'deep-1' }),
+            '/metadata/a/0/0/0/0/0/0/0',
+          ],
         ]);
       });
 
@@ -133,7 +152,13 @@ for (const dialect of DIALECTS) {
           ['NUL in a form answer', send({ form: { company: 'ACME\u0000' } }), '/form/company'],
         ]);
         // Line breaks and tabs are fine where text may span lines.
-        const multiLine = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', booking({ dates: [slots[2]!], note: 'line 1\r\nline 2\n\tindented', metadata: { text: 'a\nb' } }));
+        const multiLine = await call(
+          t.app,
+          acme.apiKey,
+          'POST',
+          '/api/v1/schedule',
+          booking({ dates: [slots[2]!], note: 'line 1\r\nline 2\n\tindented', metadata: { text: 'a\nb' } }),
+        );
         expect(multiLine.statusCode).toBe(201);
         expect(multiLine.json().meetings[0].note).toBe('line 1\r\nline 2\n\tindented');
       });
@@ -142,11 +167,24 @@ for (const dialect of DIALECTS) {
         const key = acme.apiKey;
         await expectRefused([
           ['team name', () => call(t.app, key, 'POST', '/api/v1/teams', { name: 'Sales\u0000' }), '/name'],
-          ['member first name', () => call(t.app, key, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'A\nB', lastName: 'C', email: 'ab@example.com' }), '/firstName'],
+          [
+            'member first name',
+            () => call(t.app, key, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'A\nB', lastName: 'C', email: 'ab@example.com' }),
+            '/firstName',
+          ],
           ['member e-mail', () => call(t.app, key, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'A', lastName: 'C', email: 'a\u0000b@example.com' }), '/email'],
           ['topic name', () => call(t.app, key, 'POST', '/api/v1/meeting-topics', { name: 'Intro\u0000', durationMinutes: 30 }), '/name'],
-          ['topic variant name', () => call(t.app, key, 'POST', '/api/v1/meeting-topics', { name: 'Paid', durationMinutes: 30, priceVariants: [{ name: 'x\r\ny', price: { amount: 1, currency: 'PLN' } }] }), '/priceVariants/0/name'],
-          ['topic form label', () => call(t.app, key, 'POST', '/api/v1/meeting-topics', { name: 'F', durationMinutes: 30, form: [{ key: 'company', label: 'Company\u0000' }] }), '/form/0/label'],
+          [
+            'topic variant name',
+            () =>
+              call(t.app, key, 'POST', '/api/v1/meeting-topics', { name: 'Paid', durationMinutes: 30, priceVariants: [{ name: 'x\r\ny', price: { amount: 1, currency: 'PLN' } }] }),
+            '/priceVariants/0/name',
+          ],
+          [
+            'topic form label',
+            () => call(t.app, key, 'POST', '/api/v1/meeting-topics', { name: 'F', durationMinutes: 30, form: [{ key: 'company', label: 'Company\u0000' }] }),
+            '/form/0/label',
+          ],
           ['topic host', () => call(t.app, key, 'POST', '/api/v1/meeting-topics', { name: 'H', durationMinutes: 30, hosts: ['anna\u0000'] }), '/hosts/0'],
           ['topic rename', () => call(t.app, key, 'PATCH', `/api/v1/meeting-topics/${topic.uuid}`, { name: 'New\u0000' }), '/name'],
           ['api key name', () => call(t.app, key, 'POST', '/api/v1/api-keys', { name: 'ci\u0000' }), '/name'],
@@ -156,8 +194,16 @@ for (const dialect of DIALECTS) {
           ['username query', () => call(t.app, key, 'GET', '/api/v1/meetings?username=%00'), '/query/username'],
           ['cursor query', () => call(t.app, key, 'GET', '/api/v1/meetings?cursor=a%00b'), '/query/cursor'],
           ['topics username query', () => call(t.app, key, 'GET', '/api/v1/meeting-topics?username=a%0Ab'), '/query/username'],
-          ['calculation username', () => call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: 'anna\u0000', meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', offset: 0 }), '/username'],
-          ['calculation time zone', () => call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw\u0000', offset: 0 }), '/timezone'],
+          [
+            'calculation username',
+            () => call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: 'anna\u0000', meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', offset: 0 }),
+            '/username',
+          ],
+          [
+            'calculation time zone',
+            () => call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw\u0000', offset: 0 }),
+            '/timezone',
+          ],
         ]);
       });
     });
@@ -175,8 +221,16 @@ for (const dialect of DIALECTS) {
           ['a variant on update', () => call(t.app, key, 'PATCH', `/api/v1/meeting-topics/${topic.uuid}`, { price: { amount: 1e15, currency: 'PLN' } }), '/price/amount'],
           ['a fixed discount', () => call(t.app, key, 'POST', '/api/v1/discount-codes', { code: 'HUGE', amountOff: { amount: 2 ** 31, currency: 'PLN' } }), '/amountOff/amount'],
           ['a usage limit', () => call(t.app, key, 'POST', '/api/v1/discount-codes', '{"code":"MANY","percentOff":10,"usageLimit":1e308}'), '/usageLimit'],
-          ['a calculation offset', () => call(t.app, null, 'POST', '/api/v1/calculate-schedule', '{"username":"x","meetingTopic":"' + topic.uuid + '","timezone":"Europe/Warsaw","offset":7e300}'), '/offset'],
-          ['a calculation month', () => call(t.app, null, 'POST', '/api/v1/calculate-schedule', '{"username":"x","meetingTopic":"' + topic.uuid + '","timezone":"Europe/Warsaw","offset":0,"month":1e308}'), '/month'],
+          [
+            'a calculation offset',
+            () => call(t.app, null, 'POST', '/api/v1/calculate-schedule', `{"username":"x","meetingTopic":"${topic.uuid}","timezone":"Europe/Warsaw","offset":7e300}`),
+            '/offset',
+          ],
+          [
+            'a calculation month',
+            () => call(t.app, null, 'POST', '/api/v1/calculate-schedule', `{"username":"x","meetingTopic":"${topic.uuid}","timezone":"Europe/Warsaw","offset":0,"month":1e308}`),
+            '/month',
+          ],
         ]);
         const max = await call(t.app, key, 'POST', '/api/v1/meeting-topics', { name: 'Dear', durationMinutes: 30, price: { amount: 100_000_000, currency: 'PLN' } });
         expect(max.statusCode).toBe(201);
@@ -187,7 +241,10 @@ for (const dialect of DIALECTS) {
     describe('date-times the calendar does not have', () => {
       it('refuses them in query, body and booking dates with a 400 at the field', async () => {
         const key = acme.apiKey;
-        const meetingsFrom = (value: string, name = 'from') => () => call(t.app, key, 'GET', `/api/v1/meetings?${name}=${encodeURIComponent(value)}`);
+        const meetingsFrom =
+          (value: string, name = 'from') =>
+          () =>
+            call(t.app, key, 'GET', `/api/v1/meetings?${name}=${encodeURIComponent(value)}`);
         await expectRefused([
           ['leap second', meetingsFrom('2027-01-01T23:59:60Z'), '/query/from'],
           ['month 13', meetingsFrom('2027-13-01T00:00:00Z'), '/query/from'],
@@ -198,9 +255,17 @@ for (const dialect of DIALECTS) {
           ['no zone', meetingsFrom('2027-01-01T10:00:00'), '/query/from'],
           ['an offset, not UTC', meetingsFrom('2027-01-01T10:00:00+02:00'), '/query/from'],
           ['a space for T', meetingsFrom('2027-01-01 10:00:00Z'), '/query/from'],
-          ['discount expiry on 30 February', () => call(t.app, key, 'POST', '/api/v1/discount-codes', { code: 'FEB', percentOff: 10, expiresAt: '2027-02-30T00:00:00Z' }), '/expiresAt'],
+          [
+            'discount expiry on 30 February',
+            () => call(t.app, key, 'POST', '/api/v1/discount-codes', { code: 'FEB', percentOff: 10, expiresAt: '2027-02-30T00:00:00Z' }),
+            '/expiresAt',
+          ],
           // V8 reads 30 February as 2 March: the booking would land on another day.
-          ['a booking on 30 February', () => call(t.app, key, 'POST', '/api/v1/schedule', booking({ dates: [{ start: '2027-02-30T09:00:00.000Z', username: acme.owner.username }] })), '/dates/0/start'],
+          [
+            'a booking on 30 February',
+            () => call(t.app, key, 'POST', '/api/v1/schedule', booking({ dates: [{ start: '2027-02-30T09:00:00.000Z', username: acme.owner.username }] })),
+            '/dates/0/start',
+          ],
         ]);
         for (const value of ['2027-01-01T00:00:00Z', '2027-01-01T00:00:00.000Z', '2028-02-29T23:59:59.999Z']) {
           expect((await meetingsFrom(value)()).statusCode, value).toBe(200);

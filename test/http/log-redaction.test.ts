@@ -15,7 +15,12 @@ describe('request logs never carry an API key', () => {
     database = await createTestDatabase('sqlite', { LOG_LEVEL: 'info' });
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
-        lines.push(...chunk.toString().split('\n').filter((line) => line !== ''));
+        lines.push(
+          ...chunk
+            .toString()
+            .split('\n')
+            .filter((line) => line !== ''),
+        );
         done();
       },
     });

@@ -87,7 +87,10 @@ for (const dialect of DIALECTS) {
           durationMinutes: 3,
           places: ['webex'],
           price: { amount: 100, currency: 'pln' },
-          form: [{ key: 'a', label: 'A' }, { key: 'a', label: 'B' }],
+          form: [
+            { key: 'a', label: 'A' },
+            { key: 'a', label: 'B' },
+          ],
           colour: 'red',
         }),
         400,
@@ -96,7 +99,15 @@ for (const dialect of DIALECTS) {
       const paths = problem.errors!.map((error) => error.path);
       expect(paths).toEqual(expect.arrayContaining(['/durationMinutes', '/price/currency', '/colour']));
       const semantic = expectProblem(
-        await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Bad', durationMinutes: 30, places: ['webex'], form: [{ key: 'a', label: 'A' }, { key: 'a', label: 'B' }] }),
+        await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
+          name: 'Bad',
+          durationMinutes: 30,
+          places: ['webex'],
+          form: [
+            { key: 'a', label: 'A' },
+            { key: 'a', label: 'B' },
+          ],
+        }),
         400,
         'VALIDATION_FAILED',
       );
@@ -119,7 +130,11 @@ for (const dialect of DIALECTS) {
       // The admin may name the member as host.
       const byAdmin = await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Mia demo', durationMinutes: 30, hosts: [member.username] });
       expect(byAdmin.json().hosts).toEqual([member.username]);
-      const unknown = expectProblem(await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'X', durationMinutes: 30, hosts: ['nobody-here'] }), 400, 'VALIDATION_FAILED');
+      const unknown = expectProblem(
+        await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'X', durationMinutes: 30, hosts: ['nobody-here'] }),
+        400,
+        'VALIDATION_FAILED',
+      );
       expect(unknown.errors).toEqual([{ path: '/hosts/0', message: 'is not an active user of the account' }]);
     });
 
@@ -148,20 +163,34 @@ for (const dialect of DIALECTS) {
     it('lets a team topic follow its team, newcomers included, unless it names its hosts', async () => {
       const { acme } = await setUp();
       const following = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Follows team', durationMinutes: 30, team: acme.team.uuid })).json();
-      const fixed = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Fixed hosts', durationMinutes: 30, team: acme.team.uuid, hosts: [acme.owner.username] })).json();
+      const fixed = (
+        await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Fixed hosts', durationMinutes: 30, team: acme.team.uuid, hosts: [acme.owner.username] })
+      ).json();
       expect([following.allTeamMembers, fixed.allTeamMembers]).toEqual([true, false]);
       const newcomer = (await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Nina', lastName: 'New', email: 'nina@acme.test' })).json();
       expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics/${following.uuid}`)).json().hosts).toContain(newcomer.username);
       expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics/${fixed.uuid}`)).json().hosts).toEqual([acme.owner.username]);
-      const slots = await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: newcomer.username, meetingTopic: following.uuid, team: acme.team.uuid, timezone: 'UTC', offset: 0 });
+      const slots = await call(t.app, null, 'POST', '/api/v1/calculate-schedule', {
+        username: newcomer.username,
+        meetingTopic: following.uuid,
+        team: acme.team.uuid,
+        timezone: 'UTC',
+        offset: 0,
+      });
       expect(slots.statusCode).toBe(200);
-      const byHost = (await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics?username=${newcomer.username}`)).json().meetingTopics.map((topic: { name: string }) => topic.name);
+      const byHost = (await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics?username=${newcomer.username}`))
+        .json()
+        .meetingTopics.map((topic: { name: string }) => topic.name);
       expect(byHost).toContain('Follows team');
       expect(byHost).not.toContain('Fixed hosts');
       // Naming hosts turns following off; following cannot be combined with a host list.
       const pinned = await call(t.app, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${following.uuid}`, { hosts: [newcomer.username] });
       expect(pinned.json()).toMatchObject({ allTeamMembers: false, hosts: [newcomer.username] });
-      expectProblem(await call(t.app, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${following.uuid}`, { hosts: [newcomer.username], allTeamMembers: true }), 400, 'VALIDATION_FAILED');
+      expectProblem(
+        await call(t.app, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${following.uuid}`, { hosts: [newcomer.username], allTeamMembers: true }),
+        400,
+        'VALIDATION_FAILED',
+      );
       expectProblem(await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Solo', durationMinutes: 30, allTeamMembers: true }), 400, 'VALIDATION_FAILED');
       const again = await call(t.app, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${following.uuid}`, { allTeamMembers: true });
       expect(again.json().allTeamMembers).toBe(true);
@@ -179,7 +208,13 @@ for (const dialect of DIALECTS) {
       expect((await call(t.app, acme.apiKey, 'DELETE', `/api/v1/teams/${acme.team.uuid}/users/${joiner.uuid}`)).statusCode).toBe(204);
       expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics/${teamTopic.uuid}`)).json().hosts).not.toContain(joiner.username);
       expectProblem(
-        await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: joiner.username, meetingTopic: teamTopic.uuid, team: acme.team.uuid, timezone: 'UTC', offset: 0 }),
+        await call(t.app, null, 'POST', '/api/v1/calculate-schedule', {
+          username: joiner.username,
+          meetingTopic: teamTopic.uuid,
+          team: acme.team.uuid,
+          timezone: 'UTC',
+          offset: 0,
+        }),
         404,
         'NOT_FOUND',
       );
@@ -205,16 +240,28 @@ for (const dialect of DIALECTS) {
         });
       });
 
-      it('is replaced by PUT, sorted, and the zone becomes the user\'s', async () => {
+      it("is replaced by PUT, sorted, and the zone becomes the user's", async () => {
         const { acme, member } = await setUp();
         const body = {
           timezone: 'America/New_York',
-          weekly: { monday: [{ start: '13:00', end: '24:00' }, { start: '08:00', end: '12:00' }], saturday: [{ start: '10:00', end: '14:00' }] },
-          overrides: [{ date: '2027-12-27', intervals: [{ start: '10:00', end: '12:00' }] }, { date: '2027-12-24', intervals: [] }],
+          weekly: {
+            monday: [
+              { start: '13:00', end: '24:00' },
+              { start: '08:00', end: '12:00' },
+            ],
+            saturday: [{ start: '10:00', end: '14:00' }],
+          },
+          overrides: [
+            { date: '2027-12-27', intervals: [{ start: '10:00', end: '12:00' }] },
+            { date: '2027-12-24', intervals: [] },
+          ],
         };
         const response = await call(t.app, acme.apiKey, 'PUT', `/api/v1/users/${member.uuid}/availability`, body);
         expect(response.statusCode).toBe(200);
-        expect(response.json().weekly.monday).toEqual([{ start: '08:00', end: '12:00' }, { start: '13:00', end: '24:00' }]);
+        expect(response.json().weekly.monday).toEqual([
+          { start: '08:00', end: '12:00' },
+          { start: '13:00', end: '24:00' },
+        ]);
         expect(response.json().weekly.tuesday).toEqual([]);
         expect(response.json().overrides.map((o: { date: string }) => o.date)).toEqual(['2027-12-24', '2027-12-27']);
         const members = (await call(t.app, acme.apiKey, 'GET', `/api/v1/teams/${acme.team.uuid}/users`)).json().users;
@@ -232,8 +279,17 @@ for (const dialect of DIALECTS) {
         const problem = expectProblem(
           await call(t.app, member.key, 'PUT', `/api/v1/users/${member.uuid}/availability`, {
             timezone: 'Europe/Atlantis',
-            weekly: { monday: [{ start: '09:00', end: '12:00' }, { start: '11:00', end: '13:00' }], tuesday: [{ start: '15:00', end: '14:00' }] },
-            overrides: [{ date: '2027-12-24', intervals: [] }, { date: '2027-12-24', intervals: [{ start: '10:00', end: '11:00' }] }],
+            weekly: {
+              monday: [
+                { start: '09:00', end: '12:00' },
+                { start: '11:00', end: '13:00' },
+              ],
+              tuesday: [{ start: '15:00', end: '14:00' }],
+            },
+            overrides: [
+              { date: '2027-12-24', intervals: [] },
+              { date: '2027-12-24', intervals: [{ start: '10:00', end: '11:00' }] },
+            ],
           }),
           400,
           'VALIDATION_FAILED',
@@ -250,7 +306,11 @@ for (const dialect of DIALECTS) {
           'VALIDATION_FAILED',
         );
         expect(badDate.errors![0]!.path).toBe('/overrides/0/date');
-        expectProblem(await call(t.app, member.key, 'PUT', `/api/v1/users/${member.uuid}/availability`, { timezone: 'UTC', weekly: { monday: [{ start: '9:00', end: '25:00' }] } }), 400, 'VALIDATION_FAILED');
+        expectProblem(
+          await call(t.app, member.key, 'PUT', `/api/v1/users/${member.uuid}/availability`, { timezone: 'UTC', weekly: { monday: [{ start: '9:00', end: '25:00' }] } }),
+          400,
+          'VALIDATION_FAILED',
+        );
         const after = (await call(t.app, member.key, 'GET', `/api/v1/users/${member.uuid}/availability`)).json();
         expect(after.timezone).toBe('America/New_York');
         expect(after).toEqual(saved.json());

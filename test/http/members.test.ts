@@ -17,10 +17,16 @@ for (const dialect of DIALECTS) {
     });
     afterAll(async () => t.close());
 
-    const members = async (key: string, teamUuid: string) => (await call(t.app, key, 'GET', `/api/v1/teams/${teamUuid}/users`)).json().users as { uuid: string; firstName: string; lastName: string; username: string; admin: boolean }[];
+    const members = async (key: string, teamUuid: string) =>
+      (await call(t.app, key, 'GET', `/api/v1/teams/${teamUuid}/users`)).json().users as { uuid: string; firstName: string; lastName: string; username: string; admin: boolean }[];
     const patch = (key: string, teamUuid: string, userUuid: string, body: unknown) => call(t.app, key, 'PATCH', `/api/v1/teams/${teamUuid}/users/${userUuid}`, body);
     async function addMember(teamUuid: string, firstName: string, admin = false) {
-      const response = await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${teamUuid}/users`, { firstName, lastName: 'Member', email: `${firstName.toLowerCase()}@acme.test`, admin });
+      const response = await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${teamUuid}/users`, {
+        firstName,
+        lastName: 'Member',
+        email: `${firstName.toLowerCase()}@acme.test`,
+        admin,
+      });
       expect(response.statusCode).toBe(201);
       return response.json() as { uuid: string; username: string };
     }
@@ -30,7 +36,11 @@ for (const dialect of DIALECTS) {
       const response = await patch(acme.apiKey, acme.team.uuid, anna.uuid, { firstName: '  Anne ', lastName: 'Nowak-Kowalska' });
       expect(response.statusCode).toBe(200);
       expect(response.json()).toMatchObject({ uuid: anna.uuid, firstName: 'Anne', lastName: 'Nowak-Kowalska', username: anna.username, admin: false });
-      expect((await members(acme.apiKey, acme.team.uuid)).find((m) => m.uuid === anna.uuid)).toMatchObject({ firstName: 'Anne', lastName: 'Nowak-Kowalska', username: anna.username });
+      expect((await members(acme.apiKey, acme.team.uuid)).find((m) => m.uuid === anna.uuid)).toMatchObject({
+        firstName: 'Anne',
+        lastName: 'Nowak-Kowalska',
+        username: anna.username,
+      });
     });
 
     it('lets the owner hand over admin and then leave, as the LAST_ADMIN message advises', async () => {

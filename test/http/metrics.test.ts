@@ -56,7 +56,8 @@ for (const dialect of DIALECTS) {
 
     it('counts bookings, schedule cache hits and misses, and shows outbox backlog, event-loop lag and pool use', async () => {
       const topic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Metered', durationMinutes: 30, places: ['offline'] })).json();
-      const calculate = () => call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', offset: 0 });
+      const calculate = () =>
+        call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', offset: 0 });
       const before = await scrape();
       const hits0 = sample(before, 'termin_schedule_cache_hits_total') ?? 0;
       const misses0 = sample(before, 'termin_schedule_cache_misses_total') ?? 0;

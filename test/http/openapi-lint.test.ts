@@ -14,7 +14,9 @@ type Operation = {
 type Document = { paths: Record<string, Record<string, Operation>>; tags: { name: string; description?: string }[]; components: { headers: Record<string, unknown> } };
 
 // Spectral's package is CommonJS; under NodeNext its classes sit on the default export.
-const { Spectral } = spectralCore as unknown as { Spectral: new () => { setRuleset(r: unknown): void; run(doc: string): Promise<{ code: string | number; message: string; path: (string | number)[]; severity: number }[]> } };
+const { Spectral } = spectralCore as unknown as {
+  Spectral: new () => { setRuleset(r: unknown): void; run(doc: string): Promise<{ code: string | number; message: string; path: (string | number)[]; severity: number }[]> };
+};
 
 describe('the OpenAPI document, as integrators’ tools see it', () => {
   let t: TestApp;
@@ -75,7 +77,11 @@ describe('the OpenAPI document, as integrators’ tools see it', () => {
         .map(([status]) => `${method} ${path} ${status}`),
     );
     expect(problemsAsJson).toEqual([]);
-    const withoutRequestId = operations.flatMap(({ path, method, op }) => Object.entries(op.responses).filter(([, r]) => !r.headers?.['X-Request-Id']).map(([s]) => `${method} ${path} ${s}`));
+    const withoutRequestId = operations.flatMap(({ path, method, op }) =>
+      Object.entries(op.responses)
+        .filter(([, r]) => !r.headers?.['X-Request-Id'])
+        .map(([s]) => `${method} ${path} ${s}`),
+    );
     expect(withoutRequestId).toEqual([]);
     const tooMany = operations.flatMap(({ op }) => Object.entries(op.responses).filter(([status]) => status === '429' || status === '503'));
     expect(tooMany.length).toBeGreaterThan(0);

@@ -21,10 +21,18 @@ for (const dialect of DIALECTS) {
     const url = (userUuid: string, date: string) => `/api/v1/users/${userUuid}/availability/overrides/${date}`;
     /** The owner's slots of the week of 2027-01-11 (Mon) to 2027-01-17 (Sun), as local start times per date. */
     async function week(acme: CreatedAccount, topic: { uuid: string }): Promise<Record<string, string[]>> {
-      const response = await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', offset: 7 });
+      const response = await call(t.app, null, 'POST', '/api/v1/calculate-schedule', {
+        username: acme.owner.username,
+        meetingTopic: topic.uuid,
+        timezone: 'Europe/Warsaw',
+        offset: 7,
+      });
       expect(response.statusCode).toBe(200);
       return Object.fromEntries(
-        (response.json().days as Day[]).map((day) => [day.date, day.slots.map((slot) => new Date(slot.start).toLocaleTimeString('en-GB', { timeZone: 'Europe/Warsaw', hour: '2-digit', minute: '2-digit' }))]),
+        (response.json().days as Day[]).map((day) => [
+          day.date,
+          day.slots.map((slot) => new Date(slot.start).toLocaleTimeString('en-GB', { timeZone: 'Europe/Warsaw', hour: '2-digit', minute: '2-digit' })),
+        ]),
       );
     }
 
@@ -35,9 +43,22 @@ for (const dialect of DIALECTS) {
       expect(before['2027-01-16']).toEqual([]);
       expect(before['2027-01-11']).toHaveLength(8);
 
-      const saturday = await call(t.app, acme.apiKey, 'PUT', url(acme.owner.uuid, '2027-01-16'), { intervals: [{ start: '13:00', end: '15:00' }, { start: '10:00', end: '11:00' }] });
+      const saturday = await call(t.app, acme.apiKey, 'PUT', url(acme.owner.uuid, '2027-01-16'), {
+        intervals: [
+          { start: '13:00', end: '15:00' },
+          { start: '10:00', end: '11:00' },
+        ],
+      });
       expect(saturday.statusCode).toBe(200);
-      expect(saturday.json().overrides).toEqual([{ date: '2027-01-16', intervals: [{ start: '10:00', end: '11:00' }, { start: '13:00', end: '15:00' }] }]);
+      expect(saturday.json().overrides).toEqual([
+        {
+          date: '2027-01-16',
+          intervals: [
+            { start: '10:00', end: '11:00' },
+            { start: '13:00', end: '15:00' },
+          ],
+        },
+      ]);
       expect(saturday.json().weekly.monday).toEqual([{ start: '09:00', end: '17:00' }]);
       const monday = await call(t.app, acme.apiKey, 'PUT', url(acme.owner.uuid, '2027-01-11'), { intervals: [] });
       expect(monday.json().overrides.map((o: { date: string }) => o.date)).toEqual(['2027-01-11', '2027-01-16']);
@@ -66,12 +87,21 @@ for (const dialect of DIALECTS) {
       expect(notADate.errors?.map((e) => e.path)).toEqual(['/params/date']);
       expectProblem(await call(t.app, acme.apiKey, 'PUT', url(acme.owner.uuid, 'tomorrow'), { intervals: [] }), 400, 'VALIDATION_FAILED');
       const overlap = expectProblem(
-        await call(t.app, acme.apiKey, 'PUT', url(acme.owner.uuid, '2027-01-20'), { intervals: [{ start: '09:00', end: '12:00' }, { start: '11:00', end: '13:00' }] }),
+        await call(t.app, acme.apiKey, 'PUT', url(acme.owner.uuid, '2027-01-20'), {
+          intervals: [
+            { start: '09:00', end: '12:00' },
+            { start: '11:00', end: '13:00' },
+          ],
+        }),
         400,
         'VALIDATION_FAILED',
       );
       expect(overlap.errors?.map((e) => e.path)).toEqual(['/intervals/1']);
-      const backwards = expectProblem(await call(t.app, acme.apiKey, 'PUT', url(acme.owner.uuid, '2027-01-20'), { intervals: [{ start: '12:00', end: '09:00' }] }), 400, 'VALIDATION_FAILED');
+      const backwards = expectProblem(
+        await call(t.app, acme.apiKey, 'PUT', url(acme.owner.uuid, '2027-01-20'), { intervals: [{ start: '12:00', end: '09:00' }] }),
+        400,
+        'VALIDATION_FAILED',
+      );
       expect(backwards.errors?.map((e) => e.path)).toEqual(['/intervals/0']);
       expectProblem(await call(t.app, acme.apiKey, 'PUT', url(acme.owner.uuid, '2027-01-20'), {}), 400, 'VALIDATION_FAILED');
       expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/users/${acme.owner.uuid}/availability`)).json()).toEqual(before);
@@ -82,7 +112,9 @@ for (const dialect of DIALECTS) {
       const other = await createTestAccount(t.ctx);
       // The owner has an override of their own, which the other account must not reach.
       expect((await call(t.app, acme.apiKey, 'PUT', url(acme.owner.uuid, '2027-01-16'), { intervals: [{ start: '10:00', end: '11:00' }] })).statusCode).toBe(200);
-      const member = (await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Piotr', lastName: 'Plain', email: 'piotr@acme.test' })).json() as { uuid: string };
+      const member = (
+        await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Piotr', lastName: 'Plain', email: 'piotr@acme.test' })
+      ).json() as { uuid: string };
       const memberKey = (await createApiKeyForUser(t.ctx, member.uuid)).apiKey;
       // The admin sets the member's override; the member manages their own, but not the owner's.
       expect((await call(t.app, acme.apiKey, 'PUT', url(member.uuid, '2027-01-18'), { intervals: [] })).statusCode).toBe(200);

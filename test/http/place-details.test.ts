@@ -43,10 +43,20 @@ for (const dialect of DIALECTS) {
       };
       let used = 0;
       /** A free slot not used earlier in the test. */
-      const nextSlot = async () => (await slots())[(used += 2)]!;
+      const nextSlot = async () => {
+        used += 2;
+        return (await slots())[used]!;
+      };
       const book = async (place: string, extra: Record<string, unknown> = {}) => {
         const response = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
-          dates: [await nextSlot()], email: `${place}@example.com`, lang: 'en', name: 'Jan Kowalski', place, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', ...extra,
+          dates: [await nextSlot()],
+          email: `${place}@example.com`,
+          lang: 'en',
+          name: 'Jan Kowalski',
+          place,
+          meetingTopic: topic.uuid,
+          timezone: 'Europe/Warsaw',
+          ...extra,
         });
         expect(response.statusCode).toBe(201);
         return response.json().meetings[0] as { uuid: string; location: Record<string, unknown> };
@@ -62,7 +72,8 @@ for (const dialect of DIALECTS) {
       const { acme, topic } = await setUp();
       const got = (await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics/${topic.uuid}`)).json();
       expect(got.placeDetails).toEqual({ offline: ADDRESS, zoom: TOPIC_ROOM });
-      const create = (placeDetails: unknown) => call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Bad', durationMinutes: 30, places: ['offline', 'zoom'], placeDetails });
+      const create = (placeDetails: unknown) =>
+        call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Bad', durationMinutes: 30, places: ['offline', 'zoom'], placeDetails });
       const paths = async (placeDetails: unknown) => (expectProblem(await create(placeDetails), 400, 'VALIDATION_FAILED').errors ?? []).map((error) => error.path);
       expect(await paths({ webex: 'https://webex.com/meet/x' })).toEqual(['/placeDetails/webex']);
       expect(await paths({ zoom: 'http://zoom.us/j/1' })).toEqual(['/placeDetails/zoom']);
@@ -78,12 +89,18 @@ for (const dialect of DIALECTS) {
 
     it('PATCH replaces a topic’s place details, and a topic that stops offering a place forgets its detail', async () => {
       const { acme } = await setUp();
-      const other = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Other', durationMinutes: 30, places: ['offline', 'zoom'], placeDetails: { zoom: TOPIC_ROOM } })).json();
+      const other = (
+        await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Other', durationMinutes: 30, places: ['offline', 'zoom'], placeDetails: { zoom: TOPIC_ROOM } })
+      ).json();
       const patched = await call(t.app, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${other.uuid}`, { placeDetails: { offline: ADDRESS, zoom: TOPIC_ROOM } });
       expect(patched.json().placeDetails).toEqual({ offline: ADDRESS, zoom: TOPIC_ROOM });
       const narrowed = await call(t.app, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${other.uuid}`, { places: ['offline'] });
       expect(narrowed.json().placeDetails).toEqual({ offline: ADDRESS });
-      const refused = expectProblem(await call(t.app, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${other.uuid}`, { placeDetails: { zoom: TOPIC_ROOM } }), 400, 'VALIDATION_FAILED');
+      const refused = expectProblem(
+        await call(t.app, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${other.uuid}`, { placeDetails: { zoom: TOPIC_ROOM } }),
+        400,
+        'VALIDATION_FAILED',
+      );
       expect(refused.errors?.map((error) => error.path)).toEqual(['/placeDetails/zoom']);
     });
 
@@ -180,20 +197,35 @@ for (const dialect of DIALECTS) {
     it('a move to another host resolves the location again from the new host’s details', async () => {
       const { acme } = await setUp();
       await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Tom', lastName: 'Second', email: 'tom@acme.test' });
-      const team = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
-        name: 'Team consult', durationMinutes: 60, places: ['zoom'], team: acme.team.uuid, placeDetails: { zoom: TOPIC_ROOM },
-      })).json();
+      const team = (
+        await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
+          name: 'Team consult',
+          durationMinutes: 60,
+          places: ['zoom'],
+          team: acme.team.uuid,
+          placeDetails: { zoom: TOPIC_ROOM },
+        })
+      ).json();
       const hosts = team.hosts as string[];
       expect(hosts.length).toBeGreaterThanOrEqual(2);
       const other = hosts.find((username) => username !== acme.owner.username)!;
       const teamSlots = async (username: string) => {
-        const body = (await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username, meetingTopic: team.uuid, team: acme.team.uuid, timezone: 'Europe/Warsaw', offset: 7 })).json();
+        const body = (
+          await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username, meetingTopic: team.uuid, team: acme.team.uuid, timezone: 'Europe/Warsaw', offset: 7 })
+        ).json();
         return (body.days as { slots: Slot[] }[]).flatMap((day) => day.slots);
       };
       await call(t.app, acme.apiKey, 'PUT', `/api/v1/users/${acme.owner.uuid}/place-details`, { zoom: HOST_ROOM });
       const slot = (await teamSlots(acme.owner.username))[0]!;
       const booked = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
-        dates: [slot], email: 'team@example.com', lang: 'en', name: 'Jan', place: 'zoom', meetingTopic: team.uuid, team: acme.team.uuid, timezone: 'Europe/Warsaw',
+        dates: [slot],
+        email: 'team@example.com',
+        lang: 'en',
+        name: 'Jan',
+        place: 'zoom',
+        meetingTopic: team.uuid,
+        team: acme.team.uuid,
+        timezone: 'Europe/Warsaw',
       });
       expect(booked.json().meetings[0].location.url).toBe(HOST_ROOM);
       const target = (await teamSlots(other)).at(-1)!;

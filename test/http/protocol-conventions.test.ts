@@ -23,7 +23,9 @@ for (const dialect of DIALECTS) {
     afterAll(async () => t.close());
 
     const firstSlot = async (): Promise<Slot> => {
-      const body = (await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', offset: 0 })).json();
+      const body = (
+        await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', offset: 0 })
+      ).json();
       return (body.days as { slots: Slot[] }[]).flatMap((day) => day.slots)[0]!;
     };
 
@@ -52,7 +54,13 @@ for (const dialect of DIALECTS) {
       expect(member.headers.location).toBe(`/api/v1/teams/${acme.team.uuid}/users/${member.json().uuid}`);
 
       const booked = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
-        dates: [await firstSlot()], email: 'jan@example.com', lang: 'en', name: 'Jan', place: 'offline', meetingTopic: topic.uuid, timezone: 'Europe/Warsaw',
+        dates: [await firstSlot()],
+        email: 'jan@example.com',
+        lang: 'en',
+        name: 'Jan',
+        place: 'offline',
+        meetingTopic: topic.uuid,
+        timezone: 'Europe/Warsaw',
       });
       expect(booked.statusCode).toBe(201);
       const meetingUuid = booked.json().meetings[0].uuid;
@@ -71,11 +79,22 @@ for (const dialect of DIALECTS) {
       expect(members.statusCode).toBe(200);
       const listed = await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics?team=${acme.team.uuid.toUpperCase()}`);
       expect(listed.statusCode).toBe(200);
-      const calculated = await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: upper, timezone: 'Europe/Warsaw', offset: 0 });
+      const calculated = await call(t.app, null, 'POST', '/api/v1/calculate-schedule', {
+        username: acme.owner.username,
+        meetingTopic: upper,
+        timezone: 'Europe/Warsaw',
+        offset: 0,
+      });
       expect(calculated.statusCode).toBe(200);
       expect(calculated.json().meetingTopic).toBe(topic.uuid);
       const cancelled = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
-        dates: [await firstSlot()], email: 'up@example.com', lang: 'en', name: 'Up', place: 'offline', meetingTopic: upper, timezone: 'Europe/Warsaw',
+        dates: [await firstSlot()],
+        email: 'up@example.com',
+        lang: 'en',
+        name: 'Up',
+        place: 'offline',
+        meetingTopic: upper,
+        timezone: 'Europe/Warsaw',
       });
       expect(cancelled.statusCode).toBe(201);
       const meeting = cancelled.json().meetings[0].uuid as string;
@@ -99,7 +118,15 @@ for (const dialect of DIALECTS) {
       expect(problem.errors).toHaveLength(2);
       expect(problem.detail).toMatch(/and 1 more problem/);
       const booking = expectProblem(
-        await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', { dates: [], email: 'nope', lang: 'xx', name: 'N', place: 'offline', meetingTopic: topic.uuid, timezone: 'Europe/Nowhere' }),
+        await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
+          dates: [],
+          email: 'nope',
+          lang: 'xx',
+          name: 'N',
+          place: 'offline',
+          meetingTopic: topic.uuid,
+          timezone: 'Europe/Nowhere',
+        }),
         400,
         'VALIDATION_FAILED',
       );

@@ -81,7 +81,9 @@ for (const dialect of DIALECTS) {
       expect(response.statusCode).toBe(200);
       const doc = response.json();
       expect(doc.openapi).toBe('3.1.0');
-      expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/v1/teams', '/api/v1/teams/{teamUuid}/users', '/api/v1/teams/{teamUuid}/users/{userUuid}', '/api/v1/account', '/api/v1/api-keys']));
+      expect(Object.keys(doc.paths)).toEqual(
+        expect.arrayContaining(['/api/v1/teams', '/api/v1/teams/{teamUuid}/users', '/api/v1/teams/{teamUuid}/users/{userUuid}', '/api/v1/account', '/api/v1/api-keys']),
+      );
       const create = doc.paths['/api/v1/teams/{teamUuid}/users'].post;
       expect(create.requestBody.content['application/json'].schema.required).toEqual(['firstName', 'lastName', 'email']);
       expect(create.responses['409']).toBeDefined();
@@ -166,9 +168,19 @@ describe('browsers on other sites', () => {
       headers: { origin: 'https://evil.example.net', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
     });
     expect(stranger.headers['access-control-allow-origin']).toBeUndefined();
-    const strangerPost = await t.app.inject({ method: 'POST', url: '/api/v1/calculate-schedule', headers: { origin: 'https://evil.example.net', 'content-type': 'application/json' }, payload: '{}' });
+    const strangerPost = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/calculate-schedule',
+      headers: { origin: 'https://evil.example.net', 'content-type': 'application/json' },
+      payload: '{}',
+    });
     expect(strangerPost.headers['access-control-allow-origin']).toBeUndefined();
-    const allowedPost = await t.app.inject({ method: 'POST', url: '/api/v1/calculate-schedule', headers: { origin: 'https://booking.example.com', 'content-type': 'application/json' }, payload: '{}' });
+    const allowedPost = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/calculate-schedule',
+      headers: { origin: 'https://booking.example.com', 'content-type': 'application/json' },
+      payload: '{}',
+    });
     expect(allowedPost.headers['access-control-allow-origin']).toBe('https://booking.example.com');
     const actual = await t.app.inject({ method: 'GET', url: '/api/v1/teams', headers: { origin: 'https://evil.example.net' } });
     expect(actual.headers['access-control-allow-origin']).toBeUndefined();

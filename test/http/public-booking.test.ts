@@ -34,7 +34,9 @@ for (const dialect of DIALECTS) {
     afterAll(async () => t.close());
 
     const slots = async (topicUuid = open.uuid) => {
-      const body = (await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topicUuid, timezone: 'Europe/Warsaw', offset: 0 })).json();
+      const body = (
+        await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topicUuid, timezone: 'Europe/Warsaw', offset: 0 })
+      ).json();
       return (body.days as { slots: Slot[] }[]).flatMap((day) => day.slots);
     };
     const at = async (iso: string) => (await slots()).find((slot) => slot.start === iso)!;
@@ -50,8 +52,22 @@ for (const dialect of DIALECTS) {
       ...extra,
     });
     const publicBook = (payload: unknown, ip = '10.0.0.1') =>
-      t.app.inject({ method: 'POST', url: '/api/v1/public/schedule', headers: { 'content-type': 'application/json', accept: 'application/json' }, payload: JSON.stringify(payload), remoteAddress: ip });
-    const meetingsCount = async () => Number((await t.ctx.db.selectFrom('meetings').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      t.app.inject({
+        method: 'POST',
+        url: '/api/v1/public/schedule',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        payload: JSON.stringify(payload),
+        remoteAddress: ip,
+      });
+    const meetingsCount = async () =>
+      Number(
+        (
+          await t.ctx.db
+            .selectFrom('meetings')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const deliver = async () => {
       await runJobsCapturingMail(t.ctx, sent);
     };
@@ -114,7 +130,13 @@ for (const dialect of DIALECTS) {
         { 'content-type': 'text/plain', payload: 'book me' },
       ];
       const sendJunk = (i: number) =>
-        t.app.inject({ method: 'POST', url: '/api/v1/public/schedule', headers: { accept: 'application/json', 'content-type': junk[i % 3]!['content-type'] }, payload: junk[i % 3]!.payload, remoteAddress: bot });
+        t.app.inject({
+          method: 'POST',
+          url: '/api/v1/public/schedule',
+          headers: { accept: 'application/json', 'content-type': junk[i % 3]!['content-type'] },
+          payload: junk[i % 3]!.payload,
+          remoteAddress: bot,
+        });
       const before = await meetingsCount();
       const statuses: number[] = [];
       for (let i = 0; i < 7; i += 1) statuses.push((await sendJunk(i)).statusCode);
@@ -235,12 +257,18 @@ for (const dialect of DIALECTS) {
 
     it('gives the page helpers: a public topic page by host or team, the host’s public topics, 404 for the rest', async () => {
       const page = await findPublicTopicPage(t.ctx, { username: acme.owner.username, topicUuid: open.uuid });
-      expect(page).toMatchObject({ topic: { uuid: open.uuid, description: 'Bring your questions.\nAnd your plans.', durationMinutes: 60, places: ['zoom'], paid: false }, hosts: [{ username: acme.owner.username, name: 'Olga Owner' }], team: null });
+      expect(page).toMatchObject({
+        topic: { uuid: open.uuid, description: 'Bring your questions.\nAnd your plans.', durationMinutes: 60, places: ['zoom'], paid: false },
+        hosts: [{ username: acme.owner.username, name: 'Olga Owner' }],
+        team: null,
+      });
       expect(page.accountName).toBe((await call(t.app, acme.apiKey, 'GET', '/api/v1/account')).json().name);
       await expect(findPublicTopicPage(t.ctx, { username: acme.owner.username, topicUuid: closed.uuid })).rejects.toMatchObject({ code: 'NOT_FOUND' });
       await expect(findPublicTopicPage(t.ctx, { username: 'someone-else', topicUuid: open.uuid })).rejects.toMatchObject({ code: 'NOT_FOUND' });
       await expect(findPublicTopicPage(t.ctx, { teamUuid: acme.team.uuid, topicUuid: open.uuid })).rejects.toMatchObject({ code: 'NOT_FOUND' });
-      const team = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Team hour', durationMinutes: 60, places: ['zoom'], team: acme.team.uuid, public: true })).json();
+      const team = (
+        await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Team hour', durationMinutes: 60, places: ['zoom'], team: acme.team.uuid, public: true })
+      ).json();
       const teamPage = await findPublicTopicPage(t.ctx, { teamUuid: acme.team.uuid, topicUuid: team.uuid });
       expect(teamPage.team).toEqual({ uuid: acme.team.uuid, name: acme.team.name });
       expect(teamPage.hosts.map((host) => host.username)).toEqual([acme.owner.username]);

@@ -37,11 +37,21 @@ for (const dialect of DIALECTS) {
     afterAll(async () => t.close());
 
     const slots = async () => {
-      const body = (await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', offset: 0 })).json();
+      const body = (
+        await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', offset: 0 })
+      ).json();
       return (body.days as { slots: Slot[] }[]).flatMap((day) => day.slots);
     };
     const book = async (slot: Slot, email: string, lang = 'en') => {
-      const response = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', { dates: [slot], email, lang, name: 'Jan Kowalski', place: 'zoom', meetingTopic: topic.uuid, timezone: 'Europe/Warsaw' });
+      const response = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
+        dates: [slot],
+        email,
+        lang,
+        name: 'Jan Kowalski',
+        place: 'zoom',
+        meetingTopic: topic.uuid,
+        timezone: 'Europe/Warsaw',
+      });
       expect(response.statusCode).toBe(201);
       return response.json().meetings[0] as { uuid: string; start: string; end: string };
     };
@@ -56,7 +66,13 @@ for (const dialect of DIALECTS) {
       const target = await freeSlotOn('2027-01-05', 12);
       const response = await move(meeting.uuid, { start: target.start });
       expect(response.statusCode).toBe(200);
-      expect(response.json()).toMatchObject({ uuid: meeting.uuid, status: 'confirmed', start: target.start, end: new Date(Date.parse(target.start) + HOUR).toISOString(), username: acme.owner.username });
+      expect(response.json()).toMatchObject({
+        uuid: meeting.uuid,
+        status: 'confirmed',
+        start: target.start,
+        end: new Date(Date.parse(target.start) + HOUR).toISOString(),
+        username: acme.owner.username,
+      });
       expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/meetings/${meeting.uuid}`)).json().start).toBe(target.start);
       const offered = (await slots()).map((slot) => slot.start);
       expect(offered).toContain(meeting.start);

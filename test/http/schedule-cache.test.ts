@@ -34,14 +34,28 @@ for (const dialect of DIALECTS) {
     const setUp = async () => {
       a.clock.set('2027-01-04T06:00:00.000Z');
       const acme = await createTestAccount(a.ctx, { timezone: 'UTC', places: ['zoom'] });
-      const topic: { uuid: string } = (await call(a.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Cached', durationMinutes: 30, places: ['zoom'], minimumNoticeMinutes: 60 })).json();
+      const topic: { uuid: string } = (
+        await call(a.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Cached', durationMinutes: 30, places: ['zoom'], minimumNoticeMinutes: 60 })
+      ).json();
       const other: { uuid: string } = (await call(a.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Other', durationMinutes: 30, places: ['zoom'] })).json();
       const slotsFrom = async (app: TestApp['app'], topicUuid = topic.uuid) =>
-        ((await call(app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topicUuid, timezone: 'UTC', offset: 0 })).json().days as { slots: Slot[] }[])
+        (
+          (await call(app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topicUuid, timezone: 'UTC', offset: 0 })).json().days as {
+            slots: Slot[];
+          }[]
+        )
           .flatMap((day) => day.slots)
           .map((slot) => slot.start);
       const book = (app: TestApp['app'], start: string, topicUuid = topic.uuid) =>
-        call(app, acme.apiKey, 'POST', '/api/v1/schedule', { dates: [{ start, username: acme.owner.username }], email: 'p@example.com', lang: 'en', name: 'P', place: 'zoom', meetingTopic: topicUuid, timezone: 'UTC' });
+        call(app, acme.apiKey, 'POST', '/api/v1/schedule', {
+          dates: [{ start, username: acme.owner.username }],
+          email: 'p@example.com',
+          lang: 'en',
+          name: 'P',
+          place: 'zoom',
+          meetingTopic: topicUuid,
+          timezone: 'UTC',
+        });
       return { acme, other, slotsFrom, book };
     };
 
@@ -61,7 +75,7 @@ for (const dialect of DIALECTS) {
       expect(await slotsFrom(a.app)).toContain(before[5]);
     });
 
-    it('follows changed hours and another topic\'s buffers', async () => {
+    it("follows changed hours and another topic's buffers", async () => {
       const { acme, other, slotsFrom, book } = await setUp();
       const before = await slotsFrom(a.app);
       await call(b, acme.apiKey, 'PUT', `/api/v1/users/${acme.owner.uuid}/availability`, { timezone: 'UTC', weekly: { monday: [{ start: '12:00', end: '13:00' }] } });
@@ -99,7 +113,8 @@ describe('zone names in any letter case share one cached schedule', () => {
   it('europe/WARSAW and Europe/Warsaw are one entry, and each caller gets its own spelling back', async () => {
     const acme = await createTestAccount(t.ctx, { timezone: 'UTC', places: ['zoom'] });
     const topic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Cased', durationMinutes: 30, places: ['zoom'] })).json();
-    const ask = (timezone: string) => call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topic.uuid, timezone, offset: 0, month: 1 });
+    const ask = (timezone: string) =>
+      call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topic.uuid, timezone, offset: 0, month: 1 });
     const first = (await ask('Europe/Warsaw')).json();
     const entries = t.ctx.scheduleCache!.stats().entries;
     for (const spelling of ['europe/warsaw', 'EUROPE/WARSAW', 'Europe/WARSAW']) {

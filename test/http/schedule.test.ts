@@ -37,7 +37,15 @@ for (const dialect of DIALECTS) {
       ...extra,
     });
     const schedule = (body: unknown, key = acme.apiKey, headers: Record<string, string> = {}) => call(t.app, key, 'POST', '/api/v1/schedule', body, headers);
-    const countMeetings = async () => Number((await t.ctx.db.selectFrom('meetings').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const countMeetings = async () =>
+      Number(
+        (
+          await t.ctx.db
+            .selectFrom('meetings')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
 
     it('books an offered slot: 201 with the contract record, and the slot is no longer offered', async () => {
       const [slot] = await slotsOf(topic.uuid);
@@ -93,7 +101,10 @@ for (const dialect of DIALECTS) {
       ];
       for (const [patch, pointer] of cases) {
         const problem = expectProblem(await schedule(booking([slot!], patch)), 400, 'VALIDATION_FAILED');
-        expect(problem.errors!.map((e) => e.path), JSON.stringify(patch)).toContain(pointer);
+        expect(
+          problem.errors!.map((e) => e.path),
+          JSON.stringify(patch),
+        ).toContain(pointer);
       }
       // 'place' enabled for the account but not offered by the topic has its own message.
       const notOffered = expectProblem(await schedule(booking([slot!], { place: 'phone-call' })), 400, 'VALIDATION_FAILED');
@@ -119,7 +130,11 @@ for (const dialect of DIALECTS) {
       const [slot] = await slotsOf(strict.uuid, acme.owner.username, { team: acme.team.uuid });
       const problem = expectProblem(await schedule(booking([slot!], { meetingTopic: strict.uuid, place: 'phone-call', team: acme.team.uuid })), 400, 'VALIDATION_FAILED');
       expect(problem.errors!.map((e) => e.path).sort()).toEqual(['/form/company', '/gateway', '/phone']);
-      expectProblem(await schedule(booking([slot!], { meetingTopic: strict.uuid, place: 'phone-call', phone: '+48 600 000 000', gateway: 'p24', form: { company: 'ACME' } })), 400, 'VALIDATION_FAILED');
+      expectProblem(
+        await schedule(booking([slot!], { meetingTopic: strict.uuid, place: 'phone-call', phone: '+48 600 000 000', gateway: 'p24', form: { company: 'ACME' } })),
+        400,
+        'VALIDATION_FAILED',
+      );
 
       // Only a gateway the account enabled and configured takes bookings.
       expect((await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { gateways: { p24: { merchantId: 1, posId: 1, apiKey: 'k', crc: 'c' } } })).statusCode).toBe(200);
@@ -212,11 +227,20 @@ for (const dialect of DIALECTS) {
       const responses = await Promise.all(
         Array.from({ length: 56 }, (_, i) => schedule(booking([window[i % window.length]!], { meetingTopic: fine.uuid, email: `p${i}@example.com` }))),
       );
-      const booked = responses.filter((r) => r.statusCode === 201).map((r) => Date.parse(r.json().meetings[0].start)).sort((a, b) => a - b);
+      const booked = responses
+        .filter((r) => r.statusCode === 201)
+        .map((r) => Date.parse(r.json().meetings[0].start))
+        .sort((a, b) => a - b);
       expect(responses.every((r) => r.statusCode === 201 || r.statusCode === 409)).toBe(true);
       expect(booked.length).toBeGreaterThanOrEqual(1);
       for (let i = 1; i < booked.length; i += 1) expect(booked[i]! - booked[i - 1]!).toBeGreaterThanOrEqual(60 * 60_000);
-      const stored = await t.ctx.db.selectFrom('meetings').select(['starts_at', 'ends_at']).where('topic_id', '=', fine.uuid).where('status', '=', 'confirmed').orderBy('starts_at').execute();
+      const stored = await t.ctx.db
+        .selectFrom('meetings')
+        .select(['starts_at', 'ends_at'])
+        .where('topic_id', '=', fine.uuid)
+        .where('status', '=', 'confirmed')
+        .orderBy('starts_at')
+        .execute();
       for (let i = 1; i < stored.length; i += 1) expect(stored[i]!.starts_at).toBeGreaterThanOrEqual(stored[i - 1]!.ends_at);
     });
 
@@ -265,7 +289,10 @@ for (const dialect of DIALECTS) {
       try {
         await jobs.runOnce();
         const dir = t.ctx.config.mail.outboxDir;
-        const contents = fs.readdirSync(dir).filter((f) => f.endsWith('.eml')).map((f) => fs.readFileSync(path.join(dir, f), 'utf8'));
+        const contents = fs
+          .readdirSync(dir)
+          .filter((f) => f.endsWith('.eml'))
+          .map((f) => fs.readFileSync(path.join(dir, f), 'utf8'));
         const toParticipant = contents.filter((c) => c.includes(`To: Jan Kowalski <${email}>`));
         const toHost = contents.filter((c) => c.includes(`<${own.owner.email}>`) && /^To: /m.test(c) && c.split(/^To: /m)[1]!.includes(own.owner.email));
         // Two invitations and one cancellation, to each side.

@@ -17,7 +17,10 @@ for (const dialect of DIALECTS) {
       t = await createTestApp(dialect, createClock('2027-01-04T06:00:00.000Z'));
       acme = await createTestAccount(t.ctx, { timezone: 'Europe/Warsaw', places: ['offline', 'zoom'] });
       members = [];
-      for (const [firstName, lastName] of [['Bob', 'Berg'], ['Ada', 'Alt']] as const) {
+      for (const [firstName, lastName] of [
+        ['Bob', 'Berg'],
+        ['Ada', 'Alt'],
+      ] as const) {
         const member = await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName, lastName, email: `${firstName.toLowerCase()}@acme.test` });
         expect(member.statusCode).toBe(201);
         members.push(member.json());
@@ -25,23 +28,56 @@ for (const dialect of DIALECTS) {
       // Ada works afternoons only, so mornings are Bob's and Olga's alone.
       const hours = { start: '13:00', end: '17:00' };
       const ada = members.find((member) => member.username.startsWith('ada'))!;
-      const availability = { timezone: 'Europe/Warsaw', weekly: { monday: [hours], tuesday: [hours], wednesday: [hours], thursday: [hours], friday: [hours], saturday: [], sunday: [] }, overrides: [] };
+      const availability = {
+        timezone: 'Europe/Warsaw',
+        weekly: { monday: [hours], tuesday: [hours], wednesday: [hours], thursday: [hours], friday: [hours], saturday: [], sunday: [] },
+        overrides: [],
+      };
       expect((await call(t.app, acme.apiKey, 'PUT', `/api/v1/users/${ada.uuid}/availability`, availability)).statusCode).toBe(200);
     });
     afterAll(async () => t.close());
 
     const createTeamTopic = async (name: string) =>
-      (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name, durationMinutes: 60, team: acme.team.uuid, places: ['zoom'] })).json() as { uuid: string; hosts: string[] };
+      (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name, durationMinutes: 60, team: acme.team.uuid, places: ['zoom'] })).json() as {
+        uuid: string;
+        hosts: string[];
+      };
     const teamView = async (topicUuid: string) => {
-      const response = await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { meetingTopic: topicUuid, team: acme.team.uuid, timezone: 'Europe/Warsaw', offset: 0, month: 1, year: 2027 });
+      const response = await call(t.app, null, 'POST', '/api/v1/calculate-schedule', {
+        meetingTopic: topicUuid,
+        team: acme.team.uuid,
+        timezone: 'Europe/Warsaw',
+        offset: 0,
+        month: 1,
+        year: 2027,
+      });
       expect(response.statusCode).toBe(200);
       return response.json() as View;
     };
     const hostView = async (topicUuid: string, username: string) =>
-      (await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username, meetingTopic: topicUuid, team: acme.team.uuid, timezone: 'Europe/Warsaw', offset: 0, month: 1, year: 2027 })).json() as View;
+      (
+        await call(t.app, null, 'POST', '/api/v1/calculate-schedule', {
+          username,
+          meetingTopic: topicUuid,
+          team: acme.team.uuid,
+          timezone: 'Europe/Warsaw',
+          offset: 0,
+          month: 1,
+          year: 2027,
+        })
+      ).json() as View;
     const slotsOf = (view: View) => view.days.flatMap((day) => day.slots);
     const book = (topicUuid: string, slot: Slot, email = 'jan@example.com') =>
-      call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', { dates: [slot], email, lang: 'pl', name: 'Jan', place: 'zoom', meetingTopic: topicUuid, team: acme.team.uuid, timezone: 'Europe/Warsaw' });
+      call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
+        dates: [slot],
+        email,
+        lang: 'pl',
+        name: 'Jan',
+        place: 'zoom',
+        meetingTopic: topicUuid,
+        team: acme.team.uuid,
+        timezone: 'Europe/Warsaw',
+      });
 
     it('offers the union of the hosts’ views, each slot naming a host free then, username null', async () => {
       const topic = await createTeamTopic('Union');
@@ -104,7 +140,9 @@ for (const dialect of DIALECTS) {
       // The others get busy too: no host is free, so the start is no longer offered.
       for (const host of [acme.owner.uuid, ...members.map((member) => member.uuid)].filter((uuid) => uuid !== namedUuid)) {
         await t.ctx.db.transaction().execute(async (trx) => {
-          await replaceExternalBusy(trx, host, `00000000-0000-4000-8000-${host.slice(-12)}`, [{ uuid: `00000000-0000-4000-9000-${host.slice(-12)}`, start: Date.parse(shared.start), end: Date.parse(shared.start) + 3_600_000 }]);
+          await replaceExternalBusy(trx, host, `00000000-0000-4000-8000-${host.slice(-12)}`, [
+            { uuid: `00000000-0000-4000-9000-${host.slice(-12)}`, start: Date.parse(shared.start), end: Date.parse(shared.start) + 3_600_000 },
+          ]);
           await bumpCalendarVersions(trx, [host]);
         });
       }
@@ -113,7 +151,7 @@ for (const dialect of DIALECTS) {
       expectProblem(await book(topic.uuid, shared, 'late@example.com'), 409, 'SLOT_UNAVAILABLE');
     });
 
-    it('computes a cold team view (the hosts\' calendars read together) as each host\'s own cold view says', async () => {
+    it("computes a cold team view (the hosts' calendars read together) as each host's own cold view says", async () => {
       const topic = await createTeamTopic('Cold');
       const uuids = [acme.owner.uuid, ...members.map((member) => member.uuid)];
       // Each host busy at a different time, so a calendar read for the wrong host would show.
@@ -140,7 +178,11 @@ for (const dialect of DIALECTS) {
 
     it('keeps username required for an individual topic (400 at /username)', async () => {
       const individual = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Solo', durationMinutes: 30, places: ['zoom'] })).json();
-      const problem = expectProblem(await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { meetingTopic: individual.uuid, timezone: 'Europe/Warsaw', offset: 0 }), 400, 'VALIDATION_FAILED');
+      const problem = expectProblem(
+        await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { meetingTopic: individual.uuid, timezone: 'Europe/Warsaw', offset: 0 }),
+        400,
+        'VALIDATION_FAILED',
+      );
       expect(problem.errors!.map((error) => error.path)).toEqual(['/username']);
     });
   });

@@ -24,7 +24,7 @@ for (const dialect of DIALECTS) {
       });
       it('rejects malformed and unknown keys', async () => {
         expectProblem(await call(t.app, 'not-a-key', 'GET', '/api/v1/teams'), 401, 'UNAUTHENTICATED');
-        const forged = acme.apiKey.slice(0, -4) + 'AAAA';
+        const forged = `${acme.apiKey.slice(0, -4)}AAAA`;
         expectProblem(await call(t.app, forged, 'GET', '/api/v1/teams'), 401, 'UNAUTHENTICATED');
       });
       it('checks the key before the body: an invalid body without a key is 401, not 400', async () => {
@@ -102,9 +102,15 @@ for (const dialect of DIALECTS) {
         const grab = await addMember(malloryKey, team.uuid, { firstName: 'O', lastName: 'O', email: own.owner.email });
         expectProblem(grab, 403, 'FORBIDDEN');
         // So she cannot touch the owner's hours either.
-        expectProblem(await call(t.app, malloryKey, 'PUT', `/api/v1/users/${own.owner.uuid}/availability`, {
-          timezone: 'UTC', weekly: { monday: [], tuesday: [], wednesday: [], thursday: [], friday: [], saturday: [], sunday: [] }, overrides: [],
-        }), 403, 'FORBIDDEN');
+        expectProblem(
+          await call(t.app, malloryKey, 'PUT', `/api/v1/users/${own.owner.uuid}/availability`, {
+            timezone: 'UTC',
+            weekly: { monday: [], tuesday: [], wednesday: [], thursday: [], friday: [], saturday: [], sunday: [] },
+            overrides: [],
+          }),
+          403,
+          'FORBIDDEN',
+        );
         // A brand-new person she may add, as before.
         expect((await addMember(malloryKey, team.uuid, { firstName: 'Fresh', lastName: 'Takeover-Test', email: 'fresh@own.test' })).statusCode).toBe(201);
       });
@@ -121,7 +127,7 @@ for (const dialect of DIALECTS) {
         expect(problem.errors![0]!.path).toBe('/params/teamUuid');
       });
 
-      it('answers 404 for another account\'s team, and 403 for a team the caller does not administer', async () => {
+      it("answers 404 for another account's team, and 403 for a team the caller does not administer", async () => {
         expectProblem(await call(t.app, acme.apiKey, 'GET', `/api/v1/teams/${other.team.uuid}/users`), 404, 'NOT_FOUND');
         expectProblem(await addMember(acme.apiKey, other.team.uuid, { firstName: 'X', lastName: 'Y', email: 'x@y.test' }), 404, 'NOT_FOUND');
         expectProblem(await call(t.app, acme.apiKey, 'DELETE', `/api/v1/teams/${other.team.uuid}/users/${other.owner.uuid}`), 404, 'NOT_FOUND');
@@ -138,11 +144,7 @@ for (const dialect of DIALECTS) {
     describe('DELETE /teams/{teamUuid}/users/{userUuid}', () => {
       it('refuses to remove the last admin with 409 LAST_ADMIN', async () => {
         const fresh = await createTestAccount(t.ctx);
-        const problem = expectProblem(
-          await call(t.app, fresh.apiKey, 'DELETE', `/api/v1/teams/${fresh.team.uuid}/users/${fresh.owner.uuid}`),
-          409,
-          'LAST_ADMIN',
-        );
+        const problem = expectProblem(await call(t.app, fresh.apiKey, 'DELETE', `/api/v1/teams/${fresh.team.uuid}/users/${fresh.owner.uuid}`), 409, 'LAST_ADMIN');
         expect(problem.detail).toMatch(/admin/);
       });
 

@@ -1,13 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LookupAddress } from 'node:dns';
-import {
-  guardedFetch,
-  OutboundNetworkError,
-  OutboundResponseTooLargeError,
-  OutboundTimeoutError,
-  OutboundUrlRefusedError,
-  sendOutbound,
-} from '../../src/net/outbound-request.js';
+import { guardedFetch, OutboundNetworkError, OutboundResponseTooLargeError, OutboundTimeoutError, OutboundUrlRefusedError, sendOutbound } from '../../src/net/outbound-request.js';
 import { startReceiver, trickle, unusedPort, type Receiver } from './receivers.js';
 
 // Every receiver listens on 127.0.0.1, hence allowPrivate: true wherever a request should

@@ -32,7 +32,8 @@ describe('the docs page', () => {
       return index;
     };
     const guide = at('id="guide"');
-    for (const step of ['guide-slots', 'guide-book', 'guide-pay', 'guide-cancel', 'guide-reschedule', 'guide-webhooks', 'guide-money']) expect(at(`id="${step}"`)).toBeGreaterThan(guide);
+    for (const step of ['guide-slots', 'guide-book', 'guide-pay', 'guide-cancel', 'guide-reschedule', 'guide-webhooks', 'guide-money'])
+      expect(at(`id="${step}"`)).toBeGreaterThan(guide);
     const firstRoute = html.indexOf('<article');
     expect(guide).toBeLessThan(firstRoute);
     // Examples show requests and their responses.
@@ -58,39 +59,43 @@ describe('the docs page', () => {
     expect(silent).toEqual([]);
   });
 
-  it.runIf(HAS_CHROMIUM)('looks right in Chromium at 1280 px and 360 px, and the sidebar search finds a route', async () => {
-    browser = await launchBrowser();
-    for (const width of [1280, 360]) {
-      const page = await browser.newPage({ viewport: { width, height: width === 360 ? 740 : 800 } });
-      const problems: string[] = [];
-      page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
-      page.on('pageerror', (error) => problems.push(error.message));
-      await page.goto(`${url}/docs`);
-      await page.screenshot({ path: path.join(SHOTS, `docs-${width}.png`) });
-      // Nothing wider than the screen: no sideways scrolling of the page itself.
-      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+  it.runIf(HAS_CHROMIUM)(
+    'looks right in Chromium at 1280 px and 360 px, and the sidebar search finds a route',
+    async () => {
+      browser = await launchBrowser();
+      for (const width of [1280, 360]) {
+        const page = await browser.newPage({ viewport: { width, height: width === 360 ? 740 : 800 } });
+        const problems: string[] = [];
+        page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
+        page.on('pageerror', (error) => problems.push(error.message));
+        await page.goto(`${url}/docs`);
+        await page.screenshot({ path: path.join(SHOTS, `docs-${width}.png`) });
+        // Nothing wider than the screen: no sideways scrolling of the page itself.
+        expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
 
-      await page.fill('#doc-search', 'reschedule');
-      const visible = await page.evaluate<string[]>(
-        `[...document.querySelectorAll('#doc-nav li[data-search]')].filter((item) => !item.hidden && item.offsetParent !== null).map((item) => item.textContent)`,
-      );
-      expect(visible.length).toBeGreaterThan(0);
-      expect(visible.some((text) => text.includes('/meetings/{uuid}/reschedule'))).toBe(true);
-      expect(visible.some((text) => text.includes('/teams/{teamUuid}/users'))).toBe(false);
-      await page.screenshot({ path: path.join(SHOTS, `docs-${width}-search.png`) });
-      await page.press('#doc-search', 'Enter');
-      await page.waitForFunction(`location.hash.includes('reschedule')`);
+        await page.fill('#doc-search', 'reschedule');
+        const visible = await page.evaluate<string[]>(
+          `[...document.querySelectorAll('#doc-nav li[data-search]')].filter((item) => !item.hidden && item.offsetParent !== null).map((item) => item.textContent)`,
+        );
+        expect(visible.length).toBeGreaterThan(0);
+        expect(visible.some((text) => text.includes('/meetings/{uuid}/reschedule'))).toBe(true);
+        expect(visible.some((text) => text.includes('/teams/{teamUuid}/users'))).toBe(false);
+        await page.screenshot({ path: path.join(SHOTS, `docs-${width}-search.png`) });
+        await page.press('#doc-search', 'Enter');
+        await page.waitForFunction(`location.hash.includes('reschedule')`);
 
-      if (width === 1280) {
-        // The sidebar stays in view while the page scrolls (a 15,000 px page needs it).
-        await page.evaluate('window.scrollTo(0, document.body.scrollHeight / 2)');
-        const top = await page.evaluate<number>(`document.getElementById('doc-search').getBoundingClientRect().top`);
-        expect(top).toBeGreaterThanOrEqual(0);
-        expect(top).toBeLessThan(800);
-        await page.screenshot({ path: path.join(SHOTS, `docs-${width}-scrolled.png`) });
+        if (width === 1280) {
+          // The sidebar stays in view while the page scrolls (a 15,000 px page needs it).
+          await page.evaluate('window.scrollTo(0, document.body.scrollHeight / 2)');
+          const top = await page.evaluate<number>(`document.getElementById('doc-search').getBoundingClientRect().top`);
+          expect(top).toBeGreaterThanOrEqual(0);
+          expect(top).toBeLessThan(800);
+          await page.screenshot({ path: path.join(SHOTS, `docs-${width}-scrolled.png`) });
+        }
+        expect(problems).toEqual([]);
+        await page.close();
       }
-      expect(problems).toEqual([]);
-      await page.close();
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 });

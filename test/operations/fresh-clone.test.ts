@@ -23,46 +23,50 @@ describe('a fresh clone: npm install --omit=dev && npm start', () => {
     for (const folder of folders) fs.rmSync(folder, { recursive: true, force: true });
   });
 
-  it('installs without dev dependencies or engine warnings, starts, answers and stops on SIGTERM', async (context) => {
-    if (process.env.TERMIN_SKIP_FRESH_CLONE === '1') {
-      console.warn('[termin tests] SKIPPED the fresh-clone install: TERMIN_SKIP_FRESH_CLONE=1');
-      context.skip();
-    }
-    try {
-      await exec('npm', ['ping'], { timeout: 30_000 });
-    } catch (error) {
-      console.warn(`[termin tests] SKIPPED the fresh-clone install: the npm registry cannot be reached (${(error as Error).message.split('\n')[0]})`);
-      context.skip();
-    }
-    const clone = copyCommittedTree('termin-fresh-clone-');
-    folders.push(clone);
-    const npm = (args: string[]) => exec('npm', [...args, '--prefer-offline', '--no-audit', '--no-fund'], { cwd: clone, maxBuffer: 64 * 1024 * 1024, timeout: 15 * 60_000 });
+  it(
+    'installs without dev dependencies or engine warnings, starts, answers and stops on SIGTERM',
+    async (context) => {
+      if (process.env.TERMIN_SKIP_FRESH_CLONE === '1') {
+        console.warn('[termin tests] SKIPPED the fresh-clone install: TERMIN_SKIP_FRESH_CLONE=1');
+        context.skip();
+      }
+      try {
+        await exec('npm', ['ping'], { timeout: 30_000 });
+      } catch (error) {
+        console.warn(`[termin tests] SKIPPED the fresh-clone install: the npm registry cannot be reached (${(error as Error).message.split('\n')[0]})`);
+        context.skip();
+      }
+      const clone = copyCommittedTree('termin-fresh-clone-');
+      folders.push(clone);
+      const npm = (args: string[]) => exec('npm', [...args, '--prefer-offline', '--no-audit', '--no-fund'], { cwd: clone, maxBuffer: 64 * 1024 * 1024, timeout: 15 * 60_000 });
 
-    // The whole locked tree, as `npm ci` would resolve it: no package asks for a newer Node.
-    const dryRun = await npm(['ci', '--dry-run', '--ignore-scripts']);
-    expect(`${dryRun.stdout}${dryRun.stderr}`).not.toContain('EBADENGINE');
+      // The whole locked tree, as `npm ci` would resolve it: no package asks for a newer Node.
+      const dryRun = await npm(['ci', '--dry-run', '--ignore-scripts']);
+      expect(`${dryRun.stdout}${dryRun.stderr}`).not.toContain('EBADENGINE');
 
-    const install = await npm(['install', '--omit=dev']);
-    expect(`${install.stdout}${install.stderr}`).not.toContain('EBADENGINE');
-    expect(fs.existsSync(path.join(clone, 'node_modules', 'vitest'))).toBe(false);
+      const install = await npm(['install', '--omit=dev']);
+      expect(`${install.stdout}${install.stderr}`).not.toContain('EBADENGINE');
+      expect(fs.existsSync(path.join(clone, 'node_modules', 'vitest'))).toBe(false);
 
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'termin-fresh-clone-data-'));
-    folders.push(dataDir);
-    started = npmStart(clone, { PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '' });
-    await started.printed('OpenAPI:');
-    const url = bannerUrl(started.output());
-    expect((await fetch(`${url}/healthz`)).status).toBe(200);
-    // The demo key printed on first start works.
-    await started.printed('curl');
-    const key = /tmn_[A-Za-z0-9_-]+/.exec(started.output())?.[0];
-    expect((await fetch(`${url}/api/v1/teams`, { headers: { 'x-service-api-key': key! } })).status).toBe(200);
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'termin-fresh-clone-data-'));
+      folders.push(dataDir);
+      started = npmStart(clone, { PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '' });
+      await started.printed('OpenAPI:');
+      const url = bannerUrl(started.output());
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      // The demo key printed on first start works.
+      await started.printed('curl');
+      const key = /tmn_[A-Za-z0-9_-]+/.exec(started.output())?.[0];
+      expect((await fetch(`${url}/api/v1/teams`, { headers: { 'x-service-api-key': key! } })).status).toBe(200);
 
-    const tree = descendantsOf(started.child.pid!);
-    started.child.kill('SIGTERM');
-    await started.exited;
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline && tree.some(isAlive)) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(tree.filter(isAlive)).toEqual([]);
-    started = undefined;
-  }, 20 * 60_000);
+      const tree = descendantsOf(started.child.pid!);
+      started.child.kill('SIGTERM');
+      await started.exited;
+      const deadline = Date.now() + 20_000;
+      while (Date.now() < deadline && tree.some(isAlive)) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(tree.filter(isAlive)).toEqual([]);
+      started = undefined;
+    },
+    20 * 60_000,
+  );
 });

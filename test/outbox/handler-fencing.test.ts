@@ -81,7 +81,8 @@ for (const dialect of DIALECTS) {
       // Fan the event out: its delivery's job is then the one due webhook job.
       await runDueJobs({ db: t.ctx.db, handlers: [createEventDispatcher(t.ctx)], log: t.ctx.log, now: t.ctx.now });
       const { first, second } = await claimTwice(WEBHOOK_JOB_KIND);
-      const deliveries = async () => (await call(t.app, acme.apiKey, 'GET', `/api/v1/webhooks/${webhookUuid}/deliveries`)).json().deliveries as { status: string; attempts: number }[];
+      const deliveries = async () =>
+        (await call(t.app, acme.apiKey, 'GET', `/api/v1/webhooks/${webhookUuid}/deliveries`)).json().deliveries as { status: string; attempts: number }[];
       const deliveriesBefore = await deliveries();
       expect(deliveriesBefore).toContainEqual(expect.objectContaining({ status: 'pending', attempts: 0 }));
       const calls = receiver.requests.length;

@@ -42,8 +42,7 @@ function gatedHandler(kind: string, concurrency?: number) {
     },
   };
   /** Resolves once `count` jobs have started (a test that waits for more than start fails by its timeout). */
-  const whenStarted = (count: number) =>
-    started.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ count, resolve }));
+  const whenStarted = (count: number) => (started.length >= count ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ count, resolve })));
   return { handler, started, whenStarted };
 }
 
@@ -62,7 +61,10 @@ for (const dialect of DIALECTS) {
     let clock: TestClock;
     const silent = pino({ level: 'silent' });
     let kinds = 0;
-    const newKind = () => `test-${(kinds += 1)}`;
+    const newKind = () => {
+      kinds += 1;
+      return `test-${kinds}`;
+    };
 
     beforeAll(async () => {
       database = await createTestDatabase(dialect);

@@ -135,7 +135,14 @@ for (const dialect of DIALECTS) {
     describe.each(CODES)('%s', (code) => {
       it('takes the money: /pay creates one transaction, a signed notification confirms, the e-mails show the amount; a repeat changes nothing', async () => {
         const booking = await book(code);
-        expect(booking.payment).toMatchObject({ status: 'pending', amount: 15000, currency: 'PLN', paidAt: null, refundedAmount: 0, redirectUrl: `${PUBLIC_URL}/pay/${booking.payment.uuid}` });
+        expect(booking.payment).toMatchObject({
+          status: 'pending',
+          amount: 15000,
+          currency: 'PLN',
+          paidAt: null,
+          refundedAmount: 0,
+          redirectUrl: `${PUBLIC_URL}/pay/${booking.payment.uuid}`,
+        });
         const before = createCalls(code).length;
         const transactionId = await pay(code, booking.payment.uuid);
         // A second visit reuses the transaction.
@@ -190,7 +197,10 @@ for (const dialect of DIALECTS) {
         expectProblem(await notify(code, fake.notificationFor(transactionId, { amount: 100 })), 400, 'NOTIFICATION_REJECTED');
         // Unsigned: the signature removed.
         const genuine = fake.notificationFor(transactionId);
-        const unsigned = { headers: { 'content-type': genuine.headers['content-type'] }, rawBody: genuine.rawBody.replace(/"sign":"[0-9a-f]+"/, '"sign":""').replace(/md5sum=[0-9a-f]+/, 'md5sum=') };
+        const unsigned = {
+          headers: { 'content-type': genuine.headers['content-type'] },
+          rawBody: genuine.rawBody.replace(/"sign":"[0-9a-f]+"/, '"sign":""').replace(/md5sum=[0-9a-f]+/, 'md5sum='),
+        };
         expectProblem(await notify(code, unsigned), 400, 'NOTIFICATION_REJECTED');
         expect((await meeting(booking.meetings[0]!.uuid)).status).toBe('pending_payment');
         expect(await statusOf(booking.payment.uuid)).toBe('pending');
@@ -322,7 +332,9 @@ for (const dialect of DIALECTS) {
     });
 
     it('Stripe: a JPY price reaches Checkout in whole yen', async () => {
-      const yen = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Yen', durationMinutes: 30, places: ['zoom'], price: { amount: 1500, currency: 'JPY' } })).json();
+      const yen = (
+        await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Yen', durationMinutes: 30, places: ['zoom'], price: { amount: 1500, currency: 'JPY' } })
+      ).json();
       expect((await call(t.app, acme.apiKey, 'POST', '/api/v1/discount-codes', { code: 'YEN-10', percentOff: 10 })).statusCode).toBe(201);
       const [slot] = await slotsOf(yen.uuid);
       const booking = await book('stripe', { topic: yen.uuid, dates: [slot!], extra: { discount: 'YEN-10' } });
@@ -336,11 +348,22 @@ for (const dialect of DIALECTS) {
     it('refuses a booking through a gateway the account has not enabled or not configured', async () => {
       const other = await createTestAccount(t.ctx, { timezone: 'UTC', places: ['zoom'] });
       await call(t.app, other.apiKey, 'PATCH', '/api/v1/account', { gateways: { p24: {} } });
-      const topic = (await call(t.app, other.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Paid', durationMinutes: 30, places: ['zoom'], price: { amount: 100, currency: 'PLN' } })).json();
+      const topic = (
+        await call(t.app, other.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Paid', durationMinutes: 30, places: ['zoom'], price: { amount: 100, currency: 'PLN' } })
+      ).json();
       const body = (await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: other.owner.username, meetingTopic: topic.uuid, timezone: 'UTC', offset: 0 })).json();
       const slot = (body.days as { slots: Slot[] }[]).flatMap((day) => day.slots)[0]!;
       const attempt = (gateway: string) =>
-        call(t.app, other.apiKey, 'POST', '/api/v1/schedule', { dates: [slot], email: 'x@example.com', lang: 'en', name: 'X', place: 'zoom', meetingTopic: topic.uuid, timezone: 'UTC', gateway });
+        call(t.app, other.apiKey, 'POST', '/api/v1/schedule', {
+          dates: [slot],
+          email: 'x@example.com',
+          lang: 'en',
+          name: 'X',
+          place: 'zoom',
+          meetingTopic: topic.uuid,
+          timezone: 'UTC',
+          gateway,
+        });
       expect(expectProblem(await attempt('stripe'), 400, 'VALIDATION_FAILED').errors).toEqual([{ path: '/gateway', message: 'is not enabled for the account' }]);
       expect(expectProblem(await attempt('p24'), 400, 'VALIDATION_FAILED').errors).toEqual([{ path: '/gateway', message: 'is enabled but not configured for the account yet' }]);
     });

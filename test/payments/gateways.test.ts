@@ -53,7 +53,9 @@ describe.each(CODES)('%s adapter', (code) => {
 
   it('rejects a forged notification', async () => {
     const { fake, adapter, payments, created } = await setup();
-    await expect(adapter.verifyNotification(fake.credentials, fake.notificationFor(created.gatewayTransactionId, { forged: true }), payments.lookup)).rejects.toBeInstanceOf(NotificationRejectedError);
+    await expect(adapter.verifyNotification(fake.credentials, fake.notificationFor(created.gatewayTransactionId, { forged: true }), payments.lookup)).rejects.toBeInstanceOf(
+      NotificationRejectedError,
+    );
   });
 
   it('rejects an unsigned notification', async () => {
@@ -62,17 +64,23 @@ describe.each(CODES)('%s adapter', (code) => {
     // No signature header, and for the body-signed gateways the signature field emptied.
     const headers = { 'content-type': genuine.headers['content-type'] };
     const rawBody = genuine.rawBody.replace(/"sign":"[0-9a-f]+"/, '"sign":""').replace(/md5sum=[0-9a-f]+/, 'md5sum=');
-    await expect(adapter.verifyNotification(fake.credentials, { headers, rawBody, contentType: genuine.contentType }, payments.lookup)).rejects.toBeInstanceOf(NotificationRejectedError);
+    await expect(adapter.verifyNotification(fake.credentials, { headers, rawBody, contentType: genuine.contentType }, payments.lookup)).rejects.toBeInstanceOf(
+      NotificationRejectedError,
+    );
   });
 
   it('rejects a correctly signed notification for the wrong amount', async () => {
     const { fake, adapter, payments, created } = await setup();
-    await expect(adapter.verifyNotification(fake.credentials, fake.notificationFor(created.gatewayTransactionId, { amount: 100 }), payments.lookup)).rejects.toThrow(/expects 15000 PLN/);
+    await expect(adapter.verifyNotification(fake.credentials, fake.notificationFor(created.gatewayTransactionId, { amount: 100 }), payments.lookup)).rejects.toThrow(
+      /expects 15000 PLN/,
+    );
   });
 
   it('rejects a notification about a payment termin does not know', async () => {
     const { fake, adapter, created } = await setup();
-    await expect(adapter.verifyNotification(fake.credentials, fake.notificationFor(created.gatewayTransactionId), async () => null)).rejects.toBeInstanceOf(NotificationRejectedError);
+    await expect(adapter.verifyNotification(fake.credentials, fake.notificationFor(created.gatewayTransactionId), async () => null)).rejects.toBeInstanceOf(
+      NotificationRejectedError,
+    );
   });
 
   it('refunds part of a paid payment at the gateway', async () => {
@@ -80,7 +88,14 @@ describe.each(CODES)('%s adapter', (code) => {
     const verified = await adapter.verifyNotification(fake.credentials, fake.notificationFor(created.gatewayTransactionId), payments.lookup);
     expect(verified.outcome.kind).toBe('paid');
     const gatewayTransactionId = verified.outcome.kind === 'paid' ? verified.outcome.gatewayTransactionId : created.gatewayTransactionId;
-    const result = await adapter.refund(fake.credentials, { paymentUuid: order.paymentUuid, gatewayTransactionId, amount: 5_000, currency: 'PLN', reason: 'Meeting cancelled', idempotencyKey: crypto.randomUUID() });
+    const result = await adapter.refund(fake.credentials, {
+      paymentUuid: order.paymentUuid,
+      gatewayTransactionId,
+      amount: 5_000,
+      currency: 'PLN',
+      reason: 'Meeting cancelled',
+      idempotencyKey: crypto.randomUUID(),
+    });
     expect(result.refundId).not.toBe('');
     expect(fake.refunds.at(-1)).toMatchObject({ amount: 5_000, currency: 'PLN' });
   });

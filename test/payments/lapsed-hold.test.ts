@@ -34,10 +34,17 @@ for (const dialect of DIALECTS) {
       const gateways = { p24: { ...p24.credentials.settings, ...p24.credentials.secrets } };
       expect((await call(t.app, account.apiKey, 'PATCH', '/api/v1/account', { gateways })).statusCode).toBe(200);
       const topic = (
-        await call(t.app, account.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Consultation', durationMinutes: 30, places: ['zoom'], price: { amount: 15000, currency: 'PLN' } })
+        await call(t.app, account.apiKey, 'POST', '/api/v1/meeting-topics', {
+          name: 'Consultation',
+          durationMinutes: 30,
+          places: ['zoom'],
+          price: { amount: 15000, currency: 'PLN' },
+        })
       ).json() as { uuid: string };
       const offered = async () => {
-        const body = (await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: account.owner.username, meetingTopic: topic.uuid, timezone: 'UTC', offset: 0 })).json();
+        const body = (
+          await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: account.owner.username, meetingTopic: topic.uuid, timezone: 'UTC', offset: 0 })
+        ).json();
         return (body.days as { slots: Slot[] }[]).flatMap((day) => day.slots);
       };
       const slot = (await offered())[0]!;
@@ -126,7 +133,10 @@ for (const dialect of DIALECTS) {
       const refundsBefore = p24.refunds.length;
       const sent: RenderedMessage[] = [];
       await runJobsCapturingMail(t.ctx, sent);
-      expect((await call(t.app, account.apiKey, 'GET', `/api/v1/meetings/${booking.meeting}`)).json()).toMatchObject({ status: 'confirmed', payment: { status: 'paid', refundedAmount: 0 } });
+      expect((await call(t.app, account.apiKey, 'GET', `/api/v1/meetings/${booking.meeting}`)).json()).toMatchObject({
+        status: 'confirmed',
+        payment: { status: 'paid', refundedAmount: 0 },
+      });
       expect(p24.refunds.length).toBe(refundsBefore);
       expect((await offered()).map((free) => free.start)).not.toContain(slot.start);
       const subjects = sent.filter((message) => message.to.email === booking.email).map((message) => message.subject);

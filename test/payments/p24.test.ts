@@ -29,7 +29,17 @@ describe('Przelewy24 adapter', () => {
     expect(call?.method).toBe('POST');
     expect(call?.headers.authorization).toBe(`Basic ${Buffer.from('100200:p24-api-key-secret').toString('base64')}`);
     const body = parseJson(call?.body ?? '');
-    expect(body).toMatchObject({ merchantId: 100200, posId: 100200, amount: 15000, currency: 'PLN', email: 'jan@example.com', country: 'PL', language: 'pl', urlReturn: order.returnUrl, urlStatus: order.notifyUrl });
+    expect(body).toMatchObject({
+      merchantId: 100200,
+      posId: 100200,
+      amount: 15000,
+      currency: 'PLN',
+      email: 'jan@example.com',
+      country: 'PL',
+      language: 'pl',
+      urlReturn: order.returnUrl,
+      urlStatus: order.notifyUrl,
+    });
     expect(body?.sign).toBe(sha384({ sessionId: order.paymentUuid, merchantId: 100200, amount: 15000, currency: 'PLN', crc: 'p24-crc-secret' }));
     expect(created.redirectUrl).toBe(`${fake.baseUrl}/trnRequest/${created.gatewayTransactionId}`);
   });
@@ -41,14 +51,20 @@ describe('Przelewy24 adapter', () => {
     expect(transaction?.verified).toBe(true);
     const verify = fake.calls.find((c) => c.path === '/api/v1/transaction/verify' && parseJson(c.body)?.sessionId === order.paymentUuid);
     expect(verify?.method).toBe('PUT');
-    expect(parseJson(verify?.body ?? '')?.sign).toBe(sha384({ sessionId: order.paymentUuid, orderId: transaction?.orderId, amount: 15000, currency: 'PLN', crc: 'p24-crc-secret' }));
+    expect(parseJson(verify?.body ?? '')?.sign).toBe(
+      sha384({ sessionId: order.paymentUuid, orderId: transaction?.orderId, amount: 15000, currency: 'PLN', crc: 'p24-crc-secret' }),
+    );
     expect(verified.outcome).toEqual({ kind: 'paid', paymentUuid: order.paymentUuid, gatewayTransactionId: String(transaction?.orderId), amount: 15000, currency: 'PLN' });
   });
 
   it('never calls transaction/verify for a wrong amount or a forged sign', async () => {
     const { adapter, payments, order, created } = await paidSetup();
-    await expect(adapter.verifyNotification(fake.credentials, fake.notificationFor(created.gatewayTransactionId, { amount: 14_999 }), payments.lookup)).rejects.toBeInstanceOf(NotificationRejectedError);
-    await expect(adapter.verifyNotification(fake.credentials, fake.notificationFor(created.gatewayTransactionId, { forged: true }), payments.lookup)).rejects.toBeInstanceOf(NotificationRejectedError);
+    await expect(adapter.verifyNotification(fake.credentials, fake.notificationFor(created.gatewayTransactionId, { amount: 14_999 }), payments.lookup)).rejects.toBeInstanceOf(
+      NotificationRejectedError,
+    );
+    await expect(adapter.verifyNotification(fake.credentials, fake.notificationFor(created.gatewayTransactionId, { forged: true }), payments.lookup)).rejects.toBeInstanceOf(
+      NotificationRejectedError,
+    );
     expect(fake.calls.filter((c) => c.path === '/api/v1/transaction/verify' && parseJson(c.body)?.sessionId === order.paymentUuid)).toHaveLength(0);
     expect(fake.transactions.get(created.gatewayTransactionId)?.verified).toBe(false);
   });
@@ -56,10 +72,19 @@ describe('Przelewy24 adapter', () => {
   it('refunds by the P24 orderId, found by sessionId when termin holds the token', async () => {
     const { adapter, payments, order, created } = await paidSetup();
     await adapter.verifyNotification(fake.credentials, fake.notificationFor(created.gatewayTransactionId), payments.lookup);
-    await adapter.refund(fake.credentials, { paymentUuid: order.paymentUuid, gatewayTransactionId: created.gatewayTransactionId, amount: 2_500, currency: 'PLN', reason: 'Meeting cancelled', idempotencyKey: crypto.randomUUID() });
+    await adapter.refund(fake.credentials, {
+      paymentUuid: order.paymentUuid,
+      gatewayTransactionId: created.gatewayTransactionId,
+      amount: 2_500,
+      currency: 'PLN',
+      reason: 'Meeting cancelled',
+      idempotencyKey: crypto.randomUUID(),
+    });
     const refundCall = fake.calls.at(-1);
     expect(refundCall?.path).toBe('/api/v1/transaction/refund');
-    expect(parseJson(refundCall?.body ?? '')?.refunds).toEqual([{ orderId: fake.transactions.get(created.gatewayTransactionId)?.orderId, sessionId: order.paymentUuid, amount: 2500, description: 'Meeting cancelled' }]);
+    expect(parseJson(refundCall?.body ?? '')?.refunds).toEqual([
+      { orderId: fake.transactions.get(created.gatewayTransactionId)?.orderId, sessionId: order.paymentUuid, amount: 2500, description: 'Meeting cancelled' },
+    ]);
     expect(fake.refunds.at(-1)).toEqual({ transactionId: created.gatewayTransactionId, amount: 2500, currency: 'PLN' });
   });
 });

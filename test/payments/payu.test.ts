@@ -18,7 +18,15 @@ describe('PayU adapter', () => {
     expect(Object.fromEntries(new URLSearchParams(auth?.body))).toEqual({ grant_type: 'client_credentials', client_id: '300746', client_secret: 'payu-client-secret' });
     const call = fake.calls.at(-1);
     expect(call?.path).toBe('/api/v2_1/orders');
-    expect(parseJson(call?.body ?? '')).toMatchObject({ extOrderId: order.paymentUuid, totalAmount: '15000', currencyCode: 'PLN', customerIp: '203.0.113.7', merchantPosId: '300746', notifyUrl: order.notifyUrl, continueUrl: order.returnUrl });
+    expect(parseJson(call?.body ?? '')).toMatchObject({
+      extOrderId: order.paymentUuid,
+      totalAmount: '15000',
+      currencyCode: 'PLN',
+      customerIp: '203.0.113.7',
+      merchantPosId: '300746',
+      notifyUrl: order.notifyUrl,
+      continueUrl: order.returnUrl,
+    });
     expect(created.redirectUrl).toBe(`${fake.baseUrl}/pl/standard/co/summary?orderId=${created.gatewayTransactionId}`);
   });
 
@@ -48,7 +56,14 @@ describe('PayU adapter', () => {
     const order = sampleOrder();
     const created = await adapter.createTransaction(fake.credentials, order);
     const key = crypto.randomUUID();
-    await adapter.refund(fake.credentials, { paymentUuid: order.paymentUuid, gatewayTransactionId: created.gatewayTransactionId, amount: 7_500, currency: 'PLN', reason: 'Meeting cancelled', idempotencyKey: key });
+    await adapter.refund(fake.credentials, {
+      paymentUuid: order.paymentUuid,
+      gatewayTransactionId: created.gatewayTransactionId,
+      amount: 7_500,
+      currency: 'PLN',
+      reason: 'Meeting cancelled',
+      idempotencyKey: key,
+    });
     const call = fake.calls.at(-1);
     expect(call?.path).toBe(`/api/v2_1/orders/${created.gatewayTransactionId}/refunds`);
     expect(parseJson(call?.body ?? '')).toEqual({ refund: { description: 'Meeting cancelled', amount: '7500', currencyCode: 'PLN', extRefundId: key } });

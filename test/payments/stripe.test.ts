@@ -64,7 +64,14 @@ describe('Stripe adapter', () => {
     payments.remember(order, created.gatewayTransactionId);
     await adapter.verifyNotification(fake.credentials, fake.notificationFor(created.gatewayTransactionId), payments.lookup);
     const key = crypto.randomUUID();
-    await adapter.refund(fake.credentials, { paymentUuid: order.paymentUuid, gatewayTransactionId: created.gatewayTransactionId, amount: 15_000, currency: 'PLN', reason: 'cancelled', idempotencyKey: key });
+    await adapter.refund(fake.credentials, {
+      paymentUuid: order.paymentUuid,
+      gatewayTransactionId: created.gatewayTransactionId,
+      amount: 15_000,
+      currency: 'PLN',
+      reason: 'cancelled',
+      idempotencyKey: key,
+    });
     const call = fake.calls.at(-1);
     expect(call?.path).toBe('/v1/refunds');
     expect(call?.headers['idempotency-key']).toBe(key);
@@ -79,8 +86,14 @@ describe('Stripe adapter', () => {
     const { createHmac } = await import('node:crypto');
     const rawBody = genuine.rawBody.replace('"checkout.session.completed"', '"checkout.session.expired"');
     const t = Math.floor(Date.now() / 1000);
-    const v1 = createHmac('sha256', fake.credentials.secrets.webhookSecret ?? '').update(`${t}.${rawBody}`).digest('hex');
-    const verified = await adapter.verifyNotification(fake.credentials, { headers: { 'stripe-signature': `t=${t},v1=${v1}` }, rawBody, contentType: 'application/json' }, async () => null);
+    const v1 = createHmac('sha256', fake.credentials.secrets.webhookSecret ?? '')
+      .update(`${t}.${rawBody}`)
+      .digest('hex');
+    const verified = await adapter.verifyNotification(
+      fake.credentials,
+      { headers: { 'stripe-signature': `t=${t},v1=${v1}` }, rawBody, contentType: 'application/json' },
+      async () => null,
+    );
     expect(verified.outcome).toEqual({ kind: 'ignored', reason: 'event checkout.session.expired' });
   });
 });

@@ -25,7 +25,9 @@ describe('Tpay adapter', () => {
       payer: { email: 'jan@example.com', name: 'Jan Kowalski' },
       callbacks: { notification: { url: order.notifyUrl }, payerUrls: { success: order.returnUrl, error: order.returnUrl } },
     });
-    expect(created.redirectUrl).toBe(fake.transactions.get(created.gatewayTransactionId) && `${fake.baseUrl}/?title=${fake.transactions.get(created.gatewayTransactionId)?.title}&uid=01G6WAK`);
+    expect(created.redirectUrl).toBe(
+      fake.transactions.get(created.gatewayTransactionId) && `${fake.baseUrl}/?title=${fake.transactions.get(created.gatewayTransactionId)?.title}&uid=01G6WAK`,
+    );
   });
 
   it('answers a genuine form notification with TRUE and keeps the transactionId for refunds', async () => {
@@ -43,7 +45,14 @@ describe('Tpay adapter', () => {
     const adapter = createTpayAdapter({ baseUrl: fake.baseUrl });
     const order = sampleOrder();
     const created = await adapter.createTransaction(fake.credentials, order);
-    await adapter.refund(fake.credentials, { paymentUuid: order.paymentUuid, gatewayTransactionId: created.gatewayTransactionId, amount: 15_000, currency: 'PLN', reason: 'cancelled', idempotencyKey: crypto.randomUUID() });
+    await adapter.refund(fake.credentials, {
+      paymentUuid: order.paymentUuid,
+      gatewayTransactionId: created.gatewayTransactionId,
+      amount: 15_000,
+      currency: 'PLN',
+      reason: 'cancelled',
+      idempotencyKey: crypto.randomUUID(),
+    });
     const call = fake.calls.at(-1);
     expect(call?.path).toBe(`/transactions/${created.gatewayTransactionId}/refunds`);
     expect(call?.body).toBe('{"amount":150.00}');

@@ -81,7 +81,16 @@ describe.runIf(DIALECTS.includes('postgres'))('one Stripe notification received 
     const topic = (await api('POST', '/meeting-topics', { name: 'Paid race', durationMinutes: 30, places: ['zoom'], price: { amount: 15000, currency: 'PLN' } })).body;
     const schedule = (await api('POST', '/calculate-schedule', { username: acme.owner.username, meetingTopic: topic.uuid, timezone: 'UTC', offset: 7 })).body;
     const slot = (schedule.days as { slots: { start: string; username: string }[] }[]).flatMap((day) => day.slots)[0]!;
-    const booked = await api('POST', '/schedule', { dates: [slot], email: 'racer@example.com', lang: 'en', name: 'Racer', place: 'zoom', meetingTopic: topic.uuid, timezone: 'UTC', gateway: 'stripe' });
+    const booked = await api('POST', '/schedule', {
+      dates: [slot],
+      email: 'racer@example.com',
+      lang: 'en',
+      name: 'Racer',
+      place: 'zoom',
+      meetingTopic: topic.uuid,
+      timezone: 'UTC',
+      gateway: 'stripe',
+    });
     expect(booked.status).toBe(201);
     const paymentUuid = booked.body.payment.uuid as string;
 
@@ -91,7 +100,11 @@ describe.runIf(DIALECTS.includes('postgres'))('one Stripe notification received 
     const notification = stripe.notificationFor(sessionId);
     const answers = await Promise.all(
       servers.map((server) =>
-        fetch(`${server.url}/api/v1/payments/stripe/notifications/${acme.account.uuid}`, { method: 'POST', headers: notification.headers as Record<string, string>, body: notification.rawBody }),
+        fetch(`${server.url}/api/v1/payments/stripe/notifications/${acme.account.uuid}`, {
+          method: 'POST',
+          headers: notification.headers as Record<string, string>,
+          body: notification.rawBody,
+        }),
       ),
     );
     expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
@@ -99,7 +112,13 @@ describe.runIf(DIALECTS.includes('postgres'))('one Stripe notification received 
     // Both instances run the outbox: wait until every job is done, then count what happened.
     const outbox = path.join(database.config.dataDir, 'outbox');
     const deadline = Date.now() + 60_000;
-    const mails = () => (fs.existsSync(outbox) ? fs.readdirSync(outbox).filter((name) => name.endsWith('.eml')).map((name) => fs.readFileSync(path.join(outbox, name), 'utf8').replace(/=\r?\n/g, '')) : []);
+    const mails = () =>
+      fs.existsSync(outbox)
+        ? fs
+            .readdirSync(outbox)
+            .filter((name) => name.endsWith('.eml'))
+            .map((name) => fs.readFileSync(path.join(outbox, name), 'utf8').replace(/=\r?\n/g, ''))
+        : [];
     // Subjects may be encoded (a narrow space in "9:00 AM"): the bodies' lead lines tell the messages apart.
     const confirmation = 'your meeting is confirmed.';
     for (;;) {

@@ -47,7 +47,10 @@ for (const dialect of DIALECTS) {
     it('refuses a private URL in a PATCH too', async () => {
       const owner = { keyUuid: '', userUuid: acme.owner.uuid, accountUuid: acme.account.uuid, username: acme.owner.username };
       const publicResolver = async (): Promise<LookupAddress[]> => [{ address: '93.184.216.34', family: 4 }];
-      const { webhook } = await createWebhook({ ...t.ctx, outbound: createOutbound({ allowPrivate: false, resolver: publicResolver }) }, owner, { url: 'https://hooks.example.com/a', events: ['member.created'] });
+      const { webhook } = await createWebhook({ ...t.ctx, outbound: createOutbound({ allowPrivate: false, resolver: publicResolver }) }, owner, {
+        url: 'https://hooks.example.com/a',
+        events: ['member.created'],
+      });
       const problem = expectProblem(await call(t.app, acme.apiKey, 'PATCH', `/api/v1/webhooks/${webhook.uuid}`, { url: 'http://127.0.0.1/' }), 400, 'VALIDATION_FAILED');
       expect(problem.errors?.map((e) => e.path)).toEqual(['/url']);
       expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/webhooks/${webhook.uuid}`)).json().url).toBe('https://hooks.example.com/a');

@@ -46,10 +46,14 @@ describe('a server killed in the middle of a delivery', () => {
 
         // Another process takes the job over once the dead one's lease (60 s) runs out.
         servers.push(await startServer(env));
-        const [delivery] = await eventually(async () => {
-          const rows = await deliveriesOf(fixture, webhook.uuid);
-          return rows[0]?.status === 'delivered' ? rows : undefined;
-        }, 100_000, 'the delivery after the restart');
+        const [delivery] = await eventually(
+          async () => {
+            const rows = await deliveriesOf(fixture, webhook.uuid);
+            return rows[0]?.status === 'delivered' ? rows : undefined;
+          },
+          100_000,
+          'the delivery after the restart',
+        );
         expect(delivery).toMatchObject({ status: 'delivered', attempts: 1 });
         expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([delivery!.id, delivery!.id]);
         expect(receiver.requests[1]!.body).toBe(receiver.requests[0]!.body);
@@ -88,10 +92,14 @@ describe.runIf(DIALECTS.includes('postgres'))('two server processes on one Postg
       const outcomes = await Promise.all(slots.map((slot, i) => book(servers[i % 2]!.url, fixture, slot, i)));
       expect(outcomes.map((o) => o.status)).toEqual(Array(24).fill(201));
 
-      const delivered = await eventually(async () => {
-        const rows = await deliveriesOf(fixture, webhook.uuid);
-        return rows.length === 24 && rows.every((row) => row.status === 'delivered') ? rows : undefined;
-      }, 60_000, 'every delivery');
+      const delivered = await eventually(
+        async () => {
+          const rows = await deliveriesOf(fixture, webhook.uuid);
+          return rows.length === 24 && rows.every((row) => row.status === 'delivered') ? rows : undefined;
+        },
+        60_000,
+        'every delivery',
+      );
       expect(overlaps).toBe(0);
       // Exactly once here (no process died): one request per delivery.
       expect(receiver.requests).toHaveLength(24);

@@ -49,7 +49,8 @@ for (const dialect of DIALECTS) {
       // Stopping returns while the request is still open: it did not wait for the 10 s deadline.
       await first.stop(100);
       expect(givenUp[0]).toBe(false);
-      const deliveries = async () => (await call(t.app, acme.apiKey, 'GET', `/api/v1/webhooks/${hook.uuid}/deliveries`)).json().deliveries as { status: string; attempts: number }[];
+      const deliveries = async () =>
+        (await call(t.app, acme.apiKey, 'GET', `/api/v1/webhooks/${hook.uuid}/deliveries`)).json().deliveries as { status: string; attempts: number }[];
       expect(await deliveries()).toMatchObject([{ status: 'pending', attempts: 0 }]);
 
       // After a restart, once the abandoned claim's lease (60 s) has run out, it is delivered again.

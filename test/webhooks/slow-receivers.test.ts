@@ -48,7 +48,12 @@ for (const dialect of DIALECTS) {
     });
 
     async function deliveryOf(webhookUuid: string, index: number) {
-      const list = (await call(t.app, acme.apiKey, 'GET', `/api/v1/webhooks/${webhookUuid}/deliveries`)).json().deliveries as Array<{ status: string; attempts: number; responseStatus: number | null; lastError: string | null }>;
+      const list = (await call(t.app, acme.apiKey, 'GET', `/api/v1/webhooks/${webhookUuid}/deliveries`)).json().deliveries as Array<{
+        status: string;
+        attempts: number;
+        responseStatus: number | null;
+        lastError: string | null;
+      }>;
       return list.at(-1 - index);
     }
 
@@ -68,10 +73,14 @@ for (const dialect of DIALECTS) {
       expect(await deliveryOf(slow.uuid, 0)).toMatchObject({ status: 'pending', attempts: 0 });
 
       // The hanging one is cut off by the 10 s deadline: a failed attempt, to be retried.
-      const cut = await eventually(async () => {
-        const delivery = await deliveryOf(slow.uuid, 0);
-        return delivery && delivery.attempts === 1 ? delivery : undefined;
-      }, 20_000, 'the hanging attempt to be cut off');
+      const cut = await eventually(
+        async () => {
+          const delivery = await deliveryOf(slow.uuid, 0);
+          return delivery && delivery.attempts === 1 ? delivery : undefined;
+        },
+        20_000,
+        'the hanging attempt to be cut off',
+      );
       expect(cut).toMatchObject({ status: 'pending', responseStatus: null });
       expect(cut.lastError).toContain('within 10000 ms');
       expect(healthy.requests.map((r) => JSON.parse(r.body).type)).toEqual(['meeting.scheduled', 'meeting.scheduled']);

@@ -65,7 +65,19 @@ for (const dialect of DIALECTS) {
     async function deliveries(webhookUuid: string) {
       const page = await call(t.app, acme.apiKey, 'GET', `/api/v1/webhooks/${webhookUuid}/deliveries`);
       expect(page.statusCode).toBe(200);
-      return (page.json() as { deliveries: Array<{ uuid: string; event: string; status: string; attempts: number; responseStatus: number | null; nextAttemptAt: string | null; lastError: string | null }> }).deliveries;
+      return (
+        page.json() as {
+          deliveries: Array<{
+            uuid: string;
+            event: string;
+            status: string;
+            attempts: number;
+            responseStatus: number | null;
+            nextAttemptAt: string | null;
+            lastError: string | null;
+          }>;
+        }
+      ).deliveries;
     }
 
     it('manages subscriptions: the secret shown once, admins only, other accounts see nothing', async () => {
@@ -86,7 +98,11 @@ for (const dialect of DIALECTS) {
       expect(patched.statusCode).toBe(200);
       expect(patched.json()).toMatchObject({ events: ['member.created'], description: 'CRM', enabled: false });
       expectProblem(await call(t.app, acme.apiKey, 'PATCH', `/api/v1/webhooks/${webhook.uuid}`, { secret: 'x' }), 400, 'VALIDATION_FAILED');
-      const badEvent = expectProblem(await call(t.app, acme.apiKey, 'POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/', events: ['meeting.booked'] }), 400, 'VALIDATION_FAILED');
+      const badEvent = expectProblem(
+        await call(t.app, acme.apiKey, 'POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/', events: ['meeting.booked'] }),
+        400,
+        'VALIDATION_FAILED',
+      );
       expect(badEvent.errors?.[0]?.path).toBe('/events/0');
 
       // A member who is no admin may not; another account's key finds nothing.
@@ -118,9 +134,16 @@ for (const dialect of DIALECTS) {
       // The meeting record as GET /meetings/{uuid} shows it (the cancel answer may add to it).
       const cancelledRecord = (await call(t.app, acme.apiKey, 'GET', `/api/v1/meetings/${meeting.uuid}`)).json();
       expect(cancelledRecord).toMatchObject({ uuid: meeting.uuid, status: 'cancelled', cancelReason: 'Ill' });
-      const created = await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Anna', lastName: 'Nowak', email: 'anna@example.com', admin: true });
+      const created = await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, {
+        firstName: 'Anna',
+        lastName: 'Nowak',
+        email: 'anna@example.com',
+        admin: true,
+      });
       expect(created.statusCode).toBe(201);
-      const listedMember = (await call(t.app, acme.apiKey, 'GET', `/api/v1/teams/${acme.team.uuid}/users`)).json().users.find((u: { uuid: string }) => u.uuid === created.json().uuid);
+      const listedMember = (await call(t.app, acme.apiKey, 'GET', `/api/v1/teams/${acme.team.uuid}/users`))
+        .json()
+        .users.find((u: { uuid: string }) => u.uuid === created.json().uuid);
       expect((await call(t.app, acme.apiKey, 'DELETE', `/api/v1/teams/${acme.team.uuid}/users/${created.json().uuid}`)).statusCode).toBe(204);
 
       await drain();
@@ -156,7 +179,14 @@ for (const dialect of DIALECTS) {
       const webhook = await subscribe(`${receiver.url}/more`);
       // Each checked as of when it was sent (the test clock jumps past the hold's expiry below).
       const received = () =>
-        receiver!.requests.map((r) => verifyAt(Number(r.headers['webhook-timestamp']) * 1000, webhook.secret, r.body, stringHeaders(r.headers)) as { type: string; timestamp: string; data: { uuid: string } });
+        receiver!.requests.map(
+          (r) =>
+            verifyAt(Number(r.headers['webhook-timestamp']) * 1000, webhook.secret, r.body, stringHeaders(r.headers)) as {
+              type: string;
+              timestamp: string;
+              data: { uuid: string };
+            },
+        );
 
       const [slot, later] = await firstFreeSlots(t.app, acme.owner.username, topicUuid, 2);
       const meeting = (await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', bookingBody(topicUuid, slot!, 7))).json().meetings[0];
@@ -164,12 +194,18 @@ for (const dialect of DIALECTS) {
       expect(moved.statusCode).toBe(200);
       await drain();
       const shown = (await call(t.app, acme.apiKey, 'GET', `/api/v1/meetings/${meeting.uuid}`)).json();
-      expect(received().find((body) => body.type === 'meeting.rescheduled')).toEqual({ type: 'meeting.rescheduled', timestamp: new Date(t.clock.now()).toISOString(), data: shown });
+      expect(received().find((body) => body.type === 'meeting.rescheduled')).toEqual({
+        type: 'meeting.rescheduled',
+        timestamp: new Date(t.clock.now()).toISOString(),
+        data: shown,
+      });
       await call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${meeting.uuid}/cancel`, {});
 
       // A paid topic booked and never paid: the hold lapses and the meeting expires.
       expect((await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { gateways: { stripe: { secretKey: 'sk_test_x', webhookSecret: 'whsec_x' } } })).statusCode).toBe(200);
-      const paid = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Paid', durationMinutes: 30, places: ['zoom'], price: { amount: 15000, currency: 'PLN' } })).json();
+      const paid = (
+        await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Paid', durationMinutes: 30, places: ['zoom'], price: { amount: 15000, currency: 'PLN' } })
+      ).json();
       const [paidSlot] = await firstFreeSlots(t.app, acme.owner.username, paid.uuid);
       const booking = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', { ...bookingBody(paid.uuid, paidSlot!, 8), gateway: 'stripe' });
       expect(booking.statusCode).toBe(201);
@@ -177,7 +213,11 @@ for (const dialect of DIALECTS) {
       expect(pending.status).toBe('pending_payment');
       const bookedAt = new Date(t.clock.now()).toISOString();
       await drain();
-      expect(received().find((body) => body.type === 'meeting.scheduled' && body.data.uuid === pending.uuid)).toEqual({ type: 'meeting.scheduled', timestamp: bookedAt, data: pending });
+      expect(received().find((body) => body.type === 'meeting.scheduled' && body.data.uuid === pending.uuid)).toEqual({
+        type: 'meeting.scheduled',
+        timestamp: bookedAt,
+        data: pending,
+      });
 
       t.clock.set(Date.parse(booking.json().payment.expiresAt) + 1_000);
       await drain();
@@ -228,7 +268,10 @@ for (const dialect of DIALECTS) {
       await drain();
       expect(receiver.requests).toHaveLength(1);
 
-      for (const [wait, attempts] of [[5_000, 2], [10_000, 3]] as const) {
+      for (const [wait, attempts] of [
+        [5_000, 2],
+        [10_000, 3],
+      ] as const) {
         t.clock.advance(wait);
         await drain();
         [delivery] = await deliveries(webhook.uuid);
@@ -243,7 +286,7 @@ for (const dialect of DIALECTS) {
       expect(new Set(ids)).toEqual(new Set([delivery!.uuid]));
       // Each attempt is signed afresh and verifies; the body is byte for byte the same.
       const sentAt = [start, start + 5_000, start + 15_000, start + 35_000];
-      receiver.requests.forEach((request, i) => verifyAt(sentAt[i]!, webhook.secret, request.body, stringHeaders(request.headers)));
+      for (const [i, request] of receiver.requests.entries()) verifyAt(sentAt[i]!, webhook.secret, request.body, stringHeaders(request.headers));
       expect(new Set(receiver.requests.map((r) => r.body)).size).toBe(1);
       const timestamps = receiver.requests.map((r) => Number(r.headers['webhook-timestamp']));
       expect(timestamps).toEqual([...timestamps].sort((a, b) => a - b));
@@ -309,7 +352,10 @@ for (const dialect of DIALECTS) {
       const webhook = await subscribe(`${receiver.url}/log`, ['member.created']);
       const made: string[] = [];
       for (let i = 0; i < 5; i += 1) {
-        made.push((await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Log', lastName: `Member ${i}`, email: `log${i}@example.com` })).json().uuid);
+        made.push(
+          (await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Log', lastName: `Member ${i}`, email: `log${i}@example.com` })).json()
+            .uuid,
+        );
         t.clock.advance(1_000);
       }
       await drain();

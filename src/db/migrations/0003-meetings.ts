@@ -34,11 +34,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   // The slot engine's question: this host's meetings around a time range. Covering, so the
   // busy spans come from the index alone (a month view reads hundreds of them).
-  await db.schema
-    .createIndex('meetings_host_start_idx')
-    .on('meetings')
-    .columns(['host_user_id', 'starts_at', 'ends_at', 'status', 'hold_expires_at', 'topic_id'])
-    .execute();
+  await db.schema.createIndex('meetings_host_start_idx').on('meetings').columns(['host_user_id', 'starts_at', 'ends_at', 'status', 'hold_expires_at', 'topic_id']).execute();
   await db.schema.createIndex('meetings_account_start_idx').on('meetings').columns(['account_id', 'starts_at']).execute();
   await db.schema.createIndex('meetings_booking_idx').on('meetings').column('booking_id').execute();
 }

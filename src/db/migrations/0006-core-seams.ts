@@ -10,7 +10,10 @@ import { sql, type Kysely } from 'kysely';
  *   outbox fans each out into e-mails (and webhooks, calendar writes) after commit.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('users').addColumn('calendar_version', 'integer', (col) => col.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('users')
+    .addColumn('calendar_version', 'integer', (col) => col.notNull().defaultTo(0))
+    .execute();
   // The key that booked a meeting may cancel it (as may its host and their team admins).
   await db.schema.alterTable('meetings').addColumn('booked_by_key_id', 'varchar(36)').execute();
 
@@ -44,10 +47,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   for (const account of accounts as { id: string; gateways: string }[]) {
     const gateways = JSON.parse(account.gateways) as { code: string }[];
     for (const [position, gateway] of gateways.entries()) {
-      await db
-        .insertInto('account_gateways')
-        .values({ account_id: account.id, code: gateway.code, position, settings: '{}', secrets: '{}', updated_at: Date.now() })
-        .execute();
+      await db.insertInto('account_gateways').values({ account_id: account.id, code: gateway.code, position, settings: '{}', secrets: '{}', updated_at: Date.now() }).execute();
     }
   }
   await db.schema.alterTable('accounts').dropColumn('gateways').execute();
@@ -77,7 +77,10 @@ export async function down(db: Kysely<any>): Promise<void> {
   await sql`update outbox set kind = 'booking-message' where kind = 'email'`.execute(db);
   await db.schema.dropIndex('outbox_kind_due_idx').execute();
   await db.schema.dropTable('events').execute();
-  await db.schema.alterTable('accounts').addColumn('gateways', 'text', (col) => col.notNull().defaultTo('[]')).execute();
+  await db.schema
+    .alterTable('accounts')
+    .addColumn('gateways', 'text', (col) => col.notNull().defaultTo('[]'))
+    .execute();
   await db.schema.dropTable('account_gateways').execute();
   await db.schema.dropTable('external_busy').execute();
   await db.schema.alterTable('meetings').dropColumn('booked_by_key_id').execute();

@@ -13,7 +13,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('payments').addColumn('gateway_redirect_url', 'text').execute();
   await db.schema.alterTable('payments').addColumn('claim_token', 'varchar(36)').execute();
   await db.schema.alterTable('payments').addColumn('claim_expires_at', 'bigint').execute();
-  await db.schema.alterTable('payments').addColumn('refunded_amount', 'integer', (col) => col.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('payments')
+    .addColumn('refunded_amount', 'integer', (col) => col.notNull().defaultTo(0))
+    .execute();
 
   await db.schema
     .createTable('payment_refunds')

@@ -8,9 +8,18 @@ import type { Kysely } from 'kysely';
  * `is_public`, not `public`: PUBLIC is a reserved word in standard SQL.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('meeting_topics').addColumn('description', 'text', (col) => col.notNull().defaultTo('')).execute();
-  await db.schema.alterTable('meeting_topics').addColumn('is_public', 'integer', (col) => col.notNull().defaultTo(0)).execute();
-  await db.schema.alterTable('meeting_topics').addColumn('cancellation_notice_minutes', 'integer', (col) => col.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('meeting_topics')
+    .addColumn('description', 'text', (col) => col.notNull().defaultTo(''))
+    .execute();
+  await db.schema
+    .alterTable('meeting_topics')
+    .addColumn('is_public', 'integer', (col) => col.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .alterTable('meeting_topics')
+    .addColumn('cancellation_notice_minutes', 'integer', (col) => col.notNull().defaultTo(0))
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

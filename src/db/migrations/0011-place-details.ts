@@ -7,8 +7,14 @@ import type { Kysely } from 'kysely';
  * before this migration, which read as their place without details).
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('meeting_topics').addColumn('place_details', 'text', (col) => col.notNull().defaultTo('{}')).execute();
-  await db.schema.alterTable('users').addColumn('place_details', 'text', (col) => col.notNull().defaultTo('{}')).execute();
+  await db.schema
+    .alterTable('meeting_topics')
+    .addColumn('place_details', 'text', (col) => col.notNull().defaultTo('{}'))
+    .execute();
+  await db.schema
+    .alterTable('users')
+    .addColumn('place_details', 'text', (col) => col.notNull().defaultTo('{}'))
+    .execute();
   await db.schema.alterTable('meetings').addColumn('location', 'text').execute();
 }
 

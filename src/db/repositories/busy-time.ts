@@ -78,7 +78,21 @@ function busySpansQuery(db: DbOrTrx, hosts: { one: string } | { any: string[] },
   return meetings.unionAll(external).orderBy('host').orderBy('source').orderBy('start');
 }
 
-function toBusyMeeting({ host: _host, source, holdExpiresAt, ...span }: { host: string; source: number; holdExpiresAt: number | null; start: number; end: number; topicUuid: string; bufferBeforeMinutes: number; bufferAfterMinutes: number }): BusyMeeting {
+function toBusyMeeting({
+  host: _host,
+  source,
+  holdExpiresAt,
+  ...span
+}: {
+  host: string;
+  source: number;
+  holdExpiresAt: number | null;
+  start: number;
+  end: number;
+  topicUuid: string;
+  bufferBeforeMinutes: number;
+  bufferAfterMinutes: number;
+}): BusyMeeting {
   return source === 0 ? { ...span, holdExpiresAt } : span;
 }
 
@@ -87,12 +101,7 @@ export function externalSpan(start: number, end: number, sourceId: string): Busy
 }
 
 /** Replaces everything one source (a connected calendar) said about a host's busy time. */
-export async function replaceExternalBusy(
-  db: DbOrTrx,
-  hostUuid: string,
-  sourceId: string,
-  spans: readonly { uuid: string; start: number; end: number }[],
-): Promise<void> {
+export async function replaceExternalBusy(db: DbOrTrx, hostUuid: string, sourceId: string, spans: readonly { uuid: string; start: number; end: number }[]): Promise<void> {
   await db.deleteFrom('external_busy').where('source_id', '=', sourceId).execute();
   if (spans.length === 0) return;
   await db

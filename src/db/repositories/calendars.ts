@@ -116,12 +116,7 @@ export async function findDueCalendars(db: DbOrTrx, now: number, limit: number):
  * Records a sync's outcome and releases the claim, if the sync with token `claim` still holds
  * it; answers whether it did (false: another sync took the calendar over after the lease).
  */
-export async function recordCalendarSync(
-  db: DbOrTrx,
-  calendarUuid: string,
-  claim: string,
-  outcome: { at: number; nextSyncAt: number; error: string | null },
-): Promise<boolean> {
+export async function recordCalendarSync(db: DbOrTrx, calendarUuid: string, claim: string, outcome: { at: number; nextSyncAt: number; error: string | null }): Promise<boolean> {
   const released = { next_sync_at: outcome.nextSyncAt, last_sync_at: outcome.at, sync_lease_until: null, sync_claim: null };
   const result = await db
     .updateTable('calendars')
@@ -166,13 +161,7 @@ export async function findLongestBookingWindowDays(db: DbOrTrx, userUuid: string
 
 /** A calendar's stored busy spans, sorted (to tell whether a sync changed anything). */
 export async function findCalendarSpans(db: DbOrTrx, calendarUuid: string): Promise<{ start: number; end: number }[]> {
-  const rows = await db
-    .selectFrom('external_busy')
-    .select(['starts_at', 'ends_at'])
-    .where('source_id', '=', calendarUuid)
-    .orderBy('starts_at')
-    .orderBy('ends_at')
-    .execute();
+  const rows = await db.selectFrom('external_busy').select(['starts_at', 'ends_at']).where('source_id', '=', calendarUuid).orderBy('starts_at').orderBy('ends_at').execute();
   return rows.map((row) => ({ start: Number(row.starts_at), end: Number(row.ends_at) }));
 }
 
@@ -190,12 +179,7 @@ export async function findCalendarWriteTargets(db: DbOrTrx, meetingUuid: string,
   const copies = await db.selectFrom('calendar_event_copies').select('calendar_id').where('meeting_id', '=', meetingUuid).execute();
   const targets = new Set(copies.map((row) => row.calendar_id));
   if (hostUuid !== null) {
-    const own = await db
-      .selectFrom('calendars')
-      .select('id')
-      .where('user_id', '=', hostUuid)
-      .where('write_meetings', '=', 1)
-      .execute();
+    const own = await db.selectFrom('calendars').select('id').where('user_id', '=', hostUuid).where('write_meetings', '=', 1).execute();
     for (const row of own) targets.add(row.id);
   }
   return [...targets].sort();
@@ -214,12 +198,7 @@ export async function findCopiedMeetingUuidsOfHost(db: DbOrTrx, hostUuid: string
 }
 
 export async function hasEventCopy(db: DbOrTrx, calendarUuid: string, meetingUuid: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('calendar_event_copies')
-    .select('meeting_id')
-    .where('calendar_id', '=', calendarUuid)
-    .where('meeting_id', '=', meetingUuid)
-    .executeTakeFirst();
+  const row = await db.selectFrom('calendar_event_copies').select('meeting_id').where('calendar_id', '=', calendarUuid).where('meeting_id', '=', meetingUuid).executeTakeFirst();
   return row !== undefined;
 }
 

@@ -18,7 +18,12 @@ export async function insertEventsWithJobs(db: DbOrTrx, events: DomainEvent[], j
   const one = events.length === 1 && jobs.length === 1;
   if (isPostgres(db) && events.length > 0 && jobs.length > 0) {
     if (one) await insertEventAndJobRows(db, eventRows(events)[0]!, jobRows(jobs, now)[0]!);
-    else await db.with('recorded', (cte) => cte.insertInto('events').values(eventRows(events)).returning('id')).insertInto('outbox').values(jobRows(jobs, now)).execute();
+    else
+      await db
+        .with('recorded', (cte) => cte.insertInto('events').values(eventRows(events)).returning('id'))
+        .insertInto('outbox')
+        .values(jobRows(jobs, now))
+        .execute();
   } else if (one) {
     await insertEventRow(db, eventRows(events)[0]!);
     await insertJobRow(db, jobRows(jobs, now)[0]!);

@@ -24,20 +24,12 @@ export async function findIdempotentResponse(db: DbOrTrx, accountUuid: string, k
  * rolls back, the claim goes with it.
  */
 export async function claimIdempotencyKey(db: DbOrTrx, accountUuid: string, key: string, requestHash: string, now: number): Promise<void> {
-  await db
-    .insertInto('idempotency_keys')
-    .values({ account_id: accountUuid, key, request_hash: requestHash, response_status: 0, response_body: '', created_at: now })
-    .execute();
+  await db.insertInto('idempotency_keys').values({ account_id: accountUuid, key, request_hash: requestHash, response_status: 0, response_body: '', created_at: now }).execute();
 }
 
 /** Stores the response of a claimed key, for replay. */
 export async function completeIdempotencyKey(db: DbOrTrx, accountUuid: string, key: string, status: number, body: string): Promise<void> {
-  await db
-    .updateTable('idempotency_keys')
-    .set({ response_status: status, response_body: body })
-    .where('account_id', '=', accountUuid)
-    .where('key', '=', key)
-    .execute();
+  await db.updateTable('idempotency_keys').set({ response_status: status, response_body: body }).where('account_id', '=', accountUuid).where('key', '=', key).execute();
 }
 
 export async function deleteIdempotentResponse(db: DbOrTrx, accountUuid: string, key: string): Promise<void> {

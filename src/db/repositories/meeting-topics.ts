@@ -68,7 +68,10 @@ function topicToRow(topic: MeetingTopic) {
 }
 
 export async function insertTopic(db: DbOrTrx, topic: MeetingTopic): Promise<void> {
-  await db.insertInto('meeting_topics').values({ ...topicToRow(topic), deleted_at: null }).execute();
+  await db
+    .insertInto('meeting_topics')
+    .values({ ...topicToRow(topic), deleted_at: null })
+    .execute();
   await replaceTopicHosts(db, topic.uuid, topic.allTeamMembers ? [] : topic.hosts);
 }
 
@@ -126,7 +129,15 @@ export async function findAccountAndTopic(db: DbOrTrx, accountUuid: string, topi
   const [row] = (await accountAndTopic(db, accountUuid, topicUuid)).rows;
   if (!row) return undefined;
   const { a_id, a_name, a_default_timezone, a_max_users, a_places, a_created_at, ...topicRow } = row;
-  const account = accountRowToAccount({ id: a_id, name: a_name, default_timezone: a_default_timezone, max_users: a_max_users, places: a_places, created_at: a_created_at, lock_version: 0 });
+  const account = accountRowToAccount({
+    id: a_id,
+    name: a_name,
+    default_timezone: a_default_timezone,
+    max_users: a_max_users,
+    places: a_places,
+    created_at: a_created_at,
+    lock_version: 0,
+  });
   if (topicRow.id === null) return { account, topic: undefined };
   return { account, topic: topicRowToTopic(topicRow as MeetingTopicRow, []) };
 }
@@ -134,9 +145,18 @@ export async function findAccountAndTopic(db: DbOrTrx, accountUuid: string, topi
 const accountAndTopic = compileOnce((db, accountUuid: string, topicUuid: string) =>
   db
     .selectFrom('accounts')
-    .leftJoin('meeting_topics', (join) => join.onRef('meeting_topics.account_id', '=', 'accounts.id').on('meeting_topics.id', '=', topicUuid).on('meeting_topics.deleted_at', 'is', null))
+    .leftJoin('meeting_topics', (join) =>
+      join.onRef('meeting_topics.account_id', '=', 'accounts.id').on('meeting_topics.id', '=', topicUuid).on('meeting_topics.deleted_at', 'is', null),
+    )
     .selectAll('meeting_topics')
-    .select(['accounts.id as a_id', 'accounts.name as a_name', 'accounts.default_timezone as a_default_timezone', 'accounts.max_users as a_max_users', 'accounts.places as a_places', 'accounts.created_at as a_created_at'])
+    .select([
+      'accounts.id as a_id',
+      'accounts.name as a_name',
+      'accounts.default_timezone as a_default_timezone',
+      'accounts.max_users as a_max_users',
+      'accounts.places as a_places',
+      'accounts.created_at as a_created_at',
+    ])
     .where('accounts.id', '=', accountUuid),
 );
 
@@ -154,15 +174,15 @@ export async function listTopics(db: DbOrTrx, accountUuid: string, filter: Topic
     query = query.where((eb) =>
       eb.or([
         eb('id', 'in', eb.selectFrom('meeting_topic_hosts').select('topic_id').where('user_id', '=', hostUuid)),
-        eb.and([
-          eb('all_team_members', '=', 1),
-          eb('team_id', 'in', eb.selectFrom('memberships').select('team_id').where('user_id', '=', hostUuid)),
-        ]),
+        eb.and([eb('all_team_members', '=', 1), eb('team_id', 'in', eb.selectFrom('memberships').select('team_id').where('user_id', '=', hostUuid))]),
       ]),
     );
   }
   const rows = await query.orderBy('created_at').orderBy('id').execute();
-  const hosts = await findActiveHosts(db, rows.map((row) => row.id));
+  const hosts = await findActiveHosts(
+    db,
+    rows.map((row) => row.id),
+  );
   return rows.map((row) => topicRowToTopic(row, hosts.get(row.id) ?? []));
 }
 
@@ -179,7 +199,13 @@ function activeHostsQuery(db: DbOrTrx, topicUuids: readonly string[], usernames?
   let listed = db
     .selectFrom('meeting_topic_hosts')
     .innerJoin('users', 'users.id', 'meeting_topic_hosts.user_id')
-    .select(['meeting_topic_hosts.topic_id as topicUuid', 'users.id as uuid', 'users.username as username', 'users.calendar_version as calendarVersion', 'meeting_topic_hosts.position as position'])
+    .select([
+      'meeting_topic_hosts.topic_id as topicUuid',
+      'users.id as uuid',
+      'users.username as username',
+      'users.calendar_version as calendarVersion',
+      'meeting_topic_hosts.position as position',
+    ])
     .where('meeting_topic_hosts.topic_id', 'in', topicUuids)
     .where('users.deactivated_at', 'is', null);
   let members = db

@@ -55,34 +55,34 @@ const insertMeetingRow = compileOnce((db, row: ReturnType<typeof meetingToRow>) 
 
 function meetingToRow(meeting: Meeting) {
   return {
-      id: meeting.uuid,
-      account_id: meeting.accountUuid,
-      topic_id: meeting.topicUuid,
-      team_id: meeting.teamUuid,
-      host_user_id: meeting.hostUuid,
-      booking_id: meeting.bookingUuid,
-      starts_at: meeting.start,
-      ends_at: meeting.end,
-      status: meeting.status,
-      hold_expires_at: meeting.holdExpiresAt,
-      place: meeting.place,
-      location: JSON.stringify(meeting.location),
-      participant_name: meeting.participant.name,
-      participant_email: meeting.participant.email,
-      participant_phone: meeting.participant.phone,
-      participant_timezone: meeting.participant.timezone,
-      participant_lang: meeting.participant.lang,
-      note: meeting.note,
-      price_variant_id: meeting.priceVariantUuid,
-      form: JSON.stringify(meeting.form),
-      metadata: JSON.stringify(meeting.metadata),
-      invoice: meeting.invoice === null ? null : JSON.stringify(meeting.invoice),
-      sequence: meeting.sequence,
-      created_at: meeting.createdAt,
-      updated_at: meeting.updatedAt,
-      cancelled_at: null,
-      cancel_reason: null,
-      booked_by_key_id: meeting.bookedByKeyUuid,
+    id: meeting.uuid,
+    account_id: meeting.accountUuid,
+    topic_id: meeting.topicUuid,
+    team_id: meeting.teamUuid,
+    host_user_id: meeting.hostUuid,
+    booking_id: meeting.bookingUuid,
+    starts_at: meeting.start,
+    ends_at: meeting.end,
+    status: meeting.status,
+    hold_expires_at: meeting.holdExpiresAt,
+    place: meeting.place,
+    location: JSON.stringify(meeting.location),
+    participant_name: meeting.participant.name,
+    participant_email: meeting.participant.email,
+    participant_phone: meeting.participant.phone,
+    participant_timezone: meeting.participant.timezone,
+    participant_lang: meeting.participant.lang,
+    note: meeting.note,
+    price_variant_id: meeting.priceVariantUuid,
+    form: JSON.stringify(meeting.form),
+    metadata: JSON.stringify(meeting.metadata),
+    invoice: meeting.invoice === null ? null : JSON.stringify(meeting.invoice),
+    sequence: meeting.sequence,
+    created_at: meeting.createdAt,
+    updated_at: meeting.updatedAt,
+    cancelled_at: null,
+    cancel_reason: null,
+    booked_by_key_id: meeting.bookedByKeyUuid,
   };
 }
 
@@ -142,9 +142,7 @@ export async function selectMeetingsPage(db: DbOrTrx, query: MeetingQuery): Prom
   }
   if (query.after !== undefined) {
     const { start, uuid } = query.after;
-    select = select.where((eb) =>
-      eb.or([eb('meetings.starts_at', '>', start), eb.and([eb('meetings.starts_at', '=', start), eb('meetings.id', '>', uuid)])]),
-    );
+    select = select.where((eb) => eb.or([eb('meetings.starts_at', '>', start), eb.and([eb('meetings.starts_at', '=', start), eb('meetings.id', '>', uuid)])]));
   }
   const rows = await select.orderBy('meetings.starts_at').orderBy('meetings.id').limit(query.limit).execute();
   return rows.map(meetingRowToMeeting);
@@ -168,9 +166,7 @@ export async function markMeetingCancelled(db: DbOrTrx, meetingUuid: string, can
     .updateTable('meetings')
     .set((eb) => ({ status: 'cancelled', cancelled_at: cancelledAt, cancel_reason: reason, updated_at: cancelledAt, sequence: eb('sequence', '+', 1) }))
     .where('id', '=', meetingUuid)
-    .where((eb) =>
-      eb.or([eb('status', '=', 'confirmed'), eb.and([eb('status', '=', 'pending_payment'), eb('hold_expires_at', '>', cancelledAt)])]),
-    )
+    .where((eb) => eb.or([eb('status', '=', 'confirmed'), eb.and([eb('status', '=', 'pending_payment'), eb('hold_expires_at', '>', cancelledAt)])]))
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
@@ -243,7 +239,13 @@ function lockTopicHostsQuery(db: DbOrTrx, topicUuid: string, usernames: readonly
     .where('users.deactivated_at', 'is', null)
     .where((eb) =>
       eb.or([
-        eb.exists(eb.selectFrom('meeting_topic_hosts').select('meeting_topic_hosts.user_id').where('meeting_topic_hosts.topic_id', '=', topicUuid).whereRef('meeting_topic_hosts.user_id', '=', 'users.id')),
+        eb.exists(
+          eb
+            .selectFrom('meeting_topic_hosts')
+            .select('meeting_topic_hosts.user_id')
+            .where('meeting_topic_hosts.topic_id', '=', topicUuid)
+            .whereRef('meeting_topic_hosts.user_id', '=', 'users.id'),
+        ),
         eb.exists(
           eb
             .selectFrom('meeting_topics')
@@ -266,7 +268,17 @@ const lockOneTopicHost = compileOnce((db, topicUuid: string, username: string) =
  */
 export async function moveMeeting(
   db: DbOrTrx,
-  move: { uuid: string; fromStart: number; fromHostUuid: string; status: MeetingStatus; start: number; end: number; hostUuid: string; now: number; location?: MeetingLocation | undefined },
+  move: {
+    uuid: string;
+    fromStart: number;
+    fromHostUuid: string;
+    status: MeetingStatus;
+    start: number;
+    end: number;
+    hostUuid: string;
+    now: number;
+    location?: MeetingLocation | undefined;
+  },
 ): Promise<boolean> {
   const result = await db
     .updateTable('meetings')

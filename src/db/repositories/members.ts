@@ -10,5 +10,10 @@ export async function updateUserNames(db: DbOrTrx, userUuid: string, names: { fi
 }
 
 export async function setMembershipAdmin(db: DbOrTrx, teamUuid: string, userUuid: string, admin: boolean): Promise<void> {
-  await db.updateTable('memberships').set({ is_admin: admin ? 1 : 0 }).where('team_id', '=', teamUuid).where('user_id', '=', userUuid).execute();
+  await db
+    .updateTable('memberships')
+    .set({ is_admin: admin ? 1 : 0 })
+    .where('team_id', '=', teamUuid)
+    .where('user_id', '=', userUuid)
+    .execute();
 }

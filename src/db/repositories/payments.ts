@@ -33,7 +33,11 @@ export async function insertPayment(db: DbOrTrx, payment: Payment): Promise<void
 }
 
 function selectPayments(db: DbOrTrx) {
-  return db.selectFrom('payments').leftJoin('discount_codes', 'discount_codes.id', 'payments.discount_code_id').selectAll('payments').select('discount_codes.code as discount_code');
+  return db
+    .selectFrom('payments')
+    .leftJoin('discount_codes', 'discount_codes.id', 'payments.discount_code_id')
+    .selectAll('payments')
+    .select('discount_codes.code as discount_code');
 }
 
 type PaymentRow = Awaited<ReturnType<ReturnType<typeof selectPayments>['executeTakeFirstOrThrow']>>;
@@ -159,7 +163,17 @@ export async function insertRefundOnce(db: DbOrTrx, refund: Omit<Refund, 'status
   return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
 }
 
-function rowToRefund(row: { id: string; payment_id: string; refund_key: string; amount: number; reason: string; status: string; gateway_refund_id: string | null; created_at: number; done_at: number | null }): Refund {
+function rowToRefund(row: {
+  id: string;
+  payment_id: string;
+  refund_key: string;
+  amount: number;
+  reason: string;
+  status: string;
+  gateway_refund_id: string | null;
+  created_at: number;
+  done_at: number | null;
+}): Refund {
   return {
     uuid: row.id,
     paymentUuid: row.payment_id,
@@ -235,6 +249,11 @@ export async function markMeetingsConfirmed(db: DbOrTrx, meetingUuids: readonly 
 
 /** The payment failed: its pending meetings stop holding their slots. */
 export async function markMeetingsOfBookingExpired(db: DbOrTrx, bookingUuid: string, now: number): Promise<number> {
-  const result = await db.updateTable('meetings').set({ status: 'expired', updated_at: now }).where('booking_id', '=', bookingUuid).where('status', '=', 'pending_payment').executeTakeFirst();
+  const result = await db
+    .updateTable('meetings')
+    .set({ status: 'expired', updated_at: now })
+    .where('booking_id', '=', bookingUuid)
+    .where('status', '=', 'pending_payment')
+    .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

@@ -11,11 +11,19 @@ export async function findUserPlaceDetails(db: DbOrTrx, userUuid: string): Promi
 export async function findPlaceDetailsOfUsers(db: DbOrTrx, userUuids: readonly string[]): Promise<Map<string, PlaceDetails>> {
   const result = new Map<string, PlaceDetails>();
   if (userUuids.length === 0) return result;
-  const rows = await db.selectFrom('users').select(['id', 'place_details']).where('id', 'in', [...new Set(userUuids)]).execute();
+  const rows = await db
+    .selectFrom('users')
+    .select(['id', 'place_details'])
+    .where('id', 'in', [...new Set(userUuids)])
+    .execute();
   for (const row of rows) result.set(row.id, JSON.parse(row.place_details) as PlaceDetails);
   return result;
 }
 
 export async function updateUserPlaceDetails(db: DbOrTrx, userUuid: string, details: PlaceDetails): Promise<void> {
-  await db.updateTable('users').set({ place_details: JSON.stringify(details) }).where('id', '=', userUuid).execute();
+  await db
+    .updateTable('users')
+    .set({ place_details: JSON.stringify(details) })
+    .where('id', '=', userUuid)
+    .execute();
 }

@@ -6,19 +6,11 @@ export function teamRowToTeam(row: TeamRow): Team {
 }
 
 export async function insertTeam(db: DbOrTrx, team: Team): Promise<void> {
-  await db
-    .insertInto('teams')
-    .values({ id: team.uuid, account_id: team.accountUuid, name: team.name, created_at: team.createdAt })
-    .execute();
+  await db.insertInto('teams').values({ id: team.uuid, account_id: team.accountUuid, name: team.name, created_at: team.createdAt }).execute();
 }
 
 export async function findTeam(db: DbOrTrx, accountUuid: string, teamUuid: string): Promise<Team | undefined> {
-  const row = await db
-    .selectFrom('teams')
-    .selectAll()
-    .where('account_id', '=', accountUuid)
-    .where('id', '=', teamUuid)
-    .executeTakeFirst();
+  const row = await db.selectFrom('teams').selectAll().where('account_id', '=', accountUuid).where('id', '=', teamUuid).executeTakeFirst();
   return row && teamRowToTeam(row);
 }
 
@@ -55,12 +47,7 @@ export async function insertMembership(db: DbOrTrx, membership: Membership, crea
 }
 
 export async function findMembership(db: DbOrTrx, teamUuid: string, userUuid: string): Promise<Membership | undefined> {
-  const row = await db
-    .selectFrom('memberships')
-    .select(['team_id', 'user_id', 'is_admin'])
-    .where('team_id', '=', teamUuid)
-    .where('user_id', '=', userUuid)
-    .executeTakeFirst();
+  const row = await db.selectFrom('memberships').select(['team_id', 'user_id', 'is_admin']).where('team_id', '=', teamUuid).where('user_id', '=', userUuid).executeTakeFirst();
   return row && { teamUuid: row.team_id, userUuid: row.user_id, admin: row.is_admin === 1 };
 }
 
@@ -89,13 +76,7 @@ export async function countMembershipsOfUser(db: DbOrTrx, userUuid: string): Pro
 
 /** Whether the user is an admin of at least one team (the account-level admin right). */
 export async function isAdminOfAnyTeam(db: DbOrTrx, userUuid: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('memberships')
-    .select('team_id')
-    .where('user_id', '=', userUuid)
-    .where('is_admin', '=', 1)
-    .limit(1)
-    .executeTakeFirst();
+  const row = await db.selectFrom('memberships').select('team_id').where('user_id', '=', userUuid).where('is_admin', '=', 1).limit(1).executeTakeFirst();
   return row !== undefined;
 }
 

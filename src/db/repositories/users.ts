@@ -43,22 +43,12 @@ export async function insertUser(db: DbOrTrx, user: NewUser): Promise<void> {
 
 /** A user of the account (active or not); another account's user is simply not found. */
 export async function findUser(db: DbOrTrx, accountUuid: string, userUuid: string): Promise<User | undefined> {
-  const row = await db
-    .selectFrom('users')
-    .selectAll()
-    .where('account_id', '=', accountUuid)
-    .where('id', '=', userUuid)
-    .executeTakeFirst();
+  const row = await db.selectFrom('users').selectAll().where('account_id', '=', accountUuid).where('id', '=', userUuid).executeTakeFirst();
   return row && userRowToUser(row);
 }
 
 export async function findUserByEmail(db: DbOrTrx, accountUuid: string, emailNormalized: string): Promise<User | undefined> {
-  const row = await db
-    .selectFrom('users')
-    .selectAll()
-    .where('account_id', '=', accountUuid)
-    .where('email_normalized', '=', emailNormalized)
-    .executeTakeFirst();
+  const row = await db.selectFrom('users').selectAll().where('account_id', '=', accountUuid).where('email_normalized', '=', emailNormalized).executeTakeFirst();
   return row && userRowToUser(row);
 }
 
@@ -100,13 +90,7 @@ export async function findUserAcrossAccounts(db: DbOrTrx, userUuid: string): Pro
 /** Active users of the account with these usernames (missing ones are simply absent). */
 export async function findActiveUsersByUsernames(db: DbOrTrx, accountUuid: string, usernames: string[]): Promise<User[]> {
   if (usernames.length === 0) return [];
-  const rows = await db
-    .selectFrom('users')
-    .selectAll()
-    .where('account_id', '=', accountUuid)
-    .where('username', 'in', usernames)
-    .where('deactivated_at', 'is', null)
-    .execute();
+  const rows = await db.selectFrom('users').selectAll().where('account_id', '=', accountUuid).where('username', 'in', usernames).where('deactivated_at', 'is', null).execute();
   return rows.map(userRowToUser);
 }
 
@@ -139,7 +123,11 @@ export async function findAvailabilityJson(db: DbOrTrx, userUuid: string): Promi
 /** Several users' availability JSON by uuid, in one statement (a cold team view's hosts). */
 export async function findAvailabilityJsonOfUsers(db: DbOrTrx, userUuids: readonly string[]): Promise<Map<string, string>> {
   if (userUuids.length === 0) return new Map();
-  const rows = await db.selectFrom('users').select(['id', 'availability']).where('id', 'in', [...userUuids]).execute();
+  const rows = await db
+    .selectFrom('users')
+    .select(['id', 'availability'])
+    .where('id', 'in', [...userUuids])
+    .execute();
   return new Map(rows.map((row) => [row.id, row.availability]));
 }
 

@@ -1,6 +1,6 @@
 import type { Selectable, Updateable } from 'kysely';
 import type { WebhookEventType } from '../../domain/events.js';
-import { type DeliveryStatus, type WebhookDelivery, type WebhookSubscription } from '../../domain/webhook.js';
+import type { DeliveryStatus, WebhookDelivery, WebhookSubscription } from '../../domain/webhook.js';
 import type { DbOrTrx, WebhookDeliveryTable, WebhookSubscriptionTable } from '../database.js';
 
 type SubscriptionRow = Selectable<WebhookSubscriptionTable>;
@@ -140,10 +140,7 @@ export async function insertDeliveries(db: DbOrTrx, deliveries: NewDelivery[]): 
     .execute();
 }
 
-export async function findDelivery(
-  db: DbOrTrx,
-  uuid: string,
-): Promise<(WebhookDelivery & { jobUuid: string | null; lockedUntil: number | null; body: string }) | undefined> {
+export async function findDelivery(db: DbOrTrx, uuid: string): Promise<(WebhookDelivery & { jobUuid: string | null; lockedUntil: number | null; body: string }) | undefined> {
   const row = await db.selectFrom('webhook_deliveries').selectAll().where('id', '=', uuid).executeTakeFirst();
   return row && { ...rowToDelivery(row), jobUuid: row.job_id, lockedUntil: row.locked_until, body: row.body };
 }
@@ -154,17 +151,10 @@ export async function findDeliveryOfSubscription(db: DbOrTrx, subscriptionUuid: 
 }
 
 /** Newest first, by (created_at, id) descending: `before` is the last one of the previous page. */
-export async function listDeliveries(
-  db: DbOrTrx,
-  subscriptionUuid: string,
-  limit: number,
-  before?: { createdAt: number; uuid: string },
-): Promise<WebhookDelivery[]> {
+export async function listDeliveries(db: DbOrTrx, subscriptionUuid: string, limit: number, before?: { createdAt: number; uuid: string }): Promise<WebhookDelivery[]> {
   let query = db.selectFrom('webhook_deliveries').selectAll().where('subscription_id', '=', subscriptionUuid);
   if (before) {
-    query = query.where((eb) =>
-      eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.uuid)])]),
-    );
+    query = query.where((eb) => eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.uuid)])]));
   }
   const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   return rows.map(rowToDelivery);

@@ -62,7 +62,12 @@ function optionalMark(required: boolean, t: Strings): SafeHtml {
   return required ? html`` : html` <span class="opt">${t.optional}</span>`;
 }
 
-function textField(name: string, label: string, t: Strings, options: { type?: string; required?: boolean; autocomplete?: string; multiline?: boolean; maxLength?: number } = {}): SafeHtml {
+function textField(
+  name: string,
+  label: string,
+  t: Strings,
+  options: { type?: string; required?: boolean; autocomplete?: string; multiline?: boolean; maxLength?: number } = {},
+): SafeHtml {
   const id = `f-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
   const required = options.required ?? false;
   const control = options.multiline
@@ -110,7 +115,10 @@ export function renderBookingPage(view: BookingPageView): SafeHtml {
     paid,
     embedOrigin: view.embedOrigin,
   };
-  const variantOptions = topic.priceVariants.map((variant) => ({ value: variant.uuid, label: `${variant.name} — ${formatMoney(variant.price.amount, variant.price.currency, lang)}` }));
+  const variantOptions = topic.priceVariants.map((variant) => ({
+    value: variant.uuid,
+    label: `${variant.name} — ${formatMoney(variant.price.amount, variant.price.currency, lang)}`,
+  }));
   const body = html`<main id="booking" class="page${view.embedOrigin ? ' embedded' : ''}" data-config="${JSON.stringify(config)}">
 ${view.embedOrigin ? '' : langSwitch(lang, t)}
 <header class="topic">
@@ -128,8 +136,11 @@ ${topic.description ? html`<p class="description">${topic.description}</p>` : ''
 <datalist id="tz-list"></datalist>
 <p class="hint" id="tz-hint">${t.timezoneHint}</p>
 </div>
-${calendarMarkup(t, { heading: html`<h2 id="h-day">${t.chooseDay}</h2>
-`, level: 2 })}
+${calendarMarkup(t, {
+  heading: html`<h2 id="h-day">${t.chooseDay}</h2>
+`,
+  level: 2,
+})}
 </section>
 <form id="details" class="step details" hidden>
 <h2 id="h-details" tabindex="-1">${t.yourDetails}</h2>
@@ -137,11 +148,16 @@ ${calendarMarkup(t, { heading: html`<h2 id="h-day">${t.chooseDay}</h2>
 ${textField('name', t.name, t, { required: true, autocomplete: 'name' })}
 ${textField('email', t.email, t, { type: 'email', required: true, autocomplete: 'email', maxLength: 320 })}
 ${textField('phone', t.phone, t, { type: 'tel', required: topic.phoneRequired, autocomplete: 'tel', maxLength: 50 })}
-${choiceGroup('place', t.place, topic.places.map((place) => ({ value: place, label: PLACE_LABELS[lang][place] })))}
+${choiceGroup(
+  'place',
+  t.place,
+  topic.places.map((place) => ({ value: place, label: PLACE_LABELS[lang][place] })),
+)}
 ${topic.priceVariants.length > 0 ? choiceGroup('priceVariant', t.priceVariant, topic.price ? [{ value: '', label: `${topic.name} — ${formatMoney(topic.price.amount, topic.price.currency, lang)}` }, ...variantOptions] : variantOptions) : ''}
 ${topic.form.map((field) => questionField(field, t))}
 ${textField('note', t.note, t, { multiline: true })}
-${paid
+${
+  paid
     ? html`${textField('discount', t.discount, t, { maxLength: 100, autocomplete: 'off' })}
 <details class="invoice"><summary>${t.invoice}</summary>
 ${textField('invoiceName', t.invoiceName, t, { autocomplete: 'organization', maxLength: 500 })}
@@ -150,8 +166,13 @@ ${textField('invoicePostalCode', t.invoicePostalCode, t, { autocomplete: 'postal
 ${textField('invoiceCity', t.invoiceCity, t, { autocomplete: 'address-level2' })}
 ${textField('invoiceTaxNumber', t.invoiceTaxNumber, t, { maxLength: 100 })}
 </details>
-${choiceGroup('gateway', t.gateway, view.gateways.map((code) => ({ value: code, label: GATEWAY_LABELS[code] })))}`
-    : ''}
+${choiceGroup(
+  'gateway',
+  t.gateway,
+  view.gateways.map((code) => ({ value: code, label: GATEWAY_LABELS[code] })),
+)}`
+    : ''
+}
 <div class="hp" aria-hidden="true"><label for="f-website">${t.honeypot}</label><input id="f-website" name="website" type="text" tabindex="-1" autocomplete="off"></div>
 <button type="submit" id="submit" class="primary">${paid ? t.confirmPay : t.confirm}</button>
 </form>
@@ -170,11 +191,14 @@ export function renderTopicList(view: TopicListView): SafeHtml {
   const body = html`<main class="page">
 ${langSwitch(view.lang, t)}
 <header class="topic"><p class="account">${view.accountName}</p><h1>${t.bookWith} ${view.hostName}</h1></header>
-${view.topics.length === 0
+${
+  view.topics.length === 0
     ? html`<p>${t.topicsEmpty}</p>`
     : html`<ul class="topic-list">${view.topics.map(
-        (topic) => html`<li><a class="topic-card" href="${topic.url}"><span class="topic-name">${topic.name}</span>${facts(topic, view.lang, t)}${topic.description ? html`<span class="description">${topic.description}</span>` : ''}</a></li>`,
-      )}</ul>`}
+        (topic) =>
+          html`<li><a class="topic-card" href="${topic.url}"><span class="topic-name">${topic.name}</span>${facts(topic, view.lang, t)}${topic.description ? html`<span class="description">${topic.description}</span>` : ''}</a></li>`,
+      )}</ul>`
+}
 </main>`;
   return htmlDocument({ lang: view.lang, title: `${t.bookWith} ${view.hostName}`, body, stylesheets: [view.stylesheet] });
 }

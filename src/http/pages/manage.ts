@@ -51,7 +51,8 @@ ${view.accountName ? html`<p class="account">${view.accountName}</p>` : ''}
 <dt>${t.status}</dt><dd id="status">${t[`status_${view.status}`]}</dd>
 </dl>
 ${live && !changeable ? html`<p class="notice">${t.tooLate}</p>` : ''}
-${changeable && view.changeableUntil !== null
+${
+  changeable && view.changeableUntil !== null
     ? html`<p class="hint">${t.changeUntil} ${new Intl.DateTimeFormat(locale, { dateStyle: 'full', timeStyle: 'short', timeZone: view.timezone }).format(new Date(view.changeableUntil))}.</p>
 <section id="move" aria-labelledby="h-move">
 <h2 id="h-move">${t.moveHeading}</h2>
@@ -68,7 +69,8 @@ ${calendarMarkup(t, { level: 3 })}
 <button type="submit" id="cancel-submit" class="primary danger">${t.cancel}</button>
 </form>
 </section>`
-    : ''}
+    : ''
+}
 </main>`;
   return htmlDocument({ lang: view.lang, title: `${t.manageTitle}: ${view.topicName}`, body, stylesheets: [view.stylesheet], scripts: changeable ? [view.script] : [] });
 }

@@ -80,31 +80,48 @@ function summary(view: PayPageView, s: PayStrings): SafeHtml {
 /** The payment as it stands (paid, expired, refunded, or still waiting for the gateway's word). */
 export function renderPaymentState(view: PayPageView, payUrl: string): SafeHtml {
   const s = STRINGS[view.lang];
-  const refunded = view.payment.refundedAmount > 0 && view.status !== 'refunded' ? html`<p>${s.refunded(formatAmount(view.payment.refundedAmount, view.payment.currency, view.lang))}</p>` : '';
+  const refunded =
+    view.payment.refundedAmount > 0 && view.status !== 'refunded' ? html`<p>${s.refunded(formatAmount(view.payment.refundedAmount, view.payment.currency, view.lang))}</p>` : '';
   const payAgain = view.status === 'pending' ? html`<p><a href="${payUrl}">${s.pay}</a></p>` : '';
-  return page(view.lang, s.title, html`<p data-status="${view.status}">${s.states[view.status] ?? view.status}</p>
+  return page(
+    view.lang,
+    s.title,
+    html`<p data-status="${view.status}">${s.states[view.status] ?? view.status}</p>
 ${refunded}${summary(view, s)}
-${payAgain}`);
+${payAgain}`,
+  );
 }
 
 /** Another visit is creating the gateway transaction: the page comes back in a moment (Refresh header). */
 export function renderPreparing(view: PayPageView): SafeHtml {
   const s = STRINGS[view.lang];
-  return page(view.lang, s.title, html`<p data-status="preparing">${s.preparing}</p>
-${summary(view, s)}`);
+  return page(
+    view.lang,
+    s.title,
+    html`<p data-status="preparing">${s.preparing}</p>
+${summary(view, s)}`,
+  );
 }
 
 /** The gateway failed: nothing was created or charged, and the same link tries again. */
 export function renderGatewayError(view: PayPageView, retryUrl: string): SafeHtml {
   const s = STRINGS[view.lang];
-  return page(view.lang, s.title, html`<p data-status="gateway-error">${s.gatewayError}</p>
+  return page(
+    view.lang,
+    s.title,
+    html`<p data-status="gateway-error">${s.gatewayError}</p>
 ${summary(view, s)}
-<p><a href="${retryUrl}">${s.retry}</a></p>`);
+<p><a href="${retryUrl}">${s.retry}</a></p>`,
+  );
 }
 
 function page(lang: Lang, title: string, body: SafeHtml): SafeHtml {
-  return htmlDocument({ lang, title, body: html`<main>
+  return htmlDocument({
+    lang,
+    title,
+    body: html`<main>
 <h1>${title}</h1>
 ${body}
-</main>` });
+</main>`,
+  });
 }

@@ -43,8 +43,8 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
         tags: ['Account'],
         summary: 'Change the account',
         description:
-          'By an admin of any of the account\'s teams. `places` are the meeting places the account enables; `gateways` the payment ' +
-          'gateways with their settings (stored, never echoed). `maxUsers` is the operator\'s and cannot be set here.',
+          "By an admin of any of the account's teams. `places` are the meeting places the account enables; `gateways` the payment " +
+          "gateways with their settings (stored, never echoed). `maxUsers` is the operator's and cannot be set here.",
         security: API_KEY_SECURITY,
         body: UpdateAccountBodySchema,
         response: { 200: Type.Ref('Account'), ...problemResponses(...AUTHENTICATED_ERRORS, 403) },
@@ -93,7 +93,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
     {
       schema: {
         tags: ['API keys'],
-        summary: 'Revoke one of the caller\'s API keys',
+        summary: "Revoke one of the caller's API keys",
         description: 'The key stops working at once (the key making the request may revoke itself).',
         security: API_KEY_SECURITY,
         params: UuidParams,

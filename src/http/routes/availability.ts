@@ -32,9 +32,9 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext
         tags: ['Availability'],
         summary: "Replace a user's availability",
         description:
-          'Local wall-clock intervals in the host\'s IANA `timezone` (which becomes the user\'s time zone), applied across ' +
+          "Local wall-clock intervals in the host's IANA `timezone` (which becomes the user's time zone), applied across " +
           'daylight-saving changes; `end` may be `24:00`; intervals of one day must not overlap (touching is fine, and touching ' +
-          'intervals, across midnight too, form one continuous stretch). An override replaces that date\'s weekly hours.',
+          "intervals, across midnight too, form one continuous stretch). An override replaces that date's weekly hours.",
         security: API_KEY_SECURITY,
         params: UserParams,
         body: AvailabilityBodySchema,
@@ -61,7 +61,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext
         description:
           "Sets the hours of one host-local date, replacing that date's weekly hours (and any earlier override of the date); " +
           'the weekly hours and the other overrides stay as they are. `{"intervals": []}` makes the date a day off. Same rules ' +
-          'as the whole-week PUT (HH:MM in the host\'s time zone, `end` may be `24:00`, no overlaps). Responds with the whole ' +
+          "as the whole-week PUT (HH:MM in the host's time zone, `end` may be `24:00`, no overlaps). Responds with the whole " +
           'availability. By the user, or an admin of one of their teams. Free slots change at once on every instance.',
         security: API_KEY_SECURITY,
         params: DateOverrideParamsSchema,

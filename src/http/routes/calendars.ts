@@ -19,11 +19,11 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> 
         description:
           `${WHO} Connects a CalDAV calendar (\`username\`, \`password\` required) or an iCalendar URL. With \`checkConflicts\` ` +
           '(default), its busy events (not those marked free/transparent or cancelled; recurring ones expanded with their exceptions; ' +
-          'all-day ones as the user\'s local days; each in its own time zone) block the user\'s slots exactly like a meeting, ' +
+          "all-day ones as the user's local days; each in its own time zone) block the user's slots exactly like a meeting, " +
           'for the longest booking window of the topics they host (at least 60 days). The calendar is read once at once (the answer ' +
           'shows `status` and `lastError`), then every CALENDAR_SYNC_INTERVAL_SECONDS (default 300) in the background: slots never ' +
-          'wait on the remote server, and a failed sync keeps the last good busy time. With `writeMeetings` (CalDAV only), the user\'s ' +
-          'confirmed meetings are written into it (UID `{meetingUuid}@termin`, the invitation\'s), moved on reschedule and removed on ' +
+          "wait on the remote server, and a failed sync keeps the last good busy time. With `writeMeetings` (CalDAV only), the user's " +
+          "confirmed meetings are written into it (UID `{meetingUuid}@termin`, the invitation's), moved on reschedule and removed on " +
           'cancellation or expiry; a failing server is retried in the background and never fails a booking. Meetings booked before ' +
           'the calendar was connected are not copied. The password (and the whole ICS URL) is stored encrypted and never shown again. ' +
           'A URL on a private or loopback address is a 400 (path `/url`) unless the operator allows it.',
@@ -113,7 +113,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> 
         summary: "The user's private meetings feed",
         description:
           `${WHO} An iCalendar address (\`text/calendar\`) that Google Calendar, Outlook or Apple Calendar can subscribe to: every ` +
-          'confirmed meeting of the user that ended within the last year or is still to come, under the invitation\'s UID. Meetings ' +
+          "confirmed meeting of the user that ended within the last year or is still to come, under the invitation's UID. Meetings " +
           'waiting for payment are left out (their hold lapses faster than apps refresh). The address is made on the first request ' +
           'and stays the same until rotated; its token (256 bits) is the only key to it.',
         security: API_KEY_SECURITY,

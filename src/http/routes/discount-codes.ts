@@ -30,7 +30,7 @@ export const discountCodeRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext
         tags: ['Discount codes'],
         summary: 'Create a discount code',
         description:
-          'By an admin of any team. Percent off or a fixed amount off (in the price\'s currency), optionally expiring and limited ' +
+          "By an admin of any team. Percent off or a fixed amount off (in the price's currency), optionally expiring and limited " +
           'in uses. A paid booking that gives it pays the discounted total; an unknown, expired or used-up code is 422 DISCOUNT_INVALID.',
         security: API_KEY_SECURITY,
         body: CreateDiscountCodeBodySchema,

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { PAGE_CSP } from '../pages/html.js';
 import { PROBLEM_KINDS } from '../problems.js';
+import { escapeHtml } from '../../domain/text.js';
 
 type OpenApiDocument = {
   info: { title: string; version: string; description?: string };
@@ -73,19 +74,25 @@ function renderDocs(doc: OpenApiDocument): string {
   // Health checks live outside /api/v1; when the API document leaves them out, they are described here, last.
   if (!byTag.has('Operations')) byTag.set('Operations', HEALTH_CHECKS);
   const tags = [...byTag.keys()].sort((a, b) => tagRank(a) - tagRank(b) || a.localeCompare(b));
-  const sections = tags.map((tag) => `<section class="tag"><h2 id="${slug(tag)}">${escape(tag)}</h2>${byTag.get(tag)!.map((op) => op.html).join('')}</section>`);
+  const sections = tags.map(
+    (tag) =>
+      `<section class="tag"><h2 id="${slug(tag)}">${escapeHtml(tag)}</h2>${byTag
+        .get(tag)!
+        .map((op) => op.html)
+        .join('')}</section>`,
+  );
   const schemaEntries = Object.entries(doc.components?.schemas ?? {});
-  const schemas = schemaEntries.map(([name, schema]) => `<h3 id="schema-${slug(name)}">${escape(name)}</h3>${renderSchema(schema, name)}`).join('');
+  const schemas = schemaEntries.map(([name, schema]) => `<h3 id="schema-${slug(name)}">${escapeHtml(name)}</h3>${renderSchema(schema, name)}`).join('');
 
   const navGroup = (title: string, href: string, items: { href: string; label: string; search: string }[]) =>
-    `<li class="nav-group"><a class="nav-title" href="${href}">${escape(title)}</a><ul>${items
-      .map((item) => `<li data-search="${escape(item.search.toLowerCase())}"><a href="${item.href}">${item.label}</a></li>`)
+    `<li class="nav-group"><a class="nav-title" href="${href}">${escapeHtml(title)}</a><ul>${items
+      .map((item) => `<li data-search="${escapeHtml(item.search.toLowerCase())}"><a href="${item.href}">${item.label}</a></li>`)
       .join('')}</ul></li>`;
   const nav = [
     navGroup(
       'Guide: booking end to end',
       '#guide',
-      GUIDE_STEPS.map((step) => ({ href: `#${step.id}`, label: escape(step.title), search: `guide ${step.title} ${step.keywords}` })),
+      GUIDE_STEPS.map((step) => ({ href: `#${step.id}`, label: escapeHtml(step.title), search: `guide ${step.title} ${step.keywords}` })),
     ),
     ...tags.map((tag) =>
       navGroup(
@@ -93,7 +100,7 @@ function renderDocs(doc: OpenApiDocument): string {
         `#${slug(tag)}`,
         byTag.get(tag)!.map((op) => ({
           href: `#${op.id}`,
-          label: `<span class="method ${op.method}">${op.method.toUpperCase()}</span> ${escape(op.path.replace(/^\/api\/v1/, ''))}`,
+          label: `<span class="method ${op.method}">${op.method.toUpperCase()}</span> ${escapeHtml(op.path.replace(/^\/api\/v1/, ''))}`,
           search: `${tag} ${op.method} ${op.path} ${op.summary}`,
         })),
       ),
@@ -103,7 +110,7 @@ function renderDocs(doc: OpenApiDocument): string {
       '#schemas',
       schemaEntries.map(([name, schema]) => ({
         href: `#schema-${slug(name)}`,
-        label: escape(name),
+        label: escapeHtml(name),
         search: `schema ${name} ${Object.keys((schema as JsonSchema).properties ?? {}).join(' ')}`,
       })),
     ),
@@ -117,8 +124,8 @@ function renderDocs(doc: OpenApiDocument): string {
   </aside>`;
 
   const body = `
-    <p class="lead">${escape(doc.info.description ?? '')}</p>
-    <p>Version ${escape(doc.info.version)}. Machine-readable: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a> (OpenAPI 3.1).
+    <p class="lead">${escapeHtml(doc.info.description ?? '')}</p>
+    <p>Version ${escapeHtml(doc.info.version)}. Machine-readable: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a> (OpenAPI 3.1).
     Authenticate with the <code>X-Service-Api-Key</code> header. Errors: <a href="/docs/problems">problem types</a>.</p>
     ${renderGuide()}
     ${sections.join('')}
@@ -162,7 +169,7 @@ const GUIDE_STEPS = [
 ];
 
 function example(title: string, code: string): string {
-  return `<figure class="example"><figcaption>${escape(title)}</figcaption><pre><code>${escape(code.trim())}</code></pre></figure>`;
+  return `<figure class="example"><figcaption>${escapeHtml(title)}</figcaption><pre><code>${escapeHtml(code.trim())}</code></pre></figure>`;
 }
 
 /** The booking flow end to end, with requests and responses as they look on the wire. */
@@ -175,32 +182,43 @@ function renderGuide(): string {
   <h3 id="guide-slots">1. Find free slots</h3>
   <p>Ask for a week (<code>offset</code>: days from today, a multiple of 7) or a month (<code>month</code>: 1–12, 13 = January next year)
   in the participant's time zone. No key is needed. Each slot can be sent back unchanged to book it.</p>
-  ${example('Request', `POST /api/v1/calculate-schedule
+  ${example(
+    'Request',
+    `POST /api/v1/calculate-schedule
 Content-Type: application/json
 
 { "username": "anna-nowak", "meetingTopic": "0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d",
-  "timezone": "America/New_York", "offset": 0 }`)}
-  ${example('Response 200', `{ "username": "anna-nowak", "meetingTopic": "0193b0a4-…", "team": null,
+  "timezone": "America/New_York", "offset": 0 }`,
+  )}
+  ${example(
+    'Response 200',
+    `{ "username": "anna-nowak", "meetingTopic": "0193b0a4-…", "team": null,
   "timezone": "America/New_York", "durationMinutes": 30,
   "from": "2027-03-01", "to": "2027-03-07",
   "days": [
     { "date": "2027-03-01", "slots": [{ "start": "2027-03-01T14:00:00.000Z", "username": "anna-nowak" }] },
     { "date": "2027-03-02", "slots": [] }
-  ] }`)}
+  ] }`,
+  )}
 
   <h3 id="guide-book">2. Book</h3>
   <p>Send the chosen slot(s) in <code>dates</code> with the participant's details. Add an <code>Idempotency-Key</code> header: a retry with
   the same key and body returns the first answer and books nothing twice. A slot taken in the meantime is <code>409 SLOT_UNAVAILABLE</code>;
   fetch slots again.</p>
-  ${example('Request', `POST /api/v1/schedule
+  ${example(
+    'Request',
+    `POST /api/v1/schedule
 ${key}
 Idempotency-Key: order-1042
 Content-Type: application/json
 
 { "meetingTopic": "0193b0a4-…", "timezone": "Europe/Warsaw", "lang": "pl",
   "dates": [{ "start": "2027-03-01T14:00:00.000Z", "username": "anna-nowak" }],
-  "name": "Jan Kowalski", "email": "jan@example.com", "place": "zoom" }`)}
-  ${example('Response 201', `{ "meetings": [{
+  "name": "Jan Kowalski", "email": "jan@example.com", "place": "zoom" }`,
+  )}
+  ${example(
+    'Response 201',
+    `{ "meetings": [{
     "uuid": "0193b0c1-…", "meetingTopic": "0193b0a4-…", "team": null, "username": "anna-nowak",
     "start": "2027-03-01T14:00:00.000Z", "end": "2027-03-01T14:30:00.000Z",
     "status": "confirmed", "place": "zoom",
@@ -210,7 +228,8 @@ Content-Type: application/json
                      "timezone": "Europe/Warsaw", "lang": "pl" },
     "note": null, "priceVariant": null, "form": {}, "metadata": {}, "invoice": null,
     "createdAt": "2027-02-20T09:12:44.120Z" }],
-  "payment": null }`)}
+  "payment": null }`,
+  )}
   <p>The participant and the host get a confirmation e-mail with an invitation (<code>.ics</code>) and a private link to cancel or move it.</p>
 
   <h3 id="guide-pay">3. Pay (paid topics)</h3>
@@ -218,60 +237,81 @@ Content-Type: application/json
   slots until <code>payment.expiresAt</code>. Send the participant's browser to <code>payment.redirectUrl</code>: termin opens the
   gateway's payment page, the gateway notifies termin, and the meetings become <code>confirmed</code> (or <code>expired</code> if the hold
   lapses; the slot is then free again).</p>
-  ${example('Response 201 (paid topic)', `{ "meetings": [{ "uuid": "0193b0c1-…", "status": "pending_payment", … }],
+  ${example(
+    'Response 201 (paid topic)',
+    `{ "meetings": [{ "uuid": "0193b0c1-…", "status": "pending_payment", … }],
   "payment": { "uuid": "0193b0c2-…", "gateway": "p24", "status": "pending",
                "amount": 15000, "currency": "PLN",
                "redirectUrl": "https://termin.example.com/pay/0193b0c2-…",
-               "expiresAt": "2027-02-20T09:42:44.120Z", "paidAt": null, "refundedAmount": 0 } }`)}
-  ${example('Check it', `GET /api/v1/payments/0193b0c2-…
+               "expiresAt": "2027-02-20T09:42:44.120Z", "paidAt": null, "refundedAmount": 0 } }`,
+  )}
+  ${example(
+    'Check it',
+    `GET /api/v1/payments/0193b0c2-…
 ${key}
 
 → 200 { "payment": { …, "status": "paid", "paidAt": "2027-02-20T09:15:02.000Z" },
         "meetings": [{ …, "status": "confirmed" }],
-        "events": [{ "status": "pending", "at": "…" }, { "status": "paid", "at": "…" }] }`)}
+        "events": [{ "status": "pending", "at": "…" }, { "status": "paid", "at": "…" }] }`,
+  )}
 
   <h3 id="guide-cancel">4. Cancel</h3>
   <p>By the host, an admin of the meeting's or host's team, or the key that booked it. A paid meeting's share is refunded through the
   gateway unless <code>"refund": false</code>.</p>
-  ${example('Request → 200 with the meeting', `POST /api/v1/meetings/0193b0c1-…/cancel
+  ${example(
+    'Request → 200 with the meeting',
+    `POST /api/v1/meetings/0193b0c1-…/cancel
 ${key}
 Content-Type: application/json
 
 { "reason": "The customer asked to cancel", "refund": true }
 
-→ 200 { "uuid": "0193b0c1-…", "status": "cancelled", … }`)}
+→ 200 { "uuid": "0193b0c1-…", "status": "cancelled", … }`,
+  )}
 
   <h3 id="guide-reschedule">5. Reschedule</h3>
   <p>Move a meeting to another slot that <code>calculate-schedule</code> offers (the meeting's own time counts as free). Same
   <code>uuid</code> and status; the participant and host get an updated invitation.</p>
-  ${example('Request → 200 with the meeting', `POST /api/v1/meetings/0193b0c1-…/reschedule
+  ${example(
+    'Request → 200 with the meeting',
+    `POST /api/v1/meetings/0193b0c1-…/reschedule
 ${key}
 Content-Type: application/json
 
 { "start": "2027-03-02T15:00:00.000Z" }
 
-→ 200 { "uuid": "0193b0c1-…", "start": "2027-03-02T15:00:00.000Z", "end": "2027-03-02T15:30:00.000Z", … }`)}
+→ 200 { "uuid": "0193b0c1-…", "start": "2027-03-02T15:00:00.000Z", "end": "2027-03-02T15:30:00.000Z", … }`,
+  )}
 
   <h3 id="guide-webhooks">6. Webhooks</h3>
   <p>Instead of polling, subscribe your backend. Deliveries follow <a href="https://www.standardwebhooks.com/">Standard Webhooks</a>:
   retried with backoff for at least a day until your endpoint answers 2xx; verify the signature with the secret shown once.</p>
-  ${example('Subscribe', `POST /api/v1/webhooks
+  ${example(
+    'Subscribe',
+    `POST /api/v1/webhooks
 ${key}
 Content-Type: application/json
 
 { "url": "https://crm.example.com/termin", "events": ["meeting.scheduled", "meeting.cancelled", "payment.paid"] }
 
 → 201 { "uuid": "…", "url": "https://crm.example.com/termin", "events": [ … ],
-        "secret": "whsec_…", "enabled": true, "createdAt": "…" }`)}
-  ${example('A delivery your endpoint receives', `POST https://crm.example.com/termin
+        "secret": "whsec_…", "enabled": true, "createdAt": "…" }`,
+  )}
+  ${example(
+    'A delivery your endpoint receives',
+    `POST https://crm.example.com/termin
 webhook-id: msg_0193b0c3-…
 webhook-timestamp: 1771579964
 webhook-signature: v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
 
 { "type": "meeting.scheduled", "timestamp": "2027-02-20T09:12:44.120Z",
-  "data": { "uuid": "0193b0c1-…", "status": "confirmed", … } }`)}
-  ${example('Verify it (Node.js, the standardwebhooks package)', `import { Webhook } from 'standardwebhooks';
-const payload = new Webhook(process.env.TERMIN_WEBHOOK_SECRET).verify(rawBody, headers); // throws when forged`)}
+  "data": { "uuid": "0193b0c1-…", "status": "confirmed", … } }`,
+  )}
+  ${example(
+    'Verify it (Node.js, the standardwebhooks package)',
+    `import { Webhook } from 'standardwebhooks';
+const payload = new Webhook(process.env.TERMIN_WEBHOOK_SECRET).verify(rawBody, headers); // throws when forged`,
+  )}
 
   <h3 id="guide-money">Money and minor units</h3>
   <p>Every amount is an integer in the currency's <em>minor units</em>, with its ISO 4217 <code>currency</code>:
@@ -286,7 +326,7 @@ function renderOperation(id: string, method: string, path: string, op: OpenApiOp
   const params = (op.parameters ?? [])
     .map((p) => {
       const schema = (p.schema ?? {}) as JsonSchema;
-      return `<tr><td><code>${escape(p.name)}</code>${p.required ? ' <span class="req">required</span>' : ''}</td><td>${escape(p.in)}, ${typeOf(schema)}</td><td>${escape(noteFor(p.name, { ...schema, description: p.description ?? schema.description }))}</td></tr>`;
+      return `<tr><td><code>${escapeHtml(p.name)}</code>${p.required ? ' <span class="req">required</span>' : ''}</td><td>${escapeHtml(p.in)}, ${typeOf(schema)}</td><td>${escapeHtml(noteFor(p.name, { ...schema, description: p.description ?? schema.description }))}</td></tr>`;
     })
     .join('');
   const body = op.requestBody?.content?.['application/json']?.schema;
@@ -298,14 +338,14 @@ function renderOperation(id: string, method: string, path: string, op: OpenApiOp
         problems.push(status);
         return '';
       }
-      const description = response.description && response.description !== 'Default Response' ? ` ${escape(response.description)}` : '';
-      return `<li><b>${escape(status)}</b>${description}${schema ? renderSchema(schema) : ''}</li>`;
+      const description = response.description && response.description !== 'Default Response' ? ` ${escapeHtml(response.description)}` : '';
+      return `<li><b>${escapeHtml(status)}</b>${description}${schema ? renderSchema(schema) : ''}</li>`;
     })
     .join('');
   const errors = problems.length > 0 ? `<li>Errors, as <a href="/docs/problems">problem details</a>: <b>${problems.join(' · ')}</b></li>` : '';
   return `<article id="${id}">
-    <h3><span class="method ${method}">${method.toUpperCase()}</span> <code class="path">${escape(path)}</code></h3>
-    <p><b>${escape(op.summary ?? '')}</b> ${accessBadge(op.security)}</p>
+    <h3><span class="method ${method}">${method.toUpperCase()}</span> <code class="path">${escapeHtml(path)}</code></h3>
+    <p><b>${escapeHtml(op.summary ?? '')}</b> ${accessBadge(op.security)}</p>
     ${op.description ? `<p>${prose(op.description)}</p>` : ''}
     ${params ? `<h4>Parameters</h4>${table(params)}` : ''}
     ${body ? `<h4>Request body</h4>${renderSchema(body)}` : ''}
@@ -369,7 +409,7 @@ function fieldRows(schema: JsonSchema, prefix: string, depth: number, context: s
   return Object.entries(schema.properties ?? {})
     .map(([name, field]) => {
       const full = `${prefix}${name}`;
-      const row = `<tr><td><code>${escape(full)}</code>${required.has(name) ? ' <span class="req">required</span>' : ''}</td><td>${typeOf(field)}</td><td>${prose(noteFor(name, field, context ? `${context}.${full}` : ''))}</td></tr>`;
+      const row = `<tr><td><code>${escapeHtml(full)}</code>${required.has(name) ? ' <span class="req">required</span>' : ''}</td><td>${typeOf(field)}</td><td>${prose(noteFor(name, field, context ? `${context}.${full}` : ''))}</td></tr>`;
       const inner = depth < 3 ? objectInside(field) : null;
       return inner ? row + fieldRows(inner.object, `${full}${inner.suffix}.`, depth + 1, context) : row;
     })
@@ -379,16 +419,16 @@ function fieldRows(schema: JsonSchema, prefix: string, depth: number, context: s
 function typeOf(schema: JsonSchema): string {
   if (schema.$ref) {
     const name = schema.$ref.split('/').pop()!;
-    return `<a href="/docs#schema-${slug(name)}">${escape(name)}</a>`;
+    return `<a href="/docs#schema-${slug(name)}">${escapeHtml(name)}</a>`;
   }
   const options = schema.anyOf ?? schema.oneOf;
   if (options) return options.map(typeOf).join(' or ');
-  if (schema.enum) return schema.enum.map((value) => `<code>${escape(JSON.stringify(value))}</code>`).join(' | ');
-  if (schema.const !== undefined) return `<code>${escape(JSON.stringify(schema.const))}</code>`;
+  if (schema.enum) return schema.enum.map((value) => `<code>${escapeHtml(JSON.stringify(value))}</code>`).join(' | ');
+  if (schema.const !== undefined) return `<code>${escapeHtml(JSON.stringify(schema.const))}</code>`;
   if (schema.type === 'array') return `array of ${schema.items ? typeOf(schema.items) : 'any'}`;
   if (schema.type === 'object') return 'object';
   const type = Array.isArray(schema.type) ? schema.type.join(' | ') : (schema.type ?? 'any');
-  return escape(schema.format ? `${type} (${schema.format})` : type);
+  return escapeHtml(schema.format ? `${type} (${schema.format})` : type);
 }
 
 /** Notes for fields the schemas leave undescribed, by their usual meaning in this API. */
@@ -406,14 +446,14 @@ const FIELD_NOTES: Record<string, string> = {
   end: 'End, an instant in UTC (ISO 8601 with Z).',
   date: 'A local calendar date, YYYY-MM-DD.',
   status: 'Current state; see the values in the type column.',
-  amount: 'An integer in minor units of `currency` (15000 PLN is 150.00 PLN; for zero-decimal currencies such as JPY, whole units). See the guide\'s Money section.',
+  amount: "An integer in minor units of `currency` (15000 PLN is 150.00 PLN; for zero-decimal currencies such as JPY, whole units). See the guide's Money section.",
   currency: 'ISO 4217 currency code, upper case (PLN, EUR, JPY).',
   meetings: 'The meetings concerned.',
   users: 'The members.',
   teams: 'The teams.',
   days: 'Every date of the range, in order.',
   slots: 'Free starts on this date, in time order.',
-  weekly: 'Hours per weekday, in the host\'s time zone.',
+  weekly: "Hours per weekday, in the host's time zone.",
   overrides: 'Dates whose hours replace the weekly hours.',
   intervals: 'Local wall-clock intervals (HH:MM–HH:MM).',
   events: 'Event names.',
@@ -421,7 +461,7 @@ const FIELD_NOTES: Record<string, string> = {
   'Problem.code': 'Stable machine-readable code (see the problem types).',
   'Problem.title': 'Short human-readable summary of the problem type.',
   'Problem.detail': 'What went wrong in this case.',
-  'Problem.type': 'A link to this problem type\'s explanation.',
+  'Problem.type': "A link to this problem type's explanation.",
   'Problem.status': 'The HTTP status code.',
   'Problem.errors': 'One entry per problem, with a JSON Pointer `path`.',
   'Problem.errors[].path': 'JSON Pointer to the field concerned.',
@@ -434,7 +474,7 @@ const FIELD_NOTES: Record<string, string> = {
   payment: 'The payment, or null when nothing is to be paid.',
   price: 'The price, or null for a free topic.',
   invoice: 'Invoice details when any were given, else null.',
-  form: 'Answers to the topic\'s form questions, by key.',
+  form: "Answers to the topic's form questions, by key.",
   metadata: 'Your own key-value data, returned as sent.',
   note: "The participant's note, or null.",
   team: 'The team uuid, or null.',
@@ -488,15 +528,12 @@ function accessBadge(security: unknown[] | undefined): string {
 
 /** Escaped text with `code` spans, as the route descriptions write them. */
 function prose(text: string): string {
-  return escape(text).replace(/`([^`]+)`/g, '<code>$1</code>');
+  return escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
 }
 
 function renderProblems(): string {
   const rows = Object.entries(PROBLEM_KINDS)
-    .map(
-      ([code, kind]) =>
-        `<section id="${kind.anchor}"><h2>${kind.status} <code>${code}</code>: ${escape(kind.title)}</h2><p>${prose(kind.explanation)}</p></section>`,
-    )
+    .map(([code, kind]) => `<section id="${kind.anchor}"><h2>${kind.status} <code>${code}</code>: ${escapeHtml(kind.title)}</h2><p>${prose(kind.explanation)}</p></section>`)
     .join('');
   return `<p>Every error response is RFC 9457 problem details with <code>Content-Type: application/problem+json</code>:
     <code>type</code> links here, <code>code</code> is stable, <code>detail</code> explains this occurrence, and validation
@@ -505,8 +542,8 @@ function renderProblems(): string {
 
 function page(title: string, body: string, sidebar: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escape(title)}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/docs/assets/docs.css"><script src="/docs/assets/docs.js" defer></script></head>
-<body class="${sidebar ? 'with-sidebar' : ''}">${sidebar}<main><h1>${escape(title)}</h1>${body}</main></body></html>`;
+<title>${escapeHtml(title)}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/docs/assets/docs.css"><script src="/docs/assets/docs.js" defer></script></head>
+<body class="${sidebar ? 'with-sidebar' : ''}">${sidebar}<main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
 }
 
 const DOCS_CSS = `
@@ -585,9 +622,8 @@ const DOCS_JS = `
 `;
 
 function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
-}
-
-function escape(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 }

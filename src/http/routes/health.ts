@@ -15,11 +15,10 @@ const READINESS_TIMEOUT_MS = 1_500;
 
 /** Liveness (the process answers) and readiness (the database answers) for load balancers. */
 export const healthRoutes: FastifyPluginAsyncTypebox<{ ctx: Pick<UseCaseContext, 'db'> }> = async (app, { ctx }) => {
-  app.get(
-    '/healthz',
-    { schema: { tags: ['Operations'], summary: 'Liveness: the process is up', response: { 200: LivenessSchema } } },
-    async () => ({ status: 'ok', version: SERVICE_VERSION }),
-  );
+  app.get('/healthz', { schema: { tags: ['Operations'], summary: 'Liveness: the process is up', response: { 200: LivenessSchema } } }, async () => ({
+    status: 'ok',
+    version: SERVICE_VERSION,
+  }));
 
   app.get(
     '/readyz',

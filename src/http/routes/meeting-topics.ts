@@ -46,7 +46,7 @@ export const meetingTopicRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext
         summary: 'Create a meeting topic',
         description:
           'Any user may create individual topics hosted by themselves; admins may also name members of their teams as hosts, and ' +
-          'create team topics (`team`) hosted by the team\'s members. A topic with a `price` or `priceVariants` is paid.',
+          "create team topics (`team`) hosted by the team's members. A topic with a `price` or `priceVariants` is paid.",
         security: API_KEY_SECURITY,
         body: CreateTopicBodySchema,
         response: { 201: Type.Ref('MeetingTopic'), ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },
@@ -91,7 +91,7 @@ export const meetingTopicRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext
       schema: {
         tags: ['Meeting topics'],
         summary: 'Change a meeting topic',
-        description: 'Fields left out keep their values. A topic\'s team cannot change. Existing meetings are not affected.',
+        description: "Fields left out keep their values. A topic's team cannot change. Existing meetings are not affected.",
         security: API_KEY_SECURITY,
         params: UuidParams,
         body: UpdateTopicBodySchema,

@@ -4,13 +4,19 @@ import type { UseCaseContext } from '../../scheduling/context.js';
 import { cancelMeeting, getMeeting, listMeetings } from '../../scheduling/meetings.js';
 import { scheduleMeetings } from '../../scheduling/schedule-meetings.js';
 import { rescheduleMeeting } from '../../scheduling/reschedule-meeting.js';
-import { RescheduleBodySchema } from '../schemas/schedule.js';
+import {
+  RescheduleBodySchema,
+  BookingSchema,
+  CancelBodySchema,
+  MeetingListQuerySchema,
+  MeetingListSchema,
+  ScheduleBodySchema,
+  ScheduleHeadersSchema,
+} from '../schemas/schedule.js';
 import { paymentsOfMeetings } from '../../scheduling/payments/view.js';
-import { paymentRecord } from '../../domain/representations.js';
+import { paymentRecord, meetingToJson, meetingWithPaymentToJson } from '../../domain/representations.js';
 import { principalOf } from '../request-guards.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, UuidParams, problemResponses } from '../schemas/common.js';
-import { BookingSchema, CancelBodySchema, MeetingListQuerySchema, MeetingListSchema, ScheduleBodySchema, ScheduleHeadersSchema } from '../schemas/schedule.js';
-import { meetingToJson, meetingWithPaymentToJson } from '../../domain/representations.js';
 
 /** `POST /schedule` and the meetings it creates. */
 export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = async (app, { ctx }) => {
@@ -123,7 +129,7 @@ export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
           'block itself, so moving it within its own span is fine); 409 SLOT_UNAVAILABLE otherwise. Atomic and race-free like a booking: ' +
           'of two moves into one slot one wins. Only confirmed meetings and meetings pending payment move (400 otherwise). Who may: ' +
           'as for cancel. Participant and host get an updated invitation (same iCalendar UID, SEQUENCE + 1; a host it moved away from ' +
-          'gets a cancellation), and the meeting\'s history records `meeting.rescheduled` with the previous start, end and host.',
+          "gets a cancellation), and the meeting's history records `meeting.rescheduled` with the previous start, end and host.",
         security: API_KEY_SECURITY,
         params: UuidParams,
         body: RescheduleBodySchema,

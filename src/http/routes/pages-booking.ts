@@ -74,16 +74,12 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
   const embedScript = assets.byName.get('embed.js');
   if (!embedScript) throw new Error('assets/embed.js is missing');
 
-  app.get<{ Params: { file: string } }>(
-    '/assets/:file',
-    { schema: { hide: true } },
-    async (request, reply) => {
-      const asset = assets.byHashedName.get(request.params.file);
-      if (!asset) throw new NotFoundError('asset');
-      // The content's hash is in the name: a changed file gets a new URL, so a year is safe.
-      return sendAsset(request, reply, asset, `public, max-age=${YEAR_SECONDS}, immutable`);
-    },
-  );
+  app.get<{ Params: { file: string } }>('/assets/:file', { schema: { hide: true } }, async (request, reply) => {
+    const asset = assets.byHashedName.get(request.params.file);
+    if (!asset) throw new NotFoundError('asset');
+    // The content's hash is in the name: a changed file gets a new URL, so a year is safe.
+    return sendAsset(request, reply, asset, `public, max-age=${YEAR_SECONDS}, immutable`);
+  });
 
   app.get(
     '/embed.js',
@@ -161,7 +157,7 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
   const bookingDescription =
     'The booking page of a public topic: a month calendar of the days with free slots (each a `<button data-date="YYYY-MM-DD">`), the ' +
     "chosen day's slots (`<button data-start>` with the UTC start) in the participant's zone (detected by the browser, `?timezone=` " +
-    'overrides, changeable from a searchable list), the topic\'s places, price and variants and form questions, then a confirmation ' +
+    "overrides, changeable from a searchable list), the topic's places, price and variants and form questions, then a confirmation " +
     "or, for a paid topic, the payment's `redirectUrl`. Books through POST /api/v1/public/schedule. `?lang=en|pl` overrides Accept-Language. " +
     'An unknown, private or deleted topic is a 404 page.';
 
@@ -208,13 +204,11 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
       },
     },
     async (request, reply) => {
-      let managed;
-      try {
-        managed = await getManagedBooking(ctx, request.params.token);
-      } catch (error) {
-        if (error instanceof NotFoundError) return sendHtml(reply, 404, renderManageGone(langOf(request), stylesheet));
+      const managed = await getManagedBooking(ctx, request.params.token).catch((error: unknown) => {
+        if (error instanceof NotFoundError) return null;
         throw error;
-      }
+      });
+      if (managed === null) return sendHtml(reply, 404, renderManageGone(langOf(request), stylesheet));
       const { meeting } = managed;
       const lang: Lang = request.query.lang === 'en' || request.query.lang === 'pl' ? request.query.lang : meeting.participant.lang;
       const timezone = request.query.timezone && isValidTimeZone(request.query.timezone) ? request.query.timezone : meeting.participant.timezone;

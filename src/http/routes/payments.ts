@@ -6,11 +6,10 @@ import { preparePayment, returnFromGateway } from '../../scheduling/payments/pay
 import { getPaymentDetails } from '../../scheduling/payments/view.js';
 import { renderGatewayError, renderPaymentState, renderPreparing } from '../pages/pay.js';
 import { sendHtml } from '../pages/html.js';
-import { paymentRecord } from '../../domain/representations.js';
+import { paymentRecord, meetingToJson, toIso } from '../../domain/representations.js';
 import { principalOf } from '../request-guards.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, UuidParams, problemResponses } from '../schemas/common.js';
 import { NotificationParamsSchema, PayParamsSchema, PaymentDetailsSchema } from '../schemas/payments.js';
-import { meetingToJson, toIso } from '../../domain/representations.js';
 
 /** `GET /payments/{uuid}`: behind the API key. */
 export const paymentRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = async (app, { ctx }) => {
@@ -22,7 +21,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
         summary: 'One payment, its meetings and its history',
         description:
           'The payment of a paid booking (its uuid is in the booking response and in each meeting record), the meetings it pays for, ' +
-          'and `events`: every change of its state with its time, oldest first, from the service\'s event log (an audit trail: ' +
+          "and `events`: every change of its state with its time, oldest first, from the service's event log (an audit trail: " +
           '`pending` when booked, `paid`, `expired`, `failed`, one `refunded` entry per refund with its `amount`, `refund_failed` when a gateway refused one).',
         security: API_KEY_SECURITY,
         params: UuidParams,
@@ -62,7 +61,7 @@ export const paymentNotificationRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCase
           'PayPal verify-webhook-signature, Tpay md5sum). A forged, unsigned or mismatched notification (another amount or currency) is 400 NOTIFICATION_REJECTED and changes nothing; ' +
           'a repeated one changes nothing and gets the answer the gateway expects. A confirming call to the gateway that fails is 502, so the gateway sends it again.',
         params: NotificationParamsSchema,
-        response: { 200: Type.String({ description: "What the gateway expects (e.g. Tpay's `TRUE`, Stripe's `{\"received\":true}`)." }), ...problemResponses(400, 502) },
+        response: { 200: Type.String({ description: 'What the gateway expects (e.g. Tpay\'s `TRUE`, Stripe\'s `{"received":true}`).' }), ...problemResponses(400, 502) },
       },
     },
     async (request, reply) => {
@@ -70,7 +69,10 @@ export const paymentNotificationRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCase
       for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
       const rawBody = typeof request.body === 'string' ? request.body : '';
       const answer = await receiveNotification(ctx, request.params.gateway, request.params.accountUuid, { headers, rawBody, contentType: request.headers['content-type'] });
-      return reply.code(answer.status as 200).type(answer.contentType).send(answer.body);
+      return reply
+        .code(answer.status as 200)
+        .type(answer.contentType)
+        .send(answer.body);
     },
   );
 };

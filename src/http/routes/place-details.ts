@@ -16,7 +16,7 @@ export const placeDetailsRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext
       schema: {
         tags: ['Availability'],
         summary: "A host's own place details",
-        description: 'The host\'s own address, meeting-room links or number per place (`{}` when none). By the user, or an admin of one of their teams.',
+        description: "The host's own address, meeting-room links or number per place (`{}` when none). By the user, or an admin of one of their teams.",
         security: API_KEY_SECURITY,
         params: UserParams,
         response: { 200: PlaceDetailsRecordSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },

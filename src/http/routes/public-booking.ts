@@ -4,7 +4,7 @@ import type { AddressLimiter } from '../../domain/address-limiter.js';
 import { RateLimitedError } from '../../domain/errors.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
 import { bookPublicly, cancelByToken, getManagedBooking, rescheduleByToken, scheduleForToken } from '../../scheduling/public-booking.js';
-import { paymentRecord } from '../../domain/representations.js';
+import { paymentRecord, meetingToJson, toIso } from '../../domain/representations.js';
 import { problemResponses } from '../schemas/common.js';
 import {
   ManagedBookingSchema,
@@ -16,7 +16,6 @@ import {
   TokenScheduleBodySchema,
 } from '../schemas/public-booking.js';
 import { BookingSchema, ScheduleSchema } from '../schemas/schedule.js';
-import { meetingToJson, toIso } from '../../domain/representations.js';
 
 const PUBLIC_ERRORS = [400, 406, 413, 415, 429] as const;
 

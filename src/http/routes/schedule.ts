@@ -17,7 +17,7 @@ export const calculateScheduleRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseCo
           'Public: no key needed (a key, when sent, must be valid, and then the topic must belong to its account). With `month`, ' +
           'every local date of that month in `timezone`; otherwise 7 dates from today plus `offset` days. A slot starts when the ' +
           'host can take the whole meeting: inside their weekly hours (in their own zone, across daylight-saving changes) and ' +
-          'overrides, on the topic\'s grid, after the minimum notice, within the booking window and daily limit, with buffers kept ' +
+          "overrides, on the topic's grid, after the minimum notice, within the booking window and daily limit, with buffers kept " +
           'on both sides. For a team topic, `team` is required and `username` must be one of its hosts. ' +
           'Team view: for a team topic, leave `username` out. The response has `"username": null` and offers every start at which ' +
           'at least one host is free, each slot naming the host it would be booked with (round-robin: the free host with the fewest ' +

@@ -16,7 +16,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = as
       schema: {
         tags: ['Teams'],
         summary: 'List the teams the caller administers',
-        description: 'Only teams in which the key\'s user is an admin, ordered by name.',
+        description: "Only teams in which the key's user is an admin, ordered by name.",
         security: API_KEY_SECURITY,
         response: { 200: TeamListSchema, ...problemResponses(...AUTHENTICATED_ERRORS) },
       },
@@ -30,7 +30,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = as
       schema: {
         tags: ['Teams'],
         summary: 'Create a team',
-        description: 'By an admin of any team of the account; the caller becomes the new team\'s first admin.',
+        description: "By an admin of any team of the account; the caller becomes the new team's first admin.",
         security: API_KEY_SECURITY,
         body: CreateTeamBodySchema,
         response: { 201: Type.Ref('Team'), ...problemResponses(...AUTHENTICATED_ERRORS, 403) },
@@ -63,7 +63,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = as
         description:
           'The e-mail is trimmed and compared case-insensitively within the account: a person who is already a user of the account ' +
           'is added to the team without using a new seat (409 ALREADY_MEMBER if already in this team). A new user gets a unique ' +
-          'username made from their names, the account\'s time zone and Monday–Friday 09:00–17:00 availability. ' +
+          "username made from their names, the account's time zone and Monday–Friday 09:00–17:00 availability. " +
           "403 PLAN_LIMIT_REACHED when the account's plan has no free seat.",
         security: API_KEY_SECURITY,
         params: TeamUuidParams,
@@ -85,7 +85,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = as
         summary: 'Edit a member: rename them, or grant or take away admin',
         description:
           'By an admin of the team. Only the fields sent change. `firstName`/`lastName` rename the user everywhere (their ' +
-          '`username` stays as it is, so booking links and scheduling calls keep working); `admin` is this team\'s admin right. ' +
+          "`username` stays as it is, so booking links and scheduling calls keep working); `admin` is this team's admin right. " +
           'Taking it from the last admin is 409 LAST_ADMIN: to leave a team, make another member an admin first. ' +
           '404 for a user who is not a member of this team.',
         security: API_KEY_SECURITY,
@@ -94,8 +94,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = as
         response: { 200: Type.Ref('Member'), ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404, 409) },
       },
     },
-    async (request) =>
-      memberToJson(await updateTeamMember(ctx, principalOf(request), request.params.teamUuid, request.params.userUuid, request.body)),
+    async (request) => memberToJson(await updateTeamMember(ctx, principalOf(request), request.params.teamUuid, request.params.userUuid, request.body)),
   );
 
   app.delete(

@@ -1,15 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import {
-  createWebhook,
-  deleteWebhook,
-  getWebhook,
-  listWebhookDeliveries,
-  listWebhooks,
-  retryWebhookDelivery,
-  updateWebhook,
-} from '../../scheduling/webhooks.js';
-import { type WebhookDelivery, type WebhookSubscription } from '../../domain/webhook.js';
+import { createWebhook, deleteWebhook, getWebhook, listWebhookDeliveries, listWebhooks, retryWebhookDelivery, updateWebhook } from '../../scheduling/webhooks.js';
+import type { WebhookDelivery, WebhookSubscription } from '../../domain/webhook.js';
 import { toIso } from '../../domain/representations.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
 import { principalOf } from '../request-guards.js';
@@ -28,10 +20,10 @@ import {
 
 const ABOUT_DELIVERIES =
   'Each event is POSTed as JSON `{ "type", "timestamp", "data" }` (`data`: the record the API returns for the meeting, payment ' +
-  'or member) with the Standard Webhooks headers `webhook-id` (the delivery\'s uuid, the same on every retry: deduplicate on it), ' +
+  "or member) with the Standard Webhooks headers `webhook-id` (the delivery's uuid, the same on every retry: deduplicate on it), " +
   '`webhook-timestamp` and `webhook-signature`. Any 2xx within 10 seconds delivers it; redirects are not followed. Otherwise it is ' +
   'retried with exponential backoff from WEBHOOK_RETRY_BASE_SECONDS (5 s, 10 s, 20 s … at most an hour apart, with jitter) for 24 ' +
-  'hours. A webhook whose deliveries have all failed for 3 days is disabled and the account\'s admins are e-mailed.';
+  "hours. A webhook whose deliveries have all failed for 3 days is disabled and the account's admins are e-mailed.";
 
 function webhookToJson(webhook: WebhookSubscription) {
   return {
@@ -153,8 +145,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
         tags: ['Webhooks'],
         summary: "A webhook's delivery log",
         description:
-          'One delivery per event sent to this webhook, newest first, in pages of `limit` (default 50, at most 200); pass ' +
-          '`nextCursor` as `cursor` for the next page.',
+          'One delivery per event sent to this webhook, newest first, in pages of `limit` (default 50, at most 200); pass ' + '`nextCursor` as `cursor` for the next page.',
         security: API_KEY_SECURITY,
         params: UuidParams,
         querystring: DeliveryListQuerySchema,

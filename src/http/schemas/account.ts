@@ -35,15 +35,13 @@ export const UpdateAccountBodySchema = Type.Object(
     gateways: Type.Optional(
       Type.Union(
         [
-          Type.Array(
-            Type.Union([GatewaySchema, Type.Object({ code: GatewaySchema, settings: Type.Optional(FreeObject) }, { additionalProperties: false })]),
-            { maxItems: GATEWAYS.length },
-          ),
+          Type.Array(Type.Union([GatewaySchema, Type.Object({ code: GatewaySchema, settings: Type.Optional(FreeObject) }, { additionalProperties: false })]), {
+            maxItems: GATEWAYS.length,
+          }),
           Type.Object(Object.fromEntries(GATEWAYS.map((code) => [code, Type.Optional(FreeObject)])), { additionalProperties: false }),
         ],
         {
-          description:
-            'The enabled payment gateways, replacing the current set: `["stripe", "p24"]`, `[{ "code": "stripe", "settings": {…} }]` or `{ "stripe": {…settings} }`.',
+          description: 'The enabled payment gateways, replacing the current set: `["stripe", "p24"]`, `[{ "code": "stripe", "settings": {…} }]` or `{ "stripe": {…settings} }`.',
         },
       ),
     ),

@@ -52,5 +52,5 @@ export const DateOverrideBodySchema = Type.Object(
 
 export const DateOverrideParamsSchema = Type.Object({
   userUuid: Uuid,
-  date: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: "The host-local date, YYYY-MM-DD.", examples: ['2027-12-24'] }),
+  date: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'The host-local date, YYYY-MM-DD.', examples: ['2027-12-24'] }),
 });

@@ -78,19 +78,31 @@ export const MAX_MONEY_AMOUNT = 100_000_000;
 /** Counters stored as 32-bit integers (usage limits) stay below 2³¹ − 1. */
 export const MAX_COUNT = 1_000_000_000;
 
-export const Uuid = Type.String({ format: 'uuid', description: 'A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.', examples: ['0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d'] });
+export const Uuid = Type.String({
+  format: 'uuid',
+  description: 'A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.',
+  examples: ['0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d'],
+});
 export const Timestamp = Type.String({ format: 'date-time', description: 'An ISO 8601 UTC instant with milliseconds.', examples: ['2027-03-29T07:00:00.000Z'] });
 /**
  * An instant a client sends. The `date-time` format is strict here (validation.ts): UTC
  * only, `Z` and an upper-case `T`, a date and time the calendar has (no 30 February, no
  * second 60, no hour 24), seconds and 1–3 fraction digits optional.
  */
-export const UTC_INSTANT_RULE = 'An ISO 8601 UTC instant, `YYYY-MM-DDTHH:MM[:SS[.sss]]Z`: upper-case T and Z, no offset, a real calendar date and time (no 30 February, hour 24 or second 60).';
+export const UTC_INSTANT_RULE =
+  'An ISO 8601 UTC instant, `YYYY-MM-DDTHH:MM[:SS[.sss]]Z`: upper-case T and Z, no offset, a real calendar date and time (no 30 February, hour 24 or second 60).';
 export function UtcInstant(description: string) {
   return Type.String({ format: 'date-time', description: `${description} ${UTC_INSTANT_RULE}`, examples: ['2027-03-29T07:00:00.000Z'] });
 }
 /** `x-time-zone` is checked against Intl's zones in validation.ts, so an unknown zone is reported with the other schema problems. */
-export const TimeZone = Type.String({ minLength: 1, maxLength: 64, pattern: TIME_ZONE_PATTERN, 'x-time-zone': true, description: 'An IANA time zone name (as Intl knows them; not a fixed offset).', examples: ['Europe/Warsaw'] });
+export const TimeZone = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: TIME_ZONE_PATTERN,
+  'x-time-zone': true,
+  description: 'An IANA time zone name (as Intl knows them; not a fixed offset).',
+  examples: ['Europe/Warsaw'],
+});
 /**
  * A free-form JSON object (form answers, metadata, gateway settings). `x-free-form` makes
  * validation.ts bound it (FREE_FORM_LIMITS) before anything walks it recursively.

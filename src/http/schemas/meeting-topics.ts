@@ -17,8 +17,7 @@ export const MoneySchema = Type.Object(
   { additionalProperties: false },
 );
 
-const minutes = (limits: readonly [number, number], description: string) =>
-  Type.Integer({ minimum: limits[0], maximum: limits[1], description });
+const minutes = (limits: readonly [number, number], description: string) => Type.Integer({ minimum: limits[0], maximum: limits[1], description });
 
 const settingsProperties = {
   name: NonBlankLine({ maxLength: 200 }),
@@ -28,18 +27,23 @@ const settingsProperties = {
   bufferAfterMinutes: Type.Optional(minutes(TOPIC_LIMITS.bufferMinutes, 'Time kept free after the meeting. Default 0.')),
   minimumNoticeMinutes: Type.Optional(minutes(TOPIC_LIMITS.minimumNoticeMinutes, 'No slot starts sooner than this after now. Default 0.')),
   bookingWindowDays: Type.Optional(minutes(TOPIC_LIMITS.bookingWindowDays, 'No slot starts later than now + this many days. Default 60.')),
-  dailyLimit: Type.Optional(Nullable(Type.Integer({ minimum: TOPIC_LIMITS.dailyLimit[0], maximum: TOPIC_LIMITS.dailyLimit[1], description: 'Most meetings of this topic per host per host-local day; null: no limit.' }))),
+  dailyLimit: Type.Optional(
+    Nullable(
+      Type.Integer({
+        minimum: TOPIC_LIMITS.dailyLimit[0],
+        maximum: TOPIC_LIMITS.dailyLimit[1],
+        description: 'Most meetings of this topic per host per host-local day; null: no limit.',
+      }),
+    ),
+  ),
   places: Type.Optional(Type.Array(PlaceSchema, { minItems: 1, maxItems: 16, description: "Subset of the account's enabled places. Default: every place the account enables." })),
   phoneRequired: Type.Optional(Type.Boolean({ description: 'Bookings must give a phone number. Default false.' })),
   price: Type.Optional(Nullable(MoneySchema)),
   priceVariants: Type.Optional(
-    Type.Array(
-      Type.Object(
-        { uuid: Type.Optional(Uuid), name: NonBlankLine({ maxLength: 200 }), price: MoneySchema },
-        { additionalProperties: false },
-      ),
-      { maxItems: 20, description: 'Each gets a uuid; send an existing uuid back on update to keep it.' },
-    ),
+    Type.Array(Type.Object({ uuid: Type.Optional(Uuid), name: NonBlankLine({ maxLength: 200 }), price: MoneySchema }, { additionalProperties: false }), {
+      maxItems: 20,
+      description: 'Each gets a uuid; send an existing uuid back on update to keep it.',
+    }),
   ),
   form: Type.Optional(
     Type.Array(
@@ -75,7 +79,9 @@ const settingsProperties = {
   ),
   placeDetails: Type.Optional(PlaceDetailsSchema),
   description: Type.Optional(MultiLine({ maxLength: 5000, description: 'Shown on the booking page and in the confirmation e-mail. Default "".' })),
-  public: Type.Optional(Type.Boolean({ description: 'True: the topic has a booking page (GET /book/…) and is bookable without a key through POST /public/schedule. Default false.' })),
+  public: Type.Optional(
+    Type.Boolean({ description: 'True: the topic has a booking page (GET /book/…) and is bookable without a key through POST /public/schedule. Default false.' }),
+  ),
   cancellationNoticeMinutes: Type.Optional(
     minutes(
       TOPIC_LIMITS.cancellationNoticeMinutes,
@@ -83,17 +89,17 @@ const settingsProperties = {
     ),
   ),
   hosts: Type.Optional(
-    Type.Array(SingleLine({ minLength: 1, maxLength: 120, description: 'A username.' }), { maxItems: 200, description: 'Usernames. Individual: default [caller]; team: default all members.' }),
+    Type.Array(SingleLine({ minLength: 1, maxLength: 120, description: 'A username.' }), {
+      maxItems: 200,
+      description: 'Usernames. Individual: default [caller]; team: default all members.',
+    }),
   ),
   allTeamMembers: Type.Optional(
     Type.Boolean({ description: 'Team topics: hosted by every current member, members who join later included. Default for a team topic given no hosts.' }),
   ),
 };
 
-export const CreateTopicBodySchema = Type.Object(
-  { ...settingsProperties, team: Type.Optional(Nullable(Uuid)) },
-  { additionalProperties: false },
-);
+export const CreateTopicBodySchema = Type.Object({ ...settingsProperties, team: Type.Optional(Nullable(Uuid)) }, { additionalProperties: false });
 export type CreateTopicBody = Static<typeof CreateTopicBodySchema>;
 
 export const UpdateTopicBodySchema = Type.Object(

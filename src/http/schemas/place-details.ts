@@ -48,7 +48,9 @@ export const MeetingLocationSchema = Type.Object(
     url: Nullable(Type.String({ description: 'Online places: the meeting-room link (https); null otherwise or when none was set.' })),
     phone: Nullable(Type.String({ description: "`phone-call`: the number to call (the host's or the topic's), or the participant's phone when neither gave one." })),
     text: Nullable(Type.String({ description: 'Whichever of address, url and phone is set, as one line; null when only the place is known.' })),
-    source: Nullable(StringEnum(['host', 'topic', 'participant'] as const, { description: "Where the detail came from: the host's own place details, the topic's, or the participant's phone." })),
+    source: Nullable(
+      StringEnum(['host', 'topic', 'participant'] as const, { description: "Where the detail came from: the host's own place details, the topic's, or the participant's phone." }),
+    ),
   },
   {
     description:

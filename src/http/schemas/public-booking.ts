@@ -62,5 +62,3 @@ export const TokenScheduleBodySchema = Type.Object(
   },
   { additionalProperties: false },
 );
-
-

@@ -49,12 +49,10 @@ export const ScheduleSchema = Type.Object({
   durationMinutes: Type.Integer(),
   from: Type.String({ format: 'date' }),
   to: Type.String({ format: 'date' }),
-  days: Type.Array(
-    Type.Object({ date: Type.String({ format: 'date' }), slots: Type.Array(Type.Ref('Slot')) }),
-    { description: 'Every date of the range once, in order; slots grouped under their local date in `timezone`, in time order.' },
-  ),
+  days: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), slots: Type.Array(Type.Ref('Slot')) }), {
+    description: 'Every date of the range once, in order; slots grouped under their local date in `timezone`, in time order.',
+  }),
 });
-
 
 export const ScheduleBodySchema = Type.Object(
   {
@@ -89,7 +87,7 @@ export const ScheduleBodySchema = Type.Object(
       Type.Unsafe<Record<string, unknown>>({
         ...FreeObject,
         description:
-          "Answers to the topic's questions, `{ \"<key>\": answer }`: a string for `text` (one line), `textarea` and `select` (one of its options), " +
+          'Answers to the topic\'s questions, `{ "<key>": answer }`: a string for `text` (one line), `textarea` and `select` (one of its options), ' +
           'true or false for `checkbox`. A key that is no question of the topic, an answer of the wrong type or a required question unanswered is ' +
           'refused (400 at `/form/<key>`), and nothing is booked.',
       }),
@@ -164,8 +162,7 @@ export const PaymentSchema = Type.Object(
     uuid: Uuid,
     gateway: GatewaySchema,
     status: StringEnum(PAYMENT_STATUSES, {
-      description:
-        '`pending` → `paid` | `expired` (the hold lapsed) | `failed` (the gateway reported a failure); a paid payment becomes `refunded` once all of it is refunded.',
+      description: '`pending` → `paid` | `expired` (the hold lapsed) | `failed` (the gateway reported a failure); a paid payment becomes `refunded` once all of it is refunded.',
     }),
     amount: Type.Integer({ description: 'Minor units, after the price variant and discount, for all meetings of the booking.' }),
     currency: Type.String(),
@@ -189,7 +186,9 @@ export const MeetingListQuerySchema = Type.Object(
     team: Type.Optional(Uuid),
     from: Type.Optional(UtcInstant('Meetings starting at or after this instant.')),
     to: Type.Optional(UtcInstant('Meetings starting before this instant.')),
-    status: Type.Optional(Type.Array(StringEnum(MEETING_STATUSES), { description: 'One or more statuses; repeat the parameter for several (status=confirmed&status=pending_payment).' })),
+    status: Type.Optional(
+      Type.Array(StringEnum(MEETING_STATUSES), { description: 'One or more statuses; repeat the parameter for several (status=confirmed&status=pending_payment).' }),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Meetings per page.' })),
     cursor: Type.Optional(SingleLine({ maxLength: 200, description: 'The `nextCursor` of the previous page.' })),
   },

@@ -5,10 +5,7 @@ export const TeamSchema = Type.Object({ uuid: Uuid, name: Type.String() }, { $id
 
 export const TeamListSchema = Type.Object({ teams: Type.Array(Type.Ref('Team')) });
 
-export const CreateTeamBodySchema = Type.Object(
-  { name: NonBlankLine({ maxLength: 200 }) },
-  { additionalProperties: false },
-);
+export const CreateTeamBodySchema = Type.Object({ name: NonBlankLine({ maxLength: 200 }) }, { additionalProperties: false });
 
 export const MemberSchema = Type.Object(
   {

@@ -21,12 +21,9 @@ const UrlSchema = SingleLine({
     'the addresses are checked again at every delivery.',
 });
 
-const DescriptionSchema = Nullable(MultiLine({ maxLength: 500, description: 'A note for the account\'s admins.' }));
+const DescriptionSchema = Nullable(MultiLine({ maxLength: 500, description: "A note for the account's admins." }));
 
-export const CreateWebhookBodySchema = Type.Object(
-  { url: UrlSchema, events: EventsSchema, description: Type.Optional(DescriptionSchema) },
-  { additionalProperties: false },
-);
+export const CreateWebhookBodySchema = Type.Object({ url: UrlSchema, events: EventsSchema, description: Type.Optional(DescriptionSchema) }, { additionalProperties: false });
 
 export const UpdateWebhookBodySchema = Type.Object(
   {

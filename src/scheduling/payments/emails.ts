@@ -11,7 +11,7 @@ import { PAYMENT_EMAIL_JOB_KIND, type PaidDetails, type PaymentMessagePayload } 
 import { renderPaymentMessage } from '../../mail/render.js';
 import type { MailTransport } from '../../mail/transport.js';
 import { PermanentJobError, type JobHandler } from '../../outbox/job-handler.js';
-import { type PaymentRecord } from '../../domain/representations.js';
+import type { PaymentRecord } from '../../domain/representations.js';
 import type { RefundEventData } from './refunds.js';
 
 /**

@@ -15,7 +15,12 @@ import { settleFailed, settlePaid } from './settle.js';
  * A gateway that cannot be reached for a confirming call (P24 verify, PayPal's signature
  * check) gives 502, so the gateway sends the notification again later.
  */
-export async function receiveNotification(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'gateways'>, gateway: Gateway, accountUuid: string, notification: IncomingNotification): Promise<VerifiedNotification['reply']> {
+export async function receiveNotification(
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'gateways'>,
+  gateway: Gateway,
+  accountUuid: string,
+  notification: IncomingNotification,
+): Promise<VerifiedNotification['reply']> {
   const credentials = await openGatewayCredentials(ctx, ctx.db, accountUuid, gateway);
   if (!credentials) throw new NotificationRejectedError(`${gateway} is not configured for this account`);
   let verified: VerifiedNotification;

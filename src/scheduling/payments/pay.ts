@@ -1,12 +1,18 @@
 import { NotFoundError } from '../../domain/errors.js';
-import type { Lang } from '../../domain/meeting.js';
+import type { Lang, Meeting } from '../../domain/meeting.js';
 import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
 import { findMeeting } from '../../db/repositories/meetings.js';
-import { claimTransactionCreation, findMeetingUuidsOfBooking, findPayment, releaseTransactionClaim, storeGatewayTransaction, type StoredPayment } from '../../db/repositories/payments.js';
+import {
+  claimTransactionCreation,
+  findMeetingUuidsOfBooking,
+  findPayment,
+  releaseTransactionClaim,
+  storeGatewayTransaction,
+  type StoredPayment,
+} from '../../db/repositories/payments.js';
 import { findUser } from '../../db/repositories/users.js';
 import { newId } from '../../ids.js';
 import { GatewayError, NotificationRejectedError, type PaymentOrder } from '../../payments/gateway.js';
-import type { Meeting } from '../../domain/meeting.js';
 import type { UseCaseContext } from '../context.js';
 import { openGatewayCredentials } from './credentials.js';
 import { paymentStatusAt } from '../../domain/payment.js';
@@ -46,7 +52,11 @@ export type PayOutcome =
  * idempotency key / external id, so even a crash between the call and the store creates
  * nothing twice where the gateway honours it.
  */
-export async function preparePayment(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'gateways'>, paymentUuid: string, customerIp: string | undefined): Promise<PayOutcome> {
+export async function preparePayment(
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'gateways'>,
+  paymentUuid: string,
+  customerIp: string | undefined,
+): Promise<PayOutcome> {
   let payment = await findPayment(ctx.db, paymentUuid);
   if (!payment) throw new NotFoundError('payment');
   const view = await pageView(ctx, payment);
@@ -86,14 +96,24 @@ export async function preparePayment(ctx: Pick<UseCaseContext, 'config' | 'now' 
  * needs it (PayPal), the approved order is captured now; the notification remains what
  * counts everywhere else. Shows the payment's state afterwards.
  */
-export async function returnFromGateway(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'gateways'>, paymentUuid: string, query: Record<string, string>): Promise<PayPageView> {
+export async function returnFromGateway(
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'gateways'>,
+  paymentUuid: string,
+  query: Record<string, string>,
+): Promise<PayPageView> {
   let payment = await findPayment(ctx.db, paymentUuid);
   if (!payment) throw new NotFoundError('payment');
   const adapter = ctx.gateways[payment.gateway];
   if (adapter.completeOnReturn && payment.gatewayTransactionId !== null && (payment.status === 'pending' || payment.status === 'expired')) {
     try {
       const credentials = await openGatewayCredentials(ctx, ctx.db, payment.accountUuid, payment.gateway);
-      const outcome = credentials && (await adapter.completeOnReturn(credentials, { paymentUuid, gatewayTransactionId: payment.gatewayTransactionId, amount: payment.amount, currency: payment.currency }, query));
+      const outcome =
+        credentials &&
+        (await adapter.completeOnReturn(
+          credentials,
+          { paymentUuid, gatewayTransactionId: payment.gatewayTransactionId, amount: payment.amount, currency: payment.currency },
+          query,
+        ));
       if (outcome?.kind === 'paid') await settlePaid(ctx, payment.accountUuid, paymentUuid, outcome.gatewayTransactionId);
       if (outcome?.kind === 'failed') await settleFailed(ctx, payment.accountUuid, paymentUuid);
     } catch (error) {

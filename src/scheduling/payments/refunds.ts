@@ -47,7 +47,7 @@ export async function queueRefund(trx: DbOrTrx, payment: Payment, refundKey: str
  */
 export async function refundMeetingShare(trx: DbOrTrx, meeting: Meeting, now: number): Promise<boolean> {
   const payment = (await findPaymentsOfBookings(trx, [meeting.bookingUuid])).get(meeting.bookingUuid);
-  if (!payment || payment.status !== 'paid') return false;
+  if (payment?.status !== 'paid') return false;
   const meetings = await findMeetingUuidsOfBooking(trx, meeting.bookingUuid);
   return queueRefund(trx, payment, meeting.uuid, shareOf(payment.amount, meetings, meeting.uuid), 'cancelled', now);
 }
@@ -106,7 +106,11 @@ async function recordRefundFailure(ctx: Pick<UseCaseContext, 'config' | 'now' | 
   await inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
     if (!(await failRefund(trx, refund.uuid, now))) return;
-    await recordEvents(trx, [{ accountUuid: payment.accountUuid, type: 'payment.refund_failed', subjectUuid: payment.uuid, data: { ...refundEventData(ctx, payment, refund), error: reason } }], now);
+    await recordEvents(
+      trx,
+      [{ accountUuid: payment.accountUuid, type: 'payment.refund_failed', subjectUuid: payment.uuid, data: { ...refundEventData(ctx, payment, refund), error: reason } }],
+      now,
+    );
   });
 }
 

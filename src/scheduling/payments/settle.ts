@@ -3,14 +3,21 @@ import { createKyselyReads } from '../../db/fast-reads.js';
 import { bumpCalendarVersions } from '../../db/repositories/busy-time.js';
 import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
 import { findMeeting, lockHost } from '../../db/repositories/meetings.js';
-import { findAccountPayment, findMeetingUuidsOfBooking, markMeetingsConfirmed, markMeetingsOfBookingExpired, markPaymentFailed, markPaymentPaid, type StoredPayment } from '../../db/repositories/payments.js';
+import {
+  findAccountPayment,
+  findMeetingUuidsOfBooking,
+  markMeetingsConfirmed,
+  markMeetingsOfBookingExpired,
+  markPaymentFailed,
+  markPaymentPaid,
+  type StoredPayment,
+} from '../../db/repositories/payments.js';
 import { inTransaction } from '../../db/transaction.js';
-import type { NewEvent } from '../record-events.js';
-import { recordEvents } from '../record-events.js';
+import { type NewEvent, recordEvents } from '../record-events.js';
 import { statusAt, type Meeting } from '../../domain/meeting.js';
 import { isSlotAvailable, type HostCalendar } from '../../domain/slots.js';
 import { loadHostCalendar, slotRulesOf } from '../calculate-schedule.js';
-import { type MeetingEventData } from '../../domain/events.js';
+import type { MeetingEventData } from '../../domain/events.js';
 import type { UseCaseContext } from '../context.js';
 import { paymentRecord } from '../../domain/representations.js';
 import { queueRefund, WHOLE_PAYMENT } from './refunds.js';
@@ -31,7 +38,12 @@ export type SettleOutcome = 'confirmed' | 'refunding' | 'failed' | 'unchanged';
  * counted); otherwise the whole amount is refunded through the gateway and the
  * participant told. A meeting cancelled while it waited for payment gets its share back.
  */
-export async function settlePaid(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>, accountUuid: string, paymentUuid: string, gatewayTransactionId: string): Promise<SettleOutcome> {
+export async function settlePaid(
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>,
+  accountUuid: string,
+  paymentUuid: string,
+  gatewayTransactionId: string,
+): Promise<SettleOutcome> {
   return inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
     const payment = await findAccountPayment(trx, accountUuid, paymentUuid);
@@ -42,14 +54,20 @@ export async function settlePaid(ctx: Pick<UseCaseContext, 'config' | 'now' | 'd
     const order = meetings.map((meeting) => meeting.uuid);
     const live = meetings.filter((meeting) => meeting.status !== 'cancelled');
     const late = payment.status !== 'pending' || live.some((meeting) => statusAt(meeting, now) !== 'pending_payment');
-    const events: NewEvent[] = [{ accountUuid, type: 'payment.paid', subjectUuid: payment.uuid, data: { payment: paymentRecord(paid, ctx.config.publicUrl), meetings: order, late } }];
+    const events: NewEvent[] = [
+      { accountUuid, type: 'payment.paid', subjectUuid: payment.uuid, data: { payment: paymentRecord(paid, ctx.config.publicUrl), meetings: order, late } },
+    ];
 
     if (live.length === 0 || (late && !(await slotsStillFree(trx, live, now)))) {
       await queueRefund(trx, paid, WHOLE_PAYMENT, paid.amount, 'slot_taken', now);
       await recordEvents(trx, events, now);
       return 'refunding';
     }
-    await markMeetingsConfirmed(trx, live.map((meeting) => meeting.uuid), now);
+    await markMeetingsConfirmed(
+      trx,
+      live.map((meeting) => meeting.uuid),
+      now,
+    );
     await bumpCalendarVersions(trx, [...new Set(live.map((meeting) => meeting.hostUuid))]);
     for (const meeting of live) {
       const data: MeetingEventData = { meeting: { ...meeting, status: 'confirmed', holdExpiresAt: null, updatedAt: now }, previousStatus: statusAt(meeting, now) };
@@ -72,14 +90,19 @@ export async function settleFailed(ctx: Pick<UseCaseContext, 'config' | 'now' | 
   return inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
     const payment = await findAccountPayment(trx, accountUuid, paymentUuid);
-    if (!payment || payment.status !== 'pending') return 'unchanged';
+    if (payment?.status !== 'pending') return 'unchanged';
     const meetings = await lockAndReadMeetings(trx, payment);
     if (!(await markPaymentFailed(trx, payment.uuid))) return 'unchanged';
     await markMeetingsOfBookingExpired(trx, payment.bookingUuid, now);
     const pending = meetings.filter((meeting) => meeting.status === 'pending_payment');
     await bumpCalendarVersions(trx, [...new Set(pending.map((meeting) => meeting.hostUuid))]);
     const events: NewEvent[] = [
-      { accountUuid, type: 'payment.failed', subjectUuid: payment.uuid, data: { payment: paymentRecord({ ...payment, status: 'failed' }, ctx.config.publicUrl), meetings: meetings.map((m) => m.uuid) } },
+      {
+        accountUuid,
+        type: 'payment.failed',
+        subjectUuid: payment.uuid,
+        data: { payment: paymentRecord({ ...payment, status: 'failed' }, ctx.config.publicUrl), meetings: meetings.map((m) => m.uuid) },
+      },
       ...pending.map((meeting) => {
         const data: MeetingEventData = { meeting: { ...meeting, status: 'expired', updatedAt: now }, previousStatus: 'pending_payment' };
         return { accountUuid, type: 'meeting.expired' as const, subjectUuid: meeting.uuid, data: { ...data } };
@@ -128,7 +151,13 @@ async function slotsStillFree(trx: DbOrTrx, meetings: Meeting[], now: number): P
     }
     if (!isSlotAvailable(calendar, rules, now, meeting.start)) return false;
     // A later meeting of the same booking must respect this one (buffers, daily limit).
-    calendar.busy.push({ start: meeting.start, end: meeting.end, bufferBeforeMinutes: topic.bufferBeforeMinutes, bufferAfterMinutes: topic.bufferAfterMinutes, topicUuid: topic.uuid });
+    calendar.busy.push({
+      start: meeting.start,
+      end: meeting.end,
+      bufferBeforeMinutes: topic.bufferBeforeMinutes,
+      bufferAfterMinutes: topic.bufferAfterMinutes,
+      topicUuid: topic.uuid,
+    });
   }
   return true;
 }

@@ -55,6 +55,9 @@ export async function getPaymentDetails(ctx: Pick<UseCaseContext, 'now' | 'db'>,
 /** The payment of each meeting's booking (absent for free meetings), for meeting records. */
 export async function paymentsOfMeetings(ctx: Pick<UseCaseContext, 'now' | 'db'>, meetings: readonly Meeting[]): Promise<Map<string, StoredPayment>> {
   const now = ctx.now();
-  const byBooking = await findPaymentsOfBookings(ctx.db, meetings.map((meeting) => meeting.bookingUuid));
+  const byBooking = await findPaymentsOfBookings(
+    ctx.db,
+    meetings.map((meeting) => meeting.bookingUuid),
+  );
   return new Map([...byBooking].map(([booking, payment]) => [booking, { ...payment, status: paymentStatusAt(payment, now) }]));
 }

@@ -1,10 +1,9 @@
-import type { DomainEvent } from '../../domain/events.js';
+import type { DomainEvent, MeetingEventData } from '../../domain/events.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { findCalendarWriteTargets } from '../../db/repositories/calendars.js';
 import type { NewJob } from '../../db/repositories/outbox.js';
 import { newId } from '../../ids.js';
 import { CALENDAR_WRITE_JOB_KIND, type CalendarWritePayload } from '../calendars-writes.js';
-import { type MeetingEventData } from '../../domain/events.js';
 
 /**
  * Meeting events into `calendar-write` jobs: one per CalDAV calendar the meeting must reach.

@@ -13,8 +13,4 @@ import { webhookJobsForEvent } from './webhooks.js';
 /** `ctx` for what a reaction needs beyond the transaction (the e-mail's manage link is signed with its secret key). */
 export type EventReaction = (trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'config' | 'secretKey'>) => Promise<NewJob[]>;
 
-export const EVENT_REACTIONS: readonly EventReaction[] = [
-  emailJobsForEvent,
-  calendarWriteJobsForEvent,
-  webhookJobsForEvent,
-];
+export const EVENT_REACTIONS: readonly EventReaction[] = [emailJobsForEvent, calendarWriteJobsForEvent, webhookJobsForEvent];

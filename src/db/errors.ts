@@ -19,9 +19,27 @@ export function isRetryableConflict(error: unknown): boolean {
   return isUniqueViolation(error) || code === '40001' || code === '40P01' || code === 'SQLITE_BUSY' || isStalePreparedPlan(error);
 }
 
-// Connection-level failures: the database is down, restarting, unreachable, overloaded or too
-// slow. Retrying later may well succeed, so the caller gets 503 with Retry-After, not 500.
+// Connection-level failures: the database is down, restarting, unreachable, overloaded, too
+// slow, refusing connections or refusing these credentials. Retrying later may well succeed
+// (or succeed once the operator mends it), so the caller gets 503 with Retry-After, not 500.
 const UNAVAILABLE_SQLSTATE_CLASSES = ['08', '53', '57'];
+/**
+ * 55000: "database … is not currently accepting connections" (ALLOW_CONNECTIONS false, a
+ * database being dropped or restored); 3D000: the database does not exist; 28000 / 28P01:
+ * the role or its password is refused (a rotated credential).
+ */
+const UNAVAILABLE_SQLSTATES = new Set(['55000', '3D000', '28000', '28P01']);
+/** A TLS handshake to the database that fails (an expired or unknown certificate, a name mismatch). */
+const UNAVAILABLE_TLS_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+]);
 const UNAVAILABLE_SYSTEM_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
 const UNAVAILABLE_SQLITE_CODES = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_BUSY_TIMEOUT', 'SQLITE_BUSY_SNAPSHOT']);
 const UNAVAILABLE_MESSAGES = [
@@ -31,6 +49,8 @@ const UNAVAILABLE_MESSAGES = [
   'Client has encountered a connection error and is not queryable',
   'Client was closed and is not queryable',
   'Cannot use a pool after calling end on the pool',
+  'The server does not support SSL connections',
+  'Connection terminated due to connection timeout',
 ];
 
 /**
@@ -44,7 +64,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   for (let current = error, depth = 0; current !== null && typeof current === 'object' && depth < 5; depth += 1) {
     const { code, message, cause } = current as { code?: unknown; message?: unknown; cause?: unknown };
     if (typeof code === 'string') {
-      if (/^[0-9A-Z]{5}$/.test(code) && UNAVAILABLE_SQLSTATE_CLASSES.includes(code.slice(0, 2))) return true;
+      if (/^[0-9A-Z]{5}$/.test(code) && (UNAVAILABLE_SQLSTATE_CLASSES.includes(code.slice(0, 2)) || UNAVAILABLE_SQLSTATES.has(code))) return true;
+      if (UNAVAILABLE_TLS_CODES.has(code)) return true;
       if (UNAVAILABLE_SYSTEM_CODES.has(code) || UNAVAILABLE_SQLITE_CODES.has(code)) return true;
     }
     if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((known) => message.startsWith(known))) return true;

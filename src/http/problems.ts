@@ -115,8 +115,14 @@ export const PROBLEM_KINDS: Record<ErrorCode, ProblemKind> = {
     status: 503,
     title: 'Service unavailable',
     anchor: 'service-unavailable',
+    explanation: 'Something the service depends on is unavailable right now. Nothing was changed; retry after the seconds in `Retry-After`.',
+  },
+  DATABASE_UNAVAILABLE: {
+    status: 503,
+    title: 'Database unavailable',
+    anchor: 'database-unavailable',
     explanation:
-      'The database is unreachable, restarting or too slow to answer right now. Nothing was changed unless the request is later found to have succeeded; retry after the seconds in `Retry-After` (with the same `Idempotency-Key` for a booking).',
+      'The database is unreachable, restarting, refusing connections or too slow to answer right now. Nothing was changed unless the request is later found to have succeeded; retry after the seconds in `Retry-After` (with the same `Idempotency-Key` for a booking).',
   },
   NOTIFICATION_REJECTED: {
     status: 400,
@@ -177,7 +183,7 @@ function handleError(error: FastifyError | Error, request: FastifyRequest, reply
   if (isUnavailable(error)) {
     request.log.warn({ err: error }, 'database unavailable: answered 503');
     reply.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
-    return sendProblem(reply, buildProblem('SERVICE_UNAVAILABLE', 'The database is temporarily unavailable; retry shortly'));
+    return sendProblem(reply, buildProblem('DATABASE_UNAVAILABLE', 'The database is temporarily unavailable; retry shortly'));
   }
 
   const fastifyError = error as FastifyError;

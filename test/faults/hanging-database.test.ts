@@ -48,7 +48,7 @@ describe('a database that accepts connections and never answers', () => {
       expect(Date.now() - started).toBeLessThan(2_000);
     });
 
-    it(`requests that need the database get 503 SERVICE_UNAVAILABLE with Retry-After (${which})`, async () => {
+    it(`requests that need the database get 503 DATABASE_UNAVAILABLE with Retry-After (${which})`, async () => {
       const target = which === 'silent' ? server : refusing;
       // More at once than the pool has connections: the queued ones time out too.
       const responses = await Promise.all(
@@ -58,7 +58,7 @@ describe('a database that accepts connections and never answers', () => {
         expect(response.status).toBe(503);
         expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
         expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
-        expect(((await response.json()) as { code: string }).code).toBe('SERVICE_UNAVAILABLE');
+        expect(((await response.json()) as { code: string }).code).toBe('DATABASE_UNAVAILABLE');
       }
       // The process is still there and answers what needs no database.
       expect((await fetch(`${target.url}/healthz`)).status).toBe(200);

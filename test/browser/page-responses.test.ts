@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createManageToken } from '../../src/scheduling/manage-token.js';
 import { call, createTestAccount, createTestApp, type TestApp } from '../helpers.js';
+import { bookingBody, firstFreeSlots } from '../webhooks/helpers.js';
 
 /** What the pages answer, without a browser: headers, escaping, languages, which pages exist. */
 describe('booking page responses', () => {
@@ -41,6 +43,26 @@ describe('booking page responses', () => {
     // The seed's field names, the honeypot hidden from people and assistive technology.
     for (const name of ['name', 'email', 'phone', 'note', 'form.company', 'website']) expect(body).toContain(`name="${name}"`);
     expect(body).toMatch(/<div class="hp" aria-hidden="true">.*name="website" type="text" tabindex="-1" autocomplete="off"/s);
+  });
+
+  it('lets other sites frame only the booking pages (the embed); manage, pay, docs and other pages refuse to be framed', async () => {
+    const uuid = await topic({ name: 'Framed', places: ['zoom'] });
+    for (const url of [`/book/${owner.username}`, `/book/${owner.username}/${uuid}`, `/book/${owner.username}/00000000-0000-4000-8000-000000000000`]) {
+      const response = await page(url);
+      expect(response.headers['content-security-policy'], url).toContain('frame-ancestors *');
+      expect(response.headers['x-frame-options'], url).toBeUndefined();
+    }
+    const [slot] = await firstFreeSlots(t.app, owner.username, uuid);
+    const booked = await call(t.app, owner.apiKey, 'POST', '/api/v1/schedule', bookingBody(uuid, slot!));
+    expect(booked.statusCode).toBe(201);
+    const manage = `/booking/${createManageToken(t.ctx.secretKey, booked.json().meetings[0].uuid)}`;
+    for (const url of [manage, '/booking/not-a-token', '/pay/00000000-0000-4000-8000-000000000000', '/docs', '/nowhere']) {
+      const response = await page(url);
+      expect(response.headers['content-type'], url).toMatch(/^text\/html/);
+      expect(response.headers['content-security-policy'], url).toContain("frame-ancestors 'none'");
+      expect(response.headers['x-frame-options'], url).toBe('DENY');
+    }
+    expect((await page(manage)).statusCode).toBe(200);
   });
 
   it('assets have content-hashed names, a year of caching, nosniff, and answer 304 to a matching ETag', async () => {

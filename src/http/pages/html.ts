@@ -37,26 +37,26 @@ export function isPageUrl(url: string): boolean {
   return !(path.startsWith('/api/') || path === '/api' || path === '/healthz' || path === '/readyz' || path === '/metrics');
 }
 
-/**
- * No inline script or style anywhere, so the policy can forbid both; pages may be framed by
- * the business's own site (the embed), so frame-ancestors stays open.
- */
-export const PAGE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  'frame-ancestors *',
-].join('; ');
+/** No inline script or style anywhere, so the policy can forbid both. */
+const CSP_BASE = ["default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'", "form-action 'self'", "base-uri 'none'"];
+
+/** A page no other site may frame (manage, pay, docs, errors): a frame could disguise it or click for the visitor. */
+export const PAGE_CSP = [...CSP_BASE, "frame-ancestors 'none'"].join('; ');
+
+/** The booking page, which the business embeds in its own site (assets/embed.js): any site may frame it. */
+const FRAMEABLE_PAGE_CSP = [...CSP_BASE, 'frame-ancestors *'].join('; ');
+
+/** Only the booking pages (`/book/…`) are embedded; their error pages too, so an embed shows them rather than a browser's refusal. */
+export function isFrameablePage(url: string): boolean {
+  return url.startsWith('/book/');
+}
 
 export function sendHtml(reply: FastifyReply, status: number, page: SafeHtml | string): FastifyReply {
+  if (!isFrameablePage(reply.request.url)) reply.header('x-frame-options', 'DENY');
   return reply
     .code(status)
     .type('text/html; charset=utf-8')
-    .header('content-security-policy', PAGE_CSP)
+    .header('content-security-policy', isFrameablePage(reply.request.url) ? FRAMEABLE_PAGE_CSP : PAGE_CSP)
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')
     .header('cache-control', 'no-store')

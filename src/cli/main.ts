@@ -8,6 +8,7 @@ import { migrateToLatest } from '../db/migrate.js';
 import { listAccounts } from '../db/repositories/accounts.js';
 import { DomainError, NotFoundError } from '../domain/errors.js';
 import { updateAccountAsOperator } from '../scheduling/account.js';
+import { handOverOwnershipAsOperator } from '../scheduling/account-owner.js';
 import { createApiKeyForUser } from '../scheduling/api-keys.js';
 import type { UseCaseContext } from '../scheduling/context.js';
 import { createAccount } from '../scheduling/create-account.js';
@@ -38,6 +39,8 @@ Commands:
   account list                    List accounts
   account set-plan                Change an account's plan limit
       --account <uuid> --max-users <n>
+  account owner                   Hand an account over to another owner (one of its team admins)
+      --account <uuid> --user <uuid>
   account deactivate --account <uuid>
                                   Switch an account off now: every user deactivated, every key
                                   revoked; meetings and history are kept
@@ -199,6 +202,12 @@ async function runCommand(command: string, options: Options, ctx: UseCaseContext
     case 'account set-plan': {
       const account = await updateAccountAsOperator(ctx, required(options, 'account'), { maxUsers: integer(options, 'max-users') });
       return { json: { account: { uuid: account.uuid, name: account.name, maxUsers: account.maxUsers } }, text: `${account.name} now allows ${account.maxUsers} users.` };
+    }
+    case 'account owner': {
+      const accountUuid = uuidFlag(options, 'account');
+      const userUuid = uuidFlag(options, 'user');
+      const account = await withFlag('user', userUuid, () => withFlag('account', accountUuid, () => handOverOwnershipAsOperator(ctx, accountUuid, userUuid)));
+      return { json: { account: { uuid: account.uuid, name: account.name, owner: account.ownerUuid } }, text: `${account.name} is now owned by user ${account.ownerUuid}.` };
     }
     case 'key create': {
       const created = await createApiKeyForUser(ctx, required(options, 'user'), optional(options, 'name'));
@@ -366,7 +375,9 @@ async function withFlag<T>(flag: string, value: string, work: () => Promise<T>):
   try {
     return await work();
   } catch (error) {
-    if (error instanceof NotFoundError) throw new FlagError(`--${flag} ${value}: no such ${flag === 'key' ? 'API key' : flag}. ${FLAG_HINTS[flag] ?? ''}`.trim());
+    // Only a miss of this flag's own kind is this flag's fault (`The user does not exist` is --user's).
+    if (error instanceof NotFoundError && error.message === new NotFoundError(flag === 'key' ? 'API key' : flag).message)
+      throw new FlagError(`--${flag} ${value}: no such ${flag === 'key' ? 'API key' : flag}. ${FLAG_HINTS[flag] ?? ''}`.trim());
     throw error;
   }
 }

@@ -19,6 +19,8 @@ export interface AccountTable {
   created_at: number;
   /** Bumped under the account's row lock; serialises seat-limited writes (see lockAccount). */
   lock_version: Generated<number>;
+  /** The user who owns the account (see Account.ownerUuid); set right after the account's first user exists. */
+  owner_user_id: string | null;
 }
 
 export interface UserTable {

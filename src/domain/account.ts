@@ -23,6 +23,12 @@ export interface Account {
   timezone: string;
   maxUsers: number;
   places: Place[];
+  /**
+   * The owner: stays an admin of at least one team, and only the owner (or the operator's CLI)
+   * renames, demotes or removes the owner or hands ownership over. Null only for a moment,
+   * inside the transaction that creates the account and its first user.
+   */
+  ownerUuid: string | null;
   createdAt: number;
 }
 
@@ -38,4 +44,35 @@ export function dedupe<T>(values: readonly T[]): T[] {
 /** A pragmatic e-mail shape check (one @, no spaces, a dot in the domain); delivery is the real test. */
 export function isEmailAddress(value: string): boolean {
   return /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/.test(value.trim()) && value.trim().length <= 320;
+}
+
+/** What a change to a team member does to them: the owner is protected against some of it. */
+export interface MemberChange {
+  /** A new first or last name. */
+  rename: boolean;
+  /** The member stops being an admin of this team (demoted, or removed from it). */
+  losesAdmin: boolean;
+  /** The member is removed from this team. */
+  removed: boolean;
+}
+
+/**
+ * Why `actorUuid` may not make `change` to the account's owner, or null when it may (or the
+ * member is not the owner). Only the owner renames the owner, demotes the owner or takes
+ * the owner out of a team; and the owner stays an admin of at least one team
+ * (`adminElsewhere`: of a team other than this one), handing ownership over first to step down.
+ *
+ * `ownerChangeRefusal('o', 'a', 'o', { rename: true, … }, true)` → "Only the account's owner …";
+ * `ownerChangeRefusal('o', 'o', 'o', { losesAdmin: true, … }, false)` → "The account's owner stays …";
+ * `ownerChangeRefusal('o', 'a', 'm', anything, false)` → null.
+ */
+export function ownerChangeRefusal(ownerUuid: string | null, actorUuid: string, memberUuid: string, change: MemberChange, adminElsewhere: boolean): string | null {
+  if (ownerUuid === null || memberUuid !== ownerUuid) return null;
+  if (actorUuid !== ownerUuid && (change.rename || change.losesAdmin || change.removed)) {
+    return "Only the account's owner may rename the owner, change the owner's admin right or remove the owner from a team";
+  }
+  if (change.losesAdmin && !adminElsewhere) {
+    return "The account's owner stays an admin of at least one team: hand ownership over first (POST /api/v1/account/owner)";
+  }
+  return null;
 }

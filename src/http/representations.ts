@@ -11,6 +11,7 @@ export function accountToJson(account: AccountView) {
     timezone: account.timezone,
     maxUsers: account.maxUsers,
     activeUsers: account.activeUsers,
+    owner: account.ownerUuid,
     places: account.places,
     gateways: account.gateways.map((gateway) => ({ code: gateway.code, configured: gateway.configured, settings: gateway.settings })),
     createdAt: toIso(account.createdAt),

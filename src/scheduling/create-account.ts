@@ -4,7 +4,7 @@ import { ValidationError, type FieldError } from '../domain/errors.js';
 import type { Team } from '../domain/team.js';
 import { isValidTimeZone } from '../domain/time-zones.js';
 import { makeUsernameBase, normalizeEmail, pickFreeUsername, type User } from '../domain/user.js';
-import { insertAccount } from '../db/repositories/accounts.js';
+import { insertAccount, setAccountOwner } from '../db/repositories/accounts.js';
 import { insertApiKey } from '../db/repositories/api-keys.js';
 import { insertMembership, insertTeam } from '../db/repositories/teams.js';
 import { findUsernamesStartingWith, insertUser } from '../db/repositories/users.js';
@@ -48,6 +48,7 @@ export async function createAccount(ctx: Pick<UseCaseContext, 'now' | 'db'>, inp
       timezone: valid.timezone,
       maxUsers: valid.maxUsers,
       places: valid.places,
+      ownerUuid: null,
       createdAt: now,
     };
     await insertAccount(trx, account);
@@ -62,6 +63,8 @@ export async function createAccount(ctx: Pick<UseCaseContext, 'now' | 'db'>, inp
       now,
     });
     await insertMembership(trx, { teamUuid: team.uuid, userUuid: owner.uuid, admin: true }, now);
+    await setAccountOwner(trx, account.uuid, owner.uuid);
+    account.ownerUuid = owner.uuid;
     const key = generateApiKey();
     await insertApiKey(trx, {
       uuid: newId(now),

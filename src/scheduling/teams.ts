@@ -1,3 +1,4 @@
+import { ownerChangeRefusal } from '../domain/account.js';
 import { AlreadyMemberError, ForbiddenError, LastAdminError, NotFoundError, PlanLimitReachedError } from '../domain/errors.js';
 import { newId } from '../ids.js';
 import type { Team } from '../domain/team.js';
@@ -13,6 +14,7 @@ import {
   insertTeam,
   isAdminOfAnyTeam,
   listTeamsAdministeredBy,
+  isAdminOfAnotherTeam,
 } from '../db/repositories/teams.js';
 import { findUser, findUserByEmail, findUserIdsManagedBy, selectTeamMembers, setUserDeactivated } from '../db/repositories/users.js';
 import { removeHostFromTeamTopics } from '../db/repositories/meeting-topics.js';
@@ -108,7 +110,8 @@ export async function addTeamMember(ctx: Pick<UseCaseContext, 'now' | 'db'>, pri
 
 /**
  * `DELETE /teams/{teamUuid}/users/{userUuid}`. A user left in no team is deactivated: the seat is freed and their keys
- * are revoked (so re-adding them later does not revive old keys); meetings stay.
+ * are revoked (so re-adding them later does not revive old keys); meetings stay. Only the
+ * account's owner takes the owner out of a team, and not out of the last one they administer.
  */
 export async function removeTeamMember(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, teamUuid: string, userUuid: string): Promise<void> {
   await inTransaction(ctx.db, async (trx) => {
@@ -117,6 +120,10 @@ export async function removeTeamMember(ctx: Pick<UseCaseContext, 'now' | 'db'>, 
     const membership = await findMembership(trx, team.uuid, userUuid);
     if (!membership) throw new NotFoundError('member');
     if (membership.admin && (await countTeamAdmins(trx, team.uuid)) <= 1) throw new LastAdminError();
+    const ownerUuid = (await findAccount(trx, principal.accountUuid))?.ownerUuid ?? null;
+    const change = { rename: false, losesAdmin: membership.admin, removed: true };
+    const refusal = ownerChangeRefusal(ownerUuid, principal.userUuid, userUuid, change, membership.admin && (await isAdminOfAnotherTeam(trx, userUuid, team.uuid)));
+    if (refusal !== null) throw new ForbiddenError(refusal);
     const user = await findUser(trx, principal.accountUuid, userUuid);
     await deleteMembership(trx, team.uuid, userUuid);
     await removeHostFromTeamTopics(trx, team.uuid, userUuid);

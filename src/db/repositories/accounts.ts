@@ -8,6 +8,7 @@ export function accountRowToAccount(row: AccountRow): Account {
     timezone: row.default_timezone,
     maxUsers: row.max_users,
     places: JSON.parse(row.places) as Place[],
+    ownerUuid: row.owner_user_id,
     createdAt: row.created_at,
   };
 }
@@ -21,9 +22,15 @@ export async function insertAccount(db: DbOrTrx, account: Account): Promise<void
       default_timezone: account.timezone,
       max_users: account.maxUsers,
       places: JSON.stringify(account.places),
+      owner_user_id: account.ownerUuid,
       created_at: account.createdAt,
     })
     .execute();
+}
+
+/** Makes `userUuid` the account's owner (a user of that account: the caller checks). */
+export async function setAccountOwner(db: DbOrTrx, accountUuid: string, userUuid: string): Promise<void> {
+  await db.updateTable('accounts').set({ owner_user_id: userUuid }).where('id', '=', accountUuid).execute();
 }
 
 export async function findAccount(db: DbOrTrx, accountUuid: string): Promise<Account | undefined> {

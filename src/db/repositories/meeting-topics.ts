@@ -128,13 +128,14 @@ const namedHostOfOneTopic = compileOnce((db, topicUuid: string, username: string
 export async function findAccountAndTopic(db: DbOrTrx, accountUuid: string, topicUuid: string): Promise<{ account: Account; topic: MeetingTopic | undefined } | undefined> {
   const [row] = (await accountAndTopic(db, accountUuid, topicUuid)).rows;
   if (!row) return undefined;
-  const { a_id, a_name, a_default_timezone, a_max_users, a_places, a_created_at, ...topicRow } = row;
+  const { a_id, a_name, a_default_timezone, a_max_users, a_places, a_owner_user_id, a_created_at, ...topicRow } = row;
   const account = accountRowToAccount({
     id: a_id,
     name: a_name,
     default_timezone: a_default_timezone,
     max_users: a_max_users,
     places: a_places,
+    owner_user_id: a_owner_user_id,
     created_at: a_created_at,
     lock_version: 0,
   });
@@ -155,6 +156,7 @@ const accountAndTopic = compileOnce((db, accountUuid: string, topicUuid: string)
       'accounts.default_timezone as a_default_timezone',
       'accounts.max_users as a_max_users',
       'accounts.places as a_places',
+      'accounts.owner_user_id as a_owner_user_id',
       'accounts.created_at as a_created_at',
     ])
     .where('accounts.id', '=', accountUuid),

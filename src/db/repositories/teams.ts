@@ -74,6 +74,19 @@ export async function countMembershipsOfUser(db: DbOrTrx, userUuid: string): Pro
   return Number(row.count);
 }
 
+/** Whether the user is an admin of some team other than `teamUuid`. */
+export async function isAdminOfAnotherTeam(db: DbOrTrx, userUuid: string, teamUuid: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('memberships')
+    .select('team_id')
+    .where('user_id', '=', userUuid)
+    .where('is_admin', '=', 1)
+    .where('team_id', '<>', teamUuid)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Whether the user is an admin of at least one team (the account-level admin right). */
 export async function isAdminOfAnyTeam(db: DbOrTrx, userUuid: string): Promise<boolean> {
   const row = await db.selectFrom('memberships').select('team_id').where('user_id', '=', userUuid).where('is_admin', '=', 1).limit(1).executeTakeFirst();

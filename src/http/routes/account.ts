@@ -2,11 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import type { Gateway } from '../../domain/account.js';
 import { getAccount, updateAccount } from '../../scheduling/account.js';
+import { handOverOwnership } from '../../scheduling/account-owner.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../scheduling/api-keys.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
 import { accountToJson, apiKeyToJson } from '../representations.js';
 import { principalOf } from '../request-guards.js';
-import { ApiKeyListSchema, CreateApiKeyBodySchema, CreatedApiKeySchema, UpdateAccountBodySchema } from '../schemas/account.js';
+import { ApiKeyListSchema, CreateApiKeyBodySchema, CreatedApiKeySchema, HandOverOwnershipBodySchema, UpdateAccountBodySchema } from '../schemas/account.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, UuidParams, problemResponses } from '../schemas/common.js';
 import { toIso } from '../../domain/representations.js';
 
@@ -54,6 +55,22 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
       const { gateways, ...rest } = request.body;
       return accountToJson(await updateAccount(ctx, principalOf(request), { ...rest, gateways: gateways === undefined ? undefined : normalizeGateways(gateways) }));
     },
+  );
+
+  app.post(
+    '/account/owner',
+    {
+      schema: {
+        tags: ['Account'],
+        summary: 'Hand the account over to another owner',
+        description:
+          "By the owner only (403 otherwise). The new owner must be an active user of the account who is already an admin of one of its teams (400 at `/userUuid` otherwise; 404 for an unknown user). The previous owner keeps their teams and admin rights, without the owner's protection.",
+        security: API_KEY_SECURITY,
+        body: HandOverOwnershipBodySchema,
+        response: { 200: Type.Ref('Account'), ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },
+      },
+    },
+    async (request) => accountToJson(await handOverOwnership(ctx, principalOf(request), request.body.userUuid)),
   );
 
   app.post(

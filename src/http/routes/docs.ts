@@ -40,7 +40,12 @@ export const docsRoutes: FastifyPluginAsync = async (app) => {
 };
 
 function sendPage(reply: FastifyReply, body: string): FastifyReply {
-  return reply.type('text/html; charset=utf-8').header('content-security-policy', PAGE_CSP).header('x-frame-options', 'DENY').header('x-content-type-options', 'nosniff').send(body);
+  return reply
+    .type('text/html; charset=utf-8')
+    .header('content-security-policy', PAGE_CSP)
+    .header('x-frame-options', 'DENY')
+    .header('x-content-type-options', 'nosniff')
+    .send(body);
 }
 
 interface RenderedOperation {

@@ -12,6 +12,10 @@ export const AccountSchema = Type.Object(
     timezone: TimeZone,
     maxUsers: Type.Integer({ description: "The plan's limit of active users; set by the operator." }),
     activeUsers: Type.Integer({ description: 'Seats in use: users not deactivated.' }),
+    owner: Type.Union([Uuid, Type.Null()], {
+      description:
+        "The owner's user uuid. Only the owner renames, demotes or removes the owner (403 for anyone else), the owner stays an admin of at least one team, and only the owner hands ownership over (`POST /account/owner`). Null never for an account in use.",
+    }),
     places: Type.Array(PlaceSchema, { description: 'Meeting places enabled for the account.' }),
     gateways: Type.Array(
       Type.Object({
@@ -49,6 +53,11 @@ export const UpdateAccountBodySchema = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 export type UpdateAccountBody = Static<typeof UpdateAccountBodySchema>;
+
+export const HandOverOwnershipBodySchema = Type.Object(
+  { userUuid: Type.String({ format: 'uuid', description: 'The new owner: an active user of the account who is already an admin of one of its teams.' }) },
+  { additionalProperties: false },
+);
 
 export const ApiKeySchema = Type.Object(
   { uuid: Uuid, name: Type.String(), createdAt: Timestamp, lastUsedAt: Type.Union([Timestamp, Type.Null()]) },

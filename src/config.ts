@@ -91,6 +91,8 @@ export interface Config {
 export interface WebhookSettings {
   /** WEBHOOK_RETRY_BASE_SECONDS: the first retry's delay; later ones double, capped at an hour. */
   retryBaseSeconds: number;
+  /** WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: attempts to one subscription's URL at once, per instance (one while it is failing). */
+  maxInFlightPerEndpoint: number;
 }
 
 export type TrustProxy = false | number | string[];
@@ -233,6 +235,7 @@ export function loadConfig(env: Env = process.env, root = PROJECT_ROOT): Config 
     allowPrivateUrls: parseBoolean(env.ALLOW_PRIVATE_URLS, false, 'ALLOW_PRIVATE_URLS', problems),
     webhooks: {
       retryBaseSeconds: parseInteger(env.WEBHOOK_RETRY_BASE_SECONDS, 5, 'WEBHOOK_RETRY_BASE_SECONDS', 1, 3600, problems),
+      maxInFlightPerEndpoint: parseInteger(env.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, 4, 'WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 1, 64, problems),
     },
     calendarSyncIntervalSeconds: parseInteger(env.CALENDAR_SYNC_INTERVAL_SECONDS, 300, 'CALENDAR_SYNC_INTERVAL_SECONDS', 30, 86_400, problems),
   };

@@ -1,4 +1,4 @@
-import { completeJob, enqueueJobs, type ClaimedJob, type NewJob } from '../db/repositories/outbox.js';
+import { advanceJobs, completeJob, enqueueJobs, type ClaimedJob, type NewJob } from '../db/repositories/outbox.js';
 import {
   clearSubscriptionFailing,
   disableSubscription,
@@ -58,14 +58,20 @@ const MAX_RESPONSE_BYTES = 1024;
  * time for at least 24 hours, then the delivery is `failed`. A subscription that has failed
  * without a success for 3 days is switched off and the account's admins are e-mailed.
  *
- * Isolation: attempts run side by side (`concurrency`), and a subscription that is failing
- * (a dead or hanging receiver) gets one attempt in flight per process at a time; its other
- * due deliveries are handed to later jobs instead of taking slots, so it holds one slot at
- * most and never delays other receivers or other job kinds.
+ * Isolation: attempts run side by side (`concurrency`), but one subscription's URL gets at
+ * most WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT attempts in flight per process (4 by default), and
+ * one while it is failing (a dead or hanging receiver). Its other due deliveries are handed
+ * to later jobs, due when the oldest attempt in flight must have ended, instead of taking
+ * slots: a slow receiver holds a few slots at most and never delays other receivers or
+ * other job kinds, and is not hit by a burst of everything queued for it at once.
  */
 export function createWebhookDeliverer(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'outbound'>, options: WebhookDeliveryOptions = {}): JobHandler {
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
-  const inFlight = new Map<string, number>();
+  // Per subscription, when each attempt in flight in this process started, and the jobs put off
+  // meanwhile (due by the oldest attempt's deadline, brought forward as soon as an attempt ends,
+  // so a quick failure does not stretch the next delivery's retry schedule).
+  const inFlight = new Map<string, number[]>();
+  const waiting = new Map<string, string[]>();
   return {
     kind: WEBHOOK_JOB_KIND,
     concurrency: options.concurrency ?? 16,
@@ -85,11 +91,20 @@ export function createWebhookDeliverer(ctx: Pick<UseCaseContext, 'config' | 'now
         // An attempt of the same delivery is in flight (a manual retry asked for meanwhile).
         return postpone(ctx, job, delivery.uuid, delivery.lockedUntil);
       }
-      const busy = inFlight.get(subscription.uuid) ?? 0;
-      if (subscription.failingSince !== null && busy > 0) {
-        return postpone(ctx, job, delivery.uuid, now + timeoutMs);
+      const started = inFlight.get(subscription.uuid) ?? [];
+      const cap = subscription.failingSince !== null ? 1 : ctx.config.webhooks.maxInFlightPerEndpoint;
+      // At the cap: try again when the oldest attempt in flight is over, at the latest by its deadline.
+      if (started.length >= cap) {
+        let next: string | undefined;
+        await postpone(ctx, job, delivery.uuid, Math.max(now, Math.min(...started) + timeoutMs), (jobUuid) => (next = jobUuid));
+        if (next === undefined) return 'completed';
+        // Committed now: if an attempt ended meanwhile, the new job is due at once; else it waits for one to end.
+        if ((inFlight.get(subscription.uuid)?.length ?? 0) < cap) await advanceJobs(ctx.db, [next], ctx.now());
+        else waiting.set(subscription.uuid, [...(waiting.get(subscription.uuid) ?? []), next]);
+        return 'completed';
       }
-      inFlight.set(subscription.uuid, busy + 1);
+      started.push(now);
+      inFlight.set(subscription.uuid, started);
       try {
         if (!(await lockDelivery(ctx.db, delivery.uuid, job.uuid, now, DELIVERY_LEASE_MS))) {
           // Another attempt holds it (a sender that died lets go when its lease ends): try after that.
@@ -115,9 +130,12 @@ export function createWebhookDeliverer(ctx: Pick<UseCaseContext, 'config' | 'now
         }
         return 'completed';
       } finally {
-        const left = (inFlight.get(subscription.uuid) ?? 1) - 1;
-        if (left <= 0) inFlight.delete(subscription.uuid);
-        else inFlight.set(subscription.uuid, left);
+        started.splice(started.indexOf(now), 1);
+        if (started.length === 0) inFlight.delete(subscription.uuid);
+        const due = waiting.get(subscription.uuid);
+        waiting.delete(subscription.uuid);
+        // Should this fail, they are still due by the deadline they were put off to.
+        if (due) await advanceJobs(ctx.db, due, ctx.now()).catch(() => undefined);
       }
     },
   };
@@ -152,7 +170,7 @@ async function send(
 }
 
 /** Lets a later job make the attempt, without counting one; completes the job. */
-async function postpone(ctx: Pick<UseCaseContext, 'now' | 'db'>, job: JobClaim, deliveryUuid: string, at: number): Promise<'completed'> {
+async function postpone(ctx: Pick<UseCaseContext, 'now' | 'db'>, job: JobClaim, deliveryUuid: string, at: number, onNextJob?: (jobUuid: string) => void): Promise<'completed'> {
   await inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
     // Refused: the job's new holder (after this claim's lease) deals with the delivery; the throw rolls back.
@@ -160,6 +178,7 @@ async function postpone(ctx: Pick<UseCaseContext, 'now' | 'db'>, job: JobClaim, 
     const next = { jobUuid: newId(now), at };
     if (await passDeliveryToJob(trx, deliveryUuid, job.uuid, next)) {
       await enqueueJobs(trx, [{ uuid: next.jobUuid, kind: WEBHOOK_JOB_KIND, payload: { deliveryUuid } satisfies WebhookJobPayload, runAt: at }], now);
+      onNextJob?.(next.jobUuid);
     }
   });
   return 'completed';

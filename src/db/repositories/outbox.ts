@@ -119,6 +119,22 @@ export async function failJob(db: DbOrTrx, job: Pick<ClaimedJob, 'uuid' | 'claim
   return result.numUpdatedRows > 0n;
 }
 
+/**
+ * Makes pending jobs that nobody holds due at `now` if they were due later: a job that was
+ * put off until something ended, once it has. Jobs already due, running or done are left.
+ */
+export async function advanceJobs(db: DbOrTrx, uuids: readonly string[], now: number): Promise<void> {
+  if (uuids.length === 0) return;
+  await db
+    .updateTable('outbox')
+    .set({ next_attempt_at: now })
+    .where('id', 'in', uuids)
+    .where('status', '=', 'pending')
+    .where('claim', 'is', null)
+    .where('next_attempt_at', '>', now)
+    .execute();
+}
+
 /** Forgets jobs finished before `before`: the outbox is a queue, not an archive (events are). */
 export async function deleteDoneJobsBefore(db: DbOrTrx, before: number): Promise<number> {
   const result = await db.deleteFrom('outbox').where('status', '=', 'done').where('done_at', '<', before).executeTakeFirst();

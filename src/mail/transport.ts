@@ -25,7 +25,10 @@ export interface MailSettings {
  */
 export function createMailTransport(settings: MailSettings): MailTransport {
   if (settings.smtpUrl !== null) {
-    const transporter = nodemailer.createTransport(settings.smtpUrl, { from: settings.from });
+    // Bounded well inside an e-mail job's 60 s lease (nodemailer waits up to 2 min to connect
+    // and 10 min on a silent socket by default): a send still running when the lease ends
+    // would be made a second time by whoever claims the job next.
+    const transporter = nodemailer.createTransport({ url: settings.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 }, { from: settings.from });
     const host = new URL(settings.smtpUrl).host;
     return {
       async send(message, id) {

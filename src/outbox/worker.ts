@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
+import { isDatabaseUnavailable } from '../db/errors.js';
 import { claimJobs, completeJob, failJob, type ClaimedJob } from '../db/repositories/outbox.js';
 import { newId } from '../ids.js';
 import { LostClaimError, PermanentJobError, type JobHandler } from './job-handler.js';
@@ -195,6 +196,27 @@ async function runJob(run: OutboxRun, handler: JobHandler, job: ClaimedJob): Pro
     log.warn({ jobId: job.uuid, kind: handler.kind, attempts, reason, giveUp }, 'an outbox job failed');
     return 'failed';
   }
-  if (handled !== 'completed' && !(await completeJob(db, job, now()))) return lost();
+  if (handled !== 'completed' && !(await completeSoon(() => completeJob(db, job, now())))) return lost();
   return 'done';
+}
+
+/** Waits between tries to record a job done while the database is out of reach: about 8 s in all, well inside a lease. */
+const COMPLETION_RETRY_DELAYS_MS = [100, 300, 600, 1_000, 2_000, 4_000];
+
+/**
+ * Records a job done right after its outside effect (an SMTP server's acceptance), trying
+ * again for a few seconds while the database is unreachable (a failover, terminated
+ * connections): a job left claimed would run again after its lease and send its message a
+ * second time. Anything else, or an outage longer than that, is thrown as before.
+ */
+async function completeSoon(complete: () => Promise<boolean>): Promise<boolean> {
+  for (const delay of [...COMPLETION_RETRY_DELAYS_MS, null]) {
+    try {
+      return await complete();
+    } catch (error) {
+      if (delay === null || !isDatabaseUnavailable(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+  throw new Error('unreachable');
 }

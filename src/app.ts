@@ -36,14 +36,34 @@ import { ProblemSchema } from './http/schemas/common.js';
 import { MemberSchema, TeamSchema } from './http/schemas/teams.js';
 import { registerRequestLog } from './http/request-log.js';
 import { createValidatorCompiler } from './http/validation.js';
+import { createDeferredCompiles } from './http/deferred-compile.js';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import { SERVICE_VERSION } from './version.js';
 
 export const API_PREFIX = '/api/v1';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Compiles the validators and serializers no request has needed yet (after listen; see src/http/deferred-compile.ts). */
+    warmUp(): Promise<number>;
+  }
+}
+
 /** The HTTP application; it never listens, so tests drive it with `app.inject()`. */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const handleError = createErrorHandler(isDatabaseUnavailable);
+  const compiles = createDeferredCompiles();
+  const buildSerializer = SerializerSelector();
   const app = Fastify({
+    // Response serializers compile on first use (or in the warm-up), not all before the server can answer.
+    schemaController: {
+      compilersFactory: {
+        buildSerializer: (externalSchemas: unknown, options: unknown) => {
+          const build = buildSerializer(externalSchemas, options as Parameters<typeof buildSerializer>[1]);
+          return (route: Parameters<typeof build>[0]) => compiles.defer(() => build(route));
+        },
+      },
+    },
     loggerInstance: ctx.log as FastifyBaseLogger,
     // One line per request instead of Fastify's two: see src/http/request-log.ts.
     logController: new LogController({ disableRequestLogging: true }),
@@ -72,7 +92,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // Before any route: operation ids, the route catalogue for 405 and Location (src/http/openapi.ts).
   const catalog = registerOpenApiConventions(app, { apiPrefix: API_PREFIX, rateLimited: ctx.config.rateLimitPerMinute > 0 });
   registerMetrics(app, ctx, { token: ctx.config.metricsToken });
-  app.setValidatorCompiler(createValidatorCompiler());
+  app.setValidatorCompiler(createValidatorCompiler(compiles));
+  app.decorate('warmUp', () => compiles.warmUp((error) => ctx.log.error({ err: error }, 'a route schema failed to compile')));
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]!;

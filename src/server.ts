@@ -13,10 +13,16 @@ async function main(): Promise<void> {
   // The banner below goes to stdout too: a reader that went away (EPIPE) must not crash the
   // process through an unhandled 'error' event. Logs have their own guard (src/logging.ts).
   process.stdout.on('error', () => undefined);
+  // Start-up phases in ms since the process began, for the log: where a slow start goes.
+  const phases: Record<string, number> = { modules: Math.round(performance.now()) };
+  const mark = (phase: string) => (phases[phase] = Math.round(performance.now()) - Object.values(phases).reduce((sum, ms) => sum + ms, 0));
   const config = await withChosenPort(loadConfig());
   const ctx = await createContext(config, { secrets: loadSecrets() });
+  mark('database');
   const demo = config.seedDemo ? await seedDemoIfEmpty(ctx, Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC') : null;
+  mark('demo');
   const app = await buildApp(ctx);
+  mark('app');
   const jobs = startBackgroundJobs(ctx);
 
   let closing = false;
@@ -49,6 +55,11 @@ async function main(): Promise<void> {
   // clients cannot take every file descriptor (the timeouts in app.ts free the ones it holds).
   app.server.maxConnections = config.http.maxConnections;
   await app.listen({ port: config.port, host: config.host });
+  mark('listen');
+  ctx.log.info({ startupMs: Math.round(performance.now()), phasesMs: phases, migrationsApplied: ctx.migrationsApplied.length }, 'termin is ready');
+  // Serving already; the routes' schemas compile in the background, between requests.
+  const warming = performance.now();
+  void app.warmUp().then((compiled) => ctx.log.debug({ compiled, ms: Math.round(performance.now() - warming) }, 'route schemas compiled'));
   const where = config.database.dialect === 'sqlite' ? `SQLite ${config.database.filename}` : 'PostgreSQL';
   const { port } = app.server.address() as AddressInfo;
   const lines = [

@@ -3,6 +3,7 @@ import * as ajvFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { checkFreeForm, escapePointer } from '../domain/free-form.js';
 import { isValidTimeZone } from '../domain/time-zones.js';
+import type { DeferredCompiles } from './deferred-compile.js';
 import { PATTERN_MESSAGES } from './schemas/common.js';
 
 // ajv-formats is CommonJS; under NodeNext its callable export sits on `.default`.
@@ -118,11 +119,11 @@ type Validator = ((data: unknown) => boolean) & { errors?: Partial<ErrorObject>[
  * schemas refuse it field by field, and this catches a field whose schema forgot, because
  * PostgreSQL cannot store it and the service must not answer with a 500.
  */
-export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
+export function createValidatorCompiler(compiles: DeferredCompiles): FastifySchemaCompiler<unknown> {
   const body = configure(new Ajv({ ...COMMON, coerceTypes: false }));
   const text = configure(new Ajv({ ...COMMON, coerceTypes: 'array' }));
   return ({ schema, httpPart }) => {
-    const compiled = (httpPart === 'body' ? body : text).compile(withLowerCaseUuids(schema) as object);
+    const compiled = compiles.defer(() => (httpPart === 'body' ? body : text).compile(withLowerCaseUuids(schema) as object));
     const validate: Validator = (data) => {
       const valid = compiled(data);
       // An unknown zone alone does not stop the request here: the use case checks the zone

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RenderedMessage } from '../../src/mail/render.js';
+import { parseJson } from '../fakes/common-gateway.js';
 import { startFakeP24, type FakeP24 } from '../fakes/p24-gateway.js';
-import { DIALECTS, call, createClock, createTestAccount, createTestApp, runJobsCapturingMail, type TestApp } from '../helpers.js';
+import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
 
 /**
  * Przelewy24 when its answers go astray (issue 20): a refund whose answer was lost or that
@@ -131,6 +132,17 @@ for (const dialect of DIALECTS) {
       expect(after.payment).toMatchObject({ status: 'refunded', refundedAmount: 15000 });
       expect(after.events.map((event) => event.status)).toEqual(['pending', 'paid', 'refunded']);
       expect(refundMails(sent, booking.email)).toHaveLength(1);
+    });
+
+    it('refuses a notification whose transaction was registered for another amount than the one paid, even when the paid amount is the expected one, and never verifies it', async () => {
+      const booking = await booked();
+      const token = await goToPay(booking.payment);
+      // Paid 150.00 PLN, as the payment expects; but P24 says the transaction was registered for 120.00 PLN.
+      expectProblem(await notify(booking.account.account.uuid, p24.notificationFor(token, { originAmount: 12_000 })), 400, 'NOTIFICATION_REJECTED');
+      expect(p24.calls.filter((c) => c.path === '/api/v1/transaction/verify' && parseJson(c.body)?.sessionId === booking.payment)).toHaveLength(0);
+      expect(p24.transactions.get(token)?.verified).toBe(false);
+      expect((await details(booking)).payment.status).toBe('pending');
+      expect((await call(t.app, booking.account.apiKey, 'GET', `/api/v1/meetings/${booking.meeting}`)).json().status).toBe('pending_payment');
     });
   });
 }

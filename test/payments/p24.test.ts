@@ -138,4 +138,12 @@ describe('Przelewy24 adapter', () => {
     expect(await first).toEqual({ refundId: request.idempotencyKey.replace(/-/g, '') });
     expect(refundsOf(token)).toHaveLength(1);
   });
+
+  it('refuses a notification whose originAmount (the registered amount) is not the amount paid, before transaction/verify', async () => {
+    const { adapter, payments, order, created } = await paidSetup();
+    await expect(
+      adapter.verifyNotification(fake.credentials, fake.notificationFor(created.gatewayTransactionId, { originAmount: 12_000 }), payments.lookup),
+    ).rejects.toBeInstanceOf(NotificationRejectedError);
+    expect(fake.calls.filter((c) => c.path === '/api/v1/transaction/verify' && parseJson(c.body)?.sessionId === order.paymentUuid)).toHaveLength(0);
+  });
 });

@@ -18,6 +18,7 @@ import {
   DEFAULT_GATEWAY_TIMEOUT_MS,
   digestHex,
   failForStatus,
+  isRetryableStatus,
   malformedAnswer,
   requireSetting,
   safeEqual,
@@ -41,6 +42,10 @@ import { currencyExponent, rescaleMinorUnits } from '../domain/money.js';
  *   `OpenPayu-Signature: sender=checkout;signature=…;algorithm=MD5|SHA-256;content=DOCUMENT`,
  *   signature = digest(body + second key). Any 200 acknowledges it. One counts only for the
  *   order termin stored for the payment (an earlier attempt's order was never shown to anyone).
+ * - Auto-receive off (a POS setting): a paid order waits in WAITING_FOR_CONFIRMATION and PayU
+ *   cancels it unless captured. termin captures it, once the notification's signature, amount,
+ *   currency and order check out, with `PUT /api/v2_1/orders/{orderId}/status`
+ *   `{"orderId","orderStatus":"COMPLETED"}`; the payment then counts as paid.
  * - Refunds: `POST /api/v2_1/orders/{orderId}/refunds` with `{ refund: { description, amount, extRefundId } }`.
  */
 export function createPayuAdapter(options: { baseUrl: string; timeoutMs?: number }): GatewayAdapter {
@@ -58,6 +63,31 @@ export function createPayuAdapter(options: { baseUrl: string; timeoutMs?: number
     }),
     failure: (response) => failForStatus('payu', 'oauth/authorize', response, stringField(asRecord(response.body), 'error')),
   });
+
+  /**
+   * Captures an order PayU holds for confirmation. An order that is no longer waiting may have
+   * been captured by an earlier delivery of the same notification whose answer PayU lost: the
+   * order's own status then says so.
+   */
+  async function captureOrder(authorization: string, orderId: string): Promise<void> {
+    const path = `/api/v2_1/orders/${encodeURIComponent(orderId)}`;
+    const response = await callGateway(
+      'payu',
+      'orders/status',
+      baseUrl,
+      { method: 'PUT', path: `${path}/status`, headers: { authorization }, json: { orderId, orderStatus: 'COMPLETED' } },
+      timeoutMs,
+    );
+    const statusCode = stringField(asRecord(asRecord(response.body)?.status), 'statusCode');
+    if (response.status === 200 && statusCode === 'SUCCESS') return;
+    if (!isRetryableStatus(response.status) && response.status !== 401) {
+      const current = await callGateway('payu', 'orders', baseUrl, { method: 'GET', path, headers: { authorization } }, timeoutMs);
+      const orders = asRecord(current.body)?.orders;
+      const order = Array.isArray(orders) ? asRecord(orders[0]) : undefined;
+      if (current.status === 200 && stringField(order, 'orderId') === orderId && stringField(order, 'status') === 'COMPLETED') return;
+    }
+    throw failForStatus('payu', 'orders/status', response, statusCode);
+  }
 
   return {
     code: 'payu',
@@ -124,10 +154,12 @@ export function createPayuAdapter(options: { baseUrl: string; timeoutMs?: number
       }
       const paymentUuid = paymentUuidOf(extOrderId);
       let outcome: NotificationOutcome;
-      if (status === 'COMPLETED') {
+      if (status === 'COMPLETED' || status === 'WAITING_FOR_CONFIRMATION') {
         const amount = fromPayuAmount(Number(totalAmount), currency);
         const payment = await expectPayment(lookup, paymentUuid, { amount, currency, gatewayTransactionId: orderId });
         if (payment.gatewayTransactionId === null) throw new NotificationRejectedError('payu notification: no order is stored for this payment');
+        // Checked first: an order for a wrong amount or another payment is never captured.
+        if (status === 'WAITING_FOR_CONFIRMATION') await withToken(credentials, (authorization) => captureOrder(authorization, orderId));
         outcome = { kind: 'paid', paymentUuid, gatewayTransactionId: orderId, amount, currency: currency.toUpperCase() };
       } else if (status === 'CANCELED') {
         const payment = await lookup(paymentUuid);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RenderedMessage } from '../../src/mail/render.js';
+import { parseJson } from '../fakes/common-gateway.js';
 import { startFakePayu, type FakePayu } from '../fakes/payu-gateway.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
 
@@ -110,6 +111,40 @@ for (const dialect of DIALECTS) {
       const sent: RenderedMessage[] = [];
       await runJobsCapturingMail(t.ctx, sent);
       expect(sent.filter((message) => message.to.email === booking.email && message.subject.startsWith('Confirmed'))).toHaveLength(1);
+    });
+
+    it('captures an order PayU holds for confirmation (auto-receive off) once its amount checks out, and confirms the booking', async () => {
+      payu.setAutoReceive(false);
+      try {
+        const booking = await booked();
+        const orderId = await goToPay(booking.payment);
+        const captures = () => payu.calls.filter((c) => c.method === 'PUT' && c.path === `/api/v2_1/orders/${orderId}/status`);
+
+        // A wrong amount is refused before anything is captured.
+        expectProblem(await notify(booking.account.account.uuid, payu.notificationFor(orderId, { amount: 100 })), 400, 'NOTIFICATION_REJECTED');
+        expect(captures()).toHaveLength(0);
+        expect(await meetingStatus(booking)).toBe('pending_payment');
+
+        const waiting = payu.notificationFor(orderId);
+        expect(JSON.parse(waiting.rawBody).order.status).toBe('WAITING_FOR_CONFIRMATION');
+        const answer = await notify(booking.account.account.uuid, waiting);
+        expect(answer.statusCode, answer.body).toBe(200);
+        expect(captures().map((c) => parseJson(c.body))).toEqual([{ orderId, orderStatus: 'COMPLETED' }]);
+        expect(payu.orders.get(orderId)?.status).toBe('COMPLETED');
+        expect(await meetingStatus(booking)).toBe('confirmed');
+
+        // The same notification again (PayU did not get our answer), then PayU's COMPLETED: nothing changes.
+        expect((await notify(booking.account.account.uuid, waiting)).statusCode).toBe(200);
+        expect((await notify(booking.account.account.uuid, payu.notificationFor(orderId, { status: 'COMPLETED' }))).statusCode).toBe(200);
+        expect(await paymentEvents(booking)).toEqual(['pending', 'paid']);
+        const sent: RenderedMessage[] = [];
+        await runJobsCapturingMail(t.ctx, sent);
+        const confirmations = sent.filter((message) => message.to.email === booking.email && message.subject.startsWith('Confirmed'));
+        expect(confirmations).toHaveLength(1);
+        expect(confirmations[0]!.text).toContain('Paid: 150.00 PLN');
+      } finally {
+        payu.setAutoReceive(true);
+      }
     });
   });
 }

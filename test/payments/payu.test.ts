@@ -90,4 +90,27 @@ describe('PayU adapter', () => {
     const cancelled = await adapter.verifyNotification(fake.credentials, fake.notificationFor(created.gatewayTransactionId, { status: 'CANCELED' }), payments.lookup);
     expect(cancelled.outcome).toEqual({ kind: 'failed', paymentUuid: order.paymentUuid, gatewayTransactionId: created.gatewayTransactionId });
   });
+
+  it('captures a WAITING_FOR_CONFIRMATION order with PUT …/status COMPLETED after the amount check, and never one for a wrong amount', async () => {
+    const adapter = createPayuAdapter({ baseUrl: fake.baseUrl });
+    const payments = memoryLookup();
+    const order = sampleOrder();
+    const created = await adapter.createTransaction(fake.credentials, order);
+    payments.remember(order, created.gatewayTransactionId);
+    const statusCalls = () => fake.calls.filter((c) => c.path === `/api/v2_1/orders/${created.gatewayTransactionId}/status`);
+    await expect(
+      adapter.verifyNotification(fake.credentials, fake.notificationFor(created.gatewayTransactionId, { status: 'WAITING_FOR_CONFIRMATION', amount: 14_999 }), payments.lookup),
+    ).rejects.toBeInstanceOf(NotificationRejectedError);
+    expect(statusCalls()).toHaveLength(0);
+    const verified = await adapter.verifyNotification(
+      fake.credentials,
+      fake.notificationFor(created.gatewayTransactionId, { status: 'WAITING_FOR_CONFIRMATION' }),
+      payments.lookup,
+    );
+    expect(statusCalls()).toHaveLength(1);
+    expect(statusCalls()[0]?.method).toBe('PUT');
+    expect(parseJson(statusCalls()[0]?.body ?? '')).toEqual({ orderId: created.gatewayTransactionId, orderStatus: 'COMPLETED' });
+    expect(fake.orders.get(created.gatewayTransactionId)?.status).toBe('COMPLETED');
+    expect(verified.outcome).toMatchObject({ kind: 'paid', gatewayTransactionId: created.gatewayTransactionId, amount: 15000 });
+  });
 });

@@ -18,7 +18,10 @@ export interface GatewayCredentials {
 }
 
 export interface PaymentOrder {
-  /** termin's payment uuid: the gateway's session / external order id, so a retry is recognised. */
+  /**
+   * termin's payment uuid: the gateway's session / external order id, so a retry is recognised
+   * (PayU, which refuses a repeated extOrderId even after a lost answer, adds a per-attempt suffix).
+   */
   paymentUuid: string;
   accountUuid: string;
   amount: number;

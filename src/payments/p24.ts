@@ -23,7 +23,11 @@ import { expectPayment, parseJsonObject } from './notification-checks.js';
  * - Money counts only after `PUT /api/v1/transaction/verify` with `sign` = sha384 of
  *   `{"sessionId","orderId","amount","currency","crc"}`; P24 keeps re-sending the notification
  *   until a verification succeeds, so the reply body itself carries no meaning.
- * - Refunds: `POST /api/v1/transaction/refund` (201, `data[].status` per refund).
+ * - Refunds: `POST /api/v1/transaction/refund` (201, `data[].status` per refund). A request
+ *   whose `requestId` P24 has seen is answered 400 "Request already exists" (the refund was
+ *   created: a retry after a lost answer) or 400 "Concurrent call" (the first request is still
+ *   in flight); `GET /api/v1/refund/by/orderId/{orderId}` lists the order's refunds with their
+ *   `requestId` and status (1 completed, 2 pending, 3 awaiting P24's acceptance, 4 rejected).
  *
  * Signed JSON is built with the documented key order and JSON.stringify, which escapes
  * neither "/" nor non-ASCII characters, as P24's JSON_UNESCAPED_UNICODE|JSON_UNESCAPED_SLASHES.
@@ -59,6 +63,26 @@ export function createP24Adapter(options: { baseUrl: string; timeoutMs?: number 
     const orderId = asRecord(asRecord(response.body)?.data)?.orderId;
     if (typeof orderId !== 'number' || !Number.isSafeInteger(orderId)) throw malformedAnswer('p24', 'transaction/by/sessionId', 'data.orderId');
     return orderId;
+  }
+
+  /**
+   * P24 says a refund under this requestId already exists: the answer to an earlier attempt
+   * was lost. It counts as made only once P24 lists it under that requestId, for this amount
+   * and not rejected, so the operator is never told to refund by hand what P24 refunded.
+   */
+  async function confirmRefundExists(authorization: string, orderId: number, requestKey: string, amount: number): Promise<void> {
+    const operation = 'refund/by/orderId';
+    const response = await callGateway('p24', operation, baseUrl, { method: 'GET', path: `/api/v1/refund/by/orderId/${orderId}`, headers: { authorization } }, timeoutMs);
+    // Not listed (yet): try again later rather than call a made refund failed.
+    if (response.status === 404) throw new GatewayError(`p24 ${operation}: the refund P24 says exists is not listed yet`, true, response.status);
+    if (response.status !== 200) throw failForStatus('p24', operation, response, errorCode(response.body));
+    const listed = asRecord(asRecord(response.body)?.data)?.refunds;
+    if (!Array.isArray(listed)) throw malformedAnswer('p24', operation, 'data.refunds');
+    const ours = listed.map(asRecord).filter((entry) => stringField(entry, 'requestId') === requestKey);
+    if (ours.length === 0) throw new GatewayError(`p24 ${operation}: the refund P24 says exists is not listed yet`, true, response.status);
+    if (ours.some((entry) => entry?.status === 4)) throw new GatewayError('p24 transaction/refund: P24 rejected the refund', false);
+    const listedAmount = ours.reduce((sum, entry) => sum + (typeof entry?.amount === 'number' ? entry.amount : Number.NaN), 0);
+    if (listedAmount !== amount) throw new GatewayError(`p24 ${operation}: the refund under this request is listed for another amount`, false);
   }
 
   return {
@@ -162,7 +186,14 @@ export function createP24Adapter(options: { baseUrl: string; timeoutMs?: number 
         { method: 'POST', path: '/api/v1/transaction/refund', headers: { authorization }, json: body },
         timeoutMs,
       );
-      if (response.status !== 201) throw failForStatus('p24', 'transaction/refund', response, errorCode(response.body));
+      const code = errorCode(response.body);
+      if (response.status === 400 && code === 'Request already exists') {
+        await confirmRefundExists(authorization, orderId, requestKey, refund.amount);
+        return { refundId: requestKey };
+      }
+      // The same request is still in flight: its own answer settles it; this attempt waits and sees.
+      if (response.status === 400 && code === 'Concurrent call') throw new GatewayError('p24 transaction/refund: HTTP 400 (Concurrent call)', true, response.status);
+      if (response.status !== 201) throw failForStatus('p24', 'transaction/refund', response, code);
       const first = asRecord((asRecord(response.body)?.data as unknown[] | undefined)?.[0]);
       if (first?.status !== true) throw new GatewayError('p24 transaction/refund: refund refused', false, response.status);
       return { refundId: requestKey };

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   type CreatedTransaction,
   type GatewayAdapter,
@@ -17,6 +18,7 @@ import {
   DEFAULT_GATEWAY_TIMEOUT_MS,
   digestHex,
   failForStatus,
+  isRetryableStatus,
   malformedAnswer,
   requireSetting,
   safeEqual,
@@ -33,9 +35,17 @@ import { currencyExponent, rescaleMinorUnits } from '../domain/money.js';
  * - `POST /api/v2_1/orders` with Bearer token; PayU answers **302 with a JSON body**
  *   (`status.statusCode: SUCCESS`, `redirectUri`, `orderId`), hence `redirect: 'manual'`.
  *   Amounts are strings in the lowest unit; HUF is documented as "multiply by 100".
+ *   `extOrderId` must be unique within the POS: a second order with one PayU has seen is 400
+ *   ERROR_ORDER_NOT_UNIQUE, even when the first order's answer never arrived. So each attempt
+ *   sends an id of its own, `{paymentUuid}_{8 hex}`, which notifications map back.
  * - Notifications: JSON POSTed to `notifyUrl`, header
  *   `OpenPayu-Signature: sender=checkout;signature=…;algorithm=MD5|SHA-256;content=DOCUMENT`,
- *   signature = digest(body + second key). Any 200 acknowledges it.
+ *   signature = digest(body + second key). Any 200 acknowledges it. One counts only for the
+ *   order termin stored for the payment (an earlier attempt's order was never shown to anyone).
+ * - Auto-receive off (a POS setting): a paid order waits in WAITING_FOR_CONFIRMATION and PayU
+ *   cancels it unless captured. termin captures it, once the notification's signature, amount,
+ *   currency and order check out, with `PUT /api/v2_1/orders/{orderId}/status`
+ *   `{"orderId","orderStatus":"COMPLETED"}`; the payment then counts as paid.
  * - Refunds: `POST /api/v2_1/orders/{orderId}/refunds` with `{ refund: { description, amount, extRefundId } }`.
  */
 export function createPayuAdapter(options: { baseUrl: string; timeoutMs?: number }): GatewayAdapter {
@@ -54,6 +64,31 @@ export function createPayuAdapter(options: { baseUrl: string; timeoutMs?: number
     failure: (response) => failForStatus('payu', 'oauth/authorize', response, stringField(asRecord(response.body), 'error')),
   });
 
+  /**
+   * Captures an order PayU holds for confirmation. An order that is no longer waiting may have
+   * been captured by an earlier delivery of the same notification whose answer PayU lost: the
+   * order's own status then says so.
+   */
+  async function captureOrder(authorization: string, orderId: string): Promise<void> {
+    const path = `/api/v2_1/orders/${encodeURIComponent(orderId)}`;
+    const response = await callGateway(
+      'payu',
+      'orders/status',
+      baseUrl,
+      { method: 'PUT', path: `${path}/status`, headers: { authorization }, json: { orderId, orderStatus: 'COMPLETED' } },
+      timeoutMs,
+    );
+    const statusCode = stringField(asRecord(asRecord(response.body)?.status), 'statusCode');
+    if (response.status === 200 && statusCode === 'SUCCESS') return;
+    if (!isRetryableStatus(response.status) && response.status !== 401) {
+      const current = await callGateway('payu', 'orders', baseUrl, { method: 'GET', path, headers: { authorization } }, timeoutMs);
+      const orders = asRecord(current.body)?.orders;
+      const order = Array.isArray(orders) ? asRecord(orders[0]) : undefined;
+      if (current.status === 200 && stringField(order, 'orderId') === orderId && stringField(order, 'status') === 'COMPLETED') return;
+    }
+    throw failForStatus('payu', 'orders/status', response, statusCode);
+  }
+
   return {
     code: 'payu',
 
@@ -71,7 +106,7 @@ export function createPayuAdapter(options: { baseUrl: string; timeoutMs?: number
         description: order.description,
         currencyCode: currency,
         totalAmount: amount,
-        extOrderId: order.paymentUuid,
+        extOrderId: extOrderIdFor(order.paymentUuid),
         validityTime: String(validitySeconds),
         buyer: { email: order.customer.email, firstName: firstName ?? '', lastName: rest.join(' '), language: order.customer.lang },
         products: [{ name: order.description, unitPrice: amount, quantity: '1' }],
@@ -110,21 +145,30 @@ export function createPayuAdapter(options: { baseUrl: string; timeoutMs?: number
       // Refund notifications carry `refund`, not `order`: authentic, nothing for termin to act on.
       if (order === undefined) return { outcome: { kind: 'ignored', reason: 'not an order status notification' }, reply };
       const orderId = stringField(order, 'orderId');
-      const paymentUuid = stringField(order, 'extOrderId');
+      const extOrderId = stringField(order, 'extOrderId');
       const status = stringField(order, 'status');
       const currency = stringField(order, 'currencyCode');
       const totalAmount = stringField(order, 'totalAmount');
-      if (orderId === undefined || paymentUuid === undefined || status === undefined || currency === undefined || totalAmount === undefined || !/^\d{1,15}$/.test(totalAmount)) {
+      if (orderId === undefined || extOrderId === undefined || status === undefined || currency === undefined || totalAmount === undefined || !/^\d{1,15}$/.test(totalAmount)) {
         throw new NotificationRejectedError('payu notification: order without orderId, extOrderId, status, currencyCode or totalAmount');
       }
+      const paymentUuid = paymentUuidOf(extOrderId);
       let outcome: NotificationOutcome;
-      if (status === 'COMPLETED') {
+      if (status === 'COMPLETED' || status === 'WAITING_FOR_CONFIRMATION') {
         const amount = fromPayuAmount(Number(totalAmount), currency);
-        await expectPayment(lookup, paymentUuid, { amount, currency, gatewayTransactionId: orderId });
+        const payment = await expectPayment(lookup, paymentUuid, { amount, currency, gatewayTransactionId: orderId });
+        if (payment.gatewayTransactionId === null) throw new NotificationRejectedError('payu notification: no order is stored for this payment');
+        // Checked first: an order for a wrong amount or another payment is never captured.
+        if (status === 'WAITING_FOR_CONFIRMATION') await withToken(credentials, (authorization) => captureOrder(authorization, orderId));
         outcome = { kind: 'paid', paymentUuid, gatewayTransactionId: orderId, amount, currency: currency.toUpperCase() };
       } else if (status === 'CANCELED') {
-        if ((await lookup(paymentUuid)) === null) throw new NotificationRejectedError('payu notification: unknown payment');
-        outcome = { kind: 'failed', paymentUuid, gatewayTransactionId: orderId };
+        const payment = await lookup(paymentUuid);
+        if (payment === null) throw new NotificationRejectedError('payu notification: unknown payment');
+        // An earlier attempt's order (its answer lost, nobody sent to it) lapsing says nothing about this payment.
+        outcome =
+          payment.gatewayTransactionId === orderId
+            ? { kind: 'failed', paymentUuid, gatewayTransactionId: orderId }
+            : { kind: 'ignored', reason: 'a cancelled order that is not the one stored for the payment' };
       } else {
         outcome = { kind: 'ignored', reason: `order status ${status}` };
       }
@@ -152,6 +196,23 @@ export function createPayuAdapter(options: { baseUrl: string; timeoutMs?: number
       });
     },
   };
+}
+
+/**
+ * A fresh extOrderId for each attempt to create the payment's order:
+ * `extOrderIdFor('0193b0c2-…')` → `'0193b0c2-…_9f86d081'`.
+ */
+export function extOrderIdFor(paymentUuid: string): string {
+  return `${paymentUuid}_${randomBytes(4).toString('hex')}`;
+}
+
+/**
+ * The payment an extOrderId belongs to: `'0193b0c2-…_9f86d081'` → `'0193b0c2-…'`; a bare
+ * payment uuid (orders created before per-attempt ids) maps to itself.
+ */
+export function paymentUuidOf(extOrderId: string): string {
+  const separator = extOrderId.lastIndexOf('_');
+  return separator < 0 ? extOrderId : extOrderId.slice(0, separator);
 }
 
 /** PayU's lowest unit is 1/100 for every currency it takes, HUF included ("multiply by 100"). */

@@ -18,6 +18,11 @@ export interface FakeReply {
   headers?: Record<string, string>;
   /** An object is sent as JSON, a string as is. */
   body?: unknown;
+  /**
+   * The gateway did the work but its answer is lost on the way back: the connection is cut
+   * instead of answering, as a proxy or network failure would, so the caller cannot tell.
+   */
+  drop?: boolean;
 }
 
 /** A refund the fake accepted, in termin's minor units. */
@@ -85,7 +90,7 @@ export async function startFakeServer(handle: (call: RecordedCall) => FakeReply 
       Promise.resolve()
         .then(() => handle(call))
         .then(
-          (reply) => send(response, reply),
+          (reply) => (reply.drop ? request.socket.destroy() : send(response, reply)),
           (error: unknown) => send(response, { status: 500, body: { error: String(error) } }),
         );
     });

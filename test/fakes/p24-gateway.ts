@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { IncomingNotification } from '../../src/payments/gateway.js';
 import { basicCredentials, nextId, parseJson, startFakeServer, type FakeGateway, type FakeRefund, type RecordedCall, type FakeReply } from './common-gateway.js';
 
 interface P24Transaction {
@@ -11,8 +12,33 @@ interface P24Transaction {
   refunded: number;
 }
 
+/** A refund as `GET /api/v1/refund/by/orderId/{orderId}` lists it. */
+interface P24Refund {
+  orderId: number;
+  requestId: string;
+  amount: number;
+  description: string;
+  date: string;
+  /** 1 completed, 2 pending, 3 awaiting P24's acceptance, 4 rejected. */
+  status: 1 | 2 | 3 | 4;
+}
+
 export interface FakeP24 extends FakeGateway {
   readonly transactions: Map<string, P24Transaction>;
+  /**
+   * As the REST API's notification: `amount` is what was paid, `originAmount` what the
+   * transaction was registered for (each overridable, in minor units).
+   */
+  notificationFor(token: string, options?: { amount?: number; originAmount?: number; forged?: boolean }): IncomingNotification;
+  /** Every refund created, by request, as P24 lists them per order. */
+  readonly refundRecords: P24Refund[];
+  /** The next refund request is carried out, but its answer never reaches the caller. */
+  loseNextRefundAnswer(): void;
+  /**
+   * Refund requests arriving from now on stay in flight (received, not yet answered) until
+   * `release()`; `arrived` resolves when the first one is in. For a duplicate in flight.
+   */
+  holdRefunds(): { arrived: Promise<void>; release(): void };
 }
 
 const MERCHANT_ID = 100_200;
@@ -27,9 +53,14 @@ const invalid: FakeReply = { status: 400, body: { error: 'Invalid input data', c
 export async function startFakeP24(): Promise<FakeP24> {
   const transactions = new Map<string, P24Transaction>();
   const refunds: FakeRefund[] = [];
+  const refundRecords: P24Refund[] = [];
+  // Refund requests P24 has seen, by requestId.
+  const requests = new Map<string, 'in flight' | 'done'>();
+  let loseNextAnswer = false;
+  let hold: { arrive(): void; released: Promise<void> } | undefined;
   let nextOrderId = 300_000_000;
 
-  const server = await startFakeServer((call: RecordedCall): FakeReply => {
+  const server = await startFakeServer(async (call: RecordedCall): Promise<FakeReply> => {
     const auth = basicCredentials(call);
     if (auth?.user !== String(POS_ID) || auth.password !== API_KEY) return { status: 401, body: { error: 'Incorrect authentication', code: 401 } };
     const body = parseJson(call.body) ?? {};
@@ -73,20 +104,77 @@ export async function startFakeP24(): Promise<FakeP24> {
 
     if (call.method === 'POST' && call.path === '/api/v1/transaction/refund') {
       const list = body.refunds;
-      if (typeof body.requestId !== 'string' || typeof body.refundsUuid !== 'string' || !Array.isArray(list) || list.length === 0) return invalid;
-      if (body.requestId.length > 45 || body.refundsUuid.length > 35) return invalid;
-      const results = [];
-      for (const item of list as Record<string, unknown>[]) {
-        const transaction = [...transactions.values()].find((t) => t.orderId === item.orderId && t.sessionId === item.sessionId);
+      const { requestId } = body;
+      if (typeof requestId !== 'string' || typeof body.refundsUuid !== 'string' || !Array.isArray(list) || list.length === 0) return invalid;
+      if (requestId.length > 45 || body.refundsUuid.length > 35) return invalid;
+      // The REST API's InvalidInputDataRefund (400): "Request already exists" - in case the
+      // refund was already created, "Concurrent call" - in case the refund is multiplied.
+      const known = requests.get(requestId);
+      if (known === 'in flight') return { status: 400, body: { error: 'Concurrent call', code: 400 } };
+      if (known === 'done') return { status: 400, body: { error: 'Request already exists', code: 400 } };
+      requests.set(requestId, 'in flight');
+      if (hold !== undefined) {
+        hold.arrive();
+        await hold.released;
+      }
+      const items = list as Record<string, unknown>[];
+      const found = items.map((item) => [...transactions.values()].find((t) => t.orderId === item.orderId && t.sessionId === item.sessionId));
+      for (const [index, item] of items.entries()) {
+        const transaction = found[index];
         const amount = item.amount;
         if (transaction === undefined || !transaction.verified || typeof amount !== 'number' || amount > transaction.amount - transaction.refunded) {
+          // Nothing was created: the request may be made again.
+          requests.delete(requestId);
           return { status: 409, body: { error: [{ ...item, status: false, message: 'The amount of refund exceeds available amount for the transaction' }], code: 409 } };
         }
+      }
+      const results = [];
+      for (const [index, item] of items.entries()) {
+        const transaction = found[index]!;
+        const amount = item.amount as number;
         transaction.refunded += amount;
         refunds.push({ transactionId: transaction.token, amount, currency: transaction.currency });
+        refundRecords.push({ orderId: transaction.orderId, requestId, amount, description: String(item.description ?? ''), date: new Date().toISOString(), status: 1 });
         results.push({ ...item, status: true, message: 'success' });
       }
-      return { status: 201, body: { data: results, responseCode: 0 } };
+      requests.set(requestId, 'done');
+      const reply: FakeReply = { status: 201, body: { data: results, responseCode: 0 } };
+      if (loseNextAnswer) {
+        loseNextAnswer = false;
+        return { ...reply, drop: true };
+      }
+      return reply;
+    }
+
+    // GET /api/v1/refund/by/orderId/{orderId} ("Refund by OrderID"): the order's refunds with
+    // each one's requestId and status; 404 when the order has none.
+    const refundsOf = /^\/api\/v1\/refund\/by\/orderId\/(\d+)$/.exec(call.path);
+    if (call.method === 'GET' && refundsOf?.[1] !== undefined) {
+      const orderId = Number(refundsOf[1]);
+      const transaction = [...transactions.values()].find((t) => t.orderId === orderId);
+      const listed = refundRecords.filter((r) => r.orderId === orderId);
+      if (transaction === undefined || listed.length === 0) return { status: 404, body: { error: 'Transaction not found', responseCode: 0 } };
+      return {
+        status: 200,
+        body: {
+          data: {
+            orderId,
+            sessionId: transaction.sessionId,
+            amount: transaction.amount,
+            currency: transaction.currency,
+            refunds: listed.map((r, index) => ({
+              batchId: 700_000 + index,
+              requestId: r.requestId,
+              date: r.date,
+              login: 'api',
+              description: r.description,
+              status: r.status,
+              amount: r.amount,
+            })),
+          },
+          responseCode: 0,
+        },
+      };
     }
     return { status: 404, body: { error: 'Not found', code: 404 } };
   });
@@ -98,6 +186,28 @@ export async function startFakeP24(): Promise<FakeP24> {
     calls: server.calls,
     refunds,
     transactions,
+    refundRecords,
+    loseNextRefundAnswer() {
+      loseNextAnswer = true;
+    },
+    holdRefunds() {
+      let arrive = () => {};
+      const arrived = new Promise<void>((resolve) => {
+        arrive = resolve;
+      });
+      let release = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      hold = { arrive, released };
+      return {
+        arrived,
+        release: () => {
+          hold = undefined;
+          release();
+        },
+      };
+    },
     notificationFor(token, options = {}) {
       const transaction = transactions.get(token);
       if (transaction === undefined) throw new Error(`fake p24: no transaction ${token}`);
@@ -107,7 +217,7 @@ export async function startFakeP24(): Promise<FakeP24> {
         posId: POS_ID,
         sessionId: transaction.sessionId,
         amount,
-        originAmount: amount,
+        originAmount: options.originAmount ?? transaction.amount,
         currency: transaction.currency,
         orderId: transaction.orderId,
         methodId: 154,

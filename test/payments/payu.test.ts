@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPayuAdapter } from '../../src/payments/payu.js';
+import { NotificationRejectedError } from '../../src/payments/gateway.js';
 import { memoryLookup, parseJson, sampleOrder } from '../fakes/common-gateway.js';
 import { startFakePayu, type FakePayu } from '../fakes/payu-gateway.js';
 
@@ -18,8 +19,8 @@ describe('PayU adapter', () => {
     expect(Object.fromEntries(new URLSearchParams(auth?.body))).toEqual({ grant_type: 'client_credentials', client_id: '300746', client_secret: 'payu-client-secret' });
     const call = fake.calls.at(-1);
     expect(call?.path).toBe('/api/v2_1/orders');
+    expect(parseJson(call?.body ?? '')?.extOrderId).toMatch(new RegExp(`^${order.paymentUuid}_[0-9a-f]{8}$`));
     expect(parseJson(call?.body ?? '')).toMatchObject({
-      extOrderId: order.paymentUuid,
       totalAmount: '15000',
       currencyCode: 'PLN',
       customerIp: '203.0.113.7',
@@ -67,5 +68,49 @@ describe('PayU adapter', () => {
     const call = fake.calls.at(-1);
     expect(call?.path).toBe(`/api/v2_1/orders/${created.gatewayTransactionId}/refunds`);
     expect(parseJson(call?.body ?? '')).toEqual({ refund: { description: 'Meeting cancelled', amount: '7500', currencyCode: 'PLN', extRefundId: key } });
+  });
+
+  it('creates a second order after a lost answer under a new extOrderId, and maps each back to the payment; only the stored order settles it', async () => {
+    const adapter = createPayuAdapter({ baseUrl: fake.baseUrl });
+    const payments = memoryLookup();
+    const order = sampleOrder();
+    fake.loseNextOrderAnswer();
+    await expect(adapter.createTransaction(fake.credentials, order)).rejects.toMatchObject({ name: 'GatewayError', retryable: true });
+    const created = await adapter.createTransaction(fake.credentials, order);
+    payments.remember(order, created.gatewayTransactionId);
+    const mine = [...fake.orders.values()].filter((o) => o.extOrderId.startsWith(order.paymentUuid));
+    expect(mine).toHaveLength(2);
+    const orphan = mine.find((o) => o.orderId !== created.gatewayTransactionId)!;
+
+    const lapsed = await adapter.verifyNotification(fake.credentials, fake.notificationFor(orphan.orderId, { status: 'CANCELED' }), payments.lookup);
+    expect(lapsed.outcome.kind).toBe('ignored');
+    await expect(adapter.verifyNotification(fake.credentials, fake.notificationFor(orphan.orderId), payments.lookup)).rejects.toBeInstanceOf(NotificationRejectedError);
+    const paid = await adapter.verifyNotification(fake.credentials, fake.notificationFor(created.gatewayTransactionId), payments.lookup);
+    expect(paid.outcome).toEqual({ kind: 'paid', paymentUuid: order.paymentUuid, gatewayTransactionId: created.gatewayTransactionId, amount: 15000, currency: 'PLN' });
+    const cancelled = await adapter.verifyNotification(fake.credentials, fake.notificationFor(created.gatewayTransactionId, { status: 'CANCELED' }), payments.lookup);
+    expect(cancelled.outcome).toEqual({ kind: 'failed', paymentUuid: order.paymentUuid, gatewayTransactionId: created.gatewayTransactionId });
+  });
+
+  it('captures a WAITING_FOR_CONFIRMATION order with PUT …/status COMPLETED after the amount check, and never one for a wrong amount', async () => {
+    const adapter = createPayuAdapter({ baseUrl: fake.baseUrl });
+    const payments = memoryLookup();
+    const order = sampleOrder();
+    const created = await adapter.createTransaction(fake.credentials, order);
+    payments.remember(order, created.gatewayTransactionId);
+    const statusCalls = () => fake.calls.filter((c) => c.path === `/api/v2_1/orders/${created.gatewayTransactionId}/status`);
+    await expect(
+      adapter.verifyNotification(fake.credentials, fake.notificationFor(created.gatewayTransactionId, { status: 'WAITING_FOR_CONFIRMATION', amount: 14_999 }), payments.lookup),
+    ).rejects.toBeInstanceOf(NotificationRejectedError);
+    expect(statusCalls()).toHaveLength(0);
+    const verified = await adapter.verifyNotification(
+      fake.credentials,
+      fake.notificationFor(created.gatewayTransactionId, { status: 'WAITING_FOR_CONFIRMATION' }),
+      payments.lookup,
+    );
+    expect(statusCalls()).toHaveLength(1);
+    expect(statusCalls()[0]?.method).toBe('PUT');
+    expect(parseJson(statusCalls()[0]?.body ?? '')).toEqual({ orderId: created.gatewayTransactionId, orderStatus: 'COMPLETED' });
+    expect(fake.orders.get(created.gatewayTransactionId)?.status).toBe('COMPLETED');
+    expect(verified.outcome).toMatchObject({ kind: 'paid', gatewayTransactionId: created.gatewayTransactionId, amount: 15000 });
   });
 });

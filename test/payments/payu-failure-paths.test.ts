@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RenderedMessage } from '../../src/mail/render.js';
+import { parseJson } from '../fakes/common-gateway.js';
+import { startFakePayu, type FakePayu } from '../fakes/payu-gateway.js';
+import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
+
+/**
+ * PayU on its real failure paths (issue 20): an order whose answer was lost must not lock the
+ * participant out (PayU refuses a second order with the same extOrderId), and a POS with
+ * auto-receive off must not have its paid orders cancelled by PayU for want of a capture.
+ */
+type Slot = { start: string; username: string };
+const PUBLIC_URL = 'http://termin.test';
+
+for (const dialect of DIALECTS) {
+  describe(`PayU failure paths [${dialect}]`, () => {
+    let t: TestApp;
+    let payu: FakePayu;
+    let participants = 0;
+
+    beforeAll(async () => {
+      payu = await startFakePayu();
+      t = await createTestApp(dialect, createClock('2027-01-04T06:00:00.000Z'), { PUBLIC_URL, PAYU_API_URL: payu.baseUrl });
+    });
+    afterAll(async () => {
+      await t?.close();
+      await payu?.close();
+    });
+
+    /** An account of its own with PayU configured, a paid 30-minute topic, and a booking of its first slot. */
+    async function booked() {
+      const account = await createTestAccount(t.ctx, { timezone: 'UTC', places: ['zoom'] });
+      const gateways = { payu: { ...payu.credentials.settings, ...payu.credentials.secrets } };
+      expect((await call(t.app, account.apiKey, 'PATCH', '/api/v1/account', { gateways })).statusCode).toBe(200);
+      const topic = (
+        await call(t.app, account.apiKey, 'POST', '/api/v1/meeting-topics', {
+          name: 'Consultation',
+          durationMinutes: 30,
+          places: ['zoom'],
+          price: { amount: 15000, currency: 'PLN' },
+        })
+      ).json() as { uuid: string };
+      const schedule = (
+        await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: account.owner.username, meetingTopic: topic.uuid, timezone: 'UTC', offset: 0 })
+      ).json();
+      const slot = (schedule.days as { slots: Slot[] }[]).flatMap((day) => day.slots)[0]!;
+      participants += 1;
+      const email = `payer${participants}@example.com`;
+      const response = await call(t.app, account.apiKey, 'POST', '/api/v1/schedule', {
+        dates: [slot],
+        email,
+        lang: 'en',
+        name: `Payer ${participants}`,
+        place: 'zoom',
+        meetingTopic: topic.uuid,
+        timezone: 'UTC',
+        gateway: 'payu',
+      });
+      expect(response.statusCode, response.body).toBe(201);
+      const body = response.json() as { meetings: { uuid: string }[]; payment: { uuid: string } };
+      return { account, email, meeting: body.meetings[0]!.uuid, payment: body.payment.uuid };
+    }
+
+    const visitPay = (paymentUuid: string) => t.app.inject({ method: 'GET', url: `/pay/${paymentUuid}`, headers: { accept: 'text/html' } });
+
+    /** The participant follows the pay link to PayU; the id of the order they were sent to. */
+    async function goToPay(paymentUuid: string): Promise<string> {
+      const response = await visitPay(paymentUuid);
+      expect(response.statusCode, response.body).toBe(303);
+      return new URL(String(response.headers.location)).searchParams.get('orderId')!;
+    }
+
+    function notify(accountUuid: string, notification: { headers: Record<string, string | undefined>; rawBody: string }) {
+      const headers = Object.fromEntries(Object.entries(notification.headers).filter((entry): entry is [string, string] => entry[1] !== undefined));
+      return t.app.inject({ method: 'POST', url: `/api/v1/payments/payu/notifications/${accountUuid}`, headers, payload: notification.rawBody });
+    }
+
+    const meetingStatus = async (booking: { account: { apiKey: string }; meeting: string }) =>
+      (await call(t.app, booking.account.apiKey, 'GET', `/api/v1/meetings/${booking.meeting}`)).json().status as string;
+    const paymentEvents = async (booking: { account: { apiKey: string }; payment: string }) =>
+      ((await call(t.app, booking.account.apiKey, 'GET', `/api/v1/payments/${booking.payment}`)).json().events as { status: string }[]).map((event) => event.status);
+    const ordersOf = (paymentUuid: string) => [...payu.orders.values()].filter((order) => order.extOrderId.startsWith(paymentUuid));
+
+    it('lets the participant pay after the answer to the first order was lost: the retry is a new order, and only the order termin stored can settle the payment', async () => {
+      const booking = await booked();
+      payu.loseNextOrderAnswer();
+      const lost = await visitPay(booking.payment);
+      expect(lost.statusCode).toBe(502);
+      expect(lost.body).toContain(`href="${PUBLIC_URL}/pay/${booking.payment}"`);
+      const [orphan] = ordersOf(booking.payment);
+      expect(orphan).toBeDefined();
+
+      // The participant follows the retry link: PayU refuses a repeated extOrderId, so this must be an order of its own.
+      const orderId = await goToPay(booking.payment);
+      expect(orderId).not.toBe(orphan!.orderId);
+      expect(ordersOf(booking.payment)).toHaveLength(2);
+      expect(new Set(ordersOf(booking.payment).map((order) => order.extOrderId)).size).toBe(2);
+
+      // The order nobody was sent to lapses at PayU: acknowledged, and the payment is still open.
+      const lapsed = await notify(booking.account.account.uuid, payu.notificationFor(orphan!.orderId, { status: 'CANCELED' }));
+      expect(lapsed.statusCode, lapsed.body).toBe(200);
+      expect(await meetingStatus(booking)).toBe('pending_payment');
+      // A completion of that other order cannot pay this booking: the stored-order check.
+      expectProblem(await notify(booking.account.account.uuid, payu.notificationFor(orphan!.orderId)), 400, 'NOTIFICATION_REJECTED');
+      expect(await meetingStatus(booking)).toBe('pending_payment');
+
+      const paid = await notify(booking.account.account.uuid, payu.notificationFor(orderId));
+      expect(paid.statusCode, paid.body).toBe(200);
+      expect(await meetingStatus(booking)).toBe('confirmed');
+      expect(await paymentEvents(booking)).toEqual(['pending', 'paid']);
+      const sent: RenderedMessage[] = [];
+      await runJobsCapturingMail(t.ctx, sent);
+      expect(sent.filter((message) => message.to.email === booking.email && message.subject.startsWith('Confirmed'))).toHaveLength(1);
+    });
+
+    it('captures an order PayU holds for confirmation (auto-receive off) once its amount checks out, and confirms the booking', async () => {
+      payu.setAutoReceive(false);
+      try {
+        const booking = await booked();
+        const orderId = await goToPay(booking.payment);
+        const captures = () => payu.calls.filter((c) => c.method === 'PUT' && c.path === `/api/v2_1/orders/${orderId}/status`);
+
+        // A wrong amount is refused before anything is captured.
+        expectProblem(await notify(booking.account.account.uuid, payu.notificationFor(orderId, { amount: 100 })), 400, 'NOTIFICATION_REJECTED');
+        expect(captures()).toHaveLength(0);
+        expect(await meetingStatus(booking)).toBe('pending_payment');
+
+        const waiting = payu.notificationFor(orderId);
+        expect(JSON.parse(waiting.rawBody).order.status).toBe('WAITING_FOR_CONFIRMATION');
+        const answer = await notify(booking.account.account.uuid, waiting);
+        expect(answer.statusCode, answer.body).toBe(200);
+        expect(captures().map((c) => parseJson(c.body))).toEqual([{ orderId, orderStatus: 'COMPLETED' }]);
+        expect(payu.orders.get(orderId)?.status).toBe('COMPLETED');
+        expect(await meetingStatus(booking)).toBe('confirmed');
+
+        // The same notification again (PayU did not get our answer), then PayU's COMPLETED: nothing changes.
+        expect((await notify(booking.account.account.uuid, waiting)).statusCode).toBe(200);
+        expect((await notify(booking.account.account.uuid, payu.notificationFor(orderId, { status: 'COMPLETED' }))).statusCode).toBe(200);
+        expect(await paymentEvents(booking)).toEqual(['pending', 'paid']);
+        const sent: RenderedMessage[] = [];
+        await runJobsCapturingMail(t.ctx, sent);
+        const confirmations = sent.filter((message) => message.to.email === booking.email && message.subject.startsWith('Confirmed'));
+        expect(confirmations).toHaveLength(1);
+        expect(confirmations[0]!.text).toContain('Paid: 150.00 PLN');
+      } finally {
+        payu.setAutoReceive(true);
+      }
+    });
+  });
+}

@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { AppContext } from './context.js';
-import { MethodNotAllowedError, NotFoundError } from './domain/errors.js';
+import { MethodNotAllowedError, NotFoundError, ServiceUnavailableError } from './domain/errors.js';
 import { isDatabaseUnavailable } from './db/errors.js';
 import { createErrorHandler } from './http/problems.js';
 import { acceptOptionalApiKey, requireApiKey, requireJsonAccept, toFastifyTrustProxy } from './http/request-guards.js';
@@ -72,7 +72,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     requestIdHeader: false,
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: toFastifyTrustProxy(ctx.config.trustProxy),
-    return503OnClosing: true,
+    // Requests arriving while the server closes are answered by refuseWhileClosing below, as problems with Retry-After.
+    return503OnClosing: false,
     // Requests in flight finish on close; idle keep-alive sockets do not hold shutdown up.
     forceCloseConnections: 'idle',
     // Slow clients: a request whose headers or body trickle in is cut off (408) instead of
@@ -88,6 +89,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   app.decorateRequest('principal', null);
   registerRequestIdHeader(app);
+  refuseWhileClosing(app);
   registerRequestLog(app);
   // Before any route: operation ids, the route catalogue for 405 and Location (src/http/openapi.ts).
   const catalog = registerOpenApiConventions(app, { apiPrefix: API_PREFIX, rateLimited: ctx.config.rateLimitPerMinute > 0 });
@@ -225,4 +227,24 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(feedRoutes, { ctx });
 
   return app;
+}
+
+/**
+ * Once the server begins to close, a request that still arrives on an open connection (a
+ * keep-alive one, or pipelined) is answered at once: 503 problem details with Retry-After,
+ * and Connection: close so the client reconnects, to another instance behind a load
+ * balancer. (Fastify's own answer was a bare JSON 503 without Retry-After.) /healthz says
+ * the same, so a balancer stops sending here.
+ */
+function refuseWhileClosing(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close');
+    throw new ServiceUnavailableError('The service is shutting down; retry in a moment', 5);
+  });
 }

@@ -37,7 +37,7 @@ async function main(): Promise<void> {
     }, 10_000);
     timer.unref();
     try {
-      await app.close();
+      await closeGracefully(app);
       await jobs.stop();
       await ctx.close();
       flushLogsBeforeExit();
@@ -135,3 +135,27 @@ main().catch((error: unknown) => {
   }
   process.exit(1);
 });
+
+/** How long keep-alive connections idle at shutdown may still bring one request (answered 503, Connection: close). */
+const IDLE_CONNECTION_GRACE_MS = 1_000;
+
+/**
+ * Stops accepting connections at once and lets the requests in flight finish. Connections
+ * that are idle right then are not dropped under a client that may be sending on them at
+ * that very moment (it would see a reset): for a second they may still bring a request,
+ * which is refused as a problem with Retry-After and Connection: close (see app.ts); then
+ * they are closed.
+ */
+async function closeGracefully(app: Awaited<ReturnType<typeof buildApp>>): Promise<void> {
+  const server = app.server;
+  const closeIdle = server.closeIdleConnections.bind(server);
+  // Node's server.close() (and Fastify's forceCloseConnections) close idle connections at once.
+  server.closeIdleConnections = () => undefined;
+  const grace = setTimeout(closeIdle, IDLE_CONNECTION_GRACE_MS);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(grace);
+    closeIdle();
+  }
+}

@@ -25,6 +25,7 @@ import {
   type GatewayResponse,
 } from './http.js';
 import { expectPayment } from './notification-checks.js';
+import { createTpayJwsVerifier } from './tpay-jws.js';
 import { formatMinorUnits, parseDecimalAmount } from '../domain/money.js';
 
 /**
@@ -37,16 +38,17 @@ import { formatMinorUnits, parseDecimalAmount } from '../domain/money.js';
  * test_mode, md5sum`) with `md5sum = md5(id + tr_id + tr_amount + tr_crc + security code)`;
  * it must be answered with the bare word `TRUE`.
  *
- * Tpay also signs every notification with a detached JWS (`X-JWS-Signature`, RS256, the key
- * in a certificate at the `x5u` URL under https://secure.tpay.com, chained to Tpay's root CA).
- * Checking it needs those certificates from Tpay's servers, so this adapter relies on the
- * md5sum (a shared secret) and the amount check; see the report in the commit history.
+ * Tpay signs every notification with a detached JWS (`X-JWS-Signature`, RS256, the key in a
+ * certificate at the `x5u` URL under Tpay's own origin, chained to Tpay's root CA) and calls
+ * checking it mandatory; the md5sum covers neither `tr_status` nor `tr_paid`. Both are checked
+ * (tpay-jws.ts), the JWS first.
  *
  * Tpay's transaction API has no currency field: every transaction is in PLN.
  */
-export function createTpayAdapter(options: { baseUrl: string; timeoutMs?: number }): GatewayAdapter {
+export function createTpayAdapter(options: { baseUrl: string; jwsUrl: string; timeoutMs?: number }): GatewayAdapter {
   const { baseUrl } = options;
   const timeoutMs = options.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
+  const jws = createTpayJwsVerifier({ jwsUrl: options.jwsUrl, timeoutMs });
   const withToken = createOAuthSession({
     gateway: 'tpay',
     operation: 'oauth/auth',
@@ -99,6 +101,7 @@ export function createTpayAdapter(options: { baseUrl: string; timeoutMs?: number
       if (notification.contentType !== undefined && !notification.contentType.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
         throw new NotificationRejectedError('tpay notification: not form-encoded');
       }
+      await jws.verify(notification.headers['x-jws-signature'], notification.rawBody);
       const form = new URLSearchParams(notification.rawBody);
       const field = (name: string): string => {
         const value = form.get(name);

@@ -4,6 +4,7 @@ import {
   type GatewayCredentials,
   type IncomingNotification,
   type NotificationOutcome,
+  type GatewayRefund,
   type PaymentOrder,
   type RefundRequest,
   type VerifiedNotification,
@@ -140,6 +141,39 @@ export function createTpayAdapter(options: { baseUrl: string; jwsUrl: string; ti
       return { outcome, reply };
     },
 
+    /**
+     * `GET /transactions/{transactionId}/refunds` (docs-api.tpay.com/refunds, "Retrieving refunds
+     * for a transaction"). Tpay's refund call takes no idempotency key (its body is `{ amount }`
+     * only), so this list is how a retry finds a refund whose answer was lost. Entries whose
+     * status says they did not go through are left out.
+     */
+    async listRefunds(credentials: GatewayCredentials, transaction: { gatewayTransactionId: string; currency: string }): Promise<GatewayRefund[]> {
+      requirePln(transaction.currency);
+      const path = `/transactions/${encodeURIComponent(transaction.gatewayTransactionId)}/refunds`;
+      return withToken(credentials, async (authorization) => {
+        const response = await callGateway('tpay', 'refunds list', baseUrl, { method: 'GET', path, headers: { authorization } }, timeoutMs);
+        const result = asRecord(response.body);
+        if (response.status !== 200 || stringField(result, 'result') !== 'success') throw fail('refunds list', response);
+        const entries = result?.refunds;
+        if (!Array.isArray(entries)) throw malformedAnswer('tpay', 'refunds list', 'refunds');
+        return entries.flatMap((entry, index): GatewayRefund[] => {
+          const refund = asRecord(entry);
+          const status = stringField(refund, 'status')?.toLowerCase();
+          if (status !== undefined && UNMADE_REFUND_STATUSES.has(status)) return [];
+          const amount = refund?.amount;
+          if (typeof amount !== 'number' && typeof amount !== 'string') throw malformedAnswer('tpay', 'refunds list', 'each refund’s amount');
+          let minor: number;
+          try {
+            minor = parseDecimalAmount(String(amount), 'PLN');
+          } catch {
+            throw malformedAnswer('tpay', 'refunds list', 'a decimal refund amount');
+          }
+          const refundId = stringField(refund, 'refundId') ?? stringField(refund, 'id') ?? `${transaction.gatewayTransactionId}:refund-${index + 1}`;
+          return [{ refundId, amount: minor }];
+        });
+      });
+    },
+
     async refund(credentials: GatewayCredentials, refund: RefundRequest): Promise<{ refundId: string }> {
       requirePln(refund.currency);
       const rawJson = `{"amount":${formatMinorUnits(refund.amount, 'PLN')}}`;
@@ -153,6 +187,9 @@ export function createTpayAdapter(options: { baseUrl: string; jwsUrl: string; ti
     },
   };
 }
+
+/** Refund statuses that mean no money went back (any other, or none, counts as made). */
+const UNMADE_REFUND_STATUSES = new Set(['failed', 'rejected', 'cancelled', 'canceled', 'error']);
 
 function requirePln(currency: string): void {
   if (currency.toUpperCase() !== 'PLN') throw new GatewayError(`tpay: transactions are in PLN only, not ${currency.toUpperCase()}`, false);

@@ -18,6 +18,8 @@ export interface FakeReply {
   headers?: Record<string, string>;
   /** An object is sent as JSON, a string as is. */
   body?: unknown;
+  /** The work is done but the connection is dropped before any answer (a lost answer). */
+  drop?: boolean;
 }
 
 /** A refund the fake accepted, in termin's minor units. */
@@ -106,6 +108,10 @@ export async function startFakeServer(handle: (call: RecordedCall) => FakeReply 
 }
 
 function send(response: http.ServerResponse, reply: FakeReply): void {
+  if (reply.drop) {
+    response.socket?.destroy();
+    return;
+  }
   const headers: Record<string, string> = { ...reply.headers };
   let body = '';
   if (typeof reply.body === 'string') body = reply.body;

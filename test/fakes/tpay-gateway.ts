@@ -15,6 +15,7 @@ interface TpayTransaction {
   hiddenDescription: string;
   payerEmail: string;
   refunded: number;
+  refunds: { refundId: string; amount: number; date: string }[];
 }
 
 /**
@@ -39,6 +40,11 @@ export interface FakeTpay extends FakeGateway {
   /** Where the stand-in serves its certificates (TPAY_JWS_URL). */
   readonly jwsUrl: string;
   notificationFor(transactionId: string, options?: TpayNotificationOptions): IncomingNotification;
+  /**
+   * The next refund is made and then its answer is lost: `reset` drops the connection,
+   * `500` answers Internal Server Error.
+   */
+  loseNextRefundAnswer(how: 'reset' | 500): void;
 }
 
 interface TpayCertificates {
@@ -151,6 +157,7 @@ export async function startFakeTpay(): Promise<FakeTpay> {
   const refunds: FakeRefund[] = [];
   const issuedTokens = new Set<string>();
   const pki = tpayCertificates();
+  let loseRefundAnswer: 'reset' | 500 | null = null;
 
   const server = await startFakeServer((call: RecordedCall): FakeReply => {
     // The certificates are public (docs-api.tpay.com/webhooks lists their URLs): no token.
@@ -167,6 +174,22 @@ export async function startFakeTpay(): Promise<FakeTpay> {
     const token = bearer(call);
     if (token === undefined || !issuedTokens.has(token)) return { status: 401, body: { result: 'failed', errors: [{ errorCode: 'unauthorized', errorMessage: 'Unauthorized' }] } };
 
+    // docs-api.tpay.com/refunds, "Retrieving refunds for a transaction": GET on the same path
+    // lists the refunds made of the transaction. The list's field names are this stand-in's
+    // reading (refundId, amount as a decimal number, date, status); only the sandbox can confirm them.
+    const listPath = /^\/transactions\/([^/]+)\/refunds$/.exec(call.path);
+    if (call.method === 'GET' && listPath?.[1] !== undefined) {
+      const transaction = transactions.get(decodeURIComponent(listPath[1]));
+      if (transaction === undefined) return { status: 404, body: { result: 'failed', errors: [{ errorCode: 'transaction_not_found', errorMessage: 'Not found' }] } };
+      const list = transaction.refunds.map(
+        (refund) => `{"refundId":${JSON.stringify(refund.refundId)},"amount":${formatMinorUnits(refund.amount, 'PLN')},"date":${JSON.stringify(refund.date)},"status":"correct"}`,
+      );
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: `{"result":"success","requestId":"${randomUUID()}","transactionId":${JSON.stringify(transaction.transactionId)},"refunds":[${list.join(',')}]}`,
+      };
+    }
     const body = parseJson(call.body);
     if (body === undefined) return invalid('field_invalid', 'body');
 
@@ -186,6 +209,7 @@ export async function startFakeTpay(): Promise<FakeTpay> {
         hiddenDescription: String(body.hiddenDescription ?? ''),
         payerEmail: payer.email,
         refunded: 0,
+        refunds: [],
       };
       transactions.set(transactionId, transaction);
       return {
@@ -217,7 +241,14 @@ export async function startFakeTpay(): Promise<FakeTpay> {
       const amount = amountText === undefined ? transaction.amount - transaction.refunded : parseDecimalAmount(amountText, 'PLN');
       if (amount <= 0 || amount > transaction.amount - transaction.refunded) return invalid('field_invalid', 'amount');
       transaction.refunded += amount;
+      transaction.refunds.push({ refundId: nextId('RF-'), amount, date: new Date().toISOString().slice(0, 19).replace('T', ' ') });
       refunds.push({ transactionId: transaction.transactionId, amount, currency: 'PLN' });
+      // Tpay's refunds carry no idempotency key (docs-api.tpay.com/refunds: the body is `{}` or
+      // `{ "amount" }`), so a refund whose answer is lost is made again if simply retried.
+      const lost = loseRefundAnswer;
+      loseRefundAnswer = null;
+      if (lost === 'reset') return { status: 200, drop: true };
+      if (lost === 500) return { status: 500, body: { result: 'failed', errors: [{ errorCode: 'internal_error', errorMessage: 'Internal Server Error' }] } };
       return { status: 200, body: { result: 'success', requestId: randomUUID(), transactionId: transaction.transactionId, title: transaction.title, status: 'refund' } };
     }
     return { status: 404, body: { result: 'failed', errors: [{ errorCode: 'not_found', errorMessage: 'Not found' }] } };
@@ -231,6 +262,9 @@ export async function startFakeTpay(): Promise<FakeTpay> {
     refunds,
     transactions,
     jwsUrl: server.baseUrl,
+    loseNextRefundAnswer(how) {
+      loseRefundAnswer = how;
+    },
     notificationFor(transactionId, options: TpayNotificationOptions = {}) {
       const transaction = transactions.get(transactionId);
       if (transaction === undefined) throw new Error(`fake tpay: no transaction ${transactionId}`);

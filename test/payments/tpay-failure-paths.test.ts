@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RenderedMessage } from '../../src/mail/render.js';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
 import { startFakeTpay, type FakeTpay } from '../fakes/tpay-gateway.js';
-import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
+import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
 
 /**
  * Tpay's real failure paths, through the whole service against the stand-in: notifications
@@ -21,6 +22,7 @@ for (const dialect of DIALECTS) {
     let slots: Slot[];
     let nextSlot = 0;
     let participants = 0;
+    const sent: RenderedMessage[] = [];
 
     beforeAll(async () => {
       tpay = await startFakeTpay();
@@ -92,6 +94,39 @@ for (const dialect of DIALECTS) {
       expect(genuine.statusCode, genuine.body).toBe(200);
       expect(genuine.body).toBe('TRUE');
       expect((await paymentDetails(booking.payment.uuid)).payment).toMatchObject({ status: 'paid' });
+    });
+
+    it('makes a refund whose answer was lost exactly once: a dropped connection, then a 500, each retried', async () => {
+      const booking = await bookAndPay(2);
+      expect((await notify(tpay.notificationFor(booking.transactionId))).statusCode).toBe(200);
+      const made = () => tpay.transactions.get(booking.transactionId)!.refunds.map((refund) => refund.amount);
+
+      // Tpay makes the first refund, then the connection drops before its answer.
+      tpay.loseNextRefundAnswer('reset');
+      expect((await call(t.app, account.apiKey, 'POST', `/api/v1/meetings/${booking.meetings[0]!.uuid}/cancel`, { reason: 'Cannot make it' })).statusCode).toBe(200);
+      await runJobsCapturingMail(t.ctx, sent);
+      expect(made()).toEqual([15000]);
+      expect((await paymentDetails(booking.payment.uuid)).payment).toMatchObject({ status: 'paid', refundedAmount: 0 });
+
+      // The retry finds it among the transaction's refunds instead of refunding again.
+      t.clock.advance(60 * 60_000);
+      await runJobsCapturingMail(t.ctx, sent);
+      expect(made()).toEqual([15000]);
+      expect((await paymentDetails(booking.payment.uuid)).payment).toMatchObject({ status: 'paid', refundedAmount: 15000 });
+
+      // The other meeting's share, the same amount: made, its 500 retried, still once.
+      tpay.loseNextRefundAnswer(500);
+      expect((await call(t.app, account.apiKey, 'POST', `/api/v1/meetings/${booking.meetings[1]!.uuid}/cancel`, { reason: 'Cannot make it' })).statusCode).toBe(200);
+      await runJobsCapturingMail(t.ctx, sent);
+      expect(made()).toEqual([15000, 15000]);
+      t.clock.advance(60 * 60_000);
+      await runJobsCapturingMail(t.ctx, sent);
+      expect(made()).toEqual([15000, 15000]);
+
+      const details = await paymentDetails(booking.payment.uuid);
+      expect(details.payment).toMatchObject({ status: 'refunded', refundedAmount: 30000 });
+      expect(details.events.map((e: { status: string }) => e.status)).toEqual(['pending', 'paid', 'refunded', 'refunded']);
+      expect(sent.filter((message) => message.to.email === `payer${participants}@example.com` && message.subject.startsWith('Refund'))).toHaveLength(2);
     });
   });
 }

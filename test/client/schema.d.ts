@@ -331,7 +331,7 @@ export interface paths {
   "/api/v1/payments/{gateway}/notifications/{accountUuid}": {
     /**
      * A payment gateway's notification
-     * @description Where each gateway is told to send its notifications (set automatically on every transaction; for Stripe and PayPal also register it as the webhook endpoint in the gateway's dashboard). No API key: the gateway's own signature scheme authenticates the body (Stripe-Signature, P24 `sign` plus transaction/verify, PayU OpenPayu-Signature, PayPal verify-webhook-signature, Tpay md5sum). A forged, unsigned or mismatched notification (another amount or currency) is 400 NOTIFICATION_REJECTED and changes nothing; a repeated one changes nothing and gets the answer the gateway expects. A confirming call to the gateway that fails is 502, so the gateway sends it again.
+     * @description Where each gateway is told to send its notifications (set automatically on every transaction; for Stripe and PayPal also register it as the webhook endpoint in the gateway's dashboard). No API key: the gateway's own signature scheme authenticates the body (Stripe-Signature, P24 `sign` plus transaction/verify, PayU OpenPayu-Signature, PayPal verify-webhook-signature, Tpay X-JWS-Signature against its own certificates plus md5sum). A forged, unsigned or mismatched notification (another amount or currency) is 400 NOTIFICATION_REJECTED and changes nothing; a repeated one changes nothing and gets the answer the gateway expects. A confirming call to the gateway that fails is 502, so the gateway sends it again; while the account's stored credentials cannot be decrypted with the server's secret key (`TERMIN_SECRET_KEY` changed) it is 503 with `Retry-After`, for the same reason.
      */
     post: operations["createPaymentNotification"];
   };
@@ -412,8 +412,10 @@ export interface components {
            * @enum {string}
            */
           code: "stripe" | "p24" | "payu" | "paypal" | "tpay";
-          /** @description Every setting the gateway needs is stored; only then may bookings use it. */
+          /** @description Every setting the gateway needs is stored and readable; only then may bookings use it. */
           configured: boolean;
+          /** @description Why `configured` is false although every setting is stored: the stored secrets cannot be decrypted with the server's secret key (`TERMIN_SECRET_KEY` changed). The operator restores the key, or the credentials are entered again with PATCH. */
+          reason?: string;
           /** @description The non-secret settings (e.g. `merchantId`, `posId`, `clientId`). Secrets are write-only: never returned. */
           settings: {
             [key: string]: string | number;
@@ -8180,7 +8182,7 @@ export interface operations {
   };
   /**
    * A payment gateway's notification
-   * @description Where each gateway is told to send its notifications (set automatically on every transaction; for Stripe and PayPal also register it as the webhook endpoint in the gateway's dashboard). No API key: the gateway's own signature scheme authenticates the body (Stripe-Signature, P24 `sign` plus transaction/verify, PayU OpenPayu-Signature, PayPal verify-webhook-signature, Tpay md5sum). A forged, unsigned or mismatched notification (another amount or currency) is 400 NOTIFICATION_REJECTED and changes nothing; a repeated one changes nothing and gets the answer the gateway expects. A confirming call to the gateway that fails is 502, so the gateway sends it again.
+   * @description Where each gateway is told to send its notifications (set automatically on every transaction; for Stripe and PayPal also register it as the webhook endpoint in the gateway's dashboard). No API key: the gateway's own signature scheme authenticates the body (Stripe-Signature, P24 `sign` plus transaction/verify, PayU OpenPayu-Signature, PayPal verify-webhook-signature, Tpay X-JWS-Signature against its own certificates plus md5sum). A forged, unsigned or mismatched notification (another amount or currency) is 400 NOTIFICATION_REJECTED and changes nothing; a repeated one changes nothing and gets the answer the gateway expects. A confirming call to the gateway that fails is 502, so the gateway sends it again; while the account's stored credentials cannot be decrypted with the server's secret key (`TERMIN_SECRET_KEY` changed) it is 503 with `Retry-After`, for the same reason.
    */
   createPaymentNotification: {
     parameters: {
@@ -8223,6 +8225,19 @@ export interface operations {
       502: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Temporarily unavailable; retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];

@@ -87,6 +87,8 @@ export function createRefundJobHandler(ctx: Pick<UseCaseContext, 'config' | 'now
       if (refund.status !== 'pending') return;
       const payment = await findPayment(ctx.db, refund.paymentUuid);
       if (!payment) throw new PermanentJobError(`payment ${refund.paymentUuid} does not exist`);
+      // Credentials sealed with another secret key throw SecretUnreadableError: the job is retried
+      // with backoff, so the refund is made once the operator restores the key.
       const credentials = await openGatewayCredentials(ctx, ctx.db, payment.accountUuid, payment.gateway);
       if (!credentials || payment.gatewayTransactionId === null) {
         await recordRefundFailure(ctx, refund, payment, credentials ? 'the payment has no gateway transaction' : `${payment.gateway} is no longer configured for the account`);

@@ -22,7 +22,8 @@ const MAX_CERTIFICATE_BYTES = 64 * 1024;
  * - the protected header's `x5u` must lie under Tpay's own origin (`https://secure.tpay.com`,
  *   or `https://secure.sandbox.tpay.com` for the sandbox; configured as TPAY_JWS_URL);
  * - the certificate at `x5u` must be issued and signed by Tpay's root CA at
- *   `{TPAY_JWS_URL}/x509/tpay-jws-root.pem` (and be within its validity dates, as the root);
+ *   `{TPAY_JWS_URL}/x509/tpay-jws-root.pem` and, stricter than the PHP library, which checks
+ *   the signature only, be within its validity dates, as the root;
  * - the signature is RS256 over `header.base64url(raw body)`.
  *
  * Certificates are fetched with the gateway timeout, cached per URL (bounded, two hours, as
@@ -114,9 +115,9 @@ function isUnder(x5u: string, prefix: string): boolean {
 function isIssuedBy(certificate: X509Certificate, root: X509Certificate): boolean {
   const now = Date.now();
   const current = (cert: X509Certificate) => Date.parse(cert.validFrom) <= now && now <= Date.parse(cert.validTo);
-  return (
-    root.ca && certificate.checkIssued(root) && certificate.verify(root.publicKey) && current(certificate) && current(root) && certificate.publicKey.asymmetricKeyType === 'rsa'
-  );
+  // The official check (openssl_x509_verify against the root) plus names and dates; nothing is
+  // demanded of the root's CA flag, which Tpay's documents do not promise.
+  return certificate.checkIssued(root) && certificate.verify(root.publicKey) && current(certificate) && current(root) && certificate.publicKey.asymmetricKeyType === 'rsa';
 }
 
 async function fetchCertificate(url: string, timeoutMs: number): Promise<X509Certificate> {

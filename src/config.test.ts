@@ -24,6 +24,14 @@ describe('loadConfig', () => {
     expect(config.mail.smtpUrl).toBe('smtp://mail:25');
   });
 
+  it("trusts Tpay's notification certificates from the origin matching TPAY_API_URL, unless TPAY_JWS_URL says otherwise", () => {
+    expect(loadConfig({}).payments.tpayJws).toBe('https://secure.sandbox.tpay.com');
+    expect(loadConfig({ TPAY_API_URL: 'https://api.tpay.com' }).payments.tpayJws).toBe('https://secure.tpay.com');
+    expect(loadConfig({ TPAY_API_URL: 'https://openapi.sandbox.tpay.com' }).payments.tpayJws).toBe('https://secure.sandbox.tpay.com');
+    expect(loadConfig({ TPAY_API_URL: 'https://api.tpay.com', TPAY_JWS_URL: 'http://127.0.0.1:4010/' }).payments.tpayJws).toBe('http://127.0.0.1:4010');
+    expect(() => loadConfig({ TPAY_JWS_URL: 'secure.tpay.com' })).toThrowError(/TPAY_JWS_URL/);
+  });
+
   it('reports every invalid setting at once', () => {
     expect(() => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', SMTP_URL: 'mail.example.com' })).toThrowError(ConfigError);
     try {

@@ -127,6 +127,12 @@ export interface PaymentGatewayUrls {
   payu: string;
   paypal: string;
   tpay: string;
+  /**
+   * TPAY_JWS_URL: the only origin whose certificates may sign Tpay's notifications (the JWS
+   * `x5u`, and the root CA at `/x509/tpay-jws-root.pem` under it). Default: Tpay's production
+   * `https://secure.tpay.com` when TPAY_API_URL is Tpay's production API, its sandbox otherwise.
+   */
+  tpayJws: string;
 }
 
 /**
@@ -148,7 +154,11 @@ export const GATEWAY_SANDBOX_URLS: PaymentGatewayUrls = {
   payu: 'https://secure.snd.payu.com',
   paypal: 'https://api-m.sandbox.paypal.com',
   tpay: 'https://openapi.sandbox.tpay.com',
+  tpayJws: 'https://secure.sandbox.tpay.com',
 };
+
+/** Where Tpay's production notification certificates live (docs-api.tpay.com/webhooks). */
+export const TPAY_PRODUCTION_JWS_URL = 'https://secure.tpay.com';
 
 export type Env = Record<string, string | undefined>;
 
@@ -215,6 +225,7 @@ export function loadConfig(env: Env = process.env, root = PROJECT_ROOT): Config 
       payu: parseBaseUrl(env.PAYU_API_URL, GATEWAY_SANDBOX_URLS.payu, 'PAYU_API_URL', problems),
       paypal: parseBaseUrl(env.PAYPAL_API_URL, GATEWAY_SANDBOX_URLS.paypal, 'PAYPAL_API_URL', problems),
       tpay: parseBaseUrl(env.TPAY_API_URL, GATEWAY_SANDBOX_URLS.tpay, 'TPAY_API_URL', problems),
+      tpayJws: parseBaseUrl(env.TPAY_JWS_URL, defaultTpayJwsUrl(env.TPAY_API_URL), 'TPAY_JWS_URL', problems),
     },
     http: {
       headersTimeoutMs: parseInteger(env.HEADERS_TIMEOUT_MS, 10_000, 'HEADERS_TIMEOUT_MS', 500, 600_000, problems),
@@ -260,6 +271,22 @@ function parseRedisUrl(raw: string | undefined, problems: string[]): string | nu
   if (value === undefined) return null;
   if (!/^rediss?:\/\/[^\s]+$/.test(value)) problems.push('REDIS_URL must look like redis://host:6379 (or rediss:// for TLS)');
   return value;
+}
+
+/**
+ * Tpay signs production and sandbox notifications with certificates under different origins;
+ * the default follows TPAY_API_URL: `https://api.tpay.com` → `https://secure.tpay.com`,
+ * anything else (the sandbox, a proxy) → `https://secure.sandbox.tpay.com`.
+ */
+function defaultTpayJwsUrl(apiUrl: string | undefined): string {
+  let host = '';
+  try {
+    host = new URL(nonEmpty(apiUrl) ?? GATEWAY_SANDBOX_URLS.tpay).hostname;
+  } catch {
+    // TPAY_API_URL's own check reports it.
+  }
+  const production = host === 'tpay.com' || (host.endsWith('.tpay.com') && !host.endsWith('.sandbox.tpay.com'));
+  return production ? TPAY_PRODUCTION_JWS_URL : GATEWAY_SANDBOX_URLS.tpayJws;
 }
 
 function parseBaseUrl(raw: string | undefined, fallback: string, name: string, problems: string[]): string {

@@ -11,6 +11,7 @@ import { createMailTransport, type MailTransport } from './mail/transport.js';
 import { createOutbound } from './net/outbound-request.js';
 import { createGatewayRegistry } from './payments/registry.js';
 import type { UseCaseContext } from './scheduling/context.js';
+import { reportUnreadableGatewaySecrets } from './scheduling/payments/credentials.js';
 import { createScheduleCache } from './scheduling/schedule-cache.js';
 import { resolveSecretKey, type ResolvedSecretKey } from './secrets/secret-key.js';
 
@@ -61,6 +62,13 @@ export async function createContext(config: Config, options: ContextOptions = {}
   }
   // After migrating: the read connection prepares statements against the tables.
   const reads = createFastReads(config.database, handle.db);
+  try {
+    // A changed secret key is reported here, once, rather than by every request it affects.
+    await reportUnreadableGatewaySecrets({ db: handle.db, log, secretKey });
+  } catch (error) {
+    // A database not migrated yet has nothing stored to check; the service starts as before.
+    log.debug({ err: error }, 'stored gateway secrets were not checked');
+  }
   const mailer = createMailTransport(config.mail);
   let closed = false;
   return {

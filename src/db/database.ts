@@ -216,6 +216,8 @@ export interface PaymentRefundTable {
   gateway_refund_id: string | null;
   created_at: number;
   done_at: number | null;
+  /** 0016: when the refund was last asked of the gateway (before its answer); null: never. */
+  requested_at: number | null;
 }
 
 export interface DiscountCodeTable {

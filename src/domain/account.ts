@@ -13,8 +13,10 @@ export interface EnabledGateway {
   code: Gateway;
   /** The non-secret settings (merchantId, posId, clientId, …). */
   settings: Record<string, string | number>;
-  /** Every field its gateway needs is stored: bookings may use it. */
+  /** Every field its gateway needs is stored (and readable): bookings may use it. */
   configured: boolean;
+  /** Why it is not configured although every field is stored (its secrets cannot be read). */
+  reason?: string;
 }
 
 export interface Account {

@@ -37,6 +37,8 @@ export interface Refund {
   gatewayRefundId: string | null;
   createdAt: number;
   doneAt: number | null;
+  /** When termin last asked the gateway for it (the answer may have been lost); null: never asked. */
+  requestedAt: number | null;
 }
 
 /**

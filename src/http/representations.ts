@@ -13,7 +13,12 @@ export function accountToJson(account: AccountView) {
     activeUsers: account.activeUsers,
     owner: account.ownerUuid,
     places: account.places,
-    gateways: account.gateways.map((gateway) => ({ code: gateway.code, configured: gateway.configured, settings: gateway.settings })),
+    gateways: account.gateways.map((gateway) => ({
+      code: gateway.code,
+      configured: gateway.configured,
+      ...(gateway.reason !== undefined ? { reason: gateway.reason } : {}),
+      settings: gateway.settings,
+    })),
     createdAt: toIso(account.createdAt),
   };
 }

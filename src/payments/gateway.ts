@@ -99,6 +99,12 @@ export interface RefundRequest {
   idempotencyKey: string;
 }
 
+/** A refund the gateway lists as made of a transaction; amount in minor units. */
+export interface GatewayRefund {
+  refundId: string;
+  amount: number;
+}
+
 export interface GatewayAdapter {
   readonly code: Gateway;
   /** Creates the transaction on the gateway (first visit of /pay/{uuid}). */
@@ -123,5 +129,11 @@ export interface GatewayAdapter {
     payment: { paymentUuid: string; gatewayTransactionId: string; amount: number; currency: string },
     query: Record<string, string>,
   ): Promise<NotificationOutcome | null>;
+  /**
+   * The refunds the gateway has made of the transaction. Only gateways whose refunds take no
+   * idempotency key (Tpay) have it: before a refund whose answer was lost is asked again, the
+   * use case looks here for it (src/scheduling/payments/refunds.ts).
+   */
+  listRefunds?(credentials: GatewayCredentials, transaction: { gatewayTransactionId: string; currency: string }): Promise<GatewayRefund[]>;
   refund(credentials: GatewayCredentials, refund: RefundRequest): Promise<{ refundId: string }>;
 }

@@ -19,6 +19,6 @@ export function createGatewayRegistry(urls: PaymentGatewayUrls, options: { timeo
     p24: createP24Adapter({ baseUrl: urls.p24, timeoutMs }),
     payu: createPayuAdapter({ baseUrl: urls.payu, timeoutMs }),
     paypal: createPaypalAdapter({ baseUrl: urls.paypal, timeoutMs }),
-    tpay: createTpayAdapter({ baseUrl: urls.tpay, timeoutMs }),
+    tpay: createTpayAdapter({ baseUrl: urls.tpay, jwsUrl: urls.tpayJws, timeoutMs }),
   };
 }

@@ -4,6 +4,7 @@ import {
   type GatewayCredentials,
   type IncomingNotification,
   type NotificationOutcome,
+  type GatewayRefund,
   type PaymentOrder,
   type RefundRequest,
   type VerifiedNotification,
@@ -25,6 +26,7 @@ import {
   type GatewayResponse,
 } from './http.js';
 import { expectPayment } from './notification-checks.js';
+import { createTpayJwsVerifier } from './tpay-jws.js';
 import { formatMinorUnits, parseDecimalAmount } from '../domain/money.js';
 
 /**
@@ -37,16 +39,17 @@ import { formatMinorUnits, parseDecimalAmount } from '../domain/money.js';
  * test_mode, md5sum`) with `md5sum = md5(id + tr_id + tr_amount + tr_crc + security code)`;
  * it must be answered with the bare word `TRUE`.
  *
- * Tpay also signs every notification with a detached JWS (`X-JWS-Signature`, RS256, the key
- * in a certificate at the `x5u` URL under https://secure.tpay.com, chained to Tpay's root CA).
- * Checking it needs those certificates from Tpay's servers, so this adapter relies on the
- * md5sum (a shared secret) and the amount check; see the report in the commit history.
+ * Tpay signs every notification with a detached JWS (`X-JWS-Signature`, RS256, the key in a
+ * certificate at the `x5u` URL under Tpay's own origin, chained to Tpay's root CA) and calls
+ * checking it mandatory; the md5sum covers neither `tr_status` nor `tr_paid`. Both are checked
+ * (tpay-jws.ts), the JWS first.
  *
  * Tpay's transaction API has no currency field: every transaction is in PLN.
  */
-export function createTpayAdapter(options: { baseUrl: string; timeoutMs?: number }): GatewayAdapter {
+export function createTpayAdapter(options: { baseUrl: string; jwsUrl: string; timeoutMs?: number }): GatewayAdapter {
   const { baseUrl } = options;
   const timeoutMs = options.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
+  const jws = createTpayJwsVerifier({ jwsUrl: options.jwsUrl, timeoutMs });
   const withToken = createOAuthSession({
     gateway: 'tpay',
     operation: 'oauth/auth',
@@ -99,6 +102,7 @@ export function createTpayAdapter(options: { baseUrl: string; timeoutMs?: number
       if (notification.contentType !== undefined && !notification.contentType.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
         throw new NotificationRejectedError('tpay notification: not form-encoded');
       }
+      await jws.verify(notification.headers['x-jws-signature'], notification.rawBody);
       const form = new URLSearchParams(notification.rawBody);
       const field = (name: string): string => {
         const value = form.get(name);
@@ -137,6 +141,39 @@ export function createTpayAdapter(options: { baseUrl: string; timeoutMs?: number
       return { outcome, reply };
     },
 
+    /**
+     * `GET /transactions/{transactionId}/refunds` (docs-api.tpay.com/refunds, "Retrieving refunds
+     * for a transaction"). Tpay's refund call takes no idempotency key (its body is `{ amount }`
+     * only), so this list is how a retry finds a refund whose answer was lost. Entries whose
+     * status says they did not go through are left out.
+     */
+    async listRefunds(credentials: GatewayCredentials, transaction: { gatewayTransactionId: string; currency: string }): Promise<GatewayRefund[]> {
+      requirePln(transaction.currency);
+      const path = `/transactions/${encodeURIComponent(transaction.gatewayTransactionId)}/refunds`;
+      return withToken(credentials, async (authorization) => {
+        const response = await callGateway('tpay', 'refunds list', baseUrl, { method: 'GET', path, headers: { authorization } }, timeoutMs);
+        const result = asRecord(response.body);
+        if (response.status !== 200 || stringField(result, 'result') !== 'success') throw fail('refunds list', response);
+        const entries = result?.refunds;
+        if (!Array.isArray(entries)) throw malformedAnswer('tpay', 'refunds list', 'refunds');
+        return entries.flatMap((entry, index): GatewayRefund[] => {
+          const refund = asRecord(entry);
+          const status = stringField(refund, 'status')?.toLowerCase();
+          if (status !== undefined && UNMADE_REFUND_STATUSES.has(status)) return [];
+          const amount = refund?.amount;
+          if (typeof amount !== 'number' && typeof amount !== 'string') throw malformedAnswer('tpay', 'refunds list', 'each refund’s amount');
+          let minor: number;
+          try {
+            minor = parseDecimalAmount(String(amount), 'PLN');
+          } catch {
+            throw malformedAnswer('tpay', 'refunds list', 'a decimal refund amount');
+          }
+          const refundId = stringField(refund, 'refundId') ?? stringField(refund, 'id') ?? `${transaction.gatewayTransactionId}:refund-${index + 1}`;
+          return [{ refundId, amount: minor }];
+        });
+      });
+    },
+
     async refund(credentials: GatewayCredentials, refund: RefundRequest): Promise<{ refundId: string }> {
       requirePln(refund.currency);
       const rawJson = `{"amount":${formatMinorUnits(refund.amount, 'PLN')}}`;
@@ -150,6 +187,9 @@ export function createTpayAdapter(options: { baseUrl: string; timeoutMs?: number
     },
   };
 }
+
+/** Refund statuses that mean no money went back (any other, or none, counts as made). */
+const UNMADE_REFUND_STATUSES = new Set(['failed', 'rejected', 'cancelled', 'canceled', 'error']);
 
 function requirePln(currency: string): void {
   if (currency.toUpperCase() !== 'PLN') throw new GatewayError(`tpay: transactions are in PLN only, not ${currency.toUpperCase()}`, false);

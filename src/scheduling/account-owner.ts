@@ -14,7 +14,7 @@ import type { Principal, UseCaseContext } from './context.js';
  * previous owner keeps their teams and rights but loses the owner's protection; handing it
  * to the owner again changes nothing.
  */
-export async function handOverOwnership(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string): Promise<AccountView> {
+export async function handOverOwnership(ctx: Pick<UseCaseContext, 'db' | 'secretKey'>, principal: Principal, userUuid: string): Promise<AccountView> {
   await inTransaction(ctx.db, async (trx) => {
     const account = await lockedAccount(trx, principal.accountUuid);
     if (account.ownerUuid !== principal.userUuid) throw new ForbiddenError("Only the account's owner may hand ownership over");

@@ -9,17 +9,30 @@ import type { DbOrTrx } from '../db/database.js';
 import { inTransaction } from '../db/transaction.js';
 import { sealRecord } from '../secrets/secret-box.js';
 import type { Principal, UseCaseContext } from './context.js';
+import { canOpenSecrets, UNREADABLE_CREDENTIALS } from './payments/credentials.js';
 
 export interface AccountView extends Account {
   activeUsers: number;
   gateways: EnabledGateway[];
 }
 
-export async function getAccount(ctx: Pick<UseCaseContext, 'db'>, principal: Principal): Promise<AccountView> {
+export async function getAccount(ctx: Pick<UseCaseContext, 'db' | 'secretKey'>, principal: Principal): Promise<AccountView> {
   const account = await findAccount(ctx.db, principal.accountUuid);
   if (!account) throw new NotFoundError('account');
-  const [activeUsers, gateways] = await Promise.all([countActiveUsers(ctx.db, account.uuid), listEnabledGateways(ctx.db, account.uuid)]);
+  const [activeUsers, gateways] = await Promise.all([countActiveUsers(ctx.db, account.uuid), listUsableGateways(ctx, account.uuid)]);
   return { ...account, activeUsers, gateways };
+}
+
+/**
+ * The account's gateways as `GET /account` shows them: as `listEnabledGateways`, and one whose
+ * stored secrets this server's key cannot open reads `configured: false` with the reason, as
+ * bookings treat it (see `gatewayRefusal`).
+ */
+export async function listUsableGateways(ctx: Pick<UseCaseContext, 'db' | 'secretKey'>, accountUuid: string): Promise<EnabledGateway[]> {
+  return (await selectAccountGateways(ctx.db, accountUuid)).map((stored) => {
+    const gateway = toEnabledGateway(stored);
+    return gateway.configured && !canOpenSecrets(ctx.secretKey, stored.sealedSecrets) ? { ...gateway, configured: false, reason: UNREADABLE_CREDENTIALS } : gateway;
+  });
 }
 
 /** The account's gateways as they may be shown: settings without secrets, and whether each is usable. */

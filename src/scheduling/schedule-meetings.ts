@@ -77,7 +77,7 @@ const UTC_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z$/;
  * the second sees the first's meeting and is refused.
  */
 export async function scheduleMeetings(
-  ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>,
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey'>,
   principal: Principal | PublicBooker,
   input: ScheduleInput,
   idempotencyKey?: string | undefined,
@@ -92,7 +92,7 @@ export async function scheduleMeetings(
       const replay = await replayOrClaimIdempotencyKey(trx, principal.accountUuid, idempotencyKey, requestHash, now);
       if (replay) return replay;
     }
-    const plan = { ...(await planBooking(trx, principal.accountUuid, input, starts, now)), bookedByKeyUuid: 'keyUuid' in principal ? principal.keyUuid : null };
+    const plan = { ...(await planBooking(trx, principal.accountUuid, input, starts, now, ctx.secretKey)), bookedByKeyUuid: 'keyUuid' in principal ? principal.keyUuid : null };
     // Checked again inside the transaction: a topic made private meanwhile takes no more bookings.
     if ('publicPage' in principal && !plan.topic.public) throw new NotFoundError('meeting topic');
     const placeDetails = await checkDatesUnderLock(trx, plan, starts, now);
@@ -135,7 +135,14 @@ interface BookingPlan {
 }
 
 /** Everything the request names, found and checked against the topic; every problem reported at once. */
-async function planBooking(trx: DbOrTrx, accountUuid: string, input: ScheduleInput, starts: number[], now: number): Promise<Omit<BookingPlan, 'bookedByKeyUuid'>> {
+async function planBooking(
+  trx: DbOrTrx,
+  accountUuid: string,
+  input: ScheduleInput,
+  starts: number[],
+  now: number,
+  secretKey: Buffer,
+): Promise<Omit<BookingPlan, 'bookedByKeyUuid'>> {
   const found = await findAccountAndTopic(trx, accountUuid, input.meetingTopic);
   if (!found) throw new NotFoundError('account');
   const { account } = found;
@@ -149,7 +156,7 @@ async function planBooking(trx: DbOrTrx, accountUuid: string, input: ScheduleInp
 
   const errors: FieldError[] = validateBookingAgainstTopic(input, { ...topic, paid }, account.places);
   // Only a gateway the account enabled and configured can take the money.
-  const refusal = paid && input.gateway !== undefined ? await gatewayRefusal(trx, account.uuid, input.gateway) : null;
+  const refusal = paid && input.gateway !== undefined ? await gatewayRefusal(trx, account.uuid, input.gateway, secretKey) : null;
   if (refusal !== null) errors.push({ path: '/gateway', message: refusal });
   errors.push(...findOverlappingDates(starts.map((start, i) => ({ start, end: meetingEnd(topic, start), host: hosts[i]!.uuid }))));
   if (errors.length > 0) throw new ValidationError(errors);

@@ -53,6 +53,13 @@ export interface paths {
      */
     patch: operations["updateAccount"];
   };
+  "/api/v1/account/owner": {
+    /**
+     * Hand the account over to another owner
+     * @description By the owner only (403 otherwise). The new owner must be an active user of the account who is already an admin of one of its teams (400 at `/userUuid` otherwise; 404 for an unknown user). The previous owner keeps their teams and admin rights, without the owner's protection.
+     */
+    post: operations["ownerAccount"];
+  };
   "/api/v1/api-keys": {
     /**
      * The caller's live API keys
@@ -331,7 +338,7 @@ export interface paths {
   "/api/v1/payments/{gateway}/notifications/{accountUuid}": {
     /**
      * A payment gateway's notification
-     * @description Where each gateway is told to send its notifications (set automatically on every transaction; for Stripe and PayPal also register it as the webhook endpoint in the gateway's dashboard). No API key: the gateway's own signature scheme authenticates the body (Stripe-Signature, P24 `sign` plus transaction/verify, PayU OpenPayu-Signature, PayPal verify-webhook-signature, Tpay md5sum). A forged, unsigned or mismatched notification (another amount or currency) is 400 NOTIFICATION_REJECTED and changes nothing; a repeated one changes nothing and gets the answer the gateway expects. A confirming call to the gateway that fails is 502, so the gateway sends it again.
+     * @description Where each gateway is told to send its notifications (set automatically on every transaction; for Stripe and PayPal also register it as the webhook endpoint in the gateway's dashboard). No API key: the gateway's own signature scheme authenticates the body (Stripe-Signature, P24 `sign` plus transaction/verify, PayU OpenPayu-Signature, PayPal verify-webhook-signature, Tpay X-JWS-Signature against its own certificates plus md5sum). A forged, unsigned or mismatched notification (another amount or currency) is 400 NOTIFICATION_REJECTED and changes nothing; a repeated one changes nothing and gets the answer the gateway expects. A confirming call to the gateway that fails is 502, so the gateway sends it again; while the account's stored credentials cannot be decrypted with the server's secret key (`TERMIN_SECRET_KEY` changed) it is 503 with `Retry-After`, for the same reason.
      */
     post: operations["createPaymentNotification"];
   };
@@ -404,6 +411,8 @@ export interface components {
       maxUsers: number;
       /** @description Seats in use: users not deactivated. */
       activeUsers: number;
+      /** @description The owner's user uuid. Only the owner renames, demotes or removes the owner (403 for anyone else), the owner stays an admin of at least one team, and only the owner hands ownership over (`POST /account/owner`). Null never for an account in use. */
+      owner: string | null;
       /** @description Meeting places enabled for the account. */
       places: ("offline" | "phone-call" | "google-meet" | "teamsForBusiness" | "skypeForBusiness" | "skypeForConsumer" | "zoom" | "webex")[];
       gateways: ({
@@ -412,8 +421,10 @@ export interface components {
            * @enum {string}
            */
           code: "stripe" | "p24" | "payu" | "paypal" | "tpay";
-          /** @description Every setting the gateway needs is stored; only then may bookings use it. */
+          /** @description Every setting the gateway needs is stored and readable; only then may bookings use it. */
           configured: boolean;
+          /** @description Why `configured` is false although every setting is stored: the stored secrets cannot be decrypted with the server's secret key (`TERMIN_SECRET_KEY` changed). The operator restores the key, or the credentials are entered again with PATCH. */
+          reason?: string;
           /** @description The non-secret settings (e.g. `merchantId`, `posId`, `clientId`). Secrets are write-only: never returned. */
           settings: {
             [key: string]: string | number;
@@ -1737,6 +1748,134 @@ export interface operations {
       };
       /** @description The key may not do this (or a plan limit is reached). */
       403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Hand the account over to another owner
+   * @description By the owner only (403 otherwise). The new owner must be an active user of the account who is already an admin of one of its teams (400 at `/userUuid` otherwise; 404 for an unknown user). The previous owner keeps their teams and admin rights, without the owner's protection.
+   */
+  ownerAccount: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * Format: uuid
+           * @description The new owner: an active user of the account who is already an admin of one of its teams.
+           */
+          userUuid: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Account"];
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid `X-Service-Api-Key`. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No such record in the caller's account. */
+      404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8180,7 +8319,7 @@ export interface operations {
   };
   /**
    * A payment gateway's notification
-   * @description Where each gateway is told to send its notifications (set automatically on every transaction; for Stripe and PayPal also register it as the webhook endpoint in the gateway's dashboard). No API key: the gateway's own signature scheme authenticates the body (Stripe-Signature, P24 `sign` plus transaction/verify, PayU OpenPayu-Signature, PayPal verify-webhook-signature, Tpay md5sum). A forged, unsigned or mismatched notification (another amount or currency) is 400 NOTIFICATION_REJECTED and changes nothing; a repeated one changes nothing and gets the answer the gateway expects. A confirming call to the gateway that fails is 502, so the gateway sends it again.
+   * @description Where each gateway is told to send its notifications (set automatically on every transaction; for Stripe and PayPal also register it as the webhook endpoint in the gateway's dashboard). No API key: the gateway's own signature scheme authenticates the body (Stripe-Signature, P24 `sign` plus transaction/verify, PayU OpenPayu-Signature, PayPal verify-webhook-signature, Tpay X-JWS-Signature against its own certificates plus md5sum). A forged, unsigned or mismatched notification (another amount or currency) is 400 NOTIFICATION_REJECTED and changes nothing; a repeated one changes nothing and gets the answer the gateway expects. A confirming call to the gateway that fails is 502, so the gateway sends it again; while the account's stored credentials cannot be decrypted with the server's secret key (`TERMIN_SECRET_KEY` changed) it is 503 with `Retry-After`, for the same reason.
    */
   createPaymentNotification: {
     parameters: {
@@ -8223,6 +8362,19 @@ export interface operations {
       502: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Temporarily unavailable; retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];

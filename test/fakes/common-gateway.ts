@@ -90,7 +90,7 @@ export async function startFakeServer(handle: (call: RecordedCall) => FakeReply 
       Promise.resolve()
         .then(() => handle(call))
         .then(
-          (reply) => (reply.drop ? request.socket.destroy() : send(response, reply)),
+          (reply) => send(response, reply),
           (error: unknown) => send(response, { status: 500, body: { error: String(error) } }),
         );
     });
@@ -111,6 +111,10 @@ export async function startFakeServer(handle: (call: RecordedCall) => FakeReply 
 }
 
 function send(response: http.ServerResponse, reply: FakeReply): void {
+  if (reply.drop) {
+    response.socket?.destroy();
+    return;
+  }
   const headers: Record<string, string> = { ...reply.headers };
   let body = '';
   if (typeof reply.body === 'string') body = reply.body;

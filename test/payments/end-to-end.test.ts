@@ -53,6 +53,7 @@ for (const dialect of DIALECTS) {
         PAYU_API_URL: url('payu'),
         PAYPAL_API_URL: url('paypal'),
         TPAY_API_URL: url('tpay'),
+        TPAY_JWS_URL: url('tpay'),
       });
       const transport: MailTransport = { send: async (message) => void sent.push(message), close: () => undefined, describe: () => 'memory' };
       jobs = startBackgroundJobs(t.ctx, { jobIntervalMs: 3_600_000, transport });

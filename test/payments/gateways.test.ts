@@ -18,7 +18,10 @@ let registry: ReturnType<typeof createGatewayRegistry>;
 beforeAll(async () => {
   fakes.push(await startFakeStripe(), await startFakeP24(), await startFakePayu(), await startFakePaypal(), await startFakeTpay());
   const url = (code: string) => fakes.find((fake) => fake.code === code)?.baseUrl ?? '';
-  registry = createGatewayRegistry({ stripe: url('stripe'), p24: url('p24'), payu: url('payu'), paypal: url('paypal'), tpay: url('tpay') }, { timeoutMs: 5_000 });
+  registry = createGatewayRegistry(
+    { stripe: url('stripe'), p24: url('p24'), payu: url('payu'), paypal: url('paypal'), tpay: url('tpay'), tpayJws: url('tpay') },
+    { timeoutMs: 5_000 },
+  );
 });
 
 afterAll(async () => {

@@ -22,6 +22,17 @@ export async function findAccountGateway(db: DbOrTrx, accountUuid: string, code:
   return row && { code: row.code as Gateway, settings: JSON.parse(row.settings), sealedSecrets: JSON.parse(row.secrets) };
 }
 
+/** Every account's enabled gateways (the start-up check of stored secrets reads them all once). */
+export async function selectAllAccountGateways(db: DbOrTrx): Promise<(StoredGateway & { accountUuid: string })[]> {
+  const rows = await db.selectFrom('account_gateways').selectAll().orderBy('account_id').orderBy('position').execute();
+  return rows.map((row) => ({
+    accountUuid: row.account_id,
+    code: row.code as Gateway,
+    settings: JSON.parse(row.settings) as StoredGateway['settings'],
+    sealedSecrets: JSON.parse(row.secrets) as StoredGateway['sealedSecrets'],
+  }));
+}
+
 /** The enabled set is replaced as a whole, in the caller's transaction. */
 export async function replaceAccountGateways(db: DbOrTrx, accountUuid: string, gateways: StoredGateway[], now: number): Promise<void> {
   await db.deleteFrom('account_gateways').where('account_id', '=', accountUuid).execute();

@@ -144,7 +144,7 @@ export async function markPaymentExpired(db: DbOrTrx, bookingUuid: string): Prom
 }
 
 /** Inserts the refund unless one with the same key exists for the payment; true when inserted. */
-export async function insertRefundOnce(db: DbOrTrx, refund: Omit<Refund, 'status' | 'gatewayRefundId' | 'doneAt'>): Promise<boolean> {
+export async function insertRefundOnce(db: DbOrTrx, refund: Omit<Refund, 'status' | 'gatewayRefundId' | 'doneAt' | 'requestedAt'>): Promise<boolean> {
   const result = await db
     .insertInto('payment_refunds')
     .values({
@@ -157,6 +157,7 @@ export async function insertRefundOnce(db: DbOrTrx, refund: Omit<Refund, 'status
       gateway_refund_id: null,
       created_at: refund.createdAt,
       done_at: null,
+      requested_at: null,
     })
     .onConflict((oc) => oc.columns(['payment_id', 'refund_key']).doNothing())
     .executeTakeFirst();
@@ -173,6 +174,7 @@ function rowToRefund(row: {
   gateway_refund_id: string | null;
   created_at: number;
   done_at: number | null;
+  requested_at: number | null;
 }): Refund {
   return {
     uuid: row.id,
@@ -184,6 +186,7 @@ function rowToRefund(row: {
     gatewayRefundId: row.gateway_refund_id,
     createdAt: Number(row.created_at),
     doneAt: row.done_at === null ? null : Number(row.done_at),
+    requestedAt: row.requested_at === null ? null : Number(row.requested_at),
   };
 }
 
@@ -222,6 +225,11 @@ export async function completeRefund(db: DbOrTrx, refund: Refund, gatewayRefundI
     .where((eb) => eb('refunded_amount', '>=', eb.ref('amount')))
     .execute();
   return true;
+}
+
+/** Written just before the gateway is asked, so a retry knows the refund may already be made. */
+export async function markRefundRequested(db: DbOrTrx, refundUuid: string, now: number): Promise<void> {
+  await db.updateTable('payment_refunds').set({ requested_at: now }).where('id', '=', refundUuid).where('status', '=', 'pending').execute();
 }
 
 export async function failRefund(db: DbOrTrx, refundUuid: string, now: number): Promise<boolean> {

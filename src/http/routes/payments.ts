@@ -58,10 +58,11 @@ export const paymentNotificationRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCase
         description:
           "Where each gateway is told to send its notifications (set automatically on every transaction; for Stripe and PayPal also register it as the webhook endpoint in the gateway's dashboard). " +
           "No API key: the gateway's own signature scheme authenticates the body (Stripe-Signature, P24 `sign` plus transaction/verify, PayU OpenPayu-Signature, " +
-          'PayPal verify-webhook-signature, Tpay md5sum). A forged, unsigned or mismatched notification (another amount or currency) is 400 NOTIFICATION_REJECTED and changes nothing; ' +
-          'a repeated one changes nothing and gets the answer the gateway expects. A confirming call to the gateway that fails is 502, so the gateway sends it again.',
+          'PayPal verify-webhook-signature, Tpay X-JWS-Signature against its own certificates plus md5sum). A forged, unsigned or mismatched notification (another amount or currency) is 400 NOTIFICATION_REJECTED and changes nothing; ' +
+          'a repeated one changes nothing and gets the answer the gateway expects. A confirming call to the gateway that fails is 502, so the gateway sends it again; ' +
+          "while the account's stored credentials cannot be decrypted with the server's secret key (`TERMIN_SECRET_KEY` changed) it is 503 with `Retry-After`, for the same reason.",
         params: NotificationParamsSchema,
-        response: { 200: Type.String({ description: 'What the gateway expects (e.g. Tpay\'s `TRUE`, Stripe\'s `{"received":true}`).' }), ...problemResponses(400, 502) },
+        response: { 200: Type.String({ description: 'What the gateway expects (e.g. Tpay\'s `TRUE`, Stripe\'s `{"received":true}`).' }), ...problemResponses(400, 502, 503) },
       },
     },
     async (request, reply) => {

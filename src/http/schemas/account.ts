@@ -20,7 +20,14 @@ export const AccountSchema = Type.Object(
     gateways: Type.Array(
       Type.Object({
         code: GatewaySchema,
-        configured: Type.Boolean({ description: 'Every setting the gateway needs is stored; only then may bookings use it.' }),
+        configured: Type.Boolean({ description: 'Every setting the gateway needs is stored and readable; only then may bookings use it.' }),
+        reason: Type.Optional(
+          Type.String({
+            description:
+              "Why `configured` is false although every setting is stored: the stored secrets cannot be decrypted with the server's secret key " +
+              '(`TERMIN_SECRET_KEY` changed). The operator restores the key, or the credentials are entered again with PATCH.',
+          }),
+        ),
         settings: Type.Record(Type.String(), Type.Union([Type.String(), Type.Integer()]), {
           description: 'The non-secret settings (e.g. `merchantId`, `posId`, `clientId`). Secrets are write-only: never returned.',
         }),

@@ -1,10 +1,16 @@
 import type { Gateway } from '../../domain/account.js';
-import { GatewayUnavailableError, NotificationRejectedError } from '../../domain/errors.js';
+import { GatewayUnavailableError, NotificationRejectedError, ServiceUnavailableError } from '../../domain/errors.js';
+import { SecretUnreadableError } from '../../secrets/secret-box.js';
 import { findAccountPayment } from '../../db/repositories/payments.js';
 import { GatewayError, NotificationRejectedError as AdapterRejectedError, type IncomingNotification, type VerifiedNotification } from '../../payments/gateway.js';
 import type { UseCaseContext } from '../context.js';
 import { openGatewayCredentials } from './credentials.js';
 import { settleFailed, settlePaid } from './settle.js';
+
+/** What a gateway is told while the account's credentials cannot be read here (no internals). */
+const UNREADABLE_NOTIFICATION = "The account's gateway credentials cannot be read by this server right now; send the notification again later";
+/** Gateways retry on their own schedules; this is the hint for those that read Retry-After. */
+const NOTIFICATION_RETRY_AFTER_SECONDS = 600;
 
 /**
  * `POST /api/v1/payments/{gateway}/notifications/{accountUuid}`: the account's credentials
@@ -13,7 +19,8 @@ import { settleFailed, settlePaid } from './settle.js';
  * changes nothing. A verified completion settles the payment (once, however often it is
  * repeated or on however many instances it lands); the reply is what the gateway expects.
  * A gateway that cannot be reached for a confirming call (P24 verify, PayPal's signature
- * check) gives 502, so the gateway sends the notification again later.
+ * check) gives 502, so the gateway sends the notification again later; credentials this
+ * server cannot decrypt (another secret key) give 503 with Retry-After, for the same reason.
  */
 export async function receiveNotification(
   ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'gateways'>,
@@ -21,7 +28,15 @@ export async function receiveNotification(
   accountUuid: string,
   notification: IncomingNotification,
 ): Promise<VerifiedNotification['reply']> {
-  const credentials = await openGatewayCredentials(ctx, ctx.db, accountUuid, gateway);
+  let credentials: Awaited<ReturnType<typeof openGatewayCredentials>>;
+  try {
+    credentials = await openGatewayCredentials(ctx, ctx.db, accountUuid, gateway);
+  } catch (error) {
+    // Sealed with another secret key: nothing can be checked now, but the notification may be
+    // genuine and the key may be restored, so the gateway is asked to send it again (503).
+    if (error instanceof SecretUnreadableError) throw new ServiceUnavailableError(UNREADABLE_NOTIFICATION, NOTIFICATION_RETRY_AFTER_SECONDS);
+    throw error;
+  }
   if (!credentials) throw new NotificationRejectedError(`${gateway} is not configured for this account`);
   let verified: VerifiedNotification;
   try {

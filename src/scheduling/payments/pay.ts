@@ -14,6 +14,7 @@ import { findUser } from '../../db/repositories/users.js';
 import { newId } from '../../ids.js';
 import { GatewayError, NotificationRejectedError, type PaymentOrder } from '../../payments/gateway.js';
 import type { UseCaseContext } from '../context.js';
+import { SecretUnreadableError } from '../../secrets/secret-box.js';
 import { openGatewayCredentials } from './credentials.js';
 import { paymentStatusAt } from '../../domain/payment.js';
 import { settleFailed, settlePaid } from './settle.js';
@@ -85,6 +86,9 @@ export async function preparePayment(
     return stored?.gatewayRedirectUrl ? { kind: 'redirect', url: stored.gatewayRedirectUrl } : { kind: 'preparing', view };
   } catch (error) {
     await releaseTransactionClaim(ctx.db, paymentUuid, token);
+    // Credentials sealed with another secret key: the gateway is unusable here until the
+    // operator acts (told once at start-up); the participant sees the gateway-error page.
+    if (error instanceof SecretUnreadableError) return { kind: 'gateway-error', view };
     if (!(error instanceof GatewayError)) throw error;
     ctx.log.warn({ paymentUuid, gateway: payment.gateway, reason: error.message, retryable: error.retryable }, 'the gateway refused to create a payment transaction');
     return { kind: 'gateway-error', view };
@@ -117,6 +121,8 @@ export async function returnFromGateway(
       if (outcome?.kind === 'paid') await settlePaid(ctx, payment.accountUuid, paymentUuid, outcome.gatewayTransactionId);
       if (outcome?.kind === 'failed') await settleFailed(ctx, payment.accountUuid, paymentUuid);
     } catch (error) {
+      // Unreadable credentials (another secret key): the page shows the payment as it stands.
+      if (error instanceof SecretUnreadableError) return pageView(ctx, payment);
       if (!(error instanceof GatewayError || error instanceof NotificationRejectedError)) throw error;
       // The page shows the payment as still pending; the gateway's notification settles it.
       ctx.log.warn({ paymentUuid, gateway: payment.gateway, reason: error.message }, 'completing the payment on return failed');

@@ -1,11 +1,22 @@
 import type { DbOrTrx } from '../../db/database.js';
 import { enqueueJobs } from '../../db/repositories/outbox.js';
-import { completeRefund, failRefund, findMeetingUuidsOfBooking, findPayment, findPaymentsOfBookings, findRefund, insertRefundOnce } from '../../db/repositories/payments.js';
+import {
+  completeRefund,
+  failRefund,
+  findMeetingUuidsOfBooking,
+  findPayment,
+  findPaymentsOfBookings,
+  findRefund,
+  findRefundsOfPayment,
+  insertRefundOnce,
+  markRefundRequested,
+} from '../../db/repositories/payments.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Meeting } from '../../domain/meeting.js';
 import { newId } from '../../ids.js';
 import { PermanentJobError, type JobHandler } from '../../outbox/job-handler.js';
-import { GatewayError } from '../../payments/gateway.js';
+import { DEFAULT_GATEWAY_TIMEOUT_MS } from '../../payments/http.js';
+import { GatewayError, type GatewayRefund } from '../../payments/gateway.js';
 import { recordEvents } from '../record-events.js';
 import type { UseCaseContext } from '../context.js';
 import { openGatewayCredentials } from './credentials.js';
@@ -17,6 +28,13 @@ export const REFUND_JOB_KIND = 'payment-refund';
 
 /** The refund key of a whole payment (a late payment whose slot was taken). */
 export const WHOLE_PAYMENT = 'whole';
+
+/**
+ * Another refund of the same payment asked this recently may still be waiting for its answer
+ * (gateway calls time out after 10 s): its refund could be taken for a lost one, so the check
+ * waits for it (the job is retried with backoff).
+ */
+const IN_FLIGHT_MS = 6 * DEFAULT_GATEWAY_TIMEOUT_MS;
 
 /** What `payment.refunded` and `payment.refund_failed` carry besides the payment. */
 export interface RefundEventData {
@@ -69,21 +87,38 @@ export function createRefundJobHandler(ctx: Pick<UseCaseContext, 'config' | 'now
       if (refund.status !== 'pending') return;
       const payment = await findPayment(ctx.db, refund.paymentUuid);
       if (!payment) throw new PermanentJobError(`payment ${refund.paymentUuid} does not exist`);
+      // Credentials sealed with another secret key throw SecretUnreadableError: the job is retried
+      // with backoff, so the refund is made once the operator restores the key.
       const credentials = await openGatewayCredentials(ctx, ctx.db, payment.accountUuid, payment.gateway);
       if (!credentials || payment.gatewayTransactionId === null) {
         await recordRefundFailure(ctx, refund, payment, credentials ? 'the payment has no gateway transaction' : `${payment.gateway} is no longer configured for the account`);
         return;
       }
+      const adapter = ctx.gateways[payment.gateway];
+      const gatewayTransactionId = payment.gatewayTransactionId;
       let refundId: string;
       try {
-        ({ refundId } = await ctx.gateways[payment.gateway].refund(credentials, {
-          paymentUuid: payment.uuid,
-          gatewayTransactionId: payment.gatewayTransactionId,
-          amount: refund.amount,
-          currency: payment.currency,
-          reason: refund.reason === 'cancelled' ? 'Meeting cancelled' : 'Slot no longer available',
-          idempotencyKey: refund.uuid,
-        }));
+        // Asked before and the answer lost? Where the gateway takes no idempotency key, a refund
+        // it already made is found in its list instead of being made twice.
+        const listRefunds = adapter.listRefunds?.bind(adapter);
+        const made =
+          refund.requestedAt !== null && listRefunds
+            ? await findRefundAlreadyMade(ctx, () => listRefunds(credentials, { gatewayTransactionId, currency: payment.currency }), payment.uuid, refund)
+            : null;
+        if (made !== null) {
+          ctx.log.info({ paymentUuid: payment.uuid, refundUuid: refund.uuid }, 'a refund whose answer was lost had been made; not asked again');
+          refundId = made.refundId;
+        } else {
+          await markRefundRequested(ctx.db, refund.uuid, ctx.now());
+          ({ refundId } = await adapter.refund(credentials, {
+            paymentUuid: payment.uuid,
+            gatewayTransactionId,
+            amount: refund.amount,
+            currency: payment.currency,
+            reason: refund.reason === 'cancelled' ? 'Meeting cancelled' : 'Slot no longer available',
+            idempotencyKey: refund.uuid,
+          }));
+        }
       } catch (error) {
         if (error instanceof GatewayError && !error.retryable) {
           await recordRefundFailure(ctx, refund, payment, error.message);
@@ -99,6 +134,44 @@ export function createRefundJobHandler(ctx: Pick<UseCaseContext, 'config' | 'now
       });
     },
   };
+}
+
+/**
+ * The gateway's refund that is this one's, when a previous request for it was answered by
+ * nothing (a dropped connection, a 5xx after the work was done). The gateway's list, less the
+ * refunds termin already recorded (by the gateway's id, then by amount), leaves the refunds
+ * termin has not accounted for; those of this amount go to this payment's refunds of the same
+ * amount that were asked and are still open, oldest first. Which of two equal refunds of one
+ * payment got which gateway refund does not matter; that each is made once does. A refund made
+ * by hand in the gateway's panel for the same amount meanwhile is taken for this one.
+ */
+async function findRefundAlreadyMade(
+  ctx: Pick<UseCaseContext, 'now' | 'db'>,
+  listGatewayRefunds: () => Promise<GatewayRefund[]>,
+  paymentUuid: string,
+  refund: Refund,
+): Promise<GatewayRefund | null> {
+  // The gateway first, termin's records after: a refund another worker asks meanwhile is marked
+  // as asked before its call, so whatever the list shows of it, the records show it too.
+  const unaccounted = [...(await listGatewayRefunds())];
+  const refunds = await findRefundsOfPayment(ctx.db, paymentUuid);
+  const now = ctx.now();
+  if (refunds.some((other) => other.uuid !== refund.uuid && other.status === 'pending' && other.requestedAt !== null && now - other.requestedAt < IN_FLIGHT_MS)) {
+    throw new GatewayError('another refund of this payment is being asked of the gateway right now; looked at again later', true);
+  }
+  const recorded = refunds.filter((other) => other.status === 'done');
+  for (const done of recorded) {
+    const index = unaccounted.findIndex((listed) => listed.refundId === done.gatewayRefundId);
+    if (index >= 0) unaccounted.splice(index, 1);
+    else {
+      const sameAmount = unaccounted.findIndex((listed) => listed.amount === done.amount && !recorded.some((other) => other.gatewayRefundId === listed.refundId));
+      if (sameAmount >= 0) unaccounted.splice(sameAmount, 1);
+    }
+  }
+  const candidates = unaccounted.filter((listed) => listed.amount === refund.amount);
+  const asked = refunds.filter((other) => other.status === 'pending' && other.requestedAt !== null && other.amount === refund.amount);
+  const position = asked.findIndex((other) => other.uuid === refund.uuid);
+  return position >= 0 && position < candidates.length ? candidates[position]! : null;
 }
 
 async function recordRefundFailure(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db'>, refund: Refund, payment: Payment, reason: string): Promise<void> {

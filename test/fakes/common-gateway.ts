@@ -18,6 +18,8 @@ export interface FakeReply {
   headers?: Record<string, string>;
   /** An object is sent as JSON, a string as is. */
   body?: unknown;
+  /** The gateway did the work but its answer is lost: the connection is dropped instead of answering. */
+  drop?: boolean;
 }
 
 /** A refund the fake accepted, in termin's minor units. */
@@ -106,6 +108,10 @@ export async function startFakeServer(handle: (call: RecordedCall) => FakeReply 
 }
 
 function send(response: http.ServerResponse, reply: FakeReply): void {
+  if (reply.drop) {
+    response.socket?.destroy();
+    return;
+  }
   const headers: Record<string, string> = { ...reply.headers };
   let body = '';
   if (typeof reply.body === 'string') body = reply.body;
@@ -162,6 +168,7 @@ export function sampleOrder(overrides: Partial<PaymentOrder> = {}): PaymentOrder
     notifyUrl: `https://termin.example/api/v1/payments/gateway/notifications/${accountUuid}`,
     expiresAt: Date.now() + 60 * 60 * 1000,
     customerIp: '203.0.113.7',
+    attempt: { number: 0, startedAt: Date.now() },
     ...overrides,
   };
 }

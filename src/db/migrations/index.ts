@@ -12,6 +12,7 @@ import * as bookingPages from './0010-booking-pages.js';
 import * as placeDetails from './0011-place-details.js';
 import * as syncClaims from './0012-sync-claims.js';
 import * as outboxClaims from './0013-outbox-claims.js';
+import * as paymentAttempts from './0014-payment-attempts.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0011-place-details': placeDetails,
   '0012-sync-claims': syncClaims,
   '0013-outbox-claims': outboxClaims,
+  '0014-payment-attempts': paymentAttempts,
 };

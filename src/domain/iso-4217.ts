@@ -5,8 +5,9 @@
  * HUF, IDR, COP and PKR as 0) must not change what an amount means or what a gateway is sent.
  *
  * Source: List One as the ISO 4217 maintenance agency (SIX) published it in early 2026:
- * XAD (Arab Accounting Dinar) added, XCG replacing ANG (withdrawn 2025-03), ZWG
- * replacing ZWL (2024-09), SLE replacing SLL (2023-12), HRK withdrawn (2023-01). Codes whose
+ * BGN withdrawn (2026-01, Bulgaria in the euro), XAD (Arab Accounting Dinar) added, XCG
+ * replacing ANG (2025-03), ZWG replacing ZWL (2024-09), SLE replacing SLL (2023-12), HRK
+ * withdrawn (2023-01). Codes whose
  * minor unit the list gives as "N.A." (precious metals, bond-market units, XDR, XSU, XUA,
  * the testing code XTS and "no currency" XXX) are not money termin can price in, and are
  * left out. Fund codes with a minor unit (BOV, CHE, CHW, CLF, COU, MXV, USN, UYI, UYW) are in.

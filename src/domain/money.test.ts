@@ -94,7 +94,7 @@ describe('the ISO 4217 table', () => {
     }
     // Replacements of withdrawn codes are in; the withdrawn ones are not.
     expect(Object.keys(ISO_4217_MINOR_UNITS)).toEqual(expect.arrayContaining(['SLE', 'VES', 'VED', 'MRU', 'STN', 'ZWG', 'XCG', 'BYN']));
-    for (const withdrawn of ['HRK', 'SLL', 'MRO', 'STD', 'BYR', 'VEF', 'ZWL', 'LTL', 'ANG', 'CUC']) expect(ISO_4217_MINOR_UNITS[withdrawn]).toBeUndefined();
+    for (const withdrawn of ['HRK', 'BGN', 'SLL', 'MRO', 'STD', 'BYR', 'VEF', 'ZWL', 'LTL', 'ANG', 'CUC']) expect(ISO_4217_MINOR_UNITS[withdrawn]).toBeUndefined();
   });
 
   it('does not ask the runtime: the exponents stay when Intl is gone', () => {

@@ -138,4 +138,12 @@ export interface GatewayAdapter {
     query: Record<string, string>,
   ): Promise<NotificationOutcome | null>;
   refund(credentials: GatewayCredentials, refund: RefundRequest): Promise<{ refundId: string }>;
+  /**
+   * Why this gateway can never take `amount` (minor units of the ISO 4217 exponent) in
+   * `currency`, by its own documentation, or null when it can: a currency it does not
+   * process, or an amount it cannot express (Stripe's three-decimal amounts must end in 0,
+   * PayPal takes HUF in whole forints). Asked before a booking is accepted and by the booking
+   * page, so nobody is sent a payment e-mail that can never be paid. No call is made.
+   */
+  amountRefusal(amount: number, currency: string): string | null;
 }

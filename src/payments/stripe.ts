@@ -41,6 +41,19 @@ import { currencyExponent, MoneyFormatError, rescaleMinorUnits } from '../domain
  * same key): a failed refund surfaces as a retryable GatewayError and the durable queue
  * retries it with the same idempotency key.
  */
+/**
+ * Stripe's presentment currencies: the ones a Checkout Session may charge in (docs.stripe.com/
+ * currencies, "Supported presentment currencies", three-decimal ones included), less codes
+ * ISO 4217 has withdrawn (termin prices only in active ones).
+ */
+const STRIPE_CURRENCIES = new Set(
+  (
+    'USD AED AFN ALL AMD AOA ARS AUD AWG AZN BAM BBD BDT BHD BIF BMD BND BOB BRL BSD BWP BYN BZD CAD CDF CHF CLP CNY COP CRC CVE CZK DJF DKK ' +
+    'DOP DZD EGP ETB EUR FJD FKP GBP GEL GIP GMD GNF GTQ GYD HKD HNL HTG HUF IDR ILS INR ISK JMD JOD JPY KES KGS KHR KMF KRW KWD KYD KZT LAK LBP ' +
+    'LKR LRD LSL MAD MDL MGA MKD MMK MNT MOP MUR MVR MWK MXN MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB PEN PGK PHP PKR PLN PYG QAR RON RSD RUB RWF ' +
+    'SAR SBD SCR SEK SGD SHP SLE SOS SRD SZL THB TJS TND TOP TRY TTD TWD TZS UAH UGX UYU UZS VND VUV WST XAF XCD XOF XPF YER ZAR ZMW'
+  ).split(' '),
+);
 const STRIPE_ZERO_DECIMAL = new Set(['BIF', 'CLP', 'DJF', 'GNF', 'JPY', 'KMF', 'KRW', 'MGA', 'PYG', 'RWF', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF']);
 const STRIPE_THREE_DECIMAL = new Set(['BHD', 'JOD', 'KWD', 'OMR', 'TND']);
 
@@ -161,7 +174,25 @@ export function createStripeAdapter(options: { baseUrl: string; timeoutMs?: numb
       );
       return { refundId: created.id };
     },
+
+    amountRefusal(amount: number, currency: string): string | null {
+      return stripeAmountRefusal(amount, currency.toUpperCase());
+    },
   };
+}
+
+/**
+ * Why Stripe cannot charge `amount` (termin's minor units) in `code`: a currency it does not
+ * present, a zero-decimal currency (for Stripe) given a fraction (MGA is two-decimal in
+ * ISO 4217), or a three-decimal amount whose last digit is not 0 ("to ensure compatibility
+ * with Stripe's payments partners … the least-significant (last) digit [must] be 0").
+ */
+function stripeAmountRefusal(amount: number, code: string): string | null {
+  if (!STRIPE_CURRENCIES.has(code)) return `Stripe does not take payments in ${code}`;
+  const surplus = currencyExponent(code) - stripeExponent(code);
+  if (surplus > 0 && amount % 10 ** surplus !== 0) return `Stripe takes ${code} in whole units only`;
+  if (STRIPE_THREE_DECIMAL.has(code) && rescaleMinorUnits(amount, currencyExponent(code), 3) % 10 !== 0) return `Stripe takes ${code} amounts whose third decimal is 0`;
+  return null;
 }
 
 function sessionPaymentUuid(session: Stripe.Checkout.Session): string {

@@ -1,6 +1,6 @@
 import type { Gateway } from '../../domain/account.js';
 import type { Lang } from '../../domain/meeting.js';
-import { currencyExponent } from '../../domain/money.js';
+import { currencyExponent, isIso4217Currency } from '../../domain/money.js';
 
 /**
  * The pages' words in English and Polish. The server renders with them, and the page script
@@ -233,7 +233,10 @@ export function pickLang(query: string | undefined, acceptLanguage: string | und
  * (money.ts), not the runtime's: ICU shows HUF without decimals, and 123456 HUF is 1234.56 Ft.
  */
 export function formatMoney(amount: number, currency: string, lang: Lang): string {
-  const digits = currencyExponent(currency);
+  // A price stored before currencies were checked (ZZZ, a withdrawn code) is shown as ICU would; no gateway takes it.
+  const digits = isIso4217Currency(currency)
+    ? currencyExponent(currency)
+    : (new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2);
   const formatter = new Intl.NumberFormat(lang === 'pl' ? 'pl-PL' : 'en-GB', { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits });
   return formatter.format(amount / 10 ** digits);
 }

@@ -12,7 +12,7 @@ import * as bookingPages from './0010-booking-pages.js';
 import * as placeDetails from './0011-place-details.js';
 import * as syncClaims from './0012-sync-claims.js';
 import * as outboxClaims from './0013-outbox-claims.js';
-import * as paymentAttempts from './0014-payment-attempts.js';
+import * as attemptsAndIsoAmounts from './0014-attempts-and-iso-amounts.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -29,5 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0011-place-details': placeDetails,
   '0012-sync-claims': syncClaims,
   '0013-outbox-claims': outboxClaims,
-  '0014-payment-attempts': paymentAttempts,
+  '0014-attempts-and-iso-amounts': attemptsAndIsoAmounts,
 };

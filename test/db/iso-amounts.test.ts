@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reexpressStoredAmounts } from '../../src/db/migrations/0014-attempts-and-iso-amounts.js';
+import { down, reexpressStoredAmounts } from '../../src/db/migrations/0014-attempts-and-iso-amounts.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
 import { ISO_4217_MINOR_UNITS } from '../../src/domain/iso-4217.js';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
 import { startFakeStripe, type FakeStripe } from '../fakes/stripe-gateway.js';
@@ -86,6 +87,23 @@ for (const dialect of DIALECTS) {
           .filter((item) => item.uuid !== huge.uuid)
           .map((item) => [item.uuid, item.price]);
       expect(prices(after)).toEqual(prices(before));
+    });
+
+    it('runs as part of migrating: the data written before 0014 is re-expressed by the decimals this runtime’s ICU gave it', async () => {
+      const forint = await createTopic({ price: { amount: 1500, currency: 'HUF' } });
+      const yen = await createTopic({ price: { amount: 1500, currency: 'JPY' } });
+      // Back to the schema before 0014, as the previous release left it, then forward again.
+      await t.ctx.db.deleteFrom('meeting_topics').where('price_amount', '>', 10_000_000).execute();
+      await down(t.ctx.db);
+      await t.ctx.db
+        .deleteFrom('kysely_migration' as never)
+        .where('name' as never, '=', '0014-attempts-and-iso-amounts' as never)
+        .execute();
+      const priceBefore = Number((await t.ctx.db.selectFrom('meeting_topics').select('price_amount').where('id', '=', forint.uuid).executeTakeFirstOrThrow()).price_amount);
+      expect((await migrateToLatest(t.ctx.db)).applied).toEqual(['0014-attempts-and-iso-amounts']);
+      const icuDecimals = new Intl.NumberFormat('en', { style: 'currency', currency: 'HUF' }).resolvedOptions().maximumFractionDigits ?? 2;
+      expect((await topic(forint.uuid)).price).toEqual({ amount: priceBefore * 10 ** (2 - icuDecimals), currency: 'HUF' });
+      expect((await topic(yen.uuid)).price).toEqual({ amount: 1500, currency: 'JPY' });
     });
   });
 }

@@ -460,7 +460,7 @@ export interface components {
       price: {
         /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
         amount: number;
-        /** @description ISO 4217 code. */
+        /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
         currency: string;
       } | null;
       priceVariants: {
@@ -473,7 +473,7 @@ export interface components {
           price: {
             /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
             amount: number;
-            /** @description ISO 4217 code. */
+            /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
             currency: string;
           };
         }[];
@@ -729,7 +729,7 @@ export interface components {
       amountOff: {
         /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
         amount: number;
-        /** @description ISO 4217 code. */
+        /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
         currency: string;
       } | null;
       expiresAt: string | null;
@@ -2257,7 +2257,7 @@ export interface operations {
           price?: {
             /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
             amount: number;
-            /** @description ISO 4217 code. */
+            /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
             currency: string;
           } | null;
           /** @description Each gets a uuid; send an existing uuid back on update to keep it. */
@@ -2272,7 +2272,7 @@ export interface operations {
               price: {
                 /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
                 amount: number;
-                /** @description ISO 4217 code. */
+                /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
                 currency: string;
               };
             }[];
@@ -2714,7 +2714,7 @@ export interface operations {
           price?: {
             /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
             amount: number;
-            /** @description ISO 4217 code. */
+            /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
             currency: string;
           } | null;
           /** @description Each gets a uuid; send an existing uuid back on update to keep it. */
@@ -2729,7 +2729,7 @@ export interface operations {
               price: {
                 /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
                 amount: number;
-                /** @description ISO 4217 code. */
+                /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
                 currency: string;
               };
             }[];
@@ -4647,7 +4647,7 @@ export interface operations {
           amountOff?: {
             /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
             amount: number;
-            /** @description ISO 4217 code. */
+            /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
             currency: string;
           };
           /**

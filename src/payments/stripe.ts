@@ -41,6 +41,8 @@ import { currencyExponent, MoneyFormatError, rescaleMinorUnits } from '../domain
  * same key): a failed refund surfaces as a retryable GatewayError and the durable queue
  * retries it with the same idempotency key.
  */
+const STRIPE_ZERO_DECIMAL = new Set(['BIF', 'CLP', 'DJF', 'GNF', 'JPY', 'KMF', 'KRW', 'MGA', 'PYG', 'RWF', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF']);
+const STRIPE_THREE_DECIMAL = new Set(['BHD', 'JOD', 'KWD', 'OMR', 'TND']);
 /**
  * Stripe's presentment currencies: the ones a Checkout Session may charge in (docs.stripe.com/
  * currencies, "Supported presentment currencies", three-decimal ones included), less codes
@@ -54,8 +56,6 @@ const STRIPE_CURRENCIES = new Set(
     'SAR SBD SCR SEK SGD SHP SLE SOS SRD SZL THB TJS TND TOP TRY TTD TWD TZS UAH UGX UYU UZS VND VUV WST XAF XCD XOF XPF YER ZAR ZMW'
   ).split(' '),
 );
-const STRIPE_ZERO_DECIMAL = new Set(['BIF', 'CLP', 'DJF', 'GNF', 'JPY', 'KMF', 'KRW', 'MGA', 'PYG', 'RWF', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF']);
-const STRIPE_THREE_DECIMAL = new Set(['BHD', 'JOD', 'KWD', 'OMR', 'TND']);
 
 /** Checkout Sessions must expire between 30 minutes and 24 hours after creation. */
 const MIN_SESSION_SECONDS = 30 * 60;

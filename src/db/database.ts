@@ -203,6 +203,9 @@ export interface PaymentTable {
   claim_token: string | null;
   claim_expires_at: number | null;
   refunded_amount: Generated<number>;
+  /** The current try at creating the gateway transaction, and when it began (0014). */
+  creation_attempt: Generated<number>;
+  creation_attempt_at: number | null;
 }
 
 /** A refund asked of the gateway: one per meeting's share, or one for a whole late payment. */

@@ -1,5 +1,6 @@
 import type { FieldError } from './errors.js';
 import type { Money } from './meeting-topic.js';
+import { isIso4217Currency } from './money.js';
 
 /** A code a participant types when booking a paid topic: percent off, or a fixed amount off. */
 export interface DiscountCode {
@@ -40,7 +41,9 @@ export function validateDiscountCodeInput(input: DiscountCodeInput, now: number)
   }
   if (input.amountOff !== undefined) {
     if (!Number.isInteger(input.amountOff.amount) || input.amountOff.amount < 1) errors.push({ path: '/amountOff/amount', message: 'must be a positive integer in minor units' });
-    if (!/^[A-Z]{3}$/.test(input.amountOff.currency)) errors.push({ path: '/amountOff/currency', message: 'must be an ISO 4217 code such as PLN' });
+    if (!/^[A-Z]{3}$/.test(input.amountOff.currency) || !isIso4217Currency(input.amountOff.currency)) {
+      errors.push({ path: '/amountOff/currency', message: 'must be an active ISO 4217 currency code such as PLN' });
+    }
   }
   if (input.expiresAt !== undefined) {
     const expiresAt = Date.parse(input.expiresAt);

@@ -1,6 +1,7 @@
 import type { Place } from './account.js';
 import { NotFoundError, ValidationError, type FieldError } from './errors.js';
 import { normalizeFormFields, validateFormFields, type FormField, type FormFieldInput } from './form.js';
+import { isIso4217Currency } from './money.js';
 import { keepOfferedPlaces, normalizePlaceDetails, validatePlaceDetails, type PlaceDetails } from './place-details.js';
 import type { SlotRuleSettings } from './slots.js';
 
@@ -162,7 +163,10 @@ export function validateTopicSettings(settings: TopicSettings, accountPlaces: re
 
 function validateMoney(money: Money, path: string, errors: FieldError[]): void {
   if (!Number.isInteger(money.amount) || money.amount < 0) errors.push({ path: `${path}/amount`, message: 'must be a non-negative integer in minor units' });
-  if (!/^[A-Z]{3}$/.test(money.currency)) errors.push({ path: `${path}/currency`, message: 'must be an ISO 4217 code such as PLN or EUR' });
+  // The active codes of ISO 4217 only (money.ts): a price in ZZZ could never be paid, and its decimals would be a guess.
+  if (!/^[A-Z]{3}$/.test(money.currency) || !isIso4217Currency(money.currency)) {
+    errors.push({ path: `${path}/currency`, message: 'must be an active ISO 4217 currency code such as PLN or EUR' });
+  }
 }
 
 /**

@@ -1,13 +1,14 @@
+import { ISO_4217_MINOR_UNITS } from './iso-4217.js';
+
 /**
- * Amounts in termin are integers in the currency's minor units, with the exponent the
- * platform's CLDR data gives (`Intl`), so nothing here keeps its own currency table:
- * `currencyExponent('PLN')` → 2, `currencyExponent('JPY')` → 0, `currencyExponent('KWD')` → 3.
+ * Amounts in termin are integers in the currency's minor units, with ISO 4217's own
+ * exponent from the pinned table in iso-4217.ts (never the runtime's ICU, which differs
+ * between Node versions): `currencyExponent('PLN')` → 2, `currencyExponent('JPY')` → 0,
+ * `currencyExponent('KWD')` → 3, `currencyExponent('HUF')` → 2.
  * Gateways that want a decimal string (PayPal, Tpay) get it from `formatMinorUnits`:
  * `formatMinorUnits(15000, 'PLN')` → "150.00", `formatMinorUnits(1500, 'JPY')` → "1500",
  * and `parseDecimalAmount('150.00', 'PLN')` → 15000 reads it back.
  */
-
-const exponents = new Map<string, number>();
 
 /** Thrown for a malformed currency code or amount; adapters turn it into their own errors. */
 export class MoneyFormatError extends Error {
@@ -17,20 +18,16 @@ export class MoneyFormatError extends Error {
   }
 }
 
-/** The number of decimal places of `currency` (ISO 4217 code, any case). */
+/** An active ISO 4217 code with a minor unit (any case): `PLN`, `eur` yes; `ZZZ`, `HRK` (withdrawn), `XAU` no. */
+export function isIso4217Currency(currency: string): boolean {
+  return Object.hasOwn(ISO_4217_MINOR_UNITS, currency.toUpperCase());
+}
+
+/** The number of decimal places of `currency` (ISO 4217 code, any case); refuses a code the list does not have. */
 export function currencyExponent(currency: string): number {
   const code = currency.toUpperCase();
-  const known = exponents.get(code);
-  if (known !== undefined) return known;
-  if (!/^[A-Z]{3}$/.test(code)) throw new MoneyFormatError(`"${currency}" is not an ISO 4217 currency code`);
-  let exponent: number;
-  try {
-    exponent = new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    throw new MoneyFormatError(`"${currency}" is not an ISO 4217 currency code`);
-  }
-  exponents.set(code, exponent);
-  return exponent;
+  if (!Object.hasOwn(ISO_4217_MINOR_UNITS, code)) throw new MoneyFormatError(`"${currency}" is not an ISO 4217 currency code`);
+  return ISO_4217_MINOR_UNITS[code]!;
 }
 
 /** 15000 PLN → "150.00"; -5 PLN → "-0.05"; 1500 JPY → "1500"; 1234 KWD → "1.234". */

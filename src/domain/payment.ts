@@ -24,6 +24,17 @@ export interface Payment {
   gatewayTransactionId: string | null;
 }
 
+/**
+ * One try at creating a payment's transaction at its gateway: the nth (0 first) and when it
+ * began (epoch ms). Stored with the payment, so that a try repeated after a lost answer sends
+ * the gateway the very same request, and moved on only when the gateway will answer that
+ * request the same way for good (Stripe keeps a key's first answer, a 500 included).
+ */
+export interface CreationAttempt {
+  number: number;
+  startedAt: number;
+}
+
 export type RefundReason = 'cancelled' | 'slot_taken';
 
 export interface Refund {

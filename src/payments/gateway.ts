@@ -1,5 +1,6 @@
 import type { Gateway } from '../domain/account.js';
 import type { Lang } from '../domain/meeting.js';
+import type { CreationAttempt } from '../domain/payment.js';
 
 /**
  * The port every payment adapter implements. Use cases call these and never branch on a
@@ -37,6 +38,13 @@ export interface PaymentOrder {
   expiresAt: number;
   /** The participant's address, where a gateway requires it (PayU's customerIp). */
   customerIp?: string | undefined;
+  /**
+   * Which try at creating this transaction this is, as stored with the payment. A gateway that
+   * keeps answers per idempotency key (Stripe) keys the call by it and derives every
+   * time-bound parameter from `startedAt`, never from the clock, so a repeated try is the same
+   * request; others may ignore it.
+   */
+  attempt: CreationAttempt;
 }
 
 export interface CreatedTransaction {
@@ -75,15 +83,24 @@ export class NotificationRejectedError extends Error {
   }
 }
 
-/** The gateway could not be reached or refused a call; `retryable` when trying later may help. */
+/**
+ * The gateway could not be reached or refused a call; `retryable` when trying later may help.
+ * `attemptSpent`: the gateway will give this same answer to the same creation attempt from
+ * now on (it kept the answer under the attempt's idempotency key, or refuses the key), so the
+ * next try must be a new attempt (`PaymentOrder.attempt`).
+ */
 export class GatewayError extends Error {
+  readonly attemptSpent: boolean;
+
   constructor(
     message: string,
     readonly retryable: boolean,
     readonly status?: number,
+    options: { attemptSpent?: boolean } = {},
   ) {
     super(message);
     this.name = 'GatewayError';
+    this.attemptSpent = options.attemptSpent ?? false;
   }
 }
 
@@ -136,4 +153,12 @@ export interface GatewayAdapter {
    */
   listRefunds?(credentials: GatewayCredentials, transaction: { gatewayTransactionId: string; currency: string }): Promise<GatewayRefund[]>;
   refund(credentials: GatewayCredentials, refund: RefundRequest): Promise<{ refundId: string }>;
+  /**
+   * Why this gateway can never take `amount` (minor units of the ISO 4217 exponent) in
+   * `currency`, by its own documentation, or null when it can: a currency it does not
+   * process, or an amount it cannot express (Stripe's three-decimal amounts must end in 0,
+   * PayPal takes HUF in whole forints). Asked before a booking is accepted and by the booking
+   * page, so nobody is sent a payment e-mail that can never be paid. No call is made.
+   */
+  amountRefusal(amount: number, currency: string): string | null;
 }

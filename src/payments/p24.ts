@@ -198,6 +198,12 @@ export function createP24Adapter(options: { baseUrl: string; timeoutMs?: number 
       if (first?.status !== true) throw new GatewayError('p24 transaction/refund: refund refused', false, response.status);
       return { refundId: requestKey };
     },
+
+    /** P24's REST API (transaction/register `currency`) takes PLN, EUR, GBP and CZK, each in 1/100: every amount fits. */
+    amountRefusal(_amount: number, currency: string): string | null {
+      const code = currency.toUpperCase();
+      return ['PLN', 'EUR', 'GBP', 'CZK'].includes(code) ? null : `Przelewy24 takes PLN, EUR, GBP and CZK only, not ${code}`;
+    },
   };
 }
 

@@ -241,9 +241,49 @@ export function createPaypalAdapter(options: { baseUrl: string; timeoutMs?: numb
         return { refundId };
       });
     },
+
+    amountRefusal(amount: number, currency: string): string | null {
+      const code = currency.toUpperCase();
+      if (!PAYPAL_CURRENCIES.has(code)) return `PayPal does not take payments in ${code}`;
+      const exponent = paypalExponent(code);
+      if (amount % 10 ** (currencyExponent(code) - exponent) !== 0) return `PayPal takes ${code} in whole units only (no decimals)`;
+      return null;
+    },
   };
 }
 
+/**
+ * The currencies PayPal takes payments in (developer.paypal.com/reference/currency-codes/,
+ * "PayPal-supported currencies"); BRL, CNY and MYR only for PayPal accounts in that country,
+ * which termin cannot see, so they are offered.
+ */
+const PAYPAL_CURRENCIES = new Set([
+  'AUD',
+  'BRL',
+  'CAD',
+  'CNY',
+  'CZK',
+  'DKK',
+  'EUR',
+  'HKD',
+  'HUF',
+  'ILS',
+  'JPY',
+  'MYR',
+  'MXN',
+  'TWD',
+  'NZD',
+  'NOK',
+  'PHP',
+  'PLN',
+  'GBP',
+  'SGD',
+  'SEK',
+  'CHF',
+  'THB',
+  'USD',
+]);
+/** "This currency does not support decimals. If you pass a decimal amount, an error occurs." (same page). */
 const PAYPAL_WHOLE_UNIT_CURRENCIES = new Set(['HUF', 'JPY', 'TWD']);
 
 function paypalExponent(currency: string): number {

@@ -195,6 +195,15 @@ export function createPayuAdapter(options: { baseUrl: string; timeoutMs?: number
         return { refundId };
       });
     },
+
+    /**
+     * The transaction currencies a PayU POS can have (developers.payu.com, Integration
+     * References: CHF, CZK, DKK, EUR, GBP, HUF, NOK, PLN, RON, SEK, USD), each in 1/100: every amount fits.
+     */
+    amountRefusal(_amount: number, currency: string): string | null {
+      const code = currency.toUpperCase();
+      return ['CHF', 'CZK', 'DKK', 'EUR', 'GBP', 'HUF', 'NOK', 'PLN', 'RON', 'SEK', 'USD'].includes(code) ? null : `PayU does not take payments in ${code}`;
+    },
   };
 }
 

@@ -18,20 +18,44 @@ import { currencyExponent, MoneyFormatError, rescaleMinorUnits } from '../domain
 
 /**
  * Stripe through its official SDK, pointed at the configured base URL. Checkout Sessions
- * (`POST /v1/checkout/sessions`, idempotency key = payment uuid) carry the payment uuid as
- * `client_reference_id` and `metadata.paymentUuid`; webhooks are checked with
- * `stripe.webhooks.constructEvent` (HMAC-SHA256 `Stripe-Signature`, 5-minute tolerance);
- * refunds go to the session's PaymentIntent (`POST /v1/refunds`).
+ * (`POST /v1/checkout/sessions`) carry the payment uuid as `client_reference_id` and
+ * `metadata.paymentUuid`; webhooks are checked with `stripe.webhooks.constructEvent`
+ * (HMAC-SHA256 `Stripe-Signature`, 5-minute tolerance); refunds go to the session's
+ * PaymentIntent (`POST /v1/refunds`).
+ *
+ * A session is created under the idempotency key of its creation attempt: the payment uuid,
+ * then `uuid:1`, `uuid:2`… Stripe "saves the status code and body of the first request made
+ * with a given idempotency key … including 500 errors", and answers a key reused with other
+ * parameters with an `idempotency_error` (docs.stripe.com/api/idempotent_requests). So every
+ * parameter comes from the order and its stored attempt (`expires_at` from the attempt's
+ * start, not the clock): a try repeated after a lost answer is the same request and gets the
+ * session Stripe made. An answer Stripe will repeat for good — a 5xx, an idempotency error,
+ * or an `expires_at` that no longer fits because the attempt never reached Stripe and is now
+ * too old — spends the attempt, and the next try is a new one.
  *
  * Stripe's amounts are in "the currency's smallest unit" with its own table of exceptions
  * (docs.stripe.com/currencies): the zero-decimal list below is sent as whole units, the
- * three-decimal currencies must end in 0, and everything else, ISK and HUF included, is
- * two-decimal for Stripe even where ISO/CLDR says 0 (5 ISK is sent as 500).
- * The SDK makes no retries of its own: a failed call surfaces as a retryable GatewayError
- * and the durable queue retries it with the same idempotency key.
+ * three-decimal currencies must end in 0, and everything else is two-decimal for Stripe,
+ * ISK included where ISO 4217 says 0 (5 ISK is sent as 500).
+ * The SDK makes no retries of its own (beyond its one retry of a closed connection, with the
+ * same key): a failed refund surfaces as a retryable GatewayError and the durable queue
+ * retries it with the same idempotency key.
  */
 const STRIPE_ZERO_DECIMAL = new Set(['BIF', 'CLP', 'DJF', 'GNF', 'JPY', 'KMF', 'KRW', 'MGA', 'PYG', 'RWF', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF']);
 const STRIPE_THREE_DECIMAL = new Set(['BHD', 'JOD', 'KWD', 'OMR', 'TND']);
+/**
+ * Stripe's presentment currencies: the ones a Checkout Session may charge in (docs.stripe.com/
+ * currencies, "Supported presentment currencies", three-decimal ones included), less codes
+ * ISO 4217 has withdrawn (termin prices only in active ones).
+ */
+const STRIPE_CURRENCIES = new Set(
+  (
+    'USD AED AFN ALL AMD AOA ARS AUD AWG AZN BAM BBD BDT BHD BIF BMD BND BOB BRL BSD BWP BYN BZD CAD CDF CHF CLP CNY COP CRC CVE CZK DJF DKK ' +
+    'DOP DZD EGP ETB EUR FJD FKP GBP GEL GIP GMD GNF GTQ GYD HKD HNL HTG HUF IDR ILS INR ISK JMD JOD JPY KES KGS KHR KMF KRW KWD KYD KZT LAK LBP ' +
+    'LKR LRD LSL MAD MDL MGA MKD MMK MNT MOP MUR MVR MWK MXN MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB PEN PGK PHP PKR PLN PYG QAR RON RSD RUB RWF ' +
+    'SAR SBD SCR SEK SGD SHP SLE SOS SRD SZL THB TJS TND TOP TRY TTD TWD TZS UAH UGX UYU UZS VND VUV WST XAF XCD XOF XPF YER ZAR ZMW'
+  ).split(' '),
+);
 
 /** Checkout Sessions must expire between 30 minutes and 24 hours after creation. */
 const MIN_SESSION_SECONDS = 30 * 60;
@@ -65,9 +89,10 @@ export function createStripeAdapter(options: { baseUrl: string; timeoutMs?: numb
 
     async createTransaction(credentials: GatewayCredentials, order: PaymentOrder): Promise<CreatedTransaction> {
       const stripe = client(requireSetting(credentials, 'stripe', 'secretKey', true));
-      const now = Math.floor(Date.now() / 1000);
+      const startedAt = Math.floor(order.attempt.startedAt / 1000);
       // The hold may lapse sooner than Stripe's 30-minute floor; a late payment is handled by termin (confirmed if free, else refunded).
-      const expiresAt = Math.min(Math.max(Math.ceil(order.expiresAt / 1000), now + MIN_SESSION_SECONDS + 60), now + MAX_SESSION_SECONDS - 60);
+      const expiresAt = Math.min(Math.max(Math.ceil(order.expiresAt / 1000), startedAt + MIN_SESSION_SECONDS + 60), startedAt + MAX_SESSION_SECONDS - 60);
+      const idempotencyKey = order.attempt.number === 0 ? order.paymentUuid : `${order.paymentUuid}:${order.attempt.number}`;
       const session = await call('checkout.sessions.create', () =>
         stripe.checkout.sessions.create(
           {
@@ -87,7 +112,7 @@ export function createStripeAdapter(options: { baseUrl: string; timeoutMs?: numb
             cancel_url: order.returnUrl,
             expires_at: expiresAt,
           },
-          { idempotencyKey: order.paymentUuid },
+          { idempotencyKey },
         ),
       );
       if (session.url === null || session.url === undefined) throw new GatewayError('stripe checkout.sessions.create: answer without url', false);
@@ -149,7 +174,25 @@ export function createStripeAdapter(options: { baseUrl: string; timeoutMs?: numb
       );
       return { refundId: created.id };
     },
+
+    amountRefusal(amount: number, currency: string): string | null {
+      return stripeAmountRefusal(amount, currency.toUpperCase());
+    },
   };
+}
+
+/**
+ * Why Stripe cannot charge `amount` (termin's minor units) in `code`: a currency it does not
+ * present, a zero-decimal currency (for Stripe) given a fraction (MGA is two-decimal in
+ * ISO 4217), or a three-decimal amount whose last digit is not 0 ("to ensure compatibility
+ * with Stripe's payments partners … the least-significant (last) digit [must] be 0").
+ */
+function stripeAmountRefusal(amount: number, code: string): string | null {
+  if (!STRIPE_CURRENCIES.has(code)) return `Stripe does not take payments in ${code}`;
+  const surplus = currencyExponent(code) - stripeExponent(code);
+  if (surplus > 0 && amount % 10 ** surplus !== 0) return `Stripe takes ${code} in whole units only`;
+  if (STRIPE_THREE_DECIMAL.has(code) && rescaleMinorUnits(amount, currencyExponent(code), 3) % 10 !== 0) return `Stripe takes ${code} amounts whose third decimal is 0`;
+  return null;
 }
 
 function sessionPaymentUuid(session: Stripe.Checkout.Session): string {
@@ -198,7 +241,13 @@ async function call<T>(operation: string, run: () => Promise<T>): Promise<T> {
         (status !== undefined && status >= 500) ||
         (status === undefined && error instanceof Stripe.errors.StripeAPIError);
       const code = error.code !== undefined && /^[\w-]{1,60}$/.test(error.code) ? ` (${error.code})` : '';
-      throw new GatewayError(`stripe ${operation}: ${error.type}${status !== undefined ? ` HTTP ${status}` : ''}${code}`, retryable, status);
+      // Answers Stripe gives this key again for good: a 5xx it kept, a key it refuses, and an
+      // expires_at derived from an attempt too old to be sent afresh.
+      const attemptSpent =
+        (status !== undefined && status >= 500) ||
+        error instanceof Stripe.errors.StripeIdempotencyError ||
+        (error instanceof Stripe.errors.StripeInvalidRequestError && error.param === 'expires_at');
+      throw new GatewayError(`stripe ${operation}: ${error.type}${status !== undefined ? ` HTTP ${status}` : ''}${code}`, retryable, status, { attemptSpent });
     }
     throw new GatewayError(`stripe ${operation}: gateway unreachable`, true);
   }

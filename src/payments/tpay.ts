@@ -185,6 +185,11 @@ export function createTpayAdapter(options: { baseUrl: string; jwsUrl: string; ti
         return { refundId: stringField(result, 'requestId') ?? `${refund.gatewayTransactionId}:${refund.idempotencyKey}` };
       });
     },
+
+    /** Tpay's transactions are in PLN only. */
+    amountRefusal(_amount: number, currency: string): string | null {
+      return currency.toUpperCase() === 'PLN' ? null : `Tpay takes PLN only, not ${currency.toUpperCase()}`;
+    },
   };
 }
 

@@ -3,8 +3,8 @@ import { NotFoundError } from '../domain/errors.js';
 import { findAccount } from '../db/repositories/accounts.js';
 import { findTopic } from '../db/repositories/meeting-topics.js';
 import { findActiveUserByUsername } from '../db/repositories/users.js';
-import { listEnabledGateways } from './account.js';
 import type { UseCaseContext } from './context.js';
+import { gatewaysTaking } from './payments/gateway-amounts.js';
 import { findPublicTopicPage, type PublicTopicPage } from './public-topics.js';
 
 /**
@@ -15,12 +15,16 @@ import { findPublicTopicPage, type PublicTopicPage } from './public-topics.js';
 export interface TopicPage extends PublicTopicPage {
   /** The host's zone for an individual page, the account's for a team page. */
   fallbackTimezone: string;
-  /** Enabled and configured, in the account's order (the first is preselected); empty for a free topic. */
+  /**
+   * Enabled and configured, in the account's order (the first is preselected), and able to take
+   * the topic's price and every variant's (currency and amount, by each gateway's rules); empty
+   * for a free topic.
+   */
   gateways: Gateway[];
 }
 
 export async function findTopicPage(
-  ctx: Pick<UseCaseContext, 'db'>,
+  ctx: Pick<UseCaseContext, 'db' | 'secretKey' | 'gateways'>,
   where: { username?: string | undefined; teamUuid?: string | undefined; topicUuid: string },
 ): Promise<TopicPage> {
   const page = await findPublicTopicPage(ctx, where);
@@ -29,11 +33,14 @@ export async function findTopicPage(
   const [account, host, gateways] = await Promise.all([
     findAccount(ctx.db, topic.accountUuid),
     where.teamUuid === undefined && where.username !== undefined ? findActiveUserByUsername(ctx.db, topic.accountUuid, where.username) : undefined,
-    page.topic.paid ? listEnabledGateways(ctx.db, topic.accountUuid) : [],
+    page.topic.paid
+      ? gatewaysTaking(
+          ctx,
+          ctx.db,
+          topic.accountUuid,
+          [topic.price, ...topic.priceVariants.map((variant) => variant.price)].filter((price) => price !== null),
+        )
+      : [],
   ]);
-  return {
-    ...page,
-    fallbackTimezone: host?.timezone ?? account?.timezone ?? 'UTC',
-    gateways: gateways.filter((gateway) => gateway.configured).map((gateway) => gateway.code),
-  };
+  return { ...page, fallbackTimezone: host?.timezone ?? account?.timezone ?? 'UTC', gateways };
 }

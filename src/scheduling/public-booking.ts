@@ -23,7 +23,7 @@ export interface PublicScheduleInput extends Omit<ScheduleInput, 'metadata'> {
  * as for one that does not exist), the same rules and transaction as POST /schedule, and
  * `bookedByKeyUuid: null`. A filled honeypot field is refused before anything is read.
  */
-export async function bookPublicly(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey'>, input: PublicScheduleInput): Promise<Booking> {
+export async function bookPublicly(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey' | 'gateways'>, input: PublicScheduleInput): Promise<Booking> {
   const { website, ...booking } = input;
   if (website !== undefined && website.trim() !== '') throw new ValidationError([{ path: '/website', message: 'must be empty' }]);
   const topic = await findTopic(ctx.db, null, booking.meetingTopic);

@@ -22,6 +22,7 @@ import { loadHostCalendar, slotRulesOf } from './calculate-schedule.js';
 import type { Principal, UseCaseContext } from './context.js';
 import { recordEvents } from './record-events.js';
 import { gatewayRefusal } from './payments/credentials.js';
+import { amountRefusalAt } from './payments/gateway-amounts.js';
 import { paymentRecord } from '../domain/representations.js';
 import type { Payment } from '../domain/payment.js';
 
@@ -77,7 +78,7 @@ const UTC_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z$/;
  * the second sees the first's meeting and is refused.
  */
 export async function scheduleMeetings(
-  ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey'>,
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey' | 'gateways'>,
   principal: Principal | PublicBooker,
   input: ScheduleInput,
   idempotencyKey?: string | undefined,
@@ -95,8 +96,12 @@ export async function scheduleMeetings(
     const plan = { ...(await planBooking(trx, principal.accountUuid, input, starts, now, ctx.secretKey)), bookedByKeyUuid: 'keyUuid' in principal ? principal.keyUuid : null };
     // Checked again inside the transaction: a topic made private meanwhile takes no more bookings.
     if ('publicPage' in principal && !plan.topic.public) throw new NotFoundError('meeting topic');
-    const placeDetails = await checkDatesUnderLock(trx, plan, starts, now);
     const amountDue = priceBooking(plan.topic, plan.priceVariantUuid, starts.length, plan.discount);
+    // Only a gateway that can take this currency and amount: a payment e-mail nobody can pay would only hold the slot.
+    const amountRefusal =
+      amountDue !== null && amountDue.amount > 0 && input.gateway !== undefined ? await amountRefusalAt(ctx, trx, plan.account.uuid, input.gateway, amountDue) : null;
+    if (amountRefusal !== null) throw new ValidationError([{ path: '/gateway', message: amountRefusal }]);
+    const placeDetails = await checkDatesUnderLock(trx, plan, starts, now);
     // Resolved now and stored: a later change of the host's or topic's details leaves this booking as sent.
     const phone = input.phone?.trim() || null;
     const locations = plan.hosts.map((host) => resolveLocation(input.place, placeDetails.get(host.uuid) ?? {}, plan.topic.placeDetails, phone));

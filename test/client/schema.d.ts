@@ -471,7 +471,7 @@ export interface components {
       price: {
         /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
         amount: number;
-        /** @description ISO 4217 code. */
+        /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
         currency: string;
       } | null;
       priceVariants: {
@@ -484,7 +484,7 @@ export interface components {
           price: {
             /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
             amount: number;
-            /** @description ISO 4217 code. */
+            /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
             currency: string;
           };
         }[];
@@ -740,7 +740,7 @@ export interface components {
       amountOff: {
         /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
         amount: number;
-        /** @description ISO 4217 code. */
+        /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
         currency: string;
       } | null;
       expiresAt: string | null;
@@ -2396,7 +2396,7 @@ export interface operations {
           price?: {
             /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
             amount: number;
-            /** @description ISO 4217 code. */
+            /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
             currency: string;
           } | null;
           /** @description Each gets a uuid; send an existing uuid back on update to keep it. */
@@ -2411,7 +2411,7 @@ export interface operations {
               price: {
                 /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
                 amount: number;
-                /** @description ISO 4217 code. */
+                /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
                 currency: string;
               };
             }[];
@@ -2853,7 +2853,7 @@ export interface operations {
           price?: {
             /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
             amount: number;
-            /** @description ISO 4217 code. */
+            /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
             currency: string;
           } | null;
           /** @description Each gets a uuid; send an existing uuid back on update to keep it. */
@@ -2868,7 +2868,7 @@ export interface operations {
               price: {
                 /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
                 amount: number;
-                /** @description ISO 4217 code. */
+                /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
                 currency: string;
               };
             }[];
@@ -4786,7 +4786,7 @@ export interface operations {
           amountOff?: {
             /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
             amount: number;
-            /** @description ISO 4217 code. */
+            /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
             currency: string;
           };
           /**

@@ -171,6 +171,7 @@ export function sampleOrder(overrides: Partial<PaymentOrder> = {}): PaymentOrder
     notifyUrl: `https://termin.example/api/v1/payments/gateway/notifications/${accountUuid}`,
     expiresAt: Date.now() + 60 * 60 * 1000,
     customerIp: '203.0.113.7',
+    attempt: { number: 0, startedAt: Date.now() },
     ...overrides,
   };
 }

@@ -43,10 +43,12 @@ for (const dialect of DIALECTS) {
     let participantCounter = 0;
 
     beforeAll(async () => {
-      const started = await Promise.all([startFakeStripe(), startFakeP24(), startFakePayu(), startFakePaypal(), startFakeTpay()]);
+      // Stripe checks expires_at against its own clock, which is the world's: termin's clock here.
+      const clock = createClock('2027-01-04T06:00:00.000Z');
+      const started = await Promise.all([startFakeStripe({ now: clock.now }), startFakeP24(), startFakePayu(), startFakePaypal(), startFakeTpay()]);
       for (const fake of started) fakes.set(fake.code as Code, fake);
       const url = (code: Code) => fakes.get(code)!.baseUrl;
-      t = await createTestApp(dialect, createClock('2027-01-04T06:00:00.000Z'), {
+      t = await createTestApp(dialect, clock, {
         PUBLIC_URL,
         STRIPE_API_URL: url('stripe'),
         P24_API_URL: url('p24'),

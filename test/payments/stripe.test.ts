@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createStripeAdapter, toStripeAmount } from '../../src/payments/stripe.js';
 import { GatewayError } from '../../src/payments/gateway.js';
 import { memoryLookup, sampleOrder } from '../fakes/common-gateway.js';
@@ -95,5 +95,94 @@ describe('Stripe adapter', () => {
       async () => null,
     );
     expect(verified.outcome).toEqual({ kind: 'ignored', reason: 'event checkout.session.expired' });
+  });
+});
+
+/**
+ * Stripe keeps the first answer to an idempotency key (a 500 included) and refuses the key
+ * with other parameters (docs.stripe.com/api/idempotent_requests). So a create is keyed by
+ * its attempt (`uuid`, then `uuid:1`, …) and derives every parameter from what the attempt
+ * stored, never from the clock; an answer Stripe will repeat for good spends the attempt.
+ * Date is Stripe's clock here (the fake's default), moved instead of waited for.
+ */
+describe('Stripe Checkout Session creation across tries', () => {
+  const T = Date.parse('2027-01-04T06:00:00.000Z');
+  const at = (ms: number) => vi.setSystemTime(ms);
+  afterEach(() => {
+    vi.useRealTimers();
+    fake.setDown(false);
+  });
+  const startClock = () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    at(T);
+  };
+  const sessionsOf = (paymentUuid: string) => [...fake.sessions.values()].filter((session) => session.client_reference_id === paymentUuid);
+  const failure = (promise: Promise<unknown>) =>
+    promise.then(
+      () => null,
+      (error: unknown) => error as GatewayError,
+    );
+
+  it('sends a repeated try the same request: minutes after a lost answer, it gets the session Stripe made', async () => {
+    startClock();
+    const adapter = createStripeAdapter({ baseUrl: fake.baseUrl });
+    const order = sampleOrder({ expiresAt: T + 30 * 60_000, attempt: { number: 0, startedAt: T } });
+    fake.loseNextCreateAnswers(2);
+    const lost = await failure(adapter.createTransaction(fake.credentials, order));
+    expect(lost).toBeInstanceOf(GatewayError);
+    expect(lost).toMatchObject({ retryable: true, attemptSpent: false });
+    expect(sessionsOf(order.paymentUuid)).toHaveLength(1);
+
+    at(T + 5 * 60_000);
+    const created = await adapter.createTransaction(fake.credentials, order);
+    expect(sessionsOf(order.paymentUuid).map((session) => session.id)).toEqual([created.gatewayTransactionId]);
+    expect(
+      new Set(
+        fake.calls
+          .filter((c) => c.path === '/v1/checkout/sessions')
+          .slice(-3)
+          .map((c) => c.headers['idempotency-key']),
+      ),
+    ).toEqual(new Set([order.paymentUuid]));
+  });
+
+  it('spends the attempt on a 500 Stripe keeps under its key; the next attempt is a new key and gets a session', async () => {
+    startClock();
+    const adapter = createStripeAdapter({ baseUrl: fake.baseUrl });
+    const order = sampleOrder({ expiresAt: T + 30 * 60_000, attempt: { number: 0, startedAt: T } });
+    fake.failNextCreates(1);
+    expect(await failure(adapter.createTransaction(fake.credentials, order))).toMatchObject({ retryable: true, attemptSpent: true, status: 500 });
+    // Stripe answers that key the same way from now on.
+    expect(await failure(adapter.createTransaction(fake.credentials, order))).toMatchObject({ attemptSpent: true, status: 500 });
+
+    at(T + 60_000);
+    const next = { ...order, attempt: { number: 1, startedAt: T + 60_000 } };
+    const created = await adapter.createTransaction(fake.credentials, next);
+    expect(fake.calls.at(-1)?.headers['idempotency-key']).toBe(`${order.paymentUuid}:1`);
+    expect(sessionsOf(order.paymentUuid).map((session) => session.id)).toEqual([created.gatewayTransactionId]);
+  });
+
+  it('spends the attempt when Stripe refuses its key as used with other parameters', async () => {
+    startClock();
+    const adapter = createStripeAdapter({ baseUrl: fake.baseUrl });
+    const order = sampleOrder({ expiresAt: T + 30 * 60_000, attempt: { number: 0, startedAt: T } });
+    await adapter.createTransaction(fake.credentials, { ...order, description: 'Intro call with Anna Nowak (renamed since)' });
+    const refused = await failure(adapter.createTransaction(fake.credentials, order));
+    expect(refused).toMatchObject({ attemptSpent: true, status: 400 });
+    expect(refused?.message).toMatch(/idempotency/i);
+  });
+
+  it('spends an attempt that never reached Stripe once its expires_at no longer fits Stripe’s window', async () => {
+    startClock();
+    const adapter = createStripeAdapter({ baseUrl: fake.baseUrl });
+    const order = sampleOrder({ expiresAt: T + 30 * 60_000, attempt: { number: 0, startedAt: T } });
+    fake.setDown('reset');
+    expect(await failure(adapter.createTransaction(fake.credentials, order))).toMatchObject({ retryable: true, attemptSpent: false });
+    fake.setDown(false);
+    at(T + 5 * 60_000);
+    expect(await failure(adapter.createTransaction(fake.credentials, order))).toMatchObject({ attemptSpent: true, status: 400 });
+    const created = await adapter.createTransaction(fake.credentials, { ...order, attempt: { number: 1, startedAt: T + 5 * 60_000 } });
+    expect(sessionsOf(order.paymentUuid).map((session) => session.id)).toEqual([created.gatewayTransactionId]);
+    expect(Number(fake.sessionRequests.at(-1)?.expires_at)).toBeGreaterThanOrEqual((T + 5 * 60_000) / 1000 + 30 * 60);
   });
 });

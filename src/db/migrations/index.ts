@@ -12,6 +12,7 @@ import * as bookingPages from './0010-booking-pages.js';
 import * as placeDetails from './0011-place-details.js';
 import * as syncClaims from './0012-sync-claims.js';
 import * as outboxClaims from './0013-outbox-claims.js';
+import * as attemptsAndIsoAmounts from './0014-attempts-and-iso-amounts.js';
 import * as refundRequests from './0016-refund-requests.js';
 import * as accountOwners from './0017-account-owners.js';
 
@@ -30,6 +31,7 @@ export const migrations: Record<string, Migration> = {
   '0011-place-details': placeDetails,
   '0012-sync-claims': syncClaims,
   '0013-outbox-claims': outboxClaims,
+  '0014-attempts-and-iso-amounts': attemptsAndIsoAmounts,
   '0016-refund-requests': refundRequests,
   '0017-account-owners': accountOwners,
 };

@@ -1,5 +1,5 @@
 import type { Gateway } from '../../domain/account.js';
-import type { Payment, PaymentStatus, Refund, RefundReason } from '../../domain/payment.js';
+import type { CreationAttempt, Payment, PaymentStatus, Refund, RefundReason } from '../../domain/payment.js';
 import type { DbOrTrx } from '../database.js';
 
 /** A payment with what only the service itself needs: where the gateway's page is. */
@@ -110,6 +110,42 @@ export async function storeGatewayTransaction(db: DbOrTrx, paymentUuid: string, 
     .where('gateway_transaction_id', 'is', null)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/**
+ * The creation attempt the holder of the claim makes: as stored, with its start set to `now`
+ * on the payment's first try. A repeated try so sends the gateway the same request.
+ */
+export async function beginCreationAttempt(db: DbOrTrx, paymentUuid: string, token: string, now: number): Promise<CreationAttempt> {
+  await db
+    .updateTable('payments')
+    .set({ creation_attempt_at: now })
+    .where('id', '=', paymentUuid)
+    .where('claim_token', '=', token)
+    .where('creation_attempt_at', 'is', null)
+    .execute();
+  return findCreationAttempt(db, paymentUuid, now);
+}
+
+/**
+ * The gateway will answer attempt `spent` the same way for good: the next try is attempt
+ * `spent + 1`, starting `now`. Conditional on the claim and on `spent` still being current, so
+ * a claimer whose lease ran out changes nothing; returns the attempt now stored.
+ */
+export async function startNextCreationAttempt(db: DbOrTrx, paymentUuid: string, token: string, spent: number, now: number): Promise<CreationAttempt> {
+  await db
+    .updateTable('payments')
+    .set({ creation_attempt: spent + 1, creation_attempt_at: now })
+    .where('id', '=', paymentUuid)
+    .where('claim_token', '=', token)
+    .where('creation_attempt', '=', spent)
+    .execute();
+  return findCreationAttempt(db, paymentUuid, now);
+}
+
+async function findCreationAttempt(db: DbOrTrx, paymentUuid: string, now: number): Promise<CreationAttempt> {
+  const row = await db.selectFrom('payments').select(['creation_attempt', 'creation_attempt_at']).where('id', '=', paymentUuid).executeTakeFirstOrThrow();
+  return { number: Number(row.creation_attempt), startedAt: row.creation_attempt_at === null ? now : Number(row.creation_attempt_at) };
 }
 
 /** Gives the claim up after a failed gateway call, so the next visit may try at once. */

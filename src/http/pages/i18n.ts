@@ -1,5 +1,6 @@
 import type { Gateway } from '../../domain/account.js';
 import type { Lang } from '../../domain/meeting.js';
+import { currencyExponent, isIso4217Currency } from '../../domain/money.js';
 
 /**
  * The pages' words in English and Polish. The server renders with them, and the page script
@@ -227,9 +228,15 @@ export function pickLang(query: string | undefined, acceptLanguage: string | und
   return 'en';
 }
 
-/** 15000 PLN in Polish → "150,00 zł"; in English → "PLN 150.00". */
+/**
+ * 15000 PLN in Polish → "150,00 zł"; in English → "PLN 150.00". The decimals are ISO 4217's
+ * (money.ts), not the runtime's: ICU shows HUF without decimals, and 123456 HUF is 1234.56 Ft.
+ */
 export function formatMoney(amount: number, currency: string, lang: Lang): string {
-  const formatter = new Intl.NumberFormat(lang === 'pl' ? 'pl-PL' : 'en-GB', { style: 'currency', currency });
-  const digits = formatter.resolvedOptions().maximumFractionDigits ?? 2;
+  // A price stored before currencies were checked (ZZZ, a withdrawn code) is shown as ICU would; no gateway takes it.
+  const digits = isIso4217Currency(currency)
+    ? currencyExponent(currency)
+    : (new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2);
+  const formatter = new Intl.NumberFormat(lang === 'pl' ? 'pl-PL' : 'en-GB', { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits });
   return formatter.format(amount / 10 ** digits);
 }

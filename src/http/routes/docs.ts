@@ -323,7 +323,10 @@ const payload = new Webhook(process.env.TERMIN_WEBHOOK_SECRET).verify(rawBody, h
   <code>{ "amount": 15000, "currency": "PLN" }</code> is 150.00 PLN; <code>{ "amount": 1999, "currency": "EUR" }</code> is 19.99 EUR.
   Zero-decimal currencies have no minor unit, so the amount is whole units: <code>{ "amount": 1500, "currency": "JPY" }</code> is ¥1,500
   (likewise KRW, CLP, VND, ISK, UGX, XAF, XOF); three-decimal ones count thousandths (<code>1500</code> KWD is 1.500 KWD).
-  termin takes the number of decimals from ISO 4217 and never rounds: a gateway is sent exactly this amount.</p>
+  termin takes the number of decimals from ISO 4217 (its own copy of the list, whatever the runtime says: HUF has two) and never rounds: a gateway is sent exactly this amount.
+  A code ISO 4217 does not list as active (<code>ZZZ</code>, the withdrawn <code>HRK</code>) is refused with 400. A booking may use only a gateway that can take its
+  currency and amount (Tpay takes PLN only; Stripe three-decimal amounts ending in 0; PayPal HUF, JPY and TWD in whole units): 400 at <code>/gateway</code> names those that can,
+  and the booking page offers only those.</p>
   </section>`;
 }
 

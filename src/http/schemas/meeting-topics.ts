@@ -12,7 +12,7 @@ export const MoneySchema = Type.Object(
       maximum: MAX_MONEY_AMOUNT,
       description: `An integer in minor units: 15000 is 150.00. At most ${MAX_MONEY_AMOUNT.toLocaleString('en')}, so that a booking of the most dates still fits a 32-bit integer.`,
     }),
-    currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code.', examples: ['PLN'] }),
+    currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'An active ISO 4217 code (a withdrawn or unknown one is 400).', examples: ['PLN'] }),
   },
   { additionalProperties: false },
 );

@@ -3,20 +3,22 @@ import type { Lang, Meeting } from '../../domain/meeting.js';
 import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
 import { findMeeting } from '../../db/repositories/meetings.js';
 import {
+  beginCreationAttempt,
   claimTransactionCreation,
   findMeetingUuidsOfBooking,
   findPayment,
   releaseTransactionClaim,
+  startNextCreationAttempt,
   storeGatewayTransaction,
   type StoredPayment,
 } from '../../db/repositories/payments.js';
 import { findUser } from '../../db/repositories/users.js';
 import { newId } from '../../ids.js';
-import { GatewayError, NotificationRejectedError, type PaymentOrder } from '../../payments/gateway.js';
+import { type CreatedTransaction, GatewayError, type GatewayCredentials, NotificationRejectedError, type PaymentOrder } from '../../payments/gateway.js';
 import type { UseCaseContext } from '../context.js';
 import { SecretUnreadableError } from '../../secrets/secret-box.js';
 import { openGatewayCredentials } from './credentials.js';
-import { paymentStatusAt } from '../../domain/payment.js';
+import { type CreationAttempt, paymentStatusAt } from '../../domain/payment.js';
 import { settleFailed, settlePaid } from './settle.js';
 
 /** How long one visit may spend creating the gateway transaction before another may try (gateway calls time out after 10 s). */
@@ -77,7 +79,7 @@ export async function preparePayment(
   try {
     const credentials = await openGatewayCredentials(ctx, ctx.db, payment.accountUuid, payment.gateway);
     if (!credentials) throw new GatewayError(`${payment.gateway} is no longer configured for the account`, false);
-    const created = await ctx.gateways[payment.gateway].createTransaction(credentials, await orderOf(ctx, payment, customerIp));
+    const created = await createUnderAttempts(ctx, payment, token, credentials, customerIp);
     if (await storeGatewayTransaction(ctx.db, paymentUuid, token, { id: created.gatewayTransactionId, redirectUrl: created.redirectUrl })) {
       return { kind: 'redirect', url: created.redirectUrl };
     }
@@ -92,6 +94,34 @@ export async function preparePayment(
     if (!(error instanceof GatewayError)) throw error;
     ctx.log.warn({ paymentUuid, gateway: payment.gateway, reason: error.message, retryable: error.retryable }, 'the gateway refused to create a payment transaction');
     return { kind: 'gateway-error', view };
+  }
+}
+
+/**
+ * Creates the transaction under the payment's stored creation attempt, so a try repeated after
+ * a lost answer is the same request. When the gateway will answer that attempt the same way
+ * for good (Stripe keeps a 500 under its key, or refuses the key), the next attempt is stored
+ * and made at once, once: the participant is not sent away for what a new key fixes, and every
+ * later visit starts from the attempt stored.
+ */
+async function createUnderAttempts(
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'gateways'>,
+  payment: StoredPayment,
+  token: string,
+  credentials: GatewayCredentials,
+  customerIp: string | undefined,
+): Promise<CreatedTransaction> {
+  const adapter = ctx.gateways[payment.gateway];
+  let attempt = await beginCreationAttempt(ctx.db, payment.uuid, token, ctx.now());
+  for (let tries = 1; ; tries += 1) {
+    try {
+      return await adapter.createTransaction(credentials, await orderOf(ctx, payment, customerIp, attempt));
+    } catch (error) {
+      if (!(error instanceof GatewayError && error.attemptSpent)) throw error;
+      attempt = await startNextCreationAttempt(ctx.db, payment.uuid, token, attempt.number, ctx.now());
+      if (tries >= 2) throw error;
+      ctx.log.warn({ paymentUuid: payment.uuid, gateway: payment.gateway, reason: error.message }, 'the gateway keeps refusing this creation attempt; making a new one');
+    }
   }
 }
 
@@ -152,7 +182,7 @@ async function pageView(ctx: Pick<UseCaseContext, 'now' | 'db'>, payment: Stored
   };
 }
 
-async function orderOf(ctx: Pick<UseCaseContext, 'config' | 'db'>, payment: StoredPayment, customerIp: string | undefined): Promise<PaymentOrder> {
+async function orderOf(ctx: Pick<UseCaseContext, 'config' | 'db'>, payment: StoredPayment, customerIp: string | undefined, attempt: CreationAttempt): Promise<PaymentOrder> {
   const meetings = await bookingMeetings(ctx, payment);
   const first = meetings[0];
   if (!first) throw new GatewayError('the payment has no meetings', false);
@@ -170,5 +200,6 @@ async function orderOf(ctx: Pick<UseCaseContext, 'config' | 'db'>, payment: Stor
     notifyUrl: `${ctx.config.publicUrl}/api/v1/payments/${payment.gateway}/notifications/${payment.accountUuid}`,
     expiresAt: payment.expiresAt,
     customerIp,
+    attempt,
   };
 }

@@ -7,7 +7,7 @@ import { MethodNotAllowedError, NotFoundError } from './domain/errors.js';
 import { isDatabaseUnavailable } from './db/errors.js';
 import { createErrorHandler } from './http/problems.js';
 import { acceptOptionalApiKey, requireApiKey, requireJsonAccept, toFastifyTrustProxy } from './http/request-guards.js';
-import { registerMetrics } from './http/metrics.js';
+import { registerMetrics, registerRateLimitMetrics } from './http/metrics.js';
 import { registerOpenApiConventions } from './http/openapi.js';
 import { registerRateLimits } from './http/rate-limit.js';
 import { registerRequestIdHeader, requestIdOf } from './http/request-id.js';
@@ -71,7 +71,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   registerRequestLog(app);
   // Before any route: operation ids, the route catalogue for 405 and Location (src/http/openapi.ts).
   const catalog = registerOpenApiConventions(app, { apiPrefix: API_PREFIX, rateLimited: ctx.config.rateLimitPerMinute > 0 });
-  registerMetrics(app, ctx, { token: ctx.config.metricsToken });
+  const metrics = registerMetrics(app, ctx, { token: ctx.config.metricsToken });
   app.setValidatorCompiler(createValidatorCompiler());
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
@@ -159,7 +159,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         });
       }
       // Shared through Redis when REDIS_URL is set, per instance otherwise (src/http/rate-limit.ts).
-      await registerRateLimits(
+      const sharedLimits = await registerRateLimits(
         api,
         {
           perMinute: ctx.config.rateLimitPerMinute,
@@ -167,8 +167,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
           redisUrl: ctx.config.redisUrl,
           redisKeyPrefix: ctx.config.redisKeyPrefix,
         },
-        ctx.log,
+        { log: ctx.log, now: ctx.now },
       );
+      if (sharedLimits) registerRateLimitMetrics(metrics, sharedLimits);
       api.addHook('onRequest', requireJsonAccept);
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 

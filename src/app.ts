@@ -7,7 +7,7 @@ import { MethodNotAllowedError, NotFoundError, ServiceUnavailableError } from '.
 import { isDatabaseUnavailable } from './db/errors.js';
 import { createErrorHandler } from './http/problems.js';
 import { acceptOptionalApiKey, requireApiKey, requireJsonAccept, toFastifyTrustProxy } from './http/request-guards.js';
-import { registerMetrics } from './http/metrics.js';
+import { registerMetrics, registerRateLimitMetrics } from './http/metrics.js';
 import { registerOpenApiConventions } from './http/openapi.js';
 import { registerRateLimits } from './http/rate-limit.js';
 import { registerRequestIdHeader, requestIdOf } from './http/request-id.js';
@@ -93,7 +93,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   registerRequestLog(app);
   // Before any route: operation ids, the route catalogue for 405 and Location (src/http/openapi.ts).
   const catalog = registerOpenApiConventions(app, { apiPrefix: API_PREFIX, rateLimited: ctx.config.rateLimitPerMinute > 0 });
-  registerMetrics(app, ctx, { token: ctx.config.metricsToken });
+  const metrics = registerMetrics(app, ctx, { token: ctx.config.metricsToken });
   app.setValidatorCompiler(createValidatorCompiler(compiles));
   app.decorate('warmUp', () => compiles.warmUp((error) => ctx.log.error({ err: error }, 'a route schema failed to compile')));
   app.setErrorHandler(handleError);
@@ -182,7 +182,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         });
       }
       // Shared through Redis when REDIS_URL is set, per instance otherwise (src/http/rate-limit.ts).
-      await registerRateLimits(
+      const sharedLimits = await registerRateLimits(
         api,
         {
           perMinute: ctx.config.rateLimitPerMinute,
@@ -190,8 +190,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
           redisUrl: ctx.config.redisUrl,
           redisKeyPrefix: ctx.config.redisKeyPrefix,
         },
-        ctx.log,
+        { log: ctx.log, now: ctx.now },
       );
+      if (sharedLimits) registerRateLimitMetrics(metrics, sharedLimits);
       api.addHook('onRequest', requireJsonAccept);
       api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AppContext } from '../context.js';
+import type { SharedLimitsStatus } from './rate-limit.js';
 
 /** A scrape never waits longer than this for the outbox counts; it shows the last ones. */
 const OUTBOX_READ_TIMEOUT_MS = 1_000;
@@ -28,6 +29,8 @@ export interface MetricsOptions {
  * - `termin_outbox_jobs{kind,status}` (pending and failed jobs now: one grouped count on
  *   the outbox's (kind, status) index per scrape, given at most 1 s), `termin_outbox_retrying_jobs{kind}` and the oldest due job's age;
  * - `termin_db_pool_connections{state}` and `termin_db_pool_max` (PostgreSQL only);
+ * - `termin_rate_limit_redis_up` and `termin_rate_limit_local_fallbacks_total` (REDIS_URL
+ *   only, registered by the API's plugin through `registerRateLimitMetrics`);
  * - Node's defaults (`nodejs_eventloop_lag_*`, heap, `process_resident_memory_bytes`, …).
  */
 export function registerMetrics(app: FastifyInstance, ctx: AppContext, options: MetricsOptions): Registry {
@@ -204,6 +207,33 @@ function registerPoolMetrics(registry: Registry, ctx: AppContext): void {
     registers: [registry],
     collect() {
       this.set(stats().max);
+    },
+  });
+}
+
+/**
+ * Shared rate limits (REDIS_URL): whether the limiter asks Redis now (0 while its circuit
+ * breaker keeps a failing Redis out and limits are counted per instance), and how many
+ * requests were counted in this instance's memory instead.
+ */
+export function registerRateLimitMetrics(registry: Registry, status: SharedLimitsStatus): void {
+  new Gauge({
+    name: 'termin_rate_limit_redis_up',
+    help: 'Whether rate limits are counted in the shared Redis now (1), or per instance because it failed (0).',
+    registers: [registry],
+    collect() {
+      this.set(status.redisUp() ? 1 : 0);
+    },
+  });
+  let seen = 0;
+  new Counter({
+    name: 'termin_rate_limit_local_fallbacks_total',
+    help: "Requests whose rate limit was counted in this instance's memory because Redis failed or was kept out.",
+    registers: [registry],
+    collect() {
+      const now = status.localFallbacks();
+      if (now > seen) this.inc(now - seen);
+      seen = now;
     },
   });
 }

@@ -1,14 +1,15 @@
 import { normalizeAvailability, validateAvailability, type Availability, type LocalInterval } from '../domain/availability.js';
-import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
+import { NotFoundError, ValidationError } from '../domain/errors.js';
 import type { DbOrTrx } from '../db/database.js';
 import { lockHost } from '../db/repositories/meetings.js';
-import { findAvailabilityJson, findUser, findUserIdsManagedBy, updateAvailability } from '../db/repositories/users.js';
+import { findAvailabilityJson, updateAvailability } from '../db/repositories/users.js';
 import { inTransaction } from '../db/transaction.js';
 import type { Principal, UseCaseContext } from './context.js';
+import { requireSelfOrTeamAdmin } from './access.js';
 
 /** The user's weekly hours and overrides; readable by the user and admins of their teams. */
 export async function getAvailability(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string): Promise<Availability> {
-  await requireAvailabilityManager(ctx.db, principal, userUuid);
+  await requireSelfOrTeamAdmin(ctx.db, principal, userUuid);
   return readAvailability(ctx.db, userUuid);
 }
 
@@ -18,7 +19,7 @@ export async function setAvailability(ctx: Pick<UseCaseContext, 'db'>, principal
   if (errors.length > 0) throw new ValidationError(errors);
   const availability = normalizeAvailability(input);
   await inTransaction(ctx.db, async (trx) => {
-    await requireAvailabilityManager(trx, principal, userUuid);
+    await requireSelfOrTeamAdmin(trx, principal, userUuid);
     await updateAvailability(trx, userUuid, availability.timezone, JSON.stringify(availability));
   });
   return availability;
@@ -35,7 +36,7 @@ const MAX_OVERRIDES = 1000;
  */
 export async function setDateOverride(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string, date: string, intervals: LocalInterval[]): Promise<Availability> {
   return inTransaction(ctx.db, async (trx) => {
-    await requireAvailabilityManager(trx, principal, userUuid);
+    await requireSelfOrTeamAdmin(trx, principal, userUuid);
     await lockHost(trx, userUuid);
     const current = await readAvailability(trx, userUuid);
     const errors = validateAvailability({ ...current, overrides: [{ date, intervals }] }).map((error) => ({
@@ -54,7 +55,7 @@ export async function setDateOverride(ctx: Pick<UseCaseContext, 'db'>, principal
 /** Removes one date's override (the weekly hours apply to it again); NotFound when the date has none. */
 export async function removeDateOverride(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string, date: string): Promise<void> {
   await inTransaction(ctx.db, async (trx) => {
-    await requireAvailabilityManager(trx, principal, userUuid);
+    await requireSelfOrTeamAdmin(trx, principal, userUuid);
     await lockHost(trx, userUuid);
     const current = await readAvailability(trx, userUuid);
     const others = current.overrides.filter((override) => override.date !== date);
@@ -67,13 +68,4 @@ export async function readAvailability(db: DbOrTrx, userUuid: string): Promise<A
   const json = await findAvailabilityJson(db, userUuid);
   if (json === undefined) throw new NotFoundError('user');
   return JSON.parse(json) as Availability;
-}
-
-async function requireAvailabilityManager(db: DbOrTrx, principal: Principal, userUuid: string): Promise<void> {
-  const user = await findUser(db, principal.accountUuid, userUuid);
-  if (!user || user.deactivatedAt !== null) throw new NotFoundError('user');
-  if (user.uuid === principal.userUuid) return;
-  if (!(await findUserIdsManagedBy(db, principal.userUuid)).has(user.uuid)) {
-    throw new ForbiddenError("Only the user or an admin of one of the user's teams may do this");
-  }
 }

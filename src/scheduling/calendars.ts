@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { renderMeetingsFeed } from '../calendars/meetings-feed.js';
-import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
+import { NotFoundError, ValidationError } from '../domain/errors.js';
 import type { User } from '../domain/user.js';
 import type { DbOrTrx } from '../db/database.js';
 import { bumpCalendarVersions } from '../db/repositories/busy-time.js';
@@ -17,7 +17,7 @@ import {
 } from '../db/repositories/calendars.js';
 import { findTopicIncludingDeleted } from '../db/repositories/meeting-topics.js';
 import { lockHost, selectMeetingsPage } from '../db/repositories/meetings.js';
-import { findUser, findUserAcrossAccounts, findUserIdsManagedBy } from '../db/repositories/users.js';
+import { findUserAcrossAccounts } from '../db/repositories/users.js';
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
 import { assertAllowedUrl, OutboundUrlRefusedError } from '../net/outbound-guard.js';
@@ -26,6 +26,7 @@ import { toCalendarMeeting } from './calendars-meeting.js';
 import { syncCalendar } from './calendars-sync.js';
 import type { Principal, UseCaseContext } from './context.js';
 import type { CalendarType, ConnectedCalendar } from '../domain/calendar.js';
+import { requireSelfOrTeamAdmin } from './access.js';
 
 export interface NewCalendarInput {
   type: CalendarType;
@@ -47,7 +48,7 @@ export async function addCalendar(
   userUuid: string,
   input: NewCalendarInput,
 ): Promise<ConnectedCalendar> {
-  const user = await requireCalendarManager(ctx.db, principal, userUuid);
+  const user = await requireSelfOrTeamAdmin(ctx.db, principal, userUuid);
   const provider = ctx.calendars[input.type];
   const { errors, connection } = provider.prepare(input, secretBoxOf(ctx.secretKey));
   try {
@@ -89,12 +90,12 @@ function refusalMessage(error: OutboundUrlRefusedError): string {
 }
 
 export async function listCalendars(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string): Promise<ConnectedCalendar[]> {
-  const user = await requireCalendarManager(ctx.db, principal, userUuid);
+  const user = await requireSelfOrTeamAdmin(ctx.db, principal, userUuid);
   return listCalendarsOfUser(ctx.db, user.uuid);
 }
 
 export async function getCalendar(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string, calendarUuid: string): Promise<ConnectedCalendar> {
-  const user = await requireCalendarManager(ctx.db, principal, userUuid);
+  const user = await requireSelfOrTeamAdmin(ctx.db, principal, userUuid);
   return requireCalendarOf(ctx.db, user, calendarUuid);
 }
 
@@ -104,7 +105,7 @@ export async function getCalendar(ctx: Pick<UseCaseContext, 'db'>, principal: Pr
  */
 export async function removeCalendar(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string, calendarUuid: string): Promise<void> {
   await inTransaction(ctx.db, async (trx) => {
-    const user = await requireCalendarManager(trx, principal, userUuid);
+    const user = await requireSelfOrTeamAdmin(trx, principal, userUuid);
     await requireCalendarOf(trx, user, calendarUuid);
     await lockHost(trx, user.uuid);
     await deleteCalendar(trx, calendarUuid);
@@ -119,7 +120,7 @@ export async function syncCalendarNow(
   userUuid: string,
   calendarUuid: string,
 ): Promise<ConnectedCalendar> {
-  const user = await requireCalendarManager(ctx.db, principal, userUuid);
+  const user = await requireSelfOrTeamAdmin(ctx.db, principal, userUuid);
   await requireCalendarOf(ctx.db, user, calendarUuid);
   await syncCalendar(ctx, calendarUuid);
   return requireCalendarOf(ctx.db, user, calendarUuid);
@@ -129,17 +130,6 @@ async function requireCalendarOf(db: DbOrTrx, user: User, calendarUuid: string):
   const calendar = await findCalendar(db, calendarUuid);
   if (!calendar || calendar.userUuid !== user.uuid) throw new NotFoundError('calendar');
   return calendar;
-}
-
-/** The user, if the caller is that user or an admin of one of their teams (as for availability). */
-async function requireCalendarManager(db: DbOrTrx, principal: Principal, userUuid: string): Promise<User> {
-  const user = await findUser(db, principal.accountUuid, userUuid);
-  if (!user || user.deactivatedAt !== null) throw new NotFoundError('user');
-  if (user.uuid === principal.userUuid) return user;
-  if (!(await findUserIdsManagedBy(db, principal.userUuid)).has(user.uuid)) {
-    throw new ForbiddenError("Only the user or an admin of one of the user's teams may do this");
-  }
-  return user;
 }
 
 /* The private feed */
@@ -159,7 +149,7 @@ function feedUrl(publicUrl: string, token: string): string {
 
 /** The user's feed address, made on first request; the same until rotated. */
 export async function getFeedUrl(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey'>, principal: Principal, userUuid: string): Promise<string> {
-  const user = await requireCalendarManager(ctx.db, principal, userUuid);
+  const user = await requireSelfOrTeamAdmin(ctx.db, principal, userUuid);
   const key = ctx.secretKey;
   let feed = await findFeedOfUser(ctx.db, user.uuid);
   if (!feed) {
@@ -172,7 +162,7 @@ export async function getFeedUrl(ctx: Pick<UseCaseContext, 'config' | 'now' | 'd
 
 /** A new feed address; the old one answers 404 from now on. */
 export async function rotateFeed(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey'>, principal: Principal, userUuid: string): Promise<string> {
-  const user = await requireCalendarManager(ctx.db, principal, userUuid);
+  const user = await requireSelfOrTeamAdmin(ctx.db, principal, userUuid);
   const token = newFeedToken();
   await upsertFeed(ctx.db, user.uuid, hashFeedToken(token), sealSecret(ctx.secretKey, token), ctx.now());
   return feedUrl(ctx.config.publicUrl, token);

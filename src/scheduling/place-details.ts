@@ -1,17 +1,17 @@
-import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
+import { NotFoundError, ValidationError } from '../domain/errors.js';
 import { normalizePlaceDetails, resolveLocation, validatePlaceDetails, type MeetingLocation, type PlaceDetails } from '../domain/place-details.js';
 import type { MeetingTopic } from '../domain/meeting-topic.js';
 import type { Place } from '../domain/account.js';
 import type { DbOrTrx } from '../db/database.js';
 import { findAccount } from '../db/repositories/accounts.js';
 import { findPlaceDetailsOfUsers, findUserPlaceDetails, updateUserPlaceDetails } from '../db/repositories/place-details.js';
-import { findUser, findUserIdsManagedBy } from '../db/repositories/users.js';
 import { inTransaction } from '../db/transaction.js';
 import type { Principal, UseCaseContext } from './context.js';
+import { requireSelfOrTeamAdmin } from './access.js';
 
 /** A host's own place details (e.g. a personal meeting-room link); by the user or an admin of one of their teams. */
 export async function getUserPlaceDetails(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string): Promise<PlaceDetails> {
-  await requirePlaceDetailsManager(ctx.db, principal, userUuid);
+  await requireSelfOrTeamAdmin(ctx.db, principal, userUuid);
   return (await findUserPlaceDetails(ctx.db, userUuid)) ?? {};
 }
 
@@ -27,7 +27,7 @@ export async function setUserPlaceDetails(
   input: Readonly<Record<string, string | undefined>>,
 ): Promise<PlaceDetails> {
   return inTransaction(ctx.db, async (trx) => {
-    await requirePlaceDetailsManager(trx, principal, userUuid);
+    await requireSelfOrTeamAdmin(trx, principal, userUuid);
     const account = await findAccount(trx, principal.accountUuid);
     if (!account) throw new NotFoundError('account');
     const errors = validatePlaceDetails(input, account.places, '', 'is not a place the account enables');
@@ -52,13 +52,4 @@ export async function resolveLocations(
 ): Promise<MeetingLocation[]> {
   const details = await findPlaceDetailsOfUsers(db, hostUuids);
   return hostUuids.map((hostUuid) => resolveLocation(place, details.get(hostUuid) ?? {}, topic.placeDetails, participantPhone));
-}
-
-async function requirePlaceDetailsManager(db: DbOrTrx, principal: Principal, userUuid: string): Promise<void> {
-  const user = await findUser(db, principal.accountUuid, userUuid);
-  if (!user || user.deactivatedAt !== null) throw new NotFoundError('user');
-  if (user.uuid === principal.userUuid) return;
-  if (!(await findUserIdsManagedBy(db, principal.userUuid)).has(user.uuid)) {
-    throw new ForbiddenError("Only the user or an admin of one of the user's teams may do this");
-  }
 }

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, describeFieldError, type ErrorCode, type FieldError } from '../domain/errors.js';
+import { RepeatThrottle } from '../domain/repeat-throttle.js';
 import { renderErrorPage } from './pages/error-page.js';
 import { isPageUrl, sendHtml } from './pages/html.js';
 import type { Problem } from './schemas/common.js';
@@ -168,20 +169,27 @@ export type ErrorHandler = (error: FastifyError | Error, request: FastifyRequest
  * media types) get the same problem shape as domain errors; an error that
  * `isUnavailable` recognises as the database being out of reach (given by the wiring:
  * only the data layer knows its drivers' errors) is a 503 with Retry-After; anything else
- * unexpected becomes a 500 that hides internals.
+ * unexpected becomes a 500 that hides internals. Errors of the service itself are logged
+ * once, then at most once a minute with how many more there were (RepeatThrottle): a fault
+ * that fails every request must not write a stack per request. Each request still has its
+ * own request-log line.
  */
 export function createErrorHandler(isUnavailable: (error: unknown) => boolean): ErrorHandler {
-  return (error, request, reply) => handleError(error, request, reply, isUnavailable);
+  const throttle = new RepeatThrottle();
+  const logError: ErrorLogger = (request, level, error, message) => throttle.logError((fields, line) => request.log[level](fields, line), error, message, Date.now());
+  return (error, request, reply) => handleError(error, request, reply, isUnavailable, logError);
 }
 
-function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, isUnavailable: (error: unknown) => boolean): FastifyReply {
+type ErrorLogger = (request: FastifyRequest, level: 'warn' | 'error', error: Error, message: string) => void;
+
+function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, isUnavailable: (error: unknown) => boolean, logError: ErrorLogger): FastifyReply {
   if (error instanceof DomainError) {
     const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
     if (typeof retryAfter === 'number') reply.header('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
     return sendProblem(reply, buildProblem(error.code, error.message, error.errors));
   }
   if (isUnavailable(error)) {
-    request.log.warn({ err: error }, 'database unavailable: answered 503');
+    logError(request, 'warn', error, 'database unavailable: answered 503');
     reply.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
     return sendProblem(reply, buildProblem('DATABASE_UNAVAILABLE', 'The database is temporarily unavailable; retry shortly'));
   }
@@ -208,7 +216,7 @@ function handleError(error: FastifyError | Error, request: FastifyRequest, reply
     if (status === 400) return sendProblem(reply, buildProblem('VALIDATION_FAILED', detail, [{ path: '', message: detail }]));
     return sendProblem(reply, { ...buildProblem('VALIDATION_FAILED', detail), status, title: 'Bad request' });
   }
-  request.log.error({ err: error }, 'unhandled error');
+  logError(request, 'error', error, 'unhandled error');
   return sendProblem(reply, buildProblem('INTERNAL', `An unexpected error occurred; quote request id ${request.id} when reporting it`));
 }
 

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { AppContext } from './context.js';
 import { MethodNotAllowedError, NotFoundError } from './domain/errors.js';
-import { isDatabaseUnavailable } from './db/errors.js';
+import { isDatabaseUnavailable, isStorageFull } from './db/errors.js';
 import { createErrorHandler } from './http/problems.js';
 import { acceptOptionalApiKey, requireApiKey, requireJsonAccept, toFastifyTrustProxy } from './http/request-guards.js';
 import { registerMetrics } from './http/metrics.js';
@@ -42,7 +42,7 @@ export const API_PREFIX = '/api/v1';
 
 /** The HTTP application; it never listens, so tests drive it with `app.inject()`. */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
-  const handleError = createErrorHandler(isDatabaseUnavailable);
+  const handleError = createErrorHandler({ isUnavailable: isDatabaseUnavailable, isStorageFull });
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     // One line per request instead of Fastify's two: see src/http/request-log.ts.

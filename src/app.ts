@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { AppContext } from './context.js';
 import { MethodNotAllowedError, NotFoundError, ServiceUnavailableError } from './domain/errors.js';
-import { isDatabaseUnavailable } from './db/errors.js';
+import { isDatabaseUnavailable, isStorageFull } from './db/errors.js';
 import { createErrorHandler } from './http/problems.js';
 import { acceptOptionalApiKey, requireApiKey, requireJsonAccept, toFastifyTrustProxy } from './http/request-guards.js';
 import { registerMetrics, registerRateLimitMetrics } from './http/metrics.js';
@@ -51,7 +51,7 @@ declare module 'fastify' {
 
 /** The HTTP application; it never listens, so tests drive it with `app.inject()`. */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
-  const handleError = createErrorHandler(isDatabaseUnavailable);
+  const handleError = createErrorHandler({ isUnavailable: isDatabaseUnavailable, isStorageFull });
   const compiles = createDeferredCompiles();
   const buildSerializer = SerializerSelector();
   const app = Fastify({

@@ -5,6 +5,7 @@ import { createConferenceRegistry } from './connections/registry.js';
 import { createDb, type Dialect, type PoolStats } from './db/connect.js';
 import { createFastReads } from './db/fast-reads.js';
 import { migrateToLatest } from './db/migrate.js';
+import { StorageHealth } from './db/storage-health.js';
 import { createAddressLimiter, type AddressLimiter } from './domain/address-limiter.js';
 import { createLogger } from './logging.js';
 import { createMailTransport, type MailTransport } from './mail/transport.js';
@@ -49,7 +50,16 @@ export interface ContextOptions {
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   const log = options.log ?? createLogger(config);
   const { key: secretKey, ...secretKeySource } = resolveSecretKey(options.secrets ?? { secretKey: null }, config.dataDir);
-  const handle = createDb(config.database, (error) => log.warn({ err: error }, 'a database connection failed'), config.databaseTimeouts);
+  const now = options.now ?? Date.now;
+  // The end of a full disk, with how long it lasted and how many writes it refused (its start
+  // is the first refused write's own log line).
+  const dbStorage =
+    config.database.dialect === 'sqlite'
+      ? new StorageHealth(now, (outage, at) =>
+          log.warn({ failedWrites: outage.failedWrites, outageMs: at - outage.since }, `the database stores changes again, after ${outage.failedWrites} refused writes`),
+        )
+      : null;
+  const handle = createDb(config.database, (error) => log.warn({ err: error }, 'a database connection failed'), config.databaseTimeouts, dbStorage);
   let migrationsApplied: string[] = [];
   if (options.migrate ?? config.migrateOnStart) {
     try {
@@ -73,10 +83,11 @@ export async function createContext(config: Config, options: ContextOptions = {}
   let closed = false;
   return {
     config,
-    now: options.now ?? Date.now,
+    now,
     log,
     db: handle.db,
     reads,
+    dbStorage,
     scheduleCache: createScheduleCache(config.scheduleCacheBytes),
     secretKey,
     gateways: createGatewayRegistry(config.payments),

@@ -5,7 +5,9 @@ import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql, type Databa
 import pg from 'pg';
 import type { DatabaseConfig, DatabaseTimeouts } from '../config.js';
 import type { Database } from './database.js';
-import { isStalePreparedPlan } from './errors.js';
+import { isStalePreparedPlan, isStorageFull } from './errors.js';
+import type { StorageHealth } from './storage-health.js';
+import { ROLLBACK_TO, SAVEPOINT } from './transaction.js';
 
 export type Dialect = DatabaseConfig['dialect'];
 
@@ -39,16 +41,22 @@ const QUERY_TIMEOUT_GRACE_MS = 2_000;
 
 /**
  * Opens the configured database: `createDb({ dialect: 'sqlite', filename: 'data/termin.db' })`.
- * `onConnectionError` hears about every PostgreSQL connection that dies, idle or checked out.
+ * `onConnectionError` hears about every PostgreSQL connection that dies, idle or checked out;
+ * `storage` (SQLite) hears which writes found room on the disk and which did not.
  */
-export function createDb(config: DatabaseConfig, onConnectionError: (error: Error) => void = () => undefined, timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS): DbHandle {
+export function createDb(
+  config: DatabaseConfig,
+  onConnectionError: (error: Error) => void = () => undefined,
+  timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS,
+  storage: StorageHealth | null = null,
+): DbHandle {
   if (config.dialect === 'postgres') {
     let pool: pg.Pool | undefined;
     const db = openPostgres(config.url, config.poolSize, timeouts, onConnectionError, (created) => (pool = created), config.preparedStatements ?? true);
     const poolStats = () => ({ total: pool?.totalCount ?? 0, idle: pool?.idleCount ?? 0, waiting: pool?.waitingCount ?? 0, max: config.poolSize });
     return { db, dialect: config.dialect, poolStats, destroy: () => db.destroy() };
   }
-  const db = openSqlite(config.filename, timeouts.busyMs, config.synchronous ?? 'full');
+  const db = openSqlite(config.filename, timeouts.busyMs, config.synchronous ?? 'full', storage);
   return { db, dialect: config.dialect, poolStats: null, destroy: () => db.destroy() };
 }
 
@@ -153,7 +161,7 @@ function prepareByText(client: pg.PoolClient): void {
   };
 }
 
-function openSqlite(filename: string, busyTimeoutMs: number, synchronous: 'full' | 'normal'): Kysely<Database> {
+function openSqlite(filename: string, busyTimeoutMs: number, synchronous: 'full' | 'normal', storage: StorageHealth | null): Kysely<Database> {
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(filename), { recursive: true });
   const database = new SqliteDatabase(filename);
   database.pragma('journal_mode = WAL');
@@ -163,7 +171,7 @@ function openSqlite(filename: string, busyTimeoutMs: number, synchronous: 'full'
   database.pragma('foreign_keys = ON');
   // Another process (the operator CLI) may hold the write lock briefly; wait rather than fail.
   database.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
-  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cachingStatements(database) }) });
+  return new Kysely<Database>({ dialect: new ImmediateSqliteDialect(database, storage) });
 }
 
 /** Statements kept prepared, by SQL text; Kysely's driver would prepare every query anew. */
@@ -221,18 +229,71 @@ function cachingStatements(database: SqliteDatabase.Database): SqliteDialectConf
  * at the first write: two processes that both read first then fail with SQLITE_BUSY
  * instead of waiting. BEGIN IMMEDIATE takes the lock up front, so every read-check-write
  * use case (seat limit, booking) runs serialised and waits on busy_timeout.
+ *
+ * A COMMIT that finds no room on the disk (SQLITE_FULL, or an I/O error) makes SQLite roll
+ * the whole transaction back itself. Kysely then sends its own ROLLBACK, whose "cannot
+ * rollback - no transaction is active" would replace the real error (a 500 and a misleading
+ * log line instead of a 503 naming the full disk), so a ROLLBACK is sent only when a
+ * transaction is still open. And every write refused for lack of room, or stored after one
+ * was, is told to `storage` (see StorageHealth).
  */
 class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(
+    private readonly database: SqliteDatabase.Database,
+    private readonly storage: StorageHealth | null,
+  ) {
+    super({ database: cachingStatements(database) });
+  }
+
   override createDriver(): Driver {
     const driver = super.createDriver();
+    const { database, storage } = this;
     const begin = CompiledQuery.raw('begin immediate');
+    const commit = CompiledQuery.raw('commit');
+    const rollback = CompiledQuery.raw('rollback');
+    // Rows changed by this connection so far, read only while writes are being refused: a
+    // COMMIT after which it has grown stored something (a no-op commit proves no room).
+    const totalChanges = database.prepare<[], number>('select total_changes()').pluck();
+    let changesAtBegin: number | null = null;
+    // The transactions sharing this one's COMMIT (group commit, transaction.ts), each in a
+    // savepoint: a refused COMMIT refuses each of their writes.
+    let units = 0;
+    const observed = new WeakSet<DatabaseConnection>();
+    const observe = (connection: DatabaseConnection): DatabaseConnection => {
+      if (storage === null || observed.has(connection)) return connection;
+      observed.add(connection);
+      const executeQuery = connection.executeQuery.bind(connection);
+      connection.executeQuery = async <R>(query: CompiledQuery) => {
+        try {
+          const result = await executeQuery<R>(query);
+          if (query === SAVEPOINT) units += 1;
+          else if (query === ROLLBACK_TO) units -= 1;
+          return result;
+        } catch (error) {
+          if (isStorageFull(error)) storage.noteRefused(query === commit ? Math.max(1, units) : 1);
+          throw error;
+        }
+      };
+      return connection;
+    };
+    const overrides: Partial<Driver> = {
+      acquireConnection: async () => observe(await driver.acquireConnection()),
+      beginTransaction: async (connection) => {
+        await connection.executeQuery(begin);
+        units = 0;
+        changesAtBegin = storage?.outage ? totalChanges.get()! : null;
+      },
+      commitTransaction: async (connection) => {
+        await connection.executeQuery(commit);
+        if (changesAtBegin !== null && totalChanges.get()! > changesAtBegin) storage?.noteStored();
+      },
+      rollbackTransaction: async (connection) => {
+        if (database.inTransaction) await connection.executeQuery(rollback);
+      },
+    };
     return new Proxy(driver, {
       get(target, property, receiver) {
-        if (property === 'beginTransaction') {
-          return async (connection: DatabaseConnection) => {
-            await connection.executeQuery(begin);
-          };
-        }
+        if (Object.hasOwn(overrides, property)) return overrides[property as keyof Driver];
         const value = Reflect.get(target, property, receiver);
         return typeof value === 'function' ? value.bind(target) : value;
       },

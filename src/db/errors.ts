@@ -61,15 +61,37 @@ const UNAVAILABLE_MESSAGES = [
  * and read timeouts, and SQLite's busy/locked after busy_timeout.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  for (let current = error, depth = 0; current !== null && typeof current === 'object' && depth < 5; depth += 1) {
-    const { code, message, cause } = current as { code?: unknown; message?: unknown; cause?: unknown };
+  for (const { code, message } of causeChain(error)) {
     if (typeof code === 'string') {
       if (/^[0-9A-Z]{5}$/.test(code) && (UNAVAILABLE_SQLSTATE_CLASSES.includes(code.slice(0, 2)) || UNAVAILABLE_SQLSTATES.has(code))) return true;
       if (UNAVAILABLE_TLS_CODES.has(code)) return true;
       if (UNAVAILABLE_SYSTEM_CODES.has(code) || UNAVAILABLE_SQLITE_CODES.has(code)) return true;
     }
     if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((known) => message.startsWith(known))) return true;
-    current = cause;
   }
   return false;
+}
+
+/**
+ * SQLite's "database or disk is full" (a write found no room: the disk, or the WAL that
+ * cannot grow), the write errors a quota (EDQUOT) or a WAL index that cannot grow give
+ * instead, and PostgreSQL's 53100 disk_full ("could not extend file").
+ */
+const STORAGE_FULL_CODES = new Set(['SQLITE_FULL', 'SQLITE_IOERR_WRITE', 'SQLITE_IOERR_SHMSIZE', '53100']);
+
+/**
+ * True when the database refused a write for lack of room. Reads still work, and writes do
+ * again once there is room: an outage of writing, answered 503 like the others.
+ */
+export function isStorageFull(error: unknown): boolean {
+  for (const { code } of causeChain(error)) if (typeof code === 'string' && STORAGE_FULL_CODES.has(code)) return true;
+  return false;
+}
+
+/** The error and what caused it, at most five deep (a driver wraps the socket's error). */
+function* causeChain(error: unknown): Generator<{ code?: unknown; message?: unknown }> {
+  for (let current = error, depth = 0; current !== null && typeof current === 'object' && depth < 5; depth += 1) {
+    yield current as { code?: unknown; message?: unknown };
+    current = (current as { cause?: unknown }).cause;
+  }
 }

@@ -37,9 +37,10 @@ interface Unit {
 
 const groups = new WeakMap<Db, (unit: Unit) => void>();
 
-const SAVEPOINT = CompiledQuery.raw('savepoint grouped');
+/** Each transaction sharing a commit runs in one of these (connect.ts counts them as they start and fail). */
+export const SAVEPOINT = CompiledQuery.raw('savepoint grouped');
 const RELEASE = CompiledQuery.raw('release grouped');
-const ROLLBACK_TO = CompiledQuery.raw('rollback to grouped');
+export const ROLLBACK_TO = CompiledQuery.raw('rollback to grouped');
 
 /**
  * Group commit for SQLite. It has one writer, so transactions already run one after another;
@@ -126,7 +127,7 @@ async function commitBatch(db: Db, batch: Unit[]): Promise<Unit[]> {
       }
     });
   } catch (error) {
-    // (Kysely's own ROLLBACK may then fail too, and its error is the one thrown here.)
+    // (When SQLite already ended the transaction, no ROLLBACK is sent after it: see connect.ts.)
     const culprit = broken as { unit: Unit; error: unknown } | null;
     if (culprit !== null) {
       // Its own failure goes to the unit that broke the transaction; the others lost

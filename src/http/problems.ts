@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, describeFieldError, type ErrorCode, type FieldError } from '../domain/errors.js';
+import { RepeatThrottle } from '../domain/repeat-throttle.js';
 import { renderErrorPage } from './pages/error-page.js';
 import { isPageUrl, sendHtml } from './pages/html.js';
 import type { Problem } from './schemas/common.js';
@@ -124,6 +125,13 @@ export const PROBLEM_KINDS: Record<ErrorCode, ProblemKind> = {
     explanation:
       'The database is unreachable, restarting, refusing connections or too slow to answer right now. Nothing was changed unless the request is later found to have succeeded; retry after the seconds in `Retry-After` (with the same `Idempotency-Key` for a booking).',
   },
+  STORAGE_FULL: {
+    status: 503,
+    title: 'Changes cannot be stored right now',
+    anchor: 'storage-full',
+    explanation:
+      "The service's database has no room left to store changes (its disk is full), so nothing was changed. Reading still works, and the service takes changes again by itself once the operator has made room. Retry after the seconds in `Retry-After` (with the same `Idempotency-Key` for a booking).",
+  },
   NOTIFICATION_REJECTED: {
     status: 400,
     title: 'Payment notification refused',
@@ -142,6 +150,8 @@ export const PROBLEM_KINDS: Record<ErrorCode, ProblemKind> = {
 
 /** Seconds a client should wait after a 503 caused by the database. */
 const DATABASE_RETRY_AFTER_SECONDS = 5;
+/** After a write refused for lack of room: making room takes an operator, rarely seconds. */
+const STORAGE_RETRY_AFTER_SECONDS = 30;
 
 export function buildProblem(code: ErrorCode, detail: string, errors?: FieldError[]): Problem {
   const kind = PROBLEM_KINDS[code];
@@ -163,25 +173,43 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
 
 export type ErrorHandler = (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => FastifyReply;
 
-/**
- * The application's one error handler. Fastify's own 4xx errors (body parsing, limits,
- * media types) get the same problem shape as domain errors; an error that
- * `isUnavailable` recognises as the database being out of reach (given by the wiring:
- * only the data layer knows its drivers' errors) is a 503 with Retry-After; anything else
- * unexpected becomes a 500 that hides internals.
- */
-export function createErrorHandler(isUnavailable: (error: unknown) => boolean): ErrorHandler {
-  return (error, request, reply) => handleError(error, request, reply, isUnavailable);
+/** How the data layer's errors read (given by the wiring: only the data layer knows its drivers' errors). */
+export interface DatabaseErrorKinds {
+  /** The database is out of reach or too slow: 503 DATABASE_UNAVAILABLE. */
+  isUnavailable(error: unknown): boolean;
+  /** A write found no room (a full disk): 503 STORAGE_FULL. */
+  isStorageFull(error: unknown): boolean;
 }
 
-function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, isUnavailable: (error: unknown) => boolean): FastifyReply {
+/**
+ * The application's one error handler. Fastify's own 4xx errors (body parsing, limits,
+ * media types) get the same problem shape as domain errors; a database out of reach, or
+ * one whose disk is full, is a 503 with Retry-After; anything else unexpected becomes a 500
+ * that hides internals. Errors of the service itself are logged once, then at most once a
+ * minute with how many more there were (RepeatThrottle): a fault that fails every request
+ * must not write a stack per request. Each request still has its own request-log line.
+ */
+export function createErrorHandler(kinds: DatabaseErrorKinds): ErrorHandler {
+  const throttle = new RepeatThrottle();
+  const logError: ErrorLogger = (request, level, error, message) => throttle.logError((fields, line) => request.log[level](fields, line), error, message, Date.now());
+  return (error, request, reply) => handleError(error, request, reply, kinds, logError);
+}
+
+type ErrorLogger = (request: FastifyRequest, level: 'warn' | 'error', error: Error, message: string) => void;
+
+function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, kinds: DatabaseErrorKinds, logError: ErrorLogger): FastifyReply {
   if (error instanceof DomainError) {
     const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
     if (typeof retryAfter === 'number') reply.header('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
     return sendProblem(reply, buildProblem(error.code, error.message, error.errors));
   }
-  if (isUnavailable(error)) {
-    request.log.warn({ err: error }, 'database unavailable: answered 503');
+  if (kinds.isStorageFull(error)) {
+    logError(request, 'error', error, 'the database cannot store changes (disk full): answered 503');
+    reply.header('Retry-After', String(STORAGE_RETRY_AFTER_SECONDS));
+    return sendProblem(reply, buildProblem('STORAGE_FULL', 'The service cannot store changes right now; nothing was changed. Reading still works; retry later'));
+  }
+  if (kinds.isUnavailable(error)) {
+    logError(request, 'warn', error, 'database unavailable: answered 503');
     reply.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
     return sendProblem(reply, buildProblem('DATABASE_UNAVAILABLE', 'The database is temporarily unavailable; retry shortly'));
   }
@@ -208,7 +236,7 @@ function handleError(error: FastifyError | Error, request: FastifyRequest, reply
     if (status === 400) return sendProblem(reply, buildProblem('VALIDATION_FAILED', detail, [{ path: '', message: detail }]));
     return sendProblem(reply, { ...buildProblem('VALIDATION_FAILED', detail), status, title: 'Bad request' });
   }
-  request.log.error({ err: error }, 'unhandled error');
+  logError(request, 'error', error, 'unhandled error');
   return sendProblem(reply, buildProblem('INTERNAL', `An unexpected error occurred; quote request id ${request.id} when reporting it`));
 }
 

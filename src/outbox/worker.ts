@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
 import { claimJobs, completeJob, failJob, type ClaimedJob } from '../db/repositories/outbox.js';
+import { RepeatThrottle } from '../domain/repeat-throttle.js';
 import { newId } from '../ids.js';
 import { LostClaimError, PermanentJobError, type JobHandler } from './job-handler.js';
 
@@ -73,6 +74,10 @@ export function createOutboxWorker(run: OutboxRun): OutboxWorker {
     finishedSinceIdle: false,
   }));
   const counts = { done: 0, failed: 0, lost: 0 };
+  // A claim that fails every tick (a full disk) is logged once, then once a minute with a count.
+  const errors = new RepeatThrottle();
+  const logFailure = (error: unknown, fields: Record<string, unknown>) =>
+    errors.logError((line, message) => run.log.error(line, message), error, 'background job failed', Date.now(), fields);
   let stopped = false;
   // Claims and jobs under way, of every kind; drain and stop wait for none.
   let busy = 0;
@@ -97,7 +102,7 @@ export function createOutboxWorker(run: OutboxRun): OutboxWorker {
     kind.claiming = true;
     begin();
     claimInto(kind)
-      .catch((error: unknown) => run.log.error({ err: error, kind: kind.handler.kind }, 'background job failed'))
+      .catch((error: unknown) => logFailure(error, { kind: kind.handler.kind }))
       .finally(() => {
         kind.claiming = false;
         end();
@@ -134,7 +139,7 @@ export function createOutboxWorker(run: OutboxRun): OutboxWorker {
         counts[outcome] += 1;
         if (outcome === 'done') kind.finishedSinceIdle = true;
       })
-      .catch((error: unknown) => run.log.error({ err: error, kind: kind.handler.kind, jobId: job.uuid }, 'background job failed'))
+      .catch((error: unknown) => logFailure(error, { kind: kind.handler.kind, jobId: job.uuid }))
       .finally(() => {
         kind.running -= 1;
         fill(kind); // before end(): a drain must not see the worker idle in between

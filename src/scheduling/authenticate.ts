@@ -1,5 +1,6 @@
 import { parseApiKey, verifySecret } from '../domain/api-key.js';
 import { UnauthenticatedError } from '../domain/errors.js';
+import { isStorageFull } from '../db/errors.js';
 import { findLiveApiKeyByLookup, touchApiKey } from '../db/repositories/api-keys.js';
 import type { Principal, UseCaseContext } from './context.js';
 
@@ -16,7 +17,10 @@ export async function authenticate(ctx: Pick<UseCaseContext, 'now' | 'db'>, rawK
   }
   const now = ctx.now();
   if (credentials.lastUsedAt === null || now - credentials.lastUsedAt > LAST_USED_PRECISION_MS) {
-    await touchApiKey(ctx.db, credentials.keyUuid, now);
+    // Bookkeeping: a database with no room to store it (a full disk) must not fail a read.
+    await touchApiKey(ctx.db, credentials.keyUuid, now).catch((error: unknown) => {
+      if (!isStorageFull(error)) throw error;
+    });
   }
   return {
     keyUuid: credentials.keyUuid,

@@ -7,6 +7,7 @@ import type { CalendarType } from '../domain/calendar.js';
 import type { ConferenceProvider } from '../domain/conference.js';
 import type { Db } from '../db/database.js';
 import type { FastReads } from '../db/fast-reads.js';
+import type { StorageHealth } from '../db/storage-health.js';
 import type { Outbound } from '../net/outbound-request.js';
 import type { GatewayAdapter } from '../payments/gateway.js';
 import type { ScheduleCache } from './schedule-cache.js';
@@ -26,6 +27,8 @@ export interface UseCaseContext {
   db: Db;
   /** Prepared reads for the hot calculate path (src/db/fast-reads.ts). */
   reads: FastReads;
+  /** SQLite: whether writes find room on the disk, for readiness (src/db/storage-health.ts); null on PostgreSQL. */
+  dbStorage: StorageHealth | null;
   /** Computed schedules, checked against the host's calendar version on every use. */
   scheduleCache: ScheduleCache;
   /** Seals and opens stored credentials (src/secrets). */

@@ -21,8 +21,9 @@ export interface BookingFixture {
   close(): Promise<void>;
 }
 
-export async function createBookingFixture(dialect: Dialect): Promise<BookingFixture> {
-  const database = await createTestDatabase(dialect);
+/** `extraEnv` reaches the configuration of both the fixture and the server (a `DATA_DIR` on a small disk). */
+export async function createBookingFixture(dialect: Dialect, extraEnv: Record<string, string> = {}): Promise<BookingFixture> {
+  const database = await createTestDatabase(dialect, extraEnv);
   const ctx = await createContext(database.config, { log: pino({ level: 'silent' }) });
   const account = await createTestAccount(ctx, { timezone: 'UTC', places: ['zoom'] });
   const owner = { keyUuid: '', userUuid: account.owner.uuid, accountUuid: account.account.uuid, username: account.owner.username };

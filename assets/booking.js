@@ -279,6 +279,26 @@
     var embed = embedding(config);
     var form = $('details');
     var chosen = null;
+    var placesReady = {};
+
+    /**
+     * A place the slot's host cannot give a link for yet (no connection, no static link)
+     * stays bookable: it says the link follows by e-mail.
+     */
+    function markPlaces(slot) {
+      var ready = placesReady[slot.username] || null;
+      var single = false;
+      Array.prototype.forEach.call(form.querySelectorAll('input[name=place]'), function (input) {
+        var pending = ready !== null && ready.indexOf(input.value) === -1;
+        if (input.type !== 'radio') { single = pending; return; }
+        var label = input.parentNode;
+        var mark = label.querySelector('.place-note');
+        if (pending && !mark) label.appendChild(el('span', { 'class': 'place-note' }, ' (' + strings.linkFollows + ')'));
+        if (!pending && mark) label.removeChild(mark);
+      });
+      var note = $('place-note');
+      if (note) { note.hidden = !single; note.textContent = single ? strings.linkFollows.charAt(0).toUpperCase() + strings.linkFollows.slice(1) + '.' : ''; }
+    }
     var zone = isZone(config.timezone) ? config.timezone : (Intl.DateTimeFormat().resolvedOptions().timeZone || config.fallbackTimezone);
     if (!isZone(zone)) zone = config.fallbackTimezone;
 
@@ -293,11 +313,13 @@
         if (config.team) body.team = config.team;
         return postJson(API + '/calculate-schedule', body, config.lang).then(function (r) {
           if (r.status !== 200) throw new Error('schedule ' + r.status);
+          placesReady = r.data.placesReady || {};
           return r.data;
         });
       },
       onSlot: function (slot, label) {
         chosen = slot;
+        markPlaces(slot);
         clearAlert();
         $('selected-label').textContent = label;
         form.hidden = false;

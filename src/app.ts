@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { AppContext } from './context.js';
 import { MethodNotAllowedError, NotFoundError, ServiceUnavailableError } from './domain/errors.js';
+import { mapProviders } from './domain/integrations.js';
 import { isDatabaseUnavailable, isStorageFull } from './db/errors.js';
 import { createErrorHandler } from './http/problems.js';
 import { acceptOptionalApiKey, requireApiKey, requireJsonAccept, toFastifyTrustProxy } from './http/request-guards.js';
@@ -16,6 +17,7 @@ import { availabilityRoutes } from './http/routes/availability.js';
 import { placeDetailsRoutes } from './http/routes/place-details.js';
 import { bookingPageRoutes } from './http/routes/pages-booking.js';
 import { calendarRoutes } from './http/routes/calendars.js';
+import { connectionRoutes, oauthCallbackRoutes } from './http/routes/connections.js';
 import { feedRoutes } from './http/routes/feeds.js';
 import { discountCodeRoutes } from './http/routes/discount-codes.js';
 import { docsRoutes } from './http/routes/docs.js';
@@ -166,7 +168,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   await app.register(healthRoutes, { ctx });
-  await app.register(docsRoutes);
+  await app.register(docsRoutes, {
+    integrations: { publicUrl: ctx.config.publicUrl, scopes: mapProviders((provider) => ctx.integrations[provider].scopes) },
+  });
 
   await app.register(
     async (api) => {
@@ -206,6 +210,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         await authenticated.register(meetingRoutes, { ctx });
         await authenticated.register(discountCodeRoutes, { ctx });
         await authenticated.register(calendarRoutes, { ctx });
+        await authenticated.register(connectionRoutes, { ctx });
         await authenticated.register(paymentRoutes, { ctx });
         await authenticated.register(webhookRoutes, { ctx });
       });
@@ -226,6 +231,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(payPageRoutes, { ctx });
   await app.register(bookingPageRoutes, { ctx });
   await app.register(feedRoutes, { ctx });
+  await app.register(oauthCallbackRoutes, { ctx });
 
   return app;
 }

@@ -10,6 +10,7 @@ import { createRefundJobHandler } from './scheduling/payments/refunds.js';
 import { startCalendarSync } from './scheduling/calendars-sync.js';
 import { createCalendarWriteHandler } from './scheduling/calendars-writes.js';
 import { createWebhookDeliverer } from './scheduling/webhooks-delivery.js';
+import { createConferenceRoomHandler } from './scheduling/conference-rooms.js';
 
 /** How long stopping waits for running jobs: half of the server's 10 s shutdown bound. */
 const STOP_GRACE_MS = 5_000;
@@ -37,6 +38,7 @@ export function createJobHandlers(ctx: AppContext, transport: MailTransport): Jo
     createRefundJobHandler(ctx),
     createPaymentEmailSender(transport),
     createWebhookDeliverer(ctx),
+    createConferenceRoomHandler(ctx),
   ];
 }
 

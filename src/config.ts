@@ -68,6 +68,8 @@ export interface Config {
   corsOrigins: string[] | '*';
   /** Where each payment adapter sends its calls (default: the gateway's sandbox). */
   payments: PaymentGatewayUrls;
+  /** Where each OAuth provider's authorization server and API are (a proxy or a test double may stand in). */
+  integrations: IntegrationUrls;
   /** Slow-client protection: how long a request may take to arrive, and how many sockets at once. */
   http: HttpLimits;
   /** How long database work may wait before the request gets 503 instead of hanging. */
@@ -120,6 +122,26 @@ export interface DatabaseTimeouts {
   /** SQLite: how long to wait for another process's write lock (busy_timeout). */
   busyMs: number;
 }
+
+/** One OAuth provider's endpoints; Microsoft's may hold `{tenant}`, filled with the account's tenant. */
+export interface ProviderEndpoints {
+  authorize: string;
+  token: string;
+  api: string;
+}
+
+export type IntegrationUrls = Record<'zoom' | 'google' | 'microsoft' | 'webex', ProviderEndpoints>;
+
+export const INTEGRATION_DEFAULT_URLS: IntegrationUrls = {
+  zoom: { authorize: 'https://zoom.us/oauth/authorize', token: 'https://zoom.us/oauth/token', api: 'https://api.zoom.us' },
+  google: { authorize: 'https://accounts.google.com/o/oauth2/v2/auth', token: 'https://oauth2.googleapis.com/token', api: 'https://www.googleapis.com' },
+  microsoft: {
+    authorize: 'https://login.microsoftonline.com/{tenant}/oauth2/v2.0/authorize',
+    token: 'https://login.microsoftonline.com/{tenant}/oauth2/v2.0/token',
+    api: 'https://graph.microsoft.com',
+  },
+  webex: { authorize: 'https://webexapis.com/v1/authorize', token: 'https://webexapis.com/v1/access_token', api: 'https://webexapis.com' },
+};
 
 export interface PaymentGatewayUrls {
   stripe: string;
@@ -227,6 +249,12 @@ export function loadConfig(env: Env = process.env, root = PROJECT_ROOT): Config 
       tpay: parseBaseUrl(env.TPAY_API_URL, GATEWAY_SANDBOX_URLS.tpay, 'TPAY_API_URL', problems),
       tpayJws: parseBaseUrl(env.TPAY_JWS_URL, defaultTpayJwsUrl(env.TPAY_API_URL), 'TPAY_JWS_URL', problems),
     },
+    integrations: {
+      zoom: parseProviderUrls(env, 'ZOOM', { api: 'ZOOM_API_URL' }, INTEGRATION_DEFAULT_URLS.zoom, problems),
+      google: parseProviderUrls(env, 'GOOGLE', { api: 'GOOGLE_API_URL' }, INTEGRATION_DEFAULT_URLS.google, problems),
+      microsoft: parseProviderUrls(env, 'MICROSOFT', { api: 'MICROSOFT_GRAPH_URL' }, INTEGRATION_DEFAULT_URLS.microsoft, problems),
+      webex: parseProviderUrls(env, 'WEBEX', { api: 'WEBEX_API_URL' }, INTEGRATION_DEFAULT_URLS.webex, problems),
+    },
     http: {
       headersTimeoutMs: parseInteger(env.HEADERS_TIMEOUT_MS, 10_000, 'HEADERS_TIMEOUT_MS', 500, 600_000, problems),
       requestTimeoutMs: parseInteger(env.REQUEST_TIMEOUT_MS, 20_000, 'REQUEST_TIMEOUT_MS', 500, 600_000, problems),
@@ -287,6 +315,15 @@ function defaultTpayJwsUrl(apiUrl: string | undefined): string {
   }
   const production = host === 'tpay.com' || (host.endsWith('.tpay.com') && !host.endsWith('.sandbox.tpay.com'));
   return production ? TPAY_PRODUCTION_JWS_URL : GATEWAY_SANDBOX_URLS.tpayJws;
+}
+
+/** `{PREFIX}_AUTHORIZE_URL`, `{PREFIX}_TOKEN_URL` and the API's variable, each defaulting to the provider's own. */
+function parseProviderUrls(env: Env, prefix: string, names: { api: string }, defaults: ProviderEndpoints, problems: string[]): ProviderEndpoints {
+  return {
+    authorize: parseBaseUrl(env[`${prefix}_AUTHORIZE_URL`], defaults.authorize, `${prefix}_AUTHORIZE_URL`, problems),
+    token: parseBaseUrl(env[`${prefix}_TOKEN_URL`], defaults.token, `${prefix}_TOKEN_URL`, problems),
+    api: parseBaseUrl(env[names.api], defaults.api, names.api, problems),
+  };
 }
 
 function parseBaseUrl(raw: string | undefined, fallback: string, name: string, problems: string[]): string {

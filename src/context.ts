@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config, Secrets } from './config.js';
 import { createCalendarRegistry } from './calendars/registry.js';
-import { createConferenceRegistry } from './connections/registry.js';
+import { createIntegrationRegistry } from './connections/registry.js';
 import { createDb, type Dialect, type PoolStats } from './db/connect.js';
 import { createFastReads } from './db/fast-reads.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -92,7 +92,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     secretKey,
     gateways: createGatewayRegistry(config.payments),
     calendars: createCalendarRegistry(),
-    conferences: createConferenceRegistry(),
+    integrations: createIntegrationRegistry(config.integrations),
     outbound: createOutbound({ allowPrivate: config.allowPrivateUrls }),
     dialect: handle.dialect,
     secretKeySource,

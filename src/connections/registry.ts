@@ -1,11 +1,14 @@
-import type { ConferenceProvider } from '../domain/conference.js';
-import type { ConferenceAdapter } from './conference.js';
+import type { IntegrationUrls } from '../config.js';
+import type { IntegrationProvider } from '../domain/integrations.js';
+import type { IntegrationAdapter } from './provider.js';
+import { createZoomAdapter } from './zoom.js';
 
 /**
- * The one place that maps conference providers to adapters. Empty until the first
- * integration: adding its code to CONFERENCE_PROVIDERS (src/domain/conference.ts) makes the
- * compiler ask for its line here.
+ * The one place that maps OAuth providers to adapters: a provider added to
+ * INTEGRATION_PROVIDERS (src/domain/integrations.ts) makes the compiler ask for its line here.
  */
-export function createConferenceRegistry(): Record<ConferenceProvider, ConferenceAdapter> {
-  return {};
+export function createIntegrationRegistry(urls: IntegrationUrls): Record<IntegrationProvider, IntegrationAdapter> {
+  return {
+    zoom: createZoomAdapter(urls.zoom),
+  };
 }

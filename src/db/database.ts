@@ -149,6 +149,8 @@ export interface MeetingTable {
   booked_by_key_id: string | null;
   /** Place details (0011): JSON MeetingLocation resolved when booked; null for older meetings. */
   location: string | null;
+  /** When its confirmations were queued (0018): a room arriving later sends an update instead. */
+  confirmation_sent_at: number | null;
 }
 
 export interface IdempotencyKeyTable {
@@ -293,6 +295,9 @@ export interface CalendarTable {
   sync_lease_until: number | null;
   /** The token of the sync holding the lease: only its holder stores a result or releases it. */
   sync_claim: string | null;
+  /** Google and Microsoft calendars: the connection that reaches them, and the provider's id of the calendar. */
+  connection_id: string | null;
+  remote_calendar_id: string | null;
   created_at: number;
 }
 
@@ -378,6 +383,70 @@ export interface Database {
   calendar_feeds: CalendarFeedTable;
   // booking pages (0010-…)
   // place details (0011-…): columns only (users.place_details, meeting_topics.place_details, meetings.location)
+  // integrations (0018-…)
+  account_integrations: AccountIntegrationTable;
+  connections: ConnectionTable;
+  oauth_states: OauthStateTable;
+  meeting_rooms: MeetingRoomTable;
+}
+
+/** The business's OAuth app for one provider (0018-…). */
+export interface AccountIntegrationTable {
+  account_id: string;
+  provider: string;
+  /** JSON: the non-secret settings (clientId, tenant). */
+  settings: string;
+  /** JSON: the sealed secrets (clientSecret). */
+  secrets: string;
+  updated_at: number;
+}
+
+/** A host's OAuth connection to a provider (see domain/integrations.ts Connection). */
+export interface ConnectionTable {
+  id: string;
+  account_id: string;
+  user_id: string;
+  provider: string;
+  status: string;
+  account_email: string | null;
+  last_error: string | null;
+  access_token_sealed: string | null;
+  refresh_token_sealed: string | null;
+  access_expires_at: number | null;
+  /** The instance refreshing the tokens right now (one at a time, across instances), until the lease ends. */
+  refresh_claim: string | null;
+  refresh_lease_until: number | null;
+  created_at: number;
+  connected_at: number | null;
+  updated_at: number;
+}
+
+/** One authorization in progress: its `state` only as a hash, its PKCE verifier sealed. */
+export interface OauthStateTable {
+  state_hash: string;
+  connection_id: string;
+  code_verifier_sealed: string;
+  expires_at: number;
+  used_at: number | null;
+  created_at: number;
+}
+
+/** The conference room a provider made for a meeting. */
+export interface MeetingRoomTable {
+  meeting_id: string;
+  connection_id: string | null;
+  provider: string;
+  /** creating | created */
+  status: string;
+  request_id: string;
+  room_id: string | null;
+  join_url: string | null;
+  conference_id: string | null;
+  password: string | null;
+  room_start: number | null;
+  room_end: number | null;
+  created_at: number;
+  updated_at: number;
 }
 
 export type Db = Kysely<Database>;

@@ -1,11 +1,14 @@
 import SqliteDatabase from 'better-sqlite3';
+import type { HostPlaceFacts, IntegrationProvider } from '../domain/integrations.js';
 import type { MeetingTopic, TopicHost } from '../domain/meeting-topic.js';
+import type { PlaceDetails } from '../domain/place-details.js';
 import type { BusyMeeting } from '../domain/slots.js';
 import type { DatabaseConfig } from '../config.js';
 import type { Db, DbOrTrx, MeetingTopicRow } from './database.js';
 import { findAvailabilityJson, findAvailabilityJsonOfUsers, findCalendarVersion } from './repositories/users.js';
 import { externalSpan, findBusySpans, findBusySpansOfHosts } from './repositories/busy-time.js';
 import { findTopic, topicRowToTopic } from './repositories/meeting-topics.js';
+import { findPlaceFactsOfUsers } from './repositories/connections.js';
 import { sqliteWrites } from './connect.js';
 
 /**
@@ -28,6 +31,8 @@ export interface FastReads {
   findBusySpansOfHosts(hostUuids: readonly string[], from: number, to: number, now: number): Promise<Map<string, BusyMeeting[]>>;
   /** The host's calendar version (see UserTable.calendar_version). */
   findCalendarVersion(userUuid: string): Promise<number | undefined>;
+  /** What makes each host's places ready (working connections, own place details); absent: no such user. */
+  findPlaceFactsOfHosts(userUuids: readonly string[]): Promise<Map<string, HostPlaceFacts>>;
   close(): void;
 }
 
@@ -43,6 +48,7 @@ export function createKyselyReads(db: DbOrTrx): FastReads {
     findAvailabilityJsonOfHosts: (userUuids) => findAvailabilityJsonOfUsers(db, userUuids),
     findBusySpansOfHosts: (hostUuids, from, to, now) => findBusySpansOfHosts(db, hostUuids, from, to, now),
     findCalendarVersion: (userUuid) => findCalendarVersion(db, userUuid),
+    findPlaceFactsOfHosts: (userUuids) => findPlaceFactsOfUsers(db, userUuids),
     close: () => undefined,
   };
 }
@@ -107,6 +113,15 @@ export function createSqliteReads(filename: string): FastReads {
   const buffersOf = connection.prepare<[string], { before: number; after: number }>(
     'select buffer_before_minutes as before, buffer_after_minutes as after from meeting_topics where id = ?',
   );
+  const placeDetailsOf = connection.prepare<[string], string>('select place_details from users where id = ?').pluck();
+  const connectedProvidersOf = connection
+    .prepare<[string], IntegrationProvider>("select provider from connections where user_id = ? and status = 'connected' order by provider")
+    .pluck();
+  const placeFactsOf = (userUuid: string): HostPlaceFacts | undefined =>
+    snapshot.remember(`places ${userUuid}`, () => {
+      const details = placeDetailsOf.get(userUuid);
+      return details === undefined ? undefined : { connected: connectedProvidersOf.all(userUuid), details: JSON.parse(details) as PlaceDetails };
+    });
   const hoursOf = (userUuid: string) => snapshot.remember(`hours ${userUuid}`, () => availabilityOf.get(userUuid)?.availability);
   const busySpansOf = (hostUuid: string, from: number, to: number, now: number): BusyMeeting[] => {
     // Not remembered: which holds still block depends on `now`.
@@ -160,6 +175,14 @@ export function createSqliteReads(filename: string): FastReads {
     },
     async findCalendarVersion(userUuid) {
       return snapshot.remember(`version ${userUuid}`, () => calendarVersionOf.get(userUuid)?.version);
+    },
+    async findPlaceFactsOfHosts(userUuids) {
+      const found = new Map<string, HostPlaceFacts>();
+      for (const uuid of userUuids) {
+        const facts = placeFactsOf(uuid);
+        if (facts !== undefined) found.set(uuid, facts);
+      }
+      return found;
     },
     close: () => connection.close(),
   };

@@ -1,4 +1,5 @@
 import type { Meeting, MeetingStatus } from './meeting.js';
+import type { Connection } from './integrations.js';
 import type { MeetingLocation } from './place-details.js';
 import type { Member } from './user.js';
 
@@ -13,10 +14,13 @@ export const WEBHOOK_EVENT_TYPES = [
   'meeting.rescheduled',
   'meeting.cancelled',
   'meeting.expired',
+  /** The meeting's room exists: its location now has the join link (integrations). */
+  'meeting.located',
   'payment.paid',
   'payment.refunded',
   'member.created',
   'member.deleted',
+  'connection.error',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -54,4 +58,18 @@ export interface RescheduledEventData extends MeetingEventData {
 export interface MemberEventData {
   member: Member;
   teamUuid: string;
+}
+
+/**
+ * `meeting.located` (history only): the meeting's conference room exists (its link is now
+ * the location), or its deadline passed without one. `confirmationsSent`: the confirmations
+ * had gone out already, so this sends an update of the invitation instead of them.
+ */
+export interface LocatedEventData extends MeetingEventData {
+  confirmationsSent: boolean;
+}
+
+/** `connection.error`: a host's connection the provider refused, as the API shows it. */
+export interface ConnectionEventData {
+  connection: Connection;
 }

@@ -73,8 +73,8 @@ export function keepOfferedPlaces(details: PlaceDetails, places: readonly Place[
   return Object.fromEntries(Object.entries(details).filter(([place]) => places.includes(place as Place))) as PlaceDetails;
 }
 
-/** Where the resolved detail came from. */
-export type LocationSource = 'host' | 'topic' | 'participant';
+/** Where the detail came from: the host's or the topic's place details, the participant's phone, or the meeting's own room made through the host's connection. */
+export type LocationSource = 'host' | 'topic' | 'participant' | 'room';
 
 /**
  * Where a meeting happens, resolved when it is booked (and again when it moves to another
@@ -89,6 +89,10 @@ export interface MeetingLocation {
   phone: string | null;
   text: string | null;
   source: LocationSource | null;
+  /** The room's meeting id at its provider (Zoom's meeting number), when a room was made. */
+  conferenceId?: string | null | undefined;
+  /** The room's passcode, when its provider gave one. */
+  password?: string | null | undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Meeting } from './meeting.js';
 import { type Payment, type PaymentStatus, paymentStatusAt } from './payment.js';
-import { locationWithoutDetails } from './place-details.js';
+import { locationWithoutDetails, type MeetingLocation } from './place-details.js';
+import type { Connection } from './integrations.js';
 import type { Team } from './team.js';
 import type { Member } from './user.js';
 
@@ -42,7 +43,7 @@ export function meetingToJson(meeting: Meeting) {
     status: meeting.status,
     place: meeting.place,
     // Events and idempotent replays recorded before locations existed carry none.
-    location: meeting.location ?? locationWithoutDetails(meeting.place, meeting.participant.phone),
+    location: locationToJson(meeting.location ?? locationWithoutDetails(meeting.place, meeting.participant.phone)),
     participant: meeting.participant,
     note: meeting.note,
     priceVariant: meeting.priceVariantUuid,
@@ -52,6 +53,25 @@ export function meetingToJson(meeting: Meeting) {
     createdAt: toIso(meeting.createdAt),
     cancelledAt: meeting.cancelledAt === null ? null : toIso(meeting.cancelledAt),
     cancelReason: meeting.cancelReason,
+  };
+}
+
+/** A meeting's location with every field present (locations stored before rooms had no conferenceId or password). */
+export function locationToJson(location: MeetingLocation) {
+  return { ...location, conferenceId: location.conferenceId ?? null, password: location.password ?? null };
+}
+
+/** A host's connection as the API shows it (and `connection.error` carries it): never a token. */
+export function connectionToJson(connection: Connection) {
+  return {
+    uuid: connection.uuid,
+    provider: connection.provider,
+    user: connection.userUuid,
+    status: connection.status,
+    accountEmail: connection.accountEmail,
+    lastError: connection.lastError,
+    createdAt: toIso(connection.createdAt),
+    connectedAt: connection.connectedAt === null ? null : toIso(connection.connectedAt),
   };
 }
 

@@ -42,6 +42,11 @@ export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'Availability', description: "A host's weekly hours and date overrides, in the host's own time zone." },
   { name: 'Booking page', description: 'Public booking pages (HTML) a participant books through without a key, and the script that embeds them.' },
   { name: 'Calendars', description: "External calendars whose busy time blocks a host's slots, and the host's private meetings feed." },
+  {
+    name: 'Connections',
+    description:
+      "A host's OAuth connections to Zoom, Google, Microsoft and Webex: each meeting at the provider's place gets its own room (its link is the meeting's location), made from the background after the meeting is confirmed. How to register each provider's app, its redirect URI and scopes: /docs/integrations.",
+  },
   { name: 'Discount codes', description: 'Codes that lower the price of a paid booking.' },
   { name: 'Meeting topics', description: 'What can be booked: duration, slot grid, buffers, notice, places, prices and hosts.' },
   { name: 'Meetings', description: 'Booked meetings: list, read, cancel, reschedule.' },

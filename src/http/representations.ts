@@ -19,6 +19,12 @@ export function accountToJson(account: AccountView) {
       ...(gateway.reason !== undefined ? { reason: gateway.reason } : {}),
       settings: gateway.settings,
     })),
+    integrations: account.integrations.map((integration) => ({
+      provider: integration.provider,
+      configured: integration.configured,
+      ...(integration.reason !== undefined ? { reason: integration.reason } : {}),
+      settings: integration.settings,
+    })),
     createdAt: toIso(account.createdAt),
   };
 }

@@ -8,8 +8,11 @@ import type { MeetingLocation } from '../domain/place-details.js';
  * the outbox can send it later (after a restart, from another instance) exactly as it was.
  */
 export interface BookingMessagePayload extends PaidDetails {
-  /** `rescheduled`: an updated invitation (same UID, higher SEQUENCE) for a meeting that moved. */
-  event: 'confirmed' | 'cancelled' | 'rescheduled';
+  /**
+   * `rescheduled`: an updated invitation (same UID, higher SEQUENCE) for a meeting that moved;
+   * `located`: an updated invitation carrying the link of the meeting's room, made after the confirmation went out.
+   */
+  event: 'confirmed' | 'cancelled' | 'rescheduled' | 'located';
   recipient: 'participant' | 'host';
   to: { name: string; email: string };
   lang: Lang;
@@ -37,6 +40,8 @@ export interface BookingMessagePayload extends PaidDetails {
   previous?: { start: number; end: number } | undefined;
   /** The participant's private manage link `{PUBLIC_URL}/booking/{token}` (participant's messages only). */
   manageUrl?: string | undefined;
+  /** The meeting's place gets a room whose link is not there yet: the message says it follows. */
+  linkFollows?: boolean | undefined;
 }
 
 /** A paid booking's confirmation: what was paid, and the invoice details the participant gave. */

@@ -40,6 +40,8 @@ interface Strings {
   /** The location's detail: an address, a meeting-room link, a number to call. */
   address: string;
   link: string;
+  conferenceId: string;
+  password: string;
   phoneNumber: string;
   /** The participant's answers to the topic's questions (the host's message). */
   answers: string;
@@ -77,6 +79,8 @@ const STRINGS: Record<Lang, Strings> = {
     signature: (account) => `— ${account}, via termin`,
     address: 'Address',
     link: 'Link',
+    conferenceId: 'Meeting ID',
+    password: 'Passcode',
     phoneNumber: 'Phone number',
     answers: 'Answers to the booking questions',
     yes: 'Yes',
@@ -105,6 +109,8 @@ const STRINGS: Record<Lang, Strings> = {
     signature: (account) => `— ${account}, przez termin`,
     address: 'Adres',
     link: 'Link',
+    conferenceId: 'Identyfikator spotkania',
+    password: 'Kod dostępu',
     phoneNumber: 'Numer telefonu',
     answers: 'Odpowiedzi na pytania z rezerwacji',
     yes: 'Tak',
@@ -122,6 +128,26 @@ interface RescheduleStrings {
   invitation: string;
   manage: string;
 }
+
+/** The link of the meeting's own room, arrived after the confirmation; and the note that it will. */
+const LOCATED_STRINGS: Record<Lang, Omit<RescheduleStrings, 'previously' | 'manage'> & { follows: string }> = {
+  en: {
+    subject: (v) => `Link to join: ${v.topic} with ${v.other}, ${v.date}`,
+    hostSubject: (v) => `Link to join: ${v.topic} with ${v.other}, ${v.date}`,
+    lead: 'your meeting has its own room now: the link to join is below.',
+    hostLead: 'the meeting has its own room now: the link to join is below.',
+    invitation: 'The attached calendar update adds the link to the meeting in your calendar.',
+    follows: 'The link to join will follow in a separate e-mail.',
+  },
+  pl: {
+    subject: (v) => `Link do spotkania: ${v.topic} – ${v.other}, ${v.date}`,
+    hostSubject: (v) => `Link do spotkania: ${v.topic} – ${v.other}, ${v.date}`,
+    lead: 'Twoje spotkanie ma już własny pokój: link do niego jest poniżej.',
+    hostLead: 'spotkanie ma już własny pokój: link do niego jest poniżej.',
+    invitation: 'Załączona aktualizacja dodaje link do spotkania w Twoim kalendarzu.',
+    follows: 'Link do spotkania prześlemy w osobnej wiadomości.',
+  },
+};
 
 const RESCHEDULE_STRINGS: Record<Lang, RescheduleStrings> = {
   en: {
@@ -175,7 +201,7 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
   const attendee = { name: one(payload.attendee.name), email: address(payload.attendee.email) };
   const organizer = { name: one(payload.organizer.name), email: address(payload.organizer.email) };
   const vars: Vars = { topic, other: toHost ? attendee.name : organizer.name, date: start.toLocaleString(DateTime.DATETIME_MED) };
-  const moved = payload.event === 'rescheduled' ? RESCHEDULE_STRINGS[payload.lang] : null;
+  const moved = payload.event === 'rescheduled' ? RESCHEDULE_STRINGS[payload.lang] : payload.event === 'located' ? { ...LOCATED_STRINGS[payload.lang], previously: '' } : null;
   const subject = one(
     moved
       ? (toHost ? moved.hostSubject : moved.subject)(vars)
@@ -196,7 +222,10 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
   const location = meeting.location ?? null;
   if (location?.address) details.push({ label: s.address, value: one(location.address) });
   if (location?.url) details.push({ label: s.link, value: one(location.url) });
+  if (location?.conferenceId) details.push({ label: s.conferenceId, value: one(location.conferenceId) });
+  if (location?.password) details.push({ label: s.password, value: one(location.password) });
   if (location?.phone) details.push({ label: s.phoneNumber, value: one(location.phone) });
+  if (!cancelled && !location?.url && payload.linkFollows) details.push({ value: LOCATED_STRINGS[payload.lang].follows });
   // The participant's phone, unless the location already shows it (a phone call to them).
   if (toHost && meeting.phone && location?.phone !== meeting.phone.trim()) details.push({ label: s.phone, value: one(meeting.phone) });
   if (toHost && meeting.note) details.push(multiLine(s.note, meeting.note));

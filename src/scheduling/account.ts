@@ -9,18 +9,24 @@ import type { DbOrTrx } from '../db/database.js';
 import { inTransaction } from '../db/transaction.js';
 import { sealRecord } from '../secrets/secret-box.js';
 import type { Principal, UseCaseContext } from './context.js';
+import { applyIntegrationChanges, type IntegrationView, listIntegrations, prepareIntegrationChanges } from './integrations.js';
 import { canOpenSecrets, UNREADABLE_CREDENTIALS } from './payments/credentials.js';
 
 export interface AccountView extends Account {
   activeUsers: number;
   gateways: EnabledGateway[];
+  integrations: IntegrationView[];
 }
 
 export async function getAccount(ctx: Pick<UseCaseContext, 'db' | 'secretKey'>, principal: Principal): Promise<AccountView> {
   const account = await findAccount(ctx.db, principal.accountUuid);
   if (!account) throw new NotFoundError('account');
-  const [activeUsers, gateways] = await Promise.all([countActiveUsers(ctx.db, account.uuid), listUsableGateways(ctx, account.uuid)]);
-  return { ...account, activeUsers, gateways };
+  const [activeUsers, gateways, integrations] = await Promise.all([
+    countActiveUsers(ctx.db, account.uuid),
+    listUsableGateways(ctx, account.uuid),
+    listIntegrations(ctx, account.uuid),
+  ]);
+  return { ...account, activeUsers, gateways, integrations };
 }
 
 /**
@@ -50,6 +56,8 @@ export interface AccountPatch {
   timezone?: string | undefined;
   places?: Place[] | undefined;
   gateways?: { code: Gateway; settings?: object | undefined }[] | undefined;
+  /** Per provider, its OAuth app's settings, or null to remove it. */
+  integrations?: Readonly<Record<string, Readonly<Record<string, unknown>> | null | undefined>> | undefined;
 }
 
 /**
@@ -60,6 +68,9 @@ export interface AccountPatch {
  */
 export async function updateAccount(ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey'>, principal: Principal, patch: AccountPatch): Promise<AccountView> {
   const { changes, gateways } = validateAccountPatch(patch);
+  const errors: FieldError[] = [];
+  const integrations = patch.integrations === undefined ? [] : prepareIntegrationChanges(ctx, patch.integrations, errors);
+  if (errors.length > 0) throw new ValidationError(errors);
   const sealed = gateways?.map((gateway) =>
     gateway.split === null
       ? { code: gateway.code, keep: true as const }
@@ -77,6 +88,8 @@ export async function updateAccount(ctx: Pick<UseCaseContext, 'now' | 'db' | 'se
       );
       await replaceAccountGateways(trx, principal.accountUuid, next, ctx.now());
     }
+    await applyIntegrationChanges(trx, principal.accountUuid, integrations, ctx.now(), errors);
+    if (errors.length > 0) throw new ValidationError(errors);
   });
   return getAccount(ctx, principal);
 }

@@ -4,6 +4,8 @@ import { TOPIC_LIMITS, checkTopicTeam, findTopicHost, type MeetingTopic, type To
 import { resolveScheduleRange, validateScheduleRangeInput } from '../domain/schedule-range.js';
 import { computeBusyWindow, computeSlotsWithStarts, parseInstant, pickSlotRules, type DaySlots, type HostCalendar, type SlotRules } from '../domain/slots.js';
 import type { FastReads } from '../db/fast-reads.js';
+import type { Place } from '../domain/account.js';
+import { placesReadyOf } from '../domain/integrations.js';
 import { canonicalTimeZone } from '../domain/time-zones.js';
 import type { CachedSchedule } from './schedule-cache.js';
 import type { Principal, UseCaseContext } from './context.js';
@@ -30,6 +32,8 @@ export interface Schedule {
   from: string;
   to: string;
   days: DaySlots[];
+  /** Per host of the view (by username), the topic's places at which a meeting gets its link at once (see placesReadyOf). */
+  placesReady: Record<string, Place[]>;
 }
 
 const MINUTE_MS = 60_000;
@@ -99,8 +103,11 @@ export async function computeTopicSchedule(
   const earliest = now + rules.minimumNoticeMinutes * MINUTE_MS;
   const latest = now + rules.bookingWindowDays * DAY_MS;
   const untrimmed = entry.firstStart === null || (entry.firstStart >= earliest && entry.lastStart! <= latest);
+  const ready = placesReadyOf(topic.places, entry.placeFacts, topic.placeDetails);
   // The response echoes the zone as the caller spelled it; entries are shared across spellings.
-  if (untrimmed && entry.response && (entry.response as Schedule).timezone === timezone) return entry.response as Schedule;
+  // The topic's places may have changed under the same entry: the ready places are compared too.
+  const cached = entry.response as Schedule | undefined;
+  if (untrimmed && cached && cached.timezone === timezone && samePlaces(cached.placesReady[host.username]!, ready)) return cached;
   const days = untrimmed
     ? entry.days
     : entry.days.map((day, d) => {
@@ -116,9 +123,14 @@ export async function computeTopicSchedule(
     from: range.from,
     to: range.to,
     days,
+    placesReady: { [host.username]: ready },
   };
   if (untrimmed) entry.response = schedule;
   return schedule;
+}
+
+function samePlaces(a: readonly Place[], b: readonly Place[]): boolean {
+  return a.length === b.length && a.every((place, i) => place === b[i]);
 }
 
 /** The host's entry for this range: from the cache while the host's calendar version and the minute hold, else computed. */
@@ -188,9 +200,15 @@ async function preloadCalendars(
   const uuids = stale.map((host) => host.uuid);
   const { fromInstant, toInstant } = calendarSpan(range);
   const window = busyWindowOf(rules, fromInstant, toInstant);
-  const [hours, busy] = await Promise.all([reads.findAvailabilityJsonOfHosts(uuids), reads.findBusySpansOfHosts(uuids, window.from, window.to, now)]);
+  const [hours, busy, facts] = await Promise.all([
+    reads.findAvailabilityJsonOfHosts(uuids),
+    reads.findBusySpansOfHosts(uuids, window.from, window.to, now),
+    reads.findPlaceFactsOfHosts(uuids),
+  ]);
   return {
     ...reads,
+    findPlaceFactsOfHosts: async (userUuids) =>
+      userUuids.every((uuid) => facts.has(uuid)) ? new Map(userUuids.map((uuid) => [uuid, facts.get(uuid)!])) : reads.findPlaceFactsOfHosts(userUuids),
     findAvailabilityJson: async (userUuid) => (hours.has(userUuid) ? hours.get(userUuid) : reads.findAvailabilityJson(userUuid)),
     findBusySpans: async (hostUuid, from, to, at) => {
       const preloaded = from === window.from && to === window.to && at === now ? busy.get(hostUuid) : undefined;
@@ -237,7 +255,8 @@ async function computeEntry(
 ): Promise<HostEntry> {
   const computedFor = Math.floor(now / MINUTE_MS) * MINUTE_MS;
   const { fromInstant, toInstant } = calendarSpan(range);
-  const calendar = withoutMeeting(await loadHostCalendar(reads, host, rules, fromInstant, toInstant, now), exclude);
+  const [loaded, facts] = await Promise.all([loadHostCalendar(reads, host, rules, fromInstant, toInstant, now), reads.findPlaceFactsOfHosts([host.uuid])]);
+  const calendar = withoutMeeting(loaded, exclude);
   // A minute later the window reaches a minute further: compute that far, trim per request.
   const stretched = { ...rules, bookingWindowDays: rules.bookingWindowDays + MINUTE_MS / DAY_MS };
   const { days, starts } = computeSlotsWithStarts(calendar, stretched, { now: computedFor, participantTimezone, from: range.from, to: range.to });
@@ -254,6 +273,7 @@ async function computeEntry(
     firstStart,
     lastStart,
     topicStarts: calendar.busy.filter((meeting) => meeting.topicUuid === rules.topicUuid).map((meeting) => meeting.start),
+    placeFacts: facts.get(host.uuid) ?? { connected: [], details: {} },
   };
 }
 
@@ -289,12 +309,16 @@ async function computeTeamSchedule(
   const parts: unknown[] = ['team', rules, hosts.map((host) => host.uuid), canonicalTimeZone(timezone) ?? timezone, range.from, range.to];
   if (exclude) parts.push(`without ${exclude.uuid} at ${exclude.start}`);
   const key = JSON.stringify(parts);
-  let merged = ctx.scheduleCache.get(key) as (CachedSchedule & { entries: HostEntry[] }) | undefined;
-  if (!merged || merged.entries.length !== entries.length || merged.entries.some((entry, i) => entry !== entries[i])) {
-    const days = teamScheduleDays(entries, range);
+  const ready = entries.map((entry) => placesReadyOf(topic.places, entry.placeFacts, topic.placeDetails));
+  // Hosts whose places are all ready go first in the round robin (see teamScheduleDays).
+  const unready = ready.map((places) => topic.places.length - places.length);
+  let merged = ctx.scheduleCache.get(key) as (CachedSchedule & { entries: HostEntry[]; unready: number[] }) | undefined;
+  if (!merged || merged.entries.length !== entries.length || merged.entries.some((entry, i) => entry !== entries[i]) || merged.unready.some((rank, i) => rank !== unready[i])) {
+    const days = teamScheduleDays(entries, range, unready);
     const { firstStart, lastStart } = startBounds(days);
     merged = {
       entries,
+      unready,
       calendarVersion: -1,
       computedFor: entries[0]?.computedFor ?? now,
       readAt: now,
@@ -308,7 +332,9 @@ async function computeTeamSchedule(
   const earliest = now + rules.minimumNoticeMinutes * MINUTE_MS;
   const latest = now + rules.bookingWindowDays * DAY_MS;
   const untrimmed = merged.firstStart === null || (merged.firstStart >= earliest && merged.lastStart! <= latest);
-  if (untrimmed && merged.response && (merged.response as Schedule).timezone === timezone) return merged.response as Schedule;
+  const placesReady = Object.fromEntries(hosts.map((host, i) => [host.username, ready[i]!]));
+  const cached = merged.response as Schedule | undefined;
+  if (untrimmed && cached && cached.timezone === timezone && hosts.every((host, i) => samePlaces(cached.placesReady[host.username] ?? [], ready[i]!))) return cached;
   const schedule: Schedule = {
     username: null,
     meetingTopic: topic.uuid,
@@ -318,6 +344,7 @@ async function computeTeamSchedule(
     from: range.from,
     to: range.to,
     days: untrimmed ? merged.days : trimDays(merged.days, earliest, latest),
+    placesReady,
   };
   if (untrimmed) merged.response = schedule;
   return schedule;

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { CalendarProvider } from '../calendars/provider.js';
-import type { ConferenceAdapter } from '../connections/conference.js';
+import type { IntegrationAdapter } from '../connections/provider.js';
 import type { Gateway } from '../domain/account.js';
 import type { CalendarType } from '../domain/calendar.js';
-import type { ConferenceProvider } from '../domain/conference.js';
+import type { IntegrationProvider } from '../domain/integrations.js';
 import type { Db } from '../db/database.js';
 import type { FastReads } from '../db/fast-reads.js';
 import type { StorageHealth } from '../db/storage-health.js';
@@ -37,8 +37,8 @@ export interface UseCaseContext {
   gateways: Record<Gateway, GatewayAdapter>;
   /** One adapter per kind of calendar a host can connect (src/calendars/registry.ts). */
   calendars: Record<CalendarType, CalendarProvider>;
-  /** One adapter per conference-room provider (src/connections/registry.ts). */
-  conferences: Record<ConferenceProvider, ConferenceAdapter>;
+  /** One adapter per OAuth provider hosts connect (rooms, and Google's and Microsoft's calendars; src/connections/registry.ts). */
+  integrations: Record<IntegrationProvider, IntegrationAdapter>;
   /** Every call to a URL someone else chose (webhook receivers, calendars): guarded against SSRF. */
   outbound: Outbound;
 }

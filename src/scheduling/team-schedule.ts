@@ -1,3 +1,4 @@
+import type { HostPlaceFacts } from '../domain/integrations.js';
 import type { DaySlots, Slot } from '../domain/slots.js';
 import type { CachedSchedule } from './schedule-cache.js';
 
@@ -24,6 +25,8 @@ export interface HostEntry extends CachedSchedule {
   /** Each slot's start as a number, day by day: `starts[d][i]` is `days[d].slots[i].start`. */
   starts: number[][];
   topicStarts: number[];
+  /** What makes the host's places ready, read with the calendar (a change bumps the calendar version). */
+  placeFacts: HostPlaceFacts;
   /** Filled by the team view the first time it uses the entry (see team-schedule.ts). */
   team?: TeamEntry;
 }
@@ -64,12 +67,14 @@ function teamEntryOf(entry: HostEntry): TeamEntry {
  * Merges the hosts' schedules of one range (the same participant dates for every host)
  * into the team view: each start at which any host is free, once, naming the free host
  * with the fewest meetings of the topic in that UTC ISO week (ties: the smaller username),
- * so the slot can go back to POST /schedule as it is.
+ * so the slot can go back to POST /schedule as it is. With `unready` (per entry, how many
+ * of the topic's places are not ready for that host), a host with fewer goes first: a
+ * meeting then gets its link at once where some host can give one.
  *
  * Hosts `anna` (2 meetings this week) and `bob` (1), both free at 09:00, only `anna` at
  * 10:00 → `[{ start: 09:00, username: 'bob' }, { start: 10:00, username: 'anna' }]`.
  */
-export function teamScheduleDays(entries: readonly HostEntry[], range: { from: string; to: string }): DaySlots[] {
+export function teamScheduleDays(entries: readonly HostEntry[], range: { from: string; to: string }, unready: readonly number[] = []): DaySlots[] {
   if (entries.length === 0) return emptyDays(range);
   const teams = entries.map(teamEntryOf);
   const template = entries[0]!.days;
@@ -88,6 +93,7 @@ export function teamScheduleDays(entries: readonly HostEntry[], range: { from: s
     if (base === Infinity) return { date: day.date, slots: [] };
     bestHost.fill(-1);
     for (let h = 0; h < entries.length; h += 1) {
+      const rank = unready[h] ?? 0;
       const slots = entries[h]!.days[d]!.slots;
       const starts = teams[h]!.starts[d]!;
       const counts = teams[h]!.counts[d]!;
@@ -95,7 +101,13 @@ export function teamScheduleDays(entries: readonly HostEntry[], range: { from: s
         const minute = (starts[k]! - base) / 60_000;
         const count = counts[k]!;
         const current = bestHost[minute]!;
-        if (current === -1 || count < bestCount[minute]! || (count === bestCount[minute]! && slots[k]!.username < entries[current]!.days[d]!.slots[bestIndex[minute]!]!.username)) {
+        const currentRank = current === -1 ? 0 : (unready[current] ?? 0);
+        if (
+          current === -1 ||
+          rank < currentRank ||
+          (rank === currentRank &&
+            (count < bestCount[minute]! || (count === bestCount[minute]! && slots[k]!.username < entries[current]!.days[d]!.slots[bestIndex[minute]!]!.username)))
+        ) {
           bestHost[minute] = h;
           bestIndex[minute] = k;
           bestCount[minute] = count;

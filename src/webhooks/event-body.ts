@@ -1,8 +1,9 @@
+import type { Connection } from '../domain/integrations.js';
 import type { DomainEvent } from '../domain/events.js';
 import type { Meeting } from '../domain/meeting.js';
 import type { Member } from '../domain/user.js';
 import type { Payment } from '../domain/payment.js';
-import { meetingWithPaymentToJson, memberToJson, toIso } from '../domain/representations.js';
+import { meetingWithPaymentToJson, memberToJson, toIso, connectionToJson } from '../domain/representations.js';
 
 /**
  * The JSON body of a delivery: `{ type, timestamp, data }`, `data` being the record the API
@@ -32,5 +33,6 @@ function webhookData(event: DomainEvent, payment: Payment | undefined): unknown 
   // Payment events record the payment already as the API shows it (paymentRecord in src/domain/representations.ts).
   if (event.type.startsWith('payment.') && data.payment) return data.payment;
   if (event.type.startsWith('member.') && data.member) return memberToJson(data.member as Member);
+  if (event.type.startsWith('connection.') && data.connection) return connectionToJson(data.connection as Connection);
   return data;
 }

@@ -189,6 +189,22 @@ describe.runIf(HAS_CHROMIUM)('the booking page in a browser', () => {
     expect(meetings.map((meeting) => meeting.participant.name)).toEqual(['Fast Fay']);
   });
 
+  it('a Zoom meeting whose host has no Zoom link yet stays bookable and says the link follows by e-mail', async () => {
+    const topic = await createTopic(server, { name: 'Video or office', places: ['zoom', 'offline'] });
+    const label = (page: Page, place: string) => page.locator('label.choice', { has: page.locator(`input[value="${place}"]`) });
+    const page = await open(`/book/${server.owner.username}/${topic.uuid}`);
+    await chooseFirstSlot(page);
+    await expect.poll(() => label(page, 'zoom').textContent()).toContain('the link to join follows by e-mail');
+    expect(await label(page, 'offline').textContent()).not.toContain('follows');
+
+    // A static link of the host's own makes Zoom ready: no note.
+    expect((await server.api('PUT', `/users/${server.owner.userUuid}/place-details`, { zoom: 'https://zoom.us/j/5550001111' })).status).toBe(200);
+    const again = await open(`/book/${server.owner.username}/${topic.uuid}`);
+    await chooseFirstSlot(again);
+    expect(await label(again, 'zoom').textContent()).not.toContain('follows');
+    expect((await server.api('PUT', `/users/${server.owner.userUuid}/place-details`, {})).status).toBe(200);
+  });
+
   it('the host lists their public topics, not the private ones', async () => {
     const shown = await createTopic(server, { name: 'Listed topic' });
     await createTopic(server, { name: 'Hidden topic', public: false });

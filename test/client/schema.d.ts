@@ -243,6 +243,30 @@ export interface paths {
      */
     post: operations["rotateUserFeed"];
   };
+  "/api/v1/users/{userUuid}/connections": {
+    /**
+     * A user's connections
+     * @description By the user, or an admin of one of their teams. Oldest first.
+     */
+    get: operations["listUserConnections"];
+    /**
+     * Connect a provider (start OAuth)
+     * @description By the user, or an admin of one of their teams. Answers the connection and `authorizeUrl`, where the host's browser goes to grant access; the provider sends it back to `/oauth/{provider}/callback`, which finishes the connection. One connection per host and provider: for one that exists (to connect again after an error) the answer is 200 with a new `authorizeUrl`. 400 at `/provider` when the account has no configured app for the provider (`PATCH /account` `integrations`).
+     */
+    post: operations["createUserConnection"];
+  };
+  "/api/v1/users/{userUuid}/connections/{uuid}": {
+    /**
+     * One connection
+     * @description By the user, or an admin of one of their teams.
+     */
+    get: operations["getUserConnection"];
+    /**
+     * Disconnect a provider
+     * @description By the user, or an admin of one of their teams. The tokens are revoked at the provider where it offers it, and forgotten. Rooms already made stay; new meetings at the provider's place get none.
+     */
+    delete: operations["deleteUserConnection"];
+  };
   "/api/v1/payments/{uuid}": {
     /**
      * One payment, its meetings and its history
@@ -430,6 +454,22 @@ export interface components {
             [key: string]: string | number;
           };
         })[];
+      /** @description The business's OAuth apps, one per provider: hosts connect their own accounts through them for conference rooms and calendars. */
+      integrations: {
+          /**
+           * @description An OAuth provider hosts connect for conference rooms (and calendars).
+           * @enum {string}
+           */
+          provider: "zoom";
+          /** @description Every setting of the business's OAuth app is stored and readable: hosts may connect (`POST /users/{userUuid}/connections`). */
+          configured: boolean;
+          /** @description Why `configured` is false although every setting is stored (as for gateways). */
+          reason?: string;
+          /** @description The non-secret settings (`clientId`, and `tenant` for Microsoft). `clientSecret` is write-only: never returned. */
+          settings: {
+            [key: string]: string;
+          };
+        }[];
       /**
        * Format: date-time
        * @description An ISO 8601 UTC instant with milliseconds.
@@ -640,7 +680,9 @@ export interface components {
         url: string | null;
         phone: string | null;
         text: string | null;
-        source: ("host" | "topic" | "participant") | null;
+        source: ("host" | "topic" | "participant" | "room") | null;
+        conferenceId: string | null;
+        password: string | null;
       };
       participant: {
         name: string;
@@ -1705,6 +1747,15 @@ export interface operations {
             tpay?: {
               [key: string]: unknown;
             };
+          };
+          /** @description The OAuth apps per provider, each changed on its own (the others stay): `{ "zoom": { "clientId": "…", "clientSecret": "…" } }`. A secret left out keeps the stored one; `null` removes the app. */
+          integrations?: {
+            zoom?: {
+              /** @description One line: no control characters. */
+              clientId?: string;
+              /** @description Write-only: stored encrypted, never returned. One line: no control characters. */
+              clientSecret?: string;
+            } | null;
           };
         };
       };
@@ -6064,6 +6115,664 @@ export interface operations {
     };
   };
   /**
+   * A user's connections
+   * @description By the user, or an admin of one of their teams. Oldest first.
+   */
+  listUserConnections: {
+    parameters: {
+      path: {
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        userUuid: string;
+      };
+    };
+    responses: {
+      /** @description OK. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            connections: ({
+                /**
+                 * Format: uuid
+                 * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+                 */
+                uuid: string;
+                /**
+                 * @description An OAuth provider hosts connect for conference rooms (and calendars).
+                 * @enum {string}
+                 */
+                provider: "zoom";
+                /**
+                 * Format: uuid
+                 * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+                 */
+                user: string;
+                /**
+                 * @description `pending`: not authorized yet (open `authorizeUrl`); `connected`: rooms and calendars work through it; `error`: the provider refused it (see `lastError`), connect again with POST.
+                 * @enum {string}
+                 */
+                status: "pending" | "connected" | "error";
+                accountEmail: string | null;
+                lastError: string | null;
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 UTC instant with milliseconds.
+                 */
+                createdAt: string;
+                connectedAt: string | null;
+              })[];
+          };
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid `X-Service-Api-Key`. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No such record in the caller's account. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Connect a provider (start OAuth)
+   * @description By the user, or an admin of one of their teams. Answers the connection and `authorizeUrl`, where the host's browser goes to grant access; the provider sends it back to `/oauth/{provider}/callback`, which finishes the connection. One connection per host and provider: for one that exists (to connect again after an error) the answer is 200 with a new `authorizeUrl`. 400 at `/provider` when the account has no configured app for the provider (`PATCH /account` `integrations`).
+   */
+  createUserConnection: {
+    parameters: {
+      path: {
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        userUuid: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * @description An OAuth provider hosts connect for conference rooms (and calendars).
+           * @enum {string}
+           */
+          provider: "zoom";
+        };
+      };
+    };
+    responses: {
+      /** @description OK. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            /**
+             * Format: uuid
+             * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+             */
+            uuid: string;
+            /**
+             * @description An OAuth provider hosts connect for conference rooms (and calendars).
+             * @enum {string}
+             */
+            provider: "zoom";
+            /**
+             * Format: uuid
+             * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+             */
+            user: string;
+            /**
+             * @description `pending`: not authorized yet (open `authorizeUrl`); `connected`: rooms and calendars work through it; `error`: the provider refused it (see `lastError`), connect again with POST.
+             * @enum {string}
+             */
+            status: "pending" | "connected" | "error";
+            accountEmail: string | null;
+            lastError: string | null;
+            /**
+             * Format: date-time
+             * @description An ISO 8601 UTC instant with milliseconds.
+             */
+            createdAt: string;
+            connectedAt: string | null;
+            /** @description Where to send the host's browser: the provider's authorization page, with `response_type=code`, the account's app, the redirect URI `{PUBLIC_URL}/oauth/{provider}/callback`, the provider's scopes, a single-use `state` (15 minutes) and PKCE (S256). */
+            authorizeUrl: string;
+          };
+        };
+      };
+      /** @description Created. */
+      201: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          Location: components["headers"]["Location"];
+        };
+        content: {
+          "application/json": {
+            /**
+             * Format: uuid
+             * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+             */
+            uuid: string;
+            /**
+             * @description An OAuth provider hosts connect for conference rooms (and calendars).
+             * @enum {string}
+             */
+            provider: "zoom";
+            /**
+             * Format: uuid
+             * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+             */
+            user: string;
+            /**
+             * @description `pending`: not authorized yet (open `authorizeUrl`); `connected`: rooms and calendars work through it; `error`: the provider refused it (see `lastError`), connect again with POST.
+             * @enum {string}
+             */
+            status: "pending" | "connected" | "error";
+            accountEmail: string | null;
+            lastError: string | null;
+            /**
+             * Format: date-time
+             * @description An ISO 8601 UTC instant with milliseconds.
+             */
+            createdAt: string;
+            connectedAt: string | null;
+            /** @description Where to send the host's browser: the provider's authorization page, with `response_type=code`, the account's app, the redirect URI `{PUBLIC_URL}/oauth/{provider}/callback`, the provider's scopes, a single-use `state` (15 minutes) and PKCE (S256). */
+            authorizeUrl: string;
+          };
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid `X-Service-Api-Key`. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No such record in the caller's account. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * One connection
+   * @description By the user, or an admin of one of their teams.
+   */
+  getUserConnection: {
+    parameters: {
+      path: {
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        userUuid: string;
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        uuid: string;
+      };
+    };
+    responses: {
+      /** @description A host's OAuth connection to a provider. Tokens are stored encrypted and never shown. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            /**
+             * Format: uuid
+             * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+             */
+            uuid: string;
+            /**
+             * @description An OAuth provider hosts connect for conference rooms (and calendars).
+             * @enum {string}
+             */
+            provider: "zoom";
+            /**
+             * Format: uuid
+             * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+             */
+            user: string;
+            /**
+             * @description `pending`: not authorized yet (open `authorizeUrl`); `connected`: rooms and calendars work through it; `error`: the provider refused it (see `lastError`), connect again with POST.
+             * @enum {string}
+             */
+            status: "pending" | "connected" | "error";
+            accountEmail: string | null;
+            lastError: string | null;
+            /**
+             * Format: date-time
+             * @description An ISO 8601 UTC instant with milliseconds.
+             */
+            createdAt: string;
+            connectedAt: string | null;
+          };
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid `X-Service-Api-Key`. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No such record in the caller's account. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Disconnect a provider
+   * @description By the user, or an admin of one of their teams. The tokens are revoked at the provider where it offers it, and forgotten. Rooms already made stay; new meetings at the provider's place get none.
+   */
+  deleteUserConnection: {
+    parameters: {
+      path: {
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        userUuid: string;
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        uuid: string;
+      };
+    };
+    responses: {
+      /** @description Disconnected. */
+      204: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: never;
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid `X-Service-Api-Key`. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No such record in the caller's account. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
    * One payment, its meetings and its history
    * @description The payment of a paid booking (its uuid is in the booking response and in each meeting record), the meetings it pays for, and `events`: every change of its state with its time, oldest first, from the service's event log (an audit trail: `pending` when booked, `paid`, `expired`, `failed`, one `refunded` entry per refund with its `amount`, `refund_failed` when a gateway refused one).
    */
@@ -6213,7 +6922,7 @@ export interface operations {
                  */
                 uuid: string;
                 url: string;
-                events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted")[];
+                events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error")[];
                 description: string | null;
                 /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
                 enabled: boolean;
@@ -6325,8 +7034,8 @@ export interface operations {
         "application/json": {
           /** @description Where to POST the events: an absolute http(s) URL without a user name or password. Refused (400 at `/url`) when its host resolves to a loopback, private, link-local or metadata address, unless the operator set ALLOW_PRIVATE_URLS=true; the addresses are checked again at every delivery. One line: no control characters. */
           url: string;
-          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, payment.paid, payment.refunded, member.created, member.deleted. */
-          events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted")[];
+          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, payment.paid, payment.refunded, member.created, member.deleted, connection.error. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`). */
+          events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error")[];
           description?: string | null;
         };
       };
@@ -6349,7 +7058,7 @@ export interface operations {
              */
             uuid: string;
             url: string;
-            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted")[];
+            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error")[];
             description: string | null;
             /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
             enabled: boolean;
@@ -6483,7 +7192,7 @@ export interface operations {
              */
             uuid: string;
             url: string;
-            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted")[];
+            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error")[];
             description: string | null;
             /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
             enabled: boolean;
@@ -6739,8 +7448,8 @@ export interface operations {
         "application/json": {
           /** @description Where to POST the events: an absolute http(s) URL without a user name or password. Refused (400 at `/url`) when its host resolves to a loopback, private, link-local or metadata address, unless the operator set ALLOW_PRIVATE_URLS=true; the addresses are checked again at every delivery. One line: no control characters. */
           url?: string;
-          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, payment.paid, payment.refunded, member.created, member.deleted. */
-          events?: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted")[];
+          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, payment.paid, payment.refunded, member.created, member.deleted, connection.error. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`). */
+          events?: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error")[];
           description?: string | null;
           /** @description false stops deliveries; true resumes them (and resets the 3-day failure count). */
           enabled?: boolean;
@@ -6764,7 +7473,7 @@ export interface operations {
              */
             uuid: string;
             url: string;
-            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted")[];
+            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error")[];
             description: string | null;
             /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
             enabled: boolean;
@@ -6918,7 +7627,7 @@ export interface operations {
                  * @description An event type.
                  * @enum {string}
                  */
-                event: "meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted";
+                event: "meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error";
                 /**
                  * @description `pending`: not delivered yet (an attempt is due at `nextAttemptAt`); `delivered`: a 2xx answer; `failed`: given up after retrying for 24 hours.
                  * @enum {string}
@@ -7083,7 +7792,7 @@ export interface operations {
              * @description An event type.
              * @enum {string}
              */
-            event: "meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted";
+            event: "meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error";
             /**
              * @description `pending`: not delivered yet (an attempt is due at `nextAttemptAt`); `delivered`: a 2xx answer; `failed`: given up after retrying for 24 hours.
              * @enum {string}
@@ -7269,6 +7978,10 @@ export interface operations {
                 date: string;
                 slots: components["schemas"]["Slot"][];
               }[];
+            /** @description Per host of the view (by username: the one asked for, or every host of a team topic), the topic's places at which a meeting gets its join link at once: `zoom`, `google-meet`, `teamsForBusiness` and `webex` when the host's connection to that provider works or a static link is set in place details; every other place always. A place not listed stays bookable: the meeting is booked without a link, the host is told what to connect, and the link follows by e-mail. In the team view, the round robin prefers hosts whose places are all ready. */
+            placesReady: {
+              [key: string]: ("offline" | "phone-call" | "google-meet" | "teamsForBusiness" | "skypeForBusiness" | "skypeForConsumer" | "zoom" | "webex")[];
+            };
           };
         };
       };
@@ -7617,7 +8330,9 @@ export interface operations {
                 url: string | null;
                 phone: string | null;
                 text: string | null;
-                source: ("host" | "topic" | "participant") | null;
+                source: ("host" | "topic" | "participant" | "room") | null;
+                conferenceId: string | null;
+                password: string | null;
               };
               participant: {
                 name: string;
@@ -7813,7 +8528,9 @@ export interface operations {
               url: string | null;
               phone: string | null;
               text: string | null;
-              source: ("host" | "topic" | "participant") | null;
+              source: ("host" | "topic" | "participant" | "room") | null;
+              conferenceId: string | null;
+              password: string | null;
             };
             participant: {
               name: string;
@@ -8030,7 +8747,9 @@ export interface operations {
               url: string | null;
               phone: string | null;
               text: string | null;
-              source: ("host" | "topic" | "participant") | null;
+              source: ("host" | "topic" | "participant" | "room") | null;
+              conferenceId: string | null;
+              password: string | null;
             };
             participant: {
               name: string;
@@ -8239,6 +8958,10 @@ export interface operations {
                 date: string;
                 slots: components["schemas"]["Slot"][];
               }[];
+            /** @description Per host of the view (by username: the one asked for, or every host of a team topic), the topic's places at which a meeting gets its join link at once: `zoom`, `google-meet`, `teamsForBusiness` and `webex` when the host's connection to that provider works or a static link is set in place details; every other place always. A place not listed stays bookable: the meeting is booked without a link, the host is told what to connect, and the link follows by e-mail. In the team view, the round robin prefers hosts whose places are all ready. */
+            placesReady: {
+              [key: string]: ("offline" | "phone-call" | "google-meet" | "teamsForBusiness" | "skypeForBusiness" | "skypeForConsumer" | "zoom" | "webex")[];
+            };
           };
         };
       };

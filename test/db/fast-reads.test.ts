@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbOrTrx } from '../../src/db/database.js';
 import { createKyselyReads, createSqliteReads, type FastReads } from '../../src/db/fast-reads.js';
 import { replaceExternalBusy } from '../../src/db/repositories/busy-time.js';
+import { insertConnection, markConnectionFailed, storeConnected } from '../../src/db/repositories/connections.js';
 import { inTransaction } from '../../src/db/transaction.js';
 import { newId } from '../../src/ids.js';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
@@ -147,6 +148,30 @@ describe('prepared SQLite reads agree with the repository queries', () => {
       expect(hours.has(missing)).toBe(false);
       for (const host of hosts.slice(0, 3)) expect(hours.get(host)).toBe(await reads.findAvailabilityJson(host));
     }
+  });
+
+  it('read the same place facts: working connections only, and the host’s own place details', async () => {
+    const now = t.clock.now();
+    const connect = async (userUuid: string, status: 'connected' | 'error') => {
+      const uuid = newId();
+      await insertConnection(
+        t.ctx.db,
+        { uuid, accountUuid: acme.account.uuid, userUuid, provider: 'zoom', status: 'pending', accountEmail: null, lastError: null, createdAt: now, connectedAt: null },
+        now,
+      );
+      await storeConnected(t.ctx.db, uuid, { accountEmail: null, tokens: { accessTokenSealed: null, refreshTokenSealed: null, accessExpiresAt: null } }, now);
+      if (status === 'error') await markConnectionFailed(t.ctx.db, uuid, 'refused', now);
+    };
+    await connect(users.Anna!.uuid, 'connected');
+    await connect(users.Bea!.uuid, 'error');
+    const link = 'https://zoom.us/j/100200300';
+    expect((await call(t.app, acme.apiKey, 'PUT', `/api/v1/users/${users.Bea!.uuid}/place-details`, { zoom: link })).statusCode).toBe(200);
+    const hosts = [users.Anna!.uuid, users.Bea!.uuid, acme.owner.uuid, newId()];
+    const [fromPrepared, fromKysely] = [await prepared.findPlaceFactsOfHosts(hosts), await kysely.findPlaceFactsOfHosts(hosts)];
+    expect(fromPrepared).toEqual(fromKysely);
+    expect(fromPrepared.get(users.Anna!.uuid)).toEqual({ connected: ['zoom'], details: {} });
+    expect(fromPrepared.get(users.Bea!.uuid)).toEqual({ connected: [], details: { zoom: link } });
+    expect(fromPrepared.size).toBe(3);
   });
 
   it('read the same calendar version and hours', async () => {

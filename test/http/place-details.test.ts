@@ -135,11 +135,20 @@ for (const dialect of DIALECTS) {
       const { acme, book } = await setUp();
       await call(t.app, acme.apiKey, 'PUT', `/api/v1/users/${acme.owner.uuid}/place-details`, { zoom: HOST_ROOM });
       const zoom = await book('zoom');
-      expect(zoom.location).toEqual({ place: 'zoom', address: null, url: HOST_ROOM, phone: null, text: HOST_ROOM, source: 'host' });
+      expect(zoom.location).toEqual({ place: 'zoom', address: null, url: HOST_ROOM, phone: null, text: HOST_ROOM, source: 'host', conferenceId: null, password: null });
       const offline = await book('offline');
-      expect(offline.location).toEqual({ place: 'offline', address: ADDRESS, url: null, phone: null, text: ADDRESS, source: 'topic' });
+      expect(offline.location).toEqual({ place: 'offline', address: ADDRESS, url: null, phone: null, text: ADDRESS, source: 'topic', conferenceId: null, password: null });
       const phone = await book('phone-call', { phone: '+48 600 100 200' });
-      expect(phone.location).toEqual({ place: 'phone-call', address: null, url: null, phone: '+48 600 100 200', text: '+48 600 100 200', source: 'participant' });
+      expect(phone.location).toEqual({
+        place: 'phone-call',
+        address: null,
+        url: null,
+        phone: '+48 600 100 200',
+        text: '+48 600 100 200',
+        source: 'participant',
+        conferenceId: null,
+        password: null,
+      });
 
       const listed = (await call(t.app, acme.apiKey, 'GET', '/api/v1/meetings?limit=200')).json().meetings as { uuid: string; location: unknown }[];
       expect(listed.find((meeting) => meeting.uuid === zoom.uuid)!.location).toEqual(zoom.location);

@@ -15,6 +15,7 @@ import * as outboxClaims from './0013-outbox-claims.js';
 import * as attemptsAndIsoAmounts from './0014-attempts-and-iso-amounts.js';
 import * as refundRequests from './0016-refund-requests.js';
 import * as accountOwners from './0017-account-owners.js';
+import * as integrations from './0018-integrations.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '0014-attempts-and-iso-amounts': attemptsAndIsoAmounts,
   '0016-refund-requests': refundRequests,
   '0017-account-owners': accountOwners,
+  '0018-integrations': integrations,
 };

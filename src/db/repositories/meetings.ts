@@ -298,3 +298,38 @@ export async function moveMeeting(
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+/**
+ * Marks the meeting's confirmations as queued, once: true for the one caller that did it (the
+ * e-mail reaction, the room that arrived, or the room's deadline), false for any other.
+ */
+export async function markConfirmationSent(db: DbOrTrx, meetingUuid: string, now: number): Promise<boolean> {
+  const result = await db.updateTable('meetings').set({ confirmation_sent_at: now }).where('id', '=', meetingUuid).where('confirmation_sent_at', 'is', null).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Where the meeting happens now (its room's link arrived); `bumpSequence` when invitations already went out, so calendars take the update. */
+export async function setMeetingLocation(db: DbOrTrx, meetingUuid: string, location: MeetingLocation, bumpSequence: boolean, now: number): Promise<void> {
+  await db
+    .updateTable('meetings')
+    .set((eb) => ({ location: JSON.stringify(location), updated_at: now, ...(bumpSequence ? { sequence: eb('sequence', '+', 1) } : {}) }))
+    .where('id', '=', meetingUuid)
+    .execute();
+}
+
+/** The host's confirmed meetings still to come at `place` that have no room yet (a connection that works again makes them one). */
+export async function findMeetingsWaitingForRooms(db: DbOrTrx, hostUuid: string, place: string, now: number): Promise<{ uuid: string; accountUuid: string }[]> {
+  const rows = await db
+    .selectFrom('meetings')
+    .leftJoin('meeting_rooms', 'meeting_rooms.meeting_id', 'meetings.id')
+    .select(['meetings.id', 'meetings.account_id'])
+    .where('meetings.host_user_id', '=', hostUuid)
+    .where('meetings.place', '=', place)
+    .where('meetings.status', '=', 'confirmed')
+    .where('meetings.ends_at', '>', now)
+    .where((eb) => eb.or([eb('meeting_rooms.status', 'is', null), eb('meeting_rooms.status', '<>', 'created')]))
+    .orderBy('meetings.starts_at')
+    .limit(500)
+    .execute();
+  return rows.map((row) => ({ uuid: row.id, accountUuid: row.account_id }));
+}

@@ -23,7 +23,8 @@ export async function findPlaceDetailsOfUsers(db: DbOrTrx, userUuids: readonly s
 export async function updateUserPlaceDetails(db: DbOrTrx, userUuid: string, details: PlaceDetails): Promise<void> {
   await db
     .updateTable('users')
-    .set({ place_details: JSON.stringify(details) })
+    // The host's cached schedules say which places are ready: a static link changes that.
+    .set((eb) => ({ place_details: JSON.stringify(details), calendar_version: eb('calendar_version', '+', 1) }))
     .where('id', '=', userUuid)
     .execute();
 }

@@ -153,6 +153,7 @@ ${choiceGroup(
   t.place,
   topic.places.map((place) => ({ value: place, label: PLACE_LABELS[lang][place] })),
 )}
+<p class="hint" id="place-note" hidden></p>
 ${topic.priceVariants.length > 0 ? choiceGroup('priceVariant', t.priceVariant, topic.price ? [{ value: '', label: `${topic.name} — ${formatMoney(topic.price.amount, topic.price.currency, lang)}` }, ...variantOptions] : variantOptions) : ''}
 ${topic.form.map((field) => questionField(field, t))}
 ${textField('note', t.note, t, { multiline: true })}

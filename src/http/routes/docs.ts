@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { PAGE_CSP } from '../pages/html.js';
+import { type IntegrationDocs, renderIntegrationGuides } from '../pages/integration-guides.js';
 import { PROBLEM_KINDS } from '../problems.js';
 import { escapeHtml } from '../../domain/text.js';
 
@@ -24,13 +25,15 @@ type OpenApiOperation = {
  * then every route by topic (health checks last), a sidebar with search. Self-contained
  * (works offline) under the pages' strict CSP: the style and the search script are files.
  */
-export const docsRoutes: FastifyPluginAsync = async (app) => {
+export const docsRoutes: FastifyPluginAsync<{ integrations: IntegrationDocs }> = async (app, { integrations }) => {
   let cachedDocs: string | undefined;
   app.get('/docs', { schema: { hide: true } }, async (_request, reply) => {
     cachedDocs ??= renderDocs(app.swagger() as unknown as OpenApiDocument);
     return sendPage(reply, cachedDocs);
   });
   app.get('/docs/problems', { schema: { hide: true } }, async (_request, reply) => sendPage(reply, page('Problems', renderProblems(), '')));
+  const guides = page('Integrations: Zoom, Google, Microsoft, Webex', renderIntegrationGuides(integrations), '');
+  app.get('/docs/integrations', { schema: { hide: true } }, async (_request, reply) => sendPage(reply, guides));
   app.get('/docs/assets/docs.css', { schema: { hide: true } }, async (_request, reply) =>
     reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(DOCS_CSS),
   );
@@ -125,7 +128,7 @@ function renderDocs(doc: OpenApiDocument): string {
     <label class="search-label" for="doc-search">Search</label>
     <input id="doc-search" type="search" placeholder="Search routes, fields, guide…" autocomplete="off" aria-controls="doc-nav">
     <p id="doc-search-empty" class="search-empty" hidden>Nothing matches.</p>
-    <nav id="doc-nav"><ul>${nav}<li class="nav-group"><a class="nav-title" href="/docs/problems">Problems (error codes)</a></li></ul></nav>
+    <nav id="doc-nav"><ul>${nav}<li class="nav-group"><a class="nav-title" href="/docs/problems">Problems (error codes)</a></li><li class="nav-group"><a class="nav-title" href="/docs/integrations">Integrations (Zoom, Google, Microsoft, Webex)</a></li></ul></nav>
   </aside>`;
 
   const body = `

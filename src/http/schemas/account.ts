@@ -1,9 +1,11 @@
 import { Type, type Static } from 'typebox';
 import { GATEWAYS, PLACES } from '../../domain/account.js';
-import { FreeObject, NonBlankLine, StringEnum, Timestamp, TimeZone, Uuid } from './common.js';
+import { INTEGRATION_FIELDS, INTEGRATION_PROVIDERS } from '../../domain/integrations.js';
+import { FreeObject, NonBlankLine, SingleLine, StringEnum, Timestamp, TimeZone, Uuid } from './common.js';
 
 export const PlaceSchema = StringEnum(PLACES, { description: 'A meeting place.' });
 export const GatewaySchema = StringEnum(GATEWAYS, { description: 'A payment gateway code.' });
+export const IntegrationProviderSchema = StringEnum(INTEGRATION_PROVIDERS, { description: 'An OAuth provider hosts connect for conference rooms (and calendars).' });
 
 export const AccountSchema = Type.Object(
   {
@@ -33,6 +35,17 @@ export const AccountSchema = Type.Object(
         }),
       }),
     ),
+    integrations: Type.Array(
+      Type.Object({
+        provider: IntegrationProviderSchema,
+        configured: Type.Boolean({ description: "Every setting of the business's OAuth app is stored and readable: hosts may connect (`POST /users/{userUuid}/connections`)." }),
+        reason: Type.Optional(Type.String({ description: 'Why `configured` is false although every setting is stored (as for gateways).' })),
+        settings: Type.Record(Type.String(), Type.String(), {
+          description: 'The non-secret settings (`clientId`, and `tenant` for Microsoft). `clientSecret` is write-only: never returned.',
+        }),
+      }),
+      { description: "The business's OAuth apps, one per provider: hosts connect their own accounts through them for conference rooms and calendars." },
+    ),
     createdAt: Timestamp,
   },
   { $id: 'Account', title: 'Account' },
@@ -53,6 +66,40 @@ export const UpdateAccountBodySchema = Type.Object(
         ],
         {
           description: 'The enabled payment gateways, replacing the current set: `["stripe", "p24"]`, `[{ "code": "stripe", "settings": {…} }]` or `{ "stripe": {…settings} }`.',
+        },
+      ),
+    ),
+    integrations: Type.Optional(
+      Type.Object(
+        Object.fromEntries(
+          INTEGRATION_PROVIDERS.map((provider) => [
+            provider,
+            Type.Optional(
+              Type.Union([
+                Type.Object(
+                  Object.fromEntries(
+                    INTEGRATION_FIELDS[provider].map((field) => [
+                      field.name,
+                      Type.Optional(
+                        SingleLine({
+                          minLength: 1,
+                          maxLength: 500,
+                          description: field.secret ? 'Write-only: stored encrypted, never returned.' : field.default ? `Default \`${field.default}\`.` : undefined,
+                        }),
+                      ),
+                    ]),
+                  ),
+                  { additionalProperties: false, description: `The OAuth app registered with ${provider}, redirect URI \`{PUBLIC_URL}/oauth/${provider}/callback\`.` },
+                ),
+                Type.Null({ description: 'Removes the app (connections made with it stop working).' }),
+              ]),
+            ),
+          ]),
+        ),
+        {
+          additionalProperties: false,
+          description:
+            'The OAuth apps per provider, each changed on its own (the others stay): `{ "zoom": { "clientId": "…", "clientSecret": "…" } }`. A secret left out keeps the stored one; `null` removes the app.',
         },
       ),
     ),

@@ -49,8 +49,13 @@ export const MeetingLocationSchema = Type.Object(
     phone: Nullable(Type.String({ description: "`phone-call`: the number to call (the host's or the topic's), or the participant's phone when neither gave one." })),
     text: Nullable(Type.String({ description: 'Whichever of address, url and phone is set, as one line; null when only the place is known.' })),
     source: Nullable(
-      StringEnum(['host', 'topic', 'participant'] as const, { description: "Where the detail came from: the host's own place details, the topic's, or the participant's phone." }),
+      StringEnum(['host', 'topic', 'participant', 'room'] as const, {
+        description:
+          "Where the detail came from: the host's own place details, the topic's, the participant's phone, or the meeting's own room, made through the host's connection to the place's provider.",
+      }),
     ),
+    conferenceId: Nullable(Type.String({ description: "The room's id at its provider (Zoom's meeting number), when a room was made for the meeting." })),
+    password: Nullable(Type.String({ description: "The room's passcode, when its provider gave one." })),
   },
   {
     description:

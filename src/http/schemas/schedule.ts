@@ -52,6 +52,15 @@ export const ScheduleSchema = Type.Object({
   days: Type.Array(Type.Object({ date: Type.String({ format: 'date' }), slots: Type.Array(Type.Ref('Slot')) }), {
     description: 'Every date of the range once, in order; slots grouped under their local date in `timezone`, in time order.',
   }),
+  placesReady: Type.Record(Type.String(), Type.Array(PlaceSchema), {
+    description:
+      "Per host of the view (by username: the one asked for, or every host of a team topic), the topic's places at which a meeting " +
+      "gets its join link at once: `zoom`, `google-meet`, `teamsForBusiness` and `webex` when the host's connection to that provider " +
+      'works or a static link is set in place details; every other place always. A place not listed stays bookable: the meeting ' +
+      'is booked without a link, the host is told what to connect, and the link follows by e-mail. In the team view, the ' +
+      'round robin prefers hosts whose places are all ready.',
+    examples: [{ 'anna-nowak': ['zoom', 'offline'] }],
+  }),
 });
 
 export const ScheduleBodySchema = Type.Object(

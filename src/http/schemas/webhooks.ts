@@ -9,7 +9,10 @@ const EventsSchema = Type.Array(EventTypeSchema, {
   minItems: 1,
   maxItems: WEBHOOK_EVENT_TYPES.length,
   uniqueItems: true,
-  description: `The events to send: any of ${WEBHOOK_EVENT_TYPES.join(', ')}.`,
+  description:
+    `The events to send: any of ${WEBHOOK_EVENT_TYPES.join(', ')}. \`meeting.located\`: the meeting's conference room was made at ` +
+    "the host's provider and its `location` now carries the join link; `connection.error`: a host's connection was refused by its " +
+    'provider (data: the connection, with `lastError`).',
 });
 
 const UrlSchema = SingleLine({

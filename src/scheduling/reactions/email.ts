@@ -1,4 +1,7 @@
-import type { DomainEvent, MeetingEventData, RescheduledEventData } from '../../domain/events.js';
+import type { DomainEvent, LocatedEventData, MeetingEventData, RescheduledEventData } from '../../domain/events.js';
+import { providerOfPlace } from '../../domain/integrations.js';
+import { markConfirmationSent } from '../../db/repositories/meetings.js';
+import { roomProviderOf } from '../conference-rooms.js';
 import { answeredQuestions } from '../../domain/form.js';
 import type { Meeting } from '../../domain/meeting.js';
 import { locationWithoutDetails } from '../../domain/place-details.js';
@@ -17,7 +20,7 @@ import { manageUrl } from '../manage-token.js';
 export async function emailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'config' | 'secretKey'>): Promise<NewJob[]> {
   // Payment messages (pay link, slot released, refund) have a kind of their own: no invitation.
   if (event.type.startsWith('payment.')) return paymentEmailJobsForEvent(trx, event, now);
-  const emails = await emailsForEvent(trx, event);
+  const emails = await emailsForEvent(trx, event, now);
   return emails.map((payload) => {
     // The participant's confirmation carries their private manage link (nothing stored: it is an HMAC).
     if (payload.recipient === 'participant' && payload.event !== 'cancelled') {
@@ -27,21 +30,46 @@ export async function emailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: n
   });
 }
 
-/** Which messages an event sends: a confirmed meeting's invitations, and their cancellation. */
-async function emailsForEvent(trx: DbOrTrx, event: DomainEvent): Promise<BookingMessagePayload[]> {
+/**
+ * Which messages an event sends: a confirmed meeting's invitations, and their cancellation.
+ * A meeting whose room is being made (its host's connection works) is confirmed when the room
+ * exists, or at its deadline (`meeting.located`); a room that comes after the confirmation
+ * sends an update carrying its link.
+ */
+async function emailsForEvent(trx: DbOrTrx, event: DomainEvent, now: number): Promise<BookingMessagePayload[]> {
   if (!event.type.startsWith('meeting.')) return [];
   if (event.type === 'meeting.rescheduled') return rescheduledMessages(trx, event.data as unknown as RescheduledEventData);
+  if (event.type === 'meeting.located') return locatedMessages(trx, event.data as unknown as LocatedEventData);
   const { meeting, previousStatus } = event.data as unknown as MeetingEventData;
   let kind: BookingMessagePayload['event'] | null = null;
-  if ((event.type === 'meeting.scheduled' || event.type === 'meeting.confirmed') && meeting.status === 'confirmed') kind = 'confirmed';
+  if ((event.type === 'meeting.scheduled' || event.type === 'meeting.confirmed') && meeting.status === 'confirmed') {
+    if (providerOfPlace(meeting.place) !== null) {
+      if ((await roomProviderOf(trx, meeting)) !== null) return [];
+      await markConfirmationSent(trx, meeting.uuid, now);
+    }
+    kind = 'confirmed';
+  }
   // Only a confirmed meeting had invitations sent; a pending one never reached a calendar.
   if (event.type === 'meeting.cancelled' && previousStatus === 'confirmed') kind = 'cancelled';
   if (kind === null) return [];
   const messages = await bookingMessages(trx, meeting, kind);
   if (kind !== 'confirmed') return messages;
-  // A paid booking's confirmation shows the amount paid and the invoice details given.
+  return confirmationsOf(trx, meeting, messages);
+}
+
+/** A paid booking's confirmation shows the amount paid and the invoice details given; one at a place with rooms and no link yet says the link follows. */
+async function confirmationsOf(trx: DbOrTrx, meeting: Meeting, messages: BookingMessagePayload[]): Promise<BookingMessagePayload[]> {
   const paid = await paidDetailsOf(trx, meeting);
-  return messages.map((message) => ({ ...message, ...paid }));
+  const linkFollows = providerOfPlace(meeting.place) !== null && !meeting.location?.url;
+  return messages.map((message) => ({ ...message, ...paid, ...(linkFollows ? { linkFollows } : {}) }));
+}
+
+/** The room's link arrived (or its deadline passed): the confirmations, or, when they went out already, an updated invitation with the link. */
+async function locatedMessages(trx: DbOrTrx, data: LocatedEventData): Promise<BookingMessagePayload[]> {
+  const { meeting, confirmationsSent } = data;
+  if (meeting.status !== 'confirmed') return [];
+  if (!confirmationsSent) return confirmationsOf(trx, meeting, await bookingMessages(trx, meeting, 'confirmed'));
+  return bookingMessages(trx, meeting, 'located');
 }
 
 /**

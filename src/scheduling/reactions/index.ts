@@ -3,6 +3,7 @@ import type { DbOrTrx } from '../../db/database.js';
 import type { NewJob } from '../../db/repositories/outbox.js';
 import type { UseCaseContext } from '../context.js';
 import { calendarWriteJobsForEvent } from './calendar-writes.js';
+import { conferenceRoomJobsForEvent } from './conference-rooms.js';
 import { emailJobsForEvent } from './email.js';
 import { webhookJobsForEvent } from './webhooks.js';
 
@@ -13,4 +14,4 @@ import { webhookJobsForEvent } from './webhooks.js';
 /** `ctx` for what a reaction needs beyond the transaction (the e-mail's manage link is signed with its secret key). */
 export type EventReaction = (trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'config' | 'secretKey'>) => Promise<NewJob[]>;
 
-export const EVENT_REACTIONS: readonly EventReaction[] = [emailJobsForEvent, calendarWriteJobsForEvent, webhookJobsForEvent];
+export const EVENT_REACTIONS: readonly EventReaction[] = [emailJobsForEvent, calendarWriteJobsForEvent, webhookJobsForEvent, conferenceRoomJobsForEvent];

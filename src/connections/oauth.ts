@@ -1,0 +1,164 @@
+import * as oauth from 'oauth4webapi';
+import type { AuthorizationServer, OAuthApp } from './provider.js';
+import { readBounded } from './http.js';
+import { ProviderError } from './provider.js';
+
+/**
+ * OAuth 2.0 authorization code with PKCE (RFC 6749, RFC 7636) through `oauth4webapi`, the
+ * same for every provider: the adapter says where the authorization server is and what to
+ * ask for. Calls are bounded by `timeoutMs`; the authorization server's URLs are the
+ * operator's (configured, never a user's), so plain http is allowed for a local stand-in.
+ */
+
+export const DEFAULT_OAUTH_TIMEOUT_MS = 10_000;
+/** A token endpoint's answer holds a few tokens of a few kilobytes each: anything past this is refused unread. */
+const MAX_TOKEN_ANSWER_BYTES = 256 * 1024;
+
+export interface TokenSet {
+  accessToken: string;
+  /** Null when the provider gave none (the previous one stays valid where refresh tokens are not rotated). */
+  refreshToken: string | null;
+  /** When the access token stops working, or null when the provider did not say. */
+  expiresAt: number | null;
+}
+
+/** The provider refused the grant (`invalid_grant`: revoked, expired, or the app's access removed): only connecting again helps. */
+export class GrantRefusedError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'GrantRefusedError';
+  }
+}
+
+/** The authorization request a host's browser is sent to: `response_type=code`, the app, the scopes, `state` and PKCE (S256). */
+export function buildAuthorizeUrl(server: AuthorizationServer, app: OAuthApp, redirectUri: string, state: string, codeChallenge: string): string {
+  const url = new URL(server.authorizeUrl);
+  url.searchParams.set('response_type', 'code');
+  url.searchParams.set('client_id', app.clientId);
+  url.searchParams.set('redirect_uri', redirectUri);
+  url.searchParams.set('scope', server.scopes.join(' '));
+  url.searchParams.set('state', state);
+  url.searchParams.set('code_challenge', codeChallenge);
+  url.searchParams.set('code_challenge_method', 'S256');
+  for (const [name, value] of Object.entries(server.authorizeParams ?? {})) url.searchParams.set(name, value);
+  return url.href;
+}
+
+/** A fresh PKCE verifier and its S256 challenge. */
+export async function createPkce(): Promise<{ verifier: string; challenge: string }> {
+  const verifier = oauth.generateRandomCodeVerifier();
+  return { verifier, challenge: await oauth.calculatePKCECodeChallenge(verifier) };
+}
+
+function serverOf(server: AuthorizationServer): oauth.AuthorizationServer {
+  return {
+    issuer: new URL(server.tokenUrl).origin,
+    authorization_endpoint: server.authorizeUrl,
+    token_endpoint: server.tokenUrl,
+    ...(server.revokeUrl === null ? {} : { revocation_endpoint: server.revokeUrl }),
+  };
+}
+
+function clientAuthOf(server: AuthorizationServer, app: OAuthApp): oauth.ClientAuth {
+  return server.clientAuthentication === 'basic' ? oauth.ClientSecretBasic(app.clientSecret) : oauth.ClientSecretPost(app.clientSecret);
+}
+
+function optionsOf(server: AuthorizationServer, timeoutMs: number) {
+  return {
+    signal: () => AbortSignal.timeout(timeoutMs),
+    [oauth.allowInsecureRequests]: new URL(server.tokenUrl).protocol === 'http:',
+    [oauth.customFetch]: boundedFetch,
+  };
+}
+
+/** fetch, with the answer read here up to MAX_TOKEN_ANSWER_BYTES: oauth4webapi would read any size. */
+async function boundedFetch(url: string, options: oauth.CustomFetchOptions<string, unknown>): Promise<Response> {
+  const response = await fetch(url, options as RequestInit);
+  const body = await readBounded(response, new URL(url).host, 'answered', MAX_TOKEN_ANSWER_BYTES);
+  return new Response(response.status === 204 || response.status === 304 ? null : body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+function tokenSetOf(response: oauth.TokenEndpointResponse, now: number): TokenSet {
+  return {
+    accessToken: response.access_token,
+    refreshToken: response.refresh_token ?? null,
+    expiresAt: typeof response.expires_in === 'number' ? now + response.expires_in * 1000 : null,
+  };
+}
+
+/**
+ * The callback's `code` exchanged for tokens. `callback` holds the query the provider sent
+ * back (`code`, `state`, maybe `iss`); `state` was checked by the caller already. Throws
+ * GrantRefusedError when the provider refuses the code, ProviderError when it cannot be
+ * reached or answers nonsense.
+ */
+export async function exchangeCode(
+  server: AuthorizationServer,
+  app: OAuthApp,
+  redirectUri: string,
+  callback: URLSearchParams,
+  state: string,
+  codeVerifier: string,
+  now: number,
+  timeoutMs = DEFAULT_OAUTH_TIMEOUT_MS,
+): Promise<TokenSet> {
+  const as = serverOf(server);
+  const client: oauth.Client = { client_id: app.clientId };
+  return withOAuthErrors(server, async () => {
+    const parameters = oauth.validateAuthResponse(as, client, callback, state);
+    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuthOf(server, app), parameters, redirectUri, codeVerifier, optionsOf(server, timeoutMs));
+    return tokenSetOf(await oauth.processAuthorizationCodeResponse(as, client, response), now);
+  });
+}
+
+/** New tokens for a refresh token (a provider that rotates it answers a new one: keep that). */
+export async function refreshTokens(server: AuthorizationServer, app: OAuthApp, refreshToken: string, now: number, timeoutMs = DEFAULT_OAUTH_TIMEOUT_MS): Promise<TokenSet> {
+  const as = serverOf(server);
+  const client: oauth.Client = { client_id: app.clientId };
+  return withOAuthErrors(server, async () => {
+    const response = await oauth.refreshTokenGrantRequest(as, client, clientAuthOf(server, app), refreshToken, optionsOf(server, timeoutMs));
+    return tokenSetOf(await oauth.processRefreshTokenResponse(as, client, response), now);
+  });
+}
+
+/** Asks the provider to forget a token (a host disconnecting); best effort, where it offers it. */
+export async function revokeToken(server: AuthorizationServer, app: OAuthApp, token: string, timeoutMs = DEFAULT_OAUTH_TIMEOUT_MS): Promise<void> {
+  if (server.revokeUrl === null) return;
+  const as = serverOf(server);
+  const client: oauth.Client = { client_id: app.clientId };
+  await withOAuthErrors(server, async () => {
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, clientAuthOf(server, app), token, optionsOf(server, timeoutMs)));
+  });
+}
+
+/** The library's errors as the ones the use cases act on; never a token in a message. */
+async function withOAuthErrors<T>(server: AuthorizationServer, call: () => Promise<T>): Promise<T> {
+  const where = new URL(server.tokenUrl).host;
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof oauth.ResponseBodyError) {
+      if (error.error === 'invalid_grant' || error.error === 'unauthorized_client' || error.error === 'access_denied') {
+        throw new GrantRefusedError(`${where} refused the grant (${error.error}${error.error_description ? `: ${oneLine(error.error_description)}` : ''})`);
+      }
+      throw new ProviderError(
+        `${where} answered ${error.status} ${error.error}${error.error_description ? `: ${oneLine(error.error_description)}` : ''}`,
+        error.status >= 500 || error.status === 429,
+        error.status,
+      );
+    }
+    if (error instanceof oauth.AuthorizationResponseError) {
+      throw new GrantRefusedError(`the authorization was refused (${error.error}${error.error_description ? `: ${oneLine(error.error_description)}` : ''})`);
+    }
+    if (error instanceof oauth.WWWAuthenticateChallengeError) throw new ProviderError(`${where} refused the app's credentials (HTTP ${error.status})`, false, error.status);
+    if (error instanceof oauth.OperationProcessingError || error instanceof TypeError) {
+      throw new ProviderError(`${where} gave an answer that is not a valid OAuth response (${oneLine(error.message)})`, true);
+    }
+    if (error instanceof DOMException && (error.name === 'TimeoutError' || error.name === 'AbortError')) throw new ProviderError(`${where} did not answer in time`, true);
+    throw error;
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').slice(0, 200);
+}

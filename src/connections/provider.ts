@@ -1,0 +1,97 @@
+import type { IntegrationProvider } from '../domain/integrations.js';
+
+/**
+ * The port each OAuth provider implements (Zoom, Google, Microsoft, Webex), shaped like the
+ * payment gateways' (src/payments/gateway.ts): use cases call these and never branch on a
+ * provider; `registry.ts` maps each provider to its adapter in one place. Adapters call only
+ * their provider's documented endpoints under the operator's configured base URLs, give every
+ * call a timeout, and never log a token. The OAuth exchange itself is generic (oauth.ts); an
+ * adapter says where its authorization server is and what to ask for.
+ */
+
+/** The business's OAuth app for the provider, its secret opened for this call. */
+export interface OAuthApp {
+  clientId: string;
+  clientSecret: string;
+  /** Non-secret settings (Microsoft's `tenant`). */
+  settings: Readonly<Record<string, string>>;
+}
+
+/** Where the provider's authorization server is, for one app, and what termin asks it for. */
+export interface AuthorizationServer {
+  authorizeUrl: string;
+  tokenUrl: string;
+  /** Where a token is revoked when a host disconnects; null where the provider has no such endpoint. */
+  revokeUrl: string | null;
+  scopes: readonly string[];
+  /** How the app authenticates at the token endpoint: HTTP Basic, or in the form body. */
+  clientAuthentication: 'basic' | 'post';
+  /** Extra parameters of the authorization request (Google's `access_type=offline`, …). */
+  authorizeParams?: Readonly<Record<string, string>>;
+}
+
+/** What a room is made for: one meeting. */
+export interface RoomRequest {
+  meetingUuid: string;
+  /** Recorded before the call, written into the room (and sent where the provider takes one), so an orphan can be found. */
+  requestId: string;
+  /** "Intro call: Jan Kowalski" */
+  title: string;
+  start: number;
+  end: number;
+  /** The host's IANA zone, for providers that show the meeting in it. */
+  timezone: string;
+  /** The participant, for providers that invite attendees (Google, Microsoft). */
+  attendee: { name: string; email: string };
+}
+
+/** A meeting's room as the provider made it. */
+export interface ConferenceRoom {
+  /** The provider's id of the room (or of the calendar event that holds it), to move or delete it later. */
+  roomId: string;
+  joinUrl: string;
+  conferenceId: string | null;
+  password: string | null;
+}
+
+/** The provider refused or could not be reached; `retryable` when trying later may help. */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'ProviderError';
+  }
+}
+
+/** The access token was refused (HTTP 401): refreshed once and tried again by the caller. */
+export class AccessTokenRejectedError extends ProviderError {
+  constructor(provider: string) {
+    super(`${provider} refused the access token (HTTP 401)`, true, 401);
+    this.name = 'AccessTokenRejectedError';
+  }
+}
+
+/** Makes, moves and deletes meetings' rooms at the provider, with a host's access token. */
+export interface ConferenceRooms {
+  createRoom(accessToken: string, request: RoomRequest): Promise<ConferenceRoom>;
+  /** The room made under `requestId` by an attempt whose answer was lost, or null (then a new one is made). */
+  findRoom(accessToken: string, request: RoomRequest): Promise<ConferenceRoom | null>;
+  moveRoom(accessToken: string, roomId: string, request: RoomRequest): Promise<void>;
+  /** Removes the room; one already gone is not an error. */
+  deleteRoom(accessToken: string, roomId: string): Promise<void>;
+}
+
+export interface IntegrationAdapter {
+  readonly provider: IntegrationProvider;
+  /** Human name for messages: "Zoom", "Google", … */
+  readonly label: string;
+  /** What termin asks the host to grant (the guide at /docs/integrations lists them for the app's registration). */
+  readonly scopes: readonly string[];
+  authorizationServer(app: OAuthApp): AuthorizationServer;
+  /** The provider account's e-mail, shown on the connection. */
+  fetchAccountEmail(accessToken: string): Promise<string | null>;
+  rooms: ConferenceRooms;
+}

@@ -1,0 +1,80 @@
+import type { ProviderEndpoints } from '../config.js';
+import { callProvider, optionalString, requireString } from './http.js';
+import type { ConferenceRoom, IntegrationAdapter, RoomRequest } from './provider.js';
+import { ProviderError } from './provider.js';
+
+/**
+ * Zoom through its REST API v2 (developers.zoom.us/docs/api): a scheduled meeting per termin
+ * meeting (`POST /v2/users/me/meetings`, type 2), moved with `PATCH /v2/meetings/{id}` and
+ * removed with `DELETE /v2/meetings/{id}`. OAuth: the app authenticates at the token
+ * endpoint with HTTP Basic, and Zoom rotates the refresh token on every refresh. Zoom takes
+ * no idempotency key, so the request id goes into the meeting's agenda, and an attempt
+ * whose answer was lost is found among the host's upcoming meetings by it.
+ */
+export function createZoomAdapter(urls: ProviderEndpoints): IntegrationAdapter {
+  const api = urls.api;
+  const label = 'Zoom';
+  const body = (request: RoomRequest) => ({
+    topic: request.title.slice(0, 200),
+    type: 2,
+    start_time: zoomTime(request.start),
+    duration: Math.max(1, Math.round((request.end - request.start) / 60_000)),
+    timezone: request.timezone,
+    agenda: agendaOf(request),
+  });
+  const roomOf = (answer: unknown): ConferenceRoom => {
+    const joinUrl = requireString(label, 'create a meeting', answer, 'join_url');
+    if (!joinUrl.startsWith('https://') && !joinUrl.startsWith('http://')) throw new ProviderError('Zoom create a meeting: the join_url is not a link', false);
+    return { roomId: requireString(label, 'create a meeting', answer, 'id'), joinUrl, conferenceId: optionalString(answer, 'id'), password: optionalString(answer, 'password') };
+  };
+  // Zoom's granular scopes: read the host's own profile, and manage their meetings.
+  const scopes = ['user:read:user', 'meeting:write:meeting', 'meeting:update:meeting', 'meeting:delete:meeting', 'meeting:read:list_meetings', 'meeting:read:meeting'];
+  return {
+    provider: 'zoom',
+    label,
+    scopes,
+    authorizationServer: () => ({
+      authorizeUrl: urls.authorize,
+      tokenUrl: urls.token,
+      revokeUrl: urls.token.replace(/\/token$/, '/revoke'),
+      scopes,
+      clientAuthentication: 'basic',
+    }),
+    async fetchAccountEmail(accessToken) {
+      const answer = await callProvider(label, 'read the user', api, { method: 'GET', path: '/v2/users/me', accessToken }, [200]);
+      return optionalString(answer.body, 'email');
+    },
+    rooms: {
+      async createRoom(accessToken, request) {
+        const answer = await callProvider(label, 'create a meeting', api, { method: 'POST', path: '/v2/users/me/meetings', accessToken, json: body(request) }, [201]);
+        return roomOf(answer.body);
+      },
+      async findRoom(accessToken, request) {
+        const answer = await callProvider(label, 'list meetings', api, { method: 'GET', path: '/v2/users/me/meetings?type=upcoming&page_size=300', accessToken }, [200]);
+        const meetings = (answer.body as { meetings?: unknown[] } | undefined)?.meetings;
+        const found = Array.isArray(meetings) ? meetings.find((meeting) => optionalString(meeting, 'agenda')?.includes(request.requestId)) : undefined;
+        const id = found === undefined ? null : optionalString(found, 'id');
+        if (id === null) return null;
+        // The list leaves out the passcode: the meeting itself has it.
+        const meeting = await callProvider(label, 'read a meeting', api, { method: 'GET', path: `/v2/meetings/${encodeURIComponent(id)}`, accessToken }, [200]);
+        return roomOf(meeting.body);
+      },
+      async moveRoom(accessToken, roomId, request) {
+        const { topic: _topic, type: _type, agenda: _agenda, ...times } = body(request);
+        await callProvider(label, 'move a meeting', api, { method: 'PATCH', path: `/v2/meetings/${encodeURIComponent(roomId)}`, accessToken, json: times }, [204]);
+      },
+      async deleteRoom(accessToken, roomId) {
+        await callProvider(label, 'delete a meeting', api, { method: 'DELETE', path: `/v2/meetings/${encodeURIComponent(roomId)}`, accessToken }, [204, 404]);
+      },
+    },
+  };
+}
+
+/** `2027-03-29T07:00:00Z`: Zoom's UTC form (no milliseconds). */
+function zoomTime(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
+}
+
+function agendaOf(request: RoomRequest): string {
+  return `Booked with termin for ${request.attendee.name}. (termin ${request.requestId})`;
+}

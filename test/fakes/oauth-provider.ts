@@ -1,0 +1,296 @@
+import { createHash, randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A provider's OAuth 2.0 authorization server and API, played locally as RFC 6749 and RFC
+ * 7636 (PKCE) describe them and the providers document them: the authorization endpoint
+ * (the host "consents" at once and is redirected back with a code), the token endpoint
+ * (client authentication, the code bound to its redirect URI and PKCE challenge and usable
+ * once; refresh tokens, rotated or not), revocation, and bearer-token checks for the API
+ * (401 for an unknown, expired or revoked token). Each provider's stand-in (zoom.ts, …) adds
+ * its API routes on top.
+ */
+
+export interface OAuthProviderOptions {
+  clientId: string;
+  clientSecret: string;
+  /** How the client must authenticate at the token endpoint. */
+  clientAuthentication: 'basic' | 'post';
+  /** A new refresh token on every refresh, the old one refused from then on (Zoom); or the same one kept (Google). */
+  rotateRefreshTokens: boolean;
+  accessTokenSeconds: number;
+  /** The e-mail of the account that consents. */
+  accountEmail: string;
+  /** The provider's clock (the test's), for token expiry. */
+  now: () => number;
+}
+
+export interface ApiRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  body: unknown;
+  /** The grant the bearer token belongs to. */
+  grant: Grant;
+}
+
+export interface ApiReply {
+  status: number;
+  body?: unknown;
+}
+
+export interface Grant {
+  id: number;
+  accountEmail: string;
+  revoked: boolean;
+}
+
+export interface TokenCall {
+  grantType: string;
+  ok: boolean;
+}
+
+export interface OAuthProvider {
+  baseUrl: string;
+  /** Every call to the token endpoint, in order. */
+  tokenCalls: TokenCall[];
+  /** Every API call (method and path), in order. */
+  apiCalls: { method: string; path: string; body: unknown }[];
+  /** Refuses every token and refresh of every grant from now on (the host revoked the app at the provider). */
+  revokeAllGrants(): void;
+  /** Makes every access token issued so far expired. */
+  expireAccessTokens(): void;
+  /** The next `count` API calls answer `status` (a provider outage). */
+  failNextApiCalls(count: number, status: number): void;
+  /** The next `count` API calls are carried out, but their answers are lost (the connection drops). */
+  dropNextApiAnswers(count: number): void;
+  /** Holds token refreshes until `release` is called (to overlap two instances' refreshes). */
+  holdRefreshes(): { release(): void };
+  /** Every revocation request, and whether it named a token of a grant (which is then refused). */
+  revocations: { revoked: boolean }[];
+  /** Every access and refresh token handed out, to look for in responses and logs. */
+  issuedTokens: string[];
+  /** The token endpoint answers this instead, until set back to null (a broken or hostile provider). */
+  answerTokenEndpointWith(raw: { status: number; contentType: string; body: string } | null): void;
+  close(): Promise<void>;
+}
+
+interface CodeRecord {
+  redirectUri: string;
+  challenge: string;
+  grant: Grant;
+}
+
+interface TokenRecord {
+  grant: Grant;
+  expiresAt: number;
+}
+
+export async function startOAuthProvider(
+  options: OAuthProviderOptions,
+  paths: { authorize: string; token: string; revoke: string },
+  api: (request: ApiRequest) => ApiReply | Promise<ApiReply>,
+): Promise<OAuthProvider> {
+  const codes = new Map<string, CodeRecord>();
+  const accessTokens = new Map<string, TokenRecord>();
+  const refreshTokens = new Map<string, Grant>();
+  const tokenCalls: TokenCall[] = [];
+  const apiCalls: OAuthProvider['apiCalls'] = [];
+  const grants: Grant[] = [];
+  let failures: { count: number; status: number } = { count: 0, status: 500 };
+  let drops = 0;
+  let held: Promise<void> | null = null;
+  let tokenOverride: { status: number; contentType: string; body: string } | null = null;
+  const issuedTokens: string[] = [];
+  const revocations: { revoked: boolean }[] = [];
+  const token = (prefix: string) => {
+    const value = `${prefix}_${randomBytes(18).toString('base64url')}`;
+    if (prefix !== 'code') issuedTokens.push(value);
+    return value;
+  };
+
+  const issue = (grant: Grant, refresh: string | null) => {
+    const access = token('at');
+    accessTokens.set(access, { grant, expiresAt: options.now() + options.accessTokenSeconds * 1000 });
+    const body: Record<string, unknown> = { access_token: access, token_type: 'bearer', expires_in: options.accessTokenSeconds, scope: 'granted' };
+    if (refresh !== null) body.refresh_token = refresh;
+    return body;
+  };
+
+  const clientAuthenticated = (req: http.IncomingMessage, form: URLSearchParams): boolean => {
+    if (options.clientAuthentication === 'basic') {
+      // RFC 6749 §2.3.1: the id and secret are form-urlencoded before they are joined and base64-encoded.
+      const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+      if (basic === undefined) return false;
+      const decoded = Buffer.from(basic, 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      const formDecode = (part: string) => decodeURIComponent(part.replace(/\+/g, ' '));
+      return colon > 0 && formDecode(decoded.slice(0, colon)) === options.clientId && formDecode(decoded.slice(colon + 1)) === options.clientSecret;
+    }
+    return form.get('client_id') === options.clientId && form.get('client_secret') === options.clientSecret;
+  };
+
+  const oauthError = (res: http.ServerResponse, status: number, error: string, description: string) =>
+    res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ error, error_description: description }));
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      void (async () => {
+        const url = new URL(req.url ?? '/', 'http://localhost');
+        const raw = Buffer.concat(chunks).toString('utf8');
+        if (req.method === 'GET' && url.pathname === paths.authorize) {
+          const q = url.searchParams;
+          if (
+            q.get('client_id') !== options.clientId ||
+            q.get('response_type') !== 'code' ||
+            q.get('code_challenge_method') !== 'S256' ||
+            !q.get('code_challenge') ||
+            !q.get('redirect_uri')
+          ) {
+            res.writeHead(400, { 'content-type': 'text/plain' }).end('invalid authorization request');
+            return;
+          }
+          const grant: Grant = { id: grants.length + 1, accountEmail: options.accountEmail, revoked: false };
+          grants.push(grant);
+          const code = token('code');
+          codes.set(code, { redirectUri: q.get('redirect_uri')!, challenge: q.get('code_challenge')!, grant });
+          const back = new URL(q.get('redirect_uri')!);
+          back.searchParams.set('code', code);
+          back.searchParams.set('state', q.get('state') ?? '');
+          res.writeHead(302, { location: back.href }).end();
+          return;
+        }
+        if (req.method === 'POST' && url.pathname === paths.token) {
+          const form = new URLSearchParams(raw);
+          const grantType = form.get('grant_type') ?? '';
+          const record = (ok: boolean) => tokenCalls.push({ grantType, ok });
+          if (tokenOverride) {
+            record(false);
+            res.writeHead(tokenOverride.status, { 'content-type': tokenOverride.contentType }).end(tokenOverride.body);
+            return;
+          }
+          if (!clientAuthenticated(req, form)) {
+            record(false);
+            oauthError(res, 401, 'invalid_client', 'Client authentication failed');
+            return;
+          }
+          if (grantType === 'authorization_code') {
+            const code = codes.get(form.get('code') ?? '');
+            codes.delete(form.get('code') ?? '');
+            const verifier = form.get('code_verifier') ?? '';
+            const challenge = createHash('sha256').update(verifier).digest('base64url');
+            if (!code || code.redirectUri !== form.get('redirect_uri') || code.challenge !== challenge || code.grant.revoked) {
+              record(false);
+              oauthError(res, 400, 'invalid_grant', 'Invalid authorization code');
+              return;
+            }
+            const refresh = token('rt');
+            refreshTokens.set(refresh, code.grant);
+            record(true);
+            res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(issue(code.grant, refresh)));
+            return;
+          }
+          if (grantType === 'refresh_token') {
+            if (held) await held;
+            const given = form.get('refresh_token') ?? '';
+            const grant = refreshTokens.get(given);
+            if (!grant || grant.revoked) {
+              record(false);
+              oauthError(res, 400, 'invalid_grant', 'Invalid refresh token');
+              return;
+            }
+            let refresh: string | null = null;
+            if (options.rotateRefreshTokens) {
+              refreshTokens.delete(given);
+              refresh = token('rt');
+              refreshTokens.set(refresh, grant);
+            }
+            record(true);
+            res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(issue(grant, refresh)));
+            return;
+          }
+          record(false);
+          oauthError(res, 400, 'unsupported_grant_type', grantType);
+          return;
+        }
+        if (req.method === 'POST' && url.pathname === paths.revoke) {
+          const form = new URLSearchParams(raw);
+          const given = form.get('token') ?? '';
+          const grant = refreshTokens.get(given) ?? accessTokens.get(given)?.grant;
+          if (grant) grant.revoked = true;
+          revocations.push({ revoked: grant !== undefined && clientAuthenticated(req, form) });
+          res.writeHead(200).end();
+          return;
+        }
+        // The API: a bearer token that is known, unexpired and not revoked.
+        const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
+        const access = accessTokens.get(bearer);
+        let body: unknown;
+        try {
+          body = raw === '' ? undefined : JSON.parse(raw);
+        } catch {
+          body = raw;
+        }
+        apiCalls.push({ method: req.method ?? 'GET', path: url.pathname + url.search, body });
+        if (!access || access.grant.revoked || access.expiresAt <= options.now()) {
+          res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 124, message: 'Invalid access token.' }));
+          return;
+        }
+        if (failures.count > 0) {
+          failures = { ...failures, count: failures.count - 1 };
+          res.writeHead(failures.status, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 500, message: 'Internal error' }));
+          return;
+        }
+        const reply = await api({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, body, grant: access.grant });
+        if (drops > 0) {
+          drops -= 1;
+          res.socket?.destroy();
+          return;
+        }
+        if (reply.body === undefined) res.writeHead(reply.status).end();
+        else res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify(reply.body));
+      })().catch((error: unknown) => res.writeHead(500).end(String(error)));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    tokenCalls,
+    apiCalls,
+    issuedTokens,
+    revocations,
+    answerTokenEndpointWith(raw) {
+      tokenOverride = raw;
+    },
+    revokeAllGrants() {
+      for (const grant of grants) grant.revoked = true;
+    },
+    expireAccessTokens() {
+      for (const record of accessTokens.values()) record.expiresAt = 0;
+    },
+    failNextApiCalls(count, status) {
+      failures = { count, status };
+    },
+    dropNextApiAnswers(count) {
+      drops = count;
+    },
+    holdRefreshes() {
+      let release = (): void => undefined;
+      held = new Promise<void>((resolve) => {
+        release = () => {
+          held = null;
+          resolve();
+        };
+      });
+      return { release };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

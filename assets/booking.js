@@ -283,13 +283,13 @@
 
     /**
      * A place the slot's host cannot give a link for yet (no connection, no static link)
-     * stays bookable: it says the link follows by e-mail.
+     * stays bookable: it says the link follows by e-mail, where the account can make rooms.
      */
     function markPlaces(slot) {
       var ready = placesReady[slot.username] || null;
       var single = false;
       Array.prototype.forEach.call(form.querySelectorAll('input[name=place]'), function (input) {
-        var pending = ready !== null && ready.indexOf(input.value) === -1;
+        var pending = ready !== null && ready.indexOf(input.value) === -1 && (config.roomPlaces || []).indexOf(input.value) !== -1;
         if (input.type !== 'radio') { single = pending; return; }
         var label = input.parentNode;
         var mark = label.querySelector('.place-note');

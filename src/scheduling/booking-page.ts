@@ -1,4 +1,4 @@
-import type { Gateway } from '../domain/account.js';
+import type { Gateway, Place } from '../domain/account.js';
 import { NotFoundError } from '../domain/errors.js';
 import { findAccount } from '../db/repositories/accounts.js';
 import { findTopic } from '../db/repositories/meeting-topics.js';
@@ -6,6 +6,7 @@ import { findActiveUserByUsername } from '../db/repositories/users.js';
 import type { UseCaseContext } from './context.js';
 import { gatewaysTaking } from './payments/gateway-amounts.js';
 import { findPublicTopicPage, type PublicTopicPage } from './public-topics.js';
+import { findRoomPlaces } from './integrations.js';
 
 /**
  * Page-only reads for the booking page, beside the public read (public-topics.ts) whose
@@ -21,6 +22,8 @@ export interface TopicPage extends PublicTopicPage {
    * for a free topic.
    */
   gateways: Gateway[];
+  /** The topic's places whose link can follow later (the account has the provider's app): the page says so where a host has none yet. */
+  roomPlaces: Place[];
 }
 
 export async function findTopicPage(
@@ -30,7 +33,7 @@ export async function findTopicPage(
   const page = await findPublicTopicPage(ctx, where);
   const topic = await findTopic(ctx.db, null, where.topicUuid);
   if (!topic) throw new NotFoundError('booking page');
-  const [account, host, gateways] = await Promise.all([
+  const [account, host, gateways, roomPlaces] = await Promise.all([
     findAccount(ctx.db, topic.accountUuid),
     where.teamUuid === undefined && where.username !== undefined ? findActiveUserByUsername(ctx.db, topic.accountUuid, where.username) : undefined,
     page.topic.paid
@@ -41,6 +44,7 @@ export async function findTopicPage(
           [topic.price, ...topic.priceVariants.map((variant) => variant.price)].filter((price) => price !== null),
         )
       : [],
+    findRoomPlaces(ctx.db, topic.accountUuid),
   ]);
-  return { ...page, fallbackTimezone: host?.timezone ?? account?.timezone ?? 'UTC', gateways };
+  return { ...page, fallbackTimezone: host?.timezone ?? account?.timezone ?? 'UTC', gateways, roomPlaces: roomPlaces.filter((place) => topic.places.includes(place)) };
 }

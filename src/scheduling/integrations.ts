@@ -1,5 +1,6 @@
 import type { OAuthApp } from '../connections/provider.js';
-import { INTEGRATION_FIELDS, type IntegrationProvider, splitIntegrationSettings } from '../domain/integrations.js';
+import type { Place } from '../domain/account.js';
+import { INTEGRATION_FIELDS, type IntegrationProvider, PROVIDER_PLACES, splitIntegrationSettings } from '../domain/integrations.js';
 import type { FieldError } from '../domain/errors.js';
 import type { DbOrTrx } from '../db/database.js';
 import { findAccountIntegration, saveAccountIntegration, selectAccountIntegrations } from '../db/repositories/integrations.js';
@@ -83,4 +84,13 @@ export async function openIntegrationApp(ctx: Pick<UseCaseContext, 'secretKey'>,
   const clientSecret = secrets.clientSecret;
   if (clientId === undefined || clientSecret === undefined) return null;
   return { clientId, clientSecret, settings: stored.settings };
+}
+
+/**
+ * The places whose rooms this account can make: those of the providers it has an app for.
+ * Only there does a meeting without a link get one later (the host can connect); elsewhere
+ * a room place is a label with whatever static link is set, as before integrations.
+ */
+export async function findRoomPlaces(db: DbOrTrx, accountUuid: string): Promise<Place[]> {
+  return (await selectAccountIntegrations(db, accountUuid)).map((integration) => PROVIDER_PLACES[integration.provider]);
 }

@@ -189,20 +189,27 @@ describe.runIf(HAS_CHROMIUM)('the booking page in a browser', () => {
     expect(meetings.map((meeting) => meeting.participant.name)).toEqual(['Fast Fay']);
   });
 
-  it('a Zoom meeting whose host has no Zoom link yet stays bookable and says the link follows by e-mail', async () => {
+  it('a Zoom meeting whose host has no Zoom link yet stays bookable and, where the business can make rooms, says the link follows', async () => {
     const topic = await createTopic(server, { name: 'Video or office', places: ['zoom', 'offline'] });
     const label = (page: Page, place: string) => page.locator('label.choice', { has: page.locator(`input[value="${place}"]`) });
-    const page = await open(`/book/${server.owner.username}/${topic.uuid}`);
-    await chooseFirstSlot(page);
-    await expect.poll(() => label(page, 'zoom').textContent()).toContain('the link to join follows by e-mail');
-    expect(await label(page, 'offline').textContent()).not.toContain('follows');
+    const zoomLabelAfterChoosing = async () => {
+      const page = await open(`/book/${server.owner.username}/${topic.uuid}`);
+      await chooseFirstSlot(page);
+      expect(await label(page, 'offline').textContent()).not.toContain('follows');
+      return (await label(page, 'zoom').textContent()) ?? '';
+    };
+    // Without a Zoom app, `zoom` is a label as it always was: nothing will follow, so nothing is promised.
+    expect(await zoomLabelAfterChoosing()).not.toContain('follows');
+
+    // The business has a Zoom app, so the host can connect and the link can follow.
+    expect((await server.api('PATCH', '/account', { integrations: { zoom: { clientId: 'zoom-app', clientSecret: 'zoom-secret' } } })).status).toBe(200);
+    expect(await zoomLabelAfterChoosing()).toContain('the link to join follows by e-mail');
 
     // A static link of the host's own makes Zoom ready: no note.
     expect((await server.api('PUT', `/users/${server.owner.userUuid}/place-details`, { zoom: 'https://zoom.us/j/5550001111' })).status).toBe(200);
-    const again = await open(`/book/${server.owner.username}/${topic.uuid}`);
-    await chooseFirstSlot(again);
-    expect(await label(again, 'zoom').textContent()).not.toContain('follows');
+    expect(await zoomLabelAfterChoosing()).not.toContain('follows');
     expect((await server.api('PUT', `/users/${server.owner.userUuid}/place-details`, {})).status).toBe(200);
+    expect((await server.api('PATCH', '/account', { integrations: { zoom: null } })).status).toBe(200);
   });
 
   it('the host lists their public topics, not the private ones', async () => {

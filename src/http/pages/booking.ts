@@ -16,6 +16,8 @@ export interface BookingPageView {
   /** Shown under the title: the host's name, or the team's. */
   hostLabel: string | null;
   gateways: Gateway[];
+  /** Places whose link can follow by e-mail when the slot's host has none yet (see placesReady). */
+  roomPlaces: Place[];
   /** `?timezone=`; otherwise the browser's zone is used. */
   timezone: string | null;
   /** If the browser names no zone: the host's. */
@@ -114,6 +116,7 @@ export function renderBookingPage(view: BookingPageView): SafeHtml {
     fallbackTimezone: view.fallbackTimezone,
     paid,
     embedOrigin: view.embedOrigin,
+    roomPlaces: view.roomPlaces,
   };
   const variantOptions = topic.priceVariants.map((variant) => ({
     value: variant.uuid,

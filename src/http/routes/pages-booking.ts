@@ -146,6 +146,7 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
       team: found.topic.team,
       hostLabel: teamUuid === undefined ? (found.hosts[0]?.name ?? null) : (found.team?.name ?? null),
       gateways: found.gateways,
+      roomPlaces: found.roomPlaces,
       timezone,
       fallbackTimezone: found.fallbackTimezone,
       embedOrigin: embedOriginOf(request.query.embed),

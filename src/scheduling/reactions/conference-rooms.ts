@@ -11,6 +11,7 @@ import { EMAIL_JOB_KIND } from '../../mail/booking-message.js';
 import type { NoticeMessagePayload } from '../../mail/queued-message.js';
 import { CONFIRMATION_WAIT_MS, conferenceRoomJob, roomProviderOf } from '../conference-rooms.js';
 import type { UseCaseContext } from '../context.js';
+import { findRoomPlaces } from '../integrations.js';
 
 /**
  * What a meeting event means for its room: a job to bring the room in line; for a newly
@@ -26,7 +27,9 @@ export async function conferenceRoomJobsForEvent(trx: DbOrTrx, event: DomainEven
   const jobs = [conferenceRoomJob(meeting, now)];
   if ((event.type === 'meeting.scheduled' || event.type === 'meeting.confirmed') && meeting.status === 'confirmed') {
     if ((await roomProviderOf(trx, meeting)) !== null) jobs.push(conferenceRoomJob(meeting, now, { deadline: true, runAt: now + CONFIRMATION_WAIT_MS }));
-    else if (!meeting.location?.url) jobs.push(...(await connectNotice(trx, meeting, provider, now, ctx)));
+    // Only where the account has the provider's app can the host connect: elsewhere the place is a label, as before integrations.
+    else if (!meeting.location?.url && (await findRoomPlaces(trx, meeting.accountUuid)).includes(meeting.place))
+      jobs.push(...(await connectNotice(trx, meeting, provider, now, ctx)));
   }
   return jobs;
 }

@@ -2,6 +2,7 @@ import type { DomainEvent, LocatedEventData, MeetingEventData, RescheduledEventD
 import { providerOfPlace } from '../../domain/integrations.js';
 import { markConfirmationSent } from '../../db/repositories/meetings.js';
 import { roomProviderOf } from '../conference-rooms.js';
+import { findRoomPlaces } from '../integrations.js';
 import { answeredQuestions } from '../../domain/form.js';
 import type { Meeting } from '../../domain/meeting.js';
 import { locationWithoutDetails } from '../../domain/place-details.js';
@@ -60,7 +61,7 @@ async function emailsForEvent(trx: DbOrTrx, event: DomainEvent, now: number): Pr
 /** A paid booking's confirmation shows the amount paid and the invoice details given; one at a place with rooms and no link yet says the link follows. */
 async function confirmationsOf(trx: DbOrTrx, meeting: Meeting, messages: BookingMessagePayload[]): Promise<BookingMessagePayload[]> {
   const paid = await paidDetailsOf(trx, meeting);
-  const linkFollows = providerOfPlace(meeting.place) !== null && !meeting.location?.url;
+  const linkFollows = providerOfPlace(meeting.place) !== null && !meeting.location?.url && (await findRoomPlaces(trx, meeting.accountUuid)).includes(meeting.place);
   return messages.map((message) => ({ ...message, ...paid, ...(linkFollows ? { linkFollows } : {}) }));
 }
 

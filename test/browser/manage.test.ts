@@ -81,6 +81,8 @@ describe.runIf(HAS_CHROMIUM)('the manage page in a browser', () => {
     const { meeting, link } = await bookAndReadLink('move@example.com', 'en', 'Europe/Warsaw');
     const page = await open(link);
     expect(await page.textContent('h1')).toContain('Your booking');
+    // Another day: late in the evening the meeting may be the day's only slot.
+    await page.locator('#days button.day[aria-pressed=false]').first().click();
     const other = page.locator(`#slots button[data-start]:not([data-start="${meeting.start}"])`).first();
     await other.waitFor();
     const start = (await other.getAttribute('data-start'))!;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RenderedMessage } from '../../src/mail/render.js';
 import { startFakeP24, type FakeP24 } from '../fakes/p24-gateway.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, runJobsCapturingMail, type TestApp } from '../helpers.js';
+import { bookPaid, createPaidTopic } from './paid-booking.js';
 
 /**
  * A payment that arrives after its hold lapsed but before the background sweeper has
@@ -17,7 +18,6 @@ for (const dialect of DIALECTS) {
   describe(`a payment after its hold lapsed, before the sweeper ran [${dialect}]`, () => {
     let t: TestApp;
     let p24: FakeP24;
-    let participants = 0;
 
     beforeAll(async () => {
       p24 = await startFakeP24();
@@ -30,43 +30,8 @@ for (const dialect of DIALECTS) {
 
     /** An account of its own with P24 configured and a paid 30-minute topic, and the topic's first free slot. */
     async function paidAccount() {
-      const account = await createTestAccount(t.ctx, { timezone: 'UTC', places: ['zoom'] });
-      const gateways = { p24: { ...p24.credentials.settings, ...p24.credentials.secrets } };
-      expect((await call(t.app, account.apiKey, 'PATCH', '/api/v1/account', { gateways })).statusCode).toBe(200);
-      const topic = (
-        await call(t.app, account.apiKey, 'POST', '/api/v1/meeting-topics', {
-          name: 'Consultation',
-          durationMinutes: 30,
-          places: ['zoom'],
-          price: { amount: 15000, currency: 'PLN' },
-        })
-      ).json() as { uuid: string };
-      const offered = async () => {
-        const body = (
-          await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: account.owner.username, meetingTopic: topic.uuid, timezone: 'UTC', offset: 0 })
-        ).json();
-        return (body.days as { slots: Slot[] }[]).flatMap((day) => day.slots);
-      };
-      const slot = (await offered())[0]!;
-      return { account, topic, slot, offered };
-    }
-
-    async function book(apiKey: string, topicUuid: string, slot: Slot) {
-      participants += 1;
-      const email = `payer${participants}@example.com`;
-      const response = await call(t.app, apiKey, 'POST', '/api/v1/schedule', {
-        dates: [slot],
-        email,
-        lang: 'en',
-        name: `Payer ${participants}`,
-        place: 'zoom',
-        meetingTopic: topicUuid,
-        timezone: 'UTC',
-        gateway: 'p24',
-      });
-      expect(response.statusCode, response.body).toBe(201);
-      const body = response.json() as { meetings: { uuid: string }[]; payment: { uuid: string; expiresAt: string } };
-      return { email, meeting: body.meetings[0]!.uuid, payment: body.payment };
+      const paid = await createPaidTopic(t, 'p24', p24.credentials);
+      return { paid, account: paid.account, offered: paid.offered, slot: (await paid.offered())[0]! };
     }
 
     /** The participant follows the pay link to P24; returns the transaction's token from where they were sent. */
@@ -87,15 +52,15 @@ for (const dialect of DIALECTS) {
     }
 
     it('does not confirm onto a slot someone else booked after the hold lapsed: the late payer is refunded and told, the other booking stands', async () => {
-      const { account, topic, slot, offered } = await paidAccount();
-      const late = await book(account.apiKey, topic.uuid, slot);
+      const { paid, account, slot, offered } = await paidAccount();
+      const late = await bookPaid(t, paid, 'p24', slot);
       const lateToken = await goToPay(late.payment.uuid);
       expect((await offered()).map((free) => free.start)).not.toContain(slot.start);
 
       // The participant lingers at the gateway; the hold lapses. No sweeper runs.
       t.clock.set(Date.parse(late.payment.expiresAt) + 60_000);
       expect((await offered()).map((free) => free.start)).toContain(slot.start);
-      const taker = await book(account.apiKey, topic.uuid, slot);
+      const taker = await bookPaid(t, paid, 'p24', slot);
       await p24Notifies(account.account.uuid, await goToPay(taker.payment.uuid));
       expect((await call(t.app, account.apiKey, 'GET', `/api/v1/meetings/${taker.meeting}`)).json().status).toBe('confirmed');
 
@@ -125,8 +90,8 @@ for (const dialect of DIALECTS) {
     });
 
     it('confirms a payment whose lapsed hold nobody took, and the sweeper running afterwards leaves it confirmed', async () => {
-      const { account, topic, slot, offered } = await paidAccount();
-      const booking = await book(account.apiKey, topic.uuid, slot);
+      const { paid, account, slot, offered } = await paidAccount();
+      const booking = await bookPaid(t, paid, 'p24', slot);
       const token = await goToPay(booking.payment.uuid);
       t.clock.set(Date.parse(booking.payment.expiresAt) + 60_000);
       await p24Notifies(account.account.uuid, token);

@@ -3,6 +3,7 @@ import type { RenderedMessage } from '../../src/mail/render.js';
 import { parseJson } from '../fakes/common-gateway.js';
 import { startFakeP24, type FakeP24 } from '../fakes/p24-gateway.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
+import { bookFirstPaidSlot } from './paid-booking.js';
 
 /**
  * Przelewy24 when its answers go astray (issue 20): a refund whose answer was lost or that
@@ -17,7 +18,6 @@ for (const dialect of DIALECTS) {
   describe(`Przelewy24 failure paths [${dialect}]`, () => {
     let t: TestApp;
     let p24: FakeP24;
-    let participants = 0;
 
     beforeAll(async () => {
       p24 = await startFakeP24();
@@ -28,39 +28,7 @@ for (const dialect of DIALECTS) {
       await p24?.close();
     });
 
-    /** An account of its own with P24 configured, a paid 30-minute topic, and a booking of its first slot. */
-    async function booked() {
-      const account = await createTestAccount(t.ctx, { timezone: 'UTC', places: ['zoom'] });
-      const gateways = { p24: { ...p24.credentials.settings, ...p24.credentials.secrets } };
-      expect((await call(t.app, account.apiKey, 'PATCH', '/api/v1/account', { gateways })).statusCode).toBe(200);
-      const topic = (
-        await call(t.app, account.apiKey, 'POST', '/api/v1/meeting-topics', {
-          name: 'Consultation',
-          durationMinutes: 30,
-          places: ['zoom'],
-          price: { amount: 15000, currency: 'PLN' },
-        })
-      ).json() as { uuid: string };
-      const schedule = (
-        await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: account.owner.username, meetingTopic: topic.uuid, timezone: 'UTC', offset: 0 })
-      ).json();
-      const slot = (schedule.days as { slots: Slot[] }[]).flatMap((day) => day.slots)[0]!;
-      participants += 1;
-      const email = `payer${participants}@example.com`;
-      const response = await call(t.app, account.apiKey, 'POST', '/api/v1/schedule', {
-        dates: [slot],
-        email,
-        lang: 'en',
-        name: `Payer ${participants}`,
-        place: 'zoom',
-        meetingTopic: topic.uuid,
-        timezone: 'UTC',
-        gateway: 'p24',
-      });
-      expect(response.statusCode, response.body).toBe(201);
-      const body = response.json() as { meetings: { uuid: string }[]; payment: { uuid: string } };
-      return { account, email, meeting: body.meetings[0]!.uuid, payment: body.payment.uuid };
-    }
+    const booked = () => bookFirstPaidSlot(t, 'p24', p24.credentials);
 
     /** The participant follows the pay link; the token of the transaction they were sent to. */
     async function goToPay(paymentUuid: string): Promise<string> {
@@ -77,7 +45,7 @@ for (const dialect of DIALECTS) {
     /** A paid booking whose meeting the host then cancels: a refund of all 150.00 PLN is queued. */
     async function paidThenCancelled(sent: RenderedMessage[]) {
       const booking = await booked();
-      const token = await goToPay(booking.payment);
+      const token = await goToPay(booking.payment.uuid);
       expect((await notify(booking.account.account.uuid, p24.notificationFor(token))).statusCode).toBe(200);
       await runJobsCapturingMail(t.ctx, sent);
       const cancelled = await call(t.app, booking.account.apiKey, 'POST', `/api/v1/meetings/${booking.meeting}/cancel`, { reason: 'Cannot make it' });
@@ -85,8 +53,8 @@ for (const dialect of DIALECTS) {
       return { ...booking, token };
     }
 
-    const details = async (booking: { account: { apiKey: string }; payment: string }) =>
-      (await call(t.app, booking.account.apiKey, 'GET', `/api/v1/payments/${booking.payment}`)).json() as {
+    const details = async (booking: { account: { apiKey: string }; payment: { uuid: string } }) =>
+      (await call(t.app, booking.account.apiKey, 'GET', `/api/v1/payments/${booking.payment.uuid}`)).json() as {
         payment: { status: string; refundedAmount: number };
         events: { status: string }[];
       };
@@ -136,10 +104,10 @@ for (const dialect of DIALECTS) {
 
     it('refuses a notification whose transaction was registered for another amount than the one paid, even when the paid amount is the expected one, and never verifies it', async () => {
       const booking = await booked();
-      const token = await goToPay(booking.payment);
+      const token = await goToPay(booking.payment.uuid);
       // Paid 150.00 PLN, as the payment expects; but P24 says the transaction was registered for 120.00 PLN.
       expectProblem(await notify(booking.account.account.uuid, p24.notificationFor(token, { originAmount: 12_000 })), 400, 'NOTIFICATION_REJECTED');
-      expect(p24.calls.filter((c) => c.path === '/api/v1/transaction/verify' && parseJson(c.body)?.sessionId === booking.payment)).toHaveLength(0);
+      expect(p24.calls.filter((c) => c.path === '/api/v1/transaction/verify' && parseJson(c.body)?.sessionId === booking.payment.uuid)).toHaveLength(0);
       expect(p24.transactions.get(token)?.verified).toBe(false);
       expect((await details(booking)).payment.status).toBe('pending');
       expect((await call(t.app, booking.account.apiKey, 'GET', `/api/v1/meetings/${booking.meeting}`)).json().status).toBe('pending_payment');

@@ -3,6 +3,7 @@ import type { RenderedMessage } from '../../src/mail/render.js';
 import { parseJson } from '../fakes/common-gateway.js';
 import { startFakePayu, type FakePayu } from '../fakes/payu-gateway.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
+import { bookFirstPaidSlot } from './paid-booking.js';
 
 /**
  * PayU on its real failure paths (issue 20): an order whose answer was lost must not lock the
@@ -16,7 +17,6 @@ for (const dialect of DIALECTS) {
   describe(`PayU failure paths [${dialect}]`, () => {
     let t: TestApp;
     let payu: FakePayu;
-    let participants = 0;
 
     beforeAll(async () => {
       payu = await startFakePayu();
@@ -27,39 +27,7 @@ for (const dialect of DIALECTS) {
       await payu?.close();
     });
 
-    /** An account of its own with PayU configured, a paid 30-minute topic, and a booking of its first slot. */
-    async function booked() {
-      const account = await createTestAccount(t.ctx, { timezone: 'UTC', places: ['zoom'] });
-      const gateways = { payu: { ...payu.credentials.settings, ...payu.credentials.secrets } };
-      expect((await call(t.app, account.apiKey, 'PATCH', '/api/v1/account', { gateways })).statusCode).toBe(200);
-      const topic = (
-        await call(t.app, account.apiKey, 'POST', '/api/v1/meeting-topics', {
-          name: 'Consultation',
-          durationMinutes: 30,
-          places: ['zoom'],
-          price: { amount: 15000, currency: 'PLN' },
-        })
-      ).json() as { uuid: string };
-      const schedule = (
-        await call(t.app, null, 'POST', '/api/v1/calculate-schedule', { username: account.owner.username, meetingTopic: topic.uuid, timezone: 'UTC', offset: 0 })
-      ).json();
-      const slot = (schedule.days as { slots: Slot[] }[]).flatMap((day) => day.slots)[0]!;
-      participants += 1;
-      const email = `payer${participants}@example.com`;
-      const response = await call(t.app, account.apiKey, 'POST', '/api/v1/schedule', {
-        dates: [slot],
-        email,
-        lang: 'en',
-        name: `Payer ${participants}`,
-        place: 'zoom',
-        meetingTopic: topic.uuid,
-        timezone: 'UTC',
-        gateway: 'payu',
-      });
-      expect(response.statusCode, response.body).toBe(201);
-      const body = response.json() as { meetings: { uuid: string }[]; payment: { uuid: string } };
-      return { account, email, meeting: body.meetings[0]!.uuid, payment: body.payment.uuid };
-    }
+    const booked = () => bookFirstPaidSlot(t, 'payu', payu.credentials);
 
     const visitPay = (paymentUuid: string) => t.app.inject({ method: 'GET', url: `/pay/${paymentUuid}`, headers: { accept: 'text/html' } });
 
@@ -77,24 +45,24 @@ for (const dialect of DIALECTS) {
 
     const meetingStatus = async (booking: { account: { apiKey: string }; meeting: string }) =>
       (await call(t.app, booking.account.apiKey, 'GET', `/api/v1/meetings/${booking.meeting}`)).json().status as string;
-    const paymentEvents = async (booking: { account: { apiKey: string }; payment: string }) =>
-      ((await call(t.app, booking.account.apiKey, 'GET', `/api/v1/payments/${booking.payment}`)).json().events as { status: string }[]).map((event) => event.status);
+    const paymentEvents = async (booking: { account: { apiKey: string }; payment: { uuid: string } }) =>
+      ((await call(t.app, booking.account.apiKey, 'GET', `/api/v1/payments/${booking.payment.uuid}`)).json().events as { status: string }[]).map((event) => event.status);
     const ordersOf = (paymentUuid: string) => [...payu.orders.values()].filter((order) => order.extOrderId.startsWith(paymentUuid));
 
     it('lets the participant pay after the answer to the first order was lost: the retry is a new order, and only the order termin stored can settle the payment', async () => {
       const booking = await booked();
       payu.loseNextOrderAnswer();
-      const lost = await visitPay(booking.payment);
+      const lost = await visitPay(booking.payment.uuid);
       expect(lost.statusCode).toBe(502);
-      expect(lost.body).toContain(`href="${PUBLIC_URL}/pay/${booking.payment}"`);
-      const [orphan] = ordersOf(booking.payment);
+      expect(lost.body).toContain(`href="${PUBLIC_URL}/pay/${booking.payment.uuid}"`);
+      const [orphan] = ordersOf(booking.payment.uuid);
       expect(orphan).toBeDefined();
 
       // The participant follows the retry link: PayU refuses a repeated extOrderId, so this must be an order of its own.
-      const orderId = await goToPay(booking.payment);
+      const orderId = await goToPay(booking.payment.uuid);
       expect(orderId).not.toBe(orphan!.orderId);
-      expect(ordersOf(booking.payment)).toHaveLength(2);
-      expect(new Set(ordersOf(booking.payment).map((order) => order.extOrderId)).size).toBe(2);
+      expect(ordersOf(booking.payment.uuid)).toHaveLength(2);
+      expect(new Set(ordersOf(booking.payment.uuid).map((order) => order.extOrderId)).size).toBe(2);
 
       // The order nobody was sent to lapses at PayU: acknowledged, and the payment is still open.
       const lapsed = await notify(booking.account.account.uuid, payu.notificationFor(orphan!.orderId, { status: 'CANCELED' }));
@@ -117,7 +85,7 @@ for (const dialect of DIALECTS) {
       payu.setAutoReceive(false);
       try {
         const booking = await booked();
-        const orderId = await goToPay(booking.payment);
+        const orderId = await goToPay(booking.payment.uuid);
         const captures = () => payu.calls.filter((c) => c.method === 'PUT' && c.path === `/api/v2_1/orders/${orderId}/status`);
 
         // A wrong amount is refused before anything is captured.

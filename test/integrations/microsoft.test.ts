@@ -118,6 +118,20 @@ for (const dialect of DIALECTS) {
       });
     });
 
+    it('shows an error page and keeps the working connection when the secret given is the Secret ID, not its value', async () => {
+      const connection = await connectionOf();
+      const wrong = await h.api('PATCH', '/api/v1/account', { integrations: { microsoft: { clientId: ms.clientId, clientSecret: randomSecretId(), tenant: ms.tenantDomain } } });
+      expect(wrong.statusCode, wrong.body).toBe(200);
+      const { callback } = await h.connect(h.acme.owner.uuid, 'microsoft', ms);
+      expect(callback.statusCode).toBe(400);
+      expect(callback.body).toContain('Not connected');
+      expect(callback.body).toContain('AADSTS7000215');
+      expect(ms.tokenCalls.at(-1)).toEqual({ grantType: 'authorization_code', ok: false });
+      expect(await connectionOf()).toEqual(connection);
+      const right = await h.api('PATCH', '/api/v1/account', { integrations: { microsoft: { clientId: ms.clientId, clientSecret: ms.clientSecret, tenant: ms.tenantDomain } } });
+      expect(right.statusCode, right.body).toBe(200);
+    });
+
     it('gives each booking its own Teams meeting after the booking, with its link in both confirmations and the invitation', async () => {
       const callsBefore = ms.apiCalls.length;
       const [a, b] = [await book(), await book()];
@@ -284,4 +298,9 @@ for (const dialect of DIALECTS) {
       expect(logs.includes(ms.clientSecret)).toBe(false);
     });
   });
+}
+
+/** What an admin pastes by mistake: the secret's id (a GUID) from the Entra portal's list, instead of its value. */
+function randomSecretId(): string {
+  return crypto.randomUUID();
 }

@@ -61,6 +61,10 @@ export function createMicrosoftAdapter(urls: ProviderEndpoints): IntegrationAdap
   /** The event's room, or null while Teams has not given it a join link yet. */
   const roomOf = (event: unknown, operation: string): ConferenceRoom | null => {
     const roomId = requireString(label, operation, event, 'id');
+    // Graph makes a plain event when the mailbox cannot have Teams meetings (a personal account, no Teams licence): no link will ever come.
+    if (typeof event === 'object' && event !== null && (event as { isOnlineMeeting?: unknown }).isOnlineMeeting === false) {
+      throw new ProviderError(`Microsoft ${operation}: the event has no Teams meeting; the host's account cannot make them (it needs a work or school account with Teams)`, false);
+    }
     const meeting = typeof event === 'object' && event !== null ? (event as { onlineMeeting?: unknown }).onlineMeeting : undefined;
     const joinUrl = optionalString(meeting, 'joinUrl');
     if (joinUrl === null) return null;

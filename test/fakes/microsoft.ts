@@ -52,6 +52,8 @@ export interface FakeMicrosoft extends OAuthProvider {
   events: Map<string, GraphEvent>;
   /** The next `count` events get their Teams link only when read again (Teams is slow to attach it). */
   delayJoinUrls(count: number): void;
+  /** Whether the mailbox may have Teams meetings; without (a personal account, no licence) Graph makes plain events. */
+  setTeamsAvailable(available: boolean): void;
   env: Record<string, string>;
 }
 
@@ -81,6 +83,7 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
   let failures = { count: 0, status: 503 };
   let drops = 0;
   let slowJoinUrls = 0;
+  let teamsAvailable = true;
   const pendingJoinUrls = new Map<string, GraphEvent['onlineMeeting']>();
   let held: Promise<void> | null = null;
   let tokenOverride: { status: number; contentType: string; body: string } | null = null;
@@ -167,7 +170,7 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
         if (earlier) return { status: 201, body: eventOut(earlier) };
       }
       const id = `AAMkAGI2TG93AAA${randomBytes(24).toString('base64url')}=`;
-      const online = body.isOnlineMeeting === true && body.onlineMeetingProvider === 'teamsForBusiness';
+      const online = teamsAvailable && body.isOnlineMeeting === true && body.onlineMeetingProvider === 'teamsForBusiness';
       const meeting = online
         ? {
             joinUrl: `https://teams.microsoft.com/l/meetup-join/19%3ameeting_${randomBytes(12).toString('hex')}%40thread.v2/0?context=%7b%22Tid%22%3a%22${tenantId}%22%7d`,
@@ -405,6 +408,9 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
     },
     delayJoinUrls(count) {
       slowJoinUrls = count;
+    },
+    setTeamsAvailable(available) {
+      teamsAvailable = available;
     },
     answerTokenEndpointWith(raw) {
       tokenOverride = raw;

@@ -222,6 +222,25 @@ for (const dialect of DIALECTS) {
       expect(await withAccessToken(h.ctx, connectionUuid, (token) => rooms.findRoom(token, request))).toBeNull();
     });
 
+    it('says plainly when the host’s account makes events without Teams, instead of waiting for a link that cannot come', async () => {
+      const connectionUuid = String((await connectionOf()).uuid);
+      const request = {
+        meetingUuid: 'not-a-meeting',
+        requestId: 'req-no-teams',
+        title: 'No Teams here',
+        start: Date.parse('2027-06-02T09:00:00Z'),
+        end: Date.parse('2027-06-02T09:30:00Z'),
+        timezone: 'UTC',
+        attendee: { name: 'Rita', email: 'rita@example.com' },
+      };
+      ms.setTeamsAvailable(false);
+      try {
+        await expect(withAccessToken(h.ctx, connectionUuid, (token) => h.ctx.integrations.microsoft.rooms.createRoom(token, request))).rejects.toThrow(/cannot make them/);
+      } finally {
+        ms.setTeamsAvailable(true);
+      }
+    });
+
     it('waits for a Teams link Graph attaches only after the event is made', async () => {
       ms.delayJoinUrls(1);
       const uuid = await book();

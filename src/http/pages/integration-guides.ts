@@ -32,7 +32,7 @@ export const INTEGRATION_GUIDES: Readonly<Record<IntegrationProvider, ProviderGu
     ],
   },
   microsoft: {
-    label: 'Microsoft Teams',
+    label: 'Microsoft',
     register: [
       'Sign in to the Microsoft Entra admin center (entra.microsoft.com) as an admin of the business’s tenant, then Identity → Applications → App registrations → New registration.',
       'Supported account types: "Accounts in this organizational directory only" when all hosts are in the business’s own tenant (then set `tenant` to its Directory (tenant) ID or a domain, e.g. `contoso.onmicrosoft.com`), or "Accounts in any organizational directory" for hosts in several tenants (`tenant`: `organizations`). The default `common` also admits personal Microsoft accounts, which cannot make Teams meetings for business.',

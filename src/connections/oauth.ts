@@ -116,7 +116,10 @@ export async function refreshTokens(server: AuthorizationServer, app: OAuthApp, 
   const as = serverOf(server);
   const client: oauth.Client = { client_id: app.clientId };
   return withOAuthErrors(server, async () => {
-    const response = await oauth.refreshTokenGrantRequest(as, client, clientAuthOf(server, app), refreshToken, optionsOf(server, timeoutMs));
+    const response = await oauth.refreshTokenGrantRequest(as, client, clientAuthOf(server, app), refreshToken, {
+      ...optionsOf(server, timeoutMs),
+      ...(server.refreshParams === undefined ? {} : { additionalParameters: server.refreshParams }),
+    });
     return tokenSetOf(await oauth.processRefreshTokenResponse(as, client, response), now);
   });
 }

@@ -28,6 +28,8 @@ export interface AuthorizationServer {
   clientAuthentication: 'basic' | 'post';
   /** Extra parameters of the authorization request (Google's `access_type=offline`, …). */
   authorizeParams?: Readonly<Record<string, string>>;
+  /** Extra parameters of a refresh request (Microsoft asks for the `scope` again). */
+  refreshParams?: Readonly<Record<string, string>>;
 }
 
 /** What a room is made for: one meeting. */

@@ -7,12 +7,13 @@ import type { PlaceDetails } from './place-details.js';
  * and Microsoft will also hold the hosts' calendars). A new one is added here; the compiler
  * then asks for its place and settings below and its adapter in src/connections/registry.ts.
  */
-export const INTEGRATION_PROVIDERS = ['zoom'] as const;
+export const INTEGRATION_PROVIDERS = ['zoom', 'microsoft'] as const;
 export type IntegrationProvider = (typeof INTEGRATION_PROVIDERS)[number];
 
 /** The meeting place whose rooms each provider makes. */
 export const PROVIDER_PLACES: Readonly<Record<IntegrationProvider, Place>> = {
   zoom: 'zoom',
+  microsoft: 'teamsForBusiness',
 };
 
 /** The provider whose connection makes the rooms of `place`, or null for a place without rooms (offline, a phone call, Skype). */
@@ -74,6 +75,8 @@ export interface IntegrationField {
   secret: boolean;
   /** Settings with a default may be left out. */
   default?: string;
+  /** Why a given value cannot work, or null when it can (checked before anything is stored). */
+  check?: (value: string) => string | null;
 }
 
 /** The business's OAuth app per provider, under the names the API documents. */
@@ -81,6 +84,11 @@ export const INTEGRATION_FIELDS: Readonly<Record<IntegrationProvider, readonly I
   zoom: [
     { name: 'clientId', secret: false },
     { name: 'clientSecret', secret: true },
+  ],
+  microsoft: [
+    { name: 'clientId', secret: false },
+    { name: 'clientSecret', secret: true },
+    { name: 'tenant', secret: false, default: 'common', check: checkMicrosoftTenant },
   ],
 };
 
@@ -109,8 +117,24 @@ export function splitIntegrationSettings(
     if (raw === undefined || raw === null || raw === '') errors.push({ path, message: `is required to connect ${provider}` });
     else if (typeof raw !== 'string' || raw.length > 500 || /[\u0000-\u001f\u007f]/.test(raw))
       errors.push({ path, message: 'must be a single-line string of at most 500 characters' });
+    else if (field.check !== undefined && field.check(raw.trim()) !== null) errors.push({ path, message: field.check(raw.trim()) ?? '' });
     else if (field.secret) value.secrets[field.name] = raw.trim();
     else value.settings[field.name] = raw.trim();
   }
   return { value, errors };
+}
+
+const TENANT_GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const TENANT_DOMAIN = /^(?=.{4,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
+
+/**
+ * A Microsoft Entra tenant as the v2.0 endpoints take it in their path: `common` (work,
+ * school and personal accounts), `organizations`, `consumers`, the tenant's id (a GUID) or one
+ * of its domains. It becomes part of the authorization server's URL, so nothing else passes.
+ *
+ * `checkMicrosoftTenant('contoso.onmicrosoft.com')` → null; `checkMicrosoftTenant('a/b')` → a reason.
+ */
+export function checkMicrosoftTenant(value: string): string | null {
+  if (['common', 'organizations', 'consumers'].includes(value.toLowerCase()) || TENANT_GUID.test(value) || TENANT_DOMAIN.test(value)) return null;
+  return 'must be common, organizations, consumers, the tenant id (a GUID) or a domain of the tenant (contoso.onmicrosoft.com)';
 }

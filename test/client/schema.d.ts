@@ -455,12 +455,12 @@ export interface components {
           };
         })[];
       /** @description The business's OAuth apps, one per provider: hosts connect their own accounts through them for conference rooms and calendars. */
-      integrations: {
+      integrations: ({
           /**
            * @description An OAuth provider hosts connect for conference rooms (and calendars).
            * @enum {string}
            */
-          provider: "zoom";
+          provider: "zoom" | "microsoft";
           /** @description Every setting of the business's OAuth app is stored and readable: hosts may connect (`POST /users/{userUuid}/connections`). */
           configured: boolean;
           /** @description Why `configured` is false although every setting is stored (as for gateways). */
@@ -469,7 +469,7 @@ export interface components {
           settings: {
             [key: string]: string;
           };
-        }[];
+        })[];
       /**
        * Format: date-time
        * @description An ISO 8601 UTC instant with milliseconds.
@@ -1755,6 +1755,14 @@ export interface operations {
               clientId?: string;
               /** @description Write-only: stored encrypted, never returned. One line: no control characters. */
               clientSecret?: string;
+            } | null;
+            microsoft?: {
+              /** @description One line: no control characters. */
+              clientId?: string;
+              /** @description Write-only: stored encrypted, never returned. One line: no control characters. */
+              clientSecret?: string;
+              /** @description Default `common`. One line: no control characters. */
+              tenant?: string;
             } | null;
           };
         };
@@ -6149,7 +6157,7 @@ export interface operations {
                  * @description An OAuth provider hosts connect for conference rooms (and calendars).
                  * @enum {string}
                  */
-                provider: "zoom";
+                provider: "zoom" | "microsoft";
                 /**
                  * Format: uuid
                  * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
@@ -6292,7 +6300,7 @@ export interface operations {
            * @description An OAuth provider hosts connect for conference rooms (and calendars).
            * @enum {string}
            */
-          provider: "zoom";
+          provider: "zoom" | "microsoft";
         };
       };
     };
@@ -6316,7 +6324,7 @@ export interface operations {
              * @description An OAuth provider hosts connect for conference rooms (and calendars).
              * @enum {string}
              */
-            provider: "zoom";
+            provider: "zoom" | "microsoft";
             /**
              * Format: uuid
              * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
@@ -6360,7 +6368,7 @@ export interface operations {
              * @description An OAuth provider hosts connect for conference rooms (and calendars).
              * @enum {string}
              */
-            provider: "zoom";
+            provider: "zoom" | "microsoft";
             /**
              * Format: uuid
              * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
@@ -6522,7 +6530,7 @@ export interface operations {
              * @description An OAuth provider hosts connect for conference rooms (and calendars).
              * @enum {string}
              */
-            provider: "zoom";
+            provider: "zoom" | "microsoft";
             /**
              * Format: uuid
              * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.

@@ -12,7 +12,8 @@ interface ProviderGuide {
   /** Where and how the business registers its OAuth app, step by step (`code` spans allowed). */
   register: string[];
   /** What the provider asks of an app before other organisations' users may connect (review, publishing), and what only a real account can confirm. */
-  caveats: string[];
+  caveats: string[] /** Settings beyond the client id and secret, as they appear in the example's JSON (`"tenant": "…"`). */;
+  moreSettings?: string;
 }
 
 export const INTEGRATION_GUIDES: Readonly<Record<IntegrationProvider, ProviderGuide>> = {
@@ -29,6 +30,25 @@ export const INTEGRATION_GUIDES: Readonly<Record<IntegrationProvider, ProviderGu
       'Until the app is published on the Marketplace, only users of the account that owns it can authorize it.',
       'Zoom rotates the refresh token on every refresh; termin keeps the new one. A host who removes the app in Zoom gets the error e-mail at the next refresh.',
     ],
+  },
+  microsoft: {
+    label: 'Microsoft',
+    register: [
+      'Sign in to the Microsoft Entra admin center (entra.microsoft.com) as an admin of the business’s tenant, then Identity → Applications → App registrations → New registration.',
+      'Supported account types: "Accounts in this organizational directory only" when all hosts are in the business’s own tenant (then set `tenant` to its Directory (tenant) ID or a domain, e.g. `contoso.onmicrosoft.com`), or "Accounts in any organizational directory" for hosts in several tenants (`tenant`: `organizations`). The default `common` also admits personal Microsoft accounts, which cannot make Teams meetings for business.',
+      'Redirect URI: platform Web, the URI below (Authentication → Web → Redirect URIs, to add it later).',
+      'Certificates & secrets → Client secrets → New client secret: copy its Value (not the Secret ID) at once. Secrets expire (at most 24 months): put a new one into termin before that, or every host’s connection stops working at its next refresh.',
+      'API permissions → Add a permission → Microsoft Graph → Delegated permissions: the scopes listed below. `Calendars.ReadWrite` is what Graph asks for to create an event with `isOnlineMeeting`; termin does not call `/me/onlineMeetings`, so `OnlineMeetings.ReadWrite` is not needed, and it asks for no `openid`: the host’s e-mail is read from Graph (`/me`).',
+      'Admin consent: where the tenant does not let users consent to apps themselves (a common setting), press "Grant admin consent for <tenant>" on the API permissions page; otherwise each host consents when connecting.',
+      'Copy the Application (client) ID from Overview: that is `clientId`.',
+    ],
+    caveats: [
+      'Hosts need a work or school account with a Teams licence and an Exchange Online mailbox: the meeting is an event in their Outlook calendar, and that event is also their calendar copy of the meeting.',
+      'Outlook sends the participant its own invitation from the host’s mailbox (Graph cannot add an attendee silently), with the same Teams link; a reschedule or cancel updates it the same way.',
+      'Microsoft rotates the refresh token on every refresh; termin keeps the new one. Microsoft has no endpoint to revoke one app’s access: disconnecting in termin forgets the tokens, and a host removes the app itself at myapps.microsoft.com (work or school) or account.microsoft.com → Privacy → Apps and services (personal); an admin under Enterprise applications. At the next refresh the connection turns to `error` and the host is e-mailed.',
+      'Consent, admin-consent policies, conditional access and the Teams licence only show with a real tenant; the tests use a stand-in written from Microsoft’s documentation.',
+    ],
+    moreSettings: ', "tenant": "common"',
   },
 };
 
@@ -61,7 +81,7 @@ ${code(`PATCH /api/v1/account
 X-Service-Api-Key: tmn_…
 Content-Type: application/json
 
-{ "integrations": { "${provider}": { "clientId": "…", "clientSecret": "…" } } }`)}
+{ "integrations": { "${provider}": { "clientId": "…", "clientSecret": "…"${guide.moreSettings ?? ''} } } }`)}
 <h3>3. Connect a host</h3>
 <p>By the host, or an admin of one of their teams. Open <code>authorizeUrl</code> in the host's browser: they sign in to ${escapeHtml(guide.label)},
 consent, and land on a termin page saying the connection works. The link is good for 15 minutes, once.</p>

@@ -1,0 +1,140 @@
+import type { ProviderEndpoints } from '../config.js';
+import { callProvider, optionalString, requireString } from './http.js';
+import type { ConferenceRoom, IntegrationAdapter, RoomRequest } from './provider.js';
+import { ProviderError } from './provider.js';
+
+/**
+ * Microsoft Teams rooms through Microsoft Graph (learn.microsoft.com/graph): each termin
+ * meeting is an event in the host's Outlook calendar made with `isOnlineMeeting` and
+ * `onlineMeetingProvider: teamsForBusiness` (`POST /v1.0/me/events`), whose
+ * `onlineMeeting.joinUrl` is the room; the same event is the host's calendar copy. Moved with
+ * `PATCH /v1.0/me/events/{id}`, removed with `DELETE`.
+ *
+ * Idempotency: Graph takes the request id as the event's `transactionId` and answers a repeated
+ * POST with the event it already made. Graph cannot filter events by `transactionId`, so the
+ * request id is also stored as a single-value extended property, which it can filter on: an
+ * attempt whose answer was lost finds its event that way.
+ *
+ * OAuth: the Microsoft identity platform v2.0 endpoints under the account's tenant, client secret
+ * in the form body, PKCE; the refresh token is rotated on every refresh (termin keeps the new
+ * one) and a refresh must name the scopes again. There is no revocation endpoint.
+ */
+
+/**
+ * What termin asks for: a refresh token (`offline_access`), the host's profile for the
+ * connection's e-mail (`User.Read`), and their calendar, where Teams meetings are made as
+ * events (`Calendars.ReadWrite` is all `POST /me/events` with `isOnlineMeeting` needs;
+ * `OnlineMeetings.ReadWrite` is for `/me/onlineMeetings`, which termin does not call). Not
+ * `openid`: termin reads the e-mail from Graph, and an ID token's issuer names the host's own
+ * tenant, which a `common` authority cannot check.
+ */
+export const MICROSOFT_SCOPES = ['offline_access', 'User.Read', 'Calendars.ReadWrite'] as const;
+
+/** The extended property holding termin's request id on each event: a GUID namespace of termin's own and a name. */
+export const REQUEST_ID_PROPERTY = 'String {1f0c8a52-7d3b-4c1e-9a64-3b6f2d9e8c17} Name terminRequestId';
+
+/** How often, and how far apart, a new event is read again while Teams has not given it a join link yet. */
+const JOIN_URL_READS = 2;
+const JOIN_URL_PAUSE_MS = 1_000;
+
+export function createMicrosoftAdapter(urls: ProviderEndpoints): IntegrationAdapter {
+  const api = urls.api;
+  const label = 'Microsoft';
+  // Graph answers times in this zone instead of the mailbox's (termin sends UTC too).
+  const headers = { prefer: 'outlook.timezone="UTC"' };
+  const times = (request: RoomRequest) => ({
+    start: { dateTime: graphTime(request.start), timeZone: 'UTC' },
+    end: { dateTime: graphTime(request.end), timeZone: 'UTC' },
+  });
+  const body = (request: RoomRequest) => ({
+    subject: request.title.slice(0, 255),
+    body: { contentType: 'text', content: `Booked with termin for ${request.attendee.name}. (termin ${request.requestId})` },
+    ...times(request),
+    attendees: [{ type: 'required', emailAddress: { address: request.attendee.email, name: request.attendee.name } }],
+    isOnlineMeeting: true,
+    onlineMeetingProvider: 'teamsForBusiness',
+    allowNewTimeProposals: false,
+    transactionId: request.requestId,
+    singleValueExtendedProperties: [{ id: REQUEST_ID_PROPERTY, value: request.requestId }],
+  });
+  const eventPath = (id: string) => `/v1.0/me/events/${encodeURIComponent(id)}`;
+  /** The event's room, or null while Teams has not given it a join link yet. */
+  const roomOf = (event: unknown, operation: string): ConferenceRoom | null => {
+    const roomId = requireString(label, operation, event, 'id');
+    // Graph makes a plain event when the mailbox cannot have Teams meetings (a personal account, no Teams licence): no link will ever come.
+    if (typeof event === 'object' && event !== null && (event as { isOnlineMeeting?: unknown }).isOnlineMeeting === false) {
+      throw new ProviderError(`Microsoft ${operation}: the event has no Teams meeting; the host's account cannot make them (it needs a work or school account with Teams)`, false);
+    }
+    const meeting = typeof event === 'object' && event !== null ? (event as { onlineMeeting?: unknown }).onlineMeeting : undefined;
+    const joinUrl = optionalString(meeting, 'joinUrl');
+    if (joinUrl === null) return null;
+    if (!joinUrl.startsWith('https://') && !joinUrl.startsWith('http://')) throw new ProviderError(`Microsoft ${operation}: the joinUrl is not a link`, false);
+    return { roomId, joinUrl, conferenceId: optionalString(meeting, 'conferenceId'), password: null };
+  };
+  /** Reads the event until Teams has attached the meeting; a retryable error when it has not yet (a later attempt finds the event). */
+  const awaitJoinUrl = async (accessToken: string, roomId: string): Promise<ConferenceRoom> => {
+    for (let read = 0; read < JOIN_URL_READS; read += 1) {
+      await new Promise((resolve) => setTimeout(resolve, JOIN_URL_PAUSE_MS));
+      const answer = await callProvider(label, 'read an event', api, { method: 'GET', path: `${eventPath(roomId)}?$select=id,onlineMeeting`, accessToken, headers }, [200]);
+      const room = roomOf(answer.body, 'read an event');
+      if (room) return room;
+    }
+    throw new ProviderError('Microsoft made the event, but Teams has not given it a join link yet', true);
+  };
+  const scopes = [...MICROSOFT_SCOPES];
+  return {
+    provider: 'microsoft',
+    label,
+    scopes,
+    authorizationServer: (app) => {
+      // Checked when saved (checkMicrosoftTenant); encoded all the same, as it lands in a URL path.
+      const tenant = encodeURIComponent(app.settings.tenant ?? 'common');
+      return {
+        authorizeUrl: urls.authorize.replaceAll('{tenant}', tenant),
+        tokenUrl: urls.token.replaceAll('{tenant}', tenant),
+        // Microsoft has no revocation endpoint for a single grant: the host removes the app in their account.
+        revokeUrl: null,
+        scopes,
+        clientAuthentication: 'post',
+        refreshParams: { scope: scopes.join(' ') },
+      };
+    },
+    async fetchAccountEmail(accessToken) {
+      const answer = await callProvider(label, 'read the user', api, { method: 'GET', path: '/v1.0/me?$select=mail,userPrincipalName', accessToken }, [200]);
+      // `mail` is empty for accounts without an Exchange mailbox; the sign-in name is then what the host knows.
+      return optionalString(answer.body, 'mail') ?? optionalString(answer.body, 'userPrincipalName');
+    },
+    rooms: {
+      async createRoom(accessToken, request) {
+        const answer = await callProvider(label, 'create an event', api, { method: 'POST', path: '/v1.0/me/events', accessToken, json: body(request), headers }, [201]);
+        return roomOf(answer.body, 'create an event') ?? awaitJoinUrl(accessToken, requireString(label, 'create an event', answer.body, 'id'));
+      },
+      async findRoom(accessToken, request) {
+        const filter = `singleValueExtendedProperties/any(ep: ep/id eq '${REQUEST_ID_PROPERTY}' and ep/value eq '${request.requestId.replaceAll("'", "''")}')`;
+        const answer = await callProvider(
+          label,
+          'find an event',
+          api,
+          { method: 'GET', path: `/v1.0/me/events?$filter=${encodeURIComponent(filter)}&$select=id,onlineMeeting`, accessToken, headers },
+          [200],
+        );
+        const events = (answer.body as { value?: unknown[] } | undefined)?.value;
+        if (!Array.isArray(events) || events.length === 0) return null;
+        const room = roomOf(events[0], 'find an event');
+        if (room === null) throw new ProviderError('Microsoft has the event, but Teams has not given it a join link yet', true);
+        return room;
+      },
+      async moveRoom(accessToken, roomId, request) {
+        await callProvider(label, 'move an event', api, { method: 'PATCH', path: eventPath(roomId), accessToken, json: times(request), headers }, [200]);
+      },
+      async deleteRoom(accessToken, roomId) {
+        await callProvider(label, 'delete an event', api, { method: 'DELETE', path: eventPath(roomId), accessToken }, [204, 404]);
+      },
+    },
+  };
+}
+
+/** `2027-03-29T07:00:00.0000000`: Graph's dateTime, read in the zone named beside it (UTC here). */
+function graphTime(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 19)}.0000000`;
+}

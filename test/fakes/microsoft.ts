@@ -1,0 +1,445 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { OAuthProvider, TokenCall } from './oauth-provider.js';
+
+/**
+ * Microsoft played locally from its public docs: the identity platform's v2.0 endpoints
+ * (learn.microsoft.com/entra/identity-platform/v2-oauth2-auth-code-flow) with the tenant in
+ * the path, `/{tenant}/oauth2/v2.0/authorize` and `/{tenant}/oauth2/v2.0/token` (client secret
+ * in the form body, PKCE S256, a refresh must name its `scope`, a new refresh token on every
+ * refresh; errors as `{ error, error_description: "AADSTS…", error_codes, trace_id, … }`), and
+ * the Microsoft Graph v1.0 parts termin uses: `GET /v1.0/me`, `POST /v1.0/me/events` (an
+ * event with `isOnlineMeeting` gets a Teams `onlineMeeting.joinUrl`; a repeated
+ * `transactionId` answers the event already made), `GET /v1.0/me/events` filtered by a
+ * single-value extended property, and `GET`/`PATCH`/`DELETE /v1.0/me/events/{id}`. Graph
+ * errors as `{ error: { code, message } }` (401 InvalidAuthenticationToken, 404
+ * ErrorItemNotFound). It is not a separate implementation of the OAuth parts of
+ * oauth-provider.ts by whim: the tenant path, the error bodies and the refresh's `scope` are
+ * what differ at Microsoft.
+ *
+ * Stricter than Microsoft on purpose: a rotated refresh token is refused from then on
+ * (Microsoft keeps the old one valid a while, but documents that the new one replaces it), so
+ * a client that keeps the old one is caught here rather than in production months later.
+ */
+
+export interface GraphEvent {
+  id: string;
+  subject: string;
+  start: { dateTime: string; timeZone: string };
+  end: { dateTime: string; timeZone: string };
+  attendees: unknown[];
+  isOnlineMeeting: boolean;
+  onlineMeetingProvider: string;
+  onlineMeeting: { joinUrl: string; conferenceId: string | null } | null;
+  transactionId: string | null;
+  singleValueExtendedProperties: { id: string; value: string }[];
+  /** The mailbox it is in. */
+  mailbox: string;
+}
+
+export interface FakeMicrosoft extends OAuthProvider {
+  clientId: string;
+  clientSecret: string;
+  /** The tenant the app is registered in, by its domain; `common` and `organizations` reach it too. */
+  tenantDomain: string;
+  tenantId: string;
+  /** The tenant named in the path of each authorize and token request, in order. */
+  tenantsCalled: string[];
+  /** The scopes of each authorization request and refresh. */
+  scopesAsked: string[];
+  /** Events that exist now, by id. */
+  events: Map<string, GraphEvent>;
+  /** The next `count` events get their Teams link only when read again (Teams is slow to attach it). */
+  delayJoinUrls(count: number): void;
+  /** Whether the mailbox may have Teams meetings; without (a personal account, no licence) Graph makes plain events. */
+  setTeamsAvailable(available: boolean): void;
+  env: Record<string, string>;
+}
+
+interface Grant {
+  id: number;
+  mailbox: string;
+  revoked: boolean;
+}
+
+export async function startFakeMicrosoft(options: { now: () => number; accountEmail?: string; accessTokenSeconds?: number }): Promise<FakeMicrosoft> {
+  const clientId = randomUUID();
+  const clientSecret = 'Xq8Q~microsoft.client-secret_value';
+  const tenantDomain = 'contoso.onmicrosoft.com';
+  const tenantId = '72f988bf-86f1-41af-91ab-2d7cd011db47';
+  const mailbox = options.accountEmail ?? 'adele@contoso.onmicrosoft.com';
+  const accessTokenSeconds = options.accessTokenSeconds ?? 3599;
+  const codes = new Map<string, { redirectUri: string; challenge: string; grant: Grant; tenant: string; scope: string }>();
+  const accessTokens = new Map<string, { grant: Grant; expiresAt: number }>();
+  const refreshTokens = new Map<string, Grant>();
+  const grants: Grant[] = [];
+  const events = new Map<string, GraphEvent>();
+  const tokenCalls: TokenCall[] = [];
+  const apiCalls: OAuthProvider['apiCalls'] = [];
+  const issuedTokens: string[] = [];
+  const tenantsCalled: string[] = [];
+  const scopesAsked: string[] = [];
+  let failures = { count: 0, status: 503 };
+  let drops = 0;
+  let slowJoinUrls = 0;
+  let teamsAvailable = true;
+  const pendingJoinUrls = new Map<string, GraphEvent['onlineMeeting']>();
+  let held: Promise<void> | null = null;
+  let tokenOverride: { status: number; contentType: string; body: string } | null = null;
+
+  const secretOf = (prefix: string, bytes: number) => {
+    const value = `${prefix}${randomBytes(bytes).toString('base64url')}`;
+    issuedTokens.push(value);
+    return value;
+  };
+  const knownTenant = (tenant: string) => ['common', 'organizations', tenantDomain, tenantId].includes(tenant.toLowerCase());
+
+  /** An AADSTS error as the token endpoint sends it. */
+  const aadError = (res: http.ServerResponse, status: number, error: string, code: number, message: string) => {
+    const traceId = randomUUID();
+    const correlationId = randomUUID();
+    const timestamp = new Date(options.now()).toISOString().replace('T', ' ').slice(0, 19);
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store, no-cache' }).end(
+      JSON.stringify({
+        error,
+        error_description: `AADSTS${code}: ${message} Trace ID: ${traceId} Correlation ID: ${correlationId} Timestamp: ${timestamp}Z`,
+        error_codes: [code],
+        timestamp: `${timestamp}Z`,
+        trace_id: traceId,
+        correlation_id: correlationId,
+        error_uri: `https://login.microsoftonline.com/error?code=${code}`,
+      }),
+    );
+  };
+  const graphError = (status: number, code: string, message: string) => ({
+    status,
+    body: { error: { code, message, innerError: { date: new Date(options.now()).toISOString(), 'request-id': randomUUID(), 'client-request-id': randomUUID() } } },
+  });
+
+  const issue = (grant: Grant, scope: string, tenant: string) => {
+    const access = secretOf('eyJ0eXAiOiJKV1QiLCJub25jZSI6', 48);
+    accessTokens.set(access, { grant, expiresAt: options.now() + accessTokenSeconds * 1000 });
+    const refresh = secretOf('0.AXkA', 64);
+    refreshTokens.set(refresh, grant);
+    const granted = scope.split(' ').filter((s) => s !== 'offline_access' && s !== 'openid' && s !== 'email');
+    const body: Record<string, unknown> = {
+      token_type: 'Bearer',
+      scope: granted.join(' '),
+      expires_in: accessTokenSeconds,
+      ext_expires_in: accessTokenSeconds,
+      access_token: access,
+    };
+    if (scope.split(' ').includes('offline_access')) body.refresh_token = refresh;
+    // With `openid`, an ID token whose issuer is the user's own tenant, whatever tenant the request named.
+    if (scope.split(' ').includes('openid')) {
+      const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const now = Math.floor(options.now() / 1000);
+      body.id_token = `${part({ typ: 'JWT', alg: 'RS256', kid: 'fake' })}.${part({ aud: clientId, iss: `https://login.microsoftonline.com/${tenantId}/v2.0`, iat: now, nbf: now, exp: now + 3600, sub: `sub-${grant.id}`, tid: tenantId, ver: '2.0', email: grant.mailbox, requested: tenant })}.c2lnbmF0dXJl`;
+    }
+    return body;
+  };
+
+  const eventOut = (event: GraphEvent) => {
+    const { mailbox: _mailbox, singleValueExtendedProperties: _properties, ...rest } = event;
+    return { '@odata.etag': 'W/"DwAAABYAAAA="', ...rest, webLink: `https://outlook.office365.com/owa/?itemid=${encodeURIComponent(event.id)}` };
+  };
+  const validTimes = (value: unknown) => {
+    const time = value as { dateTime?: unknown; timeZone?: unknown } | undefined;
+    return typeof time?.dateTime === 'string' && typeof time.timeZone === 'string' && !Number.isNaN(Date.parse(`${time.dateTime}Z`));
+  };
+
+  const graph = (method: string, url: URL, body: Record<string, unknown>, grant: Grant): { status: number; body?: unknown } => {
+    if (method === 'GET' && url.pathname === '/v1.0/me') {
+      return {
+        status: 200,
+        body: {
+          '@odata.context': 'https://graph.microsoft.com/v1.0/$metadata#users/$entity',
+          id: `user-${grant.id}`,
+          displayName: 'Adele Vance',
+          mail: grant.mailbox,
+          userPrincipalName: grant.mailbox,
+        },
+      };
+    }
+    if (url.pathname === '/v1.0/me/events' && method === 'POST') {
+      if (typeof body.subject !== 'string' || !validTimes(body.start) || !validTimes(body.end))
+        return graphError(400, 'ErrorInvalidRequest', 'Your request can\u2019t be completed. start and end are required.');
+      if (typeof body.transactionId === 'string') {
+        const earlier = [...events.values()].find((event) => event.mailbox === grant.mailbox && event.transactionId === body.transactionId);
+        if (earlier) return { status: 201, body: eventOut(earlier) };
+      }
+      const id = `AAMkAGI2TG93AAA${randomBytes(24).toString('base64url')}=`;
+      const online = teamsAvailable && body.isOnlineMeeting === true && body.onlineMeetingProvider === 'teamsForBusiness';
+      const meeting = online
+        ? {
+            joinUrl: `https://teams.microsoft.com/l/meetup-join/19%3ameeting_${randomBytes(12).toString('hex')}%40thread.v2/0?context=%7b%22Tid%22%3a%22${tenantId}%22%7d`,
+            conferenceId: null,
+          }
+        : null;
+      const event: GraphEvent = {
+        id,
+        subject: body.subject,
+        start: body.start as GraphEvent['start'],
+        end: body.end as GraphEvent['end'],
+        attendees: Array.isArray(body.attendees) ? body.attendees : [],
+        isOnlineMeeting: online,
+        onlineMeetingProvider: online ? 'teamsForBusiness' : 'unknown',
+        onlineMeeting: meeting,
+        transactionId: typeof body.transactionId === 'string' ? body.transactionId : null,
+        singleValueExtendedProperties: Array.isArray(body.singleValueExtendedProperties) ? (body.singleValueExtendedProperties as GraphEvent['singleValueExtendedProperties']) : [],
+        mailbox: grant.mailbox,
+      };
+      if (online && slowJoinUrls > 0) {
+        slowJoinUrls -= 1;
+        pendingJoinUrls.set(id, meeting);
+        event.onlineMeeting = null;
+      }
+      events.set(id, event);
+      return { status: 201, body: eventOut(event) };
+    }
+    if (url.pathname === '/v1.0/me/events' && method === 'GET') {
+      const filter = url.searchParams.get('$filter');
+      const mine = [...events.values()].filter((event) => event.mailbox === grant.mailbox);
+      if (filter === null) return { status: 200, body: { value: mine.map(eventOut) } };
+      const match = /^singleValueExtendedProperties\/any\(ep: ep\/id eq '([^']+)' and ep\/value eq '([^']*)'\)$/i.exec(filter);
+      // Graph cannot filter events on transactionId, nor on anything termin does not ask for here.
+      if (!match) return graphError(400, 'ErrorInvalidUrlQueryFilter', 'The query filter contains one or more invalid nodes.');
+      const [, propertyId, value] = match;
+      return {
+        status: 200,
+        body: {
+          value: mine.filter((event) => event.singleValueExtendedProperties.some((p) => p.id === propertyId && p.value.toLowerCase() === value!.toLowerCase())).map(eventOut),
+        },
+      };
+    }
+    const one = /^\/v1\.0\/me\/events\/([^/]+)$/.exec(url.pathname);
+    if (one) {
+      const event = events.get(decodeURIComponent(one[1]!));
+      if (!event || event.mailbox !== grant.mailbox) return graphError(404, 'ErrorItemNotFound', 'The specified object was not found in the store.');
+      if (method === 'GET') {
+        const later = pendingJoinUrls.get(event.id);
+        if (later !== undefined) {
+          pendingJoinUrls.delete(event.id);
+          event.onlineMeeting = later;
+        }
+        return { status: 200, body: eventOut(event) };
+      }
+      if (method === 'DELETE') {
+        events.delete(event.id);
+        return { status: 204 };
+      }
+      if (method === 'PATCH') {
+        if ((body.start !== undefined && !validTimes(body.start)) || (body.end !== undefined && !validTimes(body.end)))
+          return graphError(400, 'ErrorInvalidRequest', 'Invalid start or end.');
+        if (body.start !== undefined) event.start = body.start as GraphEvent['start'];
+        if (body.end !== undefined) event.end = body.end as GraphEvent['end'];
+        if (typeof body.subject === 'string') event.subject = body.subject;
+        return { status: 200, body: eventOut(event) };
+      }
+    }
+    return graphError(400, 'BadRequest', `Resource not found for the segment '${url.pathname.split('/').pop()}'.`);
+  };
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      void (async () => {
+        const url = new URL(req.url ?? '/', 'http://localhost');
+        const raw = Buffer.concat(chunks).toString('utf8');
+        const oauthPath = /^\/([^/]+)\/oauth2\/v2\.0\/(authorize|token)$/.exec(url.pathname);
+        if (oauthPath) {
+          const tenant = decodeURIComponent(oauthPath[1]!);
+          tenantsCalled.push(tenant);
+          if (oauthPath[2] === 'authorize' && req.method === 'GET') {
+            const q = url.searchParams;
+            // Microsoft shows its own error page (no redirect) for an unknown tenant or app.
+            if (!knownTenant(tenant)) return void res.writeHead(400, { 'content-type': 'text/html' }).end(`<html>AADSTS90002: Tenant '${tenant}' not found.</html>`);
+            if (q.get('client_id') !== clientId)
+              return void res.writeHead(400, { 'content-type': 'text/html' }).end('<html>AADSTS700016: Application not found in the directory.</html>');
+            if (q.get('response_type') !== 'code' || q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge') || !q.get('redirect_uri') || !q.get('scope')) {
+              return void res.writeHead(400, { 'content-type': 'text/html' }).end('<html>AADSTS900144: The request body must contain a required parameter.</html>');
+            }
+            scopesAsked.push(q.get('scope')!);
+            const grant: Grant = { id: grants.length + 1, mailbox, revoked: false };
+            grants.push(grant);
+            const code = `1.AXkA${randomBytes(32).toString('base64url')}`;
+            codes.set(code, { redirectUri: q.get('redirect_uri')!, challenge: q.get('code_challenge')!, grant, tenant, scope: q.get('scope')! });
+            const back = new URL(q.get('redirect_uri')!);
+            back.searchParams.set('code', code);
+            back.searchParams.set('state', q.get('state') ?? '');
+            back.searchParams.set('session_state', randomUUID());
+            return void res.writeHead(302, { location: back.href }).end();
+          }
+          if (oauthPath[2] === 'token' && req.method === 'POST') {
+            const form = new URLSearchParams(raw);
+            const grantType = form.get('grant_type') ?? '';
+            const record = (ok: boolean) => tokenCalls.push({ grantType, ok });
+            if (tokenOverride) {
+              record(false);
+              return void res.writeHead(tokenOverride.status, { 'content-type': tokenOverride.contentType }).end(tokenOverride.body);
+            }
+            if (!knownTenant(tenant)) {
+              record(false);
+              return aadError(res, 400, 'invalid_request', 90002, `Tenant '${tenant}' not found.`);
+            }
+            if (form.get('client_id') !== clientId) {
+              record(false);
+              return aadError(res, 400, 'unauthorized_client', 700016, `Application with identifier '${form.get('client_id')}' was not found in the directory.`);
+            }
+            if (form.get('client_secret') !== clientSecret) {
+              record(false);
+              return aadError(
+                res,
+                401,
+                'invalid_client',
+                7000215,
+                'Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID.',
+              );
+            }
+            if (grantType === 'authorization_code') {
+              const given = form.get('code') ?? '';
+              const code = codes.get(given);
+              codes.delete(given);
+              if (!code || code.grant.revoked || code.tenant !== tenant) {
+                record(false);
+                return aadError(res, 400, 'invalid_grant', 70008, 'The provided authorization code or refresh token has expired due to inactivity.');
+              }
+              if (code.redirectUri !== form.get('redirect_uri')) {
+                record(false);
+                return aadError(res, 400, 'invalid_grant', 50148, 'The redirect_uri does not match the one of the authorization request.');
+              }
+              if (
+                createHash('sha256')
+                  .update(form.get('code_verifier') ?? '')
+                  .digest('base64url') !== code.challenge
+              ) {
+                record(false);
+                return aadError(res, 400, 'invalid_grant', 501481, 'The Code_Verifier does not match the code_challenge supplied in the authorization request.');
+              }
+              record(true);
+              return void res
+                .writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store, no-cache' })
+                .end(JSON.stringify(issue(code.grant, code.scope, tenant)));
+            }
+            if (grantType === 'refresh_token') {
+              if (held) await held;
+              const scope = form.get('scope');
+              if (!scope) {
+                record(false);
+                return aadError(res, 400, 'invalid_request', 900144, "The request body must contain the following parameter: 'scope'.");
+              }
+              scopesAsked.push(scope);
+              const given = form.get('refresh_token') ?? '';
+              const grant = refreshTokens.get(given);
+              if (!grant || grant.revoked) {
+                record(false);
+                return aadError(res, 400, 'invalid_grant', 50173, 'The provided grant has expired due to it being revoked, a fresh auth token is needed.');
+              }
+              refreshTokens.delete(given);
+              record(true);
+              return void res
+                .writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store, no-cache' })
+                .end(JSON.stringify(issue(grant, scope, tenant)));
+            }
+            record(false);
+            return aadError(res, 400, 'unsupported_grant_type', 70003, `The app requested an unsupported grant type '${grantType}'.`);
+          }
+        }
+        let body: unknown;
+        try {
+          body = raw === '' ? undefined : JSON.parse(raw);
+        } catch {
+          body = raw;
+        }
+        apiCalls.push({ method: req.method ?? 'GET', path: url.pathname + url.search, body });
+        const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
+        const access = accessTokens.get(bearer);
+        if (!access || access.grant.revoked || access.expiresAt <= options.now()) {
+          const reply = graphError(401, 'InvalidAuthenticationToken', access ? 'Lifetime validation failed, the token is expired.' : 'IDX14100: JWT is not well formed.');
+          return void res
+            .writeHead(401, {
+              'content-type': 'application/json',
+              'www-authenticate': 'Bearer realm="", authorization_uri="https://login.microsoftonline.com/common/oauth2/authorize"',
+            })
+            .end(JSON.stringify(reply.body));
+        }
+        if (failures.count > 0) {
+          failures = { ...failures, count: failures.count - 1 };
+          const reply = graphError(failures.status, 'ServiceNotAvailable', 'The service is temporarily unavailable.');
+          return void res.writeHead(failures.status, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify(reply.body));
+        }
+        const reply = graph(req.method ?? 'GET', url, (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>, access.grant);
+        if (drops > 0) {
+          drops -= 1;
+          res.socket?.destroy();
+          return;
+        }
+        if (reply.body === undefined) res.writeHead(reply.status).end();
+        else
+          res
+            .writeHead(reply.status, { 'content-type': 'application/json;odata.metadata=minimal;odata.streaming=true;IEEE754Compatible=false;charset=utf-8' })
+            .end(JSON.stringify(reply.body));
+      })().catch((error: unknown) => res.writeHead(500).end(String(error)));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  return {
+    baseUrl,
+    clientId,
+    clientSecret,
+    tenantDomain,
+    tenantId,
+    tenantsCalled,
+    scopesAsked,
+    events,
+    tokenCalls,
+    apiCalls,
+    issuedTokens,
+    // Microsoft offers no revocation endpoint: nothing ever arrives here.
+    revocations: [],
+    env: {
+      MICROSOFT_AUTHORIZE_URL: `${baseUrl}/{tenant}/oauth2/v2.0/authorize`,
+      MICROSOFT_TOKEN_URL: `${baseUrl}/{tenant}/oauth2/v2.0/token`,
+      MICROSOFT_GRAPH_URL: baseUrl,
+    },
+    delayJoinUrls(count) {
+      slowJoinUrls = count;
+    },
+    setTeamsAvailable(available) {
+      teamsAvailable = available;
+    },
+    answerTokenEndpointWith(raw) {
+      tokenOverride = raw;
+    },
+    revokeAllGrants() {
+      for (const grant of grants) grant.revoked = true;
+    },
+    expireAccessTokens() {
+      for (const record of accessTokens.values()) record.expiresAt = 0;
+    },
+    failNextApiCalls(count, status) {
+      failures = { count, status };
+    },
+    dropNextApiAnswers(count) {
+      drops = count;
+    },
+    holdRefreshes() {
+      let release = (): void => undefined;
+      held = new Promise<void>((resolve) => {
+        release = () => {
+          held = null;
+          resolve();
+        };
+      });
+      return { release };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -255,6 +255,27 @@ for (const dialect of DIALECTS) {
       expect(mailsTo(`guest${participant}@example.com`)[1]!.text).toContain(String(location.url));
     });
 
+    it('shows an error page and stores nothing when the token endpoint answers garbage, HTML, a huge body or an error of its own', async () => {
+      const connection = await connectionOf();
+      for (const raw of [
+        { status: 200, contentType: 'application/json', body: '{"access_token":' },
+        { status: 502, contentType: 'text/html', body: '<h1>Bad gateway</h1>' },
+        { status: 400, contentType: 'text/html', body: '<html>Bad request</html>' },
+        { status: 200, contentType: 'application/json', body: JSON.stringify({ access_token: 'x'.repeat(3_000_000), token_type: 'Bearer' }) },
+        {
+          status: 400,
+          contentType: 'application/json',
+          body: JSON.stringify({ message: "error = '(invalid_grant) Authorization code has been used.'", errors: [], trackingId: 'T' }),
+        },
+      ]) {
+        webex.answerTokenEndpointWith(raw);
+        const { callback } = await h.connect(h.acme.owner.uuid, 'webex', webex);
+        expect(callback.statusCode, raw.body.slice(0, 40)).toBe(400);
+        expect(callback.body).toContain('Not connected');
+        expect(await connectionOf()).toEqual(connection);
+      }
+    });
+
     it('forgets the tokens on disconnect without calling a revocation endpoint Webex does not have', async () => {
       const connection = await connectionOf();
       const removed = await h.api('DELETE', `/api/v1/users/${h.acme.owner.uuid}/connections/${String(connection.uuid)}`);

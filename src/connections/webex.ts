@@ -20,8 +20,8 @@ export function createWebexAdapter(urls: ProviderEndpoints): IntegrationAdapter 
     // Webex's limits: a title of 128 characters, an agenda of 1300.
     title: request.title.slice(0, 128),
     agenda: agendaOf(request).slice(-1300),
-    start: new Date(request.start).toISOString(),
-    end: new Date(request.end).toISOString(),
+    start: webexTime(request.start),
+    end: webexTime(request.end),
     timezone: request.timezone,
     enabledAutoRecordMeeting: false,
     allowAnyUserToBeCoHost: false,
@@ -67,8 +67,8 @@ export function createWebexAdapter(urls: ProviderEndpoints): IntegrationAdapter 
         // The lost attempt made the meeting at the request's time (a day either side covers a move meanwhile on the same day).
         const query = new URLSearchParams({
           meetingType: 'scheduledMeeting',
-          from: new Date(request.start - DAY_MS).toISOString(),
-          to: new Date(request.end + DAY_MS).toISOString(),
+          from: webexTime(request.start - DAY_MS),
+          to: webexTime(request.end + DAY_MS),
           max: '100',
         });
         const answer = await callProvider(label, 'list meetings', api, { method: 'GET', path: `/v1/meetings?${query}`, accessToken }, [200]);
@@ -114,6 +114,11 @@ const KEPT_ON_MOVE = [
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
+}
+
+/** `2027-03-29T07:00:00Z`: ISO 8601 as Webex's examples write it (no milliseconds). */
+function webexTime(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
 }
 
 function agendaOf(request: RoomRequest): string {

@@ -208,6 +208,10 @@ for (const dialect of DIALECTS) {
       const mails = mailsTo(`guest${participant}@example.com`);
       expect(mails).toHaveLength(1);
       expect(mails[0]!.text).toContain(made[0]!.webLink);
+      // What was adopted is the series itself: a cancel removes it at Webex.
+      expect((await h.api('POST', `/api/v1/meetings/${uuid}/cancel`, {})).statusCode).toBe(200);
+      await h.runJobs();
+      expect(titled(title)).toHaveLength(0);
     });
 
     it('refreshes an expired access token once with the credentials in the body, and keeps working with the refresh token Webex returns', async () => {

@@ -67,15 +67,28 @@ function optionsOf(server: AuthorizationServer, timeoutMs: number) {
   return {
     signal: () => AbortSignal.timeout(timeoutMs),
     [oauth.allowInsecureRequests]: new URL(server.tokenUrl).protocol === 'http:',
-    [oauth.customFetch]: boundedFetch,
+    [oauth.customFetch]: (url: string, options: oauth.CustomFetchOptions<string, unknown>) => boundedFetch(url, options, server.tokenErrorOf),
   };
 }
 
 /** fetch, with the answer read here up to MAX_TOKEN_ANSWER_BYTES: oauth4webapi would read any size. */
-async function boundedFetch(url: string, options: oauth.CustomFetchOptions<string, unknown>): Promise<Response> {
+async function boundedFetch(url: string, options: oauth.CustomFetchOptions<string, unknown>, tokenErrorOf?: AuthorizationServer['tokenErrorOf']): Promise<Response> {
   const response = await fetch(url, options as RequestInit);
   const body = await readBounded(response, new URL(url).host, 'answered', MAX_TOKEN_ANSWER_BYTES);
+  if (tokenErrorOf !== undefined && response.status >= 400) {
+    const standard = tokenErrorOf(response.status, parseJson(body));
+    if (standard !== null)
+      return new Response(JSON.stringify(standard), { status: response.status, statusText: response.statusText, headers: { 'content-type': 'application/json' } });
+  }
   return new Response(response.status === 204 || response.status === 304 ? null : body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function tokenSetOf(response: oauth.TokenEndpointResponse, now: number): TokenSet {

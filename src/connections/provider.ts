@@ -30,6 +30,12 @@ export interface AuthorizationServer {
   authorizeParams?: Readonly<Record<string, string>>;
   /** Extra parameters of a refresh request (Microsoft asks for the `scope` again). */
   refreshParams?: Readonly<Record<string, string>>;
+  /**
+   * A token endpoint that answers its errors in a shape of its own (Webex's `{ message, errors,
+   * trackingId }`) says here which RFC 6749 error it means, so a refused grant is still told
+   * from an outage; null leaves the answer as it is.
+   */
+  tokenErrorOf?: (status: number, body: unknown) => { error: string; error_description?: string } | null;
 }
 
 /** What a room is made for: one meeting. */

@@ -2,6 +2,7 @@ import type { IntegrationUrls } from '../config.js';
 import type { IntegrationProvider } from '../domain/integrations.js';
 import type { IntegrationAdapter } from './provider.js';
 import { createMicrosoftAdapter } from './microsoft.js';
+import { createWebexAdapter } from './webex.js';
 import { createZoomAdapter } from './zoom.js';
 
 /**
@@ -12,5 +13,6 @@ export function createIntegrationRegistry(urls: IntegrationUrls): Record<Integra
   return {
     zoom: createZoomAdapter(urls.zoom),
     microsoft: createMicrosoftAdapter(urls.microsoft),
+    webex: createWebexAdapter(urls.webex),
   };
 }

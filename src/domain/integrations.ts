@@ -7,13 +7,14 @@ import type { PlaceDetails } from './place-details.js';
  * and Microsoft will also hold the hosts' calendars). A new one is added here; the compiler
  * then asks for its place and settings below and its adapter in src/connections/registry.ts.
  */
-export const INTEGRATION_PROVIDERS = ['zoom', 'microsoft'] as const;
+export const INTEGRATION_PROVIDERS = ['zoom', 'microsoft', 'webex'] as const;
 export type IntegrationProvider = (typeof INTEGRATION_PROVIDERS)[number];
 
 /** The meeting place whose rooms each provider makes. */
 export const PROVIDER_PLACES: Readonly<Record<IntegrationProvider, Place>> = {
   zoom: 'zoom',
   microsoft: 'teamsForBusiness',
+  webex: 'webex',
 };
 
 /** The provider whose connection makes the rooms of `place`, or null for a place without rooms (offline, a phone call, Skype). */
@@ -89,6 +90,10 @@ export const INTEGRATION_FIELDS: Readonly<Record<IntegrationProvider, readonly I
     { name: 'clientId', secret: false },
     { name: 'clientSecret', secret: true },
     { name: 'tenant', secret: false, default: 'common', check: checkMicrosoftTenant },
+  ],
+  webex: [
+    { name: 'clientId', secret: false },
+    { name: 'clientSecret', secret: true },
   ],
 };
 

@@ -460,7 +460,7 @@ export interface components {
            * @description An OAuth provider hosts connect for conference rooms (and calendars).
            * @enum {string}
            */
-          provider: "zoom" | "microsoft";
+          provider: "zoom" | "microsoft" | "webex";
           /** @description Every setting of the business's OAuth app is stored and readable: hosts may connect (`POST /users/{userUuid}/connections`). */
           configured: boolean;
           /** @description Why `configured` is false although every setting is stored (as for gateways). */
@@ -1763,6 +1763,12 @@ export interface operations {
               clientSecret?: string;
               /** @description Default `common`. One line: no control characters. */
               tenant?: string;
+            } | null;
+            webex?: {
+              /** @description One line: no control characters. */
+              clientId?: string;
+              /** @description Write-only: stored encrypted, never returned. One line: no control characters. */
+              clientSecret?: string;
             } | null;
           };
         };
@@ -6157,7 +6163,7 @@ export interface operations {
                  * @description An OAuth provider hosts connect for conference rooms (and calendars).
                  * @enum {string}
                  */
-                provider: "zoom" | "microsoft";
+                provider: "zoom" | "microsoft" | "webex";
                 /**
                  * Format: uuid
                  * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
@@ -6300,7 +6306,7 @@ export interface operations {
            * @description An OAuth provider hosts connect for conference rooms (and calendars).
            * @enum {string}
            */
-          provider: "zoom" | "microsoft";
+          provider: "zoom" | "microsoft" | "webex";
         };
       };
     };
@@ -6324,7 +6330,7 @@ export interface operations {
              * @description An OAuth provider hosts connect for conference rooms (and calendars).
              * @enum {string}
              */
-            provider: "zoom" | "microsoft";
+            provider: "zoom" | "microsoft" | "webex";
             /**
              * Format: uuid
              * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
@@ -6368,7 +6374,7 @@ export interface operations {
              * @description An OAuth provider hosts connect for conference rooms (and calendars).
              * @enum {string}
              */
-            provider: "zoom" | "microsoft";
+            provider: "zoom" | "microsoft" | "webex";
             /**
              * Format: uuid
              * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
@@ -6530,7 +6536,7 @@ export interface operations {
              * @description An OAuth provider hosts connect for conference rooms (and calendars).
              * @enum {string}
              */
-            provider: "zoom" | "microsoft";
+            provider: "zoom" | "microsoft" | "webex";
             /**
              * Format: uuid
              * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.

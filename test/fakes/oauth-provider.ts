@@ -24,6 +24,12 @@ export interface OAuthProviderOptions {
   accountEmail: string;
   /** The provider's clock (the test's), for token expiry. */
   now: () => number;
+  /** Without rotation, the refresh answer still carries the refresh token, the same one again (Webex); otherwise none (Google). */
+  repeatRefreshToken?: boolean;
+  /** More fields of every token answer (Webex's `refresh_token_expires_in`). */
+  tokenFields?: Readonly<Record<string, unknown>>;
+  /** The provider's own error body, for the API's errors and the token endpoint's (`oauthError` set there); unset, Zoom's `{ code, message }` and RFC 6749's. */
+  errorBody?: (status: number, message: string, oauthError?: string) => unknown;
 }
 
 export interface ApiRequest {
@@ -113,7 +119,7 @@ export async function startOAuthProvider(
   const issue = (grant: Grant, refresh: string | null) => {
     const access = token('at');
     accessTokens.set(access, { grant, expiresAt: options.now() + options.accessTokenSeconds * 1000 });
-    const body: Record<string, unknown> = { access_token: access, token_type: 'bearer', expires_in: options.accessTokenSeconds, scope: 'granted' };
+    const body: Record<string, unknown> = { access_token: access, token_type: 'bearer', expires_in: options.accessTokenSeconds, scope: 'granted', ...options.tokenFields };
     if (refresh !== null) body.refresh_token = refresh;
     return body;
   };
@@ -132,7 +138,9 @@ export async function startOAuthProvider(
   };
 
   const oauthError = (res: http.ServerResponse, status: number, error: string, description: string) =>
-    res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ error, error_description: description }));
+    res
+      .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+      .end(JSON.stringify(options.errorBody?.(status, description, error) ?? { error, error_description: description }));
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -202,7 +210,7 @@ export async function startOAuthProvider(
               oauthError(res, 400, 'invalid_grant', 'Invalid refresh token');
               return;
             }
-            let refresh: string | null = null;
+            let refresh: string | null = options.repeatRefreshToken ? given : null;
             if (options.rotateRefreshTokens) {
               refreshTokens.delete(given);
               refresh = token('rt');
@@ -236,12 +244,16 @@ export async function startOAuthProvider(
         }
         apiCalls.push({ method: req.method ?? 'GET', path: url.pathname + url.search, body });
         if (!access || access.grant.revoked || access.expiresAt <= options.now()) {
-          res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 124, message: 'Invalid access token.' }));
+          res
+            .writeHead(401, { 'content-type': 'application/json' })
+            .end(JSON.stringify(options.errorBody?.(401, 'Invalid access token.') ?? { code: 124, message: 'Invalid access token.' }));
           return;
         }
         if (failures.count > 0) {
           failures = { ...failures, count: failures.count - 1 };
-          res.writeHead(failures.status, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 500, message: 'Internal error' }));
+          res
+            .writeHead(failures.status, { 'content-type': 'application/json' })
+            .end(JSON.stringify(options.errorBody?.(failures.status, 'Internal error') ?? { code: 500, message: 'Internal error' }));
           return;
         }
         const reply = await api({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, body, grant: access.grant });

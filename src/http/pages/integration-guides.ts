@@ -50,6 +50,22 @@ export const INTEGRATION_GUIDES: Readonly<Record<IntegrationProvider, ProviderGu
     ],
     moreSettings: ', "tenant": "common"',
   },
+  webex: {
+    label: 'Webex',
+    register: [
+      'Sign in to developer.webex.com with the account that will own the app, open My Webex Apps (under your avatar) → Create a New App → Create an Integration.',
+      'Give it a name, a contact e-mail, an icon and a description (Webex shows them to each host on the consent page).',
+      'Under Redirect URI(s), add the redirect URI below, exactly.',
+      'Under Scopes, tick the scopes listed below (and nothing else: Webex asks each host for every scope ticked).',
+      'Add the integration, then copy its Client ID and Client Secret (the secret is shown once; regenerate it if lost).',
+    ],
+    caveats: [
+      'Each host needs a Webex account that can host meetings (a Webex Meetings site, which Webex’s plans include); an account Webex will not schedule meetings for connects, but its meetings then go out without a link.',
+      'Webex has no endpoint to revoke a token: disconnecting a host in termin forgets the tokens, and the host removes termin from the apps their Webex account has authorized (otherwise the refresh token lapses after 90 days unused).',
+      'Access tokens last 14 days and refresh tokens 90; termin refreshes before expiry and keeps the refresh token Webex returns. A host who removes the app in Webex gets the error e-mail at the next refresh.',
+      'Webex takes no idempotency key: termin writes a request id into each meeting’s agenda and adopts the meeting it finds by it when an answer was lost, so leave that line in the agenda.',
+    ],
+  },
 };
 
 export interface IntegrationDocs {

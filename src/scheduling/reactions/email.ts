@@ -46,7 +46,8 @@ async function emailsForEvent(trx: DbOrTrx, event: DomainEvent, now: number): Pr
   if ((event.type === 'meeting.scheduled' || event.type === 'meeting.confirmed') && meeting.status === 'confirmed') {
     if (providerOfPlace(meeting.place) !== null) {
       if ((await roomProviderOf(trx, meeting)) !== null) return [];
-      await markConfirmationSent(trx, meeting.uuid, now);
+      // The room job may have found no connection first and sent them (jobs run in any order): once only.
+      if (!(await markConfirmationSent(trx, meeting.uuid, now))) return [];
     }
     kind = 'confirmed';
   }

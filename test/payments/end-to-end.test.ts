@@ -350,7 +350,7 @@ for (const dialect of DIALECTS) {
 
     it('refuses a booking through a gateway the account has not enabled or not configured', async () => {
       const other = await createTestAccount(t.ctx, { timezone: 'UTC', places: ['zoom'] });
-      await call(t.app, other.apiKey, 'PATCH', '/api/v1/account', { gateways: { p24: {} } });
+      await call(t.app, other.apiKey, 'PATCH', '/api/v1/account', { gateways: ['p24'] });
       const topic = (
         await call(t.app, other.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Paid', durationMinutes: 30, places: ['zoom'], price: { amount: 100, currency: 'PLN' } })
       ).json();

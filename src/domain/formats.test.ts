@@ -41,7 +41,7 @@ describe('formats', () => {
   });
 
   it('a span repeats the date only when it ends on another day', () => {
-    expect(formatSpan(nine, nine + 30 * 60_000, 'Europe/Warsaw', 'pl')).toBe('poniedziałek, 4 stycznia 2027, 09:00 – 09:30 (Europe/Warsaw)');
+    expect(formatSpan(nine, nine + 30 * 60_000, 'Europe/Warsaw', 'pl')).toBe('poniedziałek, 4 stycznia 2027, 09:00–09:30 (Europe/Warsaw)');
     expect(formatSpan(midnight - 30 * 60_000, midnight + 30 * 60_000, 'Europe/Warsaw', 'en-GB')).toBe(
       'Monday, 4 January 2027, 23:30 – Tuesday, 5 January 2027, 00:30 (Europe/Warsaw)',
     );

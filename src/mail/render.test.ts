@@ -141,7 +141,7 @@ describe('booking messages from hostile input', () => {
     const message = renderBookingMessage(payload({ recipient: 'host', lang: 'en', to: { name: 'Anna Nowak', email: 'anna@acme.test' } }));
     const lines = message.text.split('\n');
     expect(lines[5]).toMatch(/^When: .*\(Europe\/Warsaw\)$/);
-    const calendar = lines.findIndex((line) => line === 'Add to your calendar:');
+    const calendar = lines.indexOf('Add to your calendar:');
     expect(lines[calendar + 1]).toMatch(/^ {2}Google Calendar: https:\/\/calendar\.google\.com\/calendar\/render\?action=TEMPLATE&/);
     expect(lines[calendar + 2]).toMatch(/^ {2}Outlook: https:\/\/outlook\.live\.com\/calendar\//);
     expect(lines.toSpliced(calendar, 3).toSpliced(5, 1)).toEqual([

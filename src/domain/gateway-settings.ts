@@ -51,14 +51,14 @@ export interface SplitGatewaySettings {
  * Checks a settings object against the gateway's fields and splits it:
  * `splitGatewaySettings('p24', { merchantId: 1, posId: 1, apiKey: 'k', crc: 'c' }, '/gateways/p24')`
  * → `{ settings: { merchantId: 1, posId: 1 }, secrets: { apiKey: 'k', crc: 'c' } }`.
- * Every missing, mistyped or unknown field is reported at its path. An empty object means
- * "enabled, not configured yet" and is accepted (bookings are refused until configured).
+ * Every missing, mistyped or unknown field is reported at its path, an empty object too:
+ * `{ "stripe": {} }` used to enable a gateway no booking could use, and nothing said so.
+ * (Enabling without settings is spelled with the code alone, which keeps what was stored.)
  */
 export function splitGatewaySettings(code: Gateway, input: Record<string, unknown>, basePath: string): { value: SplitGatewaySettings; errors: FieldError[] } {
   const fields = GATEWAY_FIELDS[code];
   const errors: FieldError[] = [];
   const value: SplitGatewaySettings = { settings: {}, secrets: {} };
-  if (Object.keys(input).length === 0) return { value, errors };
   for (const name of Object.keys(input)) {
     if (!fields.some((field) => field.name === name)) {
       errors.push({ path: `${basePath}/${name}`, message: `is not a ${code} setting (known: ${fields.map((f) => f.name).join(', ')})` });

@@ -305,6 +305,7 @@ const FORMAT_MESSAGES: Record<string, string> = {
 
 interface AjvError {
   instancePath: string;
+  schemaPath?: string;
   keyword: string;
   params: Record<string, unknown>;
   message?: string;
@@ -318,7 +319,7 @@ const CONTEXT_PREFIX: Record<string, string> = { body: '', querystring: '/query'
  */
 export function mapValidationErrors(errors: readonly AjvError[] | unknown[], context: string | undefined): FieldError[] {
   const prefix = CONTEXT_PREFIX[context ?? 'body'] ?? '';
-  const list = errors as AjvError[];
+  const list = keepMatchingBranches(errors as AjvError[]);
   const anyOfPaths = new Set(list.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
   const result: FieldError[] = [];
   const seen = new Set<string>();
@@ -353,6 +354,32 @@ export function mapValidationErrors(errors: readonly AjvError[] | unknown[], con
     }
   }
   return result;
+}
+
+/**
+ * An `anyOf` whose value has the shape of exactly one branch (an object where the branches
+ * are an array and an object) fails for what is wrong inside that branch: those errors are
+ * kept and the others dropped, so `{ "gateways": { "stripe": {} } }` names
+ * `/gateways/stripe/secretKey` instead of "must be array or object". A branch counts as the
+ * value's shape when none of its errors is at the value itself; with no such branch, or
+ * several, the errors stay as they are and collapse into "must be X or Y".
+ */
+function keepMatchingBranches(errors: AjvError[]): AjvError[] {
+  let list = errors;
+  for (const anyOf of errors.filter((error) => error.keyword === 'anyOf' && error.schemaPath !== undefined)) {
+    const base = `${anyOf.schemaPath}/`;
+    const branches = new Map<string, AjvError[]>();
+    for (const error of list) {
+      if (!error.schemaPath?.startsWith(base)) continue;
+      const branch = error.schemaPath.slice(base.length).split('/')[0]!;
+      branches.set(branch, [...(branches.get(branch) ?? []), error]);
+    }
+    const shaped = [...branches.entries()].filter(([, branchErrors]) => branchErrors.every((error) => error.instancePath.length > anyOf.instancePath.length));
+    if (shaped.length !== 1) continue;
+    const [kept] = shaped[0]!;
+    list = list.filter((error) => error !== anyOf && !(error.schemaPath?.startsWith(base) && error.schemaPath.slice(base.length).split('/')[0] !== kept));
+  }
+  return list;
 }
 
 function describeAlternatives(errors: AjvError[], instancePath: string): string {

@@ -38,7 +38,7 @@ export interface BookingMessagePayload extends PaidDetails {
   attendee: { name: string; email: string };
   /** A moved meeting: where it was, shown beside the new time. */
   previous?: { start: number; end: number } | undefined;
-  /** The participant's private manage link `{PUBLIC_URL}/booking/{token}` (participant's messages only). */
+  /** The meeting's private manage link `{PUBLIC_URL}/booking/{token}` (in the participant's and the host's messages). */
   manageUrl?: string | undefined;
   /** The meeting's place gets a room whose link is not there yet: the message says it follows. */
   linkFollows?: boolean | undefined;

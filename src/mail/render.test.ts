@@ -137,11 +137,14 @@ describe('booking messages from hostile input', () => {
     expect(message.html).not.toMatch(/[\u0000\r]/);
   });
 
-  it('render a plain booking the same as before in text, and as HTML paragraphs', () => {
+  it('render a plain booking as text that reads line by line, and as an HTML table of the same lines', () => {
     const message = renderBookingMessage(payload({ recipient: 'host', lang: 'en', to: { name: 'Anna Nowak', email: 'anna@acme.test' } }));
     const lines = message.text.split('\n');
     expect(lines[5]).toMatch(/^When: .*\(Europe\/Warsaw\)$/);
-    expect(lines.toSpliced(5, 1)).toEqual([
+    const calendar = lines.indexOf('Add to your calendar:');
+    expect(lines[calendar + 1]).toMatch(/^ {2}Google Calendar: https:\/\/calendar\.google\.com\/calendar\/render\?action=TEMPLATE&/);
+    expect(lines[calendar + 2]).toMatch(/^ {2}Outlook: https:\/\/outlook\.live\.com\/calendar\//);
+    expect(lines.toSpliced(calendar, 3).toSpliced(5, 1)).toEqual([
       'Hello Anna Nowak,',
       '',
       'a meeting has been booked with you.',
@@ -152,11 +155,68 @@ describe('booking messages from hostile input', () => {
       'Phone: +48 600 000 000',
       'Note: Proszę o link',
       '',
+      '',
       'The calendar invitation is attached.',
       '',
       '— Acme, via termin',
       '',
     ]);
-    expect(message.html).toContain('<p><strong>What:</strong> Konsultacja<br>\n<strong>When:</strong> ');
+    expect(message.html).toMatch(/<th scope="row"[^>]*>What<\/th><td[^>]*>Konsultacja<\/td><\/tr>/);
+  });
+});
+
+describe('booking messages: links and labels', () => {
+  const room = 'https://zoom.us/j/81234567890';
+  const manage = 'http://termin.test/booking/AbCdEfGhIjKlMnOpQrStUv';
+  const located = payload({
+    lang: 'en',
+    manageUrl: manage,
+    meeting: { ...payload().meeting, location: { place: 'zoom', text: room, url: room, address: null, phone: null, source: null } },
+  });
+  const buttons = (html: string) => [...html.matchAll(/<a href="([^"]+)" class="button"[^>]*>([^<]+)<\/a>/g)].map((match) => [match[2], match[1]]);
+
+  it('give the participant buttons to join and to reschedule or cancel, and the same links in the text', () => {
+    const message = renderBookingMessage(located);
+    expect(buttons(message.html)).toEqual([
+      ['Join the meeting', room],
+      ['Reschedule or cancel', manage],
+    ]);
+    expect(message.text).toContain(`Link: ${room}\n`);
+    expect(message.text).toContain(`To cancel or move the meeting: ${manage}\n`);
+    const google = new URL(/Google Calendar: (\S+)/.exec(message.text)![1]!);
+    expect(google.searchParams.get('dates')).toBe('20270329T070000Z/20270329T073000Z');
+    expect(google.searchParams.get('location')).toBe(room);
+    expect(google.searchParams.get('details')).toContain(manage);
+  });
+
+  it("give the host the manage link too, and keep the participant's note out of the participant's own invitation", () => {
+    const host = renderBookingMessage({ ...located, recipient: 'host', to: { name: 'Anna Nowak', email: 'anna@acme.test' } });
+    expect(buttons(host.html).map(([, href]) => href)).toEqual([room, manage]);
+    const hostEvent = parse(host.ics.content).event;
+    expect(hostEvent.getFirstPropertyValue('description')).toBe(`Proszę o link\n\nReschedule or cancel: ${manage}`);
+    const participantEvent = parse(renderBookingMessage(located).ics.content).event;
+    expect(participantEvent.getFirstPropertyValue('description')).toBe(`Reschedule or cancel: ${manage}`);
+    expect(participantEvent.getFirstPropertyValue('url')).toBe(room);
+  });
+
+  it('offer no buttons or calendar links in a cancellation', () => {
+    const message = renderBookingMessage({ ...located, event: 'cancelled', meeting: { ...located.meeting, sequence: 1 } });
+    expect(buttons(message.html)).toEqual([]);
+    expect(message.text).not.toContain('Add to your calendar');
+    expect(parse(message.ics.content).event.getFirstPropertyValue('description')).toBeNull();
+  });
+
+  it('do not double the colon of a question that ends with its own punctuation', () => {
+    const message = renderBookingMessage({
+      ...located,
+      recipient: 'host',
+      answers: [
+        { label: 'What would you like to discuss?', type: 'text', answer: 'Taxes' },
+        { label: 'Company', type: 'text', answer: 'Acme' },
+      ],
+    });
+    expect(message.text).toContain('What would you like to discuss? Taxes\n');
+    expect(message.text).toContain('Company: Acme\n');
+    expect(message.text).not.toContain('?:');
   });
 });

@@ -1,11 +1,11 @@
 import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod, ICalEventStatus } from 'ical-generator';
-import { DateTime } from 'luxon';
 import type { Lang } from '../domain/meeting.js';
 import type { AnsweredQuestion } from '../domain/form.js';
 import { escapeHtml, toParameterValue, toSingleLine, toTextLines } from '../domain/text.js';
 import { PLACE_LABELS } from '../domain/place-labels.js';
 import type { BookingMessagePayload, PaymentMessagePayload } from './booking-message.js';
-import { formatMinorUnits } from '../domain/money.js';
+import { calendarLinks } from '../domain/calendar-links.js';
+import { formatDateTime, formatMoney, formatSpan } from '../domain/formats.js';
 
 export interface RenderedMessage {
   to: { name: string; email: string };
@@ -47,6 +47,10 @@ interface Strings {
   answers: string;
   yes: string;
   no: string;
+  /** Buttons: the meeting's link, and the private manage page. */
+  join: string;
+  manageButton: string;
+  addToCalendar: string;
 }
 
 interface Vars {
@@ -85,6 +89,9 @@ const STRINGS: Record<Lang, Strings> = {
     answers: 'Answers to the booking questions',
     yes: 'Yes',
     no: 'No',
+    join: 'Join the meeting',
+    manageButton: 'Reschedule or cancel',
+    addToCalendar: 'Add to your calendar',
   },
   pl: {
     confirmedSubject: (v) => `Potwierdzenie: ${v.topic} – ${v.other}, ${v.date}`,
@@ -115,6 +122,9 @@ const STRINGS: Record<Lang, Strings> = {
     answers: 'Odpowiedzi na pytania z rezerwacji',
     yes: 'Tak',
     no: 'Nie',
+    join: 'Dołącz do spotkania',
+    manageButton: 'Zmień termin lub odwołaj',
+    addToCalendar: 'Dodaj do kalendarza',
   },
 };
 
@@ -187,20 +197,42 @@ interface Line {
   /** A single-line value; `lines` instead for text that may span lines (a note, a reason). */
   value: string;
   lines?: string[];
+  /** The value is this link (shown as a link in HTML). */
+  href?: string;
+}
+
+/**
+ * A button of the HTML part (a link drawn as a button), and how the text part says it:
+ * `text` is the line's label there, or undefined when a line of the message already
+ * carries the same link (the meeting's `Link:`).
+ */
+interface Action {
+  label: string;
+  url: string;
+  text?: string | undefined;
+}
+
+/** Everything of one message before it becomes text and HTML. */
+interface MessageParts {
+  paragraphs: Line[][];
+  actions: Action[];
+  /** Links under `calendarHeading` ("Add to your calendar", both parts); empty for a cancellation. */
+  calendar: { label: string; url: string }[];
+  calendarHeading?: string;
+  /** The closing paragraphs, after the buttons: the invitation note and the signature. */
+  closing: Line[][];
 }
 
 /** Subject, plain text, HTML and iCalendar invitation of one booking message, in its language and zone. */
 export function renderBookingMessage(payload: BookingMessagePayload): RenderedMessage {
   const s = STRINGS[payload.lang];
   const { meeting } = payload;
-  const start = DateTime.fromMillis(meeting.start, { zone: payload.timezone }).setLocale(payload.lang);
-  const end = DateTime.fromMillis(meeting.end, { zone: payload.timezone }).setLocale(payload.lang);
   const toHost = payload.recipient === 'host';
   const cancelled = payload.event === 'cancelled';
   const topic = one(meeting.topicName);
   const attendee = { name: one(payload.attendee.name), email: address(payload.attendee.email) };
   const organizer = { name: one(payload.organizer.name), email: address(payload.organizer.email) };
-  const vars: Vars = { topic, other: toHost ? attendee.name : organizer.name, date: start.toLocaleString(DateTime.DATETIME_MED) };
+  const vars: Vars = { topic, other: toHost ? attendee.name : organizer.name, date: formatDateTime(meeting.start, payload.timezone, payload.lang) };
   const moved = payload.event === 'rescheduled' ? RESCHEDULE_STRINGS[payload.lang] : payload.event === 'located' ? { ...LOCATED_STRINGS[payload.lang], previously: '' } : null;
   const subject = one(
     moved
@@ -210,9 +242,8 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
         : (cancelled ? s.cancelledSubject : s.confirmedSubject)(vars),
   );
   const lead = moved ? (toHost ? moved.hostLead : moved.lead) : toHost ? (cancelled ? s.hostCancelledLead : s.hostConfirmedLead) : cancelled ? s.cancelledLead : s.confirmedLead;
-  const span = (from: DateTime, to: DateTime) =>
-    `${from.toLocaleString(DateTime.DATE_HUGE)}, ${from.toLocaleString(DateTime.TIME_SIMPLE)}–${to.toLocaleString(DateTime.TIME_SIMPLE)} (${one(payload.timezone)})`;
-  const when = span(start, end);
+  const span = (from: number, to: number) => formatSpan(from, to, one(payload.timezone), payload.lang);
+  const when = span(meeting.start, meeting.end);
   const details: Line[] = [
     { label: s.what, value: topic },
     { label: s.when, value: when },
@@ -221,7 +252,7 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
   ];
   const location = meeting.location ?? null;
   if (location?.address) details.push({ label: s.address, value: one(location.address) });
-  if (location?.url) details.push({ label: s.link, value: one(location.url) });
+  if (location?.url) details.push({ label: s.link, value: one(location.url), href: one(location.url) });
   if (location?.conferenceId) details.push({ label: s.conferenceId, value: one(location.conferenceId) });
   if (location?.password) details.push({ label: s.password, value: one(location.password) });
   if (location?.phone) details.push({ label: s.phoneNumber, value: one(location.phone) });
@@ -232,28 +263,39 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
   if (cancelled && meeting.cancelReason) details.push(multiLine(s.reason, meeting.cancelReason));
   if (!cancelled) details.push(...paidLines(payload));
   if (moved && payload.previous) {
-    const zone = { zone: payload.timezone };
-    details.splice(2, 0, {
-      label: moved.previously,
-      value: span(DateTime.fromMillis(payload.previous.start, zone).setLocale(payload.lang), DateTime.fromMillis(payload.previous.end, zone).setLocale(payload.lang)),
-    });
+    details.splice(2, 0, { label: moved.previously, value: span(payload.previous.start, payload.previous.end) });
   }
-  const paragraphs: Line[][] = [
-    [{ value: s.greeting(one(payload.to.name)) }],
-    [{ value: lead }],
-    details,
-    ...(toHost && payload.answers && payload.answers.length > 0 ? [answerLines(payload.answers, s)] : []),
-    [{ value: cancelled ? s.cancelInvitation : moved ? moved.invitation : s.invitation }],
-    ...(payload.manageUrl && !cancelled ? [[{ label: RESCHEDULE_STRINGS[payload.lang].manage, value: one(payload.manageUrl) }]] : []),
-    [{ value: s.signature(one(payload.accountName)) }],
-  ];
-  return {
-    to: { name: one(payload.to.name), email: address(payload.to.email) },
-    subject,
-    text: renderText(paragraphs),
-    html: renderHtml(paragraphs, payload.lang, subject),
+  const manage = payload.manageUrl && !cancelled ? one(payload.manageUrl) : null;
+  const actions: Action[] = [];
+  if (!cancelled && location?.url) actions.push({ label: s.join, url: one(location.url) });
+  if (manage) actions.push({ label: s.manageButton, url: manage, text: RESCHEDULE_STRINGS[payload.lang].manage });
+  const links = cancelled
+    ? null
+    : calendarLinks({
+        title: `${topic}: ${toHost ? attendee.name : organizer.name}`,
+        start: meeting.start,
+        end: meeting.end,
+        location: location?.url ?? location?.text ?? PLACE_LABELS[payload.lang][meeting.place],
+        details: manage ? `${s.manageButton}: ${manage}` : null,
+      });
+  return renderParts(payload.lang, subject, payload.to, {
+    paragraphs: [
+      [{ value: s.greeting(one(payload.to.name)) }],
+      [{ value: lead }],
+      details,
+      ...(toHost && payload.answers && payload.answers.length > 0 ? [answerLines(payload.answers, s)] : []),
+    ],
+    actions,
+    calendar: links
+      ? [
+          { label: 'Google Calendar', url: links.google },
+          { label: 'Outlook', url: links.outlook },
+        ]
+      : [],
+    calendarHeading: s.addToCalendar,
+    closing: [[{ value: cancelled ? s.cancelInvitation : moved ? moved.invitation : s.invitation }], [{ value: s.signature(one(payload.accountName)) }]],
     ics: renderInvitation(payload, PLACE_LABELS[payload.lang][meeting.place]),
-  };
+  });
 }
 
 /**
@@ -277,27 +319,110 @@ function multiLine(label: string, value: string): Line {
   return { label, value: lines[0] ?? '', lines };
 }
 
+/** `What` → "What:", but "What would you like to discuss?" keeps its own question mark. */
+function withColon(label: string): string {
+  return /[?:!.]$/.test(label) ? label : `${label}:`;
+}
+
+/** The message's text and HTML parts from the same parts, with its subject and recipient. */
+function renderParts(lang: Lang, subject: string, to: { name: string; email: string }, parts: MessageParts & { ics: RenderedMessage['ics'] }): RenderedMessage {
+  return {
+    to: { name: one(to.name), email: address(to.email) },
+    subject,
+    text: renderText(parts),
+    html: renderHtml(parts, lang, subject),
+    ics: parts.ics,
+  };
+}
+
 /**
- * Paragraphs separated by a blank line, one `Label: value` per line. The continuation
- * lines of a note are indented, so no line a participant wrote can pass for one of ours.
+ * Paragraphs separated by a blank line, one `Label: value` per line, then the buttons as
+ * `Label: link` lines and the calendar links. The continuation lines of a note are
+ * indented, so no line a participant wrote can pass for one of ours.
  */
-function renderText(paragraphs: Line[][]): string {
+function renderText(parts: MessageParts): string {
   const render = (line: Line) => {
     const [first = '', ...rest] = line.lines ?? [line.value];
-    const head = line.label === undefined ? first : `${line.label}: ${first}`;
+    const head = line.label === undefined ? first : `${withColon(line.label)} ${first}`;
     return [head, ...rest.map((continued) => `  ${continued}`.trimEnd())].join('\n');
   };
+  const actions = parts.actions.filter((action) => action.text !== undefined).map((action): Line => ({ label: action.text!, value: action.url }));
+  const calendar: Line[] =
+    parts.calendar.length > 0 ? [{ value: withColon(parts.calendarHeading ?? '') }, ...parts.calendar.map((link): Line => ({ label: `  ${link.label}`, value: link.url }))] : [];
+  const paragraphs = [...parts.paragraphs, ...(actions.length > 0 ? [actions] : []), ...(calendar.length > 0 ? [calendar] : []), ...parts.closing];
   return `${paragraphs.map((paragraph) => paragraph.map(render).join('\n')).join('\n\n')}\n`;
 }
 
-/** The same paragraphs as HTML; every value is escaped, line breaks of a note become `<br>`. */
-function renderHtml(paragraphs: Line[][], lang: Lang, title: string): string {
-  const render = (line: Line) => {
-    const value = (line.lines ?? [line.value]).map(escapeHtml).join('<br>\n');
-    return line.label === undefined ? value : `<strong>${escapeHtml(line.label)}:</strong> ${value}`;
+/*
+ * The HTML part is laid out the way mail programs render reliably: nested tables, every
+ * style inline (Gmail drops <style> in many cases), a 600 px column that shrinks to the
+ * screen, long values (links) allowed to break so nothing scrolls sideways at 360 px, and
+ * buttons that are plain links with a coloured cell behind them (Outlook ignores padding
+ * on links). Every value is escaped; a note's line breaks become <br>.
+ */
+const FONT = "font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
+const INK = '#1f2328';
+const MUTED = '#57606a';
+const ACCENT = '#1d4ed8';
+
+function renderHtml(parts: MessageParts, lang: Lang, title: string): string {
+  const value = (line: Line) => {
+    const text = (line.lines ?? [line.value]).map(escapeHtml).join('<br>\n');
+    return line.href ? `<a href="${escapeHtml(line.href)}" style="color:${ACCENT};word-break:break-all;">${text}</a>` : text;
   };
-  const body = paragraphs.map((paragraph) => `<p>${paragraph.map(render).join('<br>\n')}</p>`).join('\n');
-  return `<!doctype html>\n<html lang="${lang}"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body>\n${body}\n</body></html>\n`;
+  const paragraph = (lines: Line[]) => {
+    // Labelled lines become a two-column table (label, value); sentences stay paragraphs.
+    const out: string[] = [];
+    let rows: string[] = [];
+    const flush = () => {
+      if (rows.length > 0)
+        out.push(
+          `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="border-collapse:collapse;margin:0 0 16px;">\n${rows.join('\n')}\n</table>`,
+        );
+      rows = [];
+    };
+    for (const line of lines) {
+      if (line.label === undefined) {
+        flush();
+        out.push(`<p style="margin:0 0 16px;">${value(line)}</p>`);
+      } else {
+        rows.push(
+          `<tr><th scope="row" align="left" valign="top" style="padding:4px 12px 4px 0;font-weight:600;color:${MUTED};width:30%;">${escapeHtml(line.label)}</th>` +
+            `<td valign="top" style="padding:4px 0;overflow-wrap:anywhere;word-break:break-word;">${value(line)}</td></tr>`,
+        );
+      }
+    }
+    flush();
+    return out.join('\n');
+  };
+  const buttons = parts.actions
+    .map(
+      (action, index) =>
+        `<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="margin:0 0 12px;"><tr><td style="border-radius:6px;background:${index === 0 ? ACCENT : '#ffffff'};border:2px solid ${ACCENT};">` +
+        `<a href="${escapeHtml(action.url)}" class="button" style="display:inline-block;padding:12px 20px;${FONT};font-size:16px;font-weight:600;line-height:1.2;color:${index === 0 ? '#ffffff' : ACCENT};text-decoration:none;border-radius:6px;">${escapeHtml(action.label)}</a></td></tr></table>`,
+    )
+    .join('\n');
+  const calendar =
+    parts.calendar.length > 0
+      ? `<p style="margin:4px 0 16px;color:${MUTED};">${escapeHtml(parts.calendarHeading ?? '')}: ${parts.calendar
+          .map((link) => `<a href="${escapeHtml(link.url)}" class="calendar" style="color:${ACCENT};">${escapeHtml(link.label)}</a>`)
+          .join(' · ')}</p>`
+      : '';
+  const closing = parts.closing.map((lines) => `<p style="margin:0 0 16px;color:${MUTED};font-size:14px;">${lines.map(value).join('<br>\n')}</p>`).join('\n');
+  return `<!doctype html>
+<html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light"><title>${escapeHtml(title)}</title></head>
+<body style="margin:0;padding:0;background:#f4f5f7;">
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="background:#f4f5f7;"><tr><td align="center" style="padding:24px 8px;">
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="max-width:600px;width:100%;background:#ffffff;border:1px solid #e3e5e8;border-radius:8px;">
+<tr><td style="padding:24px 20px;${FONT};font-size:16px;line-height:1.5;color:${INK};text-align:left;">
+${parts.paragraphs.map(paragraph).join('\n')}
+${buttons}
+${calendar}
+${closing}
+</td></tr></table>
+</td></tr></table>
+</body></html>
+`;
 }
 
 /**
@@ -316,7 +441,11 @@ export function renderInvitation(payload: BookingMessagePayload, placeLabel: str
   const cancelled = payload.event === 'cancelled';
   const method = cancelled ? ICalCalendarMethod.CANCEL : ICalCalendarMethod.REQUEST;
   const calendar = ical({ prodId: { company: 'termin', product: 'termin', language: 'EN' }, method });
-  const note = payload.meeting.note === null ? [] : toTextLines(payload.meeting.note);
+  // The note is the participant's message to the host: only the host's invitation carries it.
+  // Both carry the manage link, so it is at hand from the calendar entry too.
+  const note = payload.meeting.note === null || payload.recipient !== 'host' ? [] : toTextLines(payload.meeting.note);
+  const manage = payload.manageUrl && !cancelled ? [`${STRINGS[payload.lang].manageButton}: ${one(payload.manageUrl)}`] : [];
+  const description = [...note, ...(note.length > 0 && manage.length > 0 ? [''] : []), ...manage];
   calendar.createEvent({
     id: `${payload.meeting.uuid}@termin`,
     sequence: payload.meeting.sequence,
@@ -327,7 +456,7 @@ export function renderInvitation(payload: BookingMessagePayload, placeLabel: str
     // What a calendar shows and can act on: the address (maps), the link, the number; else the place.
     location: one(payload.meeting.location?.text ?? placeLabel),
     url: payload.meeting.location?.url ? one(payload.meeting.location.url) : null,
-    description: note.length > 0 ? note.join('\n') : undefined,
+    description: description.length > 0 ? description.join('\n') : undefined,
     status: cancelled ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
     organizer: { name: toParameterValue(payload.organizer.name), email: address(payload.organizer.email) },
     attendees: [
@@ -354,6 +483,7 @@ interface PaymentStrings {
   amount: string;
   payBy: string;
   payLink: string;
+  payButton: string;
   pendingSubject: (topic: string) => string;
   pendingLead: string;
   releasedSubject: (topic: string) => string;
@@ -370,6 +500,7 @@ const PAYMENT_STRINGS: Record<Lang, PaymentStrings> = {
     amount: 'Amount',
     payBy: 'Pay by',
     payLink: 'Pay here',
+    payButton: 'Pay',
     pendingSubject: (topic) => `Payment needed: ${topic}`,
     pendingLead: 'your meeting is reserved until you pay. Once the payment is received, you get the confirmation with the calendar invitation.',
     releasedSubject: (topic) => `Slot released: ${topic}`,
@@ -387,6 +518,7 @@ const PAYMENT_STRINGS: Record<Lang, PaymentStrings> = {
     amount: 'Kwota',
     payBy: 'Termin płatności',
     payLink: 'Zapłać tutaj',
+    payButton: 'Zapłać',
     pendingSubject: (topic) => `Oczekuje na płatność: ${topic}`,
     pendingLead: 'Twoje spotkanie jest zarezerwowane do czasu płatności. Po jej otrzymaniu wyślemy potwierdzenie z zaproszeniem do kalendarza.',
     releasedSubject: (topic) => `Termin zwolniony: ${topic}`,
@@ -400,13 +532,12 @@ const PAYMENT_STRINGS: Record<Lang, PaymentStrings> = {
   },
 };
 
-/** 15000 PLN → "150.00 PLN" (en), "150,00 PLN" (pl). */
+/** 15000 PLN → "PLN 150.00" (en), "150,00 zł" (pl): the formats module's money, as on the pages. */
 export function formatAmount(amount: number, currency: string, lang: Lang): string {
-  const decimal = formatMinorUnits(amount, currency);
-  return `${lang === 'pl' ? decimal.replace('.', ',') : decimal} ${one(currency)}`;
+  return formatMoney(amount, one(currency), lang);
 }
 
-/** "Paid: 150.00 PLN" and the invoice fields, one line (the address may span lines). */
+/** "Paid: PLN 150.00" and the invoice fields, one line (the address may span lines). */
 function paidLines(payload: BookingMessagePayload): Line[] {
   const s = PAYMENT_STRINGS[payload.lang];
   const lines: Line[] = [];
@@ -426,12 +557,7 @@ export function renderPaymentMessage(payload: PaymentMessagePayload): RenderedMe
   const s = STRINGS[payload.lang];
   const p = PAYMENT_STRINGS[payload.lang];
   const topic = one(payload.topicName);
-  const zone = { zone: payload.timezone };
-  const when = payload.meetings.map((meeting) => {
-    const start = DateTime.fromMillis(meeting.start, zone).setLocale(payload.lang);
-    const end = DateTime.fromMillis(meeting.end, zone).setLocale(payload.lang);
-    return `${start.toLocaleString(DateTime.DATE_HUGE)}, ${start.toLocaleString(DateTime.TIME_SIMPLE)}–${end.toLocaleString(DateTime.TIME_SIMPLE)} (${one(payload.timezone)})`;
-  });
+  const when = payload.meetings.map((meeting) => formatSpan(meeting.start, meeting.end, one(payload.timezone), payload.lang));
   const details: Line[] = [
     { label: s.what, value: topic },
     ...when.map((value) => ({ label: s.when, value })),
@@ -440,12 +566,13 @@ export function renderPaymentMessage(payload: PaymentMessagePayload): RenderedMe
   let subject: string;
   let lead: string;
   const extra: Line[][] = [];
+  const actions: Action[] = [];
   if (payload.event === 'pending') {
     subject = p.pendingSubject(topic);
     lead = p.pendingLead;
     if (payload.deadline !== undefined)
-      details.push({ label: p.payBy, value: DateTime.fromMillis(payload.deadline, zone).setLocale(payload.lang).toLocaleString(DateTime.DATETIME_FULL) });
-    if (payload.payUrl) extra.push([{ label: p.payLink, value: one(payload.payUrl) }]);
+      details.push({ label: p.payBy, value: `${formatDateTime(payload.deadline, one(payload.timezone), payload.lang)} (${one(payload.timezone)})` });
+    if (payload.payUrl) actions.push({ label: `${p.payButton} ${formatAmount(payload.amount, payload.currency, payload.lang)}`, url: one(payload.payUrl), text: p.payLink });
   } else if (payload.event === 'released') {
     subject = p.releasedSubject(topic);
     lead = p.releasedLead;
@@ -454,14 +581,13 @@ export function renderPaymentMessage(payload: PaymentMessagePayload): RenderedMe
     lead = p.refundedLead[payload.refundReason ?? 'cancelled'];
     extra.push([{ value: p.refundNote }]);
   }
-  const paragraphs: Line[][] = [[{ value: s.greeting(one(payload.to.name)) }], [{ value: lead }], details, ...extra, [{ value: s.signature(one(payload.accountName)) }]];
   const title = one(subject);
-  return {
-    to: { name: one(payload.to.name), email: address(payload.to.email) },
-    subject: title,
-    text: renderText(paragraphs),
-    html: renderHtml(paragraphs, payload.lang, title),
+  return renderParts(payload.lang, title, payload.to, {
+    paragraphs: [[{ value: s.greeting(one(payload.to.name)) }], [{ value: lead }], details, ...extra],
+    actions,
+    calendar: [],
+    closing: [[{ value: s.signature(one(payload.accountName)) }]],
     // No calendar part: the transport attaches nothing for an empty invitation (see NO_INVITATION).
     ics: { method: 'REQUEST', content: '' },
-  };
+  });
 }

@@ -55,7 +55,8 @@ export interface AccountPatch {
   name?: string | undefined;
   timezone?: string | undefined;
   places?: Place[] | undefined;
-  gateways?: { code: Gateway; settings?: object | undefined }[] | undefined;
+  /** `settingsPath`: where the settings sit in the request, for the errors (default `/gateways/{code}`). */
+  gateways?: { code: Gateway; settings?: object | undefined; settingsPath?: string | undefined }[] | undefined;
   /** Per provider, its OAuth app's settings, or null to remove it. */
   integrations?: Readonly<Record<string, Readonly<Record<string, unknown>> | null | undefined>> | undefined;
 }
@@ -135,9 +136,9 @@ function validateAccountPatch(patch: AccountPatch): { changes: AccountChanges; g
       seen.add(gateway.code);
     });
     gateways = patch.gateways.map((gateway) => {
-      const settings = (gateway.settings ?? {}) as Record<string, unknown>;
-      if (Object.keys(settings).length === 0) return { code: gateway.code, split: null };
-      const split = splitGatewaySettings(gateway.code, settings, `/gateways/${gateway.code}`);
+      if (gateway.settings === undefined) return { code: gateway.code, split: null };
+      const settings = gateway.settings as Record<string, unknown>;
+      const split = splitGatewaySettings(gateway.code, settings, gateway.settingsPath ?? `/gateways/${gateway.code}`);
       errors.push(...split.errors);
       return { code: gateway.code, split: split.value };
     });

@@ -1715,39 +1715,83 @@ export interface operations {
           /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
           timezone?: string;
           places?: ("offline" | "phone-call" | "google-meet" | "teamsForBusiness" | "skypeForBusiness" | "skypeForConsumer" | "zoom" | "webex")[];
-          /** @description The enabled payment gateways, replacing the current set: `["stripe", "p24"]`, `[{ "code": "stripe", "settings": {…} }]` or `{ "stripe": {…settings} }`. */
+          /** @description The enabled payment gateways, replacing the current set: `{ "stripe": {…settings} }`, `[{ "code": "stripe", "settings": {…} }]`, or `["stripe", "p24"]`. A code without settings keeps what was stored for it (enabled, not configured if nothing was); settings, when given, must be complete: a missing field is 400 at its path and nothing is stored. */
           gateways?: ((("stripe" | "p24" | "payu" | "paypal" | "tpay") | ({
               /**
                * @description A payment gateway code.
                * @enum {string}
                */
               code: "stripe" | "p24" | "payu" | "paypal" | "tpay";
-              /** @description Any JSON object. At most 8 levels deep (the object itself is level 1), 100 keys per object or elements per array, 1000 values in all, keys of at most 200 characters on one line, and strings of at most 5000 characters without control characters other than tab and line breaks. */
+              /** @description The gateway's settings, the same fields as in the map spelling (all required). */
               settings?: {
                 [key: string]: unknown;
               };
-            }))[]) | {
-            /** @description Any JSON object. At most 8 levels deep (the object itself is level 1), 100 keys per object or elements per array, 1000 values in all, keys of at most 200 characters on one line, and strings of at most 5000 characters without control characters other than tab and line breaks. */
+            }))[]) | ({
+            /**
+             * Stripe settings
+             * @description Every field is required: Stripe is usable for bookings once all are stored.
+             */
             stripe?: {
-              [key: string]: unknown;
+              /** @description Write-only: stored encrypted, never returned or logged. One line: no control characters. */
+              secretKey: string;
+              /** @description Write-only: stored encrypted, never returned or logged. One line: no control characters. */
+              webhookSecret: string;
             };
-            /** @description Any JSON object. At most 8 levels deep (the object itself is level 1), 100 keys per object or elements per array, 1000 values in all, keys of at most 200 characters on one line, and strings of at most 5000 characters without control characters other than tab and line breaks. */
+            /**
+             * Przelewy24 settings
+             * @description Every field is required: Przelewy24 is usable for bookings once all are stored.
+             */
             p24?: {
-              [key: string]: unknown;
+              /** @description A positive integer (a string of digits is taken too). Shown back in `GET /account`. */
+              merchantId: number | string;
+              /** @description A positive integer (a string of digits is taken too). Shown back in `GET /account`. */
+              posId: number | string;
+              /** @description Write-only: stored encrypted, never returned or logged. One line: no control characters. */
+              apiKey: string;
+              /** @description Write-only: stored encrypted, never returned or logged. One line: no control characters. */
+              crc: string;
             };
-            /** @description Any JSON object. At most 8 levels deep (the object itself is level 1), 100 keys per object or elements per array, 1000 values in all, keys of at most 200 characters on one line, and strings of at most 5000 characters without control characters other than tab and line breaks. */
+            /**
+             * PayU settings
+             * @description Every field is required: PayU is usable for bookings once all are stored.
+             */
             payu?: {
-              [key: string]: unknown;
+              /** @description Shown back in `GET /account`. One line: no control characters. */
+              posId: string;
+              /** @description Shown back in `GET /account`. One line: no control characters. */
+              clientId: string;
+              /** @description Write-only: stored encrypted, never returned or logged. One line: no control characters. */
+              clientSecret: string;
+              /** @description Write-only: stored encrypted, never returned or logged. One line: no control characters. */
+              secondKey: string;
             };
-            /** @description Any JSON object. At most 8 levels deep (the object itself is level 1), 100 keys per object or elements per array, 1000 values in all, keys of at most 200 characters on one line, and strings of at most 5000 characters without control characters other than tab and line breaks. */
+            /**
+             * PayPal settings
+             * @description Every field is required: PayPal is usable for bookings once all are stored.
+             */
             paypal?: {
-              [key: string]: unknown;
+              /** @description Shown back in `GET /account`. One line: no control characters. */
+              clientId: string;
+              /** @description Write-only: stored encrypted, never returned or logged. One line: no control characters. */
+              clientSecret: string;
+              /** @description Shown back in `GET /account`. One line: no control characters. */
+              webhookId: string;
             };
-            /** @description Any JSON object. At most 8 levels deep (the object itself is level 1), 100 keys per object or elements per array, 1000 values in all, keys of at most 200 characters on one line, and strings of at most 5000 characters without control characters other than tab and line breaks. */
+            /**
+             * Tpay settings
+             * @description Every field is required: Tpay is usable for bookings once all are stored.
+             */
             tpay?: {
-              [key: string]: unknown;
+              /** @description Shown back in `GET /account`. One line: no control characters. */
+              clientId: string;
+              /** @description Write-only: stored encrypted, never returned or logged. One line: no control characters. */
+              clientSecret: string;
+              /** @description Shown back in `GET /account`. One line: no control characters. */
+              merchantId: string;
+              /** @description Write-only: stored encrypted, never returned or logged. One line: no control characters. */
+              securityCode: string;
             };
-          };
+          });
           /** @description The OAuth apps per provider, each changed on its own (the others stay): `{ "zoom": { "clientId": "…", "clientSecret": "…" } }`. A secret left out keeps the stored one; `null` removes the app. */
           integrations?: {
             zoom?: {

@@ -63,8 +63,10 @@ for (const dialect of DIALECTS) {
 
     it('PATCH /account takes gateways as codes, objects or a map; a code alone keeps what was stored', async () => {
       const own = await createTestAccount(t.ctx);
-      const asMap = await call(t.app, own.apiKey, 'PATCH', '/api/v1/account', { gateways: { stripe: stripeSettings, paypal: {} } });
-      expect(asMap.json().gateways).toEqual([
+      const asMap = await call(t.app, own.apiKey, 'PATCH', '/api/v1/account', { gateways: { stripe: stripeSettings } });
+      expect(asMap.json().gateways).toEqual([{ code: 'stripe', configured: true, settings: {} }]);
+      const asObjects = await call(t.app, own.apiKey, 'PATCH', '/api/v1/account', { gateways: [{ code: 'stripe' }, { code: 'paypal' }] });
+      expect(asObjects.json().gateways).toEqual([
         { code: 'stripe', configured: true, settings: {} },
         { code: 'paypal', configured: false, settings: {} },
       ]);
@@ -93,6 +95,60 @@ for (const dialect of DIALECTS) {
       );
       expect(problem.errors!.map((error) => error.path).sort()).toEqual(['/gateways/p24/crc', '/gateways/p24/merchantId', '/gateways/stripe/publishableKey']);
       expect((await call(t.app, own.apiKey, 'GET', '/api/v1/account')).json().gateways).toEqual([{ code: 'stripe', configured: true, settings: {} }]);
+    });
+
+    it('PATCH /account refuses an empty or incomplete settings object, naming every missing field, and stores nothing', async () => {
+      const own = await createTestAccount(t.ctx);
+      await call(t.app, own.apiKey, 'PATCH', '/api/v1/account', { gateways: { stripe: stripeSettings } });
+      const paths = async (body: unknown) =>
+        expectProblem(await call(t.app, own.apiKey, 'PATCH', '/api/v1/account', body), 400, 'VALIDATION_FAILED')
+          .errors!.map((error) => error.path)
+          .sort();
+      expect(await paths({ gateways: { stripe: {} } })).toEqual(['/gateways/stripe/secretKey', '/gateways/stripe/webhookSecret']);
+      expect(await paths({ gateways: { p24: { merchantId: 1 }, tpay: { clientId: 'c', clientSecret: 's' } } })).toEqual([
+        '/gateways/p24/apiKey',
+        '/gateways/p24/crc',
+        '/gateways/p24/posId',
+        '/gateways/tpay/merchantId',
+        '/gateways/tpay/securityCode',
+      ]);
+      expect(await paths({ gateways: [{ code: 'payu', settings: { posId: '1' } }] })).toEqual([
+        '/gateways/0/settings/clientId',
+        '/gateways/0/settings/clientSecret',
+        '/gateways/0/settings/secondKey',
+      ]);
+      expect((await call(t.app, own.apiKey, 'GET', '/api/v1/account')).json().gateways).toEqual([{ code: 'stripe', configured: true, settings: {} }]);
+    });
+
+    it("documents each gateway's settings in the OpenAPI document and on /docs, secrets write-only", async () => {
+      const document = (await call(t.app, null, 'GET', '/api/v1/openapi.json')).json();
+      const body = document.paths['/api/v1/account'].patch.requestBody.content['application/json'].schema;
+      const byMap = body.properties.gateways.anyOf.find((branch: { type: string }) => branch.type === 'object');
+      const expected = {
+        stripe: ['secretKey', 'webhookSecret'],
+        p24: ['merchantId', 'posId', 'apiKey', 'crc'],
+        payu: ['posId', 'clientId', 'clientSecret', 'secondKey'],
+        paypal: ['clientId', 'clientSecret', 'webhookId'],
+        tpay: ['clientId', 'clientSecret', 'merchantId', 'securityCode'],
+      };
+      const secrets = {
+        stripe: ['secretKey', 'webhookSecret'],
+        p24: ['apiKey', 'crc'],
+        payu: ['clientSecret', 'secondKey'],
+        paypal: ['clientSecret'],
+        tpay: ['clientSecret', 'securityCode'],
+      };
+      for (const [code, fields] of Object.entries(expected)) {
+        const schema = byMap.properties[code];
+        expect(schema.required, code).toEqual(fields);
+        expect(Object.keys(schema.properties), code).toEqual(fields);
+        expect(schema.additionalProperties, code).toBe(false);
+        const writeOnly = fields.filter((field) => schema.properties[field].writeOnly === true);
+        expect(writeOnly, code).toEqual(secrets[code as keyof typeof secrets]);
+      }
+      const docs = (await call(t.app, null, 'GET', '/docs')).body;
+      expect(docs).toContain('<code>gateways.p24.merchantId</code> <span class="req">required</span>');
+      expect(docs).toMatch(/<code>gateways\.stripe\.secretKey<\/code> <span class="req">required<\/span><\/td><td>[^<]*<\/td><td>[^<]*[Ww]rite-only/);
     });
 
     it('PATCH /account rejects unknown places, maxUsers and an empty body, and changes nothing', async () => {

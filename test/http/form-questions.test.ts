@@ -99,11 +99,11 @@ for (const dialect of DIALECTS) {
       const host = toHost[0]!;
       expect(host.text).toContain('Answers to the booking questions:');
       expect(host.text).toContain('Company: <b>Acme</b> & Co');
-      expect(host.text).toContain('What shall we discuss?: Pricing\n  Roll-out');
+      expect(host.text).toContain('What shall we discuss? Pricing\n  Roll-out');
       expect(host.text).toContain('Team size: 51+');
       expect(host.text).toContain('I accept the terms: Yes');
       expect(host.text).toContain('Send me news: No');
-      expect(host.html).toContain('<strong>Company:</strong> &lt;b&gt;Acme&lt;/b&gt; &amp; Co');
+      expect(host.html).toMatch(/>Company<\/th><td[^>]*>&lt;b&gt;Acme&lt;\/b&gt; &amp; Co<\/td>/);
       expect(host.html).not.toContain('<b>Acme</b>');
       // The participant's own message does not repeat their answers.
       const toParticipant = sent.find((message) => message.to.email === 'ok@example.com')!;

@@ -85,7 +85,7 @@ for (const dialect of DIALECTS) {
       expect(toLate.map((message) => message.subject).sort()).toEqual(['Payment needed: Consultation', 'Refund: Consultation']);
       const refundMail = toLate.find((message) => message.subject.startsWith('Refund'))!;
       expect(refundMail.text).toContain('the slot was no longer free');
-      expect(refundMail.text).toContain('Amount: 150.00 PLN');
+      expect(refundMail.text).toContain('Amount: PLN\u00a0150.00');
       expect(sent.filter((message) => message.to.email === taker.email).map((message) => message.subject)).toContainEqual(expect.stringMatching(/^Confirmed/));
     });
 

@@ -76,7 +76,7 @@ for (const dialect of DIALECTS) {
       expect(after.payment).toMatchObject({ status: 'refunded', refundedAmount: 15000 });
       expect(after.events.map((event) => event.status)).toEqual(['pending', 'paid', 'refunded']);
       expect(refundMails(sent, booking.email)).toHaveLength(1);
-      expect(refundMails(sent, booking.email)[0]!.text).toContain('150.00 PLN');
+      expect(refundMails(sent, booking.email)[0]!.text).toContain('PLN\u00a0150.00');
     });
 
     it('retries a refund P24 calls a concurrent call while the first request is still in flight, and records the first one once it answers', async () => {

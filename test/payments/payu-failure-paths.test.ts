@@ -109,7 +109,7 @@ for (const dialect of DIALECTS) {
         await runJobsCapturingMail(t.ctx, sent);
         const confirmations = sent.filter((message) => message.to.email === booking.email && message.subject.startsWith('Confirmed'));
         expect(confirmations).toHaveLength(1);
-        expect(confirmations[0]!.text).toContain('Paid: 150.00 PLN');
+        expect(confirmations[0]!.text).toContain('Paid: PLN\u00a0150.00');
       } finally {
         payu.setAutoReceive(true);
       }

@@ -134,7 +134,7 @@ describe.runIf(DIALECTS.includes('postgres'))('one Stripe notification received 
     expect(events.map((event) => event.type).sort()).toEqual(['meeting.confirmed', 'payment.paid']);
     expect(mails().filter((mail) => mail.includes(confirmation))).toHaveLength(1);
     expect(mails().filter((mail) => mail.includes('a meeting has been booked with you.'))).toHaveLength(1);
-    expect(mails().filter((mail) => mail.includes('Paid: 150.00 PLN'))).toHaveLength(2);
+    expect(mails().filter((mail) => mail.includes('Paid: PLN=C2=A0150.00'))).toHaveLength(2);
     const meeting = await api('GET', `/meetings/${booked.body.meetings[0].uuid}`);
     expect(meeting.body).toMatchObject({ status: 'confirmed', payment: { status: 'paid', amount: 15000 } });
   }, 120_000);

@@ -101,6 +101,16 @@ ${options.map((option, index) => html`<label class="choice"><input type="radio" 
 <p class="field-error" id="f-${name}-error"></p></fieldset>`;
 }
 
+/**
+ * The topic's own price as a choice beside its variants, unless a variant already costs the
+ * same: two options at one price read as a mistake, and the variant names what it is.
+ */
+function baseOption(topic: PublicTopic, lang: Lang): { value: string; label: string } | null {
+  const base = topic.price;
+  if (base === null || topic.priceVariants.some((variant) => variant.price.amount === base.amount && variant.price.currency === base.currency)) return null;
+  return { value: '', label: `${topic.name} — ${formatMoney(base.amount, base.currency, lang)}` };
+}
+
 /** `GET /book/{username}/{topicUuid}` and `GET /book/teams/{teamUuid}/{topicUuid}`. */
 export function renderBookingPage(view: BookingPageView): SafeHtml {
   const { lang, topic } = view;
@@ -157,7 +167,7 @@ ${choiceGroup(
   topic.places.map((place) => ({ value: place, label: PLACE_LABELS[lang][place] })),
 )}
 <p class="hint" id="place-note" hidden></p>
-${topic.priceVariants.length > 0 ? choiceGroup('priceVariant', t.priceVariant, topic.price ? [{ value: '', label: `${topic.name} — ${formatMoney(topic.price.amount, topic.price.currency, lang)}` }, ...variantOptions] : variantOptions) : ''}
+${topic.priceVariants.length > 0 ? choiceGroup('priceVariant', t.priceVariant, baseOption(topic, lang) ? [baseOption(topic, lang)!, ...variantOptions] : variantOptions) : ''}
 ${topic.form.map((field) => questionField(field, t))}
 ${textField('note', t.note, t, { multiline: true })}
 ${

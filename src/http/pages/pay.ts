@@ -1,6 +1,5 @@
-import { DateTime } from 'luxon';
+import { formatMoney, formatSpan } from '../../domain/formats.js';
 import type { Lang } from '../../domain/meeting.js';
-import { formatMinorUnits } from '../../domain/money.js';
 import type { PayPageView } from '../../scheduling/payments/pay.js';
 import { html, htmlDocument, type SafeHtml } from './html.js';
 
@@ -58,68 +57,72 @@ const STRINGS: Record<Lang, PayStrings> = {
   },
 };
 
-/** 15000 PLN → "150.00 PLN" (en), "150,00 PLN" (pl). */
+/** 15000 PLN → "PLN 150.00" (en), "150,00 zł" (pl): the same money format as the booking page and the e-mails. */
 export function formatAmount(amount: number, currency: string, lang: Lang): string {
-  const decimal = formatMinorUnits(amount, currency);
-  return `${lang === 'pl' ? decimal.replace('.', ',') : decimal} ${currency}`;
+  return formatMoney(amount, currency, lang);
 }
 
 function summary(view: PayPageView, s: PayStrings): SafeHtml {
-  const when = view.meetings.map((meeting) => {
-    const start = DateTime.fromMillis(meeting.start, { zone: view.timezone }).setLocale(view.lang);
-    const end = DateTime.fromMillis(meeting.end, { zone: view.timezone }).setLocale(view.lang);
-    return `${start.toLocaleString(DateTime.DATETIME_MED)}–${end.toLocaleString(DateTime.TIME_SIMPLE)}`;
-  });
-  return html`<dl>
+  const when = view.meetings.map((meeting) => formatSpan(meeting.start, meeting.end, view.timezone, view.lang));
+  return html`<dl class="summary">
 <dt>${s.meeting}</dt><dd>${view.topicName}</dd>
-<dt>${s.when}</dt><dd>${when.join('; ')} (${view.timezone})</dd>
+<dt>${s.when}</dt><dd>${when.join('; ')}</dd>
 <dt>${s.amount}</dt><dd>${formatAmount(view.payment.amount, view.payment.currency, view.lang)}</dd>
 </dl>`;
 }
 
 /** The payment as it stands (paid, expired, refunded, or still waiting for the gateway's word). */
-export function renderPaymentState(view: PayPageView, payUrl: string): SafeHtml {
+export function renderPaymentState(view: PayPageView, payUrl: string, stylesheet: string): SafeHtml {
   const s = STRINGS[view.lang];
   const refunded =
     view.payment.refundedAmount > 0 && view.status !== 'refunded' ? html`<p>${s.refunded(formatAmount(view.payment.refundedAmount, view.payment.currency, view.lang))}</p>` : '';
-  const payAgain = view.status === 'pending' ? html`<p><a href="${payUrl}">${s.pay}</a></p>` : '';
+  // The total beside the button: what the participant is about to pay, without looking back up.
+  const payAgain =
+    view.status === 'pending'
+      ? html`<p class="pay-action"><a class="primary" href="${payUrl}">${s.pay}</a> <strong class="total">${formatAmount(view.payment.amount, view.payment.currency, view.lang)}</strong></p>`
+      : '';
   return page(
     view.lang,
     s.title,
     html`<p data-status="${view.status}">${s.states[view.status] ?? view.status}</p>
 ${refunded}${summary(view, s)}
 ${payAgain}`,
+    stylesheet,
   );
 }
 
 /** Another visit is creating the gateway transaction: the page comes back in a moment (Refresh header). */
-export function renderPreparing(view: PayPageView): SafeHtml {
+export function renderPreparing(view: PayPageView, stylesheet: string): SafeHtml {
   const s = STRINGS[view.lang];
   return page(
     view.lang,
     s.title,
     html`<p data-status="preparing">${s.preparing}</p>
 ${summary(view, s)}`,
+    stylesheet,
   );
 }
 
 /** The gateway failed: nothing was created or charged, and the same link tries again. */
-export function renderGatewayError(view: PayPageView, retryUrl: string): SafeHtml {
+export function renderGatewayError(view: PayPageView, retryUrl: string, stylesheet: string): SafeHtml {
   const s = STRINGS[view.lang];
   return page(
     view.lang,
     s.title,
     html`<p data-status="gateway-error">${s.gatewayError}</p>
 ${summary(view, s)}
-<p><a href="${retryUrl}">${s.retry}</a></p>`,
+<p class="pay-action"><a class="primary" href="${retryUrl}">${s.retry}</a></p>`,
+    stylesheet,
   );
 }
 
-function page(lang: Lang, title: string, body: SafeHtml): SafeHtml {
+/** `stylesheet`: the booking page's (assets/booking.css under its content-hashed URL), so both look alike. */
+function page(lang: Lang, title: string, body: SafeHtml, stylesheet: string): SafeHtml {
   return htmlDocument({
     lang,
     title,
-    body: html`<main>
+    stylesheets: [stylesheet],
+    body: html`<main class="page">
 <h1>${title}</h1>
 ${body}
 </main>`,

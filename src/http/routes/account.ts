@@ -13,12 +13,12 @@ import { toIso } from '../../domain/representations.js';
 
 type GatewayInput = Static<typeof UpdateAccountBodySchema>['gateways'];
 
-/** The three spellings PATCH /account accepts for gateways, as one list of `{ code, settings }`. */
-function normalizeGateways(gateways: NonNullable<GatewayInput>): { code: Gateway; settings?: object }[] {
+/** The three spellings PATCH /account accepts for gateways, as one list of `{ code, settings, settingsPath }`. */
+function normalizeGateways(gateways: NonNullable<GatewayInput>): { code: Gateway; settings?: object; settingsPath?: string }[] {
   if (!Array.isArray(gateways)) {
-    return Object.entries(gateways).map(([code, settings]) => ({ code: code as Gateway, settings: (settings ?? {}) as object }));
+    return Object.entries(gateways).map(([code, settings]) => ({ code: code as Gateway, settings: (settings ?? {}) as object, settingsPath: `/gateways/${code}` }));
   }
-  return gateways.map((gateway) => (typeof gateway === 'string' ? { code: gateway } : gateway));
+  return gateways.map((gateway, index) => (typeof gateway === 'string' ? { code: gateway } : { ...gateway, settingsPath: `/gateways/${index}/settings` }));
 }
 
 /** The caller's account and the caller's own API keys. */

@@ -5,6 +5,7 @@ import { receiveNotification } from '../../scheduling/payments/notifications.js'
 import { preparePayment, returnFromGateway } from '../../scheduling/payments/pay.js';
 import { getPaymentDetails } from '../../scheduling/payments/view.js';
 import { renderGatewayError, renderPaymentState, renderPreparing } from '../pages/pay.js';
+import { loadAssets } from '../pages/assets.js';
 import { sendHtml } from '../pages/html.js';
 import { paymentRecord, meetingToJson, toIso } from '../../domain/representations.js';
 import { principalOf } from '../request-guards.js';
@@ -81,6 +82,8 @@ export const paymentNotificationRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCase
 /** `GET /pay/{uuid}` and `GET /pay/{uuid}/return`: pages for the participant's browser, no key. */
 export const payPageRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = async (app, { ctx }) => {
   const payUrl = (uuid: string) => `${ctx.config.publicUrl}/pay/${uuid}`;
+  // The booking page's stylesheet: the booking page routes serve it under the same hashed URL.
+  const stylesheet = loadAssets().url('booking.css');
   app.get(
     '/pay/:uuid',
     {
@@ -100,13 +103,13 @@ export const payPageRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
         case 'redirect':
           return reply.code(303).header('cache-control', 'no-store').redirect(outcome.url, 303);
         case 'state':
-          return sendHtml(reply, 200, renderPaymentState(outcome.view, payUrl(request.params.uuid)));
+          return sendHtml(reply, 200, renderPaymentState(outcome.view, payUrl(request.params.uuid), stylesheet));
         case 'preparing':
           reply.header('refresh', '2');
-          return sendHtml(reply, 200, renderPreparing(outcome.view));
+          return sendHtml(reply, 200, renderPreparing(outcome.view, stylesheet));
         case 'gateway-error':
           reply.header('retry-after', '10');
-          return sendHtml(reply, 502, renderGatewayError(outcome.view, payUrl(request.params.uuid)));
+          return sendHtml(reply, 502, renderGatewayError(outcome.view, payUrl(request.params.uuid), stylesheet));
       }
     },
   );
@@ -127,7 +130,7 @@ export const payPageRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
     async (request, reply) => {
       const view = await returnFromGateway(ctx, request.params.uuid, request.query as Record<string, string>);
       if (view.status === 'pending') reply.header('refresh', '5');
-      return sendHtml(reply, 200, renderPaymentState(view, payUrl(request.params.uuid)));
+      return sendHtml(reply, 200, renderPaymentState(view, payUrl(request.params.uuid), stylesheet));
     },
   );
 };

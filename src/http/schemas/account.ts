@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { GATEWAYS, PLACES } from '../../domain/account.js';
+import { GATEWAY_FIELDS, type GatewayField } from '../../domain/gateway-settings.js';
 import { INTEGRATION_FIELDS, INTEGRATION_PROVIDERS } from '../../domain/integrations.js';
 import { FreeObject, NonBlankLine, SingleLine, StringEnum, Timestamp, TimeZone, Uuid } from './common.js';
 
@@ -51,6 +52,35 @@ export const AccountSchema = Type.Object(
   { $id: 'Account', title: 'Account' },
 );
 
+const GATEWAY_NAMES = { stripe: 'Stripe', p24: 'Przelewy24', payu: 'PayU', paypal: 'PayPal', tpay: 'Tpay' } as const satisfies Record<(typeof GATEWAYS)[number], string>;
+
+function gatewayFieldSchema(field: GatewayField) {
+  const secret = field.secret ? 'Write-only: stored encrypted, never returned or logged.' : 'Shown back in `GET /account`.';
+  if (field.type === 'integer') {
+    return Type.Union([Type.Integer({ minimum: 1 }), Type.String({ pattern: '^[1-9][0-9]{0,15}$' })], {
+      description: `A positive integer (a string of digits is taken too). ${secret}`,
+      ...(field.secret ? { writeOnly: true } : {}),
+    });
+  }
+  return SingleLine({ minLength: 1, maxLength: 500, description: secret, ...(field.secret ? { writeOnly: true } : {}) });
+}
+
+/**
+ * One schema per gateway, from the same field list the use case checks: the document names
+ * every setting, and an incomplete object is refused at each missing field's path instead
+ * of enabling a gateway that cannot take a payment.
+ */
+export const GATEWAY_SETTINGS_SCHEMAS = Object.fromEntries(
+  GATEWAYS.map((code) => [
+    code,
+    Type.Object(Object.fromEntries(GATEWAY_FIELDS[code].map((field) => [field.name, gatewayFieldSchema(field)])), {
+      additionalProperties: false,
+      title: `${GATEWAY_NAMES[code]} settings`,
+      description: `Every field is required: ${GATEWAY_NAMES[code]} is usable for bookings once all are stored.`,
+    }),
+  ]),
+);
+
 export const UpdateAccountBodySchema = Type.Object(
   {
     name: Type.Optional(NonBlankLine({ maxLength: 200 })),
@@ -59,13 +89,26 @@ export const UpdateAccountBodySchema = Type.Object(
     gateways: Type.Optional(
       Type.Union(
         [
-          Type.Array(Type.Union([GatewaySchema, Type.Object({ code: GatewaySchema, settings: Type.Optional(FreeObject) }, { additionalProperties: false })]), {
-            maxItems: GATEWAYS.length,
-          }),
-          Type.Object(Object.fromEntries(GATEWAYS.map((code) => [code, Type.Optional(FreeObject)])), { additionalProperties: false }),
+          Type.Array(
+            Type.Union([
+              GatewaySchema,
+              Type.Object(
+                {
+                  code: GatewaySchema,
+                  settings: Type.Optional({ ...FreeObject, description: "The gateway's settings, the same fields as in the map spelling (all required)." }),
+                },
+                { additionalProperties: false },
+              ),
+            ]),
+            { maxItems: GATEWAYS.length },
+          ),
+          Type.Object(Object.fromEntries(GATEWAYS.map((code) => [code, Type.Optional(GATEWAY_SETTINGS_SCHEMAS[code]!)])), { additionalProperties: false }),
         ],
         {
-          description: 'The enabled payment gateways, replacing the current set: `["stripe", "p24"]`, `[{ "code": "stripe", "settings": {…} }]` or `{ "stripe": {…settings} }`.',
+          description:
+            'The enabled payment gateways, replacing the current set: `{ "stripe": {…settings} }`, `[{ "code": "stripe", "settings": {…} }]`, or ' +
+            '`["stripe", "p24"]`. A code without settings keeps what was stored for it (enabled, not configured if nothing was); settings, when given, ' +
+            'must be complete: a missing field is 400 at its path and nothing is stored.',
         },
       ),
     ),

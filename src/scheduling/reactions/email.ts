@@ -23,8 +23,10 @@ export async function emailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: n
   if (event.type.startsWith('payment.')) return paymentEmailJobsForEvent(trx, event, now);
   const emails = await emailsForEvent(trx, event, now);
   return emails.map((payload) => {
-    // The participant's confirmation carries their private manage link (nothing stored: it is an HMAC).
-    if (payload.recipient === 'participant' && payload.event !== 'cancelled') {
+    // Both confirmations carry the meeting's private manage link (nothing stored: it is an HMAC):
+    // the host has no page of their own for one meeting, and moving it for the participant is
+    // what a host is asked to do most.
+    if (payload.event !== 'cancelled') {
       payload.manageUrl = manageUrl(ctx.config.publicUrl, ctx.secretKey, payload.meeting.uuid);
     }
     return { uuid: newId(now), kind: EMAIL_JOB_KIND, payload };

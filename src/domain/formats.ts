@@ -1,0 +1,64 @@
+import type { Lang } from './meeting.js';
+import { currencyExponent, isIso4217Currency } from './money.js';
+
+/**
+ * How dates, times and money read for a person, in one place for e-mails and pages, all
+ * from Intl (no hand-made patterns): the locale decides day-month order, 12- or 24-hour
+ * time and where the currency goes. A page that knows the visitor's locale (`en-GB`,
+ * `en-US`, `pl-PL`) passes it; a message that knows only the language passes `en` or `pl`
+ * (`en` reads as Intl's default English, US: 12-hour time, month before day).
+ *
+ * `formatMoney(15000, 'PLN', 'en')` → "PLN 150.00"; `formatMoney(15000, 'PLN', 'pl')` →
+ * "150,00 zł"; `formatTime(t, 'Europe/Warsaw', 'en')` → "9:00 AM", `'en-GB'` → "09:00",
+ * `'pl'` → "09:00"; `{ hour12: false }` forces 24-hour time whatever the locale says.
+ */
+export type FormatLocale = Lang | (string & {});
+
+export interface TimeOptions {
+  /** The visitor's own choice, over the locale's habit; undefined: as the locale does. */
+  hour12?: boolean | undefined;
+}
+
+/** The locale of a language code as Intl should read it: `pl` → `pl-PL`, anything else as given. */
+export function intlLocaleOf(locale: FormatLocale): string {
+  return locale === 'pl' ? 'pl-PL' : locale;
+}
+
+/** An amount in minor units as money: ISO 4217's decimals, the locale's symbol and order. */
+export function formatMoney(amount: number, currency: string, locale: FormatLocale): string {
+  // A code the pinned ISO table lacks (stored before currencies were checked) gets ICU's decimals.
+  const digits = isIso4217Currency(currency)
+    ? currencyExponent(currency)
+    : (new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2);
+  return new Intl.NumberFormat(intlLocaleOf(locale), { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(amount / 10 ** digits);
+}
+
+/** "Monday, January 4, 2027" (en), "poniedziałek, 4 stycznia 2027" (pl), in the zone given. */
+export function formatDate(instant: number, timeZone: string, locale: FormatLocale): string {
+  return new Intl.DateTimeFormat(intlLocaleOf(locale), { dateStyle: 'full', timeZone }).format(instant);
+}
+
+/** "9:00 AM" (en), "09:00" (en-GB, pl), in the zone given. */
+export function formatTime(instant: number, timeZone: string, locale: FormatLocale, options: TimeOptions = {}): string {
+  return new Intl.DateTimeFormat(intlLocaleOf(locale), { timeStyle: 'short', timeZone, ...hourCycle(options) }).format(instant);
+}
+
+/** "Jan 4, 2027, 9:00 AM" (en), "4 sty 2027, 09:00" (pl): a short date and time, for subjects and one-line lists. */
+export function formatDateTime(instant: number, timeZone: string, locale: FormatLocale, options: TimeOptions = {}): string {
+  return new Intl.DateTimeFormat(intlLocaleOf(locale), { dateStyle: 'medium', timeStyle: 'short', timeZone, ...hourCycle(options) }).format(instant);
+}
+
+/**
+ * A meeting's span as one line: "Monday, January 4, 2027, 9:00 AM–9:30 AM (Europe/Warsaw)".
+ * The end's date is not repeated when it is the same day in that zone.
+ */
+export function formatSpan(start: number, end: number, timeZone: string, locale: FormatLocale, options: TimeOptions = {}): string {
+  const sameDay = formatDate(start, timeZone, locale) === formatDate(end, timeZone, locale);
+  const to = sameDay ? formatTime(end, timeZone, locale, options) : `${formatDate(end, timeZone, locale)}, ${formatTime(end, timeZone, locale, options)}`;
+  return `${formatDate(start, timeZone, locale)}, ${formatTime(start, timeZone, locale, options)}${sameDay ? '–' : ' – '}${to} (${timeZone})`;
+}
+
+function hourCycle(options: TimeOptions): Intl.DateTimeFormatOptions {
+  // hourCycle, not hour12: `hour12: false` alone gives "24:00" at midnight in some ICU versions.
+  return options.hour12 === undefined ? {} : { hourCycle: options.hour12 ? 'h12' : 'h23' };
+}

@@ -1,6 +1,7 @@
 import type { IntegrationUrls } from '../config.js';
 import type { IntegrationProvider } from '../domain/integrations.js';
 import type { IntegrationAdapter } from './provider.js';
+import { createGoogleAdapter } from './google.js';
 import { createZoomAdapter } from './zoom.js';
 
 /**
@@ -10,5 +11,6 @@ import { createZoomAdapter } from './zoom.js';
 export function createIntegrationRegistry(urls: IntegrationUrls): Record<IntegrationProvider, IntegrationAdapter> {
   return {
     zoom: createZoomAdapter(urls.zoom),
+    google: createGoogleAdapter(urls.google),
   };
 }

@@ -7,12 +7,13 @@ import type { PlaceDetails } from './place-details.js';
  * and Microsoft will also hold the hosts' calendars). A new one is added here; the compiler
  * then asks for its place and settings below and its adapter in src/connections/registry.ts.
  */
-export const INTEGRATION_PROVIDERS = ['zoom'] as const;
+export const INTEGRATION_PROVIDERS = ['zoom', 'google'] as const;
 export type IntegrationProvider = (typeof INTEGRATION_PROVIDERS)[number];
 
 /** The meeting place whose rooms each provider makes. */
 export const PROVIDER_PLACES: Readonly<Record<IntegrationProvider, Place>> = {
   zoom: 'zoom',
+  google: 'google-meet',
 };
 
 /** The provider whose connection makes the rooms of `place`, or null for a place without rooms (offline, a phone call, Skype). */
@@ -79,6 +80,10 @@ export interface IntegrationField {
 /** The business's OAuth app per provider, under the names the API documents. */
 export const INTEGRATION_FIELDS: Readonly<Record<IntegrationProvider, readonly IntegrationField[]>> = {
   zoom: [
+    { name: 'clientId', secret: false },
+    { name: 'clientSecret', secret: true },
+  ],
+  google: [
     { name: 'clientId', secret: false },
     { name: 'clientSecret', secret: true },
   ],

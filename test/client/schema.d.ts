@@ -455,12 +455,12 @@ export interface components {
           };
         })[];
       /** @description The business's OAuth apps, one per provider: hosts connect their own accounts through them for conference rooms and calendars. */
-      integrations: {
+      integrations: ({
           /**
            * @description An OAuth provider hosts connect for conference rooms (and calendars).
            * @enum {string}
            */
-          provider: "zoom";
+          provider: "zoom" | "google";
           /** @description Every setting of the business's OAuth app is stored and readable: hosts may connect (`POST /users/{userUuid}/connections`). */
           configured: boolean;
           /** @description Why `configured` is false although every setting is stored (as for gateways). */
@@ -469,7 +469,7 @@ export interface components {
           settings: {
             [key: string]: string;
           };
-        }[];
+        })[];
       /**
        * Format: date-time
        * @description An ISO 8601 UTC instant with milliseconds.
@@ -1751,6 +1751,12 @@ export interface operations {
           /** @description The OAuth apps per provider, each changed on its own (the others stay): `{ "zoom": { "clientId": "…", "clientSecret": "…" } }`. A secret left out keeps the stored one; `null` removes the app. */
           integrations?: {
             zoom?: {
+              /** @description One line: no control characters. */
+              clientId?: string;
+              /** @description Write-only: stored encrypted, never returned. One line: no control characters. */
+              clientSecret?: string;
+            } | null;
+            google?: {
               /** @description One line: no control characters. */
               clientId?: string;
               /** @description Write-only: stored encrypted, never returned. One line: no control characters. */
@@ -6149,7 +6155,7 @@ export interface operations {
                  * @description An OAuth provider hosts connect for conference rooms (and calendars).
                  * @enum {string}
                  */
-                provider: "zoom";
+                provider: "zoom" | "google";
                 /**
                  * Format: uuid
                  * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
@@ -6292,7 +6298,7 @@ export interface operations {
            * @description An OAuth provider hosts connect for conference rooms (and calendars).
            * @enum {string}
            */
-          provider: "zoom";
+          provider: "zoom" | "google";
         };
       };
     };
@@ -6316,7 +6322,7 @@ export interface operations {
              * @description An OAuth provider hosts connect for conference rooms (and calendars).
              * @enum {string}
              */
-            provider: "zoom";
+            provider: "zoom" | "google";
             /**
              * Format: uuid
              * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
@@ -6360,7 +6366,7 @@ export interface operations {
              * @description An OAuth provider hosts connect for conference rooms (and calendars).
              * @enum {string}
              */
-            provider: "zoom";
+            provider: "zoom" | "google";
             /**
              * Format: uuid
              * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
@@ -6522,7 +6528,7 @@ export interface operations {
              * @description An OAuth provider hosts connect for conference rooms (and calendars).
              * @enum {string}
              */
-            provider: "zoom";
+            provider: "zoom" | "google";
             /**
              * Format: uuid
              * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.

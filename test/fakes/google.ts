@@ -21,9 +21,12 @@ export interface GoogleEvent {
   status: 'confirmed' | 'tentative' | 'cancelled';
   summary: string;
   description?: string;
-  start: { dateTime: string; timeZone?: string };
-  end: { dateTime: string; timeZone?: string };
-  attendees: { email: string; displayName?: string }[];
+  location?: string;
+  iCalUID?: string;
+  /** A timed event's `dateTime`, or an all-day event's `date` (the end date exclusive). */
+  start: { dateTime: string; timeZone?: string } | { date: string };
+  end: { dateTime: string; timeZone?: string } | { date: string };
+  attendees: { email: string; displayName?: string; self?: boolean; responseStatus?: string }[];
   transparency?: 'opaque' | 'transparent';
   extendedProperties?: { private?: Record<string, string> };
   /** The conference asked for, and how many more reads still find it pending. */
@@ -40,7 +43,7 @@ export interface FakeGoogle extends OAuthProvider {
   /** How many reads of a new event still find its conference pending (the insert's answer always does). */
   setPendingReads(count: number): void;
   /** Adds an event to the calendar of the grant that connected `count`-th (1 = first), as the host would in Google Calendar. */
-  addEvent(event: Omit<GoogleEvent, 'grant' | 'sequence' | 'conference' | 'attendees' | 'status'> & Partial<Pick<GoogleEvent, 'status' | 'grant'>>): GoogleEvent;
+  addEvent(event: Omit<GoogleEvent, 'grant' | 'sequence' | 'conference' | 'attendees' | 'status'> & Partial<Pick<GoogleEvent, 'status' | 'grant' | 'attendees'>>): GoogleEvent;
   env: Record<string, string>;
 }
 
@@ -80,6 +83,8 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
     if (ready) body.hangoutLink = meetLink(conference.meetCode);
     return body;
   };
+  // All-day dates compared as UTC days: the stand-in's calendar is in UTC.
+  const instant = (time: GoogleEvent['start']) => Date.parse('dateTime' in time ? time.dateTime : `${time.date}T00:00:00Z`);
   const validTime = (value: unknown): value is { dateTime: string; timeZone?: string } =>
     typeof value === 'object' &&
     value !== null &&
@@ -95,8 +100,8 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
     const showDeleted = q.get('showDeleted') === 'true';
     const mine = [...events.values()]
       .filter((event) => event.grant === request.grant.id && (showDeleted || event.status !== 'cancelled'))
-      .filter((event) => Date.parse(event.end.dateTime) > timeMin && Date.parse(event.start.dateTime) < timeMax)
-      .sort((a, b) => Date.parse(a.start.dateTime) - Date.parse(b.start.dateTime));
+      .filter((event) => instant(event.end) > timeMin && instant(event.start) < timeMax)
+      .sort((a, b) => instant(a.start) - instant(b.start));
     const size = Math.min(2500, Number(q.get('maxResults') ?? 250));
     const from = Number(q.get('pageToken') ?? 0);
     const page = mine.slice(from, from + size);
@@ -121,7 +126,7 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
       if (events.has(id)) return googleError(409, 'ALREADY_EXISTS', 'duplicate', 'The requested identifier already exists.');
       if (!validTime(body.start)) return bad('Missing start time.');
       if (!validTime(body.end)) return bad('Missing end time.');
-      if (Date.parse(body.end.dateTime) <= Date.parse(body.start.dateTime)) return bad('The specified time range is empty.');
+      if (Date.parse(body.end.dateTime) < Date.parse(body.start.dateTime)) return bad('The specified time range is empty.');
       const createRequest = (body.conferenceData as { createRequest?: { requestId?: unknown; conferenceSolutionKey?: { type?: unknown } } } | undefined)?.createRequest;
       // Without conferenceDataVersion=1 Google ignores conferenceData.
       const wantsMeet = request.query.get('conferenceDataVersion') === '1' && createRequest !== undefined;
@@ -140,6 +145,9 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
         attendees: Array.isArray(body.attendees) ? (body.attendees as { email: string; displayName?: string }[]) : [],
         ...(body.extendedProperties ? { extendedProperties: body.extendedProperties as GoogleEvent['extendedProperties'] } : {}),
         ...(body.transparency === 'transparent' ? { transparency: 'transparent' as const } : {}),
+        ...(typeof body.location === 'string' ? { location: body.location } : {}),
+        ...(typeof body.iCalUID === 'string' ? { iCalUID: body.iCalUID } : {}),
+        ...(body.status === 'tentative' ? { status: 'tentative' as const } : {}),
         conference: wantsMeet ? { requestId: String(createRequest.requestId), pendingReads, ready: false, meetCode: code } : null,
         grant: request.grant.id,
         sequence: 0,
@@ -157,6 +165,20 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
         event.status = 'cancelled';
         event.sequence += 1;
         return { status: 204 };
+      }
+      if (request.method === 'PUT') {
+        // events.update replaces the event; updating a deleted one restores it.
+        if (!validTime(body.start) || !validTime(body.end)) return bad('Missing start or end time.');
+        event.start = body.start;
+        event.end = body.end;
+        event.summary = typeof body.summary === 'string' ? body.summary : '';
+        if (typeof body.description === 'string') event.description = body.description;
+        else delete event.description;
+        if (typeof body.location === 'string') event.location = body.location;
+        event.status = body.status === 'tentative' || body.status === 'cancelled' ? body.status : 'confirmed';
+        if (body.extendedProperties) event.extendedProperties = body.extendedProperties as GoogleEvent['extendedProperties'];
+        event.sequence += 1;
+        return { status: 200, body: resource(event, false) };
       }
       if (request.method === 'PATCH') {
         if (event.status === 'cancelled') return notFound;
@@ -210,7 +232,7 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
       pendingReads = count;
     },
     addEvent(input: Parameters<FakeGoogle['addEvent']>[0]) {
-      const event: GoogleEvent = { status: 'confirmed', grant: 1, ...input, attendees: [], conference: null, sequence: 0 };
+      const event: GoogleEvent = { status: 'confirmed', grant: 1, attendees: [], ...input, conference: null, sequence: 0 };
       events.set(event.id, event);
       return event;
     },

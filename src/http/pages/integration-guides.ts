@@ -43,6 +43,7 @@ export const INTEGRATION_GUIDES: Readonly<Record<IntegrationProvider, ProviderGu
       'While the consent screen is in Testing, Google expires refresh tokens after 7 days: hosts then get the error e-mail and must connect again. Publish the app to avoid that.',
       'termin asks for offline access with `prompt=consent`, so every connection gets a refresh token; Google keeps that refresh token on refresh (no rotation), and termin keeps it.',
       'Each Meet room is an event in the host’s primary Google Calendar (it is also their calendar copy), made without Google’s own invitation e-mails: the participant gets termin’s. Disconnecting revokes the grant at `oauth2.googleapis.com/revoke`.',
+      'The same connection also reads the host’s Google Calendar busy time: `POST /api/v1/users/{userUuid}/calendars` with `{ "type": "google", "connection": "<connection uuid>", "calendarId": "primary", "writeMeetings": true }`.',
     ],
   },
 };

@@ -206,6 +206,8 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
       tokenType: 'Bearer',
       issuer: ISSUER,
       idToken: true,
+      // Google's docs: an ID token's iss is `accounts.google.com` or `https://accounts.google.com`; the bare form here.
+      idTokenIssuer: 'accounts.google.com',
       refreshTokenOnlyOffline: true,
       invalidGrantDescription: 'Token has been expired or revoked.',
       unauthorizedBody: {

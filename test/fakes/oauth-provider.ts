@@ -30,6 +30,8 @@ export interface OAuthProviderOptions {
   issuer?: string;
   /** Token answers carry an OpenID Connect `id_token` (Google, for `openid`/`email` scopes). */
   idToken?: boolean;
+  /** The ID token's `iss`, where it differs from `issuer` (Google documents both `accounts.google.com` and `https://accounts.google.com`). */
+  idTokenIssuer?: string;
   /** A refresh token only when the authorization request had `access_type=offline` (Google); always otherwise. */
   refreshTokenOnlyOffline?: boolean;
   /** The provider's `error_description` for a refused code or refresh token. */
@@ -139,7 +141,7 @@ export async function startOAuthProvider(
     const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
     const iat = Math.floor(options.now() / 1000);
     const claims = {
-      iss: options.issuer,
+      iss: options.idTokenIssuer ?? options.issuer,
       aud: options.clientId,
       azp: options.clientId,
       sub: `1${String(grant.id).padStart(20, '0')}`,

@@ -1,6 +1,7 @@
 import ICAL from 'ical.js';
 import type { ProviderEndpoints } from '../config.js';
-import { callProvider, optionalString } from '../connections/http.js';
+import { callGoogle } from '../connections/google.js';
+import { optionalString } from '../connections/http.js';
 import { AccessTokenRejectedError, ProviderError } from '../connections/provider.js';
 import type { FieldError } from '../domain/errors.js';
 import { isValidTimeZone } from '../domain/time-zones.js';
@@ -20,7 +21,6 @@ import type { CalendarProvider, CalendarWriter } from './provider.js';
  * `sendUpdates=none`.
  */
 
-const LABEL = 'Google';
 /** Pages of 2 500 events read at most per sync: 100 000 events, far past any host's window. */
 const MAX_PAGES = 40;
 
@@ -65,18 +65,18 @@ export function createGoogleCalendarProvider(urls: ProviderEndpoints): CalendarP
           const id = googleCopyIdOf(uid);
           const body = { ...eventOfIcs(icsText), id, extendedProperties: { private: { termin: uid } } };
           const put = (accessToken: string) =>
-            callProvider(LABEL, 'write an event', api, { method: 'PUT', path: `${events}/${encodeURIComponent(id)}?sendUpdates=none`, accessToken, json: body }, [200, 404]);
+            callGoogle('write an event', api, { method: 'PUT', path: `${events}/${encodeURIComponent(id)}?sendUpdates=none`, accessToken, json: body }, [200, 404]);
           await withToken(async (accessToken) => {
             if ((await put(accessToken)).status === 200) return;
             // Not there yet: insert it under its id (409: it exists after all, deleted or just made: update that).
-            const inserted = await callProvider(LABEL, 'write an event', api, { method: 'POST', path: `${events}?sendUpdates=none`, accessToken, json: body }, [200, 409]);
+            const inserted = await callGoogle('write an event', api, { method: 'POST', path: `${events}?sendUpdates=none`, accessToken, json: body }, [200, 409]);
             if (inserted.status === 409 && (await put(accessToken)).status !== 200)
               throw new ProviderError('Google write an event: the event can be neither made nor updated', true);
           });
         },
         async deleteEvent(uid) {
           const path = `${events}/${encodeURIComponent(googleCopyIdOf(uid))}?sendUpdates=none`;
-          await withToken((accessToken) => callProvider(LABEL, 'remove an event', api, { method: 'DELETE', path, accessToken }, [200, 204, 404, 410]));
+          await withToken((accessToken) => callGoogle('remove an event', api, { method: 'DELETE', path, accessToken }, [200, 204, 404, 410]));
         },
       };
       return {
@@ -103,7 +103,7 @@ async function listEvents(api: string, events: string, range: TimeRange, accessT
       showDeleted: 'false',
     });
     if (pageToken !== null) query.set('pageToken', pageToken);
-    const answer = await callProvider(LABEL, 'read the calendar', api, { method: 'GET', path: `${events}?${query}`, accessToken }, [200]);
+    const answer = await callGoogle('read the calendar', api, { method: 'GET', path: `${events}?${query}`, accessToken }, [200]);
     const body = answer.body as { items?: unknown; nextPageToken?: unknown } | undefined;
     if (!body || !Array.isArray(body.items)) throw new CalendarBadResponseError('Google read the calendar: the answer is not an event list');
     items.push(...body.items);

@@ -1,5 +1,5 @@
 import type { ProviderEndpoints } from '../config.js';
-import { callProvider, optionalString } from './http.js';
+import { callProvider, optionalString, type ProviderRequest, type ProviderResponse } from './http.js';
 import type { ConferenceRoom, IntegrationAdapter, RoomRequest } from './provider.js';
 import { ProviderError } from './provider.js';
 
@@ -35,7 +35,7 @@ export function createGoogleAdapter(urls: ProviderEndpoints, options: { pendingP
   const scopes = ['openid', 'email', 'https://www.googleapis.com/auth/calendar.events'];
 
   const readEvent = async (accessToken: string, id: string): Promise<unknown> => {
-    const answer = await callProvider(label, 'read an event', api, { method: 'GET', path: eventPath(id), accessToken }, [200, 404, 410]);
+    const answer = await callGoogle('read an event', api, { method: 'GET', path: eventPath(id), accessToken }, [200, 404, 410]);
     return answer.status === 200 ? answer.body : null;
   };
   /** The event's room, reading the event again while Google is still making its conference. */
@@ -67,14 +67,13 @@ export function createGoogleAdapter(urls: ProviderEndpoints, options: { pendingP
       authorizeParams: { access_type: 'offline', prompt: 'consent' },
     }),
     async fetchAccountEmail(accessToken) {
-      const answer = await callProvider(label, 'read the user', api, { method: 'GET', path: '/oauth2/v3/userinfo', accessToken }, [200]);
+      const answer = await callGoogle('read the user', api, { method: 'GET', path: '/oauth2/v3/userinfo', accessToken }, [200]);
       return optionalString(answer.body, 'email');
     },
     rooms: {
       async createRoom(accessToken, request) {
         const id = googleEventIdOf(request.requestId);
-        const answer = await callProvider(
-          label,
+        const answer = await callGoogle(
           'create an event',
           api,
           {
@@ -107,14 +106,31 @@ export function createGoogleAdapter(urls: ProviderEndpoints, options: { pendingP
         return roomOfEvent(accessToken, id, event);
       },
       async moveRoom(accessToken, roomId, request) {
-        await callProvider(label, 'move an event', api, { method: 'PATCH', path: eventPath(roomId, '?sendUpdates=none'), accessToken, json: times(request) }, [200]);
+        await callGoogle('move an event', api, { method: 'PATCH', path: eventPath(roomId, '?sendUpdates=none'), accessToken, json: times(request) }, [200]);
       },
       async deleteRoom(accessToken, roomId) {
         // 410 "deleted": already gone, as 404.
-        await callProvider(label, 'delete an event', api, { method: 'DELETE', path: eventPath(roomId, '?sendUpdates=none'), accessToken }, [200, 204, 404, 410]);
+        await callGoogle('delete an event', api, { method: 'DELETE', path: eventPath(roomId, '?sendUpdates=none'), accessToken }, [200, 204, 404, 410]);
       },
     },
   };
+}
+
+/** Google's reasons for a 403 that mean "slow down", not "not allowed" (developers.google.com/calendar/api/guides/errors). */
+const GOOGLE_RATE_LIMIT_REASONS = new Set(['rateLimitExceeded', 'userRateLimitExceeded', 'quotaExceeded']);
+
+/**
+ * A call to a Google API, where a 403 is read before it is judged: Google answers its rate
+ * limits with 403 `rateLimitExceeded` (retried later, like a 429), and a refusal
+ * (`forbiddenForNonOrganizer`, `insufficientPermissions`, …) with the same status (final).
+ */
+export async function callGoogle(operation: string, api: string, request: ProviderRequest, ok: readonly number[]): Promise<ProviderResponse> {
+  const answer = await callProvider('Google', operation, api, request, ok.includes(403) ? ok : [...ok, 403]);
+  if (answer.status !== 403 || ok.includes(403)) return answer;
+  const error = objectOf(objectOf(answer.body)?.error);
+  const reasons = (Array.isArray(error?.errors) ? error.errors : []).map((entry) => optionalString(entry, 'reason')).filter((reason) => reason !== null);
+  const limited = reasons.some((reason) => GOOGLE_RATE_LIMIT_REASONS.has(reason));
+  throw new ProviderError(`Google ${operation}: HTTP 403${reasons.length > 0 ? ` ${reasons.join(', ').slice(0, 100)}` : ''}`, limited, 403);
 }
 
 /**

@@ -219,8 +219,9 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
         },
       },
       failureBody: (status) =>
-        status === 429
-          ? { error: { code: 429, message: 'Rate Limit Exceeded', errors: [{ domain: 'usageLimits', reason: 'rateLimitExceeded', message: 'Rate Limit Exceeded' }] } }
+        // Google answers its rate limits with 403 (or 429) `rateLimitExceeded`.
+        status === 429 || status === 403
+          ? { error: { code: status, message: 'Rate Limit Exceeded', errors: [{ domain: 'usageLimits', reason: 'rateLimitExceeded', message: 'Rate Limit Exceeded' }] } }
           : { error: { code: status, message: 'Backend Error', errors: [{ domain: 'global', reason: 'backendError', message: 'Backend Error' }] } },
     },
     { authorize: '/o/oauth2/v2/auth', token: '/token', revoke: '/revoke' },

@@ -167,6 +167,15 @@ for (const dialect of DIALECTS) {
       expect(events[0]!.status).toBe('cancelled');
     });
 
+    it('says why Google refused a sync (its 403 reason), keeps the busy time, and recovers on the next sync', async () => {
+      google.failNextApiCalls(1, 403);
+      const failed = (await h.api('POST', `${calendarsPath()}/${calendarUuid}/sync`)).json() as { status: string; lastError: string };
+      expect(failed).toMatchObject({ status: 'error', lastError: expect.stringMatching(/HTTP 403 rateLimitExceeded/) });
+      expect((await slotsNow()).has(days[1]![0]!)).toBe(false);
+      const again = (await h.api('POST', `${calendarsPath()}/${calendarUuid}/sync`)).json() as { status: string; lastError: string | null };
+      expect(again).toMatchObject({ status: 'ok', lastError: null });
+    });
+
     it('shows a refused Google connection on the calendar, keeping the busy time it had', async () => {
       google.revokeAllGrants();
       google.expireAccessTokens();

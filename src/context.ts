@@ -91,7 +91,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     scheduleCache: createScheduleCache(config.scheduleCacheBytes),
     secretKey,
     gateways: createGatewayRegistry(config.payments),
-    calendars: createCalendarRegistry(),
+    calendars: createCalendarRegistry(config.integrations),
     integrations: createIntegrationRegistry(config.integrations),
     outbound: createOutbound({ allowPrivate: config.allowPrivateUrls }),
     dialect: handle.dialect,

@@ -16,11 +16,12 @@ export const caldavProvider: CalendarProvider = {
     const errors: FieldError[] = [];
     if (request.username === undefined) errors.push({ path: '/username', message: 'is required for a CalDAV calendar' });
     if (request.password === undefined) errors.push({ path: '/password', message: 'is required for a CalDAV calendar' });
-    const url = request.url.trim();
+    if (request.url === undefined) errors.push({ path: '/url', message: 'is required for a CalDAV calendar' });
+    const url = (request.url ?? '').trim();
     return {
       errors,
       connection: {
-        callUrl: url,
+        callUrl: request.url === undefined ? null : url,
         displayUrl: url,
         access: { url, username: request.username ?? null, passwordSealed: request.password === undefined ? null : secrets.seal(request.password) },
         writeMeetings: request.writeMeetings ?? false,

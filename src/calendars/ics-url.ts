@@ -25,10 +25,16 @@ export const icsProvider: CalendarProvider = {
     if (request.password !== undefined) errors.push({ path: '/password', message: 'is only for CalDAV calendars' });
     if (request.writeMeetings === true) errors.push({ path: '/writeMeetings', message: 'needs a CalDAV calendar: an iCalendar URL is read-only' });
     // webcal:// is how calendar apps hand out subscription links: it is https underneath.
-    const url = request.url.trim().replace(/^webcals?:\/\//i, 'https://');
+    if (request.url === undefined) errors.push({ path: '/url', message: 'is required for an iCalendar URL' });
+    const url = (request.url ?? '').trim().replace(/^webcals?:\/\//i, 'https://');
     return {
       errors,
-      connection: { callUrl: url, displayUrl: describeUrl(url), access: { url: secrets.seal(url), username: null, passwordSealed: null }, writeMeetings: false },
+      connection: {
+        callUrl: request.url === undefined ? null : url,
+        displayUrl: describeUrl(url),
+        access: { url: secrets.seal(url), username: null, passwordSealed: null },
+        writeMeetings: false,
+      },
     };
   },
   open(access, secrets, fetch) {

@@ -1,5 +1,6 @@
 import type { CalendarType, SealedCalendarAccess } from '../domain/calendar.js';
 import type { FieldError } from '../domain/errors.js';
+import type { IntegrationProvider } from '../domain/integrations.js';
 import type { BusyInterval, BusyOptions, TimeRange } from './busy-time.js';
 
 /**
@@ -16,7 +17,11 @@ import type { BusyInterval, BusyOptions, TimeRange } from './busy-time.js';
 
 /** What a host sends to connect a calendar, as the API took it (before any check of the kind's rules). */
 export interface CalendarConnectRequest {
-  url: string;
+  /** CalDAV and ICS calendars: their address. */
+  url?: string | undefined;
+  /** Calendars on a connection (Google): the host's connection, and the provider's calendar id (`primary`). */
+  connection?: string | undefined;
+  calendarId?: string | undefined;
   username?: string | undefined;
   password?: string | undefined;
   writeMeetings?: boolean | undefined;
@@ -24,8 +29,8 @@ export interface CalendarConnectRequest {
 
 /** What connecting stores, once the kind's rules hold. */
 export interface CalendarConnection {
-  /** The address the service will call: the use case checks it against the outbound guard first. */
-  callUrl: string;
+  /** The address the service will call, given by the user: the use case checks it against the outbound guard first. Null for a calendar reached through the operator's provider URLs. */
+  callUrl: string | null;
   /** What the API shows instead of the address (an ICS URL's path is often a secret). */
   displayUrl: string;
   access: SealedCalendarAccess;
@@ -54,13 +59,20 @@ export interface RemoteCalendar {
   writer: CalendarWriter | null;
 }
 
+/** A host's OAuth connection, lent to a calendar on it for one call: a working access token (refreshed as needed). */
+export interface ConnectionTokens {
+  withAccessToken<T>(call: (accessToken: string) => Promise<T>): Promise<T>;
+}
+
 export interface CalendarProvider {
   readonly type: CalendarType;
+  /** Set for calendars reached through a host's connection (`google`): the request must name a connection of the host to this provider. */
+  readonly connectionProvider?: IntegrationProvider;
   /**
    * Checks the request against this kind's rules (which fields it needs, which it refuses),
    * each problem at its JSON path, and turns it into what is stored, secrets sealed.
    */
   prepare(request: CalendarConnectRequest, secrets: SecretSealer): { errors: FieldError[]; connection: CalendarConnection };
   /** The calendar behind the stored access, through `fetch`. */
-  open(access: SealedCalendarAccess, secrets: SecretSealer, fetch: typeof globalThis.fetch): RemoteCalendar;
+  open(access: SealedCalendarAccess, secrets: SecretSealer, fetch: typeof globalThis.fetch, connection: ConnectionTokens | null): RemoteCalendar;
 }

@@ -1,5 +1,7 @@
+import type { IntegrationUrls } from '../config.js';
 import type { CalendarType } from '../domain/calendar.js';
 import { caldavProvider } from './caldav.js';
+import { createGoogleCalendarProvider } from './google.js';
 import { icsProvider } from './ics-url.js';
 import type { CalendarProvider } from './provider.js';
 
@@ -7,9 +9,10 @@ import type { CalendarProvider } from './provider.js';
  * The one place that maps calendar kinds to adapters: adding a kind to CALENDAR_TYPES
  * (src/domain/calendar.ts) makes the compiler ask for its line here.
  */
-export function createCalendarRegistry(): Record<CalendarType, CalendarProvider> {
+export function createCalendarRegistry(integrations: IntegrationUrls): Record<CalendarType, CalendarProvider> {
   return {
     caldav: caldavProvider,
     ics: icsProvider,
+    google: createGoogleCalendarProvider(integrations.google),
   };
 }

@@ -52,7 +52,7 @@ export async function createPkce(): Promise<{ verifier: string; challenge: strin
 
 function serverOf(server: AuthorizationServer): oauth.AuthorizationServer {
   return {
-    issuer: new URL(server.tokenUrl).origin,
+    issuer: server.issuer ?? new URL(server.tokenUrl).origin,
     authorization_endpoint: server.authorizeUrl,
     token_endpoint: server.tokenUrl,
     ...(server.revokeUrl === null ? {} : { revocation_endpoint: server.revokeUrl }),
@@ -74,7 +74,7 @@ function optionsOf(server: AuthorizationServer, timeoutMs: number) {
 /** fetch, with the answer read here up to MAX_TOKEN_ANSWER_BYTES: oauth4webapi would read any size. */
 async function boundedFetch(url: string, options: oauth.CustomFetchOptions<string, unknown>, tokenErrorOf?: AuthorizationServer['tokenErrorOf']): Promise<Response> {
   const response = await fetch(url, options as RequestInit);
-  const body = await readBounded(response, new URL(url).host, 'answered', MAX_TOKEN_ANSWER_BYTES);
+  const body = withoutIdToken(await readBounded(response, new URL(url).host, 'answered', MAX_TOKEN_ANSWER_BYTES));
   if (tokenErrorOf !== undefined && response.status >= 400) {
     const standard = tokenErrorOf(response.status, parseJson(body));
     if (standard !== null)
@@ -88,6 +88,24 @@ function parseJson(text: string): unknown {
     return JSON.parse(text);
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * A token answer without its `id_token`: termin asks for `openid email` only to read the
+ * account's e-mail from the userinfo endpoint and never uses the ID token, whose issuer
+ * differs by provider and form (Google's `accounts.google.com` with or without `https://`,
+ * Microsoft's per tenant); validating it could only refuse a working connection.
+ */
+function withoutIdToken(body: string): string {
+  if (!body.includes('"id_token"')) return body;
+  try {
+    const parsed = JSON.parse(body) as unknown;
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return body;
+    const { id_token: _idToken, ...rest } = parsed as Record<string, unknown>;
+    return JSON.stringify(rest);
+  } catch {
+    return body;
   }
 }
 

@@ -26,6 +26,11 @@ export interface AuthorizationServer {
   scopes: readonly string[];
   /** How the app authenticates at the token endpoint: HTTP Basic, or in the form body. */
   clientAuthentication: 'basic' | 'post';
+  /**
+   * The authorization server's issuer identifier, where it differs from the token URL's origin
+   * (Google's is `https://accounts.google.com`): a callback's `iss` parameter (RFC 9207) must match it.
+   */
+  issuer?: string;
   /** Extra parameters of the authorization request (Google's `access_type=offline`, …). */
   authorizeParams?: Readonly<Record<string, string>>;
   /** Extra parameters of a refresh request (Microsoft asks for the `scope` again). */

@@ -3,6 +3,7 @@ import type { IntegrationProvider } from '../domain/integrations.js';
 import type { IntegrationAdapter } from './provider.js';
 import { createMicrosoftAdapter } from './microsoft.js';
 import { createWebexAdapter } from './webex.js';
+import { createGoogleAdapter } from './google.js';
 import { createZoomAdapter } from './zoom.js';
 
 /**
@@ -14,5 +15,6 @@ export function createIntegrationRegistry(urls: IntegrationUrls): Record<Integra
     zoom: createZoomAdapter(urls.zoom),
     microsoft: createMicrosoftAdapter(urls.microsoft),
     webex: createWebexAdapter(urls.webex),
+    google: createGoogleAdapter(urls.google),
   };
 }

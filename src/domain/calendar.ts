@@ -1,5 +1,5 @@
 /** The kinds of calendar a host can connect; src/calendars/registry.ts has an adapter for each. */
-export const CALENDAR_TYPES = ['caldav', 'ics'] as const;
+export const CALENDAR_TYPES = ['caldav', 'ics', 'google'] as const;
 export type CalendarType = (typeof CALENDAR_TYPES)[number];
 
 export const CALENDAR_SYNC_STATUSES = ['pending', 'ok', 'error'] as const;
@@ -32,4 +32,7 @@ export interface SealedCalendarAccess {
   url: string;
   username: string | null;
   passwordSealed: string | null;
+  /** Google (and Microsoft) calendars: the host's connection whose tokens reach it, and the provider's id of the calendar. */
+  connectionUuid?: string | null;
+  remoteCalendarId?: string | null;
 }

@@ -7,7 +7,7 @@ import type { PlaceDetails } from './place-details.js';
  * and Microsoft will also hold the hosts' calendars). A new one is added here; the compiler
  * then asks for its place and settings below and its adapter in src/connections/registry.ts.
  */
-export const INTEGRATION_PROVIDERS = ['zoom', 'microsoft', 'webex'] as const;
+export const INTEGRATION_PROVIDERS = ['zoom', 'microsoft', 'webex', 'google'] as const;
 export type IntegrationProvider = (typeof INTEGRATION_PROVIDERS)[number];
 
 /** The meeting place whose rooms each provider makes. */
@@ -15,6 +15,7 @@ export const PROVIDER_PLACES: Readonly<Record<IntegrationProvider, Place>> = {
   zoom: 'zoom',
   microsoft: 'teamsForBusiness',
   webex: 'webex',
+  google: 'google-meet',
 };
 
 /** The provider whose connection makes the rooms of `place`, or null for a place without rooms (offline, a phone call, Skype). */
@@ -92,6 +93,10 @@ export const INTEGRATION_FIELDS: Readonly<Record<IntegrationProvider, readonly I
     { name: 'tenant', secret: false, default: 'common', check: checkMicrosoftTenant },
   ],
   webex: [
+    { name: 'clientId', secret: false },
+    { name: 'clientSecret', secret: true },
+  ],
+  google: [
     { name: 'clientId', secret: false },
     { name: 'clientSecret', secret: true },
   ],

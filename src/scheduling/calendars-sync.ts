@@ -1,5 +1,6 @@
 import { meetingEventUid } from '../calendars/meeting-event.js';
-import type { RemoteCalendar } from '../calendars/provider.js';
+import { CalendarAuthError } from '../calendars/errors.js';
+import type { ConnectionTokens, RemoteCalendar } from '../calendars/provider.js';
 import { describeCalendarFailure, toStoredSpans } from '../calendars/remote-calendar.js';
 import { bumpCalendarVersions, replaceExternalBusy } from '../db/repositories/busy-time.js';
 import {
@@ -19,6 +20,7 @@ import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
 import { secretBoxOf } from '../secrets/secret-box.js';
 import type { UseCaseContext } from './context.js';
+import { ConnectionUnusableError, withAccessToken } from './provider-access.js';
 import type { ConnectedCalendar, SealedCalendarAccess } from '../domain/calendar.js';
 
 /** CALENDAR_SYNC_INTERVAL_SECONDS in ms: how often each calendar is read again. */
@@ -48,7 +50,10 @@ export type SyncResult = { synced: true; changed: boolean } | { synced: false; e
  * older than the other's. A failure keeps the last good busy time and is recorded on the
  * calendar (`status: error`, `lastError`); the next attempt comes after the usual interval.
  */
-export async function syncCalendar(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound'>, calendarUuid: string): Promise<SyncResult> {
+export async function syncCalendar(
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound' | 'integrations'>,
+  calendarUuid: string,
+): Promise<SyncResult> {
   const claimedAt = ctx.now();
   const claim = newId(claimedAt);
   if (!(await claimCalendarSync(ctx.db, calendarUuid, claim, claimedAt, claimedAt + SYNC_LEASE_MS))) return { synced: false, busy: true };
@@ -104,13 +109,32 @@ export async function syncCalendar(ctx: Pick<UseCaseContext, 'config' | 'now' | 
  * The calendar through its kind's adapter, the service's guarded fetch and the secret key;
  * the adapter opens the sealed parts for this call only.
  */
-export function openCalendar(ctx: Pick<UseCaseContext, 'secretKey' | 'calendars' | 'outbound'>, calendar: ConnectedCalendar, access: SealedCalendarAccess): RemoteCalendar {
-  return ctx.calendars[calendar.type].open(access, secretBoxOf(ctx.secretKey), ctx.outbound.fetch);
+export function openCalendar(
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey' | 'calendars' | 'outbound' | 'integrations'>,
+  calendar: ConnectedCalendar,
+  access: SealedCalendarAccess,
+): RemoteCalendar {
+  const connectionUuid = access.connectionUuid ?? null;
+  // A calendar on a connection borrows its tokens for each call; a refused connection shows on the calendar as its error.
+  const tokens: ConnectionTokens | null =
+    connectionUuid === null
+      ? null
+      : {
+          async withAccessToken(call) {
+            try {
+              return await withAccessToken(ctx, connectionUuid, call);
+            } catch (error) {
+              if (error instanceof ConnectionUnusableError) throw new CalendarAuthError(`The calendar's connection does not work: ${error.message}. Connect it again.`);
+              throw error;
+            }
+          },
+        };
+  return ctx.calendars[calendar.type].open(access, secretBoxOf(ctx.secretKey), ctx.outbound.fetch, tokens);
 }
 
 /** Syncs every calendar that is due, a few at a time; returns how many were attempted. */
 export async function syncDueCalendars(
-  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound'>,
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound' | 'integrations'>,
   options: { limit?: number; concurrency?: number } = {},
 ): Promise<number> {
   const due = await findDueCalendars(ctx.db, ctx.now(), options.limit ?? 100);
@@ -137,7 +161,10 @@ export interface CalendarSyncTimer {
  * sync is due (each `CALENDAR_SYNC_INTERVAL_SECONDS` after its last). Claims keep instances
  * from doubling up; a tick still running makes the next one skip. Never throws.
  */
-export function startCalendarSync(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound'>, tickMs: number): CalendarSyncTimer {
+export function startCalendarSync(
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound' | 'integrations'>,
+  tickMs: number,
+): CalendarSyncTimer {
   let running: Promise<number> | null = null;
   const run = (): Promise<number> => {
     if (running) return running;

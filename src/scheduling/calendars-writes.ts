@@ -1,6 +1,9 @@
 import { describeCalendarFailure } from '../calendars/remote-calendar.js';
 import { meetingEventUid, renderMeetingEvent } from '../calendars/meeting-event.js';
+import { providerOfPlace } from '../domain/integrations.js';
 import { statusAt, type Meeting } from '../domain/meeting.js';
+import type { DbOrTrx } from '../db/database.js';
+import { findConnectionOfUser } from '../db/repositories/connections.js';
 import { deleteEventCopy, findCalendarWithAccess, hasEventCopy, recordCalendarWriteError, saveEventCopy } from '../db/repositories/calendars.js';
 import { findTopicIncludingDeleted } from '../db/repositories/meeting-topics.js';
 import { findMeeting } from '../db/repositories/meetings.js';
@@ -30,7 +33,7 @@ const MAX_ROUNDS = 3;
  * retries with backoff; the booking never waits for it. The failure is shown on the
  * calendar as `lastWriteError` until a write succeeds.
  */
-export function createCalendarWriteHandler(ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey' | 'calendars' | 'outbound'>): JobHandler {
+export function createCalendarWriteHandler(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey' | 'calendars' | 'outbound' | 'integrations'>): JobHandler {
   return {
     kind: CALENDAR_WRITE_JOB_KIND,
     concurrency: 4,
@@ -46,7 +49,12 @@ export function createCalendarWriteHandler(ctx: Pick<UseCaseContext, 'now' | 'db
         if (!found) return;
         const meeting = await findMeeting(ctx.db, accountUuid, meetingUuid);
         const now = ctx.now();
-        const belongs = meeting !== undefined && found.calendar.writeMeetings && meeting.hostUuid === found.calendar.userUuid && statusAt(meeting, now) === 'confirmed';
+        const belongs =
+          meeting !== undefined &&
+          found.calendar.writeMeetings &&
+          meeting.hostUuid === found.calendar.userUuid &&
+          statusAt(meeting, now) === 'confirmed' &&
+          !(await roomIsTheCopy(ctx.db, meeting, found.access.connectionUuid ?? null));
         if (!belongs && !(await hasEventCopy(ctx.db, calendarUuid, meetingUuid))) return;
         const uid = meetingEventUid(meetingUuid);
         try {
@@ -75,6 +83,17 @@ export function createCalendarWriteHandler(ctx: Pick<UseCaseContext, 'now' | 'db
       throw new Error('the meeting kept changing while it was being written; trying again later');
     },
   };
+}
+
+/**
+ * Whether the meeting's room is made through the very connection this calendar is on (a
+ * Google Meet meeting and the host's Google calendar): the room's event is then the copy,
+ * and a second one would show the meeting twice.
+ */
+async function roomIsTheCopy(db: DbOrTrx, meeting: Meeting, calendarConnectionUuid: string | null): Promise<boolean> {
+  if (calendarConnectionUuid === null) return false;
+  const provider = providerOfPlace(meeting.place);
+  return provider !== null && (await findConnectionOfUser(db, meeting.hostUuid, provider))?.uuid === calendarConnectionUuid;
 }
 
 function sameCopy(before: Meeting | undefined, after: Meeting | undefined, now: number): boolean {

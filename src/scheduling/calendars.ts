@@ -15,6 +15,7 @@ import {
   listCalendarsOfUser,
   upsertFeed,
 } from '../db/repositories/calendars.js';
+import { findConnection } from '../db/repositories/connections.js';
 import { findTopicIncludingDeleted } from '../db/repositories/meeting-topics.js';
 import { lockHost, selectMeetingsPage } from '../db/repositories/meetings.js';
 import { findUserAcrossAccounts } from '../db/repositories/users.js';
@@ -30,7 +31,10 @@ import { requireSelfOrTeamAdmin } from './access.js';
 
 export interface NewCalendarInput {
   type: CalendarType;
-  url: string;
+  url?: string | undefined;
+  /** Calendars on a connection (Google): the host's connection and the provider's calendar id. */
+  connection?: string | undefined;
+  calendarId?: string | undefined;
   username?: string | undefined;
   password?: string | undefined;
   checkConflicts?: boolean | undefined;
@@ -43,7 +47,7 @@ export interface NewCalendarInput {
  * (with its error): the background sync keeps trying, and the user sees why.
  */
 export async function addCalendar(
-  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound'>,
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound' | 'integrations'>,
   principal: Principal,
   userUuid: string,
   input: NewCalendarInput,
@@ -51,11 +55,24 @@ export async function addCalendar(
   const user = await requireSelfOrTeamAdmin(ctx.db, principal, userUuid);
   const provider = ctx.calendars[input.type];
   const { errors, connection } = provider.prepare(input, secretBoxOf(ctx.secretKey));
-  try {
-    await assertAllowedUrl(connection.callUrl, { allowPrivate: ctx.outbound.allowPrivate, resolver: ctx.outbound.resolver });
-  } catch (error) {
-    if (!(error instanceof OutboundUrlRefusedError)) throw error;
-    errors.push({ path: '/url', message: refusalMessage(error) });
+  if (connection.callUrl !== null) {
+    try {
+      await assertAllowedUrl(connection.callUrl, { allowPrivate: ctx.outbound.allowPrivate, resolver: ctx.outbound.resolver });
+    } catch (error) {
+      if (!(error instanceof OutboundUrlRefusedError)) throw error;
+      errors.push({ path: '/url', message: refusalMessage(error) });
+    }
+  }
+  let connectionUuid: string | null = null;
+  if (provider.connectionProvider === undefined) {
+    if (input.connection !== undefined) errors.push({ path: '/connection', message: `is only for calendars on a connection (not ${input.type})` });
+    if (input.calendarId !== undefined) errors.push({ path: '/calendarId', message: `is only for calendars on a connection (not ${input.type})` });
+  } else if (input.connection !== undefined) {
+    // Only the host's own connection to the calendar's provider: another user's (or account's) is "not found" to them.
+    const found = await findConnection(ctx.db, input.connection.toLowerCase());
+    if (!found || found.userUuid !== user.uuid || found.provider !== provider.connectionProvider) {
+      errors.push({ path: '/connection', message: `is not a ${provider.connectionProvider} connection of this user` });
+    } else connectionUuid = found.uuid;
   }
   if (errors.length > 0) throw new ValidationError(errors);
 
@@ -67,6 +84,7 @@ export async function addCalendar(
     type: input.type,
     displayUrl: connection.displayUrl,
     ...connection.access,
+    connectionUuid,
     checkConflicts: input.checkConflicts ?? true,
     writeMeetings: connection.writeMeetings,
     status: 'pending' as const,
@@ -115,7 +133,7 @@ export async function removeCalendar(ctx: Pick<UseCaseContext, 'db'>, principal:
 
 /** Syncs now and answers the calendar as the sync left it (as it is, when another sync holds it). */
 export async function syncCalendarNow(
-  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound'>,
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound' | 'integrations'>,
   principal: Principal,
   userUuid: string,
   calendarUuid: string,

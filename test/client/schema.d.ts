@@ -460,7 +460,7 @@ export interface components {
            * @description An OAuth provider hosts connect for conference rooms (and calendars).
            * @enum {string}
            */
-          provider: "zoom" | "microsoft" | "webex";
+          provider: "zoom" | "microsoft" | "webex" | "google";
           /** @description Every setting of the business's OAuth app is stored and readable: hosts may connect (`POST /users/{userUuid}/connections`). */
           configured: boolean;
           /** @description Why `configured` is false although every setting is stored (as for gateways). */
@@ -1809,6 +1809,12 @@ export interface operations {
               tenant?: string;
             } | null;
             webex?: {
+              /** @description One line: no control characters. */
+              clientId?: string;
+              /** @description Write-only: stored encrypted, never returned. One line: no control characters. */
+              clientSecret?: string;
+            } | null;
+            google?: {
               /** @description One line: no control characters. */
               clientId?: string;
               /** @description Write-only: stored encrypted, never returned. One line: no control characters. */
@@ -5165,7 +5171,7 @@ export interface operations {
                  */
                 uuid: string;
                 /** @enum {string} */
-                type: "caldav" | "ics";
+                type: "caldav" | "ics" | "google";
                 /** @description CalDAV: the collection URL. ICS: only the scheme and host (`https://calendar.example.com/…`): the rest is often a secret address. */
                 url: string;
                 username: string | null;
@@ -5306,12 +5312,19 @@ export interface operations {
       content: {
         "application/json": {
           /**
-           * @description `caldav`: a CalDAV calendar collection (read, and written with `writeMeetings`); `ics`: an iCalendar URL (read only).
+           * @description `caldav`: a CalDAV calendar collection (read, and written with `writeMeetings`); `ics`: an iCalendar URL (read only); `google`: a Google calendar through the user's Google connection (`connection`, `calendarId`).
            * @enum {string}
            */
-          type: "caldav" | "ics";
-          /** @description CalDAV: the calendar collection URL (`https://dav.example.com/calendars/anna/work/`); ICS: the feed URL (`https://…` or `webcal://…`). It must not resolve to a loopback, private, link-local or metadata address unless the operator set ALLOW_PRIVATE_URLS=true; redirects are not followed for CalDAV. One line: no control characters. */
-          url: string;
+          type: "caldav" | "ics" | "google";
+          /** @description CalDAV: the calendar collection URL (`https://dav.example.com/calendars/anna/work/`); ICS: the feed URL (`https://…` or `webcal://…`). It must not resolve to a loopback, private, link-local or metadata address unless the operator set ALLOW_PRIVATE_URLS=true; redirects are not followed for CalDAV. Required for `caldav` and `ics`; not for `google`. One line: no control characters. */
+          url?: string;
+          /**
+           * Format: uuid
+           * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+           */
+          connection?: string;
+          /** @description Google only: the calendar's id, `primary` (the default) or one like `team@group.calendar.google.com`. One line: no control characters. */
+          calendarId?: string;
           /** @description CalDAV only: the account name. One line: no control characters. */
           username?: string;
           /** @description CalDAV only: the password or app password. Write-only: stored encrypted, never returned or logged. */
@@ -5322,7 +5335,7 @@ export interface operations {
            */
           checkConflicts?: boolean;
           /**
-           * @description CalDAV only: the user's confirmed meetings are written into this calendar, moved and removed with them (default false).
+           * @description CalDAV and Google: the user's confirmed meetings are written into this calendar, moved and removed with them (default false). A Google Meet meeting's own event is already there: it is not written twice.
            * @default false
            */
           writeMeetings?: boolean;
@@ -5347,7 +5360,7 @@ export interface operations {
              */
             uuid: string;
             /** @enum {string} */
-            type: "caldav" | "ics";
+            type: "caldav" | "ics" | "google";
             /** @description CalDAV: the collection URL. ICS: only the scheme and host (`https://calendar.example.com/…`): the rest is often a secret address. */
             url: string;
             username: string | null;
@@ -5505,7 +5518,7 @@ export interface operations {
              */
             uuid: string;
             /** @enum {string} */
-            type: "caldav" | "ics";
+            type: "caldav" | "ics" | "google";
             /** @description CalDAV: the collection URL. ICS: only the scheme and host (`https://calendar.example.com/…`): the rest is often a secret address. */
             url: string;
             username: string | null;
@@ -5792,7 +5805,7 @@ export interface operations {
              */
             uuid: string;
             /** @enum {string} */
-            type: "caldav" | "ics";
+            type: "caldav" | "ics" | "google";
             /** @description CalDAV: the collection URL. ICS: only the scheme and host (`https://calendar.example.com/…`): the rest is often a secret address. */
             url: string;
             username: string | null;
@@ -6207,7 +6220,7 @@ export interface operations {
                  * @description An OAuth provider hosts connect for conference rooms (and calendars).
                  * @enum {string}
                  */
-                provider: "zoom" | "microsoft" | "webex";
+                provider: "zoom" | "microsoft" | "webex" | "google";
                 /**
                  * Format: uuid
                  * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
@@ -6350,7 +6363,7 @@ export interface operations {
            * @description An OAuth provider hosts connect for conference rooms (and calendars).
            * @enum {string}
            */
-          provider: "zoom" | "microsoft" | "webex";
+          provider: "zoom" | "microsoft" | "webex" | "google";
         };
       };
     };
@@ -6374,7 +6387,7 @@ export interface operations {
              * @description An OAuth provider hosts connect for conference rooms (and calendars).
              * @enum {string}
              */
-            provider: "zoom" | "microsoft" | "webex";
+            provider: "zoom" | "microsoft" | "webex" | "google";
             /**
              * Format: uuid
              * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
@@ -6418,7 +6431,7 @@ export interface operations {
              * @description An OAuth provider hosts connect for conference rooms (and calendars).
              * @enum {string}
              */
-            provider: "zoom" | "microsoft" | "webex";
+            provider: "zoom" | "microsoft" | "webex" | "google";
             /**
              * Format: uuid
              * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
@@ -6580,7 +6593,7 @@ export interface operations {
              * @description An OAuth provider hosts connect for conference rooms (and calendars).
              * @enum {string}
              */
-            provider: "zoom" | "microsoft" | "webex";
+            provider: "zoom" | "microsoft" | "webex" | "google";
             /**
              * Format: uuid
              * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.

@@ -30,6 +30,22 @@ export interface OAuthProviderOptions {
   tokenFields?: Readonly<Record<string, unknown>>;
   /** The provider's own error body, for the API's errors and the token endpoint's (`oauthError` set there); unset, Zoom's `{ code, message }` and RFC 6749's. */
   errorBody?: (status: number, message: string, oauthError?: string) => unknown;
+  /** `token_type` as the provider spells it (Google: `Bearer`); `bearer` by default. */
+  tokenType?: string;
+  /** Sent back as `iss` with the code (RFC 9207), and the issuer of the ID token, where the provider does so (Google). */
+  issuer?: string;
+  /** Token answers carry an OpenID Connect `id_token` (Google, for `openid`/`email` scopes). */
+  idToken?: boolean;
+  /** The ID token's `iss`, where it differs from `issuer` (Google documents both `accounts.google.com` and `https://accounts.google.com`). */
+  idTokenIssuer?: string;
+  /** A refresh token only when the authorization request had `access_type=offline` (Google); always otherwise. */
+  refreshTokenOnlyOffline?: boolean;
+  /** The provider's `error_description` for a refused code or refresh token. */
+  invalidGrantDescription?: string;
+  /** The API's answer to a missing, expired or revoked access token (the provider's error shape); Zoom's by default. */
+  unauthorizedBody?: unknown;
+  /** The API's error body for a failure of `failNextApiCalls`; Zoom's by default. */
+  failureBody?: (status: number) => unknown;
 }
 
 export interface ApiRequest {
@@ -86,6 +102,7 @@ interface CodeRecord {
   redirectUri: string;
   challenge: string;
   grant: Grant;
+  offline: boolean;
 }
 
 interface TokenRecord {
@@ -119,9 +136,33 @@ export async function startOAuthProvider(
   const issue = (grant: Grant, refresh: string | null) => {
     const access = token('at');
     accessTokens.set(access, { grant, expiresAt: options.now() + options.accessTokenSeconds * 1000 });
-    const body: Record<string, unknown> = { access_token: access, token_type: 'bearer', expires_in: options.accessTokenSeconds, scope: 'granted', ...options.tokenFields };
+    const body: Record<string, unknown> = {
+      access_token: access,
+      token_type: options.tokenType ?? 'bearer',
+      expires_in: options.accessTokenSeconds,
+      scope: 'granted',
+      ...options.tokenFields,
+    };
     if (refresh !== null) body.refresh_token = refresh;
+    if (options.idToken) body.id_token = idTokenOf(grant);
     return body;
+  };
+
+  // Signed by no one: termin does not use the ID token, and a client that checks its claims still can.
+  const idTokenOf = (grant: Grant) => {
+    const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const iat = Math.floor(options.now() / 1000);
+    const claims = {
+      iss: options.idTokenIssuer ?? options.issuer,
+      aud: options.clientId,
+      azp: options.clientId,
+      sub: `1${String(grant.id).padStart(20, '0')}`,
+      email: grant.accountEmail,
+      email_verified: true,
+      iat,
+      exp: iat + 3600,
+    };
+    return `${part({ alg: 'RS256', kid: 'fake', typ: 'JWT' })}.${part(claims)}.${randomBytes(32).toString('base64url')}`;
   };
 
   const clientAuthenticated = (req: http.IncomingMessage, form: URLSearchParams): boolean => {
@@ -164,10 +205,11 @@ export async function startOAuthProvider(
           const grant: Grant = { id: grants.length + 1, accountEmail: options.accountEmail, revoked: false };
           grants.push(grant);
           const code = token('code');
-          codes.set(code, { redirectUri: q.get('redirect_uri')!, challenge: q.get('code_challenge')!, grant });
+          codes.set(code, { redirectUri: q.get('redirect_uri')!, challenge: q.get('code_challenge')!, grant, offline: q.get('access_type') === 'offline' });
           const back = new URL(q.get('redirect_uri')!);
           back.searchParams.set('code', code);
           back.searchParams.set('state', q.get('state') ?? '');
+          if (options.issuer !== undefined) back.searchParams.set('iss', options.issuer);
           res.writeHead(302, { location: back.href }).end();
           return;
         }
@@ -192,11 +234,11 @@ export async function startOAuthProvider(
             const challenge = createHash('sha256').update(verifier).digest('base64url');
             if (!code || code.redirectUri !== form.get('redirect_uri') || code.challenge !== challenge || code.grant.revoked) {
               record(false);
-              oauthError(res, 400, 'invalid_grant', 'Invalid authorization code');
+              oauthError(res, 400, 'invalid_grant', options.invalidGrantDescription ?? 'Invalid authorization code');
               return;
             }
-            const refresh = token('rt');
-            refreshTokens.set(refresh, code.grant);
+            const refresh = options.refreshTokenOnlyOffline && !code.offline ? null : token('rt');
+            if (refresh !== null) refreshTokens.set(refresh, code.grant);
             record(true);
             res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(issue(code.grant, refresh)));
             return;
@@ -207,7 +249,7 @@ export async function startOAuthProvider(
             const grant = refreshTokens.get(given);
             if (!grant || grant.revoked) {
               record(false);
-              oauthError(res, 400, 'invalid_grant', 'Invalid refresh token');
+              oauthError(res, 400, 'invalid_grant', options.invalidGrantDescription ?? 'Invalid refresh token');
               return;
             }
             let refresh: string | null = options.repeatRefreshToken ? given : null;
@@ -246,14 +288,14 @@ export async function startOAuthProvider(
         if (!access || access.grant.revoked || access.expiresAt <= options.now()) {
           res
             .writeHead(401, { 'content-type': 'application/json' })
-            .end(JSON.stringify(options.errorBody?.(401, 'Invalid access token.') ?? { code: 124, message: 'Invalid access token.' }));
+            .end(JSON.stringify(options.unauthorizedBody ?? options.errorBody?.(401, 'Invalid access token.') ?? { code: 124, message: 'Invalid access token.' }));
           return;
         }
         if (failures.count > 0) {
           failures = { ...failures, count: failures.count - 1 };
           res
             .writeHead(failures.status, { 'content-type': 'application/json' })
-            .end(JSON.stringify(options.errorBody?.(failures.status, 'Internal error') ?? { code: 500, message: 'Internal error' }));
+            .end(JSON.stringify(options.failureBody?.(failures.status) ?? options.errorBody?.(failures.status, 'Internal error') ?? { code: 500, message: 'Internal error' }));
           return;
         }
         const reply = await api({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, body, grant: access.grant });

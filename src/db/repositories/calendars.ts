@@ -39,6 +39,8 @@ export async function insertCalendar(db: DbOrTrx, calendar: NewCalendar): Promis
       url: calendar.url,
       username: calendar.username,
       password_sealed: calendar.passwordSealed,
+      connection_id: calendar.connectionUuid ?? null,
+      remote_calendar_id: calendar.remoteCalendarId ?? null,
       check_conflicts: calendar.checkConflicts ? 1 : 0,
       write_meetings: calendar.writeMeetings ? 1 : 0,
       status: calendar.status,
@@ -68,7 +70,18 @@ export async function findCalendar(db: DbOrTrx, calendarUuid: string): Promise<C
 /** The calendar and its sealed access, for the sync and the write job (never for the API). */
 export async function findCalendarWithAccess(db: DbOrTrx, calendarUuid: string): Promise<{ calendar: ConnectedCalendar; access: SealedCalendarAccess } | undefined> {
   const row = await db.selectFrom('calendars').selectAll().where('id', '=', calendarUuid).executeTakeFirst();
-  return row && { calendar: rowToCalendar(row), access: { url: row.url, username: row.username, passwordSealed: row.password_sealed } };
+  return (
+    row && {
+      calendar: rowToCalendar(row),
+      access: {
+        url: row.url,
+        username: row.username,
+        passwordSealed: row.password_sealed,
+        connectionUuid: row.connection_id,
+        remoteCalendarId: row.remote_calendar_id,
+      },
+    }
+  );
 }
 
 export async function deleteCalendar(db: DbOrTrx, calendarUuid: string): Promise<boolean> {

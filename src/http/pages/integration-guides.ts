@@ -66,6 +66,22 @@ export const INTEGRATION_GUIDES: Readonly<Record<IntegrationProvider, ProviderGu
       'Webex takes no idempotency key: termin writes a request id into each meeting’s agenda and adopts the meeting it finds by it when an answer was lost, so leave that line in the agenda.',
     ],
   },
+  google: {
+    label: 'Google',
+    register: [
+      'In the Google Cloud console (console.cloud.google.com), create or pick a project for termin, then APIs & Services → Library → enable the Google Calendar API (Meet links are made through it).',
+      'APIs & Services → OAuth consent screen (Google Auth Platform): user type External (any Google account) or Internal (only your Workspace organisation), app name, support e-mail, and the scopes listed below.',
+      'APIs & Services → Credentials → Create credentials → OAuth client ID → Web application; add the redirect URI below under Authorized redirect URIs.',
+      'Copy the Client ID and Client secret.',
+    ],
+    caveats: [
+      '`https://www.googleapis.com/auth/calendar.events` is a sensitive scope: an External app must pass Google’s verification before users outside the project’s test users can connect without an “unverified app” warning (up to 100 test users meanwhile). An Internal app in Google Workspace needs no verification.',
+      'While the consent screen is in Testing, Google expires refresh tokens after 7 days: hosts then get the error e-mail and must connect again. Publish the app to avoid that.',
+      'termin asks for offline access with `prompt=consent`, so every connection gets a refresh token; Google keeps that refresh token on refresh (no rotation), and termin keeps it.',
+      'Each Meet room is an event in the host’s primary Google Calendar (it is also their calendar copy), made without Google’s own invitation e-mails: the participant gets termin’s. Disconnecting revokes the grant at `oauth2.googleapis.com/revoke`.',
+      'The same connection also reads the host’s Google Calendar busy time: `POST /api/v1/users/{userUuid}/calendars` with `{ "type": "google", "connection": "<connection uuid>", "calendarId": "primary", "writeMeetings": true }`.',
+    ],
+  },
 };
 
 export interface IntegrationDocs {

@@ -4,21 +4,36 @@ import { Nullable, SingleLine, StringEnum, Timestamp, Uuid } from './common.js';
 
 export const CalendarBodySchema = Type.Object(
   {
-    type: StringEnum(CALENDAR_TYPES, { description: '`caldav`: a CalDAV calendar collection (read, and written with `writeMeetings`); `ics`: an iCalendar URL (read only).' }),
-    url: SingleLine({
-      minLength: 1,
-      maxLength: 2048,
+    type: StringEnum(CALENDAR_TYPES, {
       description:
-        'CalDAV: the calendar collection URL (`https://dav.example.com/calendars/anna/work/`); ICS: the feed URL (`https://…` or `webcal://…`). ' +
-        'It must not resolve to a loopback, private, link-local or metadata address unless the operator set ALLOW_PRIVATE_URLS=true; redirects are not followed for CalDAV.',
+        '`caldav`: a CalDAV calendar collection (read, and written with `writeMeetings`); `ics`: an iCalendar URL (read only); ' +
+        "`google`: a Google calendar through the user's Google connection (`connection`, `calendarId`).",
     }),
+    url: Type.Optional(
+      SingleLine({
+        minLength: 1,
+        maxLength: 2048,
+        description:
+          'CalDAV: the calendar collection URL (`https://dav.example.com/calendars/anna/work/`); ICS: the feed URL (`https://…` or `webcal://…`). ' +
+          'It must not resolve to a loopback, private, link-local or metadata address unless the operator set ALLOW_PRIVATE_URLS=true; redirects are not followed for CalDAV. ' +
+          'Required for `caldav` and `ics`; not for `google`.',
+      }),
+    ),
+    connection: Type.Optional(Uuid),
+    calendarId: Type.Optional(
+      SingleLine({ minLength: 1, maxLength: 1024, description: "Google only: the calendar's id, `primary` (the default) or one like `team@group.calendar.google.com`." }),
+    ),
     username: Type.Optional(SingleLine({ minLength: 1, maxLength: 255, description: 'CalDAV only: the account name.' })),
     password: Type.Optional(
       Type.String({ minLength: 1, maxLength: 1024, description: 'CalDAV only: the password or app password. Write-only: stored encrypted, never returned or logged.' }),
     ),
     checkConflicts: Type.Optional(Type.Boolean({ default: true, description: "The calendar's busy time blocks the user's slots (default true)." })),
     writeMeetings: Type.Optional(
-      Type.Boolean({ default: false, description: "CalDAV only: the user's confirmed meetings are written into this calendar, moved and removed with them (default false)." }),
+      Type.Boolean({
+        default: false,
+        description:
+          "CalDAV and Google: the user's confirmed meetings are written into this calendar, moved and removed with them (default false). A Google Meet meeting's own event is already there: it is not written twice.",
+      }),
     ),
   },
   { additionalProperties: false },

@@ -1,0 +1,198 @@
+import ICAL from 'ical.js';
+import type { ProviderEndpoints } from '../config.js';
+import { callGoogle } from '../connections/google.js';
+import { optionalString } from '../connections/http.js';
+import { AccessTokenRejectedError, ProviderError } from '../connections/provider.js';
+import type { FieldError } from '../domain/errors.js';
+import { isValidTimeZone } from '../domain/time-zones.js';
+import { type BusyInterval, type TimeRange, wallToInstant } from './busy-time.js';
+import { CalendarAuthError, CalendarBadResponseError, CalendarError, CalendarNotFoundError, CalendarTooLargeError, CalendarUnreachableError } from './errors.js';
+import type { CalendarProvider, CalendarWriter } from './provider.js';
+
+/**
+ * A Google Calendar on a host's Google connection (Calendar API v3,
+ * developers.google.com/calendar/api/v3/reference/events). Busy time is `events.list` with
+ * `singleEvents=true` (Google expands recurring series) between `timeMin` and `timeMax`, page
+ * by page (`nextPageToken`); cancelled and free (`transparency: transparent`) events, events
+ * the host declined, and termin's own events (its Meet rooms and meeting copies, marked with
+ * `extendedProperties.private.termin`: they already block as meetings) are not busy. All-day
+ * events block the host's local days. Meetings are written under an event id derived from
+ * their invitation's UID (`events.update`, or `insert` the first time), always with
+ * `sendUpdates=none`.
+ */
+
+/** Pages of 2 500 events read at most per sync: 100 000 events, far past any host's window. */
+const MAX_PAGES = 40;
+
+export function createGoogleCalendarProvider(urls: ProviderEndpoints): CalendarProvider {
+  const api = urls.api;
+  return {
+    type: 'google',
+    connectionProvider: 'google',
+    prepare(request) {
+      const errors: FieldError[] = [];
+      for (const field of ['url', 'username', 'password'] as const) {
+        if (request[field] !== undefined) errors.push({ path: `/${field}`, message: 'is not for a Google calendar: it is reached through its connection' });
+      }
+      if (request.connection === undefined) errors.push({ path: '/connection', message: "is required for a Google calendar: the uuid of the host's Google connection" });
+      const calendarId = (request.calendarId ?? 'primary').trim();
+      if (calendarId === '' || calendarId.length > 1024 || /[\u0000-\u001f\u007f]/.test(calendarId)) {
+        errors.push({ path: '/calendarId', message: 'must be a Google calendar id (`primary`, or an id like `team@group.calendar.google.com`)' });
+      }
+      return {
+        errors,
+        connection: {
+          callUrl: null,
+          displayUrl: `google:${calendarId}`,
+          access: { url: calendarId, username: null, passwordSealed: null, remoteCalendarId: calendarId },
+          writeMeetings: request.writeMeetings ?? false,
+        },
+      };
+    },
+    open(access, _secrets, _fetch, connection) {
+      const calendarId = access.remoteCalendarId ?? access.url;
+      const events = `/calendar/v3/calendars/${encodeURIComponent(calendarId)}/events`;
+      const withToken = async <T>(call: (accessToken: string) => Promise<T>): Promise<T> => {
+        if (connection === null) throw new CalendarAuthError('This Google calendar has no connection any more: add it again on a Google connection.');
+        try {
+          return await connection.withAccessToken(call);
+        } catch (error) {
+          throw calendarErrorOf(error);
+        }
+      };
+      const writer: CalendarWriter = {
+        async putEvent(uid, icsText) {
+          const id = googleCopyIdOf(uid);
+          const body = { ...eventOfIcs(icsText), id, extendedProperties: { private: { termin: uid } } };
+          const put = (accessToken: string) =>
+            callGoogle('write an event', api, { method: 'PUT', path: `${events}/${encodeURIComponent(id)}?sendUpdates=none`, accessToken, json: body }, [200, 404]);
+          await withToken(async (accessToken) => {
+            if ((await put(accessToken)).status === 200) return;
+            // Not there yet: insert it under its id (409: it exists after all, deleted or just made: update that).
+            const inserted = await callGoogle('write an event', api, { method: 'POST', path: `${events}?sendUpdates=none`, accessToken, json: body }, [200, 409]);
+            if (inserted.status === 409 && (await put(accessToken)).status !== 200)
+              throw new ProviderError('Google write an event: the event can be neither made nor updated', true);
+          });
+        },
+        async deleteEvent(uid) {
+          const path = `${events}/${encodeURIComponent(googleCopyIdOf(uid))}?sendUpdates=none`;
+          await withToken((accessToken) => callGoogle('remove an event', api, { method: 'DELETE', path, accessToken }, [200, 204, 404, 410]));
+        },
+      };
+      return {
+        async readBusy(range, hostZone, options) {
+          if (!isValidTimeZone(hostZone)) throw new RangeError(`Not an IANA time zone: ${hostZone}`);
+          const items = await withToken((accessToken) => listEvents(api, events, range, accessToken));
+          return busyOfGoogleEvents(items, range, hostZone, options?.ignoreUids);
+        },
+        writer,
+      };
+    },
+  };
+}
+
+async function listEvents(api: string, events: string, range: TimeRange, accessToken: string): Promise<unknown[]> {
+  const items: unknown[] = [];
+  let pageToken: string | null = null;
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const query = new URLSearchParams({
+      singleEvents: 'true',
+      timeMin: new Date(range.from).toISOString(),
+      timeMax: new Date(range.to).toISOString(),
+      maxResults: '2500',
+      showDeleted: 'false',
+    });
+    if (pageToken !== null) query.set('pageToken', pageToken);
+    const answer = await callGoogle('read the calendar', api, { method: 'GET', path: `${events}?${query}`, accessToken }, [200]);
+    const body = answer.body as { items?: unknown; nextPageToken?: unknown } | undefined;
+    if (!body || !Array.isArray(body.items)) throw new CalendarBadResponseError('Google read the calendar: the answer is not an event list');
+    items.push(...body.items);
+    pageToken = typeof body.nextPageToken === 'string' && body.nextPageToken !== '' ? body.nextPageToken : null;
+    if (pageToken === null) return items;
+  }
+  throw new CalendarTooLargeError(`Google read the calendar: more than ${MAX_PAGES} pages of events in the booking window`);
+}
+
+/**
+ * The busy time of Google events (as `events.list` with `singleEvents` gives them) within
+ * `range`: `{ start: { dateTime: '2027-03-01T09:00:00+01:00' }, end: { dateTime: '…10:00…' } }`
+ * → 08:00–09:00Z; `{ start: { date: '2027-03-02' }, end: { date: '2027-03-03' } }` in
+ * Europe/Warsaw → 2027-03-01T23:00Z–2027-03-02T23:00Z. Cancelled, free, declined and termin's
+ * own events are skipped, and so is an event whose times cannot be read.
+ */
+export function busyOfGoogleEvents(items: readonly unknown[], range: TimeRange, hostZone: string, ignoreUids?: ReadonlySet<string>): BusyInterval[] {
+  const busy: BusyInterval[] = [];
+  for (const item of items) {
+    const event = objectOf(item);
+    if (!event) continue;
+    if (event.status === 'cancelled' || event.transparency === 'transparent') continue;
+    if (optionalString(objectOf(objectOf(event.extendedProperties)?.private), 'termin') !== null) continue;
+    const uid = optionalString(event, 'iCalUID');
+    if (uid !== null && ignoreUids?.has(uid)) continue;
+    const self = Array.isArray(event.attendees) ? event.attendees.map(objectOf).find((attendee) => attendee?.self === true) : undefined;
+    if (self?.responseStatus === 'declined') continue;
+    const start = instantOf(event.start, hostZone);
+    const end = instantOf(event.end, hostZone);
+    if (start === null || end === null || end < start) continue;
+    if (end > range.from && start < range.to) busy.push({ start, end });
+    else if (start === end && start >= range.from && start < range.to) busy.push({ start, end });
+  }
+  return busy.sort((a, b) => a.start - b.start || a.end - b.end);
+}
+
+/** `{ dateTime }` (an instant with its offset) or `{ date }` (an all-day date, the host's local midnight). */
+function instantOf(value: unknown, hostZone: string): number | null {
+  const time = objectOf(value);
+  const dateTime = optionalString(time, 'dateTime');
+  if (dateTime !== null) {
+    const ms = Date.parse(dateTime);
+    return Number.isNaN(ms) ? null : ms;
+  }
+  const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(optionalString(time, 'date') ?? '');
+  return date ? wallToInstant(hostZone, Number(date[1]), Number(date[2]), Number(date[3]), 0, 0, 0) : null;
+}
+
+/**
+ * The id termin writes a meeting's copy under: the invitation's UID in Google's base32hex
+ * alphabet (`0-9`, `a-v`), so a retry or a move finds the same event:
+ * `googleCopyIdOf('0190f3a2-7c1e-7b3d-9a4f-1c2d3e4f5a6b@termin')` → `terminm0190f3a27c1e7b3d9a4f1c2d3e4f5a6btermin`.
+ */
+export function googleCopyIdOf(uid: string): string {
+  return `terminm${uid.toLowerCase().replace(/[^0-9a-v]/g, '')}`.slice(0, 1024);
+}
+
+/** The Google event of termin's one-event invitation text (times in UTC, as termin renders them). */
+function eventOfIcs(icsText: string): Record<string, unknown> {
+  const vevent = new ICAL.Component(ICAL.parse(icsText)).getFirstSubcomponent('vevent');
+  const start = vevent?.getFirstPropertyValue('dtstart');
+  const end = vevent?.getFirstPropertyValue('dtend');
+  if (!vevent || !(start instanceof ICAL.Time) || !(end instanceof ICAL.Time)) throw new CalendarBadResponseError('a meeting copy without its times');
+  const text = (name: string) => {
+    const value = vevent.getFirstPropertyValue(name);
+    return typeof value === 'string' ? value : undefined;
+  };
+  const status = text('status')?.toLowerCase();
+  return {
+    summary: text('summary') ?? 'Meeting',
+    description: text('description'),
+    location: text('location'),
+    start: { dateTime: new Date(start.toJSDate().getTime()).toISOString() },
+    end: { dateTime: new Date(end.toJSDate().getTime()).toISOString() },
+    status: status === 'tentative' || status === 'cancelled' ? status : 'confirmed',
+    iCalUID: text('uid'),
+  };
+}
+
+/** A provider's failure as the calendar errors the sync shows (`lastError`), never with a token. */
+function calendarErrorOf(error: unknown): unknown {
+  if (error instanceof CalendarError || !(error instanceof ProviderError)) return error;
+  if (error instanceof AccessTokenRejectedError || error.status === 401 || error.status === 403)
+    return new CalendarAuthError(`${error.message}: the Google connection may not see this calendar`, error.status);
+  if (error.status === 404) return new CalendarNotFoundError('Google has no such calendar for this connection (check calendarId)', 404);
+  if (error.retryable) return new CalendarUnreachableError(error.message, error.status);
+  return new CalendarBadResponseError(error.message, error.status);
+}
+
+function objectOf(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}

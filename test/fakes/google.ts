@@ -1,0 +1,244 @@
+import { type ApiReply, type ApiRequest, type OAuthProvider, startOAuthProvider } from './oauth-provider.js';
+
+/**
+ * Google played locally from its public docs: the OAuth 2.0 web-server flow
+ * (developers.google.com/identity/protocols/oauth2/web-server) at `/o/oauth2/v2/auth` and
+ * `/token` (client authentication in the form body; PKCE; a refresh token only with
+ * `access_type=offline`, and never a new one on refresh; `iss` sent back with the code; an
+ * `id_token` in every token answer; `{ error, error_description }` on refusal), `/revoke`,
+ * the OpenID userinfo endpoint `/oauth2/v3/userinfo`, and the Calendar API v3 parts termin
+ * uses (developers.google.com/calendar/api/v3/reference/events): insert with a client-chosen
+ * `id` (base32hex, 5–1024 characters; an id used before, even by a deleted event, is refused
+ * with 409 `duplicate`) and `conferenceData.createRequest` honoured only with
+ * `conferenceDataVersion=1`, the Meet conference `pending` at first and made on a later read;
+ * get (a deleted event reads as `status: cancelled`), patch, delete (410 once deleted), and
+ * list (`singleEvents`, `timeMin`/`timeMax`, pages by `nextPageToken`). Errors in Google's
+ * JSON shape `{ error: { code, message, errors: [{ domain, reason, message }], status } }`.
+ */
+
+export interface GoogleEvent {
+  id: string;
+  status: 'confirmed' | 'tentative' | 'cancelled';
+  summary: string;
+  description?: string;
+  location?: string;
+  iCalUID?: string;
+  /** A timed event's `dateTime`, or an all-day event's `date` (the end date exclusive). */
+  start: { dateTime: string; timeZone?: string } | { date: string };
+  end: { dateTime: string; timeZone?: string } | { date: string };
+  attendees: { email: string; displayName?: string; self?: boolean; responseStatus?: string }[];
+  transparency?: 'opaque' | 'transparent';
+  extendedProperties?: { private?: Record<string, string> };
+  /** The conference asked for, and how many more reads still find it pending. */
+  conference: { requestId: string; pendingReads: number; ready: boolean; meetCode: string } | null;
+  grant: number;
+  sequence: number;
+}
+
+export interface FakeGoogle extends OAuthProvider {
+  clientId: string;
+  clientSecret: string;
+  /** Events by id, deleted ones kept as `cancelled` (Google keeps their ids taken). */
+  events: Map<string, GoogleEvent>;
+  /** How many reads of a new event still find its conference pending (the insert's answer always does). */
+  setPendingReads(count: number): void;
+  /** Adds an event to the calendar of the grant that connected `count`-th (1 = first), as the host would in Google Calendar. */
+  addEvent(event: Omit<GoogleEvent, 'grant' | 'sequence' | 'conference' | 'attendees' | 'status'> & Partial<Pick<GoogleEvent, 'status' | 'grant' | 'attendees'>>): GoogleEvent;
+  env: Record<string, string>;
+}
+
+const ISSUER = 'https://accounts.google.com';
+
+function googleError(code: number, status: string, reason: string, message: string): ApiReply {
+  return { status: code, body: { error: { code, message, errors: [{ domain: 'global', reason, message }], status } } };
+}
+
+export async function startFakeGoogle(options: { now: () => number; accountEmail?: string; accessTokenSeconds?: number }): Promise<FakeGoogle> {
+  const clientId = '1234567890-termin.apps.googleusercontent.com';
+  const clientSecret = 'GOCSPX-fake-google-client-secret';
+  const events = new Map<string, GoogleEvent>();
+  let pendingReads = 1;
+  let meetCodes = 0;
+  const notFound = googleError(404, 'NOT_FOUND', 'notFound', 'Not Found');
+  const bad = (message: string) => googleError(400, 'INVALID_ARGUMENT', 'invalid', message);
+
+  const meetLink = (code: string) => `https://meet.google.com/${code}`;
+  const resource = (event: GoogleEvent, read: boolean): Record<string, unknown> => {
+    const { conference, grant: _grant, ...rest } = event;
+    const body: Record<string, unknown> = { kind: 'calendar#event', etag: `"${event.sequence}"`, ...rest, htmlLink: `https://www.google.com/calendar/event?eid=${event.id}` };
+    if (conference === null) return body;
+    if (read && !conference.ready) {
+      if (conference.pendingReads > 0) conference.pendingReads -= 1;
+      else conference.ready = true;
+    }
+    const ready = conference.ready;
+    body.conferenceData = ready
+      ? {
+          createRequest: { requestId: conference.requestId, conferenceSolutionKey: { type: 'hangoutsMeet' }, status: { statusCode: 'success' } },
+          entryPoints: [{ entryPointType: 'video', uri: meetLink(conference.meetCode), label: `meet.google.com/${conference.meetCode}` }],
+          conferenceSolution: { key: { type: 'hangoutsMeet' }, name: 'Google Meet' },
+          conferenceId: conference.meetCode,
+        }
+      : { createRequest: { requestId: conference.requestId, conferenceSolutionKey: { type: 'hangoutsMeet' }, status: { statusCode: 'pending' } } };
+    if (ready) body.hangoutLink = meetLink(conference.meetCode);
+    return body;
+  };
+  // All-day dates compared as UTC days: the stand-in's calendar is in UTC.
+  const instant = (time: GoogleEvent['start']) => Date.parse('dateTime' in time ? time.dateTime : `${time.date}T00:00:00Z`);
+  const validTime = (value: unknown): value is { dateTime: string; timeZone?: string } =>
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { dateTime?: unknown }).dateTime === 'string' &&
+    !Number.isNaN(Date.parse((value as { dateTime: string }).dateTime));
+
+  const listEvents = (request: ApiRequest): ApiReply => {
+    const q = request.query;
+    if (q.get('singleEvents') !== 'true' && q.get('orderBy') === 'startTime') return bad('The requested ordering is not available for the particular query.');
+    const timeMin = q.get('timeMin') === null ? -Infinity : Date.parse(q.get('timeMin')!);
+    const timeMax = q.get('timeMax') === null ? Infinity : Date.parse(q.get('timeMax')!);
+    if (Number.isNaN(timeMin) || Number.isNaN(timeMax)) return bad('Bad Request');
+    const showDeleted = q.get('showDeleted') === 'true';
+    const mine = [...events.values()]
+      .filter((event) => event.grant === request.grant.id && (showDeleted || event.status !== 'cancelled'))
+      .filter((event) => instant(event.end) > timeMin && instant(event.start) < timeMax)
+      .sort((a, b) => instant(a.start) - instant(b.start));
+    const size = Math.min(2500, Number(q.get('maxResults') ?? 250));
+    const from = Number(q.get('pageToken') ?? 0);
+    const page = mine.slice(from, from + size);
+    const body: Record<string, unknown> = { kind: 'calendar#events', summary: request.grant.accountEmail, timeZone: 'UTC', items: page.map((event) => resource(event, false)) };
+    if (from + size < mine.length) body.nextPageToken = String(from + size);
+    return { status: 200, body };
+  };
+
+  const api = (request: ApiRequest): ApiReply => {
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    if (request.method === 'GET' && request.path === '/oauth2/v3/userinfo') {
+      return {
+        status: 200,
+        body: { sub: `1${String(request.grant.id).padStart(20, '0')}`, email: request.grant.accountEmail, email_verified: true, picture: 'https://lh3.googleusercontent.com/a/x' },
+      };
+    }
+    const base = '/calendar/v3/calendars/primary/events';
+    if (request.path === base && request.method === 'GET') return listEvents(request);
+    if (request.path === base && request.method === 'POST') {
+      const id = typeof body.id === 'string' ? body.id : `auto${events.size + 1}`;
+      if (!/^[a-v0-9]{5,1024}$/.test(id)) return bad('Invalid resource id value.');
+      if (events.has(id)) return googleError(409, 'ALREADY_EXISTS', 'duplicate', 'The requested identifier already exists.');
+      if (!validTime(body.start)) return bad('Missing start time.');
+      if (!validTime(body.end)) return bad('Missing end time.');
+      if (Date.parse(body.end.dateTime) < Date.parse(body.start.dateTime)) return bad('The specified time range is empty.');
+      const createRequest = (body.conferenceData as { createRequest?: { requestId?: unknown; conferenceSolutionKey?: { type?: unknown } } } | undefined)?.createRequest;
+      // Without conferenceDataVersion=1 Google ignores conferenceData.
+      const wantsMeet = request.query.get('conferenceDataVersion') === '1' && createRequest !== undefined;
+      if (wantsMeet && (typeof createRequest.requestId !== 'string' || createRequest.conferenceSolutionKey?.type !== 'hangoutsMeet')) return bad('Invalid conference type value.');
+      meetCodes += 1;
+      const code = `abc-${String(meetCodes)
+        .padStart(4, '0')
+        .replace(/\d/g, (d) => 'mnopqrstuv'[Number(d)]!)}-xyz`;
+      const event: GoogleEvent = {
+        id,
+        status: 'confirmed',
+        summary: typeof body.summary === 'string' ? body.summary : '',
+        ...(typeof body.description === 'string' ? { description: body.description } : {}),
+        start: body.start,
+        end: body.end,
+        attendees: Array.isArray(body.attendees) ? (body.attendees as { email: string; displayName?: string }[]) : [],
+        ...(body.extendedProperties ? { extendedProperties: body.extendedProperties as GoogleEvent['extendedProperties'] } : {}),
+        ...(body.transparency === 'transparent' ? { transparency: 'transparent' as const } : {}),
+        ...(typeof body.location === 'string' ? { location: body.location } : {}),
+        ...(typeof body.iCalUID === 'string' ? { iCalUID: body.iCalUID } : {}),
+        ...(body.status === 'tentative' ? { status: 'tentative' as const } : {}),
+        conference: wantsMeet ? { requestId: String(createRequest.requestId), pendingReads, ready: false, meetCode: code } : null,
+        grant: request.grant.id,
+        sequence: 0,
+      };
+      events.set(id, event);
+      return { status: 200, body: resource(event, false) };
+    }
+    const match = /^\/calendar\/v3\/calendars\/primary\/events\/([^/]+)$/.exec(request.path);
+    if (match) {
+      const event = events.get(decodeURIComponent(match[1]!));
+      if (!event || event.grant !== request.grant.id) return notFound;
+      if (request.method === 'GET') return { status: 200, body: resource(event, true) };
+      if (request.method === 'DELETE') {
+        if (event.status === 'cancelled') return googleError(410, 'GONE', 'deleted', 'Resource has been deleted');
+        event.status = 'cancelled';
+        event.sequence += 1;
+        return { status: 204 };
+      }
+      if (request.method === 'PUT') {
+        // events.update replaces the event; updating a deleted one restores it.
+        if (!validTime(body.start) || !validTime(body.end)) return bad('Missing start or end time.');
+        event.start = body.start;
+        event.end = body.end;
+        event.summary = typeof body.summary === 'string' ? body.summary : '';
+        if (typeof body.description === 'string') event.description = body.description;
+        else delete event.description;
+        if (typeof body.location === 'string') event.location = body.location;
+        event.status = body.status === 'tentative' || body.status === 'cancelled' ? body.status : 'confirmed';
+        if (body.extendedProperties) event.extendedProperties = body.extendedProperties as GoogleEvent['extendedProperties'];
+        event.sequence += 1;
+        return { status: 200, body: resource(event, false) };
+      }
+      if (request.method === 'PATCH') {
+        if (event.status === 'cancelled') return notFound;
+        if (body.start !== undefined && !validTime(body.start)) return bad('Invalid start time.');
+        if (body.end !== undefined && !validTime(body.end)) return bad('Invalid end time.');
+        if (validTime(body.start)) event.start = body.start;
+        if (validTime(body.end)) event.end = body.end;
+        if (typeof body.summary === 'string') event.summary = body.summary;
+        event.sequence += 1;
+        return { status: 200, body: resource(event, false) };
+      }
+    }
+    return notFound;
+  };
+
+  const provider = await startOAuthProvider(
+    {
+      clientId,
+      clientSecret,
+      clientAuthentication: 'post',
+      rotateRefreshTokens: false,
+      accessTokenSeconds: options.accessTokenSeconds ?? 3599,
+      accountEmail: options.accountEmail ?? 'host@gmail.example',
+      now: options.now,
+      tokenType: 'Bearer',
+      issuer: ISSUER,
+      idToken: true,
+      // Google's docs: an ID token's iss is `accounts.google.com` or `https://accounts.google.com`; the bare form here.
+      idTokenIssuer: 'accounts.google.com',
+      refreshTokenOnlyOffline: true,
+      invalidGrantDescription: 'Token has been expired or revoked.',
+      unauthorizedBody: {
+        error: {
+          code: 401,
+          message: 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+          errors: [{ message: 'Invalid Credentials', domain: 'global', reason: 'authError', location: 'Authorization', locationType: 'header' }],
+          status: 'UNAUTHENTICATED',
+        },
+      },
+      failureBody: (status) =>
+        // Google answers its rate limits with 403 (or 429) `rateLimitExceeded`.
+        status === 429 || status === 403
+          ? { error: { code: status, message: 'Rate Limit Exceeded', errors: [{ domain: 'usageLimits', reason: 'rateLimitExceeded', message: 'Rate Limit Exceeded' }] } }
+          : { error: { code: status, message: 'Backend Error', errors: [{ domain: 'global', reason: 'backendError', message: 'Backend Error' }] } },
+    },
+    { authorize: '/o/oauth2/v2/auth', token: '/token', revoke: '/revoke' },
+    api,
+  );
+  return Object.assign(provider, {
+    clientId,
+    clientSecret,
+    events,
+    setPendingReads(count: number) {
+      pendingReads = count;
+    },
+    addEvent(input: Parameters<FakeGoogle['addEvent']>[0]) {
+      const event: GoogleEvent = { status: 'confirmed', grant: 1, attendees: [], ...input, conference: null, sequence: 0 };
+      events.set(event.id, event);
+      return event;
+    },
+    env: { GOOGLE_AUTHORIZE_URL: `${provider.baseUrl}/o/oauth2/v2/auth`, GOOGLE_TOKEN_URL: `${provider.baseUrl}/token`, GOOGLE_API_URL: provider.baseUrl },
+  });
+}

@@ -435,7 +435,7 @@
       button.disabled = true;
       postJson(base + '/cancel', reason ? { reason: reason } : {}, config.lang).then(function (r) {
         button.disabled = false;
-        if (r.status === 200) { finish(strings.cancelled, r.data); return; }
+        if (r.status === 200) { finish(strings.cancelled); return; }
         problem(r);
       }, function () { button.disabled = false; showAlert(strings.failed); });
     });
@@ -474,7 +474,7 @@
         if (chosen.username) body.username = chosen.username;
         postJson(base + '/reschedule', body, config.lang).then(function (r) {
           button.disabled = false;
-          if (r.status === 200) { finish(strings.moved, r.data); return; }
+          if (r.status === 200) { finish(strings.moved); return; }
           if (r.data && r.data.code === 'SLOT_UNAVAILABLE') {
             chosen = null;
             moveForm.hidden = true;
@@ -493,18 +493,24 @@
       else showAlert((r.data && r.data.detail) || strings.failed);
     }
 
-    function finish(message, data) {
-      var meeting = data && (data.meeting || data);
-      if (meeting && meeting.start) {
-        var when = $('when');
-        if (when) when.textContent = new Intl.DateTimeFormat(locale(config.lang), { dateStyle: 'full', timeStyle: 'short', timeZone: zone }).format(new Date(meeting.start));
-        var status = $('status');
-        if (status && meeting.status && strings['status_' + meeting.status]) status.textContent = strings['status_' + meeting.status];
-      }
-      ['cancel', 'move'].forEach(function (id) { var node = $(id); if (node) node.hidden = true; });
-      showAlert(message, 'info');
-      var heading = $('h-manage');
-      if (heading) heading.focus();
+    /**
+     * After a move or cancel the whole page is drawn again by the server (when, status, the
+     * deadline line, which sections the meeting still allows): patching a few nodes here
+     * left stale deadlines and lost sections. Falls back to a plain reload.
+     */
+    function finish(message) {
+      fetch(window.location.href, { credentials: 'omit', headers: { accept: 'text/html' }, cache: 'no-store' }).then(function (response) {
+        if (!response.ok) throw new Error('page ' + response.status);
+        return response.text();
+      }).then(function (text) {
+        var fresh = new DOMParser().parseFromString(text, 'text/html').getElementById('manage');
+        if (!fresh) throw new Error('no manage page');
+        var replacement = document.importNode(fresh, true);
+        root.parentNode.replaceChild(replacement, root);
+        managePage(replacement);
+        showAlert(message, 'info');
+        $('h-manage').focus();
+      }).catch(function () { window.location.reload(); });
     }
   }
 

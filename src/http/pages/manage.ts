@@ -50,10 +50,10 @@ ${view.accountName ? html`<p class="account">${view.accountName}</p>` : ''}
 <dt>${t.place}</dt><dd>${PLACE_LABELS[view.lang][view.place]}${view.location ? html` — ${view.location}` : ''}</dd>
 <dt>${t.status}</dt><dd id="status">${t[`status_${view.status}`]}</dd>
 </dl>
-${live && !changeable ? html`<p class="notice">${t.tooLate}</p>` : ''}
+${live && !changeable ? html`<p class="notice" id="too-late">${t.tooLate}</p>` : ''}
 ${
   changeable && view.changeableUntil !== null
-    ? html`<p class="hint">${t.changeUntil} ${new Intl.DateTimeFormat(locale, { dateStyle: 'full', timeStyle: 'short', timeZone: view.timezone }).format(new Date(view.changeableUntil))}.</p>
+    ? html`<p class="hint" id="change-until">${t.changeUntil} ${new Intl.DateTimeFormat(locale, { dateStyle: 'full', timeStyle: 'short', timeZone: view.timezone }).format(new Date(view.changeableUntil))}.</p>
 <section id="move" aria-labelledby="h-move">
 <h2 id="h-move">${t.moveHeading}</h2>
 ${calendarMarkup(t, { level: 3 })}

@@ -148,6 +148,7 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
       gateways: found.gateways,
       roomPlaces: found.roomPlaces,
       timezone,
+      timezoneError: request.query.timezone && timezone === null ? request.query.timezone.slice(0, 100) : null,
       fallbackTimezone: found.fallbackTimezone,
       embedOrigin: embedOriginOf(request.query.embed),
       stylesheet,

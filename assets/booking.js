@@ -623,6 +623,20 @@
       }
       done.hidden = false;
       $('h-done').focus();
+      // The whole booking (end, host, join link or address, price, calendar links, manage
+      // link) as the manage page draws it; until it arrives, or if it cannot, the start above.
+      var manageUrl = !payment && result.manageUrls && result.manageUrls[0];
+      if (manageUrl) {
+        var path = new URL(manageUrl, window.location.href).pathname + '?lang=' + encodeURIComponent(config.lang);
+        fetch(path, { credentials: 'omit', headers: { accept: 'text/html' } }).then(function (response) {
+          return response.ok ? response.text() : null;
+        }).then(function (page) {
+          var summary = page && new DOMParser().parseFromString(page, 'text/html').getElementById('booking-summary');
+          if (!summary) return;
+          Array.prototype.forEach.call(summary.querySelectorAll('a[target=_blank], #manage-link'), function (a) { if (embed) a.setAttribute('target', '_blank'); });
+          details.parentNode.replaceChild(document.importNode(summary, true), details);
+        }).catch(function () { /* the start stays shown; the e-mail carries the rest */ });
+      }
       if (payment && payment.redirectUrl) {
         var link = el('a', { href: payment.redirectUrl, target: embed ? '_top' : null }, strings.payLink);
         text.appendChild(document.createTextNode(' '));

@@ -35,7 +35,7 @@ describe.runIf(HAS_CHROMIUM)('the booking page in a browser', () => {
 
   async function meetingsOf(topicUuid: string) {
     const response = await server.api<{
-      meetings: { meetingTopic: string; start: string; username: string; status: string; participant: { name: string; timezone: string; lang: string } }[];
+      meetings: { uuid: string; meetingTopic: string; start: string; username: string; status: string; participant: { name: string; timezone: string; lang: string } }[];
     }>('GET', `/meetings?username=${server.owner.username}&limit=200`);
     expect(response.status).toBe(200);
     return response.body.meetings.filter((meeting) => meeting.meetingTopic === topicUuid);
@@ -74,6 +74,51 @@ describe.runIf(HAS_CHROMIUM)('the booking page in a browser', () => {
     expect(meetings).toHaveLength(1);
     expect(meetings[0]).toMatchObject({ start, status: 'confirmed', username: server.owner.username, place: 'zoom', form: { company: 'Acme' }, note: 'See you' });
     expect(meetings[0]!.participant).toMatchObject({ name: 'Jan Kowalski', timezone: 'America/New_York', lang: 'en' });
+  });
+
+  it('the confirmation shows the whole booking: start and end in the zone, host, join link, calendar links, .ics and the manage link', async () => {
+    const room = 'https://zoom.us/j/222?pwd=abc';
+    const topic = await createTopic(server, { name: 'Confirm all', places: ['zoom', 'offline'], placeDetails: { zoom: room, offline: 'ul. Prosta 1, 00-001 Warszawa' } });
+    const page = await open(`/book/${server.owner.username}/${topic.uuid}`, { timezoneId: 'America/New_York' });
+    const { start } = await chooseFirstSlot(page);
+    await page.fill('input[name=name]', 'Cora Confirm');
+    await page.fill('input[name=email]', 'cora@example.com');
+    await page.check('input[name=place][value=zoom]');
+    await page.click('#submit');
+    await page.locator('#booking-summary').waitFor();
+    const end = Date.parse(start) + 30 * 60_000;
+    const day = new Intl.DateTimeFormat('en-GB', { dateStyle: 'full', timeStyle: 'short', timeZone: 'America/New_York' }).format(new Date(start));
+    const until = new Intl.DateTimeFormat('en-GB', { timeStyle: 'short', timeZone: 'America/New_York' }).format(new Date(end));
+    expect(await page.textContent('#done #when')).toBe(`${day} – ${until}`);
+    expect(await page.textContent('#done #host')).toBe('Olga Owner');
+    expect(await page.getAttribute('#done #place a.join', 'href')).toBe(room);
+
+    const google = new URL((await page.getAttribute('#cal-google', 'href'))!);
+    expect(google.origin + google.pathname).toBe('https://calendar.google.com/calendar/render');
+    const compact = (ms: number) =>
+      new Date(ms)
+        .toISOString()
+        .replace(/[-:]/g, '')
+        .replace(/\.\d{3}/, '');
+    expect(google.searchParams.get('dates')).toBe(`${compact(Date.parse(start))}/${compact(end)}`);
+    expect(google.searchParams.get('location')).toBe(room);
+    const outlook = new URL((await page.getAttribute('#cal-outlook', 'href'))!);
+    expect(outlook.hostname).toBe('outlook.live.com');
+    expect(outlook.searchParams.get('startdt')).toBe(new Date(start).toISOString().replace('.000Z', 'Z'));
+
+    // The manage link is the one the e-mail carries, and the .ics is the meeting.
+    const manage = (await page.getAttribute('#manage-link', 'href'))!;
+    const [meeting] = await meetingsOf(topic.uuid);
+    expect(manage.startsWith(`${server.url}/booking/${meeting!.uuid}.`)).toBe(true);
+    expect(await page.isVisible('#manage-link')).toBe(true);
+    const ics = await page.request.get(`${server.url}${await page.getAttribute('#cal-ics', 'href')}`);
+    expect(ics.headers()['content-type']).toContain('text/calendar');
+    const body = (await ics.text()).replace(/\r?\n /g, '');
+    expect(body).toContain(`UID:${meeting!.uuid}@termin`);
+    expect(body).toContain(`DTSTART:${compact(Date.parse(start))}`);
+    expect(body).toContain(`URL;VALUE=URI:${manage}`);
+    await shot(page, 'book-06-confirmation-whole');
+    expect(await seriousViolations(page)).toEqual([]);
   });
 
   /** The zone's offset now as the page should label it ("UTC+05:30"), from Node's own Intl. */

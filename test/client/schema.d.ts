@@ -8164,6 +8164,8 @@ export interface operations {
           "application/json": {
             meetings: components["schemas"]["Meeting"][];
             payment: components["schemas"]["Payment"] | null;
+            /** @description Each meeting's private manage link `{PUBLIC_URL}/booking/{token}`, in the order of `meetings` (the one the confirmation e-mail carries). */
+            manageUrls: string[];
           };
         };
       };

@@ -392,7 +392,15 @@
         slotsBox.appendChild(item);
       });
       times.hidden = false;
-      if (byUser) timesHeading.focus();
+      if (byUser) {
+        timesHeading.focus({ preventScroll: true });
+        // On a phone the times are below the month: bring them up, unless already in sight.
+        var top = times.getBoundingClientRect().top;
+        if (top < 0 || top > window.innerHeight / 3) {
+          var still = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+          times.scrollIntoView({ block: 'start', behavior: still ? 'auto' : 'smooth' });
+        }
+      }
     }
 
     function load(autoAdvance, keepDay) {

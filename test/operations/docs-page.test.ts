@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, launchBrowser } from '../browser/harness.js';
+import { ARTIFACTS, launchBrowser, seriousViolations } from '../browser/harness.js';
 import { createTestAccount, createTestApp, type TestApp, HAS_CHROMIUM } from '../helpers.js';
 
 const SHOTS = path.join(ARTIFACTS, 'docs');
@@ -112,7 +112,11 @@ describe('the docs page', () => {
         const problems: string[] = [];
         page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
         page.on('pageerror', (error) => problems.push(error.message));
+        // Nothing the page loads fails.
+        page.on('response', (response) => response.status() >= 400 && problems.push(`${response.status()} ${response.url()}`));
         await page.goto(`${url}/docs`);
+        await page.waitForLoadState('networkidle');
+        expect(await seriousViolations(page)).toEqual([]);
         await page.screenshot({ path: path.join(SHOTS, `docs-${width}.png`) });
         // Nothing wider than the screen: no sideways scrolling of the page itself.
         expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);

@@ -182,7 +182,7 @@ const GUIDE_STEPS = [
 ];
 
 function example(title: string, code: string): string {
-  return `<figure class="example"><figcaption>${escapeHtml(title)}</figcaption><pre><code>${escapeHtml(code.trim())}</code></pre></figure>`;
+  return `<figure class="example"><figcaption>${escapeHtml(title)}</figcaption><pre tabindex="0"><code>${escapeHtml(code.trim())}</code></pre></figure>`;
 }
 
 /** The booking flow end to end, with requests and responses as they look on the wire. */
@@ -455,8 +455,9 @@ type JsonSchema = {
   examples?: unknown[];
 };
 
+/** Scrolls sideways on a phone, so it takes focus: keyboard users can scroll it too. */
 function table(rows: string): string {
-  return `<div class="table-wrap"><table><thead><tr><th>field</th><th>type</th><th>notes</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  return `<div class="table-wrap" tabindex="0" role="region" aria-label="Fields"><table><thead><tr><th>field</th><th>type</th><th>notes</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 /**

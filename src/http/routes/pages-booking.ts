@@ -74,6 +74,11 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
   const script = assets.url('booking.js');
   const embedScript = assets.byName.get('embed.js');
   if (!embedScript) throw new Error('assets/embed.js is missing');
+  const favicon = assets.byName.get('favicon.svg');
+  if (!favicon) throw new Error('assets/favicon.svg is missing');
+
+  // Every browser asks for /favicon.ico on every page; an icon, not a 404 in each page load.
+  app.get('/favicon.ico', { schema: { hide: true } }, async (request, reply) => sendAsset(request, reply, favicon, 'public, max-age=86400'));
 
   app.get<{ Params: { file: string } }>('/assets/:file', { schema: { hide: true } }, async (request, reply) => {
     const asset = assets.byHashedName.get(request.params.file);

@@ -193,6 +193,27 @@ describe.runIf(HAS_CHROMIUM)('the booking page in a browser', () => {
     expect(await page.textContent('#tz-error')).toBe('');
   });
 
+  it('in Polish, countries are found by their Polish names and the hint’s examples work', async () => {
+    const topic = await createTopic(server, { name: 'Strefa' });
+    const page = await open(`/book/${server.owner.username}/${topic.uuid}?lang=pl`, { timezoneId: 'Asia/Tokyo', locale: 'pl-PL' });
+    await page.locator('#slots button[data-start]').first().waitFor();
+    expect(await page.textContent('#tz-hint')).toContain('Polska');
+    for (const [query, zone] of [
+      ['Polska', 'Europe/Warsaw'],
+      ['indie', 'Asia/Kolkata'],
+      ['Niemcy', 'Europe/Berlin'],
+      ['New York', 'America/New_York'],
+    ] as const) {
+      await page.fill('#tz', query);
+      await page.locator('#tz-options li').first().waitFor();
+      await page.press('#tz', 'Enter');
+      expect([query, await page.inputValue('#tz')]).toEqual([query, zone]);
+    }
+    await page.fill('#tz', 'Atlantyda');
+    await page.press('#tz', 'Enter');
+    expect(await page.textContent('#tz-error')).toContain('Żadna strefa czasowa nie pasuje do „Atlantyda”');
+  });
+
   it('a ?timezone= that is not a zone is said on the page and stays said', async () => {
     const topic = await createTopic(server, { name: 'Zone link' });
     const page = await open(`/book/${server.owner.username}/${topic.uuid}?timezone=GMT%2B2`);

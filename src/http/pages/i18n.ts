@@ -101,7 +101,7 @@ const pl: Strings = {
   from: 'od',
   places: 'Gdzie',
   timezone: 'Strefa czasowa',
-  timezoneHint: 'Wpisz miasto, kraj lub strefę, np. Warszawa, Indie lub UTC+2',
+  timezoneHint: 'Wpisz miasto, kraj lub strefę, np. Polska, New York lub UTC+2',
   tzUnknown: 'Żadna strefa czasowa nie pasuje do „{value}”. Wybierz ją z listy; godziny są nadal pokazane w strefie {zone}.',
   tzLinkUnknown: 'Link wskazuje strefę czasową „{value}”, której ta strona nie zna, więc godziny są pokazane w Twojej strefie. Wybierz inną poniżej.',
   chooseDay: 'Wybierz dzień',

@@ -62,34 +62,241 @@
     return { post: post };
   }
 
-  // --- the time-zone picker: a text input over a datalist of every IANA zone --------------
-  function zonePicker(input, list, initial, onChange) {
-    input.value = initial;
-    var filled = false;
-    function fill() {
-      if (filled) return;
-      filled = true;
-      var zones = (Intl.supportedValuesOf ? Intl.supportedValuesOf('timeZone') : [initial]).slice();
-      if (zones.indexOf('UTC') < 0) zones.push('UTC');
-      var fragment = document.createDocumentFragment();
-      zones.forEach(function (zone) { fragment.appendChild(el('option', { value: zone })); });
-      list.appendChild(fragment);
+  // --- the time-zone picker: search by city, country, zone name or offset ------------------
+  /**
+   * Zones Intl lists under their old names (ICU keeps `Asia/Calcutta`), with the names people
+   * know today; searching finds both, and the new name is the one applied.
+   */
+  var RENAMED = {
+    'Africa/Asmera': 'Africa/Asmara', 'America/Buenos_Aires': 'America/Argentina/Buenos_Aires', 'America/Catamarca': 'America/Argentina/Catamarca',
+    'America/Coral_Harbour': 'America/Atikokan', 'America/Cordoba': 'America/Argentina/Cordoba', 'America/Godthab': 'America/Nuuk',
+    'America/Indianapolis': 'America/Indiana/Indianapolis', 'America/Jujuy': 'America/Argentina/Jujuy', 'America/Louisville': 'America/Kentucky/Louisville',
+    'America/Mendoza': 'America/Argentina/Mendoza', 'Asia/Calcutta': 'Asia/Kolkata', 'Asia/Katmandu': 'Asia/Kathmandu', 'Asia/Rangoon': 'Asia/Yangon',
+    'Asia/Saigon': 'Asia/Ho_Chi_Minh', 'Atlantic/Faeroe': 'Atlantic/Faroe', 'Europe/Kiev': 'Europe/Kyiv', 'Pacific/Enderbury': 'Pacific/Kanton',
+    'Pacific/Ponape': 'Pacific/Pohnpei', 'Pacific/Truk': 'Pacific/Chuuk',
+  };
+  /** Each zone's country (ISO 3166 code), from tzdata's zone.tab; the country's name comes from Intl.DisplayNames. */
+  var ZONE_COUNTRIES =
+    'AD:Europe/Andorra;AE:Asia/Dubai;AF:Asia/Kabul;AG:America/Antigua;AI:America/Anguilla;AL:Europe/Tirane;AM:Asia/Yerevan;AO:Africa/Luanda;' +
+    'AQ:Antarctica/McMurdo,Antarctica/Casey,Antarctica/Davis,Antarctica/DumontDUrville,Antarctica/Mawson,Antarctica/Palmer,Antarctica/Rothera,Antarctica/Syowa,Antarctica/Troll,Antarctica/Vostok;' +
+    'AR:America/Argentina/Buenos_Aires,America/Argentina/Cordoba,America/Argentina/Salta,America/Argentina/Jujuy,America/Argentina/Tucuman,America/Argentina/Catamarca,America/Argentina/La_Rioja,America/Argentina/San_Juan,America/Argentina/Mendoza,America/Argentina/San_Luis,America/Argentina/Rio_Gallegos,America/Argentina/Ushuaia;' +
+    'AS:Pacific/Pago_Pago;AT:Europe/Vienna;' +
+    'AU:Australia/Lord_Howe,Antarctica/Macquarie,Australia/Hobart,Australia/Melbourne,Australia/Sydney,Australia/Broken_Hill,Australia/Brisbane,Australia/Lindeman,Australia/Adelaide,Australia/Darwin,Australia/Perth,Australia/Eucla;' +
+    'AW:America/Aruba;AX:Europe/Mariehamn;AZ:Asia/Baku;BA:Europe/Sarajevo;BB:America/Barbados;BD:Asia/Dhaka;BE:Europe/Brussels;BF:Africa/Ouagadougou;' +
+    'BG:Europe/Sofia;BH:Asia/Bahrain;BI:Africa/Bujumbura;BJ:Africa/Porto-Novo;BL:America/St_Barthelemy;BM:Atlantic/Bermuda;BN:Asia/Brunei;' +
+    'BO:America/La_Paz;BQ:America/Kralendijk;' +
+    'BR:America/Noronha,America/Belem,America/Fortaleza,America/Recife,America/Araguaina,America/Maceio,America/Bahia,America/Sao_Paulo,America/Campo_Grande,America/Cuiaba,America/Santarem,America/Porto_Velho,America/Boa_Vista,America/Manaus,America/Eirunepe,America/Rio_Branco;' +
+    'BS:America/Nassau;BT:Asia/Thimphu;BW:Africa/Gaborone;BY:Europe/Minsk;BZ:America/Belize;' +
+    'CA:America/St_Johns,America/Halifax,America/Glace_Bay,America/Moncton,America/Goose_Bay,America/Blanc-Sablon,America/Toronto,America/Iqaluit,America/Atikokan,America/Winnipeg,America/Resolute,America/Rankin_Inlet,America/Regina,America/Swift_Current,America/Edmonton,America/Cambridge_Bay,America/Inuvik,America/Creston,America/Dawson_Creek,America/Fort_Nelson,America/Whitehorse,America/Dawson,America/Vancouver;' +
+    'CC:Indian/Cocos;CD:Africa/Kinshasa,Africa/Lubumbashi;CF:Africa/Bangui;CG:Africa/Brazzaville;CH:Europe/Zurich;CI:Africa/Abidjan;CK:Pacific/Rarotonga;' +
+    'CL:America/Santiago,America/Coyhaique,America/Punta_Arenas,Pacific/Easter;CM:Africa/Douala;CN:Asia/Shanghai,Asia/Urumqi;CO:America/Bogota;' +
+    'CR:America/Costa_Rica;CU:America/Havana;CV:Atlantic/Cape_Verde;CW:America/Curacao;CX:Indian/Christmas;CY:Asia/Nicosia,Asia/Famagusta;CZ:Europe/Prague;' +
+    'DE:Europe/Berlin,Europe/Busingen;DJ:Africa/Djibouti;DK:Europe/Copenhagen;DM:America/Dominica;DO:America/Santo_Domingo;DZ:Africa/Algiers;' +
+    'EC:America/Guayaquil,Pacific/Galapagos;EE:Europe/Tallinn;EG:Africa/Cairo;EH:Africa/El_Aaiun;ER:Africa/Asmara;' +
+    'ES:Europe/Madrid,Africa/Ceuta,Atlantic/Canary;ET:Africa/Addis_Ababa;FI:Europe/Helsinki;FJ:Pacific/Fiji;FK:Atlantic/Stanley;' +
+    'FM:Pacific/Chuuk,Pacific/Pohnpei,Pacific/Kosrae;FO:Atlantic/Faroe;FR:Europe/Paris;GA:Africa/Libreville;GB:Europe/London;GD:America/Grenada;' +
+    'GE:Asia/Tbilisi;GF:America/Cayenne;GG:Europe/Guernsey;GH:Africa/Accra;GI:Europe/Gibraltar;' +
+    'GL:America/Nuuk,America/Danmarkshavn,America/Scoresbysund,America/Thule;GM:Africa/Banjul;GN:Africa/Conakry;GP:America/Guadeloupe;GQ:Africa/Malabo;' +
+    'GR:Europe/Athens;GS:Atlantic/South_Georgia;GT:America/Guatemala;GU:Pacific/Guam;GW:Africa/Bissau;GY:America/Guyana;HK:Asia/Hong_Kong;' +
+    'HN:America/Tegucigalpa;HR:Europe/Zagreb;HT:America/Port-au-Prince;HU:Europe/Budapest;ID:Asia/Jakarta,Asia/Pontianak,Asia/Makassar,Asia/Jayapura;' +
+    'IE:Europe/Dublin;IL:Asia/Jerusalem;IM:Europe/Isle_of_Man;IN:Asia/Kolkata;IO:Indian/Chagos;IQ:Asia/Baghdad;IR:Asia/Tehran;IS:Atlantic/Reykjavik;' +
+    'IT:Europe/Rome;JE:Europe/Jersey;JM:America/Jamaica;JO:Asia/Amman;JP:Asia/Tokyo;KE:Africa/Nairobi;KG:Asia/Bishkek;KH:Asia/Phnom_Penh;' +
+    'KI:Pacific/Tarawa,Pacific/Kanton,Pacific/Kiritimati;KM:Indian/Comoro;KN:America/St_Kitts;KP:Asia/Pyongyang;KR:Asia/Seoul;KW:Asia/Kuwait;' +
+    'KY:America/Cayman;KZ:Asia/Almaty,Asia/Qyzylorda,Asia/Qostanay,Asia/Aqtobe,Asia/Aqtau,Asia/Atyrau,Asia/Oral;LA:Asia/Vientiane;LB:Asia/Beirut;' +
+    'LC:America/St_Lucia;LI:Europe/Vaduz;LK:Asia/Colombo;LR:Africa/Monrovia;LS:Africa/Maseru;LT:Europe/Vilnius;LU:Europe/Luxembourg;LV:Europe/Riga;' +
+    'LY:Africa/Tripoli;MA:Africa/Casablanca;MC:Europe/Monaco;MD:Europe/Chisinau;ME:Europe/Podgorica;MF:America/Marigot;MG:Indian/Antananarivo;' +
+    'MH:Pacific/Majuro,Pacific/Kwajalein;MK:Europe/Skopje;ML:Africa/Bamako;MM:Asia/Yangon;MN:Asia/Ulaanbaatar,Asia/Hovd;MO:Asia/Macau;MP:Pacific/Saipan;' +
+    'MQ:America/Martinique;MR:Africa/Nouakchott;MS:America/Montserrat;MT:Europe/Malta;MU:Indian/Mauritius;MV:Indian/Maldives;MW:Africa/Blantyre;' +
+    'MX:America/Mexico_City,America/Cancun,America/Merida,America/Monterrey,America/Matamoros,America/Chihuahua,America/Ciudad_Juarez,America/Ojinaga,America/Mazatlan,America/Bahia_Banderas,America/Hermosillo,America/Tijuana;' +
+    'MY:Asia/Kuala_Lumpur,Asia/Kuching;MZ:Africa/Maputo;NA:Africa/Windhoek;NC:Pacific/Noumea;NE:Africa/Niamey;NF:Pacific/Norfolk;NG:Africa/Lagos;' +
+    'NI:America/Managua;NL:Europe/Amsterdam;NO:Europe/Oslo;NP:Asia/Kathmandu;NR:Pacific/Nauru;NU:Pacific/Niue;NZ:Pacific/Auckland,Pacific/Chatham;' +
+    'OM:Asia/Muscat;PA:America/Panama;PE:America/Lima;PF:Pacific/Tahiti,Pacific/Marquesas,Pacific/Gambier;PG:Pacific/Port_Moresby,Pacific/Bougainville;' +
+    'PH:Asia/Manila;PK:Asia/Karachi;PL:Europe/Warsaw;PM:America/Miquelon;PN:Pacific/Pitcairn;PR:America/Puerto_Rico;PS:Asia/Gaza,Asia/Hebron;' +
+    'PT:Europe/Lisbon,Atlantic/Madeira,Atlantic/Azores;PW:Pacific/Palau;PY:America/Asuncion;QA:Asia/Qatar;RE:Indian/Reunion;RO:Europe/Bucharest;' +
+    'RS:Europe/Belgrade;' +
+    'RU:Europe/Kaliningrad,Europe/Moscow,Europe/Kirov,Europe/Volgograd,Europe/Astrakhan,Europe/Saratov,Europe/Ulyanovsk,Europe/Samara,Asia/Yekaterinburg,Asia/Omsk,Asia/Novosibirsk,Asia/Barnaul,Asia/Tomsk,Asia/Novokuznetsk,Asia/Krasnoyarsk,Asia/Irkutsk,Asia/Chita,Asia/Yakutsk,Asia/Khandyga,Asia/Vladivostok,Asia/Ust-Nera,Asia/Magadan,Asia/Sakhalin,Asia/Srednekolymsk,Asia/Kamchatka,Asia/Anadyr;' +
+    'RW:Africa/Kigali;SA:Asia/Riyadh;SB:Pacific/Guadalcanal;SC:Indian/Mahe;SD:Africa/Khartoum;SE:Europe/Stockholm;SG:Asia/Singapore;SH:Atlantic/St_Helena;' +
+    'SI:Europe/Ljubljana;SJ:Arctic/Longyearbyen;SK:Europe/Bratislava;SL:Africa/Freetown;SM:Europe/San_Marino;SN:Africa/Dakar;SO:Africa/Mogadishu;' +
+    'SR:America/Paramaribo;SS:Africa/Juba;ST:Africa/Sao_Tome;SV:America/El_Salvador;SX:America/Lower_Princes;SY:Asia/Damascus;SZ:Africa/Mbabane;' +
+    'TC:America/Grand_Turk;TD:Africa/Ndjamena;TF:Indian/Kerguelen;TG:Africa/Lome;TH:Asia/Bangkok;TJ:Asia/Dushanbe;TK:Pacific/Fakaofo;TL:Asia/Dili;' +
+    'TM:Asia/Ashgabat;TN:Africa/Tunis;TO:Pacific/Tongatapu;TR:Europe/Istanbul;TT:America/Port_of_Spain;TV:Pacific/Funafuti;TW:Asia/Taipei;' +
+    'TZ:Africa/Dar_es_Salaam;UA:Europe/Simferopol,Europe/Kyiv;UG:Africa/Kampala;UM:Pacific/Midway,Pacific/Wake;' +
+    'US:America/New_York,America/Detroit,America/Kentucky/Louisville,America/Kentucky/Monticello,America/Indiana/Indianapolis,America/Indiana/Vincennes,America/Indiana/Winamac,America/Indiana/Marengo,America/Indiana/Petersburg,America/Indiana/Vevay,America/Chicago,America/Indiana/Tell_City,America/Indiana/Knox,America/Menominee,America/North_Dakota/Center,America/North_Dakota/New_Salem,America/North_Dakota/Beulah,America/Denver,America/Boise,America/Phoenix,America/Los_Angeles,America/Anchorage,America/Juneau,America/Sitka,America/Metlakatla,America/Yakutat,America/Nome,America/Adak,Pacific/Honolulu;' +
+    'UY:America/Montevideo;UZ:Asia/Samarkand,Asia/Tashkent;VA:Europe/Vatican;VC:America/St_Vincent;VE:America/Caracas;VG:America/Tortola;' +
+    'VI:America/St_Thomas;VN:Asia/Ho_Chi_Minh;VU:Pacific/Efate;WF:Pacific/Wallis;WS:Pacific/Apia;YE:Asia/Aden;YT:Indian/Mayotte;ZA:Africa/Johannesburg;' +
+    'ZM:Africa/Lusaka;ZW:Africa/Harare;';
+
+  /** Lower case, accents and Polish ł dropped, `_` and `/` as spaces: "Łódź" and "lodz" meet. */
+  function fold(text) {
+    return String(text).normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[łŁ]/g, 'l').toLowerCase().replace(/[_/,()]+/g, ' ').replace(/\s+/g, ' ').trim();
+  }
+
+  /** Minutes east of UTC in `zone` now, read from Intl ("GMT+05:30"), no table of ours. */
+  function offsetOf(zone, now) {
+    var name = '';
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }).formatToParts(now).forEach(function (p) { if (p.type === 'timeZoneName') name = p.value; });
+    } catch (e) { return null; }
+    var m = /([+-−])(\d{1,2})(?::?(\d{2}))?/.exec(name);
+    if (!m) return 0;
+    return (m[1] === '+' ? 1 : -1) * (Number(m[2]) * 60 + Number(m[3] || 0));
+  }
+  function offsetLabel(minutes) {
+    var abs = Math.abs(minutes);
+    return 'UTC' + (minutes < 0 ? '−' : '+') + pad(Math.floor(abs / 60)) + ':' + pad(abs % 60);
+  }
+  /** "GMT+2", "utc +02:00", "+5:30", "UTC-3" → minutes; anything else → null. */
+  function parseOffset(query) {
+    var m = /^(?:utc|gmt|ut)?\s*([+-−])\s*(\d{1,2})(?:(?::|\.)?(\d{2}))?$/i.exec(query.trim());
+    if (!m || (!/^(utc|gmt|ut)/i.test(query.trim()) && !/^[+-−]/.test(query.trim()))) return null;
+    var hours = Number(m[2]);
+    var minutes = Number(m[3] || 0);
+    if (hours > 14 || minutes > 59) return null;
+    return (m[1] === '+' ? 1 : -1) * (hours * 60 + minutes);
+  }
+
+  /** Every zone Intl knows, with what a person may type for it. Built once, on first use. */
+  function zoneIndex(lang) {
+    var countries = {};
+    ZONE_COUNTRIES.split(';').forEach(function (group) {
+      var parts = group.split(':');
+      if (parts.length === 2) parts[1].split(',').forEach(function (zone) { countries[zone] = parts[0]; });
+    });
+    var names = [];
+    try { names = [new Intl.DisplayNames([locale(lang)], { type: 'region' }), new Intl.DisplayNames(['en'], { type: 'region' })]; } catch (e) { names = []; }
+    var ids = Intl.supportedValuesOf ? Intl.supportedValuesOf('timeZone').slice() : [];
+    if (ids.indexOf('UTC') < 0) ids.push('UTC');
+    var now = new Date();
+    return ids.map(function (id) {
+      var modern = RENAMED[id] && isZone(RENAMED[id]) ? RENAMED[id] : id;
+      var code = countries[modern] || countries[id] || null;
+      var country = code && names.length ? names[0].of(code) : '';
+      var city = modern.split('/').pop().replace(/_/g, ' ');
+      var cities = [fold(city), fold(id.split('/').pop())];
+      var words = [fold(modern), fold(id), cities.join(' ')];
+      if (code) names.forEach(function (n) { words.push(fold(n.of(code))); });
+      return { id: modern, city: modern === 'UTC' ? 'UTC' : city, country: country, cities: cities, countries: words.slice(3), text: ' ' + words.join(' ') + ' ', offset: offsetOf(modern, now) };
+    }).filter(function (entry) { return entry.offset !== null; });
+  }
+
+  /**
+   * The zones matching what was typed, best first: a city named exactly so, then a city that
+   * begins so, then a country, then any word of the zone's name; or, for "GMT+2", the zones
+   * at that offset now.
+   */
+  function searchZones(index, query) {
+    var offset = parseOffset(query);
+    if (offset !== null) return index.filter(function (z) { return z.offset === offset; }).map(function (z) { return { zone: z, score: 2 }; });
+    var q = fold(query);
+    if (!q) return [];
+    var words = q.split(' ');
+    var found = [];
+    index.forEach(function (z) {
+      var all = words.every(function (w) { return z.text.indexOf(' ' + w) >= 0; });
+      if (!all) return;
+      var score = 0;
+      if (z.cities.indexOf(q) >= 0 || fold(z.id) === q) score = 3;
+      else if (z.countries.indexOf(q) >= 0) score = 2;
+      else if (z.cities.some(function (c) { return c.indexOf(q) === 0; })) score = 1;
+      found.push({ zone: z, score: score });
+    });
+    return found.sort(function (a, b) { return b.score - a.score || (a.zone.id < b.zone.id ? -1 : 1); });
+  }
+
+  function zonePicker(options) {
+    var input = options.input;
+    var listbox = options.listbox;
+    var error = options.error;
+    var strings = options.strings;
+    var index = null;
+    var current = options.initial;
+    var results = [];
+    var active = -1;
+    input.value = current;
+
+    function ensureIndex() { if (!index) index = zoneIndex(options.lang); return index; }
+    function localTime(zone) {
+      return new Intl.DateTimeFormat(locale(options.lang), { hour: '2-digit', minute: '2-digit', timeZone: zone }).format(new Date());
     }
-    input.addEventListener('focus', fill);
-    input.addEventListener('input', fill);
-    var current = initial;
+    function close() {
+      listbox.hidden = true;
+      input.setAttribute('aria-expanded', 'false');
+      input.removeAttribute('aria-activedescendant');
+      active = -1;
+    }
+    function highlight(i) {
+      active = i;
+      Array.prototype.forEach.call(listbox.children, function (li, n) { li.setAttribute('aria-selected', n === i ? 'true' : 'false'); });
+      if (i >= 0 && listbox.children[i]) {
+        input.setAttribute('aria-activedescendant', listbox.children[i].id);
+        listbox.children[i].scrollIntoView({ block: 'nearest' });
+      } else input.removeAttribute('aria-activedescendant');
+    }
+    function show() {
+      results = searchZones(ensureIndex(), input.value).slice(0, 8);
+      listbox.textContent = '';
+      results.forEach(function (r, n) {
+        var z = r.zone;
+        var li = el('li', { id: 'tz-option-' + n, role: 'option', 'aria-selected': 'false', 'data-zone': z.id });
+        li.appendChild(el('span', { class: 'tz-name' }, z.city + (z.country ? ', ' + z.country : '')));
+        li.appendChild(el('span', { class: 'tz-meta' }, z.id.replace(/_/g, ' ') + ' · ' + localTime(z.id) + ' · ' + offsetLabel(z.offset)));
+        li.addEventListener('mousedown', function (event) { event.preventDefault(); });
+        li.addEventListener('click', function () { apply(z.id); });
+        listbox.appendChild(li);
+      });
+      listbox.hidden = results.length === 0;
+      input.setAttribute('aria-expanded', results.length ? 'true' : 'false');
+      highlight(-1);
+    }
+    function markInvalid(value) {
+      input.setAttribute('aria-invalid', 'true');
+      error.textContent = strings.tzUnknown.replace('{value}', value).replace('{zone}', current.replace(/_/g, ' '));
+    }
+    function apply(zone) {
+      close();
+      input.value = zone;
+      input.removeAttribute('aria-invalid');
+      error.textContent = '';
+      if (zone !== current) { current = zone; options.onChange(zone); }
+    }
+    /** What was typed, applied: a zone's own name, or the best match; otherwise said to be unknown. */
     function commit() {
       var value = input.value.trim();
-      if (value === current) return;
-      if (isZone(value)) {
-        current = value;
-        input.removeAttribute('aria-invalid');
-        onChange(value);
+      if (value === current && !input.hasAttribute('aria-invalid')) { close(); return; }
+      var exact = null;
+      ensureIndex().some(function (z) { if (z.id.toLowerCase() === value.toLowerCase().replace(/ /g, '_')) { exact = z.id; return true; } return false; });
+      if (exact) { apply(exact); return; }
+      var best = searchZones(index, value);
+      if (best.length > 0 && (best[0].score > 0 || best.length === 1)) { apply(best[0].zone.id); return; }
+      // Old links Intl still takes ("US/Eastern", "Japan"), under the name it resolves them to.
+      if (isZone(value) && parseOffset(value) === null) {
+        var resolved = new Intl.DateTimeFormat('en', { timeZone: value }).resolvedOptions().timeZone;
+        apply(RENAMED[resolved] && isZone(RENAMED[resolved]) ? RENAMED[resolved] : resolved);
+        return;
       }
+      close();
+      markInvalid(value);
     }
-    input.addEventListener('change', commit);
-    input.addEventListener('input', function () { if (list.querySelector('option[value="' + CSS.escape(input.value) + '"]')) commit(); });
-    input.addEventListener('blur', function () { if (!isZone(input.value.trim())) input.value = current; });
+
+    input.addEventListener('focus', function () { ensureIndex(); });
+    input.addEventListener('input', show);
+    input.addEventListener('keydown', function (event) {
+      if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+        event.preventDefault();
+        if (listbox.hidden) show();
+        if (!results.length) return;
+        var next = event.key === 'ArrowDown' ? active + 1 : active - 1;
+        highlight((next + results.length) % results.length);
+      } else if (event.key === 'Enter') {
+        event.preventDefault();
+        if (active >= 0 && results[active]) apply(results[active].zone.id); else commit();
+      } else if (event.key === 'Escape') {
+        if (!listbox.hidden) { event.preventDefault(); close(); }
+      }
+    });
+    input.addEventListener('blur', function () { if (input.value.trim() !== current) commit(); else close(); });
+    // A zone in the link that is not one stays said until a zone is chosen.
+    if (options.linkError) input.setAttribute('aria-invalid', 'true');
   }
 
   // --- the month calendar ------------------------------------------------------------------
@@ -185,7 +392,15 @@
         slotsBox.appendChild(item);
       });
       times.hidden = false;
-      if (byUser) timesHeading.focus();
+      if (byUser) {
+        timesHeading.focus({ preventScroll: true });
+        // On a phone the times are below the month: bring them up, unless already in sight.
+        var top = times.getBoundingClientRect().top;
+        if (top < 0 || top > window.innerHeight / 3) {
+          var still = window.matchMedia && window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+          times.scrollIntoView({ block: 'start', behavior: still ? 'auto' : 'smooth' });
+        }
+      }
     }
 
     function load(autoAdvance, keepDay) {
@@ -326,11 +541,20 @@
         $('h-details').focus();
       },
     });
-    zonePicker($('tz'), $('tz-list'), zone, function (newZone) {
-      zone = newZone;
-      chosen = null;
-      form.hidden = true;
-      calendar.setZone(newZone);
+    zonePicker({
+      input: $('tz'),
+      listbox: $('tz-options'),
+      error: $('tz-error'),
+      lang: config.lang,
+      strings: strings,
+      initial: zone,
+      linkError: config.timezoneError,
+      onChange: function (newZone) {
+        zone = newZone;
+        chosen = null;
+        form.hidden = true;
+        calendar.setZone(newZone);
+      },
     });
     $('change-time').addEventListener('click', function () {
       form.hidden = true;
@@ -407,6 +631,20 @@
       }
       done.hidden = false;
       $('h-done').focus();
+      // The whole booking (end, host, join link or address, price, calendar links, manage
+      // link) as the manage page draws it; until it arrives, or if it cannot, the start above.
+      var manageUrl = !payment && result.manageUrls && result.manageUrls[0];
+      if (manageUrl) {
+        var path = new URL(manageUrl, window.location.href).pathname + '?lang=' + encodeURIComponent(config.lang);
+        fetch(path, { credentials: 'omit', headers: { accept: 'text/html' } }).then(function (response) {
+          return response.ok ? response.text() : null;
+        }).then(function (page) {
+          var summary = page && new DOMParser().parseFromString(page, 'text/html').getElementById('booking-summary');
+          if (!summary) return;
+          Array.prototype.forEach.call(summary.querySelectorAll('a[target=_blank], #manage-link'), function (a) { if (embed) a.setAttribute('target', '_blank'); });
+          details.parentNode.replaceChild(document.importNode(summary, true), details);
+        }).catch(function () { /* the start stays shown; the e-mail carries the rest */ });
+      }
       if (payment && payment.redirectUrl) {
         var link = el('a', { href: payment.redirectUrl, target: embed ? '_top' : null }, strings.payLink);
         text.appendChild(document.createTextNode(' '));
@@ -435,7 +673,7 @@
       button.disabled = true;
       postJson(base + '/cancel', reason ? { reason: reason } : {}, config.lang).then(function (r) {
         button.disabled = false;
-        if (r.status === 200) { finish(strings.cancelled, r.data); return; }
+        if (r.status === 200) { finish(strings.cancelled); return; }
         problem(r);
       }, function () { button.disabled = false; showAlert(strings.failed); });
     });
@@ -474,7 +712,7 @@
         if (chosen.username) body.username = chosen.username;
         postJson(base + '/reschedule', body, config.lang).then(function (r) {
           button.disabled = false;
-          if (r.status === 200) { finish(strings.moved, r.data); return; }
+          if (r.status === 200) { finish(strings.moved); return; }
           if (r.data && r.data.code === 'SLOT_UNAVAILABLE') {
             chosen = null;
             moveForm.hidden = true;
@@ -493,18 +731,24 @@
       else showAlert((r.data && r.data.detail) || strings.failed);
     }
 
-    function finish(message, data) {
-      var meeting = data && (data.meeting || data);
-      if (meeting && meeting.start) {
-        var when = $('when');
-        if (when) when.textContent = new Intl.DateTimeFormat(locale(config.lang), { dateStyle: 'full', timeStyle: 'short', timeZone: zone }).format(new Date(meeting.start));
-        var status = $('status');
-        if (status && meeting.status && strings['status_' + meeting.status]) status.textContent = strings['status_' + meeting.status];
-      }
-      ['cancel', 'move'].forEach(function (id) { var node = $(id); if (node) node.hidden = true; });
-      showAlert(message, 'info');
-      var heading = $('h-manage');
-      if (heading) heading.focus();
+    /**
+     * After a move or cancel the whole page is drawn again by the server (when, status, the
+     * deadline line, which sections the meeting still allows): patching a few nodes here
+     * left stale deadlines and lost sections. Falls back to a plain reload.
+     */
+    function finish(message) {
+      fetch(window.location.href, { credentials: 'omit', headers: { accept: 'text/html' }, cache: 'no-store' }).then(function (response) {
+        if (!response.ok) throw new Error('page ' + response.status);
+        return response.text();
+      }).then(function (text) {
+        var fresh = new DOMParser().parseFromString(text, 'text/html').getElementById('manage');
+        if (!fresh) throw new Error('no manage page');
+        var replacement = document.importNode(fresh, true);
+        root.parentNode.replaceChild(replacement, root);
+        managePage(replacement);
+        showAlert(message, 'info');
+        $('h-manage').focus();
+      }).catch(function () { window.location.reload(); });
     }
   }
 

@@ -63,7 +63,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   let migrationsApplied: string[] = [];
   if (options.migrate ?? config.migrateOnStart) {
     try {
-      migrationsApplied = (await migrateToLatest(handle.db)).applied;
+      migrationsApplied = (await migrateToLatest(handle.db, config.database.dialect === 'postgres' ? config.database.url : undefined)).applied;
     } catch (error) {
       await handle.destroy();
       throw error;

@@ -117,6 +117,19 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it.runIf(dialect === 'postgres')('migrate on a database that does not exist says so and how to create it', async () => {
+      const url = new URL(envOf(database).DATABASE_URL!);
+      url.pathname = `/termin_missing_${Date.now()}`;
+      const run = capture();
+      expect(await runCli(['migrate'], run.io, { DATABASE_URL: url.toString(), LOG_LEVEL: 'silent' })).toBe(1);
+      const said = run.err.join('');
+      const name = url.pathname.slice(1);
+      expect(said).toContain(`The PostgreSQL database "${name}" does not exist`);
+      expect(said).toContain(`createdb -h ${url.hostname} -p ${url.port} -U ${url.username} ${name}`);
+      expect(said).toContain(`CREATE DATABASE "${name}";`);
+      expect(said).not.toContain('(unknown)');
+    });
+
     it('prints help', async () => {
       const help = capture();
       expect(await runCli(['--help'], help.io, envOf(database))).toBe(0);

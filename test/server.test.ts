@@ -51,6 +51,30 @@ describe('the server process', () => {
     const calculateBody = /-d '(\{.*\})'/.exec(output)![1]!;
     const schedule = await fetch(`http://127.0.0.1:${port}/api/v1/calculate-schedule`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: calculateBody });
     expect(schedule.status).toBe(200);
+    // The printed booking page lists the demo topic, whose page offers times this month or next.
+    const pageUrl = new RegExp(`http://127\\.0\\.0\\.1:${port}/book/[a-z0-9.-]+`).exec(output)?.[0];
+    expect(pageUrl).toBeDefined();
+    const list = await fetch(pageUrl!, { headers: { accept: 'text/html' } });
+    expect(list.status).toBe(200);
+    const listHtml = await list.text();
+    expect(listHtml).toContain('Intro call');
+    const topicPath = /href="(\/book\/[^"]+\/[0-9a-f-]{36})"/.exec(listHtml)?.[1];
+    expect(topicPath).toBeDefined();
+    expect((await fetch(`http://127.0.0.1:${port}${topicPath}`)).status).toBe(200);
+    const { username, meetingTopic, timezone } = JSON.parse(calculateBody) as { username: string; meetingTopic: string; timezone: string };
+    const now = new Date();
+    let slots = 0;
+    for (const ahead of [0, 1]) {
+      const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + ahead, 1));
+      const monthSchedule = await fetch(`http://127.0.0.1:${port}/api/v1/calculate-schedule`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username, meetingTopic, timezone, offset: 0, month: month.getUTCMonth() + 1, year: month.getUTCFullYear() }),
+      });
+      const days = ((await monthSchedule.json()) as { days: { slots: unknown[] }[] }).days;
+      slots += days.reduce((sum, day) => sum + day.slots.length, 0);
+    }
+    expect(slots).toBeGreaterThan(0);
 
     // A request whose body is still arriving when SIGTERM comes is answered, then the process exits 0.
     // `Expect: 100-continue` makes the server say when it has the request's headers; the log

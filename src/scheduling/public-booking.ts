@@ -1,13 +1,17 @@
 import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
 import type { MeetingTopic } from '../domain/meeting-topic.js';
+import type { PaymentStatus } from '../domain/payment.js';
+import { PLACE_LABELS } from '../domain/place-labels.js';
 import { statusAt, type Meeting } from '../domain/meeting.js';
 import { resolveScheduleRange, validateScheduleRangeInput } from '../domain/schedule-range.js';
 import { findTopic, findTopicIncludingDeleted } from '../db/repositories/meeting-topics.js';
 import { findMeetingByUuid } from '../db/repositories/meetings.js';
+import { findPaymentsOfBookings } from '../db/repositories/payments.js';
 import { findUser } from '../db/repositories/users.js';
 import { computeTopicSchedule, type Schedule } from './calculate-schedule.js';
 import type { UseCaseContext } from './context.js';
-import { readManageToken } from './manage-token.js';
+import { renderMeetingEvent } from '../calendars/meeting-event.js';
+import { manageUrl, readManageToken } from './manage-token.js';
 import { cancelMeeting, type ParticipantActor } from './meetings.js';
 import { rescheduleMeeting, type RescheduleInput } from './reschedule-meeting.js';
 import { scheduleMeetings, type Booking, type ScheduleInput } from './schedule-meetings.js';
@@ -40,6 +44,8 @@ export interface ManagedBooking {
   canChange: boolean;
   /** The last instant they may: the start less the topic's cancellation notice. */
   changeDeadline: number;
+  /** What the booking costs and whether it is paid; null for a free one. */
+  payment: { amount: number; currency: string; status: PaymentStatus } | null;
 }
 
 /**
@@ -82,6 +88,7 @@ export async function getManagedBooking(ctx: Pick<UseCaseContext, 'now' | 'db' |
   const { meeting, topic, now } = await findByToken(ctx, token);
   const host = await findUser(ctx.db, meeting.accountUuid, meeting.hostUuid);
   const changeDeadline = changeDeadlineOf(meeting, topic);
+  const payment = (await findPaymentsOfBookings(ctx.db, [meeting.bookingUuid])).get(meeting.bookingUuid);
   return {
     meeting,
     topic: {
@@ -94,7 +101,31 @@ export async function getManagedBooking(ctx: Pick<UseCaseContext, 'now' | 'db' |
     hostName: host ? `${host.firstName} ${host.lastName}` : meeting.hostUsername,
     canChange: now < changeDeadline && (meeting.status === 'confirmed' || meeting.status === 'pending_payment'),
     changeDeadline,
+    payment: payment ? { amount: payment.amount, currency: payment.currency, status: payment.status } : null,
   };
+}
+
+/**
+ * The meeting as an iCalendar file for the participant's own calendar ("add to calendar" on
+ * the confirmation and manage pages): the same UID as the e-mailed invitation, so importing
+ * both leaves one event, and the manage link as its URL.
+ */
+export async function invitationForToken(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey'>, token: string): Promise<string> {
+  const managed = await getManagedBooking(ctx, token);
+  const { meeting } = managed;
+  const { location } = meeting;
+  const link = manageUrl(ctx.config.publicUrl, ctx.secretKey, meeting.uuid);
+  return renderMeetingEvent({
+    uuid: meeting.uuid,
+    start: meeting.start,
+    end: meeting.end,
+    summary: `${managed.topic.name}: ${managed.hostName}`,
+    description: [meeting.location.url, link].filter((line) => line).join('\n'),
+    location: location.url ?? location.address ?? location.phone ?? location.text ?? PLACE_LABELS[meeting.participant.lang][meeting.place],
+    url: link,
+    sequence: meeting.sequence,
+    status: meeting.status === 'cancelled' || meeting.status === 'expired' ? 'cancelled' : meeting.status === 'pending_payment' ? 'tentative' : 'confirmed',
+  });
 }
 
 /** The participant cancels (within the notice window); participant and host are told as for any cancellation. */

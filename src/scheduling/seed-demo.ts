@@ -9,9 +9,9 @@ export interface DemoData extends CreatedAccount {
 }
 
 /**
- * First start on an empty database: a demo account with a 30-minute topic, whose owner's
- * key is printed once, so a newcomer can make a first call at once. Does nothing when any
- * account exists.
+ * First start on an empty database: a demo account with a public 30-minute topic, whose
+ * owner's key is printed once beside its booking page, so a newcomer can make a first call
+ * and see a page that offers times at once. Does nothing when any account exists.
  */
 export async function seedDemoIfEmpty(ctx: Pick<UseCaseContext, 'now' | 'db'>, timezone: string): Promise<DemoData | null> {
   if (await hasAnyAccount(ctx.db)) return null;
@@ -26,6 +26,6 @@ export async function seedDemoIfEmpty(ctx: Pick<UseCaseContext, 'now' | 'db'>, t
     teamName: 'Demo team',
   });
   const owner = { keyUuid: '', userUuid: created.owner.uuid, accountUuid: created.account.uuid, username: created.owner.username };
-  const topic = await createMeetingTopic(ctx, owner, { name: 'Intro call', durationMinutes: 30, places: ['zoom', 'phone-call'] });
+  const topic = await createMeetingTopic(ctx, owner, { name: 'Intro call', durationMinutes: 30, places: ['zoom', 'phone-call'], public: true });
   return { ...created, topic };
 }

@@ -96,6 +96,49 @@ describe.runIf(HAS_CHROMIUM)('the manage page in a browser', () => {
     expect(stored.body).toMatchObject({ uuid: meeting.uuid, start, status: 'confirmed' });
   });
 
+  it('moves then cancels on one page without a reload; each answer redraws when, deadline and what is still allowed', async () => {
+    const { meeting, link } = await bookAndReadLink('both@example.com', 'en', 'Europe/Warsaw');
+    const page = await open(link);
+    // A reload would drop this marker: the redraw must come from the server's answer in place.
+    await page.evaluate('window.__sameDocument = true');
+    const whenOf = (start: number, end: number) => {
+      const day = new Intl.DateTimeFormat('en-GB', { dateStyle: 'full', timeStyle: 'short', timeZone: 'Europe/Warsaw' }).format(new Date(start));
+      const until = new Intl.DateTimeFormat('en-GB', { timeStyle: 'short', timeZone: 'Europe/Warsaw' }).format(new Date(end));
+      return `${day} – ${until}`;
+    };
+    const deadlineOf = (start: number) =>
+      new Intl.DateTimeFormat('en-GB', { dateStyle: 'full', timeStyle: 'short', timeZone: 'Europe/Warsaw' }).format(new Date(start - 60 * 60_000));
+    expect(await page.textContent('#change-until')).toContain(deadlineOf(Date.parse(meeting.start)));
+
+    await page.locator('#days button.day[aria-pressed=false]').first().click();
+    const other = page.locator(`#slots button[data-start]:not([data-start="${meeting.start}"])`).first();
+    await other.waitFor();
+    const start = Date.parse((await other.getAttribute('data-start'))!);
+    await other.click();
+    await page.click('#move-submit');
+    await expect.poll(() => page.textContent('#alert')).toContain('moved');
+    expect(await page.textContent('#when')).toBe(whenOf(start, start + 30 * 60_000));
+    expect(await page.textContent('#change-until')).toContain(deadlineOf(start));
+    expect(await page.textContent('#status')).toBe('Confirmed');
+    // Still in time: both sections are offered again, and they work.
+    expect(await page.isVisible('#move')).toBe(true);
+    expect(await page.isVisible('#cancel-submit')).toBe(true);
+    await page.locator('#days button[data-date]').first().waitFor();
+    await shot(page, 'manage-05-moved-redrawn');
+
+    await page.click('#cancel-submit');
+    await expect.poll(() => page.textContent('#alert')).toContain('cancelled');
+    expect(await page.textContent('#status')).toBe('Cancelled');
+    expect(await page.locator('#change-until').count()).toBe(0);
+    expect(await page.locator('#move, #cancel').count()).toBe(0);
+    expect(await page.evaluate('window.__sameDocument')).toBe(true);
+    await shot(page, 'manage-06-moved-then-cancelled');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    const stored = await server.api('GET', `/meetings/${meeting.uuid}`);
+    expect(stored.body).toMatchObject({ uuid: meeting.uuid, status: 'cancelled', start: new Date(start).toISOString() });
+  });
+
   it('a forged link is a plain 404 page', async () => {
     const page = await open(`${server.url}/booking/00000000-0000-4000-8000-000000000000.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`);
     expect(await page.textContent('main')).toContain('not valid');

@@ -21,6 +21,14 @@ describe('booking page responses', () => {
   }
   const page = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers: { accept: 'text/html', ...headers } });
 
+  it('answers the favicon every browser asks for with an icon, not a 404 in each page load', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/favicon.ico', headers: { accept: 'image/avif,image/webp,image/*,*/*;q=0.8' } });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('image/svg+xml');
+    expect(response.body).toContain('<svg');
+    expect(response.headers['cache-control']).toContain('max-age=');
+  });
+
   it('serves the page under the strict CSP, with no inline script, style or handler, and every value escaped', async () => {
     const uuid = await topic({
       name: '<script>alert(1)</script> & "quotes"',

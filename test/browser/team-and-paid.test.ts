@@ -48,6 +48,10 @@ describe.runIf(HAS_CHROMIUM)('team, paid and embedded booking pages in a browser
     await page.fill('input[name=email]', 'tess@example.com');
     await page.click('#submit');
     await page.locator('#done').waitFor();
+    // For a team topic the confirmation names who hosts it: the free host the slot was booked with.
+    await page.locator('#booking-summary').waitFor();
+    const hostMember = members.find((member) => member.username === host) as unknown as { firstName: string; lastName: string };
+    expect(await page.textContent('#done #host')).toBe(`${hostMember.firstName} ${hostMember.lastName}`);
     await shot(page, 'team-02-confirmation');
 
     const listed = await server.api('GET', `/meetings?team=${team}&limit=200`);
@@ -76,6 +80,13 @@ describe.runIf(HAS_CHROMIUM)('team, paid and embedded booking pages in a browser
     await shot(page, 'paid-01-form');
     expect(await seriousViolations(page)).toEqual([]);
     expect(await page.textContent('#submit')).toBe('Continue to payment');
+    // The answer is read on its way through: the page leaves for /pay at once.
+    let manageUrls: string[] = [];
+    await page.route('**/api/v1/public/schedule', async (route) => {
+      const response = await route.fetch();
+      manageUrls = ((await response.json()) as { manageUrls: string[] }).manageUrls;
+      await route.fulfill({ response });
+    });
     await Promise.all([page.waitForURL(/\/pay\/[0-9a-f-]{36}/), page.click('#submit')]);
     const paymentUuid = /\/pay\/([0-9a-f-]{36})/.exec(page.url())![1];
     await shot(page, 'paid-02-payment-page');
@@ -90,6 +101,11 @@ describe.runIf(HAS_CHROMIUM)('team, paid and embedded booking pages in a browser
         meeting.invoice?.invoiceName,
       ]),
     ).toEqual([['pending_payment', variant, 'Payer Sp. z o.o.']]);
+
+    // The booking's own page says what it costs (the chosen variant) and that it is not paid yet.
+    const manage = await open(manageUrls[0]!);
+    expect((await manage.textContent('#price'))!.replace(/\s/g, ' ')).toBe('PLN 200.00 (awaiting payment)');
+    await shot(manage, 'paid-03-manage-unpaid');
   });
 
   it('embedded on another site: an iframe sized to its content, and the booking announced with postMessage', async () => {

@@ -8235,6 +8235,8 @@ export interface operations {
           "application/json": {
             meetings: components["schemas"]["Meeting"][];
             payment: components["schemas"]["Payment"] | null;
+            /** @description Each meeting's private manage link `{PUBLIC_URL}/booking/{token}`, in the order of `meetings` (the one the confirmation e-mail carries). */
+            manageUrls: string[];
           };
         };
       };

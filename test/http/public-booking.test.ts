@@ -177,6 +177,31 @@ for (const dialect of DIALECTS) {
       expectProblem(await call(t.app, null, 'POST', `/api/v1/public/bookings/${forged}/cancel`, {}), 404, 'NOT_FOUND');
     });
 
+    it('answers a public booking with the manage link the e-mail carries, and serves the meeting as an .ics download by it', async () => {
+      const slot = await at('2027-01-08T09:00:00.000Z');
+      const response = await publicBook(body(slot, { email: 'ics@example.com' }), '10.7.0.1');
+      expect(response.statusCode).toBe(201);
+      const booked = response.json() as { meetings: { uuid: string }[]; manageUrls: string[] };
+      await deliver();
+      const mailed = /https:\/\/book\.example\.com\/booking\/\S+/.exec(sent.filter((message) => message.to.email === 'ics@example.com').at(-1)!.text)![0];
+      expect(booked.manageUrls).toEqual([mailed]);
+      const token = mailed.split('/booking/')[1]!;
+
+      const ics = await t.app.inject({ method: 'GET', url: `/booking/${token}/invitation.ics` });
+      expect(ics.statusCode).toBe(200);
+      expect(ics.headers['content-type']).toBe('text/calendar; charset=utf-8');
+      expect(ics.headers['content-disposition']).toBe('attachment; filename="invitation.ics"');
+      const unfolded = ics.body.replace(/\r\n /g, '');
+      expect(unfolded).toContain(`UID:${booked.meetings[0]!.uuid}@termin`);
+      expect(unfolded).toContain('DTSTART:20270108T090000Z');
+      expect(unfolded).toContain('DTEND:20270108T100000Z');
+      expect(unfolded).toContain('SUMMARY:Open consult: Olga Owner');
+      expect(unfolded).toContain(`URL;VALUE=URI:${mailed}`);
+      expect(unfolded).toContain('STATUS:CONFIRMED');
+      const forged = `${booked.meetings[0]!.uuid}.${'A'.repeat(32)}`;
+      expect((await t.app.inject({ method: 'GET', url: `/booking/${forged}/invitation.ics` })).statusCode).toBe(404);
+    });
+
     it('lets the participant move the meeting to a slot of its own calendar (itself not blocking), and tells the host', async () => {
       const { meeting, token } = await bookAndToken(await at('2027-01-08T08:00:00.000Z'), 'mover@example.com', '10.1.0.2');
       const calendar = await call(t.app, null, 'POST', `/api/v1/public/bookings/${token}/calculate-schedule`, { timezone: 'Europe/Warsaw', offset: 0 });

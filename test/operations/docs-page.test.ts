@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, launchBrowser } from '../browser/harness.js';
-import { createTestApp, type TestApp, HAS_CHROMIUM } from '../helpers.js';
+import { ARTIFACTS, launchBrowser, seriousViolations } from '../browser/harness.js';
+import { createTestAccount, createTestApp, type TestApp, HAS_CHROMIUM } from '../helpers.js';
 
 const SHOTS = path.join(ARTIFACTS, 'docs');
 
@@ -46,6 +46,50 @@ describe('the docs page', () => {
     expect(at('id="op-get-readyz"')).toBeGreaterThan(operations);
   });
 
+  it('the guide starts from zero, and its setup requests, sent as written, make a page that lists the topic', async () => {
+    const at = (text: string) => html.indexOf(text);
+    const steps = ['guide-members', 'guide-hours', 'guide-topic', 'guide-public', 'guide-page', 'guide-slots'].map((id) => at(`id="${id}"`));
+    expect(steps.every((index) => index > at('id="guide"'))).toBe(true);
+    expect([...steps].sort((a, b) => a - b)).toEqual(steps);
+
+    const setup = html.slice(steps[0], steps[5]);
+    const decode = (text: string) =>
+      text
+        .replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code)))
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&quot;/g, '"')
+        .replace(/&amp;/g, '&');
+    const requests = [...setup.matchAll(/<figcaption>Request<\/figcaption><pre[^>]*><code>([\s\S]*?)<\/code><\/pre>/g)].map((match) => {
+      const text = decode(match[1]!);
+      const [line = '', ...rest] = text.split('\n');
+      const [method, url] = line.split(' ') as [string, string];
+      const blank = rest.indexOf('');
+      return { method, url, body: JSON.parse(rest.slice(blank + 1).join('\n')) as unknown };
+    });
+    expect(requests.map((request) => request.method)).toEqual(['POST', 'PUT', 'POST', 'PATCH']);
+
+    const account = await createTestAccount(t.ctx, { places: ['offline', 'phone-call'] });
+    const ids: Record<string, string> = { teamUuid: account.team.uuid };
+    for (const request of requests) {
+      const url = request.url.replace(/\{(\w+)\}/g, (_m, name: string) => ids[name]!);
+      const response = await t.app.inject({ method: request.method as 'POST', url, headers: { 'x-service-api-key': account.apiKey }, payload: request.body as object });
+      expect([request.method, request.url, response.statusCode, response.statusCode < 300 ? '' : response.body]).toEqual([
+        request.method,
+        request.url,
+        response.statusCode < 300 ? response.statusCode : 200,
+        '',
+      ]);
+      const answer = response.json() as { uuid?: string };
+      if (request.url.endsWith('/users')) ids.userUuid = answer.uuid!;
+      if (request.url === '/api/v1/meeting-topics') ids.uuid = answer.uuid!;
+    }
+    const page = await t.app.inject({ method: 'GET', url: '/book/anna-nowak', headers: { accept: 'text/html' } });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Intro call');
+    expect(page.body).toContain(`/book/anna-nowak/${ids.uuid}`);
+  });
+
   it('keeps the fields of nullable objects and gives every field a note; money is explained in minor units', () => {
     expect(html).toContain('<code>price.amount</code>');
     expect(html).toContain('<code>price.currency</code>');
@@ -68,7 +112,11 @@ describe('the docs page', () => {
         const problems: string[] = [];
         page.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
         page.on('pageerror', (error) => problems.push(error.message));
+        // Nothing the page loads fails.
+        page.on('response', (response) => response.status() >= 400 && problems.push(`${response.status()} ${response.url()}`));
         await page.goto(`${url}/docs`);
+        await page.waitForLoadState('networkidle');
+        expect(await seriousViolations(page)).toEqual([]);
         await page.screenshot({ path: path.join(SHOTS, `docs-${width}.png`) });
         // Nothing wider than the screen: no sideways scrolling of the page itself.
         expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);

@@ -20,6 +20,8 @@ export interface BookingPageView {
   roomPlaces: Place[];
   /** `?timezone=`; otherwise the browser's zone is used. */
   timezone: string | null;
+  /** `?timezone=` that is not a zone: said on the page, not silently dropped. */
+  timezoneError: string | null;
   /** If the browser names no zone: the host's. */
   fallbackTimezone: string;
   /** Inside the embed's iframe: the host page's origin, to which height and the booking are posted. */
@@ -124,6 +126,7 @@ export function renderBookingPage(view: BookingPageView): SafeHtml {
     team: view.team,
     timezone: view.timezone,
     fallbackTimezone: view.fallbackTimezone,
+    timezoneError: view.timezoneError !== null,
     paid,
     embedOrigin: view.embedOrigin,
     roomPlaces: view.roomPlaces,
@@ -145,8 +148,9 @@ ${topic.description ? html`<p class="description">${topic.description}</p>` : ''
 <section id="step-time" class="step" aria-labelledby="h-day">
 <div class="tz field">
 <label for="tz">${t.timezone}</label>
-<input id="tz" name="tz" type="text" list="tz-list" autocomplete="off" spellcheck="false" value="${view.timezone ?? ''}" aria-describedby="tz-hint">
-<datalist id="tz-list"></datalist>
+<input id="tz" name="tz" type="text" role="combobox" aria-autocomplete="list" aria-expanded="false" aria-controls="tz-options" autocomplete="off" spellcheck="false" value="${view.timezone ?? ''}" aria-describedby="tz-hint tz-error"${view.timezoneError ? html` aria-invalid="true"` : ''}>
+<ul id="tz-options" class="tz-options" role="listbox" aria-label="${t.timezone}" hidden></ul>
+<p class="field-error" id="tz-error" role="status">${view.timezoneError ? t.tzLinkUnknown.replace('{value}', view.timezoneError) : ''}</p>
 <p class="hint" id="tz-hint">${t.timezoneHint}</p>
 </div>
 ${calendarMarkup(t, {

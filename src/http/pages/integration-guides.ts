@@ -94,7 +94,7 @@ function prose(text: string): string {
 }
 
 function code(text: string): string {
-  return `<pre><code>${escapeHtml(text)}</code></pre>`;
+  return `<pre tabindex="0"><code>${escapeHtml(text)}</code></pre>`;
 }
 
 export function renderIntegrationGuides(docs: IntegrationDocs): string {

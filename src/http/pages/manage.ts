@@ -1,8 +1,10 @@
 import type { Place } from '../../domain/account.js';
+import { googleCalendarUrl, outlookCalendarUrl } from '../../domain/calendar-links.js';
+import type { MeetingLocation } from '../../domain/place-details.js';
 import type { Lang, MeetingStatus } from '../../domain/meeting.js';
 import { calendarMarkup } from './calendar.js';
 import { html, htmlDocument, type SafeHtml } from './html.js';
-import { PLACE_LABELS, STRINGS, clientStrings } from './i18n.js';
+import { PLACE_LABELS, STRINGS, clientStrings, formatMoney, type Strings } from './i18n.js';
 
 /** What the manage page shows: the meeting in the participant's zone and language. */
 export interface ManagePageView {
@@ -15,7 +17,11 @@ export interface ManagePageView {
   end: number;
   status: MeetingStatus;
   place: Place;
-  location: string | null;
+  location: MeetingLocation;
+  /** What it costs and whether it is paid; null when free. */
+  price: { amount: number; currency: string; paid: boolean } | null;
+  /** The page's own address, for the calendar event's details and the confirmation's link. */
+  manageUrl: string;
   timezone: string;
   /** Until when the participant may still cancel or move it; null when that is already past. */
   changeableUntil: number | null;
@@ -28,6 +34,56 @@ function formatWhen(start: number, end: number, lang: Lang, timezone: string): s
   const day = new Intl.DateTimeFormat(locale, { dateStyle: 'full', timeStyle: 'short', timeZone: timezone }).format(new Date(start));
   const until = new Intl.DateTimeFormat(locale, { timeStyle: 'short', timeZone: timezone }).format(new Date(end));
   return `${day} – ${until}`;
+}
+
+/** Where to go, as one line for a calendar event: the join link, else the address or phone, else the place. */
+function locationLine(view: Pick<ManagePageView, 'lang' | 'place' | 'location'>): string {
+  return view.location.url ?? view.location.address ?? view.location.phone ?? view.location.text ?? PLACE_LABELS[view.lang][view.place];
+}
+
+function placeDetails(view: ManagePageView, t: Strings): SafeHtml {
+  const { url, address, phone } = view.location;
+  return html`${PLACE_LABELS[view.lang][view.place]}${
+    url ? html`<br><a class="join" href="${url}" rel="noopener" target="_blank">${t.join}: ${url}</a>` : ''
+  }${address ? html`<br><span class="address">${address}</span>` : ''}${phone && !url ? html`<br><a href="tel:${phone.replace(/[^+0-9]/g, '')}">${phone}</a>` : ''}`;
+}
+
+/**
+ * The whole booking as the participant needs it: when (start and end in their zone), with
+ * whom, where (join link or address), what it cost, add-to-calendar links and, on the
+ * booking page's confirmation, the manage link. The manage page shows the same block, and
+ * the booking page takes it from there after a booking, so the two never differ.
+ */
+export function renderBookingSummary(view: ManagePageView): SafeHtml {
+  const t = STRINGS[view.lang];
+  const live = view.status === 'confirmed' || view.status === 'pending_payment';
+  const event = {
+    title: `${view.topicName}: ${view.hostName}`,
+    start: view.start,
+    end: view.end,
+    details: [view.location.url ? `${t.join}: ${view.location.url}` : '', `${t.manageLink}: ${view.manageUrl}`].filter((line) => line).join('\n'),
+    location: locationLine(view),
+  };
+  return html`<div id="booking-summary">
+<dl class="summary">
+<dt>${t.when}</dt><dd id="when">${formatWhen(view.start, view.end, view.lang, view.timezone)}</dd>
+<dt>${t.timezone}</dt><dd>${view.timezone.replace(/_/g, ' ')}</dd>
+<dt>${t.with}</dt><dd id="host">${view.hostName}</dd>
+<dt>${t.place}</dt><dd id="place">${placeDetails(view, t)}</dd>
+${view.price ? html`<dt>${t.price}</dt><dd id="price">${formatMoney(view.price.amount, view.price.currency, view.lang)} (${view.price.paid ? t.paid : t.unpaid})</dd>` : ''}
+<dt>${t.status}</dt><dd id="status">${t[`status_${view.status}`]}</dd>
+</dl>
+${
+  live
+    ? html`<div class="add-to-calendar"><h2 id="h-calendar">${t.addToCalendar}</h2><ul aria-labelledby="h-calendar">
+<li><a id="cal-google" href="${googleCalendarUrl(event)}" rel="noopener" target="_blank">Google Calendar</a></li>
+<li><a id="cal-outlook" href="${outlookCalendarUrl(event)}" rel="noopener" target="_blank">Outlook</a></li>
+<li><a id="cal-ics" href="/booking/${view.token}/invitation.ics" download="invitation.ics">${t.icsDownload}</a></li>
+</ul></div>
+<p class="manage-link"><a id="manage-link" href="${view.manageUrl}" target="_top">${t.manageLink}</a></p>`
+    : ''
+}
+</div>`;
 }
 
 /** `GET /booking/{token}`: the participant's own page for one meeting. */
@@ -43,17 +99,11 @@ ${view.accountName ? html`<p class="account">${view.accountName}</p>` : ''}
 <h1 id="h-manage" tabindex="-1">${t.manageTitle}: ${view.topicName}</h1>
 </header>
 <div id="alert" class="alert" role="alert" aria-live="assertive"></div>
-<dl class="summary">
-<dt>${t.when}</dt><dd id="when">${formatWhen(view.start, view.end, view.lang, view.timezone)}</dd>
-<dt>${t.timezone}</dt><dd>${view.timezone.replace(/_/g, ' ')}</dd>
-<dt>${t.with}</dt><dd>${view.hostName}</dd>
-<dt>${t.place}</dt><dd>${PLACE_LABELS[view.lang][view.place]}${view.location ? html` — ${view.location}` : ''}</dd>
-<dt>${t.status}</dt><dd id="status">${t[`status_${view.status}`]}</dd>
-</dl>
-${live && !changeable ? html`<p class="notice">${t.tooLate}</p>` : ''}
+${renderBookingSummary(view)}
+${live && !changeable ? html`<p class="notice" id="too-late">${t.tooLate}</p>` : ''}
 ${
   changeable && view.changeableUntil !== null
-    ? html`<p class="hint">${t.changeUntil} ${new Intl.DateTimeFormat(locale, { dateStyle: 'full', timeStyle: 'short', timeZone: view.timezone }).format(new Date(view.changeableUntil))}.</p>
+    ? html`<p class="hint" id="change-until">${t.changeUntil} ${new Intl.DateTimeFormat(locale, { dateStyle: 'full', timeStyle: 'short', timeZone: view.timezone }).format(new Date(view.changeableUntil))}.</p>
 <section id="move" aria-labelledby="h-move">
 <h2 id="h-move">${t.moveHeading}</h2>
 ${calendarMarkup(t, { level: 3 })}

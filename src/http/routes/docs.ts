@@ -167,6 +167,11 @@ const HEALTH_CHECKS: RenderedOperation[] = [
 ];
 
 const GUIDE_STEPS = [
+  { id: 'guide-members', title: 'A. Add the people who host', keywords: 'start from zero members team users username add' },
+  { id: 'guide-hours', title: 'B. Set their hours', keywords: 'availability weekly hours overrides time zone' },
+  { id: 'guide-topic', title: 'C. Create a topic', keywords: 'meeting topic duration places hosts create' },
+  { id: 'guide-public', title: 'D. Make it public', keywords: 'public booking page patch topic' },
+  { id: 'guide-page', title: 'E. See its booking page', keywords: 'booking page book embed html participant' },
   { id: 'guide-slots', title: '1. Find free slots', keywords: 'calculate-schedule slots month offset timezone' },
   { id: 'guide-book', title: '2. Book', keywords: 'schedule book idempotency-key dates participant' },
   { id: 'guide-pay', title: '3. Pay (paid topics)', keywords: 'payment redirectUrl gateway pending_payment expiresAt stripe p24 payu paypal tpay' },
@@ -177,7 +182,7 @@ const GUIDE_STEPS = [
 ];
 
 function example(title: string, code: string): string {
-  return `<figure class="example"><figcaption>${escapeHtml(title)}</figcaption><pre><code>${escapeHtml(code.trim())}</code></pre></figure>`;
+  return `<figure class="example"><figcaption>${escapeHtml(title)}</figcaption><pre tabindex="0"><code>${escapeHtml(code.trim())}</code></pre></figure>`;
 }
 
 /** The booking flow end to end, with requests and responses as they look on the wire. */
@@ -186,6 +191,67 @@ function renderGuide(): string {
   return `<section id="guide" class="guide"><h2>Guide: a booking end to end</h2>
   <p>Your backend holds an API key (create one with <code>npm run cli -- key create --user &lt;uuid&gt;</code>, or
   <code>POST /api/v1/api-keys</code>). Times are UTC with <code>Z</code>; dates are local <code>YYYY-MM-DD</code>; time zones are IANA names.</p>
+
+  <p>From zero: an account and its owner's key exist (the first start prints a demo one; otherwise
+  <code>npm run cli -- account create --help</code>). Steps A–E make a page people can book; steps 1–6 are what your backend then does.</p>
+
+  <h3 id="guide-members">A. Add the people who host</h3>
+  <p>Your key's user administers a team (<code>GET /api/v1/teams</code> lists them). Add each host; they get a <code>username</code>
+  made from their names, the account's time zone and Monday–Friday 09:00–17:00 as their hours.</p>
+  ${example(
+    'Request',
+    `POST /api/v1/teams/{teamUuid}/users
+${key}
+Content-Type: application/json
+
+{ "firstName": "Anna", "lastName": "Nowak", "email": "anna@example.com", "admin": false }`,
+  )}
+  ${example('Response 201', `{ "uuid": "0193b0a4-…", "username": "anna-nowak", "timezone": "Europe/Warsaw", "admin": false, … }`)}
+
+  <h3 id="guide-hours">B. Set their hours</h3>
+  <p>Weekly hours in the host's own zone, plus <code>overrides</code> for single dates (a day off is <code>[]</code>).</p>
+  ${example(
+    'Request',
+    `PUT /api/v1/users/{userUuid}/availability
+${key}
+Content-Type: application/json
+
+{ "timezone": "Europe/Warsaw",
+  "weekly": { "monday": [{ "start": "09:00", "end": "13:00" }, { "start": "14:00", "end": "17:00" }],
+              "tuesday": [{ "start": "09:00", "end": "17:00" }], "wednesday": [], "thursday": [],
+              "friday": [], "saturday": [], "sunday": [] },
+  "overrides": [{ "date": "2027-03-05", "intervals": [] }] }`,
+  )}
+
+  <h3 id="guide-topic">C. Create a topic</h3>
+  <p>What can be booked: its length, places (of those the account enables: <code>PATCH /api/v1/account</code>) and hosts
+  (by default the caller; give <code>team</code> for a team topic that any free member hosts).</p>
+  ${example(
+    'Request',
+    `POST /api/v1/meeting-topics
+${key}
+Content-Type: application/json
+
+{ "name": "Intro call", "durationMinutes": 30, "places": ["offline", "phone-call"], "hosts": ["anna-nowak"] }`,
+  )}
+  ${example('Response 201', `{ "uuid": "0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d", "name": "Intro call", "public": false, … }`)}
+
+  <h3 id="guide-public">D. Make it public</h3>
+  <p>A topic is private until you say so: only your key can book it. Public, it gets a booking page that needs no key.</p>
+  ${example(
+    'Request',
+    `PATCH /api/v1/meeting-topics/{uuid}
+${key}
+Content-Type: application/json
+
+{ "public": true }`,
+  )}
+
+  <h3 id="guide-page">E. See its booking page</h3>
+  <p>Open <code>/book/anna-nowak</code> (every public topic of the host) or <code>/book/anna-nowak/{topicUuid}</code> in a browser:
+  a calendar of free days in the visitor's zone, the form, and a confirmation with calendar links and a manage link. A team topic's page is
+  <code>/book/teams/{teamUuid}/{topicUuid}</code>. On your own site: <code>&lt;script src="/embed.js" data-termin-booking="…page URL…"&gt;&lt;/script&gt;</code>.
+  Your backend can also book for people itself, as below.</p>
 
   <h3 id="guide-slots">1. Find free slots</h3>
   <p>Ask for a week (<code>offset</code>: days from today, a multiple of 7) or a month (<code>month</code>: 1–12, 13 = January next year)
@@ -389,8 +455,9 @@ type JsonSchema = {
   examples?: unknown[];
 };
 
+/** Scrolls sideways on a phone, so it takes focus: keyboard users can scroll it too. */
 function table(rows: string): string {
-  return `<div class="table-wrap"><table><thead><tr><th>field</th><th>type</th><th>notes</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  return `<div class="table-wrap" tabindex="0" role="region" aria-label="Fields"><table><thead><tr><th>field</th><th>type</th><th>notes</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 /**

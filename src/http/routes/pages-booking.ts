@@ -5,7 +5,8 @@ import { isValidTimeZone } from '../../domain/time-zones.js';
 import type { AppContext } from '../../context.js';
 import { findTopicPage } from '../../scheduling/booking-page.js';
 import { listPublicTopicsOfHost } from '../../scheduling/public-topics.js';
-import { getManagedBooking } from '../../scheduling/public-booking.js';
+import { manageUrl } from '../../scheduling/manage-token.js';
+import { getManagedBooking, invitationForToken } from '../../scheduling/public-booking.js';
 import { loadAssets, type Asset } from '../pages/assets.js';
 import { renderBookingPage, renderTopicList } from '../pages/booking.js';
 import { sendHtml } from '../pages/html.js';
@@ -73,6 +74,11 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
   const script = assets.url('booking.js');
   const embedScript = assets.byName.get('embed.js');
   if (!embedScript) throw new Error('assets/embed.js is missing');
+  const favicon = assets.byName.get('favicon.svg');
+  if (!favicon) throw new Error('assets/favicon.svg is missing');
+
+  // Every browser asks for /favicon.ico on every page; an icon, not a 404 in each page load.
+  app.get('/favicon.ico', { schema: { hide: true } }, async (request, reply) => sendAsset(request, reply, favicon, 'public, max-age=86400'));
 
   app.get<{ Params: { file: string } }>('/assets/:file', { schema: { hide: true } }, async (request, reply) => {
     const asset = assets.byHashedName.get(request.params.file);
@@ -148,6 +154,7 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
       gateways: found.gateways,
       roomPlaces: found.roomPlaces,
       timezone,
+      timezoneError: request.query.timezone && timezone === null ? request.query.timezone.slice(0, 100) : null,
       fallbackTimezone: found.fallbackTimezone,
       embedOrigin: embedOriginOf(request.query.embed),
       stylesheet,
@@ -223,13 +230,40 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
         end: meeting.end,
         status: meeting.status,
         place: meeting.place,
-        location: null,
+        location: meeting.location,
+        price: managed.payment
+          ? { amount: managed.payment.amount, currency: managed.payment.currency, paid: managed.payment.status === 'paid' || managed.payment.status === 'refunded' }
+          : null,
+        manageUrl: manageUrl(ctx.config.publicUrl, ctx.secretKey, meeting.uuid),
         timezone,
         changeableUntil: managed.canChange ? managed.changeDeadline : null,
         stylesheet,
         script,
       });
       return sendHtml(reply, 200, page);
+    },
+  );
+
+  app.get<{ Params: { token: string } }>(
+    '/booking/:token/invitation.ics',
+    {
+      schema: {
+        tags: PAGE_TAGS,
+        operationId: 'getManagedBookingInvitation',
+        summary: 'The booking as an .ics file',
+        description:
+          "The manage link's meeting as an iCalendar event (text/calendar, as a download), for calendars without a web template link: " +
+          'the same UID as the e-mailed invitation, the join link or address as its location, the manage link as its URL. 404 as for the manage page.',
+      },
+    },
+    async (request, reply) => {
+      const ics = await invitationForToken(ctx, request.params.token);
+      return reply
+        .header('content-type', 'text/calendar; charset=utf-8')
+        .header('content-disposition', 'attachment; filename="invitation.ics"')
+        .header('cache-control', 'no-store')
+        .header('x-content-type-options', 'nosniff')
+        .send(ics);
     },
   );
 };

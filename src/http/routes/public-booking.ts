@@ -3,11 +3,13 @@ import type { FastifyRequest } from 'fastify';
 import type { AddressLimiter } from '../../domain/address-limiter.js';
 import { RateLimitedError } from '../../domain/errors.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
+import { manageUrl } from '../../scheduling/manage-token.js';
 import { bookPublicly, cancelByToken, getManagedBooking, rescheduleByToken, scheduleForToken } from '../../scheduling/public-booking.js';
 import { paymentRecord, meetingToJson, toIso } from '../../domain/representations.js';
 import { problemResponses } from '../schemas/common.js';
 import {
   ManagedBookingSchema,
+  PublicBookingSchema,
   ParticipantMeetingSchema,
   PublicScheduleBodySchema,
   TokenCancelBodySchema,
@@ -15,7 +17,7 @@ import {
   TokenRescheduleBodySchema,
   TokenScheduleBodySchema,
 } from '../schemas/public-booking.js';
-import { BookingSchema, ScheduleSchema } from '../schemas/schedule.js';
+import { ScheduleSchema } from '../schemas/schedule.js';
 
 const PUBLIC_ERRORS = [400, 406, 413, 415, 429] as const;
 
@@ -52,7 +54,7 @@ export const publicBookingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContex
           'if the slot is still free, which it is not.',
         security: [{}],
         body: PublicScheduleBodySchema,
-        response: { 201: BookingSchema, ...problemResponses(...PUBLIC_ERRORS, 404, 409, 422) },
+        response: { 201: PublicBookingSchema, ...problemResponses(...PUBLIC_ERRORS, 404, 409, 422) },
       },
       // Before the body is parsed or validated: junk from a bot counts too.
       onRequest: limitBookings,
@@ -62,6 +64,7 @@ export const publicBookingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContex
       return reply.code(201).send({
         meetings: booking.meetings.map(meetingToJson),
         payment: booking.payment === null ? null : paymentRecord(booking.payment, publicUrl),
+        manageUrls: booking.meetings.map((meeting) => manageUrl(publicUrl, ctx.secretKey, meeting.uuid)),
       });
     },
   );

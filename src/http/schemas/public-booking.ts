@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { MultiLine, SingleLine, Timestamp, Uuid } from './common.js';
+import { MultiLine, Nullable, SingleLine, Timestamp, Uuid } from './common.js';
 import { CalculateScheduleBodySchema, MeetingSchema, ScheduleBodySchema } from './schedule.js';
 
 const { metadata: _metadata, ...bookingFields } = ScheduleBodySchema.properties;
@@ -16,6 +16,15 @@ export const PublicScheduleBodySchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** What POST /public/schedule answers: the booking, plus each meeting's manage link for the confirmation page. */
+export const PublicBookingSchema = Type.Object({
+  meetings: Type.Array(Type.Ref('Meeting')),
+  payment: Nullable(Type.Ref('Payment')),
+  manageUrls: Type.Array(Type.String({ format: 'uri' }), {
+    description: "Each meeting's private manage link `{PUBLIC_URL}/booking/{token}`, in the order of `meetings` (the one the confirmation e-mail carries).",
+  }),
+});
 
 export const TokenParams = Type.Object({
   token: Type.String({ minLength: 1, maxLength: 200, description: 'The token of the manage link `{PUBLIC_URL}/booking/{token}` in the confirmation e-mail.' }),

@@ -95,7 +95,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   registerRequestLog(app);
   // Before any route: operation ids, the route catalogue for 405 and Location (src/http/openapi.ts).
   const catalog = registerOpenApiConventions(app, { apiPrefix: API_PREFIX, rateLimited: ctx.config.rateLimitPerMinute > 0 });
-  const metrics = registerMetrics(app, ctx, { token: ctx.config.metricsToken });
+  const metrics = registerMetrics(app, ctx, { token: ctx.config.metricsToken, routeOf: (path) => catalog.routeOf(path) });
   app.setValidatorCompiler(createValidatorCompiler(compiles));
   app.decorate('warmUp', () => compiles.warmUp((error) => ctx.log.error({ err: error }, 'a route schema failed to compile')));
   app.setErrorHandler(handleError);

@@ -72,6 +72,11 @@ interface CatalogRoute {
 export interface RouteCatalog {
   /** Methods some route answers at this concrete path (HEAD with GET), for `Allow`. */
   allowedMethods(path: string): string[];
+  /**
+   * The pattern of the route this concrete path matches (`/api/v1/teams/:teamUuid`), the
+   * most literal one when several do, or null: what a 405 is labelled by in the metrics.
+   */
+  routeOf(path: string): string | null;
   /** The Location of a 201 from this route, or null. */
   locationOf(request: FastifyRequest, body: unknown): string | null;
   /** @fastify/swagger's `transformObject`: the document-wide rules above. */
@@ -151,6 +156,14 @@ export function registerOpenApiConventions(app: FastifyInstance, options: OpenAp
       for (const route of routes) if (route.pattern.test(path)) methods.add(route.method);
       if (methods.has('GET')) methods.add('HEAD');
       return HTTP_METHODS.filter((m) => methods.has(m));
+    },
+
+    routeOf(path) {
+      let best: CatalogRoute | null = null;
+      for (const route of routes) {
+        if (route.pattern.test(path) && (best === null || parameterCount(route.url) < parameterCount(best.url))) best = route;
+      }
+      return best?.url ?? null;
     },
 
     locationOf(request, body) {
@@ -320,6 +333,10 @@ function camelCase(words: string[]): string {
 /** `/api/v1/teams/:teamUuid/users` → `/api/v1/teams/{teamUuid}/users`, as @fastify/swagger writes paths. */
 export function toOpenApiPath(url: string): string {
   return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+function parameterCount(url: string): number {
+  return url.split('/:').length - 1;
 }
 
 function patternOf(url: string): RegExp {

@@ -31,6 +31,11 @@ export interface paths {
   };
   "/api/v1/teams/{teamUuid}/users/{userUuid}": {
     /**
+     * A member of a team
+     * @description By an admin of the team (403 otherwise); 404 for a user who is not a member of this team, or a team of another account.
+     */
+    get: operations["getTeamMember"];
+    /**
      * Delete a member from a team
      * @description Removes the membership. A user left in no team is deactivated: their seat is freed, their keys stop working and they no longer appear as a host; their meetings are kept. 409 LAST_ADMIN if the team would be left without an admin.
      */
@@ -73,6 +78,11 @@ export interface paths {
     post: operations["createApiKey"];
   };
   "/api/v1/api-keys/{uuid}": {
+    /**
+     * One of the caller's live API keys
+     * @description Its name and when it was created and last used; never its secret. 404 for a revoked key or another user's.
+     */
+    get: operations["getApiKey"];
     /**
      * Revoke one of the caller's API keys
      * @description The key stops working at once (the key making the request may revoke itself).
@@ -192,6 +202,11 @@ export interface paths {
     post: operations["createDiscountCode"];
   };
   "/api/v1/discount-codes/{uuid}": {
+    /**
+     * A discount code
+     * @description By an admin of any team; with how often it was used. 404 for an unknown code or one of another account.
+     */
+    get: operations["getDiscountCode"];
     /**
      * Delete a discount code
      * @description By an admin of any team. Bookings that used it keep their price.
@@ -1313,6 +1328,137 @@ export interface operations {
     };
   };
   /**
+   * A member of a team
+   * @description By an admin of the team (403 otherwise); 404 for a user who is not a member of this team, or a team of another account.
+   */
+  getTeamMember: {
+    parameters: {
+      path: {
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        teamUuid: string;
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        userUuid: string;
+      };
+    };
+    responses: {
+      /** @description OK. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Member"];
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid `X-Service-Api-Key`. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No such record in the caller's account. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
    * Delete a member from a team
    * @description Removes the membership. A user left in no team is deactivated: their seat is freed, their keys stop working and they no longer appear as a host; their meetings are kept. 409 LAST_ADMIN if the team would be left without an admin.
    */
@@ -2138,6 +2284,120 @@ export interface operations {
       };
       /** @description No valid `X-Service-Api-Key`. */
       401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * One of the caller's live API keys
+   * @description Its name and when it was created and last used; never its secret. 404 for a revoked key or another user's.
+   */
+  getApiKey: {
+    parameters: {
+      path: {
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        uuid: string;
+      };
+    };
+    responses: {
+      /** @description OK. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["ApiKey"];
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid `X-Service-Api-Key`. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No such record in the caller's account. */
+      404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -4890,6 +5150,132 @@ export interface operations {
       };
       /** @description The key may not do this (or a plan limit is reached). */
       403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * A discount code
+   * @description By an admin of any team; with how often it was used. 404 for an unknown code or one of another account.
+   */
+  getDiscountCode: {
+    parameters: {
+      path: {
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        uuid: string;
+      };
+    };
+    responses: {
+      /** @description OK. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["DiscountCode"];
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid `X-Service-Api-Key`. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No such record in the caller's account. */
+      404: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];

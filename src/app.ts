@@ -161,7 +161,17 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         license: { name: 'Proprietary: terms from the operator of this service', url: `${ctx.config.publicUrl}/docs` },
       },
       servers: [{ url: ctx.config.publicUrl }],
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Service-Api-Key' } } },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-Service-Api-Key' },
+          bearerApiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'tmn_…',
+            description: 'The same API key as `Authorization: Bearer <key>`, for clients that send Bearer tokens. When both are sent, `X-Service-Api-Key` is used.',
+          },
+        },
+      },
     },
     transformObject: (document) => catalog.transformDocument((document as { openapiObject: Record<string, unknown> }).openapiObject),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
@@ -180,8 +190,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         await api.register(cors, {
           origin: origins === '*' ? true : origins,
           methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-          allowedHeaders: ['Content-Type', 'Accept', 'Accept-Language', 'X-Service-Api-Key', 'Idempotency-Key', 'X-Request-Id'],
-          exposedHeaders: ['Retry-After', 'Idempotent-Replayed', 'Location', 'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+          allowedHeaders: ['Content-Type', 'Accept', 'Accept-Language', 'X-Service-Api-Key', 'Idempotency-Key', 'X-Request-Id', 'Authorization'],
+          exposedHeaders: ['Retry-After', 'Idempotent-Replayed', 'Location', 'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'WWW-Authenticate'],
           maxAge: 600,
         });
       }

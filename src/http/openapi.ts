@@ -8,7 +8,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
  *   `scheduleMeetings`) unless the route sets `schema.operationId`; two routes deriving the
  *   same id stop the start-up with a message saying which (set one explicitly);
  * - declared tags with descriptions;
- * - response headers: `X-Request-Id` on every response, `Retry-After` on 429 and 503, the
+ * - response headers: `X-Request-Id` on every response, `Retry-After` on 429 and 503,
+ *   `WWW-Authenticate` on 401, the
  *   rate-limit headers on API responses, `Location` on 201s of resources that have a URL,
  *   `Idempotent-Replayed` on the 2xx of operations that take an `Idempotency-Key`;
  * - problem responses as `application/problem+json`, whatever helper the route used;
@@ -237,6 +238,10 @@ const HEADER_COMPONENTS = {
     schema: { type: 'string', maxLength: 128 },
   },
   RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
+  WwwAuthenticate: {
+    description: 'The challenge (RFC 9110): `Bearer realm="termin"`, with `error="invalid_token"` when a key was sent but is not valid.',
+    schema: { type: 'string' },
+  },
   RateLimitLimit: { description: 'Requests allowed in the current one-minute window (present while rate limiting is on).', schema: { type: 'integer', minimum: 0 } },
   RateLimitRemaining: { description: 'Requests left in the current window.', schema: { type: 'integer', minimum: 0 } },
   RateLimitReset: { description: 'Seconds until the current window ends.', schema: { type: 'integer', minimum: 0 } },
@@ -254,6 +259,7 @@ function documentResponse(status: string, response: Response, where: { inApi: bo
   const headers: Record<string, unknown> = { ...(response.headers ?? {}) };
   headers['X-Request-Id'] = headerRef('XRequestId');
   if (status === '429' || status === '503') headers['Retry-After'] = headerRef('RetryAfter');
+  if (status === '401') headers['WWW-Authenticate'] = headerRef('WwwAuthenticate');
   if (where.inApi && where.rateLimited) {
     headers['X-RateLimit-Limit'] = headerRef('RateLimitLimit');
     headers['X-RateLimit-Remaining'] = headerRef('RateLimitRemaining');

@@ -3,6 +3,7 @@ import { DomainError, describeFieldError, type ErrorCode, type FieldError } from
 import { RepeatThrottle } from '../domain/repeat-throttle.js';
 import { renderErrorPage } from './pages/error-page.js';
 import { isPageUrl, sendHtml } from './pages/html.js';
+import { AUTHENTICATE_CHALLENGE, apiKeyOf } from './request-guards.js';
 import type { Problem } from './schemas/common.js';
 
 interface ProblemKind {
@@ -26,7 +27,8 @@ export const PROBLEM_KINDS: Record<ErrorCode, ProblemKind> = {
     status: 401,
     title: 'Authentication required',
     anchor: 'unauthenticated',
-    explanation: 'The `X-Service-Api-Key` header is missing, malformed, unknown, revoked, or belongs to a deactivated user. The body was not looked at.',
+    explanation:
+      'The API key (the `X-Service-Api-Key` header, or `Authorization: Bearer <key>`) is missing, malformed, unknown, revoked, or belongs to a deactivated user. The body was not looked at. The answer carries `WWW-Authenticate: Bearer realm="termin"`.',
   },
   FORBIDDEN: {
     status: 403,
@@ -199,6 +201,9 @@ type ErrorLogger = (request: FastifyRequest, level: 'warn' | 'error', error: Err
 
 function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, kinds: DatabaseErrorKinds, logError: ErrorLogger): FastifyReply {
   if (error instanceof DomainError) {
+    // RFC 9110: a 401 names how to authenticate; RFC 6750 says why a key that was sent failed.
+    if (error.code === 'UNAUTHENTICATED')
+      reply.header('WWW-Authenticate', apiKeyOf(request) === undefined ? AUTHENTICATE_CHALLENGE : `${AUTHENTICATE_CHALLENGE}, error="invalid_token"`);
     const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
     if (typeof retryAfter === 'number') reply.header('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
     return sendProblem(reply, buildProblem(error.code, error.message, error.errors));

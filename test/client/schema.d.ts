@@ -818,6 +818,8 @@ export interface components {
     XRequestId: string;
     /** @description Seconds to wait before retrying. */
     RetryAfter: number;
+    /** @description The challenge (RFC 9110): `Bearer realm="termin"`, with `error="invalid_token"` when a key was sent but is not valid. */
+    WwwAuthenticate: string;
     /** @description Requests allowed in the current one-minute window (present while rate limiting is on). */
     RateLimitLimit: number;
     /** @description Requests left in the current window. */
@@ -870,10 +872,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -971,10 +974,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1087,10 +1091,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1228,10 +1233,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1371,10 +1377,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1500,10 +1507,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1656,10 +1664,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1785,10 +1794,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1931,10 +1941,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -2047,10 +2058,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -2166,10 +2178,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -2282,10 +2295,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -2384,10 +2398,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -2496,10 +2511,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -2614,10 +2630,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -2800,10 +2817,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -2926,10 +2944,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3038,10 +3057,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3255,10 +3275,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3381,10 +3402,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3575,10 +3597,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3719,10 +3742,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3848,10 +3872,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3991,10 +4016,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4157,10 +4183,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4361,10 +4388,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4520,10 +4548,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4622,10 +4651,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4749,10 +4779,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4876,10 +4907,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5007,10 +5039,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5136,10 +5169,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5250,10 +5284,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5374,10 +5409,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5529,10 +5565,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5710,10 +5747,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5868,10 +5906,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -5997,10 +6036,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -6155,10 +6195,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -6284,10 +6325,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -6413,10 +6455,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -6570,10 +6613,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -6782,10 +6826,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -6942,10 +6987,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -7071,10 +7117,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -7210,10 +7257,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -7335,10 +7383,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -7472,10 +7521,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -7604,10 +7654,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -7728,10 +7779,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -7885,10 +7937,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -8052,10 +8105,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -8215,10 +8269,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -8383,10 +8438,11 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
-      /** @description No valid `X-Service-Api-Key`. */
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
       401: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];

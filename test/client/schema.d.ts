@@ -342,7 +342,7 @@ export interface paths {
   "/api/v1/public/schedule": {
     /**
      * Book a public topic (no key)
-     * @description What the booking page calls: the body of POST /schedule without `metadata`, the same rules and transaction, no key. Only topics with `public: true` (404 for any other, as for one that does not exist). The booking has no key (`bookedByKeyUuid` null): its host and their team admins manage it, and the participant through the manage link. `website` is a honeypot: leave empty; bots fill it (400, nothing stored). Limited per client address to PUBLIC_BOOKING_RATE_PER_MINUTE requests a minute (default 20; 429 with Retry-After). No Idempotency-Key: a repeat books again if the slot is still free, which it is not.
+     * @description What the booking page calls: the body of POST /schedule without `metadata`, the same rules and transaction, no key. Only topics with `public: true` (404 for any other, as for one that does not exist). The booking has no key (`bookedByKeyUuid` null): its host and their team admins manage it, and the participant through the manage link. `website` is a honeypot: leave empty; bots fill it (400, nothing stored). Limited per client address to PUBLIC_BOOKING_RATE_PER_MINUTE requests a minute (default 20; 429 with Retry-After). With `Idempotency-Key`, as for POST /schedule: a repeat with the same body within 24 hours returns the first response (header `Idempotent-Replayed: true`) and books nothing, so a page retrying after a timeout gets its booking rather than 409 SLOT_UNAVAILABLE; a different body is 409 IDEMPOTENCY_KEY_REUSED. A page makes one key per booking attempt (a random UUID).
      */
     post: operations["schedulePublicMeetings"];
   };
@@ -8516,9 +8516,15 @@ export interface operations {
   };
   /**
    * Book a public topic (no key)
-   * @description What the booking page calls: the body of POST /schedule without `metadata`, the same rules and transaction, no key. Only topics with `public: true` (404 for any other, as for one that does not exist). The booking has no key (`bookedByKeyUuid` null): its host and their team admins manage it, and the participant through the manage link. `website` is a honeypot: leave empty; bots fill it (400, nothing stored). Limited per client address to PUBLIC_BOOKING_RATE_PER_MINUTE requests a minute (default 20; 429 with Retry-After). No Idempotency-Key: a repeat books again if the slot is still free, which it is not.
+   * @description What the booking page calls: the body of POST /schedule without `metadata`, the same rules and transaction, no key. Only topics with `public: true` (404 for any other, as for one that does not exist). The booking has no key (`bookedByKeyUuid` null): its host and their team admins manage it, and the participant through the manage link. `website` is a honeypot: leave empty; bots fill it (400, nothing stored). Limited per client address to PUBLIC_BOOKING_RATE_PER_MINUTE requests a minute (default 20; 429 with Retry-After). With `Idempotency-Key`, as for POST /schedule: a repeat with the same body within 24 hours returns the first response (header `Idempotent-Replayed: true`) and books nothing, so a page retrying after a timeout gets its booking rather than 409 SLOT_UNAVAILABLE; a different body is 409 IDEMPOTENCY_KEY_REUSED. A page makes one key per booking attempt (a random UUID).
    */
   schedulePublicMeetings: {
+    parameters: {
+      header?: {
+        /** @description A repeat with the same key and body within 24 h returns the first response. One line: no control characters. */
+        "idempotency-key"?: string;
+      };
+    };
     requestBody: {
       content: {
         "application/json": {
@@ -8601,6 +8607,7 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
         };
         content: {
           "application/json": {

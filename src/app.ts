@@ -53,7 +53,7 @@ declare module 'fastify' {
 
 /** The HTTP application; it never listens, so tests drive it with `app.inject()`. */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
-  const handleError = createErrorHandler({ isUnavailable: isDatabaseUnavailable, isStorageFull });
+  const handleError = createErrorHandler({ isUnavailable: isDatabaseUnavailable, isStorageFull }, { problemTypeBase: ctx.config.absoluteProblemTypes ? ctx.config.publicUrl : '' });
   const compiles = createDeferredCompiles();
   const buildSerializer = SerializerSelector();
   const app = Fastify({

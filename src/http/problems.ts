@@ -155,10 +155,14 @@ const DATABASE_RETRY_AFTER_SECONDS = 5;
 /** After a write refused for lack of room: making room takes an operator, rarely seconds. */
 const STORAGE_RETRY_AFTER_SECONDS = 30;
 
-export function buildProblem(code: ErrorCode, detail: string, errors?: FieldError[]): Problem {
+/**
+ * `typeBase`: '' for the relative `/docs/problems#…` the contract shows, or PUBLIC_URL for
+ * absolute type URIs (PROBLEM_TYPES_ABSOLUTE); the `code` is the same either way.
+ */
+export function buildProblem(code: ErrorCode, detail: string, errors?: FieldError[], typeBase = ''): Problem {
   const kind = PROBLEM_KINDS[code];
   return {
-    type: `/docs/problems#${kind.anchor}`,
+    type: `${typeBase}/docs/problems#${kind.anchor}`,
     title: kind.title,
     status: kind.status,
     code,
@@ -191,15 +195,26 @@ export interface DatabaseErrorKinds {
  * minute with how many more there were (RepeatThrottle): a fault that fails every request
  * must not write a stack per request. Each request still has its own request-log line.
  */
-export function createErrorHandler(kinds: DatabaseErrorKinds): ErrorHandler {
+export function createErrorHandler(kinds: DatabaseErrorKinds, options: { problemTypeBase?: string } = {}): ErrorHandler {
   const throttle = new RepeatThrottle();
   const logError: ErrorLogger = (request, level, error, message) => throttle.logError((fields, line) => request.log[level](fields, line), error, message, Date.now());
-  return (error, request, reply) => handleError(error, request, reply, kinds, logError);
+  const typeBase = options.problemTypeBase ?? '';
+  const problem: ProblemBuilder = (code, detail, errors) => buildProblem(code, detail, errors, typeBase);
+  return (error, request, reply) => handleError(error, request, reply, kinds, logError, problem);
 }
+
+type ProblemBuilder = (code: ErrorCode, detail: string, errors?: FieldError[]) => Problem;
 
 type ErrorLogger = (request: FastifyRequest, level: 'warn' | 'error', error: Error, message: string) => void;
 
-function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, kinds: DatabaseErrorKinds, logError: ErrorLogger): FastifyReply {
+function handleError(
+  error: FastifyError | Error,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  kinds: DatabaseErrorKinds,
+  logError: ErrorLogger,
+  buildProblem: ProblemBuilder,
+): FastifyReply {
   if (error instanceof DomainError) {
     // RFC 9110: a 401 names how to authenticate; RFC 6750 says why a key that was sent failed.
     if (error.code === 'UNAUTHENTICATED')

@@ -392,7 +392,7 @@ export interface components {
      * @description RFC 9457 problem details (application/problem+json).
      */
     Problem: {
-      /** @description Relative URI of the explanation in /docs/problems. */
+      /** @description URI of the explanation in /docs/problems: relative (`/docs/problems#validation-failed`), or `{PUBLIC_URL}/docs/problems#…` where the operator set PROBLEM_TYPES_ABSOLUTE. */
       type: string;
       title: string;
       status: number;

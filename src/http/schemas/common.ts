@@ -122,7 +122,10 @@ export const FieldErrorSchema = Type.Object({
 
 export const ProblemSchema = Type.Object(
   {
-    type: Type.String({ description: 'Relative URI of the explanation in /docs/problems.' }),
+    type: Type.String({
+      description:
+        'URI of the explanation in /docs/problems: relative (`/docs/problems#validation-failed`), or `{PUBLIC_URL}/docs/problems#…` where the operator set PROBLEM_TYPES_ABSOLUTE.',
+    }),
     title: Type.String(),
     status: Type.Integer(),
     code: Type.String({ description: 'Stable machine-readable code; never changes with the language.' }),

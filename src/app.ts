@@ -7,6 +7,7 @@ import { MethodNotAllowedError, NotFoundError, ServiceUnavailableError } from '.
 import { mapProviders } from './domain/integrations.js';
 import { isDatabaseUnavailable, isStorageFull } from './db/errors.js';
 import { createErrorHandler } from './http/problems.js';
+import { describeWebhookEvents } from './http/webhook-events-doc.js';
 import { acceptOptionalApiKey, requireApiKey, requireJsonAccept, toFastifyTrustProxy } from './http/request-guards.js';
 import { registerMetrics, registerRateLimitMetrics } from './http/metrics.js';
 import { registerOpenApiConventions } from './http/openapi.js';
@@ -156,7 +157,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         version: SERVICE_VERSION,
         description:
           'Meeting scheduling: teams and members, meeting topics, availability, free slots and bookings. ' +
-          'Every error is RFC 9457 problem details (application/problem+json); see /docs/problems.',
+          'Every error is RFC 9457 problem details (application/problem+json); see /docs/problems. ' +
+          'A path asked with a method it does not take is 405 METHOD_NOT_ALLOWED with `Allow` listing those it takes. ' +
+          'The events sent to webhooks are described under `webhooks`.',
         contact: { name: 'The operator of this termin service', url: `${ctx.config.publicUrl}/docs` },
         license: { name: 'Proprietary: terms from the operator of this service', url: `${ctx.config.publicUrl}/docs` },
       },
@@ -173,7 +176,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         },
       },
     },
-    transformObject: (document) => catalog.transformDocument((document as { openapiObject: Record<string, unknown> }).openapiObject),
+    transformObject: (document) => {
+      const transformed = catalog.transformDocument((document as { openapiObject: Record<string, unknown> }).openapiObject);
+      transformed.webhooks = describeWebhookEvents();
+      return transformed;
+    },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
 

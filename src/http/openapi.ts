@@ -16,6 +16,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
  * - a request body marked optional when the route says `config: { bodyOptional: true }`
  *   (an absent body is then taken as `{}` before validation);
  * - `security: []` (public) on operations that declare none;
+ * - 500 and 503 (with `Retry-After`) on every API operation: any of them may meet a fault or
+ *   a database out of reach, or arrive while the instance shuts down;
+ * - the request body of routes that read it raw (`config: { documentedBody }`);
  * - only the API under the prefix: pages, scripts and probes are hidden from the document.
  *
  * The same catalogue of routes answers two runtime questions: which methods a path allows
@@ -33,6 +36,11 @@ declare module 'fastify' {
      * `false`: no Location.
      */
     location?: string | false;
+    /**
+     * The OpenAPI `requestBody` of a route that reads its body raw (no `schema.body`, so
+     * nothing validates it here): what the document shows senders, e.g. a gateway's notification.
+     */
+    documentedBody?: Record<string, unknown>;
   }
 }
 
@@ -99,6 +107,7 @@ export function registerOpenApiConventions(app: FastifyInstance, options: OpenAp
   const routes: CatalogRoute[] = [];
   const operationIds = new Map<string, string>();
   const bodyOptional = new Set<string>();
+  const documentedBodies = new Map<string, Record<string, unknown>>();
   const locationCache = new Map<string, string | null>();
 
   app.addHook('onRoute', (route: RouteOptions) => {
@@ -108,6 +117,7 @@ export function registerOpenApiConventions(app: FastifyInstance, options: OpenAp
     for (const method of methods) {
       routes.push({ method, url, pattern: patternOf(url), location: route.config?.location, bodyOptional: route.config?.bodyOptional === true });
     }
+    if (route.config?.documentedBody) documentedBodies.set(`${methods[0]} ${toOpenApiPath(url)}`, route.config.documentedBody);
     if (route.config?.bodyOptional) {
       bodyOptional.add(`${methods[0]} ${toOpenApiPath(url)}`);
       const existing = route.preValidation === undefined ? [] : Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation];
@@ -190,6 +200,13 @@ export function registerOpenApiConventions(app: FastifyInstance, options: OpenAp
           for (const tag of operation.tags ?? []) usedTags.add(tag);
           operation.security ??= [];
           if (operation.requestBody && bodyOptional.has(`${method.toUpperCase()} ${path}`)) operation.requestBody.required = false;
+          operation.requestBody ??= documentedBodies.get(`${method.toUpperCase()} ${path}`);
+          if (inApi && operation.responses) {
+            operation.responses['500'] ??= problemResponse('An unexpected fault; the body hides internals and names the request id to quote.');
+            operation.responses['503'] ??= problemResponse(
+              'The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds.',
+            );
+          }
           const idempotent = (operation.parameters ?? []).some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key');
           const fastifyUrl = path.replace(/\{([^}]+)\}/g, ':$1');
           const createdAt = locationTemplate(method.toUpperCase(), fastifyUrl) !== null;
@@ -229,6 +246,11 @@ interface Operation {
 }
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+const problemResponse = (description: string): Response => ({
+  description,
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+});
 
 /** Response headers, declared once and referenced from each response. */
 const HEADER_COMPONENTS = {

@@ -383,7 +383,85 @@ export interface paths {
   };
 }
 
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  "meeting.scheduled": {
+    /**
+     * meeting.scheduled event
+     * @description A meeting was booked (confirmed, or pending payment for a paid topic). termin POSTs it to every enabled webhook subscribed to `meeting.scheduled`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+     */
+    post: operations["onMeetingScheduled"];
+  };
+  "meeting.confirmed": {
+    /**
+     * meeting.confirmed event
+     * @description A meeting pending payment was paid and is confirmed. termin POSTs it to every enabled webhook subscribed to `meeting.confirmed`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+     */
+    post: operations["onMeetingConfirmed"];
+  };
+  "meeting.rescheduled": {
+    /**
+     * meeting.rescheduled event
+     * @description A meeting was moved to another time or host. termin POSTs it to every enabled webhook subscribed to `meeting.rescheduled`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+     */
+    post: operations["onMeetingRescheduled"];
+  };
+  "meeting.cancelled": {
+    /**
+     * meeting.cancelled event
+     * @description A meeting was cancelled by the host, an admin or the participant. termin POSTs it to every enabled webhook subscribed to `meeting.cancelled`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+     */
+    post: operations["onMeetingCancelled"];
+  };
+  "meeting.expired": {
+    /**
+     * meeting.expired event
+     * @description A meeting pending payment was not paid in time; its slot is free again. termin POSTs it to every enabled webhook subscribed to `meeting.expired`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+     */
+    post: operations["onMeetingExpired"];
+  };
+  "meeting.located": {
+    /**
+     * meeting.located event
+     * @description The meeting's room exists: its `location` now has the join link. termin POSTs it to every enabled webhook subscribed to `meeting.located`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+     */
+    post: operations["onMeetingLocated"];
+  };
+  "payment.paid": {
+    /**
+     * payment.paid event
+     * @description The gateway confirmed a payment. termin POSTs it to every enabled webhook subscribed to `payment.paid`; `data` is the payment as `GET /payments/{uuid}` shows it in `payment`, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+     */
+    post: operations["onPaymentPaid"];
+  };
+  "payment.refunded": {
+    /**
+     * payment.refunded event
+     * @description A payment was refunded, in full or in part (`refundedAmount`). termin POSTs it to every enabled webhook subscribed to `payment.refunded`; `data` is the payment as `GET /payments/{uuid}` shows it in `payment`, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+     */
+    post: operations["onPaymentRefunded"];
+  };
+  "member.created": {
+    /**
+     * member.created event
+     * @description A user was added to a team. termin POSTs it to every enabled webhook subscribed to `member.created`; `data` is the member as `GET /teams/{teamUuid}/users` lists them, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+     */
+    post: operations["onMemberCreated"];
+  };
+  "member.deleted": {
+    /**
+     * member.deleted event
+     * @description A user was removed from a team. termin POSTs it to every enabled webhook subscribed to `member.deleted`; `data` is the member as `GET /teams/{teamUuid}/users` lists them, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+     */
+    post: operations["onMemberDeleted"];
+  };
+  "connection.error": {
+    /**
+     * connection.error event
+     * @description A host's connection to a provider stopped working (`lastError` says why); meetings at that place get no room until it is connected again. termin POSTs it to every enabled webhook subscribed to `connection.error`; `data` is the host's connection as `GET /connections` lists it (never its tokens), as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+     */
+    post: operations["onConnectionError"];
+  };
+}
 
 export interface components {
   schemas: {
@@ -934,6 +1012,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -1037,6 +1140,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -1166,6 +1294,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -1331,6 +1484,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -1452,6 +1630,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -1594,6 +1797,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -1762,6 +1990,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -1845,6 +2098,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -2015,6 +2293,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -2144,6 +2447,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -2229,6 +2557,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -2357,6 +2710,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -2461,6 +2839,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -2585,6 +2988,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -2681,6 +3109,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -2903,6 +3356,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -3007,6 +3485,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -3132,6 +3635,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -3361,6 +3889,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -3477,6 +4030,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -3683,6 +4261,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -3828,6 +4431,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -3947,6 +4575,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -4091,6 +4744,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -4258,6 +4936,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -4486,6 +5189,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -4610,6 +5338,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -4714,6 +5467,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -4842,6 +5620,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -5005,6 +5808,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -5102,6 +5930,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -5243,6 +6096,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -5370,6 +6248,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -5484,6 +6387,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -5640,6 +6568,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -5833,6 +6786,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -5992,6 +6970,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -6111,6 +7114,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -6281,6 +7309,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -6411,6 +7464,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -6530,6 +7608,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -6688,6 +7791,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -6912,6 +8040,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -7073,6 +8226,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -7192,6 +8370,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -7331,6 +8534,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -7446,6 +8674,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -7584,6 +8837,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -7740,6 +9018,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -7854,6 +9157,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -8012,6 +9340,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -8191,6 +9544,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -8355,6 +9733,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -8501,6 +9904,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -8713,6 +10141,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -8893,6 +10346,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -9107,6 +10585,31 @@ export interface operations {
       };
       /** @description Too many requests; retry after `Retry-After` seconds. */
       429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "Retry-After": components["headers"]["RetryAfter"];
@@ -9349,6 +10852,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -9487,6 +11015,31 @@ export interface operations {
           "application/problem+json": components["schemas"]["Problem"];
         };
       };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
     };
   };
   /**
@@ -9505,6 +11058,17 @@ export interface operations {
         accountUuid: string;
       };
     };
+    /** @description The gateway's notification in its own format, checked against its signature over the exact bytes received. */
+    requestBody: {
+      content: {
+        "application/json": {
+          [key: string]: unknown;
+        };
+        "application/x-www-form-urlencoded": {
+          [key: string]: unknown;
+        };
+      };
+    };
     responses: {
       /** @description What the gateway expects (e.g. Tpay's `TRUE`, Stripe's `{"received":true}`). */
       200: {
@@ -9520,6 +11084,18 @@ export interface operations {
       };
       /** @description The request is invalid: `errors` lists every problem found. */
       400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -9554,6 +11130,479 @@ export interface operations {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
+      };
+    };
+  };
+  /**
+   * meeting.scheduled event
+   * @description A meeting was booked (confirmed, or pending payment for a paid topic). termin POSTs it to every enabled webhook subscribed to `meeting.scheduled`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+   */
+  onMeetingScheduled: {
+    parameters: {
+      header: {
+        /** @description The delivery's uuid: the same on every retry of it, so a receiver deduplicates on it. */
+        "webhook-id": string;
+        /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          type: "meeting.scheduled";
+          /**
+           * Format: date-time
+           * @description When the event happened (UTC, with milliseconds).
+           */
+          timestamp: string;
+          data: components["schemas"]["Meeting"];
+        };
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the delivery. */
+      200: {
+        content: never;
+      };
+      /** @description Any other answer (or none within 10 seconds) is a failed attempt: retried with backoff. */
+      400: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * meeting.confirmed event
+   * @description A meeting pending payment was paid and is confirmed. termin POSTs it to every enabled webhook subscribed to `meeting.confirmed`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+   */
+  onMeetingConfirmed: {
+    parameters: {
+      header: {
+        /** @description The delivery's uuid: the same on every retry of it, so a receiver deduplicates on it. */
+        "webhook-id": string;
+        /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          type: "meeting.confirmed";
+          /**
+           * Format: date-time
+           * @description When the event happened (UTC, with milliseconds).
+           */
+          timestamp: string;
+          data: components["schemas"]["Meeting"];
+        };
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the delivery. */
+      200: {
+        content: never;
+      };
+      /** @description Any other answer (or none within 10 seconds) is a failed attempt: retried with backoff. */
+      400: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * meeting.rescheduled event
+   * @description A meeting was moved to another time or host. termin POSTs it to every enabled webhook subscribed to `meeting.rescheduled`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+   */
+  onMeetingRescheduled: {
+    parameters: {
+      header: {
+        /** @description The delivery's uuid: the same on every retry of it, so a receiver deduplicates on it. */
+        "webhook-id": string;
+        /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          type: "meeting.rescheduled";
+          /**
+           * Format: date-time
+           * @description When the event happened (UTC, with milliseconds).
+           */
+          timestamp: string;
+          data: components["schemas"]["Meeting"];
+        };
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the delivery. */
+      200: {
+        content: never;
+      };
+      /** @description Any other answer (or none within 10 seconds) is a failed attempt: retried with backoff. */
+      400: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * meeting.cancelled event
+   * @description A meeting was cancelled by the host, an admin or the participant. termin POSTs it to every enabled webhook subscribed to `meeting.cancelled`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+   */
+  onMeetingCancelled: {
+    parameters: {
+      header: {
+        /** @description The delivery's uuid: the same on every retry of it, so a receiver deduplicates on it. */
+        "webhook-id": string;
+        /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          type: "meeting.cancelled";
+          /**
+           * Format: date-time
+           * @description When the event happened (UTC, with milliseconds).
+           */
+          timestamp: string;
+          data: components["schemas"]["Meeting"];
+        };
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the delivery. */
+      200: {
+        content: never;
+      };
+      /** @description Any other answer (or none within 10 seconds) is a failed attempt: retried with backoff. */
+      400: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * meeting.expired event
+   * @description A meeting pending payment was not paid in time; its slot is free again. termin POSTs it to every enabled webhook subscribed to `meeting.expired`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+   */
+  onMeetingExpired: {
+    parameters: {
+      header: {
+        /** @description The delivery's uuid: the same on every retry of it, so a receiver deduplicates on it. */
+        "webhook-id": string;
+        /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          type: "meeting.expired";
+          /**
+           * Format: date-time
+           * @description When the event happened (UTC, with milliseconds).
+           */
+          timestamp: string;
+          data: components["schemas"]["Meeting"];
+        };
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the delivery. */
+      200: {
+        content: never;
+      };
+      /** @description Any other answer (or none within 10 seconds) is a failed attempt: retried with backoff. */
+      400: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * meeting.located event
+   * @description The meeting's room exists: its `location` now has the join link. termin POSTs it to every enabled webhook subscribed to `meeting.located`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+   */
+  onMeetingLocated: {
+    parameters: {
+      header: {
+        /** @description The delivery's uuid: the same on every retry of it, so a receiver deduplicates on it. */
+        "webhook-id": string;
+        /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          type: "meeting.located";
+          /**
+           * Format: date-time
+           * @description When the event happened (UTC, with milliseconds).
+           */
+          timestamp: string;
+          data: components["schemas"]["Meeting"];
+        };
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the delivery. */
+      200: {
+        content: never;
+      };
+      /** @description Any other answer (or none within 10 seconds) is a failed attempt: retried with backoff. */
+      400: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * payment.paid event
+   * @description The gateway confirmed a payment. termin POSTs it to every enabled webhook subscribed to `payment.paid`; `data` is the payment as `GET /payments/{uuid}` shows it in `payment`, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+   */
+  onPaymentPaid: {
+    parameters: {
+      header: {
+        /** @description The delivery's uuid: the same on every retry of it, so a receiver deduplicates on it. */
+        "webhook-id": string;
+        /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          type: "payment.paid";
+          /**
+           * Format: date-time
+           * @description When the event happened (UTC, with milliseconds).
+           */
+          timestamp: string;
+          data: components["schemas"]["Payment"];
+        };
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the delivery. */
+      200: {
+        content: never;
+      };
+      /** @description Any other answer (or none within 10 seconds) is a failed attempt: retried with backoff. */
+      400: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * payment.refunded event
+   * @description A payment was refunded, in full or in part (`refundedAmount`). termin POSTs it to every enabled webhook subscribed to `payment.refunded`; `data` is the payment as `GET /payments/{uuid}` shows it in `payment`, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+   */
+  onPaymentRefunded: {
+    parameters: {
+      header: {
+        /** @description The delivery's uuid: the same on every retry of it, so a receiver deduplicates on it. */
+        "webhook-id": string;
+        /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          type: "payment.refunded";
+          /**
+           * Format: date-time
+           * @description When the event happened (UTC, with milliseconds).
+           */
+          timestamp: string;
+          data: components["schemas"]["Payment"];
+        };
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the delivery. */
+      200: {
+        content: never;
+      };
+      /** @description Any other answer (or none within 10 seconds) is a failed attempt: retried with backoff. */
+      400: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * member.created event
+   * @description A user was added to a team. termin POSTs it to every enabled webhook subscribed to `member.created`; `data` is the member as `GET /teams/{teamUuid}/users` lists them, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+   */
+  onMemberCreated: {
+    parameters: {
+      header: {
+        /** @description The delivery's uuid: the same on every retry of it, so a receiver deduplicates on it. */
+        "webhook-id": string;
+        /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          type: "member.created";
+          /**
+           * Format: date-time
+           * @description When the event happened (UTC, with milliseconds).
+           */
+          timestamp: string;
+          data: components["schemas"]["Member"];
+        };
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the delivery. */
+      200: {
+        content: never;
+      };
+      /** @description Any other answer (or none within 10 seconds) is a failed attempt: retried with backoff. */
+      400: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * member.deleted event
+   * @description A user was removed from a team. termin POSTs it to every enabled webhook subscribed to `member.deleted`; `data` is the member as `GET /teams/{teamUuid}/users` lists them, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+   */
+  onMemberDeleted: {
+    parameters: {
+      header: {
+        /** @description The delivery's uuid: the same on every retry of it, so a receiver deduplicates on it. */
+        "webhook-id": string;
+        /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          type: "member.deleted";
+          /**
+           * Format: date-time
+           * @description When the event happened (UTC, with milliseconds).
+           */
+          timestamp: string;
+          data: components["schemas"]["Member"];
+        };
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the delivery. */
+      200: {
+        content: never;
+      };
+      /** @description Any other answer (or none within 10 seconds) is a failed attempt: retried with backoff. */
+      400: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * connection.error event
+   * @description A host's connection to a provider stopped working (`lastError` says why); meetings at that place get no room until it is connected again. termin POSTs it to every enabled webhook subscribed to `connection.error`; `data` is the host's connection as `GET /connections` lists it (never its tokens), as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+   */
+  onConnectionError: {
+    parameters: {
+      header: {
+        /** @description The delivery's uuid: the same on every retry of it, so a receiver deduplicates on it. */
+        "webhook-id": string;
+        /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          type: "connection.error";
+          /**
+           * Format: date-time
+           * @description When the event happened (UTC, with milliseconds).
+           */
+          timestamp: string;
+          /**
+           * Connection
+           * @description A host's OAuth connection to a provider. Tokens are stored encrypted and never shown.
+           */
+          data: {
+            /**
+             * Format: uuid
+             * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+             */
+            uuid: string;
+            /**
+             * @description An OAuth provider hosts connect for conference rooms (and calendars).
+             * @enum {string}
+             */
+            provider: "zoom";
+            /**
+             * Format: uuid
+             * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+             */
+            user: string;
+            /**
+             * @description `pending`: not authorized yet (open `authorizeUrl`); `connected`: rooms and calendars work through it; `error`: the provider refused it (see `lastError`), connect again with POST.
+             * @enum {string}
+             */
+            status: "pending" | "connected" | "error";
+            accountEmail: string | null;
+            lastError: string | null;
+            /**
+             * Format: date-time
+             * @description An ISO 8601 UTC instant with milliseconds.
+             */
+            createdAt: string;
+            connectedAt: string | null;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the delivery. */
+      200: {
+        content: never;
+      };
+      /** @description Any other answer (or none within 10 seconds) is a failed attempt: retried with backoff. */
+      400: {
+        content: never;
       };
     };
   };

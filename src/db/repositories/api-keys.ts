@@ -67,7 +67,7 @@ export async function findLiveApiKeyOfUser(db: DbOrTrx, userUuid: string, keyUui
     .where('user_id', '=', userUuid)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
-  return row && { uuid: row.id, accountUuid: row.account_id, userUuid: row.user_id, name: row.name, createdAt: row.created_at, lastUsedAt: row.last_used_at };
+  return row && apiKeyRowToRecord(row);
 }
 
 /** The user's keys that are not revoked, oldest first. */
@@ -80,14 +80,11 @@ export async function listLiveApiKeysOfUser(db: DbOrTrx, userUuid: string): Prom
     .orderBy('created_at')
     .orderBy('id')
     .execute();
-  return rows.map((row) => ({
-    uuid: row.id,
-    accountUuid: row.account_id,
-    userUuid: row.user_id,
-    name: row.name,
-    createdAt: row.created_at,
-    lastUsedAt: row.last_used_at,
-  }));
+  return rows.map(apiKeyRowToRecord);
+}
+
+function apiKeyRowToRecord(row: { id: string; account_id: string; user_id: string; name: string; created_at: number; last_used_at: number | null }): ApiKeyRecord {
+  return { uuid: row.id, accountUuid: row.account_id, userUuid: row.user_id, name: row.name, createdAt: row.created_at, lastUsedAt: row.last_used_at };
 }
 
 /** Revokes one of the user's live keys; false when there was none to revoke. */

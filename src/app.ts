@@ -7,6 +7,7 @@ import { MethodNotAllowedError, NotFoundError, ServiceUnavailableError } from '.
 import { mapProviders } from './domain/integrations.js';
 import { isDatabaseUnavailable, isStorageFull } from './db/errors.js';
 import { createErrorHandler } from './http/problems.js';
+import { describeWebhookEvents } from './http/webhook-events-doc.js';
 import { acceptOptionalApiKey, requireApiKey, requireJsonAccept, toFastifyTrustProxy } from './http/request-guards.js';
 import { registerMetrics, registerRateLimitMetrics } from './http/metrics.js';
 import { registerOpenApiConventions } from './http/openapi.js';
@@ -53,7 +54,7 @@ declare module 'fastify' {
 
 /** The HTTP application; it never listens, so tests drive it with `app.inject()`. */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
-  const handleError = createErrorHandler({ isUnavailable: isDatabaseUnavailable, isStorageFull });
+  const handleError = createErrorHandler({ isUnavailable: isDatabaseUnavailable, isStorageFull }, { problemTypeBase: ctx.config.absoluteProblemTypes ? ctx.config.publicUrl : '' });
   const compiles = createDeferredCompiles();
   const buildSerializer = SerializerSelector();
   const app = Fastify({
@@ -95,7 +96,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   registerRequestLog(app);
   // Before any route: operation ids, the route catalogue for 405 and Location (src/http/openapi.ts).
   const catalog = registerOpenApiConventions(app, { apiPrefix: API_PREFIX, rateLimited: ctx.config.rateLimitPerMinute > 0 });
-  const metrics = registerMetrics(app, ctx, { token: ctx.config.metricsToken });
+  const metrics = registerMetrics(app, ctx, { token: ctx.config.metricsToken, routeOf: (path) => catalog.routeOf(path) });
   app.setValidatorCompiler(createValidatorCompiler(compiles));
   app.decorate('warmUp', () => compiles.warmUp((error) => ctx.log.error({ err: error }, 'a route schema failed to compile')));
   app.setErrorHandler(handleError);
@@ -156,14 +157,30 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         version: SERVICE_VERSION,
         description:
           'Meeting scheduling: teams and members, meeting topics, availability, free slots and bookings. ' +
-          'Every error is RFC 9457 problem details (application/problem+json); see /docs/problems.',
+          'Every error is RFC 9457 problem details (application/problem+json); see /docs/problems. ' +
+          'A path asked with a method it does not take is 405 METHOD_NOT_ALLOWED with `Allow` listing those it takes. ' +
+          'The events sent to webhooks are described under `webhooks`.',
         contact: { name: 'The operator of this termin service', url: `${ctx.config.publicUrl}/docs` },
         license: { name: 'Proprietary: terms from the operator of this service', url: `${ctx.config.publicUrl}/docs` },
       },
       servers: [{ url: ctx.config.publicUrl }],
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Service-Api-Key' } } },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-Service-Api-Key' },
+          bearerApiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'tmn_…',
+            description: 'The same API key as `Authorization: Bearer <key>`, for clients that send Bearer tokens. When both are sent, `X-Service-Api-Key` is used.',
+          },
+        },
+      },
     },
-    transformObject: (document) => catalog.transformDocument((document as { openapiObject: Record<string, unknown> }).openapiObject),
+    transformObject: (document) => {
+      const transformed = catalog.transformDocument((document as { openapiObject: Record<string, unknown> }).openapiObject);
+      transformed.webhooks = describeWebhookEvents();
+      return transformed;
+    },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
 
@@ -180,8 +197,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         await api.register(cors, {
           origin: origins === '*' ? true : origins,
           methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-          allowedHeaders: ['Content-Type', 'Accept', 'Accept-Language', 'X-Service-Api-Key', 'Idempotency-Key', 'X-Request-Id'],
-          exposedHeaders: ['Retry-After', 'Idempotent-Replayed', 'Location', 'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+          allowedHeaders: ['Content-Type', 'Accept', 'Accept-Language', 'X-Service-Api-Key', 'Idempotency-Key', 'X-Request-Id', 'Authorization'],
+          exposedHeaders: ['Retry-After', 'Idempotent-Replayed', 'Location', 'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'WWW-Authenticate'],
           maxAge: 600,
         });
       }

@@ -85,6 +85,11 @@ export interface Config {
    * private, link-local and metadata addresses. Off by default: only for a trusted network.
    */
   allowPrivateUrls: boolean;
+  /**
+   * PROBLEM_TYPES_ABSOLUTE: problem `type`s as `{PUBLIC_URL}/docs/problems#…` (what most problem
+   * clients expect) instead of the contract's relative `/docs/problems#…`. Off by default.
+   */
+  absoluteProblemTypes: boolean;
   webhooks: WebhookSettings;
   /** CALENDAR_SYNC_INTERVAL_SECONDS: how often each connected calendar's busy time is read again. */
   calendarSyncIntervalSeconds: number;
@@ -272,6 +277,7 @@ export function loadConfig(env: Env = process.env, root = PROJECT_ROOT): Config 
     maxApiKeysPerUser: parseInteger(env.MAX_API_KEYS_PER_USER, 50, 'MAX_API_KEYS_PER_USER', 1, 10_000, problems),
     logBufferBytes: parseInteger(env.LOG_BUFFER_BYTES, 4 * 1024 * 1024, 'LOG_BUFFER_BYTES', 16 * 1024, 1024 * 1024 * 1024, problems),
     allowPrivateUrls: parseBoolean(env.ALLOW_PRIVATE_URLS, false, 'ALLOW_PRIVATE_URLS', problems),
+    absoluteProblemTypes: parseBoolean(env.PROBLEM_TYPES_ABSOLUTE, false, 'PROBLEM_TYPES_ABSOLUTE', problems),
     webhooks: {
       retryBaseSeconds: parseInteger(env.WEBHOOK_RETRY_BASE_SECONDS, 5, 'WEBHOOK_RETRY_BASE_SECONDS', 1, 3600, problems),
       maxInFlightPerEndpoint: parseInteger(env.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, 4, 'WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 1, 64, problems),

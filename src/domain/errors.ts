@@ -54,7 +54,7 @@ export class ValidationError extends DomainError {
 }
 
 export class UnauthenticatedError extends DomainError {
-  constructor(message = 'A valid X-Service-Api-Key header is required') {
+  constructor(message = 'A valid API key is required: the X-Service-Api-Key header, or Authorization: Bearer <key>') {
     super('UNAUTHENTICATED', message);
   }
 }

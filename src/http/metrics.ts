@@ -13,6 +13,8 @@ const MAX_OUTBOX_KINDS = 50;
 export interface MetricsOptions {
   /** METRICS_TOKEN: when set, /metrics wants `Authorization: Bearer <token>`. */
   token: string | null;
+  /** The route pattern a path matches whatever the method (RouteCatalog.routeOf): labels 405s. */
+  routeOf?: (path: string) => string | null;
 }
 
 /**
@@ -21,7 +23,8 @@ export interface MetricsOptions {
  *
  * - `termin_http_requests_total{method,route,status}` and
  *   `termin_http_request_duration_seconds{method,route}`: `route` is the route's pattern
- *   (`/api/v1/meetings/:uuid`), or `unmatched` for 404s, so the series stay bounded;
+ *   (`/api/v1/meetings/:uuid`; a 405 counts under the route its path matched), or
+ *   `unmatched` for 404s, so the series stay bounded;
  * - `termin_bookings_total{route}`: 201s of the schedule routes that created meetings
  *   (idempotent replays are not new bookings);
  * - `termin_schedule_cache_hits_total` / `termin_schedule_cache_misses_total`, and the
@@ -53,8 +56,9 @@ export function registerMetrics(app: FastifyInstance, ctx: AppContext, options: 
   const bookings = new Counter({ name: 'termin_bookings_total', help: 'Bookings made (201 of a schedule route, replays excluded).', labelNames: ['route'], registers: [registry] });
 
   app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
     const status = reply.statusCode;
+    // A 405 found its path, only not the method: it counts under that route, not with the 404s.
+    const route = request.routeOptions.url ?? (status === 405 ? options.routeOf?.(request.url.split('?')[0]!) : null) ?? 'unmatched';
     requests.inc({ method: request.method, route, status: String(status) });
     duration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
     if (status === 201 && request.method === 'POST' && route.endsWith('/schedule') && reply.getHeader('idempotent-replayed') === undefined) {
@@ -145,7 +149,9 @@ function registerOutboxMetrics(registry: Registry, ctx: AppContext): void {
   });
   new Gauge({
     name: 'termin_outbox_retrying_jobs',
-    help: 'Pending outbox jobs that failed at least once and wait for another attempt, by kind.',
+    // Whose last attempt failed, not attempts > 0: a webhook delivery retries in a fresh job
+    // (attempts 0) that carries the failed attempt's error, and a broken receiver must show here.
+    help: 'Pending outbox jobs whose last attempt failed and that wait for another, by kind.',
     labelNames: ['kind'],
     registers: [registry],
     async collect() {
@@ -168,7 +174,7 @@ function registerOutboxMetrics(registry: Registry, ctx: AppContext): void {
 async function readOutbox(ctx: AppContext): Promise<OutboxCounts> {
   const rows = await ctx.db
     .selectFrom('outbox')
-    .select(['kind', 'status', sql<number>`count(*)`.as('jobs'), sql<number>`sum(case when attempts > 0 then 1 else 0 end)`.as('retrying')])
+    .select(['kind', 'status', sql<number>`count(*)`.as('jobs'), sql<number>`sum(case when last_error is not null then 1 else 0 end)`.as('retrying')])
     .where('status', 'in', ['pending', 'failed'])
     .groupBy(['kind', 'status'])
     .orderBy('kind')

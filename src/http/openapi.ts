@@ -8,13 +8,17 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
  *   `scheduleMeetings`) unless the route sets `schema.operationId`; two routes deriving the
  *   same id stop the start-up with a message saying which (set one explicitly);
  * - declared tags with descriptions;
- * - response headers: `X-Request-Id` on every response, `Retry-After` on 429 and 503, the
+ * - response headers: `X-Request-Id` on every response, `Retry-After` on 429 and 503,
+ *   `WWW-Authenticate` on 401, the
  *   rate-limit headers on API responses, `Location` on 201s of resources that have a URL,
  *   `Idempotent-Replayed` on the 2xx of operations that take an `Idempotency-Key`;
  * - problem responses as `application/problem+json`, whatever helper the route used;
  * - a request body marked optional when the route says `config: { bodyOptional: true }`
  *   (an absent body is then taken as `{}` before validation);
  * - `security: []` (public) on operations that declare none;
+ * - 500 and 503 (with `Retry-After`) on every API operation: any of them may meet a fault or
+ *   a database out of reach, or arrive while the instance shuts down;
+ * - the request body of routes that read it raw (`config: { documentedBody }`);
  * - only the API under the prefix: pages, scripts and probes are hidden from the document.
  *
  * The same catalogue of routes answers two runtime questions: which methods a path allows
@@ -32,6 +36,11 @@ declare module 'fastify' {
      * `false`: no Location.
      */
     location?: string | false;
+    /**
+     * The OpenAPI `requestBody` of a route that reads its body raw (no `schema.body`, so
+     * nothing validates it here): what the document shows senders, e.g. a gateway's notification.
+     */
+    documentedBody?: Record<string, unknown>;
   }
 }
 
@@ -72,6 +81,11 @@ interface CatalogRoute {
 export interface RouteCatalog {
   /** Methods some route answers at this concrete path (HEAD with GET), for `Allow`. */
   allowedMethods(path: string): string[];
+  /**
+   * The pattern of the route this concrete path matches (`/api/v1/teams/:teamUuid`), the
+   * most literal one when several do, or null: what a 405 is labelled by in the metrics.
+   */
+  routeOf(path: string): string | null;
   /** The Location of a 201 from this route, or null. */
   locationOf(request: FastifyRequest, body: unknown): string | null;
   /** @fastify/swagger's `transformObject`: the document-wide rules above. */
@@ -93,6 +107,7 @@ export function registerOpenApiConventions(app: FastifyInstance, options: OpenAp
   const routes: CatalogRoute[] = [];
   const operationIds = new Map<string, string>();
   const bodyOptional = new Set<string>();
+  const documentedBodies = new Map<string, Record<string, unknown>>();
   const locationCache = new Map<string, string | null>();
 
   app.addHook('onRoute', (route: RouteOptions) => {
@@ -102,6 +117,7 @@ export function registerOpenApiConventions(app: FastifyInstance, options: OpenAp
     for (const method of methods) {
       routes.push({ method, url, pattern: patternOf(url), location: route.config?.location, bodyOptional: route.config?.bodyOptional === true });
     }
+    if (route.config?.documentedBody) documentedBodies.set(`${methods[0]} ${toOpenApiPath(url)}`, route.config.documentedBody);
     if (route.config?.bodyOptional) {
       bodyOptional.add(`${methods[0]} ${toOpenApiPath(url)}`);
       const existing = route.preValidation === undefined ? [] : Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation];
@@ -153,6 +169,14 @@ export function registerOpenApiConventions(app: FastifyInstance, options: OpenAp
       return HTTP_METHODS.filter((m) => methods.has(m));
     },
 
+    routeOf(path) {
+      let best: CatalogRoute | null = null;
+      for (const route of routes) {
+        if (route.pattern.test(path) && (best === null || parameterCount(route.url) < parameterCount(best.url))) best = route;
+      }
+      return best?.url ?? null;
+    },
+
     locationOf(request, body) {
       const url = request.routeOptions.url;
       if (url === undefined) return null;
@@ -176,6 +200,13 @@ export function registerOpenApiConventions(app: FastifyInstance, options: OpenAp
           for (const tag of operation.tags ?? []) usedTags.add(tag);
           operation.security ??= [];
           if (operation.requestBody && bodyOptional.has(`${method.toUpperCase()} ${path}`)) operation.requestBody.required = false;
+          operation.requestBody ??= documentedBodies.get(`${method.toUpperCase()} ${path}`);
+          if (inApi && operation.responses) {
+            operation.responses['500'] ??= problemResponse('An unexpected fault; the body hides internals and names the request id to quote.');
+            operation.responses['503'] ??= problemResponse(
+              'The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds.',
+            );
+          }
           const idempotent = (operation.parameters ?? []).some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key');
           const fastifyUrl = path.replace(/\{([^}]+)\}/g, ':$1');
           const createdAt = locationTemplate(method.toUpperCase(), fastifyUrl) !== null;
@@ -216,6 +247,11 @@ interface Operation {
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
+const problemResponse = (description: string): Response => ({
+  description,
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+});
+
 /** Response headers, declared once and referenced from each response. */
 const HEADER_COMPONENTS = {
   XRequestId: {
@@ -224,6 +260,10 @@ const HEADER_COMPONENTS = {
     schema: { type: 'string', maxLength: 128 },
   },
   RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
+  WwwAuthenticate: {
+    description: 'The challenge (RFC 9110): `Bearer realm="termin"`, with `error="invalid_token"` when a key was sent but is not valid.',
+    schema: { type: 'string' },
+  },
   RateLimitLimit: { description: 'Requests allowed in the current one-minute window (present while rate limiting is on).', schema: { type: 'integer', minimum: 0 } },
   RateLimitRemaining: { description: 'Requests left in the current window.', schema: { type: 'integer', minimum: 0 } },
   RateLimitReset: { description: 'Seconds until the current window ends.', schema: { type: 'integer', minimum: 0 } },
@@ -241,6 +281,7 @@ function documentResponse(status: string, response: Response, where: { inApi: bo
   const headers: Record<string, unknown> = { ...(response.headers ?? {}) };
   headers['X-Request-Id'] = headerRef('XRequestId');
   if (status === '429' || status === '503') headers['Retry-After'] = headerRef('RetryAfter');
+  if (status === '401') headers['WWW-Authenticate'] = headerRef('WwwAuthenticate');
   if (where.inApi && where.rateLimited) {
     headers['X-RateLimit-Limit'] = headerRef('RateLimitLimit');
     headers['X-RateLimit-Remaining'] = headerRef('RateLimitRemaining');
@@ -320,6 +361,10 @@ function camelCase(words: string[]): string {
 /** `/api/v1/teams/:teamUuid/users` → `/api/v1/teams/{teamUuid}/users`, as @fastify/swagger writes paths. */
 export function toOpenApiPath(url: string): string {
   return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+function parameterCount(url: string): number {
+  return url.split('/:').length - 1;
 }
 
 function patternOf(url: string): RegExp {

@@ -3,6 +3,7 @@ import { DomainError, describeFieldError, type ErrorCode, type FieldError } from
 import { RepeatThrottle } from '../domain/repeat-throttle.js';
 import { renderErrorPage } from './pages/error-page.js';
 import { isPageUrl, sendHtml } from './pages/html.js';
+import { AUTHENTICATE_CHALLENGE, apiKeyOf } from './request-guards.js';
 import type { Problem } from './schemas/common.js';
 
 interface ProblemKind {
@@ -26,7 +27,8 @@ export const PROBLEM_KINDS: Record<ErrorCode, ProblemKind> = {
     status: 401,
     title: 'Authentication required',
     anchor: 'unauthenticated',
-    explanation: 'The `X-Service-Api-Key` header is missing, malformed, unknown, revoked, or belongs to a deactivated user. The body was not looked at.',
+    explanation:
+      'The API key (the `X-Service-Api-Key` header, or `Authorization: Bearer <key>`) is missing, malformed, unknown, revoked, or belongs to a deactivated user. The body was not looked at. The answer carries `WWW-Authenticate: Bearer realm="termin"`.',
   },
   FORBIDDEN: {
     status: 403,
@@ -153,10 +155,14 @@ const DATABASE_RETRY_AFTER_SECONDS = 5;
 /** After a write refused for lack of room: making room takes an operator, rarely seconds. */
 const STORAGE_RETRY_AFTER_SECONDS = 30;
 
-export function buildProblem(code: ErrorCode, detail: string, errors?: FieldError[]): Problem {
+/**
+ * `typeBase`: '' for the relative `/docs/problems#…` the contract shows, or PUBLIC_URL for
+ * absolute type URIs (PROBLEM_TYPES_ABSOLUTE); the `code` is the same either way.
+ */
+export function buildProblem(code: ErrorCode, detail: string, errors?: FieldError[], typeBase = ''): Problem {
   const kind = PROBLEM_KINDS[code];
   return {
-    type: `/docs/problems#${kind.anchor}`,
+    type: `${typeBase}/docs/problems#${kind.anchor}`,
     title: kind.title,
     status: kind.status,
     code,
@@ -189,16 +195,30 @@ export interface DatabaseErrorKinds {
  * minute with how many more there were (RepeatThrottle): a fault that fails every request
  * must not write a stack per request. Each request still has its own request-log line.
  */
-export function createErrorHandler(kinds: DatabaseErrorKinds): ErrorHandler {
+export function createErrorHandler(kinds: DatabaseErrorKinds, options: { problemTypeBase?: string } = {}): ErrorHandler {
   const throttle = new RepeatThrottle();
   const logError: ErrorLogger = (request, level, error, message) => throttle.logError((fields, line) => request.log[level](fields, line), error, message, Date.now());
-  return (error, request, reply) => handleError(error, request, reply, kinds, logError);
+  const typeBase = options.problemTypeBase ?? '';
+  const problem: ProblemBuilder = (code, detail, errors) => buildProblem(code, detail, errors, typeBase);
+  return (error, request, reply) => handleError(error, request, reply, kinds, logError, problem);
 }
+
+type ProblemBuilder = (code: ErrorCode, detail: string, errors?: FieldError[]) => Problem;
 
 type ErrorLogger = (request: FastifyRequest, level: 'warn' | 'error', error: Error, message: string) => void;
 
-function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply, kinds: DatabaseErrorKinds, logError: ErrorLogger): FastifyReply {
+function handleError(
+  error: FastifyError | Error,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  kinds: DatabaseErrorKinds,
+  logError: ErrorLogger,
+  buildProblem: ProblemBuilder,
+): FastifyReply {
   if (error instanceof DomainError) {
+    // RFC 9110: a 401 names how to authenticate; RFC 6750 says why a key that was sent failed.
+    if (error.code === 'UNAUTHENTICATED')
+      reply.header('WWW-Authenticate', apiKeyOf(request) === undefined ? AUTHENTICATE_CHALLENGE : `${AUTHENTICATE_CHALLENGE}, error="invalid_token"`);
     const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
     if (typeof retryAfter === 'number') reply.header('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
     return sendProblem(reply, buildProblem(error.code, error.message, error.errors));

@@ -4,7 +4,7 @@ import { Redis, type Result } from 'ioredis';
 import type { Logger } from 'pino';
 import { parseApiKey } from '../domain/api-key.js';
 import { CircuitBreaker } from './circuit-breaker.js';
-import { API_KEY_HEADER, headerOf } from './request-guards.js';
+import { apiKeyOf } from './request-guards.js';
 
 export interface RateLimitSettings {
   /** Requests a minute per key (per client address without one) on every API route; 0: off. */
@@ -71,7 +71,7 @@ export async function registerRateLimits(api: FastifyInstance, settings: RateLim
     timeWindow: 60_000,
     // The store never fails (it falls back to memory); skipOnError is the last line anyway.
     ...(shared ? { store: shared.store, skipOnError: true } : {}),
-    keyGenerator: (request) => parseApiKey(headerOf(request, API_KEY_HEADER))?.lookup ?? `ip:${request.ip}`,
+    keyGenerator: (request) => parseApiKey(apiKeyOf(request))?.lookup ?? `ip:${request.ip}`,
     errorResponseBuilder: (_request, context) =>
       Object.assign(new Error(`Too many requests: at most ${context.max} a minute; retry in ${Math.ceil(context.ttl / 1000)} s`), { statusCode: 429 }),
   });

@@ -12,6 +12,21 @@ declare module 'fastify' {
 
 export const API_KEY_HEADER = 'x-service-api-key';
 
+/** The challenge of a 401 (RFC 9110 §11.6.1): the key may also come as `Authorization: Bearer <key>`. */
+export const AUTHENTICATE_CHALLENGE = 'Bearer realm="termin"';
+
+/**
+ * The API key a request carries: `X-Service-Api-Key`, else an `Authorization: Bearer` token
+ * (what cal.com and Calendly clients send). Another Authorization scheme (a proxy's Basic) is
+ * no key. `apiKeyOf(request)` → `'tmn_…'` or undefined.
+ */
+export function apiKeyOf(request: FastifyRequest): string | undefined {
+  const header = headerOf(request, API_KEY_HEADER);
+  if (header !== undefined) return header;
+  const match = /^Bearer[ \t]+(\S*)[ \t]*$/i.exec(headerOf(request, 'authorization') ?? '');
+  return match ? match[1] : undefined;
+}
+
 /** The caller; only for routes behind `requireApiKey`, where it is always set. */
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw new UnauthenticatedError();
@@ -25,14 +40,14 @@ export function principalOf(request: FastifyRequest): Principal {
  */
 export function requireApiKey(ctx: Pick<UseCaseContext, 'now' | 'db'>, limiter: AddressLimiter | null) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    request.principal = await authenticateGuarded(ctx, limiter, request, reply, headerOf(request, API_KEY_HEADER));
+    request.principal = await authenticateGuarded(ctx, limiter, request, reply, apiKeyOf(request));
   };
 }
 
-/** onRequest hook for public routes: no key is fine, but a key that is sent must be valid. */
+/** onRequest hook for public routes: no key is fine, but a key that is sent (either way) must be valid. */
 export function acceptOptionalApiKey(ctx: Pick<UseCaseContext, 'now' | 'db'>, limiter: AddressLimiter | null) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const raw = headerOf(request, API_KEY_HEADER);
+    const raw = apiKeyOf(request);
     if (raw !== undefined) request.principal = await authenticateGuarded(ctx, limiter, request, reply, raw);
   };
 }

@@ -2,7 +2,7 @@ import { generateApiKey, type ApiKeyRecord } from '../domain/api-key.js';
 import { DomainError, NotFoundError } from '../domain/errors.js';
 import { lockAccount } from '../db/repositories/accounts.js';
 import { inTransaction } from '../db/transaction.js';
-import { insertApiKey, listLiveApiKeysOfUser, revokeApiKey as markRevoked } from '../db/repositories/api-keys.js';
+import { findLiveApiKeyOfUser, insertApiKey, listLiveApiKeysOfUser, revokeApiKey as markRevoked } from '../db/repositories/api-keys.js';
 import { findUser, findUserAcrossAccounts } from '../db/repositories/users.js';
 import { newId } from '../ids.js';
 import type { Principal, UseCaseContext } from './context.js';
@@ -31,6 +31,13 @@ export async function createApiKeyForUser(
 
 export async function listApiKeys(ctx: Pick<UseCaseContext, 'db'>, principal: Principal): Promise<ApiKeyRecord[]> {
   return listLiveApiKeysOfUser(ctx.db, principal.userUuid);
+}
+
+/** One of the caller's live keys (its metadata: the secret is not stored); another user's or a revoked one is not found. */
+export async function getApiKey(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, keyUuid: string): Promise<ApiKeyRecord> {
+  const key = await findLiveApiKeyOfUser(ctx.db, principal.userUuid, keyUuid);
+  if (!key) throw new NotFoundError('API key');
+  return key;
 }
 
 /** Revokes one of the caller's keys (the caller's current key included). */

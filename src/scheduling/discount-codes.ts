@@ -1,6 +1,6 @@
 import { normalizeDiscountCode, validateDiscountCodeInput, type DiscountCode, type DiscountCodeInput } from '../domain/discount.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
-import { deleteDiscountCodeRow, findDiscountByCode, insertDiscountCode, selectDiscountCodes } from '../db/repositories/discount-codes.js';
+import { deleteDiscountCodeRow, findDiscountByCode, findDiscountCode, insertDiscountCode, selectDiscountCodes } from '../db/repositories/discount-codes.js';
 import { isAdminOfAnyTeam } from '../db/repositories/teams.js';
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
@@ -38,6 +38,13 @@ export async function createDiscountCode(ctx: Pick<UseCaseContext, 'now' | 'db'>
 export async function listDiscountCodes(ctx: Pick<UseCaseContext, 'db'>, principal: Principal): Promise<DiscountCode[]> {
   await requireAccountAdmin(ctx, principal);
   return selectDiscountCodes(ctx.db, principal.accountUuid);
+}
+
+export async function getDiscountCode(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, uuid: string): Promise<DiscountCode> {
+  await requireAccountAdmin(ctx, principal);
+  const discount = await findDiscountCode(ctx.db, principal.accountUuid, uuid);
+  if (!discount) throw new NotFoundError('discount code');
+  return discount;
 }
 
 /** Deleted codes stop working at once; payments that used one keep its id. */

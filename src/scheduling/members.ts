@@ -9,6 +9,15 @@ import { inTransaction } from '../db/transaction.js';
 import { requireTeamAdmin } from './access.js';
 import type { Principal, UseCaseContext } from './context.js';
 
+/** `GET /teams/{teamUuid}/users/{userUuid}` by an admin of the team; 404 for a user who is not its member. */
+export async function getTeamMember(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, teamUuid: string, userUuid: string): Promise<Member> {
+  const team = await requireTeamAdmin(ctx.db, principal, teamUuid);
+  const membership = await findMembership(ctx.db, team.uuid, userUuid);
+  const user = membership && (await findUser(ctx.db, principal.accountUuid, userUuid));
+  if (!membership || !user) throw new NotFoundError('member');
+  return { ...user, admin: membership.admin };
+}
+
 export interface UpdateMemberInput {
   firstName?: string | undefined;
   lastName?: string | undefined;

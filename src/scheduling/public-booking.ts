@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
 import type { MeetingTopic } from '../domain/meeting-topic.js';
 import type { PaymentStatus } from '../domain/payment.js';
@@ -26,13 +27,27 @@ export interface PublicScheduleInput extends Omit<ScheduleInput, 'metadata'> {
  * A booking from the public booking page, no key: only a public topic (404 for any other,
  * as for one that does not exist), the same rules and transaction as POST /schedule, and
  * `bookedByKeyUuid: null`. A filled honeypot field is refused before anything is read.
+ * `idempotencyKey` as for POST /schedule: a retry after a lost answer gets the same booking.
  */
-export async function bookPublicly(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey' | 'gateways'>, input: PublicScheduleInput): Promise<Booking> {
+export async function bookPublicly(
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey' | 'gateways'>,
+  input: PublicScheduleInput,
+  idempotencyKey?: string | undefined,
+): Promise<Booking> {
   const { website, ...booking } = input;
   if (website !== undefined && website.trim() !== '') throw new ValidationError([{ path: '/website', message: 'must be empty' }]);
   const topic = await findTopic(ctx.db, null, booking.meetingTopic);
   if (!topic?.public) throw new NotFoundError('meeting topic');
-  return scheduleMeetings(ctx, { accountUuid: topic.accountUuid, publicPage: true }, booking);
+  return scheduleMeetings(ctx, { accountUuid: topic.accountUuid, publicPage: true }, booking, idempotencyKey === undefined ? undefined : publicIdempotencyKey(idempotencyKey));
+}
+
+/**
+ * Keys are stored per account: a booking page's keys are kept apart from the account's API
+ * clients' (an anonymous caller can neither replay nor block theirs) under a prefix, hashed
+ * so that any 255-character key still fits the column.
+ */
+function publicIdempotencyKey(key: string): string {
+  return `public:${createHash('sha256').update(key).digest('hex')}`;
 }
 
 /** What the manage page shows. */

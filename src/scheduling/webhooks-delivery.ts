@@ -20,7 +20,7 @@ import { LostClaimError, PermanentJobError, type JobHandler } from '../outbox/jo
 import { openSecret } from '../secrets/secret-box.js';
 import { nextAttemptAt, shouldDisableSubscription } from '../webhooks/backoff.js';
 import { signWebhook } from '../webhooks/signing.js';
-import type { WebhookSubscription } from '../domain/webhook.js';
+import type { WebhookDelivery, WebhookSubscription } from '../domain/webhook.js';
 import type { UseCaseContext } from './context.js';
 
 /** The outbox kind of one delivery attempt. */
@@ -89,14 +89,14 @@ export function createWebhookDeliverer(ctx: Pick<UseCaseContext, 'config' | 'now
       const now = ctx.now();
       if (delivery.lockedUntil !== null && delivery.lockedUntil > now) {
         // An attempt of the same delivery is in flight (a manual retry asked for meanwhile).
-        return postpone(ctx, job, delivery.uuid, delivery.lockedUntil);
+        return postpone(ctx, job, delivery, delivery.lockedUntil);
       }
       const started = inFlight.get(subscription.uuid) ?? [];
       const cap = subscription.failingSince !== null ? 1 : ctx.config.webhooks.maxInFlightPerEndpoint;
       // At the cap: try again when the oldest attempt in flight is over, at the latest by its deadline.
       if (started.length >= cap) {
         let next: string | undefined;
-        await postpone(ctx, job, delivery.uuid, Math.max(now, Math.min(...started) + timeoutMs), (jobUuid) => (next = jobUuid));
+        await postpone(ctx, job, delivery, Math.max(now, Math.min(...started) + timeoutMs), (jobUuid) => (next = jobUuid));
         if (next === undefined) return 'completed';
         // Committed now: if an attempt ended meanwhile, the new job is due at once; else it waits for one to end.
         if ((inFlight.get(subscription.uuid)?.length ?? 0) < cap) await advanceJobs(ctx.db, [next], ctx.now());
@@ -109,7 +109,7 @@ export function createWebhookDeliverer(ctx: Pick<UseCaseContext, 'config' | 'now
         if (!(await lockDelivery(ctx.db, delivery.uuid, job.uuid, now, DELIVERY_LEASE_MS))) {
           // Another attempt holds it (a sender that died lets go when its lease ends): try after that.
           const current = await findDelivery(ctx.db, delivery.uuid);
-          if (current?.status === 'pending' && current.jobUuid === job.uuid) return await postpone(ctx, job, delivery.uuid, Math.max(current.lockedUntil ?? 0, now + 1_000));
+          if (current?.status === 'pending' && current.jobUuid === job.uuid) return await postpone(ctx, job, current, Math.max(current.lockedUntil ?? 0, now + 1_000));
           return;
         }
         if (!subscription.enabled && payload.manual !== true) {
@@ -170,14 +170,23 @@ async function send(
 }
 
 /** Lets a later job make the attempt, without counting one; completes the job. */
-async function postpone(ctx: Pick<UseCaseContext, 'now' | 'db'>, job: JobClaim, deliveryUuid: string, at: number, onNextJob?: (jobUuid: string) => void): Promise<'completed'> {
+async function postpone(
+  ctx: Pick<UseCaseContext, 'now' | 'db'>,
+  job: JobClaim,
+  delivery: Pick<WebhookDelivery, 'uuid' | 'attempts' | 'lastError'>,
+  at: number,
+  onNextJob?: (jobUuid: string) => void,
+): Promise<'completed'> {
+  const deliveryUuid = delivery.uuid;
+  // A delivery whose last attempt failed is still retrying while it waits its turn.
+  const lastError = delivery.attempts > 0 ? delivery.lastError : null;
   await inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
     // Refused: the job's new holder (after this claim's lease) deals with the delivery; the throw rolls back.
     if (!(await completeJob(trx, job, now))) throw new LostClaimError(job.uuid);
     const next = { jobUuid: newId(now), at };
     if (await passDeliveryToJob(trx, deliveryUuid, job.uuid, next)) {
-      await enqueueJobs(trx, [{ uuid: next.jobUuid, kind: WEBHOOK_JOB_KIND, payload: { deliveryUuid } satisfies WebhookJobPayload, runAt: at }], now);
+      await enqueueJobs(trx, [{ uuid: next.jobUuid, kind: WEBHOOK_JOB_KIND, payload: { deliveryUuid } satisfies WebhookJobPayload, runAt: at, lastError }], now);
       onNextJob?.(next.jobUuid);
     }
   });
@@ -210,7 +219,9 @@ async function finish(
       nextAttemptAt: retry?.at ?? null,
       nextJobUuid: retry?.jobUuid ?? null,
     });
-    if (current && retry) jobs.push({ uuid: retry.jobUuid, kind: WEBHOOK_JOB_KIND, payload: { deliveryUuid } satisfies WebhookJobPayload, runAt: retry.at });
+    // The retry carries the attempt's error: the outbox (and its metrics) shows it as retrying.
+    if (current && retry)
+      jobs.push({ uuid: retry.jobUuid, kind: WEBHOOK_JOB_KIND, payload: { deliveryUuid } satisfies WebhookJobPayload, runAt: retry.at, lastError: attempt.error });
     // Only what the receiver did counts towards the subscription's health.
     if (!attempt.sent) {
       // neither a success nor a failure of the receiver

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
-import { DIALECTS, call, createClock, createTestAccount, createTestApp, type TestApp } from '../helpers.js';
+import type { RenderedMessage } from '../../src/mail/render.js';
+import { DIALECTS, call, createClock, createTestAccount, createTestApp, runJobsCapturingMail, type TestApp } from '../helpers.js';
+import { startReceiver } from '../net/receivers.js';
+import { bookingBody, firstFreeSlots } from '../webhooks/helpers.js';
 
 /** The value of one sample line (`name{labels} value`), or undefined when absent. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -20,7 +23,7 @@ for (const dialect of DIALECTS) {
     let acme: CreatedAccount;
 
     beforeAll(async () => {
-      t = await createTestApp(dialect, createClock('2027-01-04T06:00:00.000Z'), { METRICS_TOKEN: 'scrape-secret' });
+      t = await createTestApp(dialect, createClock('2027-01-04T06:00:00.000Z'), { METRICS_TOKEN: 'scrape-secret', ALLOW_PRIVATE_URLS: 'true' });
       acme = await createTestAccount(t.ctx);
     });
     afterAll(async () => t.close());
@@ -44,7 +47,11 @@ for (const dialect of DIALECTS) {
       await call(t.app, acme.apiKey, 'GET', `/api/v1/teams/${acme.team.uuid}/users`);
       await call(t.app, 'bad-key', 'GET', '/api/v1/teams');
       await call(t.app, acme.apiKey, 'GET', '/api/v1/nothing-here/12345');
+      // A known path with a method it does not take: counted under its route, not with the 404s.
+      expect((await call(t.app, acme.apiKey, 'PUT', `/api/v1/teams/${acme.team.uuid}/users`, {})).statusCode).toBe(405);
       const text = await scrape();
+      expect(sample(text, 'termin_http_requests_total', { method: 'PUT', route: '/api/v1/teams/:teamUuid/users', status: '405' })).toBe(1);
+      expect(sample(text, 'termin_http_requests_total', { route: 'unmatched', status: '405' })).toBeUndefined();
       expect(sample(text, 'termin_http_requests_total', { method: 'GET', route: '/api/v1/teams', status: '200' })).toBe(1);
       expect(sample(text, 'termin_http_requests_total', { route: '/api/v1/teams', status: '401' })).toBe(1);
       expect(sample(text, 'termin_http_requests_total', { route: '/api/v1/teams/:teamUuid/users', status: '200' })).toBe(1);
@@ -80,6 +87,59 @@ for (const dialect of DIALECTS) {
         expect(sample(text, 'termin_db_pool_connections', { state: 'idle' })).toBeGreaterThanOrEqual(0);
       } else {
         expect(text).not.toContain('termin_db_pool_connections');
+      }
+    });
+
+    it('shows webhook deliveries whose receiver fails as retrying jobs, until it answers again', async () => {
+      let healthy = false;
+      const receiver = await startReceiver((_req, res) => res.writeHead(healthy ? 204 : 500).end());
+      const mail: RenderedMessage[] = [];
+      try {
+        const account = await createTestAccount(t.ctx, { places: ['offline'] });
+        const topic = (await call(t.app, account.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Hooked', durationMinutes: 30, places: ['offline'] })).json();
+        const hook = await call(t.app, account.apiKey, 'POST', '/api/v1/webhooks', { url: `${receiver.url}/hooks`, events: ['meeting.scheduled'] });
+        expect(hook.statusCode).toBe(201);
+        const retrying = async () => sample(await scrape(), 'termin_outbox_retrying_jobs', { kind: 'webhook' }) ?? 0;
+        await runJobsCapturingMail(t.ctx, mail);
+        expect(await retrying()).toBe(0);
+
+        // Two bookings, two deliveries, both refused with 500: the alert's series moves.
+        for (const [i, slot] of (await firstFreeSlots(t.app, account.owner.username, topic.uuid, 2)).entries()) {
+          const booking = { ...bookingBody(topic.uuid, slot, i), place: 'offline' };
+          expect((await call(t.app, account.apiKey, 'POST', '/api/v1/schedule', booking)).statusCode).toBe(201);
+        }
+        await runJobsCapturingMail(t.ctx, mail);
+        expect(receiver.requests).toHaveLength(2);
+        expect(await retrying()).toBe(2);
+
+        // Still failing at the next attempts (one at a time to a failing receiver): still 2.
+        t.clock.advance(60_000);
+        await runJobsCapturingMail(t.ctx, mail);
+        expect(receiver.requests.length).toBeGreaterThan(2);
+        expect(await retrying()).toBe(2);
+
+        // An attempt in flight elsewhere (another instance holds the deliveries' lease): the due
+        // jobs hand over to later ones without an attempt, and those are still retrying.
+        await t.ctx.db
+          .updateTable('webhook_deliveries')
+          .set({ locked_until: t.clock.now() + 7_200_000 })
+          .execute();
+        const sent = receiver.requests.length;
+        t.clock.advance(3_600_000);
+        await runJobsCapturingMail(t.ctx, mail);
+        expect(receiver.requests).toHaveLength(sent);
+        expect(await retrying()).toBe(2);
+        await t.ctx.db.updateTable('webhook_deliveries').set({ locked_until: null }).execute();
+
+        // The receiver recovers: the retries deliver and the series goes back to 0.
+        healthy = true;
+        t.clock.advance(3_600_000);
+        await runJobsCapturingMail(t.ctx, mail);
+        const page = (await call(t.app, account.apiKey, 'GET', `/api/v1/webhooks/${hook.json().uuid}/deliveries`)).json();
+        expect(page.deliveries.map((d: { status: string }) => d.status)).toEqual(['delivered', 'delivered']);
+        expect(await retrying()).toBe(0);
+      } finally {
+        await receiver.close();
       }
     });
   });

@@ -87,7 +87,7 @@ for (const dialect of DIALECTS) {
       const create = doc.paths['/api/v1/teams/{teamUuid}/users'].post;
       expect(create.requestBody.content['application/json'].schema.required).toEqual(['firstName', 'lastName', 'email']);
       expect(create.responses['409']).toBeDefined();
-      expect(create.security).toEqual([{ apiKey: [] }]);
+      expect(create.security).toEqual([{ apiKey: [] }, { bearerApiKey: [] }]);
       expect(doc.components.schemas.Problem.properties.code).toBeDefined();
       expect(doc.components.securitySchemes.apiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-Service-Api-Key' });
       const validation = await new Validator().validate(doc);

@@ -58,6 +58,18 @@ export async function touchApiKey(db: DbOrTrx, keyUuid: string, usedAt: number):
   await db.updateTable('api_keys').set({ last_used_at: usedAt }).where('id', '=', keyUuid).execute();
 }
 
+/** One of the user's keys that is not revoked. */
+export async function findLiveApiKeyOfUser(db: DbOrTrx, userUuid: string, keyUuid: string): Promise<ApiKeyRecord | undefined> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select(['id', 'account_id', 'user_id', 'name', 'created_at', 'last_used_at'])
+    .where('id', '=', keyUuid)
+    .where('user_id', '=', userUuid)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return row && apiKeyRowToRecord(row);
+}
+
 /** The user's keys that are not revoked, oldest first. */
 export async function listLiveApiKeysOfUser(db: DbOrTrx, userUuid: string): Promise<ApiKeyRecord[]> {
   const rows = await db
@@ -68,14 +80,11 @@ export async function listLiveApiKeysOfUser(db: DbOrTrx, userUuid: string): Prom
     .orderBy('created_at')
     .orderBy('id')
     .execute();
-  return rows.map((row) => ({
-    uuid: row.id,
-    accountUuid: row.account_id,
-    userUuid: row.user_id,
-    name: row.name,
-    createdAt: row.created_at,
-    lastUsedAt: row.last_used_at,
-  }));
+  return rows.map(apiKeyRowToRecord);
+}
+
+function apiKeyRowToRecord(row: { id: string; account_id: string; user_id: string; name: string; created_at: number; last_used_at: number | null }): ApiKeyRecord {
+  return { uuid: row.id, accountUuid: row.account_id, userUuid: row.user_id, name: row.name, createdAt: row.created_at, lastUsedAt: row.last_used_at };
 }
 
 /** Revokes one of the user's live keys; false when there was none to revoke. */

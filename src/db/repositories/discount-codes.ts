@@ -38,6 +38,11 @@ export async function selectDiscountCodes(db: DbOrTrx, accountUuid: string): Pro
   return rows.map(discountRowToDiscount);
 }
 
+export async function findDiscountCode(db: DbOrTrx, accountUuid: string, uuid: string): Promise<DiscountCode | undefined> {
+  const row = await db.selectFrom('discount_codes').selectAll().where('account_id', '=', accountUuid).where('id', '=', uuid).executeTakeFirst();
+  return row && discountRowToDiscount(row);
+}
+
 /** `code` already normalised (upper-case). */
 export async function findDiscountByCode(db: DbOrTrx, accountUuid: string, code: string): Promise<DiscountCode | undefined> {
   const row = await db.selectFrom('discount_codes').selectAll().where('account_id', '=', accountUuid).where('code', '=', code).executeTakeFirst();

@@ -123,7 +123,7 @@ export async function deleteAccountRows(db: DbOrTrx, accountUuid: string): Promi
 export interface OutboxGroup {
   kind: string;
   status: string;
-  /** Pending jobs that have failed at least once and wait for their next attempt. */
+  /** Pending jobs whose last attempt failed and that wait for their next one (webhook retries included). */
   retrying: number;
   count: number;
   oldestCreatedAt: number;
@@ -138,7 +138,7 @@ export async function selectOutboxGroups(db: DbOrTrx): Promise<OutboxGroup[]> {
       'status',
       eb.fn.countAll<number>().as('count'),
       eb.fn.min('created_at').as('oldest'),
-      eb.fn.sum<number>(eb.case().when('attempts', '>', 0).then(1).else(0).end()).as('retrying'),
+      eb.fn.sum<number>(eb.case().when('last_error', 'is not', null).then(1).else(0).end()).as('retrying'),
     ])
     .groupBy(['kind', 'status'])
     .orderBy('kind')

@@ -7,6 +7,11 @@ export interface NewJob {
   payload: unknown;
   /** Not before this instant (default: at once). */
   runAt?: number;
+  /**
+   * Why the previous attempt at the same work failed, when this job is its retry (a webhook
+   * delivery retries in a new job): the job then counts as retrying, like one failJob put back.
+   */
+  lastError?: string | null;
 }
 
 /** Queues jobs in one statement, in the caller's transaction: they exist exactly when it commits. */
@@ -22,7 +27,7 @@ export function jobRows(jobs: NewJob[], now: number): Insertable<OutboxTable>[] 
     payload: JSON.stringify(job.payload),
     status: 'pending',
     next_attempt_at: job.runAt ?? now,
-    last_error: null,
+    last_error: job.lastError?.slice(0, 2000) ?? null,
     created_at: now,
     done_at: null,
   }));

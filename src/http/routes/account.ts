@@ -3,7 +3,7 @@ import { Type, type Static } from 'typebox';
 import type { Gateway } from '../../domain/account.js';
 import { getAccount, updateAccount } from '../../scheduling/account.js';
 import { handOverOwnership } from '../../scheduling/account-owner.js';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../scheduling/api-keys.js';
+import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from '../../scheduling/api-keys.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
 import { accountToJson, apiKeyToJson } from '../representations.js';
 import { principalOf } from '../request-guards.js';
@@ -103,6 +103,21 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
       },
     },
     async (request) => ({ apiKeys: (await listApiKeys(ctx, principalOf(request))).map(apiKeyToJson) }),
+  );
+
+  app.get(
+    '/api-keys/:uuid',
+    {
+      schema: {
+        tags: ['API keys'],
+        summary: "One of the caller's live API keys",
+        description: "Its name and when it was created and last used; never its secret. 404 for a revoked key or another user's.",
+        security: API_KEY_SECURITY,
+        params: UuidParams,
+        response: { 200: Type.Ref('ApiKey'), ...problemResponses(...AUTHENTICATED_ERRORS, 404) },
+      },
+    },
+    async (request) => apiKeyToJson(await getApiKey(ctx, principalOf(request), request.params.uuid)),
   );
 
   app.delete(

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { DiscountCode } from '../../domain/discount.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
-import { createDiscountCode, deleteDiscountCode, listDiscountCodes } from '../../scheduling/discount-codes.js';
+import { createDiscountCode, deleteDiscountCode, getDiscountCode, listDiscountCodes } from '../../scheduling/discount-codes.js';
 import { toIso } from '../../domain/representations.js';
 import { principalOf } from '../request-guards.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, UuidParams, problemResponses } from '../schemas/common.js';
@@ -52,6 +52,21 @@ export const discountCodeRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext
       },
     },
     async (request) => ({ discountCodes: (await listDiscountCodes(ctx, principalOf(request))).map(discountToJson) }),
+  );
+
+  app.get(
+    '/discount-codes/:uuid',
+    {
+      schema: {
+        tags: ['Discount codes'],
+        summary: 'A discount code',
+        description: 'By an admin of any team; with how often it was used. 404 for an unknown code or one of another account.',
+        security: API_KEY_SECURITY,
+        params: UuidParams,
+        response: { 200: Type.Ref('DiscountCode'), ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },
+      },
+    },
+    async (request) => discountToJson(await getDiscountCode(ctx, principalOf(request), request.params.uuid)),
   );
 
   app.delete(

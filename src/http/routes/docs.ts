@@ -134,7 +134,7 @@ function renderDocs(doc: OpenApiDocument): string {
   const body = `
     <p class="lead">${escapeHtml(doc.info.description ?? '')}</p>
     <p>Version ${escapeHtml(doc.info.version)}. Machine-readable: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a> (OpenAPI 3.1).
-    Authenticate with the <code>X-Service-Api-Key</code> header. Errors: <a href="/docs/problems">problem types</a>.</p>
+    Authenticate with the <code>X-Service-Api-Key</code> header (or the same key as <code>Authorization: Bearer</code>). Errors: <a href="/docs/problems">problem types</a>.</p>
     ${renderGuide()}
     ${sections.join('')}
     <section><h2 id="schemas">Schemas</h2>${schemas}</section>`;

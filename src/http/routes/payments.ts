@@ -12,6 +12,16 @@ import { principalOf } from '../request-guards.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, UuidParams, problemResponses } from '../schemas/common.js';
 import { NotificationParamsSchema, PayParamsSchema, PaymentDetailsSchema } from '../schemas/payments.js';
 
+/** Each gateway's own notification, as it sends it: JSON (Stripe, P24, PayU, PayPal) or a form (Tpay). */
+const NOTIFICATION_BODY = {
+  required: true,
+  description: "The gateway's notification in its own format, checked against its signature over the exact bytes received.",
+  content: {
+    'application/json': { schema: { type: 'object', additionalProperties: true, description: 'Stripe, Przelewy24, PayU or PayPal event.' } },
+    'application/x-www-form-urlencoded': { schema: { type: 'object', additionalProperties: true, description: 'Tpay notification fields.' } },
+  },
+};
+
 /** `GET /payments/{uuid}`: behind the API key. */
 export const paymentRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = async (app, { ctx }) => {
   app.get(
@@ -65,6 +75,8 @@ export const paymentNotificationRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCase
         params: NotificationParamsSchema,
         response: { 200: Type.String({ description: 'What the gateway expects (e.g. Tpay\'s `TRUE`, Stripe\'s `{"received":true}`).' }), ...problemResponses(400, 502, 503) },
       },
+      // Read raw (each gateway signs its exact bytes), so only documented, not validated, here.
+      config: { documentedBody: NOTIFICATION_BODY },
     },
     async (request, reply) => {
       const headers: Record<string, string | undefined> = {};

@@ -17,7 +17,7 @@ import {
   TokenRescheduleBodySchema,
   TokenScheduleBodySchema,
 } from '../schemas/public-booking.js';
-import { ScheduleSchema } from '../schemas/schedule.js';
+import { ScheduleHeadersSchema, ScheduleSchema } from '../schemas/schedule.js';
 
 const PUBLIC_ERRORS = [400, 406, 413, 415, 429] as const;
 
@@ -50,9 +50,12 @@ export const publicBookingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContex
           'Only topics with `public: true` (404 for any other, as for one that does not exist). The booking has no key ' +
           '(`bookedByKeyUuid` null): its host and their team admins manage it, and the participant through the manage link. ' +
           '`website` is a honeypot: leave empty; bots fill it (400, nothing stored). Limited per client address to ' +
-          'PUBLIC_BOOKING_RATE_PER_MINUTE requests a minute (default 20; 429 with Retry-After). No Idempotency-Key: a repeat books again ' +
-          'if the slot is still free, which it is not.',
+          'PUBLIC_BOOKING_RATE_PER_MINUTE requests a minute (default 20; 429 with Retry-After). With `Idempotency-Key`, as for ' +
+          'POST /schedule: a repeat with the same body within 24 hours returns the first response (header `Idempotent-Replayed: true`) ' +
+          'and books nothing, so a page retrying after a timeout gets its booking rather than 409 SLOT_UNAVAILABLE; a different ' +
+          'body is 409 IDEMPOTENCY_KEY_REUSED. A page makes one key per booking attempt (a random UUID).',
         security: [{}],
+        headers: ScheduleHeadersSchema,
         body: PublicScheduleBodySchema,
         response: { 201: PublicBookingSchema, ...problemResponses(...PUBLIC_ERRORS, 404, 409, 422) },
       },
@@ -60,7 +63,8 @@ export const publicBookingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContex
       onRequest: limitBookings,
     },
     async (request, reply) => {
-      const booking = await bookPublicly(ctx, request.body);
+      const booking = await bookPublicly(ctx, request.body, request.headers['idempotency-key']);
+      if (booking.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(201).send({
         meetings: booking.meetings.map(meetingToJson),
         payment: booking.payment === null ? null : paymentRecord(booking.payment, publicUrl),

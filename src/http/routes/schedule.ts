@@ -24,7 +24,7 @@ export const calculateScheduleRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseCo
           'meetings of this topic, confirmed or held for payment, in the ISO week of the slot, Monday 00:00 to Monday 00:00 UTC; ' +
           'ties go to the alphabetically first username), so a slot can be sent back unchanged as a `dates` entry of POST /schedule. ' +
           '`username` stays required for an individual topic (400 at /username).',
-        security: [{}, { apiKey: [] }],
+        security: [{}, { apiKey: [] }, { bearerApiKey: [] }],
         body: CalculateScheduleBodySchema,
         response: { 200: ScheduleSchema, ...problemResponses(400, 401, 404, 406, 413, 415, 429) },
       },

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { addTeamMember, createTeam, listTeamMembers, listTeams, removeTeamMember } from '../../scheduling/teams.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
-import { updateTeamMember } from '../../scheduling/members.js';
+import { getTeamMember, updateTeamMember } from '../../scheduling/members.js';
 import { memberToJson, teamToJson } from '../../domain/representations.js';
 import { principalOf } from '../request-guards.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, TeamUuidParams, problemResponses } from '../schemas/common.js';
@@ -75,6 +75,21 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = as
       const member = await addTeamMember(ctx, principalOf(request), request.params.teamUuid, request.body);
       return reply.code(201).send(memberToJson(member));
     },
+  );
+
+  app.get(
+    '/teams/:teamUuid/users/:userUuid',
+    {
+      schema: {
+        tags: ['Teams'],
+        summary: 'A member of a team',
+        description: 'By an admin of the team (403 otherwise); 404 for a user who is not a member of this team, or a team of another account.',
+        security: API_KEY_SECURITY,
+        params: MemberParamsSchema,
+        response: { 200: Type.Ref('Member'), ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },
+      },
+    },
+    async (request) => memberToJson(await getTeamMember(ctx, principalOf(request), request.params.teamUuid, request.params.userUuid)),
   );
 
   app.patch(

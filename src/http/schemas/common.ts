@@ -122,7 +122,10 @@ export const FieldErrorSchema = Type.Object({
 
 export const ProblemSchema = Type.Object(
   {
-    type: Type.String({ description: 'Relative URI of the explanation in /docs/problems.' }),
+    type: Type.String({
+      description:
+        'URI of the explanation in /docs/problems: relative (`/docs/problems#validation-failed`), or `{PUBLIC_URL}/docs/problems#…` where the operator set PROBLEM_TYPES_ABSOLUTE.',
+    }),
     title: Type.String(),
     status: Type.Integer(),
     code: Type.String({ description: 'Stable machine-readable code; never changes with the language.' }),
@@ -139,7 +142,7 @@ export const UuidParams = Type.Object({ uuid: Uuid });
 /** What each problem status means, as the document's response descriptions say it. */
 const PROBLEM_RESPONSE_DESCRIPTIONS: Record<number, string> = {
   400: 'The request is invalid: `errors` lists every problem found.',
-  401: 'No valid `X-Service-Api-Key`.',
+  401: 'No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge.',
   403: 'The key may not do this (or a plan limit is reached).',
   404: "No such record in the caller's account.",
   405: 'The path does not take this method; `Allow` lists those it takes.',
@@ -170,4 +173,5 @@ export function problemResponses(...statuses: number[]): Record<number, unknown>
 
 /** The errors every authenticated JSON route can give. */
 export const AUTHENTICATED_ERRORS = [400, 401, 406, 413, 415, 429] as const;
-export const API_KEY_SECURITY = [{ apiKey: [] }];
+/** Either scheme authenticates: the key in `X-Service-Api-Key`, or as a Bearer token. */
+export const API_KEY_SECURITY: { [scheme: string]: string[] }[] = [{ apiKey: [] }, { bearerApiKey: [] }];

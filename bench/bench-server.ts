@@ -92,6 +92,7 @@ if (seed === 'calendar') {
         cancelledAt: null,
         cancelReason: null,
         bookedByKeyUuid: null,
+        noShow: null,
       });
       inserted += 1;
     }

@@ -161,6 +161,7 @@ async function runDialect(dialect: BenchDialect): Promise<{ results: CaseResult[
           cancelledAt: null,
           cancelReason: null,
           bookedByKeyUuid: null,
+          noShow: null,
         }));
       await insertMeetings(ctx.db, meetings);
     }

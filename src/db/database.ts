@@ -151,6 +151,8 @@ export interface MeetingTable {
   location: string | null;
   /** When its confirmations were queued (0018): a room arriving later sends an update instead. */
   confirmation_sent_at: number | null;
+  /** Who did not come (0021): `participant` | `host`, or null. */
+  no_show: string | null;
 }
 
 export interface IdempotencyKeyTable {

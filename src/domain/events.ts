@@ -21,6 +21,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'member.created',
   'member.deleted',
   'connection.error',
+  /** Someone did not come: `noShow` set after the start, or cleared (null). */
+  'meeting.no_show',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

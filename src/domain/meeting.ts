@@ -7,6 +7,10 @@ import type { MeetingLocation } from './place-details.js';
 export const MEETING_STATUSES = ['confirmed', 'pending_payment', 'expired', 'cancelled'] as const;
 export type MeetingStatus = (typeof MEETING_STATUSES)[number];
 
+/** Who did not come to a meeting that took place (marked after its start). */
+export const NO_SHOW_PARTIES = ['participant', 'host'] as const;
+export type NoShow = (typeof NO_SHOW_PARTIES)[number];
+
 export const LANGS = ['en', 'pl'] as const;
 export type Lang = (typeof LANGS)[number];
 
@@ -56,6 +60,8 @@ export interface Meeting {
   cancelReason: string | null;
   /** The API key that booked it (it may cancel it); null when booked without a key. */
   bookedByKeyUuid: string | null;
+  /** Who did not come, once the host or an admin says so after the start; null otherwise. */
+  noShow: NoShow | null;
 }
 
 /** How long a paid booking holds its slot while the participant pays. */

@@ -1,5 +1,5 @@
 import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
-import { statusAt, type Meeting, type MeetingStatus } from '../domain/meeting.js';
+import { statusAt, type Meeting, type MeetingStatus, type NoShow } from '../domain/meeting.js';
 import type { DbOrTrx } from '../db/database.js';
 import { bumpCalendarVersions } from '../db/repositories/busy-time.js';
 import { deleteIdempotentResponsesBefore } from '../db/repositories/idempotency.js';
@@ -21,6 +21,7 @@ export interface MeetingListInput {
   from?: string | undefined;
   to?: string | undefined;
   status?: MeetingStatus[] | undefined;
+  noShow?: NoShow | undefined;
   limit?: number | undefined;
   cursor?: string | undefined;
 }
@@ -57,6 +58,7 @@ export async function listMeetings(ctx: Pick<UseCaseContext, 'now' | 'db'>, prin
     from: input.from === undefined ? undefined : Date.parse(input.from),
     to: input.to === undefined ? undefined : Date.parse(input.to),
     statuses: input.status,
+    noShow: input.noShow,
     now,
     after,
     limit: limit + 1,

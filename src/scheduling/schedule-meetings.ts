@@ -235,6 +235,7 @@ function buildBooking(plan: BookingPlan, input: ScheduleInput, starts: number[],
     cancelledAt: null,
     cancelReason: null,
     bookedByKeyUuid: plan.bookedByKeyUuid,
+    noShow: null,
   }));
   const payment: Payment | null = needsPayment
     ? {

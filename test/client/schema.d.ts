@@ -179,6 +179,18 @@ export interface paths {
      */
     post: operations["rescheduleMeeting"];
   };
+  "/api/v1/meetings/{uuid}/no-show": {
+    /**
+     * Record a no-show
+     * @description Records who did not come (`noShow` on the meeting), from the meeting's start on: 409 MEETING_STATE_CONFLICT before it, or for a meeting that is not confirmed. Marking the other party replaces the mark; marking the same again changes nothing. Each change sends the webhook event `meeting.no_show`. Who may: as for cancel (not the participant).
+     */
+    post: operations["noMeetingShow"];
+    /**
+     * Clear a no-show
+     * @description Sets `noShow` back to null (a mark made by mistake), sending `meeting.no_show` when there was one; clearing again changes nothing.
+     */
+    delete: operations["deleteMeetingNoShow"];
+  };
   "/api/v1/discount-codes": {
     /**
      * The account's discount codes
@@ -717,6 +729,7 @@ export interface components {
       createdAt: string;
       cancelledAt: string | null;
       cancelReason: string | null;
+      noShow: ("participant" | "host") | null;
       payment?: ({
         /**
          * Format: uuid
@@ -4234,6 +4247,8 @@ export interface operations {
         to?: string;
         /** @description One or more statuses; repeat the parameter for several (status=confirmed&status=pending_payment). */
         status?: ("confirmed" | "pending_payment" | "expired" | "cancelled")[];
+        /** @description Only meetings marked with this no-show. */
+        noShow?: "participant" | "host";
         /** @description Meetings per page. */
         limit?: number;
         /** @description The `nextCursor` of the previous page. One line: no control characters. */
@@ -4674,6 +4689,281 @@ export interface operations {
       };
       /** @description Conflicts with the current state (see `code`). */
       409: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Record a no-show
+   * @description Records who did not come (`noShow` on the meeting), from the meeting's start on: 409 MEETING_STATE_CONFLICT before it, or for a meeting that is not confirmed. Marking the other party replaces the mark; marking the same again changes nothing. Each change sends the webhook event `meeting.no_show`. Who may: as for cancel (not the participant).
+   */
+  noMeetingShow: {
+    parameters: {
+      path: {
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        uuid: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * @description Who did not come.
+           * @enum {string}
+           */
+          who: "participant" | "host";
+        };
+      };
+    };
+    responses: {
+      /** @description OK. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Meeting"];
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid `X-Service-Api-Key`. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No such record in the caller's account. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Conflicts with the current state (see `code`). */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Clear a no-show
+   * @description Sets `noShow` back to null (a mark made by mistake), sending `meeting.no_show` when there was one; clearing again changes nothing.
+   */
+  deleteMeetingNoShow: {
+    parameters: {
+      path: {
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        uuid: string;
+      };
+    };
+    responses: {
+      /** @description OK. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": components["schemas"]["Meeting"];
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid `X-Service-Api-Key`. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No such record in the caller's account. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -6930,7 +7220,7 @@ export interface operations {
                  */
                 uuid: string;
                 url: string;
-                events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error")[];
+                events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show")[];
                 description: string | null;
                 /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
                 enabled: boolean;
@@ -7042,8 +7332,8 @@ export interface operations {
         "application/json": {
           /** @description Where to POST the events: an absolute http(s) URL without a user name or password. Refused (400 at `/url`) when its host resolves to a loopback, private, link-local or metadata address, unless the operator set ALLOW_PRIVATE_URLS=true; the addresses are checked again at every delivery. One line: no control characters. */
           url: string;
-          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, payment.paid, payment.refunded, member.created, member.deleted, connection.error. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`). */
-          events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error")[];
+          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, payment.paid, payment.refunded, member.created, member.deleted, connection.error, meeting.no_show. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`). */
+          events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show")[];
           description?: string | null;
         };
       };
@@ -7066,7 +7356,7 @@ export interface operations {
              */
             uuid: string;
             url: string;
-            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error")[];
+            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show")[];
             description: string | null;
             /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
             enabled: boolean;
@@ -7200,7 +7490,7 @@ export interface operations {
              */
             uuid: string;
             url: string;
-            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error")[];
+            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show")[];
             description: string | null;
             /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
             enabled: boolean;
@@ -7456,8 +7746,8 @@ export interface operations {
         "application/json": {
           /** @description Where to POST the events: an absolute http(s) URL without a user name or password. Refused (400 at `/url`) when its host resolves to a loopback, private, link-local or metadata address, unless the operator set ALLOW_PRIVATE_URLS=true; the addresses are checked again at every delivery. One line: no control characters. */
           url?: string;
-          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, payment.paid, payment.refunded, member.created, member.deleted, connection.error. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`). */
-          events?: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error")[];
+          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, payment.paid, payment.refunded, member.created, member.deleted, connection.error, meeting.no_show. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`). */
+          events?: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show")[];
           description?: string | null;
           /** @description false stops deliveries; true resumes them (and resets the 3-day failure count). */
           enabled?: boolean;
@@ -7481,7 +7771,7 @@ export interface operations {
              */
             uuid: string;
             url: string;
-            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error")[];
+            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show")[];
             description: string | null;
             /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
             enabled: boolean;
@@ -7635,7 +7925,7 @@ export interface operations {
                  * @description An event type.
                  * @enum {string}
                  */
-                event: "meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error";
+                event: "meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show";
                 /**
                  * @description `pending`: not delivered yet (an attempt is due at `nextAttemptAt`); `delivered`: a 2xx answer; `failed`: given up after retrying for 24 hours.
                  * @enum {string}
@@ -7800,7 +8090,7 @@ export interface operations {
              * @description An event type.
              * @enum {string}
              */
-            event: "meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error";
+            event: "meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show";
             /**
              * @description `pending`: not delivered yet (an attempt is due at `nextAttemptAt`); `delivered`: a 2xx answer; `failed`: given up after retrying for 24 hours.
              * @enum {string}
@@ -8371,6 +8661,7 @@ export interface operations {
               createdAt: string;
               cancelledAt: string | null;
               cancelReason: string | null;
+              noShow: ("participant" | "host") | null;
               payment?: ({
                 /**
                  * Format: uuid
@@ -8569,6 +8860,7 @@ export interface operations {
             createdAt: string;
             cancelledAt: string | null;
             cancelReason: string | null;
+            noShow: ("participant" | "host") | null;
             payment?: ({
               /**
                * Format: uuid
@@ -8788,6 +9080,7 @@ export interface operations {
             createdAt: string;
             cancelledAt: string | null;
             cancelReason: string | null;
+            noShow: ("participant" | "host") | null;
             payment?: ({
               /**
                * Format: uuid

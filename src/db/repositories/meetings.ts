@@ -1,5 +1,5 @@
 import type { Place } from '../../domain/account.js';
-import type { Invoice, Lang, Meeting, MeetingStatus } from '../../domain/meeting.js';
+import type { Invoice, Lang, Meeting, MeetingStatus, NoShow } from '../../domain/meeting.js';
 import { locationWithoutDetails, type MeetingLocation } from '../../domain/place-details.js';
 import { compileOnce } from '../compiled-query.js';
 import type { DbOrTrx, MeetingRow } from '../database.js';
@@ -40,6 +40,7 @@ function meetingRowToMeeting(row: MeetingRowWithHost): Meeting {
     cancelledAt: row.cancelled_at,
     cancelReason: row.cancel_reason,
     bookedByKeyUuid: row.booked_by_key_id,
+    noShow: row.no_show as NoShow | null,
   };
 }
 
@@ -83,6 +84,7 @@ function meetingToRow(meeting: Meeting) {
     cancelled_at: null,
     cancel_reason: null,
     booked_by_key_id: meeting.bookedByKeyUuid,
+    no_show: meeting.noShow,
   };
 }
 
@@ -110,6 +112,8 @@ export interface MeetingQuery {
   /** Stored statuses to match (the caller maps `expired` to held-out pending ones). */
   statuses?: MeetingStatus[] | undefined;
   now: number;
+  /** Only meetings marked with this no-show. */
+  noShow?: NoShow | undefined;
   /** Keyset position: meetings strictly after (start, uuid). */
   after?: { start: number; uuid: string } | undefined;
   limit: number;
@@ -140,6 +144,7 @@ export async function selectMeetingsPage(db: DbOrTrx, query: MeetingQuery): Prom
       return eb.or(branches);
     });
   }
+  if (query.noShow !== undefined) select = select.where('meetings.no_show', '=', query.noShow);
   if (query.after !== undefined) {
     const { start, uuid } = query.after;
     select = select.where((eb) => eb.or([eb('meetings.starts_at', '>', start), eb.and([eb('meetings.starts_at', '=', start), eb('meetings.id', '>', uuid)])]));
@@ -167,6 +172,23 @@ export async function markMeetingCancelled(db: DbOrTrx, meetingUuid: string, can
     .set((eb) => ({ status: 'cancelled', cancelled_at: cancelledAt, cancel_reason: reason, updated_at: cancelledAt, sequence: eb('sequence', '+', 1) }))
     .where('id', '=', meetingUuid)
     .where((eb) => eb.or([eb('status', '=', 'confirmed'), eb.and([eb('status', '=', 'pending_payment'), eb('hold_expires_at', '>', cancelledAt)])]))
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Sets who did not come (null clears it) on a confirmed meeting that has started by `now`,
+ * if it is not so already; false when nothing changed, so of concurrent marks with the same
+ * answer one records the event.
+ */
+export async function setMeetingNoShow(db: DbOrTrx, meetingUuid: string, noShow: NoShow | null, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('meetings')
+    .set({ no_show: noShow, updated_at: now })
+    .where('id', '=', meetingUuid)
+    .where('status', '=', 'confirmed')
+    .where('starts_at', '<=', now)
+    .where((eb) => (noShow === null ? eb('no_show', 'is not', null) : eb.or([eb('no_show', 'is', null), eb('no_show', '<>', noShow)])))
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }

@@ -4,12 +4,14 @@ import type { UseCaseContext } from '../../scheduling/context.js';
 import { cancelMeeting, getMeeting, listMeetings } from '../../scheduling/meetings.js';
 import { scheduleMeetings } from '../../scheduling/schedule-meetings.js';
 import { rescheduleMeeting } from '../../scheduling/reschedule-meeting.js';
+import { setNoShow } from '../../scheduling/no-show.js';
 import {
   RescheduleBodySchema,
   BookingSchema,
   CancelBodySchema,
   MeetingListQuerySchema,
   MeetingListSchema,
+  NoShowBodySchema,
   ScheduleBodySchema,
   ScheduleHeadersSchema,
 } from '../schemas/schedule.js';
@@ -137,5 +139,45 @@ export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
       },
     },
     async (request) => meetingToJson(await rescheduleMeeting(ctx, principalOf(request), request.params.uuid, request.body)),
+  );
+
+  app.post(
+    '/meetings/:uuid/no-show',
+    {
+      schema: {
+        tags: ['Meetings'],
+        summary: 'Record a no-show',
+        description:
+          "Records who did not come (`noShow` on the meeting), from the meeting's start on: 409 MEETING_STATE_CONFLICT before it, or for a " +
+          'meeting that is not confirmed. Marking the other party replaces the mark; marking the same again changes nothing. Each change sends ' +
+          'the webhook event `meeting.no_show`. Who may: as for cancel (not the participant).',
+        security: API_KEY_SECURITY,
+        params: UuidParams,
+        body: NoShowBodySchema,
+        response: { 200: Type.Ref('Meeting'), ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const meeting = await setNoShow(ctx, principalOf(request), request.params.uuid, request.body.who);
+      return meetingWithPaymentToJson(meeting, (await paymentsOfMeetings(ctx, [meeting])).get(meeting.bookingUuid));
+    },
+  );
+
+  app.delete(
+    '/meetings/:uuid/no-show',
+    {
+      schema: {
+        tags: ['Meetings'],
+        summary: 'Clear a no-show',
+        description: 'Sets `noShow` back to null (a mark made by mistake), sending `meeting.no_show` when there was one; clearing again changes nothing.',
+        security: API_KEY_SECURITY,
+        params: UuidParams,
+        response: { 200: Type.Ref('Meeting'), ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },
+      },
+    },
+    async (request) => {
+      const meeting = await setNoShow(ctx, principalOf(request), request.params.uuid, null);
+      return meetingWithPaymentToJson(meeting, (await paymentsOfMeetings(ctx, [meeting])).get(meeting.bookingUuid));
+    },
   );
 };

@@ -93,6 +93,7 @@ if (seed === 'calendar') {
         cancelReason: null,
         bookedByKeyUuid: null,
         noShow: null,
+        declineReason: null,
       });
       inserted += 1;
     }

@@ -162,6 +162,7 @@ async function runDialect(dialect: BenchDialect): Promise<{ results: CaseResult[
           cancelReason: null,
           bookedByKeyUuid: null,
           noShow: null,
+          declineReason: null,
         }));
       await insertMeetings(ctx.db, meetings);
     }

@@ -55,6 +55,7 @@ export function meetingToJson(meeting: Meeting) {
     cancelReason: meeting.cancelReason,
     // Events recorded before no-shows existed carry none.
     noShow: meeting.noShow ?? null,
+    declineReason: meeting.declineReason ?? null,
   };
 }
 

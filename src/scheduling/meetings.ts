@@ -14,6 +14,7 @@ import type { MeetingEventData } from '../domain/events.js';
 import { recordEvents } from './record-events.js';
 import { paymentRecord } from '../domain/representations.js';
 import { refundMeetingShare } from './payments/refunds.js';
+import { declineLapsedRequests } from './approval.js';
 
 export interface MeetingListInput {
   username?: string | undefined;
@@ -125,12 +126,14 @@ const SENT_MESSAGE_RETENTION_MS = 30 * 86_400_000;
 
 /**
  * Housekeeping run in the background: lapsed payment holds become `expired` (recording
- * `meeting.expired` for each meeting), idempotency records older than their 24 hours and
+ * `meeting.expired` for each meeting), requests left undecided past their deadline
+ * `declined` (`meeting.declined`, "not approved in time"), idempotency records older than their 24 hours and
  * outbox jobs finished over 30 days ago go.
  */
 export async function runMaintenance(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>): Promise<{ expired: number; purgedIdempotencyKeys: number; purgedJobs: number }> {
   const now = ctx.now();
   const expired = await expireLapsedHolds(ctx, now);
+  await declineLapsedRequests(ctx, now);
   const purgedIdempotencyKeys = await deleteIdempotentResponsesBefore(ctx.db, now - 24 * 3_600_000);
   const purgedJobs = await deleteDoneJobsBefore(ctx.db, now - SENT_MESSAGE_RETENTION_MS);
   return { expired, purgedIdempotencyKeys, purgedJobs };

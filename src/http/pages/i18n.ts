@@ -69,6 +69,8 @@ const en = {
   status_pending_payment: 'Awaiting payment',
   status_expired: 'Expired',
   status_cancelled: 'Cancelled',
+  status_pending_approval: 'Awaiting the host',
+  status_declined: 'Declined',
   cancelHeading: 'Cancel this booking',
   reason: 'Reason',
   cancel: 'Cancel booking',
@@ -147,6 +149,8 @@ const pl: Strings = {
   status_pending_payment: 'Oczekuje na płatność',
   status_expired: 'Wygasła',
   status_cancelled: 'Odwołana',
+  status_pending_approval: 'Czeka na gospodarza',
+  status_declined: 'Odrzucona',
   cancelHeading: 'Odwołaj rezerwację',
   reason: 'Powód',
   cancel: 'Odwołaj rezerwację',
@@ -205,6 +209,8 @@ export const CLIENT_STRING_KEYS = [
   'status_pending_payment',
   'status_expired',
   'status_cancelled',
+  'status_pending_approval',
+  'status_declined',
 ] as const satisfies readonly (keyof Strings)[];
 
 export function clientStrings(lang: Lang): Record<string, string> {

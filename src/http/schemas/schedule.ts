@@ -146,6 +146,7 @@ export const MeetingSchema = Type.Object(
     createdAt: Timestamp,
     cancelledAt: Nullable(Timestamp),
     cancelReason: Nullable(Type.String()),
+    declineReason: Nullable(Type.String({ description: 'A declined request: the host\'s reason, or "not approved in time".' })),
     noShow: Nullable(StringEnum(NO_SHOW_PARTIES, { description: 'Who did not come, as marked after the start (POST /meetings/{uuid}/no-show); null otherwise.' })),
     payment: Type.Optional(
       Nullable(
@@ -228,3 +229,5 @@ export const CancelBodySchema = Type.Object(
 );
 
 export const NoShowBodySchema = Type.Object({ who: StringEnum(NO_SHOW_PARTIES, { description: 'Who did not come.' }) }, { additionalProperties: false });
+
+export const DeclineBodySchema = Type.Object({ reason: Type.Optional(MultiLine({ maxLength: 2000, description: 'Told to the participant.' })) }, { additionalProperties: false });

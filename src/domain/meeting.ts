@@ -84,6 +84,16 @@ export function statusAt(meeting: Pick<Meeting, 'status' | 'holdExpiresAt'>, now
 }
 
 /**
+ * The meeting as readers see it at `now` (statusAt): a request past its deadline also shows
+ * the reason the sweeper is about to write, so GET never shows a declined request without one.
+ */
+export function meetingAt(meeting: Meeting, now: number): Meeting {
+  const status = statusAt(meeting, now);
+  const lapsed = status === 'declined' && meeting.status === 'pending_approval';
+  return { ...meeting, status, ...(lapsed ? { declineReason: NOT_APPROVED_IN_TIME } : {}) };
+}
+
+/**
  * When an undecided request is declined: `approvalDeadlineHours` after booking, or at the
  * start if that comes first. Booked Monday 08:00 with 24 hours for a Monday 15:00 meeting →
  * Monday 15:00; for a Friday meeting → Tuesday 08:00.

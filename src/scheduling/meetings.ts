@@ -1,5 +1,5 @@
 import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
-import { statusAt, type Meeting, type MeetingStatus, type NoShow } from '../domain/meeting.js';
+import { meetingAt, statusAt, type Meeting, type MeetingStatus, type NoShow } from '../domain/meeting.js';
 import type { DbOrTrx } from '../db/database.js';
 import { bumpCalendarVersions } from '../db/repositories/busy-time.js';
 import { deleteIdempotentResponsesBefore } from '../db/repositories/idempotency.js';
@@ -64,7 +64,7 @@ export async function listMeetings(ctx: Pick<UseCaseContext, 'now' | 'db'>, prin
     after,
     limit: limit + 1,
   });
-  const page = rows.slice(0, limit).map((meeting) => ({ ...meeting, status: statusAt(meeting, now) }));
+  const page = rows.slice(0, limit).map((meeting) => meetingAt(meeting, now));
   const last = page[page.length - 1];
   return { meetings: page, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
 }
@@ -72,7 +72,7 @@ export async function listMeetings(ctx: Pick<UseCaseContext, 'now' | 'db'>, prin
 export async function getMeeting(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, meetingUuid: string): Promise<Meeting> {
   const meeting = await findMeeting(ctx.db, principal.accountUuid, meetingUuid);
   if (!meeting) throw new NotFoundError('meeting');
-  return { ...meeting, status: statusAt(meeting, ctx.now()) };
+  return meetingAt(meeting, ctx.now());
 }
 
 /**

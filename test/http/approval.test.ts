@@ -165,7 +165,7 @@ for (const dialect of DIALECTS) {
 
       // At the deadline the slot is free and the request reads declined, before the sweeper ran.
       t.clock.set('2027-01-04T09:00:00.000Z');
-      expect((await status(request.uuid)).status).toBe('declined');
+      expect(await status(request.uuid)).toMatchObject({ status: 'declined', declineReason: 'not approved in time' });
       expect((await call(t.app, acme.apiKey, 'GET', '/api/v1/meetings?status=declined')).json().meetings.map((m: { uuid: string }) => m.uuid)).toEqual([soon.uuid, request.uuid]);
       expect(await offered(SLOT)).toBe(true);
       expectProblem(await call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${request.uuid}/approve`), 409, 'MEETING_STATE_CONFLICT');

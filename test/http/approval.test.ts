@@ -218,6 +218,48 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it("a team topic's request: an admin of the team decides though neither host nor booker; a plain member may not", async () => {
+      const { acme } = await setUp();
+      const addMember = async (firstName: string) => {
+        const member = (
+          await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, {
+            firstName,
+            lastName: 'Team',
+            email: `${firstName.toLowerCase()}${counter}@example.com`,
+          })
+        ).json();
+        return { ...member, apiKey: (await createApiKeyForUser(t.ctx, member.uuid)).apiKey } as { uuid: string; username: string; apiKey: string };
+      };
+      const [bob, carl] = [await addMember('Bob'), await addMember('Carl')];
+      const topic = (
+        await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
+          name: 'Team consult',
+          durationMinutes: 30,
+          places: ['offline'],
+          team: acme.team.uuid,
+          requiresApproval: true,
+        })
+      ).json();
+      const booked = await call(t.app, carl.apiKey, 'POST', '/api/v1/schedule', {
+        dates: [{ start: SLOT, username: bob.username }],
+        email: 'team-request@example.com',
+        lang: 'en',
+        name: 'Jan Kowalski',
+        place: 'offline',
+        meetingTopic: topic.uuid,
+        team: acme.team.uuid,
+        timezone: 'Europe/Warsaw',
+      });
+      expect(booked.statusCode, booked.body).toBe(201);
+      const request = booked.json().meetings[0];
+      expect(request.status).toBe('pending_approval');
+      const dana = await addMember('Dana');
+      expectProblem(await call(t.app, dana.apiKey, 'POST', `/api/v1/meetings/${request.uuid}/approve`), 403, 'FORBIDDEN');
+      const approved = await call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${request.uuid}/approve`);
+      expect(approved.statusCode).toBe(200);
+      expect(approved.json().status).toBe('confirmed');
+    });
+
     it('only the host, an admin of the topic team or the booking key decides; the topic fields are validated', async () => {
       const { acme, book } = await setUp();
       const request = (await book(SLOT)).json().meetings[0];

@@ -618,11 +618,13 @@
       $('step-time').hidden = true;
       form.hidden = true;
       var done = $('done');
-      var payment = result.payment;
       var meeting = result.meetings[0];
-      $('h-done').textContent = payment ? strings.payingTitle : strings.bookedTitle;
+      // A request (the topic requires approval) awaits the host: nothing to pay yet.
+      var requested = meeting && meeting.status === 'pending_approval';
+      var payment = requested ? null : result.payment;
+      $('h-done').textContent = requested ? strings.requestedTitle : payment ? strings.payingTitle : strings.bookedTitle;
       var text = $('done-text');
-      text.textContent = payment ? strings.payingText : strings.bookedText + ' ' + body.email + '.';
+      text.textContent = payment ? strings.payingText : (requested ? strings.requestedText : strings.bookedText) + ' ' + body.email + '.';
       var details = $('done-details');
       details.textContent = '';
       if (meeting) {

@@ -92,6 +92,8 @@ if (seed === 'calendar') {
         cancelledAt: null,
         cancelReason: null,
         bookedByKeyUuid: null,
+        noShow: null,
+        declineReason: null,
       });
       inserted += 1;
     }

@@ -161,6 +161,8 @@ async function runDialect(dialect: BenchDialect): Promise<{ results: CaseResult[
           cancelledAt: null,
           cancelReason: null,
           bookedByKeyUuid: null,
+          noShow: null,
+          declineReason: null,
         }));
       await insertMeetings(ctx.db, meetings);
     }

@@ -91,6 +91,9 @@ export interface MeetingTopicTable {
   /** JSON array of places. */
   places: string;
   phone_required: number;
+  /** Bookings wait for the host's approval (0021): 1 or 0. */
+  requires_approval: Generated<number>;
+  approval_deadline_hours: Generated<number>;
   price_amount: number | null;
   price_currency: string | null;
   /** JSON array of { uuid, name, price }. */
@@ -151,6 +154,10 @@ export interface MeetingTable {
   location: string | null;
   /** When its confirmations were queued (0018): a room arriving later sends an update instead. */
   confirmation_sent_at: number | null;
+  /** Who did not come (0021): `participant` | `host`, or null. */
+  no_show: string | null;
+  /** Why the host declined, or "not approved in time" (0021). */
+  decline_reason: string | null;
 }
 
 export interface IdempotencyKeyTable {

@@ -101,7 +101,7 @@ export function createSqliteReads(filename: string): FastReads {
     .prepare<[string, number, number, number], [number, number, string, number | null]>(
       `select starts_at, ends_at, topic_id, hold_expires_at from meetings
        where host_user_id = ? and starts_at >= ? and starts_at < ?
-         and (status = 'confirmed' or (status = 'pending_payment' and hold_expires_at > ?))
+         and (status = 'confirmed' or (status in ('pending_payment', 'pending_approval') and hold_expires_at > ?))
        order by starts_at`,
     )
     .raw(true);

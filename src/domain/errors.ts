@@ -25,6 +25,7 @@ export const ERROR_CODES = [
   'STORAGE_FULL',
   'NOTIFICATION_REJECTED',
   'GATEWAY_UNAVAILABLE',
+  'MEETING_STATE_CONFLICT',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -156,5 +157,15 @@ export class GatewayUnavailableError extends DomainError {
 export class MethodNotAllowedError extends DomainError {
   constructor(method: string, allowed: readonly string[]) {
     super('METHOD_NOT_ALLOWED', `${method} is not allowed here; this path takes ${allowed.join(', ')} (see the Allow header)`);
+  }
+}
+
+/**
+ * The meeting is not in a state that allows the action: a no-show before the start, approving
+ * a cancelled or declined meeting. `new MeetingStateConflictError('The meeting has not started yet')`.
+ */
+export class MeetingStateConflictError extends DomainError {
+  constructor(message: string) {
+    super('MEETING_STATE_CONFLICT', message);
   }
 }

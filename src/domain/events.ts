@@ -21,6 +21,13 @@ export const WEBHOOK_EVENT_TYPES = [
   'member.created',
   'member.deleted',
   'connection.error',
+  /** Someone did not come: `noShow` set after the start, or cleared (null). */
+  'meeting.no_show',
+  /** A booking of a topic that requires approval: `pending_approval`, holding the slot. */
+  'meeting.requested',
+  'meeting.approved',
+  /** By the host (with their reason) or by the deadline ("not approved in time"). */
+  'meeting.declined',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

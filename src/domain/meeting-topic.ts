@@ -35,6 +35,10 @@ export interface TopicSettings extends SlotRuleSettings {
   public: boolean;
   /** A participant may cancel or move the meeting (manage link) up to this long before its start. */
   cancellationNoticeMinutes: number;
+  /** Bookings are requests (`pending_approval`, holding the slot) until the host approves or declines. */
+  requiresApproval: boolean;
+  /** A request not decided this many hours after booking (or by the start, if sooner) is declined. */
+  approvalDeadlineHours: number;
 }
 
 export interface TopicHost {
@@ -69,6 +73,8 @@ export type TopicSettingsInput = { [Field in keyof SlotRuleSettings]?: SlotRuleS
   description?: string | undefined;
   public?: boolean | undefined;
   cancellationNoticeMinutes?: number | undefined;
+  requiresApproval?: boolean | undefined;
+  approvalDeadlineHours?: number | undefined;
 };
 
 export const TOPIC_LIMITS = {
@@ -79,6 +85,7 @@ export const TOPIC_LIMITS = {
   bookingWindowDays: [1, 730],
   dailyLimit: [1, 100],
   cancellationNoticeMinutes: [0, 525_600],
+  approvalDeadlineHours: [1, 720],
 } as const;
 
 /** A topic with a price or any price variants is paid: booking it needs a gateway. */
@@ -124,6 +131,8 @@ export function resolveTopicSettings(input: TopicSettingsInput, current: TopicSe
     description: input.description !== undefined ? input.description.trim() : (current?.description ?? ''),
     public: input.public ?? current?.public ?? false,
     cancellationNoticeMinutes: input.cancellationNoticeMinutes ?? current?.cancellationNoticeMinutes ?? 0,
+    requiresApproval: input.requiresApproval ?? current?.requiresApproval ?? false,
+    approvalDeadlineHours: input.approvalDeadlineHours ?? current?.approvalDeadlineHours ?? 24,
   };
 }
 
@@ -142,6 +151,7 @@ export function validateTopicSettings(settings: TopicSettings, accountPlaces: re
   range('/bookingWindowDays', settings.bookingWindowDays, TOPIC_LIMITS.bookingWindowDays);
   if (settings.dailyLimit !== null) range('/dailyLimit', settings.dailyLimit, TOPIC_LIMITS.dailyLimit);
   range('/cancellationNoticeMinutes', settings.cancellationNoticeMinutes, TOPIC_LIMITS.cancellationNoticeMinutes);
+  range('/approvalDeadlineHours', settings.approvalDeadlineHours, TOPIC_LIMITS.approvalDeadlineHours);
   if (settings.places.length === 0) errors.push({ path: '/places', message: 'must offer at least one place' });
   settings.places.forEach((place, index) => {
     if (!accountPlaces.includes(place)) errors.push({ path: `/places/${index}`, message: `is not enabled for the account (enabled: ${accountPlaces.join(', ')})` });

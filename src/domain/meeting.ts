@@ -4,8 +4,12 @@ import { validateFormAnswers } from './form.js';
 import type { MeetingTopic, Money } from './meeting-topic.js';
 import type { MeetingLocation } from './place-details.js';
 
-export const MEETING_STATUSES = ['confirmed', 'pending_payment', 'expired', 'cancelled'] as const;
+export const MEETING_STATUSES = ['confirmed', 'pending_payment', 'expired', 'cancelled', 'pending_approval', 'declined'] as const;
 export type MeetingStatus = (typeof MEETING_STATUSES)[number];
+
+/** Who did not come to a meeting that took place (marked after its start). */
+export const NO_SHOW_PARTIES = ['participant', 'host'] as const;
+export type NoShow = (typeof NO_SHOW_PARTIES)[number];
 
 export const LANGS = ['en', 'pl'] as const;
 export type Lang = (typeof LANGS)[number];
@@ -56,18 +60,46 @@ export interface Meeting {
   cancelReason: string | null;
   /** The API key that booked it (it may cancel it); null when booked without a key. */
   bookedByKeyUuid: string | null;
+  /** Who did not come, once the host or an admin says so after the start; null otherwise. */
+  noShow: NoShow | null;
+  /** Why the request was declined (the host's reason, or "not approved in time"); null otherwise. */
+  declineReason: string | null;
 }
 
 /** How long a paid booking holds its slot while the participant pays. */
 export const PAYMENT_HOLD_MS = 30 * 60_000;
 
+/** The reason a request the host left undecided is declined with. */
+export const NOT_APPROVED_IN_TIME = 'not approved in time';
+
 /**
- * The status as of `now`: a payment hold that ran out is `expired` even before the sweeper
- * has written it, so readers never see a stale `pending_payment`.
+ * The status as of `now`: a payment hold that ran out is `expired`, and a request whose
+ * approval deadline passed is `declined`, even before the sweeper has written it, so readers
+ * never see a stale `pending_payment` or `pending_approval`.
  */
 export function statusAt(meeting: Pick<Meeting, 'status' | 'holdExpiresAt'>, now: number): MeetingStatus {
   if (meeting.status === 'pending_payment' && meeting.holdExpiresAt !== null && meeting.holdExpiresAt <= now) return 'expired';
+  if (meeting.status === 'pending_approval' && meeting.holdExpiresAt !== null && meeting.holdExpiresAt <= now) return 'declined';
   return meeting.status;
+}
+
+/**
+ * The meeting as readers see it at `now` (statusAt): a request past its deadline also shows
+ * the reason the sweeper is about to write, so GET never shows a declined request without one.
+ */
+export function meetingAt(meeting: Meeting, now: number): Meeting {
+  const status = statusAt(meeting, now);
+  const lapsed = status === 'declined' && meeting.status === 'pending_approval';
+  return { ...meeting, status, ...(lapsed ? { declineReason: NOT_APPROVED_IN_TIME } : {}) };
+}
+
+/**
+ * When an undecided request is declined: `approvalDeadlineHours` after booking, or at the
+ * start if that comes first. Booked Monday 08:00 with 24 hours for a Monday 15:00 meeting →
+ * Monday 15:00; for a Friday meeting → Tuesday 08:00.
+ */
+export function approvalDeadline(bookedAt: number, start: number, approvalDeadlineHours: number): number {
+  return Math.min(bookedAt + approvalDeadlineHours * 3_600_000, start);
 }
 
 /** Collects the invoice fields; null when none was given. */

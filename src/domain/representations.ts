@@ -53,6 +53,9 @@ export function meetingToJson(meeting: Meeting) {
     createdAt: toIso(meeting.createdAt),
     cancelledAt: meeting.cancelledAt === null ? null : toIso(meeting.cancelledAt),
     cancelReason: meeting.cancelReason,
+    // Events recorded before no-shows existed carry none.
+    noShow: meeting.noShow ?? null,
+    declineReason: meeting.declineReason ?? null,
   };
 }
 

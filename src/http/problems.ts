@@ -148,6 +148,13 @@ export const PROBLEM_KINDS: Record<ErrorCode, ProblemKind> = {
     explanation:
       'Checking a payment needed a call to the payment gateway, which failed or did not answer in time. Nothing was changed; the gateway sends its notification again later.',
   },
+  MEETING_STATE_CONFLICT: {
+    status: 409,
+    title: "The meeting's state does not allow this",
+    anchor: 'meeting-state-conflict',
+    explanation:
+      'The meeting is not where the action needs it: a no-show marked before the meeting started or on a meeting that is not confirmed, or approving or declining a meeting that is no longer pending approval (cancelled, declined, or already approved). Nothing was changed; `GET /meetings/{uuid}` shows its state.',
+  },
 };
 
 /** Seconds a client should wait after a 503 caused by the database. */

@@ -24,6 +24,11 @@ export function toCalendarMeeting(meeting: Meeting, topicName: string): Calendar
     // The resolved address, room link or number when the booking had one (place details), else the place.
     location: meeting.location?.text ?? PLACE_LABELS.en[meeting.place] ?? meeting.place,
     sequence: meeting.sequence,
-    status: meeting.status === 'cancelled' || meeting.status === 'expired' ? 'cancelled' : meeting.status === 'pending_payment' ? 'tentative' : 'confirmed',
+    status:
+      meeting.status === 'cancelled' || meeting.status === 'expired' || meeting.status === 'declined'
+        ? 'cancelled'
+        : meeting.status === 'pending_payment' || meeting.status === 'pending_approval'
+          ? 'tentative'
+          : 'confirmed',
   };
 }

@@ -1,5 +1,5 @@
 import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
-import { statusAt, type Meeting, type MeetingStatus } from '../domain/meeting.js';
+import { meetingAt, statusAt, type Meeting, type MeetingStatus, type NoShow } from '../domain/meeting.js';
 import type { DbOrTrx } from '../db/database.js';
 import { bumpCalendarVersions } from '../db/repositories/busy-time.js';
 import { deleteIdempotentResponsesBefore } from '../db/repositories/idempotency.js';
@@ -14,6 +14,7 @@ import type { MeetingEventData } from '../domain/events.js';
 import { recordEvents } from './record-events.js';
 import { paymentRecord } from '../domain/representations.js';
 import { refundMeetingShare } from './payments/refunds.js';
+import { declineLapsedRequests } from './approval.js';
 
 export interface MeetingListInput {
   username?: string | undefined;
@@ -21,6 +22,7 @@ export interface MeetingListInput {
   from?: string | undefined;
   to?: string | undefined;
   status?: MeetingStatus[] | undefined;
+  noShow?: NoShow | undefined;
   limit?: number | undefined;
   cursor?: string | undefined;
 }
@@ -57,11 +59,12 @@ export async function listMeetings(ctx: Pick<UseCaseContext, 'now' | 'db'>, prin
     from: input.from === undefined ? undefined : Date.parse(input.from),
     to: input.to === undefined ? undefined : Date.parse(input.to),
     statuses: input.status,
+    noShow: input.noShow,
     now,
     after,
     limit: limit + 1,
   });
-  const page = rows.slice(0, limit).map((meeting) => ({ ...meeting, status: statusAt(meeting, now) }));
+  const page = rows.slice(0, limit).map((meeting) => meetingAt(meeting, now));
   const last = page[page.length - 1];
   return { meetings: page, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
 }
@@ -69,7 +72,7 @@ export async function listMeetings(ctx: Pick<UseCaseContext, 'now' | 'db'>, prin
 export async function getMeeting(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, meetingUuid: string): Promise<Meeting> {
   const meeting = await findMeeting(ctx.db, principal.accountUuid, meetingUuid);
   if (!meeting) throw new NotFoundError('meeting');
-  return { ...meeting, status: statusAt(meeting, ctx.now()) };
+  return meetingAt(meeting, ctx.now());
 }
 
 /**
@@ -123,12 +126,14 @@ const SENT_MESSAGE_RETENTION_MS = 30 * 86_400_000;
 
 /**
  * Housekeeping run in the background: lapsed payment holds become `expired` (recording
- * `meeting.expired` for each meeting), idempotency records older than their 24 hours and
+ * `meeting.expired` for each meeting), requests left undecided past their deadline
+ * `declined` (`meeting.declined`, "not approved in time"), idempotency records older than their 24 hours and
  * outbox jobs finished over 30 days ago go.
  */
 export async function runMaintenance(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>): Promise<{ expired: number; purgedIdempotencyKeys: number; purgedJobs: number }> {
   const now = ctx.now();
   const expired = await expireLapsedHolds(ctx, now);
+  await declineLapsedRequests(ctx, now);
   const purgedIdempotencyKeys = await deleteIdempotentResponsesBefore(ctx.db, now - 24 * 3_600_000);
   const purgedJobs = await deleteDoneJobsBefore(ctx.db, now - SENT_MESSAGE_RETENTION_MS);
   return { expired, purgedIdempotencyKeys, purgedJobs };

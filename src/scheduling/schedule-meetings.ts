@@ -4,7 +4,7 @@ import { discountRefusal, normalizeDiscountCode, type DiscountCode } from '../do
 import { cleanFormAnswers } from '../domain/form.js';
 import { resolveLocation, type MeetingLocation, type PlaceDetails } from '../domain/place-details.js';
 import { checkTopicTeam, findTopicHost, isPaidTopic, type MeetingTopic, type Money, type TopicHost } from '../domain/meeting-topic.js';
-import { PAYMENT_HOLD_MS, basePrice, collectInvoice, findOverlappingDates, validateBookingAgainstTopic, type Lang, type Meeting } from '../domain/meeting.js';
+import { PAYMENT_HOLD_MS, approvalDeadline, basePrice, collectInvoice, findOverlappingDates, validateBookingAgainstTopic, type Lang, type Meeting } from '../domain/meeting.js';
 import { priceBooking } from '../domain/pricing.js';
 import { hashRequest } from '../domain/request-hash.js';
 import { isSlotAvailable, type BusyMeeting, type HostCalendar } from '../domain/slots.js';
@@ -209,6 +209,8 @@ function buildBooking(plan: BookingPlan, input: ScheduleInput, starts: number[],
   const needsPayment = amountDue !== null && amountDue.amount > 0;
   const bookingUuid = newId(now);
   const holdExpiresAt = needsPayment ? now + PAYMENT_HOLD_MS : null;
+  // A request holds its slot until the host decides, at most until its deadline; payment is asked for after approval.
+  const holdOf = (start: number) => (topic.requiresApproval ? approvalDeadline(now, start, topic.approvalDeadlineHours) : holdExpiresAt);
   const meetings: Meeting[] = starts.map((start, index) => ({
     uuid: newId(now),
     accountUuid: account.uuid,
@@ -219,8 +221,8 @@ function buildBooking(plan: BookingPlan, input: ScheduleInput, starts: number[],
     bookingUuid,
     start,
     end: meetingEnd(topic, start),
-    status: needsPayment ? 'pending_payment' : 'confirmed',
-    holdExpiresAt,
+    status: topic.requiresApproval ? 'pending_approval' : needsPayment ? 'pending_payment' : 'confirmed',
+    holdExpiresAt: holdOf(start),
     place: input.place,
     location: locations[index]!,
     participant: { name: input.name.trim(), email: input.email.trim(), phone: input.phone?.trim() || null, timezone: input.timezone, lang: input.lang },
@@ -235,6 +237,8 @@ function buildBooking(plan: BookingPlan, input: ScheduleInput, starts: number[],
     cancelledAt: null,
     cancelReason: null,
     bookedByKeyUuid: plan.bookedByKeyUuid,
+    noShow: null,
+    declineReason: null,
   }));
   const payment: Payment | null = needsPayment
     ? {
@@ -245,7 +249,8 @@ function buildBooking(plan: BookingPlan, input: ScheduleInput, starts: number[],
         status: 'pending',
         amount: amountDue.amount,
         currency: amountDue.currency,
-        expiresAt: holdExpiresAt!,
+        // Reset when the request is approved (approveMeeting): the participant pays only then.
+        expiresAt: topic.requiresApproval ? Math.max(...meetings.map((meeting) => meeting.holdExpiresAt!)) + PAYMENT_HOLD_MS : holdExpiresAt!,
         createdAt: now,
         discountCode: plan.discount?.code ?? null,
         discountCodeUuid: plan.discount?.uuid ?? null,
@@ -267,12 +272,15 @@ async function storeBooking(trx: DbOrTrx, plan: BookingPlan, booking: Omit<Booki
   // A use counts only for a paid booking; the conditional update keeps the limit under concurrency.
   if (plan.discount && plan.paid && !(await useDiscountCode(trx, plan.discount.uuid))) throw new DiscountInvalidError('has been used up');
   if (booking.payment) await insertPayment(trx, booking.payment);
+  // A request is `meeting.requested` (the "request received" e-mail), never `meeting.scheduled`.
+  const type = plan.topic.requiresApproval ? ('meeting.requested' as const) : ('meeting.scheduled' as const);
   await recordEvents(
     trx,
-    booking.meetings.map((meeting) => ({ accountUuid: meeting.accountUuid, type: 'meeting.scheduled' as const, subjectUuid: meeting.uuid, data: { meeting } })),
+    booking.meetings.map((meeting) => ({ accountUuid: meeting.accountUuid, type, subjectUuid: meeting.uuid, data: { meeting } })),
     now,
   );
-  if (booking.payment) {
+  // A request's payment is asked for when it is approved.
+  if (booking.payment && !plan.topic.requiresApproval) {
     const data = { payment: paymentRecord(booking.payment, publicUrl), meetings: booking.meetings.map((meeting) => meeting.uuid) };
     await recordEvents(trx, [{ accountUuid: booking.payment.accountUuid, type: 'payment.pending', subjectUuid: booking.payment.uuid, data }], now);
   }

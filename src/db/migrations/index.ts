@@ -16,6 +16,7 @@ import * as attemptsAndIsoAmounts from './0014-attempts-and-iso-amounts.js';
 import * as refundRequests from './0016-refund-requests.js';
 import * as accountOwners from './0017-account-owners.js';
 import * as integrations from './0018-integrations.js';
+import * as meetingLifecycle from './0021-meeting-lifecycle.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '0016-refund-requests': refundRequests,
   '0017-account-owners': accountOwners,
   '0018-integrations': integrations,
+  '0021-meeting-lifecycle': meetingLifecycle,
 };

@@ -59,7 +59,10 @@ function busySpansQuery(db: DbOrTrx, hosts: { one: string } | { any: string[] },
     .where((eb) => ('one' in hosts ? eb('meetings.host_user_id', '=', hosts.one) : eb('meetings.host_user_id', 'in', hosts.any)))
     .where('meetings.starts_at', '>=', from)
     .where('meetings.starts_at', '<', to)
-    .where((eb) => eb.or([eb('meetings.status', '=', 'confirmed'), eb.and([eb('meetings.status', '=', 'pending_payment'), eb('meetings.hold_expires_at', '>', now)])]));
+    // A hold (payment, or the host's approval) blocks until it runs out.
+    .where((eb) =>
+      eb.or([eb('meetings.status', '=', 'confirmed'), eb.and([eb('meetings.status', 'in', ['pending_payment', 'pending_approval']), eb('meetings.hold_expires_at', '>', now)])]),
+    );
   const external = db
     .selectFrom('external_busy')
     .select([

@@ -1,5 +1,5 @@
 import type { Place } from '../../domain/account.js';
-import type { Invoice, Lang, Meeting, MeetingStatus } from '../../domain/meeting.js';
+import type { Invoice, Lang, Meeting, MeetingStatus, NoShow } from '../../domain/meeting.js';
 import { locationWithoutDetails, type MeetingLocation } from '../../domain/place-details.js';
 import { compileOnce } from '../compiled-query.js';
 import type { DbOrTrx, MeetingRow } from '../database.js';
@@ -40,6 +40,8 @@ function meetingRowToMeeting(row: MeetingRowWithHost): Meeting {
     cancelledAt: row.cancelled_at,
     cancelReason: row.cancel_reason,
     bookedByKeyUuid: row.booked_by_key_id,
+    noShow: row.no_show as NoShow | null,
+    declineReason: row.decline_reason,
   };
 }
 
@@ -83,6 +85,8 @@ function meetingToRow(meeting: Meeting) {
     cancelled_at: null,
     cancel_reason: null,
     booked_by_key_id: meeting.bookedByKeyUuid,
+    no_show: meeting.noShow,
+    decline_reason: meeting.declineReason,
   };
 }
 
@@ -110,6 +114,8 @@ export interface MeetingQuery {
   /** Stored statuses to match (the caller maps `expired` to held-out pending ones). */
   statuses?: MeetingStatus[] | undefined;
   now: number;
+  /** Only meetings marked with this no-show. */
+  noShow?: NoShow | undefined;
   /** Keyset position: meetings strictly after (start, uuid). */
   after?: { start: number; uuid: string } | undefined;
   limit: number;
@@ -128,7 +134,7 @@ export async function selectMeetingsPage(db: DbOrTrx, query: MeetingQuery): Prom
     // A pending hold that ran out reads as expired even before the sweeper writes it.
     select = select.where((eb) => {
       const branches = [];
-      const stored = statuses.filter((status) => status !== 'pending_payment' && status !== 'expired');
+      const stored = statuses.filter((status) => status !== 'pending_payment' && status !== 'expired' && status !== 'pending_approval' && status !== 'declined');
       if (stored.length > 0) branches.push(eb('meetings.status', 'in', stored));
       if (statuses.includes('pending_payment')) {
         branches.push(eb.and([eb('meetings.status', '=', 'pending_payment'), eb('meetings.hold_expires_at', '>', now)]));
@@ -137,9 +143,18 @@ export async function selectMeetingsPage(db: DbOrTrx, query: MeetingQuery): Prom
         branches.push(eb('meetings.status', '=', 'expired'));
         branches.push(eb.and([eb('meetings.status', '=', 'pending_payment'), eb('meetings.hold_expires_at', '<=', now)]));
       }
+      // Likewise a request past its approval deadline reads as declined.
+      if (statuses.includes('pending_approval')) {
+        branches.push(eb.and([eb('meetings.status', '=', 'pending_approval'), eb('meetings.hold_expires_at', '>', now)]));
+      }
+      if (statuses.includes('declined')) {
+        branches.push(eb('meetings.status', '=', 'declined'));
+        branches.push(eb.and([eb('meetings.status', '=', 'pending_approval'), eb('meetings.hold_expires_at', '<=', now)]));
+      }
       return eb.or(branches);
     });
   }
+  if (query.noShow !== undefined) select = select.where('meetings.no_show', '=', query.noShow);
   if (query.after !== undefined) {
     const { start, uuid } = query.after;
     select = select.where((eb) => eb.or([eb('meetings.starts_at', '>', start), eb.and([eb('meetings.starts_at', '=', start), eb('meetings.id', '>', uuid)])]));
@@ -166,9 +181,74 @@ export async function markMeetingCancelled(db: DbOrTrx, meetingUuid: string, can
     .updateTable('meetings')
     .set((eb) => ({ status: 'cancelled', cancelled_at: cancelledAt, cancel_reason: reason, updated_at: cancelledAt, sequence: eb('sequence', '+', 1) }))
     .where('id', '=', meetingUuid)
-    .where((eb) => eb.or([eb('status', '=', 'confirmed'), eb.and([eb('status', '=', 'pending_payment'), eb('hold_expires_at', '>', cancelledAt)])]))
+    .where((eb) => eb.or([eb('status', '=', 'confirmed'), eb.and([eb('status', 'in', ['pending_payment', 'pending_approval']), eb('hold_expires_at', '>', cancelledAt)])]))
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Sets who did not come (null clears it) on a confirmed meeting that has started by `now`,
+ * if it is not so already; false when nothing changed, so of concurrent marks with the same
+ * answer one records the event.
+ */
+export async function setMeetingNoShow(db: DbOrTrx, meetingUuid: string, noShow: NoShow | null, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('meetings')
+    .set({ no_show: noShow, updated_at: now })
+    .where('id', '=', meetingUuid)
+    .where('status', '=', 'confirmed')
+    .where('starts_at', '<=', now)
+    .where((eb) => (noShow === null ? eb('no_show', 'is not', null) : eb.or([eb('no_show', 'is', null), eb('no_show', '<>', noShow)])))
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Decides a request still open at `now` (pending approval, its deadline not reached):
+ * `confirmed`, or `pending_payment` holding the slot until `holdExpiresAt` for a paid one.
+ * False when it was no longer open, so of an approval, a decline and the deadline exactly one
+ * changes the row.
+ */
+export async function markMeetingApproved(
+  db: DbOrTrx,
+  meetingUuid: string,
+  now: number,
+  next: { status: 'confirmed' | 'pending_payment'; holdExpiresAt: number | null },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('meetings')
+    .set({ status: next.status, hold_expires_at: next.holdExpiresAt, updated_at: now })
+    .where('id', '=', meetingUuid)
+    .where('status', '=', 'pending_approval')
+    .where('hold_expires_at', '>', now)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Declines a request: by the host while it is open (`lapsed: false`), or by the sweeper once
+ * its deadline passed (`lapsed: true`); false when another decision got there first.
+ */
+export async function markMeetingDeclined(db: DbOrTrx, meetingUuid: string, now: number, reason: string | null, lapsed: boolean): Promise<boolean> {
+  const result = await db
+    .updateTable('meetings')
+    .set({ status: 'declined', decline_reason: reason, updated_at: now })
+    .where('id', '=', meetingUuid)
+    .where('status', '=', 'pending_approval')
+    .where('hold_expires_at', lapsed ? '<=' : '>', now)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Requests whose approval deadline passed by `now`, a bounded batch. */
+export async function findLapsedApprovals(db: DbOrTrx, now: number, limit: number): Promise<Meeting[]> {
+  const rows = await selectMeetings(db)
+    .where('meetings.status', '=', 'pending_approval')
+    .where('meetings.hold_expires_at', '<=', now)
+    .orderBy('meetings.hold_expires_at')
+    .limit(limit)
+    .execute();
+  return rows.map(meetingRowToMeeting);
 }
 
 /** Pending meetings whose hold ran out by `now`, a bounded batch, by booking. */

@@ -179,6 +179,11 @@ export async function markPaymentExpired(db: DbOrTrx, bookingUuid: string): Prom
   return result.numUpdatedRows > 0n;
 }
 
+/** A pending payment's new deadline (a request approved: the participant's time to pay starts then). */
+export async function setPaymentExpiry(db: DbOrTrx, paymentUuid: string, expiresAt: number): Promise<void> {
+  await db.updateTable('payments').set({ expires_at: expiresAt }).where('id', '=', paymentUuid).where('status', '=', 'pending').execute();
+}
+
 /** Inserts the refund unless one with the same key exists for the payment; true when inserted. */
 export async function insertRefundOnce(db: DbOrTrx, refund: Omit<Refund, 'status' | 'gatewayRefundId' | 'doneAt' | 'requestedAt'>): Promise<boolean> {
   const result = await db

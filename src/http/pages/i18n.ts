@@ -71,6 +71,10 @@ const en = {
   status_pending_payment: 'Awaiting payment',
   status_expired: 'Expired',
   status_cancelled: 'Cancelled',
+  status_pending_approval: 'Awaiting the host',
+  status_declined: 'Declined',
+  requestedTitle: 'Your request awaits the host',
+  requestedText: 'The host will approve or decline it; the time is held for you until then. We wrote to',
   cancelHeading: 'Cancel this booking',
   reason: 'Reason',
   cancel: 'Cancel booking',
@@ -157,6 +161,10 @@ const pl: Strings = {
   status_pending_payment: 'Oczekuje na płatność',
   status_expired: 'Wygasła',
   status_cancelled: 'Odwołana',
+  status_pending_approval: 'Czeka na gospodarza',
+  status_declined: 'Odrzucona',
+  requestedTitle: 'Twoja prośba czeka na gospodarza',
+  requestedText: 'Gospodarz ją zaakceptuje lub odrzuci; do tego czasu termin jest dla Ciebie zarezerwowany. Napisaliśmy na adres',
   cancelHeading: 'Odwołaj rezerwację',
   reason: 'Powód',
   cancel: 'Odwołaj rezerwację',
@@ -222,6 +230,10 @@ export const CLIENT_STRING_KEYS = [
   'status_pending_payment',
   'status_expired',
   'status_cancelled',
+  'status_pending_approval',
+  'status_declined',
+  'requestedTitle',
+  'requestedText',
 ] as const satisfies readonly (keyof Strings)[];
 
 export function clientStrings(lang: Lang): Record<string, string> {

@@ -21,6 +21,8 @@ export function topicToJson(topic: MeetingTopic) {
     dailyLimit: topic.dailyLimit,
     places: topic.places,
     phoneRequired: topic.phoneRequired,
+    requiresApproval: topic.requiresApproval,
+    approvalDeadlineHours: topic.approvalDeadlineHours,
     price: topic.price,
     priceVariants: topic.priceVariants,
     form: topic.form,

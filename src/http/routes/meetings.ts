@@ -4,12 +4,16 @@ import type { UseCaseContext } from '../../scheduling/context.js';
 import { cancelMeeting, getMeeting, listMeetings } from '../../scheduling/meetings.js';
 import { scheduleMeetings } from '../../scheduling/schedule-meetings.js';
 import { rescheduleMeeting } from '../../scheduling/reschedule-meeting.js';
+import { setNoShow } from '../../scheduling/no-show.js';
+import { approveMeeting, declineMeeting } from '../../scheduling/approval.js';
 import {
   RescheduleBodySchema,
   BookingSchema,
   CancelBodySchema,
   MeetingListQuerySchema,
+  DeclineBodySchema,
   MeetingListSchema,
+  NoShowBodySchema,
   ScheduleBodySchema,
   ScheduleHeadersSchema,
 } from '../schemas/schedule.js';
@@ -137,5 +141,96 @@ export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
       },
     },
     async (request) => meetingToJson(await rescheduleMeeting(ctx, principalOf(request), request.params.uuid, request.body)),
+  );
+
+  app.post(
+    '/meetings/:uuid/no-show',
+    {
+      schema: {
+        tags: ['Meetings'],
+        summary: 'Record a no-show',
+        description:
+          "Records who did not come (`noShow` on the meeting), from the meeting's start on: 409 MEETING_STATE_CONFLICT before it, or for a " +
+          'meeting that is not confirmed. Marking the other party replaces the mark; marking the same again changes nothing. Each change sends ' +
+          'the webhook event `meeting.no_show`. Who may: as for cancel (not the participant).',
+        security: API_KEY_SECURITY,
+        params: UuidParams,
+        body: NoShowBodySchema,
+        response: { 200: Type.Ref('Meeting'), ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const meeting = await setNoShow(ctx, principalOf(request), request.params.uuid, request.body.who);
+      return meetingWithPaymentToJson(meeting, (await paymentsOfMeetings(ctx, [meeting])).get(meeting.bookingUuid));
+    },
+  );
+
+  app.delete(
+    '/meetings/:uuid/no-show',
+    {
+      schema: {
+        tags: ['Meetings'],
+        summary: 'Clear a no-show',
+        description: 'Sets `noShow` back to null (a mark made by mistake), sending `meeting.no_show` when there was one; clearing again changes nothing.',
+        security: API_KEY_SECURITY,
+        params: UuidParams,
+        response: { 200: Type.Ref('Meeting'), ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },
+      },
+    },
+    async (request) => {
+      const meeting = await setNoShow(ctx, principalOf(request), request.params.uuid, null);
+      return meetingWithPaymentToJson(meeting, (await paymentsOfMeetings(ctx, [meeting])).get(meeting.bookingUuid));
+    },
+  );
+
+  app.post(
+    '/meetings/:uuid/approve',
+    {
+      schema: {
+        tags: ['Meetings'],
+        summary: 'Approve a request',
+        description:
+          'A `pending_approval` meeting (a topic with `requiresApproval`) becomes `confirmed`: participant and host get the confirmation and ' +
+          'invitation then. For a paid topic it becomes `pending_payment` instead, and only now is the participant sent the pay link (the ' +
+          'slot held 30 minutes from now). Webhook events `meeting.approved` (and `meeting.confirmed` when nothing is to pay). Approving again ' +
+          'returns it unchanged; a cancelled or declined meeting (or one whose deadline passed) is 409 MEETING_STATE_CONFLICT. Of an ' +
+          "approval, a decline and the deadline at once exactly one takes effect. Who may: the host, an admin of the topic's team, or the key that booked it.",
+        security: API_KEY_SECURITY,
+        params: UuidParams,
+        response: { 200: Type.Ref('Meeting'), ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const meeting = await approveMeeting(ctx, principalOf(request), request.params.uuid);
+      return meetingWithPaymentToJson(meeting, (await paymentsOfMeetings(ctx, [meeting])).get(meeting.bookingUuid));
+    },
+  );
+
+  app.post(
+    '/meetings/:uuid/decline',
+    {
+      schema: {
+        tags: ['Meetings'],
+        summary: 'Decline a request',
+        description:
+          'A `pending_approval` meeting becomes `declined` with `declineReason`: its slot is free again and the participant is told (with the ' +
+          'reason). Webhook event `meeting.declined`, also sent when a request is left undecided until its deadline (the earlier of ' +
+          '`approvalDeadlineHours` after booking and the start), with the reason "not approved in time". Declining again returns it ' +
+          'unchanged; an approved or cancelled meeting is 409 MEETING_STATE_CONFLICT. Who may: as for approve.',
+        security: API_KEY_SECURITY,
+        params: UuidParams,
+        body: DeclineBodySchema,
+        response: { 200: Type.Ref('Meeting'), ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404, 409) },
+      },
+      // The body is optional: a bare POST declines without a reason.
+      config: { bodyOptional: true },
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request) => {
+      const meeting = await declineMeeting(ctx, principalOf(request), request.params.uuid, request.body.reason);
+      return meetingWithPaymentToJson(meeting, (await paymentsOfMeetings(ctx, [meeting])).get(meeting.bookingUuid));
+    },
   );
 };

@@ -38,6 +38,18 @@ const settingsProperties = {
   ),
   places: Type.Optional(Type.Array(PlaceSchema, { minItems: 1, maxItems: 16, description: "Subset of the account's enabled places. Default: every place the account enables." })),
   phoneRequired: Type.Optional(Type.Boolean({ description: 'Bookings must give a phone number. Default false.' })),
+  requiresApproval: Type.Optional(
+    Type.Boolean({
+      description: 'Bookings are requests: `pending_approval`, holding the slot, until the host approves (POST /meetings/{uuid}/approve) or declines. Default false.',
+    }),
+  ),
+  approvalDeadlineHours: Type.Optional(
+    Type.Integer({
+      minimum: TOPIC_LIMITS.approvalDeadlineHours[0],
+      maximum: TOPIC_LIMITS.approvalDeadlineHours[1],
+      description: 'A request not decided this many hours after booking, or by its start if sooner, is declined ("not approved in time"). Default 24.',
+    }),
+  ),
   price: Type.Optional(Nullable(MoneySchema)),
   priceVariants: Type.Optional(
     Type.Array(Type.Object({ uuid: Type.Optional(Uuid), name: NonBlankLine({ maxLength: 200 }), price: MoneySchema }, { additionalProperties: false }), {
@@ -120,6 +132,8 @@ export const MeetingTopicSchema = Type.Object(
     dailyLimit: Nullable(Type.Integer()),
     places: Type.Array(PlaceSchema),
     phoneRequired: Type.Boolean(),
+    requiresApproval: Type.Boolean(),
+    approvalDeadlineHours: Type.Integer(),
     price: Nullable(MoneySchema),
     priceVariants: Type.Array(Type.Object({ uuid: Uuid, name: Type.String(), price: MoneySchema })),
     form: Type.Array(

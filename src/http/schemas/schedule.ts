@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { LANGS, MEETING_STATUSES } from '../../domain/meeting.js';
+import { LANGS, MEETING_STATUSES, NO_SHOW_PARTIES } from '../../domain/meeting.js';
 import { GatewaySchema, PlaceSchema } from './account.js';
 import { PAYMENT_STATUSES } from '../../domain/payment.js';
 import { MeetingLocationSchema } from './place-details.js';
@@ -146,6 +146,8 @@ export const MeetingSchema = Type.Object(
     createdAt: Timestamp,
     cancelledAt: Nullable(Timestamp),
     cancelReason: Nullable(Type.String()),
+    declineReason: Nullable(Type.String({ description: 'A declined request: the host\'s reason, or "not approved in time".' })),
+    noShow: Nullable(StringEnum(NO_SHOW_PARTIES, { description: 'Who did not come, as marked after the start (POST /meetings/{uuid}/no-show); null otherwise.' })),
     payment: Type.Optional(
       Nullable(
         Type.Object(
@@ -198,6 +200,7 @@ export const MeetingListQuerySchema = Type.Object(
     status: Type.Optional(
       Type.Array(StringEnum(MEETING_STATUSES), { description: 'One or more statuses; repeat the parameter for several (status=confirmed&status=pending_payment).' }),
     ),
+    noShow: Type.Optional(StringEnum(NO_SHOW_PARTIES, { description: 'Only meetings marked with this no-show.' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Meetings per page.' })),
     cursor: Type.Optional(SingleLine({ maxLength: 200, description: 'The `nextCursor` of the previous page.' })),
   },
@@ -224,3 +227,7 @@ export const CancelBodySchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const NoShowBodySchema = Type.Object({ who: StringEnum(NO_SHOW_PARTIES, { description: 'Who did not come.' }) }, { additionalProperties: false });
+
+export const DeclineBodySchema = Type.Object({ reason: Type.Optional(MultiLine({ maxLength: 2000, description: 'Told to the participant.' })) }, { additionalProperties: false });

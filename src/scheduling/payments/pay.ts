@@ -64,6 +64,8 @@ export async function preparePayment(
   if (!payment) throw new NotFoundError('payment');
   const view = await pageView(ctx, payment);
   if (view.status !== 'pending') return { kind: 'state', view };
+  // A request's payment is asked for once the host approves it: until then nothing to pay.
+  if (view.meetings.some((meeting) => meeting.status === 'pending_approval')) return { kind: 'state', view };
   if (payment.gatewayRedirectUrl !== null) return { kind: 'redirect', url: payment.gatewayRedirectUrl };
 
   const token = newId(ctx.now());

@@ -6,6 +6,7 @@ import { calendarWriteJobsForEvent } from './calendar-writes.js';
 import { conferenceRoomJobsForEvent } from './conference-rooms.js';
 import { emailJobsForEvent } from './email.js';
 import { webhookJobsForEvent } from './webhooks.js';
+import { approvalEmailJobsForEvent } from './approval-emails.js';
 
 /**
  * What follows from an event, each reaction in a file of its own: the jobs it returns are
@@ -14,4 +15,4 @@ import { webhookJobsForEvent } from './webhooks.js';
 /** `ctx` for what a reaction needs beyond the transaction (the e-mail's manage link is signed with its secret key). */
 export type EventReaction = (trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'config' | 'secretKey'>) => Promise<NewJob[]>;
 
-export const EVENT_REACTIONS: readonly EventReaction[] = [emailJobsForEvent, calendarWriteJobsForEvent, webhookJobsForEvent, conferenceRoomJobsForEvent];
+export const EVENT_REACTIONS: readonly EventReaction[] = [emailJobsForEvent, calendarWriteJobsForEvent, webhookJobsForEvent, conferenceRoomJobsForEvent, approvalEmailJobsForEvent];

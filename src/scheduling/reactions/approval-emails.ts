@@ -1,0 +1,59 @@
+import type { DomainEvent, MeetingEventData } from '../../domain/events.js';
+import type { DbOrTrx } from '../../db/database.js';
+import { findAccount } from '../../db/repositories/accounts.js';
+import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
+import type { NewJob } from '../../db/repositories/outbox.js';
+import { findUser } from '../../db/repositories/users.js';
+import { newId } from '../../ids.js';
+import { approvalNotice, type ApprovalMessageFacts } from '../../mail/approval-message.js';
+import { EMAIL_JOB_KIND } from '../../mail/booking-message.js';
+import type { UseCaseContext } from '../context.js';
+import { manageUrl } from '../manage-token.js';
+
+/**
+ * A request's e-mails: on `meeting.requested` the participant's "request received" (with the
+ * deadline and their manage link) and the host's "a request awaits you"; on
+ * `meeting.declined` the participant's "request declined" with the reason. An approval sends
+ * the ordinary confirmation (its `meeting.confirmed`), or the pay link for a paid topic.
+ */
+export async function approvalEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'config' | 'secretKey'>): Promise<NewJob[]> {
+  if (event.type !== 'meeting.requested' && event.type !== 'meeting.declined') return [];
+  const { meeting } = event.data as unknown as MeetingEventData;
+  const [account, topic, host] = await Promise.all([
+    findAccount(trx, meeting.accountUuid),
+    findTopicIncludingDeleted(trx, meeting.topicUuid),
+    findUser(trx, meeting.accountUuid, meeting.hostUuid),
+  ]);
+  if (!account || !topic || !host) return [];
+  const hostName = `${host.firstName} ${host.lastName}`;
+  const common = {
+    accountName: account.name,
+    topicName: topic.name,
+    hostName,
+    participantName: meeting.participant.name,
+    start: meeting.start,
+    end: meeting.end,
+    deadline: meeting.holdExpiresAt ?? meeting.start,
+    reason: meeting.declineReason ?? null,
+  };
+  const participant: ApprovalMessageFacts = {
+    ...common,
+    kind: event.type === 'meeting.requested' ? 'requested' : 'declined',
+    to: { name: meeting.participant.name, email: meeting.participant.email },
+    lang: meeting.participant.lang,
+    timezone: meeting.participant.timezone,
+    link: event.type === 'meeting.requested' ? manageUrl(ctx.config.publicUrl, ctx.secretKey, meeting.uuid) : null,
+  };
+  const facts = [participant];
+  if (event.type === 'meeting.requested') {
+    facts.push({
+      ...common,
+      kind: 'awaiting-host',
+      to: { name: hostName, email: host.email },
+      lang: 'en',
+      timezone: host.timezone,
+      link: `${ctx.config.publicUrl}/api/v1/meetings/${meeting.uuid}`,
+    });
+  }
+  return facts.map((message) => ({ uuid: newId(now), kind: EMAIL_JOB_KIND, payload: approvalNotice(message) }));
+}

@@ -3,6 +3,7 @@ import type { CalendarType } from '../domain/calendar.js';
 import { caldavProvider } from './caldav.js';
 import { createGoogleCalendarProvider } from './google.js';
 import { icsProvider } from './ics-url.js';
+import { createMicrosoftCalendarProvider } from './microsoft.js';
 import type { CalendarProvider } from './provider.js';
 
 /**
@@ -14,5 +15,6 @@ export function createCalendarRegistry(integrations: IntegrationUrls): Record<Ca
     caldav: caldavProvider,
     ics: icsProvider,
     google: createGoogleCalendarProvider(integrations.google),
+    microsoft: createMicrosoftCalendarProvider(integrations.microsoft),
   };
 }

@@ -1,5 +1,5 @@
 /** The kinds of calendar a host can connect; src/calendars/registry.ts has an adapter for each. */
-export const CALENDAR_TYPES = ['caldav', 'ics', 'google'] as const;
+export const CALENDAR_TYPES = ['caldav', 'ics', 'google', 'microsoft'] as const;
 export type CalendarType = (typeof CALENDAR_TYPES)[number];
 
 export const CALENDAR_SYNC_STATUSES = ['pending', 'ok', 'error'] as const;

@@ -7252,7 +7252,7 @@ export interface operations {
                  */
                 uuid: string;
                 /** @enum {string} */
-                type: "caldav" | "ics" | "google";
+                type: "caldav" | "ics" | "google" | "microsoft";
                 /** @description CalDAV: the collection URL. ICS: only the scheme and host (`https://calendar.example.com/…`): the rest is often a secret address. */
                 url: string;
                 username: string | null;
@@ -7419,10 +7419,10 @@ export interface operations {
       content: {
         "application/json": {
           /**
-           * @description `caldav`: a CalDAV calendar collection (read, and written with `writeMeetings`); `ics`: an iCalendar URL (read only); `google`: a Google calendar through the user's Google connection (`connection`, `calendarId`).
+           * @description `caldav`: a CalDAV calendar collection (read, and written with `writeMeetings`); `ics`: an iCalendar URL (read only); `google`: a Google calendar through the user's Google connection (`connection`, `calendarId`); `microsoft`: an Outlook calendar through the user's Microsoft connection (`connection`, `calendarId`).
            * @enum {string}
            */
-          type: "caldav" | "ics" | "google";
+          type: "caldav" | "ics" | "google" | "microsoft";
           /** @description CalDAV: the calendar collection URL (`https://dav.example.com/calendars/anna/work/`); ICS: the feed URL (`https://…` or `webcal://…`). It must not resolve to a loopback, private, link-local or metadata address unless the operator set ALLOW_PRIVATE_URLS=true; redirects are not followed for CalDAV. Required for `caldav` and `ics`; not for `google`. One line: no control characters. */
           url?: string;
           /**
@@ -7430,7 +7430,7 @@ export interface operations {
            * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
            */
           connection?: string;
-          /** @description Google only: the calendar's id, `primary` (the default) or one like `team@group.calendar.google.com`. One line: no control characters. */
+          /** @description Google and Microsoft only: the calendar's id, `primary` (the default) or one like `team@group.calendar.google.com` (Google) or a Graph calendar id `AAMkAGI2…AAA=` (Microsoft). One line: no control characters. */
           calendarId?: string;
           /** @description CalDAV only: the account name. One line: no control characters. */
           username?: string;
@@ -7442,7 +7442,7 @@ export interface operations {
            */
           checkConflicts?: boolean;
           /**
-           * @description CalDAV and Google: the user's confirmed meetings are written into this calendar, moved and removed with them (default false). A Google Meet meeting's own event is already there: it is not written twice.
+           * @description CalDAV and Google: the user's confirmed meetings are written into this calendar, moved and removed with them (default false). A Google Meet meeting's own event is already there: it is not written twice. Microsoft too: a Teams meeting's own event is its copy.
            * @default false
            */
           writeMeetings?: boolean;
@@ -7467,7 +7467,7 @@ export interface operations {
              */
             uuid: string;
             /** @enum {string} */
-            type: "caldav" | "ics" | "google";
+            type: "caldav" | "ics" | "google" | "microsoft";
             /** @description CalDAV: the collection URL. ICS: only the scheme and host (`https://calendar.example.com/…`): the rest is often a secret address. */
             url: string;
             username: string | null;
@@ -7651,7 +7651,7 @@ export interface operations {
              */
             uuid: string;
             /** @enum {string} */
-            type: "caldav" | "ics" | "google";
+            type: "caldav" | "ics" | "google" | "microsoft";
             /** @description CalDAV: the collection URL. ICS: only the scheme and host (`https://calendar.example.com/…`): the rest is often a secret address. */
             url: string;
             username: string | null;
@@ -7990,7 +7990,7 @@ export interface operations {
              */
             uuid: string;
             /** @enum {string} */
-            type: "caldav" | "ics" | "google";
+            type: "caldav" | "ics" | "google" | "microsoft";
             /** @description CalDAV: the collection URL. ICS: only the scheme and host (`https://calendar.example.com/…`): the rest is often a secret address. */
             url: string;
             username: string | null;

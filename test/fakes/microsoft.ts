@@ -36,6 +36,15 @@ export interface GraphEvent {
   singleValueExtendedProperties: { id: string; value: string }[];
   /** The mailbox it is in. */
   mailbox: string;
+  /** The calendar it is in (`primary`: the mailbox's default calendar). */
+  calendarId?: string;
+  /** Outlook's availability (`free`, `tentative`, `busy`, `oof`, `workingElsewhere`, `unknown`); `busy` when not set. */
+  showAs?: string;
+  isCancelled?: boolean;
+  isAllDay?: boolean;
+  responseStatus?: { response: string; time: string };
+  body?: { contentType: string; content: string };
+  location?: { displayName: string };
 }
 
 export interface FakeMicrosoft extends OAuthProvider {
@@ -54,6 +63,14 @@ export interface FakeMicrosoft extends OAuthProvider {
   delayJoinUrls(count: number): void;
   /** Whether the mailbox may have Teams meetings; without (a personal account, no licence) Graph makes plain events. */
   setTeamsAvailable(available: boolean): void;
+  /** Adds a calendar besides `primary` to the mailbox, under this id. */
+  addCalendar(id: string): void;
+  /** Adds an event as the host would in Outlook (times as instants; an all-day event's start and end as dates, the end exclusive). */
+  addEvent(
+    event: { id: string; subject: string; start: string; end: string } & Partial<
+      Pick<GraphEvent, 'calendarId' | 'showAs' | 'isCancelled' | 'isAllDay' | 'responseStatus' | 'singleValueExtendedProperties'>
+    >,
+  ): GraphEvent;
   env: Record<string, string>;
 }
 
@@ -85,6 +102,7 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
   let slowJoinUrls = 0;
   let teamsAvailable = true;
   const pendingJoinUrls = new Map<string, GraphEvent['onlineMeeting']>();
+  const calendars = new Set(['primary']);
   let held: Promise<void> | null = null;
   let tokenOverride: { status: number; contentType: string; body: string } | null = null;
 
@@ -140,9 +158,56 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
     return body;
   };
 
-  const eventOut = (event: GraphEvent) => {
-    const { mailbox: _mailbox, singleValueExtendedProperties: _properties, ...rest } = event;
-    return { '@odata.etag': 'W/"DwAAABYAAAA="', ...rest, webLink: `https://outlook.office365.com/owa/?itemid=${encodeURIComponent(event.id)}` };
+  const eventOut = (event: GraphEvent, expanded: readonly string[] = []) => {
+    const { mailbox: _mailbox, singleValueExtendedProperties: properties, calendarId: _calendarId, ...rest } = event;
+    const shown = properties.filter((property) => expanded.includes(property.id));
+    return {
+      '@odata.etag': 'W/"DwAAABYAAAA="',
+      showAs: 'busy',
+      isCancelled: false,
+      isAllDay: false,
+      iCalUId: `040000008200E00074C5B7101A82E008${createHash('sha256').update(event.id).digest('hex').slice(0, 40).toUpperCase()}`,
+      ...rest,
+      ...(shown.length > 0 ? { singleValueExtendedProperties: shown } : {}),
+      webLink: `https://outlook.office365.com/owa/?itemid=${encodeURIComponent(event.id)}`,
+    };
+  };
+  /** `/v1.0/me/events` or `/v1.0/me/calendars/{id}/events` (and `calendarView`): the calendar and the collection; null for any other path. */
+  const collectionOf = (pathname: string): { calendarId: string; collection: 'events' | 'calendarView' } | null => {
+    const match = /^\/v1\.0\/me(?:\/calendars\/([^/]+))?\/(events|calendarView)$/.exec(pathname);
+    return match ? { calendarId: match[1] === undefined ? 'primary' : decodeURIComponent(match[1]), collection: match[2] as 'events' | 'calendarView' } : null;
+  };
+  /** A UTC Graph dateTime as epoch ms (the fake keeps every event in UTC). */
+  const instantOf = (time: { dateTime: string }) => Date.parse(`${time.dateTime.slice(0, 19)}Z`);
+  /**
+   * calendarView as Graph pages it: occurrences overlapping [startDateTime, endDateTime) by
+   * start, `$top` a page (at most 1000, default 10), then `@odata.nextLink` with `$skip`;
+   * extended properties only those named in `$expand=singleValueExtendedProperties($filter=id eq '…' or id eq '…')`.
+   */
+  const calendarView = (url: URL, calendarId: string, grant: Grant): { status: number; body?: unknown } => {
+    const from = Date.parse(url.searchParams.get('startDateTime') ?? '');
+    const to = Date.parse(url.searchParams.get('endDateTime') ?? '');
+    if (Number.isNaN(from) || Number.isNaN(to))
+      return graphError(400, 'ErrorInvalidParameter', "This request requires a time window specified by the query string parameters 'startDateTime' and 'endDateTime'.");
+    const top = Math.min(Number(url.searchParams.get('$top') ?? 10) || 10, 1000);
+    const skip = Number(url.searchParams.get('$skip') ?? 0) || 0;
+    const expand = url.searchParams.get('$expand') ?? '';
+    const expanded = [...expand.matchAll(/id eq '([^']+)'/g)].map((match) => match[1]!);
+    const inView = [...events.values()]
+      .filter((event) => event.mailbox === grant.mailbox && (event.calendarId ?? 'primary') === calendarId)
+      .filter((event) => instantOf(event.end) > from && instantOf(event.start) < to)
+      .sort((a, b) => instantOf(a.start) - instantOf(b.start) || a.id.localeCompare(b.id));
+    const page = inView.slice(skip, skip + top);
+    const body: Record<string, unknown> = {
+      '@odata.context': "https://graph.microsoft.com/v1.0/$metadata#users('me')/calendarView",
+      value: page.map((event) => eventOut(event, expanded)),
+    };
+    if (skip + top < inView.length) {
+      const next = new URL(url.pathname + url.search, 'https://graph.microsoft.com');
+      next.searchParams.set('$skip', String(skip + top));
+      body['@odata.nextLink'] = next.href;
+    }
+    return { status: 200, body };
   };
   const validTimes = (value: unknown) => {
     const time = value as { dateTime?: unknown; timeZone?: unknown } | undefined;
@@ -162,7 +227,10 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
         },
       };
     }
-    if (url.pathname === '/v1.0/me/events' && method === 'POST') {
+    const collection = collectionOf(url.pathname);
+    if (collection && !calendars.has(collection.calendarId)) return graphError(404, 'ErrorItemNotFound', 'The specified object was not found in the store.');
+    if (collection?.collection === 'calendarView' && method === 'GET') return calendarView(url, collection.calendarId, grant);
+    if (collection?.collection === 'events' && method === 'POST') {
       if (typeof body.subject !== 'string' || !validTimes(body.start) || !validTimes(body.end))
         return graphError(400, 'ErrorInvalidRequest', 'Your request can\u2019t be completed. start and end are required.');
       if (typeof body.transactionId === 'string') {
@@ -189,6 +257,10 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
         transactionId: typeof body.transactionId === 'string' ? body.transactionId : null,
         singleValueExtendedProperties: Array.isArray(body.singleValueExtendedProperties) ? (body.singleValueExtendedProperties as GraphEvent['singleValueExtendedProperties']) : [],
         mailbox: grant.mailbox,
+        calendarId: collection.calendarId,
+        ...(typeof body.showAs === 'string' ? { showAs: body.showAs } : {}),
+        ...(typeof body.body === 'object' && body.body !== null ? { body: body.body as GraphEvent['body'] } : {}),
+        ...(typeof body.location === 'object' && body.location !== null ? { location: body.location as GraphEvent['location'] } : {}),
       };
       if (online && slowJoinUrls > 0) {
         slowJoinUrls -= 1;
@@ -198,10 +270,11 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
       events.set(id, event);
       return { status: 201, body: eventOut(event) };
     }
-    if (url.pathname === '/v1.0/me/events' && method === 'GET') {
+    if (collection?.collection === 'events' && method === 'GET') {
       const filter = url.searchParams.get('$filter');
-      const mine = [...events.values()].filter((event) => event.mailbox === grant.mailbox);
-      if (filter === null) return { status: 200, body: { value: mine.map(eventOut) } };
+      // `/me/events` is the default calendar's; `/me/calendars/{id}/events` that calendar's.
+      const mine = [...events.values()].filter((event) => event.mailbox === grant.mailbox && (event.calendarId ?? 'primary') === collection.calendarId);
+      if (filter === null) return { status: 200, body: { value: mine.map((event) => eventOut(event)) } };
       const match = /^singleValueExtendedProperties\/any\(ep: ep\/id eq '([^']+)' and ep\/value eq '([^']*)'\)$/i.exec(filter);
       // Graph cannot filter events on transactionId, nor on anything termin does not ask for here.
       if (!match) return graphError(400, 'ErrorInvalidUrlQueryFilter', 'The query filter contains one or more invalid nodes.');
@@ -209,7 +282,9 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
       return {
         status: 200,
         body: {
-          value: mine.filter((event) => event.singleValueExtendedProperties.some((p) => p.id === propertyId && p.value.toLowerCase() === value!.toLowerCase())).map(eventOut),
+          value: mine
+            .filter((event) => event.singleValueExtendedProperties.some((p) => p.id === propertyId && p.value.toLowerCase() === value!.toLowerCase()))
+            .map((event) => eventOut(event)),
         },
       };
     }
@@ -235,6 +310,9 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
         if (body.start !== undefined) event.start = body.start as GraphEvent['start'];
         if (body.end !== undefined) event.end = body.end as GraphEvent['end'];
         if (typeof body.subject === 'string') event.subject = body.subject;
+        if (typeof body.showAs === 'string') event.showAs = body.showAs;
+        if (typeof body.body === 'object' && body.body !== null) event.body = body.body as GraphEvent['body'];
+        if (typeof body.location === 'object' && body.location !== null) event.location = body.location as GraphEvent['location'];
         return { status: 200, body: eventOut(event) };
       }
     }
@@ -411,6 +489,26 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
     },
     setTeamsAvailable(available) {
       teamsAvailable = available;
+    },
+    addCalendar(id) {
+      calendars.add(id);
+    },
+    addEvent(added) {
+      const time = (iso: string) => ({ dateTime: `${added.isAllDay ? `${iso.slice(0, 10)}T00:00:00` : new Date(iso).toISOString().slice(0, 19)}.0000000`, timeZone: 'UTC' });
+      const event: GraphEvent = {
+        attendees: [],
+        isOnlineMeeting: false,
+        onlineMeetingProvider: 'unknown',
+        onlineMeeting: null,
+        transactionId: null,
+        singleValueExtendedProperties: [],
+        mailbox,
+        ...added,
+        start: time(added.start),
+        end: time(added.end),
+      };
+      events.set(event.id, event);
+      return event;
     },
     answerTokenEndpointWith(raw) {
       tokenOverride = raw;

@@ -7,7 +7,8 @@ export const CalendarBodySchema = Type.Object(
     type: StringEnum(CALENDAR_TYPES, {
       description:
         '`caldav`: a CalDAV calendar collection (read, and written with `writeMeetings`); `ics`: an iCalendar URL (read only); ' +
-        "`google`: a Google calendar through the user's Google connection (`connection`, `calendarId`).",
+        "`google`: a Google calendar through the user's Google connection (`connection`, `calendarId`); " +
+        "`microsoft`: an Outlook calendar through the user's Microsoft connection (`connection`, `calendarId`).",
     }),
     url: Type.Optional(
       SingleLine({
@@ -21,7 +22,12 @@ export const CalendarBodySchema = Type.Object(
     ),
     connection: Type.Optional(Uuid),
     calendarId: Type.Optional(
-      SingleLine({ minLength: 1, maxLength: 1024, description: "Google only: the calendar's id, `primary` (the default) or one like `team@group.calendar.google.com`." }),
+      SingleLine({
+        minLength: 1,
+        maxLength: 1024,
+        description:
+          "Google and Microsoft only: the calendar's id, `primary` (the default) or one like `team@group.calendar.google.com` (Google) or a Graph calendar id `AAMkAGI2…AAA=` (Microsoft).",
+      }),
     ),
     username: Type.Optional(SingleLine({ minLength: 1, maxLength: 255, description: 'CalDAV only: the account name.' })),
     password: Type.Optional(
@@ -32,7 +38,8 @@ export const CalendarBodySchema = Type.Object(
       Type.Boolean({
         default: false,
         description:
-          "CalDAV and Google: the user's confirmed meetings are written into this calendar, moved and removed with them (default false). A Google Meet meeting's own event is already there: it is not written twice.",
+          "CalDAV and Google: the user's confirmed meetings are written into this calendar, moved and removed with them (default false). A Google Meet meeting's own event is already there: it is not written twice. " +
+          "Microsoft too: a Teams meeting's own event is its copy.",
       }),
     ),
   },

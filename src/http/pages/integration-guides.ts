@@ -47,6 +47,7 @@ export const INTEGRATION_GUIDES: Readonly<Record<IntegrationProvider, ProviderGu
       'Outlook sends the participant its own invitation from the host’s mailbox (Graph cannot add an attendee silently), with the same Teams link; a reschedule or cancel updates it the same way.',
       'Microsoft rotates the refresh token on every refresh; termin keeps the new one. Microsoft has no endpoint to revoke one app’s access: disconnecting in termin forgets the tokens, and a host removes the app itself at myapps.microsoft.com (work or school) or account.microsoft.com → Privacy → Apps and services (personal); an admin under Enterprise applications. At the next refresh the connection turns to `error` and the host is e-mailed.',
       'Consent, admin-consent policies, conditional access and the Teams licence only show with a real tenant; the tests use a stand-in written from Microsoft’s documentation.',
+      'The same connection also reads the host’s Outlook calendar busy time (no further permission: `Calendars.ReadWrite` covers `calendarView`): `POST /api/v1/users/{userUuid}/calendars` with `{ "type": "microsoft", "connection": "<connection uuid>", "calendarId": "primary", "writeMeetings": true }`. Free and working-elsewhere events do not block; a Teams meeting’s event is already its copy, so it is not written twice.',
     ],
     moreSettings: ', "tenant": "common"',
   },

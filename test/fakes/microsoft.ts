@@ -63,6 +63,8 @@ export interface FakeMicrosoft extends OAuthProvider {
   delayJoinUrls(count: number): void;
   /** Whether the mailbox may have Teams meetings; without (a personal account, no licence) Graph makes plain events. */
   setTeamsAvailable(available: boolean): void;
+  /** The next `count` API calls (to `method` only, when given) are carried out, but their answers are lost. */
+  dropNextApiAnswers(count: number, method?: string): void;
   /** Adds a calendar besides `primary` to the mailbox, under this id. */
   addCalendar(id: string): void;
   /** Adds an event as the host would in Outlook (times as instants; an all-day event's start and end as dates, the end exclusive). */
@@ -99,6 +101,8 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
   const scopesAsked: string[] = [];
   let failures = { count: 0, status: 503 };
   let drops = 0;
+  /** Only answers to this method are dropped, when set. */
+  let dropMethod: string | undefined;
   let slowJoinUrls = 0;
   let teamsAvailable = true;
   const pendingJoinUrls = new Map<string, GraphEvent['onlineMeeting']>();
@@ -449,7 +453,7 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
           return void res.writeHead(failures.status, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify(reply.body));
         }
         const reply = graph(req.method ?? 'GET', url, (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>, access.grant);
-        if (drops > 0) {
+        if (drops > 0 && (dropMethod === undefined || dropMethod === req.method)) {
           drops -= 1;
           res.socket?.destroy();
           return;
@@ -522,8 +526,9 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
     failNextApiCalls(count, status) {
       failures = { count, status };
     },
-    dropNextApiAnswers(count) {
+    dropNextApiAnswers(count, method) {
       drops = count;
+      dropMethod = method;
     },
     holdRefreshes() {
       let release = (): void => undefined;

@@ -170,6 +170,30 @@ for (const dialect of DIALECTS) {
       expect(ms.events.has(copy!.id)).toBe(false);
     });
 
+    it('finds the copy Graph made when its answer was lost, instead of writing a second one', async () => {
+      ms.dropNextApiAnswers(1, 'POST');
+      const uuid = await book(days[5]![3]!, 'offline');
+      await h.runJobs();
+      expect(copiesOf(uuid)).toHaveLength(1);
+      const calendarOf = async () => (await h.api('GET', `${calendarsPath()}/${calendarUuid}`)).json() as { lastWriteError: string | null };
+      expect((await calendarOf()).lastWriteError).not.toBeNull();
+      for (let i = 0; i < 6 && (await calendarOf()).lastWriteError !== null; i += 1) {
+        h.clock.advance(60_000);
+        await h.runJobs();
+      }
+      expect((await calendarOf()).lastWriteError).toBeNull();
+      expect(copiesOf(uuid)).toHaveLength(1);
+      expect(startOf(copiesOf(uuid)[0]!)).toBe(Date.parse(days[5]![3]!));
+    });
+
+    it('says when Graph is unavailable, keeps the busy time, and recovers on the next sync', async () => {
+      ms.failNextApiCalls(1, 503);
+      const failed = (await h.api('POST', `${calendarsPath()}/${calendarUuid}/sync`)).json() as { status: string; lastError: string };
+      expect(failed).toMatchObject({ status: 'error', lastError: expect.stringMatching(/Microsoft read the calendar: HTTP 503/) });
+      expect((await slotsNow()).has(days[1]![0]!)).toBe(false);
+      expect((await h.api('POST', `${calendarsPath()}/${calendarUuid}/sync`)).json()).toMatchObject({ status: 'ok', lastError: null });
+    });
+
     it('keeps a Teams meeting to its one event: the room’s event is the calendar copy', async () => {
       const uuid = await book(days[4]![0]!, 'teamsForBusiness');
       await h.runJobs();

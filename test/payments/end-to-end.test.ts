@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startBackgroundJobs, type BackgroundJobs } from '../../src/background.js';
+import { createJobHandlers, startBackgroundJobs, type BackgroundJobs } from '../../src/background.js';
+import { claimJobs, completeJob } from '../../src/db/repositories/outbox.js';
+import { CONFERENCE_ROOM_JOB_KIND } from '../../src/scheduling/conference-rooms.js';
+import { EVENT_JOB_KIND } from '../../src/scheduling/record-events.js';
 import type { RenderedMessage } from '../../src/mail/render.js';
 import type { MailTransport } from '../../src/mail/transport.js';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
@@ -337,6 +340,40 @@ for (const dialect of DIALECTS) {
       // PayPal's webhook about the same capture then changes nothing.
       expect((await notify('paypal', fakes.get('paypal')!.notificationFor(orderId))).statusCode).toBe(200);
       expect((await paymentDetails(booking.payment.uuid)).events.map((e: { status: string }) => e.status)).toEqual(['pending', 'paid']);
+    });
+
+    it('sends one confirmation when the payment came before the booking was handled and its room job runs before the confirmed event', async () => {
+      // The worker runs event jobs and room jobs side by side. A payment that arrives before
+      // the booking's event was handled leaves two events; the booking's queues a room job that
+      // finds the meeting confirmed, no connection, and confirms without a room. The confirmed
+      // event handled after it must not send the confirmation again.
+      const booking = await book('stripe');
+      const sessionId = await pay('stripe', booking.payment.uuid);
+      expect((await notify('stripe', fakes.get('stripe')!.notificationFor(sessionId))).statusCode).toBe(200);
+      const handlers = new Map(createJobHandlers(t.ctx, { send: async () => undefined, close: () => undefined, describe: () => 'none' }).map((h) => [h.kind, h]));
+      const runOne = async (kind: string, subject: string) => {
+        const due = await t.ctx.db.selectFrom('outbox').select('id').where('kind', '=', kind).where('status', '=', 'pending').where('payload', 'like', `%${subject}%`).execute();
+        // Jobs of other tests wait: claim until this one comes up, then put the others back.
+        const claimed = await claimJobs(t.ctx.db, kind, `one-${subject}`, t.clock.now(), 60_000, 1_000);
+        const job = claimed.find((candidate) => due.some((row) => row.id === candidate.uuid));
+        await t.ctx.db
+          .updateTable('outbox')
+          .set({ claim: null, next_attempt_at: t.clock.now() })
+          .where('claim', '=', `one-${subject}`)
+          .where('id', '!=', job?.uuid ?? '')
+          .execute();
+        return job;
+      };
+      const events = await t.ctx.db.selectFrom('events').select(['id', 'type']).where('subject_id', '=', booking.meetings[0]!.uuid).orderBy('occurred_at').orderBy('id').execute();
+      expect(events.map((e) => e.type)).toEqual(['meeting.scheduled', 'meeting.confirmed']);
+      const scheduled = await runOne(EVENT_JOB_KIND, events[0]!.id);
+      await handlers.get(EVENT_JOB_KIND)!.handle(scheduled!);
+      const room = await runOne(CONFERENCE_ROOM_JOB_KIND, booking.meetings[0]!.uuid);
+      expect(room).toBeDefined();
+      await handlers.get(CONFERENCE_ROOM_JOB_KIND)!.handle(room!);
+      expect(await completeJob(t.ctx.db, room!, t.clock.now())).toBe(true);
+      await jobs.runOnce();
+      expect(mailsTo(booking.email).filter((m) => m.subject.startsWith('Confirmed'))).toHaveLength(1);
     });
 
     it('Stripe: a JPY price reaches Checkout in whole yen', async () => {

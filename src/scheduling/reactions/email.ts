@@ -46,7 +46,9 @@ async function emailsForEvent(trx: DbOrTrx, event: DomainEvent, now: number): Pr
   if ((event.type === 'meeting.scheduled' || event.type === 'meeting.confirmed') && meeting.status === 'confirmed') {
     if (providerOfPlace(meeting.place) !== null) {
       if ((await roomProviderOf(trx, meeting)) !== null) return [];
-      await markConfirmationSent(trx, meeting.uuid, now);
+      // Already queued by the room job (it found the meeting confirmed and no connection before
+      // this event was handled, as when the payment came first): not a second time.
+      if (!(await markConfirmationSent(trx, meeting.uuid, now))) return [];
     }
     kind = 'confirmed';
   }

@@ -176,6 +176,8 @@ for (const dialect of DIALECTS) {
       const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'termin-cli-backup-'));
       try {
         const file = path.join(folder, dialect === 'sqlite' ? 'backup.db' : 'backup.dump');
+        // An account of its own, so the backup has one to count whichever test ran before.
+        await newAccount('Backupco');
         const backup = await cli('backup', '--to', file, '--json');
         expect(backup.code).toBe(0);
         if (dialect === 'postgres') {

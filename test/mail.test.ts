@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startBackgroundJobs } from '../src/background.js';
 import type { CreatedAccount } from '../src/scheduling/create-account.js';
 import { call, createClock, createTestAccount, createTestApp, type TestApp } from './helpers.js';
@@ -47,6 +47,11 @@ describe('confirmation messages over SMTP', () => {
   beforeAll(async () => {
     smtp = await startSmtp();
     t = await createTestApp('sqlite', createClock('2027-03-01T06:00:00.000Z'), { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, MAIL_FROM: 'Acme Bookings <bookings@acme.test>' });
+  });
+  // A host of their own for every test, at the same hour: the host's messages are counted, and
+  // the first free slot (08:00 UTC) must not be one an earlier test booked.
+  beforeEach(async () => {
+    t.clock.set('2027-03-01T06:00:00.000Z');
     acme = await createTestAccount(t.ctx, { name: 'Acme', timezone: 'Europe/Warsaw', places: ['zoom'] });
     topic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Intro call', durationMinutes: 30, places: ['zoom'] })).json();
   });

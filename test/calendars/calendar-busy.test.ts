@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
 import { startRadicale, type RadicaleServer } from '../fakes/radicale.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, type TestApp, HAS_RADICALE } from '../helpers.js';
@@ -114,10 +114,16 @@ describe.runIf(HAS_RADICALE)('busy time from a CalDAV calendar (Radicale)', () =
       beforeAll(async () => {
         // Monday 1 March 2027, 07:00 Warsaw.
         t = await createTestApp(dialect, createClock('2027-03-01T06:00:00.000Z'), { ALLOW_PRIVATE_URLS: 'true' });
-        acme = await createTestAccount(t.ctx, { timezone: 'Europe/Warsaw' });
-        topic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Consultation', durationMinutes: 60 })).json();
         busyUrl = await seed(`busy-${dialect}`, EVENTS);
         tcp = await startTcpSwitch(radicalePort);
+      });
+      // A host, a topic and a clock of their own for every test: a calendar one test connects
+      // (or a meeting it books) would otherwise change the slots the next one sees.
+      beforeEach(async () => {
+        t.clock.set('2027-03-01T06:00:00.000Z');
+        tcp.up();
+        acme = await createTestAccount(t.ctx, { timezone: 'Europe/Warsaw' });
+        topic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Consultation', durationMinutes: 60 })).json();
       });
       afterAll(async () => {
         await tcp?.close();
@@ -147,6 +153,17 @@ describe.runIf(HAS_RADICALE)('busy time from a CalDAV calendar (Radicale)', () =
           timezone: 'Europe/Warsaw',
         });
       const calendarsPath = () => `/api/v1/users/${acme.owner.uuid}/calendars`;
+      const connectBusyCalendar = async (url = busyUrl): Promise<string> => {
+        const created = await call(t.app, acme.apiKey, 'POST', calendarsPath(), {
+          type: 'caldav',
+          url,
+          username: radicale.username,
+          password: radicale.password,
+          checkConflicts: true,
+        });
+        expect(created.json().status).toBe('ok');
+        return created.json().uuid as string;
+      };
 
       it('removes exactly the busy slots: single, recurring with a moved instance, all-day, New York; not the free event', async () => {
         const before = await marchSlots();
@@ -174,6 +191,7 @@ describe.runIf(HAS_RADICALE)('busy time from a CalDAV calendar (Radicale)', () =
       });
 
       it("refuses a booking in busy time with 409, and takes one in the moved instance's old place", async () => {
+        await connectBusyCalendar();
         const busy = await book('2027-03-03T09:00:00.000Z');
         expect(expectProblem(busy, 409, 'SLOT_UNAVAILABLE').errors?.[0]?.path).toBe('/dates/0');
         expectProblem(await book('2027-03-05T12:00:00.000Z'), 409, 'SLOT_UNAVAILABLE');
@@ -182,12 +200,7 @@ describe.runIf(HAS_RADICALE)('busy time from a CalDAV calendar (Radicale)', () =
 
       it('keeps the last good busy time when the server is down, and shows the error on the calendar', async () => {
         const viaSwitch = `http://127.0.0.1:${tcp.port}${new URL(busyUrl).pathname}`;
-        const created = await call(t.app, acme.apiKey, 'POST', calendarsPath(), { type: 'caldav', url: viaSwitch, username: radicale.username, password: radicale.password });
-        expect(created.json().status).toBe('ok');
-        const uuid = created.json().uuid as string;
-        // Both calendars say the same; with the first one gone, only this one blocks.
-        const first = (await call(t.app, acme.apiKey, 'GET', calendarsPath())).json().calendars[0].uuid as string;
-        expect((await call(t.app, acme.apiKey, 'DELETE', `${calendarsPath()}/${first}`)).statusCode).toBe(204);
+        const uuid = await connectBusyCalendar(viaSwitch);
         const good = await marchSlots();
         expect(good).not.toContain('2027-03-03T09:00:00.000Z');
 
@@ -215,6 +228,8 @@ describe.runIf(HAS_RADICALE)('busy time from a CalDAV calendar (Radicale)', () =
       });
 
       it('frees the busy time at once when the calendar is disconnected', async () => {
+        await connectBusyCalendar();
+        expect(await marchSlots()).not.toContain('2027-03-03T09:00:00.000Z');
         const [calendar] = (await call(t.app, acme.apiKey, 'GET', calendarsPath())).json().calendars;
         expect((await call(t.app, acme.apiKey, 'DELETE', `${calendarsPath()}/${calendar.uuid}`)).statusCode).toBe(204);
         expect((await call(t.app, acme.apiKey, 'GET', calendarsPath())).json().calendars).toEqual([]);

@@ -152,6 +152,8 @@ for (const dialect of DIALECTS) {
     });
 
     it('PATCH /account rejects unknown places, maxUsers and an empty body, and changes nothing', async () => {
+      // An account of its own: the seat-use test reads the shared one's places.
+      const acme = await createTestAccount(t.ctx, { maxUsers: 7, timezone: 'America/New_York', places: ['offline', 'zoom'] });
       await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { places: ['offline', 'google-meet', 'zoom'] });
       const bad = expectProblem(await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { places: ['carrier-pigeon'] }), 400, 'VALIDATION_FAILED');
       expect(bad.errors![0]!.path).toBe('/places/0');
@@ -164,6 +166,8 @@ for (const dialect of DIALECTS) {
     });
 
     it('PATCH /account is refused to a user who administers no team', async () => {
+      // An account of its own: the seat-use test counts the shared one's users.
+      const acme = await createTestAccount(t.ctx);
       const member = (await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Mia', lastName: 'Member', email: 'mia@acme.test' })).json();
       const memberKey = (await createApiKeyForUser(t.ctx, member.uuid)).apiKey;
       expectProblem(await call(t.app, memberKey, 'PATCH', '/api/v1/account', { places: ['offline'] }), 403, 'FORBIDDEN');

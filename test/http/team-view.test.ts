@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bumpCalendarVersions, replaceExternalBusy } from '../../src/db/repositories/busy-time.js';
 import { isoWeekStartUtc } from '../../src/scheduling/team-schedule.js';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
@@ -15,6 +15,10 @@ for (const dialect of DIALECTS) {
 
     beforeAll(async () => {
       t = await createTestApp(dialect, createClock('2027-01-04T06:00:00.000Z'));
+    });
+    // A team of its own for every test: one test's bookings and busy times would otherwise
+    // change which host another test's team view names.
+    beforeEach(async () => {
       acme = await createTestAccount(t.ctx, { timezone: 'Europe/Warsaw', places: ['offline', 'zoom'] });
       members = [];
       for (const [firstName, lastName] of [

@@ -42,15 +42,18 @@ for (const dialect of DIALECTS) {
 
     describe('GET /teams', () => {
       it('lists only the teams where the caller is admin, ordered by name', async () => {
-        const zulu = await call(t.app, acme.apiKey, 'POST', '/api/v1/teams', { name: 'Zulu' });
-        const alpha = await call(t.app, acme.apiKey, 'POST', '/api/v1/teams', { name: 'Alpha' });
+        // Accounts of its own: other tests add teams to the shared ones.
+        const own = await createTestAccount(t.ctx, { name: 'Beta' });
+        const stranger = await createTestAccount(t.ctx, { name: 'Stranger' });
+        const zulu = await call(t.app, own.apiKey, 'POST', '/api/v1/teams', { name: 'Zulu' });
+        const alpha = await call(t.app, own.apiKey, 'POST', '/api/v1/teams', { name: 'Alpha' });
         expect([zulu.statusCode, alpha.statusCode]).toEqual([201, 201]);
-        const response = await call(t.app, acme.apiKey, 'GET', '/api/v1/teams');
+        const response = await call(t.app, own.apiKey, 'GET', '/api/v1/teams');
         expect(response.statusCode).toBe(200);
-        expect(response.json().teams.map((team: { name: string }) => team.name)).toEqual(['Acme', 'Alpha', 'Zulu']);
+        expect(response.json().teams.map((team: { name: string }) => team.name)).toEqual(['Alpha', 'Beta', 'Zulu']);
         expect(Object.keys(response.json().teams[0]).sort()).toEqual(['name', 'uuid']);
         // Another account's teams never show.
-        expect((await call(t.app, other.apiKey, 'GET', '/api/v1/teams')).json().teams.map((team: { name: string }) => team.name)).toEqual(['Other']);
+        expect((await call(t.app, stranger.apiKey, 'GET', '/api/v1/teams')).json().teams.map((team: { name: string }) => team.name)).toEqual(['Stranger']);
       });
     });
 
@@ -69,6 +72,7 @@ for (const dialect of DIALECTS) {
       });
 
       it('numbers colliding usernames, across accounts too', async () => {
+        // A name no other test uses: usernames are unique across the whole database.
         const first = await addMember(acme.apiKey, acme.team.uuid, { firstName: 'Anna', lastName: 'Nowak', email: 'anna1@acme.test' });
         const second = await addMember(acme.apiKey, acme.team.uuid, { firstName: 'Anna', lastName: 'Nowak', email: 'anna2@acme.test' });
         const third = await addMember(other.apiKey, other.team.uuid, { firstName: 'ANNA', lastName: 'nowák', email: 'anna@other.test' });
@@ -76,19 +80,23 @@ for (const dialect of DIALECTS) {
       });
 
       it('answers 409 ALREADY_MEMBER for the same e-mail in another case, and changes nothing', async () => {
-        const before = (await call(t.app, acme.apiKey, 'GET', `/api/v1/teams/${acme.team.uuid}/users`)).json().users.length;
-        expectProblem(await addMember(acme.apiKey, acme.team.uuid, { firstName: 'A', lastName: 'N', email: 'ANNA1@acme.TEST' }), 409, 'ALREADY_MEMBER');
-        const after = (await call(t.app, acme.apiKey, 'GET', `/api/v1/teams/${acme.team.uuid}/users`)).json().users.length;
+        const own = await createTestAccount(t.ctx);
+        expect((await addMember(own.apiKey, own.team.uuid, { firstName: 'Dora', lastName: 'Member', email: 'dora@own.test' })).statusCode).toBe(201);
+        const before = (await call(t.app, own.apiKey, 'GET', `/api/v1/teams/${own.team.uuid}/users`)).json().users.length;
+        expectProblem(await addMember(own.apiKey, own.team.uuid, { firstName: 'A', lastName: 'N', email: 'DORA@own.TEST' }), 409, 'ALREADY_MEMBER');
+        const after = (await call(t.app, own.apiKey, 'GET', `/api/v1/teams/${own.team.uuid}/users`)).json().users.length;
         expect(after).toBe(before);
       });
 
       it('adds an existing user of the account to another team without using a seat', async () => {
-        const team = (await call(t.app, acme.apiKey, 'POST', '/api/v1/teams', { name: 'Support' })).json();
-        const seatsBefore = (await call(t.app, acme.apiKey, 'GET', '/api/v1/account')).json().activeUsers;
-        const added = await addMember(acme.apiKey, team.uuid, { firstName: 'Whatever', lastName: 'Name', email: 'anna1@ACME.test' });
+        const own = await createTestAccount(t.ctx);
+        expect((await addMember(own.apiKey, own.team.uuid, { firstName: 'Ewa', lastName: 'Seatholder', email: 'ewa@own.test' })).statusCode).toBe(201);
+        const team = (await call(t.app, own.apiKey, 'POST', '/api/v1/teams', { name: 'Support' })).json();
+        const seatsBefore = (await call(t.app, own.apiKey, 'GET', '/api/v1/account')).json().activeUsers;
+        const added = await addMember(own.apiKey, team.uuid, { firstName: 'Whatever', lastName: 'Name', email: 'ewa@OWN.test' });
         expect(added.statusCode).toBe(201);
-        expect(added.json()).toMatchObject({ username: 'anna-nowak', firstName: 'Anna', admin: false });
-        expect((await call(t.app, acme.apiKey, 'GET', '/api/v1/account')).json().activeUsers).toBe(seatsBefore);
+        expect(added.json()).toMatchObject({ username: 'ewa-seatholder', firstName: 'Ewa', admin: false });
+        expect((await call(t.app, own.apiKey, 'GET', '/api/v1/account')).json().activeUsers).toBe(seatsBefore);
       });
 
       it('an admin of another team cannot pull the owner (or anyone outside their teams) into their team', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { pickLang, pickLocale } from '../../src/http/pages/i18n.js';
+import { renderTopicList } from '../../src/http/pages/booking.js';
 import { renderManagePage, type ManagePageView } from '../../src/http/pages/manage.js';
 
 /** Which locale a server-rendered page formats with, from its language and the visitor's Accept-Language. */
@@ -54,5 +55,21 @@ describe('the page locale', () => {
     expect(when(String(renderManagePage({ ...view, locale: 'en-GB' })))).toBe('Monday, 4 January 2027, 15:00–15:30');
     expect(price(String(renderManagePage({ ...view, locale: 'en-GB' })))).toBe('PLN 150.00 (paid)');
     expect(price(String(renderManagePage({ ...view, lang: 'pl', locale: 'pl-PL' })))).toBe('150,00 zł (opłacone)');
+  });
+
+  it('the topic list prices by the visitor\'s locale: dollars read "$150.00" in the US, "US$150.00" in Britain', () => {
+    const list = (locale: string) =>
+      String(
+        renderTopicList({
+          lang: 'en',
+          locale,
+          hostName: 'Olga Owner',
+          accountName: 'Account',
+          stylesheet: '/assets/booking.css',
+          topics: [{ url: '/book/olga/x', name: 'Call', description: '', durationMinutes: 30, price: { amount: 15000, currency: 'USD' }, priceVariants: [] }],
+        }),
+      );
+    expect(list('en-US')).toContain('<li>$150.00</li>');
+    expect(list('en-GB')).toContain('<li>US$150.00</li>');
   });
 });

@@ -18,7 +18,74 @@
     if (!name) return false;
     try { new Intl.DateTimeFormat('en', { timeZone: name }); return true; } catch (e) { return false; }
   }
-  function locale(lang) { return lang === 'pl' ? 'pl-PL' : 'en-GB'; }
+  /**
+   * The locale times and dates read in: the browser's own region of the page's language
+   * (en-US: 12-hour, month first; en-GB: 24-hour), else the language as the server and the
+   * e-mails read it (`en`, `pl-PL`). The server picks the same from Accept-Language.
+   */
+  function locale(lang) {
+    var tags = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language || ''];
+    for (var i = 0; i < tags.length; i++) {
+      var m = /^([a-z]{2})-([a-z]{2}|[0-9]{3})$/i.exec(tags[i] || '');
+      if (m && m[1].toLowerCase() === lang) return lang + '-' + m[2].toUpperCase();
+    }
+    return lang === 'pl' ? 'pl-PL' : 'en';
+  }
+
+  // --- 12- or 24-hour time: the locale's habit, unless the visitor chose (kept in localStorage) ---
+  var HOUR_KEY = 'termin.hourCycle';
+  var chosenCycle = null;
+  function storedCycle() {
+    if (chosenCycle) return chosenCycle;
+    try { var value = window.localStorage.getItem(HOUR_KEY); return value === '12' || value === '24' ? value : null; } catch (e) { return null; }
+  }
+  function hour12(lang) {
+    var stored = storedCycle();
+    if (stored) return stored === '12';
+    // Without an hour field resolvedOptions() names no hourCycle, hence timeStyle.
+    var cycle = new Intl.DateTimeFormat(locale(lang), { timeStyle: 'short' }).resolvedOptions().hourCycle;
+    return cycle === 'h11' || cycle === 'h12';
+  }
+  /** As src/domain/formats.ts formats them, so the page reads like its e-mail: "9:00 AM", "09:00". */
+  function formatTime(instant, zone, lang) {
+    // hourCycle, not hour12: `hour12: false` gives "24:00" at midnight in some ICU versions.
+    return new Intl.DateTimeFormat(locale(lang), { timeStyle: 'short', timeZone: zone, hourCycle: hour12(lang) ? 'h12' : 'h23' }).format(new Date(instant));
+  }
+  function formatDate(instant, zone, lang) {
+    return new Intl.DateTimeFormat(locale(lang), { dateStyle: 'full', timeZone: zone }).format(new Date(instant));
+  }
+  function formatRange(start, end, zone, lang) {
+    var sameDay = formatDate(start, zone, lang) === formatDate(end, zone, lang);
+    var to = sameDay ? formatTime(end, zone, lang) : formatDate(end, zone, lang) + ', ' + formatTime(end, zone, lang);
+    return formatDate(start, zone, lang) + ', ' + formatTime(start, zone, lang) + (sameDay ? '\u2013' : ' \u2013 ') + to;
+  }
+  /** The server-drawn "When" and deadline, again in the visitor's 12/24-hour choice. */
+  function redrawWhen(scope, lang) {
+    var when = scope.querySelector('#when[data-start]');
+    if (when) when.textContent = formatRange(Number(when.getAttribute('data-start')), Number(when.getAttribute('data-end')), when.getAttribute('data-zone'), lang);
+    var until = scope.querySelector('#change-until-at[data-start]');
+    if (until) {
+      var at = Number(until.getAttribute('data-start'));
+      var zone = until.getAttribute('data-zone');
+      until.textContent = formatDate(at, zone, lang) + ', ' + formatTime(at, zone, lang);
+    }
+  }
+  /** Shows the 12/24-hour switch checked as times now read; a change is remembered, then `onChange()`. */
+  function hourSwitch(lang, onChange) {
+    var box = $('hour-switch');
+    if (!box) return;
+    var current = hour12(lang) ? '12' : '24';
+    Array.prototype.forEach.call(box.querySelectorAll('input[name=hour-cycle]'), function (input) {
+      input.checked = input.value === current;
+      input.addEventListener('change', function () {
+        if (!input.checked) return;
+        chosenCycle = input.value;
+        try { window.localStorage.setItem(HOUR_KEY, input.value); } catch (e) { /* kept for this page only */ }
+        onChange();
+      });
+    });
+    box.hidden = false;
+  }
 
   /** Today's year, month and date in `zone`. */
   function todayIn(zone) {
@@ -332,9 +399,9 @@
       for (var i = 0; i < 7; i++) weekdays.appendChild(el('span', null, fmt.format(new Date(Date.UTC(2024, 0, 1 + i)))));
     }
 
-    function timeLabel(start) {
-      return new Intl.DateTimeFormat(locale(lang), { hour: '2-digit', minute: '2-digit', timeZone: zone }).format(new Date(start));
-    }
+    var chosenSlotDate = null;
+    function timeLabel(start) { return formatTime(start, zone, lang); }
+    function slotLabel(date, start) { return dateLabel(date) + ', ' + timeLabel(start) + ' (' + zone.replace(/_/g, ' ') + ')'; }
     function dateLabel(date, style) {
       var parts = date.split('-');
       return new Intl.DateTimeFormat(locale(lang), style || { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' })
@@ -384,8 +451,9 @@
         if (slot.username) button.setAttribute('data-username', slot.username);
         button.addEventListener('click', function () {
           chosenStart = slot.start;
+          chosenSlotDate = date;
           Array.prototype.forEach.call(slotsBox.querySelectorAll('button'), function (b) { b.setAttribute('aria-pressed', b === button ? 'true' : 'false'); });
-          options.onSlot(slot, dateLabel(date) + ', ' + label + ' (' + zone.replace(/_/g, ' ') + ')');
+          options.onSlot(slot, slotLabel(date, slot.start));
         });
         var item = el('li');
         item.appendChild(button);
@@ -450,6 +518,11 @@
         return load(undefined, true);
       },
       zone: function () { return zone; },
+      /** After the 12/24-hour switch: the day's times again; the chosen slot's new label, or null. */
+      redraw: function () {
+        if (chosenDate && !times.hidden) chooseDay(chosenDate, false);
+        return chosenStart && chosenSlotDate ? slotLabel(chosenSlotDate, chosenStart) : null;
+      },
       timeLabel: timeLabel,
       dateLabel: dateLabel,
     };
@@ -556,6 +629,28 @@
         calendar.setZone(newZone);
       },
     });
+    hourSwitch(config.lang, function () {
+      var label = calendar.redraw();
+      if (label && chosen) $('selected-label').textContent = label;
+    });
+
+    /** "Continue to payment · 150,00 zł" for the chosen price; a discount is taken off at payment. */
+    var submitButton = $('submit');
+    function showTotal() {
+      if (!config.paid) return;
+      var choice = form.elements.namedItem('priceVariant');
+      var total = (config.totals || {})[choice ? choice.value : ''];
+      var discount = form.elements.namedItem('discount');
+      var text = submitButton.getAttribute('data-label');
+      if (total) text += ' \u00b7 ' + total + (discount && discount.value.trim() ? ' (' + strings.beforeDiscount + ')' : '');
+      // Only on a real change: a field's `change` fires as the button is pressed, and
+      // replacing the button's text between mousedown and mouseup loses that click.
+      if (submitButton.textContent !== text) submitButton.textContent = text;
+    }
+    form.addEventListener('change', showTotal);
+    form.addEventListener('input', showTotal);
+    showTotal();
+
     $('change-time').addEventListener('click', function () {
       form.hidden = true;
       var pressed = document.querySelector('#slots button[aria-pressed=true]') || $('h-time');
@@ -644,7 +739,9 @@
           var summary = page && new DOMParser().parseFromString(page, 'text/html').getElementById('booking-summary');
           if (!summary) return;
           Array.prototype.forEach.call(summary.querySelectorAll('a[target=_blank], #manage-link'), function (a) { if (embed) a.setAttribute('target', '_blank'); });
-          details.parentNode.replaceChild(document.importNode(summary, true), details);
+          var imported = document.importNode(summary, true);
+          redrawWhen(imported, config.lang);
+          details.parentNode.replaceChild(imported, details);
         }).catch(function () { /* the start stays shown; the e-mail carries the rest */ });
       }
       if (payment && payment.redirectUrl) {
@@ -665,6 +762,7 @@
     var strings = config.strings;
     var base = API + '/public/bookings/' + encodeURIComponent(config.token);
     var zone = config.timezone;
+    redrawWhen(root, config.lang);
 
     var cancelForm = $('cancel-form');
     if (cancelForm) cancelForm.addEventListener('submit', function (event) {
@@ -727,6 +825,12 @@
       });
       calendar.start();
     }
+    hourSwitch(config.lang, function () {
+      redrawWhen(root, config.lang);
+      if (!calendar) return;
+      var label = calendar.redraw();
+      if (label && chosen) $('selected-label').textContent = label;
+    });
 
     function problem(r) {
       if (r.status === 429) showAlert(strings.rateLimited);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDate, formatDateTime, formatMoney, formatSpan, formatTime } from './formats.js';
+import { formatDate, formatDateTime, formatMoney, formatRange, formatSpan, formatTime } from './formats.js';
 
 const nine = Date.parse('2027-01-04T08:00:00Z'); // 09:00 in Warsaw, 03:00 in New York
 const midnight = Date.parse('2027-01-04T23:00:00Z'); // 00:00 on the 5th in Warsaw
@@ -42,6 +42,8 @@ describe('formats', () => {
 
   it('a span repeats the date only when it ends on another day', () => {
     expect(formatSpan(nine, nine + 30 * 60_000, 'Europe/Warsaw', 'pl')).toBe('poniedziałek, 4 stycznia 2027, 09:00–09:30 (Europe/Warsaw)');
+    // A page names the zone beside it: the same span without it, so page and e-mail read alike.
+    expect(formatRange(nine, nine + 30 * 60_000, 'Europe/Warsaw', 'en-GB', { hour12: true })).toMatch(/^Monday, 4 January 2027, 0?9:00\s?am–0?9:30\s?am$/i);
     expect(formatSpan(midnight - 30 * 60_000, midnight + 30 * 60_000, 'Europe/Warsaw', 'en-GB')).toBe(
       'Monday, 4 January 2027, 23:30 – Tuesday, 5 January 2027, 00:30 (Europe/Warsaw)',
     );

@@ -53,9 +53,14 @@ export function formatDateTime(instant: number, timeZone: string, locale: Format
  * The end's date is not repeated when it is the same day in that zone.
  */
 export function formatSpan(start: number, end: number, timeZone: string, locale: FormatLocale, options: TimeOptions = {}): string {
+  return `${formatRange(start, end, timeZone, locale, options)} (${timeZone})`;
+}
+
+/** The span without its zone, for a page that names the zone beside it: "Monday, January 4, 2027, 9:00 AM–9:30 AM". */
+export function formatRange(start: number, end: number, timeZone: string, locale: FormatLocale, options: TimeOptions = {}): string {
   const sameDay = formatDate(start, timeZone, locale) === formatDate(end, timeZone, locale);
   const to = sameDay ? formatTime(end, timeZone, locale, options) : `${formatDate(end, timeZone, locale)}, ${formatTime(end, timeZone, locale, options)}`;
-  return `${formatDate(start, timeZone, locale)}, ${formatTime(start, timeZone, locale, options)}${sameDay ? '–' : ' – '}${to} (${timeZone})`;
+  return `${formatDate(start, timeZone, locale)}, ${formatTime(start, timeZone, locale, options)}${sameDay ? '–' : ' – '}${to}`;
 }
 
 function hourCycle(options: TimeOptions): Intl.DateTimeFormatOptions {

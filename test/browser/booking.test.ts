@@ -1,3 +1,4 @@
+import { formatRange } from '../../src/domain/formats.js';
 import { HAS_CHROMIUM } from '../helpers.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,9 +88,8 @@ describe.runIf(HAS_CHROMIUM)('the booking page in a browser', () => {
     await page.click('#submit');
     await page.locator('#booking-summary').waitFor();
     const end = Date.parse(start) + 30 * 60_000;
-    const day = new Intl.DateTimeFormat('en-GB', { dateStyle: 'full', timeStyle: 'short', timeZone: 'America/New_York' }).format(new Date(start));
-    const until = new Intl.DateTimeFormat('en-GB', { timeStyle: 'short', timeZone: 'America/New_York' }).format(new Date(end));
-    expect(await page.textContent('#done #when')).toBe(`${day} – ${until}`);
+    // As the e-mail words it (formats.ts), in the en-GB browser's locale: 24-hour, day first.
+    expect(await page.textContent('#done #when')).toBe(formatRange(Date.parse(start), end, 'America/New_York', 'en-GB'));
     expect(await page.textContent('#done #host')).toBe('Olga Owner');
     expect(await page.getAttribute('#done #place a.join', 'href')).toBe(room);
 

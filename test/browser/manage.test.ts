@@ -1,3 +1,4 @@
+import { formatDate, formatRange, formatTime } from '../../src/domain/formats.js';
 import { HAS_CHROMIUM } from '../helpers.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,7 +64,8 @@ describe.runIf(HAS_CHROMIUM)('the manage page in a browser', () => {
     const { meeting, link } = await bookAndReadLink('cancel@example.com', 'pl', 'America/Chicago');
     const page = await open(link);
     expect(await page.getAttribute('html', 'lang')).toBe('pl');
-    const expectedWhen = new Intl.DateTimeFormat('pl-PL', { dateStyle: 'full', timeStyle: 'short', timeZone: 'America/Chicago' }).format(new Date(meeting.start));
+    const startsAt = Date.parse(meeting.start);
+    const expectedWhen = `${formatDate(startsAt, 'America/Chicago', 'pl')}, ${formatTime(startsAt, 'America/Chicago', 'pl')}`;
     expect(await page.textContent('#when')).toContain(expectedWhen);
     await shot(page, 'manage-01-page');
     expect(await seriousViolations(page)).toEqual([]);
@@ -101,13 +103,9 @@ describe.runIf(HAS_CHROMIUM)('the manage page in a browser', () => {
     const page = await open(link);
     // A reload would drop this marker: the redraw must come from the server's answer in place.
     await page.evaluate('window.__sameDocument = true');
-    const whenOf = (start: number, end: number) => {
-      const day = new Intl.DateTimeFormat('en-GB', { dateStyle: 'full', timeStyle: 'short', timeZone: 'Europe/Warsaw' }).format(new Date(start));
-      const until = new Intl.DateTimeFormat('en-GB', { timeStyle: 'short', timeZone: 'Europe/Warsaw' }).format(new Date(end));
-      return `${day} – ${until}`;
-    };
-    const deadlineOf = (start: number) =>
-      new Intl.DateTimeFormat('en-GB', { dateStyle: 'full', timeStyle: 'short', timeZone: 'Europe/Warsaw' }).format(new Date(start - 60 * 60_000));
+    // As formats.ts words them for the en-GB browser: 24-hour, day first.
+    const whenOf = (start: number, end: number) => formatRange(start, end, 'Europe/Warsaw', 'en-GB');
+    const deadlineOf = (start: number) => `${formatDate(start - 60 * 60_000, 'Europe/Warsaw', 'en-GB')}, ${formatTime(start - 60 * 60_000, 'Europe/Warsaw', 'en-GB')}`;
     expect(await page.textContent('#change-until')).toContain(deadlineOf(Date.parse(meeting.start)));
 
     await page.locator('#days button.day[aria-pressed=false]').first().click();

@@ -2,12 +2,15 @@ import type { Gateway, Place } from '../../domain/account.js';
 import type { Lang } from '../../domain/meeting.js';
 import { isPaidTopic, type FormField, type Money, type PriceVariant } from '../../domain/meeting-topic.js';
 import type { PublicTopic } from '../../scheduling/public-topics.js';
-import { calendarMarkup } from './calendar.js';
+import { formatMoney, type FormatLocale } from '../../domain/formats.js';
+import { calendarMarkup, hourSwitch } from './calendar.js';
 import { html, htmlDocument, type SafeHtml } from './html.js';
-import { GATEWAY_LABELS, PLACE_LABELS, STRINGS, clientStrings, formatMoney, type Strings } from './i18n.js';
+import { GATEWAY_LABELS, PLACE_LABELS, STRINGS, clientStrings, type Strings } from './i18n.js';
 
 export interface BookingPageView {
   lang: Lang;
+  /** How money reads: the visitor's locale when known (pickLocale), else the language. */
+  locale: FormatLocale;
   accountName: string;
   topic: PublicTopic;
   /** The host of an individual topic; null for a team topic (any free host). */
@@ -32,6 +35,7 @@ export interface BookingPageView {
 
 export interface TopicListView {
   lang: Lang;
+  locale: FormatLocale;
   hostName: string;
   accountName: string;
   topics: { url: string; name: string; description: string; durationMinutes: number; price: Money | null; priceVariants: PriceVariant[] }[];
@@ -39,17 +43,17 @@ export interface TopicListView {
 }
 
 /** "150,00 zł", or "from 100,00 zł" when variants differ, or null for a free topic. */
-function priceLabel(topic: Pick<PublicTopic, 'price' | 'priceVariants'>, lang: Lang, t: Strings): string | null {
+function priceLabel(topic: Pick<PublicTopic, 'price' | 'priceVariants'>, locale: FormatLocale, t: Strings): string | null {
   const prices = [...(topic.price ? [topic.price] : []), ...topic.priceVariants.map((variant) => variant.price)];
   const first = prices[0];
   if (!first) return null;
   const lowest = prices.reduce((min, price) => (price.currency === min.currency && price.amount < min.amount ? price : min), first);
   const same = prices.every((price) => price.amount === lowest.amount && price.currency === lowest.currency);
-  return `${same ? '' : `${t.from} `}${formatMoney(lowest.amount, lowest.currency, lang)}`;
+  return `${same ? '' : `${t.from} `}${formatMoney(lowest.amount, lowest.currency, locale)}`;
 }
 
-function facts(topic: Pick<PublicTopic, 'durationMinutes' | 'price' | 'priceVariants'> & { places?: Place[] }, lang: Lang, t: Strings): SafeHtml {
-  const price = priceLabel(topic, lang, t);
+function facts(topic: Pick<PublicTopic, 'durationMinutes' | 'price' | 'priceVariants'> & { places?: Place[] }, lang: Lang, locale: FormatLocale, t: Strings): SafeHtml {
+  const price = priceLabel(topic, locale, t);
   return html`<ul class="facts">
 <li>${topic.durationMinutes} ${t.minutes}</li>
 ${topic.places ? html`<li>${topic.places.map((place) => PLACE_LABELS[lang][place]).join(' · ')}</li>` : ''}
@@ -107,10 +111,21 @@ ${options.map((option, index) => html`<label class="choice"><input type="radio" 
  * The topic's own price as a choice beside its variants, unless a variant already costs the
  * same: two options at one price read as a mistake, and the variant names what it is.
  */
-function baseOption(topic: PublicTopic, lang: Lang): { value: string; label: string } | null {
+function baseOption(topic: PublicTopic, locale: FormatLocale): { value: string; label: string } | null {
   const base = topic.price;
   if (base === null || topic.priceVariants.some((variant) => variant.price.amount === base.amount && variant.price.currency === base.currency)) return null;
-  return { value: '', label: `${topic.name} — ${formatMoney(base.amount, base.currency, lang)}` };
+  return { value: '', label: `${topic.name} — ${formatMoney(base.amount, base.currency, locale)}` };
+}
+
+/**
+ * What "Continue to payment" shows for each price choice (the radio's value: '' for the
+ * topic's own price, else the variant's uuid), formatted here so page and e-mail agree.
+ */
+function totalsOf(topic: PublicTopic, locale: FormatLocale): Record<string, string> {
+  const totals: Record<string, string> = {};
+  if (topic.price) totals[''] = formatMoney(topic.price.amount, topic.price.currency, locale);
+  for (const variant of topic.priceVariants) totals[variant.uuid] = formatMoney(variant.price.amount, variant.price.currency, locale);
+  return totals;
 }
 
 /** `GET /book/{username}/{topicUuid}` and `GET /book/teams/{teamUuid}/{topicUuid}`. */
@@ -118,6 +133,15 @@ export function renderBookingPage(view: BookingPageView): SafeHtml {
   const { lang, topic } = view;
   const t = STRINGS[lang];
   const paid = isPaidTopic(topic);
+  const base = baseOption(topic, view.locale);
+  const variantOptions = topic.priceVariants.map((variant) => ({
+    value: variant.uuid,
+    label: `${variant.name} — ${formatMoney(variant.price.amount, variant.price.currency, view.locale)}`,
+  }));
+  const priceOptions = base ? [base, ...variantOptions] : variantOptions;
+  const totals = paid ? totalsOf(topic, view.locale) : {};
+  // The first choice is the checked one; without variants, the topic's own price.
+  const firstTotal = totals[priceOptions[0]?.value ?? ''] ?? null;
   const config = {
     lang,
     strings: clientStrings(lang),
@@ -130,17 +154,14 @@ export function renderBookingPage(view: BookingPageView): SafeHtml {
     paid,
     embedOrigin: view.embedOrigin,
     roomPlaces: view.roomPlaces,
+    totals,
   };
-  const variantOptions = topic.priceVariants.map((variant) => ({
-    value: variant.uuid,
-    label: `${variant.name} — ${formatMoney(variant.price.amount, variant.price.currency, lang)}`,
-  }));
   const body = html`<main id="booking" class="page${view.embedOrigin ? ' embedded' : ''}" data-config="${JSON.stringify(config)}">
 ${view.embedOrigin ? '' : langSwitch(lang, t)}
 <header class="topic">
 <p class="account">${view.accountName}${view.hostLabel ? html` · ${view.hostLabel}` : ''}</p>
 <h1>${topic.name}</h1>
-${facts(topic, lang, t)}
+${facts(topic, lang, view.locale, t)}
 ${topic.description ? html`<p class="description">${topic.description}</p>` : ''}
 </header>
 <noscript><p class="notice">${t.noscript}</p></noscript>
@@ -153,6 +174,7 @@ ${topic.description ? html`<p class="description">${topic.description}</p>` : ''
 <p class="field-error" id="tz-error" role="status">${view.timezoneError ? t.tzLinkUnknown.replace('{value}', view.timezoneError) : ''}</p>
 <p class="hint" id="tz-hint">${t.timezoneHint}</p>
 </div>
+${hourSwitch(t)}
 ${calendarMarkup(t, {
   heading: html`<h2 id="h-day">${t.chooseDay}</h2>
 `,
@@ -171,7 +193,7 @@ ${choiceGroup(
   topic.places.map((place) => ({ value: place, label: PLACE_LABELS[lang][place] })),
 )}
 <p class="hint" id="place-note" hidden></p>
-${topic.priceVariants.length > 0 ? choiceGroup('priceVariant', t.priceVariant, baseOption(topic, lang) ? [baseOption(topic, lang)!, ...variantOptions] : variantOptions) : ''}
+${topic.priceVariants.length > 0 ? choiceGroup('priceVariant', t.priceVariant, priceOptions) : ''}
 ${topic.form.map((field) => questionField(field, t))}
 ${textField('note', t.note, t, { multiline: true })}
 ${
@@ -192,7 +214,7 @@ ${choiceGroup(
     : ''
 }
 <div class="hp" aria-hidden="true"><label for="f-website">${t.honeypot}</label><input id="f-website" name="website" type="text" tabindex="-1" autocomplete="off"></div>
-<button type="submit" id="submit" class="primary">${paid ? t.confirmPay : t.confirm}</button>
+<button type="submit" id="submit" class="primary" data-label="${paid ? t.confirmPay : t.confirm}">${paid && firstTotal ? `${t.confirmPay} · ${firstTotal}` : paid ? t.confirmPay : t.confirm}</button>
 </form>
 <section id="done" class="step done" hidden aria-labelledby="h-done">
 <h2 id="h-done" tabindex="-1"></h2>
@@ -214,7 +236,7 @@ ${
     ? html`<p>${t.topicsEmpty}</p>`
     : html`<ul class="topic-list">${view.topics.map(
         (topic) =>
-          html`<li><a class="topic-card" href="${topic.url}"><span class="topic-name">${topic.name}</span>${facts(topic, view.lang, t)}${topic.description ? html`<span class="description">${topic.description}</span>` : ''}</a></li>`,
+          html`<li><a class="topic-card" href="${topic.url}"><span class="topic-name">${topic.name}</span>${facts(topic, view.lang, view.locale, t)}${topic.description ? html`<span class="description">${topic.description}</span>` : ''}</a></li>`,
       )}</ul>`
 }
 </main>`;

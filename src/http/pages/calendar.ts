@@ -24,3 +24,14 @@ ${timesHeading}
 <ul id="slots" class="slots"></ul>
 </div>`;
 }
+
+/**
+ * The visitor's 12/24-hour choice (booking and manage pages). Hidden until the script runs,
+ * which checks the locale's habit or the remembered choice and redraws the times on a change.
+ */
+export function hourSwitch(t: Strings): SafeHtml {
+  return html`<fieldset class="hour-switch" id="hour-switch" hidden><legend>${t.timeFormat}</legend>
+<label class="choice"><input type="radio" name="hour-cycle" value="12"> <span>${t.hour12}</span></label>
+<label class="choice"><input type="radio" name="hour-cycle" value="24"> <span>${t.hour24}</span></label>
+</fieldset>`;
+}

@@ -1,6 +1,6 @@
 import type { Gateway } from '../../domain/account.js';
 import type { Lang } from '../../domain/meeting.js';
-import { currencyExponent, isIso4217Currency } from '../../domain/money.js';
+import type { FormatLocale } from '../../domain/formats.js';
 
 /**
  * The pages' words in English and Polish. The server renders with them, and the page script
@@ -50,6 +50,10 @@ const en = {
   honeypot: 'Leave this field empty',
   confirm: 'Confirm booking',
   confirmPay: 'Continue to payment',
+  beforeDiscount: 'before discount',
+  timeFormat: 'Time format',
+  hour12: '12-hour',
+  hour24: '24-hour',
   sending: 'Booking…',
   bookedTitle: 'You are booked',
   bookedText: 'A confirmation with a calendar invitation is on its way to',
@@ -140,6 +144,10 @@ const pl: Strings = {
   honeypot: 'Zostaw to pole puste',
   confirm: 'Potwierdź rezerwację',
   confirmPay: 'Przejdź do płatności',
+  beforeDiscount: 'przed rabatem',
+  timeFormat: 'Format godziny',
+  hour12: '12-godzinny',
+  hour24: '24-godzinny',
   sending: 'Rezerwuję…',
   bookedTitle: 'Rezerwacja potwierdzona',
   bookedText: 'Potwierdzenie z zaproszeniem do kalendarza wysłaliśmy na adres',
@@ -207,6 +215,7 @@ export const CLIENT_STRING_KEYS = [
   'available',
   'confirm',
   'confirmPay',
+  'beforeDiscount',
   'sending',
   'bookedTitle',
   'bookedText',
@@ -241,34 +250,43 @@ export function clientStrings(lang: Lang): Record<string, string> {
   return Object.fromEntries(CLIENT_STRING_KEYS.map((key) => [key, strings[key]]));
 }
 
+/** Accept-Language's tags, best first (q-values honoured, q=0 dropped), lower-cased. */
+function rankedTags(acceptLanguage: string | undefined): string[] {
+  return (acceptLanguage ?? '')
+    .split(',')
+    .map((part, index) => {
+      const [tag = '', ...params] = part.trim().split(';');
+      const q = params.map((param) => /^\s*q=([0-9.]+)\s*$/.exec(param)?.[1]).find((value) => value !== undefined);
+      return { tag: tag.trim().toLowerCase(), q: q === undefined ? 1 : Number(q), index };
+    })
+    .filter((entry) => entry.q > 0)
+    .sort((a, b) => b.q - a.q || a.index - b.index)
+    .map((entry) => entry.tag);
+}
+
 /**
  * `?lang=` wins, then the first of `Accept-Language` we speak (q-values honoured), else English:
  * `pickLang(undefined, 'de-DE,pl;q=0.8,en;q=0.5')` → 'pl'.
  */
 export function pickLang(query: string | undefined, acceptLanguage: string | undefined): Lang {
   if (query === 'en' || query === 'pl') return query;
-  const ranked = (acceptLanguage ?? '')
-    .split(',')
-    .map((part, index) => {
-      const [tag = '', ...params] = part.trim().split(';');
-      const q = params.map((param) => /^\s*q=([0-9.]+)\s*$/.exec(param)?.[1]).find((value) => value !== undefined);
-      return { base: tag.trim().toLowerCase().split('-')[0] ?? '', q: q === undefined ? 1 : Number(q), index };
-    })
-    .filter((entry) => entry.q > 0)
-    .sort((a, b) => b.q - a.q || a.index - b.index);
-  for (const entry of ranked) if (entry.base === 'pl' || entry.base === 'en') return entry.base;
+  for (const tag of rankedTags(acceptLanguage)) {
+    const base = tag.split('-')[0];
+    if (base === 'pl' || base === 'en') return base;
+  }
   return 'en';
 }
 
 /**
- * 15000 PLN in Polish → "150,00 zł"; in English → "PLN 150.00". The decimals are ISO 4217's
- * (money.ts), not the runtime's: ICU shows HUF without decimals, and 123456 HUF is 1234.56 Ft.
+ * The locale the page formats with: the visitor's own region of the page's language when
+ * Accept-Language names one (`en-US` → 12-hour, month first; `en-GB` → 24-hour, day first),
+ * else the language alone as the e-mails read it (`en`, `pl`), so a page and its e-mail agree.
+ * A region of another language is not taken: an English page for a `pl-PL` browser reads `en`.
  */
-export function formatMoney(amount: number, currency: string, lang: Lang): string {
-  // A price stored before currencies were checked (ZZZ, a withdrawn code) is shown as ICU would; no gateway takes it.
-  const digits = isIso4217Currency(currency)
-    ? currencyExponent(currency)
-    : (new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2);
-  const formatter = new Intl.NumberFormat(lang === 'pl' ? 'pl-PL' : 'en-GB', { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits });
-  return formatter.format(amount / 10 ** digits);
+export function pickLocale(lang: Lang, acceptLanguage: string | undefined): FormatLocale {
+  for (const tag of rankedTags(acceptLanguage)) {
+    const match = /^([a-z]{2})-([a-z]{2}|[0-9]{3})$/.exec(tag);
+    if (match && match[1] === lang) return `${lang}-${match[2]!.toUpperCase()}`;
+  }
+  return lang;
 }

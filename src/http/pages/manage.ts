@@ -2,13 +2,16 @@ import type { Place } from '../../domain/account.js';
 import { googleCalendarUrl, outlookCalendarUrl } from '../../domain/calendar-links.js';
 import type { MeetingLocation } from '../../domain/place-details.js';
 import type { Lang, MeetingStatus } from '../../domain/meeting.js';
-import { calendarMarkup } from './calendar.js';
+import { formatDate, formatMoney, formatRange, formatTime, type FormatLocale } from '../../domain/formats.js';
+import { calendarMarkup, hourSwitch } from './calendar.js';
 import { html, htmlDocument, type SafeHtml } from './html.js';
-import { PLACE_LABELS, STRINGS, clientStrings, formatMoney, type Strings } from './i18n.js';
+import { PLACE_LABELS, STRINGS, clientStrings, type Strings } from './i18n.js';
 
 /** What the manage page shows: the meeting in the participant's zone and language. */
 export interface ManagePageView {
   lang: Lang;
+  /** How dates, times and money read: the visitor's locale when known (pickLocale), else the language. */
+  locale: FormatLocale;
   token: string;
   accountName: string | null;
   topicName: string;
@@ -27,13 +30,6 @@ export interface ManagePageView {
   changeableUntil: number | null;
   stylesheet: string;
   script: string;
-}
-
-function formatWhen(start: number, end: number, lang: Lang, timezone: string): string {
-  const locale = lang === 'pl' ? 'pl-PL' : 'en-GB';
-  const day = new Intl.DateTimeFormat(locale, { dateStyle: 'full', timeStyle: 'short', timeZone: timezone }).format(new Date(start));
-  const until = new Intl.DateTimeFormat(locale, { timeStyle: 'short', timeZone: timezone }).format(new Date(end));
-  return `${day} – ${until}`;
 }
 
 /** Where to go, as one line for a calendar event: the join link, else the address or phone, else the place. */
@@ -66,11 +62,11 @@ export function renderBookingSummary(view: ManagePageView): SafeHtml {
   };
   return html`<div id="booking-summary">
 <dl class="summary">
-<dt>${t.when}</dt><dd id="when">${formatWhen(view.start, view.end, view.lang, view.timezone)}</dd>
+<dt>${t.when}</dt><dd id="when" data-start="${view.start}" data-end="${view.end}" data-zone="${view.timezone}">${formatRange(view.start, view.end, view.timezone, view.locale)}</dd>
 <dt>${t.timezone}</dt><dd>${view.timezone.replace(/_/g, ' ')}</dd>
 <dt>${t.with}</dt><dd id="host">${view.hostName}</dd>
 <dt>${t.place}</dt><dd id="place">${placeDetails(view, t)}</dd>
-${view.price ? html`<dt>${t.price}</dt><dd id="price">${formatMoney(view.price.amount, view.price.currency, view.lang)} (${view.price.paid ? t.paid : t.unpaid})</dd>` : ''}
+${view.price ? html`<dt>${t.price}</dt><dd id="price">${formatMoney(view.price.amount, view.price.currency, view.locale)} (${view.price.paid ? t.paid : t.unpaid})</dd>` : ''}
 <dt>${t.status}</dt><dd id="status">${t[`status_${view.status}`]}</dd>
 </dl>
 ${
@@ -89,7 +85,6 @@ ${
 /** `GET /booking/{token}`: the participant's own page for one meeting. */
 export function renderManagePage(view: ManagePageView): SafeHtml {
   const t = STRINGS[view.lang];
-  const locale = view.lang === 'pl' ? 'pl-PL' : 'en-GB';
   const live = view.status === 'confirmed' || view.status === 'pending_payment';
   const changeable = live && view.changeableUntil !== null;
   const config = { lang: view.lang, strings: clientStrings(view.lang), token: view.token, timezone: view.timezone };
@@ -103,7 +98,8 @@ ${renderBookingSummary(view)}
 ${live && !changeable ? html`<p class="notice" id="too-late">${t.tooLate}</p>` : ''}
 ${
   changeable && view.changeableUntil !== null
-    ? html`<p class="hint" id="change-until">${t.changeUntil} ${new Intl.DateTimeFormat(locale, { dateStyle: 'full', timeStyle: 'short', timeZone: view.timezone }).format(new Date(view.changeableUntil))}.</p>
+    ? html`<p class="hint" id="change-until">${t.changeUntil} <span id="change-until-at" data-start="${view.changeableUntil}" data-zone="${view.timezone}">${formatDate(view.changeableUntil, view.timezone, view.locale)}, ${formatTime(view.changeableUntil, view.timezone, view.locale)}</span>.</p>
+${hourSwitch(t)}
 <section id="move" aria-labelledby="h-move">
 <h2 id="h-move">${t.moveHeading}</h2>
 ${calendarMarkup(t, { level: 3 })}

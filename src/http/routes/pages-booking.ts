@@ -10,7 +10,7 @@ import { getManagedBooking, invitationForToken } from '../../scheduling/public-b
 import { loadAssets, type Asset } from '../pages/assets.js';
 import { renderBookingPage, renderTopicList } from '../pages/booking.js';
 import { sendHtml } from '../pages/html.js';
-import { pickLang } from '../pages/i18n.js';
+import { pickLang, pickLocale } from '../pages/i18n.js';
 import { renderManageGone, renderManagePage } from '../pages/manage.js';
 
 interface PageQuery {
@@ -121,6 +121,7 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
       const host = await listPublicTopicsOfHost(ctx, request.params.username);
       const page = renderTopicList({
         lang,
+        locale: pickLocale(lang, request.headers['accept-language']),
         hostName: host.host.name,
         accountName: host.accountName,
         stylesheet,
@@ -146,6 +147,7 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
     const timezone = request.query.timezone && isValidTimeZone(request.query.timezone) ? request.query.timezone : null;
     const page = renderBookingPage({
       lang,
+      locale: pickLocale(lang, request.headers['accept-language']),
       accountName: found.accountName,
       topic: found.topic,
       username: teamUuid === undefined ? (username ?? null) : null,
@@ -222,6 +224,7 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
       const timezone = request.query.timezone && isValidTimeZone(request.query.timezone) ? request.query.timezone : meeting.participant.timezone;
       const page = renderManagePage({
         lang,
+        locale: pickLocale(lang, request.headers['accept-language']),
         token: request.params.token,
         accountName: null,
         topicName: managed.topic.name,

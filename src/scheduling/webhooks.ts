@@ -10,6 +10,7 @@ import {
   listDeliveries,
   listSubscriptions,
   restartDelivery,
+  rotateSubscriptionSecret,
   updateSubscription,
   type SubscriptionChanges,
 } from '../db/repositories/webhooks.js';
@@ -123,6 +124,31 @@ export async function updateWebhook(
     const now = ctx.now();
     await updateSubscription(trx, uuid, changes, now);
     return { ...webhook, ...changes, updatedAt: now } as WebhookSubscription;
+  });
+}
+
+/** How long deliveries after a rotation are signed with the replaced secret too. */
+export const PREVIOUS_SECRET_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A new signing secret, shown only in this answer. For 24 hours deliveries carry a signature
+ * by the new secret and one by the replaced one, so the receiver can switch at its own pace;
+ * a secret replaced earlier (rotating twice within the day) stops signing at once.
+ */
+export async function rotateWebhookSecret(
+  ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey'>,
+  principal: Principal,
+  uuid: string,
+): Promise<{ webhook: WebhookSubscription; secret: string }> {
+  await requireAccountAdmin(ctx.db, principal);
+  const secret = generateWebhookSecret();
+  const secretSealed = sealSecret(ctx.secretKey, secret);
+  return inTransaction(ctx.db, async (trx) => {
+    const webhook = await findSubscription(trx, principal.accountUuid, uuid);
+    if (!webhook) throw new NotFoundError('webhook');
+    const now = ctx.now();
+    await rotateSubscriptionSecret(trx, uuid, secretSealed, now + PREVIOUS_SECRET_TTL_MS, now);
+    return { webhook: { ...webhook, updatedAt: now }, secret };
   });
 }
 

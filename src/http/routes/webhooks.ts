@@ -1,6 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { createWebhook, deleteWebhook, getWebhook, listWebhookDeliveries, listWebhooks, retryWebhookDelivery, updateWebhook } from '../../scheduling/webhooks.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listWebhookDeliveries,
+  listWebhooks,
+  retryWebhookDelivery,
+  rotateWebhookSecret,
+  updateWebhook,
+} from '../../scheduling/webhooks.js';
 import type { WebhookDelivery, WebhookSubscription } from '../../domain/webhook.js';
 import { toIso } from '../../domain/representations.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
@@ -135,6 +144,28 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
     async (request, reply) => {
       await deleteWebhook(ctx, principalOf(request), request.params.uuid);
       return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/webhooks/:uuid/rotate-secret',
+    {
+      schema: {
+        tags: ['Webhooks'],
+        summary: "Rotate a webhook's signing secret",
+        description:
+          'By an admin. Answers with a new secret, shown only here. For 24 hours every delivery carries two signatures in ' +
+          '`webhook-signature`, space-separated (`v1,<by the new secret> v1,<by the old one>`), so a receiver verifying with either ' +
+          'secret accepts it: switch the receiver over within the day. After that only the new secret signs. Rotating again within ' +
+          'the 24 hours retires the oldest secret at once.',
+        security: API_KEY_SECURITY,
+        params: UuidParams,
+        response: { 200: CreatedWebhookSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { webhook, secret } = await rotateWebhookSecret(ctx, principalOf(request), request.params.uuid);
+      return { ...webhookToJson(webhook), secret };
     },
   );
 

@@ -61,8 +61,33 @@ const SIGNING_HEADERS = [
   },
 ].map((header) => ({ ...header, in: 'header', required: true }));
 
+/** `meeting.rescheduled` carries, besides the meeting as it is now, when and with whom it was before. */
+const RESCHEDULED_DATA = {
+  allOf: [
+    { $ref: '#/components/schemas/Meeting' },
+    {
+      type: 'object',
+      required: ['previous'],
+      properties: {
+        previous: {
+          type: 'object',
+          required: ['start', 'end', 'host'],
+          additionalProperties: false,
+          description: 'The meeting before the move.',
+          properties: {
+            start: { type: 'string', format: 'date-time', description: 'Its start before the move (UTC).' },
+            end: { type: 'string', format: 'date-time', description: 'Its end before the move (UTC).' },
+            host: { type: 'string', description: "The host's username before the move (the record's `username` names the host now)." },
+          },
+        },
+      },
+    },
+  ],
+};
+
 function describeEvent(type: WebhookEventType): Record<string, unknown> {
-  const subject = SUBJECTS[type.split('.')[0]!] ?? UNKNOWN_SUBJECT;
+  const base = SUBJECTS[type.split('.')[0]!] ?? UNKNOWN_SUBJECT;
+  const subject = type === 'meeting.rescheduled' ? { schema: RESCHEDULED_DATA, what: `${base.what}, and \`previous\`: its \`start\`, \`end\` and \`host\` before the move` } : base;
   return {
     operationId: `on${type.replace(/(^|[._-])([a-z])/g, (_m, _sep: string, letter: string) => letter.toUpperCase())}`,
     tags: ['Webhooks'],

@@ -434,7 +434,7 @@ export interface webhooks {
   "meeting.rescheduled": {
     /**
      * meeting.rescheduled event
-     * @description A meeting was moved to another time or host. termin POSTs it to every enabled webhook subscribed to `meeting.rescheduled`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+     * @description A meeting was moved to another time or host. termin POSTs it to every enabled webhook subscribed to `meeting.rescheduled`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, and `previous`: its `start`, `end` and `host` before the move, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
      */
     post: operations["onMeetingRescheduled"];
   };
@@ -871,6 +871,11 @@ export interface components {
        * @description An ISO 8601 UTC instant with milliseconds.
        */
       createdAt: string;
+      /**
+       * Format: date-time
+       * @description When the meeting last changed (booked, confirmed, moved, cancelled, declined, its room or no-show recorded): compare it to tell a newer record from a stale one, e.g. webhooks delivered out of order.
+       */
+      updatedAt: string;
       cancelledAt: string | null;
       cancelReason: string | null;
       declineReason: string | null;
@@ -11246,6 +11251,11 @@ export interface operations {
                * @description An ISO 8601 UTC instant with milliseconds.
                */
               createdAt: string;
+              /**
+               * Format: date-time
+               * @description When the meeting last changed (booked, confirmed, moved, cancelled, declined, its room or no-show recorded): compare it to tell a newer record from a stale one, e.g. webhooks delivered out of order.
+               */
+              updatedAt: string;
               cancelledAt: string | null;
               cancelReason: string | null;
               declineReason: string | null;
@@ -11471,6 +11481,11 @@ export interface operations {
              * @description An ISO 8601 UTC instant with milliseconds.
              */
             createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the meeting last changed (booked, confirmed, moved, cancelled, declined, its room or no-show recorded): compare it to tell a newer record from a stale one, e.g. webhooks delivered out of order.
+             */
+            updatedAt: string;
             cancelledAt: string | null;
             cancelReason: string | null;
             declineReason: string | null;
@@ -11717,6 +11732,11 @@ export interface operations {
              * @description An ISO 8601 UTC instant with milliseconds.
              */
             createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the meeting last changed (booked, confirmed, moved, cancelled, declined, its room or no-show recorded): compare it to tell a newer record from a stale one, e.g. webhooks delivered out of order.
+             */
+            updatedAt: string;
             cancelledAt: string | null;
             cancelReason: string | null;
             declineReason: string | null;
@@ -12204,7 +12224,7 @@ export interface operations {
   };
   /**
    * meeting.rescheduled event
-   * @description A meeting was moved to another time or host. termin POSTs it to every enabled webhook subscribed to `meeting.rescheduled`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+   * @description A meeting was moved to another time or host. termin POSTs it to every enabled webhook subscribed to `meeting.rescheduled`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, and `previous`: its `start`, `end` and `host` before the move, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
    */
   onMeetingRescheduled: {
     parameters: {
@@ -12227,7 +12247,23 @@ export interface operations {
            * @description When the event happened (UTC, with milliseconds).
            */
           timestamp: string;
-          data: components["schemas"]["Meeting"];
+          data: components["schemas"]["Meeting"] & {
+            /** @description The meeting before the move. */
+            previous: {
+              /**
+               * Format: date-time
+               * @description Its start before the move (UTC).
+               */
+              start: string;
+              /**
+               * Format: date-time
+               * @description Its end before the move (UTC).
+               */
+              end: string;
+              /** @description The host's username before the move (the record's `username` names the host now). */
+              host: string;
+            };
+          };
         };
       };
     };

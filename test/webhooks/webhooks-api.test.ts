@@ -197,7 +197,7 @@ for (const dialect of DIALECTS) {
       expect(received().find((body) => body.type === 'meeting.rescheduled')).toEqual({
         type: 'meeting.rescheduled',
         timestamp: new Date(t.clock.now()).toISOString(),
-        data: shown,
+        data: { ...shown, previous: { start: meeting.start, end: meeting.end, host: meeting.username } },
       });
       await call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${meeting.uuid}/cancel`, {});
 

@@ -144,6 +144,12 @@ export const MeetingSchema = Type.Object(
     metadata: FreeObject,
     invoice: Nullable(InvoiceSchema),
     createdAt: Timestamp,
+    updatedAt: Type.String({
+      format: 'date-time',
+      examples: ['2027-03-29T07:00:00.000Z'],
+      description:
+        'When the meeting last changed (booked, confirmed, moved, cancelled, declined, its room or no-show recorded): compare it to tell a newer record from a stale one, e.g. webhooks delivered out of order.',
+    }),
     cancelledAt: Nullable(Timestamp),
     cancelReason: Nullable(Type.String()),
     declineReason: Nullable(Type.String({ description: 'A declined request: the host\'s reason, or "not approved in time".' })),

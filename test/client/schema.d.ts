@@ -5382,7 +5382,7 @@ export interface operations {
          * @example 2027-03-29T07:00:00.000Z
          */
         to?: string;
-        /** @description One or more statuses; repeat the parameter for several (status=confirmed&status=pending_payment). */
+        /** @description One or more statuses: repeat the parameter (status=confirmed&status=pending_payment) or separate them by commas (status=confirmed,pending_payment). */
         status?: ("confirmed" | "pending_payment" | "expired" | "cancelled" | "pending_approval" | "declined")[];
         /** @description Only meetings marked with this no-show. */
         noShow?: "participant" | "host";

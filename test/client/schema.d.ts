@@ -68,7 +68,7 @@ export interface paths {
   "/api/v1/api-keys": {
     /**
      * The caller's live API keys
-     * @description Secrets are never listed.
+     * @description Oldest first. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page. Secrets are never listed.
      */
     get: operations["listApiKeys"];
     /**
@@ -242,7 +242,7 @@ export interface paths {
   "/api/v1/users/{userUuid}/calendars": {
     /**
      * A user's connected calendars
-     * @description By the user, or an admin of one of their teams. Oldest first, each with its sync state.
+     * @description By the user, or an admin of one of their teams. Oldest first, each with its sync state. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
      */
     get: operations["listUserCalendars"];
     /**
@@ -287,7 +287,7 @@ export interface paths {
   "/api/v1/users/{userUuid}/connections": {
     /**
      * A user's connections
-     * @description By the user, or an admin of one of their teams. Oldest first.
+     * @description By the user, or an admin of one of their teams. Oldest first. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
      */
     get: operations["listUserConnections"];
     /**
@@ -318,7 +318,7 @@ export interface paths {
   "/api/v1/webhooks": {
     /**
      * The account's webhooks
-     * @description Oldest first; secrets are never shown again.
+     * @description Oldest first, in pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page. Secrets are never shown again.
      */
     get: operations["listWebhooks"];
     /**
@@ -2610,9 +2610,17 @@ export interface operations {
   };
   /**
    * The caller's live API keys
-   * @description Secrets are never listed.
+   * @description Oldest first. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page. Secrets are never listed.
    */
   listApiKeys: {
+    parameters: {
+      query?: {
+        /** @description Keys per page. */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page. One line: no control characters. */
+        cursor?: string;
+      };
+    };
     responses: {
       /** @description OK. */
       200: {
@@ -2625,6 +2633,7 @@ export interface operations {
         content: {
           "application/json": {
             apiKeys: components["schemas"]["ApiKey"][];
+            nextCursor: string | null;
           };
         };
       };
@@ -7234,10 +7243,16 @@ export interface operations {
   };
   /**
    * A user's connected calendars
-   * @description By the user, or an admin of one of their teams. Oldest first, each with its sync state.
+   * @description By the user, or an admin of one of their teams. Oldest first, each with its sync state. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
    */
   listUserCalendars: {
     parameters: {
+      query?: {
+        /** @description Calendars per page. */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page. One line: no control characters. */
+        cursor?: string;
+      };
       path: {
         /**
          * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
@@ -7285,6 +7300,7 @@ export interface operations {
                  */
                 createdAt: string;
               })[];
+            nextCursor: string | null;
           };
         };
       };
@@ -8462,10 +8478,16 @@ export interface operations {
   };
   /**
    * A user's connections
-   * @description By the user, or an admin of one of their teams. Oldest first.
+   * @description By the user, or an admin of one of their teams. Oldest first. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
    */
   listUserConnections: {
     parameters: {
+      query?: {
+        /** @description Connections per page. */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page. One line: no control characters. */
+        cursor?: string;
+      };
       path: {
         /**
          * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
@@ -8515,6 +8537,7 @@ export interface operations {
                 createdAt: string;
                 connectedAt: string | null;
               })[];
+            nextCursor: string | null;
           };
         };
       };
@@ -9377,9 +9400,17 @@ export interface operations {
   };
   /**
    * The account's webhooks
-   * @description Oldest first; secrets are never shown again.
+   * @description Oldest first, in pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page. Secrets are never shown again.
    */
   listWebhooks: {
+    parameters: {
+      query?: {
+        /** @description Webhooks per page. */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page. One line: no control characters. */
+        cursor?: string;
+      };
+    };
     responses: {
       /** @description OK. */
       200: {
@@ -9410,6 +9441,7 @@ export interface operations {
                  */
                 createdAt: string;
               })[];
+            nextCursor: string | null;
           };
         };
       };

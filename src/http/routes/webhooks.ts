@@ -23,6 +23,7 @@ import {
   DeliveryParamsSchema,
   DeliverySchema,
   UpdateWebhookBodySchema,
+  WebhookListQuerySchema,
   WebhookListSchema,
   WebhookSchema,
 } from '../schemas/webhooks.js';
@@ -88,12 +89,16 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
       schema: {
         tags: ['Webhooks'],
         summary: "The account's webhooks",
-        description: 'Oldest first; secrets are never shown again.',
+        description: 'Oldest first, in pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page. Secrets are never shown again.',
         security: API_KEY_SECURITY,
+        querystring: WebhookListQuerySchema,
         response: { 200: WebhookListSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 403) },
       },
     },
-    async (request) => ({ webhooks: (await listWebhooks(ctx, principalOf(request))).map(webhookToJson) }),
+    async (request) => {
+      const page = await listWebhooks(ctx, principalOf(request), request.query);
+      return { webhooks: page.items.map(webhookToJson), nextCursor: page.nextCursor };
+    },
   );
 
   app.get(

@@ -92,7 +92,7 @@ export interface paths {
   "/api/v1/meeting-topics": {
     /**
      * The account's meeting topics
-     * @description Oldest first. Filter by `team` uuid or by host `username`.
+     * @description Oldest first. Filter by `team` uuid or by host `username`. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
      */
     get: operations["listMeetingTopics"];
     /**
@@ -3160,7 +3160,7 @@ export interface operations {
   };
   /**
    * The account's meeting topics
-   * @description Oldest first. Filter by `team` uuid or by host `username`.
+   * @description Oldest first. Filter by `team` uuid or by host `username`. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
    */
   listMeetingTopics: {
     parameters: {
@@ -3172,6 +3172,10 @@ export interface operations {
         team?: string;
         /** @description A host's username. One line: no control characters. */
         username?: string;
+        /** @description Topics per page. */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page. One line: no control characters. */
+        cursor?: string;
       };
     };
     responses: {
@@ -3186,6 +3190,7 @@ export interface operations {
         content: {
           "application/json": {
             meetingTopics: components["schemas"]["MeetingTopic"][];
+            nextCursor: string | null;
           };
         };
       };

@@ -10,7 +10,7 @@ async function walk(t: TestApp, apiKey: string, path: string, key: string, limit
   const pages: string[][] = [];
   let cursor: string | null = null;
   do {
-    const response = await call(t.app, apiKey, 'GET', `${path}?limit=${limit}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`);
+    const response = await call(t.app, apiKey, 'GET', `${path}${path.includes('?') ? '&' : '?'}limit=${limit}${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`);
     expect(response.statusCode, response.body).toBe(200);
     const body = response.json() as Record<string, unknown> & { nextCursor: string | null };
     pages.push((body[key] as { uuid: string }[]).map((item) => item.uuid));
@@ -53,6 +53,16 @@ for (const dialect of DIALECTS) {
       expect(keyPages.map((page) => page.length)).toEqual([4, 2]);
       expect(new Set(keyPages.flat())).toEqual(new Set(keys));
 
+      const topics: string[] = [];
+      for (let i = 0; i < 3; i += 1) {
+        const topic = await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: `Topic ${i}`, durationMinutes: 30, places: ['offline'] });
+        expect(topic.statusCode).toBe(201);
+        topics.push(topic.json().uuid);
+      }
+      const topicPages = await walk(t, acme.apiKey, `/api/v1/meeting-topics?username=${acme.owner.username}`, 'meetingTopics', 2);
+      expect(topicPages.map((page) => page.length)).toEqual([2, 1]);
+      expect(topicPages.flat()).toEqual(topics);
+
       const me = acme.owner.uuid;
       expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/users/${me}/calendars?limit=1`)).json()).toEqual({ calendars: [], nextCursor: null });
       expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/users/${me}/connections?limit=1`)).json()).toEqual({ connections: [], nextCursor: null });
@@ -80,6 +90,7 @@ describe('the document', () => {
       '/api/v1/api-keys',
       '/api/v1/users/{userUuid}/calendars',
       '/api/v1/users/{userUuid}/connections',
+      '/api/v1/meeting-topics',
     ]) {
       const get = doc.paths[path]!.get;
       const query = (get.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);

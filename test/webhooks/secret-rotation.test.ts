@@ -10,6 +10,7 @@ import type { CreatedAccount } from '../../src/scheduling/create-account.js';
 import { createApiKeyForUser } from '../../src/scheduling/api-keys.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestDatabase, expectProblem, runJobsCapturingMail, type TestDatabase } from '../helpers.js';
 import { startReceiver, type Receiver } from '../net/receivers.js';
+import { currentDocument } from '../client/generate.js';
 import { stringHeaders, verifyAt } from './helpers.js';
 
 // An integrator rotates a webhook's secret and switches its receiver over later: a receiver
@@ -17,6 +18,11 @@ import { stringHeaders, verifyAt } from './helpers.js';
 // deliveries for 24 hours, one with the new secret accepts them at once.
 
 const START = '2027-01-04T08:00:00.000Z';
+
+async function documentedSignaturePattern(): Promise<string> {
+  const doc = (await currentDocument()) as { webhooks: Record<string, { post: { parameters: { name: string; schema: { pattern: string } }[] } }> };
+  return doc.webhooks['member.created']!.post.parameters.find((p) => p.name === 'webhook-signature')!.schema.pattern;
+}
 const HOUR = 60 * 60 * 1000;
 
 for (const dialect of DIALECTS) {
@@ -103,6 +109,8 @@ for (const dialect of DIALECTS) {
       // Right after the rotation: two signatures, either receiver accepts.
       const atOnce = await deliverAnEvent();
       expect(atOnce.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+      // As the document's webhooks section describes the header.
+      expect(atOnce.headers['webhook-signature']).toMatch(new RegExp(await documentedSignaturePattern()));
       expect(acceptedBy(newSecret, atOnce)).toBe(true);
       expect(acceptedBy(oldSecret, atOnce)).toBe(true);
 

@@ -332,6 +332,9 @@ export interface WebhookSubscriptionTable {
   description: string | null;
   /** The `whsec_…` signing secret, sealed (src/secrets/secret-box.ts); opened only to sign. */
   secret_sealed: string;
+  /** The secret a rotation replaced, sealed likewise; deliveries are signed with it too until it expires (0022-…). */
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: number | null;
   enabled: number;
   failing_since: number | null;
   disabled_at: number | null;

@@ -51,6 +51,7 @@ export function meetingToJson(meeting: Meeting) {
     metadata: meeting.metadata,
     invoice: meeting.invoice,
     createdAt: toIso(meeting.createdAt),
+    updatedAt: toIso(meeting.updatedAt),
     cancelledAt: meeting.cancelledAt === null ? null : toIso(meeting.cancelledAt),
     cancelReason: meeting.cancelReason,
     // Events recorded before no-shows existed carry none.

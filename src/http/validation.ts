@@ -105,6 +105,9 @@ function configure(ajv: Ajv): Ajv {
   // A keyword, not a format: the response serialiser's Ajv would warn about an unknown format.
   ajv.addKeyword({ keyword: 'x-time-zone', schemaType: 'boolean', errors: true, validate: validateTimeZone as SchemaValidateFunction });
   ajv.addKeyword({ keyword: 'x-lowercase', schemaType: 'boolean', modifying: true, errors: false, validate: lowerCase as SchemaValidateFunction });
+  // OpenAPI's serialisation of a query parameter (src/http/query-lists.ts): for the document, not a rule.
+  ajv.addKeyword({ keyword: 'style', schemaType: 'string' });
+  ajv.addKeyword({ keyword: 'explode', schemaType: 'boolean' });
   ajv.addKeyword({ keyword: 'x-free-form', schemaType: 'boolean', errors: true, validate: validateFreeForm as SchemaValidateFunction });
   return ajv;
 }

@@ -56,13 +56,38 @@ const SIGNING_HEADERS = [
   {
     name: 'webhook-signature',
     description:
-      "Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated.",
+      "Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received. For 24 hours after `POST /webhooks/{uuid}/rotate-secret` two are listed, space-separated (`v1,<new> v1,<old>`): accept the message if any one verifies.",
     schema: { type: 'string', pattern: '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$' },
   },
 ].map((header) => ({ ...header, in: 'header', required: true }));
 
+/** `meeting.rescheduled` carries, besides the meeting as it is now, when and with whom it was before. */
+const RESCHEDULED_DATA = {
+  allOf: [
+    { $ref: '#/components/schemas/Meeting' },
+    {
+      type: 'object',
+      required: ['previous'],
+      properties: {
+        previous: {
+          type: 'object',
+          required: ['start', 'end', 'host'],
+          additionalProperties: false,
+          description: 'The meeting before the move.',
+          properties: {
+            start: { type: 'string', format: 'date-time', description: 'Its start before the move (UTC).' },
+            end: { type: 'string', format: 'date-time', description: 'Its end before the move (UTC).' },
+            host: { type: 'string', description: "The host's username before the move (the record's `username` names the host now)." },
+          },
+        },
+      },
+    },
+  ],
+};
+
 function describeEvent(type: WebhookEventType): Record<string, unknown> {
-  const subject = SUBJECTS[type.split('.')[0]!] ?? UNKNOWN_SUBJECT;
+  const base = SUBJECTS[type.split('.')[0]!] ?? UNKNOWN_SUBJECT;
+  const subject = type === 'meeting.rescheduled' ? { schema: RESCHEDULED_DATA, what: `${base.what}, and \`previous\`: its \`start\`, \`end\` and \`host\` before the move` } : base;
   return {
     operationId: `on${type.replace(/(^|[._-])([a-z])/g, (_m, _sep: string, letter: string) => letter.toUpperCase())}`,
     tags: ['Webhooks'],

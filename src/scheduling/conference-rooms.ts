@@ -175,7 +175,7 @@ async function storeRoomLocated(
       password: made.password,
     };
     await setMeetingLocation(trx, meeting.uuid, location, confirmationsSent, now);
-    const located: LocatedEventData = { meeting: { ...current, location, sequence: current.sequence + (confirmationsSent ? 1 : 0) }, confirmationsSent };
+    const located: LocatedEventData = { meeting: { ...current, location, sequence: current.sequence + (confirmationsSent ? 1 : 0), updatedAt: now }, confirmationsSent };
     await recordEvents(trx, [{ accountUuid: meeting.accountUuid, type: 'meeting.located', subjectUuid: meeting.uuid, data: { ...located } }], now);
     return true;
   });

@@ -10,6 +10,7 @@ import {
   passDeliveryToJob,
   recordDeliveryAttempt,
   type AttemptRecord,
+  type SealedSecrets,
 } from '../db/repositories/webhooks.js';
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
@@ -117,7 +118,7 @@ export function createWebhookDeliverer(ctx: Pick<UseCaseContext, 'config' | 'now
         }
         const body = delivery.body;
         const attemptAt = ctx.now();
-        const headers = signWebhook(openSecret(ctx.secretKey, subscription.secretSealed), { id: delivery.uuid, timestamp: new Date(attemptAt), body });
+        const headers = signWebhook(signingSecrets(ctx.secretKey, subscription, attemptAt), { id: delivery.uuid, timestamp: new Date(attemptAt), body });
         const attempt = await send(ctx, subscription.url, { 'content-type': 'application/json', ...headers }, body, timeoutMs);
         const attemptRecord = { at: attemptAt, ...attempt, sent: true };
         if (attempt.error === null) {
@@ -270,4 +271,13 @@ function safeOrigin(url: string): string {
   } catch {
     return 'an invalid URL';
   }
+}
+
+/** The current secret, and the one a rotation replaced while its 24 hours last: receivers switch over without a gap. */
+function signingSecrets(key: Buffer, subscription: SealedSecrets, at: number): string[] {
+  const secrets = [openSecret(key, subscription.secretSealed)];
+  if (subscription.previousSecretSealed !== null && subscription.previousSecretExpiresAt !== null && at < subscription.previousSecretExpiresAt) {
+    secrets.push(openSecret(key, subscription.previousSecretSealed));
+  }
+  return secrets;
 }

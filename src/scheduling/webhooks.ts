@@ -10,6 +10,7 @@ import {
   listDeliveries,
   listSubscriptions,
   restartDelivery,
+  rotateSubscriptionSecret,
   updateSubscription,
   type SubscriptionChanges,
 } from '../db/repositories/webhooks.js';
@@ -22,6 +23,7 @@ import { generateWebhookSecret } from '../webhooks/signing.js';
 import { WEBHOOK_JOB_KIND, type WebhookJobPayload } from './webhooks-delivery.js';
 import type { Principal, UseCaseContext } from './context.js';
 import type { WebhookDelivery, WebhookSubscription } from '../domain/webhook.js';
+import { decodeCursor, encodeCursor, pageOf, type Page } from '../domain/paging.js';
 
 /** An account holds at most this many subscriptions: each event costs one request per subscription. */
 export const MAX_WEBHOOKS_PER_ACCOUNT = 50;
@@ -87,9 +89,14 @@ export async function createWebhook(
   });
 }
 
-export async function listWebhooks(ctx: Pick<UseCaseContext, 'db'>, principal: Principal): Promise<WebhookSubscription[]> {
+/** Oldest first, a page at a time (an account has at most MAX_WEBHOOKS_PER_ACCOUNT, so the page is cut from the whole list). */
+export async function listWebhooks(
+  ctx: Pick<UseCaseContext, 'db'>,
+  principal: Principal,
+  query: { limit?: number | undefined; cursor?: string | undefined } = {},
+): Promise<Page<WebhookSubscription>> {
   await requireAccountAdmin(ctx.db, principal);
-  return listSubscriptions(ctx.db, principal.accountUuid);
+  return pageOf(await listSubscriptions(ctx.db, principal.accountUuid), (webhook) => [webhook.createdAt, webhook.uuid], query);
 }
 
 export async function getWebhook(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, uuid: string): Promise<WebhookSubscription> {
@@ -126,6 +133,31 @@ export async function updateWebhook(
   });
 }
 
+/** How long deliveries after a rotation are signed with the replaced secret too. */
+export const PREVIOUS_SECRET_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A new signing secret, shown only in this answer. For 24 hours deliveries carry a signature
+ * by the new secret and one by the replaced one, so the receiver can switch at its own pace;
+ * a secret replaced earlier (rotating twice within the day) stops signing at once.
+ */
+export async function rotateWebhookSecret(
+  ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey'>,
+  principal: Principal,
+  uuid: string,
+): Promise<{ webhook: WebhookSubscription; secret: string }> {
+  await requireAccountAdmin(ctx.db, principal);
+  const secret = generateWebhookSecret();
+  const secretSealed = sealSecret(ctx.secretKey, secret);
+  return inTransaction(ctx.db, async (trx) => {
+    const webhook = await findSubscription(trx, principal.accountUuid, uuid);
+    if (!webhook) throw new NotFoundError('webhook');
+    const now = ctx.now();
+    await rotateSubscriptionSecret(trx, uuid, secretSealed, now + PREVIOUS_SECRET_TTL_MS, now);
+    return { webhook: { ...webhook, updatedAt: now }, secret };
+  });
+}
+
 /** Deletes it with its delivery log; deliveries not yet made are dropped. */
 export async function deleteWebhook(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, uuid: string): Promise<void> {
   await requireAccountAdmin(ctx.db, principal);
@@ -149,10 +181,10 @@ export async function listWebhookDeliveries(
   const webhook = await getWebhook(ctx, principal, uuid);
   const limit = query.limit ?? 50;
   const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-  const rows = await listDeliveries(ctx.db, webhook.uuid, limit + 1, before);
+  const rows = await listDeliveries(ctx.db, webhook.uuid, limit + 1, before && { createdAt: before[0], uuid: before[1] });
   const page = rows.slice(0, limit);
   const last = page.at(-1);
-  return { deliveries: page, nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+  return { deliveries: page, nextCursor: rows.length > limit && last ? encodeCursor([last.createdAt, last.uuid]) : null };
 }
 
 /**
@@ -171,18 +203,4 @@ export async function retryWebhookDelivery(ctx: Pick<UseCaseContext, 'now' | 'db
     await enqueueJobs(trx, [{ uuid: jobUuid, kind: WEBHOOK_JOB_KIND, payload: { deliveryUuid: delivery.uuid, manual: true } satisfies WebhookJobPayload }], now);
     return { ...delivery, status: 'pending', attempts: 0, firstAttemptAt: null, nextAttemptAt: now };
   });
-}
-
-function encodeCursor(delivery: WebhookDelivery): string {
-  return Buffer.from(JSON.stringify([delivery.createdAt, delivery.uuid])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: number; uuid: string } {
-  try {
-    const [createdAt, uuid] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
-    if (typeof createdAt === 'number' && typeof uuid === 'string') return { createdAt, uuid };
-  } catch {
-    // fall through to the validation error
-  }
-  throw new ValidationError([{ path: '/query/cursor', message: 'is not a cursor this service issued' }]);
 }

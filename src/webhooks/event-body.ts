@@ -1,5 +1,5 @@
 import type { Connection } from '../domain/integrations.js';
-import type { DomainEvent } from '../domain/events.js';
+import type { DomainEvent, RescheduledEventData } from '../domain/events.js';
 import type { Meeting } from '../domain/meeting.js';
 import type { Member } from '../domain/user.js';
 import type { Payment } from '../domain/payment.js';
@@ -10,7 +10,8 @@ import { meetingWithPaymentToJson, memberToJson, toIso, connectionToJson } from 
  * returns for the event's subject as it was when the event happened: a meeting as
  * `GET /meetings/{uuid}` shows it (with its booking's `payment` summary, passed in), a
  * payment as `GET /payments/{uuid}`'s `payment`, a member as `GET /teams/{teamUuid}/users`
- * lists them. Made once per event; every attempt of a delivery sends these very bytes.
+ * lists them; `meeting.rescheduled` adds `previous: { start, end, host }` (host: the username
+ * the record's `username` named before the move). Made once per event; every attempt of a delivery sends these very bytes.
  *
  * @example
  * webhookBody({ type: 'meeting.cancelled', occurredAt: 1_799_056_800_000, data: { meeting }, … }, undefined)
@@ -29,7 +30,12 @@ export function meetingOfEvent(event: DomainEvent): Meeting | undefined {
 function webhookData(event: DomainEvent, payment: Payment | undefined): unknown {
   const data = event.data as Record<string, unknown>;
   const meeting = meetingOfEvent(event);
-  if (meeting) return meetingWithPaymentToJson(meeting, payment);
+  if (meeting) {
+    const record = meetingWithPaymentToJson(meeting, payment);
+    const previous = event.type === 'meeting.rescheduled' ? (data as Partial<RescheduledEventData>).previous : undefined;
+    // Where it was before, so a receiver can move its own copy (or tell the participant) without having kept it.
+    return previous ? { ...record, previous: { start: toIso(previous.start), end: toIso(previous.end), host: previous.username } } : record;
+  }
   // Payment events record the payment already as the API shows it (paymentRecord in src/domain/representations.ts).
   if (event.type.startsWith('payment.') && data.payment) return data.payment;
   if (event.type.startsWith('member.') && data.member) return memberToJson(data.member as Member);

@@ -10,7 +10,7 @@ export interface WebhookSignatureHeaders {
   'webhook-id': string;
   /** Unix seconds. */
   'webhook-timestamp': string;
-  /** `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` */
+  /** `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per secret, space-separated. */
   'webhook-signature': string;
 }
 
@@ -31,7 +31,9 @@ export function generateWebhookSecret(): string {
 }
 
 /**
- * The three headers of one delivery attempt.
+ * The three headers of one delivery attempt. With several secrets (the current one first,
+ * then one a rotation replaced), `webhook-signature` lists a signature by each, space-
+ * separated as Standard Webhooks allows: a receiver accepts the message if any matches.
  *
  * @example
  * signWebhook('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', {
@@ -39,11 +41,12 @@ export function generateWebhookSecret(): string {
  * // { 'webhook-id': 'msg_p5jXN8AQM9LWM0D4loKWxJek', 'webhook-timestamp': '1614265330',
  * //   'webhook-signature': 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=' }
  */
-export function signWebhook(secret: string, message: SignableMessage): WebhookSignatureHeaders {
+export function signWebhook(secrets: string | readonly string[], message: SignableMessage): WebhookSignatureHeaders {
   const seconds = Math.floor(message.timestamp.getTime() / 1000);
+  const all = typeof secrets === 'string' ? [secrets] : secrets;
   return {
     'webhook-id': message.id,
     'webhook-timestamp': String(seconds),
-    'webhook-signature': new Webhook(secret).sign(message.id, message.timestamp, message.body),
+    'webhook-signature': all.map((secret) => new Webhook(secret).sign(message.id, message.timestamp, message.body)).join(' '),
   };
 }

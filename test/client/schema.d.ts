@@ -68,7 +68,7 @@ export interface paths {
   "/api/v1/api-keys": {
     /**
      * The caller's live API keys
-     * @description Secrets are never listed.
+     * @description Oldest first. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page. Secrets are never listed.
      */
     get: operations["listApiKeys"];
     /**
@@ -92,7 +92,7 @@ export interface paths {
   "/api/v1/meeting-topics": {
     /**
      * The account's meeting topics
-     * @description Oldest first. Filter by `team` uuid or by host `username`.
+     * @description Oldest first. Filter by `team` uuid or by host `username`. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
      */
     get: operations["listMeetingTopics"];
     /**
@@ -242,7 +242,7 @@ export interface paths {
   "/api/v1/users/{userUuid}/calendars": {
     /**
      * A user's connected calendars
-     * @description By the user, or an admin of one of their teams. Oldest first, each with its sync state.
+     * @description By the user, or an admin of one of their teams. Oldest first, each with its sync state. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
      */
     get: operations["listUserCalendars"];
     /**
@@ -287,7 +287,7 @@ export interface paths {
   "/api/v1/users/{userUuid}/connections": {
     /**
      * A user's connections
-     * @description By the user, or an admin of one of their teams. Oldest first.
+     * @description By the user, or an admin of one of their teams. Oldest first. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
      */
     get: operations["listUserConnections"];
     /**
@@ -318,7 +318,7 @@ export interface paths {
   "/api/v1/webhooks": {
     /**
      * The account's webhooks
-     * @description Oldest first; secrets are never shown again.
+     * @description Oldest first, in pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page. Secrets are never shown again.
      */
     get: operations["listWebhooks"];
     /**
@@ -343,6 +343,13 @@ export interface paths {
      * @description Any of `url` (checked like on creation), `events`, `description`, `enabled`. Enabling a disabled webhook resumes deliveries of new events; retry the ones it missed from its delivery log.
      */
     patch: operations["updateWebhook"];
+  };
+  "/api/v1/webhooks/{uuid}/rotate-secret": {
+    /**
+     * Rotate a webhook's signing secret
+     * @description By an admin. Answers with a new secret, shown only here. For 24 hours every delivery carries two signatures in `webhook-signature`, space-separated (`v1,<by the new secret> v1,<by the old one>`), so a receiver verifying with either secret accepts it: switch the receiver over within the day. After that only the new secret signs. Rotating again within the 24 hours retires the oldest secret at once.
+     */
+    post: operations["rotateWebhookSecret"];
   };
   "/api/v1/webhooks/{uuid}/deliveries": {
     /**
@@ -427,7 +434,7 @@ export interface webhooks {
   "meeting.rescheduled": {
     /**
      * meeting.rescheduled event
-     * @description A meeting was moved to another time or host. termin POSTs it to every enabled webhook subscribed to `meeting.rescheduled`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+     * @description A meeting was moved to another time or host. termin POSTs it to every enabled webhook subscribed to `meeting.rescheduled`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, and `previous`: its `start`, `end` and `host` before the move, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
      */
     post: operations["onMeetingRescheduled"];
   };
@@ -864,6 +871,11 @@ export interface components {
        * @description An ISO 8601 UTC instant with milliseconds.
        */
       createdAt: string;
+      /**
+       * Format: date-time
+       * @description When the meeting last changed (booked, confirmed, moved, cancelled, declined, its room or no-show recorded): compare it to tell a newer record from a stale one, e.g. webhooks delivered out of order.
+       */
+      updatedAt: string;
       cancelledAt: string | null;
       cancelReason: string | null;
       declineReason: string | null;
@@ -2598,9 +2610,17 @@ export interface operations {
   };
   /**
    * The caller's live API keys
-   * @description Secrets are never listed.
+   * @description Oldest first. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page. Secrets are never listed.
    */
   listApiKeys: {
+    parameters: {
+      query?: {
+        /** @description Keys per page. */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page. One line: no control characters. */
+        cursor?: string;
+      };
+    };
     responses: {
       /** @description OK. */
       200: {
@@ -2613,6 +2633,7 @@ export interface operations {
         content: {
           "application/json": {
             apiKeys: components["schemas"]["ApiKey"][];
+            nextCursor: string | null;
           };
         };
       };
@@ -3139,7 +3160,7 @@ export interface operations {
   };
   /**
    * The account's meeting topics
-   * @description Oldest first. Filter by `team` uuid or by host `username`.
+   * @description Oldest first. Filter by `team` uuid or by host `username`. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
    */
   listMeetingTopics: {
     parameters: {
@@ -3151,6 +3172,10 @@ export interface operations {
         team?: string;
         /** @description A host's username. One line: no control characters. */
         username?: string;
+        /** @description Topics per page. */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page. One line: no control characters. */
+        cursor?: string;
       };
     };
     responses: {
@@ -3165,6 +3190,7 @@ export interface operations {
         content: {
           "application/json": {
             meetingTopics: components["schemas"]["MeetingTopic"][];
+            nextCursor: string | null;
           };
         };
       };
@@ -5370,7 +5396,7 @@ export interface operations {
          * @example 2027-03-29T07:00:00.000Z
          */
         to?: string;
-        /** @description One or more statuses; repeat the parameter for several (status=confirmed&status=pending_payment). */
+        /** @description One or more statuses: repeat the parameter (status=confirmed&status=pending_payment) or separate them by commas (status=confirmed,pending_payment). */
         status?: ("confirmed" | "pending_payment" | "expired" | "cancelled" | "pending_approval" | "declined")[];
         /** @description Only meetings marked with this no-show. */
         noShow?: "participant" | "host";
@@ -7222,10 +7248,16 @@ export interface operations {
   };
   /**
    * A user's connected calendars
-   * @description By the user, or an admin of one of their teams. Oldest first, each with its sync state.
+   * @description By the user, or an admin of one of their teams. Oldest first, each with its sync state. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
    */
   listUserCalendars: {
     parameters: {
+      query?: {
+        /** @description Calendars per page. */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page. One line: no control characters. */
+        cursor?: string;
+      };
       path: {
         /**
          * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
@@ -7273,6 +7305,7 @@ export interface operations {
                  */
                 createdAt: string;
               })[];
+            nextCursor: string | null;
           };
         };
       };
@@ -8450,10 +8483,16 @@ export interface operations {
   };
   /**
    * A user's connections
-   * @description By the user, or an admin of one of their teams. Oldest first.
+   * @description By the user, or an admin of one of their teams. Oldest first. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
    */
   listUserConnections: {
     parameters: {
+      query?: {
+        /** @description Connections per page. */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page. One line: no control characters. */
+        cursor?: string;
+      };
       path: {
         /**
          * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
@@ -8503,6 +8542,7 @@ export interface operations {
                 createdAt: string;
                 connectedAt: string | null;
               })[];
+            nextCursor: string | null;
           };
         };
       };
@@ -9365,9 +9405,17 @@ export interface operations {
   };
   /**
    * The account's webhooks
-   * @description Oldest first; secrets are never shown again.
+   * @description Oldest first, in pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page. Secrets are never shown again.
    */
   listWebhooks: {
+    parameters: {
+      query?: {
+        /** @description Webhooks per page. */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page. One line: no control characters. */
+        cursor?: string;
+      };
+    };
     responses: {
       /** @description OK. */
       200: {
@@ -9398,6 +9446,7 @@ export interface operations {
                  */
                 createdAt: string;
               })[];
+            nextCursor: string | null;
           };
         };
       };
@@ -10052,6 +10101,178 @@ export interface operations {
              * @description An ISO 8601 UTC instant with milliseconds.
              */
             createdAt: string;
+          };
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No such record in the caller's account. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Rotate a webhook's signing secret
+   * @description By an admin. Answers with a new secret, shown only here. For 24 hours every delivery carries two signatures in `webhook-signature`, space-separated (`v1,<by the new secret> v1,<by the old one>`), so a receiver verifying with either secret accepts it: switch the receiver over within the day. After that only the new secret signs. Rotating again within the 24 hours retires the oldest secret at once.
+   */
+  rotateWebhookSecret: {
+    parameters: {
+      path: {
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        uuid: string;
+      };
+    };
+    responses: {
+      /** @description OK. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            /**
+             * Format: uuid
+             * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+             */
+            uuid: string;
+            url: string;
+            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined")[];
+            description: string | null;
+            /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
+            enabled: boolean;
+            failingSince: string | null;
+            disabledAt: string | null;
+            /**
+             * Format: date-time
+             * @description An ISO 8601 UTC instant with milliseconds.
+             */
+            createdAt: string;
+            /** @description The Standard Webhooks signing secret (`whsec_…`): shown only in this answer. Verify deliveries with any Standard Webhooks library. */
+            secret: string;
           };
         };
       };
@@ -11067,6 +11288,11 @@ export interface operations {
                * @description An ISO 8601 UTC instant with milliseconds.
                */
               createdAt: string;
+              /**
+               * Format: date-time
+               * @description When the meeting last changed (booked, confirmed, moved, cancelled, declined, its room or no-show recorded): compare it to tell a newer record from a stale one, e.g. webhooks delivered out of order.
+               */
+              updatedAt: string;
               cancelledAt: string | null;
               cancelReason: string | null;
               declineReason: string | null;
@@ -11292,6 +11518,11 @@ export interface operations {
              * @description An ISO 8601 UTC instant with milliseconds.
              */
             createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the meeting last changed (booked, confirmed, moved, cancelled, declined, its room or no-show recorded): compare it to tell a newer record from a stale one, e.g. webhooks delivered out of order.
+             */
+            updatedAt: string;
             cancelledAt: string | null;
             cancelReason: string | null;
             declineReason: string | null;
@@ -11538,6 +11769,11 @@ export interface operations {
              * @description An ISO 8601 UTC instant with milliseconds.
              */
             createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the meeting last changed (booked, confirmed, moved, cancelled, declined, its room or no-show recorded): compare it to tell a newer record from a stale one, e.g. webhooks delivered out of order.
+             */
+            updatedAt: string;
             cancelledAt: string | null;
             cancelReason: string | null;
             declineReason: string | null;
@@ -11954,7 +12190,7 @@ export interface operations {
         "webhook-id": string;
         /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received. For 24 hours after `POST /webhooks/{uuid}/rotate-secret` two are listed, space-separated (`v1,<new> v1,<old>`): accept the message if any one verifies. */
         "webhook-signature": string;
       };
     };
@@ -11994,7 +12230,7 @@ export interface operations {
         "webhook-id": string;
         /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received. For 24 hours after `POST /webhooks/{uuid}/rotate-secret` two are listed, space-separated (`v1,<new> v1,<old>`): accept the message if any one verifies. */
         "webhook-signature": string;
       };
     };
@@ -12025,7 +12261,7 @@ export interface operations {
   };
   /**
    * meeting.rescheduled event
-   * @description A meeting was moved to another time or host. termin POSTs it to every enabled webhook subscribed to `meeting.rescheduled`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+   * @description A meeting was moved to another time or host. termin POSTs it to every enabled webhook subscribed to `meeting.rescheduled`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, and `previous`: its `start`, `end` and `host` before the move, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
    */
   onMeetingRescheduled: {
     parameters: {
@@ -12034,7 +12270,7 @@ export interface operations {
         "webhook-id": string;
         /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received. For 24 hours after `POST /webhooks/{uuid}/rotate-secret` two are listed, space-separated (`v1,<new> v1,<old>`): accept the message if any one verifies. */
         "webhook-signature": string;
       };
     };
@@ -12048,7 +12284,23 @@ export interface operations {
            * @description When the event happened (UTC, with milliseconds).
            */
           timestamp: string;
-          data: components["schemas"]["Meeting"];
+          data: components["schemas"]["Meeting"] & {
+            /** @description The meeting before the move. */
+            previous: {
+              /**
+               * Format: date-time
+               * @description Its start before the move (UTC).
+               */
+              start: string;
+              /**
+               * Format: date-time
+               * @description Its end before the move (UTC).
+               */
+              end: string;
+              /** @description The host's username before the move (the record's `username` names the host now). */
+              host: string;
+            };
+          };
         };
       };
     };
@@ -12074,7 +12326,7 @@ export interface operations {
         "webhook-id": string;
         /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received. For 24 hours after `POST /webhooks/{uuid}/rotate-secret` two are listed, space-separated (`v1,<new> v1,<old>`): accept the message if any one verifies. */
         "webhook-signature": string;
       };
     };
@@ -12114,7 +12366,7 @@ export interface operations {
         "webhook-id": string;
         /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received. For 24 hours after `POST /webhooks/{uuid}/rotate-secret` two are listed, space-separated (`v1,<new> v1,<old>`): accept the message if any one verifies. */
         "webhook-signature": string;
       };
     };
@@ -12154,7 +12406,7 @@ export interface operations {
         "webhook-id": string;
         /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received. For 24 hours after `POST /webhooks/{uuid}/rotate-secret` two are listed, space-separated (`v1,<new> v1,<old>`): accept the message if any one verifies. */
         "webhook-signature": string;
       };
     };
@@ -12194,7 +12446,7 @@ export interface operations {
         "webhook-id": string;
         /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received. For 24 hours after `POST /webhooks/{uuid}/rotate-secret` two are listed, space-separated (`v1,<new> v1,<old>`): accept the message if any one verifies. */
         "webhook-signature": string;
       };
     };
@@ -12234,7 +12486,7 @@ export interface operations {
         "webhook-id": string;
         /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received. For 24 hours after `POST /webhooks/{uuid}/rotate-secret` two are listed, space-separated (`v1,<new> v1,<old>`): accept the message if any one verifies. */
         "webhook-signature": string;
       };
     };
@@ -12274,7 +12526,7 @@ export interface operations {
         "webhook-id": string;
         /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received. For 24 hours after `POST /webhooks/{uuid}/rotate-secret` two are listed, space-separated (`v1,<new> v1,<old>`): accept the message if any one verifies. */
         "webhook-signature": string;
       };
     };
@@ -12314,7 +12566,7 @@ export interface operations {
         "webhook-id": string;
         /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received. For 24 hours after `POST /webhooks/{uuid}/rotate-secret` two are listed, space-separated (`v1,<new> v1,<old>`): accept the message if any one verifies. */
         "webhook-signature": string;
       };
     };
@@ -12354,7 +12606,7 @@ export interface operations {
         "webhook-id": string;
         /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received. For 24 hours after `POST /webhooks/{uuid}/rotate-secret` two are listed, space-separated (`v1,<new> v1,<old>`): accept the message if any one verifies. */
         "webhook-signature": string;
       };
     };
@@ -12427,7 +12679,7 @@ export interface operations {
         "webhook-id": string;
         /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received. For 24 hours after `POST /webhooks/{uuid}/rotate-secret` two are listed, space-separated (`v1,<new> v1,<old>`): accept the message if any one verifies. */
         "webhook-signature": string;
       };
     };
@@ -12467,7 +12719,7 @@ export interface operations {
         "webhook-id": string;
         /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received. For 24 hours after `POST /webhooks/{uuid}/rotate-secret` two are listed, space-separated (`v1,<new> v1,<old>`): accept the message if any one verifies. */
         "webhook-signature": string;
       };
     };
@@ -12507,7 +12759,7 @@ export interface operations {
         "webhook-id": string;
         /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received. For 24 hours after `POST /webhooks/{uuid}/rotate-secret` two are listed, space-separated (`v1,<new> v1,<old>`): accept the message if any one verifies. */
         "webhook-signature": string;
       };
     };
@@ -12547,7 +12799,7 @@ export interface operations {
         "webhook-id": string;
         /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
         "webhook-timestamp": string;
-        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received; several may be listed, space-separated. */
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received. For 24 hours after `POST /webhooks/{uuid}/rotate-secret` two are listed, space-separated (`v1,<new> v1,<old>`): accept the message if any one verifies. */
         "webhook-signature": string;
       };
     };

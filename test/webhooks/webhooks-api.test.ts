@@ -113,7 +113,7 @@ for (const dialect of DIALECTS) {
       const other = await createTestAccount(t.ctx);
       expectProblem(await call(t.app, other.apiKey, 'GET', `/api/v1/webhooks/${webhook.uuid}`), 404, 'NOT_FOUND');
       expectProblem(await call(t.app, other.apiKey, 'DELETE', `/api/v1/webhooks/${webhook.uuid}`), 404, 'NOT_FOUND');
-      expect((await call(t.app, other.apiKey, 'GET', '/api/v1/webhooks')).json()).toEqual({ webhooks: [] });
+      expect((await call(t.app, other.apiKey, 'GET', '/api/v1/webhooks')).json()).toEqual({ webhooks: [], nextCursor: null });
 
       expect((await call(t.app, acme.apiKey, 'DELETE', `/api/v1/webhooks/${webhook.uuid}`)).statusCode).toBe(204);
       expectProblem(await call(t.app, acme.apiKey, 'GET', `/api/v1/webhooks/${webhook.uuid}`), 404, 'NOT_FOUND');
@@ -197,7 +197,7 @@ for (const dialect of DIALECTS) {
       expect(received().find((body) => body.type === 'meeting.rescheduled')).toEqual({
         type: 'meeting.rescheduled',
         timestamp: new Date(t.clock.now()).toISOString(),
-        data: shown,
+        data: { ...shown, previous: { start: meeting.start, end: meeting.end, host: meeting.username } },
       });
       await call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${meeting.uuid}/cancel`, {});
 

@@ -77,9 +77,15 @@ for (const dialect of DIALECTS) {
       expect(Object.keys(doc.webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
       for (const [type, { post }] of Object.entries(doc.webhooks)) {
         expect(post.parameters.filter((p) => p.in === 'header' && p.required).map((p) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
-        const body = post.requestBody.content['application/json']!.schema as { properties: Record<string, { const?: string; $ref?: string }> };
+        const body = post.requestBody.content['application/json']!.schema as {
+          properties: Record<string, { const?: string; $ref?: string; allOf?: { $ref?: string; properties?: Record<string, unknown> }[] }>;
+        };
         expect(body.properties.type!.const).toBe(type);
-        if (/^(meeting|payment|member)\./.test(type)) expect(body.properties.data!.$ref).toMatch(/^#\/components\/schemas\/(Meeting|Payment|Member)$/);
+        // meeting.rescheduled: the Meeting with `previous` beside it.
+        const data = body.properties.data!;
+        const ref = type === 'meeting.rescheduled' ? data.allOf?.[0]?.$ref : data.$ref;
+        if (/^(meeting|payment|member)\./.test(type)) expect(ref).toMatch(/^#\/components\/schemas\/(Meeting|Payment|Member)$/);
+        if (type === 'meeting.rescheduled') expect(Object.keys(data.allOf?.[1]?.properties ?? {})).toEqual(['previous']);
       }
     });
 

@@ -17,6 +17,7 @@ import * as refundRequests from './0016-refund-requests.js';
 import * as accountOwners from './0017-account-owners.js';
 import * as integrations from './0018-integrations.js';
 import * as meetingLifecycle from './0021-meeting-lifecycle.js';
+import * as webhookSecretRotation from './0022-webhook-secret-rotation.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0017-account-owners': accountOwners,
   '0018-integrations': integrations,
   '0021-meeting-lifecycle': meetingLifecycle,
+  '0022-webhook-secret-rotation': webhookSecretRotation,
 };

@@ -20,6 +20,8 @@ export async function insertSubscription(db: DbOrTrx, subscription: NewSubscript
       events: JSON.stringify(subscription.events),
       description: subscription.description,
       secret_sealed: subscription.secretSealed,
+      previous_secret_sealed: null,
+      previous_secret_expires_at: null,
       enabled: subscription.enabled ? 1 : 0,
       failing_since: subscription.failingSince,
       disabled_at: subscription.disabledAt,
@@ -35,10 +37,42 @@ export async function findSubscription(db: DbOrTrx, accountUuid: string, uuid: s
   return row && rowToSubscription(row);
 }
 
-/** The subscription with its sealed secret, for the delivery that signs with it. */
-export async function findSubscriptionForDelivery(db: DbOrTrx, uuid: string): Promise<(WebhookSubscription & { secretSealed: string }) | undefined> {
+export interface SealedSecrets {
+  secretSealed: string;
+  /** The secret the last rotation replaced, while it still signs (until `previousSecretExpiresAt`). */
+  previousSecretSealed: string | null;
+  previousSecretExpiresAt: number | null;
+}
+
+/** The subscription with its sealed secrets, for the delivery that signs with them. */
+export async function findSubscriptionForDelivery(db: DbOrTrx, uuid: string): Promise<(WebhookSubscription & SealedSecrets) | undefined> {
   const row = await db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', uuid).executeTakeFirst();
-  return row && { ...rowToSubscription(row), secretSealed: row.secret_sealed };
+  return (
+    row && {
+      ...rowToSubscription(row),
+      secretSealed: row.secret_sealed,
+      previousSecretSealed: row.previous_secret_sealed,
+      previousSecretExpiresAt: row.previous_secret_expires_at,
+    }
+  );
+}
+
+/**
+ * Puts a new secret in place and keeps the current one as the previous until `previousExpiresAt`.
+ * The swap is one statement reading the row's own column, so two rotations at once cannot
+ * both keep the same old secret and lose the one in between.
+ */
+export async function rotateSubscriptionSecret(db: DbOrTrx, uuid: string, secretSealed: string, previousExpiresAt: number, now: number): Promise<void> {
+  await db
+    .updateTable('webhook_subscriptions')
+    .set((eb) => ({
+      previous_secret_sealed: eb.ref('secret_sealed'),
+      previous_secret_expires_at: previousExpiresAt,
+      secret_sealed: secretSealed,
+      updated_at: now,
+    }))
+    .where('id', '=', uuid)
+    .execute();
 }
 
 /** Oldest first. */

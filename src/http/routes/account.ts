@@ -1,4 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { pageOf } from '../../domain/paging.js';
+import { PAGING, PageQuery } from '../schemas/paging.js';
 import { Type, type Static } from 'typebox';
 import type { Gateway } from '../../domain/account.js';
 import { getAccount, updateAccount } from '../../scheduling/account.js';
@@ -97,12 +99,16 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
       schema: {
         tags: ['API keys'],
         summary: "The caller's live API keys",
-        description: 'Secrets are never listed.',
+        description: `Oldest first. ${PAGING} Secrets are never listed.`,
         security: API_KEY_SECURITY,
+        querystring: PageQuery('Keys'),
         response: { 200: ApiKeyListSchema, ...problemResponses(...AUTHENTICATED_ERRORS) },
       },
     },
-    async (request) => ({ apiKeys: (await listApiKeys(ctx, principalOf(request))).map(apiKeyToJson) }),
+    async (request) => {
+      const page = pageOf(await listApiKeys(ctx, principalOf(request)), (key) => [key.createdAt, key.uuid], request.query);
+      return { apiKeys: page.items.map(apiKeyToJson), nextCursor: page.nextCursor };
+    },
   );
 
   app.get(

@@ -1,4 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { pageOf } from '../../domain/paging.js';
+import { PAGING, PageQuery } from '../schemas/paging.js';
 import { Type } from 'typebox';
 import { addCalendar, getCalendar, getFeedUrl, listCalendars, removeCalendar, rotateFeed, syncCalendarNow } from '../../scheduling/calendars.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
@@ -45,13 +47,17 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> 
       schema: {
         tags: ['Calendars'],
         summary: "A user's connected calendars",
-        description: `${WHO} Oldest first, each with its sync state.`,
+        description: `${WHO} Oldest first, each with its sync state. ${PAGING}`,
         security: API_KEY_SECURITY,
         params: UserParams,
+        querystring: PageQuery('Calendars'),
         response: { 200: CalendarListSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },
       },
     },
-    async (request) => ({ calendars: (await listCalendars(ctx, principalOf(request), request.params.userUuid)).map(calendarToJson) }),
+    async (request) => {
+      const page = pageOf(await listCalendars(ctx, principalOf(request), request.params.userUuid), (calendar) => [calendar.createdAt, calendar.uuid], request.query);
+      return { calendars: page.items.map(calendarToJson), nextCursor: page.nextCursor };
+    },
   );
 
   app.get(

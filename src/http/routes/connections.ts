@@ -1,4 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { pageOf } from '../../domain/paging.js';
+import { PAGING, PageQuery } from '../schemas/paging.js';
 import { Type } from 'typebox';
 import { isIntegrationProvider } from '../../domain/integrations.js';
 import { connectionToJson } from '../../domain/representations.js';
@@ -52,13 +54,17 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }
       schema: {
         tags: ['Connections'],
         summary: "A user's connections",
-        description: `${WHO} Oldest first.`,
+        description: `${WHO} Oldest first. ${PAGING}`,
         security: API_KEY_SECURITY,
         params: UserParams,
+        querystring: PageQuery('Connections'),
         response: { 200: ConnectionListSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },
       },
     },
-    async (request) => ({ connections: (await listConnections(ctx, principalOf(request), request.params.userUuid)).map(connectionToJson) }),
+    async (request) => {
+      const page = pageOf(await listConnections(ctx, principalOf(request), request.params.userUuid), (connection) => [connection.createdAt, connection.uuid], request.query);
+      return { connections: page.items.map(connectionToJson), nextCursor: page.nextCursor };
+    },
   );
 
   app.get(

@@ -1,4 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { pageOf } from '../../domain/paging.js';
+import { PAGING } from '../schemas/paging.js';
 import { Type } from 'typebox';
 import { isPaidTopic, type MeetingTopic } from '../../domain/meeting-topic.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
@@ -63,13 +65,16 @@ export const meetingTopicRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext
       schema: {
         tags: ['Meeting topics'],
         summary: "The account's meeting topics",
-        description: 'Oldest first. Filter by `team` uuid or by host `username`.',
+        description: `Oldest first. Filter by \`team\` uuid or by host \`username\`. ${PAGING}`,
         security: API_KEY_SECURITY,
         querystring: MeetingTopicQuerySchema,
         response: { 200: MeetingTopicListSchema, ...problemResponses(...AUTHENTICATED_ERRORS) },
       },
     },
-    async (request) => ({ meetingTopics: (await listMeetingTopics(ctx, principalOf(request), request.query)).map(topicToJson) }),
+    async (request) => {
+      const page = pageOf(await listMeetingTopics(ctx, principalOf(request), request.query), (topic) => [topic.createdAt, topic.uuid], request.query);
+      return { meetingTopics: page.items.map(topicToJson), nextCursor: page.nextCursor };
+    },
   );
 
   app.get(

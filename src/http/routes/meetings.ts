@@ -20,6 +20,7 @@ import {
 import { paymentsOfMeetings } from '../../scheduling/payments/view.js';
 import { paymentRecord, meetingToJson, meetingWithPaymentToJson } from '../../domain/representations.js';
 import { principalOf } from '../request-guards.js';
+import { acceptCommaLists } from '../query-lists.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, UuidParams, problemResponses } from '../schemas/common.js';
 
 /** `POST /schedule` and the meetings it creates. */
@@ -68,6 +69,7 @@ export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
         querystring: MeetingListQuerySchema,
         response: { 200: MeetingListSchema, ...problemResponses(...AUTHENTICATED_ERRORS) },
       },
+      preValidation: acceptCommaLists('status'),
     },
     async (request) => {
       const page = await listMeetings(ctx, principalOf(request), request.query);

@@ -1,6 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { createWebhook, deleteWebhook, getWebhook, listWebhookDeliveries, listWebhooks, retryWebhookDelivery, updateWebhook } from '../../scheduling/webhooks.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listWebhookDeliveries,
+  listWebhooks,
+  retryWebhookDelivery,
+  rotateWebhookSecret,
+  updateWebhook,
+} from '../../scheduling/webhooks.js';
 import type { WebhookDelivery, WebhookSubscription } from '../../domain/webhook.js';
 import { toIso } from '../../domain/representations.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
@@ -14,6 +23,7 @@ import {
   DeliveryParamsSchema,
   DeliverySchema,
   UpdateWebhookBodySchema,
+  WebhookListQuerySchema,
   WebhookListSchema,
   WebhookSchema,
 } from '../schemas/webhooks.js';
@@ -79,12 +89,16 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
       schema: {
         tags: ['Webhooks'],
         summary: "The account's webhooks",
-        description: 'Oldest first; secrets are never shown again.',
+        description: 'Oldest first, in pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page. Secrets are never shown again.',
         security: API_KEY_SECURITY,
+        querystring: WebhookListQuerySchema,
         response: { 200: WebhookListSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 403) },
       },
     },
-    async (request) => ({ webhooks: (await listWebhooks(ctx, principalOf(request))).map(webhookToJson) }),
+    async (request) => {
+      const page = await listWebhooks(ctx, principalOf(request), request.query);
+      return { webhooks: page.items.map(webhookToJson), nextCursor: page.nextCursor };
+    },
   );
 
   app.get(
@@ -135,6 +149,28 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
     async (request, reply) => {
       await deleteWebhook(ctx, principalOf(request), request.params.uuid);
       return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/webhooks/:uuid/rotate-secret',
+    {
+      schema: {
+        tags: ['Webhooks'],
+        summary: "Rotate a webhook's signing secret",
+        description:
+          'By an admin. Answers with a new secret, shown only here. For 24 hours every delivery carries two signatures in ' +
+          '`webhook-signature`, space-separated (`v1,<by the new secret> v1,<by the old one>`), so a receiver verifying with either ' +
+          'secret accepts it: switch the receiver over within the day. After that only the new secret signs. Rotating again within ' +
+          'the 24 hours retires the oldest secret at once.',
+        security: API_KEY_SECURITY,
+        params: UuidParams,
+        response: { 200: CreatedWebhookSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { webhook, secret } = await rotateWebhookSecret(ctx, principalOf(request), request.params.uuid);
+      return { ...webhookToJson(webhook), secret };
     },
   );
 

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { NextCursor } from './paging.js';
 import { GATEWAYS, PLACES } from '../../domain/account.js';
 import { GATEWAY_FIELDS, type GatewayField } from '../../domain/gateway-settings.js';
 import { INTEGRATION_FIELDS, INTEGRATION_PROVIDERS } from '../../domain/integrations.js';
@@ -166,7 +167,7 @@ export const CreatedApiKeySchema = Type.Object({
   apiKey: Type.String({ description: 'The secret: shown only in this response, stored only as a hash.' }),
   createdAt: Timestamp,
 });
-export const ApiKeyListSchema = Type.Object({ apiKeys: Type.Array(Type.Ref('ApiKey')) });
+export const ApiKeyListSchema = Type.Object({ apiKeys: Type.Array(Type.Ref('ApiKey')), nextCursor: NextCursor });
 export const CreateApiKeyBodySchema = Type.Object(
   { name: NonBlankLine({ maxLength: 200, description: 'A label for the key, e.g. where it is used.' }) },
   { additionalProperties: false },

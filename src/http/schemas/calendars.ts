@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { NextCursor } from './paging.js';
 import { CALENDAR_SYNC_STATUSES, CALENDAR_TYPES, type ConnectedCalendar } from '../../domain/calendar.js';
 import { Nullable, SingleLine, StringEnum, Timestamp, Uuid } from './common.js';
 
@@ -67,7 +68,7 @@ export const CalendarSchema = Type.Object(
   { title: 'Calendar', description: 'A calendar connected to a user. No secret (password, secret feed address) is ever shown.' },
 );
 
-export const CalendarListSchema = Type.Object({ calendars: Type.Array(CalendarSchema) });
+export const CalendarListSchema = Type.Object({ calendars: Type.Array(CalendarSchema), nextCursor: NextCursor });
 
 export const FeedSchema = Type.Object(
   { url: Type.String({ description: '`{PUBLIC_URL}/feeds/{token}.ics`: anyone with this address can read the feed; rotate it if it leaked.' }) },

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { NextCursor } from './paging.js';
 import { CONNECTION_STATUSES } from '../../domain/integrations.js';
 import { IntegrationProviderSchema } from './account.js';
 import { Nullable, StringEnum, Timestamp, Uuid } from './common.js';
@@ -35,7 +36,7 @@ export const StartedConnectionSchema = Type.Object(
   { title: 'StartedConnection' },
 );
 
-export const ConnectionListSchema = Type.Object({ connections: Type.Array(ConnectionSchema) });
+export const ConnectionListSchema = Type.Object({ connections: Type.Array(ConnectionSchema), nextCursor: NextCursor });
 export const UserConnectionParams = Type.Object({ userUuid: Uuid, uuid: Uuid });
 export const OAuthCallbackParams = Type.Object({ provider: Type.String({ maxLength: 40 }) });
 export const OAuthCallbackQuery = Type.Object(

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { NextCursor, PageQuery } from './paging.js';
 import { TOPIC_LIMITS } from '../../domain/meeting-topic.js';
 import { PlaceSchema } from './account.js';
 import { MAX_MONEY_AMOUNT, MultiLine, NonBlankLine, Nullable, SingleLine, StringEnum, Timestamp, Uuid } from './common.js';
@@ -159,8 +160,12 @@ export const MeetingTopicSchema = Type.Object(
   { $id: 'MeetingTopic', title: 'MeetingTopic' },
 );
 
-export const MeetingTopicListSchema = Type.Object({ meetingTopics: Type.Array(Type.Ref('MeetingTopic')) });
+export const MeetingTopicListSchema = Type.Object({ meetingTopics: Type.Array(Type.Ref('MeetingTopic')), nextCursor: NextCursor });
 export const MeetingTopicQuerySchema = Type.Object(
-  { team: Type.Optional(Uuid), username: Type.Optional(SingleLine({ minLength: 1, maxLength: 120, description: "A host's username." })) },
+  {
+    team: Type.Optional(Uuid),
+    username: Type.Optional(SingleLine({ minLength: 1, maxLength: 120, description: "A host's username." })),
+    ...PageQuery('Topics').properties,
+  },
   { additionalProperties: false },
 );

@@ -3,6 +3,7 @@ import { LANGS, MEETING_STATUSES, NO_SHOW_PARTIES } from '../../domain/meeting.j
 import { GatewaySchema, PlaceSchema } from './account.js';
 import { PAYMENT_STATUSES } from '../../domain/payment.js';
 import { MeetingLocationSchema } from './place-details.js';
+import { REPEATED_OR_COMMAS } from '../query-lists.js';
 import { Email, FreeObject, MultiLine, NonBlankLine, Nullable, SingleLine, StringEnum, Timestamp, TimeZone, UtcInstant, Uuid } from './common.js';
 
 /** Far beyond any booking window (at most a few years), well inside what dates can hold. */
@@ -144,6 +145,12 @@ export const MeetingSchema = Type.Object(
     metadata: FreeObject,
     invoice: Nullable(InvoiceSchema),
     createdAt: Timestamp,
+    updatedAt: Type.String({
+      format: 'date-time',
+      examples: ['2027-03-29T07:00:00.000Z'],
+      description:
+        'When the meeting last changed (booked, confirmed, moved, cancelled, declined, its room or no-show recorded): compare it to tell a newer record from a stale one, e.g. webhooks delivered out of order.',
+    }),
     cancelledAt: Nullable(Timestamp),
     cancelReason: Nullable(Type.String()),
     declineReason: Nullable(Type.String({ description: 'A declined request: the host\'s reason, or "not approved in time".' })),
@@ -198,13 +205,16 @@ export const MeetingListQuerySchema = Type.Object(
     from: Type.Optional(UtcInstant('Meetings starting at or after this instant.')),
     to: Type.Optional(UtcInstant('Meetings starting before this instant.')),
     status: Type.Optional(
-      Type.Array(StringEnum(MEETING_STATUSES), { description: 'One or more statuses; repeat the parameter for several (status=confirmed&status=pending_payment).' }),
+      Type.Array(StringEnum(MEETING_STATUSES), {
+        description: 'One or more statuses: repeat the parameter (status=confirmed&status=pending_payment) or separate them by commas (status=confirmed,pending_payment).',
+      }),
     ),
     noShow: Type.Optional(StringEnum(NO_SHOW_PARTIES, { description: 'Only meetings marked with this no-show.' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Meetings per page.' })),
     cursor: Type.Optional(SingleLine({ maxLength: 200, description: 'The `nextCursor` of the previous page.' })),
   },
-  { additionalProperties: false },
+  // @fastify/swagger takes a parameter's style from its container: the default for query parameters, said out loud for `status`.
+  { additionalProperties: false, ...REPEATED_OR_COMMAS },
 );
 
 export const MeetingListSchema = Type.Object({

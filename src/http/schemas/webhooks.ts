@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/events.js';
 import { DELIVERY_STATUSES } from '../../domain/webhook.js';
+import { NextCursor, PageQuery } from './paging.js';
 import { MultiLine, Nullable, SingleLine, StringEnum, Timestamp, Uuid } from './common.js';
 
 const EventTypeSchema = StringEnum(WEBHOOK_EVENT_TYPES, { description: 'An event type.' });
@@ -61,7 +62,9 @@ export const CreatedWebhookSchema = Type.Object(
   { title: 'CreatedWebhook' },
 );
 
-export const WebhookListSchema = Type.Object({ webhooks: Type.Array(WebhookSchema) });
+export const WebhookListQuerySchema = PageQuery('Webhooks');
+
+export const WebhookListSchema = Type.Object({ webhooks: Type.Array(WebhookSchema), nextCursor: NextCursor });
 
 export const DeliverySchema = Type.Object(
   {

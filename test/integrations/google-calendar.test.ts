@@ -16,7 +16,10 @@ import { freeSlots, type Harness, startHarness } from './harness.js';
 const HOUR = 3_600_000;
 
 for (const dialect of DIALECTS) {
-  describe(`Google calendars [${dialect}]`, () => {
+  // Not shuffled, by design, as zoom.test.ts: the tests are the life of one host's connection
+  // in order (app configured, connected, used, broken, reconnected, disconnected), each step
+  // on the connection, the stand-in's state and the counts the step before left.
+  describe(`Google calendars [${dialect}]`, { shuffle: false }, () => {
     let h: Harness;
     let google: FakeGoogle;
     let topicUuid: string;

@@ -13,7 +13,10 @@ import { freeSlots, type Harness, PUBLIC_URL, startHarness } from './harness.js'
  * link, an expired token and a revoked grant, without a lost booking or a second link.
  */
 for (const dialect of DIALECTS) {
-  describe(`Microsoft Teams rooms [${dialect}]`, () => {
+  // Not shuffled, by design, as zoom.test.ts: the tests are the life of one host's connection
+  // in order (app configured, connected, used, broken, reconnected, disconnected), each step
+  // on the connection, the stand-in's state and the counts the step before left.
+  describe(`Microsoft Teams rooms [${dialect}]`, { shuffle: false }, () => {
     let h: Harness;
     let ms: FakeMicrosoft;
     let topicUuid: string;

@@ -13,7 +13,10 @@ import { freeSlots, type Harness, PUBLIC_URL, startHarness } from './harness.js'
  * second link.
  */
 for (const dialect of DIALECTS) {
-  describe(`Webex rooms [${dialect}]`, () => {
+  // Not shuffled, by design, as zoom.test.ts: the tests are the life of one host's connection
+  // in order (app configured, connected, used, broken, reconnected, disconnected), each step
+  // on the connection, the stand-in's state and the counts the step before left.
+  describe(`Webex rooms [${dialect}]`, { shuffle: false }, () => {
     let h: Harness;
     let webex: FakeWebex;
     let topicUuid: string;

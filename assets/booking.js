@@ -46,6 +46,11 @@
     var cycle = new Intl.DateTimeFormat(locale(lang), { timeStyle: 'short' }).resolvedOptions().hourCycle;
     return cycle === 'h11' || cycle === 'h12';
   }
+  /** The locale the participant's e-mails should read in: the page's, with the hour cycle they chose (en-US-u-hc-h23). */
+  function messageLocale(lang) {
+    var stored = storedCycle();
+    return locale(lang) + (stored ? '-u-hc-' + (stored === '12' ? 'h12' : 'h23') : '');
+  }
   /** As src/domain/formats.ts formats them, so the page reads like its e-mail: "9:00 AM", "09:00". */
   function formatTime(instant, zone, lang) {
     // hourCycle, not hour12: `hour12: false` gives "24:00" at midnight in some ICU versions.
@@ -663,7 +668,7 @@
       clearAlert();
       clearFieldErrors(form);
       var data = new FormData(form);
-      var body = { dates: [{ start: chosen.start, username: chosen.username }], meetingTopic: config.topic, timezone: zone, lang: config.lang, form: {} };
+      var body = { dates: [{ start: chosen.start, username: chosen.username }], meetingTopic: config.topic, timezone: zone, lang: config.lang, locale: messageLocale(config.lang), form: {} };
       if (config.team) body.team = config.team;
       data.forEach(function (value, key) {
         value = String(value);

@@ -138,6 +138,8 @@ export interface MeetingTable {
   participant_phone: string | null;
   participant_timezone: string;
   participant_lang: string;
+  /** The participant's browser locale (0029), for their messages' formats; null: as `participant_lang`. */
+  participant_locale: string | null;
   note: string | null;
   price_variant_id: string | null;
   form: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDate, formatDateTime, formatMoney, formatRange, formatSpan, formatTime } from './formats.js';
+import { formatDate, formatDateTime, formatMoney, formatRange, formatSpan, formatTime, participantLocale } from './formats.js';
 
 const nine = Date.parse('2027-01-04T08:00:00Z'); // 09:00 in Warsaw, 03:00 in New York
 const midnight = Date.parse('2027-01-04T23:00:00Z'); // 00:00 on the 5th in Warsaw
@@ -46,6 +46,32 @@ describe('formats', () => {
     expect(formatRange(nine, nine + 30 * 60_000, 'Europe/Warsaw', 'en-GB', { hour12: true })).toMatch(/^Monday, 4 January 2027, 0?9:00\s?am–0?9:30\s?am$/i);
     expect(formatSpan(midnight - 30 * 60_000, midnight + 30 * 60_000, 'Europe/Warsaw', 'en-GB')).toBe(
       'Monday, 4 January 2027, 23:30 – Tuesday, 5 January 2027, 00:30 (Europe/Warsaw)',
+    );
+  });
+});
+
+describe("participantLocale: the browser's locale, kept for the participant's e-mails", () => {
+  it.each([
+    ['en-GB', 'en', 'en-GB', '09:00'],
+    ['en-us', 'en', 'en-US', '9:00 AM'],
+    ['en-US-u-hc-h23', 'en', 'en-US-u-hc-h23', '09:00'],
+    ['en-GB-u-hc-h12', 'en', 'en-GB-u-hc-h12', '9:00 am'],
+    ['en-GB-u-hc-h11-ca-buddhist', 'en', 'en-GB-u-hc-h12', '9:00 am'],
+    ['pl-PL', 'pl', 'pl-PL', '09:00'],
+    ['en', 'en', 'en', '9:00 AM'],
+  ] as const)('%s with lang %s → %s, reading 09:00 in Warsaw as %s', (tag, lang, locale, nineIs) => {
+    expect(participantLocale(tag, lang)).toBe(locale);
+    expect(formatTime(nine, 'Europe/Warsaw', locale).replace(/[\u202f ]/g, ' ')).toBe(nineIs);
+  });
+
+  it.each([
+    ['pl-PL', 'en', 'must be a locale of the language in lang (en)'],
+    ['en-GB', 'pl', 'must be a locale of the language in lang (pl)'],
+    ['not a tag', 'en', 'BCP 47'],
+    ['', 'en', 'BCP 47'],
+  ] as const)('%j with lang %s is refused at /locale', (tag, lang, message) => {
+    expect(() => participantLocale(tag, lang)).toThrow(
+      expect.objectContaining({ errors: [expect.objectContaining({ path: '/locale', message: expect.stringContaining(message) })] }),
     );
   });
 });

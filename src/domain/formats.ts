@@ -1,3 +1,4 @@
+import { ValidationError } from './errors.js';
 import type { Lang } from './meeting.js';
 import { currencyExponent, isIso4217Currency } from './money.js';
 
@@ -61,6 +62,27 @@ export function formatRange(start: number, end: number, timeZone: string, locale
   const sameDay = formatDate(start, timeZone, locale) === formatDate(end, timeZone, locale);
   const to = sameDay ? formatTime(end, timeZone, locale, options) : `${formatDate(end, timeZone, locale)}, ${formatTime(end, timeZone, locale, options)}`;
   return `${formatDate(start, timeZone, locale)}, ${formatTime(start, timeZone, locale, options)}${sameDay ? '–' : ' – '}${to}`;
+}
+
+/**
+ * The locale a participant's messages are formatted in, from what their browser reads
+ * (`en-GB`, `en-US-u-hc-h23` for a 24-hour choice on a US browser): so the confirmation
+ * e-mail reads times as the booking page did. Only the language, a region and the hour
+ * cycle are kept (a tag is a free string: nothing else of it reaches Intl); the language
+ * must be the booking's `lang`, since the words are in that language.
+ */
+export function participantLocale(tag: string, lang: Lang): string {
+  let parsed: Intl.Locale;
+  try {
+    parsed = new Intl.Locale(tag);
+  } catch {
+    throw new ValidationError([{ path: '/locale', message: 'must be a BCP 47 language tag such as en-GB or pl-PL' }]);
+  }
+  if (parsed.language !== lang) {
+    throw new ValidationError([{ path: '/locale', message: `must be a locale of the language in lang (${lang}), such as ${lang === 'pl' ? 'pl-PL' : 'en-GB'}` }]);
+  }
+  const cycle = parsed.hourCycle === 'h11' || parsed.hourCycle === 'h12' ? 'h12' : parsed.hourCycle === 'h23' || parsed.hourCycle === 'h24' ? 'h23' : null;
+  return `${parsed.language}${parsed.region ? `-${parsed.region}` : ''}${cycle ? `-u-hc-${cycle}` : ''}`;
 }
 
 function hourCycle(options: TimeOptions): Intl.DateTimeFormatOptions {

@@ -20,6 +20,8 @@ export interface Participant {
   phone: string | null;
   timezone: string;
   lang: Lang;
+  /** How their browser reads dates and times (`en-GB`), for their messages; null: as `lang` reads. */
+  locale?: string | null | undefined;
 }
 
 /** The invoice fields of a paid booking, echoed under their request names. */
@@ -163,4 +165,9 @@ export function findOverlappingDates(dates: readonly { start: number; end: numbe
 export function basePrice(topic: Pick<MeetingTopic, 'price' | 'priceVariants'>, priceVariantUuid: string | null): Money | null {
   if (priceVariantUuid !== null) return topic.priceVariants.find((variant) => variant.uuid === priceVariantUuid)?.price ?? null;
   return topic.price ?? topic.priceVariants[0]?.price ?? null;
+}
+
+/** The participant's own locale for their messages, when their browser gave one: `{}` leaves them to their `lang`. */
+export function participantLocaleOf(meeting: Pick<Meeting, 'participant'>): { locale?: string } {
+  return meeting.participant.locale ? { locale: meeting.participant.locale } : {};
 }

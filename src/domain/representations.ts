@@ -44,7 +44,14 @@ export function meetingToJson(meeting: Meeting) {
     place: meeting.place,
     // Events and idempotent replays recorded before locations existed carry none.
     location: locationToJson(meeting.location ?? locationWithoutDetails(meeting.place, meeting.participant.phone)),
-    participant: meeting.participant,
+    // Named field by field: the record the API documents, whatever else the domain keeps (the locale stays internal).
+    participant: {
+      name: meeting.participant.name,
+      email: meeting.participant.email,
+      phone: meeting.participant.phone,
+      timezone: meeting.participant.timezone,
+      lang: meeting.participant.lang,
+    },
     note: meeting.note,
     priceVariant: meeting.priceVariantUuid,
     form: meeting.form,

@@ -1,4 +1,4 @@
-import { DateTime } from 'luxon';
+import { formatDateTime, formatSpan } from '../domain/formats.js';
 import type { Lang } from '../domain/meeting.js';
 import { toSingleLine } from '../domain/text.js';
 import type { NoticeMessagePayload } from './queued-message.js';
@@ -8,6 +8,8 @@ export interface ApprovalMessageFacts {
   kind: 'requested' | 'declined' | 'awaiting-host';
   to: { name: string; email: string };
   lang: Lang;
+  /** The reader's own locale (`en-GB`) for dates and times; absent: as `lang` reads. */
+  locale?: string | undefined;
   timezone: string;
   accountName: string;
   topicName: string;
@@ -64,11 +66,12 @@ const STRINGS = {
  */
 export function approvalNotice(facts: ApprovalMessageFacts): NoticeMessagePayload {
   const s = STRINGS[facts.lang];
-  const at = (ms: number) => DateTime.fromMillis(ms, { zone: facts.timezone }).setLocale(facts.lang);
-  const start = at(facts.start);
-  const when = `${start.toLocaleString(DateTime.DATE_HUGE)}, ${start.toLocaleString(DateTime.TIME_SIMPLE)}–${at(facts.end).toLocaleString(DateTime.TIME_SIMPLE)} (${one(facts.timezone)})`;
-  const short = start.toLocaleString(DateTime.DATETIME_MED);
-  const deadline = at(facts.deadline).toLocaleString(DateTime.DATETIME_MED);
+  // The formats module, as every page and booking e-mail: the same span reads the same everywhere.
+  const locale = facts.locale ?? facts.lang;
+  const zone = one(facts.timezone);
+  const when = formatSpan(facts.start, facts.end, zone, locale);
+  const short = formatDateTime(facts.start, zone, locale);
+  const deadline = formatDateTime(facts.deadline, zone, locale);
   const topic = one(facts.topicName);
   const subject =
     facts.kind === 'requested'
@@ -86,5 +89,5 @@ export function approvalNotice(facts: ApprovalMessageFacts): NoticeMessagePayloa
   if (facts.kind === 'declined' && facts.reason) lines.push(`${s.reason}: ${one(facts.reason)}`);
   if (facts.link) lines.push('', `${facts.kind === 'awaiting-host' ? s.decide : s.manage}: ${one(facts.link)}`);
   lines.push('', s.signature(one(facts.accountName)));
-  return { notice: true, to: facts.to, subject, text: lines.join('\n') };
+  return { notice: true, to: facts.to, lang: facts.lang, subject, text: lines.join('\n') };
 }

@@ -16,6 +16,8 @@ export interface BookingMessagePayload extends PaidDetails {
   recipient: 'participant' | 'host';
   to: { name: string; email: string };
   lang: Lang;
+  /** The recipient's own locale (`en-GB`) for dates, times and money; absent: as `lang` reads. */
+  locale?: string | undefined;
   /** The recipient's zone: times are shown as they will live them. */
   timezone: string;
   accountName: string;
@@ -59,6 +61,8 @@ export interface PaymentMessagePayload {
   event: 'pending' | 'released' | 'refunded';
   to: { name: string; email: string };
   lang: Lang;
+  /** The participant's own locale (`en-GB`) for dates, times and money; absent: as `lang` reads. */
+  locale?: string | undefined;
   timezone: string;
   accountName: string;
   topicName: string;

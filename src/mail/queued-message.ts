@@ -1,7 +1,6 @@
-import { escapeHtml } from '../domain/text.js';
+import type { Lang } from '../domain/meeting.js';
 import type { BookingMessagePayload } from './booking-message.js';
-import { renderBookingMessage, type RenderedMessage } from './render.js';
-import { NO_INVITATION } from './transport.js';
+import { renderBookingMessage, renderNoticeMessage, type RenderedMessage } from './render.js';
 
 /**
  * A message written in full when it is queued: an operational notice (a webhook switched
@@ -11,6 +10,8 @@ import { NO_INVITATION } from './transport.js';
 export interface NoticeMessagePayload {
   notice: true;
   to: { name: string; email: string };
+  /** The language it is written in (the HTML part says so); absent: English. */
+  lang?: Lang | undefined;
   subject: string;
   text: string;
 }
@@ -29,12 +30,5 @@ export function renderQueuedMessage(payload: QueuedMessagePayload): RenderedMess
 }
 
 function renderNotice(payload: NoticeMessagePayload): RenderedMessage {
-  const body = escapeHtml(payload.text).replaceAll('\n', '<br>\n');
-  return {
-    to: payload.to,
-    subject: payload.subject.replace(/[\u0000-\u001F\u007F]+/g, ' '),
-    text: payload.text,
-    html: `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(payload.subject)}</title></head><body>\n<p>${body}</p>\n</body></html>\n`,
-    ics: NO_INVITATION,
-  };
+  return renderNoticeMessage(payload.lang ?? 'en', payload.to, payload.subject.replace(/[\u0000-\u001F\u007F]+/g, ' '), payload.text);
 }

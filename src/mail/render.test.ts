@@ -1,6 +1,7 @@
 import ICAL from 'ical.js';
 import { describe, expect, it } from 'vitest';
 import type { BookingMessagePayload } from './booking-message.js';
+import { renderQueuedMessage } from './queued-message.js';
 import { renderBookingMessage } from './render.js';
 
 function payload(extra: Partial<BookingMessagePayload> = {}): BookingMessagePayload {
@@ -218,5 +219,34 @@ describe('booking messages: links and labels', () => {
     expect(message.text).toContain('What would you like to discuss? Taxes\n');
     expect(message.text).toContain('Company: Acme\n');
     expect(message.text).not.toContain('?:');
+  });
+});
+
+describe('notices (operator warnings, approval messages)', () => {
+  const notice = {
+    notice: true as const,
+    to: { name: 'Ops', email: 'ops@acme.test' },
+    subject: 'Webhook switched off',
+    text: 'Hello Ops,\n\nThe endpoint failed 50 times in a row.\n\nEndpoint: https://hooks.acme.test/termin?x=<b>\nSwitch it on: https://termin.acme.test/api/v1/webhooks/1\n\n<script>alert(1)</script>',
+  };
+
+  it("come in the booking messages' layout: paragraphs, labelled rows, links that link, everything escaped", () => {
+    const message = renderQueuedMessage(notice);
+    expect(message.text).toBe(`${notice.text}\n`);
+    expect(message.html).toContain('max-width:600px');
+    expect(message.html).toContain('<meta name="viewport"');
+    expect(message.html).toContain('<p style="margin:0 0 16px;">The endpoint failed 50 times in a row.</p>');
+    expect(message.html).toMatch(/<th scope="row"[^>]*>Switch it on<\/th><td[^>]*><a href="https:\/\/termin\.acme\.test\/api\/v1\/webhooks\/1"/);
+    expect(message.html).toContain('<a href="https://hooks.acme.test/termin?x=&lt;b&gt;"');
+    expect(message.html).not.toContain('<script>');
+    expect(message.html).toContain('&lt;script&gt;');
+    expect(message.html).toContain('<html lang="en">');
+  });
+
+  it('say their language, and link only http(s)', () => {
+    const message = renderQueuedMessage({ ...notice, lang: 'pl', text: 'Link: javascript:alert(1)\nhttp://ok.test/a' });
+    expect(message.html).toContain('<html lang="pl">');
+    expect(message.html).not.toContain('href="javascript');
+    expect(message.html).toContain('<a href="http://ok.test/a"');
   });
 });

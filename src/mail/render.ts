@@ -4,8 +4,9 @@ import type { AnsweredQuestion } from '../domain/form.js';
 import { escapeHtml, toParameterValue, toSingleLine, toTextLines } from '../domain/text.js';
 import { PLACE_LABELS } from '../domain/place-labels.js';
 import type { BookingMessagePayload, PaymentMessagePayload } from './booking-message.js';
+import { NO_INVITATION } from './transport.js';
 import { calendarLinks } from '../domain/calendar-links.js';
-import { formatDateTime, formatMoney, formatSpan } from '../domain/formats.js';
+import { formatDateTime, formatMoney, formatSpan, type FormatLocale } from '../domain/formats.js';
 
 export interface RenderedMessage {
   to: { name: string; email: string };
@@ -232,7 +233,7 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
   const topic = one(meeting.topicName);
   const attendee = { name: one(payload.attendee.name), email: address(payload.attendee.email) };
   const organizer = { name: one(payload.organizer.name), email: address(payload.organizer.email) };
-  const vars: Vars = { topic, other: toHost ? attendee.name : organizer.name, date: formatDateTime(meeting.start, payload.timezone, payload.lang) };
+  const vars: Vars = { topic, other: toHost ? attendee.name : organizer.name, date: formatDateTime(meeting.start, payload.timezone, payload.locale ?? payload.lang) };
   const moved = payload.event === 'rescheduled' ? RESCHEDULE_STRINGS[payload.lang] : payload.event === 'located' ? { ...LOCATED_STRINGS[payload.lang], previously: '' } : null;
   const subject = one(
     moved
@@ -242,7 +243,7 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
         : (cancelled ? s.cancelledSubject : s.confirmedSubject)(vars),
   );
   const lead = moved ? (toHost ? moved.hostLead : moved.lead) : toHost ? (cancelled ? s.hostCancelledLead : s.hostConfirmedLead) : cancelled ? s.cancelledLead : s.confirmedLead;
-  const span = (from: number, to: number) => formatSpan(from, to, one(payload.timezone), payload.lang);
+  const span = (from: number, to: number) => formatSpan(from, to, one(payload.timezone), payload.locale ?? payload.lang);
   const when = span(meeting.start, meeting.end);
   const details: Line[] = [
     { label: s.what, value: topic },
@@ -325,6 +326,29 @@ function withColon(label: string): string {
 }
 
 /** The message's text and HTML parts from the same parts, with its subject and recipient. */
+/**
+ * A notice written in full when queued (an operator's warning, an approval message) in the
+ * same layout as the booking messages: its paragraphs as paragraphs, a `Label: value` line
+ * as a labelled row, a link (alone or after a label) as a link. The text part is the text
+ * as written. Nothing in it is trusted: every value is escaped, only http(s) links link.
+ */
+export function renderNoticeMessage(lang: Lang, to: { name: string; email: string }, subject: string, text: string): RenderedMessage {
+  const paragraphs = text
+    .split(/\n{2,}/)
+    .map((paragraph) => paragraph.split('\n').filter((line) => line.trim() !== ''))
+    .filter((lines) => lines.length > 0)
+    .map((lines) => lines.map(noticeLine));
+  const html = renderHtml({ paragraphs, actions: [], calendar: [], closing: [] }, lang, subject);
+  return { to: { name: one(to.name), email: address(to.email) }, subject, text: text.endsWith('\n') ? text : `${text}\n`, html, ics: NO_INVITATION };
+}
+
+function noticeLine(line: string): Line {
+  const labelled = /^([^:]{1,60}): (.+)$/.exec(line);
+  const link = (value: string) => (/^https?:\/\/\S+$/.test(value) ? { href: value } : {});
+  if (labelled && !/^https?$/.test(labelled[1]!)) return { label: labelled[1]!, value: labelled[2]!, ...link(labelled[2]!) };
+  return { value: line, ...link(line) };
+}
+
 function renderParts(lang: Lang, subject: string, to: { name: string; email: string }, parts: MessageParts & { ics: RenderedMessage['ics'] }): RenderedMessage {
   return {
     to: { name: one(to.name), email: address(to.email) },
@@ -533,15 +557,15 @@ const PAYMENT_STRINGS: Record<Lang, PaymentStrings> = {
 };
 
 /** 15000 PLN → "PLN 150.00" (en), "150,00 zł" (pl): the formats module's money, as on the pages. */
-export function formatAmount(amount: number, currency: string, lang: Lang): string {
-  return formatMoney(amount, one(currency), lang);
+export function formatAmount(amount: number, currency: string, locale: FormatLocale): string {
+  return formatMoney(amount, one(currency), locale);
 }
 
 /** "Paid: PLN 150.00" and the invoice fields, one line (the address may span lines). */
 function paidLines(payload: BookingMessagePayload): Line[] {
   const s = PAYMENT_STRINGS[payload.lang];
   const lines: Line[] = [];
-  if (payload.paid) lines.push({ label: s.paid, value: formatAmount(payload.paid.amount, payload.paid.currency, payload.lang) });
+  if (payload.paid) lines.push({ label: s.paid, value: formatAmount(payload.paid.amount, payload.paid.currency, payload.locale ?? payload.lang) });
   const invoice = payload.invoice;
   if (invoice) {
     const parts = [invoice.invoiceName, invoice.invoiceAddress, [invoice.invoicePostalCode, invoice.invoiceCity].filter(Boolean).join(' '), invoice.invoiceTaxNumber]
@@ -557,11 +581,11 @@ export function renderPaymentMessage(payload: PaymentMessagePayload): RenderedMe
   const s = STRINGS[payload.lang];
   const p = PAYMENT_STRINGS[payload.lang];
   const topic = one(payload.topicName);
-  const when = payload.meetings.map((meeting) => formatSpan(meeting.start, meeting.end, one(payload.timezone), payload.lang));
+  const when = payload.meetings.map((meeting) => formatSpan(meeting.start, meeting.end, one(payload.timezone), payload.locale ?? payload.lang));
   const details: Line[] = [
     { label: s.what, value: topic },
     ...when.map((value) => ({ label: s.when, value })),
-    { label: p.amount, value: formatAmount(payload.amount, payload.currency, payload.lang) },
+    { label: p.amount, value: formatAmount(payload.amount, payload.currency, payload.locale ?? payload.lang) },
   ];
   let subject: string;
   let lead: string;
@@ -571,8 +595,9 @@ export function renderPaymentMessage(payload: PaymentMessagePayload): RenderedMe
     subject = p.pendingSubject(topic);
     lead = p.pendingLead;
     if (payload.deadline !== undefined)
-      details.push({ label: p.payBy, value: `${formatDateTime(payload.deadline, one(payload.timezone), payload.lang)} (${one(payload.timezone)})` });
-    if (payload.payUrl) actions.push({ label: `${p.payButton} ${formatAmount(payload.amount, payload.currency, payload.lang)}`, url: one(payload.payUrl), text: p.payLink });
+      details.push({ label: p.payBy, value: `${formatDateTime(payload.deadline, one(payload.timezone), payload.locale ?? payload.lang)} (${one(payload.timezone)})` });
+    if (payload.payUrl)
+      actions.push({ label: `${p.payButton} ${formatAmount(payload.amount, payload.currency, payload.locale ?? payload.lang)}`, url: one(payload.payUrl), text: p.payLink });
   } else if (payload.event === 'released') {
     subject = p.releasedSubject(topic);
     lead = p.releasedLead;

@@ -6,6 +6,7 @@ import { resolveLocation, type MeetingLocation, type PlaceDetails } from '../dom
 import { checkTopicTeam, findTopicHost, isPaidTopic, type MeetingTopic, type Money, type TopicHost } from '../domain/meeting-topic.js';
 import { PAYMENT_HOLD_MS, approvalDeadline, basePrice, collectInvoice, findOverlappingDates, validateBookingAgainstTopic, type Lang, type Meeting } from '../domain/meeting.js';
 import { priceBooking } from '../domain/pricing.js';
+import { participantLocale } from '../domain/formats.js';
 import { hashRequest } from '../domain/request-hash.js';
 import { isSlotAvailable, type BusyMeeting, type HostCalendar } from '../domain/slots.js';
 import { isValidTimeZone } from '../domain/time-zones.js';
@@ -31,6 +32,8 @@ export interface ScheduleInput {
   dates: { start: string; username: string }[];
   email: string;
   lang: Lang;
+  /** The participant's browser locale, for their messages' date and time formats. */
+  locale?: string | undefined;
   name: string;
   phone?: string | undefined;
   place: Place;
@@ -84,6 +87,8 @@ export async function scheduleMeetings(
   idempotencyKey?: string | undefined,
 ): Promise<Booking> {
   const starts = parseStarts(input);
+  // Refused before anything is locked; the meetings keep what it normalises to.
+  if (input.locale !== undefined) participantLocale(input.locale, input.lang);
   // The whole body: a repeat with any field changed is a different request.
   const requestHash = idempotencyKey === undefined ? '' : hashRequest(input);
 
@@ -225,7 +230,14 @@ function buildBooking(plan: BookingPlan, input: ScheduleInput, starts: number[],
     holdExpiresAt: holdOf(start),
     place: input.place,
     location: locations[index]!,
-    participant: { name: input.name.trim(), email: input.email.trim(), phone: input.phone?.trim() || null, timezone: input.timezone, lang: input.lang },
+    participant: {
+      name: input.name.trim(),
+      email: input.email.trim(),
+      phone: input.phone?.trim() || null,
+      timezone: input.timezone,
+      lang: input.lang,
+      locale: input.locale === undefined ? null : participantLocale(input.locale, input.lang),
+    },
     note: input.note ?? null,
     priceVariantUuid: plan.priceVariantUuid,
     form: cleanFormAnswers(input.form ?? {}, topic.form),

@@ -135,6 +135,41 @@ describe.runIf(HAS_CHROMIUM)('time and money formats in a browser', () => {
     await shot(page, 'formats-04-manage-24h-360');
   });
 
+  it("the participant's e-mail reads times as their browser did: en-GB 24-hour, and an en-US visitor's 24-hour choice", async () => {
+    const topic = await createTopic(server, { name: 'Same in the mail', places: ['offline'] });
+    const bookThroughPage = async (locale: string, email: string, choose24 = false) => {
+      const page = await open(await newContext(locale), `/book/${server.owner.username}/${topic.uuid}`);
+      await chooseFirstSlot(page);
+      if (choose24) await page.getByLabel('24-hour').check();
+      await page.fill('input[name=name]', 'Fiona Format');
+      await page.fill('input[name=email]', email);
+      await page.click('#submit');
+      await page.locator('#booking-summary').waitFor();
+      const when = (await page.textContent('#done #when'))!;
+      let mail = '';
+      await expect
+        .poll(
+          () => {
+            mail = server.outbox().find((eml) => eml.includes(email) && !eml.includes('METHOD:CANCEL')) ?? '';
+            return mail;
+          },
+          { timeout: 15_000 },
+        )
+        .not.toBe('');
+      return { when, mail: decodeMail(mail) };
+    };
+
+    const british = await bookThroughPage('en-GB', 'fiona.gb@example.com');
+    expect(british.when).toMatch(/^[A-Z][a-z]+day, \d{1,2} [A-Z][a-z]+ \d{4}, \d{2}:\d{2}–\d{2}:\d{2}$/);
+    // The page's span, then the zone, exactly as the page showed it: not "9:00 AM".
+    expect(british.mail).toContain(`${british.when} (Europe/Warsaw)`);
+    expect(british.mail).not.toMatch(/\d[\s\u202f][AP]M/);
+
+    const chose24 = await bookThroughPage('en-US', 'fiona.us@example.com', true);
+    expect(chose24.when).toMatch(/, \d{2}:\d{2}–\d{2}:\d{2}$/);
+    expect(chose24.mail).toContain(`${chose24.when} (Europe/Warsaw)`);
+  });
+
   it('"Continue to payment" shows the total of the chosen price, and says when a discount is still to come off', async () => {
     const gateways = await server.api('PATCH', '/account', { gateways: { p24: { merchantId: 1001, posId: 1001, apiKey: 'test-api-key', crc: 'test-crc' } } });
     expect(gateways.status).toBe(200);

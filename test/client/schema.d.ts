@@ -5161,6 +5161,8 @@ export interface operations {
            * @enum {string}
            */
           lang: "en" | "pl";
+          /** @description The participant's locale (BCP 47, of the language in `lang`), e.g. `en-GB`, or `en-US-u-hc-h23` for 24-hour time: their e-mails then read dates and times as their browser does (the booking page sends it). Only the region and the hour cycle (`-u-hc-h12`/`-u-hc-h23`) are kept. Unset: as `lang` reads (`en`: 12-hour, month first). One line: no control characters. */
+          locale?: string;
           /** @description Participant's name. One line, not blank: no control characters. */
           name: string;
           /** @description Required when the topic requires a phone. One line: no control characters. */
@@ -10996,6 +10998,8 @@ export interface operations {
            * @enum {string}
            */
           lang: "en" | "pl";
+          /** @description The participant's locale (BCP 47, of the language in `lang`), e.g. `en-GB`, or `en-US-u-hc-h23` for 24-hour time: their e-mails then read dates and times as their browser does (the booking page sends it). Only the region and the hour cycle (`-u-hc-h12`/`-u-hc-h23`) are kept. Unset: as `lang` reads (`en`: 12-hour, month first). One line: no control characters. */
+          locale?: string;
           /** @description Participant's name. One line, not blank: no control characters. */
           name: string;
           /** @description Required when the topic requires a phone. One line: no control characters. */

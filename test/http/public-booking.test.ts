@@ -99,13 +99,21 @@ for (const dialect of DIALECTS) {
       const honeypot = expectProblem(await publicBook(body(slot, { website: 'http://spam.example' })), 400, 'VALIDATION_FAILED');
       expect(honeypot.errors!.map((error) => error.path)).toEqual(['/website']);
       expectProblem(await publicBook(body(slot, { metadata: { crm: 1 } })), 400, 'VALIDATION_FAILED');
+      // A locale of another language than the messages' (their words are in `lang`) or no tag at all.
+      const foreign = expectProblem(await publicBook(body(slot, { lang: 'en', locale: 'pl-PL' })), 400, 'VALIDATION_FAILED');
+      expect(foreign.errors).toEqual([expect.objectContaining({ path: '/locale', message: expect.stringContaining('language in lang (en)') })]);
+      expectProblem(await publicBook(body(slot, { locale: '12 hours please' })), 400, 'VALIDATION_FAILED');
       expect(await meetingsCount()).toBe(before);
-      const response = await publicBook(body(slot, { website: '' }), '10.0.0.2');
+      const response = await publicBook(body(slot, { website: '', lang: 'en', locale: 'en-GB-u-hc-h12-x-private' }), '10.0.0.2');
       expect(response.statusCode).toBe(201);
       const meeting = response.json().meetings[0];
       expect(meeting).toMatchObject({ start: slot.start, status: 'confirmed', metadata: {}, form: { company: 'ACME' } });
       const row = await t.ctx.db.selectFrom('meetings').select('booked_by_key_id').where('id', '=', meeting.uuid).executeTakeFirstOrThrow();
       expect(row.booked_by_key_id).toBeNull();
+      // Only the language, region and hour cycle are kept; the record the API shows has no locale.
+      const kept = await t.ctx.db.selectFrom('meetings').select('participant_locale').where('id', '=', meeting.uuid).executeTakeFirstOrThrow();
+      expect(kept.participant_locale).toBe('en-GB-u-hc-h12');
+      expect(meeting.participant).not.toHaveProperty('locale');
       expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/meetings/${meeting.uuid}`)).statusCode).toBe(200);
       expectProblem(await publicBook(body(slot), '10.0.0.2'), 409, 'SLOT_UNAVAILABLE');
     });

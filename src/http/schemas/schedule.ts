@@ -78,6 +78,16 @@ export const ScheduleBodySchema = Type.Object(
     ),
     email: Email("Participant's e-mail."),
     lang: StringEnum(LANGS, { description: 'Language of the messages the participant gets.' }),
+    locale: Type.Optional(
+      SingleLine({
+        minLength: 1,
+        maxLength: 100,
+        description:
+          "The participant's locale (BCP 47, of the language in `lang`), e.g. `en-GB`, or `en-US-u-hc-h23` for 24-hour time: their e-mails " +
+          'then read dates and times as their browser does (the booking page sends it). Only the region and the hour cycle (`-u-hc-h12`/`-u-hc-h23`) are kept. Unset: as `lang` reads (`en`: 12-hour, month first).',
+        examples: ['en-GB'],
+      }),
+    ),
     name: NonBlankLine({ maxLength: 200, description: "Participant's name." }),
     phone: Type.Optional(SingleLine({ minLength: 1, maxLength: 50, description: 'Required when the topic requires a phone.' })),
     place: PlaceSchema,

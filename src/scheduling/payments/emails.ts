@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../../domain/events.js';
-import type { Meeting } from '../../domain/meeting.js';
+import { participantLocaleOf, type Meeting } from '../../domain/meeting.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { findAccount } from '../../db/repositories/accounts.js';
 import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
@@ -33,6 +33,7 @@ export async function paymentEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent,
     event: kind,
     to: { name: first.participant.name, email: first.participant.email },
     lang: first.participant.lang,
+    ...participantLocaleOf(first),
     timezone: first.participant.timezone,
     accountName: account?.name ?? '',
     topicName: topic?.name ?? '',

@@ -1,4 +1,5 @@
 import type { DomainEvent, MeetingEventData } from '../../domain/events.js';
+import { participantLocaleOf } from '../../domain/meeting.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { findAccount } from '../../db/repositories/accounts.js';
 import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
@@ -41,6 +42,7 @@ export async function approvalEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent
     kind: event.type === 'meeting.requested' ? 'requested' : 'declined',
     to: { name: meeting.participant.name, email: meeting.participant.email },
     lang: meeting.participant.lang,
+    ...participantLocaleOf(meeting),
     timezone: meeting.participant.timezone,
     link: event.type === 'meeting.requested' ? manageUrl(ctx.config.publicUrl, ctx.secretKey, meeting.uuid) : null,
   };

@@ -4,7 +4,7 @@ import { markConfirmationSent } from '../../db/repositories/meetings.js';
 import { roomProviderOf } from '../conference-rooms.js';
 import { findRoomPlaces } from '../integrations.js';
 import { answeredQuestions } from '../../domain/form.js';
-import type { Meeting } from '../../domain/meeting.js';
+import { participantLocaleOf, type Meeting } from '../../domain/meeting.js';
 import { locationWithoutDetails } from '../../domain/place-details.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { findAccount } from '../../db/repositories/accounts.js';
@@ -126,7 +126,7 @@ async function bookingMessages(trx: DbOrTrx, meeting: Meeting, kind: BookingMess
     attendee,
   };
   return [
-    { ...common, recipient: 'participant', to: attendee, lang: meeting.participant.lang, timezone: meeting.participant.timezone },
+    { ...common, recipient: 'participant', to: attendee, lang: meeting.participant.lang, ...participantLocaleOf(meeting), timezone: meeting.participant.timezone },
     // The host also gets the participant's answers to the topic's questions.
     { ...common, recipient: 'host', to: organizer, lang: 'en', timezone: host.timezone, answers: answeredQuestions(meeting.form ?? {}, topic.form) },
   ];

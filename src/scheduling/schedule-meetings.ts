@@ -312,7 +312,7 @@ function parseStarts(input: ScheduleInput): number[] {
 }
 
 /** The code named in the request, if it exists and can be used now (422 otherwise). */
-async function findUsableDiscount(trx: DbOrTrx, accountUuid: string, code: string, now: number, price: Money | null): Promise<DiscountCode> {
+export async function findUsableDiscount(trx: DbOrTrx, accountUuid: string, code: string, now: number, price: Money | null): Promise<DiscountCode> {
   const discount = await findDiscountByCode(trx, accountUuid, normalizeDiscountCode(code));
   if (!discount) throw new DiscountInvalidError('is not a known discount code');
   const refusal = discountRefusal(discount, now, price ?? { amount: 0, currency: discount.amountOff?.currency ?? 'XXX' });

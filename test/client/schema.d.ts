@@ -379,6 +379,13 @@ export interface paths {
      */
     post: operations["schedulePublicMeetings"];
   };
+  "/api/v1/public/quote": {
+    /**
+     * What a booking would cost, with a discount code (no key)
+     * @description The booking page's price before booking: a public topic's price for the chosen variant and number of dates, and, with `discount`, the total after that code. The same checks as the booking: an unknown, expired or used-up code, or one in another currency, is 422 DISCOUNT_INVALID saying which; nothing is reserved and the code is not used up. Counts toward the same per-address limit as POST /public/schedule (PUBLIC_BOOKING_RATE_PER_MINUTE), so codes cannot be guessed faster than bookings are made.
+     */
+    post: operations["quotePublic"];
+  };
   "/api/v1/public/bookings/{token}": {
     /**
      * A booking, by its manage link
@@ -11111,6 +11118,179 @@ export interface operations {
       };
       /** @description Conflicts with the current state (see `code`). */
       409: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Understood but refused (see `code`). */
+      422: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * What a booking would cost, with a discount code (no key)
+   * @description The booking page's price before booking: a public topic's price for the chosen variant and number of dates, and, with `discount`, the total after that code. The same checks as the booking: an unknown, expired or used-up code, or one in another currency, is 422 DISCOUNT_INVALID saying which; nothing is reserved and the code is not used up. Counts toward the same per-address limit as POST /public/schedule (PUBLIC_BOOKING_RATE_PER_MINUTE), so codes cannot be guessed faster than bookings are made.
+   */
+  quotePublic: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * Format: uuid
+           * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+           */
+          meetingTopic: string;
+          /**
+           * Format: uuid
+           * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+           */
+          priceVariant?: string;
+          /** @description A discount code to try; empty or absent: the price without one. One line: no control characters. */
+          discount?: string;
+          /** @description How many dates the booking would hold (default 1): the price is per date. */
+          dates?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description OK. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/json": {
+            price: {
+              /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
+              amount: number;
+              /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
+              currency: string;
+            } | null;
+            total: {
+              /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
+              amount: number;
+              /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
+              currency: string;
+            } | null;
+            discount: ({
+              code: string;
+              percentOff: number | null;
+              amountOff: {
+                /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
+                amount: number;
+                /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
+                currency: string;
+              } | null;
+            }) | null;
+          };
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No such record in the caller's account. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];

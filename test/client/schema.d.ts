@@ -304,7 +304,7 @@ export interface paths {
     get: operations["getUserConnection"];
     /**
      * Disconnect a provider
-     * @description By the user, or an admin of one of their teams. The tokens are revoked at the provider where it offers it, and forgotten. Rooms already made stay; new meetings at the provider's place get none.
+     * @description By the user, or an admin of one of their teams. The tokens are revoked at the provider where it offers it, and forgotten. Rooms already made stay; new meetings at the provider's place get none. The host's calendars on the connection (Google, Microsoft) are removed with it, and their busy time no longer blocks.
      */
     delete: operations["deleteUserConnection"];
   };
@@ -9097,7 +9097,7 @@ export interface operations {
   };
   /**
    * Disconnect a provider
-   * @description By the user, or an admin of one of their teams. The tokens are revoked at the provider where it offers it, and forgotten. Rooms already made stay; new meetings at the provider's place get none.
+   * @description By the user, or an admin of one of their teams. The tokens are revoked at the provider where it offers it, and forgotten. Rooms already made stay; new meetings at the provider's place get none. The host's calendars on the connection (Google, Microsoft) are removed with it, and their busy time no longer blocks.
    */
   deleteUserConnection: {
     parameters: {

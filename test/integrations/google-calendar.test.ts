@@ -170,6 +170,69 @@ for (const dialect of DIALECTS) {
       expect(events[0]!.status).toBe('cancelled');
     });
 
+    const syncNow = async () => {
+      const synced = await h.api('POST', `${calendarsPath()}/${calendarUuid}/sync`);
+      expect(synced.json(), synced.body).toMatchObject({ status: 'ok', lastError: null });
+    };
+    const lastListPaths = (since: number) =>
+      google.apiCalls
+        .slice(since)
+        .filter((c) => c.method === 'GET' && c.path.startsWith('/calendar/v3/calendars/primary/events?'))
+        .map((c) => new URL(c.path, 'http://x').searchParams);
+
+    it('asks only for the changes on the next sync, by its sync token: a new busy event blocks, a deleted or cancelled one frees its time', async () => {
+      const day = days[6]!;
+      google.addEvent({ id: 'gone1', summary: 'Lunch', start: { dateTime: day[1]! }, end: { dateTime: plus(day[1]!, 30 * 60_000) } });
+      google.addEvent({ id: 'cancel1', summary: 'Review', start: { dateTime: day[2]! }, end: { dateTime: plus(day[2]!, 30 * 60_000) } });
+      await syncNow();
+      let free = await slotsNow();
+      expect(free.has(day[1]!)).toBe(false);
+      expect(free.has(day[2]!)).toBe(false);
+
+      const calls = google.apiCalls.length;
+      const answers = google.listAnswers.length;
+      google.addEvent({ id: 'new1', summary: 'Dentist', start: { dateTime: day[0]! }, end: { dateTime: plus(day[0]!, 30 * 60_000) } });
+      google.events.delete('gone1');
+      google.events.get('cancel1')!.status = 'cancelled';
+      await syncNow();
+      // One incremental list: the token alone (Google refuses timeMin/timeMax beside it), and just the three changed events back.
+      const [query, ...more] = lastListPaths(calls);
+      expect(more).toHaveLength(0);
+      expect(query!.get('syncToken')).toBeTruthy();
+      expect(query!.has('timeMin') || query!.has('timeMax')).toBe(false);
+      expect(google.listAnswers.slice(answers)).toEqual([{ syncToken: true, ids: expect.arrayContaining(['new1', 'gone1', 'cancel1']) }]);
+      expect(google.listAnswers.at(-1)!.ids).toHaveLength(3);
+      free = await slotsNow();
+      expect(free.has(day[0]!)).toBe(false);
+      expect(free.has(day[1]!)).toBe(true);
+      expect(free.has(day[2]!)).toBe(true);
+      // Events read by earlier syncs still block.
+      expect(free.has(days[1]![0]!)).toBe(false);
+    });
+
+    it('reads the whole window again when Google no longer knows the sync token (410), and the busy time is still right', async () => {
+      const day = days[6]!;
+      google.expireSyncTokens();
+      google.addEvent({ id: 'after410', summary: 'Call', start: { dateTime: day[3]! }, end: { dateTime: plus(day[3]!, 30 * 60_000) } });
+      google.events.get('new1')!.status = 'cancelled';
+      const calls = google.apiCalls.length;
+      await syncNow();
+      const [incremental, ...full] = lastListPaths(calls);
+      expect(incremental!.get('syncToken')).toBeTruthy();
+      expect(full.length).toBeGreaterThan(0);
+      expect(full[0]!.get('syncToken')).toBeNull();
+      expect(full[0]!.get('timeMin')).toBeTruthy();
+      const free = await slotsNow();
+      expect(free.has(day[3]!)).toBe(false);
+      for (const slot of [day[0]!, day[1]!, day[2]!]) expect(free.has(slot), slot).toBe(true);
+      expect(free.has(days[1]![0]!)).toBe(false);
+      for (const slot of days[2]!) expect(free.has(slot), slot).toBe(false);
+      // And from the new token on, incremental again, with nothing changed.
+      const answers = google.listAnswers.length;
+      await syncNow();
+      expect(google.listAnswers.slice(answers)).toEqual([{ syncToken: true, ids: [] }]);
+    });
+
     it('says why Google refused a sync (its 403 reason), keeps the busy time, and recovers on the next sync', async () => {
       google.failNextApiCalls(1, 403);
       const failed = (await h.api('POST', `${calendarsPath()}/${calendarUuid}/sync`)).json() as { status: string; lastError: string };
@@ -188,6 +251,17 @@ for (const dialect of DIALECTS) {
       expect(calendar.status).toBe('error');
       expect(calendar.lastError).toMatch(/connection does not work.*Connect it again/);
       expect((await slotsNow()).has(days[1]![0]!)).toBe(false);
+    });
+
+    it('removes the Google calendars of a connection the host deletes, and their busy time with them', async () => {
+      expect((await slotsNow()).has(days[1]![0]!)).toBe(false);
+      const removed = await h.api('DELETE', `/api/v1/users/${h.acme.owner.uuid}/connections/${connectionUuid}`);
+      expect(removed.statusCode, removed.body).toBe(204);
+      expect(((await h.api('GET', calendarsPath())).json() as { calendars: unknown[] }).calendars).toHaveLength(0);
+      const free = await slotsNow();
+      expect(free.has(days[1]![0]!)).toBe(true);
+      expect(free.has(days[6]![3]!)).toBe(true);
+      expect((await h.api('GET', `${calendarsPath()}/${calendarUuid}`)).statusCode).toBe(404);
     });
 
     it('never shows or logs a token', () => {

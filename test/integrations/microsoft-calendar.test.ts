@@ -9,7 +9,7 @@ import { freeSlots, type Harness, startHarness } from './harness.js';
 
 /**
  * A host's Outlook calendar on their Microsoft connection, against the stand-in in
- * test/fakes/microsoft.ts: its busy events (over two pages of `calendarView`) block their
+ * test/fakes/microsoft.ts: its busy events (over two pages of `calendarView/delta`) block their
  * slots; free, working-elsewhere, cancelled and termin's own events do not; an all-day event
  * blocks the host's day; a calendar other than the default is read at its own path; meetings
  * are written there (one event per meeting, moved and removed with it) except a Teams meeting,
@@ -112,7 +112,9 @@ for (const dialect of DIALECTS) {
         subject: 'Intro call: someone',
         start: day[4]!,
         end: plus(day[4]!, 30 * 60_000),
+        // As termin makes a Teams room's event; a delta read shows only the transactionId.
         singleValueExtendedProperties: [{ id: REQUEST_ID_PROPERTY, value: 'x' }],
+        transactionId: 'termin-x',
       });
       ms.addEvent({ id: 'offsite1', subject: 'Offsite', start: allDay[0]!.slice(0, 10), end: plus(allDay[0]!, 24 * HOUR).slice(0, 10), isAllDay: true });
 
@@ -121,9 +123,10 @@ for (const dialect of DIALECTS) {
       const calendar = added.json() as { uuid: string };
       expect(calendar).toMatchObject({ type: 'microsoft', url: 'microsoft:primary', status: 'ok', lastError: null, writeMeetings: true });
       calendarUuid = calendar.uuid;
-      const views = ms.apiCalls.filter((c) => c.method === 'GET' && c.path.startsWith('/v1.0/me/calendarView?'));
+      const views = ms.apiCalls.filter((c) => c.method === 'GET' && c.path.startsWith('/v1.0/me/calendarView/delta?'));
       expect(views).toHaveLength(2);
-      expect(new URL(views[1]!.path, 'http://x').searchParams.get('$skip')).toBe('500');
+      expect(new URL(views[0]!.path, 'http://x').searchParams.get('startDateTime')).not.toBeNull();
+      expect(new URL(views[1]!.path, 'http://x').searchParams.get('$skiptoken')).not.toBeNull();
 
       const free = await slotsNow();
       expect(free.has(day[0]!)).toBe(false);
@@ -139,7 +142,7 @@ for (const dialect of DIALECTS) {
       const team = await h.api('POST', calendarsPath(), { type: 'microsoft', connection: connectionUuid, calendarId: 'AAMkAGVmMDEz-team_2=' });
       expect(team.statusCode, team.body).toBe(201);
       expect(team.json()).toMatchObject({ status: 'ok', url: 'microsoft:AAMkAGVmMDEz-team_2=' });
-      expect(ms.apiCalls.some((c) => c.path.startsWith(`/v1.0/me/calendars/${encodeURIComponent('AAMkAGVmMDEz-team_2=')}/calendarView?`))).toBe(true);
+      expect(ms.apiCalls.some((c) => c.path.startsWith(`/v1.0/me/calendars/${encodeURIComponent('AAMkAGVmMDEz-team_2=')}/calendarView/delta?`))).toBe(true);
       expect((await slotsNow()).has(days[5]![0]!)).toBe(false);
       const unknown = await h.api('POST', calendarsPath(), { type: 'microsoft', connection: connectionUuid, calendarId: 'AAMkNoSuchCalendar=' });
       expect(unknown.statusCode, unknown.body).toBe(201);
@@ -214,6 +217,64 @@ for (const dialect of DIALECTS) {
       expect(ms.events.has(events[0]!.id)).toBe(false);
     });
 
+    const syncNow = async () => {
+      const synced = await h.api('POST', `${calendarsPath()}/${calendarUuid}/sync`);
+      expect(synced.json(), synced.body).toMatchObject({ status: 'ok', lastError: null });
+    };
+    const deltaCalls = (since: number) =>
+      ms.apiCalls
+        .slice(since)
+        .filter((c) => c.method === 'GET' && c.path.startsWith('/v1.0/me/calendarView/delta?'))
+        .map((c) => new URL(c.path, 'http://x').searchParams);
+
+    it('follows the delta link on the next sync and gets only the changes: a new busy event blocks, a deleted or cancelled one frees its time', async () => {
+      const day = days[6]!;
+      ms.addEvent({ id: 'gone1', subject: 'Lunch', start: day[1]!, end: plus(day[1]!, 30 * 60_000) });
+      ms.addEvent({ id: 'cancel1', subject: 'Review', start: day[2]!, end: plus(day[2]!, 30 * 60_000) });
+      await syncNow();
+      let free = await slotsNow();
+      expect(free.has(day[1]!)).toBe(false);
+      expect(free.has(day[2]!)).toBe(false);
+
+      const calls = ms.apiCalls.length;
+      const answers = ms.deltaAnswers.length;
+      ms.addEvent({ id: 'new1', subject: 'Dentist', start: day[0]!, end: plus(day[0]!, 30 * 60_000) });
+      ms.events.delete('gone1');
+      ms.events.get('cancel1')!.isCancelled = true;
+      await syncNow();
+      const [query, ...more] = deltaCalls(calls);
+      expect(more).toHaveLength(0);
+      expect(query!.get('$deltatoken')).toBeTruthy();
+      expect(ms.deltaAnswers.slice(answers)).toEqual([{ incremental: true, ids: expect.arrayContaining(['new1', 'gone1', 'cancel1']) }]);
+      expect(ms.deltaAnswers.at(-1)!.ids).toHaveLength(3);
+      free = await slotsNow();
+      expect(free.has(day[0]!)).toBe(false);
+      expect(free.has(day[1]!)).toBe(true);
+      expect(free.has(day[2]!)).toBe(true);
+      expect(free.has(days[1]![0]!)).toBe(false);
+    });
+
+    it('starts a new delta round when Graph no longer knows the delta token (410 syncStateNotFound), and the busy time is still right', async () => {
+      const day = days[6]!;
+      ms.expireDeltaTokens();
+      ms.addEvent({ id: 'after410', subject: 'Call', start: day[3]!, end: plus(day[3]!, 30 * 60_000) });
+      ms.events.delete('new1');
+      const calls = ms.apiCalls.length;
+      await syncNow();
+      const [incremental, ...full] = deltaCalls(calls);
+      expect(incremental!.get('$deltatoken')).toBeTruthy();
+      expect(full.length).toBeGreaterThan(0);
+      expect(full[0]!.get('startDateTime')).toBeTruthy();
+      const free = await slotsNow();
+      expect(free.has(day[3]!)).toBe(false);
+      for (const slot of [day[0]!, day[1]!, day[2]!]) expect(free.has(slot), slot).toBe(true);
+      expect(free.has(days[1]![0]!)).toBe(false);
+      for (const slot of days[2]!) expect(free.has(slot), slot).toBe(false);
+      const answers = ms.deltaAnswers.length;
+      await syncNow();
+      expect(ms.deltaAnswers.slice(answers)).toEqual([{ incremental: true, ids: [] }]);
+    });
+
     it('shows a refused Microsoft connection on the calendar, keeping the busy time it had', async () => {
       ms.revokeAllGrants();
       ms.expireAccessTokens();
@@ -224,6 +285,17 @@ for (const dialect of DIALECTS) {
       expect(calendar.lastError).toMatch(/connection does not work.*Connect it again/);
       expect((await h.api('GET', `${calendarsPath()}/${calendarUuid}`)).json()).toMatchObject({ status: 'error', lastError: calendar.lastError });
       expect((await slotsNow()).has(days[1]![0]!)).toBe(false);
+    });
+
+    it('removes the Microsoft calendars of a connection the host deletes, and their busy time with them', async () => {
+      expect((await slotsNow()).has(days[1]![0]!)).toBe(false);
+      const removed = await h.api('DELETE', `/api/v1/users/${h.acme.owner.uuid}/connections/${connectionUuid}`);
+      expect(removed.statusCode, removed.body).toBe(204);
+      const left = ((await h.api('GET', calendarsPath())).json() as { calendars: { type: string }[] }).calendars;
+      expect(left.filter((calendar) => calendar.type === 'microsoft')).toHaveLength(0);
+      const free = await slotsNow();
+      expect(free.has(days[1]![0]!)).toBe(true);
+      expect(free.has(days[6]![3]!)).toBe(true);
     });
 
     it('never shows or logs a token', () => {

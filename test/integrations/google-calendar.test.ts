@@ -3,7 +3,7 @@ import { busyOfGoogleEvents, googleCopyIdOf } from '../../src/calendars/google.j
 import { meetingEventUid } from '../../src/calendars/meeting-event.js';
 import { type FakeGoogle, startFakeGoogle } from '../fakes/google.js';
 import { DIALECTS, createClock, createTestAccount, expectProblem } from '../helpers.js';
-import { freeSlots, type Harness, startHarness } from './harness.js';
+import { createRoomBookings, freeSlots, type Harness, type RoomBookings, startHarness } from './harness.js';
 
 /**
  * A host's Google Calendar on their Google connection, against the stand-in in
@@ -27,23 +27,9 @@ for (const dialect of DIALECTS) {
     let calendarUuid: string;
     /** Free slots before any Google event, by UTC day. */
     let days: string[][];
-    let participant = 0;
+    let bookings: RoomBookings;
 
     const slotsNow = async () => new Set(await freeSlots(h.app, h.acme.owner.username, topicUuid, 150));
-    const book = async (start: string, place: string) => {
-      participant += 1;
-      const answer = await h.api('POST', '/api/v1/schedule', {
-        dates: [{ start, username: h.acme.owner.username }],
-        email: `guest${participant}@example.com`,
-        lang: 'en',
-        name: `Guest ${participant}`,
-        place,
-        meetingTopic: topicUuid,
-        timezone: 'UTC',
-      });
-      expect(answer.statusCode, answer.body).toBe(201);
-      return (answer.json() as { meetings: { uuid: string }[] }).meetings[0]!.uuid;
-    };
     const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
     const calendarsPath = () => `/api/v1/users/${h.acme.owner.uuid}/calendars`;
 
@@ -53,6 +39,7 @@ for (const dialect of DIALECTS) {
       h = await startHarness(dialect, clock, google.env, ['google-meet', 'offline']);
       const topic = await h.api('POST', '/api/v1/meeting-topics', { name: 'Intro call', durationMinutes: 30, places: ['google-meet', 'offline'], bookingWindowDays: 365 });
       topicUuid = (topic.json() as { uuid: string }).uuid;
+      bookings = createRoomBookings(h, 'offline', topicUuid);
       const byDay = new Map<string, string[]>();
       for (const slot of await freeSlots(h.app, h.acme.owner.username, topicUuid, 150)) byDay.set(slot.slice(0, 10), [...(byDay.get(slot.slice(0, 10)) ?? []), slot]);
       days = [...byDay.values()].filter((slots) => slots.length >= 6);
@@ -133,7 +120,7 @@ for (const dialect of DIALECTS) {
 
     it('writes a booked meeting into the Google calendar once, moves and removes it, and never counts it as busy', async () => {
       const [start, moved] = [days[3]![1]!, days[3]![4]!];
-      const uuid = await book(start, 'offline');
+      const uuid = await bookings.book({ start, place: 'offline' });
       await h.runJobs();
       const id = googleCopyIdOf(meetingEventUid(uuid));
       const copy = google.events.get(id)!;
@@ -154,11 +141,11 @@ for (const dialect of DIALECTS) {
     });
 
     it('keeps a Google Meet meeting to its one event: the room’s event is the calendar copy', async () => {
-      const uuid = await book(days[4]![0]!, 'google-meet');
+      const uuid = await bookings.book({ start: days[4]![0]!, place: 'google-meet' });
       await h.runJobs();
       const location = ((await h.api('GET', `/api/v1/meetings/${uuid}`)).json() as { location: { url: string | null } }).location;
       expect(location.url).toMatch(/^https:\/\/meet\.google\.com\//);
-      const events = [...google.events.values()].filter((event) => event.summary === `Intro call: Guest ${participant}`);
+      const events = [...google.events.values()].filter((event) => event.summary === `Intro call: Guest ${bookings.participant}`);
       expect(events).toHaveLength(1);
       expect(events[0]!.conference).not.toBeNull();
       expect(google.events.has(googleCopyIdOf(meetingEventUid(uuid)))).toBe(false);

@@ -5,7 +5,7 @@ import { REQUEST_ID_PROPERTY } from '../../src/connections/microsoft.js';
 import { type FakeGoogle, startFakeGoogle } from '../fakes/google.js';
 import { type FakeMicrosoft, type GraphEvent, startFakeMicrosoft } from '../fakes/microsoft.js';
 import { DIALECTS, createClock, createTestAccount, expectProblem } from '../helpers.js';
-import { freeSlots, type Harness, startHarness } from './harness.js';
+import { createRoomBookings, freeSlots, type Harness, type RoomBookings, startHarness } from './harness.js';
 
 /**
  * A host's Outlook calendar on their Microsoft connection, against the stand-in in
@@ -31,23 +31,9 @@ for (const dialect of DIALECTS) {
     let calendarUuid: string;
     /** Free slots before any Outlook event, by UTC day. */
     let days: string[][];
-    let participant = 0;
+    let bookings: RoomBookings;
 
     const slotsNow = async () => new Set(await freeSlots(h.app, h.acme.owner.username, topicUuid, 150));
-    const book = async (start: string, place: string) => {
-      participant += 1;
-      const answer = await h.api('POST', '/api/v1/schedule', {
-        dates: [{ start, username: h.acme.owner.username }],
-        email: `guest${participant}@example.com`,
-        lang: 'en',
-        name: `Guest ${participant}`,
-        place,
-        meetingTopic: topicUuid,
-        timezone: 'UTC',
-      });
-      expect(answer.statusCode, answer.body).toBe(201);
-      return (answer.json() as { meetings: { uuid: string }[] }).meetings[0]!.uuid;
-    };
     const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
     const calendarsPath = () => `/api/v1/users/${h.acme.owner.uuid}/calendars`;
     const copiesOf = (uuid: string) =>
@@ -61,6 +47,7 @@ for (const dialect of DIALECTS) {
       h = await startHarness(dialect, clock, { ...ms.env, ...google.env }, ['teamsForBusiness', 'offline']);
       const topic = await h.api('POST', '/api/v1/meeting-topics', { name: 'Intro call', durationMinutes: 30, places: ['teamsForBusiness', 'offline'], bookingWindowDays: 365 });
       topicUuid = (topic.json() as { uuid: string }).uuid;
+      bookings = createRoomBookings(h, 'offline', topicUuid);
       const byDay = new Map<string, string[]>();
       for (const slot of await freeSlots(h.app, h.acme.owner.username, topicUuid, 150)) byDay.set(slot.slice(0, 10), [...(byDay.get(slot.slice(0, 10)) ?? []), slot]);
       days = [...byDay.values()].filter((slots) => slots.length >= 6);
@@ -155,7 +142,7 @@ for (const dialect of DIALECTS) {
 
     it('writes a booked meeting into the Outlook calendar once, moves and removes it, and never counts it as busy', async () => {
       const [start, moved] = [days[3]![1]!, days[3]![4]!];
-      const uuid = await book(start, 'offline');
+      const uuid = await bookings.book({ start, place: 'offline' });
       await h.runJobs();
       const [copy, ...more] = copiesOf(uuid);
       expect(more).toHaveLength(0);
@@ -178,7 +165,7 @@ for (const dialect of DIALECTS) {
 
     it('finds the copy Graph made when its answer was lost, instead of writing a second one', async () => {
       ms.dropNextApiAnswers(1, 'POST');
-      const uuid = await book(days[5]![3]!, 'offline');
+      const uuid = await bookings.book({ start: days[5]![3]!, place: 'offline' });
       await h.runJobs();
       expect(copiesOf(uuid)).toHaveLength(1);
       const calendarOf = async () => (await h.api('GET', `${calendarsPath()}/${calendarUuid}`)).json() as { lastWriteError: string | null };
@@ -201,11 +188,11 @@ for (const dialect of DIALECTS) {
     });
 
     it('keeps a Teams meeting to its one event: the room’s event is the calendar copy', async () => {
-      const uuid = await book(days[4]![0]!, 'teamsForBusiness');
+      const uuid = await bookings.book({ start: days[4]![0]!, place: 'teamsForBusiness' });
       await h.runJobs();
       const location = ((await h.api('GET', `/api/v1/meetings/${uuid}`)).json() as { location: { url: string | null } }).location;
       expect(location.url).toMatch(/^https:\/\/teams\.microsoft\.com\//);
-      const events = [...ms.events.values()].filter((event) => event.subject === `Intro call: Guest ${participant}`);
+      const events = [...ms.events.values()].filter((event) => event.subject === `Intro call: Guest ${bookings.participant}`);
       expect(events).toHaveLength(1);
       expect(events[0]!.isOnlineMeeting).toBe(true);
       expect(copiesOf(uuid)).toHaveLength(0);

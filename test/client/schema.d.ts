@@ -8,7 +8,7 @@ export interface paths {
   "/api/v1/teams": {
     /**
      * List the teams the caller administers
-     * @description Only teams in which the key's user is an admin, ordered by name.
+     * @description Only teams in which the key's user is an admin, oldest first (by creation, the same order on every database). In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
      */
     get: operations["listTeams"];
     /**
@@ -20,7 +20,7 @@ export interface paths {
   "/api/v1/teams/{teamUuid}/users": {
     /**
      * List the members of a team
-     * @description The caller must be an admin of the team (403 otherwise; 404 for a team of another account).
+     * @description The caller must be an admin of the team (403 otherwise; 404 for a team of another account). Oldest user first (by creation). In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
      */
     get: operations["listTeamMembers"];
     /**
@@ -218,7 +218,7 @@ export interface paths {
   "/api/v1/discount-codes": {
     /**
      * The account's discount codes
-     * @description By an admin of any team; ordered by code, each with how often it was used.
+     * @description By an admin of any team; oldest first (by creation, the same order on every database), each with how often it was used. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
      */
     get: operations["listDiscountCodes"];
     /**
@@ -974,6 +974,10 @@ export interface components {
     RateLimitRemaining: number;
     /** @description Seconds until the current window ends. */
     RateLimitReset: number;
+    /** @description The same state in the IETF draft's form (draft-ietf-httpapi-ratelimit-headers): the policy's name, `r` requests remaining and `t` seconds until the window ends, e.g. `"api";r=99;t=60`. The policy is `"calculate-schedule"` on that route, `"api"` elsewhere. */
+    RateLimitDraft: string;
+    /** @description The allowance in the IETF draft's form: `q` requests per `w` seconds, e.g. `"api";q=100;w=60`. */
+    RateLimitPolicyDraft: string;
     /** @description The URL of the created resource. */
     Location: string;
     /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key` and body (nothing new was created). */
@@ -990,9 +994,17 @@ export interface operations {
 
   /**
    * List the teams the caller administers
-   * @description Only teams in which the key's user is an admin, ordered by name.
+   * @description Only teams in which the key's user is an admin, oldest first (by creation, the same order on every database). In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
    */
   listTeams: {
+    parameters: {
+      query?: {
+        /** @description Teams per page. */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page. One line: no control characters. */
+        cursor?: string;
+      };
+    };
     responses: {
       /** @description OK. */
       200: {
@@ -1001,10 +1013,13 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
             teams: components["schemas"]["Team"][];
+            nextCursor: string | null;
           };
         };
       };
@@ -1015,6 +1030,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1028,6 +1045,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1040,6 +1059,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1052,6 +1073,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1064,6 +1087,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1077,6 +1102,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1089,6 +1116,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1102,6 +1131,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1130,6 +1161,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Team"];
@@ -1142,6 +1175,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1155,6 +1190,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1167,6 +1204,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1179,6 +1218,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1191,6 +1232,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1203,6 +1246,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1216,6 +1261,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1228,6 +1275,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1241,6 +1290,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1250,10 +1301,16 @@ export interface operations {
   };
   /**
    * List the members of a team
-   * @description The caller must be an admin of the team (403 otherwise; 404 for a team of another account).
+   * @description The caller must be an admin of the team (403 otherwise; 404 for a team of another account). Oldest user first (by creation). In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
    */
   listTeamMembers: {
     parameters: {
+      query?: {
+        /** @description Members per page. */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page. One line: no control characters. */
+        cursor?: string;
+      };
       path: {
         /**
          * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
@@ -1270,10 +1327,13 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
             users: components["schemas"]["Member"][];
+            nextCursor: string | null;
           };
         };
       };
@@ -1284,6 +1344,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1297,6 +1359,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1309,6 +1373,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1321,6 +1387,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1333,6 +1401,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1345,6 +1415,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1357,6 +1429,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1370,6 +1444,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1382,6 +1458,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1395,6 +1473,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1438,6 +1518,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
           Location: components["headers"]["Location"];
         };
         content: {
@@ -1451,6 +1533,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1464,6 +1548,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1476,6 +1562,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1488,6 +1576,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1500,6 +1590,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1512,6 +1604,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1524,6 +1618,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1536,6 +1632,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1549,6 +1647,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1561,6 +1661,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1574,6 +1676,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1608,6 +1712,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Member"];
@@ -1620,6 +1726,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1633,6 +1741,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1645,6 +1755,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1657,6 +1769,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1669,6 +1783,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1681,6 +1797,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1693,6 +1811,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1706,6 +1826,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1718,6 +1840,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1731,6 +1855,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1765,6 +1891,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: never;
       };
@@ -1775,6 +1903,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1788,6 +1918,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1800,6 +1932,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1812,6 +1946,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1824,6 +1960,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1836,6 +1974,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1848,6 +1988,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1860,6 +2002,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1873,6 +2017,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1885,6 +2031,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1898,6 +2046,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1945,6 +2095,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Member"];
@@ -1957,6 +2109,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1970,6 +2124,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1982,6 +2138,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1994,6 +2152,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2006,6 +2166,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2018,6 +2180,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2030,6 +2194,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2042,6 +2208,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2055,6 +2223,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2067,6 +2237,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2080,6 +2252,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2100,6 +2274,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Account"];
@@ -2112,6 +2288,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2125,6 +2303,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2137,6 +2317,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2149,6 +2331,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2161,6 +2345,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2174,6 +2360,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2186,6 +2374,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2199,6 +2389,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2336,6 +2528,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Account"];
@@ -2348,6 +2542,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2361,6 +2557,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2373,6 +2571,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2385,6 +2585,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2397,6 +2599,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2409,6 +2613,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2422,6 +2628,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2434,6 +2642,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2447,6 +2657,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2478,6 +2690,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Account"];
@@ -2490,6 +2704,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2503,6 +2719,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2515,6 +2733,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2527,6 +2747,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2539,6 +2761,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2551,6 +2775,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2563,6 +2789,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2576,6 +2804,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2588,6 +2818,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2601,6 +2833,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2629,6 +2863,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -2644,6 +2880,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2657,6 +2895,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2669,6 +2909,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2681,6 +2923,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2693,6 +2937,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2706,6 +2952,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2718,6 +2966,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2731,6 +2981,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2759,6 +3011,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
           Location: components["headers"]["Location"];
         };
         content: {
@@ -2786,6 +3040,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2799,6 +3055,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2811,6 +3069,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2823,6 +3083,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2835,6 +3097,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2848,6 +3112,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2860,6 +3126,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2873,6 +3141,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2902,6 +3172,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["ApiKey"];
@@ -2914,6 +3186,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2927,6 +3201,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2939,6 +3215,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2951,6 +3229,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2963,6 +3243,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2975,6 +3257,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2988,6 +3272,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3000,6 +3286,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3013,6 +3301,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3042,6 +3332,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: never;
       };
@@ -3052,6 +3344,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3065,6 +3359,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3077,6 +3373,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3089,6 +3387,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3101,6 +3401,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3113,6 +3415,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3126,6 +3430,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3138,6 +3444,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3151,6 +3459,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3186,6 +3496,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -3201,6 +3513,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3214,6 +3528,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3226,6 +3542,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3238,6 +3556,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3250,6 +3570,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3263,6 +3585,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3275,6 +3599,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3288,6 +3614,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3404,6 +3732,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
           Location: components["headers"]["Location"];
         };
         content: {
@@ -3417,6 +3747,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3430,6 +3762,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3442,6 +3776,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3454,6 +3790,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3466,6 +3804,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3478,6 +3818,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3490,6 +3832,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3503,6 +3847,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3515,6 +3861,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3528,6 +3876,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3557,6 +3907,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["MeetingTopic"];
@@ -3569,6 +3921,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3582,6 +3936,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3594,6 +3950,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3606,6 +3964,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3618,6 +3978,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3630,6 +3992,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3643,6 +4007,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3655,6 +4021,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3668,6 +4036,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3697,6 +4067,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: never;
       };
@@ -3707,6 +4079,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3720,6 +4094,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3732,6 +4108,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3744,6 +4122,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3756,6 +4136,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3768,6 +4150,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3780,6 +4164,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3793,6 +4179,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3805,6 +4193,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3818,6 +4208,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3942,6 +4334,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["MeetingTopic"];
@@ -3954,6 +4348,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3967,6 +4363,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3979,6 +4377,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3991,6 +4391,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4003,6 +4405,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4015,6 +4419,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4027,6 +4433,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4040,6 +4448,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4052,6 +4462,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4065,6 +4477,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4094,6 +4508,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Availability"];
@@ -4106,6 +4522,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4119,6 +4537,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4131,6 +4551,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4143,6 +4565,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4155,6 +4579,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4167,6 +4593,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4179,6 +4607,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4192,6 +4622,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4204,6 +4636,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4217,6 +4651,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4314,6 +4750,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Availability"];
@@ -4326,6 +4764,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4339,6 +4779,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4351,6 +4793,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4363,6 +4807,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4375,6 +4821,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4387,6 +4835,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4399,6 +4849,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4412,6 +4864,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4424,6 +4878,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4437,6 +4893,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4484,6 +4942,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Availability"];
@@ -4496,6 +4956,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4509,6 +4971,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4521,6 +4985,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4533,6 +4999,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4545,6 +5013,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4557,6 +5027,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4569,6 +5041,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4582,6 +5056,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4594,6 +5070,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4607,6 +5085,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4641,6 +5121,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: never;
       };
@@ -4651,6 +5133,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4664,6 +5148,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4676,6 +5162,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4688,6 +5176,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4700,6 +5190,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4712,6 +5204,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4724,6 +5218,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4737,6 +5233,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4749,6 +5247,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4762,6 +5262,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4791,6 +5293,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -4820,6 +5324,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4833,6 +5339,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4845,6 +5353,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4857,6 +5367,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4869,6 +5381,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4881,6 +5395,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4893,6 +5409,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4906,6 +5424,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4918,6 +5438,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4931,6 +5453,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4983,6 +5507,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -5012,6 +5538,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5025,6 +5553,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5037,6 +5567,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5049,6 +5581,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5061,6 +5595,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5073,6 +5609,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5085,6 +5623,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5098,6 +5638,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5110,6 +5652,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5123,6 +5667,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5225,6 +5771,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
           Location: components["headers"]["Location"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
         };
@@ -5242,6 +5790,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5255,6 +5805,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5267,6 +5819,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5279,6 +5833,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5291,6 +5847,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5303,6 +5861,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5315,6 +5875,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5327,6 +5889,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5340,6 +5904,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5352,6 +5918,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5365,6 +5933,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5414,6 +5984,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -5429,6 +6001,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5442,6 +6016,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5454,6 +6030,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5466,6 +6044,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5478,6 +6058,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5491,6 +6073,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5503,6 +6087,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5516,6 +6102,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5545,6 +6133,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Meeting"];
@@ -5557,6 +6147,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5570,6 +6162,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5582,6 +6176,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5594,6 +6190,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5606,6 +6204,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5618,6 +6218,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5631,6 +6233,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5643,6 +6247,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5656,6 +6262,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5698,6 +6306,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Meeting"];
@@ -5710,6 +6320,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5723,6 +6335,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5735,6 +6349,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5747,6 +6363,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5759,6 +6377,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5771,6 +6391,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5784,6 +6406,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5796,6 +6420,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5809,6 +6435,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5851,6 +6479,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Meeting"];
@@ -5863,6 +6493,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5876,6 +6508,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5888,6 +6522,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5900,6 +6536,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5912,6 +6550,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5924,6 +6564,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5936,6 +6578,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5948,6 +6592,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5961,6 +6607,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5973,6 +6621,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5986,6 +6636,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6026,6 +6678,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Meeting"];
@@ -6038,6 +6692,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6051,6 +6707,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6063,6 +6721,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6075,6 +6735,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6087,6 +6749,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6099,6 +6763,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6111,6 +6777,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6123,6 +6791,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6136,6 +6806,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6148,6 +6820,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6161,6 +6835,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6190,6 +6866,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Meeting"];
@@ -6202,6 +6880,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6215,6 +6895,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6227,6 +6909,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6239,6 +6923,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6251,6 +6937,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6263,6 +6951,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6275,6 +6965,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6288,6 +6980,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6300,6 +6994,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6313,6 +7009,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6342,6 +7040,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Meeting"];
@@ -6354,6 +7054,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6367,6 +7069,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6379,6 +7083,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6391,6 +7097,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6403,6 +7111,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6415,6 +7125,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6427,6 +7139,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6439,6 +7153,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6452,6 +7168,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6464,6 +7182,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6477,6 +7197,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6514,6 +7236,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Meeting"];
@@ -6526,6 +7250,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6539,6 +7265,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6551,6 +7279,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6563,6 +7293,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6575,6 +7307,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6587,6 +7321,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6599,6 +7335,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6611,6 +7349,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6624,6 +7364,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6636,6 +7378,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6649,6 +7393,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6658,9 +7404,17 @@ export interface operations {
   };
   /**
    * The account's discount codes
-   * @description By an admin of any team; ordered by code, each with how often it was used.
+   * @description By an admin of any team; oldest first (by creation, the same order on every database), each with how often it was used. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
    */
   listDiscountCodes: {
+    parameters: {
+      query?: {
+        /** @description Discount codes per page. */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page. One line: no control characters. */
+        cursor?: string;
+      };
+    };
     responses: {
       /** @description OK. */
       200: {
@@ -6669,10 +7423,13 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
             discountCodes: components["schemas"]["DiscountCode"][];
+            nextCursor: string | null;
           };
         };
       };
@@ -6683,6 +7440,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6696,6 +7455,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6708,6 +7469,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6720,6 +7483,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6732,6 +7497,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6744,6 +7511,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6757,6 +7526,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6769,6 +7540,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6782,6 +7555,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6825,6 +7600,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
           Location: components["headers"]["Location"];
         };
         content: {
@@ -6838,6 +7615,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6851,6 +7630,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6863,6 +7644,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6875,6 +7658,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6887,6 +7672,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6899,6 +7686,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6912,6 +7701,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6924,6 +7715,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6937,6 +7730,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6966,6 +7761,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["DiscountCode"];
@@ -6978,6 +7775,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6991,6 +7790,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7003,6 +7804,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7015,6 +7818,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7027,6 +7832,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7039,6 +7846,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7051,6 +7860,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7064,6 +7875,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7076,6 +7889,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7089,6 +7904,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7118,6 +7935,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: never;
       };
@@ -7128,6 +7947,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7141,6 +7962,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7153,6 +7976,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7165,6 +7990,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7177,6 +8004,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7189,6 +8018,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7201,6 +8032,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7214,6 +8047,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7226,6 +8061,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7239,6 +8076,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7274,6 +8113,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -7316,6 +8157,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7329,6 +8172,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7341,6 +8186,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7353,6 +8200,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7365,6 +8214,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7377,6 +8228,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7389,6 +8242,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7402,6 +8257,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7414,6 +8271,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7427,6 +8286,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7490,6 +8351,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
           Location: components["headers"]["Location"];
         };
         content: {
@@ -7530,6 +8393,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7543,6 +8408,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7555,6 +8422,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7567,6 +8436,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7579,6 +8450,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7591,6 +8464,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7603,6 +8478,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7616,6 +8493,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7628,6 +8507,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7641,6 +8522,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7675,6 +8558,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -7714,6 +8599,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7727,6 +8614,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7739,6 +8628,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7751,6 +8642,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7763,6 +8656,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7775,6 +8670,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7787,6 +8684,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7800,6 +8699,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7812,6 +8713,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7825,6 +8728,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7859,6 +8764,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: never;
       };
@@ -7869,6 +8776,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7882,6 +8791,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7894,6 +8805,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7906,6 +8819,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7918,6 +8833,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7930,6 +8847,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7942,6 +8861,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7955,6 +8876,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7967,6 +8890,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7980,6 +8905,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8014,6 +8941,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -8053,6 +8982,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8066,6 +8997,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8078,6 +9011,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8090,6 +9025,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8102,6 +9039,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8114,6 +9053,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8126,6 +9067,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8139,6 +9082,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8151,6 +9096,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8164,6 +9111,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8193,6 +9142,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -8208,6 +9159,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8221,6 +9174,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8233,6 +9188,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8245,6 +9202,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8257,6 +9216,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8269,6 +9230,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8281,6 +9244,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8294,6 +9259,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8306,6 +9273,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8319,6 +9288,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8348,6 +9319,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -8363,6 +9336,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8376,6 +9351,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8388,6 +9365,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8400,6 +9379,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8412,6 +9393,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8424,6 +9407,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8436,6 +9421,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8449,6 +9436,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8461,6 +9450,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8474,6 +9465,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8509,6 +9502,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -8553,6 +9548,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8566,6 +9563,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8578,6 +9577,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8590,6 +9591,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8602,6 +9605,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8614,6 +9619,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8626,6 +9633,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8639,6 +9648,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8651,6 +9662,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8664,6 +9677,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8704,6 +9719,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -8747,6 +9764,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
           Location: components["headers"]["Location"];
         };
         content: {
@@ -8791,6 +9810,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8804,6 +9825,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8816,6 +9839,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8828,6 +9853,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8840,6 +9867,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8852,6 +9881,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8864,6 +9895,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8877,6 +9910,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8889,6 +9924,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8902,6 +9939,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8936,6 +9975,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -8977,6 +10018,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8990,6 +10033,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9002,6 +10047,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9014,6 +10061,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9026,6 +10075,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9038,6 +10089,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9050,6 +10103,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9063,6 +10118,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9075,6 +10132,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9088,6 +10147,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9122,6 +10183,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: never;
       };
@@ -9132,6 +10195,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9145,6 +10210,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9157,6 +10224,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9169,6 +10238,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9181,6 +10252,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9193,6 +10266,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9205,6 +10280,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9218,6 +10295,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9230,6 +10309,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9243,6 +10324,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9272,6 +10355,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -9297,6 +10382,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9310,6 +10397,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9322,6 +10411,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9334,6 +10425,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9346,6 +10439,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9358,6 +10453,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9371,6 +10468,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9383,6 +10482,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9396,6 +10497,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9424,6 +10527,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -9457,6 +10562,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9470,6 +10577,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9482,6 +10591,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9494,6 +10605,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9506,6 +10619,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9518,6 +10633,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9531,6 +10648,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9543,6 +10662,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9556,6 +10677,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9587,6 +10710,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
           Location: components["headers"]["Location"];
         };
         content: {
@@ -9620,6 +10745,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9633,6 +10760,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9645,6 +10774,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9657,6 +10788,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9669,6 +10802,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9681,6 +10816,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9694,6 +10831,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9706,6 +10845,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9719,6 +10860,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9748,6 +10891,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -9778,6 +10923,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9791,6 +10938,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9803,6 +10952,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9815,6 +10966,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9827,6 +10980,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9839,6 +10994,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9851,6 +11008,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9864,6 +11023,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9876,6 +11037,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9889,6 +11052,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9918,6 +11083,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: never;
       };
@@ -9928,6 +11095,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9941,6 +11110,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9953,6 +11124,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9965,6 +11138,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9977,6 +11152,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9989,6 +11166,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10001,6 +11180,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10014,6 +11195,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10026,6 +11209,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10039,6 +11224,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10081,6 +11268,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -10111,6 +11300,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10124,6 +11315,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10136,6 +11329,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10148,6 +11343,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10160,6 +11357,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10172,6 +11371,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10184,6 +11385,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10197,6 +11400,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10209,6 +11414,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10222,6 +11429,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10251,6 +11460,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -10283,6 +11494,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10296,6 +11509,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10308,6 +11523,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10320,6 +11537,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10332,6 +11551,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10344,6 +11565,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10356,6 +11579,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10369,6 +11594,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10381,6 +11608,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10394,6 +11623,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10429,6 +11660,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -10476,6 +11709,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10489,6 +11724,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10501,6 +11738,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10513,6 +11752,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10525,6 +11766,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10537,6 +11780,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10549,6 +11794,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10562,6 +11809,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10574,6 +11823,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10587,6 +11838,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10621,6 +11874,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -10665,6 +11920,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10678,6 +11935,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10690,6 +11949,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10702,6 +11963,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10714,6 +11977,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10726,6 +11991,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10738,6 +12005,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10751,6 +12020,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10763,6 +12034,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10776,6 +12049,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10822,6 +12097,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -10859,6 +12136,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10872,6 +12151,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10884,6 +12165,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10896,6 +12179,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10908,6 +12193,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10920,6 +12207,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10933,6 +12222,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10945,6 +12236,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10958,6 +12251,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11058,6 +12353,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
         };
         content: {
@@ -11076,6 +12373,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11088,6 +12387,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11100,6 +12401,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11112,6 +12415,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11124,6 +12429,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11136,6 +12443,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11148,6 +12457,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11161,6 +12472,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11173,6 +12486,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11186,6 +12501,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11212,6 +12529,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -11347,6 +12666,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11359,6 +12680,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11371,6 +12694,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11384,6 +12709,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11396,6 +12723,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11409,6 +12738,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11443,6 +12774,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -11557,6 +12890,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11569,6 +12904,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11581,6 +12918,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11593,6 +12932,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11605,6 +12946,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11617,6 +12960,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11630,6 +12975,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11642,6 +12989,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11655,6 +13004,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11694,6 +13045,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -11808,6 +13161,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11820,6 +13175,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11832,6 +13189,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11844,6 +13203,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11856,6 +13217,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11868,6 +13231,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11880,6 +13245,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11893,6 +13260,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11905,6 +13274,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11918,6 +13289,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11958,6 +13331,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -11995,6 +13370,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12007,6 +13384,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12019,6 +13398,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12031,6 +13412,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12043,6 +13426,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12056,6 +13441,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12068,6 +13455,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12081,6 +13470,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12123,6 +13514,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": string;
@@ -12135,6 +13528,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12147,6 +13542,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12159,6 +13556,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12172,6 +13571,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];

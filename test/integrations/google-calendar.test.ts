@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { busyOfGoogleEvents, googleCopyIdOf } from '../../src/calendars/google.js';
 import { meetingEventUid } from '../../src/calendars/meeting-event.js';
+import { withAccessToken } from '../../src/scheduling/provider-access.js';
 import { type FakeGoogle, startFakeGoogle } from '../fakes/google.js';
 import { DIALECTS, createClock, createTestAccount, expectProblem } from '../helpers.js';
 import { createRoomBookings, freeSlots, type Harness, type RoomBookings, startHarness } from './harness.js';
@@ -218,6 +219,23 @@ for (const dialect of DIALECTS) {
       const answers = google.listAnswers.length;
       await syncNow();
       expect(google.listAnswers.slice(answers)).toEqual([{ syncToken: true, ids: [] }]);
+    });
+
+    it('reads the whole window again once the booking window reaches past the full read, or the host changed zones', async () => {
+      const remote = h.ctx.calendars.google.open(
+        { url: 'primary', username: null, passwordSealed: null, remoteCalendarId: 'primary', connectionUuid },
+        { seal: (secret) => secret, open: (sealed) => sealed },
+        globalThis.fetch,
+        { withAccessToken: (call) => withAccessToken(h.ctx, connectionUuid, call) },
+      );
+      const range = { from: h.clock.now(), to: h.clock.now() + 30 * 24 * HOUR };
+      const first = await remote.readChanges!(null, range, 'UTC');
+      expect(first.full).toBe(true);
+      expect(await remote.readChanges!(first.state, range, 'UTC')).toMatchObject({ full: false, events: [] });
+      // The full read covered twice the window: 31 more days reach past it.
+      expect((await remote.readChanges!(first.state, { from: range.from, to: range.to + 31 * 24 * HOUR }, 'UTC')).full).toBe(true);
+      // All-day events were placed in UTC: a host now in Warsaw needs them placed again.
+      expect((await remote.readChanges!(first.state, range, 'Europe/Warsaw')).full).toBe(true);
     });
 
     it('says why Google refused a sync (its 403 reason), keeps the busy time, and recovers on the next sync', async () => {

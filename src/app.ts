@@ -198,7 +198,18 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
           origin: origins === '*' ? true : origins,
           methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
           allowedHeaders: ['Content-Type', 'Accept', 'Accept-Language', 'X-Service-Api-Key', 'Idempotency-Key', 'X-Request-Id', 'Authorization'],
-          exposedHeaders: ['Retry-After', 'Idempotent-Replayed', 'Location', 'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'WWW-Authenticate'],
+          exposedHeaders: [
+            'Retry-After',
+            'Idempotent-Replayed',
+            'Location',
+            'X-Request-Id',
+            'X-RateLimit-Limit',
+            'X-RateLimit-Remaining',
+            'X-RateLimit-Reset',
+            'RateLimit',
+            'RateLimit-Policy',
+            'WWW-Authenticate',
+          ],
           maxAge: 600,
         });
       }

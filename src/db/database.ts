@@ -307,7 +307,17 @@ export interface CalendarTable {
   /** Google and Microsoft calendars: the connection that reaches them, and the provider's id of the calendar. */
   connection_id: string | null;
   remote_calendar_id: string | null;
+  /** Calendars read incrementally (Google, Microsoft): where the next read starts, as the adapter wrote it (0026). */
+  sync_state: string | null;
   created_at: number;
+}
+
+/** The busy span of one event of an incrementally read calendar, by the provider's id (0026). */
+export interface CalendarRemoteEventTable {
+  calendar_id: string;
+  remote_id: string;
+  starts_at: number;
+  ends_at: number;
 }
 
 /** A meeting termin wrote into a calendar (so it can be removed from there later). */
@@ -392,6 +402,7 @@ export interface Database {
   // calendars (0009-…)
   calendars: CalendarTable;
   calendar_event_copies: CalendarEventCopyTable;
+  calendar_remote_events: CalendarRemoteEventTable;
   calendar_feeds: CalendarFeedTable;
   // booking pages (0010-…)
   // place details (0011-…): columns only (users.place_details, meeting_topics.place_details, meetings.location)

@@ -33,7 +33,14 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** Internal history only (the payment's audit trail), never sent to webhooks. */
 export const HISTORY_EVENT_TYPES = ['payment.pending', 'payment.expired', 'payment.failed', 'payment.refund_failed'] as const;
-export type EventType = WebhookEventType | (typeof HISTORY_EVENT_TYPES)[number];
+/**
+ * Signals between use cases and reactions, kept like every event but never offered to webhook
+ * subscribers (they are not in WEBHOOK_EVENT_TYPES, so no subscription can name them).
+ * `meeting.confirmation_due`: the room's deadline passed, or the host has no working
+ * connection: the confirmations go out now without a link (saying it follows).
+ */
+export const INTERNAL_EVENT_TYPES = ['meeting.confirmation_due'] as const;
+export type EventType = WebhookEventType | (typeof HISTORY_EVENT_TYPES)[number] | (typeof INTERNAL_EVENT_TYPES)[number];
 
 export interface DomainEvent<Data = Record<string, unknown>> {
   uuid: string;
@@ -68,9 +75,9 @@ export interface MemberEventData {
 }
 
 /**
- * `meeting.located` (history only): the meeting's conference room exists (its link is now
- * the location), or its deadline passed without one. `confirmationsSent`: the confirmations
- * had gone out already, so this sends an update of the invitation instead of them.
+ * `meeting.located`: the meeting's conference room exists (its link is now the location).
+ * `confirmationsSent`: the confirmations had gone out already, so this sends an update of the
+ * invitation instead of them. (A deadline passed without a room is `meeting.confirmation_due`.)
  */
 export interface LocatedEventData extends MeetingEventData {
   confirmationsSent: boolean;

@@ -8,7 +8,7 @@ export interface paths {
   "/api/v1/teams": {
     /**
      * List the teams the caller administers
-     * @description Only teams in which the key's user is an admin, ordered by name.
+     * @description Only teams in which the key's user is an admin, oldest first (by creation, the same order on every database). In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
      */
     get: operations["listTeams"];
     /**
@@ -20,7 +20,7 @@ export interface paths {
   "/api/v1/teams/{teamUuid}/users": {
     /**
      * List the members of a team
-     * @description The caller must be an admin of the team (403 otherwise; 404 for a team of another account).
+     * @description The caller must be an admin of the team (403 otherwise; 404 for a team of another account). Oldest user first (by creation). In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
      */
     get: operations["listTeamMembers"];
     /**
@@ -218,7 +218,7 @@ export interface paths {
   "/api/v1/discount-codes": {
     /**
      * The account's discount codes
-     * @description By an admin of any team; ordered by code, each with how often it was used.
+     * @description By an admin of any team; oldest first (by creation, the same order on every database), each with how often it was used. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
      */
     get: operations["listDiscountCodes"];
     /**
@@ -304,7 +304,7 @@ export interface paths {
     get: operations["getUserConnection"];
     /**
      * Disconnect a provider
-     * @description By the user, or an admin of one of their teams. The tokens are revoked at the provider where it offers it, and forgotten. Rooms already made stay; new meetings at the provider's place get none.
+     * @description By the user, or an admin of one of their teams. The tokens are revoked at the provider where it offers it, and forgotten. Rooms already made stay; new meetings at the provider's place get none. The host's calendars on the connection (Google, Microsoft) are removed with it, and their busy time no longer blocks.
      */
     delete: operations["deleteUserConnection"];
   };
@@ -981,6 +981,10 @@ export interface components {
     RateLimitRemaining: number;
     /** @description Seconds until the current window ends. */
     RateLimitReset: number;
+    /** @description The same state in the IETF draft's form (draft-ietf-httpapi-ratelimit-headers): the policy's name, `r` requests remaining and `t` seconds until the window ends, e.g. `"api";r=99;t=60`. The policy is `"calculate-schedule"` on that route, `"api"` elsewhere. */
+    RateLimitDraft: string;
+    /** @description The allowance in the IETF draft's form: `q` requests per `w` seconds, e.g. `"api";q=100;w=60`. */
+    RateLimitPolicyDraft: string;
     /** @description The URL of the created resource. */
     Location: string;
     /** @description `true` when this is the stored response of an earlier request with the same `Idempotency-Key` and body (nothing new was created). */
@@ -997,9 +1001,17 @@ export interface operations {
 
   /**
    * List the teams the caller administers
-   * @description Only teams in which the key's user is an admin, ordered by name.
+   * @description Only teams in which the key's user is an admin, oldest first (by creation, the same order on every database). In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
    */
   listTeams: {
+    parameters: {
+      query?: {
+        /** @description Teams per page. */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page. One line: no control characters. */
+        cursor?: string;
+      };
+    };
     responses: {
       /** @description OK. */
       200: {
@@ -1008,10 +1020,13 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
             teams: components["schemas"]["Team"][];
+            nextCursor: string | null;
           };
         };
       };
@@ -1022,6 +1037,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1035,6 +1052,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1047,6 +1066,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1059,6 +1080,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1071,6 +1094,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1084,6 +1109,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1096,6 +1123,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1109,6 +1138,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1137,6 +1168,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Team"];
@@ -1149,6 +1182,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1162,6 +1197,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1174,6 +1211,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1186,6 +1225,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1198,6 +1239,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1210,6 +1253,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1223,6 +1268,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1235,6 +1282,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1248,6 +1297,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1257,10 +1308,16 @@ export interface operations {
   };
   /**
    * List the members of a team
-   * @description The caller must be an admin of the team (403 otherwise; 404 for a team of another account).
+   * @description The caller must be an admin of the team (403 otherwise; 404 for a team of another account). Oldest user first (by creation). In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
    */
   listTeamMembers: {
     parameters: {
+      query?: {
+        /** @description Members per page. */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page. One line: no control characters. */
+        cursor?: string;
+      };
       path: {
         /**
          * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
@@ -1277,10 +1334,13 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
             users: components["schemas"]["Member"][];
+            nextCursor: string | null;
           };
         };
       };
@@ -1291,6 +1351,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1304,6 +1366,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1316,6 +1380,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1328,6 +1394,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1340,6 +1408,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1352,6 +1422,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1364,6 +1436,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1377,6 +1451,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1389,6 +1465,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1402,6 +1480,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1445,6 +1525,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
           Location: components["headers"]["Location"];
         };
         content: {
@@ -1458,6 +1540,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1471,6 +1555,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1483,6 +1569,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1495,6 +1583,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1507,6 +1597,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1519,6 +1611,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1531,6 +1625,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1543,6 +1639,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1556,6 +1654,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1568,6 +1668,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1581,6 +1683,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1615,6 +1719,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Member"];
@@ -1627,6 +1733,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1640,6 +1748,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1652,6 +1762,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1664,6 +1776,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1676,6 +1790,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1688,6 +1804,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1700,6 +1818,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1713,6 +1833,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1725,6 +1847,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1738,6 +1862,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1772,6 +1898,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: never;
       };
@@ -1782,6 +1910,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1795,6 +1925,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1807,6 +1939,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1819,6 +1953,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1831,6 +1967,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1843,6 +1981,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1855,6 +1995,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1867,6 +2009,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1880,6 +2024,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1892,6 +2038,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1905,6 +2053,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1952,6 +2102,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Member"];
@@ -1964,6 +2116,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1977,6 +2131,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -1989,6 +2145,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2001,6 +2159,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2013,6 +2173,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2025,6 +2187,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2037,6 +2201,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2049,6 +2215,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2062,6 +2230,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2074,6 +2244,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2087,6 +2259,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2107,6 +2281,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Account"];
@@ -2119,6 +2295,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2132,6 +2310,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2144,6 +2324,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2156,6 +2338,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2168,6 +2352,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2181,6 +2367,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2193,6 +2381,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2206,6 +2396,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2343,6 +2535,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Account"];
@@ -2355,6 +2549,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2368,6 +2564,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2380,6 +2578,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2392,6 +2592,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2404,6 +2606,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2416,6 +2620,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2429,6 +2635,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2441,6 +2649,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2454,6 +2664,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2485,6 +2697,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Account"];
@@ -2497,6 +2711,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2510,6 +2726,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2522,6 +2740,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2534,6 +2754,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2546,6 +2768,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2558,6 +2782,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2570,6 +2796,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2583,6 +2811,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2595,6 +2825,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2608,6 +2840,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2636,6 +2870,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -2651,6 +2887,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2664,6 +2902,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2676,6 +2916,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2688,6 +2930,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2700,6 +2944,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2713,6 +2959,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2725,6 +2973,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2738,6 +2988,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2766,6 +3018,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
           Location: components["headers"]["Location"];
         };
         content: {
@@ -2793,6 +3047,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2806,6 +3062,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2818,6 +3076,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2830,6 +3090,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2842,6 +3104,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2855,6 +3119,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2867,6 +3133,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2880,6 +3148,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2909,6 +3179,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["ApiKey"];
@@ -2921,6 +3193,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2934,6 +3208,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2946,6 +3222,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2958,6 +3236,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2970,6 +3250,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2982,6 +3264,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -2995,6 +3279,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3007,6 +3293,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3020,6 +3308,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3049,6 +3339,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: never;
       };
@@ -3059,6 +3351,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3072,6 +3366,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3084,6 +3380,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3096,6 +3394,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3108,6 +3408,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3120,6 +3422,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3133,6 +3437,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3145,6 +3451,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3158,6 +3466,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3193,6 +3503,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -3208,6 +3520,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3221,6 +3535,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3233,6 +3549,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3245,6 +3563,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3257,6 +3577,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3270,6 +3592,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3282,6 +3606,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3295,6 +3621,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3411,6 +3739,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
           Location: components["headers"]["Location"];
         };
         content: {
@@ -3424,6 +3754,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3437,6 +3769,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3449,6 +3783,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3461,6 +3797,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3473,6 +3811,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3485,6 +3825,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3497,6 +3839,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3510,6 +3854,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3522,6 +3868,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3535,6 +3883,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3564,6 +3914,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["MeetingTopic"];
@@ -3576,6 +3928,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3589,6 +3943,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3601,6 +3957,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3613,6 +3971,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3625,6 +3985,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3637,6 +3999,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3650,6 +4014,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3662,6 +4028,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3675,6 +4043,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3704,6 +4074,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: never;
       };
@@ -3714,6 +4086,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3727,6 +4101,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3739,6 +4115,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3751,6 +4129,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3763,6 +4143,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3775,6 +4157,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3787,6 +4171,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3800,6 +4186,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3812,6 +4200,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3825,6 +4215,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3949,6 +4341,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["MeetingTopic"];
@@ -3961,6 +4355,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3974,6 +4370,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3986,6 +4384,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -3998,6 +4398,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4010,6 +4412,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4022,6 +4426,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4034,6 +4440,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4047,6 +4455,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4059,6 +4469,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4072,6 +4484,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4101,6 +4515,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Availability"];
@@ -4113,6 +4529,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4126,6 +4544,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4138,6 +4558,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4150,6 +4572,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4162,6 +4586,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4174,6 +4600,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4186,6 +4614,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4199,6 +4629,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4211,6 +4643,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4224,6 +4658,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4321,6 +4757,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Availability"];
@@ -4333,6 +4771,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4346,6 +4786,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4358,6 +4800,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4370,6 +4814,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4382,6 +4828,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4394,6 +4842,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4406,6 +4856,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4419,6 +4871,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4431,6 +4885,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4444,6 +4900,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4491,6 +4949,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Availability"];
@@ -4503,6 +4963,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4516,6 +4978,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4528,6 +4992,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4540,6 +5006,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4552,6 +5020,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4564,6 +5034,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4576,6 +5048,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4589,6 +5063,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4601,6 +5077,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4614,6 +5092,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4648,6 +5128,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: never;
       };
@@ -4658,6 +5140,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4671,6 +5155,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4683,6 +5169,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4695,6 +5183,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4707,6 +5197,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4719,6 +5211,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4731,6 +5225,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4744,6 +5240,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4756,6 +5254,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4769,6 +5269,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4798,6 +5300,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -4827,6 +5331,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4840,6 +5346,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4852,6 +5360,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4864,6 +5374,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4876,6 +5388,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4888,6 +5402,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4900,6 +5416,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4913,6 +5431,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4925,6 +5445,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4938,6 +5460,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -4990,6 +5514,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -5019,6 +5545,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5032,6 +5560,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5044,6 +5574,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5056,6 +5588,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5068,6 +5602,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5080,6 +5616,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5092,6 +5630,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5105,6 +5645,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5117,6 +5659,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5130,6 +5674,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5234,6 +5780,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
           Location: components["headers"]["Location"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
         };
@@ -5251,6 +5799,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5264,6 +5814,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5276,6 +5828,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5288,6 +5842,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5300,6 +5856,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5312,6 +5870,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5324,6 +5884,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5336,6 +5898,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5349,6 +5913,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5361,6 +5927,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5374,6 +5942,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5423,6 +5993,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -5438,6 +6010,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5451,6 +6025,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5463,6 +6039,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5475,6 +6053,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5487,6 +6067,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5500,6 +6082,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5512,6 +6096,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5525,6 +6111,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5554,6 +6142,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Meeting"];
@@ -5566,6 +6156,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5579,6 +6171,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5591,6 +6185,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5603,6 +6199,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5615,6 +6213,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5627,6 +6227,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5640,6 +6242,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5652,6 +6256,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5665,6 +6271,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5707,6 +6315,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Meeting"];
@@ -5719,6 +6329,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5732,6 +6344,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5744,6 +6358,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5756,6 +6372,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5768,6 +6386,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5780,6 +6400,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5793,6 +6415,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5805,6 +6429,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5818,6 +6444,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5860,6 +6488,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Meeting"];
@@ -5872,6 +6502,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5885,6 +6517,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5897,6 +6531,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5909,6 +6545,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5921,6 +6559,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5933,6 +6573,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5945,6 +6587,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5957,6 +6601,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5970,6 +6616,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5982,6 +6630,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -5995,6 +6645,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6035,6 +6687,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Meeting"];
@@ -6047,6 +6701,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6060,6 +6716,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6072,6 +6730,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6084,6 +6744,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6096,6 +6758,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6108,6 +6772,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6120,6 +6786,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6132,6 +6800,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6145,6 +6815,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6157,6 +6829,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6170,6 +6844,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6199,6 +6875,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Meeting"];
@@ -6211,6 +6889,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6224,6 +6904,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6236,6 +6918,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6248,6 +6932,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6260,6 +6946,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6272,6 +6960,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6284,6 +6974,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6297,6 +6989,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6309,6 +7003,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6322,6 +7018,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6351,6 +7049,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Meeting"];
@@ -6363,6 +7063,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6376,6 +7078,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6388,6 +7092,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6400,6 +7106,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6412,6 +7120,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6424,6 +7134,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6436,6 +7148,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6448,6 +7162,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6461,6 +7177,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6473,6 +7191,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6486,6 +7206,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6523,6 +7245,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["Meeting"];
@@ -6535,6 +7259,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6548,6 +7274,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6560,6 +7288,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6572,6 +7302,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6584,6 +7316,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6596,6 +7330,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6608,6 +7344,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6620,6 +7358,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6633,6 +7373,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6645,6 +7387,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6658,6 +7402,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6667,9 +7413,17 @@ export interface operations {
   };
   /**
    * The account's discount codes
-   * @description By an admin of any team; ordered by code, each with how often it was used.
+   * @description By an admin of any team; oldest first (by creation, the same order on every database), each with how often it was used. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
    */
   listDiscountCodes: {
+    parameters: {
+      query?: {
+        /** @description Discount codes per page. */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page. One line: no control characters. */
+        cursor?: string;
+      };
+    };
     responses: {
       /** @description OK. */
       200: {
@@ -6678,10 +7432,13 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
             discountCodes: components["schemas"]["DiscountCode"][];
+            nextCursor: string | null;
           };
         };
       };
@@ -6692,6 +7449,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6705,6 +7464,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6717,6 +7478,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6729,6 +7492,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6741,6 +7506,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6753,6 +7520,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6766,6 +7535,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6778,6 +7549,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6791,6 +7564,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6834,6 +7609,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
           Location: components["headers"]["Location"];
         };
         content: {
@@ -6847,6 +7624,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6860,6 +7639,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6872,6 +7653,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6884,6 +7667,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6896,6 +7681,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6908,6 +7695,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6921,6 +7710,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6933,6 +7724,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6946,6 +7739,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -6975,6 +7770,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": components["schemas"]["DiscountCode"];
@@ -6987,6 +7784,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7000,6 +7799,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7012,6 +7813,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7024,6 +7827,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7036,6 +7841,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7048,6 +7855,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7060,6 +7869,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7073,6 +7884,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7085,6 +7898,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7098,6 +7913,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7127,6 +7944,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: never;
       };
@@ -7137,6 +7956,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7150,6 +7971,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7162,6 +7985,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7174,6 +7999,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7186,6 +8013,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7198,6 +8027,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7210,6 +8041,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7223,6 +8056,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7235,6 +8070,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7248,6 +8085,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7283,6 +8122,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -7325,6 +8166,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7338,6 +8181,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7350,6 +8195,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7362,6 +8209,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7374,6 +8223,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7386,6 +8237,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7398,6 +8251,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7411,6 +8266,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7423,6 +8280,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7436,6 +8295,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7499,6 +8360,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
           Location: components["headers"]["Location"];
         };
         content: {
@@ -7539,6 +8402,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7552,6 +8417,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7564,6 +8431,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7576,6 +8445,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7588,6 +8459,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7600,6 +8473,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7612,6 +8487,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7625,6 +8502,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7637,6 +8516,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7650,6 +8531,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7684,6 +8567,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -7723,6 +8608,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7736,6 +8623,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7748,6 +8637,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7760,6 +8651,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7772,6 +8665,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7784,6 +8679,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7796,6 +8693,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7809,6 +8708,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7821,6 +8722,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7834,6 +8737,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7868,6 +8773,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: never;
       };
@@ -7878,6 +8785,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7891,6 +8800,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7903,6 +8814,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7915,6 +8828,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7927,6 +8842,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7939,6 +8856,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7951,6 +8870,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7964,6 +8885,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7976,6 +8899,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -7989,6 +8914,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8023,6 +8950,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -8062,6 +8991,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8075,6 +9006,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8087,6 +9020,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8099,6 +9034,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8111,6 +9048,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8123,6 +9062,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8135,6 +9076,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8148,6 +9091,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8160,6 +9105,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8173,6 +9120,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8202,6 +9151,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -8217,6 +9168,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8230,6 +9183,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8242,6 +9197,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8254,6 +9211,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8266,6 +9225,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8278,6 +9239,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8290,6 +9253,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8303,6 +9268,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8315,6 +9282,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8328,6 +9297,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8357,6 +9328,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -8372,6 +9345,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8385,6 +9360,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8397,6 +9374,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8409,6 +9388,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8421,6 +9402,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8433,6 +9416,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8445,6 +9430,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8458,6 +9445,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8470,6 +9459,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8483,6 +9474,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8518,6 +9511,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -8562,6 +9557,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8575,6 +9572,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8587,6 +9586,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8599,6 +9600,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8611,6 +9614,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8623,6 +9628,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8635,6 +9642,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8648,6 +9657,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8660,6 +9671,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8673,6 +9686,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8713,6 +9728,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -8756,6 +9773,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
           Location: components["headers"]["Location"];
         };
         content: {
@@ -8800,6 +9819,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8813,6 +9834,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8825,6 +9848,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8837,6 +9862,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8849,6 +9876,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8861,6 +9890,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8873,6 +9904,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8886,6 +9919,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8898,6 +9933,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8911,6 +9948,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8945,6 +9984,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -8986,6 +10027,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -8999,6 +10042,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9011,6 +10056,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9023,6 +10070,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9035,6 +10084,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9047,6 +10098,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9059,6 +10112,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9072,6 +10127,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9084,6 +10141,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9097,6 +10156,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9106,7 +10167,7 @@ export interface operations {
   };
   /**
    * Disconnect a provider
-   * @description By the user, or an admin of one of their teams. The tokens are revoked at the provider where it offers it, and forgotten. Rooms already made stay; new meetings at the provider's place get none.
+   * @description By the user, or an admin of one of their teams. The tokens are revoked at the provider where it offers it, and forgotten. Rooms already made stay; new meetings at the provider's place get none. The host's calendars on the connection (Google, Microsoft) are removed with it, and their busy time no longer blocks.
    */
   deleteUserConnection: {
     parameters: {
@@ -9131,6 +10192,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: never;
       };
@@ -9141,6 +10204,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9154,6 +10219,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9166,6 +10233,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9178,6 +10247,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9190,6 +10261,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9202,6 +10275,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9214,6 +10289,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9227,6 +10304,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9239,6 +10318,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9252,6 +10333,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9281,6 +10364,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -9306,6 +10391,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9319,6 +10406,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9331,6 +10420,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9343,6 +10434,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9355,6 +10448,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9367,6 +10462,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9380,6 +10477,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9392,6 +10491,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9405,6 +10506,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9433,6 +10536,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -9466,6 +10571,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9479,6 +10586,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9491,6 +10600,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9503,6 +10614,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9515,6 +10628,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9527,6 +10642,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9540,6 +10657,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9552,6 +10671,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9565,6 +10686,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9596,6 +10719,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
           Location: components["headers"]["Location"];
         };
         content: {
@@ -9629,6 +10754,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9642,6 +10769,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9654,6 +10783,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9666,6 +10797,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9678,6 +10811,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9690,6 +10825,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9703,6 +10840,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9715,6 +10854,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9728,6 +10869,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9757,6 +10900,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -9787,6 +10932,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9800,6 +10947,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9812,6 +10961,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9824,6 +10975,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9836,6 +10989,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9848,6 +11003,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9860,6 +11017,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9873,6 +11032,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9885,6 +11046,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9898,6 +11061,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9927,6 +11092,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: never;
       };
@@ -9937,6 +11104,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9950,6 +11119,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9962,6 +11133,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9974,6 +11147,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9986,6 +11161,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -9998,6 +11175,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10010,6 +11189,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10023,6 +11204,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10035,6 +11218,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10048,6 +11233,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10090,6 +11277,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -10120,6 +11309,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10133,6 +11324,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10145,6 +11338,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10157,6 +11352,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10169,6 +11366,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10181,6 +11380,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10193,6 +11394,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10206,6 +11409,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10218,6 +11423,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10231,6 +11438,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10260,6 +11469,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -10292,6 +11503,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10305,6 +11518,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10317,6 +11532,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10329,6 +11546,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10341,6 +11560,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10353,6 +11574,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10365,6 +11588,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10378,6 +11603,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10390,6 +11617,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10403,6 +11632,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10438,6 +11669,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -10485,6 +11718,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10498,6 +11733,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10510,6 +11747,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10522,6 +11761,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10534,6 +11775,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10546,6 +11789,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10558,6 +11803,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10571,6 +11818,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10583,6 +11832,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10596,6 +11847,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10630,6 +11883,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -10674,6 +11929,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10687,6 +11944,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10699,6 +11958,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10711,6 +11972,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10723,6 +11986,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10735,6 +12000,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10747,6 +12014,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10760,6 +12029,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10772,6 +12043,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10785,6 +12058,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10831,6 +12106,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -10868,6 +12145,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10881,6 +12160,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10893,6 +12174,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10905,6 +12188,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10917,6 +12202,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10929,6 +12216,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10942,6 +12231,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10954,6 +12245,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -10967,6 +12260,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11069,6 +12364,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
           "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
         };
         content: {
@@ -11087,6 +12384,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11099,6 +12398,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11111,6 +12412,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11123,6 +12426,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11135,6 +12440,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11147,6 +12454,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11159,6 +12468,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11172,6 +12483,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11184,6 +12497,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11197,6 +12512,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11237,6 +12554,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -11272,6 +12591,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11284,6 +12605,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11296,6 +12619,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11308,6 +12633,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11320,6 +12647,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11332,6 +12661,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11345,6 +12676,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11357,6 +12690,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11370,6 +12705,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11396,6 +12733,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -11531,6 +12870,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11543,6 +12884,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11555,6 +12898,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11568,6 +12913,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11580,6 +12927,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11593,6 +12942,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11627,6 +12978,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -11741,6 +13094,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11753,6 +13108,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11765,6 +13122,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11777,6 +13136,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11789,6 +13150,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11801,6 +13164,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11814,6 +13179,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11826,6 +13193,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11839,6 +13208,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -11878,6 +13249,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -11992,6 +13365,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12004,6 +13379,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12016,6 +13393,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12028,6 +13407,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12040,6 +13421,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12052,6 +13435,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12064,6 +13449,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12077,6 +13464,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12089,6 +13478,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12102,6 +13493,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12142,6 +13535,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": {
@@ -12179,6 +13574,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12191,6 +13588,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12203,6 +13602,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12215,6 +13616,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12227,6 +13630,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12240,6 +13645,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12252,6 +13659,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12265,6 +13674,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12307,6 +13718,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/json": string;
@@ -12319,6 +13732,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12331,6 +13746,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12343,6 +13760,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];
@@ -12356,6 +13775,8 @@ export interface operations {
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
           "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
           "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
         };
         content: {
           "application/problem+json": components["schemas"]["Problem"];

@@ -195,6 +195,30 @@ for (const dialect of DIALECTS) {
       expect((await slotsFrom(b, acme, topic.uuid)).filter((start) => start < '2027-02-01')).toEqual([]);
     });
 
+    it('under concurrent bookings through both instances, a weekly limit across topics lets exactly its number through', async () => {
+      const acme = await newAccount();
+      const topics = [await createTopic(acme), await createTopic(acme, { name: 'Second' })];
+      await call(a.app, acme.apiKey, 'PUT', `/api/v1/users/${acme.owner.uuid}/limits`, { daily: null, weekly: 2 });
+      // Eight different free hours of one week, each request on its own topic and instance.
+      const starts = ['05', '06', '07'].flatMap((day) => ['09', '11', '13'].map((hour) => `2027-01-${day}T${hour}:00:00.000Z`)).slice(0, 8);
+      const responses = await Promise.all(
+        starts.map((start, i) =>
+          call(i % 2 === 0 ? a.app : b, acme.apiKey, 'POST', '/api/v1/schedule', {
+            dates: [{ start, username: acme.owner.username }],
+            email: 'p@example.com',
+            lang: 'en',
+            name: 'P',
+            place: 'zoom',
+            meetingTopic: topics[i % 2]!.uuid,
+            timezone: 'UTC',
+          }),
+        ),
+      );
+      const statuses = responses.map((response) => response.statusCode).sort();
+      expect(statuses).toEqual([201, 201, 409, 409, 409, 409, 409, 409]);
+      expect((await slotsFrom(b, acme, topics[0]!.uuid)).filter((start) => start < '2027-01-11')).toEqual([]);
+    });
+
     it('the host’s own limits apply across topics and show at once on the other instance', async () => {
       const acme = await newAccount();
       const first = await createTopic(acme);

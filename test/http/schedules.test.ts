@@ -178,21 +178,23 @@ for (const dialect of DIALECTS) {
 
     it('a topic’s weekly limit hides the rest of a full week and refuses bookings beyond it, dates of one request together', async () => {
       const acme = await newAccount();
-      const topic = await createTopic(acme, { weeklyLimit: 2, monthlyLimit: 3 });
+      const topic = await createTopic(acme, { weeklyLimit: 2 });
       expect(topic.weeklyLimit).toBe(2);
       expect(await slotsFrom(b, acme, topic.uuid)).toContain('2027-01-08T09:00:00.000Z');
       // Two dates of one request: the second is the week's second, fine; a third in the same request is not.
       const three = expectProblem(await book(acme, topic.uuid, ['2027-01-05T09:00:00.000Z', '2027-01-06T09:00:00.000Z', '2027-01-07T09:00:00.000Z']), 409, 'SLOT_UNAVAILABLE');
       expect(three.errors).toEqual([{ path: '/dates/2', message: 'is not an available slot' }]);
-      expect((await book(acme, topic.uuid, ['2027-01-05T09:00:00.000Z', '2027-01-06T09:00:00.000Z'])).statusCode).toBe(201);
+      expect((await book(acme, topic.uuid, ['2027-01-04T10:00:00.000Z', '2027-01-05T09:00:00.000Z'])).statusCode).toBe(201);
       const after = await slotsFrom(b, acme, topic.uuid);
       expect(after.filter((start) => start < '2027-01-11')).toEqual([]);
       expect(after).toContain('2027-01-11T09:00:00.000Z');
-      // A booking days away from the others still sees the week's two (its check reads whole weeks).
-      expectProblem(await book(acme, topic.uuid, ['2027-01-10T09:00:00.000Z']), 409, 'SLOT_UNAVAILABLE');
-      // The month allows one more: next week's first fills it.
-      expect((await book(acme, topic.uuid, ['2027-01-11T09:00:00.000Z'])).statusCode).toBe(201);
-      expect((await slotsFrom(b, acme, topic.uuid)).filter((start) => start < '2027-02-01')).toEqual([]);
+      // A booking days away from the others (Friday afternoon) still sees the week's two: its check reads whole weeks.
+      expectProblem(await book(acme, topic.uuid, ['2027-01-08T16:00:00.000Z']), 409, 'SLOT_UNAVAILABLE');
+      // A monthly limit counts the host-local month: one meeting fills January, end to end.
+      const monthly = await createTopic(acme, { name: 'Monthly', monthlyLimit: 1 });
+      expect((await book(acme, monthly.uuid, ['2027-01-29T09:00:00.000Z'])).statusCode).toBe(201);
+      expect(await slotsFrom(b, acme, monthly.uuid)).toEqual([]);
+      expectProblem(await book(acme, monthly.uuid, ['2027-01-04T15:00:00.000Z']), 409, 'SLOT_UNAVAILABLE');
     });
 
     it('under concurrent bookings through both instances, a weekly limit across topics lets exactly its number through', async () => {

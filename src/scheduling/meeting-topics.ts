@@ -39,7 +39,7 @@ export async function createMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db'>
     // A team topic without a host list follows the team: members who join later host it too.
     const allTeamMembers = decideAllTeamMembers(teamUuid, input.hosts, input.allTeamMembers ?? (teamUuid !== null && input.hosts === undefined), errors);
     const hosts = await resolveHosts(trx, principal, teamUuid, allTeamMembers ? undefined : input.hosts, errors);
-    errors.push(...(await checkScheduleChoice(trx, account.uuid, teamUuid, settings, hosts)));
+    errors.push(...(await checkScheduleChoice(trx, account.uuid, teamUuid, settings, hosts, { schedule: true, hostSchedules: true })));
     if (errors.length > 0) throw new ValidationError(errors);
     const topic: MeetingTopic = {
       ...settings,
@@ -95,7 +95,8 @@ export async function updateMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db'>
         : await resolveHosts(trx, principal, current.teamUuid, allTeamMembers ? undefined : (input.hosts ?? current.hosts.map((host) => host.username)), errors);
     // Checked again only when the choice or the hosts change: a topic saved before stays as it was.
     if (input.schedule !== undefined || input.hostSchedules !== undefined || hosts !== current.hosts) {
-      errors.push(...(await checkScheduleChoice(trx, account.uuid, current.teamUuid, settings, hosts)));
+      const named = { schedule: input.schedule !== undefined, hostSchedules: input.hostSchedules !== undefined };
+      errors.push(...(await checkScheduleChoice(trx, account.uuid, current.teamUuid, settings, hosts, named)));
     }
     if (errors.length > 0) throw new ValidationError(errors);
     const topic: MeetingTopic = { ...current, ...settings, hosts, allTeamMembers, updatedAt: now };
@@ -123,6 +124,10 @@ export async function deleteMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db'>
  * hosts' schedules, a team topic's `hostSchedules` map each of its hosts to one of that
  * host's own; another account's or host's schedule is refused. The owners' rows are locked,
  * so a schedule being deleted at the same time is either seen deleted here or sees this topic.
+ *
+ * A choice the request did not name (`named`) but kept from before is not refused when the
+ * hosts change under it: the entries of hosts no longer on the topic are dropped (in
+ * `settings`), so removing a host never fails on their schedule.
  */
 async function checkScheduleChoice(
   trx: DbOrTrx,
@@ -130,7 +135,10 @@ async function checkScheduleChoice(
   teamUuid: string | null,
   settings: Pick<TopicSettings, 'schedule' | 'hostSchedules'>,
   hosts: readonly TopicHost[],
+  named: { schedule: boolean; hostSchedules: boolean },
 ): Promise<FieldError[]> {
+  const hostUsernames = new Set(hosts.map((host) => host.username));
+  if (!named.hostSchedules) settings.hostSchedules = Object.fromEntries(Object.entries(settings.hostSchedules).filter(([username]) => hostUsernames.has(username)));
   const errors: FieldError[] = [];
   const chosen = Object.entries(settings.hostSchedules);
   if (teamUuid !== null && settings.schedule !== null) errors.push({ path: '/schedule', message: 'is for individual topics; a team topic chooses per host (hostSchedules)' });
@@ -141,7 +149,10 @@ async function checkScheduleChoice(
   const stillThere = await findScheduleOwners(trx, accountUuid, uuids);
   if (settings.schedule !== null && teamUuid === null) {
     const owner = stillThere.get(settings.schedule);
-    if (owner === undefined || !hosts.some((host) => host.uuid === owner)) errors.push({ path: '/schedule', message: "is not a schedule of the topic's host" });
+    if (owner === undefined || !hosts.some((host) => host.uuid === owner)) {
+      if (named.schedule) errors.push({ path: '/schedule', message: "is not a schedule of the topic's host" });
+      else settings.schedule = null;
+    }
   }
   if (teamUuid !== null) {
     for (const [username, uuid] of chosen) {

@@ -134,6 +134,31 @@ for (const dialect of DIALECTS) {
       expect(team).not.toContain('2027-01-05T09:00:00.000Z');
     });
 
+    it('a host leaving a team topic takes their schedule choice along, without refusing the change', async () => {
+      const acme = await newAccount();
+      const member = (await call(a.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Bea', lastName: 'Host', email: 'bea@acme.test' })).json() as {
+        uuid: string;
+        username: string;
+      };
+      const theirs = (await call(a.app, acme.apiKey, 'POST', `/api/v1/users/${member.uuid}/schedules`, evenings)).json() as { uuid: string };
+      const mine = await createSchedule(acme);
+      const created = await call(a.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
+        name: 'Team',
+        durationMinutes: 60,
+        places: ['zoom'],
+        team: acme.team.uuid,
+        hosts: [acme.owner.username, member.username],
+        hostSchedules: { [acme.owner.username]: mine.uuid, [member.username]: theirs.uuid },
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      expect(created.json().hostSchedules).toEqual({ [acme.owner.username]: mine.uuid, [member.username]: theirs.uuid });
+      const patched = await call(a.app, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${created.json().uuid}`, { hosts: [acme.owner.username] });
+      expect(patched.statusCode, patched.body).toBe(200);
+      expect(patched.json().hostSchedules).toEqual({ [acme.owner.username]: mine.uuid });
+      // Theirs is no longer in use: it can go.
+      expect((await call(a.app, acme.apiKey, 'DELETE', `/api/v1/users/${member.uuid}/schedules/${theirs.uuid}`)).statusCode).toBe(204);
+    });
+
     it('refuses a schedule of another account or host, or of the wrong kind of topic', async () => {
       const acme = await newAccount();
       const other = await newAccount();

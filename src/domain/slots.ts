@@ -115,7 +115,8 @@ interface HostInterval {
  * meeting fits in the host's continuous availability: intervals that touch, across
  * midnight too (`24:00` then `00:00`), count as one stretch, so a meeting may run from one
  * into the next. It starts no sooner than `now` + notice and no later than `now` + window,
- * on a host-local day still under the daily limit, and its span widened by its buffers
+ * on a host-local day still under the daily limit (and in no calendar week or month the
+ * topic's or the host's own limits fill: period-limits.ts), and its span widened by its buffers
  * overlaps no busy meeting's span widened by that meeting's buffers (touching is fine).
  *
  * `computeSlots(anna, { durationMinutes: 30, slotIntervalMinutes: 30, … }, { now, participantTimezone: 'Asia/Tokyo', from: '2027-03-01', to: '2027-03-07' })`

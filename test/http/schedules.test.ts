@@ -203,6 +203,9 @@ for (const dialect of DIALECTS) {
 
     it('a topic’s weekly limit hides the rest of a full week and refuses bookings beyond it, dates of one request together', async () => {
       const acme = await newAccount();
+      for (const bad of [{ weeklyLimit: 0 }, { weeklyLimit: 501 }, { monthlyLimit: 2001 }, { weeklyLimit: 1.5 }]) {
+        expectProblem(await call(a.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Bad', durationMinutes: 60, ...bad }), 400, 'VALIDATION_FAILED');
+      }
       const topic = await createTopic(acme, { weeklyLimit: 2 });
       expect(topic.weeklyLimit).toBe(2);
       expect(await slotsFrom(b, acme, topic.uuid)).toContain('2027-01-08T09:00:00.000Z');

@@ -249,6 +249,18 @@ for (const dialect of DIALECTS) {
       expect((await slotsFrom(b, acme, topics[0]!.uuid)).filter((start) => start < '2027-01-11')).toEqual([]);
     });
 
+    it('a meeting moves within its full week: it does not count against itself', async () => {
+      const acme = await newAccount();
+      const topic = await createTopic(acme, { weeklyLimit: 1 });
+      const booked = await book(acme, topic.uuid, ['2027-01-05T09:00:00.000Z']);
+      expect(booked.statusCode).toBe(201);
+      const uuid = booked.json().meetings[0].uuid as string;
+      const moved = await call(a.app, acme.apiKey, 'POST', `/api/v1/meetings/${uuid}/reschedule`, { start: '2027-01-08T16:00:00.000Z' });
+      expect(moved.statusCode, moved.body).toBe(200);
+      // A second meeting that week is still refused.
+      expectProblem(await book(acme, topic.uuid, ['2027-01-05T09:00:00.000Z']), 409, 'SLOT_UNAVAILABLE');
+    });
+
     it('the host’s own limits apply across topics and show at once on the other instance', async () => {
       const acme = await newAccount();
       const first = await createTopic(acme);

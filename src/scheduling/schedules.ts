@@ -49,9 +49,11 @@ export async function getSchedule(ctx: Pick<UseCaseContext, 'db'>, principal: Pr
 }
 
 /**
- * Replaces a schedule's name and hours as a whole. The host's calendar version is bumped,
- * so every instance stops serving views computed with the old hours at once (views of
- * topics on other schedules go too: rare, and simpler than a version per schedule).
+ * Replaces a schedule's name and hours as a whole. When live topics use it, the host's
+ * calendar version is bumped, so every instance stops serving views computed with the old
+ * hours at once (the host's views of topics on other hours are recomputed too: schedule
+ * edits are rare, and a version per schedule would cost a read on every cached view). An
+ * unused schedule's edit changes no view, so it leaves every cache as it is.
  */
 export async function replaceSchedule(
   ctx: Pick<UseCaseContext, 'db' | 'now'>,
@@ -67,7 +69,9 @@ export async function replaceSchedule(
     if (!current) throw new NotFoundError('schedule');
     const schedule: Schedule = { ...current, name: input.name.trim(), ...hours, updatedAt: ctx.now() };
     await updateSchedule(trx, schedule);
-    await bumpCalendarVersions(trx, [userUuid]);
+    // Under the user's row lock (the bump, or the check's own): a topic choosing it meanwhile waits for this commit.
+    await lockHost(trx, userUuid);
+    if ((await findTopicsUsingSchedule(trx, principal.accountUuid, scheduleUuid)).length > 0) await bumpCalendarVersions(trx, [userUuid]);
     return schedule;
   });
 }

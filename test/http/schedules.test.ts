@@ -113,6 +113,14 @@ for (const dialect of DIALECTS) {
       expect((await book(acme, onEvenings.uuid, ['2027-01-05T18:00:00.000Z'])).statusCode).toBe(201);
       expect(await slotsFrom(b, acme, onEvenings.uuid)).not.toContain('2027-01-05T18:00:00.000Z');
 
+      // Editing a schedule no topic uses changes no view: instance B keeps serving its entries.
+      const unused = await createSchedule(acme, { ...evenings, name: 'Unused' });
+      await slotsFrom(b, acme, onDefault.uuid);
+      const stores = bCtx.scheduleCache.traffic!().stores;
+      await call(a.app, acme.apiKey, 'PUT', `/api/v1/users/${acme.owner.uuid}/schedules/${unused.uuid}`, { ...evenings, weekly: weekdays('06:00', '07:00') });
+      await slotsFrom(b, acme, onDefault.uuid);
+      expect(bCtx.scheduleCache.traffic!().stores).toBe(stores);
+
       await call(a.app, acme.apiKey, 'PUT', `/api/v1/users/${acme.owner.uuid}/schedules/${schedule.uuid}`, { ...evenings, weekly: weekdays('20:00', '22:00') });
       const edited = await slotsFrom(b, acme, onEvenings.uuid);
       expect(edited).toContain('2027-01-06T21:00:00.000Z');

@@ -15,6 +15,7 @@ import { registerRateLimits } from './http/rate-limit.js';
 import { registerRequestIdHeader, requestIdOf } from './http/request-id.js';
 import { accountRoutes } from './http/routes/account.js';
 import { availabilityRoutes } from './http/routes/availability.js';
+import { scheduleRoutes } from './http/routes/schedules.js';
 import { placeDetailsRoutes } from './http/routes/place-details.js';
 import { bookingPageRoutes } from './http/routes/pages-booking.js';
 import { calendarRoutes } from './http/routes/calendars.js';
@@ -234,6 +235,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         await authenticated.register(accountRoutes, { ctx });
         await authenticated.register(meetingTopicRoutes, { ctx });
         await authenticated.register(availabilityRoutes, { ctx });
+        await authenticated.register(scheduleRoutes, { ctx });
         await authenticated.register(placeDetailsRoutes, { ctx });
         await authenticated.register(meetingRoutes, { ctx });
         await authenticated.register(discountCodeRoutes, { ctx });

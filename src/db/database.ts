@@ -46,6 +46,9 @@ export interface UserTable {
   calendar_version: Generated<number>;
   /** Place details (0011): JSON { place: detail } of the host's own, e.g. a personal meeting-room link. */
   place_details: Generated<string>;
+  /** The host's own limits across all topics (0024): most meetings per host-local day / week; null: none. */
+  limit_daily: number | null;
+  limit_weekly: number | null;
 }
 
 export interface TeamTable {
@@ -113,6 +116,13 @@ export interface MeetingTopicTable {
   cancellation_notice_minutes: Generated<number>;
   /** Place details (0011): JSON { place: detail }, an address or a meeting-room link per place. */
   place_details: Generated<string>;
+  /** Limits per period (0024), beside daily_limit. */
+  weekly_limit: number | null;
+  monthly_limit: number | null;
+  /** The schedule an individual topic uses (0024); null: the host's default hours. */
+  schedule_id: string | null;
+  /** A team topic's schedules (0024): JSON { username: scheduleUuid }. */
+  host_schedules: Generated<string>;
 }
 
 export interface MeetingTopicHostTable {
@@ -411,6 +421,20 @@ export interface Database {
   connections: ConnectionTable;
   oauth_states: OauthStateTable;
   meeting_rooms: MeetingRoomTable;
+  // schedules and limits (0024-…)
+  schedules: ScheduleTable;
+}
+
+/** A host's named hours beside the default ones in users.availability (0024-…). */
+export interface ScheduleTable {
+  id: string;
+  account_id: string;
+  user_id: string;
+  name: string;
+  /** JSON: the domain Availability. */
+  availability: string;
+  created_at: number;
+  updated_at: number;
 }
 
 /** The business's OAuth app for one provider (0018-…). */
@@ -494,6 +518,7 @@ export type MembershipRow = Selectable<MembershipTable>;
 export type ApiKeyRow = Selectable<ApiKeyTable>;
 export type NewApiKeyRow = Insertable<ApiKeyTable>;
 export type MeetingTopicRow = Selectable<MeetingTopicTable>;
+export type ScheduleRow = Selectable<ScheduleTable>;
 export type MeetingRow = Selectable<MeetingTable>;
 export type NewMeetingRow = Insertable<MeetingTable>;
 export type DiscountCodeRow = Selectable<DiscountCodeTable>;

@@ -94,6 +94,10 @@ export interface MeetingTopicTable {
   /** Bookings wait for the host's approval (0021): 1 or 0. */
   requires_approval: Generated<number>;
   approval_deadline_hours: Generated<number>;
+  /** Participants per slot (0025): group meetings. */
+  seats: Generated<number>;
+  /** JSON `{ username: weight }` for round-robin team topics (0025); `{}`: equal. */
+  host_weights: Generated<string>;
   price_amount: number | null;
   price_currency: string | null;
   /** JSON array of { uuid, name, price }. */

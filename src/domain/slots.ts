@@ -13,6 +13,8 @@ export interface SlotRuleSettings {
   minimumNoticeMinutes: number;
   bookingWindowDays: number;
   dailyLimit: number | null;
+  /** Participants per slot (group meetings, see seats.ts); unset is one. */
+  seats?: number;
 }
 
 export interface SlotRules extends SlotRuleSettings {
@@ -28,6 +30,7 @@ const SLOT_RULE_FIELDS: Readonly<Record<keyof SlotRuleSettings, true>> = {
   minimumNoticeMinutes: true,
   bookingWindowDays: true,
   dailyLimit: true,
+  seats: true,
 };
 
 /** A topic's slot rules, nothing else of it: `pickSlotRules({ uuid, name, durationMinutes: 30, … })` → `{ topicUuid: uuid, durationMinutes: 30, … }`. */
@@ -65,6 +68,8 @@ export interface SlotQuery {
 export interface Slot {
   start: string;
   username: string;
+  /** Topics with more than one seat only: seats still free at this start (see seats.ts). */
+  seatsLeft?: number;
 }
 
 export interface DaySlots {
@@ -329,12 +334,18 @@ function mergeBlocked(busy: BusyMeeting[]): { start: number; end: number }[] {
   return merged;
 }
 
-/** Host-local days on which the topic's meetings already reach the daily limit. */
+/**
+ * Host-local days on which the topic's meetings already reach the daily limit. Meetings at
+ * one start count once: the participants of a group meeting (seats) share one meeting of
+ * the host's day; with one seat two meetings of a topic never share a start anyway.
+ */
 function countByHostDay(busy: BusyMeeting[], topicUuid: string, zone: string, limit: number): Set<number> {
   const counts = new Map<number, number>();
   const full = new Set<number>();
+  const seen = new Set<number>();
   for (const meeting of busy) {
-    if (meeting.topicUuid !== topicUuid) continue;
+    if (meeting.topicUuid !== topicUuid || seen.has(meeting.start)) continue;
+    seen.add(meeting.start);
     const day = localEpochDay(zone, meeting.start);
     const count = (counts.get(day) ?? 0) + 1;
     counts.set(day, count);

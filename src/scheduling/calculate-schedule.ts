@@ -2,7 +2,8 @@ import type { Availability } from '../domain/availability.js';
 import { NotFoundError, ValidationError } from '../domain/errors.js';
 import { TOPIC_LIMITS, checkTopicTeam, findTopicHost, type MeetingTopic, type TopicHost } from '../domain/meeting-topic.js';
 import { resolveScheduleRange, validateScheduleRangeInput } from '../domain/schedule-range.js';
-import { computeBusyWindow, computeSlotsWithStarts, parseInstant, pickSlotRules, type DaySlots, type HostCalendar, type SlotRules } from '../domain/slots.js';
+import { computeSeatedSlotsWithStarts } from '../domain/seats.js';
+import { computeBusyWindow, parseInstant, pickSlotRules, type DaySlots, type HostCalendar, type SlotRules } from '../domain/slots.js';
 import type { FastReads } from '../db/fast-reads.js';
 import type { Place } from '../domain/account.js';
 import { placesReadyOf } from '../domain/integrations.js';
@@ -259,7 +260,8 @@ async function computeEntry(
   const calendar = withoutMeeting(loaded, exclude);
   // A minute later the window reaches a minute further: compute that far, trim per request.
   const stretched = { ...rules, bookingWindowDays: rules.bookingWindowDays + MINUTE_MS / DAY_MS };
-  const { days, starts } = computeSlotsWithStarts(calendar, stretched, { now: computedFor, participantTimezone, from: range.from, to: range.to });
+  // Seats: a slot stays offered until it is full, and says how many seats are left.
+  const { days, starts } = computeSeatedSlotsWithStarts(calendar, stretched, { now: computedFor, participantTimezone, from: range.from, to: range.to });
   const { firstStart, lastStart } = startBounds(days);
   // A hold stops blocking without any write: the entry must not outlive the first to end.
   const holdsEnd = calendar.busy.map((meeting) => meeting.holdExpiresAt ?? Infinity);
@@ -279,7 +281,8 @@ async function computeEntry(
 
 /**
  * The calendar without the meeting being moved (matched by its span and topic: a host
- * never has two meetings over the same span, and external busy time has a topic of its own).
+ * never has two meetings over the same span but the seat holders of a group meeting, any one
+ * of whom stands for the others, and external busy time has a topic of its own).
  */
 export function withoutMeeting(calendar: HostCalendar, exclude: Omit<ExcludedMeeting, 'uuid' | 'hostUuid'> | undefined): HostCalendar {
   if (!exclude) return calendar;

@@ -1,5 +1,5 @@
 import { ForbiddenError, NotFoundError, ValidationError, type FieldError } from '../domain/errors.js';
-import { resolveTopicSettings, validateTopicSettings, type MeetingTopic, type TopicHost, type TopicSettingsInput } from '../domain/meeting-topic.js';
+import { checkHostWeights, resolveTopicSettings, validateTopicSettings, type MeetingTopic, type TopicHost, type TopicSettingsInput } from '../domain/meeting-topic.js';
 import type { DbOrTrx } from '../db/database.js';
 import { findAccount } from '../db/repositories/accounts.js';
 import { findTopic, insertTopic, listTopics, softDeleteTopic, updateTopic, type TopicFilter } from '../db/repositories/meeting-topics.js';
@@ -38,6 +38,13 @@ export async function createMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db'>
     // A team topic without a host list follows the team: members who join later host it too.
     const allTeamMembers = decideAllTeamMembers(teamUuid, input.hosts, input.allTeamMembers ?? (teamUuid !== null && input.hosts === undefined), errors);
     const hosts = await resolveHosts(trx, principal, teamUuid, allTeamMembers ? undefined : input.hosts, errors);
+    errors.push(
+      ...checkHostWeights(
+        input.hostWeights,
+        teamUuid,
+        hosts.map((host) => host.username),
+      ),
+    );
     if (errors.length > 0) throw new ValidationError(errors);
     const topic: MeetingTopic = {
       ...settings,
@@ -91,6 +98,13 @@ export async function updateMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db'>
       input.hosts === undefined && allTeamMembers === current.allTeamMembers
         ? current.hosts
         : await resolveHosts(trx, principal, current.teamUuid, allTeamMembers ? undefined : (input.hosts ?? current.hosts.map((host) => host.username)), errors);
+    errors.push(
+      ...checkHostWeights(
+        input.hostWeights,
+        current.teamUuid,
+        hosts.map((host) => host.username),
+      ),
+    );
     if (errors.length > 0) throw new ValidationError(errors);
     const topic: MeetingTopic = { ...current, ...settings, hosts, allTeamMembers, updatedAt: now };
     await updateTopic(trx, topic);

@@ -664,6 +664,12 @@ export interface components {
       phoneRequired: boolean;
       requiresApproval: boolean;
       approvalDeadlineHours: number;
+      /** @description Participants per slot; more than one: group meetings. */
+      seats: number;
+      /** @description Round-robin weights by username; a host not named weighs 1. */
+      hostWeights: {
+        [key: string]: number;
+      };
       price: {
         /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
         amount: number;
@@ -792,6 +798,8 @@ export interface components {
        */
       start: string;
       username: string;
+      /** @description Topics with more than one seat (group meetings) only: how many participants can still book this start. */
+      seatsLeft?: number;
     };
     /** Meeting */
     Meeting: {
@@ -3326,6 +3334,12 @@ export interface operations {
           requiresApproval?: boolean;
           /** @description A request not decided this many hours after booking, or by its start if sooner, is declined ("not approved in time"). Default 24. */
           approvalDeadlineHours?: number;
+          /** @description Participants per slot (group meetings: classes, workshops, webinars). A slot stays offered until this many participants hold it; each participant's booking is a meeting of its own (own manage link, payment, cancel that frees one seat) at the slot's start, and the host gets one invitation listing the attendees. Default 1. */
+          seats?: number;
+          /** @description Round-robin team topics: `{ username: weight }`, each 1 to 100; a host not named weighs 1. Over time each host gets a share of the topic's meetings in proportion to their weight: the team view offers a slot to the free host whose meetings of the topic that week, plus one, are fewest relative to their weight. Default `{}` (equal). */
+          hostWeights?: {
+            [key: string]: number;
+          };
           price?: {
             /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
             amount: number;
@@ -3865,6 +3879,12 @@ export interface operations {
           requiresApproval?: boolean;
           /** @description A request not decided this many hours after booking, or by its start if sooner, is declined ("not approved in time"). Default 24. */
           approvalDeadlineHours?: number;
+          /** @description Participants per slot (group meetings: classes, workshops, webinars). A slot stays offered until this many participants hold it; each participant's booking is a meeting of its own (own manage link, payment, cancel that frees one seat) at the slot's start, and the host gets one invitation listing the attendees. Default 1. */
+          seats?: number;
+          /** @description Round-robin team topics: `{ username: weight }`, each 1 to 100; a host not named weighs 1. Over time each host gets a share of the topic's meetings in proportion to their weight: the team view offers a slot to the free host whose meetings of the topic that week, plus one, are fewest relative to their weight. Default `{}` (equal). */
+          hostWeights?: {
+            [key: string]: number;
+          };
           price?: {
             /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
             amount: number;
@@ -5153,6 +5173,8 @@ export interface operations {
               start: string;
               /** @description The host's username. One line: no control characters. */
               username: string;
+              /** @description Ignored: accepted so that a slot can be sent back as it came. */
+              seatsLeft?: number;
             }[];
           /** @description Participant's e-mail. No white space or control characters inside. */
           email: string;
@@ -10988,6 +11010,8 @@ export interface operations {
               start: string;
               /** @description The host's username. One line: no control characters. */
               username: string;
+              /** @description Ignored: accepted so that a slot can be sent back as it came. */
+              seatsLeft?: number;
             }[];
           /** @description Participant's e-mail. No white space or control characters inside. */
           email: string;

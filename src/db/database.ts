@@ -125,6 +125,14 @@ export interface MeetingTopicHostTable {
   position: number;
 }
 
+/** The host's invitation of one group meeting (0025): its SEQUENCE, raised on every update. */
+export interface SeatInvitationTable {
+  topic_id: string;
+  host_user_id: string;
+  starts_at: number;
+  sequence: number;
+}
+
 export interface MeetingTable {
   id: string;
   account_id: string;
@@ -379,6 +387,7 @@ export interface Database {
   meeting_topics: MeetingTopicTable;
   meeting_topic_hosts: MeetingTopicHostTable;
   meetings: MeetingTable;
+  seat_invitations: SeatInvitationTable;
   idempotency_keys: IdempotencyKeyTable;
   outbox: OutboxTable;
   payments: PaymentTable;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
+import type { RenderedMessage } from '../../src/mail/render.js';
+import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
 
 const START = '2027-01-04T06:00:00.000Z';
 // Wednesday 09:00 in Warsaw, inside the default weekday hours.
@@ -80,6 +81,40 @@ for (const dialect of DIALECTS) {
       expect(await slotAt(SLOT)).toMatchObject({ seatsLeft: 1 });
       expect((await book(SLOT, 'celina')).statusCode).toBe(201);
       expectProblem(await book(SLOT, 'darek'), 409, 'SLOT_UNAVAILABLE');
+    });
+
+    it('gives the host one invitation of the group, updated as participants come and go', async () => {
+      const { acme, book } = await setUp(5);
+      const mail: RenderedMessage[] = [];
+      const hostInvitations = async () => {
+        mail.length = 0;
+        await runJobsCapturingMail(t.ctx, mail);
+        return mail.filter((message) => message.to.email === acme.owner.email).map((message) => message.ics);
+      };
+      const field = (ics: { content: string }, name: string) => ics.content.match(new RegExp(`^${name}[:;](.*)$`, 'm'))?.[1];
+      const attendees = (ics: { content: string }) => [...ics.content.replace(/\r\n /g, '').matchAll(/^ATTENDEE.*mailto:(.+)$/gim)].map((match) => match[1]!.trim());
+
+      const ala = (await book(SLOT, 'ala')).json().meetings[0] as { uuid: string };
+      const [first] = await hostInvitations();
+      expect(attendees(first!)).toEqual(['ala@example.com']);
+      const uid = field(first!, 'UID');
+      expect(uid).toMatch(/^group-/);
+
+      expect((await book(SLOT, 'bartek')).statusCode).toBe(201);
+      const [second] = await hostInvitations();
+      expect(second!.method).toBe('REQUEST');
+      expect(field(second!, 'UID')).toBe(uid);
+      expect(Number(field(second!, 'SEQUENCE'))).toBeGreaterThan(Number(field(first!, 'SEQUENCE')));
+      expect(attendees(second!)).toEqual(['ala@example.com', 'bartek@example.com']);
+
+      // One participant cancels: the host's entry stays, without them; the participant's own is cancelled.
+      expect((await call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${ala.uuid}/cancel`, { reason: 'Ill' })).statusCode).toBe(200);
+      const [third] = await hostInvitations();
+      expect(mail.find((message) => message.to.email === 'ala@example.com')!.ics.method).toBe('CANCEL');
+      expect(third!.method).toBe('REQUEST');
+      expect(field(third!, 'UID')).toBe(uid);
+      expect(Number(field(third!, 'SEQUENCE'))).toBeGreaterThan(Number(field(second!, 'SEQUENCE')));
+      expect(attendees(third!)).toEqual(['bartek@example.com']);
     });
 
     it('a group slot blocks the host for the slots it overlaps and for other topics', async () => {

@@ -309,7 +309,9 @@ async function computeTeamSchedule(
   const hosts = topic.hosts;
   const loaded = await preloadCalendars(ctx, reads, hosts, rules, timezone, range, now, exclude);
   const entries = await Promise.all(hosts.map((host) => findHostEntry(ctx, loaded, host, rules, timezone, range, now, exclude)));
-  const parts: unknown[] = ['team', rules, hosts.map((host) => host.uuid), canonicalTimeZone(timezone) ?? timezone, range.from, range.to];
+  // Round-robin weights by host (a host not named weighs 1): part of the key, so a change of weights re-merges.
+  const weights = hosts.map((host) => topic.hostWeights[host.username] ?? 1);
+  const parts: unknown[] = ['team', rules, hosts.map((host) => host.uuid), weights, canonicalTimeZone(timezone) ?? timezone, range.from, range.to];
   if (exclude) parts.push(`without ${exclude.uuid} at ${exclude.start}`);
   const key = JSON.stringify(parts);
   const ready = entries.map((entry) => placesReadyOf(topic.places, entry.placeFacts, topic.placeDetails));
@@ -317,7 +319,7 @@ async function computeTeamSchedule(
   const unready = ready.map((places) => topic.places.length - places.length);
   let merged = ctx.scheduleCache.get(key) as (CachedSchedule & { entries: HostEntry[]; unready: number[] }) | undefined;
   if (!merged || merged.entries.length !== entries.length || merged.entries.some((entry, i) => entry !== entries[i]) || merged.unready.some((rank, i) => rank !== unready[i])) {
-    const days = teamScheduleDays(entries, range, unready);
+    const days = teamScheduleDays(entries, range, unready, weights);
     const { firstStart, lastStart } = startBounds(days);
     merged = {
       entries,

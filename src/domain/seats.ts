@@ -36,6 +36,19 @@ function withoutHoldersAt(host: HostCalendar, rules: SlotRules, start: number): 
   };
 }
 
+/** The calendar with every group of the topic's seat holders down to one holder. */
+function withOneHolderPerGroup(host: HostCalendar, rules: SlotRules): HostCalendar {
+  const duration = rules.durationMinutes * 60_000;
+  const seen = new Set<number>();
+  const busy = host.busy.filter((meeting) => {
+    if (meeting.topicUuid !== rules.topicUuid || meeting.end - meeting.start !== duration) return true;
+    if (seen.has(meeting.start)) return false;
+    seen.add(meeting.start);
+    return true;
+  });
+  return { ...host, busy };
+}
+
 /**
  * The booking check of a topic with seats: `start` is bookable while fewer than `seats`
  * participants hold it and, its own holders left out, the engine would offer it (notice,
@@ -69,11 +82,14 @@ export function isSeatAvailable(host: HostCalendar, rules: SlotRules, now: numbe
  */
 export function computeSeatedSlotsWithStarts(host: HostCalendar, rules: SlotRules, query: SlotQuery): { days: DaySlots[]; starts: number[][] } {
   const seats = seatsOf(rules);
-  const computed = computeSlotsWithStarts(host, rules, query);
-  if (seats <= 1) return computed;
-  const days = computed.days.map((day) => ({ date: day.date, slots: day.slots.map((slot) => ({ ...slot, seatsLeft: seats })) }));
-  const starts = computed.starts.map((dayStarts) => [...dayStarts]);
+  if (seats <= 1) return computeSlotsWithStarts(host, rules, query);
   const groups = countSeatHolders(host.busy, rules);
+  // One holder stands for each group (same span, same buffers, one start against the daily
+  // limit): a 1000-seat class's participants are read as many meetings, blocked as one.
+  const reduced = groups.size === 0 ? host : withOneHolderPerGroup(host, rules);
+  const computed = computeSlotsWithStarts(reduced, rules, query);
+  const days = computed.days.map((day) => ({ date: day.date, slots: day.slots.map((slot) => ({ ...slot, seatsLeft: seats })) }));
+  const starts = computed.starts;
   if (groups.size === 0) return { days, starts };
 
   // Participant day boundaries, as the engine draws them: bounds[d] starts date d.
@@ -82,7 +98,8 @@ export function computeSeatedSlotsWithStarts(host: HostCalendar, rules: SlotRule
   for (let d = 0; d <= days.length; d += 1) bounds.push(localToInstant(query.participantTimezone, firstDay + d, 0));
   for (const [start, held] of groups) {
     if (held >= seats || start < bounds[0]! || start >= bounds[days.length]!) continue;
-    if (!isSeatAvailable(host, rules, query.now, start)) continue;
+    // isSeatAvailable's rule, on the reduced calendar: without this group's one holder.
+    if (!isSlotAvailable(withoutHoldersAt(reduced, rules, start), rules, query.now, start)) continue;
     let d = 0;
     while (bounds[d + 1]! <= start) d += 1;
     // The engine never offered this start (its own holders block it): insert it in time order.

@@ -88,7 +88,7 @@ describe('teamScheduleDays: weighted round robin', () => {
           const weightSum = weights.reduce((sum, weight) => sum + weight, 0);
           expect(total).toBe(bookings);
           // Each host's share is within one meeting of its weight's share: the order never lets a host run ahead.
-          counts.forEach((count, h) => expect(Math.abs(count - (bookings * weights[h]!) / weightSum)).toBeLessThanOrEqual(1));
+          for (const [h, count] of counts.entries()) expect(Math.abs(count - (bookings * weights[h]!) / weightSum)).toBeLessThanOrEqual(1);
         },
       ),
       { numRuns: 400 },

@@ -117,6 +117,28 @@ for (const dialect of DIALECTS) {
       expect(attendees(third!)).toEqual(['bartek@example.com']);
     });
 
+    it('moving a participant to another group frees their seat and takes one there; the host invitation of each group follows', async () => {
+      const { acme, book, slotAt } = await setUp(2);
+      const later = '2027-01-06T10:00:00.000Z';
+      const ala = (await book(SLOT, 'ala')).json().meetings[0] as { uuid: string };
+      const bartek = (await book(SLOT, 'bartek')).json().meetings[0] as { uuid: string };
+      expect((await book(later, 'celina')).statusCode).toBe(201);
+      const mail: RenderedMessage[] = [];
+      await runJobsCapturingMail(t.ctx, mail);
+      mail.length = 0;
+      const moved = await call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${ala.uuid}/reschedule`, { start: later });
+      expect(moved.statusCode).toBe(200);
+      expect(await slotAt(SLOT)).toMatchObject({ seatsLeft: 1 });
+      expect(await slotAt(later)).toBeUndefined();
+      // Now full: moving another participant into it is refused like any taken slot.
+      expectProblem(await call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${bartek.uuid}/reschedule`, { start: later }), 409, 'SLOT_UNAVAILABLE');
+      await runJobsCapturingMail(t.ctx, mail);
+      const hostIcs = mail.filter((message) => message.to.email === acme.owner.email).map((message) => message.ics.content.replace(/\r\n /g, ''));
+      // Both groups' invitations: the one left lists Bartek alone, the one joined Celina and Ala.
+      const listing = (ics: string) => [...ics.matchAll(/^ATTENDEE.*mailto:(.+)$/gim)].map((match) => match[1]!.trim()).sort();
+      expect(hostIcs.map(listing).sort()).toEqual([['ala@example.com', 'celina@example.com'], ['bartek@example.com']]);
+    });
+
     it('a group slot blocks the host for the slots it overlaps and for other topics', async () => {
       const { acme, book, slotAt } = await setUp(5);
       expect((await book(SLOT, 'ala')).statusCode).toBe(201);

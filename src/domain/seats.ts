@@ -36,7 +36,11 @@ function withoutHoldersAt(host: HostCalendar, rules: SlotRules, start: number): 
   };
 }
 
-/** The calendar with every group of the topic's seat holders down to one holder. */
+/**
+ * The calendar with every group of the topic's seat holders down to one holder: the
+ * participants of a group share one meeting of the host's day (daily limit), and one of
+ * them blocks the rest of the calendar exactly as all of them do.
+ */
 function withOneHolderPerGroup(host: HostCalendar, rules: SlotRules): HostCalendar {
   const duration = rules.durationMinutes * 60_000;
   const seen = new Set<number>();
@@ -64,7 +68,8 @@ export function isSeatAvailable(host: HostCalendar, rules: SlotRules, now: numbe
   if (seats <= 1) return isSlotAvailable(host, rules, now, start);
   const held = countSeatHolders(host.busy, rules).get(start) ?? 0;
   if (held >= seats) return false;
-  return isSlotAvailable(held === 0 ? host : withoutHoldersAt(host, rules, start), rules, now, start);
+  // Each group as one meeting (the daily limit counts it once), then without this start's.
+  return isSlotAvailable(withoutHoldersAt(withOneHolderPerGroup(host, rules), rules, start), rules, now, start);
 }
 
 /**

@@ -334,18 +334,12 @@ function mergeBlocked(busy: BusyMeeting[]): { start: number; end: number }[] {
   return merged;
 }
 
-/**
- * Host-local days on which the topic's meetings already reach the daily limit. Meetings at
- * one start count once: the participants of a group meeting (seats) share one meeting of
- * the host's day; with one seat two meetings of a topic never share a start anyway.
- */
+/** Host-local days on which the topic's meetings already reach the daily limit. */
 function countByHostDay(busy: BusyMeeting[], topicUuid: string, zone: string, limit: number): Set<number> {
   const counts = new Map<number, number>();
   const full = new Set<number>();
-  const seen = new Set<number>();
   for (const meeting of busy) {
-    if (meeting.topicUuid !== topicUuid || seen.has(meeting.start)) continue;
-    seen.add(meeting.start);
+    if (meeting.topicUuid !== topicUuid) continue;
     const day = localEpochDay(zone, meeting.start);
     const count = (counts.get(day) ?? 0) + 1;
     counts.set(day, count);

@@ -59,4 +59,63 @@ describe.runIf(DIALECTS.includes('postgres'))('two server processes sharing one 
     const stored = await ctx.db.selectFrom('meetings').select('id').where('topic_id', '=', topicUuid).execute();
     expect(stored).toHaveLength(1);
   }, 60_000);
+
+  it('fills a 5-seat slot with exactly five of 20 concurrent bookings, and both instances see the seats go', async () => {
+    const owner = { keyUuid: '', userUuid: acme.owner.uuid, accountUuid: acme.account.uuid, username: acme.owner.username };
+    const seated = (await createMeetingTopic(ctx, owner, { name: 'Class', durationMinutes: 60, places: ['zoom'], seats: 5 })).uuid;
+    type Slot = { start: string; username: string; seatsLeft?: number };
+    const view = async (server: ServerProcess) => {
+      const response = await fetch(`${server.url}/api/v1/calculate-schedule`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: acme.owner.username, meetingTopic: seated, timezone: 'UTC', offset: 14 }),
+      });
+      return ((await response.json()) as { days: { slots: Slot[] }[] }).days.flatMap((day) => day.slots);
+    };
+    const book = (server: ServerProcess, slot: Slot, i: number) =>
+      fetch(`${server.url}/api/v1/schedule`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-api-key': acme.apiKey },
+        body: JSON.stringify({ dates: [slot], email: `s${i}@example.com`, lang: 'en', name: `S ${i}`, place: 'zoom', meetingTopic: seated, timezone: 'UTC' }),
+      }).then((response) => response.status);
+    const slot = (await view(servers[0]!))[0]!;
+    expect(slot.seatsLeft).toBe(5);
+    // Both instances cache the view; a booking through the other must show in each at once.
+    expect((await view(servers[1]!)).find((other) => other.start === slot.start)?.seatsLeft).toBe(5);
+    expect(await book(servers[1]!, slot, 100)).toBe(201);
+    for (const server of servers) expect((await view(server)).find((other) => other.start === slot.start)?.seatsLeft).toBe(4);
+
+    const statuses = await Promise.all(Array.from({ length: 20 }, (_, i) => book(servers[i % 2]!, slot, i)));
+    expect(statuses.filter((status) => status === 201)).toHaveLength(4);
+    // The rest refused: 409, or under heavy machine load a lock wait that timed out; never a booking.
+    expect(statuses.filter((status) => status < 400)).toHaveLength(4);
+    expect(statuses.filter((status) => status === 409).length).toBeGreaterThan(0);
+    const stored = await ctx.db.selectFrom('meetings').select('id').where('topic_id', '=', seated).execute();
+    expect(stored).toHaveLength(5);
+    for (const server of servers) expect((await view(server)).find((other) => other.start === slot.start)).toBeUndefined();
+  }, 60_000);
+
+  it("a change of a team topic's host weights through one instance changes the other's cached team view at once", async () => {
+    const api = (server: ServerProcess, method: string, url: string, body?: unknown) =>
+      fetch(`${server.url}/api/v1${url}`, {
+        method,
+        headers: { 'content-type': 'application/json', 'x-service-api-key': acme.apiKey },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const member = await api(servers[0]!, 'POST', `/teams/${acme.team.uuid}/users`, { firstName: 'Wanda', lastName: 'Weight', email: 'wanda@example.com' });
+    expect(member.status).toBe(201);
+    const wanda = ((await member.json()) as { username: string }).username;
+    const created = await api(servers[0]!, 'POST', '/meeting-topics', { name: 'Weighted', durationMinutes: 60, team: acme.team.uuid, places: ['zoom'] });
+    const topic = ((await created.json()) as { uuid: string }).uuid;
+    const lastHost = async (server: ServerProcess) => {
+      const response = await api(server, 'POST', '/calculate-schedule', { meetingTopic: topic, team: acme.team.uuid, timezone: 'UTC', offset: 28 });
+      return ((await response.json()) as { days: { slots: { username: string }[] }[] }).days.flatMap((day) => day.slots).at(-1)!.username;
+    };
+    // Equal weights, nobody booked: the smaller username, on both instances (each now caches the view).
+    const [smaller, larger] = [acme.owner.username, wanda].sort() as [string, string];
+    expect(await lastHost(servers[0]!)).toBe(smaller);
+    expect(await lastHost(servers[1]!)).toBe(smaller);
+    expect((await api(servers[0]!, 'PATCH', `/meeting-topics/${topic}`, { hostWeights: { [larger]: 5 } })).status).toBe(200);
+    expect(await lastHost(servers[1]!)).toBe(larger);
+  }, 60_000);
 });

@@ -97,6 +97,10 @@ export interface MeetingTopicTable {
   /** Bookings wait for the host's approval (0021): 1 or 0. */
   requires_approval: Generated<number>;
   approval_deadline_hours: Generated<number>;
+  /** Participants per slot (0025): group meetings. */
+  seats: Generated<number>;
+  /** JSON `{ username: weight }` for round-robin team topics (0025); `{}`: equal. */
+  host_weights: Generated<string>;
   price_amount: number | null;
   price_currency: string | null;
   /** JSON array of { uuid, name, price }. */
@@ -129,6 +133,14 @@ export interface MeetingTopicHostTable {
   topic_id: string;
   user_id: string;
   position: number;
+}
+
+/** The host's invitation of one group meeting (0025): its SEQUENCE, raised on every update. */
+export interface SeatInvitationTable {
+  topic_id: string;
+  host_user_id: string;
+  starts_at: number;
+  sequence: number;
 }
 
 export interface MeetingTable {
@@ -397,6 +409,7 @@ export interface Database {
   meeting_topics: MeetingTopicTable;
   meeting_topic_hosts: MeetingTopicHostTable;
   meetings: MeetingTable;
+  seat_invitations: SeatInvitationTable;
   idempotency_keys: IdempotencyKeyTable;
   outbox: OutboxTable;
   payments: PaymentTable;

@@ -45,6 +45,10 @@ export interface TopicSettings extends SlotRuleSettings {
   requiresApproval: boolean;
   /** A request not decided this many hours after booking (or by the start, if sooner) is declined. */
   approvalDeadlineHours: number;
+  /** Participants per slot: more than one makes each slot a group meeting (see seats.ts). */
+  seats: number;
+  /** Round-robin team topics: each host's share of meetings, by username; a host not named weighs 1. */
+  hostWeights: Record<string, number>;
 }
 
 export interface TopicHost {
@@ -81,6 +85,7 @@ export type TopicSettingsInput = { [Field in keyof SlotRuleSettings]?: SlotRuleS
   cancellationNoticeMinutes?: number | undefined;
   requiresApproval?: boolean | undefined;
   approvalDeadlineHours?: number | undefined;
+  hostWeights?: Record<string, number> | undefined;
 };
 
 export const TOPIC_LIMITS = {
@@ -94,6 +99,8 @@ export const TOPIC_LIMITS = {
   monthlyLimit: [1, 2000],
   cancellationNoticeMinutes: [0, 525_600],
   approvalDeadlineHours: [1, 720],
+  seats: [1, 1000],
+  hostWeight: [1, 100],
 } as const;
 
 /** A topic with a price or any price variants is paid: booking it needs a gateway. */
@@ -145,6 +152,8 @@ export function resolveTopicSettings(input: TopicSettingsInput, current: TopicSe
     cancellationNoticeMinutes: input.cancellationNoticeMinutes ?? current?.cancellationNoticeMinutes ?? 0,
     requiresApproval: input.requiresApproval ?? current?.requiresApproval ?? false,
     approvalDeadlineHours: input.approvalDeadlineHours ?? current?.approvalDeadlineHours ?? 24,
+    seats: input.seats ?? current?.seats ?? 1,
+    hostWeights: input.hostWeights ? { ...input.hostWeights } : (current?.hostWeights ?? {}),
   };
 }
 
@@ -166,6 +175,10 @@ export function validateTopicSettings(settings: TopicSettings, accountPlaces: re
   if (settings.monthlyLimit !== null) range('/monthlyLimit', settings.monthlyLimit, TOPIC_LIMITS.monthlyLimit);
   range('/cancellationNoticeMinutes', settings.cancellationNoticeMinutes, TOPIC_LIMITS.cancellationNoticeMinutes);
   range('/approvalDeadlineHours', settings.approvalDeadlineHours, TOPIC_LIMITS.approvalDeadlineHours);
+  range('/seats', settings.seats, TOPIC_LIMITS.seats);
+  for (const [username, weight] of Object.entries(settings.hostWeights)) {
+    range(`/hostWeights/${username.replaceAll('~', '~0').replaceAll('/', '~1')}`, weight, TOPIC_LIMITS.hostWeight);
+  }
   if (settings.places.length === 0) errors.push({ path: '/places', message: 'must offer at least one place' });
   settings.places.forEach((place, index) => {
     if (!accountPlaces.includes(place)) errors.push({ path: `/places/${index}`, message: `is not enabled for the account (enabled: ${accountPlaces.join(', ')})` });
@@ -191,6 +204,21 @@ function validateMoney(money: Money, path: string, errors: FieldError[]): void {
   if (!/^[A-Z]{3}$/.test(money.currency) || !isIso4217Currency(money.currency)) {
     errors.push({ path: `${path}/currency`, message: 'must be an active ISO 4217 currency code such as PLN or EUR' });
   }
+}
+
+/**
+ * A request's `hostWeights` against the topic's hosts: weights are for team topics, and
+ * name only their hosts (a typo would otherwise weigh nobody, silently). Ranges are
+ * checked with the other settings (validateTopicSettings).
+ * `checkHostWeights({ anna: 3 }, null, ['anna'])` → `[{ path: '/hostWeights', message: 'is only for team topics' }]`.
+ */
+export function checkHostWeights(weights: Record<string, number> | undefined, teamUuid: string | null, hostUsernames: readonly string[]): FieldError[] {
+  if (weights === undefined || Object.keys(weights).length === 0) return [];
+  if (teamUuid === null) return [{ path: '/hostWeights', message: 'is only for team topics' }];
+  const hosts = new Set(hostUsernames);
+  return Object.keys(weights)
+    .filter((username) => !hosts.has(username))
+    .map((username) => ({ path: `/hostWeights/${username.replaceAll('~', '~0').replaceAll('/', '~1')}`, message: 'is not a host of the topic' }));
 }
 
 /**

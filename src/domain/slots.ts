@@ -25,6 +25,8 @@ export interface SlotRuleSettings {
    */
   schedule?: string | null;
   hostSchedules?: Readonly<Record<string, string>>;
+  /** Participants per slot (group meetings, see seats.ts); unset is one. */
+  seats?: number;
 }
 
 export interface SlotRules extends SlotRuleSettings {
@@ -44,6 +46,7 @@ const SLOT_RULE_FIELDS: Readonly<Record<keyof SlotRuleSettings, true>> = {
   monthlyLimit: true,
   schedule: true,
   hostSchedules: true,
+  seats: true,
 };
 
 /** A topic's slot rules, nothing else of it: `pickSlotRules({ uuid, name, durationMinutes: 30, … })` → `{ topicUuid: uuid, durationMinutes: 30, … }`. */
@@ -83,6 +86,8 @@ export interface SlotQuery {
 export interface Slot {
   start: string;
   username: string;
+  /** Topics with more than one seat only: seats still free at this start (see seats.ts). */
+  seatsLeft?: number;
 }
 
 export interface DaySlots {

@@ -44,6 +44,12 @@ export interface BookingMessagePayload extends PaidDetails {
   manageUrl?: string | undefined;
   /** The meeting's place gets a room whose link is not there yet: the message says it follows. */
   linkFollows?: boolean | undefined;
+  /**
+   * The host's message about a seat of a group meeting (a topic with seats): its invitation is
+   * the group's one invitation, listing the confirmed participants as they are now, under the
+   * group's UID and a SEQUENCE raised on every change; cancelled only when nobody is left.
+   */
+  group?: { uid: string; sequence: number; attendees: { name: string; email: string }[] } | undefined;
 }
 
 /** A paid booking's confirmation: what was paid, and the invoice details the participant gave. */

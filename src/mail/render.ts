@@ -462,7 +462,9 @@ ${closing}
  * first: no `"`, no backslash, no control character, nothing left for it to escape.
  */
 export function renderInvitation(payload: BookingMessagePayload, placeLabel: string): RenderedMessage['ics'] {
-  const cancelled = payload.event === 'cancelled';
+  // A group meeting's host invitation stays while anyone holds a seat: one participant's cancel updates it.
+  const group = payload.recipient === 'host' ? payload.group : undefined;
+  const cancelled = group ? group.attendees.length === 0 : payload.event === 'cancelled';
   const method = cancelled ? ICalCalendarMethod.CANCEL : ICalCalendarMethod.REQUEST;
   const calendar = ical({ prodId: { company: 'termin', product: 'termin', language: 'EN' }, method });
   // The note is the participant's message to the host: only the host's invitation carries it.
@@ -471,27 +473,27 @@ export function renderInvitation(payload: BookingMessagePayload, placeLabel: str
   const manage = payload.manageUrl && !cancelled ? [`${STRINGS[payload.lang].manageButton}: ${one(payload.manageUrl)}`] : [];
   const description = [...note, ...(note.length > 0 && manage.length > 0 ? [''] : []), ...manage];
   calendar.createEvent({
-    id: `${payload.meeting.uuid}@termin`,
-    sequence: payload.meeting.sequence,
+    id: group ? group.uid : `${payload.meeting.uuid}@termin`,
+    sequence: group ? group.sequence : payload.meeting.sequence,
     start: new Date(payload.meeting.start),
     end: new Date(payload.meeting.end),
     stamp: new Date(),
-    summary: `${one(payload.meeting.topicName)}: ${one(payload.organizer.name)} / ${one(payload.attendee.name)}`,
+    summary: group
+      ? `${one(payload.meeting.topicName)}: ${one(payload.organizer.name)} (${group.attendees.length})`
+      : `${one(payload.meeting.topicName)}: ${one(payload.organizer.name)} / ${one(payload.attendee.name)}`,
     // What a calendar shows and can act on: the address (maps), the link, the number; else the place.
     location: one(payload.meeting.location?.text ?? placeLabel),
     url: payload.meeting.location?.url ? one(payload.meeting.location.url) : null,
     description: description.length > 0 ? description.join('\n') : undefined,
     status: cancelled ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
     organizer: { name: toParameterValue(payload.organizer.name), email: address(payload.organizer.email) },
-    attendees: [
-      {
-        name: toParameterValue(payload.attendee.name),
-        email: address(payload.attendee.email),
-        rsvp: !cancelled,
-        role: ICalAttendeeRole.REQ,
-        status: ICalAttendeeStatus.NEEDSACTION,
-      },
-    ],
+    attendees: (group ? group.attendees : [payload.attendee]).map((attendee) => ({
+      name: toParameterValue(attendee.name),
+      email: address(attendee.email),
+      rsvp: !cancelled,
+      role: ICalAttendeeRole.REQ,
+      status: ICalAttendeeStatus.NEEDSACTION,
+    })),
   });
   return { method: cancelled ? 'CANCEL' : 'REQUEST', content: calendar.toString() };
 }

@@ -2,7 +2,8 @@ import type { Availability } from '../domain/availability.js';
 import { NotFoundError, ValidationError } from '../domain/errors.js';
 import { TOPIC_LIMITS, checkTopicTeam, findTopicHost, type MeetingTopic, type TopicHost } from '../domain/meeting-topic.js';
 import { resolveScheduleRange, validateScheduleRangeInput } from '../domain/schedule-range.js';
-import { computeBusyWindow, computeSlotsWithStarts, parseInstant, pickSlotRules, type DaySlots, type HostCalendar, type SlotRules } from '../domain/slots.js';
+import { computeSeatedSlotsWithStarts } from '../domain/seats.js';
+import { computeBusyWindow, parseInstant, pickSlotRules, type DaySlots, type HostCalendar, type SlotRules } from '../domain/slots.js';
 import type { FastReads } from '../db/fast-reads.js';
 import type { Place } from '../domain/account.js';
 import { placesReadyOf } from '../domain/integrations.js';
@@ -276,7 +277,8 @@ async function computeEntry(
   const calendar = withoutMeeting(loaded, exclude);
   // A minute later the window reaches a minute further: compute that far, trim per request.
   const stretched = { ...rules, bookingWindowDays: rules.bookingWindowDays + MINUTE_MS / DAY_MS };
-  const { days, starts } = computeSlotsWithStarts(calendar, stretched, { now: computedFor, participantTimezone, from: range.from, to: range.to });
+  // Seats: a slot stays offered until it is full, and says how many seats are left.
+  const { days, starts } = computeSeatedSlotsWithStarts(calendar, stretched, { now: computedFor, participantTimezone, from: range.from, to: range.to });
   const { firstStart, lastStart } = startBounds(days);
   // A hold stops blocking without any write: the entry must not outlive the first to end.
   const holdsEnd = calendar.busy.map((meeting) => meeting.holdExpiresAt ?? Infinity);
@@ -296,7 +298,8 @@ async function computeEntry(
 
 /**
  * The calendar without the meeting being moved (matched by its span and topic: a host
- * never has two meetings over the same span, and external busy time has a topic of its own).
+ * never has two meetings over the same span but the seat holders of a group meeting, any one
+ * of whom stands for the others, and external busy time has a topic of its own).
  */
 export function withoutMeeting(calendar: HostCalendar, exclude: Omit<ExcludedMeeting, 'uuid' | 'hostUuid'> | undefined): HostCalendar {
   if (!exclude) return calendar;
@@ -323,7 +326,9 @@ async function computeTeamSchedule(
   const hosts = topic.hosts;
   const loaded = await preloadCalendars(ctx, reads, hosts, rules, timezone, range, now, exclude);
   const entries = await Promise.all(hosts.map((host) => findHostEntry(ctx, loaded, host, rules, timezone, range, now, exclude)));
-  const parts: unknown[] = ['team', rules, hosts.map((host) => host.uuid), canonicalTimeZone(timezone) ?? timezone, range.from, range.to];
+  // Round-robin weights by host (a host not named weighs 1): part of the key, so a change of weights re-merges.
+  const weights = hosts.map((host) => topic.hostWeights[host.username] ?? 1);
+  const parts: unknown[] = ['team', rules, hosts.map((host) => host.uuid), weights, canonicalTimeZone(timezone) ?? timezone, range.from, range.to];
   if (exclude) parts.push(`without ${exclude.uuid} at ${exclude.start}`);
   const key = JSON.stringify(parts);
   const ready = entries.map((entry) => placesReadyOf(topic.places, entry.placeFacts, topic.placeDetails));
@@ -331,7 +336,7 @@ async function computeTeamSchedule(
   const unready = ready.map((places) => topic.places.length - places.length);
   let merged = ctx.scheduleCache.get(key) as (CachedSchedule & { entries: HostEntry[]; unready: number[] }) | undefined;
   if (!merged || merged.entries.length !== entries.length || merged.entries.some((entry, i) => entry !== entries[i]) || merged.unready.some((rank, i) => rank !== unready[i])) {
-    const days = teamScheduleDays(entries, range, unready);
+    const days = teamScheduleDays(entries, range, unready, weights);
     const { firstStart, lastStart } = startBounds(days);
     merged = {
       entries,

@@ -1,5 +1,13 @@
 import { ForbiddenError, NotFoundError, ValidationError, type FieldError } from '../domain/errors.js';
-import { resolveTopicSettings, validateTopicSettings, type MeetingTopic, type TopicHost, type TopicSettings, type TopicSettingsInput } from '../domain/meeting-topic.js';
+import {
+  checkHostWeights,
+  resolveTopicSettings,
+  validateTopicSettings,
+  type MeetingTopic,
+  type TopicHost,
+  type TopicSettings,
+  type TopicSettingsInput,
+} from '../domain/meeting-topic.js';
 import type { DbOrTrx } from '../db/database.js';
 import { findAccount } from '../db/repositories/accounts.js';
 import { findTopic, insertTopic, listTopics, softDeleteTopic, updateTopic, type TopicFilter } from '../db/repositories/meeting-topics.js';
@@ -40,6 +48,13 @@ export async function createMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db'>
     const allTeamMembers = decideAllTeamMembers(teamUuid, input.hosts, input.allTeamMembers ?? (teamUuid !== null && input.hosts === undefined), errors);
     const hosts = await resolveHosts(trx, principal, teamUuid, allTeamMembers ? undefined : input.hosts, errors);
     errors.push(...(await checkScheduleChoice(trx, account.uuid, teamUuid, settings, hosts, { schedule: true, hostSchedules: true })));
+    errors.push(
+      ...checkHostWeights(
+        input.hostWeights,
+        teamUuid,
+        hosts.map((host) => host.username),
+      ),
+    );
     if (errors.length > 0) throw new ValidationError(errors);
     const topic: MeetingTopic = {
       ...settings,
@@ -98,6 +113,13 @@ export async function updateMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db'>
       const named = { schedule: input.schedule !== undefined, hostSchedules: input.hostSchedules !== undefined };
       errors.push(...(await checkScheduleChoice(trx, account.uuid, current.teamUuid, settings, hosts, named)));
     }
+    errors.push(
+      ...checkHostWeights(
+        input.hostWeights,
+        current.teamUuid,
+        hosts.map((host) => host.username),
+      ),
+    );
     if (errors.length > 0) throw new ValidationError(errors);
     const topic: MeetingTopic = { ...current, ...settings, hosts, allTeamMembers, updatedAt: now };
     await updateTopic(trx, topic);

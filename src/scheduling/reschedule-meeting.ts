@@ -1,7 +1,7 @@
 import { NotFoundError, SlotUnavailableError, ValidationError } from '../domain/errors.js';
 import { findTopicHost, type MeetingTopic } from '../domain/meeting-topic.js';
 import { statusAt, type Meeting, type MeetingStatus } from '../domain/meeting.js';
-import { isSlotAvailable } from '../domain/slots.js';
+import { isSeatAvailable } from '../domain/seats.js';
 import { createKyselyReads } from '../db/fast-reads.js';
 import { bumpCalendarVersions } from '../db/repositories/busy-time.js';
 import { findTopic } from '../db/repositories/meeting-topics.js';
@@ -76,7 +76,7 @@ export async function rescheduleMeeting(
     const span = bookingCalendarSpan(rules, start, end);
     const loaded = await loadHostCalendar(createKyselyReads(trx), target, rules, span.from, span.to, now);
     const calendar = target.uuid === meeting.hostUuid ? withoutMeeting(loaded, meeting) : loaded;
-    if (!isSlotAvailable(calendar, rules, now, start)) throw new SlotUnavailableError([{ path: '/start', message: 'is not an available slot' }]);
+    if (!isSeatAvailable(calendar, rules, now, start)) throw new SlotUnavailableError([{ path: '/start', message: 'is not an available slot' }]);
 
     // Another host: where it happens is resolved again (their own room first); the same host keeps it.
     const location = target.uuid === meeting.hostUuid ? meeting.location : (await resolveLocations(trx, topic, meeting.place, [target.uuid], meeting.participant.phone))[0]!;

@@ -8,7 +8,8 @@ import { PAYMENT_HOLD_MS, approvalDeadline, basePrice, collectInvoice, findOverl
 import { priceBooking } from '../domain/pricing.js';
 import { participantLocale } from '../domain/formats.js';
 import { hashRequest } from '../domain/request-hash.js';
-import { isSlotAvailable, type BusyMeeting, type HostCalendar } from '../domain/slots.js';
+import { isSeatAvailable } from '../domain/seats.js';
+import type { BusyMeeting, HostCalendar } from '../domain/slots.js';
 import { isValidTimeZone } from '../domain/time-zones.js';
 import type { DbOrTrx } from '../db/database.js';
 import { createKyselyReads, type FastReads } from '../db/fast-reads.js';
@@ -198,7 +199,8 @@ async function checkDatesUnderLock(trx: DbOrTrx, plan: BookingPlan, starts: numb
   const unavailable: FieldError[] = [];
   starts.forEach((start, index) => {
     const calendar = calendars.get(plan.hosts[index]!.uuid)!;
-    if (!isSlotAvailable(calendar, rules, now, start)) {
+    // With seats, a start some participants already hold is bookable until it is full.
+    if (!isSeatAvailable(calendar, rules, now, start)) {
       unavailable.push({ path: `/dates/${index}`, message: 'is not an available slot' });
       return;
     }

@@ -73,8 +73,16 @@ function teamEntryOf(entry: HostEntry): TeamEntry {
  *
  * Hosts `anna` (2 meetings this week) and `bob` (1), both free at 09:00, only `anna` at
  * 10:00 → `[{ start: 09:00, username: 'bob' }, { start: 10:00, username: 'anna' }]`.
+ *
+ * With `weights` (per entry, 1…100; the topic's `hostWeights`), "fewest" is relative to the
+ * weight: the host with the smallest (2 × meetings + 1) / weight goes first (Sainte-Laguë's
+ * divisors: each host's share stays closer to its weight than with meetings + 1, which lets a
+ * heavy host run ahead), so a host of weight 3 takes three meetings for each one of a host of
+ * weight 1 (anna 3, bob 1, neither booked yet: anna at 1/3, then 3/3 ties bob's 1/1 and the
+ * smaller username wins, then bob at 1/1 against 5/3, then anna three times). Equal weights
+ * order exactly as the plain counts do.
  */
-export function teamScheduleDays(entries: readonly HostEntry[], range: { from: string; to: string }, unready: readonly number[] = []): DaySlots[] {
+export function teamScheduleDays(entries: readonly HostEntry[], range: { from: string; to: string }, unready: readonly number[] = [], weights: readonly number[] = []): DaySlots[] {
   if (entries.length === 0) return emptyDays(range);
   const teams = entries.map(teamEntryOf);
   const template = entries[0]!.days;
@@ -94,6 +102,7 @@ export function teamScheduleDays(entries: readonly HostEntry[], range: { from: s
     bestHost.fill(-1);
     for (let h = 0; h < entries.length; h += 1) {
       const rank = unready[h] ?? 0;
+      const weight = weights[h] ?? 1;
       const slots = entries[h]!.days[d]!.slots;
       const starts = teams[h]!.starts[d]!;
       const counts = teams[h]!.counts[d]!;
@@ -102,11 +111,12 @@ export function teamScheduleDays(entries: readonly HostEntry[], range: { from: s
         const count = counts[k]!;
         const current = bestHost[minute]!;
         const currentRank = current === -1 ? 0 : (unready[current] ?? 0);
+        // (2 × count + 1) / weight against the best's, cross-multiplied: integers, no rounding.
+        const load = current === -1 ? 0 : (2 * count + 1) * (weights[current] ?? 1) - (2 * bestCount[minute]! + 1) * weight;
         if (
           current === -1 ||
           rank < currentRank ||
-          (rank === currentRank &&
-            (count < bestCount[minute]! || (count === bestCount[minute]! && slots[k]!.username < entries[current]!.days[d]!.slots[bestIndex[minute]!]!.username)))
+          (rank === currentRank && (load < 0 || (load === 0 && slots[k]!.username < entries[current]!.days[d]!.slots[bestIndex[minute]!]!.username)))
         ) {
           bestHost[minute] = h;
           bestIndex[minute] = k;

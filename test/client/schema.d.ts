@@ -409,7 +409,7 @@ export interface paths {
   "/api/v1/calculate-schedule": {
     /**
      * Calculate available dates
-     * @description Public: no key needed (a key, when sent, must be valid, and then the topic must belong to its account). With `month`, every local date of that month in `timezone`; otherwise 7 dates from today plus `offset` days. A slot starts when the host can take the whole meeting: inside their weekly hours (in their own zone, across daylight-saving changes) and overrides, on the topic's grid, after the minimum notice, within the booking window and daily limit, with buffers kept on both sides. For a team topic, `team` is required and `username` must be one of its hosts. Team view: for a team topic, leave `username` out. The response has `"username": null` and offers every start at which at least one host is free, each slot naming the host it would be booked with (round-robin: the free host with the fewest meetings of this topic, confirmed or held for payment, in the ISO week of the slot, Monday 00:00 to Monday 00:00 UTC; ties go to the alphabetically first username), so a slot can be sent back unchanged as a `dates` entry of POST /schedule. `username` stays required for an individual topic (400 at /username).
+     * @description Public: no key needed (a key, when sent, must be valid, and then the topic must belong to its account). With `month`, every local date of that month in `timezone`; otherwise 7 dates from today plus `offset` days. A slot starts when the host can take the whole meeting: inside their weekly hours (in their own zone, across daylight-saving changes) and overrides, on the topic's grid, after the minimum notice, within the booking window and daily limit, with buffers kept on both sides. For a team topic, `team` is required and `username` must be one of its hosts. Team view: for a team topic, leave `username` out. The response has `"username": null` and offers every start at which at least one host is free, each slot naming the host it would be booked with (round-robin: the free host with the fewest meetings of this topic, confirmed or held for payment, in the ISO week of the slot, Monday 00:00 to Monday 00:00 UTC; ties go to the alphabetically first username; with the topic's `hostWeights`, the smallest (2 × those meetings + 1) / weight), so a slot can be sent back unchanged as a `dates` entry of POST /schedule. A topic with more than one seat offers a start until it is full, each slot saying `seatsLeft`. `username` stays required for an individual topic (400 at /username).
      */
     post: operations["calculateSchedule"];
   };
@@ -720,6 +720,12 @@ export interface components {
       phoneRequired: boolean;
       requiresApproval: boolean;
       approvalDeadlineHours: number;
+      /** @description Participants per slot; more than one: group meetings. */
+      seats: number;
+      /** @description Round-robin weights by username; a host not named weighs 1. */
+      hostWeights: {
+        [key: string]: number;
+      };
       price: {
         /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
         amount: number;
@@ -848,6 +854,8 @@ export interface components {
        */
       start: string;
       username: string;
+      /** @description Topics with more than one seat (group meetings) only: how many participants can still book this start. */
+      seatsLeft?: number;
     };
     /** Meeting */
     Meeting: {
@@ -3718,6 +3726,12 @@ export interface operations {
           requiresApproval?: boolean;
           /** @description A request not decided this many hours after booking, or by its start if sooner, is declined ("not approved in time"). Default 24. */
           approvalDeadlineHours?: number;
+          /** @description Participants per slot (group meetings: classes, workshops, webinars). A slot stays offered until this many participants hold it; each participant's booking is a meeting of its own (own manage link, payment, cancel that frees one seat) at the slot's start, and the host gets one invitation listing the attendees. Default 1. */
+          seats?: number;
+          /** @description Round-robin team topics: `{ username: weight }`, each 1 to 100; a host not named weighs 1. Over time each host gets a share of the topic's meetings in proportion to their weight: the team view offers a slot to the free host with the smallest (2 × meetings of the topic that week + 1) / weight. Default `{}` (equal). */
+          hostWeights?: {
+            [key: string]: number;
+          };
           price?: {
             /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
             amount: number;
@@ -4329,6 +4343,12 @@ export interface operations {
           requiresApproval?: boolean;
           /** @description A request not decided this many hours after booking, or by its start if sooner, is declined ("not approved in time"). Default 24. */
           approvalDeadlineHours?: number;
+          /** @description Participants per slot (group meetings: classes, workshops, webinars). A slot stays offered until this many participants hold it; each participant's booking is a meeting of its own (own manage link, payment, cancel that frees one seat) at the slot's start, and the host gets one invitation listing the attendees. Default 1. */
+          seats?: number;
+          /** @description Round-robin team topics: `{ username: weight }`, each 1 to 100; a host not named weighs 1. Over time each host gets a share of the topic's meetings in proportion to their weight: the team view offers a slot to the free host with the smallest (2 × meetings of the topic that week + 1) / weight. Default `{}` (equal). */
+          hostWeights?: {
+            [key: string]: number;
+          };
           price?: {
             /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
             amount: number;
@@ -7397,6 +7417,8 @@ export interface operations {
               start: string;
               /** @description The host's username. One line: no control characters. */
               username: string;
+              /** @description Ignored: accepted so that a slot can be sent back as it came. */
+              seatsLeft?: number;
             }[];
           /** @description Participant's e-mail. No white space or control characters inside. */
           email: string;
@@ -13760,7 +13782,7 @@ export interface operations {
   };
   /**
    * Calculate available dates
-   * @description Public: no key needed (a key, when sent, must be valid, and then the topic must belong to its account). With `month`, every local date of that month in `timezone`; otherwise 7 dates from today plus `offset` days. A slot starts when the host can take the whole meeting: inside their weekly hours (in their own zone, across daylight-saving changes) and overrides, on the topic's grid, after the minimum notice, within the booking window and daily limit, with buffers kept on both sides. For a team topic, `team` is required and `username` must be one of its hosts. Team view: for a team topic, leave `username` out. The response has `"username": null` and offers every start at which at least one host is free, each slot naming the host it would be booked with (round-robin: the free host with the fewest meetings of this topic, confirmed or held for payment, in the ISO week of the slot, Monday 00:00 to Monday 00:00 UTC; ties go to the alphabetically first username), so a slot can be sent back unchanged as a `dates` entry of POST /schedule. `username` stays required for an individual topic (400 at /username).
+   * @description Public: no key needed (a key, when sent, must be valid, and then the topic must belong to its account). With `month`, every local date of that month in `timezone`; otherwise 7 dates from today plus `offset` days. A slot starts when the host can take the whole meeting: inside their weekly hours (in their own zone, across daylight-saving changes) and overrides, on the topic's grid, after the minimum notice, within the booking window and daily limit, with buffers kept on both sides. For a team topic, `team` is required and `username` must be one of its hosts. Team view: for a team topic, leave `username` out. The response has `"username": null` and offers every start at which at least one host is free, each slot naming the host it would be booked with (round-robin: the free host with the fewest meetings of this topic, confirmed or held for payment, in the ISO week of the slot, Monday 00:00 to Monday 00:00 UTC; ties go to the alphabetically first username; with the topic's `hostWeights`, the smallest (2 × those meetings + 1) / weight), so a slot can be sent back unchanged as a `dates` entry of POST /schedule. A topic with more than one seat offers a start until it is full, each slot saying `seatsLeft`. `username` stays required for an individual topic (400 at /username).
    */
   calculateSchedule: {
     requestBody: {
@@ -13983,6 +14005,8 @@ export interface operations {
               start: string;
               /** @description The host's username. One line: no control characters. */
               username: string;
+              /** @description Ignored: accepted so that a slot can be sent back as it came. */
+              seatsLeft?: number;
             }[];
           /** @description Participant's e-mail. No white space or control characters inside. */
           email: string;

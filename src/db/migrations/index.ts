@@ -19,6 +19,7 @@ import * as integrations from './0018-integrations.js';
 import * as meetingLifecycle from './0021-meeting-lifecycle.js';
 import * as webhookSecretRotation from './0022-webhook-secret-rotation.js';
 import * as schedulesAndLimits from './0024-schedules-and-limits.js';
+import * as seatsAndWeights from './0025-seats-and-weights.js';
 import * as calendarSyncTokens from './0026-calendar-sync-tokens.js';
 import * as participantLocale from './0029-participant-locale.js';
 
@@ -44,6 +45,7 @@ export const migrations: Record<string, Migration> = {
   '0021-meeting-lifecycle': meetingLifecycle,
   '0022-webhook-secret-rotation': webhookSecretRotation,
   '0024-schedules-and-limits': schedulesAndLimits,
+  '0025-seats-and-weights': seatsAndWeights,
   '0026-calendar-sync-tokens': calendarSyncTokens,
   '0029-participant-locale': participantLocale,
 };

@@ -29,6 +29,8 @@ export function topicToJson(topic: MeetingTopic) {
     phoneRequired: topic.phoneRequired,
     requiresApproval: topic.requiresApproval,
     approvalDeadlineHours: topic.approvalDeadlineHours,
+    seats: topic.seats,
+    hostWeights: topic.hostWeights,
     price: topic.price,
     priceVariants: topic.priceVariants,
     form: topic.form,

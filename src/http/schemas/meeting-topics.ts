@@ -86,6 +86,25 @@ const settingsProperties = {
       description: 'A request not decided this many hours after booking, or by its start if sooner, is declined ("not approved in time"). Default 24.',
     }),
   ),
+  seats: Type.Optional(
+    Type.Integer({
+      minimum: TOPIC_LIMITS.seats[0],
+      maximum: TOPIC_LIMITS.seats[1],
+      description:
+        'Participants per slot (group meetings: classes, workshops, webinars). A slot stays offered until this many participants hold it; ' +
+        "each participant's booking is a meeting of its own (own manage link, payment, cancel that frees one seat) at the slot's start, " +
+        'and the host gets one invitation listing the attendees. Default 1.',
+    }),
+  ),
+  hostWeights: Type.Optional(
+    Type.Record(SingleLine({ minLength: 1, maxLength: 120 }), Type.Integer({ minimum: TOPIC_LIMITS.hostWeight[0], maximum: TOPIC_LIMITS.hostWeight[1] }), {
+      description:
+        'Round-robin team topics: `{ username: weight }`, each 1 to 100; a host not named weighs 1. Over time each host gets a share of the ' +
+        "topic's meetings in proportion to their weight: the team view offers a slot to the free host with the smallest " +
+        '(2 × meetings of the topic that week + 1) / weight. Default `{}` (equal).',
+      examples: [{ 'anna-nowak': 3, 'jan-kowalski': 1 }],
+    }),
+  ),
   price: Type.Optional(Nullable(MoneySchema)),
   priceVariants: Type.Optional(
     Type.Array(Type.Object({ uuid: Type.Optional(Uuid), name: NonBlankLine({ maxLength: 200 }), price: MoneySchema }, { additionalProperties: false }), {
@@ -174,6 +193,8 @@ export const MeetingTopicSchema = Type.Object(
     phoneRequired: Type.Boolean(),
     requiresApproval: Type.Boolean(),
     approvalDeadlineHours: Type.Integer(),
+    seats: Type.Integer({ description: 'Participants per slot; more than one: group meetings.' }),
+    hostWeights: Type.Record(Type.String(), Type.Integer(), { description: 'Round-robin weights by username; a host not named weighs 1.' }),
     price: Nullable(MoneySchema),
     priceVariants: Type.Array(Type.Object({ uuid: Uuid, name: Type.String(), price: MoneySchema })),
     form: Type.Array(

@@ -38,7 +38,11 @@ export const CalculateScheduleBodySchema = Type.Object(
 );
 
 export const SlotSchema = Type.Object(
-  { start: Timestamp, username: Type.String() },
+  {
+    start: Timestamp,
+    username: Type.String(),
+    seatsLeft: Type.Optional(Type.Integer({ minimum: 1, description: 'Topics with more than one seat (group meetings) only: how many participants can still book this start.' })),
+  },
   { $id: 'Slot', title: 'Slot', description: 'Can be sent back unchanged as an entry of `dates` in POST /schedule.' },
 );
 
@@ -71,6 +75,7 @@ export const ScheduleBodySchema = Type.Object(
         {
           start: UtcInstant('The start, as a slot of POST /calculate-schedule gives it.'),
           username: SingleLine({ minLength: 1, maxLength: 120, description: "The host's username." }),
+          seatsLeft: Type.Optional(Type.Integer({ minimum: 0, description: 'Ignored: accepted so that a slot can be sent back as it came.' })),
         },
         { additionalProperties: false },
       ),

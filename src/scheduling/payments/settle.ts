@@ -15,7 +15,8 @@ import {
 import { inTransaction } from '../../db/transaction.js';
 import { type NewEvent, recordEvents } from '../record-events.js';
 import { statusAt, type Meeting } from '../../domain/meeting.js';
-import { isSlotAvailable, type HostCalendar } from '../../domain/slots.js';
+import { isSeatAvailable } from '../../domain/seats.js';
+import type { HostCalendar } from '../../domain/slots.js';
 import { bookingCalendarSpan, loadHostCalendar, slotRulesOf } from '../calculate-schedule.js';
 import type { MeetingEventData } from '../../domain/events.js';
 import type { UseCaseContext } from '../context.js';
@@ -150,7 +151,7 @@ async function slotsStillFree(trx: DbOrTrx, meetings: Meeting[], now: number): P
       calendar = await loadHostCalendar(reads, { uuid: meeting.hostUuid, username: meeting.hostUsername }, rules, span.from, span.to, now);
       calendars.set(meeting.hostUuid, calendar);
     }
-    if (!isSlotAvailable(calendar, rules, now, meeting.start)) return false;
+    if (!isSeatAvailable(calendar, rules, now, meeting.start)) return false;
     // A later meeting of the same booking must respect this one (buffers, daily limit).
     calendar.busy.push({
       start: meeting.start,

@@ -10,6 +10,7 @@ import type { DbOrTrx } from '../../db/database.js';
 import { findAccount } from '../../db/repositories/accounts.js';
 import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
 import type { NewJob } from '../../db/repositories/outbox.js';
+import { bumpSeatInvitation, findSeatAttendees } from '../../db/repositories/seat-invitations.js';
 import { findUser } from '../../db/repositories/users.js';
 import { newId } from '../../ids.js';
 import { EMAIL_JOB_KIND, type BookingMessagePayload } from '../../mail/booking-message.js';
@@ -86,7 +87,12 @@ async function rescheduledMessages(trx: DbOrTrx, data: RescheduledEventData): Pr
   const { meeting, previous } = data;
   if (meeting.status !== 'confirmed') return [];
   const moved = (await bookingMessages(trx, meeting, 'rescheduled')).map((payload) => ({ ...payload, previous: { start: previous.start, end: previous.end } }));
-  if (previous.hostUuid === meeting.hostUuid) return moved;
+  if (previous.hostUuid === meeting.hostUuid) {
+    if (!moved[1]?.group) return moved;
+    // A participant of a group meeting moved to another start: the host's invitation of the group they left loses them.
+    const [, leftGroup] = await bookingMessages(trx, { ...meeting, start: previous.start, end: previous.end }, 'cancelled');
+    return leftGroup ? [...moved, leftGroup] : moved;
+  }
   const [participant] = moved;
   const [, newHost] = await bookingMessages(trx, meeting, 'confirmed');
   const [, previousHost] = await bookingMessages(
@@ -126,9 +132,22 @@ async function bookingMessages(trx: DbOrTrx, meeting: Meeting, kind: BookingMess
     organizer,
     attendee,
   };
+  // A group meeting: the host's calendar holds one entry for the slot, updated as participants come and go.
+  const group = topic.seats > 1 ? await groupInvitationOf(trx, meeting) : undefined;
   return [
     { ...common, recipient: 'participant', to: attendee, lang: meeting.participant.lang, ...participantLocaleOf(meeting), timezone: meeting.participant.timezone },
     // The host also gets the participant's answers to the topic's questions.
-    { ...common, recipient: 'host', to: organizer, lang: 'en', timezone: host.timezone, answers: answeredQuestions(meeting.form ?? {}, topic.form) },
+    { ...common, recipient: 'host', to: organizer, lang: 'en', timezone: host.timezone, answers: answeredQuestions(meeting.form ?? {}, topic.form), ...(group ? { group } : {}) },
   ];
+}
+
+/**
+ * The host's invitation of the group at the meeting's start, as it is now: the SEQUENCE is
+ * raised first (taking the group's row lock), then the confirmed participants are read, so
+ * a later update always lists a newer set under a higher number.
+ */
+async function groupInvitationOf(trx: DbOrTrx, meeting: Meeting): Promise<NonNullable<BookingMessagePayload['group']>> {
+  const sequence = await bumpSeatInvitation(trx, meeting.topicUuid, meeting.hostUuid, meeting.start);
+  const attendees = await findSeatAttendees(trx, meeting.topicUuid, meeting.hostUuid, meeting.start);
+  return { uid: `group-${meeting.topicUuid}-${meeting.hostUuid}-${meeting.start}@termin`, sequence, attendees };
 }

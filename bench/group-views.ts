@@ -1,0 +1,120 @@
+/**
+ * A 1000-seat topic's month view against today's team view (issue 26, goal: within 2×).
+ * One account, a 10-host team topic (round robin, the reference) and a 1000-seat group
+ * topic of the owner with 400 participants held in 40 groups over the month. Prints the
+ * median of each case through the use case (in process), each computed afresh (the host's
+ * calendar version moved first, as after a booking), then cached; the last line is the ratio
+ * of the seated view to the team view, computed afresh.
+ * Not measured: a 10-host collective topic's view (collective topics are not built yet).
+ * Run: npx tsx bench/group-views.ts [sqlite|postgres]
+ */
+import { bumpCalendarVersions } from '../src/db/repositories/busy-time.js';
+import { calculateSchedule } from '../src/scheduling/calculate-schedule.js';
+import { createAccount } from '../src/scheduling/create-account.js';
+import { scheduleMeetings } from '../src/scheduling/schedule-meetings.js';
+import { authenticate } from '../src/scheduling/authenticate.js';
+import { formatNumber, startBenchServer, type BenchDialect } from './support.js';
+
+const dialect = (process.argv[2] ?? 'sqlite') as BenchDialect;
+const HOSTS = 10;
+const GROUPS = 40;
+const PER_GROUP = 10;
+const now = Date.parse('2027-02-20T10:00:00Z');
+
+const server = await startBenchServer(dialect, { SCHEDULE_CACHE_MB: '256' });
+const { ctx, app } = server;
+(ctx as { now: () => number }).now = () => now;
+
+const created = await createAccount(ctx, {
+  name: 'Bench groups',
+  ownerEmail: 'owner@bench.test',
+  ownerFirstName: 'Olga',
+  ownerLastName: 'Owner',
+  maxUsers: HOSTS + 5,
+  timezone: 'Europe/Warsaw',
+  places: ['zoom'],
+});
+const headers = { 'content-type': 'application/json', accept: 'application/json', 'x-service-api-key': created.apiKey };
+const hostUuids = [created.owner.uuid];
+for (let i = 1; i < HOSTS; i += 1) {
+  const response = await app.inject({
+    method: 'POST',
+    url: `/api/v1/teams/${created.team.uuid}/users`,
+    headers,
+    payload: JSON.stringify({ firstName: `Host${i}`, lastName: 'Bench', email: `host${i}@bench.test` }),
+  });
+  if (response.statusCode !== 201) throw new Error(response.body);
+  hostUuids.push(response.json().uuid);
+}
+const createTopic = async (fields: Record<string, unknown>) => {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/api/v1/meeting-topics',
+    headers,
+    payload: JSON.stringify({ durationMinutes: 30, places: ['zoom'], bookingWindowDays: 120, ...fields }),
+  });
+  if (response.statusCode !== 201) throw new Error(response.body);
+  return response.json() as { uuid: string };
+};
+const team = await createTopic({ name: 'Team call', team: created.team.uuid });
+const seated = await createTopic({ name: 'Webinar', seats: 1000 });
+const principal = await authenticate(ctx, created.apiKey);
+
+const month = { timezone: 'America/New_York', offset: 0, month: 3, year: 2027 };
+const teamInput = { meetingTopic: team.uuid, team: created.team.uuid, ...month };
+const seatedInput = { meetingTopic: seated.uuid, username: created.owner.username, ...month };
+// 400 participants in 40 groups spread over March.
+const offered = (await calculateSchedule(ctx, null, seatedInput)).days.flatMap((day) => day.slots);
+for (let g = 0; g < GROUPS; g += 1) {
+  const slot = offered[Math.floor((g * offered.length) / GROUPS)]!;
+  for (let p = 0; p < PER_GROUP; p += 1) {
+    await scheduleMeetings(ctx, principal, {
+      dates: [{ start: slot.start, username: slot.username }],
+      email: `p${g}-${p}@example.com`,
+      lang: 'en',
+      name: `P ${g} ${p}`,
+      place: 'zoom',
+      meetingTopic: seated.uuid,
+      timezone: 'Europe/Warsaw',
+    });
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+async function time(runs: number, before: () => Promise<void>, call: () => Promise<unknown>): Promise<number> {
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    await before();
+    const start = process.hrtime.bigint();
+    await call();
+    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return median(samples);
+}
+const nothing = async () => undefined;
+let turn = 0;
+const oneTeamHostChanged = async () => bumpCalendarVersions(ctx.db, [hostUuids[turn++ % HOSTS]!]);
+const ownerChanged = async () => bumpCalendarVersions(ctx.db, [created.owner.uuid]);
+const teamView = () => calculateSchedule(ctx, null, teamInput);
+const seatedView = () => calculateSchedule(ctx, null, seatedInput);
+
+const seatedSlots = (await seatedView()).days.flatMap((day) => day.slots);
+const held = seatedSlots.filter((slot) => slot.seatsLeft !== undefined && slot.seatsLeft < 1000).length;
+// Warm up the JIT before measuring.
+await time(50, oneTeamHostChanged, teamView);
+await time(50, ownerChanged, seatedView);
+const rows: [string, number][] = [
+  [`team view, ${HOSTS} hosts, one host changed`, await time(200, oneTeamHostChanged, teamView)],
+  [`team view, ${HOSTS} hosts, all changed`, await time(50, async () => bumpCalendarVersions(ctx.db, hostUuids), teamView)],
+  ['team view, cached', await time(500, nothing, teamView)],
+  ['1000-seat view, changed', await time(200, ownerChanged, seatedView)],
+  ['1000-seat view, cached', await time(500, nothing, seatedView)],
+];
+console.log(`month views [${dialect}]: ${seatedSlots.length} seated slots offered (${held} partly held, ${GROUPS * PER_GROUP} participants), zone America/New_York`);
+for (const [name, ms] of rows) console.log(`${name.padEnd(40)} ${formatNumber(ms, 3).padStart(10)} ms`);
+const ratio = rows[3]![1] / rows[0]![1];
+console.log(`ratio 1000-seat view / team view (both computed afresh, one host changed): ${formatNumber(ratio, 2)} (goal ≤ 2)`);
+await server.close();

@@ -94,6 +94,8 @@ export interface MeetingTopicTable {
   /** Bookings wait for the host's approval (0021): 1 or 0. */
   requires_approval: Generated<number>;
   approval_deadline_hours: Generated<number>;
+  /** Reminders before each meeting (0023): JSON array of { minutesBefore, channel, to }. */
+  reminders: Generated<string>;
   price_amount: number | null;
   price_currency: string | null;
   /** JSON array of { uuid, name, price }. */
@@ -400,6 +402,24 @@ export interface Database {
   connections: ConnectionTable;
   oauth_states: OauthStateTable;
   meeting_rooms: MeetingRoomTable;
+  // reminders (0023-…)
+  meeting_reminders: MeetingReminderTable;
+}
+
+/** What became of one reminder of a meeting (0023-…): one row per reminder and start time. */
+export interface MeetingReminderTable {
+  id: string;
+  meeting_id: string;
+  /** `{start}:{minutesBefore}:{channel}:{to}`: unique per meeting, so a reminder is recorded (and sent) once. */
+  reminder_key: string;
+  channel: string;
+  recipient: string;
+  minutes_before: number;
+  due_at: number;
+  /** sent | skipped | failed */
+  status: string;
+  detail: string | null;
+  recorded_at: number;
 }
 
 /** The business's OAuth app for one provider (0018-…). */

@@ -3,6 +3,7 @@ import { NotFoundError, ValidationError, type FieldError } from './errors.js';
 import { normalizeFormFields, validateFormFields, type FormField, type FormFieldInput } from './form.js';
 import { isIso4217Currency } from './money.js';
 import { keepOfferedPlaces, normalizePlaceDetails, validatePlaceDetails, type PlaceDetails } from './place-details.js';
+import type { Reminder } from './reminders.js';
 import type { SlotRuleSettings } from './slots.js';
 
 export type { FormField } from './form.js';
@@ -39,6 +40,8 @@ export interface TopicSettings extends SlotRuleSettings {
   requiresApproval: boolean;
   /** A request not decided this many hours after booking (or by the start, if sooner) is declined. */
   approvalDeadlineHours: number;
+  /** Reminders before each confirmed meeting (e-mail or SMS, to the participant or the host), at most 5. */
+  reminders: Reminder[];
 }
 
 export interface TopicHost {
@@ -75,6 +78,7 @@ export type TopicSettingsInput = { [Field in keyof SlotRuleSettings]?: SlotRuleS
   cancellationNoticeMinutes?: number | undefined;
   requiresApproval?: boolean | undefined;
   approvalDeadlineHours?: number | undefined;
+  reminders?: Reminder[] | undefined;
 };
 
 export const TOPIC_LIMITS = {
@@ -133,6 +137,7 @@ export function resolveTopicSettings(input: TopicSettingsInput, current: TopicSe
     cancellationNoticeMinutes: input.cancellationNoticeMinutes ?? current?.cancellationNoticeMinutes ?? 0,
     requiresApproval: input.requiresApproval ?? current?.requiresApproval ?? false,
     approvalDeadlineHours: input.approvalDeadlineHours ?? current?.approvalDeadlineHours ?? 24,
+    reminders: input.reminders ? input.reminders.map(({ minutesBefore, channel, to }) => ({ minutesBefore, channel, to })) : (current?.reminders ?? []),
   };
 }
 

@@ -39,6 +39,8 @@ const WHAT_HAPPENED: Partial<Record<WebhookEventType, string>> = {
   'payment.refunded': 'A payment was refunded, in full or in part (`refundedAmount`).',
   'member.created': 'A user was added to a team.',
   'member.deleted': 'A user was removed from a team.',
+  'meeting.reminder_sent':
+    "One of the topic's `reminders` went out before the meeting (an e-mail queued, or an SMS taken by the provider); `data.reminder` is `{ minutesBefore, channel, to }`. Sent once per reminder and start time.",
   'connection.error': "A host's connection to a provider stopped working (`lastError` says why); meetings at that place get no room until it is connected again.",
 };
 

@@ -44,6 +44,8 @@ export interface BookingMessagePayload extends PaidDetails {
   manageUrl?: string | undefined;
   /** The meeting's place gets a room whose link is not there yet: the message says it follows. */
   linkFollows?: boolean | undefined;
+  /** The reader's earliest reminder, as a VALARM in the invitation this long before the start; absent: none. */
+  alarmMinutesBefore?: number | undefined;
 }
 
 /** A paid booking's confirmation: what was paid, and the invoice details the participant gave. */

@@ -19,6 +19,7 @@ import * as integrations from './0018-integrations.js';
 import * as meetingLifecycle from './0021-meeting-lifecycle.js';
 import * as webhookSecretRotation from './0022-webhook-secret-rotation.js';
 import * as participantLocale from './0029-participant-locale.js';
+import * as meetingReminders from './0023-meeting-reminders.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '0021-meeting-lifecycle': meetingLifecycle,
   '0022-webhook-secret-rotation': webhookSecretRotation,
   '0029-participant-locale': participantLocale,
+  '0023-meeting-reminders': meetingReminders,
 };

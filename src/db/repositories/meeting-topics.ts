@@ -2,6 +2,7 @@ import type { Account, Place } from '../../domain/account.js';
 import { parseStoredFormFields, type FormField } from '../../domain/form.js';
 import type { MeetingTopic, PriceVariant, TopicHost } from '../../domain/meeting-topic.js';
 import type { PlaceDetails } from '../../domain/place-details.js';
+import { parseStoredReminders } from '../../domain/reminders.js';
 import { compileOnce } from '../compiled-query.js';
 import type { DbOrTrx, MeetingTopicRow } from '../database.js';
 import { accountRowToAccount } from './accounts.js';
@@ -32,6 +33,7 @@ export function topicRowToTopic(row: MeetingTopicRow, hosts: TopicHost[]): Meeti
     cancellationNoticeMinutes: row.cancellation_notice_minutes,
     requiresApproval: row.requires_approval === 1,
     approvalDeadlineHours: row.approval_deadline_hours,
+    reminders: parseStoredReminders(row.reminders),
     hosts,
     allTeamMembers: row.all_team_members === 1,
     createdAt: row.created_at,
@@ -65,6 +67,7 @@ function topicToRow(topic: MeetingTopic) {
     cancellation_notice_minutes: topic.cancellationNoticeMinutes,
     requires_approval: topic.requiresApproval ? 1 : 0,
     approval_deadline_hours: topic.approvalDeadlineHours,
+    reminders: JSON.stringify(topic.reminders),
     all_team_members: topic.allTeamMembers ? 1 : 0,
     created_at: topic.createdAt,
     updated_at: topic.updatedAt,

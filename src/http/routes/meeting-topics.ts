@@ -25,6 +25,7 @@ export function topicToJson(topic: MeetingTopic) {
     phoneRequired: topic.phoneRequired,
     requiresApproval: topic.requiresApproval,
     approvalDeadlineHours: topic.approvalDeadlineHours,
+    reminders: topic.reminders,
     price: topic.price,
     priceVariants: topic.priceVariants,
     form: topic.form,

@@ -5,6 +5,23 @@ import { PlaceSchema } from './account.js';
 import { MAX_MONEY_AMOUNT, MultiLine, NonBlankLine, Nullable, SingleLine, StringEnum, Timestamp, Uuid } from './common.js';
 import { FORM_FIELD_TYPES, FORM_LIMITS } from '../../domain/form.js';
 import { PlaceDetailsRecordSchema, PlaceDetailsSchema } from './place-details.js';
+import { REMINDER_CHANNELS, REMINDER_LIMITS, REMINDER_RECIPIENTS } from '../../domain/reminders.js';
+
+const ReminderSchema = Type.Object(
+  {
+    minutesBefore: Type.Integer({
+      minimum: REMINDER_LIMITS.minutesBefore[0],
+      maximum: REMINDER_LIMITS.minutesBefore[1],
+      description: 'How long before the start it goes out: 1 minute to 14 days (20160). An absolute interval: a DST change in between does not move it.',
+      examples: [1440],
+    }),
+    channel: StringEnum(REMINDER_CHANNELS, {
+      description: "`email`, or `sms` through the operator's provider (SMS_PROVIDER; without it `sms` is 400 naming the setting). A meeting booked without a phone gets no SMS.",
+    }),
+    to: StringEnum(REMINDER_RECIPIENTS, { description: 'The participant (in their language, with the manage link) or the host.' }),
+  },
+  { additionalProperties: false },
+);
 
 export const MoneySchema = Type.Object(
   {
@@ -49,6 +66,15 @@ const settingsProperties = {
       minimum: TOPIC_LIMITS.approvalDeadlineHours[0],
       maximum: TOPIC_LIMITS.approvalDeadlineHours[1],
       description: 'A request not decided this many hours after booking, or by its start if sooner, is declined ("not approved in time"). Default 24.',
+    }),
+  ),
+  reminders: Type.Optional(
+    Type.Array(ReminderSchema, {
+      maxItems: REMINDER_LIMITS.perTopic,
+      description:
+        'Reminders of each confirmed meeting, at most 5: each is sent once, `minutesBefore` before the start (not for a meeting confirmed later than that), ' +
+        'moved by a reschedule, dropped by a cancel. One found due only from the start on (the server was down) is skipped, never sent late. The ' +
+        "invitation's calendar entry carries an alarm for the reader's earliest reminder. Each sent one is the webhook event `meeting.reminder_sent`. Default [].",
     }),
   ),
   price: Type.Optional(Nullable(MoneySchema)),
@@ -135,6 +161,7 @@ export const MeetingTopicSchema = Type.Object(
     phoneRequired: Type.Boolean(),
     requiresApproval: Type.Boolean(),
     approvalDeadlineHours: Type.Integer(),
+    reminders: Type.Array(ReminderSchema, { description: 'Reminders before each confirmed meeting.' }),
     price: Nullable(MoneySchema),
     priceVariants: Type.Array(Type.Object({ uuid: Uuid, name: Type.String(), price: MoneySchema })),
     form: Type.Array(

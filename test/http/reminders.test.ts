@@ -55,7 +55,7 @@ for (const dialect of DIALECTS) {
       expect(created.statusCode).toBe(201);
       const topic = created.json();
       const email = `participant${counter}@example.com`;
-      const book = async (start: string, phone: string | undefined = '601 234 567') => {
+      const book = async (start: string, phone: string | null = '601 234 567') => {
         const response = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
           dates: [{ start, username: acme.owner.username }],
           email,
@@ -139,6 +139,171 @@ for (const dialect of DIALECTS) {
           ['meeting.reminder_sent', meeting.uuid, { minutesBefore: 60, channel: 'email', to: 'host' }],
         ]),
       );
+    });
+
+    const HOUR_BEFORE = Date.parse(MONDAY_9_WARSAW) - 60 * MINUTE;
+    const emailHourBefore = [{ minutesBefore: 60, channel: 'email', to: 'participant' }];
+
+    it('a reschedule moves the reminder to the new start; a cancel drops it', async () => {
+      const { acme, book } = await setUp(emailHourBefore);
+      const moved = await book(MONDAY_9_WARSAW);
+      const cancelled = await book('2027-11-01T10:00:00.000Z');
+      await drain();
+      const tuesday = '2027-11-02T08:00:00.000Z';
+      expect((await call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${moved.uuid}/reschedule`, { start: tuesday })).statusCode).toBe(200);
+      expect((await call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${cancelled.uuid}/cancel`, { reason: 'Ill' })).statusCode).toBe(200);
+      await drain();
+      // Nothing at the old time, nor at the cancelled meeting's.
+      t.clock.set(HOUR_BEFORE);
+      expect(await drain()).toEqual([]);
+      t.clock.set(Date.parse('2027-11-01T09:00:00.000Z'));
+      expect(await drain()).toEqual([]);
+      t.clock.set(Date.parse(tuesday) - 60 * MINUTE - 1);
+      expect(await drain()).toEqual([]);
+      t.clock.set(Date.parse(tuesday) - 60 * MINUTE);
+      const sent = await drain();
+      expect(sent).toHaveLength(1);
+      expect(sent[0]!.text).toContain('2 listopada 2027');
+      expect(await findReminderOutcomes(t.ctx.db, cancelled.uuid)).toEqual([]);
+      expect((await findReminderOutcomes(t.ctx.db, moved.uuid)).map((outcome) => [outcome.dueAt, outcome.status])).toEqual([[Date.parse(tuesday) - 60 * MINUTE, 'sent']]);
+    });
+
+    it('no reminder for a meeting confirmed after its moment', async () => {
+      const { book } = await setUp(emailHourBefore);
+      t.clock.set(Date.parse(MONDAY_9_WARSAW) - 30 * MINUTE);
+      const meeting = await book(MONDAY_9_WARSAW);
+      expect(await drain()).toEqual([]);
+      t.clock.set(Date.parse(MONDAY_9_WARSAW) - MINUTE);
+      expect(await drain()).toEqual([]);
+      expect(await findReminderOutcomes(t.ctx.db, meeting.uuid)).toEqual([]);
+      const jobs = await t.ctx.db.selectFrom('outbox').select('id').where('kind', '=', 'reminder').where('payload', 'like', `%${meeting.uuid}%`).execute();
+      expect(jobs).toEqual([]);
+    });
+
+    it('after an outage past the start a reminder is not sent late but recorded as skipped', async () => {
+      const { book } = await setUp([...emailHourBefore, { minutesBefore: 30, channel: 'sms', to: 'participant' }]);
+      const meeting = await book(MONDAY_9_WARSAW, '+48 602 000 111');
+      await drain();
+      // The service was down from before the reminders until the meeting had begun.
+      t.clock.set(Date.parse(MONDAY_9_WARSAW) + 5 * MINUTE);
+      expect(await drain()).toEqual([]);
+      expect(smsTo('48602000111')).toEqual([]);
+      const outcomes = await findReminderOutcomes(t.ctx.db, meeting.uuid);
+      expect(sorted(outcomes.map((outcome) => [outcome.channel, outcome.status]))).toEqual([
+        ['email', 'skipped'],
+        ['sms', 'skipped'],
+      ]);
+      expect(outcomes[0]!.detail).toMatch(/^picked up at 2027-11-01T08:05:00.000Z, not before the meeting's start: not sent late$/);
+      const events = await t.ctx.db.selectFrom('events').select('type').where('subject_id', '=', meeting.uuid).where('type', 'like', 'meeting.reminder%').execute();
+      expect(events.map((event) => event.type)).toEqual(['meeting.reminder_skipped', 'meeting.reminder_skipped']);
+    });
+
+    it('an SMS the provider rate-limits is retried and sent once; a meeting without a phone gets none', async () => {
+      const { book } = await setUp([{ minutesBefore: 60, channel: 'sms', to: 'participant' }]);
+      const withPhone = await book(MONDAY_9_WARSAW, '0048 603 000 222');
+      const withoutPhone = await book('2027-11-01T09:00:00.000Z', null);
+      await drain();
+      const requestsBefore = smsapi.requests.length;
+      smsapi.rateLimitNext(1);
+      t.clock.set(HOUR_BEFORE);
+      await drain();
+      expect(smsTo('48603000222')).toEqual([]);
+      expect(await findReminderOutcomes(t.ctx.db, withPhone.uuid)).toEqual([]);
+      // The outbox's retry, seconds later.
+      t.clock.advance(MINUTE);
+      await drain();
+      expect(smsTo('48603000222')).toHaveLength(1);
+      expect(smsapi.requests.length - requestsBefore).toBe(2);
+      t.clock.set(Date.parse('2027-11-01T08:00:00.000Z'));
+      await drain();
+      expect(smsapi.requests.length - requestsBefore).toBe(2);
+      expect((await findReminderOutcomes(t.ctx.db, withoutPhone.uuid)).map((outcome) => [outcome.status, outcome.detail])).toEqual([['skipped', 'no phone number']]);
+    });
+
+    it('two instances on one database send each reminder once', async () => {
+      const { book } = await setUp([...emailHourBefore, { minutesBefore: 60, channel: 'sms', to: 'participant' }]);
+      await book(MONDAY_9_WARSAW, '604 000 333');
+      await drain();
+      const other = await createContext(t.ctx.config, { now: t.clock.now, log: pino({ level: 'silent' }) });
+      try {
+        t.clock.set(HOUR_BEFORE);
+        const sent: RenderedMessage[] = [];
+        const transport = { send: async (message: RenderedMessage) => void sent.push(message), close: () => undefined, describe: () => 'capture' };
+        const instances = [t.ctx, other].map((ctx) => startBackgroundJobs(ctx, { transport, jobIntervalMs: 3_600_000 }));
+        try {
+          await Promise.all(instances.flatMap((jobs) => [jobs.runOnce(), jobs.runOnce()]));
+          await Promise.all(instances.map((jobs) => jobs.runOnce()));
+        } finally {
+          await Promise.all(instances.map((jobs) => jobs.stop()));
+        }
+        expect(sent.filter((message) => message.subject.startsWith('Przypomnienie'))).toHaveLength(1);
+        expect(smsTo('48604000333')).toHaveLength(1);
+      } finally {
+        await other.close();
+      }
+    });
+
+    describe('bad input', () => {
+      let plain: TestApp;
+      beforeAll(async () => {
+        plain = await createTestApp(dialect, createClock(NOW));
+      });
+      afterAll(async () => {
+        await plain?.close();
+      });
+      const topic = (reminders: unknown) => ({ name: 'Intro', durationMinutes: 30, places: ['offline'], reminders });
+
+      it('refuses more than 5 reminders, more than 14 days or less than a minute before, and unknown channels or readers', async () => {
+        const acme = await createTestAccount(t.ctx, { places: ['offline'] });
+        const post = (body: unknown) => call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', body);
+        const six = Array.from({ length: 6 }, (_, i) => ({ minutesBefore: 10 + i, channel: 'email', to: 'participant' }));
+        for (const reminders of [
+          six,
+          [{ minutesBefore: 20_161, channel: 'email', to: 'participant' }],
+          [{ minutesBefore: 0, channel: 'email', to: 'participant' }],
+          [{ minutesBefore: 1.5, channel: 'email', to: 'participant' }],
+          [{ minutesBefore: 60, channel: 'fax', to: 'participant' }],
+          [{ minutesBefore: 60, channel: 'email', to: 'everyone' }],
+          [{ minutesBefore: 60, channel: 'email' }],
+          [
+            { minutesBefore: 60, channel: 'email', to: 'host' },
+            { minutesBefore: 60, channel: 'email', to: 'host' },
+          ],
+        ]) {
+          expectProblem(await post(topic(reminders)), 400, 'VALIDATION_FAILED');
+        }
+        const ok = await post(topic([{ minutesBefore: 20_160, channel: 'sms', to: 'participant' }]));
+        expect(ok.statusCode).toBe(201);
+        expect(ok.json().reminders).toEqual([{ minutesBefore: 20_160, channel: 'sms', to: 'participant' }]);
+        // An update with bad reminders changes nothing.
+        expectProblem(await call(t.app, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${ok.json().uuid}`, { reminders: six }), 400, 'VALIDATION_FAILED');
+        expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics/${ok.json().uuid}`)).json().reminders).toEqual([
+          { minutesBefore: 20_160, channel: 'sms', to: 'participant' },
+        ]);
+        const topics = await t.ctx.db.selectFrom('meeting_topics').select('id').where('account_id', '=', acme.account.uuid).execute();
+        expect(topics).toHaveLength(1);
+      });
+
+      it('refuses SMS reminders on a server without an SMS provider, naming the setting; e-mail ones are fine', async () => {
+        const acme = await createTestAccount(plain.ctx, { places: ['offline'] });
+        const refused = expectProblem(
+          await call(plain.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', topic([{ minutesBefore: 60, channel: 'sms', to: 'participant' }])),
+          400,
+          'VALIDATION_FAILED',
+        );
+        expect(refused.errors).toEqual([{ path: '/reminders/0/channel', message: 'sms reminders are not configured on this server: SMS_PROVIDER is not set' }]);
+        expect(refused.detail).toContain('SMS_PROVIDER');
+        const created = await call(plain.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', topic([{ minutesBefore: 60, channel: 'email', to: 'host' }]));
+        expect(created.statusCode).toBe(201);
+        expectProblem(
+          await call(plain.app, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${created.json().uuid}`, { reminders: [{ minutesBefore: 60, channel: 'sms', to: 'host' }] }),
+          400,
+          'VALIDATION_FAILED',
+        );
+        expect((await call(plain.app, acme.apiKey, 'GET', `/api/v1/meeting-topics/${created.json().uuid}`)).json().reminders).toEqual([
+          { minutesBefore: 60, channel: 'email', to: 'host' },
+        ]);
+      });
     });
   });
 }

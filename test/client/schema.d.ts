@@ -522,6 +522,13 @@ export interface webhooks {
      */
     post: operations["onMeetingDeclined"];
   };
+  "meeting.reminder_sent": {
+    /**
+     * meeting.reminder_sent event
+     * @description One of the topic's `reminders` went out before the meeting (an e-mail queued, or an SMS taken by the provider); `data.reminder` is `{ minutesBefore, channel, to }`. Sent once per reminder and start time. termin POSTs it to every enabled webhook subscribed to `meeting.reminder_sent`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+     */
+    post: operations["onMeetingReminderSent"];
+  };
 }
 
 export interface components {
@@ -664,6 +671,21 @@ export interface components {
       phoneRequired: boolean;
       requiresApproval: boolean;
       approvalDeadlineHours: number;
+      /** @description Reminders before each confirmed meeting. */
+      reminders: ({
+          /** @description How long before the start it goes out: 1 minute to 14 days (20160). An absolute interval: a DST change in between does not move it. */
+          minutesBefore: number;
+          /**
+           * @description `email`, or `sms` through the operator's provider (SMS_PROVIDER; without it `sms` is 400 naming the setting). A meeting booked without a phone gets no SMS.
+           * @enum {string}
+           */
+          channel: "email" | "sms";
+          /**
+           * @description The participant (in their language, with the manage link) or the host.
+           * @enum {string}
+           */
+          to: "participant" | "host";
+        })[];
       price: {
         /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
         amount: number;
@@ -3326,6 +3348,21 @@ export interface operations {
           requiresApproval?: boolean;
           /** @description A request not decided this many hours after booking, or by its start if sooner, is declined ("not approved in time"). Default 24. */
           approvalDeadlineHours?: number;
+          /** @description Reminders of each confirmed meeting, at most 5: each is sent once, `minutesBefore` before the start (not for a meeting confirmed later than that), moved by a reschedule, dropped by a cancel. One found due only from the start on (the server was down) is skipped, never sent late. The invitation's calendar entry carries an alarm for the reader's earliest reminder. Each sent one is the webhook event `meeting.reminder_sent`. Default []. */
+          reminders?: ({
+              /** @description How long before the start it goes out: 1 minute to 14 days (20160). An absolute interval: a DST change in between does not move it. */
+              minutesBefore: number;
+              /**
+               * @description `email`, or `sms` through the operator's provider (SMS_PROVIDER; without it `sms` is 400 naming the setting). A meeting booked without a phone gets no SMS.
+               * @enum {string}
+               */
+              channel: "email" | "sms";
+              /**
+               * @description The participant (in their language, with the manage link) or the host.
+               * @enum {string}
+               */
+              to: "participant" | "host";
+            })[];
           price?: {
             /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
             amount: number;
@@ -3865,6 +3902,21 @@ export interface operations {
           requiresApproval?: boolean;
           /** @description A request not decided this many hours after booking, or by its start if sooner, is declined ("not approved in time"). Default 24. */
           approvalDeadlineHours?: number;
+          /** @description Reminders of each confirmed meeting, at most 5: each is sent once, `minutesBefore` before the start (not for a meeting confirmed later than that), moved by a reschedule, dropped by a cancel. One found due only from the start on (the server was down) is skipped, never sent late. The invitation's calendar entry carries an alarm for the reader's earliest reminder. Each sent one is the webhook event `meeting.reminder_sent`. Default []. */
+          reminders?: ({
+              /** @description How long before the start it goes out: 1 minute to 14 days (20160). An absolute interval: a DST change in between does not move it. */
+              minutesBefore: number;
+              /**
+               * @description `email`, or `sms` through the operator's provider (SMS_PROVIDER; without it `sms` is 400 naming the setting). A meeting booked without a phone gets no SMS.
+               * @enum {string}
+               */
+              channel: "email" | "sms";
+              /**
+               * @description The participant (in their language, with the manage link) or the host.
+               * @enum {string}
+               */
+              to: "participant" | "host";
+            })[];
           price?: {
             /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
             amount: number;
@@ -9436,7 +9488,7 @@ export interface operations {
                  */
                 uuid: string;
                 url: string;
-                events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined")[];
+                events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
                 description: string | null;
                 /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
                 enabled: boolean;
@@ -9575,8 +9627,8 @@ export interface operations {
         "application/json": {
           /** @description Where to POST the events: an absolute http(s) URL without a user name or password. Refused (400 at `/url`) when its host resolves to a loopback, private, link-local or metadata address, unless the operator set ALLOW_PRIVATE_URLS=true; the addresses are checked again at every delivery. One line: no control characters. */
           url: string;
-          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, payment.paid, payment.refunded, member.created, member.deleted, connection.error, meeting.no_show, meeting.requested, meeting.approved, meeting.declined. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`). */
-          events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined")[];
+          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, payment.paid, payment.refunded, member.created, member.deleted, connection.error, meeting.no_show, meeting.requested, meeting.approved, meeting.declined, meeting.reminder_sent. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`). */
+          events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
           description?: string | null;
         };
       };
@@ -9599,7 +9651,7 @@ export interface operations {
              */
             uuid: string;
             url: string;
-            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined")[];
+            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
             description: string | null;
             /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
             enabled: boolean;
@@ -9759,7 +9811,7 @@ export interface operations {
              */
             uuid: string;
             url: string;
-            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined")[];
+            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
             description: string | null;
             /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
             enabled: boolean;
@@ -10067,8 +10119,8 @@ export interface operations {
         "application/json": {
           /** @description Where to POST the events: an absolute http(s) URL without a user name or password. Refused (400 at `/url`) when its host resolves to a loopback, private, link-local or metadata address, unless the operator set ALLOW_PRIVATE_URLS=true; the addresses are checked again at every delivery. One line: no control characters. */
           url?: string;
-          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, payment.paid, payment.refunded, member.created, member.deleted, connection.error, meeting.no_show, meeting.requested, meeting.approved, meeting.declined. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`). */
-          events?: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined")[];
+          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, payment.paid, payment.refunded, member.created, member.deleted, connection.error, meeting.no_show, meeting.requested, meeting.approved, meeting.declined, meeting.reminder_sent. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`). */
+          events?: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
           description?: string | null;
           /** @description false stops deliveries; true resumes them (and resets the 3-day failure count). */
           enabled?: boolean;
@@ -10092,7 +10144,7 @@ export interface operations {
              */
             uuid: string;
             url: string;
-            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined")[];
+            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
             description: string | null;
             /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
             enabled: boolean;
@@ -10262,7 +10314,7 @@ export interface operations {
              */
             uuid: string;
             url: string;
-            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined")[];
+            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
             description: string | null;
             /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
             enabled: boolean;
@@ -10444,7 +10496,7 @@ export interface operations {
                  * @description An event type.
                  * @enum {string}
                  */
-                event: "meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined";
+                event: "meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent";
                 /**
                  * @description `pending`: not delivered yet (an attempt is due at `nextAttemptAt`); `delivered`: a 2xx answer; `failed`: given up after retrying for 24 hours.
                  * @enum {string}
@@ -10635,7 +10687,7 @@ export interface operations {
              * @description An event type.
              * @enum {string}
              */
-            event: "meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined";
+            event: "meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent";
             /**
              * @description `pending`: not delivered yet (an attempt is due at `nextAttemptAt`); `delivered`: a 2xx answer; `failed`: given up after retrying for 24 hours.
              * @enum {string}
@@ -12812,6 +12864,46 @@ export interface operations {
         "application/json": {
           /** @constant */
           type: "meeting.declined";
+          /**
+           * Format: date-time
+           * @description When the event happened (UTC, with milliseconds).
+           */
+          timestamp: string;
+          data: components["schemas"]["Meeting"];
+        };
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the delivery. */
+      200: {
+        content: never;
+      };
+      /** @description Any other answer (or none within 10 seconds) is a failed attempt: retried with backoff. */
+      400: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * meeting.reminder_sent event
+   * @description One of the topic's `reminders` went out before the meeting (an e-mail queued, or an SMS taken by the provider); `data.reminder` is `{ minutesBefore, channel, to }`. Sent once per reminder and start time. termin POSTs it to every enabled webhook subscribed to `meeting.reminder_sent`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+   */
+  onMeetingReminderSent: {
+    parameters: {
+      header: {
+        /** @description The delivery's uuid: the same on every retry of it, so a receiver deduplicates on it. */
+        "webhook-id": string;
+        /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received. For 24 hours after `POST /webhooks/{uuid}/rotate-secret` two are listed, space-separated (`v1,<new> v1,<old>`): accept the message if any one verifies. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          type: "meeting.reminder_sent";
           /**
            * Format: date-time
            * @description When the event happened (UTC, with milliseconds).

@@ -6,6 +6,23 @@ export type ReminderChannel = (typeof REMINDER_CHANNELS)[number];
 export const REMINDER_RECIPIENTS = ['participant', 'host'] as const;
 export type ReminderRecipient = (typeof REMINDER_RECIPIENTS)[number];
 
+export type ReminderOutcome = 'sent' | 'skipped' | 'failed';
+
+/** What became of one reminder of a meeting (recorded once per reminder and start time). */
+export interface ReminderRecord {
+  uuid: string;
+  meetingUuid: string;
+  key: string;
+  channel: ReminderChannel;
+  recipient: ReminderRecipient;
+  minutesBefore: number;
+  dueAt: number;
+  status: ReminderOutcome;
+  /** Why it was skipped or failed (the provider's refusal), or the SMS provider's message id. */
+  detail: string | null;
+  recordedAt: number;
+}
+
 /** One reminder of a topic: `{ minutesBefore: 1440, channel: 'email', to: 'participant' }` is the day before. */
 export interface Reminder {
   minutesBefore: number;

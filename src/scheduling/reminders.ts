@@ -2,11 +2,21 @@ import type { CountryCode } from 'libphonenumber-js';
 import type { Config } from '../config.js';
 import type { DomainEvent, MeetingEventData, ReminderEventData } from '../domain/events.js';
 import { statusAt, type Meeting } from '../domain/meeting.js';
-import { isReminderOwed, reminderDueAt, reminderFate, reminderKey, toE164, type Reminder, type ReminderChannel } from '../domain/reminders.js';
+import {
+  isReminderOwed,
+  reminderDueAt,
+  reminderFate,
+  reminderKey,
+  toE164,
+  type Reminder,
+  type ReminderChannel,
+  type ReminderOutcome,
+  type ReminderRecord,
+} from '../domain/reminders.js';
 import { toIso } from '../domain/representations.js';
 import type { DbOrTrx } from '../db/database.js';
 import { findAccount } from '../db/repositories/accounts.js';
-import { hasReminderOutcome, recordReminderOutcome, type ReminderOutcome } from '../db/repositories/meeting-reminders.js';
+import { findReminderOutcomes, hasReminderOutcome, recordReminderOutcome } from '../db/repositories/meeting-reminders.js';
 import { findTopicIncludingDeleted } from '../db/repositories/meeting-topics.js';
 import { findMeeting, lockHost } from '../db/repositories/meetings.js';
 import { completeJob, enqueueJobs, type NewJob } from '../db/repositories/outbox.js';
@@ -17,7 +27,8 @@ import { EMAIL_JOB_KIND } from '../mail/booking-message.js';
 import { reminderNotice, reminderSmsText, type ReminderFacts } from '../mail/reminder-message.js';
 import { LostClaimError, PermanentJobError, type JobHandler } from '../outbox/job-handler.js';
 import { SmsDeliveryError } from '../sms/sender.js';
-import type { UseCaseContext } from './context.js';
+import type { Principal, UseCaseContext } from './context.js';
+import { getMeeting } from './meetings.js';
 import { manageUrl } from './manage-token.js';
 import { recordEvents } from './record-events.js';
 
@@ -208,4 +219,14 @@ function readPayload(payload: unknown): ReminderJobPayload {
     throw new PermanentJobError('a reminder job without its meeting or reminder');
   }
   return value as ReminderJobPayload;
+}
+
+/**
+ * `GET /meetings/{uuid}/reminders`: what became of the meeting's reminders so far (sent,
+ * skipped after an outage or for want of a phone, failed at the SMS provider), oldest first.
+ * Who may read them: whoever may read the meeting.
+ */
+export async function listMeetingReminders(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, meetingUuid: string): Promise<ReminderRecord[]> {
+  const meeting = await getMeeting(ctx, principal, meetingUuid);
+  return findReminderOutcomes(ctx.db, meeting.uuid);
 }

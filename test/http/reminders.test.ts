@@ -181,7 +181,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('after an outage past the start a reminder is not sent late but recorded as skipped', async () => {
-      const { book } = await setUp([...emailHourBefore, { minutesBefore: 30, channel: 'sms', to: 'participant' }]);
+      const { acme, book } = await setUp([...emailHourBefore, { minutesBefore: 30, channel: 'sms', to: 'participant' }]);
       const meeting = await book(MONDAY_9_WARSAW, '+48 602 000 111');
       await drain();
       // The service was down from before the reminders until the meeting had begun.
@@ -196,6 +196,33 @@ for (const dialect of DIALECTS) {
       expect(outcomes[0]!.detail).toMatch(/^picked up at 2027-11-01T08:05:00.000Z, not before the meeting's start: not sent late$/);
       const events = await t.ctx.db.selectFrom('events').select('type').where('subject_id', '=', meeting.uuid).where('type', 'like', 'meeting.reminder%').execute();
       expect(events.map((event) => event.type)).toEqual(['meeting.reminder_skipped', 'meeting.reminder_skipped']);
+      // The host sees it on the meeting; another account does not.
+      const listed = await call(t.app, acme.apiKey, 'GET', `/api/v1/meetings/${meeting.uuid}/reminders`);
+      expect(listed.statusCode).toBe(200);
+      expect(sorted(listed.json().reminders as { channel: string }[])).toEqual(
+        sorted([
+          {
+            minutesBefore: 60,
+            channel: 'email',
+            to: 'participant',
+            dueAt: '2027-11-01T07:00:00.000Z',
+            status: 'skipped',
+            detail: "picked up at 2027-11-01T08:05:00.000Z, not before the meeting's start: not sent late",
+            recordedAt: '2027-11-01T08:05:00.000Z',
+          },
+          {
+            minutesBefore: 30,
+            channel: 'sms',
+            to: 'participant',
+            dueAt: '2027-11-01T07:30:00.000Z',
+            status: 'skipped',
+            detail: "picked up at 2027-11-01T08:05:00.000Z, not before the meeting's start: not sent late",
+            recordedAt: '2027-11-01T08:05:00.000Z',
+          },
+        ]),
+      );
+      const stranger = await createTestAccount(t.ctx);
+      expectProblem(await call(t.app, stranger.apiKey, 'GET', `/api/v1/meetings/${meeting.uuid}/reminders`), 404, 'NOT_FOUND');
     });
 
     it('an SMS the provider rate-limits is retried and sent once; a meeting without a phone gets none', async () => {

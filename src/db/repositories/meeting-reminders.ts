@@ -1,20 +1,5 @@
+import type { ReminderChannel, ReminderOutcome, ReminderRecipient, ReminderRecord } from '../../domain/reminders.js';
 import type { DbOrTrx } from '../database.js';
-
-export type ReminderOutcome = 'sent' | 'skipped' | 'failed';
-
-/** What became of one reminder of a meeting. */
-export interface ReminderRecord {
-  uuid: string;
-  meetingUuid: string;
-  key: string;
-  channel: string;
-  recipient: string;
-  minutesBefore: number;
-  dueAt: number;
-  status: ReminderOutcome;
-  detail: string | null;
-  recordedAt: number;
-}
 
 /**
  * Records a reminder's outcome unless one is recorded under its key already; true when this
@@ -53,8 +38,8 @@ export async function findReminderOutcomes(db: DbOrTrx, meetingUuid: string): Pr
     uuid: row.id,
     meetingUuid: row.meeting_id,
     key: row.reminder_key,
-    channel: row.channel,
-    recipient: row.recipient,
+    channel: row.channel as ReminderChannel,
+    recipient: row.recipient as ReminderRecipient,
     minutesBefore: row.minutes_before,
     dueAt: Number(row.due_at),
     status: row.status as ReminderOutcome,

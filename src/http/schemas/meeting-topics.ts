@@ -196,3 +196,20 @@ export const MeetingTopicQuerySchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** `GET /meetings/{uuid}/reminders`: each reminder that came due, and what became of it. */
+export const MeetingRemindersSchema = Type.Object({
+  reminders: Type.Array(
+    Type.Object({
+      minutesBefore: Type.Integer(),
+      channel: StringEnum(REMINDER_CHANNELS),
+      to: StringEnum(REMINDER_RECIPIENTS),
+      dueAt: Timestamp,
+      status: StringEnum(['sent', 'skipped', 'failed'] as const, {
+        description: '`skipped`: found due only from the start on (not sent late), or no phone for an SMS; `failed`: the SMS provider refused it for good.',
+      }),
+      detail: Nullable(Type.String({ description: 'Why it was skipped or failed, or the SMS provider’s message id.' })),
+      recordedAt: Timestamp,
+    }),
+  ),
+});

@@ -532,7 +532,7 @@ export interface webhooks {
   "meeting.reminder_sent": {
     /**
      * meeting.reminder_sent event
-     * @description One of the topic's `reminders` went out before the meeting (an e-mail queued, or an SMS taken by the provider); `data.reminder` is `{ minutesBefore, channel, to }`. Sent once per reminder and start time. termin POSTs it to every enabled webhook subscribed to `meeting.reminder_sent`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+     * @description One of the topic's `reminders` went out before the meeting (an e-mail queued, or an SMS taken by the provider); `data.reminder` is `{ minutesBefore, channel, to }`. Sent once per reminder and start time. termin POSTs it to every enabled webhook subscribed to `meeting.reminder_sent`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, and `reminder`: which reminder (`minutesBefore`, `channel`, `to`), as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
      */
     post: operations["onMeetingReminderSent"];
   };
@@ -9798,7 +9798,7 @@ export interface operations {
         "application/json": {
           /** @description Where to POST the events: an absolute http(s) URL without a user name or password. Refused (400 at `/url`) when its host resolves to a loopback, private, link-local or metadata address, unless the operator set ALLOW_PRIVATE_URLS=true; the addresses are checked again at every delivery. One line: no control characters. */
           url: string;
-          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, payment.paid, payment.refunded, member.created, member.deleted, connection.error, meeting.no_show, meeting.requested, meeting.approved, meeting.declined, meeting.reminder_sent. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`). */
+          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, payment.paid, payment.refunded, member.created, member.deleted, connection.error, meeting.no_show, meeting.requested, meeting.approved, meeting.declined, meeting.reminder_sent. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`); `meeting.reminder_sent`: one of the topic's `reminders` went out (data: the meeting, with `reminder`). */
           events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
           description?: string | null;
         };
@@ -10290,7 +10290,7 @@ export interface operations {
         "application/json": {
           /** @description Where to POST the events: an absolute http(s) URL without a user name or password. Refused (400 at `/url`) when its host resolves to a loopback, private, link-local or metadata address, unless the operator set ALLOW_PRIVATE_URLS=true; the addresses are checked again at every delivery. One line: no control characters. */
           url?: string;
-          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, payment.paid, payment.refunded, member.created, member.deleted, connection.error, meeting.no_show, meeting.requested, meeting.approved, meeting.declined, meeting.reminder_sent. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`). */
+          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, payment.paid, payment.refunded, member.created, member.deleted, connection.error, meeting.no_show, meeting.requested, meeting.approved, meeting.declined, meeting.reminder_sent. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`); `meeting.reminder_sent`: one of the topic's `reminders` went out (data: the meeting, with `reminder`). */
           events?: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
           description?: string | null;
           /** @description false stops deliveries; true resumes them (and resets the 3-day failure count). */
@@ -13057,7 +13057,7 @@ export interface operations {
   };
   /**
    * meeting.reminder_sent event
-   * @description One of the topic's `reminders` went out before the meeting (an e-mail queued, or an SMS taken by the provider); `data.reminder` is `{ minutesBefore, channel, to }`. Sent once per reminder and start time. termin POSTs it to every enabled webhook subscribed to `meeting.reminder_sent`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+   * @description One of the topic's `reminders` went out before the meeting (an e-mail queued, or an SMS taken by the provider); `data.reminder` is `{ minutesBefore, channel, to }`. Sent once per reminder and start time. termin POSTs it to every enabled webhook subscribed to `meeting.reminder_sent`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, and `reminder`: which reminder (`minutesBefore`, `channel`, `to`), as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
    */
   onMeetingReminderSent: {
     parameters: {
@@ -13080,7 +13080,17 @@ export interface operations {
            * @description When the event happened (UTC, with milliseconds).
            */
           timestamp: string;
-          data: components["schemas"]["Meeting"];
+          data: components["schemas"]["Meeting"] & ({
+            /** @description The topic's reminder that went out. */
+            reminder: {
+              /** @description How long before the start it was due. */
+              minutesBefore: number;
+              /** @enum {string} */
+              channel: "email" | "sms";
+              /** @enum {string} */
+              to: "participant" | "host";
+            };
+          });
         };
       };
     };

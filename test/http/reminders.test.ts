@@ -6,6 +6,7 @@ import { findReminderOutcomes } from '../../src/db/repositories/meeting-reminder
 import type { RenderedMessage } from '../../src/mail/render.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
 import { startFakeSmsapi, type FakeSmsapi } from '../fakes/smsapi.js';
+import { startFakeTwilio, type FakeTwilio } from '../fakes/twilio.js';
 import { startReceiver, type Receiver } from '../net/receivers.js';
 
 const MINUTE = 60_000;
@@ -287,6 +288,54 @@ for (const dialect of DIALECTS) {
       } finally {
         await other.close();
       }
+    });
+
+    describe('through Twilio', () => {
+      let tw: TestApp;
+      let twilio: FakeTwilio;
+      beforeAll(async () => {
+        twilio = await startFakeTwilio();
+        tw = await createTestApp(dialect, createClock(NOW), twilio.env);
+      });
+      afterAll(async () => {
+        await tw?.close();
+        await twilio?.close();
+      });
+
+      it('sends the reminder to the number in E.164, in the participant’s language', async () => {
+        const acme = await createTestAccount(tw.ctx, { timezone: 'Europe/Warsaw', places: ['phone-call'] });
+        const topic = (
+          await call(tw.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
+            name: 'Intro call',
+            durationMinutes: 30,
+            places: ['phone-call'],
+            reminders: [{ minutesBefore: 120, channel: 'sms', to: 'participant' }],
+          })
+        ).json();
+        const book = (start: string, phone: string, lang: string) =>
+          call(tw.app, acme.apiKey, 'POST', '/api/v1/schedule', {
+            dates: [{ start, username: acme.owner.username }],
+            email: `${lang}@example.com`,
+            lang,
+            name: 'Pat Doe',
+            phone,
+            place: 'phone-call',
+            meetingTopic: topic.uuid,
+            timezone: lang === 'en' ? 'America/New_York' : 'Europe/Warsaw',
+          });
+        expect((await book(MONDAY_9_WARSAW, '+1 (415) 555-2671', 'en')).statusCode).toBe(201);
+        expect((await book('2027-11-01T09:00:00.000Z', '601 234 567', 'pl')).statusCode).toBe(201);
+        await runJobsCapturingMail(tw.ctx, []);
+        tw.clock.set(Date.parse(MONDAY_9_WARSAW) - 120 * MINUTE);
+        await runJobsCapturingMail(tw.ctx, []);
+        expect(twilio.sent.map((sms) => [sms.to, sms.from])).toEqual([['+14155552671', twilio.from]]);
+        // The participant's zone and language: 4:00 AM in New York (still summer time there), the number the host calls.
+        expect(twilio.sent[0]!.body).toMatch(/^Reminder: Intro call with Olga Owner, .*4:00\sAM\. \+1 \(415\) 555-2671 Move or cancel: http:\/\/\S+\/booking\/\S+$/);
+        tw.clock.set(Date.parse('2027-11-01T07:00:00.000Z'));
+        await runJobsCapturingMail(tw.ctx, []);
+        expect(twilio.sent.map((sms) => sms.to)).toEqual(['+14155552671', '+48601234567']);
+        expect(twilio.sent[1]!.body).toMatch(/^Przypomnienie: Intro call, Olga Owner, 1 lis 2027, 10:00\./);
+      });
     });
 
     describe('bad input', () => {

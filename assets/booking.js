@@ -644,10 +644,14 @@
     function showTotal() {
       if (!config.paid) return;
       var choice = form.elements.namedItem('priceVariant');
-      var total = (config.totals || {})[choice ? choice.value : ''];
+      var variant = choice ? choice.value : '';
+      var total = (config.totals || {})[variant];
       var discount = form.elements.namedItem('discount');
+      var code = discount ? discount.value.trim() : '';
       var text = submitButton.getAttribute('data-label');
-      if (total) text += ' \u00b7 ' + total + (discount && discount.value.trim() ? ' (' + strings.beforeDiscount + ')' : '');
+      // The server's quote for exactly this code and price, once it came; until then the price before it.
+      if (quoted && quoted.code === code && quoted.variant === variant) text += ' \u00b7 ' + quoted.total;
+      else if (total) text += ' \u00b7 ' + total + (code ? ' (' + strings.beforeDiscount + ')' : '');
       // Only on a real change: a field's `change` fires as the button is pressed, and
       // replacing the button's text between mousedown and mouseup loses that click.
       if (submitButton.textContent !== text) submitButton.textContent = text;
@@ -655,6 +659,46 @@
     form.addEventListener('change', showTotal);
     form.addEventListener('input', showTotal);
     showTotal();
+
+    /** Asks the server what a typed discount code takes off (POST /public/quote), when the field is left or the price changes. */
+    var quoted = null;
+    var quoteSeq = 0;
+    function money(amount) {
+      var format = new Intl.NumberFormat(locale(config.lang), { style: 'currency', currency: amount.currency });
+      return format.format(amount.amount / 10 ** (format.resolvedOptions().maximumFractionDigits || 0));
+    }
+    function quoteDiscount() {
+      var discount = form.elements.namedItem('discount');
+      if (!config.paid || !discount) return;
+      var code = discount.value.trim();
+      var status = $('discount-status');
+      var error = $(discount.id + '-error');
+      var choice = form.elements.namedItem('priceVariant');
+      var variant = choice ? choice.value : '';
+      var seq = ++quoteSeq;
+      discount.removeAttribute('aria-invalid');
+      error.textContent = '';
+      status.textContent = '';
+      if (!code) { quoted = null; showTotal(); return; }
+      var body = { meetingTopic: config.topic, discount: code };
+      if (variant) body.priceVariant = variant;
+      postJson(API + '/public/quote', body, config.lang).then(function (r) {
+        if (seq !== quoteSeq) return;
+        if (r.status === 200 && r.data.total) {
+          quoted = { code: code, variant: variant, total: money(r.data.total) };
+          status.textContent = strings.discountApplied.replace('{code}', r.data.discount.code).replace('{price}', money(r.data.price)).replace('{total}', quoted.total);
+        } else if (r.data && r.data.code === 'DISCOUNT_INVALID') {
+          quoted = null;
+          discount.setAttribute('aria-invalid', 'true');
+          error.textContent = strings.discountInvalid;
+        }
+        showTotal();
+      });
+    }
+    if (form.elements.namedItem('discount')) {
+      form.elements.namedItem('discount').addEventListener('change', quoteDiscount);
+      form.addEventListener('change', function (event) { if (event.target && event.target.name === 'priceVariant') quoteDiscount(); });
+    }
 
     $('change-time').addEventListener('click', function () {
       form.hidden = true;

@@ -15,6 +15,7 @@ import { registerRateLimits } from './http/rate-limit.js';
 import { registerRequestIdHeader, requestIdOf } from './http/request-id.js';
 import { accountRoutes } from './http/routes/account.js';
 import { availabilityRoutes } from './http/routes/availability.js';
+import { scheduleRoutes } from './http/routes/schedules.js';
 import { placeDetailsRoutes } from './http/routes/place-details.js';
 import { bookingPageRoutes } from './http/routes/pages-booking.js';
 import { calendarRoutes } from './http/routes/calendars.js';
@@ -198,7 +199,18 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
           origin: origins === '*' ? true : origins,
           methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
           allowedHeaders: ['Content-Type', 'Accept', 'Accept-Language', 'X-Service-Api-Key', 'Idempotency-Key', 'X-Request-Id', 'Authorization'],
-          exposedHeaders: ['Retry-After', 'Idempotent-Replayed', 'Location', 'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'WWW-Authenticate'],
+          exposedHeaders: [
+            'Retry-After',
+            'Idempotent-Replayed',
+            'Location',
+            'X-Request-Id',
+            'X-RateLimit-Limit',
+            'X-RateLimit-Remaining',
+            'X-RateLimit-Reset',
+            'RateLimit',
+            'RateLimit-Policy',
+            'WWW-Authenticate',
+          ],
           maxAge: 600,
         });
       }
@@ -223,6 +235,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         await authenticated.register(accountRoutes, { ctx });
         await authenticated.register(meetingTopicRoutes, { ctx });
         await authenticated.register(availabilityRoutes, { ctx });
+        await authenticated.register(scheduleRoutes, { ctx });
         await authenticated.register(placeDetailsRoutes, { ctx });
         await authenticated.register(meetingRoutes, { ctx });
         await authenticated.register(discountCodeRoutes, { ctx });

@@ -7,7 +7,7 @@ import type { FieldError } from '../domain/errors.js';
 import { isValidTimeZone } from '../domain/time-zones.js';
 import { type BusyInterval, type TimeRange, wallToInstant } from './busy-time.js';
 import { CalendarAuthError, CalendarBadResponseError, CalendarError, CalendarNotFoundError, CalendarTooLargeError, CalendarUnreachableError } from './errors.js';
-import type { CalendarProvider, CalendarWriter } from './provider.js';
+import type { CalendarChanges, CalendarProvider, CalendarWriter } from './provider.js';
 
 /**
  * A Google Calendar on a host's Google connection (Calendar API v3,
@@ -19,6 +19,14 @@ import type { CalendarProvider, CalendarWriter } from './provider.js';
  * events block the host's local days. Meetings are written under an event id derived from
  * their invitation's UID (`events.update`, or `insert` the first time), always with
  * `sendUpdates=none`.
+ *
+ * The sync reads incrementally (developers.google.com/calendar/api/guides/sync): a full read
+ * from the start of the window to twice its length ahead gives a `nextSyncToken` on its last
+ * page; each later read sends only `syncToken` (no `timeMin`/`timeMax`/`showDeleted`, which
+ * Google refuses beside it) and gets the events changed since, deleted ones as `cancelled`.
+ * A 410 (the token expired or was invalidated) means a full read again, and so do a window
+ * that has moved past what the full read covered and a host who changed zones (all-day events
+ * are placed in the host's zone).
  */
 
 /** Pages of 2 500 events read at most per sync: 100 000 events, far past any host's window. */
@@ -85,10 +93,88 @@ export function createGoogleCalendarProvider(urls: ProviderEndpoints): CalendarP
           const items = await withToken((accessToken) => listEvents(api, events, range, accessToken));
           return busyOfGoogleEvents(items, range, hostZone, options?.ignoreUids);
         },
+        async readChanges(state, range, hostZone) {
+          if (!isValidTimeZone(hostZone)) throw new RangeError(`Not an IANA time zone: ${hostZone}`);
+          return withToken((accessToken) => readGoogleChanges(api, events, parseSyncState(state), range, hostZone, accessToken));
+        },
         writer,
       };
     },
   };
+}
+
+/** What a Google calendar's sync keeps between reads: the token, and what the full read it descends from covered. */
+interface GoogleSyncState {
+  syncToken: string;
+  zone: string;
+  /** The full read's `timeMax`: events starting later were not read, so a window reaching past it needs a full read again. */
+  until: number;
+}
+
+function parseSyncState(state: string | null): GoogleSyncState | null {
+  if (state === null) return null;
+  try {
+    const parsed = JSON.parse(state) as Partial<GoogleSyncState>;
+    return typeof parsed.syncToken === 'string' && typeof parsed.zone === 'string' && typeof parsed.until === 'number' ? (parsed as GoogleSyncState) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The changes since `state` (its token still valid, its window and zone still right), else a
+ * full read: `{ full, events: [{ id, span }], state }`, each event's span as
+ * `busySpanOfGoogleEvent` gives it.
+ */
+async function readGoogleChanges(api: string, events: string, state: GoogleSyncState | null, range: TimeRange, hostZone: string, accessToken: string): Promise<CalendarChanges> {
+  const toChanges = (items: unknown[], full: boolean, syncToken: string, until: number): CalendarChanges => ({
+    full,
+    events: items.flatMap((item) => {
+      const id = optionalString(objectOf(item), 'id');
+      return id === null ? [] : [{ id, span: busySpanOfGoogleEvent(item, hostZone) }];
+    }),
+    state: JSON.stringify({ syncToken, zone: hostZone, until } satisfies GoogleSyncState),
+  });
+  if (state !== null && state.zone === hostZone && state.until >= range.to) {
+    const read = await listPages(api, events, accessToken, (query) => {
+      query.set('syncToken', state.syncToken);
+      query.set('singleEvents', 'true');
+      query.set('maxResults', '2500');
+    });
+    if (read !== 'gone') return toChanges(read.items, false, read.syncToken, state.until);
+  }
+  // Twice the window ahead, so the full read is needed again only after the window has moved that far.
+  const until = range.to + (range.to - range.from);
+  const read = await listPages(api, events, accessToken, (query) => {
+    query.set('singleEvents', 'true');
+    query.set('timeMin', new Date(range.from).toISOString());
+    query.set('timeMax', new Date(until).toISOString());
+    query.set('maxResults', '2500');
+    query.set('showDeleted', 'false');
+  });
+  if (read === 'gone') throw new CalendarBadResponseError('Google read the calendar: a full read was refused as if it had a sync token (HTTP 410)');
+  return toChanges(read.items, true, read.syncToken, until);
+}
+
+/** Every page of one `events.list` and the `nextSyncToken` of its last page; `gone` when Google answers 410 (the sync token is no longer valid). */
+async function listPages(api: string, events: string, accessToken: string, setQuery: (query: URLSearchParams) => void): Promise<{ items: unknown[]; syncToken: string } | 'gone'> {
+  const items: unknown[] = [];
+  let pageToken: string | null = null;
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const query = new URLSearchParams();
+    setQuery(query);
+    if (pageToken !== null) query.set('pageToken', pageToken);
+    const answer = await callGoogle('read the calendar', api, { method: 'GET', path: `${events}?${query}`, accessToken }, [200, 410]);
+    if (answer.status === 410) return 'gone';
+    const body = answer.body as { items?: unknown; nextPageToken?: unknown; nextSyncToken?: unknown } | undefined;
+    if (!body || !Array.isArray(body.items)) throw new CalendarBadResponseError('Google read the calendar: the answer is not an event list');
+    items.push(...body.items);
+    pageToken = typeof body.nextPageToken === 'string' && body.nextPageToken !== '' ? body.nextPageToken : null;
+    if (pageToken !== null) continue;
+    if (typeof body.nextSyncToken !== 'string' || body.nextSyncToken === '') throw new CalendarBadResponseError('Google read the calendar: the last page has no nextSyncToken');
+    return { items, syncToken: body.nextSyncToken };
+  }
+  throw new CalendarTooLargeError(`Google read the calendar: more than ${MAX_PAGES} pages of events in the booking window`);
 }
 
 async function listEvents(api: string, events: string, range: TimeRange, accessToken: string): Promise<unknown[]> {
@@ -123,21 +209,29 @@ async function listEvents(api: string, events: string, range: TimeRange, accessT
 export function busyOfGoogleEvents(items: readonly unknown[], range: TimeRange, hostZone: string, ignoreUids?: ReadonlySet<string>): BusyInterval[] {
   const busy: BusyInterval[] = [];
   for (const item of items) {
-    const event = objectOf(item);
-    if (!event) continue;
-    if (event.status === 'cancelled' || event.transparency === 'transparent') continue;
-    if (optionalString(objectOf(objectOf(event.extendedProperties)?.private), 'termin') !== null) continue;
-    const uid = optionalString(event, 'iCalUID');
-    if (uid !== null && ignoreUids?.has(uid)) continue;
-    const self = Array.isArray(event.attendees) ? event.attendees.map(objectOf).find((attendee) => attendee?.self === true) : undefined;
-    if (self?.responseStatus === 'declined') continue;
-    const start = instantOf(event.start, hostZone);
-    const end = instantOf(event.end, hostZone);
-    if (start === null || end === null || end < start) continue;
-    if (end > range.from && start < range.to) busy.push({ start, end });
-    else if (start === end && start >= range.from && start < range.to) busy.push({ start, end });
+    const span = busySpanOfGoogleEvent(item, hostZone, ignoreUids);
+    if (span === null) continue;
+    const { start, end } = span;
+    if (end > range.from && start < range.to) busy.push(span);
+    else if (start === end && start >= range.from && start < range.to) busy.push(span);
   }
   return busy.sort((a, b) => a.start - b.start || a.end - b.end);
+}
+
+/** The time one Google event blocks, whenever it is; null for an event that blocks nothing (see busyOfGoogleEvents). */
+export function busySpanOfGoogleEvent(item: unknown, hostZone: string, ignoreUids?: ReadonlySet<string>): BusyInterval | null {
+  const event = objectOf(item);
+  if (!event) return null;
+  if (event.status === 'cancelled' || event.transparency === 'transparent') return null;
+  if (optionalString(objectOf(objectOf(event.extendedProperties)?.private), 'termin') !== null) return null;
+  const uid = optionalString(event, 'iCalUID');
+  if (uid !== null && ignoreUids?.has(uid)) return null;
+  const self = Array.isArray(event.attendees) ? event.attendees.map(objectOf).find((attendee) => attendee?.self === true) : undefined;
+  if (self?.responseStatus === 'declined') return null;
+  const start = instantOf(event.start, hostZone);
+  const end = instantOf(event.end, hostZone);
+  if (start === null || end === null || end < start) return null;
+  return { start, end };
 }
 
 /** `{ dateTime }` (an instant with its offset) or `{ date }` (an all-day date, the host's local midnight). */

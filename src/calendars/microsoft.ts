@@ -1,13 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import ICAL from 'ical.js';
 import type { ProviderEndpoints } from '../config.js';
 import { callProvider, optionalString } from '../connections/http.js';
-import { REQUEST_ID_PROPERTY } from '../connections/microsoft.js';
+import { REQUEST_ID_PROPERTY, TERMIN_TRANSACTION_PREFIX } from '../connections/microsoft.js';
 import { AccessTokenRejectedError, ProviderError } from '../connections/provider.js';
 import type { FieldError } from '../domain/errors.js';
 import { isValidTimeZone } from '../domain/time-zones.js';
 import { type BusyInterval, type TimeRange, wallToInstant } from './busy-time.js';
 import { CalendarAuthError, CalendarBadResponseError, CalendarError, CalendarNotFoundError, CalendarTooLargeError, CalendarUnreachableError } from './errors.js';
-import type { CalendarProvider, CalendarWriter } from './provider.js';
+import type { CalendarChanges, CalendarProvider, CalendarWriter } from './provider.js';
 
 /**
  * An Outlook calendar on a host's Microsoft connection (Microsoft Graph v1.0,
@@ -22,7 +23,16 @@ import type { CalendarProvider, CalendarWriter } from './provider.js';
  * Meetings are written as events without attendees (Graph sends no invitation then), marked with
  * their invitation's UID in an extended property; a move or a removal finds them by it
  * (`$filter` on the property), so no remote id has to be stored and a lost answer to a POST is
- * found, not made twice, on the next attempt.
+ * found, not made twice, on the next attempt. They also carry a `transactionId` starting with
+ * `termin-`, as the Teams rooms do: the one mark a delta read shows.
+ *
+ * The sync reads incrementally (learn.microsoft.com/graph/delta-query-events): a full read is
+ * `calendarView/delta` over the window and as far again ahead, page by page
+ * (`@odata.nextLink`), whose last page gives an `@odata.deltaLink`; each later read follows
+ * the stored delta link (the window is in it) and gets what changed since, a deleted event as
+ * `{ id, "@removed": { reason } }`. A 410, or `syncStateNotFound` / `resyncRequired` (the
+ * token expired), means a full read again, and so do a window that has moved past the one the
+ * delta link covers and a host who changed zones.
  */
 
 /** The extended property holding the UID of the meeting an event is termin's copy of (same GUID namespace as the Teams rooms' request id). */
@@ -34,6 +44,8 @@ const MAX_PAGES = 200;
 const LABEL = 'Microsoft';
 /** Graph answers times in this zone instead of the mailbox's. */
 const HEADERS = { prefer: 'outlook.timezone="UTC"' };
+/** Delta reads page by `odata.maxpagesize` (they take no `$top`). */
+const DELTA_HEADERS = { prefer: `outlook.timezone="UTC", odata.maxpagesize=${PAGE_SIZE}` };
 /** What is busy of `showAs`: everything but free and working elsewhere (`tentative`, `busy`, `oof`, `unknown` block). */
 const NOT_BUSY = new Set(['free', 'workingElsewhere']);
 
@@ -94,7 +106,7 @@ export function createMicrosoftCalendarProvider(urls: ProviderEndpoints): Calend
               if (moved.status === 200) return;
             }
             // Not there (or deleted by the host meanwhile): made anew, marked so the next write finds it.
-            const json = { ...event, singleValueExtendedProperties: [{ id: COPY_UID_PROPERTY, value: uid }] };
+            const json = { ...event, transactionId: `${TERMIN_TRANSACTION_PREFIX}copy-${randomUUID()}`, singleValueExtendedProperties: [{ id: COPY_UID_PROPERTY, value: uid }] };
             await callProvider(LABEL, 'write an event', api, { method: 'POST', path: `${base}/events`, accessToken, json, headers: HEADERS }, [201]);
           });
         },
@@ -112,10 +124,85 @@ export function createMicrosoftCalendarProvider(urls: ProviderEndpoints): Calend
           const items = await withToken((accessToken) => listCalendarView(api, base, range, accessToken));
           return busyOfGraphEvents(items, range, hostZone, options?.ignoreUids);
         },
+        async readChanges(state, range, hostZone) {
+          if (!isValidTimeZone(hostZone)) throw new RangeError(`Not an IANA time zone: ${hostZone}`);
+          return withToken((accessToken) => readGraphChanges(api, base, parseSyncState(state), range, hostZone, accessToken));
+        },
         writer,
       };
     },
   };
+}
+
+/** What a Microsoft calendar's sync keeps between reads: the delta link, and the window and zone of the full read it descends from. */
+interface GraphSyncState {
+  deltaPath: string;
+  zone: string;
+  /** The end of the delta's window: a booking window reaching past it needs a full read again. */
+  until: number;
+}
+
+function parseSyncState(state: string | null): GraphSyncState | null {
+  if (state === null) return null;
+  try {
+    const parsed = JSON.parse(state) as Partial<GraphSyncState>;
+    return typeof parsed.deltaPath === 'string' && typeof parsed.zone === 'string' && typeof parsed.until === 'number' ? (parsed as GraphSyncState) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The changes since `state` (its delta link still known to Graph, its window and zone still right), else a full delta read of a new window. */
+async function readGraphChanges(api: string, base: string, state: GraphSyncState | null, range: TimeRange, hostZone: string, accessToken: string): Promise<CalendarChanges> {
+  const toChanges = (items: unknown[], full: boolean, deltaPath: string, until: number): CalendarChanges => ({
+    full,
+    events: items.flatMap((item) => {
+      const event = objectOf(item);
+      const id = optionalString(event, 'id');
+      if (id === null) return [];
+      return [{ id, span: event?.['@removed'] !== undefined ? null : busySpanOfGraphEvent(item, hostZone) }];
+    }),
+    state: JSON.stringify({ deltaPath, zone: hostZone, until } satisfies GraphSyncState),
+  });
+  if (state !== null && state.zone === hostZone && state.until >= range.to) {
+    const read = await readDeltaPages(api, state.deltaPath, accessToken);
+    if (read !== 'gone') return toChanges(read.items, false, read.deltaPath, state.until);
+  }
+  // The window and as far again ahead: a full read is needed again only once the window has moved that far.
+  const until = range.to + (range.to - range.from);
+  const query = new URLSearchParams({ startDateTime: new Date(range.from).toISOString(), endDateTime: new Date(until).toISOString() });
+  const read = await readDeltaPages(api, `${base}/calendarView/delta?${query}`, accessToken);
+  if (read === 'gone') throw new CalendarBadResponseError('Microsoft read the calendar: a new delta read was refused as expired');
+  return toChanges(read.items, true, read.deltaPath, until);
+}
+
+/** Graph's codes for a delta token it no longer knows (the sync must start over). */
+const RESYNC_CODES = new Set(['syncstatenotfound', 'resyncrequired', 'syncstateinvalid']);
+
+/** Every page of one delta round and the path of its `@odata.deltaLink`; `gone` when Graph no longer knows the token. */
+async function readDeltaPages(api: string, firstPath: string, accessToken: string): Promise<{ items: unknown[]; deltaPath: string } | 'gone'> {
+  let path = firstPath;
+  const items: unknown[] = [];
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const answer = await callProvider(LABEL, 'read the calendar', api, { method: 'GET', path, accessToken, headers: DELTA_HEADERS }, [200, 400, 410]);
+    if (answer.status !== 200) {
+      const code = optionalString(objectOf(objectOf(answer.body)?.error), 'code')?.toLowerCase() ?? '';
+      if (answer.status === 410 || RESYNC_CODES.has(code)) return 'gone';
+      throw new CalendarBadResponseError(`Microsoft read the calendar: HTTP ${answer.status}${code === '' ? '' : ` ${code.slice(0, 60)}`}`, answer.status);
+    }
+    const body = answer.body as { value?: unknown; '@odata.nextLink'?: unknown; '@odata.deltaLink'?: unknown } | undefined;
+    if (!body || !Array.isArray(body.value)) throw new CalendarBadResponseError('Microsoft read the calendar: the answer is not an event list');
+    items.push(...body.value);
+    const next = nextPathOf(body['@odata.nextLink']);
+    if (next !== null) {
+      path = next;
+      continue;
+    }
+    const delta = nextPathOf(body['@odata.deltaLink']);
+    if (delta === null) throw new CalendarBadResponseError('Microsoft read the calendar: the last page has no delta link');
+    return { items, deltaPath: delta };
+  }
+  throw new CalendarTooLargeError(`Microsoft read the calendar: more than ${MAX_PAGES} pages of events in the booking window`);
 }
 
 async function listCalendarView(api: string, base: string, range: TimeRange, accessToken: string): Promise<unknown[]> {
@@ -166,22 +253,31 @@ function nextPathOf(nextLink: unknown): string | null {
 export function busyOfGraphEvents(items: readonly unknown[], range: TimeRange, hostZone: string, ignoreUids?: ReadonlySet<string>): BusyInterval[] {
   const busy: BusyInterval[] = [];
   for (const item of items) {
-    const event = objectOf(item);
-    if (!event) continue;
-    if (event.isCancelled === true || NOT_BUSY.has(String(event.showAs))) continue;
-    if (objectOf(event.responseStatus)?.response === 'declined') continue;
-    const properties = Array.isArray(event.singleValueExtendedProperties) ? event.singleValueExtendedProperties.map(objectOf) : [];
-    if (properties.some((property) => property?.id === COPY_UID_PROPERTY || property?.id === REQUEST_ID_PROPERTY)) continue;
-    const uid = optionalString(event, 'iCalUId');
-    if (uid !== null && ignoreUids?.has(uid)) continue;
-    const allDay = event.isAllDay === true;
-    const start = instantOf(event.start, allDay, hostZone);
-    const end = instantOf(event.end, allDay, hostZone);
-    if (start === null || end === null || end < start) continue;
-    if (end > range.from && start < range.to) busy.push({ start, end });
-    else if (start === end && start >= range.from && start < range.to) busy.push({ start, end });
+    const span = busySpanOfGraphEvent(item, hostZone, ignoreUids);
+    if (span === null) continue;
+    const { start, end } = span;
+    if (end > range.from && start < range.to) busy.push(span);
+    else if (start === end && start >= range.from && start < range.to) busy.push(span);
   }
   return busy.sort((a, b) => a.start - b.start || a.end - b.end);
+}
+
+/** The time one Graph event blocks, whenever it is; null for one that blocks nothing (see busyOfGraphEvents), termin's own known by its extended property or its `transactionId`. */
+export function busySpanOfGraphEvent(item: unknown, hostZone: string, ignoreUids?: ReadonlySet<string>): BusyInterval | null {
+  const event = objectOf(item);
+  if (!event) return null;
+  if (event.isCancelled === true || NOT_BUSY.has(String(event.showAs))) return null;
+  if (objectOf(event.responseStatus)?.response === 'declined') return null;
+  const properties = Array.isArray(event.singleValueExtendedProperties) ? event.singleValueExtendedProperties.map(objectOf) : [];
+  if (properties.some((property) => property?.id === COPY_UID_PROPERTY || property?.id === REQUEST_ID_PROPERTY)) return null;
+  if (optionalString(event, 'transactionId')?.startsWith(TERMIN_TRANSACTION_PREFIX)) return null;
+  const uid = optionalString(event, 'iCalUId');
+  if (uid !== null && ignoreUids?.has(uid)) return null;
+  const allDay = event.isAllDay === true;
+  const start = instantOf(event.start, allDay, hostZone);
+  const end = instantOf(event.end, allDay, hostZone);
+  if (start === null || end === null || end < start) return null;
+  return { start, end };
 }
 
 /** A Graph `dateTimeTimeZone` in UTC (as asked for) or an IANA zone; an all-day event's date at the host's local midnight. */

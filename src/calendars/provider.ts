@@ -57,6 +57,23 @@ export interface RemoteCalendar {
   readBusy(range: TimeRange, hostZone: string, options?: BusyOptions): Promise<BusyInterval[]>;
   /** Null for a calendar termin cannot write into (an iCalendar URL is read-only). */
   writer: CalendarWriter | null;
+  /**
+   * Set for calendars whose provider says what changed since the last read (Google's sync
+   * token, Graph's delta link): the changes since `state` (what the last call returned; null:
+   * none yet), or a full read when there is no state, it no longer covers `range` or the zone,
+   * or the provider has forgotten it. The sync keeps each event's span and applies these.
+   */
+  readChanges?(state: string | null, range: TimeRange, hostZone: string): Promise<CalendarChanges>;
+}
+
+/** What one incremental read of a calendar found. */
+export interface CalendarChanges {
+  /** A full read: these events are all there is (every event kept from before is dropped). */
+  full: boolean;
+  /** Each event read, by the provider's id: its busy span, or null when it does not block (any more): deleted, cancelled, free, declined, termin's own. */
+  events: { id: string; span: BusyInterval | null }[];
+  /** Where the next read starts; opaque to the use case, stored as it is. */
+  state: string;
 }
 
 /** A host's OAuth connection, lent to a calendar on it for one call: a working access token (refreshed as needed). */

@@ -10,7 +10,7 @@ import { ProviderError } from './provider.js';
  * `onlineMeeting.joinUrl` is the room; the same event is the host's calendar copy. Moved with
  * `PATCH /v1.0/me/events/{id}`, removed with `DELETE`.
  *
- * Idempotency: Graph takes the request id as the event's `transactionId` and answers a repeated
+ * Idempotency: Graph takes the request id (prefixed `termin-`) as the event's `transactionId` and answers a repeated
  * POST with the event it already made. Graph cannot filter events by `transactionId`, so the
  * request id is also stored as a single-value extended property, which it can filter on: an
  * attempt whose answer was lost finds its event that way.
@@ -33,6 +33,13 @@ export const MICROSOFT_SCOPES = ['offline_access', 'User.Read', 'Calendars.ReadW
 /** The extended property holding termin's request id on each event: a GUID namespace of termin's own and a name. */
 export const REQUEST_ID_PROPERTY = 'String {1f0c8a52-7d3b-4c1e-9a64-3b6f2d9e8c17} Name terminRequestId';
 
+/**
+ * Every event termin makes carries a `transactionId` starting with this: Graph returns it in
+ * every read, delta reads included, which return no extended properties, so the calendar sync
+ * knows termin's own events (they block as meetings already) by it.
+ */
+export const TERMIN_TRANSACTION_PREFIX = 'termin-';
+
 /** How often, and how far apart, a new event is read again while Teams has not given it a join link yet. */
 const JOIN_URL_READS = 2;
 const JOIN_URL_PAUSE_MS = 1_000;
@@ -54,7 +61,7 @@ export function createMicrosoftAdapter(urls: ProviderEndpoints): IntegrationAdap
     isOnlineMeeting: true,
     onlineMeetingProvider: 'teamsForBusiness',
     allowNewTimeProposals: false,
-    transactionId: request.requestId,
+    transactionId: `${TERMIN_TRANSACTION_PREFIX}${request.requestId}`,
     singleValueExtendedProperties: [{ id: REQUEST_ID_PROPERTY, value: request.requestId }],
   });
   const eventPath = (id: string) => `/v1.0/me/events/${encodeURIComponent(id)}`;

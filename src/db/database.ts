@@ -46,6 +46,9 @@ export interface UserTable {
   calendar_version: Generated<number>;
   /** Place details (0011): JSON { place: detail } of the host's own, e.g. a personal meeting-room link. */
   place_details: Generated<string>;
+  /** The host's own limits across all topics (0024): most meetings per host-local day / week; null: none. */
+  limit_daily: number | null;
+  limit_weekly: number | null;
 }
 
 export interface TeamTable {
@@ -115,6 +118,13 @@ export interface MeetingTopicTable {
   cancellation_notice_minutes: Generated<number>;
   /** Place details (0011): JSON { place: detail }, an address or a meeting-room link per place. */
   place_details: Generated<string>;
+  /** Limits per period (0024), beside daily_limit. */
+  weekly_limit: number | null;
+  monthly_limit: number | null;
+  /** The schedule an individual topic uses (0024); null: the host's default hours. */
+  schedule_id: string | null;
+  /** A team topic's schedules (0024): JSON { username: scheduleUuid }. */
+  host_schedules: Generated<string>;
 }
 
 export interface MeetingTopicHostTable {
@@ -309,7 +319,17 @@ export interface CalendarTable {
   /** Google and Microsoft calendars: the connection that reaches them, and the provider's id of the calendar. */
   connection_id: string | null;
   remote_calendar_id: string | null;
+  /** Calendars read incrementally (Google, Microsoft): where the next read starts, as the adapter wrote it (0026). */
+  sync_state: string | null;
   created_at: number;
+}
+
+/** The busy span of one event of an incrementally read calendar, by the provider's id (0026). */
+export interface CalendarRemoteEventTable {
+  calendar_id: string;
+  remote_id: string;
+  starts_at: number;
+  ends_at: number;
 }
 
 /** A meeting termin wrote into a calendar (so it can be removed from there later). */
@@ -394,6 +414,7 @@ export interface Database {
   // calendars (0009-…)
   calendars: CalendarTable;
   calendar_event_copies: CalendarEventCopyTable;
+  calendar_remote_events: CalendarRemoteEventTable;
   calendar_feeds: CalendarFeedTable;
   // booking pages (0010-…)
   // place details (0011-…): columns only (users.place_details, meeting_topics.place_details, meetings.location)
@@ -404,6 +425,8 @@ export interface Database {
   meeting_rooms: MeetingRoomTable;
   // reminders (0023-…)
   meeting_reminders: MeetingReminderTable;
+  // schedules and limits (0024-…)
+  schedules: ScheduleTable;
 }
 
 /** What became of one reminder of a meeting (0023-…): one row per reminder and start time. */
@@ -420,6 +443,18 @@ export interface MeetingReminderTable {
   status: string;
   detail: string | null;
   recorded_at: number;
+}
+
+/** A host's named hours beside the default ones in users.availability (0024-…). */
+export interface ScheduleTable {
+  id: string;
+  account_id: string;
+  user_id: string;
+  name: string;
+  /** JSON: the domain Availability. */
+  availability: string;
+  created_at: number;
+  updated_at: number;
 }
 
 /** The business's OAuth app for one provider (0018-…). */
@@ -503,6 +538,7 @@ export type MembershipRow = Selectable<MembershipTable>;
 export type ApiKeyRow = Selectable<ApiKeyTable>;
 export type NewApiKeyRow = Insertable<ApiKeyTable>;
 export type MeetingTopicRow = Selectable<MeetingTopicTable>;
+export type ScheduleRow = Selectable<ScheduleTable>;
 export type MeetingRow = Selectable<MeetingTable>;
 export type NewMeetingRow = Insertable<MeetingTable>;
 export type DiscountCodeRow = Selectable<DiscountCodeTable>;

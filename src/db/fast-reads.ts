@@ -5,7 +5,9 @@ import type { PlaceDetails } from '../domain/place-details.js';
 import type { BusyMeeting } from '../domain/slots.js';
 import type { DatabaseConfig } from '../config.js';
 import type { Db, DbOrTrx, MeetingTopicRow } from './database.js';
-import { findAvailabilityJson, findAvailabilityJsonOfUsers, findCalendarVersion } from './repositories/users.js';
+import type { HostLimits } from '../domain/period-limits.js';
+import { findAvailabilityJson, findAvailabilityJsonOfUsers, findCalendarVersion, findHostLimits, findHostLimitsOfUsers } from './repositories/users.js';
+import { findScheduleJson } from './repositories/schedules.js';
 import { externalSpan, findBusySpans, findBusySpansOfHosts } from './repositories/busy-time.js';
 import { findTopic, topicRowToTopic } from './repositories/meeting-topics.js';
 import { findPlaceFactsOfUsers } from './repositories/connections.js';
@@ -31,6 +33,12 @@ export interface FastReads {
   findBusySpansOfHosts(hostUuids: readonly string[], from: number, to: number, now: number): Promise<Map<string, BusyMeeting[]>>;
   /** The host's calendar version (see UserTable.calendar_version). */
   findCalendarVersion(userUuid: string): Promise<number | undefined>;
+  /** The hours of one of the host's named schedules (absent: not theirs, or gone). */
+  findScheduleJson(scheduleUuid: string, userUuid: string): Promise<string | undefined>;
+  /** The host's own limits across topics (absent: no such user). */
+  findHostLimits(userUuid: string): Promise<HostLimits | undefined>;
+  /** findHostLimits of several hosts at once. */
+  findHostLimitsOfHosts(userUuids: readonly string[]): Promise<Map<string, HostLimits>>;
   /** What makes each host's places ready (working connections, own place details); absent: no such user. */
   findPlaceFactsOfHosts(userUuids: readonly string[]): Promise<Map<string, HostPlaceFacts>>;
   close(): void;
@@ -48,6 +56,9 @@ export function createKyselyReads(db: DbOrTrx): FastReads {
     findAvailabilityJsonOfHosts: (userUuids) => findAvailabilityJsonOfUsers(db, userUuids),
     findBusySpansOfHosts: (hostUuids, from, to, now) => findBusySpansOfHosts(db, hostUuids, from, to, now),
     findCalendarVersion: (userUuid) => findCalendarVersion(db, userUuid),
+    findScheduleJson: (scheduleUuid, userUuid) => findScheduleJson(db, scheduleUuid, userUuid),
+    findHostLimits: (userUuid) => findHostLimits(db, userUuid),
+    findHostLimitsOfHosts: (userUuids) => findHostLimitsOfUsers(db, userUuids),
     findPlaceFactsOfHosts: (userUuids) => findPlaceFactsOfUsers(db, userUuids),
     close: () => undefined,
   };
@@ -95,6 +106,10 @@ export function createSqliteReads(filename: string): FastReads {
   );
   const calendarVersionOf = connection.prepare<[string], { version: number }>('select calendar_version as version from users where id = ?');
   const availabilityOf = connection.prepare<[string], { availability: string }>('select availability from users where id = ?');
+  const scheduleHoursOf = connection.prepare<[string, string], string>('select availability from schedules where id = ? and user_id = ?').pluck();
+  const limitsOf = connection.prepare<[string], { timezone: string; daily: number | null; weekly: number | null }>(
+    'select timezone, limit_daily as daily, limit_weekly as weekly from users where id = ?',
+  );
   // Rows as arrays from the covering index, and each topic's buffers looked up once: a
   // join and row objects cost three times as much for a month of meetings.
   const blockingMeetings = connection
@@ -123,6 +138,7 @@ export function createSqliteReads(filename: string): FastReads {
       return details === undefined ? undefined : { connected: connectedProvidersOf.all(userUuid), details: JSON.parse(details) as PlaceDetails };
     });
   const hoursOf = (userUuid: string) => snapshot.remember(`hours ${userUuid}`, () => availabilityOf.get(userUuid)?.availability);
+  const hostLimitsOf = (userUuid: string): HostLimits | undefined => snapshot.remember(`limits ${userUuid}`, () => limitsOf.get(userUuid));
   const busySpansOf = (hostUuid: string, from: number, to: number, now: number): BusyMeeting[] => {
     // Not remembered: which holds still block depends on `now`.
     snapshot.enter();
@@ -175,6 +191,20 @@ export function createSqliteReads(filename: string): FastReads {
     },
     async findCalendarVersion(userUuid) {
       return snapshot.remember(`version ${userUuid}`, () => calendarVersionOf.get(userUuid)?.version);
+    },
+    async findScheduleJson(scheduleUuid, userUuid) {
+      return snapshot.remember(`schedule ${scheduleUuid} ${userUuid}`, () => scheduleHoursOf.get(scheduleUuid, userUuid));
+    },
+    async findHostLimits(userUuid) {
+      return hostLimitsOf(userUuid);
+    },
+    async findHostLimitsOfHosts(userUuids) {
+      const found = new Map<string, HostLimits>();
+      for (const uuid of userUuids) {
+        const limits = hostLimitsOf(uuid);
+        if (limits !== undefined) found.set(uuid, limits);
+      }
+      return found;
     },
     async findPlaceFactsOfHosts(userUuids) {
       const found = new Map<string, HostPlaceFacts>();

@@ -26,6 +26,7 @@ export const ERROR_CODES = [
   'NOTIFICATION_REJECTED',
   'GATEWAY_UNAVAILABLE',
   'MEETING_STATE_CONFLICT',
+  'SCHEDULE_IN_USE',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -167,5 +168,18 @@ export class MethodNotAllowedError extends DomainError {
 export class MeetingStateConflictError extends DomainError {
   constructor(message: string) {
     super('MEETING_STATE_CONFLICT', message);
+  }
+}
+
+/**
+ * A schedule that topics still use cannot be deleted (their hours would change unseen):
+ * `new ScheduleInUseError(['Intro call'])`.
+ */
+export class ScheduleInUseError extends DomainError {
+  constructor(readonly topicNames: string[]) {
+    super(
+      'SCHEDULE_IN_USE',
+      `The schedule is used by the meeting topic${topicNames.length > 1 ? 's' : ''} ${topicNames.map((name) => `"${name}"`).join(', ')}: choose another schedule there first`,
+    );
   }
 }

@@ -44,7 +44,14 @@ export const HISTORY_EVENT_TYPES = [
   /** The SMS provider refused a reminder to the last retry. */
   'meeting.reminder_failed',
 ] as const;
-export type EventType = WebhookEventType | (typeof HISTORY_EVENT_TYPES)[number];
+/**
+ * Signals between use cases and reactions, kept like every event but never offered to webhook
+ * subscribers (they are not in WEBHOOK_EVENT_TYPES, so no subscription can name them).
+ * `meeting.confirmation_due`: the room's deadline passed, or the host has no working
+ * connection: the confirmations go out now without a link (saying it follows).
+ */
+export const INTERNAL_EVENT_TYPES = ['meeting.confirmation_due'] as const;
+export type EventType = WebhookEventType | (typeof HISTORY_EVENT_TYPES)[number] | (typeof INTERNAL_EVENT_TYPES)[number];
 
 export interface DomainEvent<Data = Record<string, unknown>> {
   uuid: string;
@@ -92,9 +99,9 @@ export interface MemberEventData {
 }
 
 /**
- * `meeting.located` (history only): the meeting's conference room exists (its link is now
- * the location), or its deadline passed without one. `confirmationsSent`: the confirmations
- * had gone out already, so this sends an update of the invitation instead of them.
+ * `meeting.located`: the meeting's conference room exists (its link is now the location).
+ * `confirmationsSent`: the confirmations had gone out already, so this sends an update of the
+ * invitation instead of them. (A deadline passed without a room is `meeting.confirmation_due`.)
  */
 export interface LocatedEventData extends MeetingEventData {
   confirmationsSent: boolean;

@@ -22,6 +22,12 @@ export interface PriceVariant {
 
 /** Everything about a topic that its creator chooses (the API's request shape, defaults filled). */
 export interface TopicSettings extends SlotRuleSettings {
+  weeklyLimit: number | null;
+  monthlyLimit: number | null;
+  /** An individual topic's choice of its host's schedule (uuid); null: the default hours. */
+  schedule: string | null;
+  /** A team topic's choice per host: `{ username: scheduleUuid }`; a host left out keeps the default hours. */
+  hostSchedules: Readonly<Record<string, string>>;
   name: string;
   places: Place[];
   phoneRequired: boolean;
@@ -88,6 +94,8 @@ export const TOPIC_LIMITS = {
   minimumNoticeMinutes: [0, 525_600],
   bookingWindowDays: [1, 730],
   dailyLimit: [1, 100],
+  weeklyLimit: [1, 500],
+  monthlyLimit: [1, 2000],
   cancellationNoticeMinutes: [0, 525_600],
   approvalDeadlineHours: [1, 720],
 } as const;
@@ -117,6 +125,10 @@ export function resolveTopicSettings(input: TopicSettingsInput, current: TopicSe
     minimumNoticeMinutes: input.minimumNoticeMinutes ?? current?.minimumNoticeMinutes ?? 0,
     bookingWindowDays: input.bookingWindowDays ?? current?.bookingWindowDays ?? 60,
     dailyLimit: input.dailyLimit !== undefined ? input.dailyLimit : (current?.dailyLimit ?? null),
+    weeklyLimit: input.weeklyLimit !== undefined ? input.weeklyLimit : (current?.weeklyLimit ?? null),
+    monthlyLimit: input.monthlyLimit !== undefined ? input.monthlyLimit : (current?.monthlyLimit ?? null),
+    schedule: input.schedule !== undefined ? input.schedule : (current?.schedule ?? null),
+    hostSchedules: input.hostSchedules ? { ...input.hostSchedules } : (current?.hostSchedules ?? {}),
     places: input.places ? [...new Set(input.places)] : (current?.places ?? [...defaultPlaces]),
     phoneRequired: input.phoneRequired ?? current?.phoneRequired ?? false,
     price: input.price !== undefined ? input.price : (current?.price ?? null),
@@ -155,6 +167,8 @@ export function validateTopicSettings(settings: TopicSettings, accountPlaces: re
   range('/minimumNoticeMinutes', settings.minimumNoticeMinutes, TOPIC_LIMITS.minimumNoticeMinutes);
   range('/bookingWindowDays', settings.bookingWindowDays, TOPIC_LIMITS.bookingWindowDays);
   if (settings.dailyLimit !== null) range('/dailyLimit', settings.dailyLimit, TOPIC_LIMITS.dailyLimit);
+  if (settings.weeklyLimit !== null) range('/weeklyLimit', settings.weeklyLimit, TOPIC_LIMITS.weeklyLimit);
+  if (settings.monthlyLimit !== null) range('/monthlyLimit', settings.monthlyLimit, TOPIC_LIMITS.monthlyLimit);
   range('/cancellationNoticeMinutes', settings.cancellationNoticeMinutes, TOPIC_LIMITS.cancellationNoticeMinutes);
   range('/approvalDeadlineHours', settings.approvalDeadlineHours, TOPIC_LIMITS.approvalDeadlineHours);
   if (settings.places.length === 0) errors.push({ path: '/places', message: 'must offer at least one place' });

@@ -1,4 +1,5 @@
 import { WEEKDAYS, parseLocalTime, type Availability, type LocalInterval } from './availability.js';
+import { findFullPeriods, type HostLimits } from './period-limits.js';
 import { formatLocalDate, localEpochDay, localToInstant, nextOffsetChange, parseLocalDate, zoneOffset } from './time-zones.js';
 
 /**
@@ -13,6 +14,17 @@ export interface SlotRuleSettings {
   minimumNoticeMinutes: number;
   bookingWindowDays: number;
   dailyLimit: number | null;
+  /** Most meetings of the topic per host per calendar week (Monday first) / month of the hours' zone; null or absent: none. */
+  weeklyLimit?: number | null;
+  monthlyLimit?: number | null;
+  /**
+   * Which of a host's schedules gives the hours (an individual topic's `schedule`, a team
+   * topic's `hostSchedules` by username); absent: the default. The engine gets the hours
+   * already chosen (loadHostCalendar); they are here so that a cached view's key changes
+   * with the choice.
+   */
+  schedule?: string | null;
+  hostSchedules?: Readonly<Record<string, string>>;
 }
 
 export interface SlotRules extends SlotRuleSettings {
@@ -28,6 +40,10 @@ const SLOT_RULE_FIELDS: Readonly<Record<keyof SlotRuleSettings, true>> = {
   minimumNoticeMinutes: true,
   bookingWindowDays: true,
   dailyLimit: true,
+  weeklyLimit: true,
+  monthlyLimit: true,
+  schedule: true,
+  hostSchedules: true,
 };
 
 /** A topic's slot rules, nothing else of it: `pickSlotRules({ uuid, name, durationMinutes: 30, … })` → `{ topicUuid: uuid, durationMinutes: 30, … }`. */
@@ -52,6 +68,8 @@ export interface HostCalendar {
   username: string;
   availability: Availability;
   busy: BusyMeeting[];
+  /** The host's own limits across topics (see period-limits.ts); absent: none. */
+  limits?: HostLimits | null;
 }
 
 export interface SlotQuery {
@@ -97,7 +115,8 @@ interface HostInterval {
  * meeting fits in the host's continuous availability: intervals that touch, across
  * midnight too (`24:00` then `00:00`), count as one stretch, so a meeting may run from one
  * into the next. It starts no sooner than `now` + notice and no later than `now` + window,
- * on a host-local day still under the daily limit, and its span widened by its buffers
+ * on a host-local day still under the daily limit (and in no calendar week or month the
+ * topic's or the host's own limits fill: period-limits.ts), and its span widened by its buffers
  * overlaps no busy meeting's span widened by that meeting's buffers (touching is fine).
  *
  * `computeSlots(anna, { durationMinutes: 30, slotIntervalMinutes: 30, … }, { now, participantTimezone: 'Asia/Tokyo', from: '2027-03-01', to: '2027-03-07' })`
@@ -136,6 +155,7 @@ export function computeSlotsWithStarts(host: HostCalendar, rules: SlotRules, que
   const intervals = buildHostIntervals(host.availability, localEpochDay(zone, earliest) - 1, localEpochDay(zone, latest) + 1);
   const blocked = mergeBlocked(host.busy);
   const fullDays = rules.dailyLimit === null ? null : countByHostDay(host.busy, rules.topicUuid, zone, rules.dailyLimit);
+  const fullPeriods = findFullPeriods(host.busy, rules, zone, host.limits);
   const step = rules.slotIntervalMinutes * MINUTE;
   const duration = rules.durationMinutes * MINUTE;
   const before = rules.bufferBeforeMinutes * MINUTE;
@@ -159,6 +179,7 @@ export function computeSlotsWithStarts(host: HostCalendar, rules: SlotRules, que
         const end = start + duration;
         if (end > interval.reach) continue eachInterval;
         if (fullDays?.has(localEpochDay(zone, start))) continue;
+        if (fullPeriods?.(start)) continue;
         const spanStart = start - before;
         const spanEnd = end + after;
         while (blockedIndex < blocked.length && blocked[blockedIndex]!.end <= spanStart) blockedIndex += 1;
@@ -192,6 +213,7 @@ export function isSlotAvailable(host: HostCalendar, rules: SlotRules, now: numbe
   );
   if (!onGrid) return false;
   if (rules.dailyLimit !== null && countByHostDay(host.busy, rules.topicUuid, zone, rules.dailyLimit).has(day)) return false;
+  if (findFullPeriods(host.busy, rules, zone, host.limits)?.(start)) return false;
   const spanStart = start - rules.bufferBeforeMinutes * MINUTE;
   const spanEnd = end + rules.bufferAfterMinutes * MINUTE;
   return !host.busy.some((meeting) => meeting.start - meeting.bufferBeforeMinutes * MINUTE < spanEnd && spanStart < meeting.end + meeting.bufferAfterMinutes * MINUTE);

@@ -267,6 +267,15 @@ const HEADER_COMPONENTS = {
   RateLimitLimit: { description: 'Requests allowed in the current one-minute window (present while rate limiting is on).', schema: { type: 'integer', minimum: 0 } },
   RateLimitRemaining: { description: 'Requests left in the current window.', schema: { type: 'integer', minimum: 0 } },
   RateLimitReset: { description: 'Seconds until the current window ends.', schema: { type: 'integer', minimum: 0 } },
+  RateLimitDraft: {
+    description:
+      'The same state in the IETF draft\'s form (draft-ietf-httpapi-ratelimit-headers): the policy\'s name, `r` requests remaining and `t` seconds until the window ends, e.g. `"api";r=99;t=60`. The policy is `"calculate-schedule"` on that route, `"api"` elsewhere.',
+    schema: { type: 'string' },
+  },
+  RateLimitPolicyDraft: {
+    description: 'The allowance in the IETF draft\'s form: `q` requests per `w` seconds, e.g. `"api";q=100;w=60`.',
+    schema: { type: 'string' },
+  },
   Location: { description: 'The URL of the created resource.', schema: { type: 'string', format: 'uri-reference' } },
   IdempotentReplayed: {
     description: '`true` when this is the stored response of an earlier request with the same `Idempotency-Key` and body (nothing new was created).',
@@ -286,6 +295,8 @@ function documentResponse(status: string, response: Response, where: { inApi: bo
     headers['X-RateLimit-Limit'] = headerRef('RateLimitLimit');
     headers['X-RateLimit-Remaining'] = headerRef('RateLimitRemaining');
     headers['X-RateLimit-Reset'] = headerRef('RateLimitReset');
+    headers.RateLimit = headerRef('RateLimitDraft');
+    headers['RateLimit-Policy'] = headerRef('RateLimitPolicyDraft');
   }
   if (status === '201' && where.createdAt) headers.Location = headerRef('Location');
   if (status.startsWith('2') && where.idempotent) headers['Idempotent-Replayed'] = headerRef('IdempotentReplayed');

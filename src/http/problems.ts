@@ -155,6 +155,13 @@ export const PROBLEM_KINDS: Record<ErrorCode, ProblemKind> = {
     explanation:
       'The meeting is not where the action needs it: a no-show marked before the meeting started or on a meeting that is not confirmed, or approving or declining a meeting that is no longer pending approval (cancelled, declined, or already approved). Nothing was changed; `GET /meetings/{uuid}` shows its state.',
   },
+  SCHEDULE_IN_USE: {
+    status: 409,
+    title: 'The schedule is in use',
+    anchor: 'schedule-in-use',
+    explanation:
+      'A schedule that meeting topics use (`schedule`, or an entry of `hostSchedules`) cannot be deleted: their hours would change without anyone choosing it. The detail names the topics; point them at another schedule (or `null`: the default hours), then delete. Nothing was changed.',
+  },
 };
 
 /** Seconds a client should wait after a 503 caused by the database. */

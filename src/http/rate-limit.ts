@@ -1,5 +1,5 @@
 import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
-import type { FastifyInstance, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, RouteOptions } from 'fastify';
 import { Redis, type Result } from 'ioredis';
 import type { Logger } from 'pino';
 import { parseApiKey } from '../domain/api-key.js';
@@ -16,6 +16,9 @@ export interface RateLimitSettings {
   /** Prefix of every Redis key, so deployments may share one Redis. */
   redisKeyPrefix: string;
 }
+
+/** Every allowance is per minute. */
+const RATE_LIMIT_WINDOW_MS = 60_000;
 
 /** A Redis command that takes longer than this counts as a failure (see the breaker below). */
 const REDIS_COMMAND_TIMEOUT_MS = 500;
@@ -62,20 +65,38 @@ export async function registerRateLimits(api: FastifyInstance, settings: RateLim
   api.addHook('onRoute', (route: RouteOptions) => {
     const url = route.url ?? '';
     if (!url.endsWith('/calculate-schedule')) return;
-    route.config = { ...(route.config ?? {}), rateLimit: settings.calculatePerMinute > 0 ? { max: settings.calculatePerMinute, timeWindow: 60_000 } : false };
+    route.config = { ...(route.config ?? {}), rateLimit: settings.calculatePerMinute > 0 ? { max: settings.calculatePerMinute, timeWindow: RATE_LIMIT_WINDOW_MS } : false };
   });
   const shared = settings.redisUrl === null ? null : await connectSharedCounters(api, settings, deps);
   await api.register(rateLimit, {
     global: settings.perMinute > 0,
     max: Math.max(settings.perMinute, 1),
-    timeWindow: 60_000,
+    timeWindow: RATE_LIMIT_WINDOW_MS,
     // The store never fails (it falls back to memory); skipOnError is the last line anyway.
     ...(shared ? { store: shared.store, skipOnError: true } : {}),
     keyGenerator: (request) => parseApiKey(apiKeyOf(request))?.lookup ?? `ip:${request.ip}`,
     errorResponseBuilder: (_request, context) =>
       Object.assign(new Error(`Too many requests: at most ${context.max} a minute; retry in ${Math.ceil(context.ttl / 1000)} s`), { statusCode: 429 }),
   });
+  api.addHook('onSend', async (request, reply) => addDraftRateLimitHeaders(reply, request.routeOptions.url ?? ''));
   return shared?.status ?? null;
+}
+
+/**
+ * The IETF draft's fields (draft-ietf-httpapi-ratelimit-headers) beside the X-RateLimit-*
+ * ones the limiter sets, for clients that read the coming standard: the policy, `q` requests
+ * a `w`-second window, and the state now, `r` requests left for `t` seconds:
+ * `RateLimit-Policy: "api";q=100;w=60` and `RateLimit: "api";r=99;t=60`. The policy is named
+ * by the allowance the route counts against: `"calculate-schedule"` or `"api"`.
+ */
+function addDraftRateLimitHeaders(reply: FastifyReply, routeUrl: string): void {
+  const limit = Number(reply.getHeader('x-ratelimit-limit'));
+  const remaining = Number(reply.getHeader('x-ratelimit-remaining'));
+  const reset = Number(reply.getHeader('x-ratelimit-reset'));
+  if (![limit, remaining, reset].every((value) => Number.isInteger(value) && value >= 0)) return;
+  const policy = routeUrl.endsWith('/calculate-schedule') ? 'calculate-schedule' : 'api';
+  reply.header('RateLimit-Policy', `"${policy}";q=${limit};w=${RATE_LIMIT_WINDOW_MS / 1000}`);
+  reply.header('RateLimit', `"${policy}";r=${remaining};t=${reset}`);
 }
 
 interface RateCount {

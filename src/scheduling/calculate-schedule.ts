@@ -7,6 +7,7 @@ import type { FastReads } from '../db/fast-reads.js';
 import type { Place } from '../domain/account.js';
 import { placesReadyOf } from '../domain/integrations.js';
 import { canonicalTimeZone } from '../domain/time-zones.js';
+import { periodReachDays } from '../domain/period-limits.js';
 import type { CachedSchedule } from './schedule-cache.js';
 import type { Principal, UseCaseContext } from './context.js';
 import { isoWeekStartUtc, teamScheduleDays, type HostEntry } from './team-schedule.js';
@@ -200,13 +201,15 @@ async function preloadCalendars(
   const uuids = stale.map((host) => host.uuid);
   const { fromInstant, toInstant } = calendarSpan(range);
   const window = busyWindowOf(rules, fromInstant, toInstant);
-  const [hours, busy, facts] = await Promise.all([
+  const [hours, busy, facts, limits] = await Promise.all([
     reads.findAvailabilityJsonOfHosts(uuids),
     reads.findBusySpansOfHosts(uuids, window.from, window.to, now),
     reads.findPlaceFactsOfHosts(uuids),
+    reads.findHostLimitsOfHosts(uuids),
   ]);
   return {
     ...reads,
+    findHostLimits: async (userUuid) => limits.get(userUuid) ?? reads.findHostLimits(userUuid),
     findPlaceFactsOfHosts: async (userUuids) =>
       userUuids.every((uuid) => facts.has(uuid)) ? new Map(userUuids.map((uuid) => [uuid, facts.get(uuid)!])) : reads.findPlaceFactsOfHosts(userUuids),
     findAvailabilityJson: async (userUuid) => (hours.has(userUuid) ? hours.get(userUuid) : reads.findAvailabilityJson(userUuid)),
@@ -228,7 +231,21 @@ function calendarSpan(range: { from: string; to: string }): { fromInstant: numbe
 
 /** Where busy time is read for a calendar between two instants: other topics' buffers are at most the topic limit, so this sees every blocker. */
 function busyWindowOf(rules: SlotRules, fromInstant: number, toInstant: number): { from: number; to: number } {
-  return computeBusyWindow(rules, fromInstant, toInstant, TOPIC_LIMITS.bufferMinutes[1]);
+  const window = computeBusyWindow(rules, fromInstant, toInstant, TOPIC_LIMITS.bufferMinutes[1]);
+  // A view's span is whole weeks with a margin (calendarSpan): a monthly limit needs whole months.
+  if ((rules.monthlyLimit ?? null) === null) return window;
+  const reach = periodReachDays(rules) * DAY_MS;
+  return { from: Math.min(window.from, fromInstant - reach), to: Math.max(window.to, toInstant + reach) };
+}
+
+/**
+ * The span a booking's check loads the host's calendar for, around the starts it checks:
+ * wide enough that the weekly and monthly limits (the topic's and the host's own) count
+ * every meeting of each period a start falls in.
+ */
+export function bookingCalendarSpan(rules: SlotRules, fromInstant: number, toInstant: number): { from: number; to: number } {
+  const reach = periodReachDays(rules) * DAY_MS;
+  return { from: fromInstant - reach, to: toInstant + reach };
 }
 
 /** The rules as part of a cache key, written out once per rules object (a cached view's costliest step before). */
@@ -379,13 +396,27 @@ export function slotRulesOf(topic: MeetingTopic): SlotRules {
  */
 export async function loadHostCalendar(reads: FastReads, host: TopicHost, rules: SlotRules, fromInstant: number, toInstant: number, now: number): Promise<HostCalendar> {
   const window = busyWindowOf(rules, fromInstant, toInstant);
-  const [availabilityJson, busy] = await Promise.all([
-    reads.findAvailabilityJson(host.uuid),
+  const schedule = scheduleOfHost(rules, host);
+  const [availabilityJson, busy, limits] = await Promise.all([
+    // A schedule gone meanwhile (deleting one a topic uses is refused) falls back to the default hours.
+    schedule === null ? reads.findAvailabilityJson(host.uuid) : reads.findScheduleJson(schedule, host.uuid).then((json) => json ?? reads.findAvailabilityJson(host.uuid)),
     // Holds are read as of `now`: one that ended earlier this minute no longer blocks.
     reads.findBusySpans(host.uuid, window.from, window.to, now),
+    reads.findHostLimits(host.uuid),
   ]);
   if (availabilityJson === undefined) throw new NotFoundError('host');
-  return { username: host.username, availability: JSON.parse(availabilityJson) as Availability, busy };
+  const hostLimits = limits && (limits.daily !== null || limits.weekly !== null) ? limits : null;
+  return { username: host.username, availability: JSON.parse(availabilityJson) as Availability, busy, limits: hostLimits };
+}
+
+/**
+ * The schedule whose hours the topic uses for this host: a team topic's `hostSchedules`
+ * entry, else an individual topic's `schedule`; null: the host's default hours. An
+ * individual topic's schedule belongs to one of its hosts: the others keep their defaults
+ * (findScheduleJson finds it only for its owner).
+ */
+export function scheduleOfHost(rules: Pick<SlotRules, 'schedule' | 'hostSchedules'>, host: Pick<TopicHost, 'username'>): string | null {
+  return rules.hostSchedules?.[host.username] ?? rules.schedule ?? null;
 }
 
 /**

@@ -1,17 +1,21 @@
 import { meetingEventUid } from '../calendars/meeting-event.js';
 import { CalendarAuthError } from '../calendars/errors.js';
-import type { ConnectionTokens, RemoteCalendar } from '../calendars/provider.js';
+import type { TimeRange } from '../calendars/busy-time.js';
+import type { CalendarChanges, ConnectionTokens, RemoteCalendar } from '../calendars/provider.js';
 import { describeCalendarFailure, toStoredSpans } from '../calendars/remote-calendar.js';
 import { bumpCalendarVersions, replaceExternalBusy } from '../db/repositories/busy-time.js';
 import {
+  applyRemoteEventChanges,
   claimCalendarSync,
   findCalendar,
   findCalendarSpans,
+  findCalendarSyncState,
   findCalendarWithAccess,
   findCopiedMeetingUuidsOfHost,
   findDueCalendars,
   findLongestBookingWindowDays,
   holdsCalendarSync,
+  findRemoteEventSpans,
   recordCalendarSync,
 } from '../db/repositories/calendars.js';
 import { lockHost } from '../db/repositories/meetings.js';
@@ -43,7 +47,9 @@ export type SyncResult = { synced: true; changed: boolean } | { synced: false; e
 /**
  * Reads one calendar's busy time for the host's booking window into `external_busy`. The
  * calendar is claimed first (a conditional update with a token of this sync's own), so two
- * instances never sync it at once. The remote call happens outside any transaction; then,
+ * instances never sync it at once. A calendar whose provider tells changes (Google, Microsoft)
+ * is read from where its last read ended, and its events' spans are kept and updated with
+ * the state the next read starts from, in the same transaction as the busy time. The remote call happens outside any transaction; then,
  * under the host's lock and only if this sync still holds the claim, the calendar's spans are
  * replaced and the host's calendar version bumped, only when the spans changed. A sync that
  * outlived its lease (another has claimed the calendar since) stores nothing: its read may be
@@ -60,7 +66,9 @@ export async function syncCalendar(
   const found = await findCalendarWithAccess(ctx.db, calendarUuid);
   if (!found) return { synced: false, error: 'The calendar no longer exists.' };
   const { calendar, access } = found;
-  let spans: { start: number; end: number }[];
+  // A calendar read whole gives its spans; one read incrementally gives changes, applied to the events kept from before.
+  let spans: { start: number; end: number }[] = [];
+  let incremental: { changes: CalendarChanges; range: TimeRange } | null = null;
   try {
     const host = await findUser(ctx.db, calendar.accountUuid, calendar.userUuid);
     if (!host) throw new Error('the host no longer exists');
@@ -71,8 +79,13 @@ export async function syncCalendar(
     // termin's own copies of meetings already block as meetings (with their buffers), and a
     // cancelled or moved one must stop blocking at once, not after the next sync.
     const ignoreUids = new Set((await findCopiedMeetingUuidsOfHost(ctx.db, host.uuid)).map(meetingEventUid));
-    const busy = await openCalendar(ctx, calendar, access).readBusy(range, host.timezone, { ignoreUids });
-    spans = calendar.checkConflicts ? toStoredSpans(busy) : [];
+    const remote = openCalendar(ctx, calendar, access);
+    if (remote.readChanges) {
+      incremental = { changes: await remote.readChanges(await findCalendarSyncState(ctx.db, calendarUuid), range, host.timezone), range };
+    } else {
+      const busy = await remote.readBusy(range, host.timezone, { ignoreUids });
+      spans = calendar.checkConflicts ? toStoredSpans(busy) : [];
+    }
   } catch (error) {
     const message = describeCalendarFailure(error);
     if (message.includes('unexpected error')) ctx.log.error({ err: error, calendarUuid }, 'calendar sync failed unexpectedly');
@@ -88,6 +101,11 @@ export async function syncCalendar(
     if (!(await findCalendar(trx, calendarUuid))) return false;
     // Taken over by another sync after this one's lease ran out: that one's read is newer.
     if (!(await holdsCalendarSync(trx, calendarUuid, claim))) return 'superseded';
+    if (incremental !== null) {
+      // Events over before the window can block nothing again: forgotten.
+      await applyRemoteEventChanges(trx, calendarUuid, { ...incremental.changes, endedBefore: incremental.range.from });
+      spans = calendar.checkConflicts ? toStoredSpans(await findRemoteEventSpans(trx, calendarUuid, incremental.range)) : [];
+    }
     const stored = await findCalendarSpans(trx, calendarUuid);
     const same = stored.length === spans.length && stored.every((span, i) => span.start === spans[i]!.start && span.end === spans[i]!.end);
     if (!same) {

@@ -1,5 +1,5 @@
 import { ProviderError, type RoomRequest } from '../connections/provider.js';
-import type { LocatedEventData } from '../domain/events.js';
+import type { LocatedEventData, MeetingEventData } from '../domain/events.js';
 import { type IntegrationProvider, providerOfPlace } from '../domain/integrations.js';
 import type { Meeting } from '../domain/meeting.js';
 import type { MeetingLocation } from '../domain/place-details.js';
@@ -188,8 +188,9 @@ async function confirmWithoutRoom(ctx: RoomsContext, accountUuid: string, meetin
     const meeting = await findMeeting(trx, accountUuid, meetingUuid);
     if (meeting?.status !== 'confirmed') return;
     if (!(await markConfirmationSent(trx, meetingUuid, now))) return;
-    const located: LocatedEventData = { meeting, confirmationsSent: false };
-    await recordEvents(trx, [{ accountUuid, type: 'meeting.located', subjectUuid: meetingUuid, data: { ...located } }], now);
+    // An internal signal, not `meeting.located`: no room exists, so webhook subscribers have nothing to hear.
+    const due: MeetingEventData = { meeting };
+    await recordEvents(trx, [{ accountUuid, type: 'meeting.confirmation_due', subjectUuid: meetingUuid, data: { ...due } }], now);
   });
 }
 

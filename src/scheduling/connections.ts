@@ -15,6 +15,8 @@ import {
   listConnectionsOfUser,
   storeConnected,
 } from '../db/repositories/connections.js';
+import { deleteCalendar, deleteCalendarSpans, findCalendarsOfConnection } from '../db/repositories/calendars.js';
+import { lockHost } from '../db/repositories/meetings.js';
 import { enqueueJobs } from '../db/repositories/outbox.js';
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
@@ -170,7 +172,7 @@ export async function getConnection(ctx: Pick<UseCaseContext, 'db'>, principal: 
 /**
  * `DELETE …/connections/{uuid}`: the tokens are revoked at the provider where it offers it
  * (best effort: a provider that cannot be reached does not keep a host connected), then
- * forgotten. Rooms already made stay where they are.
+ * forgotten, with the host's calendars on it and their busy time. Rooms already made stay where they are.
  */
 export async function removeConnection(ctx: ConnectionsContext, principal: Principal, userUuid: string, connectionUuid: string): Promise<void> {
   const user = await requireSelfOrTeamAdmin(ctx.db, principal, userUuid);
@@ -182,7 +184,18 @@ export async function removeConnection(ctx: ConnectionsContext, principal: Princ
     await revokeToken(ctx.integrations[connection.provider].authorizationServer(app), app, openSecret(ctx.secretKey, sealed)).catch(() => undefined);
   }
   // With the host's schedules marked stale in the same transaction (they say which places are ready).
-  await inTransaction(ctx.db, (trx) => deleteConnection(trx, connection.uuid));
+  await inTransaction(ctx.db, async (trx) => {
+    // The calendars read through it go with it, and their busy time, or they would block the host's slots forever from their last read.
+    const calendars = await findCalendarsOfConnection(trx, connection.uuid);
+    if (calendars.length > 0) {
+      await lockHost(trx, connection.userUuid);
+      for (const calendarUuid of calendars) {
+        await deleteCalendarSpans(trx, calendarUuid);
+        await deleteCalendar(trx, calendarUuid);
+      }
+    }
+    await deleteConnection(trx, connection.uuid);
+  });
 }
 
 async function requireConnectionOf(ctx: Pick<UseCaseContext, 'db'>, user: User, connectionUuid: string): Promise<Connection> {

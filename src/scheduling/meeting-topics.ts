@@ -1,13 +1,14 @@
 import { ForbiddenError, NotFoundError, ValidationError, type FieldError } from '../domain/errors.js';
 import { missingReminderSettings } from './reminders.js';
 import { validateReminders } from '../domain/reminders.js';
-import { resolveTopicSettings, validateTopicSettings, type MeetingTopic, type TopicHost, type TopicSettingsInput } from '../domain/meeting-topic.js';
+import { resolveTopicSettings, validateTopicSettings, type MeetingTopic, type TopicHost, type TopicSettings, type TopicSettingsInput } from '../domain/meeting-topic.js';
 import type { DbOrTrx } from '../db/database.js';
 import { findAccount } from '../db/repositories/accounts.js';
 import { findTopic, insertTopic, listTopics, softDeleteTopic, updateTopic, type TopicFilter } from '../db/repositories/meeting-topics.js';
 import { findMembership, findTeam } from '../db/repositories/teams.js';
 import { findActiveUserByUsername, findActiveUsersByUsernames, findUserIdsManagedBy, selectTeamMembers } from '../db/repositories/users.js';
-import { bumpHostsOfTopic } from '../db/repositories/meetings.js';
+import { bumpHostsOfTopic, lockHost } from '../db/repositories/meetings.js';
+import { findScheduleOwners } from '../db/repositories/schedules.js';
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
 import type { Principal, UseCaseContext } from './context.js';
@@ -41,6 +42,7 @@ export async function createMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db' 
     // A team topic without a host list follows the team: members who join later host it too.
     const allTeamMembers = decideAllTeamMembers(teamUuid, input.hosts, input.allTeamMembers ?? (teamUuid !== null && input.hosts === undefined), errors);
     const hosts = await resolveHosts(trx, principal, teamUuid, allTeamMembers ? undefined : input.hosts, errors);
+    errors.push(...(await checkScheduleChoice(trx, account.uuid, teamUuid, settings, hosts, { schedule: true, hostSchedules: true })));
     if (errors.length > 0) throw new ValidationError(errors);
     const topic: MeetingTopic = {
       ...settings,
@@ -102,6 +104,11 @@ export async function updateMeetingTopic(
       input.hosts === undefined && allTeamMembers === current.allTeamMembers
         ? current.hosts
         : await resolveHosts(trx, principal, current.teamUuid, allTeamMembers ? undefined : (input.hosts ?? current.hosts.map((host) => host.username)), errors);
+    // Checked again only when the choice or the hosts change: a topic saved before stays as it was.
+    if (input.schedule !== undefined || input.hostSchedules !== undefined || hosts !== current.hosts) {
+      const named = { schedule: input.schedule !== undefined, hostSchedules: input.hostSchedules !== undefined };
+      errors.push(...(await checkScheduleChoice(trx, account.uuid, current.teamUuid, settings, hosts, named)));
+    }
     if (errors.length > 0) throw new ValidationError(errors);
     const topic: MeetingTopic = { ...current, ...settings, hosts, allTeamMembers, updatedAt: now };
     await updateTopic(trx, topic);
@@ -121,6 +128,51 @@ export async function deleteMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db'>
     await requireTopicManager(trx, principal, topic);
     await softDeleteTopic(trx, topic.uuid, ctx.now());
   });
+}
+
+/**
+ * The topic's choice of schedules: an individual topic's `schedule` must be one of its
+ * hosts' schedules, a team topic's `hostSchedules` map each of its hosts to one of that
+ * host's own; another account's or host's schedule is refused. The owners' rows are locked,
+ * so a schedule being deleted at the same time is either seen deleted here or sees this topic.
+ *
+ * A choice the request did not name (`named`) but kept from before is not refused when the
+ * hosts change under it: the entries of hosts no longer on the topic are dropped (in
+ * `settings`), so removing a host never fails on their schedule.
+ */
+async function checkScheduleChoice(
+  trx: DbOrTrx,
+  accountUuid: string,
+  teamUuid: string | null,
+  settings: Pick<TopicSettings, 'schedule' | 'hostSchedules'>,
+  hosts: readonly TopicHost[],
+  named: { schedule: boolean; hostSchedules: boolean },
+): Promise<FieldError[]> {
+  const hostUsernames = new Set(hosts.map((host) => host.username));
+  if (!named.hostSchedules) settings.hostSchedules = Object.fromEntries(Object.entries(settings.hostSchedules).filter(([username]) => hostUsernames.has(username)));
+  const errors: FieldError[] = [];
+  const chosen = Object.entries(settings.hostSchedules);
+  if (teamUuid !== null && settings.schedule !== null) errors.push({ path: '/schedule', message: 'is for individual topics; a team topic chooses per host (hostSchedules)' });
+  if (teamUuid === null && chosen.length > 0) errors.push({ path: '/hostSchedules', message: 'is for team topics; an individual topic chooses one schedule (schedule)' });
+  const uuids = [...new Set([...(settings.schedule === null ? [] : [settings.schedule]), ...chosen.map(([, uuid]) => uuid)])];
+  const owners = await findScheduleOwners(trx, accountUuid, uuids);
+  for (const owner of [...new Set(owners.values())].sort()) await lockHost(trx, owner);
+  const stillThere = await findScheduleOwners(trx, accountUuid, uuids);
+  if (settings.schedule !== null && teamUuid === null) {
+    const owner = stillThere.get(settings.schedule);
+    if (owner === undefined || !hosts.some((host) => host.uuid === owner)) {
+      if (named.schedule) errors.push({ path: '/schedule', message: "is not a schedule of the topic's host" });
+      else settings.schedule = null;
+    }
+  }
+  if (teamUuid !== null) {
+    for (const [username, uuid] of chosen) {
+      const host = hosts.find((candidate) => candidate.username === username);
+      if (!host) errors.push({ path: `/hostSchedules/${username}`, message: 'is not a host of the topic' });
+      else if (stillThere.get(uuid) !== host.uuid) errors.push({ path: `/hostSchedules/${username}`, message: `is not a schedule of ${username}` });
+    }
+  }
+  return errors;
 }
 
 /** Only a team topic can follow its team, and not while it also names its hosts. */

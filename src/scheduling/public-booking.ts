@@ -15,7 +15,9 @@ import { renderMeetingEvent } from '../calendars/meeting-event.js';
 import { manageUrl, readManageToken } from './manage-token.js';
 import { cancelMeeting, type ParticipantActor } from './meetings.js';
 import { rescheduleMeeting, type RescheduleInput } from './reschedule-meeting.js';
-import { scheduleMeetings, type Booking, type ScheduleInput } from './schedule-meetings.js';
+import { findUsableDiscount, scheduleMeetings, type Booking, type ScheduleInput } from './schedule-meetings.js';
+import type { Money } from '../domain/meeting-topic.js';
+import { priceBooking } from '../domain/pricing.js';
 
 /** POST /public/schedule: the body of POST /schedule less `metadata`, plus the honeypot. */
 export interface PublicScheduleInput extends Omit<ScheduleInput, 'metadata'> {
@@ -39,6 +41,45 @@ export async function bookPublicly(
   const topic = await findTopic(ctx.db, null, booking.meetingTopic);
   if (!topic?.public) throw new NotFoundError('meeting topic');
   return scheduleMeetings(ctx, { accountUuid: topic.accountUuid, publicPage: true }, booking, idempotencyKey === undefined ? undefined : publicIdempotencyKey(idempotencyKey));
+}
+
+/** POST /public/quote: what a booking of a public topic would cost, with a discount code tried. */
+export interface QuoteInput {
+  meetingTopic: string;
+  priceVariant?: string | undefined;
+  discount?: string | undefined;
+  /** How many dates the booking would hold (the price is per date). */
+  dates?: number | undefined;
+}
+
+export interface Quote {
+  /** The price before any discount; null for a free topic. */
+  price: Money | null;
+  /** What would be paid: the price less the code's discount. */
+  total: Money | null;
+  discount: { code: string; percentOff: number | null; amountOff: Money | null } | null;
+}
+
+/**
+ * The booking page's "what will I pay?" before booking: the same pricing and the same
+ * discount checks as the booking itself (an unknown, expired or used-up code is the same
+ * 422 DISCOUNT_INVALID the booking would answer). Nothing is reserved or used up.
+ */
+export async function quotePublicly(ctx: Pick<UseCaseContext, 'now' | 'db'>, input: QuoteInput): Promise<Quote> {
+  const topic = await findTopic(ctx.db, null, input.meetingTopic);
+  if (!topic?.public) throw new NotFoundError('meeting topic');
+  const variant = input.priceVariant ?? null;
+  if (variant !== null && !topic.priceVariants.some((candidate) => candidate.uuid === variant)) {
+    throw new ValidationError([{ path: '/priceVariant', message: 'is not a price variant of this topic' }]);
+  }
+  const price = priceBooking(topic, variant, input.dates ?? 1, null);
+  if (input.discount === undefined || input.discount.trim() === '') return { price, total: price, discount: null };
+  const code = await findUsableDiscount(ctx.db, topic.accountUuid, input.discount, ctx.now(), price);
+  return {
+    price,
+    total: priceBooking(topic, variant, input.dates ?? 1, code),
+    discount: { code: code.code, percentOff: code.percentOff, amountOff: code.amountOff },
+  };
 }
 
 /**

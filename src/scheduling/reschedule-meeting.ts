@@ -7,7 +7,7 @@ import { bumpCalendarVersions } from '../db/repositories/busy-time.js';
 import { findTopic } from '../db/repositories/meeting-topics.js';
 import { findMeeting, lockHost, moveMeeting } from '../db/repositories/meetings.js';
 import { inTransaction } from '../db/transaction.js';
-import { loadHostCalendar, slotRulesOf, withoutMeeting } from './calculate-schedule.js';
+import { bookingCalendarSpan, loadHostCalendar, slotRulesOf, withoutMeeting } from './calculate-schedule.js';
 import type { UseCaseContext } from './context.js';
 import type { RescheduledEventData } from '../domain/events.js';
 import { requireMeetingManager, type MeetingActor } from './meetings.js';
@@ -73,7 +73,8 @@ export async function rescheduleMeeting(
 
     const rules = slotRulesOf(topic);
     const end = start + topic.durationMinutes * 60_000;
-    const loaded = await loadHostCalendar(createKyselyReads(trx), target, rules, start, end, now);
+    const span = bookingCalendarSpan(rules, start, end);
+    const loaded = await loadHostCalendar(createKyselyReads(trx), target, rules, span.from, span.to, now);
     const calendar = target.uuid === meeting.hostUuid ? withoutMeeting(loaded, meeting) : loaded;
     if (!isSlotAvailable(calendar, rules, now, start)) throw new SlotUnavailableError([{ path: '/start', message: 'is not an available slot' }]);
 

@@ -19,7 +19,7 @@ import { insertMeetings, lockTopicHosts, type LockedHost } from '../db/repositor
 import { insertPayment } from '../db/repositories/payments.js';
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
-import { loadHostCalendar, slotRulesOf } from './calculate-schedule.js';
+import { bookingCalendarSpan, loadHostCalendar, slotRulesOf } from './calculate-schedule.js';
 import type { Principal, UseCaseContext } from './context.js';
 import { recordEvents } from './record-events.js';
 import { gatewayRefusal } from './payments/credentials.js';
@@ -180,13 +180,13 @@ async function planBooking(
 
 /**
  * Reads the locked hosts' calendars and checks each date; later dates of the request must
- * respect earlier ones (buffers, daily limit), as if those were already booked. Returns the
+ * respect earlier ones (buffers, daily, weekly and monthly limits), as if those were already booked. Returns the
  * hosts' own place details, read with the lock.
  */
 async function checkDatesUnderLock(trx: DbOrTrx, plan: BookingPlan, starts: number[], now: number): Promise<Map<string, PlaceDetails>> {
   const rules = slotRulesOf(plan.topic);
-  const from = Math.min(...starts);
-  const to = Math.max(...starts) + plan.topic.durationMinutes * 60_000;
+  // Whole weeks and months around the dates: the weekly and monthly limits count them.
+  const { from, to } = bookingCalendarSpan(rules, Math.min(...starts), Math.max(...starts) + plan.topic.durationMinutes * 60_000);
   const calendars = new Map<string, HostCalendar>();
   const placeDetails = new Map<string, PlaceDetails>();
   for (const locked of plan.locked.values()) {
@@ -312,7 +312,7 @@ function parseStarts(input: ScheduleInput): number[] {
 }
 
 /** The code named in the request, if it exists and can be used now (422 otherwise). */
-async function findUsableDiscount(trx: DbOrTrx, accountUuid: string, code: string, now: number, price: Money | null): Promise<DiscountCode> {
+export async function findUsableDiscount(trx: DbOrTrx, accountUuid: string, code: string, now: number, price: Money | null): Promise<DiscountCode> {
   const discount = await findDiscountByCode(trx, accountUuid, normalizeDiscountCode(code));
   if (!discount) throw new DiscountInvalidError('is not a known discount code');
   const refusal = discountRefusal(discount, now, price ?? { amount: 0, currency: discount.amountOff?.currency ?? 'XXX' });

@@ -170,7 +170,7 @@ describe.runIf(HAS_CHROMIUM)('time and money formats in a browser', () => {
     expect(chose24.mail).toContain(`${chose24.when} (Europe/Warsaw)`);
   });
 
-  it('"Continue to payment" shows the total of the chosen price, and says when a discount is still to come off', async () => {
+  it('"Continue to payment" shows the total of the chosen price, and after a discount code the total the server quotes for it', async () => {
     const gateways = await server.api('PATCH', '/account', { gateways: { p24: { merchantId: 1001, posId: 1001, apiKey: 'test-api-key', crc: 'test-crc' } } });
     expect(gateways.status).toBe(200);
     const topic = await createTopic(server, {
@@ -179,6 +179,7 @@ describe.runIf(HAS_CHROMIUM)('time and money formats in a browser', () => {
       price: { amount: 15000, currency: 'PLN' },
       priceVariants: [{ name: '90 minutes', price: { amount: 20000, currency: 'PLN' } }],
     });
+    expect((await server.api('POST', '/discount-codes', { code: 'SPRING', percentOff: 20 })).status).toBe(201);
     const page = await open(await newContext('pl-PL'), `/book/${server.owner.username}/${topic.uuid}`);
     await chooseFirstSlot(page);
     const submit = async () => (await page.textContent('#submit'))!.replace(/\s/g, ' ');
@@ -187,8 +188,22 @@ describe.runIf(HAS_CHROMIUM)('time and money formats in a browser', () => {
     expect(await submit()).toBe('Przejdź do płatności · 200,00 zł');
     await page.fill('input[name=discount]', 'SPRING');
     expect(await submit()).toBe('Przejdź do płatności · 200,00 zł (przed rabatem)');
+    // Leaving the field asks the server: the total after the code, as the booking will charge it.
+    await page.press('input[name=discount]', 'Tab');
+    await expect.poll(submit).toBe('Przejdź do płatności · 160,00 zł');
+    expect((await page.textContent('#discount-status'))!.replace(/\s/g, ' ')).toBe('Kod SPRING: 200,00 zł → 160,00 zł');
+    // Another price: asked again.
+    await page.check('input[name=priceVariant][value=""]');
+    await expect.poll(submit).toBe('Przejdź do płatności · 120,00 zł');
+    await page.fill('input[name=discount]', 'NOPE');
+    await page.press('input[name=discount]', 'Tab');
+    await expect.poll(() => page.getAttribute('input[name=discount]', 'aria-invalid')).toBe('true');
+    expect(await page.textContent('#f-discount-error')).toBe('Ten kod rabatowy jest nieważny.');
+    expect(await submit()).toBe('Przejdź do płatności · 150,00 zł (przed rabatem)');
     await page.fill('input[name=discount]', '');
-    expect(await submit()).toBe('Przejdź do płatności · 200,00 zł');
+    await page.press('input[name=discount]', 'Tab');
+    await expect.poll(submit).toBe('Przejdź do płatności · 150,00 zł');
+    expect(await page.getAttribute('input[name=discount]', 'aria-invalid')).toBeNull();
     expect(await seriousViolations(page)).toEqual([]);
     await shot(page, 'formats-05-pay-total');
   });

@@ -183,6 +183,26 @@ describe('prepared SQLite reads agree with the repository queries', () => {
     }
     expect(await prepared.findCalendarVersion(users.Anna!.uuid)).toBeGreaterThan(0);
   });
+
+  it('read the same named schedules (only for their owner) and host limits, one by one and batched', async () => {
+    const weekly = { monday: [{ start: '18:00', end: '20:00' }] };
+    const schedule = (await call(t.app, acme.apiKey, 'POST', `/api/v1/users/${users.Anna!.uuid}/schedules`, { name: 'Evenings', timezone: 'UTC', weekly })).json();
+    expect((await call(t.app, acme.apiKey, 'PUT', `/api/v1/users/${users.Bea!.uuid}/limits`, { daily: 2, weekly: 7 })).statusCode).toBe(200);
+    for (const [scheduleUuid, userUuid] of [
+      [schedule.uuid, users.Anna!.uuid],
+      [schedule.uuid, users.Bea!.uuid],
+      [newId(), users.Anna!.uuid],
+    ] as const) {
+      expect(await prepared.findScheduleJson(scheduleUuid, userUuid)).toBe(await kysely.findScheduleJson(scheduleUuid, userUuid));
+    }
+    expect(JSON.parse((await prepared.findScheduleJson(schedule.uuid, users.Anna!.uuid))!).weekly.monday).toEqual(weekly.monday);
+    expect(await prepared.findScheduleJson(schedule.uuid, users.Bea!.uuid)).toBeUndefined();
+    const hosts = [users.Anna!.uuid, users.Bea!.uuid, newId()];
+    for (const host of hosts) expect(await prepared.findHostLimits(host)).toEqual(await kysely.findHostLimits(host));
+    expect(await prepared.findHostLimitsOfHosts(hosts)).toEqual(await kysely.findHostLimitsOfHosts(hosts));
+    expect(await prepared.findHostLimits(users.Bea!.uuid)).toEqual({ timezone: 'Europe/Warsaw', daily: 2, weekly: 7 });
+    expect(await prepared.findHostLimits(users.Anna!.uuid)).toEqual({ timezone: 'Europe/Warsaw', daily: null, weekly: null });
+  });
 });
 
 /**

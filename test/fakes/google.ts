@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { type ApiReply, type ApiRequest, type OAuthProvider, startOAuthProvider } from './oauth-provider.js';
 
 /**
@@ -12,7 +13,11 @@ import { type ApiReply, type ApiRequest, type OAuthProvider, startOAuthProvider 
  * with 409 `duplicate`) and `conferenceData.createRequest` honoured only with
  * `conferenceDataVersion=1`, the Meet conference `pending` at first and made on a later read;
  * get (a deleted event reads as `status: cancelled`), patch, delete (410 once deleted), and
- * list (`singleEvents`, `timeMin`/`timeMax`, pages by `nextPageToken`). Errors in Google's
+ * list (`singleEvents`, `timeMin`/`timeMax`, pages by `nextPageToken`; the last page carries a
+ * `nextSyncToken`, and a list with `syncToken` gives every event changed since that token,
+ * deleted ones as `cancelled`, refuses `timeMin`/`timeMax`/`showDeleted=false` beside it with
+ * 400 and an expired token with 410 `fullSyncRequired`, as
+ * developers.google.com/calendar/api/guides/sync describes). Errors in Google's
  * JSON shape `{ error: { code, message, errors: [{ domain, reason, message }], status } }`.
  */
 
@@ -45,6 +50,10 @@ export interface FakeGoogle extends OAuthProvider {
   /** Adds an event to the calendar of the grant that connected `count`-th (1 = first), as the host would in Google Calendar. */
   addEvent(event: Omit<GoogleEvent, 'grant' | 'sequence' | 'conference' | 'attendees' | 'status'> & Partial<Pick<GoogleEvent, 'status' | 'grant' | 'attendees'>>): GoogleEvent;
   env: Record<string, string>;
+  /** Each `events.list` page answered: whether it was asked with a sync token, and the ids of the events it gave. */
+  listAnswers: { syncToken: boolean; ids: string[] }[];
+  /** Forgets every sync token issued (as Google does after a while): the next incremental list gets 410. */
+  expireSyncTokens(): void;
 }
 
 const ISSUER = 'https://accounts.google.com';
@@ -91,8 +100,44 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
     typeof (value as { dateTime?: unknown }).dateTime === 'string' &&
     !Number.isNaN(Date.parse((value as { dateTime: string }).dateTime));
 
+  /** Sync tokens issued: each the events of its grant as they were (their JSON, deleted ones included). */
+  const syncTokens = new Map<string, { grant: number; snapshot: Map<string, string> }>();
+  const listAnswers: FakeGoogle['listAnswers'] = [];
+  const snapshotOf = (grant: number) => new Map([...events.values()].filter((event) => event.grant === grant).map((event) => [event.id, JSON.stringify(resource(event, false))]));
+  const page = (request: ApiRequest, all: Record<string, unknown>[], syncToken: boolean): ApiReply => {
+    const q = request.query;
+    const size = Math.min(2500, Number(q.get('maxResults') ?? 250));
+    const from = Number(q.get('pageToken') ?? 0);
+    const items = all.slice(from, from + size);
+    listAnswers.push({ syncToken, ids: items.map((item) => String(item.id)) });
+    const body: Record<string, unknown> = { kind: 'calendar#events', summary: request.grant.accountEmail, timeZone: 'UTC', items };
+    if (from + size < all.length) body.nextPageToken = String(from + size);
+    else {
+      const token = `CPDAlvWDx70CEPDAlvWDx70CGA${randomBytes(6).toString('base64url')}=`;
+      syncTokens.set(token, { grant: request.grant.id, snapshot: snapshotOf(request.grant.id) });
+      body.nextSyncToken = token;
+    }
+    return { status: 200, body };
+  };
+  const listChanges = (request: ApiRequest, token: string): ApiReply => {
+    const q = request.query;
+    for (const refused of ['timeMin', 'timeMax', 'orderBy', 'q', 'updatedMin', 'iCalUID', 'privateExtendedProperty']) {
+      if (q.has(refused)) return bad(`Sync token is not compatible with the ${refused} parameter.`);
+    }
+    if (q.get('showDeleted') === 'false') return bad('Sync token cannot be used with showDeleted=false.');
+    const since = syncTokens.get(token);
+    if (!since || since.grant !== request.grant.id) return googleError(410, 'GONE', 'fullSyncRequired', 'Sync token is no longer valid, a full sync is required.');
+    const now = snapshotOf(request.grant.id);
+    const changed = [...now].filter(([id, json]) => since.snapshot.get(id) !== json).map(([, json]) => JSON.parse(json) as Record<string, unknown>);
+    // Gone from the calendar altogether: still reported, as deleted.
+    const gone = [...since.snapshot.keys()].filter((id) => !now.has(id)).map((id) => ({ kind: 'calendar#event', id, status: 'cancelled' }));
+    return page(request, [...changed, ...gone], true);
+  };
+
   const listEvents = (request: ApiRequest): ApiReply => {
     const q = request.query;
+    const syncToken = q.get('syncToken');
+    if (syncToken !== null) return listChanges(request, syncToken);
     if (q.get('singleEvents') !== 'true' && q.get('orderBy') === 'startTime') return bad('The requested ordering is not available for the particular query.');
     const timeMin = q.get('timeMin') === null ? -Infinity : Date.parse(q.get('timeMin')!);
     const timeMax = q.get('timeMax') === null ? Infinity : Date.parse(q.get('timeMax')!);
@@ -102,12 +147,11 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
       .filter((event) => event.grant === request.grant.id && (showDeleted || event.status !== 'cancelled'))
       .filter((event) => instant(event.end) > timeMin && instant(event.start) < timeMax)
       .sort((a, b) => instant(a.start) - instant(b.start));
-    const size = Math.min(2500, Number(q.get('maxResults') ?? 250));
-    const from = Number(q.get('pageToken') ?? 0);
-    const page = mine.slice(from, from + size);
-    const body: Record<string, unknown> = { kind: 'calendar#events', summary: request.grant.accountEmail, timeZone: 'UTC', items: page.map((event) => resource(event, false)) };
-    if (from + size < mine.length) body.nextPageToken = String(from + size);
-    return { status: 200, body };
+    return page(
+      request,
+      mine.map((event) => resource(event, false)),
+      false,
+    );
   };
 
   const api = (request: ApiRequest): ApiReply => {
@@ -238,6 +282,10 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
       const event: GoogleEvent = { status: 'confirmed', grant: 1, attendees: [], ...input, conference: null, sequence: 0 };
       events.set(event.id, event);
       return event;
+    },
+    listAnswers,
+    expireSyncTokens() {
+      syncTokens.clear();
     },
     env: { GOOGLE_AUTHORIZE_URL: `${provider.baseUrl}/o/oauth2/v2/auth`, GOOGLE_TOKEN_URL: `${provider.baseUrl}/token`, GOOGLE_API_URL: provider.baseUrl },
   });

@@ -12,7 +12,13 @@ import type { OAuthProvider, TokenCall } from './oauth-provider.js';
  * the Microsoft Graph v1.0 parts termin uses: `GET /v1.0/me`, `POST /v1.0/me/events` (an
  * event with `isOnlineMeeting` gets a Teams `onlineMeeting.joinUrl`; a repeated
  * `transactionId` answers the event already made), `GET /v1.0/me/events` filtered by a
- * single-value extended property, and `GET`/`PATCH`/`DELETE /v1.0/me/events/{id}`. Graph
+ * single-value extended property, `GET`/`PATCH`/`DELETE /v1.0/me/events/{id}`, and
+ * `calendarView/delta` (learn.microsoft.com/graph/delta-query-events): a first round over
+ * `startDateTime`/`endDateTime`, paged by `Prefer: odata.maxpagesize` and `@odata.nextLink`
+ * (`$skiptoken`), ending in an `@odata.deltaLink` (`$deltatoken`) that gives what changed in
+ * that window since, a deleted event as `{ id, "@removed": { reason: "deleted" } }`; no
+ * `$expand`/`$select`/`$top` (refused, as Graph does not support them there), and 410
+ * `syncStateNotFound` for a delta token it no longer knows. Graph
  * errors as `{ error: { code, message } }` (401 InvalidAuthenticationToken, 404
  * ErrorItemNotFound). It is not a separate implementation of the OAuth parts of
  * oauth-provider.ts by whim: the tenant path, the error bodies and the refresh's `scope` are
@@ -70,10 +76,14 @@ export interface FakeMicrosoft extends OAuthProvider {
   /** Adds an event as the host would in Outlook (times as instants; an all-day event's start and end as dates, the end exclusive). */
   addEvent(
     event: { id: string; subject: string; start: string; end: string } & Partial<
-      Pick<GraphEvent, 'calendarId' | 'showAs' | 'isCancelled' | 'isAllDay' | 'responseStatus' | 'singleValueExtendedProperties'>
+      Pick<GraphEvent, 'calendarId' | 'showAs' | 'isCancelled' | 'isAllDay' | 'responseStatus' | 'singleValueExtendedProperties' | 'transactionId'>
     >,
   ): GraphEvent;
   env: Record<string, string>;
+  /** Each delta page answered: whether it followed a delta link (changes only), and the ids it gave. */
+  deltaAnswers: { incremental: boolean; ids: string[] }[];
+  /** Forgets every delta token issued (Graph's token cache is bounded): the next delta read gets 410. */
+  expireDeltaTokens(): void;
 }
 
 interface Grant {
@@ -213,12 +223,81 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
     }
     return { status: 200, body };
   };
+  /** Delta tokens issued: the window and calendar of their round, and its events as they were then (JSON by id). */
+  const deltaTokens = new Map<string, { mailbox: string; calendarId: string; from: number; to: number; snapshot: Map<string, string> }>();
+  /** Rounds being paged: their items, and the token their last page hands out. */
+  const deltaRounds = new Map<string, { items: unknown[]; size: number; token: string; incremental: boolean }>();
+  const deltaAnswers: FakeMicrosoft['deltaAnswers'] = [];
+  const deltaPage = (pathname: string, roundId: string, offset: number): { status: number; body?: unknown } => {
+    const round = deltaRounds.get(roundId);
+    if (!round) return graphError(410, 'syncStateNotFound', 'The sync state generation is not found. The delta token is expired and data must be synchronized again.');
+    const items = round.items.slice(offset, offset + round.size);
+    deltaAnswers.push({ incremental: round.incremental, ids: items.map((item) => String((item as { id: string }).id)) });
+    const body: Record<string, unknown> = { '@odata.context': 'https://graph.microsoft.com/v1.0/$metadata#Collection(event)', value: items };
+    if (offset + round.size < round.items.length) body['@odata.nextLink'] = `https://graph.microsoft.com${pathname}?$skiptoken=${roundId}.${offset + round.size}`;
+    else {
+      deltaRounds.delete(roundId);
+      body['@odata.deltaLink'] = `https://graph.microsoft.com${pathname}?$deltatoken=${round.token}`;
+    }
+    return { status: 200, body };
+  };
+  const calendarViewDelta = (url: URL, calendarId: string, grant: Grant, prefer: string): { status: number; body?: unknown } => {
+    const q = url.searchParams;
+    for (const refused of ['$expand', '$select', '$top', '$filter', '$orderby']) {
+      if (q.has(refused))
+        return graphError(400, 'ErrorInvalidUrlQuery', `The following parameters are not supported with change tracking over the 'CalendarView' resource: '${refused}'.`);
+    }
+    const skip = q.get('$skiptoken');
+    if (skip !== null) {
+      const [roundId, offset] = skip.split('.');
+      return deltaPage(url.pathname, roundId ?? '', Number(offset) || 0);
+    }
+    const size = Math.min(Number(/odata\.maxpagesize=(\d+)/.exec(prefer)?.[1] ?? 10) || 10, 1000);
+    const inWindow = (from: number, to: number) =>
+      new Map(
+        [...events.values()]
+          .filter((event) => event.mailbox === grant.mailbox && (event.calendarId ?? 'primary') === calendarId)
+          .filter((event) => instantOf(event.end) > from && instantOf(event.start) < to)
+          .sort((a, b) => instantOf(a.start) - instantOf(b.start) || a.id.localeCompare(b.id))
+          .map((event) => [event.id, JSON.stringify(eventOut(event))]),
+      );
+    const deltaToken = q.get('$deltatoken');
+    let window: { from: number; to: number };
+    let items: unknown[];
+    if (deltaToken !== null) {
+      const since = deltaTokens.get(deltaToken);
+      if (!since || since.mailbox !== grant.mailbox || since.calendarId !== calendarId)
+        return graphError(410, 'syncStateNotFound', 'The sync state generation is not found. The delta token is expired and data must be synchronized again.');
+      window = since;
+      const now = inWindow(since.from, since.to);
+      items = [
+        ...[...now].filter(([id, json]) => since.snapshot.get(id) !== json).map(([, json]) => JSON.parse(json) as unknown),
+        ...[...since.snapshot.keys()].filter((id) => !now.has(id)).map((id) => ({ '@odata.type': '#microsoft.graph.event', id, '@removed': { reason: 'deleted' } })),
+      ];
+    } else {
+      window = { from: Date.parse(q.get('startDateTime') ?? ''), to: Date.parse(q.get('endDateTime') ?? '') };
+      if (Number.isNaN(window.from) || Number.isNaN(window.to))
+        return graphError(400, 'ErrorInvalidParameter', "This request requires a time window specified by the query string parameters 'startDateTime' and 'endDateTime'.");
+      items = [...inWindow(window.from, window.to).values()].map((json) => JSON.parse(json) as unknown);
+    }
+    const token = randomBytes(18).toString('base64url');
+    deltaTokens.set(token, { mailbox: grant.mailbox, calendarId, ...window, snapshot: inWindow(window.from, window.to) });
+    const roundId = randomBytes(9).toString('base64url');
+    deltaRounds.set(roundId, { items, size, token, incremental: deltaToken !== null });
+    return deltaPage(url.pathname, roundId, 0);
+  };
   const validTimes = (value: unknown) => {
     const time = value as { dateTime?: unknown; timeZone?: unknown } | undefined;
     return typeof time?.dateTime === 'string' && typeof time.timeZone === 'string' && !Number.isNaN(Date.parse(`${time.dateTime}Z`));
   };
 
-  const graph = (method: string, url: URL, body: Record<string, unknown>, grant: Grant): { status: number; body?: unknown } => {
+  const graph = (method: string, url: URL, body: Record<string, unknown>, grant: Grant, prefer: string): { status: number; body?: unknown } => {
+    const delta = /^\/v1\.0\/me(?:\/calendars\/([^/]+))?\/calendarView\/delta$/.exec(url.pathname);
+    if (delta && method === 'GET') {
+      const calendarId = delta[1] === undefined ? 'primary' : decodeURIComponent(delta[1]);
+      if (!calendars.has(calendarId)) return graphError(404, 'ErrorItemNotFound', 'The specified object was not found in the store.');
+      return calendarViewDelta(url, calendarId, grant, prefer);
+    }
     if (method === 'GET' && url.pathname === '/v1.0/me') {
       return {
         status: 200,
@@ -452,7 +531,13 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
           const reply = graphError(failures.status, 'ServiceNotAvailable', 'The service is temporarily unavailable.');
           return void res.writeHead(failures.status, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify(reply.body));
         }
-        const reply = graph(req.method ?? 'GET', url, (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>, access.grant);
+        const reply = graph(
+          req.method ?? 'GET',
+          url,
+          (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>,
+          access.grant,
+          String(req.headers.prefer ?? ''),
+        );
         if (drops > 0 && (dropMethod === undefined || dropMethod === req.method)) {
           drops -= 1;
           res.socket?.destroy();
@@ -487,6 +572,10 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
       MICROSOFT_AUTHORIZE_URL: `${baseUrl}/{tenant}/oauth2/v2.0/authorize`,
       MICROSOFT_TOKEN_URL: `${baseUrl}/{tenant}/oauth2/v2.0/token`,
       MICROSOFT_GRAPH_URL: baseUrl,
+    },
+    deltaAnswers,
+    expireDeltaTokens() {
+      deltaTokens.clear();
     },
     delayJoinUrls(count) {
       slowJoinUrls = count;

@@ -62,6 +62,33 @@ for (const dialect of DIALECTS) {
       expectProblem(await createCode({ code: 'MINE', percentOff: 50 }, memberKey), 403, 'FORBIDDEN');
     });
 
+    it('is quoted for the booking page before booking: the same total the booking pays, the same refusals, nothing used up', async () => {
+      expect((await createCode({ code: 'spring-20', percentOff: 20, usageLimit: 1 })).statusCode).toBe(201);
+      expect((await createCode({ code: 'EURO', amountOff: { amount: 500, currency: 'EUR' } })).statusCode).toBe(201);
+      // The booking page asks without a key; only public topics are quoted.
+      const quote = (body: Record<string, unknown>) => call(t.app, null, 'POST', '/api/v1/public/quote', { meetingTopic: paid.uuid, ...body });
+      expectProblem(await quote({}), 404, 'NOT_FOUND');
+      await call(t.app, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${paid.uuid}`, { public: true });
+
+      const plain = await quote({ dates: 2 });
+      expect(plain.statusCode).toBe(200);
+      expect(plain.json()).toEqual({ price: { amount: 30000, currency: 'PLN' }, total: { amount: 30000, currency: 'PLN' }, discount: null });
+      const spring = await quote({ discount: ' spring-20 ' });
+      expect(spring.json()).toEqual({
+        price: { amount: 15000, currency: 'PLN' },
+        total: { amount: 12000, currency: 'PLN' },
+        discount: { code: 'SPRING-20', percentOff: 20, amountOff: null },
+      });
+      expect(expectProblem(await quote({ discount: 'NOPE' }), 422, 'DISCOUNT_INVALID').detail).toContain('is not a known discount code');
+      expect(expectProblem(await quote({ discount: 'EURO' }), 422, 'DISCOUNT_INVALID').detail).toContain('does not apply to prices in PLN');
+      expectProblem(await quote({ priceVariant: '0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d' }), 400, 'VALIDATION_FAILED');
+
+      // Quoting used nothing up: the one use is still there, and the booking pays what was quoted.
+      const booked = await bookWith('SPRING-20');
+      expect(booked.json().payment).toMatchObject({ amount: spring.json().total.amount, currency: 'PLN' });
+      expect(expectProblem(await quote({ discount: 'spring-20' }), 422, 'DISCOUNT_INVALID').detail).toContain('has been used up');
+    });
+
     it('lowers the amount to pay, matching the code without regard to case', async () => {
       expect((await createCode({ code: 'spring-20', percentOff: 20 })).statusCode).toBe(201);
       const response = await bookWith(' spring-20 ');

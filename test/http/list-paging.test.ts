@@ -73,6 +73,47 @@ for (const dialect of DIALECTS) {
       }
       expectProblem(await call(t.app, acme.apiKey, 'GET', '/api/v1/api-keys?limit=0'), 400, 'VALIDATION_FAILED');
     });
+
+    it('pages teams, team members and discount codes oldest first, whatever their names, the same on every database', async () => {
+      const acme = await createTestAccount(t.ctx);
+      // Names whose order differs from their creation, and that PostgreSQL and SQLite would sort differently (case, diacritics).
+      const names = ['zeta', 'Ąbc', 'alpha', 'Beta', 'beta'];
+      const teamUuids: string[] = (await call(t.app, acme.apiKey, 'GET', '/api/v1/teams')).json().teams.map((team: { uuid: string }) => team.uuid);
+      const codes: string[] = [];
+      for (const [i, name] of names.entries()) {
+        if (i % 2 === 0) t.clock.advance(1_000);
+        const team = await call(t.app, acme.apiKey, 'POST', '/api/v1/teams', { name });
+        expect(team.statusCode, team.body).toBe(201);
+        teamUuids.push(team.json().uuid);
+        const code = await call(t.app, acme.apiKey, 'POST', '/api/v1/discount-codes', { code: `${['Z', 'a', 'B', 'b', 'c'][i]}code${i}`, percentOff: 10 });
+        expect(code.statusCode, code.body).toBe(201);
+        codes.push(code.json().uuid);
+      }
+      const teamPages = await walk(t, acme.apiKey, '/api/v1/teams', 'teams', 2);
+      expect(teamPages.map((page) => page.length)).toEqual([2, 2, 2]);
+      expect(teamPages.flat()).toEqual(teamUuids);
+      const codePages = await walk(t, acme.apiKey, '/api/v1/discount-codes', 'discountCodes', 2);
+      expect(codePages.map((page) => page.length)).toEqual([2, 2, 1]);
+      expect(codePages.flat()).toEqual(codes);
+
+      const teamUuid = teamUuids[1]!;
+      const members: string[] = (await call(t.app, acme.apiKey, 'GET', `/api/v1/teams/${teamUuid}/users`)).json().users.map((user: { uuid: string }) => user.uuid);
+      for (const [i, name] of names.slice(0, 3).entries()) {
+        t.clock.advance(1_000);
+        const member = await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${teamUuid}/users`, { firstName: name, lastName: name, email: `member${i}@acme.example` });
+        expect(member.statusCode, member.body).toBe(201);
+        members.push(member.json().uuid);
+      }
+      const memberPages = await walk(t, acme.apiKey, `/api/v1/teams/${teamUuid}/users`, 'users', 3);
+      expect(memberPages.map((page) => page.length)).toEqual([3, 1]);
+      expect(memberPages.flat()).toEqual(members);
+
+      for (const path of ['/api/v1/teams', '/api/v1/discount-codes', `/api/v1/teams/${teamUuid}/users`]) {
+        const forged = expectProblem(await call(t.app, acme.apiKey, 'GET', `${path}?cursor=bm90LWEtY3Vyc29y`), 400, 'VALIDATION_FAILED');
+        expect(forged.errors?.[0]?.path).toBe('/query/cursor');
+        expectProblem(await call(t.app, acme.apiKey, 'GET', `${path}?limit=201`), 400, 'VALIDATION_FAILED');
+      }
+    });
   });
 }
 
@@ -91,6 +132,9 @@ describe('the document', () => {
       '/api/v1/users/{userUuid}/calendars',
       '/api/v1/users/{userUuid}/connections',
       '/api/v1/meeting-topics',
+      '/api/v1/teams',
+      '/api/v1/teams/{teamUuid}/users',
+      '/api/v1/discount-codes',
     ]) {
       const get = doc.paths[path]!.get;
       const query = (get.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);

@@ -128,8 +128,16 @@ describe('rate limiting', () => {
   afterAll(async () => t.close());
 
   it('answers 429 RATE_LIMITED with Retry-After past the limit, per key', async () => {
-    for (let i = 0; i < 3; i += 1) expect((await call(t.app, acme.apiKey, 'GET', '/api/v1/teams')).statusCode).toBe(200);
+    for (let i = 0; i < 3; i += 1) {
+      const answer = await call(t.app, acme.apiKey, 'GET', '/api/v1/teams');
+      expect(answer.statusCode).toBe(200);
+      // The IETF draft's fields beside the X-RateLimit-* ones, saying the same.
+      expect(answer.headers['ratelimit-policy']).toBe('"api";q=3;w=60');
+      expect(answer.headers.ratelimit).toBe(`"api";r=${2 - i};t=${answer.headers['x-ratelimit-reset']}`);
+      expect(answer.headers['x-ratelimit-remaining']).toBe(String(2 - i));
+    }
     const limited = await call(t.app, acme.apiKey, 'GET', '/api/v1/teams');
+    expect(limited.headers.ratelimit).toMatch(/^"api";r=0;t=\d+$/);
     const problem = expectProblem(limited, 429, 'RATE_LIMITED');
     expect(problem.detail).toMatch(/at most 3 a minute/);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
@@ -182,6 +190,9 @@ describe('browsers on other sites', () => {
       payload: '{}',
     });
     expect(allowedPost.headers['access-control-allow-origin']).toBe('https://booking.example.com');
+    // A page on the allowed site may read the limits, in both forms.
+    expect(String(allowedPost.headers['access-control-expose-headers']).split(/,\s*/)).toEqual(expect.arrayContaining(['X-RateLimit-Remaining', 'RateLimit', 'RateLimit-Policy']));
+    expect(allowedPost.headers['ratelimit-policy']).toMatch(/^"calculate-schedule";q=\d+;w=60$/);
     const actual = await t.app.inject({ method: 'GET', url: '/api/v1/teams', headers: { origin: 'https://evil.example.net' } });
     expect(actual.headers['access-control-allow-origin']).toBeUndefined();
   });

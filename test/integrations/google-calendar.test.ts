@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { busyOfGoogleEvents, googleCopyIdOf } from '../../src/calendars/google.js';
 import { meetingEventUid } from '../../src/calendars/meeting-event.js';
+import { withAccessToken } from '../../src/scheduling/provider-access.js';
 import { type FakeGoogle, startFakeGoogle } from '../fakes/google.js';
 import { DIALECTS, createClock, createTestAccount, expectProblem } from '../helpers.js';
-import { freeSlots, type Harness, startHarness } from './harness.js';
+import { createRoomBookings, freeSlots, type Harness, type RoomBookings, startHarness } from './harness.js';
 
 /**
  * A host's Google Calendar on their Google connection, against the stand-in in
@@ -27,23 +28,9 @@ for (const dialect of DIALECTS) {
     let calendarUuid: string;
     /** Free slots before any Google event, by UTC day. */
     let days: string[][];
-    let participant = 0;
+    let bookings: RoomBookings;
 
     const slotsNow = async () => new Set(await freeSlots(h.app, h.acme.owner.username, topicUuid, 150));
-    const book = async (start: string, place: string) => {
-      participant += 1;
-      const answer = await h.api('POST', '/api/v1/schedule', {
-        dates: [{ start, username: h.acme.owner.username }],
-        email: `guest${participant}@example.com`,
-        lang: 'en',
-        name: `Guest ${participant}`,
-        place,
-        meetingTopic: topicUuid,
-        timezone: 'UTC',
-      });
-      expect(answer.statusCode, answer.body).toBe(201);
-      return (answer.json() as { meetings: { uuid: string }[] }).meetings[0]!.uuid;
-    };
     const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
     const calendarsPath = () => `/api/v1/users/${h.acme.owner.uuid}/calendars`;
 
@@ -53,6 +40,7 @@ for (const dialect of DIALECTS) {
       h = await startHarness(dialect, clock, google.env, ['google-meet', 'offline']);
       const topic = await h.api('POST', '/api/v1/meeting-topics', { name: 'Intro call', durationMinutes: 30, places: ['google-meet', 'offline'], bookingWindowDays: 365 });
       topicUuid = (topic.json() as { uuid: string }).uuid;
+      bookings = createRoomBookings(h, 'offline', topicUuid);
       const byDay = new Map<string, string[]>();
       for (const slot of await freeSlots(h.app, h.acme.owner.username, topicUuid, 150)) byDay.set(slot.slice(0, 10), [...(byDay.get(slot.slice(0, 10)) ?? []), slot]);
       days = [...byDay.values()].filter((slots) => slots.length >= 6);
@@ -133,7 +121,7 @@ for (const dialect of DIALECTS) {
 
     it('writes a booked meeting into the Google calendar once, moves and removes it, and never counts it as busy', async () => {
       const [start, moved] = [days[3]![1]!, days[3]![4]!];
-      const uuid = await book(start, 'offline');
+      const uuid = await bookings.book({ start, place: 'offline' });
       await h.runJobs();
       const id = googleCopyIdOf(meetingEventUid(uuid));
       const copy = google.events.get(id)!;
@@ -154,11 +142,11 @@ for (const dialect of DIALECTS) {
     });
 
     it('keeps a Google Meet meeting to its one event: the room’s event is the calendar copy', async () => {
-      const uuid = await book(days[4]![0]!, 'google-meet');
+      const uuid = await bookings.book({ start: days[4]![0]!, place: 'google-meet' });
       await h.runJobs();
       const location = ((await h.api('GET', `/api/v1/meetings/${uuid}`)).json() as { location: { url: string | null } }).location;
       expect(location.url).toMatch(/^https:\/\/meet\.google\.com\//);
-      const events = [...google.events.values()].filter((event) => event.summary === `Intro call: Guest ${participant}`);
+      const events = [...google.events.values()].filter((event) => event.summary === `Intro call: Guest ${bookings.participant}`);
       expect(events).toHaveLength(1);
       expect(events[0]!.conference).not.toBeNull();
       expect(google.events.has(googleCopyIdOf(meetingEventUid(uuid)))).toBe(false);
@@ -168,6 +156,86 @@ for (const dialect of DIALECTS) {
       expect((await slotsNow()).has(days[4]![0]!)).toBe(true);
       await h.runJobs();
       expect(events[0]!.status).toBe('cancelled');
+    });
+
+    const syncNow = async () => {
+      const synced = await h.api('POST', `${calendarsPath()}/${calendarUuid}/sync`);
+      expect(synced.json(), synced.body).toMatchObject({ status: 'ok', lastError: null });
+    };
+    const lastListPaths = (since: number) =>
+      google.apiCalls
+        .slice(since)
+        .filter((c) => c.method === 'GET' && c.path.startsWith('/calendar/v3/calendars/primary/events?'))
+        .map((c) => new URL(c.path, 'http://x').searchParams);
+
+    it('asks only for the changes on the next sync, by its sync token: a new busy event blocks, a deleted or cancelled one frees its time', async () => {
+      const day = days[6]!;
+      google.addEvent({ id: 'gone1', summary: 'Lunch', start: { dateTime: day[1]! }, end: { dateTime: plus(day[1]!, 30 * 60_000) } });
+      google.addEvent({ id: 'cancel1', summary: 'Review', start: { dateTime: day[2]! }, end: { dateTime: plus(day[2]!, 30 * 60_000) } });
+      await syncNow();
+      let free = await slotsNow();
+      expect(free.has(day[1]!)).toBe(false);
+      expect(free.has(day[2]!)).toBe(false);
+
+      const calls = google.apiCalls.length;
+      const answers = google.listAnswers.length;
+      google.addEvent({ id: 'new1', summary: 'Dentist', start: { dateTime: day[0]! }, end: { dateTime: plus(day[0]!, 30 * 60_000) } });
+      google.events.delete('gone1');
+      google.events.get('cancel1')!.status = 'cancelled';
+      await syncNow();
+      // One incremental list: the token alone (Google refuses timeMin/timeMax beside it), and just the three changed events back.
+      const [query, ...more] = lastListPaths(calls);
+      expect(more).toHaveLength(0);
+      expect(query!.get('syncToken')).toBeTruthy();
+      expect(query!.has('timeMin') || query!.has('timeMax')).toBe(false);
+      expect(google.listAnswers.slice(answers)).toEqual([{ syncToken: true, ids: expect.arrayContaining(['new1', 'gone1', 'cancel1']) }]);
+      expect(google.listAnswers.at(-1)!.ids).toHaveLength(3);
+      free = await slotsNow();
+      expect(free.has(day[0]!)).toBe(false);
+      expect(free.has(day[1]!)).toBe(true);
+      expect(free.has(day[2]!)).toBe(true);
+      // Events read by earlier syncs still block.
+      expect(free.has(days[1]![0]!)).toBe(false);
+    });
+
+    it('reads the whole window again when Google no longer knows the sync token (410), and the busy time is still right', async () => {
+      const day = days[6]!;
+      google.expireSyncTokens();
+      google.addEvent({ id: 'after410', summary: 'Call', start: { dateTime: day[3]! }, end: { dateTime: plus(day[3]!, 30 * 60_000) } });
+      google.events.get('new1')!.status = 'cancelled';
+      const calls = google.apiCalls.length;
+      await syncNow();
+      const [incremental, ...full] = lastListPaths(calls);
+      expect(incremental!.get('syncToken')).toBeTruthy();
+      expect(full.length).toBeGreaterThan(0);
+      expect(full[0]!.get('syncToken')).toBeNull();
+      expect(full[0]!.get('timeMin')).toBeTruthy();
+      const free = await slotsNow();
+      expect(free.has(day[3]!)).toBe(false);
+      for (const slot of [day[0]!, day[1]!, day[2]!]) expect(free.has(slot), slot).toBe(true);
+      expect(free.has(days[1]![0]!)).toBe(false);
+      for (const slot of days[2]!) expect(free.has(slot), slot).toBe(false);
+      // And from the new token on, incremental again, with nothing changed.
+      const answers = google.listAnswers.length;
+      await syncNow();
+      expect(google.listAnswers.slice(answers)).toEqual([{ syncToken: true, ids: [] }]);
+    });
+
+    it('reads the whole window again once the booking window reaches past the full read, or the host changed zones', async () => {
+      const remote = h.ctx.calendars.google.open(
+        { url: 'primary', username: null, passwordSealed: null, remoteCalendarId: 'primary', connectionUuid },
+        { seal: (secret) => secret, open: (sealed) => sealed },
+        globalThis.fetch,
+        { withAccessToken: (call) => withAccessToken(h.ctx, connectionUuid, call) },
+      );
+      const range = { from: h.clock.now(), to: h.clock.now() + 30 * 24 * HOUR };
+      const first = await remote.readChanges!(null, range, 'UTC');
+      expect(first.full).toBe(true);
+      expect(await remote.readChanges!(first.state, range, 'UTC')).toMatchObject({ full: false, events: [] });
+      // The full read covered twice the window: 31 more days reach past it.
+      expect((await remote.readChanges!(first.state, { from: range.from, to: range.to + 31 * 24 * HOUR }, 'UTC')).full).toBe(true);
+      // All-day events were placed in UTC: a host now in Warsaw needs them placed again.
+      expect((await remote.readChanges!(first.state, range, 'Europe/Warsaw')).full).toBe(true);
     });
 
     it('says why Google refused a sync (its 403 reason), keeps the busy time, and recovers on the next sync', async () => {
@@ -188,6 +256,17 @@ for (const dialect of DIALECTS) {
       expect(calendar.status).toBe('error');
       expect(calendar.lastError).toMatch(/connection does not work.*Connect it again/);
       expect((await slotsNow()).has(days[1]![0]!)).toBe(false);
+    });
+
+    it('removes the Google calendars of a connection the host deletes, and their busy time with them', async () => {
+      expect((await slotsNow()).has(days[1]![0]!)).toBe(false);
+      const removed = await h.api('DELETE', `/api/v1/users/${h.acme.owner.uuid}/connections/${connectionUuid}`);
+      expect(removed.statusCode, removed.body).toBe(204);
+      expect(((await h.api('GET', calendarsPath())).json() as { calendars: unknown[] }).calendars).toHaveLength(0);
+      const free = await slotsNow();
+      expect(free.has(days[1]![0]!)).toBe(true);
+      expect(free.has(days[6]![3]!)).toBe(true);
+      expect((await h.api('GET', `${calendarsPath()}/${calendarUuid}`)).statusCode).toBe(404);
     });
 
     it('never shows or logs a token', () => {

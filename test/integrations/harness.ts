@@ -137,3 +137,72 @@ export async function freeSlots(app: FastifyInstance, username: string, topicUui
   if (slots.length < count) throw new Error('no free slots');
   return slots.slice(0, count);
 }
+
+/** A meeting as the room suites read it back. */
+export interface BookedMeeting {
+  status: string;
+  start: string;
+  location: Record<string, unknown>;
+}
+
+/**
+ * Booking and reading back as every room and calendar suite does: each booking is a new
+ * participant (`guest{n}@example.com`, `Guest {n}`), at `place` in the next of `slots` unless
+ * told otherwise. `participant` is the number of the last one.
+ */
+export interface RoomBookings {
+  readonly participant: number;
+  /** Books for the next participant; the meeting's uuid. */
+  book(options?: { start?: string; place?: string }): Promise<string>;
+  /** Takes the next free slot (a reschedule's new start). */
+  nextSlot(): string;
+  meeting(uuid: string): Promise<BookedMeeting>;
+  mailsTo(email: string): RenderedMessage[];
+  /** `placesReady` of the host's schedule, as the booking page gets it. */
+  placesReady(): Promise<Record<string, string[]>>;
+  /** The host's first connection, as the API shows it. */
+  connectionOf(): Promise<Record<string, unknown>>;
+}
+
+export function createRoomBookings(h: Harness, place: string, topicUuid: string, slots: readonly string[] = []): RoomBookings {
+  let participant = 0;
+  let next = 0;
+  const nextSlot = () => {
+    const slot = slots[next++];
+    if (slot === undefined) throw new Error('createRoomBookings: out of slots');
+    return slot;
+  };
+  return {
+    get participant() {
+      return participant;
+    },
+    async book(options = {}) {
+      participant += 1;
+      const answer = await h.api('POST', '/api/v1/schedule', {
+        dates: [{ start: options.start ?? nextSlot(), username: h.acme.owner.username }],
+        email: `guest${participant}@example.com`,
+        lang: 'en',
+        name: `Guest ${participant}`,
+        place: options.place ?? place,
+        meetingTopic: topicUuid,
+        timezone: 'UTC',
+      });
+      if (answer.statusCode !== 201) throw new Error(`booking: ${answer.statusCode} ${answer.body}`);
+      return (answer.json() as { meetings: { uuid: string }[] }).meetings[0]!.uuid;
+    },
+    nextSlot,
+    async meeting(uuid) {
+      return (await h.api('GET', `/api/v1/meetings/${uuid}`)).json() as BookedMeeting;
+    },
+    mailsTo(email) {
+      return h.sent.filter((message) => message.to.email === email);
+    },
+    async placesReady() {
+      const schedule = await h.api('POST', '/api/v1/calculate-schedule', { username: h.acme.owner.username, meetingTopic: topicUuid, timezone: 'UTC', offset: 0 }, null);
+      return (schedule.json() as { placesReady: Record<string, string[]> }).placesReady;
+    },
+    async connectionOf() {
+      return ((await h.api('GET', `/api/v1/users/${h.acme.owner.uuid}/connections`)).json() as { connections: Record<string, unknown>[] }).connections[0]!;
+    },
+  };
+}

@@ -5,11 +5,11 @@ import { REQUEST_ID_PROPERTY } from '../../src/connections/microsoft.js';
 import { type FakeGoogle, startFakeGoogle } from '../fakes/google.js';
 import { type FakeMicrosoft, type GraphEvent, startFakeMicrosoft } from '../fakes/microsoft.js';
 import { DIALECTS, createClock, createTestAccount, expectProblem } from '../helpers.js';
-import { freeSlots, type Harness, startHarness } from './harness.js';
+import { createRoomBookings, freeSlots, type Harness, type RoomBookings, startHarness } from './harness.js';
 
 /**
  * A host's Outlook calendar on their Microsoft connection, against the stand-in in
- * test/fakes/microsoft.ts: its busy events (over two pages of `calendarView`) block their
+ * test/fakes/microsoft.ts: its busy events (over two pages of `calendarView/delta`) block their
  * slots; free, working-elsewhere, cancelled and termin's own events do not; an all-day event
  * blocks the host's day; a calendar other than the default is read at its own path; meetings
  * are written there (one event per meeting, moved and removed with it) except a Teams meeting,
@@ -31,23 +31,9 @@ for (const dialect of DIALECTS) {
     let calendarUuid: string;
     /** Free slots before any Outlook event, by UTC day. */
     let days: string[][];
-    let participant = 0;
+    let bookings: RoomBookings;
 
     const slotsNow = async () => new Set(await freeSlots(h.app, h.acme.owner.username, topicUuid, 150));
-    const book = async (start: string, place: string) => {
-      participant += 1;
-      const answer = await h.api('POST', '/api/v1/schedule', {
-        dates: [{ start, username: h.acme.owner.username }],
-        email: `guest${participant}@example.com`,
-        lang: 'en',
-        name: `Guest ${participant}`,
-        place,
-        meetingTopic: topicUuid,
-        timezone: 'UTC',
-      });
-      expect(answer.statusCode, answer.body).toBe(201);
-      return (answer.json() as { meetings: { uuid: string }[] }).meetings[0]!.uuid;
-    };
     const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
     const calendarsPath = () => `/api/v1/users/${h.acme.owner.uuid}/calendars`;
     const copiesOf = (uuid: string) =>
@@ -61,6 +47,7 @@ for (const dialect of DIALECTS) {
       h = await startHarness(dialect, clock, { ...ms.env, ...google.env }, ['teamsForBusiness', 'offline']);
       const topic = await h.api('POST', '/api/v1/meeting-topics', { name: 'Intro call', durationMinutes: 30, places: ['teamsForBusiness', 'offline'], bookingWindowDays: 365 });
       topicUuid = (topic.json() as { uuid: string }).uuid;
+      bookings = createRoomBookings(h, 'offline', topicUuid);
       const byDay = new Map<string, string[]>();
       for (const slot of await freeSlots(h.app, h.acme.owner.username, topicUuid, 150)) byDay.set(slot.slice(0, 10), [...(byDay.get(slot.slice(0, 10)) ?? []), slot]);
       days = [...byDay.values()].filter((slots) => slots.length >= 6);
@@ -112,7 +99,9 @@ for (const dialect of DIALECTS) {
         subject: 'Intro call: someone',
         start: day[4]!,
         end: plus(day[4]!, 30 * 60_000),
+        // As termin makes a Teams room's event; a delta read shows only the transactionId.
         singleValueExtendedProperties: [{ id: REQUEST_ID_PROPERTY, value: 'x' }],
+        transactionId: 'termin-x',
       });
       ms.addEvent({ id: 'offsite1', subject: 'Offsite', start: allDay[0]!.slice(0, 10), end: plus(allDay[0]!, 24 * HOUR).slice(0, 10), isAllDay: true });
 
@@ -121,9 +110,10 @@ for (const dialect of DIALECTS) {
       const calendar = added.json() as { uuid: string };
       expect(calendar).toMatchObject({ type: 'microsoft', url: 'microsoft:primary', status: 'ok', lastError: null, writeMeetings: true });
       calendarUuid = calendar.uuid;
-      const views = ms.apiCalls.filter((c) => c.method === 'GET' && c.path.startsWith('/v1.0/me/calendarView?'));
+      const views = ms.apiCalls.filter((c) => c.method === 'GET' && c.path.startsWith('/v1.0/me/calendarView/delta?'));
       expect(views).toHaveLength(2);
-      expect(new URL(views[1]!.path, 'http://x').searchParams.get('$skip')).toBe('500');
+      expect(new URL(views[0]!.path, 'http://x').searchParams.get('startDateTime')).not.toBeNull();
+      expect(new URL(views[1]!.path, 'http://x').searchParams.get('$skiptoken')).not.toBeNull();
 
       const free = await slotsNow();
       expect(free.has(day[0]!)).toBe(false);
@@ -139,7 +129,7 @@ for (const dialect of DIALECTS) {
       const team = await h.api('POST', calendarsPath(), { type: 'microsoft', connection: connectionUuid, calendarId: 'AAMkAGVmMDEz-team_2=' });
       expect(team.statusCode, team.body).toBe(201);
       expect(team.json()).toMatchObject({ status: 'ok', url: 'microsoft:AAMkAGVmMDEz-team_2=' });
-      expect(ms.apiCalls.some((c) => c.path.startsWith(`/v1.0/me/calendars/${encodeURIComponent('AAMkAGVmMDEz-team_2=')}/calendarView?`))).toBe(true);
+      expect(ms.apiCalls.some((c) => c.path.startsWith(`/v1.0/me/calendars/${encodeURIComponent('AAMkAGVmMDEz-team_2=')}/calendarView/delta?`))).toBe(true);
       expect((await slotsNow()).has(days[5]![0]!)).toBe(false);
       const unknown = await h.api('POST', calendarsPath(), { type: 'microsoft', connection: connectionUuid, calendarId: 'AAMkNoSuchCalendar=' });
       expect(unknown.statusCode, unknown.body).toBe(201);
@@ -152,7 +142,7 @@ for (const dialect of DIALECTS) {
 
     it('writes a booked meeting into the Outlook calendar once, moves and removes it, and never counts it as busy', async () => {
       const [start, moved] = [days[3]![1]!, days[3]![4]!];
-      const uuid = await book(start, 'offline');
+      const uuid = await bookings.book({ start, place: 'offline' });
       await h.runJobs();
       const [copy, ...more] = copiesOf(uuid);
       expect(more).toHaveLength(0);
@@ -175,7 +165,7 @@ for (const dialect of DIALECTS) {
 
     it('finds the copy Graph made when its answer was lost, instead of writing a second one', async () => {
       ms.dropNextApiAnswers(1, 'POST');
-      const uuid = await book(days[5]![3]!, 'offline');
+      const uuid = await bookings.book({ start: days[5]![3]!, place: 'offline' });
       await h.runJobs();
       expect(copiesOf(uuid)).toHaveLength(1);
       const calendarOf = async () => (await h.api('GET', `${calendarsPath()}/${calendarUuid}`)).json() as { lastWriteError: string | null };
@@ -198,11 +188,11 @@ for (const dialect of DIALECTS) {
     });
 
     it('keeps a Teams meeting to its one event: the room’s event is the calendar copy', async () => {
-      const uuid = await book(days[4]![0]!, 'teamsForBusiness');
+      const uuid = await bookings.book({ start: days[4]![0]!, place: 'teamsForBusiness' });
       await h.runJobs();
       const location = ((await h.api('GET', `/api/v1/meetings/${uuid}`)).json() as { location: { url: string | null } }).location;
       expect(location.url).toMatch(/^https:\/\/teams\.microsoft\.com\//);
-      const events = [...ms.events.values()].filter((event) => event.subject === `Intro call: Guest ${participant}`);
+      const events = [...ms.events.values()].filter((event) => event.subject === `Intro call: Guest ${bookings.participant}`);
       expect(events).toHaveLength(1);
       expect(events[0]!.isOnlineMeeting).toBe(true);
       expect(copiesOf(uuid)).toHaveLength(0);
@@ -212,6 +202,64 @@ for (const dialect of DIALECTS) {
       expect((await slotsNow()).has(days[4]![0]!)).toBe(true);
       await h.runJobs();
       expect(ms.events.has(events[0]!.id)).toBe(false);
+    });
+
+    const syncNow = async () => {
+      const synced = await h.api('POST', `${calendarsPath()}/${calendarUuid}/sync`);
+      expect(synced.json(), synced.body).toMatchObject({ status: 'ok', lastError: null });
+    };
+    const deltaCalls = (since: number) =>
+      ms.apiCalls
+        .slice(since)
+        .filter((c) => c.method === 'GET' && c.path.startsWith('/v1.0/me/calendarView/delta?'))
+        .map((c) => new URL(c.path, 'http://x').searchParams);
+
+    it('follows the delta link on the next sync and gets only the changes: a new busy event blocks, a deleted or cancelled one frees its time', async () => {
+      const day = days[6]!;
+      ms.addEvent({ id: 'gone1', subject: 'Lunch', start: day[1]!, end: plus(day[1]!, 30 * 60_000) });
+      ms.addEvent({ id: 'cancel1', subject: 'Review', start: day[2]!, end: plus(day[2]!, 30 * 60_000) });
+      await syncNow();
+      let free = await slotsNow();
+      expect(free.has(day[1]!)).toBe(false);
+      expect(free.has(day[2]!)).toBe(false);
+
+      const calls = ms.apiCalls.length;
+      const answers = ms.deltaAnswers.length;
+      ms.addEvent({ id: 'new1', subject: 'Dentist', start: day[0]!, end: plus(day[0]!, 30 * 60_000) });
+      ms.events.delete('gone1');
+      ms.events.get('cancel1')!.isCancelled = true;
+      await syncNow();
+      const [query, ...more] = deltaCalls(calls);
+      expect(more).toHaveLength(0);
+      expect(query!.get('$deltatoken')).toBeTruthy();
+      expect(ms.deltaAnswers.slice(answers)).toEqual([{ incremental: true, ids: expect.arrayContaining(['new1', 'gone1', 'cancel1']) }]);
+      expect(ms.deltaAnswers.at(-1)!.ids).toHaveLength(3);
+      free = await slotsNow();
+      expect(free.has(day[0]!)).toBe(false);
+      expect(free.has(day[1]!)).toBe(true);
+      expect(free.has(day[2]!)).toBe(true);
+      expect(free.has(days[1]![0]!)).toBe(false);
+    });
+
+    it('starts a new delta round when Graph no longer knows the delta token (410 syncStateNotFound), and the busy time is still right', async () => {
+      const day = days[6]!;
+      ms.expireDeltaTokens();
+      ms.addEvent({ id: 'after410', subject: 'Call', start: day[3]!, end: plus(day[3]!, 30 * 60_000) });
+      ms.events.delete('new1');
+      const calls = ms.apiCalls.length;
+      await syncNow();
+      const [incremental, ...full] = deltaCalls(calls);
+      expect(incremental!.get('$deltatoken')).toBeTruthy();
+      expect(full.length).toBeGreaterThan(0);
+      expect(full[0]!.get('startDateTime')).toBeTruthy();
+      const free = await slotsNow();
+      expect(free.has(day[3]!)).toBe(false);
+      for (const slot of [day[0]!, day[1]!, day[2]!]) expect(free.has(slot), slot).toBe(true);
+      expect(free.has(days[1]![0]!)).toBe(false);
+      for (const slot of days[2]!) expect(free.has(slot), slot).toBe(false);
+      const answers = ms.deltaAnswers.length;
+      await syncNow();
+      expect(ms.deltaAnswers.slice(answers)).toEqual([{ incremental: true, ids: [] }]);
     });
 
     it('shows a refused Microsoft connection on the calendar, keeping the busy time it had', async () => {
@@ -224,6 +272,17 @@ for (const dialect of DIALECTS) {
       expect(calendar.lastError).toMatch(/connection does not work.*Connect it again/);
       expect((await h.api('GET', `${calendarsPath()}/${calendarUuid}`)).json()).toMatchObject({ status: 'error', lastError: calendar.lastError });
       expect((await slotsNow()).has(days[1]![0]!)).toBe(false);
+    });
+
+    it('removes the Microsoft calendars of a connection the host deletes, and their busy time with them', async () => {
+      expect((await slotsNow()).has(days[1]![0]!)).toBe(false);
+      const removed = await h.api('DELETE', `/api/v1/users/${h.acme.owner.uuid}/connections/${connectionUuid}`);
+      expect(removed.statusCode, removed.body).toBe(204);
+      const left = ((await h.api('GET', calendarsPath())).json() as { calendars: { type: string }[] }).calendars;
+      expect(left.filter((calendar) => calendar.type === 'microsoft')).toHaveLength(0);
+      const free = await slotsNow();
+      expect(free.has(days[1]![0]!)).toBe(true);
+      expect(free.has(days[6]![3]!)).toBe(true);
     });
 
     it('never shows or logs a token', () => {

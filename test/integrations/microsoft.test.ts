@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { withAccessToken } from '../../src/scheduling/provider-access.js';
 import { type FakeMicrosoft, startFakeMicrosoft } from '../fakes/microsoft.js';
 import { DIALECTS, createClock, expectProblem } from '../helpers.js';
-import { freeSlots, type Harness, PUBLIC_URL, startHarness } from './harness.js';
+import { createRoomBookings, freeSlots, type Harness, type RoomBookings, PUBLIC_URL, startHarness } from './harness.js';
 
 /**
  * Microsoft Teams from a business's point of view, against the stand-in in
@@ -20,31 +20,11 @@ for (const dialect of DIALECTS) {
     let h: Harness;
     let ms: FakeMicrosoft;
     let topicUuid: string;
-    let slots: string[];
-    let nextSlot = 0;
-    let participant = 0;
+    let bookings: RoomBookings;
 
-    const book = async () => {
-      participant += 1;
-      const start = slots[nextSlot++]!;
-      const answer = await h.api('POST', '/api/v1/schedule', {
-        dates: [{ start, username: h.acme.owner.username }],
-        email: `guest${participant}@example.com`,
-        lang: 'en',
-        name: `Guest ${participant}`,
-        place: 'teamsForBusiness',
-        meetingTopic: topicUuid,
-        timezone: 'UTC',
-      });
-      expect(answer.statusCode, answer.body).toBe(201);
-      return (answer.json() as { meetings: { uuid: string }[] }).meetings[0]!.uuid;
-    };
-    const meeting = async (uuid: string) => (await h.api('GET', `/api/v1/meetings/${uuid}`)).json() as { status: string; start: string; location: Record<string, unknown> };
-    const mailsTo = (email: string) => h.sent.filter((message) => message.to.email === email);
     const eventsOf = (n: number) => [...ms.events.values()].filter((event) => event.subject === `Intro call: Guest ${n}`);
-    const connectionOf = async () => ((await h.api('GET', `/api/v1/users/${h.acme.owner.uuid}/connections`)).json() as { connections: Record<string, unknown>[] }).connections[0]!;
     const untilLinked = async (uuid: string, stepMs: number, rounds: number) => {
-      for (let i = 0; i < rounds && (await meeting(uuid)).location.url === null; i += 1) {
+      for (let i = 0; i < rounds && (await bookings.meeting(uuid)).location.url === null; i += 1) {
         h.clock.advance(stepMs);
         await h.runJobs();
       }
@@ -56,7 +36,7 @@ for (const dialect of DIALECTS) {
       h = await startHarness(dialect, clock, ms.env, ['teamsForBusiness', 'offline']);
       const topic = await h.api('POST', '/api/v1/meeting-topics', { name: 'Intro call', durationMinutes: 30, places: ['teamsForBusiness', 'offline'], bookingWindowDays: 365 });
       topicUuid = (topic.json() as { uuid: string }).uuid;
-      slots = await freeSlots(h.app, h.acme.owner.username, topicUuid, 40);
+      bookings = createRoomBookings(h, 'teamsForBusiness', topicUuid, await freeSlots(h.app, h.acme.owner.username, topicUuid, 40));
     }, 60_000);
 
     afterAll(async () => {
@@ -112,7 +92,7 @@ for (const dialect of DIALECTS) {
       // The browser went to the tenant's authorize endpoint, termin to the same tenant's token endpoint.
       expect(ms.tenantsCalled).toEqual([ms.tenantDomain, ms.tenantDomain]);
       expect(ms.tokenCalls).toEqual([{ grantType: 'authorization_code', ok: true }]);
-      expect(await connectionOf()).toMatchObject({
+      expect(await bookings.connectionOf()).toMatchObject({
         uuid: started.uuid,
         provider: 'microsoft',
         status: 'connected',
@@ -122,7 +102,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('shows an error page and keeps the working connection when the secret given is the Secret ID, not its value', async () => {
-      const connection = await connectionOf();
+      const connection = await bookings.connectionOf();
       const wrong = await h.api('PATCH', '/api/v1/account', { integrations: { microsoft: { clientId: ms.clientId, clientSecret: randomSecretId(), tenant: ms.tenantDomain } } });
       expect(wrong.statusCode, wrong.body).toBe(200);
       const { callback } = await h.connect(h.acme.owner.uuid, 'microsoft', ms);
@@ -130,30 +110,32 @@ for (const dialect of DIALECTS) {
       expect(callback.body).toContain('Not connected');
       expect(callback.body).toContain('AADSTS7000215');
       expect(ms.tokenCalls.at(-1)).toEqual({ grantType: 'authorization_code', ok: false });
-      expect(await connectionOf()).toEqual(connection);
+      expect(await bookings.connectionOf()).toEqual(connection);
       const right = await h.api('PATCH', '/api/v1/account', { integrations: { microsoft: { clientId: ms.clientId, clientSecret: ms.clientSecret, tenant: ms.tenantDomain } } });
       expect(right.statusCode, right.body).toBe(200);
     });
 
     it('gives each booking its own Teams meeting after the booking, with its link in both confirmations and the invitation', async () => {
       const callsBefore = ms.apiCalls.length;
-      const [a, b] = [await book(), await book()];
+      const [a, b] = [await bookings.book(), await bookings.book()];
       expect(ms.apiCalls.length).toBe(callsBefore);
-      expect((await meeting(a)).location.url).toBeNull();
+      expect((await bookings.meeting(a)).location.url).toBeNull();
       await h.runJobs();
-      const locations = [await meeting(a), await meeting(b)].map((m) => m.location);
+      const locations = [await bookings.meeting(a), await bookings.meeting(b)].map((m) => m.location);
       expect(locations[0]!.url).not.toBe(locations[1]!.url);
       for (const [i, location] of locations.entries()) {
-        const [event] = eventsOf(participant - 1 + i);
+        const [event] = eventsOf(bookings.participant - 1 + i);
         expect(location).toMatchObject({ place: 'teamsForBusiness', url: event!.onlineMeeting!.joinUrl });
         expect(event).toMatchObject({ isOnlineMeeting: true, onlineMeetingProvider: 'teamsForBusiness' });
         expect(Date.parse(`${event!.end.dateTime}Z`) - Date.parse(`${event!.start.dateTime}Z`)).toBe(30 * 60_000);
-        expect(event!.attendees).toEqual([expect.objectContaining({ emailAddress: { address: `guest${participant - 1 + i}@example.com`, name: `Guest ${participant - 1 + i}` } })]);
+        expect(event!.attendees).toEqual([
+          expect.objectContaining({ emailAddress: { address: `guest${bookings.participant - 1 + i}@example.com`, name: `Guest ${bookings.participant - 1 + i}` } }),
+        ]);
         // The request id is both Graph's idempotency key and the property an orphan is found by.
         expect(event!.transactionId).toBeTruthy();
-        expect(event!.singleValueExtendedProperties.map((p) => p.value)).toEqual([event!.transactionId]);
+        expect(event!.singleValueExtendedProperties.map((p) => `termin-${p.value}`)).toEqual([event!.transactionId]);
       }
-      const guest = mailsTo(`guest${participant - 1}@example.com`);
+      const guest = bookings.mailsTo(`guest${bookings.participant - 1}@example.com`);
       expect(guest).toHaveLength(1);
       expect(guest[0]!.text).toContain(String(locations[0]!.url));
       const ics = guest[0]!.ics.content.replace(/\r\n[ \t]/g, '');
@@ -166,18 +148,18 @@ for (const dialect of DIALECTS) {
     });
 
     it('moves the event once on a reschedule and deletes it once on a cancel', async () => {
-      const uuid = await book();
+      const uuid = await bookings.book();
       await h.runJobs();
-      const [event] = eventsOf(participant);
-      const link = (await meeting(uuid)).location.url;
-      const newStart = slots[nextSlot++]!;
+      const [event] = eventsOf(bookings.participant);
+      const link = (await bookings.meeting(uuid)).location.url;
+      const newStart = bookings.nextSlot();
       const moved = await h.api('POST', `/api/v1/meetings/${uuid}/reschedule`, { start: newStart });
       expect(moved.statusCode, moved.body).toBe(200);
       await h.runJobs();
       const path = `/v1.0/me/events/${encodeURIComponent(event!.id)}`;
       expect(ms.apiCalls.filter((c) => c.method === 'PATCH' && c.path === path)).toHaveLength(1);
       expect(`${ms.events.get(event!.id)!.start.dateTime.slice(0, 19)}.000Z`).toBe(newStart);
-      expect((await meeting(uuid)).location.url).toBe(link);
+      expect((await bookings.meeting(uuid)).location.url).toBe(link);
 
       const cancelled = await h.api('POST', `/api/v1/meetings/${uuid}/cancel`, {});
       expect(cancelled.statusCode, cancelled.body).toBe(200);
@@ -189,21 +171,21 @@ for (const dialect of DIALECTS) {
 
     it('adopts the event Graph made when its answer was lost, and sends the participant one link', async () => {
       ms.dropNextApiAnswers(1);
-      const uuid = await book();
+      const uuid = await bookings.book();
       await h.runJobs();
-      expect(eventsOf(participant)).toHaveLength(1);
-      expect((await meeting(uuid)).location.url).toBeNull();
+      expect(eventsOf(bookings.participant)).toHaveLength(1);
+      expect((await bookings.meeting(uuid)).location.url).toBeNull();
       await untilLinked(uuid, 60_000, 6);
-      const made = eventsOf(participant);
+      const made = eventsOf(bookings.participant);
       expect(made).toHaveLength(1);
-      expect((await meeting(uuid)).location.url).toBe(made[0]!.onlineMeeting!.joinUrl);
-      const mails = mailsTo(`guest${participant}@example.com`);
+      expect((await bookings.meeting(uuid)).location.url).toBe(made[0]!.onlineMeeting!.joinUrl);
+      const mails = bookings.mailsTo(`guest${bookings.participant}@example.com`);
       expect(mails).toHaveLength(1);
       expect(mails[0]!.text).toContain(made[0]!.onlineMeeting!.joinUrl);
     });
 
     it('answers a repeated create with the same transactionId with the event already made', async () => {
-      const connectionUuid = String((await connectionOf()).uuid);
+      const connectionUuid = String((await bookings.connectionOf()).uuid);
       const request = {
         meetingUuid: 'not-a-meeting',
         requestId: 'req-repeat-1',
@@ -226,7 +208,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('says plainly when the host’s account makes events without Teams, instead of waiting for a link that cannot come', async () => {
-      const connectionUuid = String((await connectionOf()).uuid);
+      const connectionUuid = String((await bookings.connectionOf()).uuid);
       const request = {
         meetingUuid: 'not-a-meeting',
         requestId: 'req-no-teams',
@@ -246,11 +228,11 @@ for (const dialect of DIALECTS) {
 
     it('waits for a Teams link Graph attaches only after the event is made', async () => {
       ms.delayJoinUrls(1);
-      const uuid = await book();
+      const uuid = await bookings.book();
       await h.runJobs();
-      const [event] = eventsOf(participant);
-      expect((await meeting(uuid)).location.url).toBe(event!.onlineMeeting!.joinUrl);
-      expect(mailsTo(`guest${participant}@example.com`)).toHaveLength(1);
+      const [event] = eventsOf(bookings.participant);
+      expect((await bookings.meeting(uuid)).location.url).toBe(event!.onlineMeeting!.joinUrl);
+      expect(bookings.mailsTo(`guest${bookings.participant}@example.com`)).toHaveLength(1);
     });
 
     it('refreshes an expired access token once, naming the scopes, and keeps the rotated refresh token', async () => {
@@ -258,44 +240,44 @@ for (const dialect of DIALECTS) {
       const before = refreshes().length;
       for (const round of [1, 2]) {
         ms.expireAccessTokens();
-        const uuid = await book();
+        const uuid = await bookings.book();
         await h.runJobs();
-        expect((await meeting(uuid)).location.url, `round ${round}`).toMatch(/teams\.microsoft\.com/);
+        expect((await bookings.meeting(uuid)).location.url, `round ${round}`).toMatch(/teams\.microsoft\.com/);
         // The second refresh works only with the refresh token the first one returned.
         expect(refreshes().slice(before)).toEqual(Array.from({ length: round }, () => ({ grantType: 'refresh_token', ok: true })));
       }
       expect(ms.scopesAsked.at(-1)!.split(' ')).toContain('Calendars.ReadWrite');
       expect(ms.tenantsCalled.at(-1)).toBe(ms.tenantDomain);
-      expect((await connectionOf()).status).toBe('connected');
+      expect((await bookings.connectionOf()).status).toBe('connected');
     });
 
     it('turns a revoked grant into a connection error the host hears of, books without a link, and makes the event after reconnecting', async () => {
       ms.revokeAllGrants();
       ms.expireAccessTokens();
-      const first = await book();
+      const first = await bookings.book();
       await h.runJobs();
-      const failed = await connectionOf();
+      const failed = await bookings.connectionOf();
       expect(failed.status).toBe('error');
       expect(String(failed.lastError)).toMatch(/AADSTS50173/);
       expect(h.webhookEvents('connection.error').map((e) => (e.data as { uuid: string }).uuid)).toEqual([failed.uuid]);
       expect(h.sent.filter((m) => m.to.email === h.acme.owner.email && /Microsoft connection stopped working/.test(m.subject))).toHaveLength(1);
-      const email = `guest${participant}@example.com`;
-      expect(mailsTo(email)).toHaveLength(1);
-      expect(mailsTo(email)[0]!.text).toMatch(/link .*follow/i);
+      const email = `guest${bookings.participant}@example.com`;
+      expect(bookings.mailsTo(email)).toHaveLength(1);
+      expect(bookings.mailsTo(email)[0]!.text).toMatch(/link .*follow/i);
 
       const { callback } = await h.connect(h.acme.owner.uuid, 'microsoft', ms);
       expect(callback.statusCode, callback.body).toBe(200);
       await h.runJobs();
-      const location = (await meeting(first)).location;
-      expect(location.url).toBe(eventsOf(participant)[0]!.onlineMeeting!.joinUrl);
-      expect(eventsOf(participant)).toHaveLength(1);
-      const mails = mailsTo(email);
+      const location = (await bookings.meeting(first)).location;
+      expect(location.url).toBe(eventsOf(bookings.participant)[0]!.onlineMeeting!.joinUrl);
+      expect(eventsOf(bookings.participant)).toHaveLength(1);
+      const mails = bookings.mailsTo(email);
       expect(mails).toHaveLength(2);
       expect(mails[1]!.text).toContain(String(location.url));
     });
 
     it('forgets the tokens on disconnect without calling Microsoft, which has no revocation endpoint', async () => {
-      const connection = await connectionOf();
+      const connection = await bookings.connectionOf();
       const tokenCalls = ms.tokenCalls.length;
       const removed = await h.api('DELETE', `/api/v1/users/${h.acme.owner.uuid}/connections/${String(connection.uuid)}`);
       expect(removed.statusCode).toBe(204);

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeWebex, startFakeWebex } from '../fakes/webex.js';
 import { DIALECTS, createClock, expectProblem } from '../helpers.js';
-import { freeSlots, type Harness, PUBLIC_URL, startHarness } from './harness.js';
+import { createRoomBookings, freeSlots, type Harness, type RoomBookings, PUBLIC_URL, startHarness } from './harness.js';
 
 /**
  * Webex from a business's point of view, against the stand-in in test/fakes/webex.ts: the
@@ -20,35 +20,11 @@ for (const dialect of DIALECTS) {
     let h: Harness;
     let webex: FakeWebex;
     let topicUuid: string;
-    let slots: string[];
-    let nextSlot = 0;
-    let participant = 0;
+    let bookings: RoomBookings;
 
-    const book = async () => {
-      participant += 1;
-      const start = slots[nextSlot++]!;
-      const answer = await h.api('POST', '/api/v1/schedule', {
-        dates: [{ start, username: h.acme.owner.username }],
-        email: `guest${participant}@example.com`,
-        lang: 'en',
-        name: `Guest ${participant}`,
-        place: 'webex',
-        meetingTopic: topicUuid,
-        timezone: 'UTC',
-      });
-      expect(answer.statusCode, answer.body).toBe(201);
-      return (answer.json() as { meetings: { uuid: string }[] }).meetings[0]!.uuid;
-    };
-    const meeting = async (uuid: string) => (await h.api('GET', `/api/v1/meetings/${uuid}`)).json() as { status: string; start: string; location: Record<string, unknown> };
-    const mailsTo = (email: string) => h.sent.filter((message) => message.to.email === email);
     const titled = (title: string) => [...webex.meetings.values()].filter((m) => m.title === title);
-    const placesReady = async () => {
-      const schedule = await h.api('POST', '/api/v1/calculate-schedule', { username: h.acme.owner.username, meetingTopic: topicUuid, timezone: 'UTC', offset: 0 }, null);
-      return (schedule.json() as { placesReady: Record<string, string[]> }).placesReady;
-    };
-    const connectionOf = async () => ((await h.api('GET', `/api/v1/users/${h.acme.owner.uuid}/connections`)).json() as { connections: Record<string, unknown>[] }).connections[0]!;
     const untilLinked = async (uuid: string, rounds: number, stepMs: number) => {
-      for (let i = 0; i < rounds && (await meeting(uuid)).location.url === null; i += 1) {
+      for (let i = 0; i < rounds && (await bookings.meeting(uuid)).location.url === null; i += 1) {
         h.clock.advance(stepMs);
         await h.runJobs();
       }
@@ -60,7 +36,7 @@ for (const dialect of DIALECTS) {
       h = await startHarness(dialect, clock, webex.env, ['webex', 'offline']);
       const topic = await h.api('POST', '/api/v1/meeting-topics', { name: 'Intro call', durationMinutes: 30, places: ['webex', 'offline'], bookingWindowDays: 365 });
       topicUuid = (topic.json() as { uuid: string }).uuid;
-      slots = await freeSlots(h.app, h.acme.owner.username, topicUuid, 30);
+      bookings = createRoomBookings(h, 'webex', topicUuid, await freeSlots(h.app, h.acme.owner.username, topicUuid, 30));
     }, 60_000);
 
     afterAll(async () => {
@@ -76,7 +52,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('keeps the business’s Webex Integration with its secret write-only, and refuses a connection before it is set', async () => {
-      expect(await placesReady()).toEqual({ [h.acme.owner.username]: ['offline'] });
+      expect(await bookings.placesReady()).toEqual({ [h.acme.owner.username]: ['offline'] });
       const early = await h.api('POST', `/api/v1/users/${h.acme.owner.uuid}/connections`, { provider: 'webex' });
       expect(expectProblem(early, 400, 'VALIDATION_FAILED').errors?.[0]?.path).toBe('/provider');
 
@@ -106,8 +82,8 @@ for (const dialect of DIALECTS) {
       // The stand-in accepts the code only with client_id/client_secret in the form and the PKCE verifier.
       expect(webex.tokenCalls).toEqual([{ grantType: 'authorization_code', ok: true }]);
       expect(webex.apiCalls.map((c) => `${c.method} ${c.path}`)).toEqual(['GET /v1/people/me']);
-      expect(await connectionOf()).toMatchObject({ uuid: started.uuid, provider: 'webex', status: 'connected', accountEmail: 'olga@acme.webex.example', lastError: null });
-      expect(await placesReady()).toEqual({ [h.acme.owner.username]: ['webex', 'offline'] });
+      expect(await bookings.connectionOf()).toMatchObject({ uuid: started.uuid, provider: 'webex', status: 'connected', accountEmail: 'olga@acme.webex.example', lastError: null });
+      expect(await bookings.placesReady()).toEqual({ [h.acme.owner.username]: ['webex', 'offline'] });
 
       const replay = await h.app.inject({ method: 'GET', url: callbackUrl });
       expect(replay.statusCode).toBe(400);
@@ -116,20 +92,20 @@ for (const dialect of DIALECTS) {
 
     it('gives each booking a Webex meeting of its own after the booking, its link, number and password in both confirmations and the invitation', async () => {
       const callsBefore = webex.apiCalls.length;
-      const [a, b] = [await book(), await book()];
+      const [a, b] = [await bookings.book(), await bookings.book()];
       expect(webex.apiCalls.length).toBe(callsBefore);
-      expect((await meeting(a)).location.url).toBeNull();
+      expect((await bookings.meeting(a)).location.url).toBeNull();
       await h.runJobs();
-      const rooms = [await meeting(a), await meeting(b)].map((m) => m.location);
+      const rooms = [await bookings.meeting(a), await bookings.meeting(b)].map((m) => m.location);
       expect(rooms[0]!.url).not.toBe(rooms[1]!.url);
       for (const i of [0, 1]) {
-        const made = titled(`Intro call: Guest ${participant - 1 + i}`);
+        const made = titled(`Intro call: Guest ${bookings.participant - 1 + i}`);
         expect(made).toHaveLength(1);
         expect(rooms[i]).toMatchObject({ place: 'webex', url: made[0]!.webLink, conferenceId: made[0]!.meetingNumber, password: made[0]!.password });
         expect(Date.parse(made[0]!.end) - Date.parse(made[0]!.start)).toBe(30 * 60_000);
         expect(made[0]!.enabledAutoRecordMeeting).toBe(false);
       }
-      const guest = mailsTo(`guest${participant - 1}@example.com`);
+      const guest = bookings.mailsTo(`guest${bookings.participant - 1}@example.com`);
       expect(guest).toHaveLength(1);
       for (const value of [rooms[0]!.url, rooms[0]!.conferenceId, rooms[0]!.password]) expect(guest[0]!.text).toContain(String(value));
       const ics = guest[0]!.ics.content.replace(/\r\n[ \t]/g, '');
@@ -142,20 +118,25 @@ for (const dialect of DIALECTS) {
     });
 
     it('moves the meeting with one full PUT on a reschedule (password and settings kept) and deletes it once on a cancel', async () => {
-      const uuid = await book();
+      const uuid = await bookings.book();
       await h.runJobs();
-      const room = (await meeting(uuid)).location;
-      const [made] = titled(`Intro call: Guest ${participant}`);
+      const room = (await bookings.meeting(uuid)).location;
+      const [made] = titled(`Intro call: Guest ${bookings.participant}`);
       // A setting the host changed in Webex meanwhile: a PUT without it would reset it.
       made!.enabledJoinBeforeHost = true;
-      const newStart = slots[nextSlot++]!;
+      const newStart = bookings.nextSlot();
       const moved = await h.api('POST', `/api/v1/meetings/${uuid}/reschedule`, { start: newStart });
       expect(moved.statusCode, moved.body).toBe(200);
       await h.runJobs();
       const puts = webex.apiCalls.filter((c) => c.method === 'PUT' && c.path === `/v1/meetings/${made!.id}`);
       expect(puts).toHaveLength(1);
-      expect(webex.meetings.get(made!.id)).toMatchObject({ start: newStart, password: room.password, enabledJoinBeforeHost: true, title: `Intro call: Guest ${participant}` });
-      expect((await meeting(uuid)).location).toMatchObject({ url: room.url, password: room.password });
+      expect(webex.meetings.get(made!.id)).toMatchObject({
+        start: newStart,
+        password: room.password,
+        enabledJoinBeforeHost: true,
+        title: `Intro call: Guest ${bookings.participant}`,
+      });
+      expect((await bookings.meeting(uuid)).location).toMatchObject({ url: room.url, password: room.password });
 
       const cancelled = await h.api('POST', `/api/v1/meetings/${uuid}/cancel`, {});
       expect(cancelled.statusCode, cancelled.body).toBe(200);
@@ -166,9 +147,9 @@ for (const dialect of DIALECTS) {
     });
 
     it('takes a meeting the host already deleted in Webex as gone when the booking is cancelled', async () => {
-      const uuid = await book();
+      const uuid = await bookings.book();
       await h.runJobs();
-      const [made] = titled(`Intro call: Guest ${participant}`);
+      const [made] = titled(`Intro call: Guest ${bookings.participant}`);
       webex.meetings.delete(made!.id);
       const logsBefore = h.logs.length;
       expect((await h.api('POST', `/api/v1/meetings/${uuid}/cancel`, {})).statusCode).toBe(200);
@@ -179,36 +160,36 @@ for (const dialect of DIALECTS) {
 
     it('makes the meeting later when Webex fails for a while, and the participant gets one confirmation with one link', async () => {
       webex.failNextApiCalls(3, 503);
-      const uuid = await book();
-      const email = `guest${participant}@example.com`;
+      const uuid = await bookings.book();
+      const email = `guest${bookings.participant}@example.com`;
       await h.runJobs();
-      expect((await meeting(uuid)).location.url).toBeNull();
-      expect(mailsTo(email)).toHaveLength(0);
+      expect((await bookings.meeting(uuid)).location.url).toBeNull();
+      expect(bookings.mailsTo(email)).toHaveLength(0);
       await untilLinked(uuid, 6, 60_000);
-      const location = (await meeting(uuid)).location;
+      const location = (await bookings.meeting(uuid)).location;
       expect(location.url).toMatch(/webex\.com/);
-      const mails = mailsTo(email);
+      const mails = bookings.mailsTo(email);
       expect(mails).toHaveLength(1);
       expect(mails[0]!.text).toContain(String(location.url));
-      expect(titled(`Intro call: Guest ${participant}`)).toHaveLength(1);
+      expect(titled(`Intro call: Guest ${bookings.participant}`)).toHaveLength(1);
     });
 
     it('adopts the meeting Webex made when its answer was lost, found by the request id in its agenda, instead of making a second', async () => {
       webex.dropNextApiAnswers(1);
-      const uuid = await book();
-      const title = `Intro call: Guest ${participant}`;
+      const uuid = await bookings.book();
+      const title = `Intro call: Guest ${bookings.participant}`;
       await h.runJobs();
       // Webex made the meeting; termin never heard of it.
       expect(titled(title)).toHaveLength(1);
-      expect((await meeting(uuid)).location.url).toBeNull();
+      expect((await bookings.meeting(uuid)).location.url).toBeNull();
       await untilLinked(uuid, 6, 60_000);
       const made = titled(title);
       expect(made).toHaveLength(1);
       expect(made[0]!.agenda).toMatch(/termin \S+\)$/);
       expect(webex.apiCalls.filter((c) => c.method === 'GET' && c.path.startsWith('/v1/meetings?') && c.path.includes('meetingType=scheduledMeeting')).length).toBeGreaterThan(0);
       expect(webex.apiCalls.filter((c) => c.method === 'POST' && c.path === '/v1/meetings' && (c.body as { title: string }).title === title)).toHaveLength(1);
-      expect((await meeting(uuid)).location).toMatchObject({ url: made[0]!.webLink, conferenceId: made[0]!.meetingNumber, password: made[0]!.password });
-      const mails = mailsTo(`guest${participant}@example.com`);
+      expect((await bookings.meeting(uuid)).location).toMatchObject({ url: made[0]!.webLink, conferenceId: made[0]!.meetingNumber, password: made[0]!.password });
+      const mails = bookings.mailsTo(`guest${bookings.participant}@example.com`);
       expect(mails).toHaveLength(1);
       expect(mails[0]!.text).toContain(made[0]!.webLink);
       // What was adopted is the series itself: a cancel removes it at Webex.
@@ -221,34 +202,34 @@ for (const dialect of DIALECTS) {
       const refreshes = () => webex.tokenCalls.filter((c) => c.grantType === 'refresh_token');
       const before = refreshes().length;
       webex.expireAccessTokens();
-      const a = await book();
+      const a = await bookings.book();
       await h.runJobs();
-      expect((await meeting(a)).location.url).toMatch(/webex\.com/);
+      expect((await bookings.meeting(a)).location.url).toMatch(/webex\.com/);
       expect(refreshes().slice(before)).toEqual([{ grantType: 'refresh_token', ok: true }]);
       webex.expireAccessTokens();
-      const b = await book();
+      const b = await bookings.book();
       await h.runJobs();
-      expect((await meeting(b)).location.url).toMatch(/webex\.com/);
+      expect((await bookings.meeting(b)).location.url).toMatch(/webex\.com/);
       expect(refreshes().slice(before)).toEqual([
         { grantType: 'refresh_token', ok: true },
         { grantType: 'refresh_token', ok: true },
       ]);
-      expect((await connectionOf()).status).toBe('connected');
+      expect((await bookings.connectionOf()).status).toBe('connected');
     });
 
     it('turns a revoked grant (Webex’s own error shape) into a connection error the host hears of, and books without a link', async () => {
       webex.revokeAllGrants();
       webex.expireAccessTokens();
-      const uuid = await book();
+      const uuid = await bookings.book();
       await h.runJobs();
-      const failed = await connectionOf();
+      const failed = await bookings.connectionOf();
       expect(failed.status).toBe('error');
       expect(String(failed.lastError)).toMatch(/Webex refused.*invalid_grant/);
       expect(h.webhookEvents('connection.error').map((e) => (e.data as { uuid: string }).uuid)).toEqual([failed.uuid]);
       expect(h.sent.filter((m) => m.to.email === h.acme.owner.email && /Webex connection stopped working/.test(m.subject))).toHaveLength(1);
-      expect(await placesReady()).toEqual({ [h.acme.owner.username]: ['offline'] });
-      expect((await meeting(uuid)).location.url).toBeNull();
-      const mails = mailsTo(`guest${participant}@example.com`);
+      expect(await bookings.placesReady()).toEqual({ [h.acme.owner.username]: ['offline'] });
+      expect((await bookings.meeting(uuid)).location.url).toBeNull();
+      const mails = bookings.mailsTo(`guest${bookings.participant}@example.com`);
       expect(mails).toHaveLength(1);
       expect(mails[0]!.text).toMatch(/link .*follow/i);
 
@@ -256,14 +237,14 @@ for (const dialect of DIALECTS) {
       const { callback } = await h.connect(h.acme.owner.uuid, 'webex', webex);
       expect(callback.statusCode, callback.body).toBe(200);
       await h.runJobs();
-      const location = (await meeting(uuid)).location;
+      const location = (await bookings.meeting(uuid)).location;
       expect(location.url).toMatch(/webex\.com/);
-      expect(mailsTo(`guest${participant}@example.com`)).toHaveLength(2);
-      expect(mailsTo(`guest${participant}@example.com`)[1]!.text).toContain(String(location.url));
+      expect(bookings.mailsTo(`guest${bookings.participant}@example.com`)).toHaveLength(2);
+      expect(bookings.mailsTo(`guest${bookings.participant}@example.com`)[1]!.text).toContain(String(location.url));
     });
 
     it('shows an error page and stores nothing when the token endpoint answers garbage, HTML, a huge body or an error of its own', async () => {
-      const connection = await connectionOf();
+      const connection = await bookings.connectionOf();
       for (const raw of [
         { status: 200, contentType: 'application/json', body: '{"access_token":' },
         { status: 502, contentType: 'text/html', body: '<h1>Bad gateway</h1>' },
@@ -279,12 +260,12 @@ for (const dialect of DIALECTS) {
         const { callback } = await h.connect(h.acme.owner.uuid, 'webex', webex);
         expect(callback.statusCode, raw.body.slice(0, 40)).toBe(400);
         expect(callback.body).toContain('Not connected');
-        expect(await connectionOf()).toEqual(connection);
+        expect(await bookings.connectionOf()).toEqual(connection);
       }
     });
 
     it('forgets the tokens on disconnect without calling a revocation endpoint Webex does not have', async () => {
-      const connection = await connectionOf();
+      const connection = await bookings.connectionOf();
       const removed = await h.api('DELETE', `/api/v1/users/${h.acme.owner.uuid}/connections/${String(connection.uuid)}`);
       expect(removed.statusCode).toBe(204);
       expectProblem(await h.api('GET', `/api/v1/users/${h.acme.owner.uuid}/connections/${String(connection.uuid)}`), 404, 'NOT_FOUND');

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { withAccessToken } from '../../src/scheduling/provider-access.js';
 import { type FakeZoom, startFakeZoom } from '../fakes/zoom.js';
 import { DIALECTS, createClock, createTestAccount, expectProblem } from '../helpers.js';
-import { freeSlots, type Harness, PUBLIC_URL, startHarness } from './harness.js';
+import { createRoomBookings, freeSlots, type Harness, type RoomBookings, PUBLIC_URL, startHarness } from './harness.js';
 
 /**
  * Zoom from a business's point of view, against the stand-in in test/fakes/zoom.ts: the app
@@ -20,32 +20,7 @@ for (const dialect of DIALECTS) {
     let h: Harness;
     let zoom: FakeZoom;
     let topicUuid: string;
-    let slots: string[];
-    let nextSlot = 0;
-    let participant = 0;
-
-    const book = async () => {
-      participant += 1;
-      const start = slots[nextSlot++]!;
-      const answer = await h.api('POST', '/api/v1/schedule', {
-        dates: [{ start, username: h.acme.owner.username }],
-        email: `guest${participant}@example.com`,
-        lang: 'en',
-        name: `Guest ${participant}`,
-        place: 'zoom',
-        meetingTopic: topicUuid,
-        timezone: 'UTC',
-      });
-      expect(answer.statusCode, answer.body).toBe(201);
-      return (answer.json() as { meetings: { uuid: string }[] }).meetings[0]!.uuid;
-    };
-    const meeting = async (uuid: string) => (await h.api('GET', `/api/v1/meetings/${uuid}`)).json() as { status: string; start: string; location: Record<string, unknown> };
-    const mailsTo = (email: string) => h.sent.filter((message) => message.to.email === email);
-    const placesReady = async () => {
-      const schedule = await h.api('POST', '/api/v1/calculate-schedule', { username: h.acme.owner.username, meetingTopic: topicUuid, timezone: 'UTC', offset: 0 }, null);
-      return (schedule.json() as { placesReady: Record<string, string[]> }).placesReady;
-    };
-    const connectionOf = async () => ((await h.api('GET', `/api/v1/users/${h.acme.owner.uuid}/connections`)).json() as { connections: Record<string, unknown>[] }).connections[0]!;
+    let bookings: RoomBookings;
 
     beforeAll(async () => {
       const clock = createClock('2027-01-04T06:00:00.000Z');
@@ -53,7 +28,7 @@ for (const dialect of DIALECTS) {
       h = await startHarness(dialect, clock, zoom.env, ['zoom', 'offline']);
       const topic = await h.api('POST', '/api/v1/meeting-topics', { name: 'Intro call', durationMinutes: 30, places: ['zoom', 'offline'], bookingWindowDays: 365 });
       topicUuid = (topic.json() as { uuid: string }).uuid;
-      slots = await freeSlots(h.app, h.acme.owner.username, topicUuid, 40);
+      bookings = createRoomBookings(h, 'zoom', topicUuid, await freeSlots(h.app, h.acme.owner.username, topicUuid, 40));
     }, 60_000);
 
     afterAll(async () => {
@@ -69,7 +44,7 @@ for (const dialect of DIALECTS) {
 
     it('keeps the business’s Zoom app with its secret write-only, and refuses a connection before it is set', async () => {
       // Not connected, no static link: a Zoom meeting would have no link yet.
-      expect(await placesReady()).toEqual({ [h.acme.owner.username]: ['offline'] });
+      expect(await bookings.placesReady()).toEqual({ [h.acme.owner.username]: ['offline'] });
       const early = await h.api('POST', `/api/v1/users/${h.acme.owner.uuid}/connections`, { provider: 'zoom' });
       expect(expectProblem(early, 400, 'VALIDATION_FAILED').errors?.[0]?.path).toBe('/provider');
       const unknown = await h.api('POST', `/api/v1/users/${h.acme.owner.uuid}/connections`, { provider: 'skype' });
@@ -117,7 +92,7 @@ for (const dialect of DIALECTS) {
       // The host said no: that state is used up, so the code cannot be used with it either.
       expect((await page(`code=${code}&state=${state}`)).statusCode).toBe(400);
       expect(zoom.tokenCalls).toHaveLength(0);
-      expect((await connectionOf()).status).toBe('pending');
+      expect((await bookings.connectionOf()).status).toBe('pending');
 
       // A state older than 15 minutes.
       const again = (await h.api('POST', `/api/v1/users/${h.acme.owner.uuid}/connections`, { provider: 'zoom' })).json() as { authorizeUrl: string };
@@ -129,7 +104,7 @@ for (const dialect of DIALECTS) {
       expect(zoom.tokenCalls).toHaveLength(0);
       // Another provider's callback with this state.
       expect((await h.app.inject({ method: 'GET', url: `/oauth/skype/callback?${late.search.slice(1)}` })).statusCode).toBe(404);
-      expect((await connectionOf()).status).toBe('pending');
+      expect((await bookings.connectionOf()).status).toBe('pending');
     });
 
     it('connects through the whole round trip: code exchanged once with PKCE, the Zoom user read, a reused callback refused', async () => {
@@ -138,35 +113,35 @@ for (const dialect of DIALECTS) {
       expect(callback.body).toContain('Zoom is connected');
       expect(callback.body).toContain('olga@zoom.example');
       expect(zoom.tokenCalls).toEqual([{ grantType: 'authorization_code', ok: true }]);
-      const connection = await connectionOf();
+      const connection = await bookings.connectionOf();
       expect(connection).toMatchObject({ uuid: started.uuid, provider: 'zoom', status: 'connected', accountEmail: 'olga@zoom.example', lastError: null });
       expect((await h.api('GET', `/api/v1/users/${h.acme.owner.uuid}/connections/${String(started.uuid)}`)).json()).toEqual(connection);
-      expect(await placesReady()).toEqual({ [h.acme.owner.username]: ['zoom', 'offline'] });
+      expect(await bookings.placesReady()).toEqual({ [h.acme.owner.username]: ['zoom', 'offline'] });
 
       // The same callback again (a browser's back button): the state is used up.
       const replay = await h.app.inject({ method: 'GET', url: callbackUrl });
       expect(replay.statusCode).toBe(400);
       expect(zoom.tokenCalls).toHaveLength(1);
-      expect((await connectionOf()).status).toBe('connected');
+      expect((await bookings.connectionOf()).status).toBe('connected');
     });
 
     it('gives each booking a room of its own after the booking, with its link in both confirmations and the invitation', async () => {
       const callsBefore = zoom.apiCalls.length;
-      const [a, b] = [await book(), await book()];
+      const [a, b] = [await bookings.book(), await bookings.book()];
       // Nothing is asked of Zoom while booking.
       expect(zoom.apiCalls.length).toBe(callsBefore);
-      expect((await meeting(a)).location.url).toBeNull();
+      expect((await bookings.meeting(a)).location.url).toBeNull();
       await h.runJobs();
-      const rooms = [await meeting(a), await meeting(b)].map((m) => m.location);
+      const rooms = [await bookings.meeting(a), await bookings.meeting(b)].map((m) => m.location);
       expect(rooms[0]!.url).not.toBe(rooms[1]!.url);
       for (const i of [0, 1]) {
         const location = rooms[i]!;
         const made = zoom.meetings.get(Number(location.conferenceId))!;
         expect(location).toMatchObject({ place: 'zoom', url: made.join_url, conferenceId: String(made.id), password: made.password });
         expect(made.duration).toBe(30);
-        expect(made.topic).toBe(`Intro call: Guest ${participant - 1 + i}`);
+        expect(made.topic).toBe(`Intro call: Guest ${bookings.participant - 1 + i}`);
       }
-      const guest = mailsTo(`guest${participant - 1}@example.com`);
+      const guest = bookings.mailsTo(`guest${bookings.participant - 1}@example.com`);
       expect(guest).toHaveLength(1);
       expect(guest[0]!.text).toContain(String(rooms[0]!.url));
       expect(guest[0]!.text).toContain(String(rooms[0]!.password));
@@ -183,11 +158,11 @@ for (const dialect of DIALECTS) {
     });
 
     it('moves the room once on a reschedule and deletes it once on a cancel', async () => {
-      const uuid = await book();
+      const uuid = await bookings.book();
       await h.runJobs();
-      const room = (await meeting(uuid)).location;
+      const room = (await bookings.meeting(uuid)).location;
       const id = Number(room.conferenceId);
-      const newStart = slots[nextSlot++]!;
+      const newStart = bookings.nextSlot();
       const moved = await h.api('POST', `/api/v1/meetings/${uuid}/reschedule`, { start: newStart });
       expect(moved.statusCode, moved.body).toBe(200);
       await h.runJobs();
@@ -195,7 +170,7 @@ for (const dialect of DIALECTS) {
       expect(patches).toHaveLength(1);
       expect(zoom.meetings.get(id)!.start_time).toBe(newStart.replace('.000Z', 'Z'));
       // The participant keeps the same link.
-      expect((await meeting(uuid)).location.url).toBe(room.url);
+      expect((await bookings.meeting(uuid)).location.url).toBe(room.url);
 
       const cancelled = await h.api('POST', `/api/v1/meetings/${uuid}/cancel`, {});
       expect(cancelled.statusCode, cancelled.body).toBe(200);
@@ -219,83 +194,83 @@ for (const dialect of DIALECTS) {
 
     it('makes the room later when Zoom fails for a while, and the participant gets one confirmation with one link', async () => {
       zoom.failNextApiCalls(3, 503);
-      const uuid = await book();
-      const email = `guest${participant}@example.com`;
+      const uuid = await bookings.book();
+      const email = `guest${bookings.participant}@example.com`;
       await h.runJobs();
-      expect((await meeting(uuid)).location.url).toBeNull();
+      expect((await bookings.meeting(uuid)).location.url).toBeNull();
       // The confirmation waits for the room (up to 10 minutes).
-      expect(mailsTo(email)).toHaveLength(0);
-      for (let i = 0; i < 6 && (await meeting(uuid)).location.url === null; i += 1) {
+      expect(bookings.mailsTo(email)).toHaveLength(0);
+      for (let i = 0; i < 6 && (await bookings.meeting(uuid)).location.url === null; i += 1) {
         h.clock.advance(60_000);
         await h.runJobs();
       }
-      const location = (await meeting(uuid)).location;
+      const location = (await bookings.meeting(uuid)).location;
       expect(location.url).toMatch(/zoom\.us/);
-      const mails = mailsTo(email);
+      const mails = bookings.mailsTo(email);
       expect(mails).toHaveLength(1);
       expect(mails[0]!.text).toContain(String(location.url));
-      expect([...zoom.meetings.values()].filter((m) => m.topic === `Intro call: Guest ${participant}`)).toHaveLength(1);
+      expect([...zoom.meetings.values()].filter((m) => m.topic === `Intro call: Guest ${bookings.participant}`)).toHaveLength(1);
     });
 
     it('adopts the room Zoom made when its answer was lost, instead of making a second', async () => {
       zoom.dropNextApiAnswers(1);
-      const uuid = await book();
-      const topic = `Intro call: Guest ${participant}`;
+      const uuid = await bookings.book();
+      const topic = `Intro call: Guest ${bookings.participant}`;
       await h.runJobs();
       // Zoom made the room; termin never heard of it.
       expect([...zoom.meetings.values()].filter((m) => m.topic === topic)).toHaveLength(1);
-      expect((await meeting(uuid)).location.url).toBeNull();
-      for (let i = 0; i < 6 && (await meeting(uuid)).location.url === null; i += 1) {
+      expect((await bookings.meeting(uuid)).location.url).toBeNull();
+      for (let i = 0; i < 6 && (await bookings.meeting(uuid)).location.url === null; i += 1) {
         h.clock.advance(60_000);
         await h.runJobs();
       }
       const made = [...zoom.meetings.values()].filter((m) => m.topic === topic);
       expect(made).toHaveLength(1);
-      expect((await meeting(uuid)).location).toMatchObject({ url: made[0]!.join_url, password: made[0]!.password });
-      expect(mailsTo(`guest${participant}@example.com`)).toHaveLength(1);
+      expect((await bookings.meeting(uuid)).location).toMatchObject({ url: made[0]!.join_url, password: made[0]!.password });
+      expect(bookings.mailsTo(`guest${bookings.participant}@example.com`)).toHaveLength(1);
     });
 
     it('sends the confirmation after 10 minutes without the link, then one update with it, same UID, next SEQUENCE', async () => {
       zoom.failNextApiCalls(1_000, 500);
-      const uuid = await book();
-      const email = `guest${participant}@example.com`;
+      const uuid = await bookings.book();
+      const email = `guest${bookings.participant}@example.com`;
       await h.runJobs();
       h.clock.advance(10 * 60_000 + 1_000);
       await h.runJobs();
-      const first = mailsTo(email);
+      const first = bookings.mailsTo(email);
       expect(first).toHaveLength(1);
       expect(first[0]!.text).toMatch(/link .*follow/i);
       zoom.failNextApiCalls(0, 500);
-      for (let i = 0; i < 8 && (await meeting(uuid)).location.url === null; i += 1) {
+      for (let i = 0; i < 8 && (await bookings.meeting(uuid)).location.url === null; i += 1) {
         h.clock.advance(5 * 60_000);
         await h.runJobs();
       }
-      const location = (await meeting(uuid)).location;
+      const location = (await bookings.meeting(uuid)).location;
       expect(location.url).toMatch(/zoom\.us/);
-      const mails = mailsTo(email);
+      const mails = bookings.mailsTo(email);
       expect(mails).toHaveLength(2);
       expect(mails[1]!.text).toContain(String(location.url));
       const uid = (ics: string) => /UID:(.+)\r\n/.exec(ics)?.[1];
       const sequence = (ics: string) => Number(/SEQUENCE:(\d+)/.exec(ics)?.[1] ?? 0);
       expect(uid(mails[1]!.ics.content)).toBe(uid(mails[0]!.ics.content));
       expect(sequence(mails[1]!.ics.content)).toBe(sequence(mails[0]!.ics.content) + 1);
-      expect([...zoom.meetings.values()].filter((m) => m.topic === `Intro call: Guest ${participant}`)).toHaveLength(1);
+      expect([...zoom.meetings.values()].filter((m) => m.topic === `Intro call: Guest ${bookings.participant}`)).toHaveLength(1);
     });
 
     it('refreshes an expired access token once, keeps the rotated refresh token, and two instances refresh it once between them', async () => {
       const refreshes = () => zoom.tokenCalls.filter((c) => c.grantType === 'refresh_token');
       const before = refreshes().length;
       zoom.expireAccessTokens();
-      const a = await book();
+      const a = await bookings.book();
       await h.runJobs();
-      expect((await meeting(a)).location.url).toMatch(/zoom\.us/);
+      expect((await bookings.meeting(a)).location.url).toMatch(/zoom\.us/);
       expect(refreshes().slice(before)).toEqual([{ grantType: 'refresh_token', ok: true }]);
 
       // Zoom refused the old refresh token from then on: a second refresh works only with the
       // rotated one. This time the token is past its expiry by termin's own record.
       h.clock.advance(61 * 60_000);
       const second = await h.startInstance();
-      const connectionUuid = String((await connectionOf()).uuid);
+      const connectionUuid = String((await bookings.connectionOf()).uuid);
       const gate = zoom.holdRefreshes();
       const read = (ctx: typeof second.ctx) => withAccessToken(ctx, connectionUuid, async (token) => token);
       const both = Promise.all([read(h.ctx), read(second.ctx)]);
@@ -307,49 +282,49 @@ for (const dialect of DIALECTS) {
         { grantType: 'refresh_token', ok: true },
         { grantType: 'refresh_token', ok: true },
       ]);
-      expect((await connectionOf()).status).toBe('connected');
+      expect((await bookings.connectionOf()).status).toBe('connected');
     });
 
     it('turns a revoked grant into a connection error the host hears of, books without a link, and makes the rooms after reconnecting', async () => {
       zoom.revokeAllGrants();
       zoom.expireAccessTokens();
-      const first = await book();
+      const first = await bookings.book();
       await h.runJobs();
-      const failed = await connectionOf();
+      const failed = await bookings.connectionOf();
       expect(failed.status).toBe('error');
       expect(String(failed.lastError)).toMatch(/Zoom refused/);
       expect(h.webhookEvents('connection.error').map((e) => (e.data as { uuid: string }).uuid)).toEqual([failed.uuid]);
       expect(h.sent.filter((m) => m.to.email === h.acme.owner.email && /Zoom connection stopped working/.test(m.subject))).toHaveLength(1);
-      expect(await placesReady()).toEqual({ [h.acme.owner.username]: ['offline'] });
+      expect(await bookings.placesReady()).toEqual({ [h.acme.owner.username]: ['offline'] });
       // The participant is not kept waiting for a room that cannot come now.
-      const firstEmail = `guest${participant}@example.com`;
-      expect(mailsTo(firstEmail)).toHaveLength(1);
-      expect(mailsTo(firstEmail)[0]!.text).toMatch(/link .*follow/i);
+      const firstEmail = `guest${bookings.participant}@example.com`;
+      expect(bookings.mailsTo(firstEmail)).toHaveLength(1);
+      expect(bookings.mailsTo(firstEmail)[0]!.text).toMatch(/link .*follow/i);
 
-      const next = await book();
+      const next = await bookings.book();
       await h.runJobs();
-      expect((await meeting(next)).location.url).toBeNull();
+      expect((await bookings.meeting(next)).location.url).toBeNull();
       expect(h.sent.filter((m) => m.to.email === h.acme.owner.email && /has no link yet: connect zoom/.test(m.subject))).toHaveLength(1);
 
       const { callback } = await h.connect(h.acme.owner.uuid, 'zoom', zoom);
       expect(callback.statusCode, callback.body).toBe(200);
-      expect((await connectionOf()).status).toBe('connected');
-      expect(await placesReady()).toEqual({ [h.acme.owner.username]: ['zoom', 'offline'] });
+      expect((await bookings.connectionOf()).status).toBe('connected');
+      expect(await bookings.placesReady()).toEqual({ [h.acme.owner.username]: ['zoom', 'offline'] });
       await h.runJobs();
       for (const uuid of [first, next]) {
-        const location = (await meeting(uuid)).location;
+        const location = (await bookings.meeting(uuid)).location;
         expect(location.url, uuid).toMatch(/zoom\.us/);
       }
       // Each participant: the confirmation saying the link follows, then one update with it.
-      for (const email of [firstEmail, `guest${participant}@example.com`]) {
-        const mails = mailsTo(email);
+      for (const email of [firstEmail, `guest${bookings.participant}@example.com`]) {
+        const mails = bookings.mailsTo(email);
         expect(mails).toHaveLength(2);
         expect(mails[1]!.text).toMatch(/zoom\.us/);
       }
     });
 
     it('shows an error page and stores nothing when the token endpoint answers garbage, HTML or a huge body', async () => {
-      const connection = await connectionOf();
+      const connection = await bookings.connectionOf();
       for (const raw of [
         { status: 200, contentType: 'application/json', body: '{"access_token":' },
         { status: 200, contentType: 'text/html', body: '<html><body>Sign in</body></html>' },
@@ -360,12 +335,12 @@ for (const dialect of DIALECTS) {
         const { callback } = await h.connect(h.acme.owner.uuid, 'zoom', zoom);
         expect(callback.statusCode, raw.body.slice(0, 40)).toBe(400);
         expect(callback.body).toContain('Not connected');
-        expect(await connectionOf()).toEqual(connection);
+        expect(await bookings.connectionOf()).toEqual(connection);
       }
     });
 
     it('refuses another account’s connection, and revokes the grant on disconnect', async () => {
-      const connection = await connectionOf();
+      const connection = await bookings.connectionOf();
       const stranger = (await createTestAccount(h.ctx)).apiKey;
       const foreign = await h.api('GET', `/api/v1/users/${h.acme.owner.uuid}/connections/${String(connection.uuid)}`, undefined, stranger);
       expect(foreign.statusCode).toBeGreaterThanOrEqual(403);

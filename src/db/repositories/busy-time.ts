@@ -3,11 +3,9 @@ import type { BusyMeeting } from '../../domain/slots.js';
 import { compileOnce } from '../compiled-query.js';
 import type { DbOrTrx } from '../database.js';
 
-/**
- * Busy time that is not a meeting carries this prefix in place of a topic uuid: it blocks
- * slots like a meeting without buffers, and never counts toward a topic's daily limit.
- */
-export const EXTERNAL_BUSY_PREFIX = 'external:';
+// Busy time that is not a meeting carries EXTERNAL_BUSY_PREFIX in place of a topic uuid: it
+// blocks slots like a meeting without buffers, and never counts toward any limit.
+import { EXTERNAL_BUSY_PREFIX } from '../../domain/period-limits.js';
 
 /**
  * Everything that blocks a host between two instants: their meetings that hold time

@@ -51,6 +51,7 @@ export async function insertCalendar(db: DbOrTrx, calendar: NewCalendar): Promis
       next_sync_at: calendar.nextSyncAt,
       sync_lease_until: null,
       sync_claim: null,
+      sync_state: null,
       created_at: calendar.createdAt,
     })
     .execute();
@@ -176,6 +177,63 @@ export async function findLongestBookingWindowDays(db: DbOrTrx, userUuid: string
 export async function findCalendarSpans(db: DbOrTrx, calendarUuid: string): Promise<{ start: number; end: number }[]> {
   const rows = await db.selectFrom('external_busy').select(['starts_at', 'ends_at']).where('source_id', '=', calendarUuid).orderBy('starts_at').orderBy('ends_at').execute();
   return rows.map((row) => ({ start: Number(row.starts_at), end: Number(row.ends_at) }));
+}
+
+/** Where an incrementally read calendar's next read starts (null: from a full read). */
+export async function findCalendarSyncState(db: DbOrTrx, calendarUuid: string): Promise<string | null> {
+  const row = await db.selectFrom('calendars').select('sync_state').where('id', '=', calendarUuid).executeTakeFirst();
+  return row?.sync_state ?? null;
+}
+
+/**
+ * Applies one incremental read: after a full read every kept event is replaced; otherwise each
+ * changed event's span is replaced, or dropped when it no longer blocks (`span: null`). Events
+ * over before `endedBefore` are forgotten: they can block nothing again.
+ */
+export async function applyRemoteEventChanges(
+  db: DbOrTrx,
+  calendarUuid: string,
+  changes: { full: boolean; events: readonly { id: string; span: { start: number; end: number } | null }[]; state: string; endedBefore: number },
+): Promise<void> {
+  if (changes.full) await db.deleteFrom('calendar_remote_events').where('calendar_id', '=', calendarUuid).execute();
+  // The last word on an event wins when a read names it twice (Graph may, across pages).
+  const latest = new Map(changes.events.map((event) => [event.id, event.span]));
+  const ids = [...latest.keys()];
+  for (let i = 0; !changes.full && i < ids.length; i += 500) {
+    await db
+      .deleteFrom('calendar_remote_events')
+      .where('calendar_id', '=', calendarUuid)
+      .where('remote_id', 'in', ids.slice(i, i + 500))
+      .execute();
+  }
+  const rows = [...latest].flatMap(([id, span]) => (span === null ? [] : [{ calendar_id: calendarUuid, remote_id: id, starts_at: span.start, ends_at: span.end }]));
+  for (let i = 0; i < rows.length; i += 200)
+    await db
+      .insertInto('calendar_remote_events')
+      .values(rows.slice(i, i + 200))
+      .execute();
+  await db.deleteFrom('calendar_remote_events').where('calendar_id', '=', calendarUuid).where('ends_at', '<', changes.endedBefore).execute();
+  await db.updateTable('calendars').set({ sync_state: changes.state }).where('id', '=', calendarUuid).execute();
+}
+
+/** The busy spans kept for an incrementally read calendar that overlap [from, to), sorted. */
+export async function findRemoteEventSpans(db: DbOrTrx, calendarUuid: string, range: { from: number; to: number }): Promise<{ start: number; end: number }[]> {
+  const rows = await db
+    .selectFrom('calendar_remote_events')
+    .select(['starts_at', 'ends_at'])
+    .where('calendar_id', '=', calendarUuid)
+    .where('starts_at', '<', range.to)
+    .where('ends_at', '>=', range.from)
+    .orderBy('starts_at')
+    .orderBy('ends_at')
+    .execute();
+  return rows.map((row) => ({ start: Number(row.starts_at), end: Number(row.ends_at) }));
+}
+
+/** The calendars reached through a connection (they go when it goes). */
+export async function findCalendarsOfConnection(db: DbOrTrx, connectionUuid: string): Promise<string[]> {
+  const rows = await db.selectFrom('calendars').select('id').where('connection_id', '=', connectionUuid).orderBy('id').execute();
+  return rows.map((row) => row.id);
 }
 
 export async function deleteCalendarSpans(db: DbOrTrx, calendarUuid: string): Promise<number> {

@@ -1,3 +1,4 @@
+import type { HostLimits } from '../../domain/period-limits.js';
 import type { Member, User } from '../../domain/user.js';
 import { compileOnce } from '../compiled-query.js';
 import type { DbOrTrx, UserRow } from '../database.js';
@@ -149,3 +150,29 @@ export async function findCalendarVersion(db: DbOrTrx, userUuid: string): Promis
 }
 
 const calendarVersionOf = compileOnce((db, userUuid: string) => db.selectFrom('users').select('calendar_version').where('id', '=', userUuid));
+
+/** The host's own limits across topics, with the zone they count in; undefined: no such user. */
+export async function findHostLimits(db: DbOrTrx, userUuid: string): Promise<HostLimits | undefined> {
+  const row = await db.selectFrom('users').select(['timezone', 'limit_daily', 'limit_weekly']).where('id', '=', userUuid).executeTakeFirst();
+  return row && { timezone: row.timezone, daily: row.limit_daily ?? null, weekly: row.limit_weekly ?? null };
+}
+
+/** findHostLimits of several users in one statement (a cold team view's hosts). */
+export async function findHostLimitsOfUsers(db: DbOrTrx, userUuids: readonly string[]): Promise<Map<string, HostLimits>> {
+  if (userUuids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('users')
+    .select(['id', 'timezone', 'limit_daily', 'limit_weekly'])
+    .where('id', 'in', [...userUuids])
+    .execute();
+  return new Map(rows.map((row) => [row.id, { timezone: row.timezone, daily: row.limit_daily ?? null, weekly: row.limit_weekly ?? null }]));
+}
+
+/** Stores the host's limits and bumps the calendar version: every instance's cached views of the host see them at once. */
+export async function updateHostLimits(db: DbOrTrx, userUuid: string, limits: { daily: number | null; weekly: number | null }): Promise<void> {
+  await db
+    .updateTable('users')
+    .set((eb) => ({ limit_daily: limits.daily, limit_weekly: limits.weekly, calendar_version: eb('calendar_version', '+', 1) }))
+    .where('id', '=', userUuid)
+    .execute();
+}

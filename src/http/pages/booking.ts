@@ -199,6 +199,7 @@ ${textField('note', t.note, t, { multiline: true })}
 ${
   paid
     ? html`${textField('discount', t.discount, t, { maxLength: 100, autocomplete: 'off' })}
+<p class="hint" id="discount-status" aria-live="polite"></p>
 <details class="invoice"><summary>${t.invoice}</summary>
 ${textField('invoiceName', t.invoiceName, t, { autocomplete: 'organization', maxLength: 500 })}
 ${textField('invoiceAddress', t.invoiceAddress, t, { autocomplete: 'street-address', maxLength: 500 })}

@@ -88,7 +88,7 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }
       schema: {
         tags: ['Connections'],
         summary: 'Disconnect a provider',
-        description: `${WHO} The tokens are revoked at the provider where it offers it, and forgotten. Rooms already made stay; new meetings at the provider's place get none.`,
+        description: `${WHO} The tokens are revoked at the provider where it offers it, and forgotten. Rooms already made stay; new meetings at the provider's place get none. The host's calendars on the connection (Google, Microsoft) are removed with it, and their busy time no longer blocks.`,
         security: API_KEY_SECURITY,
         params: UserConnectionParams,
         response: { 204: Type.Null({ description: 'Disconnected.' }), ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },

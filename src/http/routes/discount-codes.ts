@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { pageOf } from '../../domain/paging.js';
+import { PAGING, PageQuery } from '../schemas/paging.js';
 import type { DiscountCode } from '../../domain/discount.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
 import { createDiscountCode, deleteDiscountCode, getDiscountCode, listDiscountCodes } from '../../scheduling/discount-codes.js';
@@ -46,12 +48,16 @@ export const discountCodeRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext
       schema: {
         tags: ['Discount codes'],
         summary: "The account's discount codes",
-        description: 'By an admin of any team; ordered by code, each with how often it was used.',
+        description: `By an admin of any team; oldest first (by creation, the same order on every database), each with how often it was used. ${PAGING}`,
         security: API_KEY_SECURITY,
+        querystring: PageQuery('Discount codes'),
         response: { 200: DiscountCodeListSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 403) },
       },
     },
-    async (request) => ({ discountCodes: (await listDiscountCodes(ctx, principalOf(request))).map(discountToJson) }),
+    async (request) => {
+      const page = pageOf(await listDiscountCodes(ctx, principalOf(request)), (discount) => [discount.createdAt, discount.uuid], request.query);
+      return { discountCodes: page.items.map(discountToJson), nextCursor: page.nextCursor };
+    },
   );
 
   app.get(

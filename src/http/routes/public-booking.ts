@@ -4,13 +4,15 @@ import type { AddressLimiter } from '../../domain/address-limiter.js';
 import { RateLimitedError } from '../../domain/errors.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
 import { manageUrl } from '../../scheduling/manage-token.js';
-import { bookPublicly, cancelByToken, getManagedBooking, rescheduleByToken, scheduleForToken } from '../../scheduling/public-booking.js';
+import { bookPublicly, cancelByToken, getManagedBooking, quotePublicly, rescheduleByToken, scheduleForToken } from '../../scheduling/public-booking.js';
 import { paymentRecord, meetingToJson, toIso } from '../../domain/representations.js';
 import { problemResponses } from '../schemas/common.js';
 import {
   ManagedBookingSchema,
   PublicBookingSchema,
   ParticipantMeetingSchema,
+  PublicQuoteBodySchema,
+  PublicQuoteSchema,
   PublicScheduleBodySchema,
   TokenCancelBodySchema,
   TokenParams,
@@ -71,6 +73,27 @@ export const publicBookingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContex
         manageUrls: booking.meetings.map((meeting) => manageUrl(publicUrl, ctx.secretKey, meeting.uuid)),
       });
     },
+  );
+
+  app.post(
+    '/public/quote',
+    {
+      schema: {
+        tags: ['Booking page'],
+        summary: 'What a booking would cost, with a discount code (no key)',
+        description:
+          "The booking page's price before booking: a public topic's price for the chosen variant and number of dates, and, with " +
+          '`discount`, the total after that code. The same checks as the booking: an unknown, expired or used-up code, or one ' +
+          'in another currency, is 422 DISCOUNT_INVALID saying which; nothing is reserved and the code is not used up. ' +
+          'Counts toward the same per-address limit as POST /public/schedule (PUBLIC_BOOKING_RATE_PER_MINUTE), so codes cannot ' +
+          'be guessed faster than bookings are made.',
+        security: [{}],
+        body: PublicQuoteBodySchema,
+        response: { 200: PublicQuoteSchema, ...problemResponses(...PUBLIC_ERRORS, 404, 422) },
+      },
+      onRequest: limitBookings,
+    },
+    async (request) => quotePublicly(ctx, request.body),
   );
 
   const tokenDescription =

@@ -7,6 +7,8 @@ import { principalOf } from '../request-guards.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, TeamUuidParams, problemResponses } from '../schemas/common.js';
 import { CreateMemberBodySchema, CreateTeamBodySchema, MemberListSchema, MemberParamsSchema, TeamListSchema, UpdateMemberBodySchema } from '../schemas/teams.js';
 import { Type } from 'typebox';
+import { pageOf } from '../../domain/paging.js';
+import { PAGING, PageQuery } from '../schemas/paging.js';
 
 /** Teams and their members. */
 export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = async (app, { ctx }) => {
@@ -16,12 +18,16 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = as
       schema: {
         tags: ['Teams'],
         summary: 'List the teams the caller administers',
-        description: "Only teams in which the key's user is an admin, ordered by name.",
+        description: `Only teams in which the key's user is an admin, oldest first (by creation, the same order on every database). ${PAGING}`,
         security: API_KEY_SECURITY,
+        querystring: PageQuery('Teams'),
         response: { 200: TeamListSchema, ...problemResponses(...AUTHENTICATED_ERRORS) },
       },
     },
-    async (request) => ({ teams: (await listTeams(ctx, principalOf(request))).map(teamToJson) }),
+    async (request) => {
+      const page = pageOf(await listTeams(ctx, principalOf(request)), (team) => [team.createdAt, team.uuid], request.query);
+      return { teams: page.items.map(teamToJson), nextCursor: page.nextCursor };
+    },
   );
 
   app.post(
@@ -45,13 +51,17 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = as
       schema: {
         tags: ['Teams'],
         summary: 'List the members of a team',
-        description: 'The caller must be an admin of the team (403 otherwise; 404 for a team of another account).',
+        description: `The caller must be an admin of the team (403 otherwise; 404 for a team of another account). Oldest user first (by creation). ${PAGING}`,
         security: API_KEY_SECURITY,
         params: TeamUuidParams,
+        querystring: PageQuery('Members'),
         response: { 200: MemberListSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },
       },
     },
-    async (request) => ({ users: (await listTeamMembers(ctx, principalOf(request), request.params.teamUuid)).map(memberToJson) }),
+    async (request) => {
+      const page = pageOf(await listTeamMembers(ctx, principalOf(request), request.params.teamUuid), (member) => [member.createdAt, member.uuid], request.query);
+      return { users: page.items.map(memberToJson), nextCursor: page.nextCursor };
+    },
   );
 
   app.post(

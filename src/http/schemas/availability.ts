@@ -1,5 +1,6 @@
 import { Type, type TSchema } from 'typebox';
-import { TimeZone, Uuid } from './common.js';
+import { HOST_LIMIT_RANGES } from '../../domain/period-limits.js';
+import { NonBlankLine, Nullable, TimeZone, Timestamp, Uuid } from './common.js';
 
 const LocalTime = (description: string) => Type.String({ pattern: '^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$', description, examples: ['09:00'] });
 
@@ -54,3 +55,38 @@ export const DateOverrideParamsSchema = Type.Object({
   userUuid: Uuid,
   date: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'The host-local date, YYYY-MM-DD.', examples: ['2027-12-24'] }),
 });
+
+/** `POST` / `PUT …/schedules`: a name and the same hours as the default availability. */
+export const ScheduleBodySchema = Type.Object(
+  {
+    name: NonBlankLine({ maxLength: 200, description: 'What the host calls it: "Summer hours", "Evenings".' }),
+    ...AvailabilityBodySchema.properties,
+  },
+  { additionalProperties: false },
+);
+
+export const ScheduleSchema = Type.Object(
+  {
+    uuid: Uuid,
+    name: Type.String(),
+    timezone: TimeZone,
+    weekly: Type.Object(weekOf(Type.Array(OutInterval))),
+    overrides: Type.Array(Type.Object({ date: Type.String(), intervals: Type.Array(OutInterval) })),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'Schedule' },
+);
+
+export const ScheduleParamsSchema = Type.Object({ userUuid: Uuid, scheduleUuid: Uuid });
+
+const HostLimit = (period: string, [min, max]: readonly [number, number]) =>
+  Nullable(Type.Integer({ minimum: min, maximum: max, description: `Most meetings per ${period} of the host's time zone, across all their topics; null: no limit.` }));
+
+export const HostLimitsSchema = Type.Object(
+  {
+    daily: HostLimit('day', HOST_LIMIT_RANGES.daily),
+    weekly: HostLimit('calendar week (Monday first)', HOST_LIMIT_RANGES.weekly),
+  },
+  { additionalProperties: false },
+);

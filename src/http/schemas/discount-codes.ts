@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { MAX_COUNT, Nullable, SingleLine, Timestamp, UtcInstant, Uuid } from './common.js';
 import { MoneySchema } from './meeting-topics.js';
+import { NextCursor } from './paging.js';
 
 export const CreateDiscountCodeBodySchema = Type.Object(
   {
@@ -27,4 +28,4 @@ export const DiscountCodeSchema = Type.Object(
   { $id: 'DiscountCode', title: 'DiscountCode' },
 );
 
-export const DiscountCodeListSchema = Type.Object({ discountCodes: Type.Array(Type.Ref('DiscountCode')) });
+export const DiscountCodeListSchema = Type.Object({ discountCodes: Type.Array(Type.Ref('DiscountCode')), nextCursor: NextCursor });

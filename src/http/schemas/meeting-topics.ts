@@ -54,6 +54,41 @@ const settingsProperties = {
       }),
     ),
   ),
+  weeklyLimit: Type.Optional(
+    Nullable(
+      Type.Integer({
+        minimum: TOPIC_LIMITS.weeklyLimit[0],
+        maximum: TOPIC_LIMITS.weeklyLimit[1],
+        description:
+          "Most meetings of this topic per host per calendar week (Monday to Sunday) in the time zone of the host's hours, a week with a clock change included; null: no limit. " +
+          'The dates of one booking count together. The host may also limit themselves across topics: PUT /users/{userUuid}/limits.',
+      }),
+    ),
+  ),
+  monthlyLimit: Type.Optional(
+    Nullable(
+      Type.Integer({
+        minimum: TOPIC_LIMITS.monthlyLimit[0],
+        maximum: TOPIC_LIMITS.monthlyLimit[1],
+        description: "Most meetings of this topic per host per calendar month in the time zone of the host's hours; null: no limit.",
+      }),
+    ),
+  ),
+  schedule: Type.Optional(
+    Type.Union([Uuid, Type.Null()], {
+      description:
+        "Individual topics: which of the host's schedules (POST /users/{userUuid}/schedules) gives the hours; null: the default hours " +
+        "(`…/availability`). Another account's or user's schedule is 400. The host's meetings block them on every topic whichever hours apply.",
+    }),
+  ),
+  hostSchedules: Type.Optional(
+    Type.Record(SingleLine({ minLength: 1, maxLength: 120 }), Uuid, {
+      maxProperties: 200,
+      description:
+        "Team topics: which of each host's schedules (POST /users/{userUuid}/schedules) gives their hours here, by username; a host left out " +
+        "uses their default hours. Each must be that host's own schedule (400 otherwise). `{}` resets every host to the default.",
+    }),
+  ),
   places: Type.Optional(Type.Array(PlaceSchema, { minItems: 1, maxItems: 16, description: "Subset of the account's enabled places. Default: every place the account enables." })),
   phoneRequired: Type.Optional(Type.Boolean({ description: 'Bookings must give a phone number. Default false.' })),
   requiresApproval: Type.Optional(
@@ -157,6 +192,10 @@ export const MeetingTopicSchema = Type.Object(
     minimumNoticeMinutes: Type.Integer(),
     bookingWindowDays: Type.Integer(),
     dailyLimit: Nullable(Type.Integer()),
+    weeklyLimit: Nullable(Type.Integer()),
+    monthlyLimit: Nullable(Type.Integer()),
+    schedule: Type.Union([Uuid, Type.Null()], { description: "The host's schedule the topic uses; null: the default hours (`…/availability`)." }),
+    hostSchedules: Type.Record(Type.String(), Uuid, { description: 'Team topics: the schedule each host uses here, by username; absent: their default hours.' }),
     places: Type.Array(PlaceSchema),
     phoneRequired: Type.Boolean(),
     requiresApproval: Type.Boolean(),

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { MultiLine, Nullable, SingleLine, Timestamp, Uuid } from './common.js';
 import { CalculateScheduleBodySchema, MeetingSchema, ScheduleBodySchema } from './schedule.js';
+import { MoneySchema } from './meeting-topics.js';
 
 const { metadata: _metadata, ...bookingFields } = ScheduleBodySchema.properties;
 
@@ -71,3 +72,27 @@ export const TokenScheduleBodySchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const PublicQuoteBodySchema = Type.Object(
+  {
+    meetingTopic: Uuid,
+    priceVariant: Type.Optional(Uuid),
+    discount: Type.Optional(SingleLine({ maxLength: 100, description: 'A discount code to try; empty or absent: the price without one.' })),
+    dates: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, description: 'How many dates the booking would hold (default 1): the price is per date.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const PublicQuoteSchema = Type.Object({
+  /** Before any discount; null for a free topic. */
+  price: Nullable(MoneySchema),
+  /** What the booking would cost: the price less the discount. */
+  total: Nullable(MoneySchema),
+  discount: Nullable(
+    Type.Object({
+      code: Type.String(),
+      percentOff: Nullable(Type.Integer()),
+      amountOff: Nullable(MoneySchema),
+    }),
+  ),
+});

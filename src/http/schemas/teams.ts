@@ -1,9 +1,10 @@
 import { Type, type Static } from 'typebox';
 import { Email, NonBlankLine, Timestamp, TimeZone, Uuid } from './common.js';
+import { NextCursor } from './paging.js';
 
 export const TeamSchema = Type.Object({ uuid: Uuid, name: Type.String() }, { $id: 'Team', title: 'Team' });
 
-export const TeamListSchema = Type.Object({ teams: Type.Array(Type.Ref('Team')) });
+export const TeamListSchema = Type.Object({ teams: Type.Array(Type.Ref('Team')), nextCursor: NextCursor });
 
 export const CreateTeamBodySchema = Type.Object({ name: NonBlankLine({ maxLength: 200 }) }, { additionalProperties: false });
 
@@ -21,7 +22,7 @@ export const MemberSchema = Type.Object(
   { $id: 'Member', title: 'Member' },
 );
 
-export const MemberListSchema = Type.Object({ users: Type.Array(Type.Ref('Member')) });
+export const MemberListSchema = Type.Object({ users: Type.Array(Type.Ref('Member')), nextCursor: NextCursor });
 
 export const CreateMemberBodySchema = Type.Object(
   {

@@ -16,7 +16,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { type NewEvent, recordEvents } from '../record-events.js';
 import { statusAt, type Meeting } from '../../domain/meeting.js';
 import { isSlotAvailable, type HostCalendar } from '../../domain/slots.js';
-import { loadHostCalendar, slotRulesOf } from '../calculate-schedule.js';
+import { bookingCalendarSpan, loadHostCalendar, slotRulesOf } from '../calculate-schedule.js';
 import type { MeetingEventData } from '../../domain/events.js';
 import type { UseCaseContext } from '../context.js';
 import { paymentRecord } from '../../domain/representations.js';
@@ -146,7 +146,8 @@ async function slotsStillFree(trx: DbOrTrx, meetings: Meeting[], now: number): P
     if (!calendar) {
       const from = Math.min(...meetings.map((m) => m.start));
       const to = Math.max(...meetings.map((m) => m.end));
-      calendar = await loadHostCalendar(reads, { uuid: meeting.hostUuid, username: meeting.hostUsername }, rules, from, to, now);
+      const span = bookingCalendarSpan(rules, from, to);
+      calendar = await loadHostCalendar(reads, { uuid: meeting.hostUuid, username: meeting.hostUsername }, rules, span.from, span.to, now);
       calendars.set(meeting.hostUuid, calendar);
     }
     if (!isSlotAvailable(calendar, rules, now, meeting.start)) return false;

@@ -20,7 +20,7 @@ import { findRoomPlaces } from '../integrations.js';
  * to connect.
  */
 export async function conferenceRoomJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'config'>): Promise<NewJob[]> {
-  if (!event.type.startsWith('meeting.') || event.type === 'meeting.located' || isReminderEvent(event.type)) return [];
+  if (!event.type.startsWith('meeting.') || event.type === 'meeting.located' || event.type === 'meeting.confirmation_due' || isReminderEvent(event.type)) return [];
   const { meeting } = event.data as unknown as MeetingEventData;
   const provider = meeting ? providerOfPlace(meeting.place) : null;
   if (!meeting || provider === null) return [];

@@ -37,13 +37,14 @@ export async function emailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: n
 /**
  * Which messages an event sends: a confirmed meeting's invitations, and their cancellation.
  * A meeting whose room is being made (its host's connection works) is confirmed when the room
- * exists, or at its deadline (`meeting.located`); a room that comes after the confirmation
+ * exists (`meeting.located`), or at its deadline (`meeting.confirmation_due`); a room that comes after the confirmation
  * sends an update carrying its link.
  */
 async function emailsForEvent(trx: DbOrTrx, event: DomainEvent, now: number): Promise<BookingMessagePayload[]> {
   if (!event.type.startsWith('meeting.')) return [];
   if (event.type === 'meeting.rescheduled') return rescheduledMessages(trx, event.data as unknown as RescheduledEventData);
   if (event.type === 'meeting.located') return locatedMessages(trx, event.data as unknown as LocatedEventData);
+  if (event.type === 'meeting.confirmation_due') return locatedMessages(trx, { ...(event.data as unknown as MeetingEventData), confirmationsSent: false });
   const { meeting, previousStatus } = event.data as unknown as MeetingEventData;
   let kind: BookingMessagePayload['event'] | null = null;
   if ((event.type === 'meeting.scheduled' || event.type === 'meeting.confirmed') && meeting.status === 'confirmed') {
@@ -69,7 +70,7 @@ async function confirmationsOf(trx: DbOrTrx, meeting: Meeting, messages: Booking
   return messages.map((message) => ({ ...message, ...paid, ...(linkFollows ? { linkFollows } : {}) }));
 }
 
-/** The room's link arrived (or its deadline passed): the confirmations, or, when they went out already, an updated invitation with the link. */
+/** The room's link arrived (or its deadline passed, `confirmationsSent: false`): the confirmations, or, when they went out already, an updated invitation with the link. */
 async function locatedMessages(trx: DbOrTrx, data: LocatedEventData): Promise<BookingMessagePayload[]> {
   const { meeting, confirmationsSent } = data;
   if (meeting.status !== 'confirmed') return [];

@@ -1,4 +1,4 @@
-import { isWebhookEventType, type DomainEvent, type LocatedEventData } from '../../domain/events.js';
+import { isWebhookEventType, type DomainEvent } from '../../domain/events.js';
 import type { DbOrTrx } from '../../db/database.js';
 import type { NewJob } from '../../db/repositories/outbox.js';
 import { findSubscribersOf, insertDeliveries, type NewDelivery } from '../../db/repositories/webhooks.js';
@@ -15,10 +15,6 @@ import { WEBHOOK_JOB_KIND, type WebhookJobPayload } from '../webhooks-delivery.j
  */
 export async function webhookJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number): Promise<NewJob[]> {
   if (!isWebhookEventType(event.type)) return [];
-  // `meeting.located` tells subscribers a room's link arrived. Recorded without a room (the
-  // host has no working connection, so the confirmations go out without one) it changes
-  // nothing they can see, and whether it is recorded at all depends on which job ran first.
-  if (event.type === 'meeting.located' && (event.data as unknown as LocatedEventData).meeting?.location?.source !== 'room') return [];
   const subscriptions = await findSubscribersOf(trx, event.accountUuid, event.type);
   if (subscriptions.length === 0) return [];
   const meeting = meetingOfEvent(event);

@@ -11,6 +11,7 @@ import { startCalendarSync } from './scheduling/calendars-sync.js';
 import { createCalendarWriteHandler } from './scheduling/calendars-writes.js';
 import { createWebhookDeliverer } from './scheduling/webhooks-delivery.js';
 import { createConferenceRoomHandler } from './scheduling/conference-rooms.js';
+import { createReminderSender } from './scheduling/reminders.js';
 
 /** How long stopping waits for running jobs: half of the server's 10 s shutdown bound. */
 const STOP_GRACE_MS = 5_000;
@@ -39,6 +40,7 @@ export function createJobHandlers(ctx: AppContext, transport: MailTransport): Jo
     createPaymentEmailSender(transport),
     createWebhookDeliverer(ctx),
     createConferenceRoomHandler(ctx),
+    createReminderSender(ctx),
   ];
 }
 

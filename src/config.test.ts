@@ -32,6 +32,33 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TPAY_JWS_URL: 'secure.tpay.com' })).toThrowError(/TPAY_JWS_URL/);
   });
 
+  it('reads the SMS provider and its settings, each missing one reported at once, and none without SMS_PROVIDER', () => {
+    expect(loadConfig({}).sms).toBeNull();
+    expect(loadConfig({ SMS_PROVIDER: 'smsapi', SMSAPI_TOKEN: 'token' }).sms).toEqual({
+      provider: 'smsapi',
+      defaultCountry: 'PL',
+      token: 'token',
+      url: 'https://api.smsapi.pl',
+      from: null,
+    });
+    const sid = `AC${'a'.repeat(32)}`;
+    expect(loadConfig({ SMS_PROVIDER: 'twilio', TWILIO_ACCOUNT_SID: sid, TWILIO_AUTH_TOKEN: 't', TWILIO_FROM: '+48221234567', SMS_DEFAULT_COUNTRY: 'de' }).sms).toEqual({
+      provider: 'twilio',
+      defaultCountry: 'DE',
+      accountSid: sid,
+      authToken: 't',
+      from: '+48221234567',
+      url: 'https://api.twilio.com',
+    });
+    expect(() => loadConfig({ SMS_PROVIDER: 'twilio', TWILIO_ACCOUNT_SID: 'x' })).toThrowError(
+      /TWILIO_ACCOUNT_SID must look like[\s\S]*TWILIO_AUTH_TOKEN is required[\s\S]*TWILIO_FROM is required/,
+    );
+    expect(() => loadConfig({ SMS_PROVIDER: 'smsapi' })).toThrowError(/SMSAPI_TOKEN is required with SMS_PROVIDER=smsapi/);
+    expect(() => loadConfig({ SMS_PROVIDER: 'pigeon' })).toThrowError(/SMS_PROVIDER must be one of smsapi, twilio/);
+    expect(() => loadConfig({ SMS_PROVIDER: 'smsapi', SMSAPI_TOKEN: 't', SMSAPI_URL: 'api.smsapi.pl' })).toThrowError(/SMSAPI_URL must be an http\(s\) URL/);
+    expect(Object.isFrozen(loadConfig({ SMS_PROVIDER: 'smsapi', SMSAPI_TOKEN: 'token' }).sms)).toBe(true);
+  });
+
   it('reports every invalid setting at once', () => {
     expect(() => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', LOG_LEVEL: 'loud', SMTP_URL: 'mail.example.com' })).toThrowError(ConfigError);
     try {

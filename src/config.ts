@@ -93,7 +93,40 @@ export interface Config {
   webhooks: WebhookSettings;
   /** CALENDAR_SYNC_INTERVAL_SECONDS: how often each connected calendar's busy time is read again. */
   calendarSyncIntervalSeconds: number;
+  /** SMS_PROVIDER and its settings: where SMS reminders go; null: SMS reminders cannot be chosen. */
+  sms: SmsSettings | null;
 }
+
+/**
+ * The operator's SMS provider. Its token is a secret: it is read here like every setting and
+ * handed only to the adapter (src/sms), which never logs it or puts it in an error.
+ */
+export type SmsSettings = {
+  /** SMS_DEFAULT_COUNTRY: numbers written without a country code are read as this country's (ISO 3166 code, default PL). */
+  defaultCountry: string;
+} & (
+  | {
+      provider: 'smsapi';
+      /** SMSAPI_TOKEN: an OAuth token from the SMSAPI panel, sent as Bearer. */
+      token: string;
+      /** SMSAPI_URL: default https://api.smsapi.pl (https://api.smsapi.com for the international platform, or a proxy). */
+      url: string;
+      /** SMSAPI_FROM: a sender name registered in the SMSAPI panel; unset: the account's default. */
+      from: string | null;
+    }
+  | {
+      provider: 'twilio';
+      /** TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN: Basic auth of the Messages API. */
+      accountSid: string;
+      authToken: string;
+      /** TWILIO_FROM: the sending number (E.164) or a Messaging Service SID (MG…). */
+      from: string;
+      /** TWILIO_API_URL: default https://api.twilio.com. */
+      url: string;
+    }
+);
+
+export const SMS_PROVIDERS = ['smsapi', 'twilio'] as const;
 
 export interface WebhookSettings {
   /** WEBHOOK_RETRY_BASE_SECONDS: the first retry's delay; later ones double, capped at an hour. */
@@ -283,6 +316,7 @@ export function loadConfig(env: Env = process.env, root = PROJECT_ROOT): Config 
       maxInFlightPerEndpoint: parseInteger(env.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, 4, 'WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 1, 64, problems),
     },
     calendarSyncIntervalSeconds: parseInteger(env.CALENDAR_SYNC_INTERVAL_SECONDS, 300, 'CALENDAR_SYNC_INTERVAL_SECONDS', 30, 86_400, problems),
+    sms: parseSms(env, problems),
   };
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n- ${problems.join('\n- ')}`);
@@ -298,6 +332,42 @@ export function loadSecrets(env: Env = process.env): Secrets {
     throw new ConfigError('Invalid configuration:\n- TERMIN_SECRET_KEY must be 32 bytes: 64 hex characters or base64 (e.g. `openssl rand -hex 32`)');
   }
   return Object.freeze({ secretKey: key });
+}
+
+/** SMS_PROVIDER=smsapi|twilio and the provider's own settings; every missing one reported at once. */
+function parseSms(env: Env, problems: string[]): SmsSettings | null {
+  const provider = nonEmpty(env.SMS_PROVIDER)?.toLowerCase();
+  if (provider === undefined) return null;
+  const defaultCountry = (nonEmpty(env.SMS_DEFAULT_COUNTRY) ?? 'PL').toUpperCase();
+  if (!/^[A-Z]{2}$/.test(defaultCountry)) problems.push(`SMS_DEFAULT_COUNTRY must be a two-letter country code such as PL, got "${env.SMS_DEFAULT_COUNTRY}"`);
+  const required = (name: string) => {
+    const value = nonEmpty(env[name]);
+    if (value === undefined) problems.push(`${name} is required with SMS_PROVIDER=${provider}`);
+    return value ?? '';
+  };
+  if (provider === 'smsapi') {
+    return {
+      provider,
+      defaultCountry,
+      token: required('SMSAPI_TOKEN'),
+      url: parseBaseUrl(env.SMSAPI_URL, 'https://api.smsapi.pl', 'SMSAPI_URL', problems),
+      from: nonEmpty(env.SMSAPI_FROM) ?? null,
+    };
+  }
+  if (provider === 'twilio') {
+    const accountSid = required('TWILIO_ACCOUNT_SID');
+    if (accountSid !== '' && !/^AC[0-9a-fA-F]{32}$/.test(accountSid)) problems.push('TWILIO_ACCOUNT_SID must look like AC followed by 32 hex digits');
+    return {
+      provider,
+      defaultCountry,
+      accountSid,
+      authToken: required('TWILIO_AUTH_TOKEN'),
+      from: required('TWILIO_FROM'),
+      url: parseBaseUrl(env.TWILIO_API_URL, 'https://api.twilio.com', 'TWILIO_API_URL', problems),
+    };
+  }
+  problems.push(`SMS_PROVIDER must be one of ${SMS_PROVIDERS.join(', ')}, got "${env.SMS_PROVIDER}"`);
+  return null;
 }
 
 function parseRedisUrl(raw: string | undefined, problems: string[]): string | null {

@@ -11,6 +11,7 @@ import { createLogger } from './logging.js';
 import { createMailTransport, type MailTransport } from './mail/transport.js';
 import { createOutbound } from './net/outbound-request.js';
 import { createGatewayRegistry } from './payments/registry.js';
+import { createSmsSender } from './sms/registry.js';
 import type { UseCaseContext } from './scheduling/context.js';
 import { reportUnreadableGatewaySecrets } from './scheduling/payments/credentials.js';
 import { createScheduleCache } from './scheduling/schedule-cache.js';
@@ -94,6 +95,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     calendars: createCalendarRegistry(config.integrations),
     integrations: createIntegrationRegistry(config.integrations),
     outbound: createOutbound({ allowPrivate: config.allowPrivateUrls }),
+    sms: createSmsSender(config.sms),
     dialect: handle.dialect,
     secretKeySource,
     dbPoolStats: handle.poolStats,

@@ -101,6 +101,8 @@ export interface MeetingTopicTable {
   seats: Generated<number>;
   /** JSON `{ username: weight }` for round-robin team topics (0025); `{}`: equal. */
   host_weights: Generated<string>;
+  /** Reminders before each meeting (0023): JSON array of { minutesBefore, channel, to }. */
+  reminders: Generated<string>;
   price_amount: number | null;
   price_currency: string | null;
   /** JSON array of { uuid, name, price }. */
@@ -434,8 +436,26 @@ export interface Database {
   connections: ConnectionTable;
   oauth_states: OauthStateTable;
   meeting_rooms: MeetingRoomTable;
+  // reminders (0023-…)
+  meeting_reminders: MeetingReminderTable;
   // schedules and limits (0024-…)
   schedules: ScheduleTable;
+}
+
+/** What became of one reminder of a meeting (0023-…): one row per reminder and start time. */
+export interface MeetingReminderTable {
+  id: string;
+  meeting_id: string;
+  /** `{start}:{minutesBefore}:{channel}:{to}`: unique per meeting, so a reminder is recorded (and sent) once. */
+  reminder_key: string;
+  channel: string;
+  recipient: string;
+  minutes_before: number;
+  due_at: number;
+  /** sent | skipped | failed */
+  status: string;
+  detail: string | null;
+  recorded_at: number;
 }
 
 /** A host's named hours beside the default ones in users.availability (0024-…). */

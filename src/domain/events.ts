@@ -28,11 +28,22 @@ export const WEBHOOK_EVENT_TYPES = [
   'meeting.approved',
   /** By the host (with their reason) or by the deadline ("not approved in time"). */
   'meeting.declined',
+  /** A reminder went out (e-mail queued, or SMS taken by the provider): `reminder` says which. */
+  'meeting.reminder_sent',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** Internal history only (the payment's audit trail), never sent to webhooks. */
-export const HISTORY_EVENT_TYPES = ['payment.pending', 'payment.expired', 'payment.failed', 'payment.refund_failed'] as const;
+export const HISTORY_EVENT_TYPES = [
+  'payment.pending',
+  'payment.expired',
+  'payment.failed',
+  'payment.refund_failed',
+  /** A reminder not sent: picked up after the start (an outage), or no phone for an SMS. */
+  'meeting.reminder_skipped',
+  /** The SMS provider refused a reminder to the last retry. */
+  'meeting.reminder_failed',
+] as const;
 /**
  * Signals between use cases and reactions, kept like every event but never offered to webhook
  * subscribers (they are not in WEBHOOK_EVENT_TYPES, so no subscription can name them).
@@ -66,6 +77,19 @@ export interface MeetingEventData {
 /** `meeting.rescheduled` also records where and when the meeting was before. */
 export interface RescheduledEventData extends MeetingEventData {
   previous: { start: number; end: number; hostUuid: string; username: string; location?: MeetingLocation | undefined };
+}
+
+/** `meeting.reminder_*`: the meeting as it was, and which reminder, with what became of it. */
+export interface ReminderEventData extends MeetingEventData {
+  reminder: { minutesBefore: number; channel: 'email' | 'sms'; to: 'participant' | 'host'; status: 'sent' | 'skipped' | 'failed'; detail: string | null };
+}
+
+/**
+ * Reminder events say something was sent (or not) about a meeting, not that it changed: the
+ * reactions that bring calendars and rooms in line with a meeting ignore them.
+ */
+export function isReminderEvent(type: string): boolean {
+  return type.startsWith('meeting.reminder_');
 }
 
 /** What a `member.*` event records: the member as the API shows them, and the team concerned. */

@@ -3,6 +3,7 @@ import { NotFoundError, ValidationError, type FieldError } from './errors.js';
 import { normalizeFormFields, validateFormFields, type FormField, type FormFieldInput } from './form.js';
 import { isIso4217Currency } from './money.js';
 import { keepOfferedPlaces, normalizePlaceDetails, validatePlaceDetails, type PlaceDetails } from './place-details.js';
+import type { Reminder } from './reminders.js';
 import type { SlotRuleSettings } from './slots.js';
 
 export type { FormField } from './form.js';
@@ -49,6 +50,8 @@ export interface TopicSettings extends SlotRuleSettings {
   seats: number;
   /** Round-robin team topics: each host's share of meetings, by username; a host not named weighs 1. */
   hostWeights: Record<string, number>;
+  /** Reminders before each confirmed meeting (e-mail or SMS, to the participant or the host), at most 5. */
+  reminders: Reminder[];
 }
 
 export interface TopicHost {
@@ -86,6 +89,7 @@ export type TopicSettingsInput = { [Field in keyof SlotRuleSettings]?: SlotRuleS
   requiresApproval?: boolean | undefined;
   approvalDeadlineHours?: number | undefined;
   hostWeights?: Record<string, number> | undefined;
+  reminders?: Reminder[] | undefined;
 };
 
 export const TOPIC_LIMITS = {
@@ -154,6 +158,7 @@ export function resolveTopicSettings(input: TopicSettingsInput, current: TopicSe
     approvalDeadlineHours: input.approvalDeadlineHours ?? current?.approvalDeadlineHours ?? 24,
     seats: input.seats ?? current?.seats ?? 1,
     hostWeights: input.hostWeights ? { ...input.hostWeights } : (current?.hostWeights ?? {}),
+    reminders: input.reminders ? input.reminders.map(({ minutesBefore, channel, to }) => ({ minutesBefore, channel, to })) : (current?.reminders ?? []),
   };
 }
 

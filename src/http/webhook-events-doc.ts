@@ -39,6 +39,8 @@ const WHAT_HAPPENED: Partial<Record<WebhookEventType, string>> = {
   'payment.refunded': 'A payment was refunded, in full or in part (`refundedAmount`).',
   'member.created': 'A user was added to a team.',
   'member.deleted': 'A user was removed from a team.',
+  'meeting.reminder_sent':
+    "One of the topic's `reminders` went out before the meeting (an e-mail queued, or an SMS taken by the provider); `data.reminder` is `{ minutesBefore, channel, to }`. Sent once per reminder and start time.",
   'connection.error': "A host's connection to a provider stopped working (`lastError` says why); meetings at that place get no room until it is connected again.",
 };
 
@@ -85,9 +87,38 @@ const RESCHEDULED_DATA = {
   ],
 };
 
+/** `meeting.reminder_sent` carries, besides the meeting, which of its topic's reminders went out. */
+const REMINDER_DATA = {
+  allOf: [
+    { $ref: '#/components/schemas/Meeting' },
+    {
+      type: 'object',
+      required: ['reminder'],
+      properties: {
+        reminder: {
+          type: 'object',
+          required: ['minutesBefore', 'channel', 'to'],
+          additionalProperties: false,
+          description: "The topic's reminder that went out.",
+          properties: {
+            minutesBefore: { type: 'integer', description: 'How long before the start it was due.' },
+            channel: { type: 'string', enum: ['email', 'sms'] },
+            to: { type: 'string', enum: ['participant', 'host'] },
+          },
+        },
+      },
+    },
+  ],
+};
+
 function describeEvent(type: WebhookEventType): Record<string, unknown> {
   const base = SUBJECTS[type.split('.')[0]!] ?? UNKNOWN_SUBJECT;
-  const subject = type === 'meeting.rescheduled' ? { schema: RESCHEDULED_DATA, what: `${base.what}, and \`previous\`: its \`start\`, \`end\` and \`host\` before the move` } : base;
+  const subject =
+    type === 'meeting.rescheduled'
+      ? { schema: RESCHEDULED_DATA, what: `${base.what}, and \`previous\`: its \`start\`, \`end\` and \`host\` before the move` }
+      : type === 'meeting.reminder_sent'
+        ? { schema: REMINDER_DATA, what: `${base.what}, and \`reminder\`: which reminder (\`minutesBefore\`, \`channel\`, \`to\`)` }
+        : base;
   return {
     operationId: `on${type.replace(/(^|[._-])([a-z])/g, (_m, _sep: string, letter: string) => letter.toUpperCase())}`,
     tags: ['Webhooks'],

@@ -50,6 +50,8 @@ export interface BookingMessagePayload extends PaidDetails {
    * group's UID and a SEQUENCE raised on every change; cancelled only when nobody is left.
    */
   group?: { uid: string; sequence: number; attendees: { name: string; email: string }[] } | undefined;
+  /** The reader's earliest reminder, as a VALARM in the invitation this long before the start; absent: none. */
+  alarmMinutesBefore?: number | undefined;
 }
 
 /** A paid booking's confirmation: what was paid, and the invoice details the participant gave. */

@@ -1,4 +1,4 @@
-import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod, ICalEventStatus } from 'ical-generator';
+import ical, { ICalAlarmType, ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod, ICalEventStatus } from 'ical-generator';
 import type { Lang } from '../domain/meeting.js';
 import type { AnsweredQuestion } from '../domain/form.js';
 import { escapeHtml, toParameterValue, toSingleLine, toTextLines } from '../domain/text.js';
@@ -472,7 +472,7 @@ export function renderInvitation(payload: BookingMessagePayload, placeLabel: str
   const note = payload.meeting.note === null || payload.recipient !== 'host' ? [] : toTextLines(payload.meeting.note);
   const manage = payload.manageUrl && !cancelled ? [`${STRINGS[payload.lang].manageButton}: ${one(payload.manageUrl)}`] : [];
   const description = [...note, ...(note.length > 0 && manage.length > 0 ? [''] : []), ...manage];
-  calendar.createEvent({
+  const event = calendar.createEvent({
     id: group ? group.uid : `${payload.meeting.uuid}@termin`,
     sequence: group ? group.sequence : payload.meeting.sequence,
     start: new Date(payload.meeting.start),
@@ -495,6 +495,10 @@ export function renderInvitation(payload: BookingMessagePayload, placeLabel: str
       status: ICalAttendeeStatus.NEEDSACTION,
     })),
   });
+  // The reader's earliest reminder (the topic's `reminders`), so their calendar raises it too.
+  if (payload.alarmMinutesBefore !== undefined && !cancelled) {
+    event.createAlarm({ type: ICalAlarmType.display, trigger: payload.alarmMinutesBefore * 60, description: one(payload.meeting.topicName) });
+  }
   return { method: cancelled ? 'CANCEL' : 'REQUEST', content: calendar.toString() };
 }
 

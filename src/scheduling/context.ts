@@ -10,6 +10,7 @@ import type { FastReads } from '../db/fast-reads.js';
 import type { StorageHealth } from '../db/storage-health.js';
 import type { Outbound } from '../net/outbound-request.js';
 import type { GatewayAdapter } from '../payments/gateway.js';
+import type { SmsSender } from '../sms/sender.js';
 import type { ScheduleCache } from './schedule-cache.js';
 
 /**
@@ -41,6 +42,8 @@ export interface UseCaseContext {
   integrations: Record<IntegrationProvider, IntegrationAdapter>;
   /** Every call to a URL someone else chose (webhook receivers, calendars): guarded against SSRF. */
   outbound: Outbound;
+  /** The operator's SMS provider (SMS_PROVIDER, src/sms/registry.ts); null: none configured, so no SMS reminders. */
+  sms: SmsSender | null;
 }
 
 /** The caller, as established from a valid API key. */

@@ -1,4 +1,6 @@
 import { ForbiddenError, NotFoundError, ValidationError, type FieldError } from '../domain/errors.js';
+import { missingReminderSettings } from './reminders.js';
+import { validateReminders } from '../domain/reminders.js';
 import {
   checkHostWeights,
   resolveTopicSettings,
@@ -35,13 +37,14 @@ export interface UpdateTopicInput extends TopicSettingsInput {
  * members of the teams they administer as hosts, and create team topics for those teams
  * (hosted by all team members unless `hosts` says otherwise).
  */
-export async function createMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, input: CreateTopicInput): Promise<MeetingTopic> {
+export async function createMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db' | 'config'>, principal: Principal, input: CreateTopicInput): Promise<MeetingTopic> {
   return inTransaction(ctx.db, async (trx) => {
     const account = await findAccount(trx, principal.accountUuid);
     if (!account) throw new NotFoundError('account');
     const now = ctx.now();
     const settings = resolveTopicSettings(input, undefined, account.places, () => newId(now));
     const errors = validateTopicSettings(settings, account.places);
+    if (input.reminders !== undefined) errors.push(...validateReminders(settings.reminders, missingReminderSettings(ctx.config)));
     const teamUuid = input.team ?? null;
     if (teamUuid !== null) await requireAdminOfTeam(trx, principal, teamUuid);
     // A team topic without a host list follows the team: members who join later host it too.
@@ -93,7 +96,12 @@ export async function getMeetingTopic(ctx: Pick<UseCaseContext, 'db'>, principal
   return topic;
 }
 
-export async function updateMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, topicUuid: string, input: UpdateTopicInput): Promise<MeetingTopic> {
+export async function updateMeetingTopic(
+  ctx: Pick<UseCaseContext, 'now' | 'db' | 'config'>,
+  principal: Principal,
+  topicUuid: string,
+  input: UpdateTopicInput,
+): Promise<MeetingTopic> {
   return inTransaction(ctx.db, async (trx) => {
     const current = await findTopic(trx, principal.accountUuid, topicUuid);
     if (!current) throw new NotFoundError('meeting topic');
@@ -103,6 +111,9 @@ export async function updateMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db'>
     const now = ctx.now();
     const settings = resolveTopicSettings(input, current, account.places, () => newId(now));
     const errors = validateTopicSettings(settings, account.places);
+    // Only reminders the request names are checked against the server's channels: a topic whose
+    // SMS reminders were set while SMS was configured can still be renamed after it is not.
+    if (input.reminders !== undefined) errors.push(...validateReminders(settings.reminders, missingReminderSettings(ctx.config)));
     const allTeamMembers = decideAllTeamMembers(current.teamUuid, input.hosts, input.allTeamMembers ?? (input.hosts === undefined ? current.allTeamMembers : false), errors);
     const hosts =
       input.hosts === undefined && allTeamMembers === current.allTeamMembers

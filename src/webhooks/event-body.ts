@@ -1,5 +1,5 @@
 import type { Connection } from '../domain/integrations.js';
-import type { DomainEvent, RescheduledEventData } from '../domain/events.js';
+import { isReminderEvent, type DomainEvent, type ReminderEventData, type RescheduledEventData } from '../domain/events.js';
 import type { Meeting } from '../domain/meeting.js';
 import type { Member } from '../domain/user.js';
 import type { Payment } from '../domain/payment.js';
@@ -33,6 +33,11 @@ function webhookData(event: DomainEvent, payment: Payment | undefined): unknown 
   if (meeting) {
     const record = meetingWithPaymentToJson(meeting, payment);
     const previous = event.type === 'meeting.rescheduled' ? (data as Partial<RescheduledEventData>).previous : undefined;
+    // Which reminder went out, so a receiver can tell the day-before e-mail from the hour-before SMS.
+    if (isReminderEvent(event.type)) {
+      const { minutesBefore, channel, to } = (data as unknown as ReminderEventData).reminder;
+      return { ...record, reminder: { minutesBefore, channel, to } };
+    }
     // Where it was before, so a receiver can move its own copy (or tell the participant) without having kept it.
     return previous ? { ...record, previous: { start: toIso(previous.start), end: toIso(previous.end), host: previous.username } } : record;
   }

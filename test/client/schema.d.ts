@@ -216,6 +216,13 @@ export interface paths {
      */
     get: operations["getMeeting"];
   };
+  "/api/v1/meetings/{uuid}/reminders": {
+    /**
+     * What became of a meeting's reminders
+     * @description The topic's `reminders` of this meeting that came due so far, oldest first: `sent` (an e-mail queued, an SMS taken by the provider: `detail` is its message id), `skipped` (found due only from the meeting's start on, after an outage, and so not sent late; or an SMS with no phone number to go to), `failed` (the SMS provider refused it, or kept failing until the last retry: `detail` says why). A moved meeting lists the reminders of each start it had (`dueAt`). 404 for a meeting of another account.
+     */
+    get: operations["listMeetingReminders"];
+  };
   "/api/v1/meetings/{uuid}/cancel": {
     /**
      * Cancel a meeting
@@ -570,6 +577,13 @@ export interface webhooks {
      */
     post: operations["onMeetingDeclined"];
   };
+  "meeting.reminder_sent": {
+    /**
+     * meeting.reminder_sent event
+     * @description One of the topic's `reminders` went out before the meeting (an e-mail queued, or an SMS taken by the provider); `data.reminder` is `{ minutesBefore, channel, to }`. Sent once per reminder and start time. termin POSTs it to every enabled webhook subscribed to `meeting.reminder_sent`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, and `reminder`: which reminder (`minutesBefore`, `channel`, `to`), as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+     */
+    post: operations["onMeetingReminderSent"];
+  };
 }
 
 export interface components {
@@ -726,6 +740,21 @@ export interface components {
       hostWeights: {
         [key: string]: number;
       };
+      /** @description Reminders before each confirmed meeting. */
+      reminders: ({
+          /** @description How long before the start it goes out: 1 minute to 14 days (20160). An absolute interval: a DST change in between does not move it. */
+          minutesBefore: number;
+          /**
+           * @description `email`, or `sms` through the operator's provider (SMS_PROVIDER; without it `sms` is 400 naming the setting). A meeting booked without a phone gets no SMS.
+           * @enum {string}
+           */
+          channel: "email" | "sms";
+          /**
+           * @description The participant (in their language, with the manage link) or the host.
+           * @enum {string}
+           */
+          to: "participant" | "host";
+        })[];
       price: {
         /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
         amount: number;
@@ -3732,6 +3761,21 @@ export interface operations {
           hostWeights?: {
             [key: string]: number;
           };
+          /** @description Reminders of each confirmed meeting, at most 5: each is sent once, `minutesBefore` before the start (not for a meeting confirmed later than that), moved by a reschedule, dropped by a cancel. One found due only from the start on (the server was down) is skipped, never sent late. The invitation's calendar entry carries an alarm for the reader's earliest reminder. Each sent one is the webhook event `meeting.reminder_sent`. Default []. */
+          reminders?: ({
+              /** @description How long before the start it goes out: 1 minute to 14 days (20160). An absolute interval: a DST change in between does not move it. */
+              minutesBefore: number;
+              /**
+               * @description `email`, or `sms` through the operator's provider (SMS_PROVIDER; without it `sms` is 400 naming the setting). A meeting booked without a phone gets no SMS.
+               * @enum {string}
+               */
+              channel: "email" | "sms";
+              /**
+               * @description The participant (in their language, with the manage link) or the host.
+               * @enum {string}
+               */
+              to: "participant" | "host";
+            })[];
           price?: {
             /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
             amount: number;
@@ -4349,6 +4393,21 @@ export interface operations {
           hostWeights?: {
             [key: string]: number;
           };
+          /** @description Reminders of each confirmed meeting, at most 5: each is sent once, `minutesBefore` before the start (not for a meeting confirmed later than that), moved by a reschedule, dropped by a cancel. One found due only from the start on (the server was down) is skipped, never sent late. The invitation's calendar entry carries an alarm for the reader's earliest reminder. Each sent one is the webhook event `meeting.reminder_sent`. Default []. */
+          reminders?: ({
+              /** @description How long before the start it goes out: 1 minute to 14 days (20160). An absolute interval: a DST change in between does not move it. */
+              minutesBefore: number;
+              /**
+               * @description `email`, or `sms` through the operator's provider (SMS_PROVIDER; without it `sms` is 400 naming the setting). A meeting booked without a phone gets no SMS.
+               * @enum {string}
+               */
+              channel: "email" | "sms";
+              /**
+               * @description The participant (in their language, with the manage link) or the host.
+               * @enum {string}
+               */
+              to: "participant" | "host";
+            })[];
           price?: {
             /** @description An integer in minor units: 15000 is 150.00. At most 100,000,000, so that a booking of the most dates still fits a 32-bit integer. */
             amount: number;
@@ -7860,6 +7919,190 @@ export interface operations {
         };
         content: {
           "application/json": components["schemas"]["Meeting"];
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No such record in the caller's account. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * What became of a meeting's reminders
+   * @description The topic's `reminders` of this meeting that came due so far, oldest first: `sent` (an e-mail queued, an SMS taken by the provider: `detail` is its message id), `skipped` (found due only from the meeting's start on, after an outage, and so not sent late; or an SMS with no phone number to go to), `failed` (the SMS provider refused it, or kept failing until the last retry: `detail` says why). A moved meeting lists the reminders of each start it had (`dueAt`). 404 for a meeting of another account.
+   */
+  listMeetingReminders: {
+    parameters: {
+      path: {
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        uuid: string;
+      };
+    };
+    responses: {
+      /** @description OK. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/json": {
+            reminders: ({
+                minutesBefore: number;
+                /** @enum {string} */
+                channel: "email" | "sms";
+                /** @enum {string} */
+                to: "participant" | "host";
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 UTC instant with milliseconds.
+                 */
+                dueAt: string;
+                /**
+                 * @description `skipped`: found due only from the start on (not sent late), or no phone for an SMS; `failed`: the SMS provider refused it for good.
+                 * @enum {string}
+                 */
+                status: "sent" | "skipped" | "failed";
+                detail: string | null;
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 UTC instant with milliseconds.
+                 */
+                recordedAt: string;
+              })[];
+          };
         };
       };
       /** @description The request is invalid: `errors` lists every problem found. */
@@ -12261,7 +12504,7 @@ export interface operations {
                  */
                 uuid: string;
                 url: string;
-                events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined")[];
+                events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
                 description: string | null;
                 /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
                 enabled: boolean;
@@ -12418,8 +12661,8 @@ export interface operations {
         "application/json": {
           /** @description Where to POST the events: an absolute http(s) URL without a user name or password. Refused (400 at `/url`) when its host resolves to a loopback, private, link-local or metadata address, unless the operator set ALLOW_PRIVATE_URLS=true; the addresses are checked again at every delivery. One line: no control characters. */
           url: string;
-          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, payment.paid, payment.refunded, member.created, member.deleted, connection.error, meeting.no_show, meeting.requested, meeting.approved, meeting.declined. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`). */
-          events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined")[];
+          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, payment.paid, payment.refunded, member.created, member.deleted, connection.error, meeting.no_show, meeting.requested, meeting.approved, meeting.declined, meeting.reminder_sent. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`); `meeting.reminder_sent`: one of the topic's `reminders` went out (data: the meeting, with `reminder`). */
+          events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
           description?: string | null;
         };
       };
@@ -12444,7 +12687,7 @@ export interface operations {
              */
             uuid: string;
             url: string;
-            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined")[];
+            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
             description: string | null;
             /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
             enabled: boolean;
@@ -12624,7 +12867,7 @@ export interface operations {
              */
             uuid: string;
             url: string;
-            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined")[];
+            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
             description: string | null;
             /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
             enabled: boolean;
@@ -12974,8 +13217,8 @@ export interface operations {
         "application/json": {
           /** @description Where to POST the events: an absolute http(s) URL without a user name or password. Refused (400 at `/url`) when its host resolves to a loopback, private, link-local or metadata address, unless the operator set ALLOW_PRIVATE_URLS=true; the addresses are checked again at every delivery. One line: no control characters. */
           url?: string;
-          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, payment.paid, payment.refunded, member.created, member.deleted, connection.error, meeting.no_show, meeting.requested, meeting.approved, meeting.declined. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`). */
-          events?: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined")[];
+          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, payment.paid, payment.refunded, member.created, member.deleted, connection.error, meeting.no_show, meeting.requested, meeting.approved, meeting.declined, meeting.reminder_sent. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`); `meeting.reminder_sent`: one of the topic's `reminders` went out (data: the meeting, with `reminder`). */
+          events?: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
           description?: string | null;
           /** @description false stops deliveries; true resumes them (and resets the 3-day failure count). */
           enabled?: boolean;
@@ -13001,7 +13244,7 @@ export interface operations {
              */
             uuid: string;
             url: string;
-            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined")[];
+            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
             description: string | null;
             /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
             enabled: boolean;
@@ -13193,7 +13436,7 @@ export interface operations {
              */
             uuid: string;
             url: string;
-            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined")[];
+            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
             description: string | null;
             /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
             enabled: boolean;
@@ -13397,7 +13640,7 @@ export interface operations {
                  * @description An event type.
                  * @enum {string}
                  */
-                event: "meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined";
+                event: "meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent";
                 /**
                  * @description `pending`: not delivered yet (an attempt is due at `nextAttemptAt`); `delivered`: a 2xx answer; `failed`: given up after retrying for 24 hours.
                  * @enum {string}
@@ -13610,7 +13853,7 @@ export interface operations {
              * @description An event type.
              * @enum {string}
              */
-            event: "meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined";
+            event: "meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent";
             /**
              * @description `pending`: not delivered yet (an attempt is due at `nextAttemptAt`); `delivered`: a 2xx answer; `failed`: given up after retrying for 24 hours.
              * @enum {string}
@@ -16134,6 +16377,56 @@ export interface operations {
            */
           timestamp: string;
           data: components["schemas"]["Meeting"];
+        };
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the delivery. */
+      200: {
+        content: never;
+      };
+      /** @description Any other answer (or none within 10 seconds) is a failed attempt: retried with backoff. */
+      400: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * meeting.reminder_sent event
+   * @description One of the topic's `reminders` went out before the meeting (an e-mail queued, or an SMS taken by the provider); `data.reminder` is `{ minutesBefore, channel, to }`. Sent once per reminder and start time. termin POSTs it to every enabled webhook subscribed to `meeting.reminder_sent`; `data` is the meeting as `GET /meetings/{uuid}` shows it after the change, with its `payment` summary, and `reminder`: which reminder (`minutesBefore`, `channel`, `to`), as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+   */
+  onMeetingReminderSent: {
+    parameters: {
+      header: {
+        /** @description The delivery's uuid: the same on every retry of it, so a receiver deduplicates on it. */
+        "webhook-id": string;
+        /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received. For 24 hours after `POST /webhooks/{uuid}/rotate-secret` two are listed, space-separated (`v1,<new> v1,<old>`): accept the message if any one verifies. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          type: "meeting.reminder_sent";
+          /**
+           * Format: date-time
+           * @description When the event happened (UTC, with milliseconds).
+           */
+          timestamp: string;
+          data: components["schemas"]["Meeting"] & ({
+            /** @description The topic's reminder that went out. */
+            reminder: {
+              /** @description How long before the start it was due. */
+              minutesBefore: number;
+              /** @enum {string} */
+              channel: "email" | "sms";
+              /** @enum {string} */
+              to: "participant" | "host";
+            };
+          });
         };
       };
     };

@@ -81,11 +81,12 @@ for (const dialect of DIALECTS) {
           properties: Record<string, { const?: string; $ref?: string; allOf?: { $ref?: string; properties?: Record<string, unknown> }[] }>;
         };
         expect(body.properties.type!.const).toBe(type);
-        // meeting.rescheduled: the Meeting with `previous` beside it.
+        // meeting.rescheduled: the Meeting with `previous` beside it; meeting.reminder_sent: with `reminder`.
         const data = body.properties.data!;
-        const ref = type === 'meeting.rescheduled' ? data.allOf?.[0]?.$ref : data.$ref;
+        const ref = type === 'meeting.rescheduled' || type === 'meeting.reminder_sent' ? data.allOf?.[0]?.$ref : data.$ref;
         if (/^(meeting|payment|member)\./.test(type)) expect(ref).toMatch(/^#\/components\/schemas\/(Meeting|Payment|Member)$/);
         if (type === 'meeting.rescheduled') expect(Object.keys(data.allOf?.[1]?.properties ?? {})).toEqual(['previous']);
+        if (type === 'meeting.reminder_sent') expect(Object.keys(data.allOf?.[1]?.properties ?? {})).toEqual(['reminder']);
       }
     });
 

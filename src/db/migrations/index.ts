@@ -22,6 +22,7 @@ import * as schedulesAndLimits from './0024-schedules-and-limits.js';
 import * as seatsAndWeights from './0025-seats-and-weights.js';
 import * as calendarSyncTokens from './0026-calendar-sync-tokens.js';
 import * as participantLocale from './0029-participant-locale.js';
+import * as meetingReminders from './0023-meeting-reminders.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '0025-seats-and-weights': seatsAndWeights,
   '0026-calendar-sync-tokens': calendarSyncTokens,
   '0029-participant-locale': participantLocale,
+  '0023-meeting-reminders': meetingReminders,
 };

@@ -2,6 +2,7 @@ import type { Account, Place } from '../../domain/account.js';
 import { parseStoredFormFields, type FormField } from '../../domain/form.js';
 import type { MeetingTopic, PriceVariant, TopicHost } from '../../domain/meeting-topic.js';
 import type { PlaceDetails } from '../../domain/place-details.js';
+import { parseStoredReminders } from '../../domain/reminders.js';
 import { compileOnce } from '../compiled-query.js';
 import type { DbOrTrx, MeetingTopicRow } from '../database.js';
 import { accountRowToAccount } from './accounts.js';
@@ -38,6 +39,7 @@ export function topicRowToTopic(row: MeetingTopicRow, hosts: TopicHost[]): Meeti
     approvalDeadlineHours: row.approval_deadline_hours,
     seats: row.seats,
     hostWeights: JSON.parse(row.host_weights) as Record<string, number>,
+    reminders: parseStoredReminders(row.reminders),
     hosts,
     allTeamMembers: row.all_team_members === 1,
     createdAt: row.created_at,
@@ -77,6 +79,7 @@ function topicToRow(topic: MeetingTopic) {
     approval_deadline_hours: topic.approvalDeadlineHours,
     seats: topic.seats,
     host_weights: JSON.stringify(topic.hostWeights),
+    reminders: JSON.stringify(topic.reminders),
     all_team_members: topic.allTeamMembers ? 1 : 0,
     created_at: topic.createdAt,
     updated_at: topic.updatedAt,

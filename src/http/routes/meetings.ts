@@ -6,6 +6,9 @@ import { scheduleMeetings } from '../../scheduling/schedule-meetings.js';
 import { rescheduleMeeting } from '../../scheduling/reschedule-meeting.js';
 import { setNoShow } from '../../scheduling/no-show.js';
 import { approveMeeting, declineMeeting } from '../../scheduling/approval.js';
+import { listMeetingReminders } from '../../scheduling/reminders.js';
+import { MeetingRemindersSchema } from '../schemas/meeting-topics.js';
+import { toIso } from '../../domain/representations.js';
 import {
   RescheduleBodySchema,
   BookingSchema,
@@ -93,6 +96,38 @@ export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
     async (request) => {
       const meeting = await getMeeting(ctx, principalOf(request), request.params.uuid);
       return meetingWithPaymentToJson(meeting, (await paymentsOfMeetings(ctx, [meeting])).get(meeting.bookingUuid));
+    },
+  );
+
+  app.get(
+    '/meetings/:uuid/reminders',
+    {
+      schema: {
+        tags: ['Meetings'],
+        summary: "What became of a meeting's reminders",
+        description:
+          "The topic's `reminders` of this meeting that came due so far, oldest first: `sent` (an e-mail queued, an SMS taken by the provider: `detail` " +
+          "is its message id), `skipped` (found due only from the meeting's start on, after an outage, and so not sent late; or an SMS with no phone " +
+          'number to go to), `failed` (the SMS provider refused it, or kept failing until the last retry: `detail` says why). A moved meeting lists ' +
+          'the reminders of each start it had (`dueAt`). 404 for a meeting of another account.',
+        security: API_KEY_SECURITY,
+        params: UuidParams,
+        response: { 200: MeetingRemindersSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 404) },
+      },
+    },
+    async (request) => {
+      const records = await listMeetingReminders(ctx, principalOf(request), request.params.uuid);
+      return {
+        reminders: records.map((record) => ({
+          minutesBefore: record.minutesBefore,
+          channel: record.channel,
+          to: record.recipient,
+          dueAt: toIso(record.dueAt),
+          status: record.status,
+          detail: record.detail,
+          recordedAt: toIso(record.recordedAt),
+        })),
+      };
     },
   );
 

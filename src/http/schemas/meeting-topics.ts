@@ -5,6 +5,23 @@ import { PlaceSchema } from './account.js';
 import { MAX_MONEY_AMOUNT, MultiLine, NonBlankLine, Nullable, SingleLine, StringEnum, Timestamp, Uuid } from './common.js';
 import { FORM_FIELD_TYPES, FORM_LIMITS } from '../../domain/form.js';
 import { PlaceDetailsRecordSchema, PlaceDetailsSchema } from './place-details.js';
+import { REMINDER_CHANNELS, REMINDER_LIMITS, REMINDER_RECIPIENTS } from '../../domain/reminders.js';
+
+const ReminderSchema = Type.Object(
+  {
+    minutesBefore: Type.Integer({
+      minimum: REMINDER_LIMITS.minutesBefore[0],
+      maximum: REMINDER_LIMITS.minutesBefore[1],
+      description: 'How long before the start it goes out: 1 minute to 14 days (20160). An absolute interval: a DST change in between does not move it.',
+      examples: [1440],
+    }),
+    channel: StringEnum(REMINDER_CHANNELS, {
+      description: "`email`, or `sms` through the operator's provider (SMS_PROVIDER; without it `sms` is 400 naming the setting). A meeting booked without a phone gets no SMS.",
+    }),
+    to: StringEnum(REMINDER_RECIPIENTS, { description: 'The participant (in their language, with the manage link) or the host.' }),
+  },
+  { additionalProperties: false },
+);
 
 export const MoneySchema = Type.Object(
   {
@@ -105,6 +122,15 @@ const settingsProperties = {
       examples: [{ 'anna-nowak': 3, 'jan-kowalski': 1 }],
     }),
   ),
+  reminders: Type.Optional(
+    Type.Array(ReminderSchema, {
+      maxItems: REMINDER_LIMITS.perTopic,
+      description:
+        'Reminders of each confirmed meeting, at most 5: each is sent once, `minutesBefore` before the start (not for a meeting confirmed later than that), ' +
+        'moved by a reschedule, dropped by a cancel. One found due only from the start on (the server was down) is skipped, never sent late. The ' +
+        "invitation's calendar entry carries an alarm for the reader's earliest reminder. Each sent one is the webhook event `meeting.reminder_sent`. Default [].",
+    }),
+  ),
   price: Type.Optional(Nullable(MoneySchema)),
   priceVariants: Type.Optional(
     Type.Array(Type.Object({ uuid: Type.Optional(Uuid), name: NonBlankLine({ maxLength: 200 }), price: MoneySchema }, { additionalProperties: false }), {
@@ -195,6 +221,7 @@ export const MeetingTopicSchema = Type.Object(
     approvalDeadlineHours: Type.Integer(),
     seats: Type.Integer({ description: 'Participants per slot; more than one: group meetings.' }),
     hostWeights: Type.Record(Type.String(), Type.Integer(), { description: 'Round-robin weights by username; a host not named weighs 1.' }),
+    reminders: Type.Array(ReminderSchema, { description: 'Reminders before each confirmed meeting.' }),
     price: Nullable(MoneySchema),
     priceVariants: Type.Array(Type.Object({ uuid: Uuid, name: Type.String(), price: MoneySchema })),
     form: Type.Array(
@@ -229,3 +256,20 @@ export const MeetingTopicQuerySchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** `GET /meetings/{uuid}/reminders`: each reminder that came due, and what became of it. */
+export const MeetingRemindersSchema = Type.Object({
+  reminders: Type.Array(
+    Type.Object({
+      minutesBefore: Type.Integer(),
+      channel: StringEnum(REMINDER_CHANNELS),
+      to: StringEnum(REMINDER_RECIPIENTS),
+      dueAt: Timestamp,
+      status: StringEnum(['sent', 'skipped', 'failed'] as const, {
+        description: '`skipped`: found due only from the start on (not sent late), or no phone for an SMS; `failed`: the SMS provider refused it for good.',
+      }),
+      detail: Nullable(Type.String({ description: 'Why it was skipped or failed, or the SMS provider’s message id.' })),
+      recordedAt: Timestamp,
+    }),
+  ),
+});

@@ -13,7 +13,7 @@ const EventsSchema = Type.Array(EventTypeSchema, {
   description:
     `The events to send: any of ${WEBHOOK_EVENT_TYPES.join(', ')}. \`meeting.located\`: the meeting's conference room was made at ` +
     "the host's provider and its `location` now carries the join link; `connection.error`: a host's connection was refused by its " +
-    'provider (data: the connection, with `lastError`).',
+    "provider (data: the connection, with `lastError`); `meeting.reminder_sent`: one of the topic's `reminders` went out (data: the meeting, with `reminder`).",
 });
 
 const UrlSchema = SingleLine({

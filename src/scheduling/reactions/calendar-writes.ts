@@ -1,4 +1,4 @@
-import type { DomainEvent, MeetingEventData } from '../../domain/events.js';
+import { isReminderEvent, type DomainEvent, type MeetingEventData } from '../../domain/events.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { findCalendarWriteTargets } from '../../db/repositories/calendars.js';
 import type { NewJob } from '../../db/repositories/outbox.js';
@@ -13,7 +13,7 @@ import { CALENDAR_WRITE_JOB_KIND, type CalendarWritePayload } from '../calendars
  * written. The job itself decides put or delete from the meeting as it is when it runs.
  */
 export async function calendarWriteJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number): Promise<NewJob[]> {
-  if (!event.type.startsWith('meeting.')) return [];
+  if (!event.type.startsWith('meeting.') || isReminderEvent(event.type)) return [];
   const { meeting } = event.data as unknown as MeetingEventData;
   if (!meeting || typeof meeting.uuid !== 'string') return [];
   const targets = await findCalendarWriteTargets(trx, meeting.uuid, meeting.status === 'confirmed' ? meeting.hostUuid : null);

@@ -1,4 +1,4 @@
-import type { DomainEvent, MeetingEventData } from '../../domain/events.js';
+import { isReminderEvent, type DomainEvent, type MeetingEventData } from '../../domain/events.js';
 import { type IntegrationProvider, providerOfPlace } from '../../domain/integrations.js';
 import type { Meeting } from '../../domain/meeting.js';
 import { toSingleLine } from '../../domain/text.js';
@@ -20,7 +20,7 @@ import { findRoomPlaces } from '../integrations.js';
  * to connect.
  */
 export async function conferenceRoomJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'config'>): Promise<NewJob[]> {
-  if (!event.type.startsWith('meeting.') || event.type === 'meeting.located' || event.type === 'meeting.confirmation_due') return [];
+  if (!event.type.startsWith('meeting.') || event.type === 'meeting.located' || event.type === 'meeting.confirmation_due' || isReminderEvent(event.type)) return [];
   const { meeting } = event.data as unknown as MeetingEventData;
   const provider = meeting ? providerOfPlace(meeting.place) : null;
   if (!meeting || provider === null) return [];

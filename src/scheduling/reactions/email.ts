@@ -6,6 +6,7 @@ import { findRoomPlaces } from '../integrations.js';
 import { answeredQuestions } from '../../domain/form.js';
 import { participantLocaleOf, type Meeting } from '../../domain/meeting.js';
 import { locationWithoutDetails } from '../../domain/place-details.js';
+import { alarmMinutesBefore } from '../../domain/reminders.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { findAccount } from '../../db/repositories/accounts.js';
 import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
@@ -134,10 +135,32 @@ async function bookingMessages(trx: DbOrTrx, meeting: Meeting, kind: BookingMess
   };
   // A group meeting: the host's calendar holds one entry for the slot, updated as participants come and go.
   const group = topic.seats > 1 ? await groupInvitationOf(trx, meeting) : undefined;
+  // Each reader's calendar raises an alarm at their earliest reminder, so the entry reminds them even offline.
+  const alarm = (recipient: 'participant' | 'host') => {
+    const minutes = alarmMinutesBefore(topic.reminders, recipient);
+    return minutes === null ? {} : { alarmMinutesBefore: minutes };
+  };
   return [
-    { ...common, recipient: 'participant', to: attendee, lang: meeting.participant.lang, ...participantLocaleOf(meeting), timezone: meeting.participant.timezone },
+    {
+      ...common,
+      recipient: 'participant',
+      to: attendee,
+      lang: meeting.participant.lang,
+      ...participantLocaleOf(meeting),
+      timezone: meeting.participant.timezone,
+      ...alarm('participant'),
+    },
     // The host also gets the participant's answers to the topic's questions.
-    { ...common, recipient: 'host', to: organizer, lang: 'en', timezone: host.timezone, answers: answeredQuestions(meeting.form ?? {}, topic.form), ...(group ? { group } : {}) },
+    {
+      ...common,
+      recipient: 'host',
+      to: organizer,
+      lang: 'en',
+      timezone: host.timezone,
+      answers: answeredQuestions(meeting.form ?? {}, topic.form),
+      ...(group ? { group } : {}),
+      ...alarm('host'),
+    },
   ];
 }
 

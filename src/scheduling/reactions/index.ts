@@ -7,6 +7,7 @@ import { conferenceRoomJobsForEvent } from './conference-rooms.js';
 import { emailJobsForEvent } from './email.js';
 import { webhookJobsForEvent } from './webhooks.js';
 import { approvalEmailJobsForEvent } from './approval-emails.js';
+import { reminderJobsForEvent } from '../reminders.js';
 
 /**
  * What follows from an event, each reaction in a file of its own: the jobs it returns are
@@ -15,4 +16,11 @@ import { approvalEmailJobsForEvent } from './approval-emails.js';
 /** `ctx` for what a reaction needs beyond the transaction (the e-mail's manage link is signed with its secret key). */
 export type EventReaction = (trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'config' | 'secretKey'>) => Promise<NewJob[]>;
 
-export const EVENT_REACTIONS: readonly EventReaction[] = [emailJobsForEvent, calendarWriteJobsForEvent, webhookJobsForEvent, conferenceRoomJobsForEvent, approvalEmailJobsForEvent];
+export const EVENT_REACTIONS: readonly EventReaction[] = [
+  emailJobsForEvent,
+  calendarWriteJobsForEvent,
+  webhookJobsForEvent,
+  conferenceRoomJobsForEvent,
+  approvalEmailJobsForEvent,
+  reminderJobsForEvent,
+];

@@ -1,0 +1,89 @@
+import type { Place } from '../domain/account.js';
+import { formatDateTime, formatSpan } from '../domain/formats.js';
+import type { Lang } from '../domain/meeting.js';
+import { PLACE_LABELS } from '../domain/place-labels.js';
+import { toSingleLine } from '../domain/text.js';
+import type { NoticeMessagePayload } from './queued-message.js';
+
+/** What a reminder says, captured when it is sent (e-mail) or written (SMS). */
+export interface ReminderFacts {
+  recipient: 'participant' | 'host';
+  to: { name: string; email: string };
+  lang: Lang;
+  /** The reader's own locale (`en-GB`) for dates and times; absent: as `lang` reads. */
+  locale?: string | undefined;
+  timezone: string;
+  accountName: string;
+  topicName: string;
+  /** The other side: the host for the participant's reminder, the participant for the host's. */
+  withName: string;
+  start: number;
+  end: number;
+  place: Place;
+  /** The address, join link or number; null when nothing beyond the place is known. */
+  where: string | null;
+  /** The meeting's private manage link (move or cancel). */
+  manageUrl: string;
+}
+
+const one = (value: string) => toSingleLine(value);
+
+const STRINGS = {
+  en: {
+    subject: (topic: string, when: string) => `Reminder: ${topic}, ${when}`,
+    lead: (who: string) => `This is a reminder of your meeting with ${who}.`,
+    when: 'When',
+    where: 'Where',
+    manage: 'Move or cancel',
+    greeting: (name: string) => `Hello ${name},`,
+    signature: (account: string) => `Best regards,\n${account}`,
+    sms: (topic: string, who: string, when: string) => `Reminder: ${topic} with ${who}, ${when}.`,
+  },
+  pl: {
+    subject: (topic: string, when: string) => `Przypomnienie: ${topic}, ${when}`,
+    lead: (who: string) => `Przypominamy o spotkaniu: ${who}.`,
+    when: 'Kiedy',
+    where: 'Gdzie',
+    manage: 'Zmień termin lub odwołaj',
+    greeting: (name: string) => `Dzień dobry ${name},`,
+    signature: (account: string) => `Pozdrawiamy,\n${account}`,
+    sms: (topic: string, who: string, when: string) => `Przypomnienie: ${topic}, ${who}, ${when}.`,
+  },
+} as const;
+
+/**
+ * The reminder e-mail, in the reader's language and zone: when, where (the address, the join
+ * link or the number, else the place's name) and the manage link. A notice (no invitation:
+ * the calendar entry exists since the confirmation).
+ */
+export function reminderNotice(facts: ReminderFacts): NoticeMessagePayload {
+  const s = STRINGS[facts.lang];
+  const locale = facts.locale ?? facts.lang;
+  const zone = one(facts.timezone);
+  const topic = one(facts.topicName);
+  const lines = [
+    s.greeting(one(facts.to.name)),
+    '',
+    s.lead(one(facts.withName)),
+    '',
+    `${s.when}: ${formatSpan(facts.start, facts.end, zone, locale)}`,
+    `${s.where}: ${one(facts.where ?? PLACE_LABELS[facts.lang][facts.place])}`,
+    '',
+    `${s.manage}: ${one(facts.manageUrl)}`,
+    '',
+    s.signature(one(facts.accountName)),
+  ];
+  return { notice: true, to: facts.to, lang: facts.lang, subject: s.subject(topic, formatDateTime(facts.start, zone, locale)), text: lines.join('\n') };
+}
+
+/**
+ * The reminder SMS: one line with the topic, who with, when (reader's zone), where and the
+ * manage link, in the reader's language. Long details make it several segments; the
+ * provider joins them.
+ */
+export function reminderSmsText(facts: ReminderFacts): string {
+  const s = STRINGS[facts.lang];
+  const when = formatDateTime(facts.start, one(facts.timezone), facts.locale ?? facts.lang);
+  const where = facts.where ? ` ${one(facts.where)}` : '';
+  return `${s.sms(one(facts.topicName), one(facts.withName), when)}${where} ${s.manage}: ${one(facts.manageUrl)}`;
+}

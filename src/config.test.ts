@@ -14,7 +14,7 @@ describe('loadConfig', () => {
       maxConnections: 5,
       maxMessagesPerConnection: 100,
     });
-    expect(config.outbox).toEqual({ email: 10, webhook: 16, calendar: 4, conference: 4, event: 2 });
+    expect(config.outbox).toEqual({ email: 10, webhook: 16, calendar: 4, conference: 4, event: 4 });
     expect(Object.isFrozen(config.database)).toBe(true);
   });
 

@@ -323,7 +323,9 @@ export function loadConfig(env: Env = process.env, root = PROJECT_ROOT): Config 
       webhook: parseInteger(env.OUTBOX_WEBHOOK_CONCURRENCY, 16, 'OUTBOX_WEBHOOK_CONCURRENCY', 1, 1_000, problems),
       calendar: parseInteger(env.OUTBOX_CALENDAR_CONCURRENCY, 4, 'OUTBOX_CALENDAR_CONCURRENCY', 1, 1_000, problems),
       conference: parseInteger(env.OUTBOX_CONFERENCE_CONCURRENCY, 4, 'OUTBOX_CONFERENCE_CONCURRENCY', 1, 1_000, problems),
-      event: parseInteger(env.OUTBOX_EVENT_CONCURRENCY, 2, 'OUTBOX_EVENT_CONCURRENCY', 1, 100, problems),
+      // Under a booking peak the fan-out was the outbox's bottleneck (one event at a time): on
+      // SQLite the events in flight share one commit, on PostgreSQL each holds a pooled connection.
+      event: parseInteger(env.OUTBOX_EVENT_CONCURRENCY, 4, 'OUTBOX_EVENT_CONCURRENCY', 1, 100, problems),
     },
   };
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');

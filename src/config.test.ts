@@ -11,10 +11,10 @@ describe('loadConfig', () => {
       smtpUrl: null,
       from: 'termin <no-reply@localhost>',
       outboxDir: path.join('/srv/termin', 'data', 'outbox'),
-      maxConnections: 5,
+      maxConnections: 10,
       maxMessagesPerConnection: 100,
     });
-    expect(config.outbox).toEqual({ email: 10, webhook: 16, calendar: 4, conference: 4, event: 4 });
+    expect(config.outbox).toEqual({ email: 20, webhook: 16, calendar: 4, conference: 4, event: 16 });
     expect(Object.isFrozen(config.database)).toBe(true);
   });
 

@@ -242,7 +242,7 @@ export function loadConfig(env: Env = process.env, root = PROJECT_ROOT): Config 
   const smtpUrl = nonEmpty(env.SMTP_URL) ?? null;
   if (smtpUrl !== null && !/^smtps?:\/\//.test(smtpUrl)) problems.push('SMTP_URL must start with smtp:// or smtps://');
 
-  const smtpMaxConnections = parseInteger(env.SMTP_MAX_CONNECTIONS, 5, 'SMTP_MAX_CONNECTIONS', 1, 100, problems);
+  const smtpMaxConnections = parseInteger(env.SMTP_MAX_CONNECTIONS, 10, 'SMTP_MAX_CONNECTIONS', 1, 100, problems);
 
   const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const publicUrl = (nonEmpty(env.PUBLIC_URL) ?? `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`).replace(/\/+$/, '');
@@ -323,9 +323,10 @@ export function loadConfig(env: Env = process.env, root = PROJECT_ROOT): Config 
       webhook: parseInteger(env.OUTBOX_WEBHOOK_CONCURRENCY, 16, 'OUTBOX_WEBHOOK_CONCURRENCY', 1, 1_000, problems),
       calendar: parseInteger(env.OUTBOX_CALENDAR_CONCURRENCY, 4, 'OUTBOX_CALENDAR_CONCURRENCY', 1, 1_000, problems),
       conference: parseInteger(env.OUTBOX_CONFERENCE_CONCURRENCY, 4, 'OUTBOX_CONFERENCE_CONCURRENCY', 1, 1_000, problems),
-      // Under a booking peak the fan-out was the outbox's bottleneck (one event at a time): on
-      // SQLite the events in flight share one commit, on PostgreSQL each holds a pooled connection.
-      event: parseInteger(env.OUTBOX_EVENT_CONCURRENCY, 4, 'OUTBOX_EVENT_CONCURRENCY', 1, 100, problems),
+      // Under a booking peak the fan-out was the outbox's bottleneck: each event waits for a
+      // turn of the shared commit to be claimed and another to commit, so a few at a time fell
+      // far behind the bookings (on PostgreSQL each holds a pooled connection meanwhile).
+      event: parseInteger(env.OUTBOX_EVENT_CONCURRENCY, 16, 'OUTBOX_EVENT_CONCURRENCY', 1, 100, problems),
     },
   };
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');

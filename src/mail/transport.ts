@@ -17,7 +17,7 @@ export interface MailSettings {
   smtpUrl: string | null;
   from: string;
   outboxDir: string;
-  /** SMTP connections open at once (default 5), each reused for up to `maxMessagesPerConnection` messages (default 100). */
+  /** SMTP connections open at once (default 10), each reused for up to `maxMessagesPerConnection` messages (default 100). */
   maxConnections?: number;
   maxMessagesPerConnection?: number;
 }
@@ -40,7 +40,7 @@ export function createMailTransport(settings: MailSettings): MailTransport {
       {
         url: settings.smtpUrl,
         pool: true,
-        maxConnections: settings.maxConnections ?? 5,
+        maxConnections: settings.maxConnections ?? 10,
         maxMessages: settings.maxMessagesPerConnection ?? 100,
         connectionTimeout: 10_000,
         greetingTimeout: 10_000,

@@ -7,6 +7,7 @@ import { DateTime } from 'luxon';
 import { insertMeetings } from '../src/db/repositories/meetings.js';
 import type { Meeting } from '../src/domain/meeting.js';
 import { locationWithoutDetails } from '../src/domain/place-details.js';
+import { startBackgroundJobs } from '../src/background.js';
 import { newId } from '../src/ids.js';
 import { createAccount } from '../src/scheduling/create-account.js';
 import { createMeetingTopic } from '../src/scheduling/meeting-topics.js';
@@ -21,11 +22,23 @@ let staticMonthBody = '{}';
 // BENCH_SERVER_ENV: JSON of further settings for this server (bench/soak.ts turns the auth-failure limit off).
 const attachUrl = process.env.BENCH_ATTACH_URL;
 const serverEnv = { ...(JSON.parse(process.env.BENCH_SERVER_ENV ?? '{}') as Record<string, string>), ...(attachUrl ? { BENCH_ATTACH_URL: attachUrl } : {}) };
-const server = await startBenchServer(dialect, serverEnv, async (app) => {
+const server = await startBenchServer(dialect, serverEnv, async (app, ctx) => {
   app.post('/bench/static-month', async (_request, reply) => reply.type('application/json; charset=utf-8').send(staticMonthBody));
   // The server's own CPU time so far: a figure per request that the machine's other load
   // (the load generator, a second server) does not move as much as requests per second.
   app.get('/bench/cpu', async () => process.cpuUsage());
+  // The outbox's due backlog per kind (bench/outbox.ts prints it when the load stops).
+  app.get('/bench/outbox', async () => {
+    const now = Date.now();
+    const rows = await ctx.db
+      .selectFrom('outbox')
+      .select((eb) => ['kind', eb.fn.countAll<number>().as('due')])
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .groupBy('kind')
+      .execute();
+    return Object.fromEntries(rows.map((row) => [row.kind, Number(row.due)]));
+  });
 });
 const { ctx } = server;
 if (attachUrl) {
@@ -109,11 +122,14 @@ if (seed === 'calendar') {
   });
   staticMonthBody = await response.text();
 }
+// BENCH_BACKGROUND=1: the outbox worker runs as in the server (bench/outbox.ts measures it).
+const jobs = process.env.BENCH_BACKGROUND === '1' ? startBackgroundJobs(ctx) : null;
 const databaseUrl = ctx.config.database.dialect === 'postgres' ? ctx.config.database.url : null;
 console.log(
   `BENCH_INFO ${JSON.stringify({ url: server.url, apiKey: created.apiKey, topic: topic.uuid, team: created.team.uuid, usernames: topic.hosts.map((h) => h.username), month, databaseUrl })}`,
 );
 const stop = async () => {
+  await jobs?.stop(1_000);
   await server.close();
   process.exit(0);
 };

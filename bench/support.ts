@@ -72,6 +72,19 @@ export async function startBenchServer(dialect: BenchDialect, extraEnv: Record<s
   };
 }
 
+/** Whether the benchmarks' PostgreSQL (BENCH_POSTGRES_URL, default the local server) answers. */
+export async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 export function formatNumber(value: number, digits = 0): string {
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
@@ -98,7 +111,9 @@ export async function spawnBenchServer(env: Record<string, string>): Promise<Spa
       // here grew quadratically and took the load generator's CPU, which understated the
       // logged server's throughput.
       child.stdout.off('data', readInfo);
-      child.stdout.resume();
+      // BENCH_SERVER_LOG=1 (with LOG_LEVEL in BENCH_SERVER_ENV): the server's log on this stderr, to see what went wrong.
+      if (process.env.BENCH_SERVER_LOG === '1') child.stdout.pipe(process.stderr);
+      else child.stdout.resume();
       buffer = '';
       resolve(JSON.parse(line.slice('BENCH_INFO '.length)));
     };

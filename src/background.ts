@@ -32,15 +32,18 @@ export interface BackgroundJobs {
 
 /** Every kind of outbox job and its handler: the one place they are wired. */
 export function createJobHandlers(ctx: AppContext, transport: MailTransport): JobHandler[] {
+  // How many of each kind run at once is the operator's (OUTBOX_*_CONCURRENCY); the handlers' own are only defaults.
+  const at = (handler: JobHandler, concurrency: number): JobHandler => ({ ...handler, concurrency });
+  const { outbox } = ctx.config;
   return [
-    createEventDispatcher(ctx),
-    createEmailSender(transport),
-    createCalendarWriteHandler(ctx),
+    at(createEventDispatcher(ctx), outbox.event),
+    at(createEmailSender(transport), outbox.email),
+    at(createCalendarWriteHandler(ctx), outbox.calendar),
     createRefundJobHandler(ctx),
-    createPaymentEmailSender(transport),
-    createWebhookDeliverer(ctx),
-    createConferenceRoomHandler(ctx),
-    createReminderSender(ctx),
+    at(createPaymentEmailSender(transport), outbox.email),
+    createWebhookDeliverer(ctx, { concurrency: outbox.webhook }),
+    at(createConferenceRoomHandler(ctx), outbox.conference),
+    at(createReminderSender(ctx), outbox.email),
   ];
 }
 

@@ -7,7 +7,14 @@ describe('loadConfig', () => {
     const config = loadConfig({}, '/srv/termin');
     expect(config.database).toEqual({ dialect: 'sqlite', filename: path.join('/srv/termin', 'data', 'termin.db'), synchronous: 'full' });
     expect(config).toMatchObject({ port: 3000, host: '127.0.0.1', publicUrl: 'http://127.0.0.1:3000', seedDemo: true, migrateOnStart: true });
-    expect(config.mail).toEqual({ smtpUrl: null, from: 'termin <no-reply@localhost>', outboxDir: path.join('/srv/termin', 'data', 'outbox') });
+    expect(config.mail).toEqual({
+      smtpUrl: null,
+      from: 'termin <no-reply@localhost>',
+      outboxDir: path.join('/srv/termin', 'data', 'outbox'),
+      maxConnections: 10,
+      maxMessagesPerConnection: 100,
+    });
+    expect(config.outbox).toEqual({ email: 20, webhook: 16, calendar: 4, conference: 4, event: 16 });
     expect(Object.isFrozen(config.database)).toBe(true);
   });
 
@@ -22,6 +29,14 @@ describe('loadConfig', () => {
     const config = loadConfig({ TERMIN_DEMO: 'false', PORT: '8080', HOST: '0.0.0.0', SMTP_URL: 'smtp://mail:25', MAIL_FROM: 'Acme <a@acme.test>' });
     expect(config).toMatchObject({ seedDemo: false, port: 8080, host: '0.0.0.0', publicUrl: 'http://127.0.0.1:8080' });
     expect(config.mail.smtpUrl).toBe('smtp://mail:25');
+  });
+
+  it('sizes the SMTP pool and the outbox concurrency from the environment, e-mail following the pool unless set', () => {
+    const pooled = loadConfig({ SMTP_MAX_CONNECTIONS: '8', SMTP_MAX_MESSAGES_PER_CONNECTION: '50', OUTBOX_WEBHOOK_CONCURRENCY: '32' });
+    expect(pooled.mail).toMatchObject({ maxConnections: 8, maxMessagesPerConnection: 50 });
+    expect(pooled.outbox).toMatchObject({ email: 16, webhook: 32 });
+    expect(loadConfig({ SMTP_MAX_CONNECTIONS: '8', OUTBOX_EMAIL_CONCURRENCY: '3' }).outbox.email).toBe(3);
+    expect(() => loadConfig({ SMTP_MAX_CONNECTIONS: '0', OUTBOX_EVENT_CONCURRENCY: 'many' })).toThrow(/SMTP_MAX_CONNECTIONS[\s\S]*OUTBOX_EVENT_CONCURRENCY/);
   });
 
   it("trusts Tpay's notification certificates from the origin matching TPAY_API_URL, unless TPAY_JWS_URL says otherwise", () => {

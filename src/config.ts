@@ -40,7 +40,7 @@ export interface Config {
   database: DatabaseConfig;
   logLevel: LogLevel;
   bodyLimitBytes: number;
-  mail: { smtpUrl: string | null; from: string; outboxDir: string };
+  mail: MailConfig;
   /** Create a demo account on the first start of an empty embedded database. */
   seedDemo: boolean;
   /** Run migrations when the server starts (the embedded default always does). */
@@ -95,6 +95,36 @@ export interface Config {
   calendarSyncIntervalSeconds: number;
   /** SMS_PROVIDER and its settings: where SMS reminders go; null: SMS reminders cannot be chosen. */
   sms: SmsSettings | null;
+  /** How many background jobs of each kind one instance runs at once. */
+  outbox: OutboxSettings;
+}
+
+export interface MailConfig {
+  smtpUrl: string | null;
+  from: string;
+  outboxDir: string;
+  /**
+   * SMTP_MAX_CONNECTIONS: SMTP connections kept open and used side by side. A connection (and
+   * its TLS handshake) is reused for many messages: one per message kept confirmations minutes
+   * late under a booking peak against a STARTTLS server.
+   */
+  maxConnections: number;
+  /** SMTP_MAX_MESSAGES_PER_CONNECTION: messages sent over one connection before it is replaced (some servers limit it). */
+  maxMessagesPerConnection: number;
+}
+
+/** Jobs of one kind run side by side up to these; a slow kind never holds up another's slots. */
+export interface OutboxSettings {
+  /** OUTBOX_EMAIL_CONCURRENCY: e-mails being sent at once (a few more than SMTP connections keeps each busy). */
+  email: number;
+  /** OUTBOX_WEBHOOK_CONCURRENCY: webhook attempts in flight at once, over all subscriptions. */
+  webhook: number;
+  /** OUTBOX_CALENDAR_CONCURRENCY: writes to connected calendars at once. */
+  calendar: number;
+  /** OUTBOX_CONFERENCE_CONCURRENCY: conference rooms being created or updated at once. */
+  conference: number;
+  /** OUTBOX_EVENT_CONCURRENCY: recorded events being fanned out into their jobs at once. */
+  event: number;
 }
 
 /**
@@ -245,6 +275,8 @@ export function loadConfig(env: Env = process.env, root = PROJECT_ROOT): Config 
   const smtpUrl = nonEmpty(env.SMTP_URL) ?? null;
   if (smtpUrl !== null && !/^smtps?:\/\//.test(smtpUrl)) problems.push('SMTP_URL must start with smtp:// or smtps://');
 
+  const smtpMaxConnections = parseInteger(env.SMTP_MAX_CONNECTIONS, 10, 'SMTP_MAX_CONNECTIONS', 1, 100, problems);
+
   const displayHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const publicUrl = (nonEmpty(env.PUBLIC_URL) ?? `http://${displayHost.includes(':') ? `[${displayHost}]` : displayHost}:${port}`).replace(/\/+$/, '');
 
@@ -260,6 +292,8 @@ export function loadConfig(env: Env = process.env, root = PROJECT_ROOT): Config 
       smtpUrl,
       from: nonEmpty(env.MAIL_FROM) ?? 'termin <no-reply@localhost>',
       outboxDir: path.join(dataDir, 'outbox'),
+      maxConnections: smtpMaxConnections,
+      maxMessagesPerConnection: parseInteger(env.SMTP_MAX_MESSAGES_PER_CONNECTION, 100, 'SMTP_MAX_MESSAGES_PER_CONNECTION', 1, 1_000_000, problems),
     },
     seedDemo: parseBoolean(env.TERMIN_DEMO, database.dialect === 'sqlite', 'TERMIN_DEMO', problems),
     migrateOnStart: parseBoolean(env.MIGRATE_ON_START, database.dialect === 'sqlite', 'MIGRATE_ON_START', problems),
@@ -317,6 +351,17 @@ export function loadConfig(env: Env = process.env, root = PROJECT_ROOT): Config 
     },
     calendarSyncIntervalSeconds: parseInteger(env.CALENDAR_SYNC_INTERVAL_SECONDS, 300, 'CALENDAR_SYNC_INTERVAL_SECONDS', 30, 86_400, problems),
     sms: parseSms(env, problems),
+    outbox: {
+      // Twice the SMTP connections: the next message is ready the moment a connection frees up.
+      email: parseInteger(env.OUTBOX_EMAIL_CONCURRENCY, smtpMaxConnections * 2, 'OUTBOX_EMAIL_CONCURRENCY', 1, 1_000, problems),
+      webhook: parseInteger(env.OUTBOX_WEBHOOK_CONCURRENCY, 16, 'OUTBOX_WEBHOOK_CONCURRENCY', 1, 1_000, problems),
+      calendar: parseInteger(env.OUTBOX_CALENDAR_CONCURRENCY, 4, 'OUTBOX_CALENDAR_CONCURRENCY', 1, 1_000, problems),
+      conference: parseInteger(env.OUTBOX_CONFERENCE_CONCURRENCY, 4, 'OUTBOX_CONFERENCE_CONCURRENCY', 1, 1_000, problems),
+      // Under a booking peak the fan-out was the outbox's bottleneck: each event waits for a
+      // turn of the shared commit to be claimed and another to commit, so a few at a time fell
+      // far behind the bookings (on PostgreSQL each holds a pooled connection meanwhile).
+      event: parseInteger(env.OUTBOX_EVENT_CONCURRENCY, 16, 'OUTBOX_EVENT_CONCURRENCY', 1, 100, problems),
+    },
   };
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n- ${problems.join('\n- ')}`);

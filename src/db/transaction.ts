@@ -1,5 +1,5 @@
 import { CompiledQuery, SqliteAdapter, type Transaction } from 'kysely';
-import type { Database, Db } from './database.js';
+import type { Database, Db, DbOrTrx } from './database.js';
 import { isRetryableConflict } from './errors.js';
 
 /**
@@ -20,6 +20,17 @@ export async function inTransaction<T>(db: Db, work: (trx: Transaction<Database>
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
     }
   }
+}
+
+/**
+ * Runs a lone write (an outbox job's claim or completion) so that on SQLite it shares the
+ * commit of the transactions queued meanwhile (see commitTogether) instead of paying a WAL
+ * sync of its own: under a booking peak the outbox's own commits, several per job, starved it
+ * of the single writer and confirmations fell minutes behind. On PostgreSQL it runs as it is:
+ * concurrent commits there share their WAL flushes already. Same retry rules as inTransaction.
+ */
+export function inSharedCommit<T>(db: Db, work: (db: DbOrTrx) => Promise<T>): Promise<T> {
+  return isSqlite(db) ? inTransaction(db, work) : work(db);
 }
 
 function isSqlite(db: Db): boolean {

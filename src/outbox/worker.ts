@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
+import { inSharedCommit } from '../db/transaction.js';
 import { claimJobs, completeJob, failJob, type ClaimedJob } from '../db/repositories/outbox.js';
 import { RepeatThrottle } from '../domain/repeat-throttle.js';
 import { newId } from '../ids.js';
@@ -117,7 +118,7 @@ export function createOutboxWorker(run: OutboxRun): OutboxWorker {
       kind.again = false;
       const free = kind.slots - kind.running;
       if (free <= 0 || stopped) return;
-      const jobs = await claimJobs(run.db, kind.handler.kind, newId(), run.now(), leaseMs, free);
+      const jobs = await inSharedCommit(run.db, (db) => claimJobs(db, kind.handler.kind, newId(), run.now(), leaseMs, free));
       // Claimed jobs start even if stop() came meanwhile: better run now than after their lease.
       for (const job of jobs) start(kind, job);
       if (jobs.length === free || kind.again) continue;
@@ -197,11 +198,11 @@ async function runJob(run: OutboxRun, handler: JobHandler, job: ClaimedJob): Pro
     const reason = error instanceof Error ? error.message : String(error);
     const giveUp = error instanceof PermanentJobError || attempts >= (handler.maxAttempts ?? 20);
     const nextAttemptAt = giveUp ? null : now() + (handler.retryDelayMs ?? defaultRetryDelayMs)(attempts);
-    if (!(await failJob(db, job, reason, nextAttemptAt))) return lost();
+    if (!(await inSharedCommit(db, (trx) => failJob(trx, job, reason, nextAttemptAt)))) return lost();
     log.warn({ jobId: job.uuid, kind: handler.kind, attempts, reason, giveUp }, 'an outbox job failed');
     return 'failed';
   }
-  if (handled !== 'completed' && !(await completeSoon(() => completeJob(db, job, now())))) return lost();
+  if (handled !== 'completed' && !(await completeSoon(() => inSharedCommit(db, (trx) => completeJob(trx, job, now()))))) return lost();
   return 'done';
 }
 

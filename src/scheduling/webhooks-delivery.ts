@@ -12,7 +12,7 @@ import {
   type AttemptRecord,
   type SealedSecrets,
 } from '../db/repositories/webhooks.js';
-import { inTransaction } from '../db/transaction.js';
+import { inSharedCommit, inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
 import { EMAIL_JOB_KIND } from '../mail/booking-message.js';
 import type { NoticeMessagePayload } from '../mail/queued-message.js';
@@ -100,14 +100,15 @@ export function createWebhookDeliverer(ctx: Pick<UseCaseContext, 'config' | 'now
         await postpone(ctx, job, delivery, Math.max(now, Math.min(...started) + timeoutMs), (jobUuid) => (next = jobUuid));
         if (next === undefined) return 'completed';
         // Committed now: if an attempt ended meanwhile, the new job is due at once; else it waits for one to end.
-        if ((inFlight.get(subscription.uuid)?.length ?? 0) < cap) await advanceJobs(ctx.db, [next], ctx.now());
+        if ((inFlight.get(subscription.uuid)?.length ?? 0) < cap) await inSharedCommit(ctx.db, (db) => advanceJobs(db, [next!], ctx.now()));
         else waiting.set(subscription.uuid, [...(waiting.get(subscription.uuid) ?? []), next]);
         return 'completed';
       }
       started.push(now);
       inFlight.set(subscription.uuid, started);
       try {
-        if (!(await lockDelivery(ctx.db, delivery.uuid, job.uuid, now, DELIVERY_LEASE_MS))) {
+        // In a shared commit on SQLite: a WAL sync of its own for every attempt starved the outbox under a booking peak.
+        if (!(await inSharedCommit(ctx.db, (db) => lockDelivery(db, delivery.uuid, job.uuid, now, DELIVERY_LEASE_MS)))) {
           // Another attempt holds it (a sender that died lets go when its lease ends): try after that.
           const current = await findDelivery(ctx.db, delivery.uuid);
           if (current?.status === 'pending' && current.jobUuid === job.uuid) return await postpone(ctx, job, current, Math.max(current.lockedUntil ?? 0, now + 1_000));
@@ -136,7 +137,7 @@ export function createWebhookDeliverer(ctx: Pick<UseCaseContext, 'config' | 'now
         const due = waiting.get(subscription.uuid);
         waiting.delete(subscription.uuid);
         // Should this fail, they are still due by the deadline they were put off to.
-        if (due) await advanceJobs(ctx.db, due, ctx.now()).catch(() => undefined);
+        if (due) await inSharedCommit(ctx.db, (db) => advanceJobs(db, due, ctx.now())).catch(() => undefined);
       }
     },
   };

@@ -54,34 +54,31 @@ export interface ClaimedJob {
  * run a plain `IN (subquery)` again for each row of a nested loop, and with SKIP LOCKED each run
  * can pick other rows, claiming more than `limit`. On PostgreSQL, FOR UPDATE SKIP LOCKED lets
  * instances claiming at once take different jobs without waiting for each other; SQLite has
- * one writer, so its statements never overlap. The conditions are repeated on the UPDATE so a
- * row claimed by someone else between the choice and the update is left alone whatever the plan.
+ * one writer, so its statements never overlap. On PostgreSQL the conditions are repeated on the
+ * UPDATE so a row claimed by someone else between the choice and the update is left alone whatever the plan.
  * The jobs come back in no particular order: the worker starts them all at once.
  */
 export async function claimJobs(db: DbOrTrx, kind: string, claim: string, now: number, leaseMs: number, limit: number): Promise<ClaimedJob[]> {
-  const rows = await db
+  const postgres = isPostgres(db);
+  const update = db
     .with(
       (cte) => cte('due').materialized(),
       (qb) => {
-        const due = qb
-          .selectFrom('outbox')
-          .select('id')
-          .where('kind', '=', kind)
-          .where('status', '=', 'pending')
-          .where('next_attempt_at', '<=', now)
-          .orderBy('next_attempt_at')
-          .orderBy('id')
-          .limit(limit);
-        return isPostgres(db) ? due.forUpdate().skipLocked() : due;
+        const due = qb.selectFrom('outbox').select('id').where('kind', '=', kind).where('status', '=', 'pending').where('next_attempt_at', '<=', now).orderBy('next_attempt_at');
+        // SQLite: ties go by rowid, the order the jobs were queued in, straight off the
+        // (kind, status, next_attempt_at) index. Ordering by id as well made it sort every due
+        // job of the kind for each claim: with a backlog of thousands, each claim cost more
+        // than the job it claimed, and the backlog fed itself.
+        return postgres ? due.orderBy('id').limit(limit).forUpdate().skipLocked() : due.limit(limit);
       },
     )
     .updateTable('outbox')
     .set({ claim, next_attempt_at: now + leaseMs })
-    .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', now)
-    .returning(['id', 'kind', 'payload', 'attempts'])
-    .execute();
+    .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'));
+  // On SQLite the choice and the update are one statement of the one writer: nothing can
+  // claim a row in between, and repeating the conditions made its planner walk every due job
+  // of every kind (the status index) instead of looking the chosen ids up.
+  const rows = await (postgres ? update.where('status', '=', 'pending').where('next_attempt_at', '<=', now) : update).returning(['id', 'kind', 'payload', 'attempts']).execute();
   return rows.map((row) => ({ uuid: row.id, kind: row.kind, payload: JSON.parse(row.payload) as unknown, attempts: row.attempts, claim }));
 }
 

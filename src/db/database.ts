@@ -398,6 +398,9 @@ export interface Database {
   connections: ConnectionTable;
   oauth_states: OauthStateTable;
   meeting_rooms: MeetingRoomTable;
+  // the host's web app (0027-…)
+  app_sign_in_links: AppSignInLinkTable;
+  app_sessions: AppSessionTable;
 }
 
 /** The business's OAuth app for one provider (0018-…). */
@@ -484,3 +487,23 @@ export type MeetingTopicRow = Selectable<MeetingTopicTable>;
 export type MeetingRow = Selectable<MeetingTable>;
 export type NewMeetingRow = Insertable<MeetingTable>;
 export type DiscountCodeRow = Selectable<DiscountCodeTable>;
+
+/** An e-mailed sign-in link of the web app (0027-…), by its token's SHA-256. */
+export interface AppSignInLinkTable {
+  token_hash: string;
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** A signed-in browser of the web app (0027-…), by its cookie's SHA-256. */
+export interface AppSessionTable {
+  id: string;
+  token_hash: string;
+  user_id: string;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}

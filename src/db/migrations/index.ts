@@ -18,6 +18,7 @@ import * as accountOwners from './0017-account-owners.js';
 import * as integrations from './0018-integrations.js';
 import * as meetingLifecycle from './0021-meeting-lifecycle.js';
 import * as webhookSecretRotation from './0022-webhook-secret-rotation.js';
+import * as appSessions from './0027-app-sessions.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '0018-integrations': integrations,
   '0021-meeting-lifecycle': meetingLifecycle,
   '0022-webhook-secret-rotation': webhookSecretRotation,
+  '0027-app-sessions': appSessions,
 };

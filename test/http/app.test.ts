@@ -390,6 +390,95 @@ for (const dialect of DIALECTS) {
       const list = await browser.get('/app/topics');
       expect(list.body).toContain('Tax advice (short)');
     });
+    it('gives a team admin the team page (members, topics, everyone’s meetings); a plain member and another account get none of it', async () => {
+      const acme = await createTestAccount(t.ctx, { places: ['offline'] });
+      const other = await createTestAccount(t.ctx, { places: ['offline'] });
+      const plain = (
+        await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, {
+          firstName: 'Pat',
+          lastName: 'Plain',
+          email: `pat.${acme.account.uuid.slice(-6)}@acme.test`,
+        })
+      ).json() as { uuid: string; email: string };
+      await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Team intro', durationMinutes: 30, places: ['offline'], team: acme.team.uuid });
+
+      const member = await signIn(plain.email);
+      const memberHome = await member.get('/app');
+      expect(memberHome.body).not.toContain(`/app/team/${acme.team.uuid}`);
+      expect((await member.get(`/app/team/${acme.team.uuid}`)).statusCode).toBe(403);
+      expect(
+        (await member.post(`/app/team/${acme.team.uuid}/members`, { csrf: csrfOf(memberHome.body), firstName: 'Eve', lastName: 'X', email: 'eve@acme.test' })).statusCode,
+      ).toBe(403);
+      const outsider = await signIn(other.owner.email);
+      expect((await outsider.get(`/app/team/${acme.team.uuid}`)).statusCode).toBe(404);
+
+      // A meeting of Pat's: the admin sees it among everyone's, Pat's own Upcoming too.
+      const allDay = Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((day) => [day, [{ start: '00:00', end: '24:00' }]]));
+      expect((await call(t.app, acme.apiKey, 'PUT', `/api/v1/users/${plain.uuid}/availability`, { timezone: 'UTC', weekly: allDay, overrides: [] })).statusCode).toBe(200);
+      const patTopic = (
+        await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
+          name: 'Pat call',
+          durationMinutes: 30,
+          places: ['offline'],
+          hosts: [(await call(t.app, acme.apiKey, 'GET', `/api/v1/teams/${acme.team.uuid}/users/${plain.uuid}`)).json().username],
+        })
+      ).json();
+      const day = new Date(Math.floor(t.clock.now() / 86_400_000) * 86_400_000 + 2 * 86_400_000).toISOString().slice(0, 10);
+      const booked = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
+        dates: [{ start: `${day}T10:00:00.000Z`, username: patTopic.hosts[0] }],
+        email: 'zoe@example.com',
+        lang: 'en',
+        name: 'Zoe Zielinska',
+        place: 'offline',
+        meetingTopic: patTopic.uuid,
+        timezone: 'UTC',
+      });
+      expect(booked.statusCode).toBe(201);
+      expect((await member.get('/app')).body).toContain('Zoe Zielinska');
+
+      const admin = await signIn(acme.owner.email);
+      const home = await admin.get('/app');
+      expect(home.body).not.toContain('Zoe Zielinska');
+      expect(home.body).toContain(`href="/app/team/${acme.team.uuid}"`);
+      const teamPage = await admin.get(`/app/team/${acme.team.uuid}`);
+      expect(teamPage.statusCode).toBe(200);
+      expect(teamPage.body).toContain('Pat Plain');
+      expect(teamPage.body).toContain('Team intro');
+      expect(teamPage.body).toMatch(/<dd class="host">Pat Plain<\/dd>[\s\S]*Zoe Zielinska/);
+      expect(teamPage.body).not.toContain(other.owner.email);
+      const csrf = csrfOf(teamPage.body);
+      const email = `nina.${acme.account.uuid.slice(-6)}@acme.test`;
+      const added = await admin.post(`/app/team/${acme.team.uuid}/members`, { csrf, firstName: 'Nina', lastName: 'New', email, admin: 'on' });
+      expect(added.statusCode).toBe(303);
+      const members = (await call(t.app, acme.apiKey, 'GET', `/api/v1/teams/${acme.team.uuid}/users`)).json().users as {
+        uuid: string;
+        email: string;
+        admin: boolean;
+        firstName: string;
+      }[];
+      const nina = members.find((m) => m.email === email)!;
+      expect(nina).toMatchObject({ admin: true, firstName: 'Nina' });
+      expect((await t.ctx.db.selectFrom('events').select('id').where('subject_id', '=', nina.uuid).where('type', '=', 'member.created').execute()).length).toBe(1);
+      // The same address again is refused on the page, as the API refuses it.
+      const twice = await admin.post(`/app/team/${acme.team.uuid}/members`, { csrf, firstName: 'Nina', lastName: 'New', email });
+      expect(twice.statusCode).toBe(409);
+      expect(twice.body).toContain('role="alert"');
+      // Edit: rename and take the admin flag away (an unchecked box); then remove.
+      expect((await admin.post(`/app/team/${acme.team.uuid}/members/${nina.uuid}`, { csrf, firstName: 'Nina', lastName: 'Nowak' })).statusCode).toBe(303);
+      expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/teams/${acme.team.uuid}/users/${nina.uuid}`)).json()).toMatchObject({ lastName: 'Nowak', admin: false });
+      // The owner saved unchanged by the owner is no rename, and stays admin.
+      expect(
+        (await admin.post(`/app/team/${acme.team.uuid}/members/${acme.owner.uuid}`, { csrf, firstName: acme.owner.firstName, lastName: acme.owner.lastName, admin: 'on' }))
+          .statusCode,
+      ).toBe(303);
+      expect((await admin.post(`/app/team/${acme.team.uuid}/members/${nina.uuid}/remove`, { csrf })).statusCode).toBe(303);
+      expect(((await call(t.app, acme.apiKey, 'GET', `/api/v1/teams/${acme.team.uuid}/users`)).json().users as { uuid: string }[]).some((m) => m.uuid === nina.uuid)).toBe(false);
+      // The last admin cannot be demoted: the page says why and nothing changes.
+      const last = await admin.post(`/app/team/${acme.team.uuid}/members/${acme.owner.uuid}`, { csrf, firstName: acme.owner.firstName, lastName: acme.owner.lastName });
+      expect(last.statusCode).toBeGreaterThanOrEqual(400);
+      expect(last.statusCode).toBeLessThan(500);
+      expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/teams/${acme.team.uuid}/users/${acme.owner.uuid}`)).json().admin).toBe(true);
+    });
   });
 }
 

@@ -6,7 +6,9 @@ import type { Lang, Meeting } from '../../domain/meeting.js';
 import type { MeetingTopic } from '../../domain/meeting-topic.js';
 import { PLACE_LABELS } from '../../domain/place-labels.js';
 import type { DaySlots } from '../../domain/slots.js';
-import { html, htmlDocument, type SafeHtml } from '../pages/html.js';
+import type { Team } from '../../domain/team.js';
+import type { Member } from '../../domain/user.js';
+import { SafeHtml, html, htmlDocument } from '../pages/html.js';
 import { APP_STRINGS, WEEKDAY_NAMES, hoursLabel, type AppStrings } from './strings.js';
 
 /** What every page of the app shares: language, assets, the signed-in member and the form token. */
@@ -20,9 +22,11 @@ export interface AppFrame {
   csrf: string;
   /** Null on the sign-in pages. */
   member: { name: string; email: string } | null;
+  /** The teams the member administers: each has a page. */
+  teams: readonly { uuid: string; name: string }[];
 }
 
-type Section = 'upcoming' | 'availability' | 'topics' | null;
+type Section = 'upcoming' | 'availability' | 'topics' | `team:${string}` | null;
 
 function langSwitch(frame: AppFrame, t: AppStrings): SafeHtml {
   const other = frame.lang === 'en' ? 'pl' : 'en';
@@ -41,7 +45,9 @@ function page(frame: AppFrame, title: string, section: Section, body: SafeHtml):
 <p class="brand">${t.appName}</p>
 ${
   frame.member
-    ? html`<nav aria-label="${t.navLabel}"><ul class="app-nav">${link('/app', t.upcoming, 'upcoming')}${link('/app/availability', t.availability, 'availability')}${link('/app/topics', t.topics, 'topics')}</ul></nav>
+    ? html`<nav aria-label="${t.navLabel}"><ul class="app-nav">${link('/app', t.upcoming, 'upcoming')}${link('/app/availability', t.availability, 'availability')}${link('/app/topics', t.topics, 'topics')}${frame.teams.map(
+        (team) => link(`/app/team/${team.uuid}`, `${t.teamNav}: ${team.name}`, `team:${team.uuid}`),
+      )}</ul></nav>
 <form method="post" action="/app/logout" class="sign-out">${csrfField(frame)}<span class="who">${t.signedInAs} ${frame.member.name}</span> <button type="submit" class="link">${t.signOut}</button></form>`
     : ''
 }
@@ -105,16 +111,17 @@ function placeOf(lang: Lang, t: AppStrings, meeting: Meeting): SafeHtml {
   }${phone && !url ? html`<br>${phone}` : ''}`;
 }
 
-export function renderUpcomingPage(frame: AppFrame, view: UpcomingView): SafeHtml {
-  const t = APP_STRINGS[frame.lang];
-  const items = view.meetings.map((meeting) => {
-    const id = meeting.uuid;
-    const topic = view.topicNames.get(meeting.topicUuid) ?? '—';
-    const movable = meeting.status === 'confirmed' || meeting.status === 'pending_payment';
-    return html`<li class="meeting" id="m-${id}">
-<h2 id="h-${id}">${formatRange(meeting.start, meeting.end, view.timezone, frame.locale)}</h2>
+/** One meeting with its actions (move, cancel with a reason); `hostName` on the team page. */
+function meetingItem(frame: AppFrame, t: AppStrings, meeting: Meeting, topicName: string, timezone: string, hostName: string | null): SafeHtml {
+  // Under the page's h1 on Upcoming, under the section's h2 on the team page.
+  const heading = hostName ? 'h3' : 'h2';
+  const id = meeting.uuid;
+  const movable = meeting.status === 'confirmed' || meeting.status === 'pending_payment';
+  return html`<li class="meeting" id="m-${id}">
+${new SafeHtml(`<${heading} id="h-${id}">`)}${formatRange(meeting.start, meeting.end, timezone, frame.locale)}${new SafeHtml(`</${heading}>`)}
 <dl class="summary">
-<dt>${t.topic}</dt><dd>${topic}</dd>
+${hostName ? html`<dt>${t.host}</dt><dd class="host">${hostName}</dd>` : ''}
+<dt>${t.topic}</dt><dd>${topicName}</dd>
 <dt>${t.participant}</dt><dd class="participant">${meeting.participant.name} &lt;${meeting.participant.email}&gt;</dd>
 <dt>${t.place}</dt><dd>${placeOf(frame.lang, t, meeting)}</dd>
 <dt>${t.status}</dt><dd class="status">${t[`status_${meeting.status}`]}</dd>
@@ -128,7 +135,11 @@ ${csrfField(frame)}
 </form>
 </div>
 </li>`;
-  });
+}
+
+export function renderUpcomingPage(frame: AppFrame, view: UpcomingView): SafeHtml {
+  const t = APP_STRINGS[frame.lang];
+  const items = view.meetings.map((meeting) => meetingItem(frame, t, meeting, view.topicNames.get(meeting.topicUuid) ?? '—', view.timezone, null));
   return page(
     frame,
     t.upcoming,
@@ -360,5 +371,82 @@ ${view.accountPlaces.map(
 <p><button type="submit" class="primary">${view.uuid === null ? t.create : t.save}</button></p>
 </form>
 <p><a href="/app/topics">${t.back}</a></p>`,
+  );
+}
+
+// ── Team (admins) ────────────────────────────────────────────────────────────────────────
+
+export interface TeamView {
+  team: Team;
+  members: readonly Member[];
+  topics: readonly MeetingTopic[];
+  upcoming: { meetings: readonly Meeting[]; topicNames: ReadonlyMap<string, string> };
+  /** The signed-in admin's own uuid, marked in the list. */
+  selfUuid: string;
+  timezone: string;
+  flash: string | null;
+  error: string | null;
+  /** The add form as sent, when it failed. */
+  added: { firstName: string; lastName: string; email: string; admin: boolean };
+}
+
+export function renderTeamPage(frame: AppFrame, view: TeamView): SafeHtml {
+  const t = APP_STRINGS[frame.lang];
+  const base = `/app/team/${view.team.uuid}`;
+  const hostNames = new Map(view.members.map((member) => [member.uuid, `${member.firstName} ${member.lastName}`]));
+  return page(
+    frame,
+    `${t.teamNav}: ${view.team.name}`,
+    `team:${view.team.uuid}`,
+    html`${notice(view.flash)}${view.error ? html`<div class="alert" role="alert">${view.error}</div>` : ''}
+<section aria-labelledby="h-members"><h2 id="h-members">${t.members}</h2>
+<ul class="members">
+${view.members.map((member) => {
+  const id = member.uuid;
+  const name = `${member.firstName} ${member.lastName}`;
+  return html`<li class="member" id="u-${id}">
+<h3 id="hu-${id}">${name} ${id === view.selfUuid ? t.you : ''}</h3>
+<p class="facts">${member.email} · ${member.username}</p>
+<form method="post" action="${base}/members/${id}" class="member-form">
+${csrfField(frame)}
+<div class="hours-row">
+<label>${t.firstName}<input type="text" name="firstName" value="${member.firstName}" maxlength="100" required aria-describedby="hu-${id}"></label>
+<label>${t.lastName}<input type="text" name="lastName" value="${member.lastName}" maxlength="100" required aria-describedby="hu-${id}"></label>
+<label class="choice"><input type="checkbox" name="admin" value="on"${member.admin ? html` checked` : ''} aria-describedby="hu-${id}"> ${t.admin}</label>
+<button type="submit" aria-describedby="hu-${id}">${t.saveMember}</button>
+</div>
+</form>
+<form method="post" action="${base}/members/${id}/remove">${csrfField(frame)}<button type="submit" class="link" aria-describedby="hu-${id}">${t.removeMember}</button></form>
+</li>`;
+})}
+</ul>
+<h3 id="h-add">${t.addMember}</h3>
+<form method="post" action="${base}/members" aria-labelledby="h-add">
+${csrfField(frame)}
+<div class="hours-row">
+<label>${t.firstName}<input type="text" name="firstName" value="${view.added.firstName}" maxlength="100" required></label>
+<label>${t.lastName}<input type="text" name="lastName" value="${view.added.lastName}" maxlength="100" required></label>
+<label>${t.email}<input type="email" name="email" value="${view.added.email}" maxlength="320" required></label>
+<label class="choice"><input type="checkbox" name="admin" value="on"${view.added.admin ? html` checked` : ''}> ${t.admin}</label>
+</div>
+<p><button type="submit" class="primary">${t.addMember}</button></p>
+</form>
+</section>
+<section aria-labelledby="h-team-topics"><h2 id="h-team-topics">${t.teamTopics}</h2>
+${
+  view.topics.length === 0
+    ? html`<p>${t.noTeamTopics}</p>`
+    : html`<ul>${view.topics.map((topic) => html`<li><a href="/app/topics/${topic.uuid}">${topic.name}</a> (${topic.durationMinutes} ${t.minutes})</li>`)}</ul>`
+}
+</section>
+<section aria-labelledby="h-team-upcoming"><h2 id="h-team-upcoming">${t.everyonesUpcoming}</h2>
+${
+  view.upcoming.meetings.length === 0
+    ? html`<p>${t.noUpcoming}</p>`
+    : html`<ul class="meetings">${view.upcoming.meetings.map((meeting) =>
+        meetingItem(frame, t, meeting, view.upcoming.topicNames.get(meeting.topicUuid) ?? '—', view.timezone, hostNames.get(meeting.hostUuid) ?? meeting.hostUsername),
+      )}</ul>`
+}
+</section>`,
   );
 }

@@ -6,10 +6,13 @@ import { DomainError, ForbiddenError, RateLimitedError, ValidationError, type Fi
 import type { FormFieldInput } from '../../domain/form.js';
 import type { Lang } from '../../domain/meeting.js';
 import type { MeetingTopic } from '../../domain/meeting-topic.js';
+import type { Team } from '../../domain/team.js';
 import { MoneyFormatError, formatMinorUnits, parseDecimalAmount } from '../../domain/money.js';
 import type { AppContext } from '../../context.js';
 import { getAccount } from '../../scheduling/account.js';
-import { listUpcomingOfHost, scheduleForMove } from '../../scheduling/app-host.js';
+import { getTeamOverview, listUpcomingOfHost, scheduleForMove } from '../../scheduling/app-host.js';
+import { addTeamMember, listTeams, removeTeamMember } from '../../scheduling/teams.js';
+import { getTeamMember, updateTeamMember } from '../../scheduling/members.js';
 import { csrfTokenOf, isCsrfTokenValid, newBrowserNonce, redeemSignInLink, requestSignInLink, resumeAppSession, signOut, type AppSession } from '../../scheduling/app-sign-in.js';
 import { getAvailability, setAvailability } from '../../scheduling/availability.js';
 import { calculateSchedule } from '../../scheduling/calculate-schedule.js';
@@ -18,6 +21,7 @@ import { cancelMeeting } from '../../scheduling/meetings.js';
 import { rescheduleMeeting } from '../../scheduling/reschedule-meeting.js';
 import { loadAssets } from '../pages/assets.js';
 import { sendHtml, type SafeHtml } from '../pages/html.js';
+import { PROBLEM_KINDS } from '../problems.js';
 import { pickLang, pickLocale } from '../pages/i18n.js';
 import { LANG_COOKIE, NONCE_COOKIE, SESSION_COOKIE, parseCookies, serializeCookie } from './cookies.js';
 import {
@@ -25,6 +29,7 @@ import {
   renderLoginPage,
   renderMessagePage,
   renderMovePage,
+  renderTeamPage,
   renderTopicFormPage,
   renderTopicsPage,
   renderUpcomingPage,
@@ -38,6 +43,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The web app's signed-in member (set by the app's guard; null elsewhere). */
     appSession: AppSession | null;
+    /** The teams that member administers (each has a page in the navigation). */
+    appTeams: readonly Team[];
   }
 }
 
@@ -85,6 +92,7 @@ export const appRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
   const signInLimiter = new AddressLimiter(SIGN_IN_REQUESTS_PER_IP_PER_MINUTE);
 
   app.decorateRequest('appSession', null);
+  app.decorateRequest('appTeams', null as unknown as readonly Team[]);
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) => {
     done(null, parseForm(typeof body === 'string' ? body : body.toString('utf8')));
   });
@@ -112,6 +120,7 @@ export const appRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
       script,
       csrf,
       member: session ? { name: `${session.user.firstName} ${session.user.lastName}`, email: session.user.email } : null,
+      teams: session ? (request.appTeams ?? []) : [],
     };
   }
 
@@ -178,6 +187,7 @@ export const appRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
         return seeOther(reply, '/app/login');
       }
       request.appSession = session;
+      request.appTeams = await listTeams(ctx, session.principal);
       if (session.renewedUntil !== null) {
         reply.header('set-cookie', serializeCookie(SESSION_COOKIE, cookiesOf(request)[SESSION_COOKIE]!, { maxAge: Math.floor((session.renewedUntil - ctx.now()) / 1000), secure }));
       }
@@ -347,6 +357,95 @@ export const appRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
         const view = { uuid: current.uuid, form, accountPlaces: account.places, link: publicLinkOf(current, session.user.username), errors: error.errors ?? [], flash: null };
         return send(reply, 400, renderTopicFormPage(frame(request, reply), view));
       }
+    });
+
+    // Team (admins of the team only: the use cases refuse anyone else)
+    const NO_ADDITION = { firstName: '', lastName: '', email: '', admin: false };
+    async function teamPage(
+      request: FastifyRequest<{ Params: { teamUuid: string } }>,
+      reply: FastifyReply,
+      outcome: { flash?: string | null; error?: DomainError; added?: typeof NO_ADDITION } = {},
+    ) {
+      requireUuid(request.params.teamUuid);
+      const session = sessionOf(request);
+      const overview = await getTeamOverview(ctx, session.principal, request.params.teamUuid);
+      const view = {
+        ...overview,
+        selfUuid: session.user.uuid,
+        timezone: session.user.timezone,
+        flash: outcome.flash ?? null,
+        error: outcome.error?.message ?? null,
+        added: outcome.added ?? NO_ADDITION,
+      };
+      return send(reply, outcome.error ? PROBLEM_KINDS[outcome.error.code].status : 200, renderTeamPage(frame(request, reply), view));
+    }
+
+    /** A refusal the admin can act on (a taken address, the last admin, the plan's limit) comes back on the page; the rest are error pages. */
+    const isCorrectable = (error: unknown): error is DomainError => error instanceof DomainError && error.code !== 'NOT_FOUND' && error.code !== 'FORBIDDEN';
+
+    member.get<{ Params: { teamUuid: string }; Querystring: { done?: string } }>('/app/team/:teamUuid', HIDE, async (request, reply) => {
+      const t = APP_STRINGS[langOf(request, reply)];
+      const done = request.query.done;
+      const flash = done === 'added' ? t.memberAdded : done === 'saved' ? t.memberSaved : done === 'removed' ? t.memberRemoved : null;
+      return teamPage(request, reply, { flash });
+    });
+
+    member.post<{ Params: { teamUuid: string }; Body: FormBody }>('/app/team/:teamUuid/members', HIDE, async (request, reply) => {
+      requireUuid(request.params.teamUuid);
+      const body = request.body;
+      const added = {
+        firstName: field(body, 'firstName').trim(),
+        lastName: field(body, 'lastName').trim(),
+        email: field(body, 'email').trim(),
+        admin: field(body, 'admin') === 'on',
+      };
+      try {
+        const missing = (['firstName', 'lastName', 'email'] as const).filter((name) => added[name] === '').map((name) => ({ path: `/${name}`, message: 'is required' }));
+        if (missing.length > 0 || !/^[^\s@]+@[^\s@]+$/.test(added.email)) {
+          throw new ValidationError(missing.length > 0 ? missing : [{ path: '/email', message: 'must be an e-mail address' }]);
+        }
+        await addTeamMember(ctx, sessionOf(request).principal, request.params.teamUuid, added);
+      } catch (error) {
+        if (isCorrectable(error)) return teamPage(request, reply, { error, added });
+        throw error;
+      }
+      return seeOther(reply, `/app/team/${request.params.teamUuid}?done=added`);
+    });
+
+    member.post<{ Params: { teamUuid: string; userUuid: string }; Body: FormBody }>('/app/team/:teamUuid/members/:userUuid', HIDE, async (request, reply) => {
+      requireUuid(request.params.teamUuid);
+      requireUuid(request.params.userUuid);
+      const body = request.body;
+      try {
+        const principal = sessionOf(request).principal;
+        const current = await getTeamMember(ctx, principal, request.params.teamUuid, request.params.userUuid);
+        // Only what changed is sent: an unchanged name is no rename (which only the owner may do to the owner).
+        const firstName = field(body, 'firstName').trim();
+        const lastName = field(body, 'lastName').trim();
+        const empty = [firstName === '' ? '/firstName' : null, lastName === '' ? '/lastName' : null].filter((path) => path !== null);
+        if (empty.length > 0) throw new ValidationError(empty.map((path) => ({ path, message: 'must not be empty' })));
+        await updateTeamMember(ctx, principal, request.params.teamUuid, request.params.userUuid, {
+          firstName: firstName === current.firstName ? undefined : firstName,
+          lastName: lastName === current.lastName ? undefined : lastName,
+          admin: field(body, 'admin') === 'on',
+        });
+      } catch (error) {
+        if (isCorrectable(error)) return teamPage(request, reply, { error });
+        throw error;
+      }
+      return seeOther(reply, `/app/team/${request.params.teamUuid}?done=saved`);
+    });
+
+    member.post<{ Params: { teamUuid: string; userUuid: string }; Body: FormBody }>('/app/team/:teamUuid/members/:userUuid/remove', HIDE, async (request, reply) => {
+      requireUuid(request.params.teamUuid);
+      requireUuid(request.params.userUuid);
+      try {
+        await removeTeamMember(ctx, sessionOf(request).principal, request.params.teamUuid, request.params.userUuid);
+      } catch (error) {
+        if (isCorrectable(error)) return teamPage(request, reply, { error });
+        throw error;
+      }
+      return seeOther(reply, `/app/team/${request.params.teamUuid}?done=removed`);
     });
   });
 };

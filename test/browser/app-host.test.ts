@@ -162,7 +162,7 @@ describe.runIf(HAS_CHROMIUM)("the host's web app in a browser", () => {
   it('every page at 360 and 1280 px: no serious axe violations, no sideways scrolling; screenshots kept', async () => {
     const topics = (await server.api('GET', `/meeting-topics?username=${server.owner.username}`)).body;
     const topicUuid = topics.meetingTopics[0]?.uuid;
-    const paths = ['/app', '/app/availability', '/app/topics', '/app/topics/new', `/app/topics/${topicUuid}`, `/app/team/${server.owner.teamUuid}`];
+    const paths = ['/app', '/app/availability', '/app/topics', '/app/topics/new', `/app/topics/${topicUuid}`, `/app/team/${server.owner.teamUuid}`, '/app/connections'];
     for (const width of [360, 1280]) {
       await page.setViewportSize({ width, height: 900 });
       for (const [index, path] of paths.entries()) {
@@ -171,7 +171,7 @@ describe.runIf(HAS_CHROMIUM)("the host's web app in a browser", () => {
         expect(await seriousViolations(page), `${path} at ${width}px`).toEqual([]);
         const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
         expect(overflow, `${path} at ${width}px scrolls sideways`).toBeLessThanOrEqual(0);
-        const name = ['upcoming', 'availability', 'topics', 'topic-new', 'topic-edit', 'team'][index];
+        const name = ['upcoming', 'availability', 'topics', 'topic-new', 'topic-edit', 'team', 'connections'][index];
         await shot(page, `app-1${index}-${name}-${width}`);
       }
     }
@@ -180,7 +180,7 @@ describe.runIf(HAS_CHROMIUM)("the host's web app in a browser", () => {
     expect(await login.getByRole('button', { name: 'Wyślij link do logowania' }).count()).toBe(1);
     expect(await seriousViolations(login)).toEqual([]);
     await shot(login, 'app-01-login-1280-pl');
-  }, 180_000);
+  }, 300_000);
 
   it('signs out: the session cookie no longer opens the app', async () => {
     await page.goto(`${server.url}/app`);

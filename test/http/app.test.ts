@@ -479,6 +479,40 @@ for (const dialect of DIALECTS) {
       expect(last.statusCode).toBeLessThan(500);
       expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/teams/${acme.team.uuid}/users/${acme.owner.uuid}`)).json().admin).toBe(true);
     });
+    it('connections: the private feed link (and a new one), calendars through the same checks as the API, the OAuth start from the browser', async () => {
+      const acme = await createTestAccount(t.ctx);
+      const browser = await signIn(acme.owner.email);
+      const page = await browser.get('/app/connections');
+      expect(page.statusCode).toBe(200);
+      const feed = /id="feed-url" value="([^"]+)"/.exec(page.body)![1]!;
+      expect(feed).toMatch(new RegExp(`^${t.ctx.config.publicUrl}/feeds/.+\\.ics$`));
+      expect((await t.app.inject({ method: 'GET', url: new URL(feed).pathname })).statusCode).toBe(200);
+      const csrf = csrfOf(page.body);
+      expect((await browser.post('/app/connections/feed', { csrf })).statusCode).toBe(303);
+      const after = /id="feed-url" value="([^"]+)"/.exec((await browser.get('/app/connections')).body)![1]!;
+      expect(after).not.toBe(feed);
+      expect((await t.app.inject({ method: 'GET', url: new URL(feed).pathname })).statusCode).toBe(404);
+
+      // A calendar at a private address is refused as the API refuses it, and nothing is stored.
+      const refused = await browser.post('/app/connections/calendars', { csrf, type: 'ics', url: 'http://127.0.0.1:9/calendar.ics', checkConflicts: 'on' });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.body).toContain('role="alert"');
+      expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/users/${acme.owner.uuid}/calendars`)).json().calendars).toEqual([]);
+
+      // Zoom without the business's app: the page says so; with it, a link to Zoom's authorization.
+      const noApp = await browser.post('/app/connections/zoom', { csrf });
+      expect(noApp.statusCode).toBe(400);
+      expect((await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { integrations: { zoom: { clientId: 'zoom-app', clientSecret: 'zoom-secret' } } })).statusCode).toBe(200);
+      const started = await browser.post('/app/connections/zoom', { csrf });
+      expect(started.statusCode).toBe(200);
+      const authorize = new URL(/id="authorize" class="primary" href="([^"]+)"/.exec(started.body)![1]!.replaceAll('&#38;', '&'));
+      expect(authorize.searchParams.get('client_id')).toBe('zoom-app');
+      expect(authorize.searchParams.get('state')).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+      expect(authorize.searchParams.get('redirect_uri')).toBe(`${t.ctx.config.publicUrl}/oauth/zoom/callback`);
+      expect((await browser.get('/app/connections')).body).toContain('Waiting for authorization');
+      expect((await browser.post('/app/connections/zoom/remove', { csrf })).statusCode).toBe(303);
+      expect((await browser.post('/app/connections/nope', { csrf })).statusCode).toBe(404);
+    });
   });
 }
 

@@ -6,6 +6,8 @@ import type { Lang, Meeting } from '../../domain/meeting.js';
 import type { MeetingTopic } from '../../domain/meeting-topic.js';
 import { PLACE_LABELS } from '../../domain/place-labels.js';
 import type { DaySlots } from '../../domain/slots.js';
+import type { ConnectedCalendar } from '../../domain/calendar.js';
+import type { Connection } from '../../domain/integrations.js';
 import type { Team } from '../../domain/team.js';
 import type { Member } from '../../domain/user.js';
 import { SafeHtml, html, htmlDocument } from '../pages/html.js';
@@ -26,7 +28,7 @@ export interface AppFrame {
   teams: readonly { uuid: string; name: string }[];
 }
 
-type Section = 'upcoming' | 'availability' | 'topics' | `team:${string}` | null;
+type Section = 'upcoming' | 'availability' | 'topics' | 'connections' | `team:${string}` | null;
 
 function langSwitch(frame: AppFrame, t: AppStrings): SafeHtml {
   const other = frame.lang === 'en' ? 'pl' : 'en';
@@ -45,7 +47,7 @@ function page(frame: AppFrame, title: string, section: Section, body: SafeHtml):
 <p class="brand">${t.appName}</p>
 ${
   frame.member
-    ? html`<nav aria-label="${t.navLabel}"><ul class="app-nav">${link('/app', t.upcoming, 'upcoming')}${link('/app/availability', t.availability, 'availability')}${link('/app/topics', t.topics, 'topics')}${frame.teams.map(
+    ? html`<nav aria-label="${t.navLabel}"><ul class="app-nav">${link('/app', t.upcoming, 'upcoming')}${link('/app/availability', t.availability, 'availability')}${link('/app/topics', t.topics, 'topics')}${link('/app/connections', t.connections, 'connections')}${frame.teams.map(
         (team) => link(`/app/team/${team.uuid}`, `${t.teamNav}: ${team.name}`, `team:${team.uuid}`),
       )}</ul></nav>
 <form method="post" action="/app/logout" class="sign-out">${csrfField(frame)}<span class="who">${t.signedInAs} ${frame.member.name}</span> <button type="submit" class="link">${t.signOut}</button></form>`
@@ -447,6 +449,92 @@ ${
         meetingItem(frame, t, meeting, view.upcoming.topicNames.get(meeting.topicUuid) ?? '—', view.timezone, hostNames.get(meeting.hostUuid) ?? meeting.hostUsername),
       )}</ul>`
 }
+</section>`,
+  );
+}
+
+// ── Connections ──────────────────────────────────────────────────────────────────────────
+
+export interface ConnectionsView {
+  /** One row per provider the service supports, with the member's connection when there is one. */
+  providers: readonly { provider: string; label: string; connection: Connection | null }[];
+  calendars: readonly ConnectedCalendar[];
+  feedUrl: string;
+  flash: string | null;
+  error: string | null;
+  /** Set after "Connect": the provider's authorization page to continue to. */
+  authorize: { label: string; url: string } | null;
+}
+
+export function renderConnectionsPage(frame: AppFrame, view: ConnectionsView): SafeHtml {
+  const t = APP_STRINGS[frame.lang];
+  const statusOf = (connection: Connection | null) =>
+    connection === null
+      ? t.notConnected
+      : connection.status === 'connected'
+        ? `${t.connectedAs}${connection.accountEmail ? `: ${connection.accountEmail}` : ''}`
+        : connection.status === 'pending'
+          ? t.pending
+          : `${t.failedStatus}${connection.lastError ? `: ${connection.lastError}` : ''}`;
+  return page(
+    frame,
+    t.connections,
+    'connections',
+    html`${notice(view.flash)}${view.error ? html`<div class="alert" role="alert">${view.error}</div>` : ''}
+${
+  view.authorize
+    ? html`<p class="notice" role="status"><a id="authorize" class="primary" href="${view.authorize.url}" rel="noopener" target="_blank">${t.continueTo} ${view.authorize.label}</a> ${t.continueHint}</p>`
+    : ''
+}
+<section aria-labelledby="h-accounts"><h2 id="h-accounts">${t.roomsAndCalendars}</h2>
+<p class="hint">${t.roomsHint}</p>
+<ul class="topics">
+${view.providers.map(
+  (row) => html`<li class="topic" id="p-${row.provider}">
+<h3 id="hp-${row.provider}">${row.label}</h3>
+<p class="status">${statusOf(row.connection)}</p>
+<div class="actions">
+<form method="post" action="/app/connections/${row.provider}">${csrfField(frame)}<button type="submit" aria-describedby="hp-${row.provider}">${row.connection ? t.reconnect : t.connect}</button></form>
+${
+  row.connection
+    ? html`<form method="post" action="/app/connections/${row.provider}/remove">${csrfField(frame)}<button type="submit" class="link" aria-describedby="hp-${row.provider}">${t.disconnect}</button></form>`
+    : ''
+}
+</div>
+</li>`,
+)}
+</ul>
+</section>
+<section aria-labelledby="h-calendars"><h2 id="h-calendars">${t.calendars}</h2>
+<p class="hint">${t.calendarsHint}</p>
+${
+  view.calendars.length === 0
+    ? html`<p>${t.noCalendars}</p>`
+    : html`<ul class="topics">${view.calendars.map(
+        (calendar) => html`<li class="topic" id="c-${calendar.uuid}">
+<h3 id="hc-${calendar.uuid}">${calendar.type.toUpperCase()}: ${calendar.displayUrl}</h3>
+<p class="status">${calendar.status}${calendar.lastError ? `: ${calendar.lastError}` : ''}</p>
+<form method="post" action="/app/connections/calendars/${calendar.uuid}/remove">${csrfField(frame)}<button type="submit" class="link" aria-describedby="hc-${calendar.uuid}">${t.removeCalendar}</button></form>
+</li>`,
+      )}</ul>`
+}
+<h3 id="h-add-calendar">${t.addCalendar}</h3>
+<form method="post" action="/app/connections/calendars" aria-labelledby="h-add-calendar">
+${csrfField(frame)}
+<div class="field"><label for="f-cal-type">${t.calendarType}</label><select id="f-cal-type" name="type"><option value="caldav">CalDAV</option><option value="ics">ICS (iCalendar URL)</option></select></div>
+<div class="field"><label for="f-cal-url">${t.calendarUrl}</label><input type="url" id="f-cal-url" name="url" required maxlength="2000"></div>
+<div class="field"><label for="f-cal-user">${t.calendarUser} <span class="opt">${t.optional}</span></label><input type="text" id="f-cal-user" name="username" maxlength="200" autocomplete="off"></div>
+<div class="field"><label for="f-cal-password">${t.calendarPassword} <span class="opt">${t.optional}</span></label><input type="password" id="f-cal-password" name="password" maxlength="500" autocomplete="new-password"></div>
+<label class="choice"><input type="checkbox" name="checkConflicts" value="on" checked> ${t.checkConflicts}</label>
+<label class="choice"><input type="checkbox" name="writeMeetings" value="on"> ${t.writeMeetings}</label>
+<p><button type="submit" class="primary">${t.addCalendar}</button></p>
+</form>
+</section>
+<section aria-labelledby="h-feed"><h2 id="h-feed">${t.feed}</h2>
+<p class="hint" id="feed-hint">${t.feedHint}</p>
+<div class="field copy"><label for="feed-url">${t.feed}</label><input type="text" id="feed-url" value="${view.feedUrl}" readonly aria-describedby="feed-hint">
+<button type="button" class="copy-link" data-copy="feed-url" hidden>${t.copyLink}</button></div>
+<form method="post" action="/app/connections/feed">${csrfField(frame)}<button type="submit">${t.newFeedLink}</button></form>
 </section>`,
   );
 }

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import { AddressLimiter } from '../../domain/address-limiter.js';
 import { PLACES, isPlace, type Place } from '../../domain/account.js';
 import { WEEKDAYS, type Availability, type Weekday } from '../../domain/availability.js';
-import { DomainError, ForbiddenError, RateLimitedError, ValidationError, type FieldError } from '../../domain/errors.js';
+import { DomainError, ForbiddenError, NotFoundError, RateLimitedError, ValidationError, type FieldError } from '../../domain/errors.js';
+import { INTEGRATION_PROVIDERS, type IntegrationProvider } from '../../domain/integrations.js';
 import type { FormFieldInput } from '../../domain/form.js';
 import type { Lang } from '../../domain/meeting.js';
 import type { MeetingTopic } from '../../domain/meeting-topic.js';
@@ -15,6 +16,8 @@ import { addTeamMember, listTeams, removeTeamMember } from '../../scheduling/tea
 import { getTeamMember, updateTeamMember } from '../../scheduling/members.js';
 import { csrfTokenOf, isCsrfTokenValid, newBrowserNonce, redeemSignInLink, requestSignInLink, resumeAppSession, signOut, type AppSession } from '../../scheduling/app-sign-in.js';
 import { getAvailability, setAvailability } from '../../scheduling/availability.js';
+import { addCalendar, getFeedUrl, listCalendars, removeCalendar, rotateFeed } from '../../scheduling/calendars.js';
+import { listConnections, removeConnection, startConnection } from '../../scheduling/connections.js';
 import { calculateSchedule } from '../../scheduling/calculate-schedule.js';
 import { createMeetingTopic, getMeetingTopic, listMeetingTopics, updateMeetingTopic } from '../../scheduling/meeting-topics.js';
 import { cancelMeeting } from '../../scheduling/meetings.js';
@@ -28,6 +31,7 @@ import {
   renderAvailabilityPage,
   renderLoginPage,
   renderMessagePage,
+  renderConnectionsPage,
   renderMovePage,
   renderTeamPage,
   renderTopicFormPage,
@@ -446,6 +450,95 @@ export const appRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
         throw error;
       }
       return seeOther(reply, `/app/team/${request.params.teamUuid}?done=removed`);
+    });
+    // Connections: accounts (OAuth), calendars, the private feed, all the member's own
+    async function connectionsPage(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      outcome: { flash?: string | null; error?: DomainError; authorize?: { label: string; url: string } },
+    ) {
+      const session = sessionOf(request);
+      const [connections, calendars, feedUrl] = await Promise.all([
+        listConnections(ctx, session.principal, session.user.uuid),
+        listCalendars(ctx, session.principal, session.user.uuid),
+        getFeedUrl(ctx, session.principal, session.user.uuid),
+      ]);
+      const providers = INTEGRATION_PROVIDERS.map((provider) => ({
+        provider,
+        label: ctx.integrations[provider].label,
+        connection: connections.find((connection) => connection.provider === provider) ?? null,
+      }));
+      const view = { providers, calendars, feedUrl, flash: outcome.flash ?? null, error: outcome.error?.message ?? null, authorize: outcome.authorize ?? null };
+      return send(reply, outcome.error ? PROBLEM_KINDS[outcome.error.code].status : 200, renderConnectionsPage(frame(request, reply), view));
+    }
+
+    member.get<{ Querystring: { done?: string } }>('/app/connections', HIDE, async (request, reply) => {
+      const t = APP_STRINGS[langOf(request, reply)];
+      const flashes: Record<string, string> = { 'calendar-added': t.calendarAdded, 'calendar-removed': t.calendarRemoved, feed: t.feedRotated, disconnected: t.disconnected };
+      return connectionsPage(request, reply, { flash: flashes[request.query.done ?? ''] ?? null });
+    });
+
+    member.post<{ Body: FormBody }>('/app/connections/calendars', HIDE, async (request, reply) => {
+      const session = sessionOf(request);
+      const body = request.body;
+      const type = field(body, 'type');
+      try {
+        if (type !== 'caldav' && type !== 'ics') throw new ValidationError([{ path: '/type', message: 'must be caldav or ics' }]);
+        await addCalendar(ctx, session.principal, session.user.uuid, {
+          type,
+          url: field(body, 'url').trim(),
+          username: field(body, 'username').trim() || undefined,
+          password: field(body, 'password') || undefined,
+          checkConflicts: field(body, 'checkConflicts') === 'on',
+          writeMeetings: field(body, 'writeMeetings') === 'on',
+        });
+      } catch (error) {
+        if (isCorrectable(error)) return connectionsPage(request, reply, { error });
+        throw error;
+      }
+      return seeOther(reply, '/app/connections?done=calendar-added');
+    });
+
+    member.post<{ Params: { uuid: string }; Body: FormBody }>('/app/connections/calendars/:uuid/remove', HIDE, async (request, reply) => {
+      requireUuid(request.params.uuid);
+      const session = sessionOf(request);
+      await removeCalendar(ctx, session.principal, session.user.uuid, request.params.uuid);
+      return seeOther(reply, '/app/connections?done=calendar-removed');
+    });
+
+    member.post<{ Body: FormBody }>('/app/connections/feed', HIDE, async (request, reply) => {
+      const session = sessionOf(request);
+      await rotateFeed(ctx, session.principal, session.user.uuid);
+      return seeOther(reply, '/app/connections?done=feed');
+    });
+
+    const providerOf = (value: string): IntegrationProvider => {
+      const provider = INTEGRATION_PROVIDERS.find((candidate) => candidate === value);
+      if (!provider) throw new NotFoundError(`provider ${value.slice(0, 40)}`);
+      return provider;
+    };
+
+    // The provider's page is reached by a link the member follows (not a redirect from this
+    // form post, which the pages' CSP form-action 'self' would stop in the browser).
+    member.post<{ Params: { provider: string }; Body: FormBody }>('/app/connections/:provider', HIDE, async (request, reply) => {
+      const provider = providerOf(request.params.provider);
+      const session = sessionOf(request);
+      try {
+        const started = await startConnection(ctx, session.principal, session.user.uuid, provider);
+        return connectionsPage(request, reply, { authorize: { label: ctx.integrations[provider].label, url: started.authorizeUrl } });
+      } catch (error) {
+        if (isCorrectable(error)) return connectionsPage(request, reply, { error });
+        throw error;
+      }
+    });
+
+    member.post<{ Params: { provider: string }; Body: FormBody }>('/app/connections/:provider/remove', HIDE, async (request, reply) => {
+      const provider = providerOf(request.params.provider);
+      const session = sessionOf(request);
+      const connection = (await listConnections(ctx, session.principal, session.user.uuid)).find((candidate) => candidate.provider === provider);
+      if (!connection) throw new NotFoundError('connection');
+      await removeConnection(ctx, session.principal, session.user.uuid, connection.uuid);
+      return seeOther(reply, '/app/connections?done=disconnected');
     });
   });
 };

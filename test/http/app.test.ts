@@ -536,4 +536,15 @@ describe('the session cookie on https', () => {
     const opened = await browser.get(new URL(link).pathname);
     expect(String(opened.headers['set-cookie'])).toMatch(/HttpOnly; SameSite=Lax; Secure$/);
   });
+
+  it('answers 429 to the 11th sign-in request a minute from one client address, and again after the minute', async () => {
+    const browser = new Browser(t.app);
+    const form = await browser.get('/app/login');
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i += 1) statuses.push((await browser.post('/app/login', { csrf: csrfOf(form.body), email: `someone${i}@example.com` })).statusCode);
+    expect(statuses.filter((status) => status === 200).length).toBeLessThanOrEqual(10);
+    expect(statuses.at(-1)).toBe(429);
+    t.clock.advance(60_000);
+    expect((await browser.post('/app/login', { csrf: csrfOf(form.body), email: 'late@example.com' })).statusCode).toBe(200);
+  });
 });

@@ -13,6 +13,7 @@ import { registerMetrics, registerRateLimitMetrics } from './http/metrics.js';
 import { registerOpenApiConventions } from './http/openapi.js';
 import { registerRateLimits } from './http/rate-limit.js';
 import { registerRequestIdHeader, requestIdOf } from './http/request-id.js';
+import { appRoutes } from './http/app/routes.js';
 import { accountRoutes } from './http/routes/account.js';
 import { availabilityRoutes } from './http/routes/availability.js';
 import { scheduleRoutes } from './http/routes/schedules.js';
@@ -262,6 +263,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(bookingPageRoutes, { ctx });
   await app.register(feedRoutes, { ctx });
   await app.register(oauthCallbackRoutes, { ctx });
+  // The host's web app: sign-in by e-mailed link, a session cookie, pages over the same use cases.
+  await app.register(appRoutes, { ctx });
 
   return app;
 }

@@ -440,6 +440,9 @@ export interface Database {
   meeting_reminders: MeetingReminderTable;
   // schedules and limits (0024-…)
   schedules: ScheduleTable;
+  // the host's web app (0027-…)
+  app_sign_in_links: AppSignInLinkTable;
+  app_sessions: AppSessionTable;
 }
 
 /** What became of one reminder of a meeting (0023-…): one row per reminder and start time. */
@@ -555,3 +558,23 @@ export type ScheduleRow = Selectable<ScheduleTable>;
 export type MeetingRow = Selectable<MeetingTable>;
 export type NewMeetingRow = Insertable<MeetingTable>;
 export type DiscountCodeRow = Selectable<DiscountCodeTable>;
+
+/** An e-mailed sign-in link of the web app (0027-…), by its token's SHA-256. */
+export interface AppSignInLinkTable {
+  token_hash: string;
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** A signed-in browser of the web app (0027-…), by its cookie's SHA-256. */
+export interface AppSessionTable {
+  id: string;
+  token_hash: string;
+  user_id: string;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}

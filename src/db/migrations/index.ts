@@ -18,11 +18,12 @@ import * as accountOwners from './0017-account-owners.js';
 import * as integrations from './0018-integrations.js';
 import * as meetingLifecycle from './0021-meeting-lifecycle.js';
 import * as webhookSecretRotation from './0022-webhook-secret-rotation.js';
+import * as meetingReminders from './0023-meeting-reminders.js';
 import * as schedulesAndLimits from './0024-schedules-and-limits.js';
 import * as seatsAndWeights from './0025-seats-and-weights.js';
 import * as calendarSyncTokens from './0026-calendar-sync-tokens.js';
+import * as appSessions from './0027-app-sessions.js';
 import * as participantLocale from './0029-participant-locale.js';
-import * as meetingReminders from './0023-meeting-reminders.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -45,9 +46,10 @@ export const migrations: Record<string, Migration> = {
   '0018-integrations': integrations,
   '0021-meeting-lifecycle': meetingLifecycle,
   '0022-webhook-secret-rotation': webhookSecretRotation,
+  '0023-meeting-reminders': meetingReminders,
   '0024-schedules-and-limits': schedulesAndLimits,
   '0025-seats-and-weights': seatsAndWeights,
   '0026-calendar-sync-tokens': calendarSyncTokens,
+  '0027-app-sessions': appSessions,
   '0029-participant-locale': participantLocale,
-  '0023-meeting-reminders': meetingReminders,
 };

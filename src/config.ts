@@ -357,10 +357,11 @@ export function loadConfig(env: Env = process.env, root = PROJECT_ROOT): Config 
       webhook: parseInteger(env.OUTBOX_WEBHOOK_CONCURRENCY, 16, 'OUTBOX_WEBHOOK_CONCURRENCY', 1, 1_000, problems),
       calendar: parseInteger(env.OUTBOX_CALENDAR_CONCURRENCY, 4, 'OUTBOX_CALENDAR_CONCURRENCY', 1, 1_000, problems),
       conference: parseInteger(env.OUTBOX_CONFERENCE_CONCURRENCY, 4, 'OUTBOX_CONFERENCE_CONCURRENCY', 1, 1_000, problems),
-      // Under a booking peak the fan-out was the outbox's bottleneck: each event waits for a
-      // turn of the shared commit to be claimed and another to commit, so a few at a time fell
-      // far behind the bookings (on PostgreSQL each holds a pooled connection meanwhile).
-      event: parseInteger(env.OUTBOX_EVENT_CONCURRENCY, 16, 'OUTBOX_EVENT_CONCURRENCY', 1, 100, problems),
+      // One at a time by default: events fan out in the order they happened, so each webhook
+      // subscription's deliveries (and its delivery log) follow the account's history. Under a
+      // booking peak the fan-out is the outbox's bottleneck (each event waits for a turn of the
+      // shared commit); an operator who prefers throughput to that order raises it.
+      event: parseInteger(env.OUTBOX_EVENT_CONCURRENCY, 1, 'OUTBOX_EVENT_CONCURRENCY', 1, 100, problems),
     },
   };
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');

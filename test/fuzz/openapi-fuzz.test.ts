@@ -155,7 +155,7 @@ for (const dialect of DIALECTS) {
           injectMs += t1 - t0;
           if (process.env.FUZZ_TIMING && t1 - t0 > 150) console.log(`slow ${Math.round(t1 - t0)} ms: ${response?.statusCode} ${label.slice(0, 300)}`);
           sent += 1;
-          const problems = response === null ? ['no answer within 10 s'] : checkResponse(response);
+          const problems = response === null ? ['no answer within 10 s'] : checkResponse(response, typeof request.url === 'string' ? request.url : '/api/');
           const t2 = performance.now();
           const after = await counts();
           countMs += performance.now() - t2;
@@ -276,11 +276,16 @@ async function answerWithin(t: TestApp, request: InjectOptions, ms: number): Pro
 }
 
 /** The response-level properties: no 5xx, and problem details on every 4xx. */
-function checkResponse(response: LightMyRequestResponse): string[] {
+function checkResponse(response: LightMyRequestResponse, url: string): string[] {
   const status = response.statusCode;
   if (status >= 500) return [`status ${status}`];
   if (status < 400) return [];
   const contentType = String(response.headers['content-type'] ?? '');
+  // A path parameter of `../..` segments climbs out of /api/ once the URL is resolved (as any
+  // HTTP client resolves it): the request is for a page then, and a page's 404 is HTML.
+  if (!new URL(url, 'http://fuzz.test').pathname.startsWith('/api/')) {
+    return status === 404 && contentType.startsWith('text/html') ? [] : [`${status} with content-type ${contentType} for the page ${url}`];
+  }
   if (!contentType.startsWith('application/problem+json')) return [`${status} with content-type ${contentType}`];
   let body: Record<string, unknown>;
   try {

@@ -8,24 +8,11 @@
  * compare. Run: npx tsx bench/bookings.ts [seconds-per-run]
  */
 import autocannon from 'autocannon';
-import pg from 'pg';
 import os from 'node:os';
-import { formatNumber, spawnBenchServer, type BenchDialect, type SpawnedBenchServer } from './support.js';
+import { formatNumber, postgresReachable, spawnBenchServer, type BenchDialect, type SpawnedBenchServer } from './support.js';
 
 const seconds = Number(process.argv[2] ?? 5);
 const HOSTS = 100;
-
-async function postgresReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
 
 /** Distinct free slots: the hosts' working half-hours (09:00–17:00 Warsaw) over the coming weeks, interleaved across hosts. */
 function bookingBodies(info: SpawnedBenchServer['info']): string[] {

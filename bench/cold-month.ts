@@ -34,7 +34,6 @@
  */
 import os from 'node:os';
 import { DateTime } from 'luxon';
-import pg from 'pg';
 import { insertMeetings } from '../src/db/repositories/meetings.js';
 import type { Meeting } from '../src/domain/meeting.js';
 import { locationWithoutDetails } from '../src/domain/place-details.js';
@@ -42,7 +41,7 @@ import { newId } from '../src/ids.js';
 import { createAccount } from '../src/scheduling/create-account.js';
 import { createMeetingTopic } from '../src/scheduling/meeting-topics.js';
 import { addTeamMember } from '../src/scheduling/teams.js';
-import { formatNumber, startBenchServer, type BenchDialect } from './support.js';
+import { formatNumber, postgresReachable, startBenchServer, type BenchDialect } from './support.js';
 
 const which = process.argv[2] ?? 'both';
 const SAMPLES = Number(process.env.COLD_SAMPLES ?? 200);
@@ -89,19 +88,6 @@ const HALF_HOURS: number[] = [];
 for (let day = DateTime.fromISO('2027-03-01', { zone: HOST_ZONE }); day.month === 3; day = day.plus({ days: 1 })) {
   if (day.weekday > 5) continue;
   for (let half = 18; half < 34; half += 1) HALF_HOURS.push(day.set({ hour: Math.floor(half / 2), minute: (half % 2) * 30 }).toMillis());
-}
-
-async function postgresReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }
 
 async function runDialect(dialect: BenchDialect): Promise<{ results: CaseResult[]; setupMs: number }> {

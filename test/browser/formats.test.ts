@@ -98,7 +98,10 @@ describe.runIf(HAS_CHROMIUM)('time and money formats in a browser', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ username: server.owner.username, meetingTopic: topic.uuid, timezone: 'America/New_York', offset: 0 }),
     }).then((response) => response.json() as Promise<{ days: { slots: { start: string; username: string }[] }[] }>);
-    const slot = schedule.days.flatMap((day) => day.slots)[0]!;
+    // A slot that starts and ends on one New York day: a 23:30 slot ends on the next day,
+    // and its "When" rightly names both dates (the run at 23:12 New York time found that).
+    const newYorkHour = (iso: string) => Number(new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: 'numeric', hourCycle: 'h23' }).format(new Date(iso)));
+    const slot = schedule.days.flatMap((day) => day.slots).find((candidate) => newYorkHour(candidate.start) < 23)!;
     const booked = await fetch(`${server.url}/api/v1/public/schedule`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -139,7 +142,7 @@ describe.runIf(HAS_CHROMIUM)('time and money formats in a browser', () => {
     const topic = await createTopic(server, { name: 'Same in the mail', places: ['offline'] });
     const bookThroughPage = async (locale: string, email: string, choose24 = false) => {
       const page = await open(await newContext(locale), `/book/${server.owner.username}/${topic.uuid}`);
-      await chooseFirstSlot(page);
+      await chooseFirstSlot(page, 1);
       if (choose24) await page.getByLabel('24-hour').check();
       await page.fill('input[name=name]', 'Fiona Format');
       await page.fill('input[name=email]', email);

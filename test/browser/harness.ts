@@ -170,8 +170,13 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
 }
 
 /** The first bookable day and its first slot, as the page offers them. */
-export async function chooseFirstSlot(page: Page): Promise<{ date: string; start: string }> {
-  const day = page.locator('button[data-date]').first();
+/**
+ * Picks the first slot of a day in the calendar (the first day unless told). Tests that read
+ * a "start–end" span pick day 1: late in the evening the first day's first slot can end
+ * after midnight, and its span then rightly names two dates.
+ */
+export async function chooseFirstSlot(page: Page, dayIndex = 0): Promise<{ date: string; start: string }> {
+  const day = page.locator('button[data-date]').nth(dayIndex);
   await day.waitFor();
   const date = (await day.getAttribute('data-date'))!;
   await day.click();

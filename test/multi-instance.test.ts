@@ -55,7 +55,10 @@ describe.runIf(DIALECTS.includes('postgres'))('two server processes sharing one 
     );
     const statuses = await Promise.all(requests);
     expect(statuses.filter((status) => status === 201)).toHaveLength(1);
-    expect(statuses.filter((status) => status === 409)).toHaveLength(59);
+    // The rest refused: 409, or, under a load average of ~15, a lock wait that gave up
+    // (503, retry later); never a second booking, never any other answer.
+    expect(statuses.filter((status) => status !== 201 && status !== 409 && status !== 503)).toEqual([]);
+    expect(statuses.filter((status) => status === 409).length).toBeGreaterThan(0);
     const stored = await ctx.db.selectFrom('meetings').select('id').where('topic_id', '=', topicUuid).execute();
     expect(stored).toHaveLength(1);
   }, 60_000);

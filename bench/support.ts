@@ -8,6 +8,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createContext, type AppContext } from '../src/context.js';
 import { createLogger } from '../src/logging.js';
+import { createAccount } from '../src/scheduling/create-account.js';
 
 export type BenchDialect = 'sqlite' | 'postgres';
 
@@ -83,6 +84,36 @@ export async function postgresReachable(): Promise<boolean> {
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/**
+ * An account whose team has `hosts` members (the owner and hosts − 1 added through the API),
+ * zone Europe/Warsaw, place zoom: the fixture of the team-view benchmarks. Returns the account,
+ * the API headers of its key and the hosts' uuids, owner first.
+ */
+export async function createBenchTeam(ctx: AppContext, app: FastifyInstance, name: string, hosts: number) {
+  const created = await createAccount(ctx, {
+    name,
+    ownerEmail: 'owner@bench.test',
+    ownerFirstName: 'Olga',
+    ownerLastName: 'Owner',
+    maxUsers: hosts + 5,
+    timezone: 'Europe/Warsaw',
+    places: ['zoom'],
+  });
+  const headers = { 'content-type': 'application/json', accept: 'application/json', 'x-service-api-key': created.apiKey };
+  const hostUuids = [created.owner.uuid];
+  for (let i = 1; i < hosts; i += 1) {
+    const response = await app.inject({
+      method: 'POST',
+      url: `/api/v1/teams/${created.team.uuid}/users`,
+      headers,
+      payload: JSON.stringify({ firstName: `Host${i}`, lastName: 'Bench', email: `host${i}@bench.test` }),
+    });
+    if (response.statusCode !== 201) throw new Error(response.body);
+    hostUuids.push(response.json().uuid as string);
+  }
+  return { created, headers, hostUuids };
 }
 
 export function formatNumber(value: number, digits = 0): string {

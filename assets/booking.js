@@ -454,6 +454,12 @@
         var label = timeLabel(slot.start);
         var button = el('button', { type: 'button', 'data-start': slot.start, 'aria-pressed': slot.start === chosenStart ? 'true' : 'false' }, label);
         if (slot.username) button.setAttribute('data-username', slot.username);
+        // A group topic (seats > 1) says how many can still join each start. The seats are part
+        // of the button's text, so the name read out is what is shown (time, then seats: the
+        // span is a block, which also parts the two words in the accessible name).
+        if (typeof slot.seatsLeft === 'number') {
+          button.appendChild(el('span', { class: 'seats' }, (slot.seatsLeft === 1 ? strings.seatLeft : strings.seatsLeft).replace('{count}', String(slot.seatsLeft))));
+        }
         button.addEventListener('click', function () {
           chosenStart = slot.start;
           chosenSlotDate = date;

@@ -10,10 +10,9 @@
  */
 import { bumpCalendarVersions } from '../src/db/repositories/busy-time.js';
 import { calculateSchedule } from '../src/scheduling/calculate-schedule.js';
-import { createAccount } from '../src/scheduling/create-account.js';
 import { scheduleMeetings } from '../src/scheduling/schedule-meetings.js';
 import { authenticate } from '../src/scheduling/authenticate.js';
-import { formatNumber, startBenchServer, type BenchDialect } from './support.js';
+import { createBenchTeam, formatNumber, startBenchServer, type BenchDialect } from './support.js';
 
 const dialect = (process.argv[2] ?? 'sqlite') as BenchDialect;
 const HOSTS = 10;
@@ -25,27 +24,7 @@ const server = await startBenchServer(dialect, { SCHEDULE_CACHE_MB: '256' });
 const { ctx, app } = server;
 (ctx as { now: () => number }).now = () => now;
 
-const created = await createAccount(ctx, {
-  name: 'Bench groups',
-  ownerEmail: 'owner@bench.test',
-  ownerFirstName: 'Olga',
-  ownerLastName: 'Owner',
-  maxUsers: HOSTS + 5,
-  timezone: 'Europe/Warsaw',
-  places: ['zoom'],
-});
-const headers = { 'content-type': 'application/json', accept: 'application/json', 'x-service-api-key': created.apiKey };
-const hostUuids = [created.owner.uuid];
-for (let i = 1; i < HOSTS; i += 1) {
-  const response = await app.inject({
-    method: 'POST',
-    url: `/api/v1/teams/${created.team.uuid}/users`,
-    headers,
-    payload: JSON.stringify({ firstName: `Host${i}`, lastName: 'Bench', email: `host${i}@bench.test` }),
-  });
-  if (response.statusCode !== 201) throw new Error(response.body);
-  hostUuids.push(response.json().uuid);
-}
+const { created, headers, hostUuids } = await createBenchTeam(ctx, app, 'Bench groups', HOSTS);
 const createTopic = async (fields: Record<string, unknown>) => {
   const response = await app.inject({
     method: 'POST',

@@ -56,7 +56,9 @@ function median(values: number[]): number {
 }
 
 const quiet = await spawnBenchServer({ BENCH_DIALECT: dialect, BENCH_SEED: 'calendar' });
-const logged = await spawnBenchServer({ BENCH_DIALECT: dialect, BENCH_SEED: 'calendar', LOG_LEVEL: 'info' });
+// The bench server takes its service settings from BENCH_SERVER_ENV only: a LOG_LEVEL of its
+// own environment left this "logged" server silent.
+const logged = await spawnBenchServer({ BENCH_DIALECT: dialect, BENCH_SEED: 'calendar', BENCH_SERVER_ENV: JSON.stringify({ LOG_LEVEL: 'info' }) });
 try {
   const healthz: Case = { name: 'GET /healthz', method: 'GET', path: '/healthz', body: undefined };
   const month = (server: SpawnedBenchServer): Case => ({
@@ -99,6 +101,9 @@ try {
       duration: 2,
     });
 
+  // The logged server's warm-up requests must have left their lines, or its figures say nothing about logging.
+  if (logged.loggedBytes() === 0) throw new Error('the logged server wrote no log lines during its warm-up');
+  if (quiet.loggedBytes() !== 0) throw new Error(`the quiet server wrote ${quiet.loggedBytes()} bytes of log`);
   console.log();
   console.log(`The goals, ${rounds} rounds of three back-to-back cases each:`);
   console.log("(server CPU µs per request: what the server itself spent, which the machine's other load moves less than requests per second)");
@@ -133,6 +138,7 @@ try {
   }
   console.log(`month view ÷ /healthz, median round: ${formatNumber(median(viewRatios), 2)} (goal ≥ 0.5)`);
   console.log(`month view with default logging ÷ logging off, median round: ${formatNumber(median(logRatios), 2)} (goal ≥ 0.9)`);
+  console.log(`log written by the logged server: ${formatNumber(logged.loggedBytes() / 1e6, 1)} MB; by the quiet one: ${formatNumber(quiet.loggedBytes())} bytes`);
 } finally {
   await Promise.all([quiet.stop(), logged.stop()]);
 }

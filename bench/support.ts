@@ -8,6 +8,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createContext, type AppContext } from '../src/context.js';
 import { createLogger } from '../src/logging.js';
+import { createAccount } from '../src/scheduling/create-account.js';
 
 export type BenchDialect = 'sqlite' | 'postgres';
 
@@ -85,12 +86,44 @@ export async function postgresReachable(): Promise<boolean> {
   }
 }
 
+/**
+ * An account whose team has `hosts` members (the owner and hosts − 1 added through the API),
+ * zone Europe/Warsaw, place zoom: the fixture of the team-view benchmarks. Returns the account,
+ * the API headers of its key and the hosts' uuids, owner first.
+ */
+export async function createBenchTeam(ctx: AppContext, app: FastifyInstance, name: string, hosts: number) {
+  const created = await createAccount(ctx, {
+    name,
+    ownerEmail: 'owner@bench.test',
+    ownerFirstName: 'Olga',
+    ownerLastName: 'Owner',
+    maxUsers: hosts + 5,
+    timezone: 'Europe/Warsaw',
+    places: ['zoom'],
+  });
+  const headers = { 'content-type': 'application/json', accept: 'application/json', 'x-service-api-key': created.apiKey };
+  const hostUuids = [created.owner.uuid];
+  for (let i = 1; i < hosts; i += 1) {
+    const response = await app.inject({
+      method: 'POST',
+      url: `/api/v1/teams/${created.team.uuid}/users`,
+      headers,
+      payload: JSON.stringify({ firstName: `Host${i}`, lastName: 'Bench', email: `host${i}@bench.test` }),
+    });
+    if (response.statusCode !== 201) throw new Error(response.body);
+    hostUuids.push(response.json().uuid as string);
+  }
+  return { created, headers, hostUuids };
+}
+
 export function formatNumber(value: number, digits = 0): string {
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
 export interface SpawnedBenchServer {
   info: { url: string; apiKey: string; topic: string; team: string; usernames: string[]; month: number; databaseUrl: string | null };
+  /** Bytes the server wrote to stdout after its info line: its log, when it logs. */
+  loggedBytes(): number;
   stop(): Promise<void>;
 }
 
@@ -99,6 +132,7 @@ export async function spawnBenchServer(env: Record<string, string>): Promise<Spa
   const { spawn } = await import('node:child_process');
   const extraArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...extraArgs, '--import', 'tsx', 'bench/bench-server.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let loggedBytes = 0;
   const info = await new Promise<SpawnedBenchServer['info']>((resolve, reject) => {
     let buffer = '';
     const readInfo = (chunk: Buffer) => {
@@ -113,7 +147,10 @@ export async function spawnBenchServer(env: Record<string, string>): Promise<Spa
       child.stdout.off('data', readInfo);
       // BENCH_SERVER_LOG=1 (with LOG_LEVEL in BENCH_SERVER_ENV): the server's log on this stderr, to see what went wrong.
       if (process.env.BENCH_SERVER_LOG === '1') child.stdout.pipe(process.stderr);
-      else child.stdout.resume();
+      // Counting is as cheap as draining, and shows a bench that the server it meant to log does.
+      child.stdout.on('data', (more: Buffer) => {
+        loggedBytes += more.length;
+      });
       buffer = '';
       resolve(JSON.parse(line.slice('BENCH_INFO '.length)));
     };
@@ -122,6 +159,7 @@ export async function spawnBenchServer(env: Record<string, string>): Promise<Spa
   });
   return {
     info,
+    loggedBytes: () => loggedBytes,
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', () => resolve());

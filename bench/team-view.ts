@@ -14,10 +14,9 @@ import { calculateSchedule, findHostEntry, slotRulesOf } from '../src/scheduling
 import { teamScheduleDays } from '../src/scheduling/team-schedule.js';
 import { resolveScheduleRange } from '../src/domain/schedule-range.js';
 import { createKyselyReads } from '../src/db/fast-reads.js';
-import { createAccount } from '../src/scheduling/create-account.js';
 import { scheduleMeetings } from '../src/scheduling/schedule-meetings.js';
 import { authenticate } from '../src/scheduling/authenticate.js';
-import { formatNumber, startBenchServer, type BenchDialect } from './support.js';
+import { createBenchTeam, formatNumber, startBenchServer, type BenchDialect } from './support.js';
 
 const dialect = (process.argv[2] ?? 'sqlite') as BenchDialect;
 const HOSTS = 50;
@@ -29,27 +28,7 @@ const { ctx, app } = server;
 const clock = now;
 (ctx as { now: () => number }).now = () => clock;
 
-const created = await createAccount(ctx, {
-  name: 'Bench team',
-  ownerEmail: 'owner@bench.test',
-  ownerFirstName: 'Olga',
-  ownerLastName: 'Owner',
-  maxUsers: HOSTS + 5,
-  timezone: 'Europe/Warsaw',
-  places: ['zoom'],
-});
-const headers = { 'content-type': 'application/json', accept: 'application/json', 'x-service-api-key': created.apiKey };
-const hostUuids = [created.owner.uuid];
-for (let i = 1; i < HOSTS; i += 1) {
-  const response = await app.inject({
-    method: 'POST',
-    url: `/api/v1/teams/${created.team.uuid}/users`,
-    headers,
-    payload: JSON.stringify({ firstName: `Host${i}`, lastName: 'Bench', email: `host${i}@bench.test` }),
-  });
-  if (response.statusCode !== 201) throw new Error(response.body);
-  hostUuids.push(response.json().uuid);
-}
+const { created, headers, hostUuids } = await createBenchTeam(ctx, app, 'Bench team', HOSTS);
 const topic = (
   await app.inject({
     method: 'POST',

@@ -111,6 +111,42 @@ export async function createTestApp(dialect: Dialect, clock: TestClock = createC
   };
 }
 
+/** Two instances of the application over one database, sharing one clock (each with its own caches). */
+export interface TwoInstances {
+  /** Instance A, owner of the database: it is dropped when the pair closes. */
+  a: TestApp;
+  /** Instance B: its own context (caches, pools) and app on A's configuration and clock. */
+  b: FastifyInstance;
+  bCtx: AppContext;
+  close(): Promise<void>;
+}
+
+/** Two instances over a fresh database of the dialect, for changes made through one to be checked on the other. */
+export async function createTwoInstances(dialect: Dialect, clock: TestClock = createClock()): Promise<TwoInstances> {
+  const a = await createTestApp(dialect, clock);
+  let bCtx: AppContext | undefined;
+  try {
+    const ctx = await createContext(a.ctx.config, { now: clock.now, log: pino({ level: 'silent' }) });
+    bCtx = ctx;
+    const b = await buildApp(ctx);
+    return {
+      a,
+      b,
+      bCtx: ctx,
+      async close() {
+        await b.close();
+        await ctx.close();
+        await a.close();
+      },
+    };
+  } catch (error) {
+    // The database A created is dropped even when B does not start.
+    await bCtx?.close();
+    await a.close();
+    throw error;
+  }
+}
+
 let accountCounter = 0;
 
 /** An account with its owner and first team, created as the operator CLI does. */

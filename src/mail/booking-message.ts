@@ -3,16 +3,8 @@ import type { AnsweredQuestion } from '../domain/form.js';
 import type { Invoice, Lang } from '../domain/meeting.js';
 import type { MeetingLocation } from '../domain/place-details.js';
 
-/**
- * Everything needed to render one booking message, captured when the booking commits, so
- * the outbox can send it later (after a restart, from another instance) exactly as it was.
- */
-export interface BookingMessagePayload extends PaidDetails {
-  /**
-   * `rescheduled`: an updated invitation (same UID, higher SEQUENCE) for a meeting that moved;
-   * `located`: an updated invitation carrying the link of the meeting's room, made after the confirmation went out.
-   */
-  event: 'confirmed' | 'cancelled' | 'rescheduled' | 'located';
+/** Who reads a message about a meeting, and how: their side of it, language, locale and zone. */
+export interface MessageReader {
   recipient: 'participant' | 'host';
   to: { name: string; email: string };
   lang: Lang;
@@ -20,6 +12,18 @@ export interface BookingMessagePayload extends PaidDetails {
   locale?: string | undefined;
   /** The recipient's zone: times are shown as they will live them. */
   timezone: string;
+}
+
+/**
+ * Everything needed to render one booking message, captured when the booking commits, so
+ * the outbox can send it later (after a restart, from another instance) exactly as it was.
+ */
+export interface BookingMessagePayload extends PaidDetails, MessageReader {
+  /**
+   * `rescheduled`: an updated invitation (same UID, higher SEQUENCE) for a meeting that moved;
+   * `located`: an updated invitation carrying the link of the meeting's room, made after the confirmation went out.
+   */
+  event: 'confirmed' | 'cancelled' | 'rescheduled' | 'located';
   accountName: string;
   meeting: {
     uuid: string;

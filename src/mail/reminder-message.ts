@@ -1,18 +1,12 @@
 import type { Place } from '../domain/account.js';
 import { formatDateTime, formatSpan } from '../domain/formats.js';
-import type { Lang } from '../domain/meeting.js';
 import { PLACE_LABELS } from '../domain/place-labels.js';
 import { toSingleLine } from '../domain/text.js';
+import type { MessageReader } from './booking-message.js';
 import type { NoticeMessagePayload } from './queued-message.js';
 
 /** What a reminder says, captured when it is sent (e-mail) or written (SMS). */
-export interface ReminderFacts {
-  recipient: 'participant' | 'host';
-  to: { name: string; email: string };
-  lang: Lang;
-  /** The reader's own locale (`en-GB`) for dates and times; absent: as `lang` reads. */
-  locale?: string | undefined;
-  timezone: string;
+export interface ReminderFacts extends MessageReader {
   accountName: string;
   topicName: string;
   /** The other side: the host for the participant's reminder, the participant for the host's. */

@@ -147,6 +147,47 @@ describe.runIf(HAS_CHROMIUM)("the host's web app in a browser", () => {
     expect((await server.api('GET', `/meetings/${meeting.uuid}`)).body).toMatchObject({ status: 'cancelled', cancelReason: 'The garden is flooded' });
   });
 
+  it('approves one request and declines another with a reason, from Upcoming', async () => {
+    const topic = await createTopic(server, { name: 'Tasting', places: ['offline'], requiresApproval: true });
+    const schedule = await fetch(`${server.url}/api/v1/calculate-schedule`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: server.owner.username, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', offset: 14 }),
+    }).then((response) => response.json() as Promise<{ days: { slots: { start: string; username: string }[] }[] }>);
+    const [early, late] = schedule.days.flatMap((day) => day.slots);
+    const requested: string[] = [];
+    for (const [slot, email] of [
+      [early!, 'rob@example.com'],
+      [late!, 'rea@example.com'],
+    ] as const) {
+      const booked = await fetch(`${server.url}/api/v1/public/schedule`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ dates: [slot], meetingTopic: topic.uuid, name: 'Requesting Participant', email, lang: 'en', place: 'offline', timezone: 'Europe/Warsaw' }),
+      });
+      expect(booked.status).toBe(201);
+      requested.push(((await booked.json()) as { meetings: { uuid: string }[] }).meetings[0]!.uuid);
+    }
+    const [approveMe, declineMe] = requested as [string, string];
+
+    await page.goto(`${server.url}/app`);
+    const first = page.locator(`#m-${approveMe}`);
+    expect(await first.locator('.status').textContent()).toBe('Awaiting approval');
+    await shot(page, 'app-03-requests-360');
+    expect(await seriousViolations(page)).toEqual([]);
+    await first.getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(() => page.textContent('.notice')).toContain('approved');
+    expect((await server.api('GET', `/meetings/${approveMe}`)).body.status).toBe('confirmed');
+
+    const mails = server.outbox().length;
+    const second = page.locator(`#m-${declineMe}`);
+    await second.getByLabel('Reason').fill('Closed for a private event');
+    await second.getByRole('button', { name: 'Decline' }).click();
+    await expect.poll(() => page.textContent('.notice')).toContain('declined');
+    expect((await server.api('GET', `/meetings/${declineMe}`)).body).toMatchObject({ status: 'declined', declineReason: 'Closed for a private event' });
+    expect(await waitForMail('rea@example.com', /Closed for a private event/, mails)).toBeTruthy();
+  });
+
   it('refuses a form without its CSRF token (403) and changes nothing', async () => {
     const before = (await server.api('GET', `/users/${server.owner.userUuid}/availability`)).body;
     await page.goto(`${server.url}/app/availability`);

@@ -337,6 +337,91 @@ for (const dialect of DIALECTS) {
       expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/meetings/${second.uuid}`)).json().start).toBe(start);
     });
 
+    it('approves and declines a request awaiting approval from Upcoming, through the same use cases as the API, with the form token', async () => {
+      // The file's sign-ins share one client address and one clock: a minute of their own, before and after, keeps
+      // them from the per-address limit of the tests around (10 a minute).
+      t.clock.advance(61_000);
+      const acme = await createTestAccount(t.ctx, { places: ['offline'] });
+      const other = await createTestAccount(t.ctx, { places: ['offline'] });
+      await call(t.app, acme.apiKey, 'PUT', `/api/v1/users/${acme.owner.uuid}/availability`, {
+        timezone: 'Europe/Warsaw',
+        weekly: Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((day) => [day, [{ start: '08:00', end: '18:00' }]])),
+        overrides: [],
+      });
+      const topic = (
+        await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Consultation', durationMinutes: 30, places: ['offline'], requiresApproval: true })
+      ).json();
+      const request = async (start: string) => {
+        const response = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
+          dates: [{ start, username: acme.owner.username }],
+          email: 'jan@example.com',
+          lang: 'en',
+          name: 'Jan Kowalski',
+          place: 'offline',
+          meetingTopic: topic.uuid,
+          timezone: 'Europe/Warsaw',
+        });
+        expect(response.statusCode).toBe(201);
+        return response.json().meetings[0] as { uuid: string; status: string };
+      };
+      const meeting = async (uuid: string) => (await call(t.app, acme.apiKey, 'GET', `/api/v1/meetings/${uuid}`)).json();
+      const day = new Date(Math.floor(t.clock.now() / 86_400_000) * 86_400_000 + 2 * 86_400_000).toISOString().slice(0, 10);
+      const first = await request(`${day}T09:00:00.000Z`);
+      const second = await request(`${day}T10:00:00.000Z`);
+      expect([first.status, second.status]).toEqual(['pending_approval', 'pending_approval']);
+
+      const owner = await signIn(acme.owner.email);
+      const home = await owner.get('/app');
+      // The request's own actions: approve, decline with a reason; no cancel form for it.
+      const item = home.body.slice(home.body.indexOf(`id="m-${first.uuid}"`), home.body.indexOf('</li>', home.body.indexOf(`id="m-${first.uuid}"`)));
+      expect(item).toContain('Awaiting approval');
+      expect(item).toContain(`action="/app/meetings/${first.uuid}/approve"`);
+      expect(item).toContain(`action="/app/meetings/${first.uuid}/decline"`);
+      expect(item).toContain('>Approve</button>');
+      expect(item).toContain('>Decline</button>');
+      expect(item).not.toContain(`/app/meetings/${first.uuid}/cancel`);
+      const polish = await owner.get('/app?lang=pl');
+      expect(polish.body).toContain('>Zaakceptuj</button>');
+      expect(polish.body).toContain('>Odrzuć</button>');
+      // The language chosen is kept: back to English for the rest.
+      await owner.get('/app?lang=en');
+
+      // Without the form token, or from another account: refused, nothing decided.
+      expect((await owner.post(`/app/meetings/${first.uuid}/approve`, {})).statusCode).toBe(403);
+      const outsider = await signIn(other.owner.email);
+      const outsiderHome = await outsider.get('/app');
+      expect((await outsider.post(`/app/meetings/${first.uuid}/approve`, { csrf: csrfOf(outsiderHome.body) })).statusCode).toBe(404);
+      expect((await outsider.post(`/app/meetings/${second.uuid}/decline`, { csrf: csrfOf(outsiderHome.body) })).statusCode).toBe(404);
+      expect((await meeting(first.uuid)).status).toBe('pending_approval');
+      expect((await meeting(second.uuid)).status).toBe('pending_approval');
+
+      const approved = await owner.post(`/app/meetings/${first.uuid}/approve`, { csrf: csrfOf(home.body) });
+      expect(approved.statusCode).toBe(303);
+      expect(approved.headers.location).toBe('/app?done=approved');
+      expect((await meeting(first.uuid)).status).toBe('confirmed');
+      const approvedEvents = await t.ctx.db
+        .selectFrom('events')
+        .select('type')
+        .where('subject_id', '=', first.uuid)
+        .where('type', 'in', ['meeting.approved', 'meeting.confirmed'])
+        .execute();
+      expect(approvedEvents.map((event) => event.type).sort()).toEqual(['meeting.approved', 'meeting.confirmed']);
+      const after = await owner.get('/app?done=approved');
+      expect(after.body).toContain('The request was approved; the participant is told by e-mail.');
+      // Approved, it is a meeting like any other: move and cancel, no approve.
+      expect(after.body).toContain(`action="/app/meetings/${first.uuid}/cancel"`);
+      expect(after.body).not.toContain(`action="/app/meetings/${first.uuid}/approve"`);
+
+      const declined = await owner.post(`/app/meetings/${second.uuid}/decline`, { csrf: csrfOf(home.body), reason: 'Fully booked that day' });
+      expect(declined.statusCode).toBe(303);
+      expect(declined.headers.location).toBe('/app?done=declined');
+      expect(await meeting(second.uuid)).toMatchObject({ status: 'declined', declineReason: 'Fully booked that day' });
+      const declinedHome = await owner.get('/app?done=declined');
+      expect(declinedHome.body).toContain('The request was declined; the participant is told by e-mail.');
+      expect(declinedHome.body).not.toContain(`id="m-${second.uuid}"`);
+      t.clock.advance(61_000);
+    });
+
     it('creates and edits a topic with the member as its host, and shows its public link', async () => {
       const acme = await createTestAccount(t.ctx, { places: ['offline', 'phone-call'] });
       const browser = await signIn(acme.owner.email);

@@ -1,8 +1,6 @@
-import { pino } from 'pino';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { createContext, type AppContext } from '../../src/context.js';
-import { DIALECTS, call, createClock, createTestAccount, createTestApp, type TestApp } from '../helpers.js';
+import { DIALECTS, call, createClock, createTestAccount, createTestApp, createTwoInstances, type TestApp, type TwoInstances } from '../helpers.js';
 
 type Slot = { start: string; username: string };
 
@@ -12,19 +10,16 @@ type Slot = { start: string; username: string };
  */
 for (const dialect of DIALECTS) {
   describe(`cached schedules stay exact across instances [${dialect}]`, () => {
+    let instances: TwoInstances;
     let a: TestApp;
-    let bCtx: AppContext;
-    let b: Awaited<ReturnType<typeof buildApp>>;
+    let b: FastifyInstance;
 
     beforeAll(async () => {
-      a = await createTestApp(dialect, createClock('2027-01-04T06:00:00.000Z'));
-      bCtx = await createContext(a.ctx.config, { now: a.clock.now, log: pino({ level: 'silent' }) });
-      b = await buildApp(bCtx);
+      instances = await createTwoInstances(dialect, createClock('2027-01-04T06:00:00.000Z'));
+      ({ a, b } = instances);
     });
     afterAll(async () => {
-      await b?.close();
-      await bCtx?.close();
-      await a.close();
+      await instances?.close();
     });
 
     /**

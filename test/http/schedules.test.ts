@@ -1,9 +1,8 @@
-import { pino } from 'pino';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { createContext, type AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/context.js';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
-import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
+import { DIALECTS, call, createClock, createTestAccount, createTwoInstances, expectProblem, type TestApp, type TwoInstances } from '../helpers.js';
 
 type Slot = { start: string; username: string };
 
@@ -15,19 +14,17 @@ type Slot = { start: string; username: string };
  */
 for (const dialect of DIALECTS) {
   describe(`schedules and period limits [${dialect}]`, () => {
+    let instances: TwoInstances;
     let a: TestApp;
+    let b: FastifyInstance;
     let bCtx: AppContext;
-    let b: Awaited<ReturnType<typeof buildApp>>;
 
     beforeAll(async () => {
-      a = await createTestApp(dialect, createClock('2027-01-04T06:00:00.000Z'));
-      bCtx = await createContext(a.ctx.config, { now: a.clock.now, log: pino({ level: 'silent' }) });
-      b = await buildApp(bCtx);
+      instances = await createTwoInstances(dialect, createClock('2027-01-04T06:00:00.000Z'));
+      ({ a, b, bCtx } = instances);
     });
     afterAll(async () => {
-      await b?.close();
-      await bCtx?.close();
-      await a.close();
+      await instances?.close();
     });
 
     const weekdays = (start: string, end: string) => Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday'].map((day) => [day, [{ start, end }]]));

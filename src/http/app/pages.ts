@@ -130,11 +130,24 @@ ${hostName ? html`<dt>${t.host}</dt><dd class="host">${hostName}</dd>` : ''}
 </dl>
 <div class="actions">
 ${movable ? html`<p><a href="/app/meetings/${id}/move" aria-describedby="h-${id}">${t.moveMeeting}</a></p>` : ''}
-<form method="post" action="/app/meetings/${id}/cancel" class="cancel-form">
+${
+  // A request awaiting approval is the host's to answer: approve, or decline with a reason for the participant.
+  meeting.status === 'pending_approval'
+    ? html`<form method="post" action="/app/meetings/${id}/approve" class="approve-form">
+${csrfField(frame)}
+<button type="submit" class="primary" aria-describedby="h-${id}">${t.approveRequest}</button>
+</form>
+<form method="post" action="/app/meetings/${id}/decline" class="cancel-form">
+${csrfField(frame)}
+<div class="field"><label for="reason-${id}">${t.reason} <span class="opt">${t.optional}</span></label><input type="text" id="reason-${id}" name="reason" maxlength="2000"></div>
+<button type="submit" class="primary danger" aria-describedby="h-${id}">${t.declineRequest}</button>
+</form>`
+    : html`<form method="post" action="/app/meetings/${id}/cancel" class="cancel-form">
 ${csrfField(frame)}
 <div class="field"><label for="reason-${id}">${t.reason} <span class="opt">${t.optional}</span></label><input type="text" id="reason-${id}" name="reason" maxlength="2000"></div>
 <button type="submit" class="primary danger" aria-describedby="h-${id}">${t.cancelMeeting}</button>
-</form>
+</form>`
+}
 </div>
 </li>`;
 }

@@ -12,6 +12,7 @@ import { MoneyFormatError, formatMinorUnits, parseDecimalAmount } from '../../do
 import type { AppContext } from '../../context.js';
 import { getAccount } from '../../scheduling/account.js';
 import { getTeamOverview, listUpcomingOfHost, scheduleForMove } from '../../scheduling/app-host.js';
+import { approveMeeting, declineMeeting } from '../../scheduling/approval.js';
 import { addTeamMember, listTeams, removeTeamMember } from '../../scheduling/teams.js';
 import { getTeamMember, updateTeamMember } from '../../scheduling/members.js';
 import { csrfTokenOf, isCsrfTokenValid, newBrowserNonce, redeemSignInLink, requestSignInLink, resumeAppSession, signOut, type AppSession } from '../../scheduling/app-sign-in.js';
@@ -217,7 +218,8 @@ export const appRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
       const t = APP_STRINGS[f.lang];
       const upcoming = await listUpcomingOfHost(ctx, session.principal);
       const done = request.query.done;
-      const flash = done === 'cancelled' ? t.cancelled : done === 'moved' ? t.moved : null;
+      const flashes: Record<string, string> = { cancelled: t.cancelled, moved: t.moved, approved: t.approved, declined: t.declined };
+      const flash = done !== undefined && Object.hasOwn(flashes, done) ? flashes[done]! : null;
       return send(reply, 200, renderUpcomingPage(f, { ...upcoming, timezone: session.user.timezone, flash }));
     });
 
@@ -225,6 +227,19 @@ export const appRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
       requireUuid(request.params.uuid);
       await cancelMeeting(ctx, sessionOf(request).principal, request.params.uuid, field(request.body, 'reason').slice(0, 2000));
       return seeOther(reply, '/app?done=cancelled');
+    });
+
+    // A request awaiting approval: the same use cases as POST /meetings/{uuid}/approve and …/decline.
+    member.post<{ Params: { uuid: string }; Body: FormBody }>('/app/meetings/:uuid/approve', HIDE, async (request, reply) => {
+      requireUuid(request.params.uuid);
+      await approveMeeting(ctx, sessionOf(request).principal, request.params.uuid);
+      return seeOther(reply, '/app?done=approved');
+    });
+
+    member.post<{ Params: { uuid: string }; Body: FormBody }>('/app/meetings/:uuid/decline', HIDE, async (request, reply) => {
+      requireUuid(request.params.uuid);
+      await declineMeeting(ctx, sessionOf(request).principal, request.params.uuid, field(request.body, 'reason').slice(0, 2000));
+      return seeOther(reply, '/app?done=declined');
     });
 
     async function movePage(request: FastifyRequest<{ Params: { uuid: string }; Querystring: { week?: string } }>, reply: FastifyReply, error: string | null) {

@@ -97,6 +97,8 @@ const en = {
   manageLink: 'Reschedule or cancel',
   notFound: 'This link is not valid or has expired.',
   language: 'Language',
+  seatLeft: '{count} seat left',
+  seatsLeft: '{count} seats left',
 } as const;
 
 export type Strings = { [K in keyof typeof en]: string };
@@ -192,6 +194,9 @@ const pl: Strings = {
   manageLink: 'Zmień termin lub odwołaj',
   notFound: 'Ten link jest nieprawidłowy lub wygasł.',
   language: 'Język',
+  // One form for every count: the plural of „miejsce” changes with the number, the label does not.
+  seatLeft: 'Wolne miejsca: {count}',
+  seatsLeft: 'Wolne miejsca: {count}',
 };
 
 export const STRINGS: Record<Lang, Strings> = { en, pl };
@@ -246,6 +251,8 @@ export const CLIENT_STRING_KEYS = [
   'status_declined',
   'requestedTitle',
   'requestedText',
+  'seatLeft',
+  'seatsLeft',
 ] as const satisfies readonly (keyof Strings)[];
 
 export function clientStrings(lang: Lang): Record<string, string> {

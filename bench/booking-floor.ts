@@ -31,9 +31,8 @@ const SQL = {
   accountAndTopic:
     'select "meeting_topics".*, "accounts"."id" as "a_id", "accounts"."name" as "a_name", "accounts"."default_timezone" as "a_default_timezone", "accounts"."max_users" as "a_max_users", "accounts"."places" as "a_places", "accounts"."owner_user_id" as "a_owner_user_id", "accounts"."created_at" as "a_created_at" from "accounts" left join "meeting_topics" on "meeting_topics"."account_id" = "accounts"."id" and "meeting_topics"."id" = ? and "meeting_topics"."deleted_at" is null where "accounts"."id" = ?',
   lockHosts:
-    'update "users" set "calendar_version" = "calendar_version" + ? where "users"."username" in (?) and "users"."deactivated_at" is null and (exists (select "meeting_topic_hosts"."user_id" from "meeting_topic_hosts" where "meeting_topic_hosts"."topic_id" = ? and "meeting_topic_hosts"."user_id" = "users"."id") or exists (select "memberships"."user_id" from "meeting_topics" inner join "memberships" on "memberships"."team_id" = "meeting_topics"."team_id" where "meeting_topics"."id" = ? and "meeting_topics"."all_team_members" = ? and "memberships"."user_id" = "users"."id")) returning "users"."id", "users"."username", "users"."availability", "users"."place_details"',
+    'update "users" set "calendar_version" = "calendar_version" + ? where "users"."username" in (?) and "users"."deactivated_at" is null and (exists (select "meeting_topic_hosts"."user_id" from "meeting_topic_hosts" where "meeting_topic_hosts"."topic_id" = ? and "meeting_topic_hosts"."user_id" = "users"."id") or exists (select "memberships"."user_id" from "meeting_topics" inner join "memberships" on "memberships"."team_id" = "meeting_topics"."team_id" where "meeting_topics"."id" = ? and "meeting_topics"."all_team_members" = ? and "memberships"."user_id" = "users"."id")) returning "users"."id", "users"."username", "users"."availability", "users"."place_details", "users"."timezone", "users"."limit_daily", "users"."limit_weekly"',
   busy: 'select "meetings"."host_user_id" as "host", 0 as "source", "meetings"."starts_at" as "start", "meetings"."ends_at" as "end", "meetings"."topic_id" as "topicUuid", "meetings"."hold_expires_at" as "holdExpiresAt", "meeting_topics"."buffer_before_minutes" as "bufferBeforeMinutes", "meeting_topics"."buffer_after_minutes" as "bufferAfterMinutes" from "meetings" inner join "meeting_topics" on "meeting_topics"."id" = "meetings"."topic_id" where "meetings"."host_user_id" = ? and "meetings"."starts_at" >= ? and "meetings"."starts_at" < ? and ("meetings"."status" = ? or ("meetings"."status" in (?, ?) and "meetings"."hold_expires_at" > ?)) union all select "host_user_id" as "host", 1 as "source", "starts_at" as "start", "ends_at" as "end", ? || source_id as "topicUuid", null as "holdExpiresAt", 0 as "bufferBeforeMinutes", 0 as "bufferAfterMinutes" from "external_busy" where "host_user_id" = ? and "starts_at" < ? and "ends_at" > ? order by "host", "source", "start"',
-  hostLimits: 'select "timezone", "limit_daily", "limit_weekly" from "users" where "id" = ?',
   insertMeeting:
     'insert into "meetings" ("id", "account_id", "topic_id", "team_id", "host_user_id", "booking_id", "starts_at", "ends_at", "status", "hold_expires_at", "place", "location", "participant_name", "participant_email", "participant_phone", "participant_timezone", "participant_lang", "participant_locale", "note", "price_variant_id", "form", "metadata", "invoice", "sequence", "created_at", "updated_at", "cancelled_at", "cancel_reason", "booked_by_key_id", "no_show", "decline_reason") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   insertEvent: 'insert into "events" ("id", "account_id", "type", "subject_id", "occurred_at", "data") values (?, ?, ?, ?, ?, ?)',
@@ -148,7 +147,6 @@ function sqliteFloor(job: FloorJob): FloorResult {
   const accountAndTopic = prepare(SQL.accountAndTopic);
   const lockHosts = prepare(SQL.lockHosts);
   const busy = prepare(SQL.busy);
-  const hostLimits = prepare(SQL.hostLimits);
   const insertMeeting = prepare(SQL.insertMeeting);
   const insertEvent = prepare(SQL.insertEvent);
   const insertOutbox = prepare(SQL.insertOutbox);
@@ -157,7 +155,6 @@ function sqliteFloor(job: FloorJob): FloorResult {
     accountAndTopic.run(job.topic, ids.account);
     const [host] = lockHosts.run(1, username, job.topic, job.topic, 1) as { id: string }[];
     busy.run(...busyValues(host!.id, start, now));
-    hostLimits.run(host!.id);
     const values = bookingValues(ids, host!.id, start, now);
     insertMeeting.run(...values.meetingRow);
     insertEvent.run(...values.eventRow);
@@ -248,7 +245,6 @@ async function postgresFloor(job: FloorJob): Promise<FloorResult> {
       const locked = await query(client, sql.lockHosts, [1, username, job.topic, job.topic, 1]);
       const host = (locked.rows[0] as { id: string }).id;
       await query(client, sql.busy, busyValues(host, start, now));
-      await query(client, sql.hostLimits, [host]);
       const values = bookingValues(ids, host, start, now);
       await query(client, sql.insertMeeting, values.meetingRow);
       await query(client, sql.insertEventWithJob, [...values.eventRow, ...values.outboxRow]);

@@ -12,7 +12,7 @@ import { newId } from '../src/ids.js';
 import { createAccount } from '../src/scheduling/create-account.js';
 import { createMeetingTopic } from '../src/scheduling/meeting-topics.js';
 import { addTeamMember } from '../src/scheduling/teams.js';
-import { startBenchServer, type BenchDialect } from './support.js';
+import { countStatements, startBenchServer, type BenchDialect } from './support.js';
 
 const dialect = (process.env.BENCH_DIALECT ?? 'sqlite') as BenchDialect;
 const seed = process.env.BENCH_SEED ?? 'calendar'; // 'calendar' | 'none'
@@ -22,7 +22,10 @@ let staticMonthBody = '{}';
 // BENCH_SERVER_ENV: JSON of further settings for this server (bench/soak.ts turns the auth-failure limit off).
 const attachUrl = process.env.BENCH_ATTACH_URL;
 const serverEnv = { ...(JSON.parse(process.env.BENCH_SERVER_ENV ?? '{}') as Record<string, string>), ...(attachUrl ? { BENCH_ATTACH_URL: attachUrl } : {}) };
+// BENCH_COUNT_STATEMENTS=1: the statements this process runs, by SQL text (bench/booking-floor.ts).
+const statements = process.env.BENCH_COUNT_STATEMENTS === '1' ? countStatements() : null;
 const server = await startBenchServer(dialect, serverEnv, async (app, ctx) => {
+  if (statements) app.get('/bench/statements', async () => Object.fromEntries(statements));
   app.post('/bench/static-month', async (_request, reply) => reply.type('application/json; charset=utf-8').send(staticMonthBody));
   // The server's own CPU time so far: a figure per request that the machine's other load
   // (the load generator, a second server) does not move as much as requests per second.
@@ -125,8 +128,9 @@ if (seed === 'calendar') {
 // BENCH_BACKGROUND=1: the outbox worker runs as in the server (bench/outbox.ts measures it).
 const jobs = process.env.BENCH_BACKGROUND === '1' ? startBackgroundJobs(ctx) : null;
 const databaseUrl = ctx.config.database.dialect === 'postgres' ? ctx.config.database.url : null;
+const databaseFile = ctx.config.database.dialect === 'sqlite' ? ctx.config.database.filename : null;
 console.log(
-  `BENCH_INFO ${JSON.stringify({ url: server.url, apiKey: created.apiKey, topic: topic.uuid, team: created.team.uuid, usernames: topic.hosts.map((h) => h.username), month, databaseUrl })}`,
+  `BENCH_INFO ${JSON.stringify({ url: server.url, apiKey: created.apiKey, topic: topic.uuid, team: created.team.uuid, usernames: topic.hosts.map((h) => h.username), month, databaseUrl, databaseFile })}`,
 );
 const stop = async () => {
   await jobs?.stop(1_000);

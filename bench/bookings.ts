@@ -9,30 +9,10 @@
  */
 import autocannon from 'autocannon';
 import os from 'node:os';
-import { formatNumber, postgresReachable, spawnBenchServer, type BenchDialect, type SpawnedBenchServer } from './support.js';
+import { bookingBodies, formatNumber, postgresReachable, spawnBenchServer, type BenchDialect } from './support.js';
 
 const seconds = Number(process.argv[2] ?? 5);
 const HOSTS = 100;
-
-/** Distinct free slots: the hosts' working half-hours (09:00–17:00 Warsaw) over the coming weeks, interleaved across hosts. */
-function bookingBodies(info: SpawnedBenchServer['info']): string[] {
-  const { topic, team, usernames } = info;
-  const dayMs = 86_400_000;
-  const firstDay = Math.ceil(Date.now() / dayMs) * dayMs + dayMs;
-  const bodies: string[] = [];
-  for (let day = 0; day < 300 && bodies.length < 100_000; day += 1) {
-    const date = new Date(firstDay + day * dayMs);
-    if (date.getUTCDay() === 0 || date.getUTCDay() === 6) continue;
-    // 10:00–14:00 UTC lies inside 09:00–17:00 Warsaw in winter and in summer.
-    for (let half = 20; half < 28; half += 1) {
-      for (const username of usernames) {
-        const start = new Date(firstDay + day * dayMs + half * 30 * 60_000).toISOString();
-        bodies.push(JSON.stringify({ dates: [{ start, username }], email: 'p@bench.test', lang: 'en', name: 'P', place: 'zoom', meetingTopic: topic, team, timezone: 'UTC' }));
-      }
-    }
-  }
-  return bodies;
-}
 
 interface Load {
   created: number;

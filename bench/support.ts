@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import pg from 'pg';
+import SqliteDatabase from 'better-sqlite3';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createContext, type AppContext } from '../src/context.js';
@@ -121,7 +122,7 @@ export function formatNumber(value: number, digits = 0): string {
 }
 
 export interface SpawnedBenchServer {
-  info: { url: string; apiKey: string; topic: string; team: string; usernames: string[]; month: number; databaseUrl: string | null };
+  info: { url: string; apiKey: string; topic: string; team: string; usernames: string[]; month: number; databaseUrl: string | null; databaseFile?: string | null };
   /** Bytes the server wrote to stdout after its info line: its log, when it logs. */
   loggedBytes(): number;
   stop(): Promise<void>;
@@ -166,4 +167,57 @@ export async function spawnBenchServer(env: Record<string, string>): Promise<Spa
         child.kill('SIGTERM');
       }),
   };
+}
+
+/**
+ * Counts every statement this process runs from now on, by SQL text, on both drivers
+ * (better-sqlite3 statements, pg clients created later). bench/booking-floor.ts reads the
+ * counts from its server to check that the floor runs what a booking runs, and how many
+ * bookings shared a commit on SQLite. A map update per statement: noise beside a booking.
+ */
+export function countStatements(): Map<string, number> {
+  const counts = new Map<string, number>();
+  const count = (text: string) => counts.set(text, (counts.get(text) ?? 0) + 1);
+  const probe = new SqliteDatabase(':memory:');
+  const statement = Object.getPrototypeOf(probe.prepare('select 1')) as Record<string, (...args: unknown[]) => unknown>;
+  probe.close();
+  for (const method of ['run', 'get', 'all', 'iterate']) {
+    const original = statement[method]!;
+    statement[method] = function (this: { source: string }, ...args: unknown[]) {
+      count(this.source);
+      return original.apply(this, args);
+    };
+  }
+  const client = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const query = client.query;
+  client.query = function (this: unknown, ...args: unknown[]) {
+    const first = args[0] as string | { text?: string } | undefined;
+    const text = typeof first === 'string' ? first : first?.text;
+    if (text !== undefined) count(text);
+    return query.apply(this, args);
+  };
+  return counts;
+}
+
+/**
+ * Distinct free slots as POST /schedule bodies: the hosts' working half-hours (10:00–14:00
+ * UTC lies inside 09:00–17:00 Warsaw in winter and in summer) on weekdays over the coming
+ * weeks, interleaved across hosts (bench/bookings.ts, bench/booking-floor.ts).
+ */
+export function bookingBodies(info: SpawnedBenchServer['info']): string[] {
+  const { topic, team, usernames } = info;
+  const dayMs = 86_400_000;
+  const firstDay = Math.ceil(Date.now() / dayMs) * dayMs + dayMs;
+  const bodies: string[] = [];
+  for (let day = 0; day < 300 && bodies.length < 100_000; day += 1) {
+    const date = new Date(firstDay + day * dayMs);
+    if (date.getUTCDay() === 0 || date.getUTCDay() === 6) continue;
+    for (let half = 20; half < 28; half += 1) {
+      for (const username of usernames) {
+        const start = new Date(firstDay + day * dayMs + half * 30 * 60_000).toISOString();
+        bodies.push(JSON.stringify({ dates: [{ start, username }], email: 'p@bench.test', lang: 'en', name: 'P', place: 'zoom', meetingTopic: topic, team, timezone: 'UTC' }));
+      }
+    }
+  }
+  return bodies;
 }

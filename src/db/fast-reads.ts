@@ -273,11 +273,34 @@ function createSnapshot(connection: SqliteDatabase.Database): Snapshot {
       rememberedAt = version;
     }
   };
+  // Whether the remembered answers were checked against data_version in this turn of the
+  // event loop with no write of this process since. The check needs no read transaction of
+  // its own: `pragma data_version` alone takes and releases the read lock, so a view whose
+  // reads are all remembered (a cached month view) pays one statement a turn instead of three.
+  let checked = false;
+  let writesAtCheck = 0;
+  const uncheck = () => {
+    checked = false;
+  };
+  const freshen = () => {
+    if (open && writesAtStart === sqliteWrites.count && connection.inTransaction) return;
+    if (checked && writesAtCheck === sqliteWrites.count) return;
+    if (open) close();
+    if (!checked) setImmediate(uncheck);
+    writesAtCheck = sqliteWrites.count;
+    checked = true;
+    const version = dataVersion.get()!;
+    if (version !== rememberedAt) {
+      remembered.clear();
+      rememberedAt = version;
+    }
+  };
   return {
     enter,
     remember<T>(key: string, read: () => T): T {
-      enter();
+      freshen();
       if (remembered.has(key)) return remembered.get(key) as T;
+      enter();
       const value = deepFreeze(read());
       if (remembered.size >= MAX_REMEMBERED) remembered.clear();
       remembered.set(key, value);

@@ -251,11 +251,26 @@ export function bookingCalendarSpan(rules: SlotRules, fromInstant: number, toIns
 
 /** The rules as part of a cache key, written out once per rules object (a cached view's costliest step before). */
 const rulesKeys = new WeakMap<SlotRules, string>();
+/**
+ * Each distinct rules text gets a short id of its own, so a cache key is some 100 characters
+ * instead of the rules' 500 (the cache's map hashed and compared the whole key on every
+ * lookup). Equal rules share an id; ids are never reused, so clearing the table (a bound on
+ * memory) only makes later keys new, never lets two rules share one.
+ */
+const rulesIds = new Map<string, string>();
+let issuedRulesIds = 0;
 
 function rulesKeyOf(rules: SlotRules): string {
   let key = rulesKeys.get(rules);
   if (key === undefined) {
-    key = JSON.stringify(rules);
+    const text = JSON.stringify(rules);
+    key = rulesIds.get(text);
+    if (key === undefined) {
+      if (rulesIds.size >= 10_000) rulesIds.clear();
+      issuedRulesIds += 1;
+      key = `rules ${issuedRulesIds}`;
+      rulesIds.set(text, key);
+    }
     rulesKeys.set(rules, key);
   }
   return key;

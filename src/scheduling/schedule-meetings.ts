@@ -191,9 +191,9 @@ async function checkDatesUnderLock(trx: DbOrTrx, plan: BookingPlan, starts: numb
   const calendars = new Map<string, HostCalendar>();
   const placeDetails = new Map<string, PlaceDetails>();
   for (const locked of plan.locked.values()) {
-    // Under the lock, the calendar is read as the calculation reads it, with the hours the lock returned.
+    // Under the lock, the calendar is read as the calculation reads it, with the hours and limits the lock returned.
     placeDetails.set(locked.uuid, JSON.parse(locked.placeDetailsJson) as PlaceDetails);
-    const reads: FastReads = { ...createKyselyReads(trx), findAvailabilityJson: async () => locked.availabilityJson };
+    const reads: FastReads = { ...createKyselyReads(trx), findAvailabilityJson: async () => locked.availabilityJson, findHostLimits: async () => locked.limits };
     calendars.set(locked.uuid, await loadHostCalendar(reads, locked, rules, from, to, now));
   }
   const unavailable: FieldError[] = [];

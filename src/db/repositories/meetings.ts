@@ -1,6 +1,7 @@
 import type { Place } from '../../domain/account.js';
 import type { Invoice, Lang, Meeting, MeetingStatus, NoShow } from '../../domain/meeting.js';
 import { locationWithoutDetails, type MeetingLocation } from '../../domain/place-details.js';
+import type { HostLimits } from '../../domain/period-limits.js';
 import { compileOnce } from '../compiled-query.js';
 import type { DbOrTrx, MeetingRow } from '../database.js';
 
@@ -290,19 +291,20 @@ export async function lockHost(db: DbOrTrx, hostUuid: string): Promise<void> {
     .execute();
 }
 
-/** A host of a topic as a booking locked it: their hours and place details read under the lock. */
+/** A host of a topic as a booking locked it: their hours, own limits and place details read under the lock. */
 export interface LockedHost {
   uuid: string;
   username: string;
   availabilityJson: string;
   placeDetailsJson: string;
+  limits: HostLimits;
 }
 
 /**
  * lockHost for a booking: finds the topic's active hosts among `usernames` (its listed
  * hosts, or the team's members for a topic hosted by all of them) and takes their row locks,
  * bumping their calendar versions (see bumpCalendarVersions) and returning what the booking
- * reads of them, all in one statement where a booking used four. A refused booking's
+ * reads of them, all in one statement where a booking used five. A refused booking's
  * rollback undoes the bump. Several hosts are locked in the statement's scan order; should
  * two such bookings ever deadlock, PostgreSQL aborts one and inTransaction runs it again.
  */
@@ -310,36 +312,45 @@ export async function lockTopicHosts(db: DbOrTrx, topicUuid: string, usernames: 
   if (usernames.length === 0) return [];
   // Most bookings name one host: that statement is compiled once.
   const rows = usernames.length === 1 ? (await lockOneTopicHost(db, topicUuid, usernames[0]!)).rows : await lockTopicHostsQuery(db, topicUuid, usernames).execute();
-  return rows.map((row) => ({ uuid: row.id, username: row.username, availabilityJson: row.availability, placeDetailsJson: row.place_details }));
+  return rows.map((row) => ({
+    uuid: row.id,
+    username: row.username,
+    availabilityJson: row.availability,
+    placeDetailsJson: row.place_details,
+    limits: { timezone: row.timezone, daily: row.limit_daily ?? null, weekly: row.limit_weekly ?? null },
+  }));
 }
 
 function lockTopicHostsQuery(db: DbOrTrx, topicUuid: string, usernames: readonly string[]) {
-  return db
-    .updateTable('users')
-    .set((eb) => ({ calendar_version: eb('calendar_version', '+', 1) }))
-    .where('users.username', 'in', usernames)
-    .where('users.deactivated_at', 'is', null)
-    .where((eb) =>
-      eb.or([
-        eb.exists(
-          eb
-            .selectFrom('meeting_topic_hosts')
-            .select('meeting_topic_hosts.user_id')
-            .where('meeting_topic_hosts.topic_id', '=', topicUuid)
-            .whereRef('meeting_topic_hosts.user_id', '=', 'users.id'),
-        ),
-        eb.exists(
-          eb
-            .selectFrom('meeting_topics')
-            .innerJoin('memberships', 'memberships.team_id', 'meeting_topics.team_id')
-            .select('memberships.user_id')
-            .where('meeting_topics.id', '=', topicUuid)
-            .where('meeting_topics.all_team_members', '=', 1)
-            .whereRef('memberships.user_id', '=', 'users.id'),
-        ),
-      ]),
-    )
-    .returning(['users.id', 'users.username', 'users.availability', 'users.place_details']);
+  return (
+    db
+      .updateTable('users')
+      .set((eb) => ({ calendar_version: eb('calendar_version', '+', 1) }))
+      .where('users.username', 'in', usernames)
+      .where('users.deactivated_at', 'is', null)
+      .where((eb) =>
+        eb.or([
+          eb.exists(
+            eb
+              .selectFrom('meeting_topic_hosts')
+              .select('meeting_topic_hosts.user_id')
+              .where('meeting_topic_hosts.topic_id', '=', topicUuid)
+              .whereRef('meeting_topic_hosts.user_id', '=', 'users.id'),
+          ),
+          eb.exists(
+            eb
+              .selectFrom('meeting_topics')
+              .innerJoin('memberships', 'memberships.team_id', 'meeting_topics.team_id')
+              .select('memberships.user_id')
+              .where('meeting_topics.id', '=', topicUuid)
+              .where('meeting_topics.all_team_members', '=', 1)
+              .whereRef('memberships.user_id', '=', 'users.id'),
+          ),
+        ]),
+      )
+      // The host's own limits too: a booking read them in a statement of its own before.
+      .returning(['users.id', 'users.username', 'users.availability', 'users.place_details', 'users.timezone', 'users.limit_daily', 'users.limit_weekly'])
+  );
 }
 
 const lockOneTopicHost = compileOnce((db, topicUuid: string, username: string) => lockTopicHostsQuery(db, topicUuid, [username]));

@@ -6,7 +6,8 @@ import { CalculateScheduleBodySchema, ScheduleSchema } from '../schemas/schedule
 
 /** `POST /calculate-schedule`, public: a booking page calls it without a key. */
 export const calculateScheduleRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = async (app, { ctx }) => {
-  const serialized = new WeakMap<object, string>();
+  // The bytes, not a string: a cached view then goes out without being encoded again.
+  const serialized = new WeakMap<object, Buffer>();
   app.post(
     '/calculate-schedule',
     {
@@ -36,10 +37,10 @@ export const calculateScheduleRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseCo
       // A cached schedule comes back as the same object until it changes: serialise it once.
       let body = serialized.get(schedule);
       if (body === undefined) {
-        body = JSON.stringify(schedule);
+        body = Buffer.from(JSON.stringify(schedule));
         serialized.set(schedule, body);
       }
-      // A string payload goes out as is; the 200 schema still documents and types the shape.
+      // A Buffer payload goes out as is; the 200 schema still documents and types the shape.
       return reply.type('application/json; charset=utf-8').send(body as unknown as typeof schedule);
     },
   );

@@ -1,0 +1,437 @@
+/**
+ * Does a booking cost little more than its own SQL? (issue 24, item 2.) Per round, against one
+ * server in its own process (100 hosts, as bench/bookings.ts): the server's CPU µs per
+ * `GET /healthz` and per booking (`POST /schedule`, 20 connections), and then the floor: the
+ * very statements one booking runs, through the driver alone (better-sqlite3 or pg; no HTTP,
+ * no Fastify, no Kysely), in a loop in a process of its own, with its CPU µs per booking.
+ * On SQLite the floor shares commits as the service did in the same round (the service's
+ * statement counts say how many bookings each commit carried); on PostgreSQL it runs 20
+ * bookings at once over a pool of 20 with named statements, as the service does. CPU is
+ * the Node processes' own, as in bench/bookings.ts: PostgreSQL's is in neither figure.
+ *
+ * The server counts its statements by SQL text (BENCH_COUNT_STATEMENTS): every statement a
+ * booking ran must be one the floor runs, as often, or the run says so (the floor is then
+ * out of date: update FLOOR_SQL below from the server's list).
+ *
+ * Last line: service ÷ (floor + /healthz), the median round. Goal (issue 24): ≤ 1.5.
+ * Run: npx tsx bench/booking-floor.ts [seconds-per-case=5] [rounds=3] [sqlite|postgres …]
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import autocannon from 'autocannon';
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+import { bookingBodies, formatNumber, postgresReachable, spawnBenchServer, type BenchDialect } from './support.js';
+
+/** A booking's statements as the service sends them (with `?`; PostgreSQL's `$n` are numbered from these). */
+const SQL = {
+  apiKey:
+    'select "api_keys"."id" as "keyUuid", "api_keys"."secret_hash" as "secretHash", "api_keys"."account_id" as "accountUuid", "api_keys"."user_id" as "userUuid", "api_keys"."last_used_at" as "lastUsedAt", "users"."username" as "username" from "api_keys" inner join "users" on "users"."id" = "api_keys"."user_id" where "api_keys"."lookup" = ? and "api_keys"."revoked_at" is null and "users"."deactivated_at" is null',
+  accountAndTopic:
+    'select "meeting_topics".*, "accounts"."id" as "a_id", "accounts"."name" as "a_name", "accounts"."default_timezone" as "a_default_timezone", "accounts"."max_users" as "a_max_users", "accounts"."places" as "a_places", "accounts"."owner_user_id" as "a_owner_user_id", "accounts"."created_at" as "a_created_at" from "accounts" left join "meeting_topics" on "meeting_topics"."account_id" = "accounts"."id" and "meeting_topics"."id" = ? and "meeting_topics"."deleted_at" is null where "accounts"."id" = ?',
+  lockHosts:
+    'update "users" set "calendar_version" = "calendar_version" + ? where "users"."username" in (?) and "users"."deactivated_at" is null and (exists (select "meeting_topic_hosts"."user_id" from "meeting_topic_hosts" where "meeting_topic_hosts"."topic_id" = ? and "meeting_topic_hosts"."user_id" = "users"."id") or exists (select "memberships"."user_id" from "meeting_topics" inner join "memberships" on "memberships"."team_id" = "meeting_topics"."team_id" where "meeting_topics"."id" = ? and "meeting_topics"."all_team_members" = ? and "memberships"."user_id" = "users"."id")) returning "users"."id", "users"."username", "users"."availability", "users"."place_details", "users"."timezone", "users"."limit_daily", "users"."limit_weekly"',
+  busy: 'select "meetings"."host_user_id" as "host", 0 as "source", "meetings"."starts_at" as "start", "meetings"."ends_at" as "end", "meetings"."topic_id" as "topicUuid", "meetings"."hold_expires_at" as "holdExpiresAt", "meeting_topics"."buffer_before_minutes" as "bufferBeforeMinutes", "meeting_topics"."buffer_after_minutes" as "bufferAfterMinutes" from "meetings" inner join "meeting_topics" on "meeting_topics"."id" = "meetings"."topic_id" where "meetings"."host_user_id" = ? and "meetings"."starts_at" >= ? and "meetings"."starts_at" < ? and ("meetings"."status" = ? or ("meetings"."status" in (?, ?) and "meetings"."hold_expires_at" > ?)) union all select "host_user_id" as "host", 1 as "source", "starts_at" as "start", "ends_at" as "end", ? || source_id as "topicUuid", null as "holdExpiresAt", 0 as "bufferBeforeMinutes", 0 as "bufferAfterMinutes" from "external_busy" where "host_user_id" = ? and "starts_at" < ? and "ends_at" > ? order by "host", "source", "start"',
+  insertMeeting:
+    'insert into "meetings" ("id", "account_id", "topic_id", "team_id", "host_user_id", "booking_id", "starts_at", "ends_at", "status", "hold_expires_at", "place", "location", "participant_name", "participant_email", "participant_phone", "participant_timezone", "participant_lang", "participant_locale", "note", "price_variant_id", "form", "metadata", "invoice", "sequence", "created_at", "updated_at", "cancelled_at", "cancel_reason", "booked_by_key_id", "no_show", "decline_reason") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  insertEvent: 'insert into "events" ("id", "account_id", "type", "subject_id", "occurred_at", "data") values (?, ?, ?, ?, ?, ?)',
+  insertOutbox: 'insert into "outbox" ("id", "kind", "payload", "status", "next_attempt_at", "last_error", "created_at", "done_at") values (?, ?, ?, ?, ?, ?, ?, ?)',
+  // PostgreSQL writes the event and its job in one statement (one round trip).
+  insertEventWithJob:
+    'with "recorded" as (insert into "events" ("id", "account_id", "type", "subject_id", "occurred_at", "data") values (?, ?, ?, ?, ?, ?) returning "id") insert into "outbox" ("id", "kind", "payload", "status", "next_attempt_at", "last_error", "created_at", "done_at") values (?, ?, ?, ?, ?, ?, ?, ?)',
+};
+
+/** `?` → `$1, $2, …`: what Kysely's PostgreSQL compiler writes for the same query. */
+function numbered(text: string): string {
+  let n = 0;
+  return text.replace(/\?/g, () => `$${++n}`);
+}
+
+/** What the floor process needs to know (its argument, as JSON). */
+interface FloorJob {
+  dialect: BenchDialect;
+  database: string;
+  topic: string;
+  /** [start, username] of each booking, in order. */
+  slots: [number, string][];
+  seconds: number;
+  /** SQLite: the share of bookings that committed alone, and the mean size of the shared commits, as the service had them. */
+  alone: number;
+  sharedSize: number;
+}
+
+interface FloorResult {
+  bookings: number;
+  cpuMicros: number;
+  statements: Record<string, number>;
+}
+
+/** The booking's data as the service writes it (the values, not how they are computed). */
+function bookingValues(ids: { account: string; topic: string; team: string; key: string }, host: string, start: number, now: number) {
+  const meeting = randomUUID();
+  const event = randomUUID();
+  const booking = randomUUID();
+  const location = '{"place":"zoom","address":null,"url":null,"phone":null,"text":null,"source":null}';
+  const meetingRow = [
+    meeting,
+    ids.account,
+    ids.topic,
+    ids.team,
+    host,
+    booking,
+    start,
+    start + 1_800_000,
+    'confirmed',
+    null,
+    'zoom',
+    location,
+    'P',
+    'p@bench.test',
+    null,
+    'UTC',
+    'en',
+    null,
+    null,
+    null,
+    '{}',
+    '{}',
+    null,
+    0,
+    now,
+    now,
+    null,
+    null,
+    ids.key,
+    null,
+    null,
+  ];
+  const data = `{"meeting":{"uuid":"${meeting}","accountUuid":"${ids.account}","topicUuid":"${ids.topic}","teamUuid":"${ids.team}","hostUuid":"${host}","hostUsername":"host","bookingUuid":"${booking}","start":${start},"end":${start + 1_800_000},"status":"confirmed","holdExpiresAt":null,"place":"zoom","location":${location},"participant":{"name":"P","email":"p@bench.test","phone":null,"timezone":"UTC","lang":"en","locale":null},"note":null,"priceVariantUuid":null,"form":{},"metadata":{},"invoice":null,"sequence":0,"createdAt":${now},"updatedAt":${now},"cancelledAt":null,"cancelReason":null,"bookedByKeyUuid":"${ids.key}","noShow":null,"declineReason":null}}`;
+  const eventRow = [event, ids.account, 'meeting.scheduled', meeting, now, data];
+  const outboxRow = [randomUUID(), 'event', `{"eventUuid":"${event}"}`, 'pending', now, null, now, null];
+  return { meetingRow, eventRow, outboxRow };
+}
+
+/** The calendar span a booking reads around its start (bookingCalendarSpan for this topic: 11 days and 30 minutes each side). */
+const REACH_MS = 952_200_000;
+
+function busyValues(host: string, start: number, now: number) {
+  const from = start - REACH_MS;
+  const to = start + 1_800_000 + REACH_MS;
+  return [host, from, to, 'confirmed', 'pending_payment', 'pending_approval', now, 'external:', host, to, from];
+}
+
+/** The floor on SQLite: one connection, statements prepared once, commits shared as the service shared them. */
+function sqliteFloor(job: FloorJob): FloorResult {
+  const db = new SqliteDatabase(job.database);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  const statements: Record<string, number> = {};
+  const prepare = (text: string) => {
+    const statement = db.prepare(text);
+    return {
+      run: (...values: unknown[]) => {
+        statements[text] = (statements[text] ?? 0) + 1;
+        return statement.reader ? statement.all(...values) : statement.run(...values);
+      },
+    };
+  };
+  const ids = sqliteIds(db, job.topic);
+  const apiKey = prepare(SQL.apiKey);
+  const begin = prepare('begin immediate');
+  const commit = prepare('commit');
+  const savepoint = prepare('savepoint grouped');
+  const release = prepare('release grouped');
+  const accountAndTopic = prepare(SQL.accountAndTopic);
+  const lockHosts = prepare(SQL.lockHosts);
+  const busy = prepare(SQL.busy);
+  const insertMeeting = prepare(SQL.insertMeeting);
+  const insertEvent = prepare(SQL.insertEvent);
+  const insertOutbox = prepare(SQL.insertOutbox);
+  const bookOne = ([start, username]: [number, string]) => {
+    const now = Date.now();
+    accountAndTopic.run(job.topic, ids.account);
+    const [host] = lockHosts.run(1, username, job.topic, job.topic, 1) as { id: string }[];
+    busy.run(...busyValues(host!.id, start, now));
+    const values = bookingValues(ids, host!.id, start, now);
+    insertMeeting.run(...values.meetingRow);
+    insertEvent.run(...values.eventRow);
+    insertOutbox.run(...values.outboxRow);
+  };
+  let next = 0;
+  const run = (until: number, counted: boolean) => {
+    let bookings = 0;
+    let alone = 0;
+    let sharedBatches = 0;
+    let shared = 0;
+    while (Date.now() < until && next < job.slots.length) {
+      // Alone as often as in the service; otherwise a shared commit of the service's mean size.
+      const goesAlone = alone < job.alone * (bookings + 1) || job.sharedSize < 2;
+      const size = goesAlone ? 1 : Math.max(2, Math.round(job.sharedSize * (sharedBatches + 1) - shared));
+      const batch = job.slots.slice(next, next + size);
+      next += batch.length;
+      // The key is looked up per request, before its transaction queues.
+      for (let i = 0; i < batch.length; i += 1) apiKey.run(ids.lookup);
+      begin.run();
+      for (const slot of batch) {
+        if (batch.length > 1) savepoint.run();
+        bookOne(slot);
+        if (batch.length > 1) release.run();
+      }
+      commit.run();
+      bookings += batch.length;
+      if (batch.length === 1) alone += 1;
+      else {
+        sharedBatches += 1;
+        shared += batch.length;
+      }
+    }
+    if (!counted) for (const key of Object.keys(statements)) delete statements[key];
+    return bookings;
+  };
+  // Warm-up: the first bookings run unoptimised code.
+  run(Date.now() + 1_000, false);
+  const before = process.cpuUsage();
+  const bookings = run(Date.now() + job.seconds * 1_000, true);
+  const cpu = process.cpuUsage(before);
+  db.close();
+  return { bookings, cpuMicros: (cpu.user + cpu.system) / Math.max(1, bookings), statements };
+}
+
+function sqliteIds(db: SqliteDatabase.Database, topic: string) {
+  const row = db.prepare('select account_id as account, team_id as team from meeting_topics where id = ?').get(topic) as { account: string; team: string };
+  const key = db.prepare('select id, lookup from api_keys where account_id = ? and revoked_at is null').get(row.account) as { id: string; lookup: string };
+  return { account: row.account, team: row.team, topic, key: key.id, lookup: key.lookup };
+}
+
+/** The floor on PostgreSQL: 20 bookings at once over a pool of 20, each statement named (prepared once per connection) as the service names them. */
+async function postgresFloor(job: FloorJob): Promise<FloorResult> {
+  const pool = new pg.Pool({
+    connectionString: job.database,
+    max: 20,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === pg.types.builtins.INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
+  });
+  const statements: Record<string, number> = {};
+  const named = new Map<string, string>();
+  const query = (client: pg.Pool | pg.PoolClient, text: string, values: unknown[] = []) => {
+    statements[text] = (statements[text] ?? 0) + 1;
+    if (values.length === 0) return client.query(text);
+    let name = named.get(text);
+    if (name === undefined) {
+      name = `floor_${named.size + 1}`;
+      named.set(text, name);
+    }
+    return client.query({ name, text, values });
+  };
+  const sql = Object.fromEntries(Object.entries(SQL).map(([key, text]) => [key, numbered(text)])) as typeof SQL;
+  const { rows } = await pool.query(
+    'select meeting_topics.account_id as account, meeting_topics.team_id as team, api_keys.id as key, api_keys.lookup from meeting_topics join api_keys on api_keys.account_id = meeting_topics.account_id where meeting_topics.id = $1 and api_keys.revoked_at is null',
+    [job.topic],
+  );
+  const ids = { ...(rows[0] as { account: string; team: string; key: string; lookup: string }), topic: job.topic };
+  let next = 0;
+  const bookOne = async ([start, username]: [number, string]) => {
+    await query(pool, sql.apiKey, [ids.lookup]);
+    const client = await pool.connect();
+    try {
+      const now = Date.now();
+      await query(client, 'begin');
+      await query(client, sql.accountAndTopic, [job.topic, ids.account]);
+      const locked = await query(client, sql.lockHosts, [1, username, job.topic, job.topic, 1]);
+      const host = (locked.rows[0] as { id: string }).id;
+      await query(client, sql.busy, busyValues(host, start, now));
+      const values = bookingValues(ids, host, start, now);
+      await query(client, sql.insertMeeting, values.meetingRow);
+      await query(client, sql.insertEventWithJob, [...values.eventRow, ...values.outboxRow]);
+      await query(client, 'commit');
+    } finally {
+      client.release();
+    }
+  };
+  const run = async (until: number) => {
+    let bookings = 0;
+    await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        while (Date.now() < until && next < job.slots.length) {
+          await bookOne(job.slots[next++]!);
+          bookings += 1;
+        }
+      }),
+    );
+    return bookings;
+  };
+  await run(Date.now() + 1_000);
+  for (const key of Object.keys(statements)) delete statements[key];
+  const before = process.cpuUsage();
+  const bookings = await run(Date.now() + job.seconds * 1_000);
+  const cpu = process.cpuUsage(before);
+  await pool.end();
+  return { bookings, cpuMicros: (cpu.user + cpu.system) / Math.max(1, bookings), statements };
+}
+
+/** Runs the floor in a process of its own (this file with --floor), so that nothing else shares its CPU figure. */
+function runFloor(job: FloorJob): Promise<FloorResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/booking-floor.ts', '--floor'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(output) as FloorResult) : reject(new Error(`the floor process exited with ${code}`))));
+    child.stdin.end(JSON.stringify(job));
+  });
+}
+
+if (process.argv.includes('--floor')) {
+  let input = '';
+  for await (const chunk of process.stdin) input += chunk;
+  const job = JSON.parse(input) as FloorJob;
+  const result = job.dialect === 'sqlite' ? sqliteFloor(job) : await postgresFloor(job);
+  process.stdout.write(JSON.stringify(result));
+  process.exit(0);
+}
+
+const seconds = Number(process.argv[2] ?? 5);
+const rounds = Number(process.argv[3] ?? 3);
+const asked = process.argv.slice(4).filter((arg): arg is BenchDialect => arg === 'sqlite' || arg === 'postgres');
+const CONNECTIONS = 20;
+
+async function serverCpu(url: string): Promise<number> {
+  const usage = (await (await fetch(`${url}/bench/cpu`)).json()) as { user: number; system: number };
+  return usage.user + usage.system;
+}
+
+async function serverStatements(url: string): Promise<Record<string, number>> {
+  return (await fetch(`${url}/bench/statements`)).json() as Promise<Record<string, number>>;
+}
+
+/** The server's CPU µs per request of a load, and the statements it ran meanwhile. */
+async function measure(url: string, options: autocannon.Options, count: (result: autocannon.Result, statuses: Map<number, number>, statements: Record<string, number>) => number) {
+  const statuses = new Map<number, number>();
+  const cpuBefore = await serverCpu(url);
+  const statementsBefore = await serverStatements(url);
+  const result = await autocannon({
+    ...options,
+    connections: CONNECTIONS,
+    duration: seconds,
+    setupClient: (client: autocannon.Client) => client.on('response', (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1)),
+  } as autocannon.Options);
+  // Requests still in flight when the load stops finish on the server (their CPU is counted): wait for them.
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const cpu = (await serverCpu(url)) - cpuBefore;
+  const statementsAfter = await serverStatements(url);
+  const ran = Object.fromEntries(Object.entries(statementsAfter).map(([text, n]) => [text, n - (statementsBefore[text] ?? 0)]));
+  const requests = count(result, statuses, ran);
+  return { requests, cpuMicros: cpu / Math.max(1, requests), statements: ran, statuses };
+}
+
+/** Statements whose rate per booking differs between the service and the floor by more than 10% (ignoring those under 0.1 a booking in both: the key's last use, once a minute). */
+function statementDifferences(service: Record<string, number>, serviceBookings: number, floor: Record<string, number>, floorBookings: number): string[] {
+  const texts = new Set([...Object.keys(service), ...Object.keys(floor)]);
+  const differences: string[] = [];
+  for (const text of texts) {
+    const a = (service[text] ?? 0) / serviceBookings;
+    const b = (floor[text] ?? 0) / floorBookings;
+    if (Math.max(a, b) < 0.1 || Math.abs(a - b) <= 0.1 * Math.max(a, b)) continue;
+    differences.push(`  ${a.toFixed(2)} vs ${b.toFixed(2)} a booking: ${text.slice(0, 120)}`);
+  }
+  return differences;
+}
+
+function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+}
+
+async function runDialect(dialect: BenchDialect): Promise<number> {
+  const server = await spawnBenchServer({ BENCH_DIALECT: dialect, BENCH_SEED: 'none', BENCH_HOSTS: '100', BENCH_COUNT_STATEMENTS: '1' });
+  try {
+    const { info } = server;
+    const bodies = bookingBodies(info);
+    // The service books from the front of the list, the floor from the back: distinct slots, similar calendars.
+    const slots = bodies.map((body) => {
+      const parsed = JSON.parse(body) as { dates: [{ start: string; username: string }] };
+      return [Date.parse(parsed.dates[0].start), parsed.dates[0].username] as [number, string];
+    });
+    let nextBody = 0;
+    let nextFloorSlot = slots.length;
+    const book = () =>
+      measure(
+        info.url,
+        {
+          url: `${info.url}/api/v1/schedule`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-service-api-key': info.apiKey },
+          requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: bodies[nextBody++ % bodies.length] }) }],
+        } as autocannon.Options,
+        // Every booking the server made, those whose answer came after the load stopped too (all of their CPU is counted).
+        (_result, statuses, statements) => Math.max(statuses.get(201) ?? 0, statements[SQL.insertMeeting] ?? 0),
+      );
+    // Warm-up: the first seconds run unoptimised code, and the server compiles its remaining
+    // schemas in the background after it starts listening (src/http/deferred-compile.ts).
+    await measure(info.url, { url: `${info.url}/healthz` } as autocannon.Options, (result) => result.requests.total);
+    await book();
+    console.log(
+      dialect.padEnd(9),
+      'round'.padEnd(6),
+      'healthz µs'.padStart(11),
+      'booking µs'.padStart(11),
+      'floor µs'.padStart(9),
+      'bookings'.padStart(9),
+      'floor bk'.padStart(9),
+      'per commit'.padStart(11),
+      'ratio'.padStart(7),
+    );
+    const ratios: number[] = [];
+    for (let round = 1; round <= rounds; round += 1) {
+      const healthz = await measure(info.url, { url: `${info.url}/healthz` } as autocannon.Options, (result) => result.requests.total);
+      const service = await book();
+      const bookings = service.requests;
+      if (bookings === 0) throw new Error(`no booking was made: ${JSON.stringify(Object.fromEntries(service.statuses))}`);
+      const commits = service.statements.commit ?? 0;
+      const savepoints = service.statements['savepoint grouped'] ?? 0;
+      const aloneShare = Math.max(0, (bookings - savepoints) / bookings);
+      const sharedSize = savepoints / Math.max(1, commits - (bookings - savepoints));
+      // Enough slots for any rate this machine reaches.
+      const take = Math.min(nextFloorSlot - nextBody - 1, 4_000 * seconds);
+      const floorSlots = slots.slice(nextFloorSlot - take, nextFloorSlot).reverse();
+      nextFloorSlot -= take;
+      const database = dialect === 'sqlite' ? info.databaseFile! : info.databaseUrl!;
+      const floor = await runFloor({ dialect, database, topic: info.topic, slots: floorSlots, seconds, alone: aloneShare, sharedSize });
+      // The floor's unused slots stay free: the service may take them in later rounds.
+      const ratio = service.cpuMicros / (floor.cpuMicros + healthz.cpuMicros);
+      ratios.push(ratio);
+      console.log(
+        ''.padEnd(9),
+        String(round).padEnd(6),
+        formatNumber(healthz.cpuMicros).padStart(11),
+        formatNumber(service.cpuMicros).padStart(11),
+        formatNumber(floor.cpuMicros).padStart(9),
+        formatNumber(bookings).padStart(9),
+        formatNumber(floor.bookings).padStart(9),
+        formatNumber(bookings / Math.max(1, commits), 1).padStart(11),
+        formatNumber(ratio, 2).padStart(7),
+      );
+      const differences = statementDifferences(service.statements, bookings, floor.statements, floor.bookings);
+      if (differences.length > 0) console.log(`  the floor does not run what a booking runs (service vs floor):\n${differences.join('\n')}`);
+    }
+    return median(ratios);
+  } finally {
+    await server.stop();
+  }
+}
+
+const dialects: BenchDialect[] = asked.length > 0 ? asked : (await postgresReachable()) ? ['sqlite', 'postgres'] : ['sqlite'];
+console.log(
+  `POST /schedule vs its own SQL through the driver alone, 100 hosts, ${CONNECTIONS} connections, ${seconds} s per case, ${rounds} rounds, Node ${process.version}, ${os.cpus().length} CPUs, load ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
+console.log('CPU µs per request of the server process (healthz, booking) and of the floor process (floor); PostgreSQL’s own CPU is in neither.');
+const results: string[] = [];
+for (const dialect of dialects) results.push(`${dialect} ${formatNumber(await runDialect(dialect), 2)}×`);
+if (!dialects.includes('postgres')) console.log('PostgreSQL not reachable: skipped.');
+console.log(`booking ÷ (SQL floor + /healthz), CPU per booking, median round: ${results.join(', ')} (goal ≤ 1.5)`);

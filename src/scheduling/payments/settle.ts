@@ -14,7 +14,7 @@ import {
 } from '../../db/repositories/payments.js';
 import { inTransaction } from '../../db/transaction.js';
 import { type NewEvent, recordEvents } from '../record-events.js';
-import { statusAt, type Meeting } from '../../domain/meeting.js';
+import { meetingHostUuids, statusAt, type Meeting } from '../../domain/meeting.js';
 import { isSeatAvailable } from '../../domain/seats.js';
 import type { HostCalendar } from '../../domain/slots.js';
 import { bookingCalendarSpan, loadHostCalendar, slotRulesOf } from '../calculate-schedule.js';
@@ -69,7 +69,7 @@ export async function settlePaid(
       live.map((meeting) => meeting.uuid),
       now,
     );
-    await bumpCalendarVersions(trx, [...new Set(live.map((meeting) => meeting.hostUuid))]);
+    await bumpCalendarVersions(trx, [...new Set(live.flatMap(meetingHostUuids))]);
     for (const meeting of live) {
       const data: MeetingEventData = { meeting: { ...meeting, status: 'confirmed', holdExpiresAt: null, updatedAt: now }, previousStatus: statusAt(meeting, now) };
       events.push({ accountUuid, type: 'meeting.confirmed', subjectUuid: meeting.uuid, data: { ...data } });
@@ -96,7 +96,7 @@ export async function settleFailed(ctx: Pick<UseCaseContext, 'config' | 'now' | 
     if (!(await markPaymentFailed(trx, payment.uuid))) return 'unchanged';
     await markMeetingsOfBookingExpired(trx, payment.bookingUuid, now);
     const pending = meetings.filter((meeting) => meeting.status === 'pending_payment');
-    await bumpCalendarVersions(trx, [...new Set(pending.map((meeting) => meeting.hostUuid))]);
+    await bumpCalendarVersions(trx, [...new Set(pending.flatMap(meetingHostUuids))]);
     const events: NewEvent[] = [
       {
         accountUuid,

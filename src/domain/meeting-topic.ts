@@ -238,11 +238,14 @@ export function checkHostWeights(weights: Record<string, number> | undefined, te
 
 /**
  * A topic's `assignment` against its kind: only a team topic can need all of its hosts at
- * once (an individual topic's hosts are each booked alone).
- * `checkAssignment('collective', null)` → `[{ path: '/assignment', message: 'collective is only for team topics' }]`.
+ * once (an individual topic's hosts are each booked alone), and a collective slot takes one
+ * participant (a group's one host invitation per slot has no form for several hosts yet).
+ * `checkAssignment({ assignment: 'collective', seats: 1 }, null)` → `[{ path: '/assignment', message: 'collective is only for team topics' }]`.
  */
-export function checkAssignment(assignment: Assignment, teamUuid: string | null): FieldError[] {
-  if (assignment === 'collective' && teamUuid === null) return [{ path: '/assignment', message: 'collective is only for team topics' }];
+export function checkAssignment(settings: Pick<TopicSettings, 'assignment' | 'seats'>, teamUuid: string | null): FieldError[] {
+  if (settings.assignment !== 'collective') return [];
+  if (teamUuid === null) return [{ path: '/assignment', message: 'collective is only for team topics' }];
+  if (settings.seats > 1) return [{ path: '/seats', message: 'must be 1 for a collective topic' }];
   return [];
 }
 

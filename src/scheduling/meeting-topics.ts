@@ -59,7 +59,7 @@ export async function createMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db' 
         hosts.map((host) => host.username),
       ),
     );
-    errors.push(...checkAssignment(settings.assignment, teamUuid));
+    errors.push(...checkAssignment(settings, teamUuid));
     if (errors.length > 0) throw new ValidationError(errors);
     const topic: MeetingTopic = {
       ...settings,
@@ -133,7 +133,7 @@ export async function updateMeetingTopic(
         hosts.map((host) => host.username),
       ),
     );
-    errors.push(...checkAssignment(settings.assignment, current.teamUuid));
+    errors.push(...checkAssignment(settings, current.teamUuid));
     if (errors.length > 0) throw new ValidationError(errors);
     const topic: MeetingTopic = { ...current, ...settings, hosts, allTeamMembers, updatedAt: now };
     await updateTopic(trx, topic);

@@ -3769,7 +3769,7 @@ export interface operations {
             [key: string]: number;
           };
           /**
-           * @description Team topics: who holds each meeting. `round-robin` (default): one free host, chosen as `hostWeights` say. `collective`: every host of the topic; a slot is offered (in the team view and in each host's view) only when all of them are free, by their own hours for the topic, meetings, buffers, calendars and limits; `POST /schedule` may name any one host in `dates`, and the meeting holds them all (`hosts` in its record), each getting the invitation. An individual topic cannot be collective (400).
+           * @description Team topics: who holds each meeting. `round-robin` (default): one free host, chosen as `hostWeights` say. `collective`: every host of the topic; a slot is offered (in the team view and in each host's view) only when all of them are free, by their own hours for the topic, meetings, buffers, calendars and limits; `POST /schedule` may name any one host in `dates`, and the meeting holds them all (`hosts` in its record), each getting the invitation, its updates and its cancellation, and each host's calendars that take meetings get it. An individual topic cannot be collective, nor can a topic with more than one seat (400).
            * @enum {string}
            */
           assignment?: "round-robin" | "collective";
@@ -4406,7 +4406,7 @@ export interface operations {
             [key: string]: number;
           };
           /**
-           * @description Team topics: who holds each meeting. `round-robin` (default): one free host, chosen as `hostWeights` say. `collective`: every host of the topic; a slot is offered (in the team view and in each host's view) only when all of them are free, by their own hours for the topic, meetings, buffers, calendars and limits; `POST /schedule` may name any one host in `dates`, and the meeting holds them all (`hosts` in its record), each getting the invitation. An individual topic cannot be collective (400).
+           * @description Team topics: who holds each meeting. `round-robin` (default): one free host, chosen as `hostWeights` say. `collective`: every host of the topic; a slot is offered (in the team view and in each host's view) only when all of them are free, by their own hours for the topic, meetings, buffers, calendars and limits; `POST /schedule` may name any one host in `dates`, and the meeting holds them all (`hosts` in its record), each getting the invitation, its updates and its cancellation, and each host's calendars that take meetings get it. An individual topic cannot be collective, nor can a topic with more than one seat (400).
            * @enum {string}
            */
           assignment?: "round-robin" | "collective";

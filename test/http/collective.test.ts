@@ -55,7 +55,7 @@ for (const dialect of DIALECTS) {
     afterAll(async () => t.close());
 
     const view = async (topicUuid: string, username?: string, app = t.app) => {
-      const team = topicUuid === collective.uuid ? { team: acme.team.uuid } : {};
+      const team = topicUuid === catAlone.uuid ? {} : { team: acme.team.uuid };
       const response = await call(app, null, 'POST', '/api/v1/calculate-schedule', {
         meetingTopic: topicUuid,
         ...team,
@@ -76,7 +76,7 @@ for (const dialect of DIALECTS) {
         name: `P ${participants}`,
         place: 'offline',
         meetingTopic: topicUuid,
-        ...(topicUuid === collective.uuid ? { team: acme.team.uuid } : {}),
+        ...(topicUuid === catAlone.uuid ? {} : { team: acme.team.uuid }),
         timezone: 'Europe/Warsaw',
       });
     };
@@ -90,6 +90,9 @@ for (const dialect of DIALECTS) {
       expect(problem.errors!.map((error) => error.path)).toContain('/assignment');
       const patched = await call(t.app, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${catAlone.uuid}`, { assignment: 'collective' });
       expectProblem(patched, 400, 'VALIDATION_FAILED');
+      const seated = await call(t.app, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${collective.uuid}`, { seats: 5 });
+      expect(expectProblem(seated, 400, 'VALIDATION_FAILED').errors!.map((error) => error.path)).toEqual(['/seats']);
+      expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics/${collective.uuid}`)).json().seats).toBe(1);
     });
 
     it('offers only starts at which every host is free, the same in the team view and in each host view', async () => {
@@ -178,6 +181,27 @@ for (const dialect of DIALECTS) {
         const [together, alone] = await Promise.all([book(collective.uuid, slot.start, acme.owner.username), book(catAlone.uuid, slot.start, cat.username)]);
         expect([together.statusCode, alone.statusCode].filter((status) => status === 201)).toHaveLength(1);
       }
+    });
+
+    it('reminds every host of a collective meeting (runs last: it moves the clock)', async () => {
+      const reminded = await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
+        name: 'Reminded panel',
+        durationMinutes: 60,
+        team: acme.team.uuid,
+        places: ['offline'],
+        assignment: 'collective',
+        reminders: [{ minutesBefore: 60, channel: 'email', to: 'host' }],
+      });
+      expect(reminded.statusCode).toBe(201);
+      const slot = (await view(reminded.json().uuid)).at(-3)!;
+      expect((await book(reminded.json().uuid, slot.start, cat.username)).statusCode).toBe(201);
+      await runJobsCapturingMail(t.ctx, []);
+      t.clock.set(Date.parse(slot.start) - 60 * 60_000);
+      const sent: RenderedMessage[] = [];
+      await runJobsCapturingMail(t.ctx, sent);
+      const reminders = sent.filter((message) => message.subject.startsWith('Reminder: Reminded panel')).map((message) => message.to.email);
+      expect(reminders.sort()).toEqual([acme.owner.email, bob.email, cat.email].sort());
+      t.clock.set('2027-01-04T06:00:00.000Z');
     });
 
     describe('two instances over one database', () => {

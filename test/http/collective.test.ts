@@ -183,6 +183,51 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('books through the public booking page, and the manage link moves it with all hosts, itself not blocking', async () => {
+      const open = (
+        await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
+          name: 'Open panel',
+          durationMinutes: 60,
+          team: acme.team.uuid,
+          places: ['offline'],
+          assignment: 'collective',
+          public: true,
+        })
+      ).json();
+      const [first, second] = (await view(open.uuid)).slice(-6);
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/public/schedule',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        payload: JSON.stringify({
+          dates: [first],
+          email: 'open@example.com',
+          lang: 'en',
+          name: 'Open',
+          place: 'offline',
+          meetingTopic: open.uuid,
+          team: acme.team.uuid,
+          timezone: 'Europe/Warsaw',
+        }),
+        remoteAddress: '10.9.0.1',
+      });
+      expect(response.statusCode, response.body).toBe(201);
+      const booked = response.json() as { meetings: { uuid: string; hosts: string[] }[]; manageUrls: string[] };
+      expect([...booked.meetings[0]!.hosts].sort()).toEqual([...hosts].sort());
+      expect((await view(catAlone.uuid, cat.username)).map((slot) => slot.start)).not.toContain(first!.start);
+      const token = new URL(booked.manageUrls[0]!).pathname.split('/booking/')[1]!;
+      const calendar = await call(t.app, null, 'POST', `/api/v1/public/bookings/${token}/calculate-schedule`, { timezone: 'Europe/Warsaw', offset: 0 });
+      const movable = (calendar.json().days as { slots: Slot[] }[]).flatMap((day) => day.slots).map((slot) => slot.start);
+      // Its own time is offered to move within (it does not block itself for any of its hosts), the public view does not offer it.
+      expect(movable).toContain(first!.start);
+      expect((await view(open.uuid)).map((slot) => slot.start)).not.toContain(first!.start);
+      const moved = await call(t.app, null, 'POST', `/api/v1/public/bookings/${token}/reschedule`, { start: second!.start });
+      expect(moved.statusCode, moved.body).toBe(200);
+      const catFree = (await view(catAlone.uuid, cat.username)).map((slot) => slot.start);
+      expect(catFree).toContain(first!.start);
+      expect(catFree).not.toContain(second!.start);
+    });
+
     it('reminds every host of a collective meeting (runs last: it moves the clock)', async () => {
       const reminded = await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
         name: 'Reminded panel',

@@ -114,6 +114,17 @@ for (const dialect of DIALECTS) {
       expect((await view(catAlone.uuid, cat.username)).length).toBeGreaterThan(team.length);
     });
 
+    it('a round-robin topic switched to collective (and back) changes its warm views at once', async () => {
+      const topic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Switch', durationMinutes: 60, team: acme.team.uuid, places: ['offline'] })).json();
+      const roundRobin = (await view(topic.uuid)).map((slot) => slot.start);
+      const together = (await view(collective.uuid)).map((slot) => slot.start);
+      expect(roundRobin.length).toBeGreaterThan(together.length);
+      expect((await call(t.app, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${topic.uuid}`, { assignment: 'collective' })).json().assignment).toBe('collective');
+      expect((await view(topic.uuid)).map((slot) => slot.start)).toEqual(together);
+      expect((await call(t.app, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${topic.uuid}`, { assignment: 'round-robin' })).statusCode).toBe(200);
+      expect((await view(topic.uuid)).map((slot) => slot.start)).toEqual(roundRobin);
+    });
+
     it('drops a start at once when any one host is booked elsewhere (warm cache)', async () => {
       const before = await view(collective.uuid);
       await view(collective.uuid, acme.owner.username);

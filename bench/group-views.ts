@@ -5,7 +5,7 @@
  * median of each case through the use case (in process), each computed afresh (the host's
  * calendar version moved first, as after a booking), then cached; the last line is the ratio
  * of the seated view to the team view, computed afresh.
- * Not measured: a 10-host collective topic's view (collective topics are not built yet).
+ * A 10-host collective topic's view: bench/collective-view.ts.
  * Run: npx tsx bench/group-views.ts [sqlite|postgres]
  */
 import { bumpCalendarVersions } from '../src/db/repositories/busy-time.js';

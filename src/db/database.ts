@@ -101,6 +101,8 @@ export interface MeetingTopicTable {
   seats: Generated<number>;
   /** JSON `{ username: weight }` for round-robin team topics (0025); `{}`: equal. */
   host_weights: Generated<string>;
+  /** `round-robin` | `collective` (0030): who of a team topic's hosts holds each meeting. */
+  assignment: Generated<string>;
   /** Reminders before each meeting (0023): JSON array of { minutesBefore, channel, to }. */
   reminders: Generated<string>;
   price_amount: number | null;
@@ -184,6 +186,17 @@ export interface MeetingTable {
   no_show: string | null;
   /** Why the host declined, or "not approved in time" (0021). */
   decline_reason: string | null;
+  /** 1: a collective meeting, whose other hosts are in meeting_co_hosts (0030). */
+  collective: Generated<number>;
+}
+
+/** The hosts a collective meeting holds beside its `host_user_id` (0030), in the topic's order. */
+export interface MeetingCoHostTable {
+  meeting_id: string;
+  user_id: string;
+  position: number;
+  /** The meeting's start, kept with it (a reschedule moves both): busy time is read by host and start. */
+  starts_at: number;
 }
 
 export interface IdempotencyKeyTable {
@@ -411,6 +424,7 @@ export interface Database {
   meeting_topics: MeetingTopicTable;
   meeting_topic_hosts: MeetingTopicHostTable;
   meetings: MeetingTable;
+  meeting_co_hosts: MeetingCoHostTable;
   seat_invitations: SeatInvitationTable;
   idempotency_keys: IdempotencyKeyTable;
   outbox: OutboxTable;

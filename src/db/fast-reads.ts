@@ -120,6 +120,15 @@ export function createSqliteReads(filename: string): FastReads {
        order by starts_at`,
     )
     .raw(true);
+  const coHostedMeetings = connection
+    .prepare<[string, number, number, number], [number, number, string, number | null]>(
+      `select meetings.starts_at, meetings.ends_at, meetings.topic_id, meetings.hold_expires_at
+       from meeting_co_hosts join meetings on meetings.id = meeting_co_hosts.meeting_id
+       where meeting_co_hosts.user_id = ? and meeting_co_hosts.starts_at >= ? and meeting_co_hosts.starts_at < ?
+         and (meetings.status = 'confirmed' or (meetings.status in ('pending_payment', 'pending_approval') and meetings.hold_expires_at > ?))
+       order by meeting_co_hosts.starts_at`,
+    )
+    .raw(true);
   const externalBusy = connection
     .prepare<[string, number, number], [number, number, string]>(
       'select starts_at, ends_at, source_id from external_busy where host_user_id = ? and starts_at < ? and ends_at > ? order by starts_at',
@@ -143,7 +152,11 @@ export function createSqliteReads(filename: string): FastReads {
     // Not remembered: which holds still block depends on `now`.
     snapshot.enter();
     const buffers = new Map<string, { before: number; after: number }>();
-    const busy: BusyMeeting[] = blockingMeetings.all(hostUuid, from, to, now).map(([start, end, topicUuid, holdExpiresAt]) => {
+    const own = blockingMeetings.all(hostUuid, from, to, now);
+    const coHosted = coHostedMeetings.all(hostUuid, from, to, now);
+    // Both in start order, as the repository's union orders them.
+    const rows = coHosted.length === 0 ? own : [...own, ...coHosted].sort((a, b) => a[0] - b[0]);
+    const busy: BusyMeeting[] = rows.map(([start, end, topicUuid, holdExpiresAt]) => {
       let buffer = buffers.get(topicUuid);
       if (!buffer) {
         buffer = buffersOf.get(topicUuid) ?? { before: 0, after: 0 };

@@ -50,9 +50,17 @@ export interface TopicSettings extends SlotRuleSettings {
   seats: number;
   /** Round-robin team topics: each host's share of meetings, by username; a host not named weighs 1. */
   hostWeights: Record<string, number>;
+  /**
+   * Team topics: `round-robin` gives each meeting to one free host; `collective` needs every
+   * host, so a slot is offered only when all are free and the meeting holds them all.
+   */
+  assignment: Assignment;
   /** Reminders before each confirmed meeting (e-mail or SMS, to the participant or the host), at most 5. */
   reminders: Reminder[];
 }
+
+export const ASSIGNMENTS = ['round-robin', 'collective'] as const;
+export type Assignment = (typeof ASSIGNMENTS)[number];
 
 export interface TopicHost {
   uuid: string;
@@ -89,6 +97,7 @@ export type TopicSettingsInput = { [Field in keyof SlotRuleSettings]?: SlotRuleS
   requiresApproval?: boolean | undefined;
   approvalDeadlineHours?: number | undefined;
   hostWeights?: Record<string, number> | undefined;
+  assignment?: Assignment | undefined;
   reminders?: Reminder[] | undefined;
 };
 
@@ -158,6 +167,7 @@ export function resolveTopicSettings(input: TopicSettingsInput, current: TopicSe
     approvalDeadlineHours: input.approvalDeadlineHours ?? current?.approvalDeadlineHours ?? 24,
     seats: input.seats ?? current?.seats ?? 1,
     hostWeights: input.hostWeights ? { ...input.hostWeights } : (current?.hostWeights ?? {}),
+    assignment: input.assignment ?? current?.assignment ?? 'round-robin',
     reminders: input.reminders ? input.reminders.map(({ minutesBefore, channel, to }) => ({ minutesBefore, channel, to })) : (current?.reminders ?? []),
   };
 }
@@ -224,6 +234,24 @@ export function checkHostWeights(weights: Record<string, number> | undefined, te
   return Object.keys(weights)
     .filter((username) => !hosts.has(username))
     .map((username) => ({ path: `/hostWeights/${username.replaceAll('~', '~0').replaceAll('/', '~1')}`, message: 'is not a host of the topic' }));
+}
+
+/**
+ * A topic's `assignment` against its kind: only a team topic can need all of its hosts at
+ * once (an individual topic's hosts are each booked alone), and a collective slot takes one
+ * participant (a group's one host invitation per slot has no form for several hosts yet).
+ * `checkAssignment({ assignment: 'collective', seats: 1 }, null)` → `[{ path: '/assignment', message: 'collective is only for team topics' }]`.
+ */
+export function checkAssignment(settings: Pick<TopicSettings, 'assignment' | 'seats'>, teamUuid: string | null): FieldError[] {
+  if (settings.assignment !== 'collective') return [];
+  if (teamUuid === null) return [{ path: '/assignment', message: 'collective is only for team topics' }];
+  if (settings.seats > 1) return [{ path: '/seats', message: 'must be 1 for a collective topic' }];
+  return [];
+}
+
+/** A collective topic's meetings hold every host of the topic. */
+export function isCollective(topic: Pick<MeetingTopic, 'assignment' | 'teamUuid'>): boolean {
+  return topic.assignment === 'collective' && topic.teamUuid !== null;
 }
 
 /**

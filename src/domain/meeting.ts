@@ -66,6 +66,30 @@ export interface Meeting {
   noShow: NoShow | null;
   /** Why the request was declined (the host's reason, or "not approved in time"); null otherwise. */
   declineReason: string | null;
+  /**
+   * A collective meeting's other hosts (every host of its topic but `hostUuid`), in the
+   * topic's order; absent or empty: the meeting has one host (events recorded before 0030 carry none).
+   */
+  coHosts?: MeetingHost[] | undefined;
+}
+
+export interface MeetingHost {
+  uuid: string;
+  username: string;
+}
+
+/**
+ * Everyone the meeting holds, its named host first:
+ * `meetingHosts({ hostUuid: 'a', hostUsername: 'anna', coHosts: [{ uuid: 'b', username: 'bob' }] })`
+ * → `[{ uuid: 'a', username: 'anna' }, { uuid: 'b', username: 'bob' }]`.
+ */
+export function meetingHosts(meeting: Pick<Meeting, 'hostUuid' | 'hostUsername' | 'coHosts'>): MeetingHost[] {
+  return [{ uuid: meeting.hostUuid, username: meeting.hostUsername }, ...(meeting.coHosts ?? [])];
+}
+
+/** The uuids of everyone the meeting holds: whose calendars a change of it changes. */
+export function meetingHostUuids(meeting: Pick<Meeting, 'hostUuid' | 'hostUsername' | 'coHosts'>): string[] {
+  return meetingHosts(meeting).map((host) => host.uuid);
 }
 
 /** How long a paid booking holds its slot while the participant pays. */

@@ -38,6 +38,8 @@ export function meetingToJson(meeting: Meeting) {
     meetingTopic: meeting.topicUuid,
     team: meeting.teamUuid,
     username: meeting.hostUsername,
+    // Everyone the meeting holds: the host alone, or every host of a collective topic.
+    hosts: [meeting.hostUsername, ...(meeting.coHosts ?? []).map((host) => host.username)],
     start: toIso(meeting.start),
     end: toIso(meeting.end),
     status: meeting.status,

@@ -54,7 +54,14 @@ export async function scheduleForMove(
   const topic = await ctx.reads.findTopic(meeting.accountUuid, meeting.topicUuid);
   if (!topic) throw new NotFoundError('meeting topic');
   const username = topic.teamUuid === null ? meeting.hostUsername : undefined;
-  const exclude = { uuid: meeting.uuid, hostUuid: meeting.hostUuid, topicUuid: meeting.topicUuid, start: meeting.start, end: meeting.end };
+  const exclude = {
+    uuid: meeting.uuid,
+    hostUuid: meeting.hostUuid,
+    coHostUuids: (meeting.coHosts ?? []).map((host) => host.uuid),
+    topicUuid: meeting.topicUuid,
+    start: meeting.start,
+    end: meeting.end,
+  };
   const schedule = await computeTopicSchedule(ctx, ctx.reads, topic, username, input.timezone, resolveScheduleRange(rangeInput), now, exclude);
   return { meeting, schedule };
 }

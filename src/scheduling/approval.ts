@@ -1,6 +1,6 @@
 import { ForbiddenError, MeetingStateConflictError, NotFoundError } from '../domain/errors.js';
 import type { MeetingEventData } from '../domain/events.js';
-import { NOT_APPROVED_IN_TIME, PAYMENT_HOLD_MS, statusAt, type Meeting } from '../domain/meeting.js';
+import { NOT_APPROVED_IN_TIME, PAYMENT_HOLD_MS, meetingHostUuids, statusAt, type Meeting } from '../domain/meeting.js';
 import { paymentRecord } from '../domain/representations.js';
 import type { DbOrTrx } from '../db/database.js';
 import { bumpCalendarVersions } from '../db/repositories/busy-time.js';
@@ -33,7 +33,7 @@ export async function approveMeeting(ctx: Pick<UseCaseContext, 'config' | 'now' 
     const next = paid ? { status: 'pending_payment' as const, holdExpiresAt: now + PAYMENT_HOLD_MS } : { status: 'confirmed' as const, holdExpiresAt: null };
     if (!(await markMeetingApproved(trx, meeting.uuid, now, next))) throw new MeetingStateConflictError('The request was decided meanwhile');
     const approved: Meeting = { ...meeting, ...next, updatedAt: now };
-    await bumpCalendarVersions(trx, [meeting.hostUuid]);
+    await bumpCalendarVersions(trx, meetingHostUuids(meeting));
     const data: MeetingEventData = { meeting: approved, previousStatus: 'pending_approval' };
     const events: NewEvent[] = [{ accountUuid: meeting.accountUuid, type: 'meeting.approved', subjectUuid: meeting.uuid, data: { ...data } }];
     if (!paid) events.push({ accountUuid: meeting.accountUuid, type: 'meeting.confirmed', subjectUuid: meeting.uuid, data: { ...data } });
@@ -63,7 +63,7 @@ export async function declineMeeting(ctx: Pick<UseCaseContext, 'config' | 'now' 
     const declineReason = reason?.trim() || null;
     if (!(await markMeetingDeclined(trx, meeting.uuid, now, declineReason, false))) throw new MeetingStateConflictError('The request was decided meanwhile');
     const declined = await recordDeclined(trx, meeting, declineReason, now);
-    await bumpCalendarVersions(trx, [meeting.hostUuid]);
+    await bumpCalendarVersions(trx, meetingHostUuids(meeting));
     return declined;
   });
 }

@@ -1,6 +1,7 @@
 import type { Availability } from '../domain/availability.js';
 import { NotFoundError, ValidationError } from '../domain/errors.js';
-import { TOPIC_LIMITS, checkTopicTeam, findTopicHost, type MeetingTopic, type TopicHost } from '../domain/meeting-topic.js';
+import { TOPIC_LIMITS, checkTopicTeam, findTopicHost, isCollective, type MeetingTopic, type TopicHost } from '../domain/meeting-topic.js';
+import { intersectHostDays } from '../domain/collective.js';
 import { resolveScheduleRange, validateScheduleRangeInput } from '../domain/schedule-range.js';
 import { computeSeatedSlotsWithStarts } from '../domain/seats.js';
 import { computeBusyWindow, parseInstant, pickSlotRules, type DaySlots, type HostCalendar, type SlotRules } from '../domain/slots.js';
@@ -74,6 +75,8 @@ export async function calculateSchedule(
 export interface ExcludedMeeting {
   uuid: string;
   hostUuid: string;
+  /** A collective meeting's other hosts: it is left out of their calendars too. */
+  coHostUuids?: readonly string[] | undefined;
   topicUuid: string;
   start: number;
   end: number;
@@ -95,6 +98,7 @@ export async function computeTopicSchedule(
   exclude?: ExcludedMeeting,
 ): Promise<Schedule> {
   const rules = slotRulesOf(topic);
+  if (isCollective(topic)) return computeCollectiveSchedule(ctx, reads, topic, rules, username, timezone, range, now, exclude);
   if (username === undefined) {
     if (topic.teamUuid === null) throw new ValidationError([{ path: '/username', message: 'is required: only a team topic has a team view' }]);
     return computeTeamSchedule(ctx, reads, topic, rules, timezone, range, now, exclude);
@@ -160,7 +164,7 @@ export async function findHostEntry(
 
 /** The meeting being moved, if it is this host's: only then is it left out of their calendar. */
 function excludedFor(host: TopicHost, exclude: ExcludedMeeting | undefined): ExcludedMeeting | undefined {
-  return exclude !== undefined && exclude.hostUuid === host.uuid ? exclude : undefined;
+  return exclude !== undefined && (exclude.hostUuid === host.uuid || (exclude.coHostUuids ?? []).includes(host.uuid)) ? exclude : undefined;
 }
 
 function hostEntryKey(host: TopicHost, rules: SlotRules, timezone: string, range: { from: string; to: string }, excluded: ExcludedMeeting | undefined): string {
@@ -385,6 +389,83 @@ async function computeTeamSchedule(
   };
   if (untrimmed) merged.response = schedule;
   return schedule;
+}
+
+/**
+ * A collective topic's schedule: the starts at which every host of the topic is free, the
+ * same in the team view (`username` undefined: each slot names the topic's first host) and
+ * in each host's own view (each slot names that host). Built from each host's entry of the
+ * per-host cache, each served only while that host's calendar version holds: a booking,
+ * cancellation or change of any one host's time bumps that host's version (on any
+ * instance, in the database), so the next view recomputes that host's entry and the
+ * intersection never offers a start one host has lost.
+ */
+async function computeCollectiveSchedule(
+  ctx: Pick<UseCaseContext, 'db' | 'scheduleCache'>,
+  reads: FastReads,
+  topic: MeetingTopic,
+  rules: SlotRules,
+  username: string | undefined,
+  timezone: string,
+  range: { from: string; to: string },
+  now: number,
+  exclude: ExcludedMeeting | undefined,
+): Promise<Schedule> {
+  // A host's view found the topic with that host only: the intersection needs all of them.
+  if (username !== undefined) findTopicHost(topic, username, '/username');
+  const full = username === undefined ? topic : await reads.findTopic(topic.accountUuid, topic.uuid);
+  if (!full) throw new NotFoundError('meeting topic');
+  const hosts = full.hosts;
+  const loaded = await preloadCalendars(ctx, reads, hosts, rules, timezone, range, now, exclude);
+  const entries = await Promise.all(hosts.map((host) => findHostEntry(ctx, loaded, host, rules, timezone, range, now, exclude)));
+  const named = username ?? hosts[0]?.username ?? '';
+  const parts: unknown[] = ['collective', rules, hosts.map((host) => host.uuid), named, canonicalTimeZone(timezone) ?? timezone, range.from, range.to];
+  if (exclude) parts.push(`without ${exclude.uuid} at ${exclude.start}`);
+  const key = JSON.stringify(parts);
+  // Kept while every host's entry is the same object: an entry recomputed for a new calendar version re-intersects.
+  let merged = ctx.scheduleCache.get(key) as (CachedSchedule & { entries: HostEntry[] }) | undefined;
+  if (!merged || merged.entries.length !== entries.length || merged.entries.some((entry, i) => entry !== entries[i])) {
+    const dates = datesOf(range);
+    const days = intersectHostDays(entries, named, dates);
+    const { firstStart, lastStart } = startBounds(days);
+    merged = {
+      entries,
+      calendarVersion: -1,
+      computedFor: entries[0]?.computedFor ?? now,
+      readAt: now,
+      validUntil: Math.min(Infinity, ...entries.map((entry) => entry.validUntil)),
+      days,
+      firstStart,
+      lastStart,
+    };
+    ctx.scheduleCache.set(key, merged);
+  }
+  const earliest = now + rules.minimumNoticeMinutes * MINUTE_MS;
+  const latest = now + rules.bookingWindowDays * DAY_MS;
+  const untrimmed = merged.firstStart === null || (merged.firstStart >= earliest && merged.lastStart! <= latest);
+  const ready = entries.map((entry) => placesReadyOf(full.places, entry.placeFacts, full.placeDetails));
+  const placesReady = Object.fromEntries(hosts.map((host, i) => [host.username, ready[i]!]));
+  const cached = merged.response as Schedule | undefined;
+  if (untrimmed && cached && cached.timezone === timezone && hosts.every((host, i) => samePlaces(cached.placesReady[host.username] ?? [], ready[i]!))) return cached;
+  const schedule: Schedule = {
+    username: username ?? null,
+    meetingTopic: topic.uuid,
+    team: topic.teamUuid,
+    timezone,
+    durationMinutes: topic.durationMinutes,
+    from: range.from,
+    to: range.to,
+    days: untrimmed ? merged.days : trimDays(merged.days, earliest, latest),
+    placesReady,
+  };
+  if (untrimmed) merged.response = schedule;
+  return schedule;
+}
+
+function datesOf(range: { from: string; to: string }): string[] {
+  const dates: string[] = [];
+  for (let day = Date.parse(`${range.from}T00:00:00Z`); day <= Date.parse(`${range.to}T00:00:00Z`); day += DAY_MS) dates.push(new Date(day).toISOString().slice(0, 10));
+  return dates;
 }
 
 function trimDays(days: DaySlots[], earliest: number, latest: number): DaySlots[] {

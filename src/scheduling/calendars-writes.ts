@@ -1,7 +1,7 @@
 import { describeCalendarFailure } from '../calendars/remote-calendar.js';
 import { meetingEventUid, renderMeetingEvent } from '../calendars/meeting-event.js';
 import { providerOfPlace } from '../domain/integrations.js';
-import { statusAt, type Meeting } from '../domain/meeting.js';
+import { meetingHostUuids, statusAt, type Meeting } from '../domain/meeting.js';
 import type { DbOrTrx } from '../db/database.js';
 import { findConnectionOfUser } from '../db/repositories/connections.js';
 import { deleteEventCopy, findCalendarWithAccess, hasEventCopy, recordCalendarWriteError, saveEventCopy } from '../db/repositories/calendars.js';
@@ -52,7 +52,7 @@ export function createCalendarWriteHandler(ctx: Pick<UseCaseContext, 'config' | 
         const belongs =
           meeting !== undefined &&
           found.calendar.writeMeetings &&
-          meeting.hostUuid === found.calendar.userUuid &&
+          meetingHostUuids(meeting).includes(found.calendar.userUuid) &&
           statusAt(meeting, now) === 'confirmed' &&
           !(await roomIsTheCopy(ctx.db, meeting, found.access.connectionUuid ?? null));
         if (!belongs && !(await hasEventCopy(ctx.db, calendarUuid, meetingUuid))) return;

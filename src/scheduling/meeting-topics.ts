@@ -2,6 +2,7 @@ import { ForbiddenError, NotFoundError, ValidationError, type FieldError } from 
 import { missingReminderSettings } from './reminders.js';
 import { validateReminders } from '../domain/reminders.js';
 import {
+  checkAssignment,
   checkHostWeights,
   resolveTopicSettings,
   validateTopicSettings,
@@ -58,6 +59,7 @@ export async function createMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db' 
         hosts.map((host) => host.username),
       ),
     );
+    errors.push(...checkAssignment(settings, teamUuid));
     if (errors.length > 0) throw new ValidationError(errors);
     const topic: MeetingTopic = {
       ...settings,
@@ -131,6 +133,7 @@ export async function updateMeetingTopic(
         hosts.map((host) => host.username),
       ),
     );
+    errors.push(...checkAssignment(settings, current.teamUuid));
     if (errors.length > 0) throw new ValidationError(errors);
     const topic: MeetingTopic = { ...current, ...settings, hosts, allTeamMembers, updatedAt: now };
     await updateTopic(trx, topic);

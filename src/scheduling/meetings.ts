@@ -1,5 +1,5 @@
 import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
-import { meetingAt, statusAt, type Meeting, type MeetingStatus, type NoShow } from '../domain/meeting.js';
+import { meetingAt, meetingHostUuids, statusAt, type Meeting, type MeetingStatus, type NoShow } from '../domain/meeting.js';
 import type { DbOrTrx } from '../db/database.js';
 import { bumpCalendarVersions } from '../db/repositories/busy-time.js';
 import { deleteIdempotentResponsesBefore } from '../db/repositories/idempotency.js';
@@ -101,7 +101,7 @@ export async function cancelMeeting(
     const cancelReason = reason?.trim() || null;
     if (!(await markMeetingCancelled(trx, meeting.uuid, now, cancelReason))) return { ...meeting, status: previousStatus };
     const cancelled: Meeting = { ...meeting, status: 'cancelled', cancelledAt: now, cancelReason, updatedAt: now, sequence: meeting.sequence + 1 };
-    await bumpCalendarVersions(trx, [meeting.hostUuid]);
+    await bumpCalendarVersions(trx, meetingHostUuids(meeting));
     const data: MeetingEventData = { meeting: cancelled, previousStatus };
     await recordEvents(trx, [{ accountUuid: meeting.accountUuid, type: 'meeting.cancelled', subjectUuid: meeting.uuid, data: { ...data } }], now);
     // A paid, confirmed meeting gets its share of the payment back unless the caller says not to.
@@ -116,7 +116,8 @@ export async function requireMeetingManager(db: DbOrTrx, principal: MeetingActor
     if (principal.participantOf === meeting.uuid) return;
     throw new ForbiddenError('The manage link is for another meeting');
   }
-  if (principal.userUuid === meeting.hostUuid || principal.keyUuid === meeting.bookedByKeyUuid) return;
+  // Any host a collective meeting holds is its host too.
+  if (meetingHostUuids(meeting).includes(principal.userUuid) || principal.keyUuid === meeting.bookedByKeyUuid) return;
   if (meeting.teamUuid !== null && (await isAdminOfTeam(db, meeting.teamUuid, principal.userUuid))) return;
   if ((await findUserIdsManagedBy(db, principal.userUuid)).has(meeting.hostUuid)) return;
   throw new ForbiddenError("Only the meeting's host, an admin of its team or of the host's teams, or the key that booked it may do this");

@@ -221,7 +221,14 @@ export async function scheduleForToken(
   const topic = await reads.findTopic(meeting.accountUuid, meeting.topicUuid);
   if (!topic) throw new NotFoundError('meeting topic');
   const username = topic.teamUuid === null ? meeting.hostUsername : undefined;
-  const exclude = { uuid: meeting.uuid, hostUuid: meeting.hostUuid, topicUuid: meeting.topicUuid, start: meeting.start, end: meeting.end };
+  const exclude = {
+    uuid: meeting.uuid,
+    hostUuid: meeting.hostUuid,
+    coHostUuids: (meeting.coHosts ?? []).map((host) => host.uuid),
+    topicUuid: meeting.topicUuid,
+    start: meeting.start,
+    end: meeting.end,
+  };
   const blocking = meeting.status === 'confirmed' || meeting.status === 'pending_payment';
   return computeTopicSchedule(ctx, reads, topic, username, input.timezone, resolveScheduleRange(rangeInput), now, blocking ? exclude : undefined);
 }

@@ -106,7 +106,21 @@ export function createReminderSender(ctx: ReminderContext): JobHandler {
       if (reminderFate(now, meeting.start) === 'late') return finish('skipped', `picked up at ${toIso(now)}, not before the meeting's start: not sent late`);
       const facts = await reminderFacts(ctx, meeting, payload.to);
       if (!facts) return finish('skipped', 'the host or the topic no longer exists');
-      if (payload.channel === 'email') return finish('sent', null, [{ uuid: newId(now), kind: EMAIL_JOB_KIND, payload: reminderNotice(facts) }]);
+      if (payload.channel === 'email') {
+        // A host reminder of a collective meeting goes to every host it holds, each in their own zone.
+        const coHosts = facts.recipient === 'host' ? await Promise.all((meeting.coHosts ?? []).map((host) => findUser(ctx.db, meeting.accountUuid, host.uuid))) : [];
+        const notices = [
+          facts,
+          ...coHosts
+            .filter((host) => host !== undefined)
+            .map((host) => ({ ...facts, to: { name: `${host.firstName} ${host.lastName}`, email: host.email }, timezone: host.timezone })),
+        ];
+        return finish(
+          'sent',
+          null,
+          notices.map((notice) => ({ uuid: newId(now), kind: EMAIL_JOB_KIND, payload: reminderNotice(notice) })),
+        );
+      }
       // Hosts have no phone number in termin: a host's SMS reminder, like one of a meeting booked without a phone, has nobody to go to.
       const phone = payload.to === 'participant' ? meeting.participant.phone : null;
       if (phone === null || phone.trim() === '') return finish('skipped', 'no phone number');

@@ -1,6 +1,6 @@
 import { NotFoundError, SlotUnavailableError, ValidationError } from '../domain/errors.js';
 import { findTopicHost, type MeetingTopic } from '../domain/meeting-topic.js';
-import { statusAt, type Meeting, type MeetingStatus } from '../domain/meeting.js';
+import { meetingHostUuids, meetingHosts, statusAt, type Meeting, type MeetingStatus } from '../domain/meeting.js';
 import { isSeatAvailable } from '../domain/seats.js';
 import { createKyselyReads } from '../db/fast-reads.js';
 import { bumpCalendarVersions } from '../db/repositories/busy-time.js';
@@ -57,8 +57,13 @@ export async function rescheduleMeeting(
     await requireMeetingManager(trx, actor, found);
     const topic = await findTopic(trx, found.accountUuid, found.topicUuid);
     if (!topic) throw new NotFoundError('meeting topic (it was deleted, so its meetings cannot move)');
-    const target = findTopicHost(topic, input.username ?? found.hostUsername, '/username');
-    const locked = [...new Set([found.hostUuid, target.uuid])].sort();
+    // A collective meeting moves with all its hosts: `username` may name any of them, and its named host stays.
+    const collective = (found.coHosts ?? []).length > 0;
+    if (collective && input.username !== undefined && !meetingHosts(found).some((host) => host.username === input.username)) {
+      throw new NotFoundError(`host "${input.username}" of this meeting (/username)`);
+    }
+    const target = collective ? { uuid: found.hostUuid, username: found.hostUsername } : findTopicHost(topic, input.username ?? found.hostUsername, '/username');
+    const locked = [...new Set([...meetingHostUuids(found), target.uuid])].sort();
     for (const hostUuid of locked) await lockHost(trx, hostUuid);
 
     const meeting = (await findMeeting(trx, actor.accountUuid, meetingUuid))!;
@@ -74,9 +79,13 @@ export async function rescheduleMeeting(
     const rules = slotRulesOf(topic);
     const end = start + topic.durationMinutes * 60_000;
     const span = bookingCalendarSpan(rules, start, end);
-    const loaded = await loadHostCalendar(createKyselyReads(trx), target, rules, span.from, span.to, now);
-    const calendar = target.uuid === meeting.hostUuid ? withoutMeeting(loaded, meeting) : loaded;
-    if (!isSeatAvailable(calendar, rules, now, start)) throw new SlotUnavailableError([{ path: '/start', message: 'is not an available slot' }]);
+    // Every host the meeting holds at its new time (one, or all of a collective meeting's), each without the meeting itself.
+    const holders = collective ? meetingHosts(meeting) : [target];
+    for (const holder of holders) {
+      const loaded = await loadHostCalendar(createKyselyReads(trx), holder, rules, span.from, span.to, now);
+      const calendar = holder.uuid === meeting.hostUuid || collective ? withoutMeeting(loaded, meeting) : loaded;
+      if (!isSeatAvailable(calendar, rules, now, start)) throw new SlotUnavailableError([{ path: '/start', message: 'is not an available slot' }]);
+    }
 
     // Another host: where it happens is resolved again (their own room first); the same host keeps it.
     const location = target.uuid === meeting.hostUuid ? meeting.location : (await resolveLocations(trx, topic, meeting.place, [target.uuid], meeting.participant.phone))[0]!;

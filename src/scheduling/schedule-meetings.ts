@@ -3,7 +3,7 @@ import { DiscountInvalidError, IdempotencyKeyReusedError, NotFoundError, SlotUna
 import { discountRefusal, normalizeDiscountCode, type DiscountCode } from '../domain/discount.js';
 import { cleanFormAnswers } from '../domain/form.js';
 import { resolveLocation, type MeetingLocation, type PlaceDetails } from '../domain/place-details.js';
-import { checkTopicTeam, findTopicHost, isPaidTopic, type MeetingTopic, type Money, type TopicHost } from '../domain/meeting-topic.js';
+import { checkTopicTeam, findTopicHost, isCollective, isPaidTopic, type MeetingTopic, type Money, type TopicHost } from '../domain/meeting-topic.js';
 import { PAYMENT_HOLD_MS, approvalDeadline, basePrice, collectInvoice, findOverlappingDates, validateBookingAgainstTopic, type Lang, type Meeting } from '../domain/meeting.js';
 import { priceBooking } from '../domain/pricing.js';
 import { participantLocale } from '../domain/formats.js';
@@ -15,7 +15,7 @@ import type { DbOrTrx } from '../db/database.js';
 import { createKyselyReads, type FastReads } from '../db/fast-reads.js';
 import { findDiscountByCode, useDiscountCode } from '../db/repositories/discount-codes.js';
 import { claimIdempotencyKey, completeIdempotencyKey, deleteIdempotentResponse, findIdempotentResponse } from '../db/repositories/idempotency.js';
-import { findAccountAndTopic } from '../db/repositories/meeting-topics.js';
+import { findAccountAndTopic, findTopic } from '../db/repositories/meeting-topics.js';
 import { insertMeetings, lockTopicHosts, type LockedHost } from '../db/repositories/meetings.js';
 import { insertPayment } from '../db/repositories/payments.js';
 import { inTransaction } from '../db/transaction.js';
@@ -137,8 +137,10 @@ interface BookingPlan {
   topic: MeetingTopic;
   /** The host of each date, in the order of `dates`. */
   hosts: TopicHost[];
-  /** The hosts' rows as locked, by uuid. */
+  /** The hosts' rows as locked, by uuid (a collective topic's: every host, in the topic's order). */
   locked: Map<string, LockedHost>;
+  /** Each meeting holds every host of the topic (see isCollective). */
+  collective: boolean;
   paid: boolean;
   priceVariantUuid: string | null;
   discount: DiscountCode | null;
@@ -160,7 +162,9 @@ async function planBooking(
   if (!found.topic) throw new NotFoundError('meeting topic');
   checkTopicTeam(found.topic, input.team);
   // The named hosts are found as they are locked: whoever is a host under the lock books.
-  const locked = await lockTopicHosts(trx, found.topic.uuid, [...new Set(input.dates.map((date) => date.username))]);
+  // A collective topic's meetings hold every host: all are locked, whichever the dates name.
+  const collective = isCollective(found.topic);
+  const locked = collective ? await lockEveryTopicHost(trx, found.topic) : await lockTopicHosts(trx, found.topic.uuid, [...new Set(input.dates.map((date) => date.username))]);
   const topic = { ...found.topic, hosts: locked.map(({ uuid, username }) => ({ uuid, username })) };
   const hosts = input.dates.map((date, index) => findTopicHost(topic, date.username, `/dates/${index}/username`));
   const paid = isPaidTopic(topic);
@@ -169,14 +173,32 @@ async function planBooking(
   // Only a gateway the account enabled and configured can take the money.
   const refusal = paid && input.gateway !== undefined ? await gatewayRefusal(trx, account.uuid, input.gateway, secretKey) : null;
   if (refusal !== null) errors.push({ path: '/gateway', message: refusal });
-  errors.push(...findOverlappingDates(starts.map((start, i) => ({ start, end: meetingEnd(topic, start), host: hosts[i]!.uuid }))));
+  // A collective booking's dates all hold the same hosts, whichever one each names.
+  errors.push(...findOverlappingDates(starts.map((start, i) => ({ start, end: meetingEnd(topic, start), host: collective ? topic.uuid : hosts[i]!.uuid }))));
   if (errors.length > 0) throw new ValidationError(errors);
   const priceVariantUuid = input.priceVariant ?? null;
   if (priceVariantUuid !== null && !topic.priceVariants.some((variant) => variant.uuid === priceVariantUuid)) {
     throw new NotFoundError('price variant of this meeting topic');
   }
   const discount = input.discount === undefined ? null : await findUsableDiscount(trx, account.uuid, input.discount, now, paid ? basePrice(topic, priceVariantUuid) : null);
-  return { account, topic, hosts, locked: new Map(locked.map((host) => [host.uuid, host])), paid, priceVariantUuid, discount };
+  return { account, topic, hosts, locked: new Map(locked.map((host) => [host.uuid, host])), collective, paid, priceVariantUuid, discount };
+}
+
+/**
+ * A collective booking's locks: every active host of the topic, one at a time in uuid order,
+ * the order every locker of several hosts keeps (a reschedule, a payment's settlement), so
+ * two collective bookings, or one and a booking of any single one of its hosts, never wait
+ * on each other in a cycle. Returned in the topic's order (the meeting lists its hosts so).
+ */
+async function lockEveryTopicHost(trx: DbOrTrx, topic: MeetingTopic): Promise<LockedHost[]> {
+  const hosts = (await findTopic(trx, topic.accountUuid, topic.uuid))?.hosts ?? [];
+  const byUuid = new Map<string, LockedHost>();
+  for (const host of [...hosts].sort((a, b) => (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0))) {
+    // Locked by username as any booking locks a host: one deactivated meanwhile is no longer found.
+    const [locked] = await lockTopicHosts(trx, topic.uuid, [host.username]);
+    if (locked) byUuid.set(locked.uuid, locked);
+  }
+  return hosts.map((host) => byUuid.get(host.uuid)).filter((host): host is LockedHost => host !== undefined);
 }
 
 /**
@@ -198,13 +220,14 @@ async function checkDatesUnderLock(trx: DbOrTrx, plan: BookingPlan, starts: numb
   }
   const unavailable: FieldError[] = [];
   starts.forEach((start, index) => {
-    const calendar = calendars.get(plan.hosts[index]!.uuid)!;
+    // A collective date needs every host free; any other, the host it names.
+    const holders = plan.collective ? [...calendars.values()] : [calendars.get(plan.hosts[index]!.uuid)!];
     // With seats, a start some participants already hold is bookable until it is full.
-    if (!isSeatAvailable(calendar, rules, now, start)) {
+    if (!holders.every((calendar) => isSeatAvailable(calendar, rules, now, start))) {
       unavailable.push({ path: `/dates/${index}`, message: 'is not an available slot' });
       return;
     }
-    calendar.busy.push(asBusy(plan.topic, start));
+    for (const calendar of holders) calendar.busy.push(asBusy(plan.topic, start));
   });
   if (unavailable.length > 0) throw new SlotUnavailableError(unavailable);
   return placeDetails;
@@ -225,6 +248,8 @@ function buildBooking(plan: BookingPlan, input: ScheduleInput, starts: number[],
     teamUuid: topic.teamUuid,
     hostUuid: hosts[index]!.uuid,
     hostUsername: hosts[index]!.username,
+    // A collective meeting holds every other host too, in the topic's order.
+    ...(plan.collective ? { coHosts: topic.hosts.filter((host) => host.uuid !== hosts[index]!.uuid).map(({ uuid, username }) => ({ uuid, username })) } : {}),
     bookingUuid,
     start,
     end: meetingEnd(topic, start),

@@ -190,6 +190,41 @@ describe.runIf(HAS_RADICALE)('meetings written into a CalDAV calendar (Radicale)
         expect(theirs.status).toBe(200);
         expect(await theirs.text()).toContain('DTSTART:20270305T100000Z');
       });
+
+      it("writes a collective meeting into every host's calendar, and removes it from each on cancel", async () => {
+        // The team is the owner and Carl (the test before): both calendars take meetings.
+        const members = (await call(t.app, acme.apiKey, 'GET', `/api/v1/teams/${acme.team.uuid}/users`)).json().users as { username: string }[];
+        const carl = members.find((member) => member.username !== acme.owner.username)!;
+        const panel = (
+          await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Panel', durationMinutes: 30, team: acme.team.uuid, places: ['zoom'], assignment: 'collective' })
+        ).json();
+        const booked = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
+          dates: [{ start: '2027-03-08T09:00:00.000Z', username: carl.username }],
+          email: 'jan@example.com',
+          lang: 'en',
+          name: 'Jan Kowalski',
+          place: 'zoom',
+          meetingTopic: panel.uuid,
+          team: acme.team.uuid,
+          timezone: 'Europe/Warsaw',
+        });
+        expect(booked.statusCode, booked.body).toBe(201);
+        const meetingUuid = booked.json().meetings[0].uuid as string;
+        const carls = async () =>
+          (
+            await fetch(`${radicale.baseUrl}${radicale.username}/carl-${dialect}/${meetingUuid}@termin.ics`, {
+              headers: { authorization: `Basic ${Buffer.from(`${radicale.username}:${radicale.password}`).toString('base64')}` },
+            })
+          ).status;
+        await jobs.runOnce();
+        // The owner is not the host the date named, yet holds the meeting: it is in their calendar too.
+        expect(await stored(meetingUuid)).toMatchObject({ start: '2027-03-08T09:00:00.000Z', summary: 'Panel: Jan Kowalski' });
+        expect(await carls()).toBe(200);
+        expect((await call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${meetingUuid}/cancel`, {})).statusCode).toBe(200);
+        await jobs.runOnce();
+        expect(await stored(meetingUuid)).toBeNull();
+        expect(await carls()).toBe(404);
+      });
     });
   }
 });

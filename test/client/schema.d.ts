@@ -740,6 +740,11 @@ export interface components {
       hostWeights: {
         [key: string]: number;
       };
+      /**
+       * @description `round-robin`: each meeting has one host; `collective` (team topics): each meeting holds every host.
+       * @enum {string}
+       */
+      assignment: "round-robin" | "collective";
       /** @description Reminders before each confirmed meeting. */
       reminders: ({
           /** @description How long before the start it goes out: 1 minute to 14 days (20160). An absolute interval: a DST change in between does not move it. */
@@ -901,6 +906,8 @@ export interface components {
       team: string | null;
       /** @description The host's username. */
       username: string;
+      /** @description Everyone the meeting holds, by username, `username` first: that host alone, or for a collective team topic every host of the topic (each holds the time and gets the invitation). */
+      hosts: string[];
       /**
        * Format: date-time
        * @description An ISO 8601 UTC instant with milliseconds.
@@ -3761,6 +3768,11 @@ export interface operations {
           hostWeights?: {
             [key: string]: number;
           };
+          /**
+           * @description Team topics: who holds each meeting. `round-robin` (default): one free host, chosen as `hostWeights` say. `collective`: every host of the topic; a slot is offered (in the team view and in each host's view) only when all of them are free, by their own hours for the topic, meetings, buffers, calendars and limits; `POST /schedule` may name any one host in `dates`, and the meeting holds them all (`hosts` in its record), each getting the invitation, its updates and its cancellation, and each host's calendars that take meetings get it. An individual topic cannot be collective, nor can a topic with more than one seat (400).
+           * @enum {string}
+           */
+          assignment?: "round-robin" | "collective";
           /** @description Reminders of each confirmed meeting, at most 5: each is sent once, `minutesBefore` before the start (not for a meeting confirmed later than that), moved by a reschedule, dropped by a cancel. One found due only from the start on (the server was down) is skipped, never sent late. The invitation's calendar entry carries an alarm for the reader's earliest reminder. Each sent one is the webhook event `meeting.reminder_sent`. Default []. */
           reminders?: ({
               /** @description How long before the start it goes out: 1 minute to 14 days (20160). An absolute interval: a DST change in between does not move it. */
@@ -4393,6 +4405,11 @@ export interface operations {
           hostWeights?: {
             [key: string]: number;
           };
+          /**
+           * @description Team topics: who holds each meeting. `round-robin` (default): one free host, chosen as `hostWeights` say. `collective`: every host of the topic; a slot is offered (in the team view and in each host's view) only when all of them are free, by their own hours for the topic, meetings, buffers, calendars and limits; `POST /schedule` may name any one host in `dates`, and the meeting holds them all (`hosts` in its record), each getting the invitation, its updates and its cancellation, and each host's calendars that take meetings get it. An individual topic cannot be collective, nor can a topic with more than one seat (400).
+           * @enum {string}
+           */
+          assignment?: "round-robin" | "collective";
           /** @description Reminders of each confirmed meeting, at most 5: each is sent once, `minutesBefore` before the start (not for a meeting confirmed later than that), moved by a reschedule, dropped by a cancel. One found due only from the start on (the server was down) is skipped, never sent late. The invitation's calendar entry carries an alarm for the reader's earliest reminder. Each sent one is the webhook event `meeting.reminder_sent`. Default []. */
           reminders?: ({
               /** @description How long before the start it goes out: 1 minute to 14 days (20160). An absolute interval: a DST change in between does not move it. */
@@ -14710,6 +14727,8 @@ export interface operations {
               team: string | null;
               /** @description The host's username. */
               username: string;
+              /** @description Everyone the meeting holds, by username, `username` first: that host alone, or for a collective team topic every host of the topic (each holds the time and gets the invitation). */
+              hosts: string[];
               /**
                * Format: date-time
                * @description An ISO 8601 UTC instant with milliseconds.
@@ -14954,6 +14973,8 @@ export interface operations {
             team: string | null;
             /** @description The host's username. */
             username: string;
+            /** @description Everyone the meeting holds, by username, `username` first: that host alone, or for a collective team topic every host of the topic (each holds the time and gets the invitation). */
+            hosts: string[];
             /**
              * Format: date-time
              * @description An ISO 8601 UTC instant with milliseconds.
@@ -15225,6 +15246,8 @@ export interface operations {
             team: string | null;
             /** @description The host's username. */
             username: string;
+            /** @description Everyone the meeting holds, by username, `username` first: that host alone, or for a collective team topic every host of the topic (each holds the time and gets the invitation). */
+            hosts: string[];
             /**
              * Format: date-time
              * @description An ISO 8601 UTC instant with milliseconds.

@@ -203,6 +203,50 @@ describe('prepared SQLite reads agree with the repository queries', () => {
     expect(await prepared.findHostLimits(users.Bea!.uuid)).toEqual({ timezone: 'Europe/Warsaw', daily: 2, weekly: 7 });
     expect(await prepared.findHostLimits(users.Anna!.uuid)).toEqual({ timezone: 'Europe/Warsaw', daily: null, weekly: null });
   });
+
+  it("load a collective meeting into each co-host's busy time, on both paths, until it is cancelled", async () => {
+    const topic = (
+      await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
+        name: 'Panel',
+        durationMinutes: 30,
+        places: ['zoom'],
+        team: acme.team.uuid,
+        assignment: 'collective',
+        bufferAfterMinutes: 15,
+      })
+    ).json().uuid as string;
+    const booked = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
+      dates: [{ start: '2027-01-12T09:00:00.000Z', username: acme.owner.username }],
+      email: 'p@example.com',
+      lang: 'en',
+      name: 'P',
+      place: 'zoom',
+      meetingTopic: topic,
+      team: acme.team.uuid,
+      timezone: 'UTC',
+    });
+    expect(booked.statusCode).toBe(201);
+    const from = Date.parse('2027-01-11T00:00:00.000Z');
+    const to = Date.parse('2027-01-18T00:00:00.000Z');
+    const now = Date.parse('2027-01-04T06:00:00.000Z');
+    const expected = [
+      {
+        start: Date.parse('2027-01-12T09:00:00.000Z'),
+        end: Date.parse('2027-01-12T09:30:00.000Z'),
+        topicUuid: topic,
+        holdExpiresAt: null,
+        bufferBeforeMinutes: 0,
+        bufferAfterMinutes: 15,
+      },
+    ];
+    for (const reads of [prepared, kysely]) {
+      for (const host of [users.Anna!.uuid, users.Bea!.uuid, acme.owner.uuid]) expect(await reads.findBusySpans(host, from, to, now)).toEqual(expected);
+      const batch = await reads.findBusySpansOfHosts([users.Anna!.uuid, users.Bea!.uuid], from, to, now);
+      expect(batch.get(users.Bea!.uuid)).toEqual(expected);
+    }
+    await call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${booked.json().meetings[0].uuid}/cancel`);
+    for (const reads of [prepared, kysely]) expect(await reads.findBusySpans(users.Bea!.uuid, from, to, now)).toEqual([]);
+  });
 });
 
 /**

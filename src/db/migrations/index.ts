@@ -24,6 +24,7 @@ import * as seatsAndWeights from './0025-seats-and-weights.js';
 import * as calendarSyncTokens from './0026-calendar-sync-tokens.js';
 import * as appSessions from './0027-app-sessions.js';
 import * as participantLocale from './0029-participant-locale.js';
+import * as collectiveTopics from './0030-collective-topics.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '0026-calendar-sync-tokens': calendarSyncTokens,
   '0027-app-sessions': appSessions,
   '0029-participant-locale': participantLocale,
+  '0030-collective-topics': collectiveTopics,
 };

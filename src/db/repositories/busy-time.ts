@@ -8,7 +8,8 @@ import type { DbOrTrx } from '../database.js';
 import { EXTERNAL_BUSY_PREFIX } from '../../domain/period-limits.js';
 
 /**
- * Everything that blocks a host between two instants: their meetings that hold time
+ * Everything that blocks a host between two instants: their meetings (their own, and the
+ * collective ones they hold as a co-host) that hold time
  * (confirmed, or awaiting payment with the hold still running at `now`) starting in
  * [from, to), with their topics' buffers, then the busy time synced from their remote
  * calendars overlapping [from, to) (it may start long before: an all-week event). One
@@ -61,6 +62,27 @@ function busySpansQuery(db: DbOrTrx, hosts: { one: string } | { any: string[] },
     .where((eb) =>
       eb.or([eb('meetings.status', '=', 'confirmed'), eb.and([eb('meetings.status', 'in', ['pending_payment', 'pending_approval']), eb('meetings.hold_expires_at', '>', now)])]),
     );
+  // The collective meetings the host holds beside the host their date named (0030).
+  const coHosted = db
+    .selectFrom('meeting_co_hosts')
+    .innerJoin('meetings', 'meetings.id', 'meeting_co_hosts.meeting_id')
+    .innerJoin('meeting_topics', 'meeting_topics.id', 'meetings.topic_id')
+    .select([
+      'meeting_co_hosts.user_id as host',
+      sql<number>`0`.as('source'),
+      'meetings.starts_at as start',
+      'meetings.ends_at as end',
+      'meetings.topic_id as topicUuid',
+      'meetings.hold_expires_at as holdExpiresAt',
+      'meeting_topics.buffer_before_minutes as bufferBeforeMinutes',
+      'meeting_topics.buffer_after_minutes as bufferAfterMinutes',
+    ])
+    .where((eb) => ('one' in hosts ? eb('meeting_co_hosts.user_id', '=', hosts.one) : eb('meeting_co_hosts.user_id', 'in', hosts.any)))
+    .where('meeting_co_hosts.starts_at', '>=', from)
+    .where('meeting_co_hosts.starts_at', '<', to)
+    .where((eb) =>
+      eb.or([eb('meetings.status', '=', 'confirmed'), eb.and([eb('meetings.status', 'in', ['pending_payment', 'pending_approval']), eb('meetings.hold_expires_at', '>', now)])]),
+    );
   const external = db
     .selectFrom('external_busy')
     .select([
@@ -76,7 +98,7 @@ function busySpansQuery(db: DbOrTrx, hosts: { one: string } | { any: string[] },
     .where((eb) => ('one' in hosts ? eb('host_user_id', '=', hosts.one) : eb('host_user_id', 'in', hosts.any)))
     .where('starts_at', '<', to)
     .where('ends_at', '>', from);
-  return meetings.unionAll(external).orderBy('host').orderBy('source').orderBy('start');
+  return meetings.unionAll(coHosted).unionAll(external).orderBy('host').orderBy('source').orderBy('start');
 }
 
 function toBusyMeeting({

@@ -242,15 +242,21 @@ export async function deleteCalendarSpans(db: DbOrTrx, calendarUuid: string): Pr
 }
 
 /**
- * The calendars a meeting's change must reach: the calendars of `hostUuid` that take meetings
+ * The calendars a meeting's change must reach: the calendars of `hostUuids` (its host, or every
+ * host of a collective meeting) that take meetings
  * (`write_meetings`, which only a writable kind can have; when the meeting belongs there now),
  * and every calendar it was written into.
  */
-export async function findCalendarWriteTargets(db: DbOrTrx, meetingUuid: string, hostUuid: string | null): Promise<string[]> {
+export async function findCalendarWriteTargets(db: DbOrTrx, meetingUuid: string, hostUuids: readonly string[]): Promise<string[]> {
   const copies = await db.selectFrom('calendar_event_copies').select('calendar_id').where('meeting_id', '=', meetingUuid).execute();
   const targets = new Set(copies.map((row) => row.calendar_id));
-  if (hostUuid !== null) {
-    const own = await db.selectFrom('calendars').select('id').where('user_id', '=', hostUuid).where('write_meetings', '=', 1).execute();
+  if (hostUuids.length > 0) {
+    const own = await db
+      .selectFrom('calendars')
+      .select('id')
+      .where('user_id', 'in', [...hostUuids])
+      .where('write_meetings', '=', 1)
+      .execute();
     for (const row of own) targets.add(row.id);
   }
   return [...targets].sort();

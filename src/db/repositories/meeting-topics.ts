@@ -39,6 +39,8 @@ export function topicRowToTopic(row: MeetingTopicRow, hosts: TopicHost[]): Meeti
     approvalDeadlineHours: row.approval_deadline_hours,
     seats: row.seats,
     hostWeights: JSON.parse(row.host_weights) as Record<string, number>,
+    // Topics stored before 0030 were all round-robin.
+    assignment: row.assignment === 'collective' ? 'collective' : 'round-robin',
     reminders: parseStoredReminders(row.reminders),
     hosts,
     allTeamMembers: row.all_team_members === 1,
@@ -79,6 +81,7 @@ function topicToRow(topic: MeetingTopic) {
     approval_deadline_hours: topic.approvalDeadlineHours,
     seats: topic.seats,
     host_weights: JSON.stringify(topic.hostWeights),
+    assignment: topic.assignment,
     reminders: JSON.stringify(topic.reminders),
     all_team_members: topic.allTeamMembers ? 1 : 0,
     created_at: topic.createdAt,

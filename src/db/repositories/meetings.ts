@@ -1,11 +1,43 @@
 import type { Place } from '../../domain/account.js';
-import type { Invoice, Lang, Meeting, MeetingStatus, NoShow } from '../../domain/meeting.js';
+import type { Invoice, Lang, Meeting, MeetingHost, MeetingStatus, NoShow } from '../../domain/meeting.js';
 import { locationWithoutDetails, type MeetingLocation } from '../../domain/place-details.js';
 import type { HostLimits } from '../../domain/period-limits.js';
 import { compileOnce } from '../compiled-query.js';
 import type { DbOrTrx, MeetingRow } from '../database.js';
 
 type MeetingRowWithHost = MeetingRow & { host_username: string };
+
+/**
+ * Rows into meetings, with a collective meeting's co-hosts read in one more statement (only
+ * when a row is collective: every other read stays one statement).
+ */
+async function rowsToMeetings(db: DbOrTrx, rows: MeetingRowWithHost[]): Promise<Meeting[]> {
+  const collective = rows.filter((row) => row.collective === 1).map((row) => row.id);
+  const coHosts = collective.length === 0 ? new Map<string, MeetingHost[]>() : await findCoHosts(db, collective);
+  return rows.map((row) => {
+    const meeting = meetingRowToMeeting(row);
+    const hosts = coHosts.get(row.id);
+    return hosts ? { ...meeting, coHosts: hosts } : meeting;
+  });
+}
+
+async function findCoHosts(db: DbOrTrx, meetingUuids: readonly string[]): Promise<Map<string, MeetingHost[]>> {
+  const rows = await db
+    .selectFrom('meeting_co_hosts')
+    .innerJoin('users', 'users.id', 'meeting_co_hosts.user_id')
+    .select(['meeting_co_hosts.meeting_id as meetingUuid', 'users.id as uuid', 'users.username as username'])
+    .where('meeting_co_hosts.meeting_id', 'in', [...meetingUuids])
+    .orderBy('meeting_co_hosts.meeting_id')
+    .orderBy('meeting_co_hosts.position')
+    .execute();
+  const byMeeting = new Map<string, MeetingHost[]>();
+  for (const row of rows) {
+    const hosts = byMeeting.get(row.meetingUuid) ?? [];
+    hosts.push({ uuid: row.uuid, username: row.username });
+    byMeeting.set(row.meetingUuid, hosts);
+  }
+  return byMeeting;
+}
 
 function meetingRowToMeeting(row: MeetingRowWithHost): Meeting {
   return {
@@ -53,6 +85,11 @@ export async function insertMeetings(db: DbOrTrx, meetings: Meeting[]): Promise<
   // Most bookings are of one date: that statement is compiled once.
   if (meetings.length === 1) await insertMeetingRow(db, meetingToRow(meetings[0]!));
   else await db.insertInto('meetings').values(meetings.map(meetingToRow)).execute();
+  // A collective meeting blocks each co-host through these rows (see busy-time.ts).
+  const coHosts = meetings.flatMap((meeting) =>
+    (meeting.coHosts ?? []).map((host, position) => ({ meeting_id: meeting.uuid, user_id: host.uuid, position, starts_at: meeting.start })),
+  );
+  if (coHosts.length > 0) await db.insertInto('meeting_co_hosts').values(coHosts).execute();
 }
 
 const insertMeetingRow = compileOnce((db, row: ReturnType<typeof meetingToRow>) => db.insertInto('meetings').values(row));
@@ -90,6 +127,7 @@ function meetingToRow(meeting: Meeting) {
     booked_by_key_id: meeting.bookedByKeyUuid,
     no_show: meeting.noShow,
     decline_reason: meeting.declineReason,
+    collective: (meeting.coHosts ?? []).length > 0 ? 1 : 0,
   };
 }
 
@@ -99,13 +137,13 @@ function selectMeetings(db: DbOrTrx) {
 
 export async function findMeeting(db: DbOrTrx, accountUuid: string, meetingUuid: string): Promise<Meeting | undefined> {
   const row = await selectMeetings(db).where('meetings.account_id', '=', accountUuid).where('meetings.id', '=', meetingUuid).executeTakeFirst();
-  return row && meetingRowToMeeting(row);
+  return row && (await rowsToMeetings(db, [row]))[0];
 }
 
 /** A meeting of any account: for the manage link, whose verified token names the meeting. */
 export async function findMeetingByUuid(db: DbOrTrx, meetingUuid: string): Promise<Meeting | undefined> {
   const row = await selectMeetings(db).where('meetings.id', '=', meetingUuid).executeTakeFirst();
-  return row && meetingRowToMeeting(row);
+  return row && (await rowsToMeetings(db, [row]))[0];
 }
 
 export interface MeetingQuery {
@@ -127,7 +165,25 @@ export interface MeetingQuery {
 /** Meetings by start time then uuid, so a keyset cursor pages through them stably. */
 export async function selectMeetingsPage(db: DbOrTrx, query: MeetingQuery): Promise<Meeting[]> {
   let select = selectMeetings(db).where('meetings.account_id', '=', query.accountUuid);
-  if (query.hostUuid !== undefined) select = select.where('meetings.host_user_id', '=', query.hostUuid);
+  if (query.hostUuid !== undefined) {
+    const hostUuid = query.hostUuid;
+    // A host's meetings include the collective ones they hold beside the named host.
+    select = select.where((eb) =>
+      eb.or([
+        eb('meetings.host_user_id', '=', hostUuid),
+        eb.and([
+          eb('meetings.collective', '=', 1),
+          eb.exists(
+            eb
+              .selectFrom('meeting_co_hosts')
+              .select('meeting_co_hosts.user_id')
+              .whereRef('meeting_co_hosts.meeting_id', '=', 'meetings.id')
+              .where('meeting_co_hosts.user_id', '=', hostUuid),
+          ),
+        ]),
+      ]),
+    );
+  }
   if (query.teamUuid !== undefined) select = select.where('meetings.team_id', '=', query.teamUuid);
   if (query.from !== undefined) select = select.where('meetings.starts_at', '>=', query.from);
   if (query.to !== undefined) select = select.where('meetings.starts_at', '<', query.to);
@@ -163,7 +219,7 @@ export async function selectMeetingsPage(db: DbOrTrx, query: MeetingQuery): Prom
     select = select.where((eb) => eb.or([eb('meetings.starts_at', '>', start), eb.and([eb('meetings.starts_at', '=', start), eb('meetings.id', '>', uuid)])]));
   }
   const rows = await select.orderBy('meetings.starts_at').orderBy('meetings.id').limit(query.limit).execute();
-  return rows.map(meetingRowToMeeting);
+  return rowsToMeetings(db, rows);
 }
 
 /** Bumps the calendar version of every host with meetings of the topic (its buffers changed). */
@@ -251,7 +307,7 @@ export async function findLapsedApprovals(db: DbOrTrx, now: number, limit: numbe
     .orderBy('meetings.hold_expires_at')
     .limit(limit)
     .execute();
-  return rows.map(meetingRowToMeeting);
+  return rowsToMeetings(db, rows);
 }
 
 /** Pending meetings whose hold ran out by `now`, a bounded batch, by booking. */
@@ -262,7 +318,7 @@ export async function findLapsedHolds(db: DbOrTrx, now: number, limit: number): 
     .orderBy('meetings.booking_id')
     .limit(limit)
     .execute();
-  return rows.map(meetingRowToMeeting);
+  return rowsToMeetings(db, rows);
 }
 
 /** Writes `expired` on a booking's meetings whose hold ran out; false when another writer got there first. */
@@ -389,7 +445,10 @@ export async function moveMeeting(
     .where('host_user_id', '=', move.fromHostUuid)
     .where('status', '=', move.status)
     .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  if (result.numUpdatedRows === 0n) return false;
+  // A collective meeting's co-hosts are blocked at its new time.
+  await db.updateTable('meeting_co_hosts').set({ starts_at: move.start }).where('meeting_id', '=', move.uuid).execute();
+  return true;
 }
 
 /**

@@ -31,6 +31,7 @@ export function topicToJson(topic: MeetingTopic) {
     approvalDeadlineHours: topic.approvalDeadlineHours,
     seats: topic.seats,
     hostWeights: topic.hostWeights,
+    assignment: topic.assignment,
     reminders: topic.reminders,
     price: topic.price,
     priceVariants: topic.priceVariants,

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { NextCursor, PageQuery } from './paging.js';
-import { TOPIC_LIMITS } from '../../domain/meeting-topic.js';
+import { ASSIGNMENTS, TOPIC_LIMITS } from '../../domain/meeting-topic.js';
 import { PlaceSchema } from './account.js';
 import { MAX_MONEY_AMOUNT, MultiLine, NonBlankLine, Nullable, SingleLine, StringEnum, Timestamp, Uuid } from './common.js';
 import { FORM_FIELD_TYPES, FORM_LIMITS } from '../../domain/form.js';
@@ -122,6 +122,16 @@ const settingsProperties = {
       examples: [{ 'anna-nowak': 3, 'jan-kowalski': 1 }],
     }),
   ),
+  assignment: Type.Optional(
+    StringEnum(ASSIGNMENTS, {
+      description:
+        'Team topics: who holds each meeting. `round-robin` (default): one free host, chosen as `hostWeights` say. `collective`: every host of ' +
+        "the topic; a slot is offered (in the team view and in each host's view) only when all of them are free, by their own hours for the topic, " +
+        'meetings, buffers, calendars and limits; `POST /schedule` may name any one host in `dates`, and the meeting holds them all ' +
+        "(`hosts` in its record), each getting the invitation, its updates and its cancellation, and each host's calendars that take meetings get it. " +
+        'An individual topic cannot be collective, nor can a topic with more than one seat (400).',
+    }),
+  ),
   reminders: Type.Optional(
     Type.Array(ReminderSchema, {
       maxItems: REMINDER_LIMITS.perTopic,
@@ -221,6 +231,7 @@ export const MeetingTopicSchema = Type.Object(
     approvalDeadlineHours: Type.Integer(),
     seats: Type.Integer({ description: 'Participants per slot; more than one: group meetings.' }),
     hostWeights: Type.Record(Type.String(), Type.Integer(), { description: 'Round-robin weights by username; a host not named weighs 1.' }),
+    assignment: StringEnum(ASSIGNMENTS, { description: '`round-robin`: each meeting has one host; `collective` (team topics): each meeting holds every host.' }),
     reminders: Type.Array(ReminderSchema, { description: 'Reminders before each confirmed meeting.' }),
     price: Nullable(MoneySchema),
     priceVariants: Type.Array(Type.Object({ uuid: Uuid, name: Type.String(), price: MoneySchema })),

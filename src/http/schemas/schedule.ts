@@ -148,6 +148,11 @@ export const MeetingSchema = Type.Object(
     meetingTopic: Uuid,
     team: Nullable(Uuid),
     username: Type.String({ description: "The host's username." }),
+    hosts: Type.Array(Type.String(), {
+      description:
+        'Everyone the meeting holds, by username, `username` first: that host alone, or for a collective team topic every host of the topic ' +
+        '(each holds the time and gets the invitation).',
+    }),
     start: Timestamp,
     end: Timestamp,
     status: StringEnum(MEETING_STATUSES),

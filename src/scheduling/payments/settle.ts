@@ -14,7 +14,7 @@ import {
 } from '../../db/repositories/payments.js';
 import { inTransaction } from '../../db/transaction.js';
 import { type NewEvent, recordEvents } from '../record-events.js';
-import { statusAt, type Meeting } from '../../domain/meeting.js';
+import { meetingHostUuids, meetingHosts, statusAt, type Meeting } from '../../domain/meeting.js';
 import { isSeatAvailable } from '../../domain/seats.js';
 import type { HostCalendar } from '../../domain/slots.js';
 import { bookingCalendarSpan, loadHostCalendar, slotRulesOf } from '../calculate-schedule.js';
@@ -69,7 +69,7 @@ export async function settlePaid(
       live.map((meeting) => meeting.uuid),
       now,
     );
-    await bumpCalendarVersions(trx, [...new Set(live.map((meeting) => meeting.hostUuid))]);
+    await bumpCalendarVersions(trx, [...new Set(live.flatMap(meetingHostUuids))]);
     for (const meeting of live) {
       const data: MeetingEventData = { meeting: { ...meeting, status: 'confirmed', holdExpiresAt: null, updatedAt: now }, previousStatus: statusAt(meeting, now) };
       events.push({ accountUuid, type: 'meeting.confirmed', subjectUuid: meeting.uuid, data: { ...data } });
@@ -96,7 +96,7 @@ export async function settleFailed(ctx: Pick<UseCaseContext, 'config' | 'now' | 
     if (!(await markPaymentFailed(trx, payment.uuid))) return 'unchanged';
     await markMeetingsOfBookingExpired(trx, payment.bookingUuid, now);
     const pending = meetings.filter((meeting) => meeting.status === 'pending_payment');
-    await bumpCalendarVersions(trx, [...new Set(pending.map((meeting) => meeting.hostUuid))]);
+    await bumpCalendarVersions(trx, [...new Set(pending.flatMap(meetingHostUuids))]);
     const events: NewEvent[] = [
       {
         accountUuid,
@@ -124,7 +124,8 @@ async function lockAndReadMeetings(trx: DbOrTrx, payment: StoredPayment): Promis
   let meetings = await read();
   // A meeting moved to another host meanwhile (a reschedule) needs that host's lock too.
   for (let round = 0; round < 3; round += 1) {
-    const hosts = [...new Set(meetings.map((meeting) => meeting.hostUuid))].filter((host) => !locked.has(host)).sort();
+    // Every host of a collective meeting too: its late confirmation checks each one's calendar.
+    const hosts = [...new Set(meetings.flatMap(meetingHostUuids))].filter((host) => !locked.has(host)).sort();
     if (hosts.length === 0) break;
     for (const host of hosts) {
       await lockHost(trx, host);
@@ -143,23 +144,26 @@ async function slotsStillFree(trx: DbOrTrx, meetings: Meeting[], now: number): P
     const topic = await findTopicIncludingDeleted(trx, meeting.topicUuid);
     if (!topic) return false;
     const rules = slotRulesOf(topic);
-    let calendar = calendars.get(meeting.hostUuid);
-    if (!calendar) {
-      const from = Math.min(...meetings.map((m) => m.start));
-      const to = Math.max(...meetings.map((m) => m.end));
-      const span = bookingCalendarSpan(rules, from, to);
-      calendar = await loadHostCalendar(reads, { uuid: meeting.hostUuid, username: meeting.hostUsername }, rules, span.from, span.to, now);
-      calendars.set(meeting.hostUuid, calendar);
+    // A collective meeting needs each of its hosts still free.
+    for (const host of meetingHosts(meeting)) {
+      let calendar = calendars.get(host.uuid);
+      if (!calendar) {
+        const from = Math.min(...meetings.map((m) => m.start));
+        const to = Math.max(...meetings.map((m) => m.end));
+        const span = bookingCalendarSpan(rules, from, to);
+        calendar = await loadHostCalendar(reads, host, rules, span.from, span.to, now);
+        calendars.set(host.uuid, calendar);
+      }
+      if (!isSeatAvailable(calendar, rules, now, meeting.start)) return false;
+      // A later meeting of the same booking must respect this one (buffers, daily limit).
+      calendar.busy.push({
+        start: meeting.start,
+        end: meeting.end,
+        bufferBeforeMinutes: topic.bufferBeforeMinutes,
+        bufferAfterMinutes: topic.bufferAfterMinutes,
+        topicUuid: topic.uuid,
+      });
     }
-    if (!isSeatAvailable(calendar, rules, now, meeting.start)) return false;
-    // A later meeting of the same booking must respect this one (buffers, daily limit).
-    calendar.busy.push({
-      start: meeting.start,
-      end: meeting.end,
-      bufferBeforeMinutes: topic.bufferBeforeMinutes,
-      bufferAfterMinutes: topic.bufferAfterMinutes,
-      topicUuid: topic.uuid,
-    });
   }
   return true;
 }

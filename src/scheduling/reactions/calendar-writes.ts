@@ -1,4 +1,5 @@
 import { isReminderEvent, type DomainEvent, type MeetingEventData } from '../../domain/events.js';
+import { meetingHostUuids } from '../../domain/meeting.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { findCalendarWriteTargets } from '../../db/repositories/calendars.js';
 import type { NewJob } from '../../db/repositories/outbox.js';
@@ -16,7 +17,8 @@ export async function calendarWriteJobsForEvent(trx: DbOrTrx, event: DomainEvent
   if (!event.type.startsWith('meeting.') || isReminderEvent(event.type)) return [];
   const { meeting } = event.data as unknown as MeetingEventData;
   if (!meeting || typeof meeting.uuid !== 'string') return [];
-  const targets = await findCalendarWriteTargets(trx, meeting.uuid, meeting.status === 'confirmed' ? meeting.hostUuid : null);
+  // Every host a collective meeting holds gets it in their calendars, as a lone host does.
+  const targets = await findCalendarWriteTargets(trx, meeting.uuid, meeting.status === 'confirmed' ? meetingHostUuids(meeting) : []);
   return targets.map((calendarUuid) => {
     const payload: CalendarWritePayload = { calendarUuid, accountUuid: meeting.accountUuid, meetingUuid: meeting.uuid };
     return { uuid: newId(now), kind: CALENDAR_WRITE_JOB_KIND, payload };

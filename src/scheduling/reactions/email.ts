@@ -104,12 +104,17 @@ async function rescheduledMessages(trx: DbOrTrx, data: RescheduledEventData): Pr
   return [participant, newHost, previousHost].filter((payload): payload is BookingMessagePayload => payload !== undefined);
 }
 
-/** The participant's and the host's message about one meeting, each in its reader's zone and language. */
+/**
+ * The participant's and the host's message about one meeting, each in its reader's zone and
+ * language; for a collective meeting, then one for each co-host (the host's message, to them),
+ * so every host it holds gets the invitation, its updates and its cancellation.
+ */
 async function bookingMessages(trx: DbOrTrx, meeting: Meeting, kind: BookingMessagePayload['event']): Promise<BookingMessagePayload[]> {
-  const [account, topic, host] = await Promise.all([
+  const [account, topic, host, ...coHosts] = await Promise.all([
     findAccount(trx, meeting.accountUuid),
     findTopicIncludingDeleted(trx, meeting.topicUuid),
     findUser(trx, meeting.accountUuid, meeting.hostUuid),
+    ...(meeting.coHosts ?? []).map((coHost) => findUser(trx, meeting.accountUuid, coHost.uuid)),
   ]);
   if (!account || !topic || !host) return [];
   const organizer = { name: `${host.firstName} ${host.lastName}`, email: host.email };
@@ -140,6 +145,19 @@ async function bookingMessages(trx: DbOrTrx, meeting: Meeting, kind: BookingMess
     const minutes = alarmMinutesBefore(topic.reminders, recipient);
     return minutes === null ? {} : { alarmMinutesBefore: minutes };
   };
+  const hostMessage: BookingMessagePayload = {
+    ...common,
+    recipient: 'host',
+    to: organizer,
+    lang: 'en',
+    timezone: host.timezone,
+    answers: answeredQuestions(meeting.form ?? {}, topic.form),
+    ...(group ? { group } : {}),
+    ...alarm('host'),
+  };
+  const coHostMessages = coHosts
+    .filter((coHost) => coHost !== undefined)
+    .map((coHost): BookingMessagePayload => ({ ...hostMessage, to: { name: `${coHost.firstName} ${coHost.lastName}`, email: coHost.email }, timezone: coHost.timezone }));
   return [
     {
       ...common,
@@ -151,16 +169,8 @@ async function bookingMessages(trx: DbOrTrx, meeting: Meeting, kind: BookingMess
       ...alarm('participant'),
     },
     // The host also gets the participant's answers to the topic's questions.
-    {
-      ...common,
-      recipient: 'host',
-      to: organizer,
-      lang: 'en',
-      timezone: host.timezone,
-      answers: answeredQuestions(meeting.form ?? {}, topic.form),
-      ...(group ? { group } : {}),
-      ...alarm('host'),
-    },
+    hostMessage,
+    ...coHostMessages,
   ];
 }
 

@@ -226,7 +226,7 @@ export interface WhyNotView {
 }
 
 /** "Why is [date] [time] not offered for [topic]?": a GET form (it changes nothing), then every reason in plain words. */
-function whyNotSection(frame: AppFrame, t: AppStrings, view: WhyNotView): SafeHtml {
+function whyNotSection(t: AppStrings, view: WhyNotView): SafeHtml {
   const topicName = view.topics.find((topic) => topic.uuid === view.topic)?.name ?? '';
   return html`<section aria-labelledby="h-why-not" id="why-not"><h2 id="h-why-not">${t.whyNotTitle}</h2>
 <p class="hint" id="why-not-hint">${t.whyNotHint} (${view.timezone})</p>
@@ -313,7 +313,7 @@ ${
 </section>`
     : ''
 }
-${view.whyNot ? whyNotSection(frame, t, view.whyNot) : ''}`,
+${view.whyNot ? whyNotSection(t, view.whyNot) : ''}`,
   );
 }
 

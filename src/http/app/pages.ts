@@ -238,7 +238,7 @@ function whyNotSection(t: AppStrings, view: WhyNotView): SafeHtml {
 <label for="why-topic">${t.topic}</label><select id="why-topic" name="why_topic" required>
 ${view.topics.map((topic) => html`<option value="${topic.uuid}"${topic.uuid === view.topic ? html` selected` : ''}>${topic.name}</option>`)}
 </select><span>?</span>
-<button type="submit">${t.whyNotAsk}</button>
+<button type="submit" id="why-submit">${t.whyNotAsk}</button>
 </form>
 ${view.error ? html`<p class="alert" role="alert">${view.error}</p>` : ''}
 ${

@@ -155,6 +155,27 @@ for (const dialect of DIALECTS) {
       expectProblem(forbidden, 403, 'FORBIDDEN');
     });
 
+    it('explains a host who was deactivated (removed from their last team) as HOST_INACTIVE', async () => {
+      const { acme, member } = await setUp();
+      const listed = await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
+        name: 'Pair intro',
+        durationMinutes: 30,
+        team: acme.team.uuid,
+        hosts: [acme.owner.username, member.username],
+        places: ['offline'],
+      });
+      expect(listed.statusCode, listed.body).toBe(201);
+      expect((await call(t.app, acme.apiKey, 'DELETE', `/api/v1/teams/${acme.team.uuid}/users/${member.uuid}`)).statusCode).toBe(204);
+      const response = await call(t.app, acme.apiKey, 'POST', '/api/v1/explain-schedule', {
+        username: member.username,
+        meetingTopic: listed.json().uuid,
+        team: acme.team.uuid,
+        start: '2027-01-06T09:00:00.000Z',
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json()).toMatchObject({ offered: false, reasons: [{ code: 'HOST_INACTIVE', detail: 'The host is deactivated: they offer no times at all.' }] });
+    });
+
     it('refuses bad input, strangers and other accounts with problem details', async () => {
       const { acme, topic, teamTopic } = await setUp();
       const other = await createTestAccount(t.ctx, { timezone: 'Europe/Warsaw', places: ['offline'] });

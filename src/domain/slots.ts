@@ -201,7 +201,7 @@ export function computeSlotsWithStarts(host: HostCalendar, rules: SlotRules, que
       // First grid point at or after `low`, never before the wall start (k ≥ 0).
       let start = low <= anchor ? anchor : anchor + Math.ceil((low - anchor) / step) * step;
       for (; start < to && start <= latest; start += step) {
-        const verdict = judge.check(start, interval.reach, null);
+        const verdict = judgeStart(judge, start, interval.reach, null);
         if (verdict === PAST_HOURS) continue eachInterval;
         if (verdict !== OFFERED) continue;
         while (bounds[dayIndex + 1]! <= start) dayIndex += 1;
@@ -271,7 +271,7 @@ export function judgeSlot(host: HostCalendar, rules: SlotRules, now: number, sta
     }
   }
   // Outside the hours there is no stretch to fit in: the reach rule has nothing more to say.
-  const verdict = createStartJudge(host, rules, now, false).check(start, interval?.reach ?? Number.POSITIVE_INFINITY, trace);
+  const verdict = judgeStart(createStartJudge(host, rules, now, false), start, interval?.reach ?? Number.POSITIVE_INFINITY, trace);
   return verdict === OFFERED && offered;
 }
 
@@ -281,88 +281,138 @@ const EXCLUDED = 1;
 const PAST_HOURS = 2;
 type Verdict = typeof OFFERED | typeof EXCLUDED | typeof PAST_HOURS;
 
+/** What the per-start rules need of a host and topic, prepared once (createStartJudge). */
 interface StartJudge {
+  host: HostCalendar;
+  rules: SlotRules;
+  zone: string;
+  inactive: boolean;
   /** The first and last instant notice and window allow: the month view starts and stops there. */
   earliest: number;
   latest: number;
-  /** The rules every start on the grid must pass; `reach` is the end of the host's stretch it starts in. */
-  check(start: number, reach: number, trace: Trace): Verdict;
+  duration: number;
+  before: number;
+  after: number;
+  dailyLimit: number | null;
+  /** The topic's meetings per host-local day, and the days the daily limit fills (null: no limit). */
+  dayCounts: Map<number, number> | null;
+  fullDays: Set<number> | null;
+  fullPeriods: ReturnType<typeof findFullPeriods>;
+  /** Sequential callers only: busy spans merged, and the forward pointer into them. */
+  blocked: { start: number; end: number }[] | null;
+  blockedIndex: number;
 }
 
 /**
- * The per-start rules, the one place they are written: host active, notice, window, the
- * meeting within the host's stretch, the topic's daily limit, the period limits
- * (period-limits.ts), and no busy span widened by buffers overlapping its own widened span.
  * `sequential`: the caller (computeSlots) asks in time order, so blocked spans are merged
  * once and passed by one forward pointer; otherwise each call looks at every busy span.
  */
 function createStartJudge(host: HostCalendar, rules: SlotRules, now: number, sequential: boolean): StartJudge {
   const zone = host.availability.timezone;
-  const earliest = now + rules.minimumNoticeMinutes * MINUTE;
-  const latest = now + rules.bookingWindowDays * DAY;
-  const duration = rules.durationMinutes * MINUTE;
-  const before = rules.bufferBeforeMinutes * MINUTE;
-  const after = rules.bufferAfterMinutes * MINUTE;
   const dailyLimit = rules.dailyLimit;
   const dayCounts = dailyLimit === null ? null : countByHostDay(host.busy, rules.topicUuid, zone);
-  const fullPeriods = findFullPeriods(host.busy, rules, zone, host.limits);
-  const blocked = sequential ? mergeBlocked(host.busy) : null;
-  let blockedIndex = 0;
-  const check = (start: number, reach: number, trace: Trace): Verdict => {
-    let verdict: Verdict = OFFERED;
-    if (host.inactive) {
-      if (trace === null) return EXCLUDED;
-      trace.push({ code: 'HOST_INACTIVE' });
-      verdict = EXCLUDED;
-    }
-    if (start < earliest) {
-      if (trace === null) return EXCLUDED;
-      trace.push({ code: 'MINIMUM_NOTICE', earliest });
-      verdict = EXCLUDED;
-    }
-    if (start > latest) {
-      if (trace === null) return EXCLUDED;
-      trace.push({ code: 'BOOKING_WINDOW', latest });
-      verdict = EXCLUDED;
-    }
-    const end = start + duration;
-    if (end > reach) {
-      // Every later start of this stretch ends later still.
-      if (trace === null) return PAST_HOURS;
-      const day = localEpochDay(zone, start);
-      trace.push({ code: 'OUTSIDE_HOURS', date: formatLocalDate(day), hours: localHoursOf(host.availability, day).intervals });
-      verdict = EXCLUDED;
-    }
-    if (dayCounts !== null) {
-      const count = dayCounts.get(localEpochDay(zone, start)) ?? 0;
-      if (count >= dailyLimit!) {
-        if (trace === null) return EXCLUDED;
-        trace.push({ code: 'DAILY_LIMIT', scope: 'topic', limit: dailyLimit!, count });
-        verdict = EXCLUDED;
-      }
-    }
-    if (fullPeriods?.(start, trace)) {
-      if (trace === null) return EXCLUDED;
-      verdict = EXCLUDED;
-    }
-    const spanStart = start - before;
-    const spanEnd = end + after;
-    if (blocked !== null && trace === null) {
-      while (blockedIndex < blocked.length && blocked[blockedIndex]!.end <= spanStart) blockedIndex += 1;
-      const next = blocked[blockedIndex];
-      return next !== undefined && next.start < spanEnd ? EXCLUDED : verdict;
-    }
-    for (const meeting of host.busy) {
-      const blockedStart = meeting.start - meeting.bufferBeforeMinutes * MINUTE;
-      const blockedEnd = meeting.end + meeting.bufferAfterMinutes * MINUTE;
-      if (!(blockedStart < spanEnd && spanStart < blockedEnd)) continue;
-      if (trace === null) return EXCLUDED;
-      verdict = EXCLUDED;
-      trace.push(describeBlocker(meeting, rules, start, end));
-    }
-    return verdict;
+  return {
+    host,
+    rules,
+    zone,
+    inactive: host.inactive === true,
+    earliest: now + rules.minimumNoticeMinutes * MINUTE,
+    latest: now + rules.bookingWindowDays * DAY,
+    duration: rules.durationMinutes * MINUTE,
+    before: rules.bufferBeforeMinutes * MINUTE,
+    after: rules.bufferAfterMinutes * MINUTE,
+    dailyLimit,
+    dayCounts,
+    // The days the limit fills, once: the fast path asks a set, the trace reads the count.
+    fullDays: dayCounts === null ? null : new Set([...dayCounts].filter(([, count]) => count >= dailyLimit!).map(([day]) => day)),
+    fullPeriods: findFullPeriods(host.busy, rules, zone, host.limits),
+    blocked: sequential ? mergeBlocked(host.busy) : null,
+    blockedIndex: 0,
   };
-  return { earliest, latest, check };
+}
+
+/**
+ * The per-start rules, the one place they are written: host active, notice, window, the
+ * meeting within the host's stretch (`reach`: the end of the stretch it starts in), the
+ * topic's daily limit, the period limits (period-limits.ts), and no busy span widened by its
+ * buffers overlapping the start's own widened span. Without a trace (the month view, the
+ * booking check) it stops at the first failure; with one it records every exclusion.
+ * A module-level function, not a closure per judge, and each exclusion built out of line
+ * (note…): so V8 inlines it into the month view's loop.
+ */
+function judgeStart(judge: StartJudge, start: number, reach: number, trace: Trace): Verdict {
+  let verdict: Verdict = OFFERED;
+  if (judge.inactive) {
+    if (trace === null) return EXCLUDED;
+    verdict = note(trace, { code: 'HOST_INACTIVE' });
+  }
+  if (start < judge.earliest) {
+    if (trace === null) return EXCLUDED;
+    verdict = note(trace, { code: 'MINIMUM_NOTICE', earliest: judge.earliest });
+  }
+  if (start > judge.latest) {
+    if (trace === null) return EXCLUDED;
+    verdict = note(trace, { code: 'BOOKING_WINDOW', latest: judge.latest });
+  }
+  const end = start + judge.duration;
+  if (end > reach) {
+    // Every later start of this stretch ends later still.
+    if (trace === null) return PAST_HOURS;
+    verdict = noteOutsideHours(trace, judge.host.availability, localEpochDay(judge.zone, start));
+  }
+  if (judge.fullDays !== null) {
+    const day = localEpochDay(judge.zone, start);
+    if (judge.fullDays.has(day)) {
+      if (trace === null) return EXCLUDED;
+      verdict = noteDailyLimit(trace, judge, day);
+    }
+  }
+  if (judge.fullPeriods?.(start, trace)) {
+    if (trace === null) return EXCLUDED;
+    verdict = EXCLUDED;
+  }
+  const spanStart = start - judge.before;
+  const spanEnd = end + judge.after;
+  const blocked = judge.blocked;
+  if (blocked !== null && trace === null) {
+    let index = judge.blockedIndex;
+    while (index < blocked.length && blocked[index]!.end <= spanStart) index += 1;
+    judge.blockedIndex = index;
+    const next = blocked[index];
+    return next !== undefined && next.start < spanEnd ? EXCLUDED : verdict;
+  }
+  return noteBlockers(judge.host.busy, judge.rules, start, end, spanStart, spanEnd, trace) ? verdict : EXCLUDED;
+}
+
+function noteDailyLimit(trace: Exclusion[], judge: StartJudge, day: number): Verdict {
+  return note(trace, { code: 'DAILY_LIMIT', scope: 'topic', limit: judge.dailyLimit!, count: judge.dayCounts!.get(day)! });
+}
+
+/** Records an exclusion: the verdict is then EXCLUDED. */
+function note(trace: Exclusion[], exclusion: Exclusion): Verdict {
+  trace.push(exclusion);
+  return EXCLUDED;
+}
+
+function noteOutsideHours(trace: Exclusion[], availability: Availability, day: number): Verdict {
+  return note(trace, { code: 'OUTSIDE_HOURS', date: formatLocalDate(day), hours: localHoursOf(availability, day).intervals });
+}
+
+/**
+ * The blocked-span rule over every busy span (no forward pointer): false when one blocks
+ * the start; with a trace, each that does is recorded.
+ */
+function noteBlockers(busy: readonly BusyMeeting[], rules: SlotRules, start: number, end: number, spanStart: number, spanEnd: number, trace: Trace): boolean {
+  let free = true;
+  for (const meeting of busy) {
+    const blockedStart = meeting.start - meeting.bufferBeforeMinutes * MINUTE;
+    const blockedEnd = meeting.end + meeting.bufferAfterMinutes * MINUTE;
+    if (!(blockedStart < spanEnd && spanStart < blockedEnd)) continue;
+    if (trace === null) return false;
+    free = false;
+    trace.push(describeBlocker(meeting, rules, start, end));
+  }
+  return free;
 }
 
 /** Which kind of busy time blocks a start: a remote calendar's span, the meeting itself, or only the buffers around them. */

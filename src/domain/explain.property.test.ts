@@ -181,7 +181,7 @@ describe('the explanation is the month view’s own trace', () => {
       { numRuns: runs },
     );
     // Guard against a generator that drifts into cases where nothing is offered.
-    expect(offeredSeen).toBeGreaterThan(runs);
+    expect(offeredSeen).toBeGreaterThan(runs / 4);
     expect(excludedSeen).toBeGreaterThan(runs * 50);
   }, 120_000);
 });

@@ -310,7 +310,7 @@ interface StartJudge {
 function createStartJudge(host: HostCalendar, rules: SlotRules, now: number, sequential: boolean): StartJudge {
   const zone = host.availability.timezone;
   const dailyLimit = rules.dailyLimit;
-  const dayCounts = dailyLimit === null ? null : countByHostDay(host.busy, rules.topicUuid, zone);
+  const days = dailyLimit === null ? null : countByHostDay(host.busy, rules.topicUuid, zone, dailyLimit);
   return {
     host,
     rules,
@@ -322,9 +322,8 @@ function createStartJudge(host: HostCalendar, rules: SlotRules, now: number, seq
     before: rules.bufferBeforeMinutes * MINUTE,
     after: rules.bufferAfterMinutes * MINUTE,
     dailyLimit,
-    dayCounts,
-    // The days the limit fills, once: the fast path asks a set, the trace reads the count.
-    fullDays: dayCounts === null ? null : new Set([...dayCounts].filter(([, count]) => count >= dailyLimit!).map(([day]) => day)),
+    dayCounts: days?.counts ?? null,
+    fullDays: days?.full ?? null,
     fullPeriods: findFullPeriods(host.busy, rules, zone, host.limits),
     blocked: sequential ? mergeBlocked(host.busy) : null,
     blockedIndex: 0,
@@ -573,15 +572,18 @@ function mergeBlocked(busy: BusyMeeting[]): { start: number; end: number }[] {
   return merged;
 }
 
-/** The topic's meetings per host-local day (the daily limit compares them). */
-function countByHostDay(busy: BusyMeeting[], topicUuid: string, zone: string): Map<number, number> {
+/** The topic's meetings per host-local day, and the days they reach the daily limit (the fast path asks the set, a trace reads the count). */
+function countByHostDay(busy: BusyMeeting[], topicUuid: string, zone: string, limit: number): { counts: Map<number, number>; full: Set<number> } {
   const counts = new Map<number, number>();
+  const full = new Set<number>();
   for (const meeting of busy) {
     if (meeting.topicUuid !== topicUuid) continue;
     const day = localEpochDay(zone, meeting.start);
-    counts.set(day, (counts.get(day) ?? 0) + 1);
+    const count = (counts.get(day) ?? 0) + 1;
+    counts.set(day, count);
+    if (count >= limit) full.add(day);
   }
-  return counts;
+  return { counts, full };
 }
 
 /** A host-local day's hours, as buildHostIntervals reads them: its override's, else its weekday's. */

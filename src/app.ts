@@ -30,6 +30,7 @@ import { meetingTopicRoutes } from './http/routes/meeting-topics.js';
 import { meetingRoutes } from './http/routes/meetings.js';
 import { payPageRoutes, paymentNotificationRoutes, paymentRoutes } from './http/routes/payments.js';
 import { calculateScheduleRoutes } from './http/routes/schedule.js';
+import { explainScheduleRoutes } from './http/routes/explain-schedule.js';
 import { teamRoutes } from './http/routes/teams.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { AccountSchema, ApiKeySchema } from './http/schemas/account.js';
@@ -244,6 +245,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         await authenticated.register(connectionRoutes, { ctx });
         await authenticated.register(paymentRoutes, { ctx });
         await authenticated.register(webhookRoutes, { ctx });
+        await authenticated.register(explainScheduleRoutes, { ctx });
       });
 
       await api.register(async (open) => {

@@ -27,6 +27,18 @@ export interface TopicPeriodLimits {
   monthlyLimit?: number | null | undefined;
 }
 
+/**
+ * A full period, as the engine's trace names it (see Exclusion in slots.ts): `scope` says
+ * whether the topic's limit or the host's own (across topics) is reached; `count` is how
+ * many meetings that period already holds.
+ */
+export interface LimitExclusion {
+  code: 'DAILY_LIMIT' | 'WEEKLY_LIMIT' | 'MONTHLY_LIMIT';
+  scope: 'topic' | 'host';
+  limit: number;
+  count: number;
+}
+
 /** What is counted: meetings that hold the host's time, by start. */
 export interface CountedMeeting {
   start: number;
@@ -68,7 +80,12 @@ export function monthOfDay(epochDay: number): number {
  * Sun 2027-03-28 23:30 local (21:30Z, after the clocks went forward): a start on Wed
  * 2027-03-24 → full; one on Mon 2027-03-29 00:30 local → not (a new week).
  */
-export function findFullPeriods(busy: readonly CountedMeeting[], topic: TopicPeriodLimits, zone: string, host: HostLimits | null | undefined): ((start: number) => boolean) | null {
+export function findFullPeriods(
+  busy: readonly CountedMeeting[],
+  topic: TopicPeriodLimits,
+  zone: string,
+  host: HostLimits | null | undefined,
+): ((start: number, trace?: { push(exclusion: LimitExclusion): unknown } | null) => boolean) | null {
   const weekly = topic.weeklyLimit ?? null;
   const monthly = topic.monthlyLimit ?? null;
   const hostDaily = host?.daily ?? null;
@@ -102,16 +119,28 @@ export function findFullPeriods(busy: readonly CountedMeeting[], topic: TopicPer
     }
   }
   if (fullWeeks.size + fullMonths.size + fullHostDays.size + fullHostWeeks.size === 0) return () => false;
-  return (start) => {
+  // With a trace, every full period is recorded; without, the first one answers.
+  return (start, trace) => {
+    let full = false;
+    const hit = (code: LimitExclusion['code'], scope: LimitExclusion['scope'], limit: number | null, count: number | undefined) => {
+      full = true;
+      trace?.push({ code, scope, limit: limit!, count: count! });
+      return !trace;
+    };
     if (fullWeeks.size + fullMonths.size > 0) {
       const day = localEpochDay(zone, start);
-      if (fullWeeks.has(weekOfDay(day)) || fullMonths.has(monthOfDay(day))) return true;
+      const week = weekOfDay(day);
+      if (fullWeeks.has(week) && hit('WEEKLY_LIMIT', 'topic', weekly, topicWeeks.get(week))) return true;
+      const month = monthOfDay(day);
+      if (fullMonths.has(month) && hit('MONTHLY_LIMIT', 'topic', monthly, topicMonths.get(month))) return true;
     }
     if (host && fullHostDays.size + fullHostWeeks.size > 0) {
       const day = localEpochDay(host.timezone, start);
-      if (fullHostDays.has(day) || fullHostWeeks.has(weekOfDay(day))) return true;
+      if (fullHostDays.has(day) && hit('DAILY_LIMIT', 'host', hostDaily, hostDays.get(day))) return true;
+      const week = weekOfDay(day);
+      if (fullHostWeeks.has(week) && hit('WEEKLY_LIMIT', 'host', hostWeekly, hostWeeks.get(week))) return true;
     }
-    return false;
+    return full;
   };
 }
 

@@ -1,4 +1,16 @@
-import { computeSlotsWithStarts, formatInstant, isSlotAvailable, type BusyMeeting, type DaySlots, type HostCalendar, type SlotQuery, type SlotRules } from './slots.js';
+import {
+  computeSlotsWithStarts,
+  formatInstant,
+  isSlotAvailable,
+  judgeSlot,
+  type BusyMeeting,
+  type DaySlots,
+  type Exclusion,
+  type HostCalendar,
+  type SlotQuery,
+  type SlotRules,
+  type Trace,
+} from './slots.js';
 import { localToInstant, parseLocalDate } from './time-zones.js';
 
 /** A topic's seats when it says none: one participant per slot, as before seats existed. */
@@ -64,12 +76,32 @@ function withOneHolderPerGroup(host: HostCalendar, rules: SlotRules): HostCalend
  * for a 60-minute topic → false.
  */
 export function isSeatAvailable(host: HostCalendar, rules: SlotRules, now: number, start: number): boolean {
+  return judgeSeat(host, rules, now, start, null);
+}
+
+/**
+ * Every reason a topic's start is not offered, seats included (`[]`: calculate-schedule
+ * offers it): SEATS_FULL when its holders fill it, then the engine's own reasons on the
+ * calendar isSeatAvailable judges. 2 seats, 2 holders at 09:00 → `[{ code: 'SEATS_FULL', seats: 2 }]`.
+ */
+export function explainSeat(host: HostCalendar, rules: SlotRules, now: number, start: number): Exclusion[] {
+  const trace: Exclusion[] = [];
+  judgeSeat(host, rules, now, start, trace);
+  return trace;
+}
+
+function judgeSeat(host: HostCalendar, rules: SlotRules, now: number, start: number, trace: Trace): boolean {
   const seats = seatsOf(rules);
-  if (seats <= 1) return isSlotAvailable(host, rules, now, start);
+  if (seats <= 1) return judgeSlot(host, rules, now, start, trace);
   const held = countSeatHolders(host.busy, rules).get(start) ?? 0;
-  if (held >= seats) return false;
+  let free = true;
+  if (held >= seats) {
+    if (trace === null) return false;
+    trace.push({ code: 'SEATS_FULL', seats });
+    free = false;
+  }
   // Each group as one meeting (the daily limit counts it once), then without this start's.
-  return isSlotAvailable(withoutHoldersAt(withOneHolderPerGroup(host, rules), rules, start), rules, now, start);
+  return judgeSlot(withoutHoldersAt(withOneHolderPerGroup(host, rules), rules, start), rules, now, start, trace) && free;
 }
 
 /**

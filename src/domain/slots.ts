@@ -1,5 +1,5 @@
 import { WEEKDAYS, parseLocalTime, type Availability, type LocalInterval } from './availability.js';
-import { findFullPeriods, type HostLimits } from './period-limits.js';
+import { EXTERNAL_BUSY_PREFIX, findFullPeriods, type HostLimits, type LimitExclusion } from './period-limits.js';
 import { formatLocalDate, localEpochDay, localToInstant, nextOffsetChange, parseLocalDate, zoneOffset } from './time-zones.js';
 
 /**
@@ -65,6 +65,8 @@ export interface BusyMeeting {
   topicUuid: string;
   /** For a meeting pending payment: when its hold ends and it stops blocking. */
   holdExpiresAt?: number | null;
+  /** The meeting's uuid, when the reader loaded it (the explanation names meetings; the month view needs none). */
+  uuid?: string;
 }
 
 export interface HostCalendar {
@@ -73,7 +75,31 @@ export interface HostCalendar {
   busy: BusyMeeting[];
   /** The host's own limits across topics (see period-limits.ts); absent: none. */
   limits?: HostLimits | null;
+  /** A deactivated host offers nothing (only the explanation meets one: views list active hosts). */
+  inactive?: boolean;
 }
+
+/**
+ * Why the engine leaves a start out: the engine's own trace, one entry per rule that
+ * excludes it (see explainSlot). Instants are epoch milliseconds; `date` is the host-local
+ * date. A BUFFER's `bufferAfterMinutes` is the earlier one's buffer after and
+ * `bufferBeforeMinutes` the later one's buffer before: the two that meet in the gap.
+ */
+export type Exclusion =
+  | { code: 'HOST_INACTIVE' }
+  | { code: 'MINIMUM_NOTICE'; earliest: number }
+  | { code: 'BOOKING_WINDOW'; latest: number }
+  | { code: 'OUTSIDE_HOURS'; date: string; hours: LocalInterval[] }
+  | { code: 'DAY_OFF'; date: string }
+  | { code: 'OFF_GRID'; previous: number | null; next: number | null }
+  | { code: 'MEETING'; meetingUuid: string | null; start: number; end: number }
+  | { code: 'BUFFER'; meetingUuid: string | null; start: number; end: number; bufferBeforeMinutes: number; bufferAfterMinutes: number }
+  | { code: 'CALENDAR_EVENT'; calendarUuid: string; from: number; to: number }
+  | LimitExclusion
+  | { code: 'SEATS_FULL'; seats: number };
+
+/** Where a trace collects exclusions; null: the fast path, which stops at the first one. */
+export type Trace = Exclusion[] | null;
 
 export interface SlotQuery {
   now: number;
@@ -153,20 +179,14 @@ export function computeSlotsWithStarts(host: HostCalendar, rules: SlotRules, que
   const rangeEnd = bounds[bounds.length - 1]!;
   if (!(rangeStart < rangeEnd)) return { days, starts };
 
-  const earliest = Math.max(rangeStart, query.now + rules.minimumNoticeMinutes * MINUTE);
-  const latest = Math.min(rangeEnd - 1, query.now + rules.bookingWindowDays * DAY);
+  const judge = createStartJudge(host, rules, query.now, true);
+  const earliest = Math.max(rangeStart, judge.earliest);
+  const latest = Math.min(rangeEnd - 1, judge.latest);
   if (earliest > latest) return { days, starts };
 
   const intervals = buildHostIntervals(host.availability, localEpochDay(zone, earliest) - 1, localEpochDay(zone, latest) + 1);
-  const blocked = mergeBlocked(host.busy);
-  const fullDays = rules.dailyLimit === null ? null : countByHostDay(host.busy, rules.topicUuid, zone, rules.dailyLimit);
-  const fullPeriods = findFullPeriods(host.busy, rules, zone, host.limits);
   const step = rules.slotIntervalMinutes * MINUTE;
-  const duration = rules.durationMinutes * MINUTE;
-  const before = rules.bufferBeforeMinutes * MINUTE;
-  const after = rules.bufferAfterMinutes * MINUTE;
 
-  let blockedIndex = 0;
   let dayIndex = 0;
   eachInterval: for (const interval of intervals) {
     if (interval.end <= earliest) continue;
@@ -176,20 +196,14 @@ export function computeSlotsWithStarts(host: HostCalendar, rules: SlotRules, que
     // (only on DST days) starts a new piece with the new offset.
     for (let from = interval.start; from < interval.end && from <= latest; ) {
       const to = nextOffsetChange(zone, from, interval.end);
-      const anchor = interval.wallStart - zoneOffset(zone, from) * MINUTE;
+      const anchor = gridAnchor(zone, interval, from);
       const low = Math.max(from, earliest);
       // First grid point at or after `low`, never before the wall start (k ≥ 0).
       let start = low <= anchor ? anchor : anchor + Math.ceil((low - anchor) / step) * step;
       for (; start < to && start <= latest; start += step) {
-        const end = start + duration;
-        if (end > interval.reach) continue eachInterval;
-        if (fullDays?.has(localEpochDay(zone, start))) continue;
-        if (fullPeriods?.(start)) continue;
-        const spanStart = start - before;
-        const spanEnd = end + after;
-        while (blockedIndex < blocked.length && blocked[blockedIndex]!.end <= spanStart) blockedIndex += 1;
-        const next = blocked[blockedIndex];
-        if (next !== undefined && next.start < spanEnd) continue;
+        const verdict = judgeStart(judge, start, interval.reach, null);
+        if (verdict === PAST_HOURS) continue eachInterval;
+        if (verdict !== OFFERED) continue;
         while (bounds[dayIndex + 1]! <= start) dayIndex += 1;
         days[dayIndex]!.slots.push({ start: formatInstant(start), username: host.username });
         starts[dayIndex]!.push(start);
@@ -202,26 +216,228 @@ export function computeSlotsWithStarts(host: HostCalendar, rules: SlotRules, que
 
 /**
  * The booking check: true exactly when `computeSlots` would offer `start` at `now`, by
- * the same rules, evaluated for that one instant.
+ * the same rules, evaluated for that one instant (judgeSlot without a trace).
  */
 export function isSlotAvailable(host: HostCalendar, rules: SlotRules, now: number, start: number): boolean {
+  return judgeSlot(host, rules, now, start, null);
+}
+
+/**
+ * Every reason the engine leaves `start` out, `[]` exactly when `computeSlots` offers it:
+ * the same rules as the month view, each one run to the end instead of stopping at the
+ * first that fails.
+ *
+ * Anna (Europe/Warsaw, Mon 09:00–17:00, 30-minute slots, 60 minutes' notice), a meeting
+ * 10:00–11:00: `explainSlot(anna, rules, now, Date.parse('2027-03-29T08:15:00Z'))` (10:15
+ * local) → `[{ code: 'OFF_GRID', previous: 08:00Z, next: 08:30Z }, { code: 'MEETING', … }]`.
+ */
+export function explainSlot(host: HostCalendar, rules: SlotRules, now: number, start: number): Exclusion[] {
+  const trace: Exclusion[] = [];
+  judgeSlot(host, rules, now, start, trace);
+  return trace;
+}
+
+/**
+ * One start against every rule: where it lies in the host's hours and on their grid (as
+ * computeSlots enumerates them), then the judge's rules. With a trace, records each
+ * exclusion and carries on; without, stops at the first.
+ */
+export function judgeSlot(host: HostCalendar, rules: SlotRules, now: number, start: number, trace: Trace): boolean {
   if (!Number.isFinite(start)) return false;
-  if (start < now + rules.minimumNoticeMinutes * MINUTE || start > now + rules.bookingWindowDays * DAY) return false;
   const zone = host.availability.timezone;
   const day = localEpochDay(zone, start);
-  const step = rules.slotIntervalMinutes * MINUTE;
-  const end = start + rules.durationMinutes * MINUTE;
-  // On the wall-clock grid: the host's clock reads the interval's start + k × step (k ≥ 0).
-  const wall = start + zoneOffset(zone, start) * MINUTE;
-  const onGrid = buildHostIntervals(host.availability, day - 1, day + 1).some(
-    (interval) => interval.start <= start && start < interval.end && wall >= interval.wallStart && (wall - interval.wallStart) % step === 0 && end <= interval.reach,
-  );
-  if (!onGrid) return false;
-  if (rules.dailyLimit !== null && countByHostDay(host.busy, rules.topicUuid, zone, rules.dailyLimit).has(day)) return false;
-  if (findFullPeriods(host.busy, rules, zone, host.limits)?.(start)) return false;
-  const spanStart = start - rules.bufferBeforeMinutes * MINUTE;
-  const spanEnd = end + rules.bufferAfterMinutes * MINUTE;
-  return !host.busy.some((meeting) => meeting.start - meeting.bufferBeforeMinutes * MINUTE < spanEnd && spanStart < meeting.end + meeting.bufferAfterMinutes * MINUTE);
+  let offered = true;
+  const interval = buildHostIntervals(host.availability, day - 1, day + 1).find((candidate) => candidate.start <= start && start < candidate.end);
+  if (interval === undefined) {
+    if (trace === null) return false;
+    offered = false;
+    const hours = localHoursOf(host.availability, day);
+    trace.push(
+      hours.override && hours.intervals.length === 0
+        ? { code: 'DAY_OFF', date: formatLocalDate(day) }
+        : { code: 'OUTSIDE_HOURS', date: formatLocalDate(day), hours: hours.intervals },
+    );
+  } else {
+    const step = rules.slotIntervalMinutes * MINUTE;
+    const anchor = gridAnchor(zone, interval, start);
+    if (!(start >= anchor && (start - anchor) % step === 0)) {
+      if (trace === null) return false;
+      offered = false;
+      // The grid starts either side within this interval, as computeSlots steps through it.
+      const k = Math.floor((start - anchor) / step);
+      const previous = anchor + k * step;
+      const next = anchor + (k + 1) * step;
+      trace.push({ code: 'OFF_GRID', previous: previous >= interval.start && previous >= anchor ? previous : null, next: next < interval.end ? next : null });
+    }
+  }
+  // Outside the hours there is no stretch to fit in: the reach rule has nothing more to say.
+  const verdict = judgeStart(createStartJudge(host, rules, now, false), start, interval?.reach ?? Number.POSITIVE_INFINITY, trace);
+  return verdict === OFFERED && offered;
+}
+
+/** The judge's verdict on a start: offered, excluded, or excluded with every later start of its stretch. */
+const OFFERED = 0;
+const EXCLUDED = 1;
+const PAST_HOURS = 2;
+type Verdict = typeof OFFERED | typeof EXCLUDED | typeof PAST_HOURS;
+
+/** What the per-start rules need of a host and topic, prepared once (createStartJudge). */
+interface StartJudge {
+  host: HostCalendar;
+  rules: SlotRules;
+  zone: string;
+  inactive: boolean;
+  /** The first and last instant notice and window allow: the month view starts and stops there. */
+  earliest: number;
+  latest: number;
+  duration: number;
+  before: number;
+  after: number;
+  dailyLimit: number | null;
+  /** The topic's meetings per host-local day, and the days the daily limit fills (null: no limit). */
+  dayCounts: Map<number, number> | null;
+  fullDays: Set<number> | null;
+  fullPeriods: ReturnType<typeof findFullPeriods>;
+  /** Sequential callers only: busy spans merged, and the forward pointer into them. */
+  blocked: { start: number; end: number }[] | null;
+  blockedIndex: number;
+}
+
+/**
+ * `sequential`: the caller (computeSlots) asks in time order, so blocked spans are merged
+ * once and passed by one forward pointer; otherwise each call looks at every busy span.
+ */
+function createStartJudge(host: HostCalendar, rules: SlotRules, now: number, sequential: boolean): StartJudge {
+  const zone = host.availability.timezone;
+  const dailyLimit = rules.dailyLimit;
+  const days = dailyLimit === null ? null : countByHostDay(host.busy, rules.topicUuid, zone, dailyLimit);
+  return {
+    host,
+    rules,
+    zone,
+    inactive: host.inactive === true,
+    earliest: now + rules.minimumNoticeMinutes * MINUTE,
+    latest: now + rules.bookingWindowDays * DAY,
+    duration: rules.durationMinutes * MINUTE,
+    before: rules.bufferBeforeMinutes * MINUTE,
+    after: rules.bufferAfterMinutes * MINUTE,
+    dailyLimit,
+    dayCounts: days?.counts ?? null,
+    fullDays: days?.full ?? null,
+    fullPeriods: findFullPeriods(host.busy, rules, zone, host.limits),
+    blocked: sequential ? mergeBlocked(host.busy) : null,
+    blockedIndex: 0,
+  };
+}
+
+/**
+ * The per-start rules, the one place they are written: host active, notice, window, the
+ * meeting within the host's stretch (`reach`: the end of the stretch it starts in), the
+ * topic's daily limit, the period limits (period-limits.ts), and no busy span widened by its
+ * buffers overlapping the start's own widened span. Without a trace (the month view, the
+ * booking check) it stops at the first failure; with one it records every exclusion.
+ * A module-level function, not a closure per judge, and each exclusion built out of line
+ * (note…): so V8 inlines it into the month view's loop.
+ */
+function judgeStart(judge: StartJudge, start: number, reach: number, trace: Trace): Verdict {
+  let verdict: Verdict = OFFERED;
+  if (judge.inactive) {
+    if (trace === null) return EXCLUDED;
+    verdict = note(trace, { code: 'HOST_INACTIVE' });
+  }
+  if (start < judge.earliest) {
+    if (trace === null) return EXCLUDED;
+    verdict = note(trace, { code: 'MINIMUM_NOTICE', earliest: judge.earliest });
+  }
+  if (start > judge.latest) {
+    if (trace === null) return EXCLUDED;
+    verdict = note(trace, { code: 'BOOKING_WINDOW', latest: judge.latest });
+  }
+  const end = start + judge.duration;
+  if (end > reach) {
+    // Every later start of this stretch ends later still.
+    if (trace === null) return PAST_HOURS;
+    verdict = noteOutsideHours(trace, judge.host.availability, localEpochDay(judge.zone, start));
+  }
+  if (judge.fullDays !== null) {
+    const day = localEpochDay(judge.zone, start);
+    if (judge.fullDays.has(day)) {
+      if (trace === null) return EXCLUDED;
+      verdict = noteDailyLimit(trace, judge, day);
+    }
+  }
+  if (judge.fullPeriods?.(start, trace)) {
+    if (trace === null) return EXCLUDED;
+    verdict = EXCLUDED;
+  }
+  const spanStart = start - judge.before;
+  const spanEnd = end + judge.after;
+  const blocked = judge.blocked;
+  if (blocked !== null && trace === null) {
+    let index = judge.blockedIndex;
+    while (index < blocked.length && blocked[index]!.end <= spanStart) index += 1;
+    judge.blockedIndex = index;
+    const next = blocked[index];
+    return next !== undefined && next.start < spanEnd ? EXCLUDED : verdict;
+  }
+  return noteBlockers(judge.host.busy, judge.rules, start, end, spanStart, spanEnd, trace) ? verdict : EXCLUDED;
+}
+
+function noteDailyLimit(trace: Exclusion[], judge: StartJudge, day: number): Verdict {
+  return note(trace, { code: 'DAILY_LIMIT', scope: 'topic', limit: judge.dailyLimit!, count: judge.dayCounts!.get(day)! });
+}
+
+/** Records an exclusion: the verdict is then EXCLUDED. */
+function note(trace: Exclusion[], exclusion: Exclusion): Verdict {
+  trace.push(exclusion);
+  return EXCLUDED;
+}
+
+function noteOutsideHours(trace: Exclusion[], availability: Availability, day: number): Verdict {
+  return note(trace, { code: 'OUTSIDE_HOURS', date: formatLocalDate(day), hours: localHoursOf(availability, day).intervals });
+}
+
+/**
+ * The blocked-span rule over every busy span (no forward pointer): false when one blocks
+ * the start; with a trace, each that does is recorded.
+ */
+function noteBlockers(busy: readonly BusyMeeting[], rules: SlotRules, start: number, end: number, spanStart: number, spanEnd: number, trace: Trace): boolean {
+  let free = true;
+  for (const meeting of busy) {
+    const blockedStart = meeting.start - meeting.bufferBeforeMinutes * MINUTE;
+    const blockedEnd = meeting.end + meeting.bufferAfterMinutes * MINUTE;
+    if (!(blockedStart < spanEnd && spanStart < blockedEnd)) continue;
+    if (trace === null) return false;
+    free = false;
+    trace.push(describeBlocker(meeting, rules, start, end));
+  }
+  return free;
+}
+
+/** Which kind of busy time blocks a start: a remote calendar's span, the meeting itself, or only the buffers around them. */
+function describeBlocker(meeting: BusyMeeting, rules: SlotRules, start: number, end: number): Exclusion {
+  if (meeting.topicUuid.startsWith(EXTERNAL_BUSY_PREFIX)) {
+    return { code: 'CALENDAR_EVENT', calendarUuid: meeting.topicUuid.slice(EXTERNAL_BUSY_PREFIX.length), from: meeting.start, to: meeting.end };
+  }
+  const meetingUuid = meeting.uuid ?? null;
+  if (meeting.start < end && start < meeting.end) return { code: 'MEETING', meetingUuid, start: meeting.start, end: meeting.end };
+  const earlier = meeting.end <= start;
+  return {
+    code: 'BUFFER',
+    meetingUuid,
+    start: meeting.start,
+    end: meeting.end,
+    bufferBeforeMinutes: earlier ? rules.bufferBeforeMinutes : meeting.bufferBeforeMinutes,
+    bufferAfterMinutes: earlier ? meeting.bufferAfterMinutes : rules.bufferAfterMinutes,
+  };
+}
+
+/**
+ * Where an interval's wall-clock grid counts from at instant `at`: its wall start at the
+ * offset then in force (grid starts are anchor + k × step, k ≥ 0, until the offset changes).
+ */
+function gridAnchor(zone: string, interval: HostInterval, at: number): number {
+  return interval.wallStart - zoneOffset(zone, at) * MINUTE;
 }
 
 /**
@@ -356,8 +572,8 @@ function mergeBlocked(busy: BusyMeeting[]): { start: number; end: number }[] {
   return merged;
 }
 
-/** Host-local days on which the topic's meetings already reach the daily limit. */
-function countByHostDay(busy: BusyMeeting[], topicUuid: string, zone: string, limit: number): Set<number> {
+/** The topic's meetings per host-local day, and the days they reach the daily limit (the fast path asks the set, a trace reads the count). */
+function countByHostDay(busy: BusyMeeting[], topicUuid: string, zone: string, limit: number): { counts: Map<number, number>; full: Set<number> } {
   const counts = new Map<number, number>();
   const full = new Set<number>();
   for (const meeting of busy) {
@@ -367,5 +583,12 @@ function countByHostDay(busy: BusyMeeting[], topicUuid: string, zone: string, li
     counts.set(day, count);
     if (count >= limit) full.add(day);
   }
-  return full;
+  return { counts, full };
+}
+
+/** A host-local day's hours, as buildHostIntervals reads them: its override's, else its weekday's. */
+function localHoursOf(availability: Availability, day: number): { intervals: LocalInterval[]; override: boolean } {
+  const date = formatLocalDate(day);
+  const override = availability.overrides.find((candidate) => candidate.date === date);
+  return override ? { intervals: override.intervals, override: true } : { intervals: availability.weekly[weekdayOf(day)] ?? [], override: false };
 }

@@ -200,6 +200,23 @@ describe.runIf(HAS_CHROMIUM)("the host's web app in a browser", () => {
     expect((await server.api('GET', `/users/${server.owner.userUuid}/availability`)).body).toEqual(before);
   });
 
+  it('answers "why is this time not offered?" from a keyboard-only form, with no serious axe violations', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${server.url}/app/availability`);
+    // A date long past: the topic's notice is why, in words.
+    await tabTo(page, '#why-date', 400);
+    await page.fill('#why-date', '2020-01-06');
+    await tabTo(page, '#why-time', 20);
+    await page.fill('#why-time', '10:00');
+    await tabTo(page, '#why-submit', 20);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#why-not-answer');
+    expect(await page.textContent('#why-not-answer')).toContain('It is not offered because:');
+    expect(await page.textContent('#why-not-answer')).toContain('The topic needs more notice');
+    expect(await seriousViolations(page)).toEqual([]);
+    await shot(page, 'app-why-not-1280');
+  });
+
   it('every page at 360 and 1280 px: no serious axe violations, no sideways scrolling; screenshots kept', async () => {
     const topics = (await server.api('GET', `/meeting-topics?username=${server.owner.username}`)).body;
     const topicUuid = topics.meetingTopics[0]?.uuid;

@@ -413,6 +413,29 @@ export interface paths {
      */
     post: operations["retryWebhookDelivery"];
   };
+  "/api/v1/explain-schedule": {
+    /**
+     * Why is this time not offered?
+     * @description Every reason the slot engine leaves `start` out for this host and topic, not just the first; `offered: true` with `reasons: []` exactly when POST /calculate-schedule offers the start now (the same engine: the explanation is its own trace). By the host, an admin of one of their teams, or, for a team topic, any key of the account (403 otherwise; 404 for another account's topic or host). For a team topic `team` is required; for a collective topic this explains the named host only. Reasons and their context fields:
+     *
+     * | code | context |
+     * |---|---|
+     * | `OUTSIDE_HOURS` | `schedule` (uuid or "default"), the host-local `date` and its `hours` (the meeting must fit in them) |
+     * | `DAY_OFF` | `date` (an override with no hours) |
+     * | `MEETING` | `meetingUuid`, `start`, `end` (another meeting overlaps) |
+     * | `BUFFER` | `meetingUuid`, `start`, `end`, `bufferAfterMinutes` (of the earlier) / `bufferBeforeMinutes` (of the later): buffers overlap |
+     * | `CALENDAR_EVENT` | `calendarUuid`, busy `from`/`to` (never a title) |
+     * | `MINIMUM_NOTICE` | `earliest` |
+     * | `BOOKING_WINDOW` | `latest` |
+     * | `DAILY_LIMIT`, `WEEKLY_LIMIT`, `MONTHLY_LIMIT` | `limit`, `count`, `scope` (`topic`, or `host`: the host's own limits) |
+     * | `OFF_GRID` | `previous`/`next` grid starts (null when the interval has none that side) |
+     * | `SEATS_FULL` | `seats` |
+     * | `HOST_INACTIVE` | — (the user is deactivated) |
+     *
+     * Privacy: `meetingUuid` is null unless the caller is the host or an admin of one of their teams (a plain member asking about a team topic sees that a meeting is in the way and when, not which). Times in `detail` are on the host's clock (`timezone`).
+     */
+    post: operations["explainSchedule"];
+  };
   "/api/v1/calculate-schedule": {
     /**
      * Calculate available dates
@@ -13892,6 +13915,295 @@ export interface operations {
              * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
              */
             eventUuid: string;
+          };
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No such record in the caller's account. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Why is this time not offered?
+   * @description Every reason the slot engine leaves `start` out for this host and topic, not just the first; `offered: true` with `reasons: []` exactly when POST /calculate-schedule offers the start now (the same engine: the explanation is its own trace). By the host, an admin of one of their teams, or, for a team topic, any key of the account (403 otherwise; 404 for another account's topic or host). For a team topic `team` is required; for a collective topic this explains the named host only. Reasons and their context fields:
+   *
+   * | code | context |
+   * |---|---|
+   * | `OUTSIDE_HOURS` | `schedule` (uuid or "default"), the host-local `date` and its `hours` (the meeting must fit in them) |
+   * | `DAY_OFF` | `date` (an override with no hours) |
+   * | `MEETING` | `meetingUuid`, `start`, `end` (another meeting overlaps) |
+   * | `BUFFER` | `meetingUuid`, `start`, `end`, `bufferAfterMinutes` (of the earlier) / `bufferBeforeMinutes` (of the later): buffers overlap |
+   * | `CALENDAR_EVENT` | `calendarUuid`, busy `from`/`to` (never a title) |
+   * | `MINIMUM_NOTICE` | `earliest` |
+   * | `BOOKING_WINDOW` | `latest` |
+   * | `DAILY_LIMIT`, `WEEKLY_LIMIT`, `MONTHLY_LIMIT` | `limit`, `count`, `scope` (`topic`, or `host`: the host's own limits) |
+   * | `OFF_GRID` | `previous`/`next` grid starts (null when the interval has none that side) |
+   * | `SEATS_FULL` | `seats` |
+   * | `HOST_INACTIVE` | — (the user is deactivated) |
+   *
+   * Privacy: `meetingUuid` is null unless the caller is the host or an admin of one of their teams (a plain member asking about a team topic sees that a meeting is in the way and when, not which). Times in `detail` are on the host's clock (`timezone`).
+   */
+  explainSchedule: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The host's username (for a collective or round-robin team topic: any one of its hosts). One line: no control characters. */
+          username: string;
+          /**
+           * Format: uuid
+           * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+           */
+          meetingTopic: string;
+          /**
+           * Format: date-time
+           * @description The start to explain. An ISO 8601 UTC instant, `YYYY-MM-DDTHH:MM[:SS[.sss]]Z`: upper-case T and Z, no offset, a real calendar date and time (no 30 February, hour 24 or second 60).
+           */
+          start: string;
+          /**
+           * Format: uuid
+           * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+           */
+          team?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/json": {
+            /**
+             * Format: date-time
+             * @description An ISO 8601 UTC instant with milliseconds.
+             */
+            start: string;
+            /**
+             * Format: date-time
+             * @description An ISO 8601 UTC instant with milliseconds.
+             */
+            end: string;
+            /** @description True (and `reasons` empty) exactly when POST /calculate-schedule offers this start now. */
+            offered: boolean;
+            /** @description Every reason that excludes the start, not just the first. */
+            reasons: ({
+                /** @enum {string} */
+                code: "OUTSIDE_HOURS" | "DAY_OFF" | "MEETING" | "BUFFER" | "CALENDAR_EVENT" | "MINIMUM_NOTICE" | "BOOKING_WINDOW" | "DAILY_LIMIT" | "WEEKLY_LIMIT" | "MONTHLY_LIMIT" | "OFF_GRID" | "SEATS_FULL" | "HOST_INACTIVE";
+                /** @description One English sentence, times on the host’s clock in their zone. */
+                detail: string;
+                /** @description OUTSIDE_HOURS: the schedule whose hours apply, a uuid or "default". */
+                schedule?: string;
+                /**
+                 * Format: date
+                 * @description OUTSIDE_HOURS, DAY_OFF: the host-local date of the start.
+                 */
+                date?: string;
+                /** @description OUTSIDE_HOURS: the host’s hours that local date (override or weekday), `HH:MM`. */
+                hours?: {
+                    start: string;
+                    end: string;
+                  }[];
+                meetingUuid?: string | null;
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 UTC instant with milliseconds.
+                 */
+                start?: string;
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 UTC instant with milliseconds.
+                 */
+                end?: string;
+                /** @description BUFFER: the buffer before the later of the two meetings. */
+                bufferBeforeMinutes?: number;
+                /** @description BUFFER: the buffer after the earlier of the two meetings. */
+                bufferAfterMinutes?: number;
+                /**
+                 * Format: uuid
+                 * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+                 */
+                calendarUuid?: string;
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 UTC instant with milliseconds.
+                 */
+                from?: string;
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 UTC instant with milliseconds.
+                 */
+                to?: string;
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 UTC instant with milliseconds.
+                 */
+                earliest?: string;
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 UTC instant with milliseconds.
+                 */
+                latest?: string;
+                limit?: number;
+                /** @description Meetings already in that period. */
+                count?: number;
+                /**
+                 * @description Limits: the topic's limit, or the host's own across topics (PUT /users/{uuid}/limits).
+                 * @enum {string}
+                 */
+                scope?: "topic" | "host";
+                previous?: string | null;
+                next?: string | null;
+                seats?: number;
+              })[];
+            /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
+            timezone: string;
           };
         };
       };

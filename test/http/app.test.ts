@@ -223,6 +223,37 @@ for (const dialect of DIALECTS) {
       expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/users/${acme.owner.uuid}/availability`)).json().timezone).toBe('America/New_York');
     });
 
+    it('answers "why is this time not offered?" on the availability page, in plain English and Polish', async () => {
+      const acme = await createTestAccount(t.ctx, { timezone: 'Europe/Warsaw', places: ['offline'] });
+      const topic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Intro', durationMinutes: 30, places: ['offline'] })).json() as { uuid: string };
+      const booked = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
+        dates: [{ start: '2027-01-06T08:00:00.000Z', username: acme.owner.username }],
+        email: 'pat@example.com',
+        lang: 'en',
+        name: 'Pat',
+        place: 'offline',
+        meetingTopic: topic.uuid,
+        timezone: 'Europe/Warsaw',
+      });
+      expect(booked.statusCode).toBe(201);
+      const browser = await signIn(acme.owner.email);
+      const blank = await browser.get('/app/availability');
+      expect(blank.body).toContain('<label for="why-date">Date</label>');
+      expect(blank.body).not.toContain('why-not-answer');
+      // Wednesday 09:00 on the host's clock (Europe/Warsaw): the booked meeting is in the way.
+      const taken = await browser.get(`/app/availability?why_topic=${topic.uuid}&why_date=2027-01-06&why_time=09:00`);
+      expect(taken.statusCode).toBe(200);
+      expect(taken.body).toContain('It is not offered because:');
+      expect(taken.body).toContain('The host has another meeting then, 2027-01-06 09:00–2027-01-06 09:30 (Europe/Warsaw).');
+      const free = await browser.get(`/app/availability?why_topic=${topic.uuid}&why_date=2027-01-06&why_time=10:00`);
+      expect(free.body).toContain('This time is offered');
+      const polish = await browser.get(`/app/availability?why_topic=${topic.uuid}&why_date=2027-01-09&why_time=10:00&lang=pl`);
+      expect(polish.body).toContain('Gospodarz nie ma godzin pracy 2027-01-09 (Europe/Warsaw).');
+      const invalid = await browser.get(`/app/availability?why_topic=${topic.uuid}&why_date=2027-02-30&why_time=25:00&lang=en`);
+      expect(invalid.statusCode).toBe(200);
+      expect(invalid.body).toContain('Choose a topic, a date and a time.');
+    });
+
     it('keeps the session across a restart and on another instance, slides it, and ends it on sign-out', async () => {
       const acme = await createTestAccount(t.ctx);
       const browser = await signIn(acme.owner.email);

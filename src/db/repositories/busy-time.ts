@@ -25,6 +25,16 @@ export async function findBusySpans(db: DbOrTrx, hostUuid: string, from: number,
 const busySpans = compileOnce((db, hostUuid: string, from: number, to: number, now: number) => busySpansQuery(db, { one: hostUuid }, from, to, now));
 
 /**
+ * findBusySpans with each meeting's uuid (`uuid` on its BusyMeeting): the same statement,
+ * for the explanation of a start (POST /explain-schedule), which names the meetings in its
+ * way. The other readers drop the column (the month view's prepared twin never reads it).
+ */
+export async function findNamedBusySpans(db: DbOrTrx, hostUuid: string, from: number, to: number, now: number): Promise<BusyMeeting[]> {
+  const { rows } = await busySpans(db, hostUuid, from, to, now);
+  return rows.map((row) => (row.source === 0 ? { ...toBusyMeeting(row), uuid: row.id } : toBusyMeeting(row)));
+}
+
+/**
  * findBusySpans for several hosts in one statement, by host (every host asked for has an
  * entry, empty when nothing blocks it): a cold team view loads 50 calendars, and on
  * PostgreSQL one round trip each was most of its time.
@@ -47,6 +57,7 @@ function busySpansQuery(db: DbOrTrx, hosts: { one: string } | { any: string[] },
     .innerJoin('meeting_topics', 'meeting_topics.id', 'meetings.topic_id')
     .select([
       'meetings.host_user_id as host',
+      'meetings.id as id',
       sql<number>`0`.as('source'),
       'meetings.starts_at as start',
       'meetings.ends_at as end',
@@ -87,6 +98,7 @@ function busySpansQuery(db: DbOrTrx, hosts: { one: string } | { any: string[] },
     .selectFrom('external_busy')
     .select([
       'host_user_id as host',
+      'id',
       sql<number>`1`.as('source'),
       'starts_at as start',
       'ends_at as end',
@@ -103,11 +115,13 @@ function busySpansQuery(db: DbOrTrx, hosts: { one: string } | { any: string[] },
 
 function toBusyMeeting({
   host: _host,
+  id: _id,
   source,
   holdExpiresAt,
   ...span
 }: {
   host: string;
+  id: string;
   source: number;
   holdExpiresAt: number | null;
   start: number;

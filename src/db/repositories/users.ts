@@ -103,6 +103,12 @@ export async function findActiveUserByUsername(db: DbOrTrx, accountUuid: string 
   return row && userRowToUser(row);
 }
 
+/** A user of the account by username, active or deactivated (the explanation answers HOST_INACTIVE for the latter). */
+export async function findUserByUsername(db: DbOrTrx, accountUuid: string, username: string): Promise<User | undefined> {
+  const row = await db.selectFrom('users').selectAll().where('username', '=', username).where('account_id', '=', accountUuid).executeTakeFirst();
+  return row && userRowToUser(row);
+}
+
 /** Ids of the users in any team the given user administers (the user included if so). */
 export async function findUserIdsManagedBy(db: DbOrTrx, adminUuid: string): Promise<Set<string>> {
   const rows = await db

@@ -223,6 +223,44 @@ export interface AvailabilityView {
   flash: string | null;
   /** Next week's free slots for one of the host's topics, when they have one. */
   preview: { topicName: string; days: readonly DaySlots[]; timezone: string } | null;
+  /** The "why not?" form (POST /explain-schedule for the member's own topics), with its answer once asked. */
+  whyNot: WhyNotView | null;
+}
+
+export interface WhyNotView {
+  topics: readonly { uuid: string; name: string }[];
+  topic: string;
+  date: string;
+  time: string;
+  /** The host's zone the date and time are read in. */
+  timezone: string;
+  answer: { offered: boolean; reasons: readonly string[] } | null;
+  error: string | null;
+}
+
+/** "Why is [date] [time] not offered for [topic]?": a GET form (it changes nothing), then every reason in plain words. */
+function whyNotSection(t: AppStrings, view: WhyNotView): SafeHtml {
+  const topicName = view.topics.find((topic) => topic.uuid === view.topic)?.name ?? '';
+  return html`<section aria-labelledby="h-why-not" id="why-not"><h2 id="h-why-not">${t.whyNotTitle}</h2>
+<p class="hint" id="why-not-hint">${t.whyNotHint} (${view.timezone})</p>
+<form method="get" action="/app/availability#why-not" class="why-not" aria-describedby="why-not-hint">
+<span>${t.whyNotIs}</span>
+<label for="why-date">${t.date}</label><input type="date" id="why-date" name="why_date" value="${view.date}" required>
+<label for="why-time">${t.time}</label><input type="time" id="why-time" name="why_time" value="${view.time}" required>
+<span>${t.whyNotFor}</span>
+<label for="why-topic">${t.topic}</label><select id="why-topic" name="why_topic" required>
+${view.topics.map((topic) => html`<option value="${topic.uuid}"${topic.uuid === view.topic ? html` selected` : ''}>${topic.name}</option>`)}
+</select><span>?</span>
+<button type="submit" id="why-submit">${t.whyNotAsk}</button>
+</form>
+${view.error ? html`<p class="alert" role="alert">${view.error}</p>` : ''}
+${
+  view.answer
+    ? html`<div id="why-not-answer" role="status"><p><strong>${view.date} ${view.time}, ${topicName}:</strong> ${view.answer.offered ? t.whyNotOffered : t.whyNotBecause}</p>
+${view.answer.reasons.length > 0 ? html`<ul class="reasons">${view.answer.reasons.map((reason) => html`<li>${reason}</li>`)}</ul>` : ''}</div>`
+    : ''
+}
+</section>`;
 }
 
 export function renderAvailabilityPage(frame: AppFrame, view: AvailabilityView): SafeHtml {
@@ -287,7 +325,8 @@ ${
 }
 </section>`
     : ''
-}`,
+}
+${view.whyNot ? whyNotSection(t, view.whyNot) : ''}`,
   );
 }
 

@@ -20,6 +20,8 @@ import { getAvailability, setAvailability } from '../../scheduling/availability.
 import { addCalendar, getFeedUrl, listCalendars, removeCalendar, rotateFeed } from '../../scheduling/calendars.js';
 import { listConnections, removeConnection, startConnection } from '../../scheduling/connections.js';
 import { calculateSchedule } from '../../scheduling/calculate-schedule.js';
+import { explainSchedule } from '../../scheduling/explain-schedule.js';
+import { localToInstant, parseLocalDate } from '../../domain/time-zones.js';
 import { createMeetingTopic, getMeetingTopic, listMeetingTopics, updateMeetingTopic } from '../../scheduling/meeting-topics.js';
 import { cancelMeeting } from '../../scheduling/meetings.js';
 import { rescheduleMeeting } from '../../scheduling/reschedule-meeting.js';
@@ -40,6 +42,7 @@ import {
   renderUpcomingPage,
   type AppFrame,
   type AvailabilityForm,
+  type WhyNotView,
   type TopicForm,
 } from './pages.js';
 import { APP_STRINGS } from './strings.js';
@@ -51,6 +54,19 @@ declare module 'fastify' {
     /** The teams that member administers (each has a page in the navigation). */
     appTeams: readonly Team[];
   }
+}
+
+/** The "why not?" form's fields, as the query string brings them (each at most once used). */
+interface WhyNotQuery {
+  why_topic?: string | undefined;
+  why_date?: string | undefined;
+  why_time?: string | undefined;
+}
+
+/** A query value that may come repeated: its first, bounded. */
+function oneOf(value: string | string[] | undefined): string | undefined {
+  const first = Array.isArray(value) ? value[0] : value;
+  return first?.slice(0, 64);
 }
 
 /** A posted HTML form: each name's values, repeated names (checkboxes) in order. */
@@ -267,10 +283,11 @@ export const appRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
     });
 
     // Availability
-    async function availabilityPage(request: FastifyRequest, reply: FastifyReply, form: AvailabilityForm, errors: FieldError[], flash: string | null) {
+    async function availabilityPage(request: FastifyRequest, reply: FastifyReply, form: AvailabilityForm, errors: FieldError[], flash: string | null, ask?: WhyNotQuery) {
       const session = sessionOf(request);
       const preview = await previewOf(session, form.timezone);
-      const view = { form, zones: Intl.supportedValuesOf('timeZone'), errors, flash, preview };
+      const whyNot = await whyNotOf(session, form.timezone, langOf(request, reply), ask);
+      const view = { form, zones: Intl.supportedValuesOf('timeZone'), errors, flash, preview, whyNot };
       return send(reply, errors.length > 0 ? 400 : 200, renderAvailabilityPage(frame(request, reply), view));
     }
 
@@ -287,11 +304,40 @@ export const appRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
       }
     }
 
-    member.get<{ Querystring: { done?: string } }>('/app/availability', HIDE, async (request, reply) => {
+    /**
+     * "Why is this time not offered?" for the member's own topics: the date and time read on
+     * the clock of their hours, answered by the same use case as POST /explain-schedule.
+     */
+    async function whyNotOf(session: AppSession, timezone: string, lang: Lang, ask: WhyNotQuery | undefined): Promise<WhyNotView | null> {
+      const topics = await listMeetingTopics(ctx, session.principal, { username: session.user.username });
+      if (topics.length === 0) return null;
+      const t = APP_STRINGS[lang];
+      const view: WhyNotView = { topics, topic: ask?.why_topic ?? topics[0]!.uuid, date: ask?.why_date ?? '', time: ask?.why_time ?? '', timezone, answer: null, error: null };
+      if (ask?.why_topic === undefined && ask?.why_date === undefined && ask?.why_time === undefined) return view;
+      const topic = topics.find((candidate) => candidate.uuid === view.topic);
+      const day = /^\d{4}-\d{2}-\d{2}$/.test(view.date) ? parseLocalDate(view.date) : Number.NaN;
+      const clock = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(view.time);
+      if (!topic || Number.isNaN(day) || !clock) return { ...view, error: t.whyNotInvalid };
+      // A time the clocks skip or repeat is read as its first instant, as the hours are.
+      const start = localToInstant(timezone, day, Number(clock[1]) * 60 + Number(clock[2]));
+      const input = { username: session.user.username, meetingTopic: topic.uuid, start: new Date(start).toISOString(), team: topic.teamUuid ?? undefined };
+      let explained: Awaited<ReturnType<typeof explainSchedule>>;
+      try {
+        explained = await explainSchedule(ctx, session.principal, input, lang);
+      } catch (error) {
+        if (error instanceof DomainError) return { ...view, error: error.message };
+        throw error;
+      }
+      return { ...view, answer: { offered: explained.offered, reasons: explained.reasons.map((reason) => reason.detail) } };
+    }
+
+    member.get<{ Querystring: { done?: string } & WhyNotQuery }>('/app/availability', HIDE, async (request, reply) => {
       const session = sessionOf(request);
       const availability = await getAvailability(ctx, session.principal, session.user.uuid);
       const t = APP_STRINGS[langOf(request, reply)];
-      return availabilityPage(request, reply, toAvailabilityForm(availability), [], request.query.done === 'saved' ? t.saved : null);
+      const { why_topic, why_date, why_time } = request.query;
+      const ask = { why_topic: oneOf(why_topic), why_date: oneOf(why_date), why_time: oneOf(why_time) };
+      return availabilityPage(request, reply, toAvailabilityForm(availability), [], request.query.done === 'saved' ? t.saved : null, ask);
     });
 
     member.post<{ Body: FormBody }>('/app/availability', HIDE, async (request, reply) => {

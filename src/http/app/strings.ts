@@ -140,6 +140,15 @@ const en = {
   newFeedLink: 'Make a new link',
   feedRotated: 'The feed has a new link; the old one no longer works.',
   disconnected: 'The account was disconnected.',
+  whyNotTitle: 'Why is a time not offered?',
+  whyNotHint: 'Pick a topic and a time on your clock; the answer lists every rule that keeps it off your booking page.',
+  whyNotIs: 'Why is',
+  whyNotFor: 'not offered for',
+  whyNotAsk: 'Explain',
+  time: 'Time',
+  whyNotOffered: 'This time is offered: participants can book it.',
+  whyNotBecause: 'It is not offered because:',
+  whyNotInvalid: 'Choose a topic, a date and a time.',
 };
 
 export type AppStrings = typeof en;
@@ -277,6 +286,15 @@ const pl: AppStrings = {
   newFeedLink: 'Utwórz nowy link',
   feedRotated: 'Kanał ma nowy link; stary już nie działa.',
   disconnected: 'Konto rozłączono.',
+  whyNotTitle: 'Dlaczego termin nie jest oferowany?',
+  whyNotHint: 'Wybierz temat oraz datę i godzinę według swojego zegara; odpowiedź wymienia każdą regułę, która ukrywa ten termin.',
+  whyNotIs: 'Dlaczego',
+  whyNotFor: 'nie jest oferowany dla tematu',
+  whyNotAsk: 'Wyjaśnij',
+  time: 'Godzina',
+  whyNotOffered: 'Ten termin jest oferowany: uczestnicy mogą go zarezerwować.',
+  whyNotBecause: 'Nie jest oferowany, ponieważ:',
+  whyNotInvalid: 'Wybierz temat, datę i godzinę.',
 };
 
 export const APP_STRINGS: Record<Lang, AppStrings> = { en, pl };

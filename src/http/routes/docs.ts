@@ -173,6 +173,7 @@ const GUIDE_STEPS = [
   { id: 'guide-public', title: 'D. Make it public', keywords: 'public booking page patch topic' },
   { id: 'guide-page', title: 'E. See its booking page', keywords: 'booking page book embed html participant' },
   { id: 'guide-slots', title: '1. Find free slots', keywords: 'calculate-schedule slots month offset timezone' },
+  { id: 'guide-why-not', title: '1a. Why is a time not offered?', keywords: 'explain-schedule why not offered reasons troubleshoot' },
   { id: 'guide-book', title: '2. Book', keywords: 'schedule book idempotency-key dates participant' },
   { id: 'guide-pay', title: '3. Pay (paid topics)', keywords: 'payment redirectUrl gateway pending_payment expiresAt stripe p24 payu paypal tpay' },
   { id: 'guide-cancel', title: '4. Cancel', keywords: 'cancel refund reason' },
@@ -272,6 +273,30 @@ Content-Type: application/json
   "days": [
     { "date": "2027-03-01", "slots": [{ "start": "2027-03-01T14:00:00.000Z", "username": "anna-nowak" }] },
     { "date": "2027-03-02", "slots": [] }
+  ] }`,
+  )}
+
+  <h3 id="guide-why-not">1a. Why is a time not offered?</h3>
+  <p>Ask the engine itself: <code>POST /api/v1/explain-schedule</code> lists every reason a start is left out (hours, day off, a meeting
+  or its buffer, a connected calendar's busy span, notice, window, limits, the slot grid, seats, a deactivated host), not just the first,
+  and says <code>"offered": true</code> with no reasons exactly when <code>calculate-schedule</code> offers it. By the host, an admin of
+  one of their teams, or any key of the account for a team topic (whose callers see that a meeting is in the way, not which).</p>
+  ${example(
+    'Request',
+    `POST /api/v1/explain-schedule
+${key}
+Content-Type: application/json
+
+{ "username": "anna-nowak", "meetingTopic": "0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d", "start": "2027-03-29T08:15:00.000Z" }`,
+  )}
+  ${example(
+    'Response 200',
+    `{ "start": "2027-03-29T08:15:00.000Z", "end": "2027-03-29T08:45:00.000Z", "offered": false, "timezone": "Europe/Warsaw",
+  "reasons": [
+    { "code": "OFF_GRID", "previous": "2027-03-29T08:00:00.000Z", "next": "2027-03-29T08:30:00.000Z",
+      "detail": "It is not on the topic's slot grid; the nearest grid starts are 2027-03-29 10:00 and 2027-03-29 10:30 (Europe/Warsaw)." },
+    { "code": "MEETING", "meetingUuid": "0193b0a4-…", "start": "2027-03-29T08:00:00.000Z", "end": "2027-03-29T09:00:00.000Z",
+      "detail": "The host has another meeting then, 2027-03-29 10:00–2027-03-29 11:00 (Europe/Warsaw)." }
   ] }`,
   )}
 

@@ -80,6 +80,7 @@ function busySpansQuery(db: DbOrTrx, hosts: { one: string } | { any: string[] },
     .innerJoin('meeting_topics', 'meeting_topics.id', 'meetings.topic_id')
     .select([
       'meeting_co_hosts.user_id as host',
+      'meetings.id as id',
       sql<number>`0`.as('source'),
       'meetings.starts_at as start',
       'meetings.ends_at as end',

@@ -1,7 +1,7 @@
 import { ForbiddenError, NotFoundError } from '../domain/errors.js';
 import { describeExclusion } from '../domain/exclusion-text.js';
 import type { Lang } from '../domain/meeting.js';
-import { checkTopicTeam, type TopicHost } from '../domain/meeting-topic.js';
+import { checkTopicTeam, isCollective, type TopicHost } from '../domain/meeting-topic.js';
 import { explainSeat } from '../domain/seats.js';
 import { formatInstant, type Exclusion } from '../domain/slots.js';
 import type { FastReads } from '../db/fast-reads.js';
@@ -67,7 +67,9 @@ export async function explainSchedule(
     host = { uuid: user.uuid, username: user.username };
     inactive = true;
   }
-  const manages = host.uuid === principal.userUuid || (await findUserIdsManagedBy(ctx.db, principal.userUuid)).has(host.uuid);
+  const managed = await findUserIdsManagedBy(ctx.db, principal.userUuid);
+  const managesHost = (uuid: string) => uuid === principal.userUuid || managed.has(uuid);
+  const manages = managesHost(host.uuid);
   if (!manages && topic.teamUuid === null) {
     throw new ForbiddenError("Only the host, an admin of one of the host's teams, or (for a team topic) any key of the account may ask why a time is not offered");
   }
@@ -80,11 +82,29 @@ export async function explainSchedule(
   const exclusions = explainSeat(inactive ? { ...calendar, inactive } : calendar, rules, now, start);
   const zone = calendar.availability.timezone;
   const schedule = scheduleOfHost(rules, host) ?? 'default';
+  const reasons = exclusions.map((exclusion) => toReason(manages ? exclusion : hideMeeting(exclusion), zone, schedule, lang));
+  if (isCollective(topic) && !inactive) {
+    // A collective topic offers a start only when every host is free (intersectHostDays), so
+    // its explanation is every host's: each reason names the host it is about.
+    for (const reason of reasons) reason.username = host.username;
+    // Found with the named host only (as a host's view finds it): the co-hosts need the whole topic.
+    const full = await ctx.reads.findTopic(topic.accountUuid, topic.uuid);
+    for (const coHost of full?.hosts ?? []) {
+      if (coHost.uuid === host.uuid) continue;
+      const theirs = await loadHostCalendar(reads, coHost, rules, span.from, span.to, now);
+      const theirZone = theirs.availability.timezone;
+      const theirSchedule = scheduleOfHost(rules, coHost) ?? 'default';
+      for (const exclusion of explainSeat(theirs, rules, now, start)) {
+        const reason = toReason(managesHost(coHost.uuid) ? exclusion : hideMeeting(exclusion), theirZone, theirSchedule, lang);
+        reasons.push({ ...reason, detail: `${coHost.username}: ${reason.detail}`, username: coHost.username });
+      }
+    }
+  }
   return {
     start: formatInstant(start),
     end: formatInstant(end),
-    offered: exclusions.length === 0,
-    reasons: exclusions.map((exclusion) => toReason(manages ? exclusion : hideMeeting(exclusion), zone, schedule, lang)),
+    offered: reasons.length === 0,
+    reasons,
     timezone: zone,
   };
 }

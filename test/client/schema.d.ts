@@ -14201,6 +14201,8 @@ export interface operations {
                 previous?: string | null;
                 next?: string | null;
                 seats?: number;
+                /** @description Collective topics only: the host this reason is about (a start is offered only when every host of the topic is free, so every host is explained). */
+                username?: string;
               })[];
             /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
             timezone: string;

@@ -176,6 +176,45 @@ for (const dialect of DIALECTS) {
       expect(response.json()).toMatchObject({ offered: false, reasons: [{ code: 'HOST_INACTIVE', detail: 'The host is deactivated: they offer no times at all.' }] });
     });
 
+    it("explains a collective topic by every host: a co-host's busy calendar keeps the start out of both views and is named with its host", async () => {
+      const { acme, member, memberKey, offeredStarts } = await setUp();
+      const created = await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
+        name: 'Panel',
+        durationMinutes: 30,
+        team: acme.team.uuid,
+        assignment: 'collective',
+        hosts: [acme.owner.username, member.username],
+        places: ['offline'],
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      const panel = created.json().uuid as string;
+      const start = '2027-01-07T09:00:00.000Z'; // Thursday 10:00 in Warsaw, inside both hosts' hours
+      const ask = async (key = acme.apiKey) => {
+        const response = await call(t.app, key, 'POST', '/api/v1/explain-schedule', { username: acme.owner.username, meetingTopic: panel, team: acme.team.uuid, start });
+        expect(response.statusCode, response.body).toBe(200);
+        return response.json() as Explanation;
+      };
+      expect(await ask()).toMatchObject({ offered: true, reasons: [] });
+      expect((await offeredStarts(panel, { team: acme.team.uuid })).has(start)).toBe(true);
+
+      // Only the member's remote calendar is busy then: the owner alone would be free.
+      await t.ctx.db.transaction().execute(async (trx) => {
+        await replaceExternalBusy(trx, member.uuid, CALENDAR, [
+          { uuid: '00000000-0000-4000-8000-0000000000e2', start: Date.parse('2027-01-07T08:45:00.000Z'), end: Date.parse('2027-01-07T09:45:00.000Z') },
+        ]);
+        await bumpCalendarVersions(trx, [member.uuid]);
+      });
+      expect((await offeredStarts(panel, { team: acme.team.uuid })).has(start)).toBe(false);
+      const explained = await ask();
+      expect(explained.offered).toBe(false);
+      expect(explained.reasons).toEqual([
+        expect.objectContaining({ code: 'CALENDAR_EVENT', username: member.username, from: '2027-01-07T08:45:00.000Z', to: '2027-01-07T09:45:00.000Z' }),
+      ]);
+      expect(explained.reasons[0]!.detail.startsWith(`${member.username}: `)).toBe(true);
+      // The member may ask too (a team topic) and hears the same.
+      expect((await ask(memberKey)).reasons.map((reason) => [reason.code, reason.username])).toEqual([['CALENDAR_EVENT', member.username]]);
+    });
+
     it('refuses bad input, strangers and other accounts with problem details', async () => {
       const { acme, topic, teamTopic } = await setUp();
       const other = await createTestAccount(t.ctx, { timezone: 'Europe/Warsaw', places: ['offline'] });

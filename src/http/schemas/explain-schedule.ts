@@ -57,6 +57,11 @@ const ReasonSchema = Type.Object(
     previous: Type.Optional(Nullable(Timestamp)),
     next: Type.Optional(Nullable(Timestamp)),
     seats: Type.Optional(Type.Integer()),
+    username: Type.Optional(
+      Type.String({
+        description: 'Collective topics only: the host this reason is about (a start is offered only when every host of the topic is free, so every host is explained).',
+      }),
+    ),
   },
   { title: 'ExclusionReason', description: 'Why a start is not offered; which context fields appear depends on `code` (see the operation).' },
 );

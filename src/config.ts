@@ -125,6 +125,18 @@ export interface OutboxSettings {
   conference: number;
   /** OUTBOX_EVENT_CONCURRENCY: recorded events being fanned out into their jobs at once. */
   event: number;
+  /**
+   * OUTBOX_EVENT_BATCH: events each fan-out slot takes at once, fanned out in order in one
+   * transaction (one turn of the commit for all of them instead of one each).
+   */
+  eventBatch: number;
+  /**
+   * OUTBOX_PACE_LAG_MS: while the due confirmations (events, e-mails, webhooks) are later than
+   * this, a new booking waits for the outbox to catch up (src/outbox/pace.ts); 0: never.
+   */
+  paceLagMs: number;
+  /** OUTBOX_PACE_MAX_WAIT_MS: the longest one booking waits for the outbox. */
+  paceMaxWaitMs: number;
 }
 
 /**
@@ -362,6 +374,12 @@ export function loadConfig(env: Env = process.env, root = PROJECT_ROOT): Config 
       // booking peak the fan-out is the outbox's bottleneck (each event waits for a turn of the
       // shared commit); an operator who prefers throughput to that order raises it.
       event: parseInteger(env.OUTBOX_EVENT_CONCURRENCY, 1, 'OUTBOX_EVENT_CONCURRENCY', 1, 100, problems),
+      // A batch of 32 fans out in about the time a batch of bookings commits in; far more would
+      // hold the event loop (and requests) that much longer.
+      eventBatch: parseInteger(env.OUTBOX_EVENT_BATCH, 32, 'OUTBOX_EVENT_BATCH', 1, 1_000, problems),
+      // Confirmations within a few seconds under a peak (issue 24), a booking's answer at most 5 s later.
+      paceLagMs: parseInteger(env.OUTBOX_PACE_LAG_MS, 1_000, 'OUTBOX_PACE_LAG_MS', 0, 3_600_000, problems),
+      paceMaxWaitMs: parseInteger(env.OUTBOX_PACE_MAX_WAIT_MS, 5_000, 'OUTBOX_PACE_MAX_WAIT_MS', 0, 60_000, problems),
     },
   };
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');

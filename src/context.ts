@@ -105,7 +105,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     dbPoolStats: handle.poolStats,
     mailer,
     // A booking's confirmations: its event is fanned out, then its e-mails and webhooks run.
-    outboxPace: createOutboxPace({ stages: [[EVENT_JOB_KIND], [EMAIL_JOB_KIND, WEBHOOK_JOB_KIND]], lagMs: config.outbox.paceLagMs, maxWaitMs: config.outbox.paceMaxWaitMs }),
+    outboxPace: createOutboxPace({ stages: [[EVENT_JOB_KIND], [EMAIL_JOB_KIND, WEBHOOK_JOB_KIND]], lagMs: config.outbox.paceLagMs, maxWaitMs: config.outbox.paceMaxWaitMs, now }),
     limiters: { authFailures: createAddressLimiter(config.authFailuresPerMinute), publicBookings: createAddressLimiter(config.publicBookingRatePerMinute) },
     migrationsApplied,
     async close() {

@@ -9,7 +9,11 @@
  * backlog stays bounded. Each instance paces its own bookings by the shared queue's lateness.
  */
 export interface OutboxPace {
-  /** The worker's report after claiming jobs of `kind`: the oldest claimed was due at `oldestDueAt`; `full`: more are due. */
+  /**
+   * The worker's report after claiming jobs of `kind`: the oldest claimed was due at
+   * `oldestDueAt`; `full`: more were due, or every slot is taken, so it lags more the longer
+   * nothing claims again.
+   */
   report(kind: string, now: number, oldestDueAt: number | null, full: boolean): void;
   /** Resolves at once while the outbox keeps pace, else when it has caught up or after `maxWaitMs`. */
   admit(): Promise<void>;

@@ -125,10 +125,13 @@ export function createOutboxWorker(run: OutboxRun): OutboxWorker {
       const limit = free * perSlot;
       const now = run.now();
       const jobs = await inSharedCommit(run.db, (db) => claimJobs(db, kind.handler.kind, newId(), now, leaseMs, limit));
-      run.pace?.report(kind.handler.kind, now, jobs.length === 0 ? null : Math.min(...jobs.map((job) => job.dueAt)), jobs.length === limit);
       // Claimed jobs start even if stop() came meanwhile: better run now than after their lease.
       if (perSlot === 1) for (const job of jobs) start(kind, job);
       else for (const group of inQueueOrder(jobs, perSlot)) startBatch(kind, group);
+      // Behind, as far as the pace knows, for as long as nothing claims again: when more were due,
+      // and when every slot is now taken (what is queued meanwhile waits, unseen, until one frees).
+      const behind = jobs.length === limit || kind.running >= kind.slots;
+      run.pace?.report(kind.handler.kind, now, jobs.length === 0 ? null : Math.min(...jobs.map((job) => job.dueAt)), behind);
       if (jobs.length === limit || kind.again) continue;
       // None of this kind is left due. What its jobs did may have queued other kinds' jobs
       // (an event's e-mails): claim those now, not a tick later.

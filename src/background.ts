@@ -36,7 +36,7 @@ export function createJobHandlers(ctx: AppContext, transport: MailTransport): Jo
   const at = (handler: JobHandler, concurrency: number): JobHandler => ({ ...handler, concurrency });
   const { outbox } = ctx.config;
   return [
-    at(createEventDispatcher(ctx), outbox.event),
+    at(createEventDispatcher(ctx, { batchSize: outbox.eventBatch }), outbox.event),
     at(createEmailSender(transport), outbox.email),
     at(createCalendarWriteHandler(ctx), outbox.calendar),
     createRefundJobHandler(ctx),
@@ -60,7 +60,7 @@ export function startBackgroundJobs(
   const handlers = createJobHandlers(ctx, transport);
   // Each kind runs up to its `concurrency` jobs at once and claims more as soon as one ends:
   // a job that hangs (a webhook receiver holding its 10 s) holds its own slot only.
-  const worker = createOutboxWorker({ db: ctx.db, handlers, log: ctx.log, now: ctx.now });
+  const worker = createOutboxWorker({ db: ctx.db, handlers, log: ctx.log, now: ctx.now, pace: ctx.outboxPace });
   let maintaining: Promise<void> | null = null;
   let lastMaintenance = 0;
   const maintenanceEvery = options.maintenanceIntervalMs ?? 30_000;

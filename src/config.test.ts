@@ -14,7 +14,7 @@ describe('loadConfig', () => {
       maxConnections: 10,
       maxMessagesPerConnection: 100,
     });
-    expect(config.outbox).toEqual({ email: 20, webhook: 16, calendar: 4, conference: 4, event: 1 });
+    expect(config.outbox).toEqual({ email: 10, webhook: 16, calendar: 4, conference: 4, event: 1, eventBatch: 32, paceLagMs: 1_000, paceMaxWaitMs: 5_000 });
     expect(Object.isFrozen(config.database)).toBe(true);
   });
 
@@ -34,7 +34,7 @@ describe('loadConfig', () => {
   it('sizes the SMTP pool and the outbox concurrency from the environment, e-mail following the pool unless set', () => {
     const pooled = loadConfig({ SMTP_MAX_CONNECTIONS: '8', SMTP_MAX_MESSAGES_PER_CONNECTION: '50', OUTBOX_WEBHOOK_CONCURRENCY: '32' });
     expect(pooled.mail).toMatchObject({ maxConnections: 8, maxMessagesPerConnection: 50 });
-    expect(pooled.outbox).toMatchObject({ email: 16, webhook: 32 });
+    expect(pooled.outbox).toMatchObject({ email: 8, webhook: 32 });
     expect(loadConfig({ SMTP_MAX_CONNECTIONS: '8', OUTBOX_EMAIL_CONCURRENCY: '3' }).outbox.email).toBe(3);
     expect(() => loadConfig({ SMTP_MAX_CONNECTIONS: '0', OUTBOX_EVENT_CONCURRENCY: 'many' })).toThrow(/SMTP_MAX_CONNECTIONS[\s\S]*OUTBOX_EVENT_CONCURRENCY/);
   });

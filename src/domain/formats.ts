@@ -36,17 +36,43 @@ export function formatMoney(amount: number, currency: string, locale: FormatLoca
 
 /** "Monday, January 4, 2027" (en), "poniedziałek, 4 stycznia 2027" (pl), in the zone given. */
 export function formatDate(instant: number, timeZone: string, locale: FormatLocale): string {
-  return new Intl.DateTimeFormat(intlLocaleOf(locale), { dateStyle: 'full', timeZone }).format(instant);
+  return dateTimeFormat(locale, timeZone, 'full', undefined, {}).format(instant);
 }
 
 /** "9:00 AM" (en), "09:00" (en-GB, pl), in the zone given. */
 export function formatTime(instant: number, timeZone: string, locale: FormatLocale, options: TimeOptions = {}): string {
-  return new Intl.DateTimeFormat(intlLocaleOf(locale), { timeStyle: 'short', timeZone, ...hourCycle(options) }).format(instant);
+  return dateTimeFormat(locale, timeZone, undefined, 'short', options).format(instant);
 }
 
 /** "Jan 4, 2027, 9:00 AM" (en), "4 sty 2027, 09:00" (pl): a short date and time, for subjects and one-line lists. */
 export function formatDateTime(instant: number, timeZone: string, locale: FormatLocale, options: TimeOptions = {}): string {
-  return new Intl.DateTimeFormat(intlLocaleOf(locale), { dateStyle: 'medium', timeStyle: 'short', timeZone, ...hourCycle(options) }).format(instant);
+  return dateTimeFormat(locale, timeZone, 'medium', 'short', options).format(instant);
+}
+
+/** Formatters kept for reuse, at most this many (a few per locale and zone in use). */
+const MAX_FORMATTERS = 500;
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * One Intl.DateTimeFormat per locale, zone and style, made once: making one costs far more
+ * than formatting with it (a confirmation e-mail formats a dozen dates; in a profile of a
+ * booking peak making them was a tenth of the e-mails' CPU). Dropped oldest first past the bound.
+ */
+function dateTimeFormat(
+  locale: FormatLocale,
+  timeZone: string,
+  dateStyle: 'full' | 'medium' | undefined,
+  timeStyle: 'short' | undefined,
+  options: TimeOptions,
+): Intl.DateTimeFormat {
+  const key = `${locale}|${timeZone}|${dateStyle ?? ''}|${timeStyle ?? ''}|${options.hour12 ?? ''}`;
+  let format = formatters.get(key);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat(intlLocaleOf(locale), { ...(dateStyle ? { dateStyle } : {}), ...(timeStyle ? { timeStyle } : {}), timeZone, ...hourCycle(options) });
+    if (formatters.size >= MAX_FORMATTERS) formatters.delete(formatters.keys().next().value!);
+    formatters.set(key, format);
+  }
+  return format;
 }
 
 /**

@@ -19,6 +19,14 @@ export interface JobHandler {
   retryDelayMs?(attempts: number): number;
   /** How many of this kind's jobs run at once in this process (default 1): one slow job need not hold up the rest. */
   concurrency?: number;
+  /**
+   * Runs up to `batch.size` jobs of this kind per slot in one go: `batch.handle` gets them in
+   * the order they were queued and completes each itself, all in one transaction (all or
+   * nothing). When it throws, the worker runs the same jobs one at a time through `handle`, so
+   * each gets its own retry or failure. Worth it for a kind whose jobs are mostly database
+   * work with one slot (events, fanned out in order): one turn of the commit for many jobs.
+   */
+  batch?: { size: number; handle(jobs: { uuid: string; payload: unknown; attempts: number; claim: string }[]): Promise<void> };
 }
 
 /** A job that will never succeed (unknown kind, unreadable payload): given up at once. */

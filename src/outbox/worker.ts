@@ -6,6 +6,7 @@ import { claimJobs, completeJob, failJob, type ClaimedJob } from '../db/reposito
 import { RepeatThrottle } from '../domain/repeat-throttle.js';
 import { newId } from '../ids.js';
 import { LostClaimError, PermanentJobError, type JobHandler } from './job-handler.js';
+import type { OutboxPace } from './pace.js';
 
 export interface OutboxRun {
   db: Db;
@@ -14,6 +15,8 @@ export interface OutboxRun {
   now: () => number;
   /** A claimed job is claimed again by anyone after this long (its worker may have died). */
   leaseMs?: number;
+  /** Told how late each claim's jobs were, to hold bookings back while the outbox lags (src/outbox/pace.ts). */
+  pace?: OutboxPace;
 }
 
 export interface JobCounts {
@@ -118,10 +121,18 @@ export function createOutboxWorker(run: OutboxRun): OutboxWorker {
       kind.again = false;
       const free = kind.slots - kind.running;
       if (free <= 0 || stopped) return;
-      const jobs = await inSharedCommit(run.db, (db) => claimJobs(db, kind.handler.kind, newId(), run.now(), leaseMs, free));
+      const perSlot = kind.handler.batch ? Math.max(1, kind.handler.batch.size) : 1;
+      const limit = free * perSlot;
+      const now = run.now();
+      const jobs = await inSharedCommit(run.db, (db) => claimJobs(db, kind.handler.kind, newId(), now, leaseMs, limit));
       // Claimed jobs start even if stop() came meanwhile: better run now than after their lease.
-      for (const job of jobs) start(kind, job);
-      if (jobs.length === free || kind.again) continue;
+      if (perSlot === 1) for (const job of jobs) start(kind, job);
+      else for (const group of inQueueOrder(jobs, perSlot)) startBatch(kind, group);
+      // Behind, as far as the pace knows, for as long as nothing claims again: when more were due,
+      // and when every slot is now taken (what is queued meanwhile waits, unseen, until one frees).
+      const behind = jobs.length === limit || kind.running >= kind.slots;
+      run.pace?.report(kind.handler.kind, now, jobs.length === 0 ? null : Math.min(...jobs.map((job) => job.dueAt)), behind);
+      if (jobs.length === limit || kind.again) continue;
       // None of this kind is left due. What its jobs did may have queued other kinds' jobs
       // (an event's e-mails): claim those now, not a tick later.
       if (kind.finishedSinceIdle) {
@@ -144,6 +155,24 @@ export function createOutboxWorker(run: OutboxRun): OutboxWorker {
       .finally(() => {
         kind.running -= 1;
         fill(kind); // before end(): a drain must not see the worker idle in between
+        end();
+      });
+  };
+
+  // A slot's batch: one call of the handler's batch.handle, or each job alone when it throws.
+  const startBatch = (kind: KindState, jobs: ClaimedJob[]) => {
+    if (jobs.length === 1) return start(kind, jobs[0]!);
+    kind.running += 1;
+    begin();
+    runBatch(run, kind.handler, jobs)
+      .then((outcomes) => {
+        for (const outcome of outcomes) counts[outcome] += 1;
+        if (outcomes.includes('done')) kind.finishedSinceIdle = true;
+      })
+      .catch((error: unknown) => logFailure(error, { kind: kind.handler.kind, jobIds: jobs.map((job) => job.uuid) }))
+      .finally(() => {
+        kind.running -= 1;
+        fill(kind);
         end();
       });
   };
@@ -174,6 +203,35 @@ export async function runDueJobs(run: OutboxRun): Promise<JobCounts> {
     return await worker.drain();
   } finally {
     await worker.stop();
+  }
+}
+
+/**
+ * Claimed jobs in the order they were queued, in groups of `size`. Job ids are time-ordered
+ * (UUID v7, strictly increasing within a process), and a claim returns its rows in no
+ * particular order: events must be fanned out in the order they happened.
+ */
+function inQueueOrder(jobs: ClaimedJob[], size: number): ClaimedJob[][] {
+  const sorted = [...jobs].sort((a, b) => (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
+  const groups: ClaimedJob[][] = [];
+  for (let at = 0; at < sorted.length; at += size) groups.push(sorted.slice(at, at + size));
+  return groups;
+}
+
+/**
+ * Runs a slot's batch through the handler's `batch.handle` (which completes every job itself,
+ * in one transaction). If it throws, nothing of it committed: the jobs run again one at a time,
+ * in order, each with its own outcome (a lost claim, a retry, a job given up).
+ */
+async function runBatch(run: OutboxRun, handler: JobHandler, jobs: ClaimedJob[]): Promise<('done' | 'failed' | 'lost')[]> {
+  try {
+    await handler.batch!.handle(jobs);
+    return jobs.map(() => 'done' as const);
+  } catch (error) {
+    run.log.debug({ kind: handler.kind, jobs: jobs.length, err: error }, 'a batch of outbox jobs failed: running them one at a time');
+    const outcomes: ('done' | 'failed' | 'lost')[] = [];
+    for (const job of jobs) outcomes.push(await runJob(run, handler, job));
+    return outcomes;
   }
 }
 

@@ -12,6 +12,7 @@ import type { Outbound } from '../net/outbound-request.js';
 import type { GatewayAdapter } from '../payments/gateway.js';
 import type { SmsSender } from '../sms/sender.js';
 import type { ScheduleCache } from './schedule-cache.js';
+import type { OutboxPace } from '../outbox/pace.js';
 
 /**
  * Every service a use case may use, each built once by `createContext` (src/context.ts) and
@@ -44,6 +45,8 @@ export interface UseCaseContext {
   outbound: Outbound;
   /** The operator's SMS provider (SMS_PROVIDER, src/sms/registry.ts); null: none configured, so no SMS reminders. */
   sms: SmsSender | null;
+  /** Holds new bookings back while the outbox lags (src/outbox/pace.ts). */
+  outboxPace: OutboxPace;
 }
 
 /** The caller, as established from a valid API key. */

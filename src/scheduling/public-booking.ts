@@ -32,7 +32,7 @@ export interface PublicScheduleInput extends Omit<ScheduleInput, 'metadata'> {
  * `idempotencyKey` as for POST /schedule: a retry after a lost answer gets the same booking.
  */
 export async function bookPublicly(
-  ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey' | 'gateways'>,
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey' | 'gateways' | 'outboxPace'>,
   input: PublicScheduleInput,
   idempotencyKey?: string | undefined,
 ): Promise<Booking> {

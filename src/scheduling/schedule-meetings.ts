@@ -82,7 +82,7 @@ const UTC_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z$/;
  * the second sees the first's meeting and is refused.
  */
 export async function scheduleMeetings(
-  ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey' | 'gateways'>,
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey' | 'gateways' | 'outboxPace'>,
   principal: Principal | PublicBooker,
   input: ScheduleInput,
   idempotencyKey?: string | undefined,
@@ -92,6 +92,9 @@ export async function scheduleMeetings(
   if (input.locale !== undefined) participantLocale(input.locale, input.lang);
   // The whole body: a repeat with any field changed is a different request.
   const requestHash = idempotencyKey === undefined ? '' : hashRequest(input);
+  // Under a peak the outbox's confirmations set the pace: a booking waits (a few seconds at
+  // most) while they are late, before it locks anything.
+  await ctx.outboxPace.admit();
 
   return inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();

@@ -5,7 +5,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDb, type DbHandle } from '../../src/db/connect.js';
-import { inTransaction } from '../../src/db/transaction.js';
+import { inOutboxTransaction, inTransaction } from '../../src/db/transaction.js';
 
 /**
  * On SQLite, transactions that arrive together share one COMMIT (src/db/transaction.ts).
@@ -37,6 +37,20 @@ describe('SQLite transactions that share a commit', () => {
     (id: string, n = 0) =>
     (trx: Parameters<Parameters<typeof inTransaction>[1]>[0]) =>
       sql`insert into probe (id, n) values (${id}, ${n})`.execute(trx);
+
+  it("skips the sync of a commit only the outbox's bookkeeping shares, never of one a booking shares, and syncs every commit after", async () => {
+    // What the connection's setting was while each unit ran: 2 = full (a sync at COMMIT), 1 = normal.
+    const insertSeeingSync = (id: string) => async (trx: Parameters<Parameters<typeof inTransaction>[1]>[0]) => {
+      await insert(id)(trx);
+      return (await sql<{ synchronous: number }>`pragma synchronous`.execute(trx)).rows[0]!.synchronous;
+    };
+    const alone = await Promise.all([inOutboxTransaction(handle.db, insertSeeingSync('claim-1')), inOutboxTransaction(handle.db, insertSeeingSync('claim-2'))]);
+    expect(alone).toEqual([1, 1]);
+    const shared = await Promise.all([inOutboxTransaction(handle.db, insertSeeingSync('claim-3')), inTransaction(handle.db, insertSeeingSync('booking'))]);
+    expect(shared).toEqual([2, 2]);
+    expect(rows()).toEqual(['booking', 'claim-1', 'claim-2', 'claim-3']);
+    expect((await sql<{ synchronous: number }>`pragma synchronous`.execute(handle.db)).rows[0]!.synchronous).toBe(2);
+  });
 
   it('commits the others when one of them fails, and keeps nothing of the one that failed', async () => {
     const results = await Promise.allSettled(

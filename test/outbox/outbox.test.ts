@@ -104,7 +104,9 @@ for (const dialect of DIALECTS) {
 
         const first = await claim(kind, 'first', 2);
         expect(uuidsOf(first)).toEqual([a, c].sort());
-        expect(first.find((job) => job.uuid === a)).toEqual({ uuid: a, kind, payload: { n: 0 }, attempts: 0, claim: 'first' });
+        // Each says when it was due, before its lease pushed that on: how late the outbox is.
+        expect(first.find((job) => job.uuid === a)).toEqual({ uuid: a, kind, payload: { n: 0 }, attempts: 0, claim: 'first', dueAt: clock.now() - 3_000 });
+        expect(first.find((job) => job.uuid === c)?.dueAt).toBe(clock.now() - 2_000);
         expect(await row(a!)).toMatchObject({ status: 'pending', claim: 'first', next_attempt_at: clock.now() + LEASE_MS });
 
         expect(uuidsOf(await claim(kind, 'second'))).toEqual([b]);
@@ -345,6 +347,49 @@ for (const dialect of DIALECTS) {
         slow.started[0]!.release();
         await stopped;
         expect((await row(hanging!)).status).toBe('done');
+      });
+
+      it("gives a batch handler its slot's jobs in the order they were queued, and runs them one at a time when the batch fails", async () => {
+        const kind = newKind();
+        // All due at the same instant: the order is the order they were queued in.
+        const jobs = await enqueue(kind, 0, 0, 0, 0, 0);
+        const batches: string[][] = [];
+        const alone: string[] = [];
+        let failNext = false;
+        const handler: JobHandler = {
+          kind,
+          async handle(job) {
+            alone.push(job.uuid);
+            if ((job.payload as { n: number }).n === 3) throw new Error('this one fails');
+          },
+          batch: {
+            size: 3,
+            async handle(claimed) {
+              batches.push(claimed.map((job) => job.uuid));
+              if (failNext) throw new Error('the batch fails');
+              for (const job of claimed) expect(await completeJob(db, job, clock.now())).toBe(true);
+            },
+          },
+        };
+        const worker = createOutboxWorker({ db, handlers: [handler], log: silent, now: clock.now, leaseMs: LEASE_MS });
+        // One slot: a batch of three, then the other two, each in the order queued.
+        expect(await worker.drain()).toEqual({ done: 5, failed: 0 });
+        expect(batches).toEqual([jobs.slice(0, 3), jobs.slice(3)]);
+        expect(alone).toEqual([]);
+        for (const uuid of jobs) expect((await row(uuid)).status).toBe('done');
+
+        const more = await enqueue(kind, 0, 0, 0, 0);
+        failNext = true;
+        batches.length = 0;
+        expect(await worker.drain()).toEqual({ done: 3, failed: 1 });
+        // The batch failed as a whole: each job ran alone, in order, and only the failing one is retried.
+        // (The fourth came alone in the next claim: a batch of one is an ordinary job.)
+        expect(batches).toEqual([more.slice(0, 3)]);
+        expect(alone).toEqual(more);
+        expect((await row(more[3]!)).status).toBe('pending');
+        expect((await row(more[3]!)).last_error).toBe('this one fails');
+        for (const uuid of more.slice(0, 3)) expect((await row(uuid)).status).toBe('done');
+        await worker.stop();
       });
 
       it('claims nothing once stopped, and stop waits for the jobs running', async () => {

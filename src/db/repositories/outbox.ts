@@ -42,6 +42,8 @@ export interface ClaimedJob {
   attempts: number;
   /** The claim's token: completeJob and failJob succeed only while the job still carries it. */
   claim: string;
+  /** When it was due (before the claim pushed it on by the lease): how late the outbox is. */
+  dueAt: number;
 }
 
 /**
@@ -64,7 +66,13 @@ export async function claimJobs(db: DbOrTrx, kind: string, claim: string, now: n
     .with(
       (cte) => cte('due').materialized(),
       (qb) => {
-        const due = qb.selectFrom('outbox').select('id').where('kind', '=', kind).where('status', '=', 'pending').where('next_attempt_at', '<=', now).orderBy('next_attempt_at');
+        const due = qb
+          .selectFrom('outbox')
+          .select(['id', 'next_attempt_at'])
+          .where('kind', '=', kind)
+          .where('status', '=', 'pending')
+          .where('next_attempt_at', '<=', now)
+          .orderBy('next_attempt_at');
         // SQLite: ties go by rowid, the order the jobs were queued in, straight off the
         // (kind, status, next_attempt_at) index. Ordering by id as well made it sort every due
         // job of the kind for each claim: with a backlog of thousands, each claim cost more
@@ -78,8 +86,24 @@ export async function claimJobs(db: DbOrTrx, kind: string, claim: string, now: n
   // On SQLite the choice and the update are one statement of the one writer: nothing can
   // claim a row in between, and repeating the conditions made its planner walk every due job
   // of every kind (the status index) instead of looking the chosen ids up.
-  const rows = await (postgres ? update.where('status', '=', 'pending').where('next_attempt_at', '<=', now) : update).returning(['id', 'kind', 'payload', 'attempts']).execute();
-  return rows.map((row) => ({ uuid: row.id, kind: row.kind, payload: JSON.parse(row.payload) as unknown, attempts: row.attempts, claim }));
+  const rows = await (postgres ? update.where('status', '=', 'pending').where('next_attempt_at', '<=', now) : update)
+    .returning([
+      'id',
+      'kind',
+      'payload',
+      'attempts',
+      // The due time the update just replaced, from the chosen rows (looked up among at most `limit`).
+      (eb) => eb.selectFrom('due').select('due.next_attempt_at').whereRef('due.id', '=', 'outbox.id').as('due_at'),
+    ])
+    .execute();
+  return rows.map((row) => ({
+    uuid: row.id,
+    kind: row.kind,
+    payload: JSON.parse(row.payload) as unknown,
+    attempts: row.attempts,
+    claim,
+    dueAt: Number(row.due_at ?? now),
+  }));
 }
 
 /**

@@ -131,7 +131,7 @@ export interface OutboxSettings {
    */
   eventBatch: number;
   /**
-   * OUTBOX_PACE_LAG_MS: while the due confirmations (events, e-mails, webhooks) are later than
+   * OUTBOX_PACE_LAG_MS: while the due confirmations (event fan-out, e-mails) are later than
    * this, a new booking waits for the outbox to catch up (src/outbox/pace.ts); 0: never.
    */
   paceLagMs: number;

@@ -13,7 +13,6 @@ import { createOutbound } from './net/outbound-request.js';
 import { createOutboxPace } from './outbox/pace.js';
 import { EMAIL_JOB_KIND } from './mail/booking-message.js';
 import { EVENT_JOB_KIND } from './scheduling/record-events.js';
-import { WEBHOOK_JOB_KIND } from './scheduling/webhooks-delivery.js';
 import { createGatewayRegistry } from './payments/registry.js';
 import { createSmsSender } from './sms/registry.js';
 import type { UseCaseContext } from './scheduling/context.js';
@@ -104,8 +103,10 @@ export async function createContext(config: Config, options: ContextOptions = {}
     secretKeySource,
     dbPoolStats: handle.poolStats,
     mailer,
-    // A booking's confirmations: its event is fanned out, then its e-mails and webhooks run.
-    outboxPace: createOutboxPace({ stages: [[EVENT_JOB_KIND], [EMAIL_JOB_KIND, WEBHOOK_JOB_KIND]], lagMs: config.outbox.paceLagMs, maxWaitMs: config.outbox.paceMaxWaitMs, now }),
+    // A booking's confirmations: its event is fanned out, then its e-mails go. Webhooks are not
+    // paced on: their lateness is the receivers' (one subscriber's slow or failing endpoint
+    // filling the webhook slots must not slow every account's bookings by seconds).
+    outboxPace: createOutboxPace({ stages: [[EVENT_JOB_KIND], [EMAIL_JOB_KIND]], lagMs: config.outbox.paceLagMs, maxWaitMs: config.outbox.paceMaxWaitMs, now }),
     limiters: { authFailures: createAddressLimiter(config.authFailuresPerMinute), publicBookings: createAddressLimiter(config.publicBookingRatePerMinute) },
     migrationsApplied,
     async close() {

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { EMAIL_JOB_KIND } from '../../src/mail/booking-message.js';
 import { createOutboxPace } from '../../src/outbox/pace.js';
+import { WEBHOOK_JOB_KIND } from '../../src/scheduling/webhooks-delivery.js';
+import { createTestApp } from '../helpers.js';
 
 /**
  * The outbox's pace holds new bookings back only while the confirmations are late: at once
@@ -59,5 +62,21 @@ describe('the outbox pace', () => {
     const off = createOutboxPace({ stages: [['email']], lagMs: 0, maxWaitMs: 60_000, now: () => now });
     off.report('email', now, now - 10_000, true);
     expect(await settle(off.admit(), 50)).toBe('admitted');
+  });
+});
+
+/** The service's own pace: late e-mails hold bookings back, a subscriber's slow webhooks never do. */
+describe('the service context paces on events and e-mails only', () => {
+  it('a minute-late webhook backlog admits a booking at once; a minute-late e-mail backlog holds it', async () => {
+    const t = await createTestApp('sqlite');
+    try {
+      const now = t.ctx.now();
+      t.ctx.outboxPace.report(WEBHOOK_JOB_KIND, now, now - 60_000, true);
+      expect(t.ctx.outboxPace.lagMs(now)).toBe(0);
+      t.ctx.outboxPace.report(EMAIL_JOB_KIND, now, now - 60_000, false);
+      expect(t.ctx.outboxPace.lagMs(now)).toBe(60_000);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -32,9 +32,9 @@ const SQL = {
     'select "meeting_topics".*, "accounts"."id" as "a_id", "accounts"."name" as "a_name", "accounts"."default_timezone" as "a_default_timezone", "accounts"."max_users" as "a_max_users", "accounts"."places" as "a_places", "accounts"."owner_user_id" as "a_owner_user_id", "accounts"."created_at" as "a_created_at" from "accounts" left join "meeting_topics" on "meeting_topics"."account_id" = "accounts"."id" and "meeting_topics"."id" = ? and "meeting_topics"."deleted_at" is null where "accounts"."id" = ?',
   lockHosts:
     'update "users" set "calendar_version" = "calendar_version" + ? where "users"."username" in (?) and "users"."deactivated_at" is null and (exists (select "meeting_topic_hosts"."user_id" from "meeting_topic_hosts" where "meeting_topic_hosts"."topic_id" = ? and "meeting_topic_hosts"."user_id" = "users"."id") or exists (select "memberships"."user_id" from "meeting_topics" inner join "memberships" on "memberships"."team_id" = "meeting_topics"."team_id" where "meeting_topics"."id" = ? and "meeting_topics"."all_team_members" = ? and "memberships"."user_id" = "users"."id")) returning "users"."id", "users"."username", "users"."availability", "users"."place_details", "users"."timezone", "users"."limit_daily", "users"."limit_weekly"',
-  busy: 'select "meetings"."host_user_id" as "host", 0 as "source", "meetings"."starts_at" as "start", "meetings"."ends_at" as "end", "meetings"."topic_id" as "topicUuid", "meetings"."hold_expires_at" as "holdExpiresAt", "meeting_topics"."buffer_before_minutes" as "bufferBeforeMinutes", "meeting_topics"."buffer_after_minutes" as "bufferAfterMinutes" from "meetings" inner join "meeting_topics" on "meeting_topics"."id" = "meetings"."topic_id" where "meetings"."host_user_id" = ? and "meetings"."starts_at" >= ? and "meetings"."starts_at" < ? and ("meetings"."status" = ? or ("meetings"."status" in (?, ?) and "meetings"."hold_expires_at" > ?)) union all select "host_user_id" as "host", 1 as "source", "starts_at" as "start", "ends_at" as "end", ? || source_id as "topicUuid", null as "holdExpiresAt", 0 as "bufferBeforeMinutes", 0 as "bufferAfterMinutes" from "external_busy" where "host_user_id" = ? and "starts_at" < ? and "ends_at" > ? order by "host", "source", "start"',
+  busy: 'select "meetings"."host_user_id" as "host", "meetings"."id" as "id", 0 as "source", "meetings"."starts_at" as "start", "meetings"."ends_at" as "end", "meetings"."topic_id" as "topicUuid", "meetings"."hold_expires_at" as "holdExpiresAt", "meeting_topics"."buffer_before_minutes" as "bufferBeforeMinutes", "meeting_topics"."buffer_after_minutes" as "bufferAfterMinutes" from "meetings" inner join "meeting_topics" on "meeting_topics"."id" = "meetings"."topic_id" where "meetings"."host_user_id" = ? and "meetings"."starts_at" >= ? and "meetings"."starts_at" < ? and ("meetings"."status" = ? or ("meetings"."status" in (?, ?) and "meetings"."hold_expires_at" > ?)) union all select "meeting_co_hosts"."user_id" as "host", "meetings"."id" as "id", 0 as "source", "meetings"."starts_at" as "start", "meetings"."ends_at" as "end", "meetings"."topic_id" as "topicUuid", "meetings"."hold_expires_at" as "holdExpiresAt", "meeting_topics"."buffer_before_minutes" as "bufferBeforeMinutes", "meeting_topics"."buffer_after_minutes" as "bufferAfterMinutes" from "meeting_co_hosts" inner join "meetings" on "meetings"."id" = "meeting_co_hosts"."meeting_id" inner join "meeting_topics" on "meeting_topics"."id" = "meetings"."topic_id" where "meeting_co_hosts"."user_id" = ? and "meeting_co_hosts"."starts_at" >= ? and "meeting_co_hosts"."starts_at" < ? and ("meetings"."status" = ? or ("meetings"."status" in (?, ?) and "meetings"."hold_expires_at" > ?)) union all select "host_user_id" as "host", "id", 1 as "source", "starts_at" as "start", "ends_at" as "end", ? || source_id as "topicUuid", null as "holdExpiresAt", 0 as "bufferBeforeMinutes", 0 as "bufferAfterMinutes" from "external_busy" where "host_user_id" = ? and "starts_at" < ? and "ends_at" > ? order by "host", "source", "start"',
   insertMeeting:
-    'insert into "meetings" ("id", "account_id", "topic_id", "team_id", "host_user_id", "booking_id", "starts_at", "ends_at", "status", "hold_expires_at", "place", "location", "participant_name", "participant_email", "participant_phone", "participant_timezone", "participant_lang", "participant_locale", "note", "price_variant_id", "form", "metadata", "invoice", "sequence", "created_at", "updated_at", "cancelled_at", "cancel_reason", "booked_by_key_id", "no_show", "decline_reason") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    'insert into "meetings" ("id", "account_id", "topic_id", "team_id", "host_user_id", "booking_id", "starts_at", "ends_at", "status", "hold_expires_at", "place", "location", "participant_name", "participant_email", "participant_phone", "participant_timezone", "participant_lang", "participant_locale", "note", "price_variant_id", "form", "metadata", "invoice", "sequence", "created_at", "updated_at", "cancelled_at", "cancel_reason", "booked_by_key_id", "no_show", "decline_reason", "collective") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   insertEvent: 'insert into "events" ("id", "account_id", "type", "subject_id", "occurred_at", "data") values (?, ?, ?, ?, ?, ?)',
   insertOutbox: 'insert into "outbox" ("id", "kind", "payload", "status", "next_attempt_at", "last_error", "created_at", "done_at") values (?, ?, ?, ?, ?, ?, ?, ?)',
   // PostgreSQL writes the event and its job in one statement (one round trip).
@@ -105,6 +105,7 @@ function bookingValues(ids: { account: string; topic: string; team: string; key:
     ids.key,
     null,
     null,
+    0,
   ];
   const data = `{"meeting":{"uuid":"${meeting}","accountUuid":"${ids.account}","topicUuid":"${ids.topic}","teamUuid":"${ids.team}","hostUuid":"${host}","hostUsername":"host","bookingUuid":"${booking}","start":${start},"end":${start + 1_800_000},"status":"confirmed","holdExpiresAt":null,"place":"zoom","location":${location},"participant":{"name":"P","email":"p@bench.test","phone":null,"timezone":"UTC","lang":"en","locale":null},"note":null,"priceVariantUuid":null,"form":{},"metadata":{},"invoice":null,"sequence":0,"createdAt":${now},"updatedAt":${now},"cancelledAt":null,"cancelReason":null,"bookedByKeyUuid":"${ids.key}","noShow":null,"declineReason":null}}`;
   const eventRow = [event, ids.account, 'meeting.scheduled', meeting, now, data];
@@ -112,13 +113,37 @@ function bookingValues(ids: { account: string; topic: string; team: string; key:
   return { meetingRow, eventRow, outboxRow };
 }
 
-/** The calendar span a booking reads around its start (bookingCalendarSpan for this topic: 11 days and 30 minutes each side). */
-const REACH_MS = 952_200_000;
+/**
+ * The calendar span a booking reads around its start: bookingCalendarSpan for this topic, with
+ * no weekly or monthly limit, is its busy window alone (3 days and 30 minutes each side; it
+ * was 11 days and 30 minutes while every booking read whole weeks around its starts).
+ */
+const REACH_MS = 261_000_000;
 
 function busyValues(host: string, start: number, now: number) {
   const from = start - REACH_MS;
   const to = start + 1_800_000 + REACH_MS;
-  return [host, from, to, 'confirmed', 'pending_payment', 'pending_approval', now, 'external:', host, to, from];
+  // Meetings the host holds, then collective ones they co-host, then remote busy time.
+  return [
+    host,
+    from,
+    to,
+    'confirmed',
+    'pending_payment',
+    'pending_approval',
+    now,
+    host,
+    from,
+    to,
+    'confirmed',
+    'pending_payment',
+    'pending_approval',
+    now,
+    'external:',
+    host,
+    to,
+    from,
+  ];
 }
 
 /** The floor on SQLite: one connection, statements prepared once, commits shared as the service shared them. */

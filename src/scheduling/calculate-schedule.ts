@@ -9,7 +9,7 @@ import type { FastReads } from '../db/fast-reads.js';
 import type { Place } from '../domain/account.js';
 import { placesReadyOf } from '../domain/integrations.js';
 import { canonicalTimeZone } from '../domain/time-zones.js';
-import { periodReachDays } from '../domain/period-limits.js';
+import { periodReachDays, type HostLimits } from '../domain/period-limits.js';
 import type { CachedSchedule } from './schedule-cache.js';
 import type { Principal, UseCaseContext } from './context.js';
 import { isoWeekStartUtc, teamScheduleDays, type HostEntry } from './team-schedule.js';
@@ -246,10 +246,21 @@ function busyWindowOf(rules: SlotRules, fromInstant: number, toInstant: number):
 /**
  * The span a booking's check loads the host's calendar for, around the starts it checks:
  * wide enough that the weekly and monthly limits (the topic's and the host's own) count
- * every meeting of each period a start falls in.
+ * every meeting of each period a start falls in. Given the hosts' own limits (as locked),
+ * a check with no weekly or monthly limit anywhere reads just the starts' busy window
+ * (loadHostCalendar widens the span by it: buffers, and each start's day for the daily
+ * limits): 5 days of meetings instead of 22, which the booking read, mapped and judged for
+ * nothing (bench/booking-floor.ts, issue 24).
  */
-export function bookingCalendarSpan(rules: SlotRules, fromInstant: number, toInstant: number): { from: number; to: number } {
-  const reach = periodReachDays(rules) * DAY_MS;
+export function bookingCalendarSpan(
+  rules: SlotRules,
+  fromInstant: number,
+  toInstant: number,
+  hostLimits?: readonly (HostLimits | null | undefined)[],
+): { from: number; to: number } {
+  const periods =
+    hostLimits === undefined || (rules.weeklyLimit ?? null) !== null || (rules.monthlyLimit ?? null) !== null || hostLimits.some((limits) => (limits?.weekly ?? null) !== null);
+  const reach = periods ? periodReachDays(rules) * DAY_MS : 0;
   return { from: fromInstant - reach, to: toInstant + reach };
 }
 

@@ -211,8 +211,13 @@ async function lockEveryTopicHost(trx: DbOrTrx, topic: MeetingTopic): Promise<Lo
  */
 async function checkDatesUnderLock(trx: DbOrTrx, plan: BookingPlan, starts: number[], now: number): Promise<Map<string, PlaceDetails>> {
   const rules = slotRulesOf(plan.topic);
-  // Whole weeks and months around the dates: the weekly and monthly limits count them.
-  const { from, to } = bookingCalendarSpan(rules, Math.min(...starts), Math.max(...starts) + plan.topic.durationMinutes * 60_000);
+  // Whole weeks and months around the dates when a weekly or monthly limit counts them (the topic's or a host's).
+  const { from, to } = bookingCalendarSpan(
+    rules,
+    Math.min(...starts),
+    Math.max(...starts) + plan.topic.durationMinutes * 60_000,
+    [...plan.locked.values()].map((locked) => locked.limits),
+  );
   const calendars = new Map<string, HostCalendar>();
   const placeDetails = new Map<string, PlaceDetails>();
   for (const locked of plan.locked.values()) {

@@ -254,6 +254,16 @@ for (const dialect of DIALECTS) {
       expect((await slotsFrom(b, acme, topics[0]!.uuid)).filter((start) => start < '2027-01-11')).toEqual([]);
     });
 
+    it('the host’s own weekly limit refuses a booking days away from the week’s meetings, on a topic with no limit of its own', async () => {
+      const acme = await newAccount();
+      const topic = await createTopic(acme);
+      await call(a.app, acme.apiKey, 'PUT', `/api/v1/users/${acme.owner.uuid}/limits`, { daily: null, weekly: 1 });
+      expect((await book(acme, topic.uuid, ['2027-01-04T09:00:00.000Z'])).statusCode).toBe(201);
+      // Friday afternoon is four days from Monday's meeting: the check still reads the whole week.
+      expectProblem(await book(acme, topic.uuid, ['2027-01-08T16:00:00.000Z']), 409, 'SLOT_UNAVAILABLE');
+      expect((await book(acme, topic.uuid, ['2027-01-11T09:00:00.000Z'])).statusCode).toBe(201);
+    });
+
     it('a meeting moves within its full week: it does not count against itself', async () => {
       const acme = await newAccount();
       const topic = await createTopic(acme, { weeklyLimit: 1 });

@@ -17,6 +17,13 @@ export type DatabaseConfig =
        * and a power cut (not a crash of termin) may lose the last commits. The operator's choice.
        */
       synchronous?: 'full' | 'normal';
+      /**
+       * How long at most (ms, default 25) the month view's remembered reads may miss a commit
+       * made by another process (the operator CLI); this process's own commits show at once.
+       * Safe: a booking re-checks its slot under the lock, so a stale view can only offer a
+       * slot that is then refused (409), never book it twice. 0: checked on every read.
+       */
+      otherProcessCheckMs?: number;
     }
   | {
       dialect: 'postgres';
@@ -477,7 +484,8 @@ function parseBaseUrl(raw: string | undefined, fallback: string, name: string, p
 
 function parseDatabase(url: string | undefined, dataDir: string, root: string, env: Env, problems: string[]): DatabaseConfig {
   const synchronous = parseSqliteSynchronous(env.SQLITE_SYNCHRONOUS, problems);
-  if (url === undefined) return { dialect: 'sqlite', filename: path.join(dataDir, 'termin.db'), synchronous };
+  const otherProcessCheckMs = parseInteger(env.SQLITE_OTHER_PROCESS_CHECK_MS, 25, 'SQLITE_OTHER_PROCESS_CHECK_MS', 0, 1_000, problems);
+  if (url === undefined) return { dialect: 'sqlite', filename: path.join(dataDir, 'termin.db'), synchronous, otherProcessCheckMs };
   if (/^postgres(ql)?:\/\//.test(url)) {
     return {
       dialect: 'postgres',
@@ -489,10 +497,10 @@ function parseDatabase(url: string | undefined, dataDir: string, root: string, e
   if (url.startsWith('sqlite:') || url.startsWith('file:')) {
     const filename = url.replace(/^(sqlite|file):(\/\/)?/, '');
     if (filename === '') problems.push('DATABASE_URL sqlite: needs a file name, e.g. sqlite:./data/termin.db');
-    return { dialect: 'sqlite', filename: filename === ':memory:' ? filename : path.resolve(root, filename), synchronous };
+    return { dialect: 'sqlite', filename: filename === ':memory:' ? filename : path.resolve(root, filename), synchronous, otherProcessCheckMs };
   }
   problems.push('DATABASE_URL must be postgres://… or sqlite:<file> (unset: an SQLite file under ./data/)');
-  return { dialect: 'sqlite', filename: path.join(dataDir, 'termin.db'), synchronous };
+  return { dialect: 'sqlite', filename: path.join(dataDir, 'termin.db'), synchronous, otherProcessCheckMs };
 }
 
 /**

@@ -289,16 +289,39 @@ describe('prepared SQLite reads see every commit made before them', () => {
     expect(await prepared.findCalendarVersion(acme.owner.uuid)).toBe(before! + 2);
   });
 
-  it('a write by another process (the operator CLI) shows from the next turn on', async () => {
-    const before = await prepared.findCalendarVersion(acme.owner.uuid);
-    const cli = new SqliteDatabase(filename);
+  it('a write by another process (the operator CLI) shows within the configured bound', async () => {
+    const bounded = createSqliteReads(filename, 100);
     try {
-      cli.prepare('update users set calendar_version = calendar_version + 1 where id = ?').run(acme.owner.uuid);
+      const before = await bounded.findCalendarVersion(acme.owner.uuid);
+      const cli = new SqliteDatabase(filename);
+      try {
+        cli.prepare('update users set calendar_version = calendar_version + 1 where id = ?').run(acme.owner.uuid);
+      } finally {
+        cli.close();
+      }
+      // Remembered answers are re-checked against another process's commits at most every 100 ms.
+      await new Promise((resolve) => setTimeout(resolve, 110));
+      expect(await bounded.findCalendarVersion(acme.owner.uuid)).toBe(before! + 1);
     } finally {
-      cli.close();
+      bounded.close();
     }
-    await nextTurn();
-    expect(await prepared.findCalendarVersion(acme.owner.uuid)).toBe(before! + 1);
+  });
+
+  it('with a bound of 0, a write by another process shows from the next turn on', async () => {
+    const unbounded = createSqliteReads(filename, 0);
+    try {
+      const before = await unbounded.findCalendarVersion(acme.owner.uuid);
+      const cli = new SqliteDatabase(filename);
+      try {
+        cli.prepare('update users set calendar_version = calendar_version + 1 where id = ?').run(acme.owner.uuid);
+      } finally {
+        cli.close();
+      }
+      await nextTurn();
+      expect(await unbounded.findCalendarVersion(acme.owner.uuid)).toBe(before! + 1);
+    } finally {
+      unbounded.close();
+    }
   });
 
   it('a booking answered 201 is missing from the very next month view of that host', async () => {

@@ -95,6 +95,29 @@ for (const dialect of DIALECTS) {
       a.clock.set('2027-01-05T08:00:59.999Z');
       expect((await slotsFrom(a.app))[0]).toBe('2027-01-05T09:30:00.000Z');
     });
+
+    it("serves each of a host's views its own days when views of other weeks, months and zones come in between", async () => {
+      const { acme } = await setUp();
+      const topic = (await call(a.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Views', durationMinutes: 30, places: ['zoom'] })).json();
+      const views = [
+        { timezone: 'UTC', offset: 0 },
+        { timezone: 'UTC', offset: 7 },
+        { timezone: 'UTC', offset: 0, month: 2, year: 2027 },
+        { timezone: 'Asia/Tokyo', offset: 0, month: 2, year: 2027 },
+      ];
+      const ask = async (view: (typeof views)[number]) =>
+        (await call(a.app, null, 'POST', '/api/v1/calculate-schedule', { username: acme.owner.username, meetingTopic: topic.uuid, ...view })).json() as {
+          from: string;
+          days: { date: string }[];
+        };
+      const first = await Promise.all(views.map(async (view) => ask(view)));
+      // Each cached now, asked again in turns: every answer is that view's, never the one asked just before.
+      for (const round of [0, 1]) {
+        for (const [i, view] of views.entries()) expect({ round, view: await ask(view) }).toEqual({ round, view: first[i] });
+      }
+      // The four views differ, so serving one for another would show.
+      expect(new Set(first.map((view) => JSON.stringify(view.days))).size).toBe(views.length);
+    });
   });
 }
 

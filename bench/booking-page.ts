@@ -19,6 +19,7 @@ import { chromium } from 'playwright-core';
 import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
 import { createAccount } from '../src/scheduling/create-account.js';
+import { median } from './support.js';
 
 const runs = Number(process.argv[2] ?? 5);
 
@@ -31,11 +32,6 @@ async function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 async function main(): Promise<void> {

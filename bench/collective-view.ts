@@ -10,10 +10,9 @@
  */
 import { bumpCalendarVersions } from '../src/db/repositories/busy-time.js';
 import { calculateSchedule } from '../src/scheduling/calculate-schedule.js';
-import { createAccount } from '../src/scheduling/create-account.js';
 import { scheduleMeetings } from '../src/scheduling/schedule-meetings.js';
 import { authenticate } from '../src/scheduling/authenticate.js';
-import { formatNumber, startBenchServer, type BenchDialect } from './support.js';
+import { createBenchTeam, formatNumber, startBenchServer, type BenchDialect, timeMedian } from './support.js';
 
 const dialect = (process.argv[2] ?? 'sqlite') as BenchDialect;
 const HOSTS = 10;
@@ -24,27 +23,7 @@ const server = await startBenchServer(dialect, { SCHEDULE_CACHE_MB: '256' });
 const { ctx, app } = server;
 (ctx as { now: () => number }).now = () => now;
 
-const created = await createAccount(ctx, {
-  name: 'Bench collective',
-  ownerEmail: 'owner@bench.test',
-  ownerFirstName: 'Olga',
-  ownerLastName: 'Owner',
-  maxUsers: HOSTS + 5,
-  timezone: 'Europe/Warsaw',
-  places: ['zoom'],
-});
-const headers = { 'content-type': 'application/json', accept: 'application/json', 'x-service-api-key': created.apiKey };
-const hosts = [{ uuid: created.owner.uuid, username: created.owner.username }];
-for (let i = 1; i < HOSTS; i += 1) {
-  const response = await app.inject({
-    method: 'POST',
-    url: `/api/v1/teams/${created.team.uuid}/users`,
-    headers,
-    payload: JSON.stringify({ firstName: `Host${i}`, lastName: 'Bench', email: `host${i}@bench.test` }),
-  });
-  if (response.statusCode !== 201) throw new Error(response.body);
-  hosts.push(response.json());
-}
+const { created, headers, hosts } = await createBenchTeam(ctx, app, 'Bench collective', HOSTS);
 const createTopic = async (fields: Record<string, unknown>) => {
   const response = await app.inject({
     method: 'POST',
@@ -82,20 +61,6 @@ for (const [h, host] of hosts.entries()) {
   }
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-async function time(runs: number, before: () => Promise<void>, call: () => Promise<unknown>): Promise<number> {
-  const samples: number[] = [];
-  for (let i = 0; i < runs; i += 1) {
-    await before();
-    const start = process.hrtime.bigint();
-    await call();
-    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
-  }
-  return median(samples);
-}
 const nothing = async () => undefined;
 let turn = 0;
 const oneHostChanged = async () => bumpCalendarVersions(ctx.db, [hosts[turn++ % HOSTS]!.uuid]);
@@ -111,18 +76,18 @@ const hostView = () => calculateSchedule(ctx, null, hostInput);
 const teamSlots = (await teamView()).days.flatMap((day) => day.slots).length;
 const collectiveSlots = (await collectiveView()).days.flatMap((day) => day.slots).length;
 // Warm up the JIT before measuring.
-await time(50, oneHostChanged, teamView);
-await time(50, oneHostChanged, collectiveView);
-await time(50, oneHostChanged, hostView);
+await timeMedian(50, oneHostChanged, teamView);
+await timeMedian(50, oneHostChanged, collectiveView);
+await timeMedian(50, oneHostChanged, hostView);
 const rows: [string, number][] = [
-  [`round-robin team view, one host changed`, await time(200, oneHostChanged, teamView)],
-  [`round-robin team view, all changed`, await time(40, allChanged, teamView)],
-  ['round-robin team view, cached', await time(500, nothing, teamView)],
-  [`collective team view, one host changed`, await time(200, oneHostChanged, collectiveView)],
-  [`collective team view, all changed`, await time(40, allChanged, collectiveView)],
-  ['collective team view, cached', await time(500, nothing, collectiveView)],
-  ["collective host's view, one host changed", await time(200, oneHostChanged, hostView)],
-  ["collective host's view, cached", await time(500, nothing, hostView)],
+  [`round-robin team view, one host changed`, await timeMedian(200, oneHostChanged, teamView)],
+  [`round-robin team view, all changed`, await timeMedian(40, allChanged, teamView)],
+  ['round-robin team view, cached', await timeMedian(500, nothing, teamView)],
+  [`collective team view, one host changed`, await timeMedian(200, oneHostChanged, collectiveView)],
+  [`collective team view, all changed`, await timeMedian(40, allChanged, collectiveView)],
+  ['collective team view, cached', await timeMedian(500, nothing, collectiveView)],
+  ["collective host's view, one host changed", await timeMedian(200, oneHostChanged, hostView)],
+  ["collective host's view, cached", await timeMedian(500, nothing, hostView)],
 ];
 console.log(
   `month views [${dialect}]: ${HOSTS} hosts with ${MEETINGS_PER_HOST} meetings each; round robin offers ${teamSlots} slots, collective ${collectiveSlots}; zone America/New_York`,

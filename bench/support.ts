@@ -104,6 +104,7 @@ export async function createBenchTeam(ctx: AppContext, app: FastifyInstance, nam
   });
   const headers = { 'content-type': 'application/json', accept: 'application/json', 'x-service-api-key': created.apiKey };
   const hostUuids = [created.owner.uuid];
+  const members = [{ uuid: created.owner.uuid, username: created.owner.username }];
   for (let i = 1; i < hosts; i += 1) {
     const response = await app.inject({
       method: 'POST',
@@ -112,9 +113,29 @@ export async function createBenchTeam(ctx: AppContext, app: FastifyInstance, nam
       payload: JSON.stringify({ firstName: `Host${i}`, lastName: 'Bench', email: `host${i}@bench.test` }),
     });
     if (response.statusCode !== 201) throw new Error(response.body);
-    hostUuids.push(response.json().uuid as string);
+    const member = response.json() as { uuid: string; username: string };
+    hostUuids.push(member.uuid);
+    members.push({ uuid: member.uuid, username: member.username });
   }
-  return { created, headers, hostUuids };
+  return { created, headers, hostUuids, hosts: members };
+}
+
+/** The middle value (the upper middle of an even count): the benches' figure of a noisy series. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** The median milliseconds of `runs` calls, each after `before` (which is not timed). */
+export async function timeMedian(runs: number, before: () => Promise<void>, call: () => Promise<unknown>): Promise<number> {
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i += 1) {
+    await before();
+    const start = process.hrtime.bigint();
+    await call();
+    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return median(samples);
 }
 
 export function formatNumber(value: number, digits = 0): string {

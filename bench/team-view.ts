@@ -16,7 +16,7 @@ import { resolveScheduleRange } from '../src/domain/schedule-range.js';
 import { createKyselyReads } from '../src/db/fast-reads.js';
 import { scheduleMeetings } from '../src/scheduling/schedule-meetings.js';
 import { authenticate } from '../src/scheduling/authenticate.js';
-import { createBenchTeam, formatNumber, startBenchServer, type BenchDialect } from './support.js';
+import { createBenchTeam, formatNumber, startBenchServer, type BenchDialect, timeMedian } from './support.js';
 
 const dialect = (process.argv[2] ?? 'sqlite') as BenchDialect;
 const HOSTS = 50;
@@ -57,20 +57,6 @@ for (let i = 0; i < MEETINGS; i += 1) {
   });
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-async function time(runs: number, before: () => Promise<void>, call: () => Promise<unknown>): Promise<number> {
-  const samples: number[] = [];
-  for (let i = 0; i < runs; i += 1) {
-    await before();
-    const start = process.hrtime.bigint();
-    await call();
-    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
-  }
-  return median(samples);
-}
 const nothing = async () => undefined;
 let turn = 0;
 const oneHostChanged = async () => {
@@ -98,7 +84,7 @@ const found = (await reads.findTopic(null, topic.uuid))!;
 const range = resolveScheduleRange({ now: clock, timezone: input.timezone, offset: 0, month: input.month, year: input.year });
 const entries = await Promise.all(found.hosts.map((host) => findHostEntry(ctx, reads, host, slotRulesOf(found), input.timezone, range, clock)));
 // Warm up the JIT before measuring.
-await time(50, oneHostChanged, useCase);
+await timeMedian(50, oneHostChanged, useCase);
 const single = { ...input, username: created.owner.username };
 const singleHttp = async () => {
   const response = await app.inject({
@@ -110,20 +96,20 @@ const singleHttp = async () => {
   if (response.statusCode !== 200) throw new Error(response.body);
 };
 const rows: [string, number, number][] = [
-  ['one host, cached (ref.)', await time(500, nothing, () => calculateSchedule(ctx, null, single)), await time(500, nothing, singleHttp)],
+  ['one host, cached (ref.)', await timeMedian(500, nothing, () => calculateSchedule(ctx, null, single)), await timeMedian(500, nothing, singleHttp)],
   [
     'one host, changed (ref.)',
-    await time(
+    await timeMedian(
       200,
       async () => bumpCalendarVersions(ctx.db, [created.owner.uuid]),
       () => calculateSchedule(ctx, null, single),
     ),
-    await time(200, async () => bumpCalendarVersions(ctx.db, [created.owner.uuid]), singleHttp),
+    await timeMedian(200, async () => bumpCalendarVersions(ctx.db, [created.owner.uuid]), singleHttp),
   ],
-  ['merge only (50 entries)', await time(200, nothing, async () => teamScheduleDays(entries, range)), Number.NaN],
-  ['cached', await time(500, nothing, useCase), await time(500, nothing, http)],
-  ['one host changed', await time(200, oneHostChanged, useCase), await time(200, oneHostChanged, http)],
-  ['cold (50 hosts changed)', await time(30, allChanged, useCase), await time(30, allChanged, http)],
+  ['merge only (50 entries)', await timeMedian(200, nothing, async () => teamScheduleDays(entries, range)), Number.NaN],
+  ['cached', await timeMedian(500, nothing, useCase), await timeMedian(500, nothing, http)],
+  ['one host changed', await timeMedian(200, oneHostChanged, useCase), await timeMedian(200, oneHostChanged, http)],
+  ['cold (50 hosts changed)', await timeMedian(30, allChanged, useCase), await timeMedian(30, allChanged, http)],
 ];
 console.log(`team month view [${dialect}]: ${HOSTS} hosts, ${MEETINGS} meetings, ${slots} slots offered, zone America/New_York`);
 console.log('case                       use case (ms)   HTTP inject (ms)   goal ≤ 10 ms');

@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { BusyMeeting } from '../../domain/slots.js';
 import { compileOnce } from '../compiled-query.js';
-import type { DbOrTrx } from '../database.js';
+import type { Database, DbOrTrx } from '../database.js';
 
 // Busy time that is not a meeting carries EXTERNAL_BUSY_PREFIX in place of a topic uuid: it
 // blocks slots like a meeting without buffers, and never counts toward any limit.
@@ -47,6 +47,23 @@ export async function findBusySpansOfHosts(db: DbOrTrx, hostUuids: readonly stri
   return byHost;
 }
 
+/** What a meeting's busy span is read as, whichever host it is read for. */
+const MEETING_SPAN_COLUMNS = [
+  'meetings.id as id',
+  sql<number>`0`.as('source'),
+  'meetings.starts_at as start',
+  'meetings.ends_at as end',
+  'meetings.topic_id as topicUuid',
+  'meetings.hold_expires_at as holdExpiresAt',
+  'meeting_topics.buffer_before_minutes as bufferBeforeMinutes',
+  'meeting_topics.buffer_after_minutes as bufferAfterMinutes',
+] as const;
+
+/** A confirmed meeting blocks; a hold (payment, or the host's approval) blocks until it runs out. */
+function blocksAt(eb: ExpressionBuilder<Database, 'meetings'>, now: number) {
+  return eb.or([eb('meetings.status', '=', 'confirmed'), eb.and([eb('meetings.status', 'in', ['pending_payment', 'pending_approval']), eb('meetings.hold_expires_at', '>', now)])]);
+}
+
 /**
  * The busy-time union for one host (`{ one }`, a single parameter, so compileOnce can keep
  * it) or several (`{ any }`), ordered by host, then meetings before remote spans, by start.
@@ -55,46 +72,21 @@ function busySpansQuery(db: DbOrTrx, hosts: { one: string } | { any: string[] },
   const meetings = db
     .selectFrom('meetings')
     .innerJoin('meeting_topics', 'meeting_topics.id', 'meetings.topic_id')
-    .select([
-      'meetings.host_user_id as host',
-      'meetings.id as id',
-      sql<number>`0`.as('source'),
-      'meetings.starts_at as start',
-      'meetings.ends_at as end',
-      'meetings.topic_id as topicUuid',
-      'meetings.hold_expires_at as holdExpiresAt',
-      'meeting_topics.buffer_before_minutes as bufferBeforeMinutes',
-      'meeting_topics.buffer_after_minutes as bufferAfterMinutes',
-    ])
+    .select(['meetings.host_user_id as host', ...MEETING_SPAN_COLUMNS])
     .where((eb) => ('one' in hosts ? eb('meetings.host_user_id', '=', hosts.one) : eb('meetings.host_user_id', 'in', hosts.any)))
     .where('meetings.starts_at', '>=', from)
     .where('meetings.starts_at', '<', to)
-    // A hold (payment, or the host's approval) blocks until it runs out.
-    .where((eb) =>
-      eb.or([eb('meetings.status', '=', 'confirmed'), eb.and([eb('meetings.status', 'in', ['pending_payment', 'pending_approval']), eb('meetings.hold_expires_at', '>', now)])]),
-    );
+    .where((eb) => blocksAt(eb, now));
   // The collective meetings the host holds beside the host their date named (0030).
   const coHosted = db
     .selectFrom('meeting_co_hosts')
     .innerJoin('meetings', 'meetings.id', 'meeting_co_hosts.meeting_id')
     .innerJoin('meeting_topics', 'meeting_topics.id', 'meetings.topic_id')
-    .select([
-      'meeting_co_hosts.user_id as host',
-      'meetings.id as id',
-      sql<number>`0`.as('source'),
-      'meetings.starts_at as start',
-      'meetings.ends_at as end',
-      'meetings.topic_id as topicUuid',
-      'meetings.hold_expires_at as holdExpiresAt',
-      'meeting_topics.buffer_before_minutes as bufferBeforeMinutes',
-      'meeting_topics.buffer_after_minutes as bufferAfterMinutes',
-    ])
+    .select(['meeting_co_hosts.user_id as host', ...MEETING_SPAN_COLUMNS])
     .where((eb) => ('one' in hosts ? eb('meeting_co_hosts.user_id', '=', hosts.one) : eb('meeting_co_hosts.user_id', 'in', hosts.any)))
     .where('meeting_co_hosts.starts_at', '>=', from)
     .where('meeting_co_hosts.starts_at', '<', to)
-    .where((eb) =>
-      eb.or([eb('meetings.status', '=', 'confirmed'), eb.and([eb('meetings.status', 'in', ['pending_payment', 'pending_approval']), eb('meetings.hold_expires_at', '>', now)])]),
-    );
+    .where((eb) => blocksAt(eb, now));
   const external = db
     .selectFrom('external_busy')
     .select([

@@ -409,42 +409,8 @@ async function computeTeamSchedule(
   const ready = entries.map((entry) => placesReadyOf(topic.places, entry.placeFacts, topic.placeDetails));
   // Hosts whose places are all ready go first in the round robin (see teamScheduleDays).
   const unready = ready.map((places) => topic.places.length - places.length);
-  let merged = ctx.scheduleCache.get(key) as (CachedSchedule & { entries: HostEntry[]; unready: number[] }) | undefined;
-  if (!merged || merged.entries.length !== entries.length || merged.entries.some((entry, i) => entry !== entries[i]) || merged.unready.some((rank, i) => rank !== unready[i])) {
-    const days = teamScheduleDays(entries, range, unready, weights);
-    const { firstStart, lastStart } = startBounds(days);
-    merged = {
-      entries,
-      unready,
-      calendarVersion: -1,
-      computedFor: entries[0]?.computedFor ?? now,
-      readAt: now,
-      validUntil: Math.min(Infinity, ...entries.map((entry) => entry.validUntil)),
-      days,
-      firstStart,
-      lastStart,
-    };
-    ctx.scheduleCache.set(key, merged);
-  }
-  const earliest = now + rules.minimumNoticeMinutes * MINUTE_MS;
-  const latest = now + rules.bookingWindowDays * DAY_MS;
-  const untrimmed = merged.firstStart === null || (merged.firstStart >= earliest && merged.lastStart! <= latest);
-  const placesReady = Object.fromEntries(hosts.map((host, i) => [host.username, ready[i]!]));
-  const cached = merged.response as Schedule | undefined;
-  if (untrimmed && cached && cached.timezone === timezone && hosts.every((host, i) => samePlaces(cached.placesReady[host.username] ?? [], ready[i]!))) return cached;
-  const schedule: Schedule = {
-    username: null,
-    meetingTopic: topic.uuid,
-    team: topic.teamUuid,
-    timezone,
-    durationMinutes: topic.durationMinutes,
-    from: range.from,
-    to: range.to,
-    days: untrimmed ? merged.days : trimDays(merged.days, earliest, latest),
-    placesReady,
-  };
-  if (untrimmed) merged.response = schedule;
-  return schedule;
+  const merged = findMergedDays(ctx, key, entries, now, () => teamScheduleDays(entries, range, unready, weights), unready);
+  return respondMerged(merged, topic, rules, hosts, ready, null, timezone, range, now);
 }
 
 /**
@@ -479,32 +445,66 @@ async function computeCollectiveSchedule(
   if (exclude) parts.push(`without ${exclude.uuid} at ${exclude.start}`);
   const key = JSON.stringify(parts);
   // Kept while every host's entry is the same object: an entry recomputed for a new calendar version re-intersects.
-  let merged = ctx.scheduleCache.get(key) as (CachedSchedule & { entries: HostEntry[] }) | undefined;
-  if (!merged || merged.entries.length !== entries.length || merged.entries.some((entry, i) => entry !== entries[i])) {
-    const dates = datesOf(range);
-    const days = intersectHostDays(entries, named, dates);
-    const { firstStart, lastStart } = startBounds(days);
-    merged = {
-      entries,
-      calendarVersion: -1,
-      computedFor: entries[0]?.computedFor ?? now,
-      readAt: now,
-      validUntil: Math.min(Infinity, ...entries.map((entry) => entry.validUntil)),
-      days,
-      firstStart,
-      lastStart,
-    };
-    ctx.scheduleCache.set(key, merged);
-  }
+  const merged = findMergedDays(ctx, key, entries, now, () => intersectHostDays(entries, named, datesOf(range)));
+  const ready = entries.map((entry) => placesReadyOf(full.places, entry.placeFacts, full.placeDetails));
+  return respondMerged(merged, topic, rules, hosts, ready, username ?? null, timezone, range, now);
+}
+
+type MergedDays = CachedSchedule & { entries: HostEntry[]; unready?: number[] };
+
+/**
+ * The days merged from several hosts' entries (the team view, a collective topic), kept under
+ * `key` while every host's entry is the same object (an entry recomputed for a new calendar
+ * version merges again) and, for the team view, while the hosts' readiness ranks hold.
+ */
+function findMergedDays(ctx: Pick<UseCaseContext, 'scheduleCache'>, key: string, entries: HostEntry[], now: number, merge: () => DaySlots[], unready?: number[]): MergedDays {
+  const kept = ctx.scheduleCache.get(key) as MergedDays | undefined;
+  const stale =
+    !kept ||
+    kept.entries.length !== entries.length ||
+    kept.entries.some((entry, i) => entry !== entries[i]) ||
+    (unready !== undefined && (kept.unready === undefined || kept.unready.some((rank, i) => rank !== unready[i])));
+  if (!stale) return kept;
+  const days = merge();
+  const { firstStart, lastStart } = startBounds(days);
+  const merged: MergedDays = {
+    entries,
+    calendarVersion: -1,
+    computedFor: entries[0]?.computedFor ?? now,
+    readAt: now,
+    validUntil: Math.min(Infinity, ...entries.map((entry) => entry.validUntil)),
+    days,
+    firstStart,
+    lastStart,
+  };
+  if (unready !== undefined) merged.unready = unready;
+  ctx.scheduleCache.set(key, merged);
+  return merged;
+}
+
+/**
+ * The schedule of merged days: trimmed to the notice and window of `now`, and the answer kept
+ * on the cache entry while nothing needed trimming and the hosts' ready places are the same.
+ */
+function respondMerged(
+  merged: MergedDays,
+  topic: MeetingTopic,
+  rules: SlotRules,
+  hosts: readonly TopicHost[],
+  ready: readonly Place[][],
+  username: string | null,
+  timezone: string,
+  range: { from: string; to: string },
+  now: number,
+): Schedule {
   const earliest = now + rules.minimumNoticeMinutes * MINUTE_MS;
   const latest = now + rules.bookingWindowDays * DAY_MS;
   const untrimmed = merged.firstStart === null || (merged.firstStart >= earliest && merged.lastStart! <= latest);
-  const ready = entries.map((entry) => placesReadyOf(full.places, entry.placeFacts, full.placeDetails));
   const placesReady = Object.fromEntries(hosts.map((host, i) => [host.username, ready[i]!]));
   const cached = merged.response as Schedule | undefined;
   if (untrimmed && cached && cached.timezone === timezone && hosts.every((host, i) => samePlaces(cached.placesReady[host.username] ?? [], ready[i]!))) return cached;
   const schedule: Schedule = {
-    username: username ?? null,
+    username,
     meetingTopic: topic.uuid,
     team: topic.teamUuid,
     timezone,

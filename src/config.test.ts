@@ -5,7 +5,7 @@ import { ConfigError, loadConfig } from './config.js';
 describe('loadConfig', () => {
   it('defaults to SQLite under ./data, port 3000 on 127.0.0.1, demo seeding on', () => {
     const config = loadConfig({}, '/srv/termin');
-    expect(config.database).toEqual({ dialect: 'sqlite', filename: path.join('/srv/termin', 'data', 'termin.db'), synchronous: 'full' });
+    expect(config.database).toEqual({ dialect: 'sqlite', filename: path.join('/srv/termin', 'data', 'termin.db'), synchronous: 'full', otherProcessCheckMs: 25 });
     expect(config).toMatchObject({ port: 3000, host: '127.0.0.1', publicUrl: 'http://127.0.0.1:3000', seedDemo: true, migrateOnStart: true });
     expect(config.mail).toEqual({
       smtpUrl: null,

@@ -12,7 +12,7 @@ import { bumpCalendarVersions } from '../src/db/repositories/busy-time.js';
 import { calculateSchedule } from '../src/scheduling/calculate-schedule.js';
 import { scheduleMeetings } from '../src/scheduling/schedule-meetings.js';
 import { authenticate } from '../src/scheduling/authenticate.js';
-import { createBenchTeam, formatNumber, startBenchServer, type BenchDialect, timeMedian } from './support.js';
+import { createBenchTeam, createBenchTopic, formatNumber, startBenchServer, type BenchDialect, timeMedian } from './support.js';
 
 const dialect = (process.argv[2] ?? 'sqlite') as BenchDialect;
 const HOSTS = 10;
@@ -25,16 +25,7 @@ const { ctx, app } = server;
 (ctx as { now: () => number }).now = () => now;
 
 const { created, headers, hostUuids } = await createBenchTeam(ctx, app, 'Bench groups', HOSTS);
-const createTopic = async (fields: Record<string, unknown>) => {
-  const response = await app.inject({
-    method: 'POST',
-    url: '/api/v1/meeting-topics',
-    headers,
-    payload: JSON.stringify({ durationMinutes: 30, places: ['zoom'], bookingWindowDays: 120, ...fields }),
-  });
-  if (response.statusCode !== 201) throw new Error(response.body);
-  return response.json() as { uuid: string };
-};
+const createTopic = (fields: Record<string, unknown>) => createBenchTopic(app, headers, fields);
 const team = await createTopic({ name: 'Team call', team: created.team.uuid });
 const seated = await createTopic({ name: 'Webinar', seats: 1000 });
 const principal = await authenticate(ctx, created.apiKey);

@@ -120,6 +120,18 @@ export async function createBenchTeam(ctx: AppContext, app: FastifyInstance, nam
   return { created, headers, hostUuids, hosts: members };
 }
 
+/** A 30-minute zoom topic (120-day window) with `fields` on top, made through the API with `headers`. */
+export async function createBenchTopic(app: FastifyInstance, headers: Record<string, string>, fields: Record<string, unknown>): Promise<{ uuid: string }> {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/api/v1/meeting-topics',
+    headers,
+    payload: JSON.stringify({ durationMinutes: 30, places: ['zoom'], bookingWindowDays: 120, ...fields }),
+  });
+  if (response.statusCode !== 201) throw new Error(response.body);
+  return response.json() as { uuid: string };
+}
+
 /** The middle value (the upper middle of an even count): the benches' figure of a noisy series. */
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -59,21 +59,30 @@ describe('teamScheduleDays: weighted round robin', () => {
 
   it.each([
     // [anna's weight, bob's, anna's meetings, bob's, who gets the next one]
-    // (2 × meetings + 1) / weight, the smaller first; a tie goes to the smaller username.
+    // A host below their share of n + 1 (meetings × total weight < (n + 1) × weight) first,
+    // then the smaller (meetings + 1) / weight; a tie goes to the smaller username.
     [3, 1, 0, 0, 'anna'], // 1/3 < 1/1
-    [3, 1, 1, 0, 'anna'], // 3/3 ties 1/1
-    [3, 1, 2, 0, 'bob'], // 5/3 > 1/1
-    [3, 1, 2, 1, 'anna'], // 5/3 < 3/1
+    [3, 1, 1, 0, 'anna'], // 2/3 < 1/1
+    [3, 1, 2, 0, 'anna'], // 3/3 ties 1/1
+    [3, 1, 3, 0, 'bob'], // anna has her 3 of 4 (3 × 4 = 4 × 3): bob is the one below his share
+    [3, 1, 3, 1, 'anna'], // 4/3 < 2/1
     [1, 3, 0, 0, 'bob'],
-    [1, 3, 0, 1, 'anna'], // 1/1 ties 3/3
-    [2, 4, 1, 3, 'anna'], // 3/2 < 7/4
-    [100, 1, 49, 0, 'anna'], // 99/100 < 1/1
-    [100, 1, 50, 0, 'bob'], // 101/100 > 1/1
+    [1, 3, 0, 1, 'bob'], // 2/3 < 1/1
+    [1, 3, 0, 3, 'anna'], // bob has his 3 of 4
+    [2, 4, 1, 3, 'anna'], // 2/2 ties 4/4
+    [2, 4, 2, 3, 'bob'], // anna has her 2 of 6 (2 × 6 = 6 × 2), and 4/4 < 3/2 besides
+    [100, 1, 99, 0, 'anna'], // 100/100 ties 1/1
+    [100, 1, 100, 0, 'bob'], // anna has her 100 of 101
   ])('weights %i:%i, meetings %i:%i → %s', (annaWeight, bobWeight, annaMeetings, bobMeetings, expected) => {
     // Meetings later the same ISO week: round robin counts per week.
     const earlier = (count: number) => Array.from({ length: count }, (_, i) => DAY_START + 86_400_000 + i * HALF_HOUR);
     const entries = [entry('anna', [DAY_START + 10 * HALF_HOUR], earlier(annaMeetings)), entry('bob', [DAY_START + 10 * HALF_HOUR], earlier(bobMeetings))];
     expect(teamScheduleDays(entries, RANGE, [], [annaWeight, bobWeight])[0]!.slots[0]!.username).toBe(expected);
+  });
+
+  it('keeps the heavy host within a meeting of their share where Sainte-Laguë let them fall behind (2, 2, 62, 13 over 23)', () => {
+    // Shares 0.58, 0.58, 18.05, 3.78: Sainte-Laguë's order gave 1, 1, 17, 4.
+    expect(simulate([2, 2, 62, 13], 23, () => 0)).toEqual([0, 0, 19, 4]);
   });
 
   it('shares follow the weights over many bookings, whichever slots participants pick', () => {

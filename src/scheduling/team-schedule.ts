@@ -35,6 +35,8 @@ export interface HostEntry extends CachedSchedule {
 export interface TeamEntry {
   starts: number[][];
   counts: number[][];
+  /** The host's meetings of the topic by UTC ISO week (the week's Monday as epoch ms). */
+  perWeek: Map<number, number>;
 }
 
 function teamEntryOf(entry: HostEntry): TeamEntry {
@@ -59,7 +61,7 @@ function teamEntryOf(entry: HostEntry): TeamEntry {
     }
     counts.push(dayCounts);
   }
-  entry.team = { starts: entry.starts, counts };
+  entry.team = { starts: entry.starts, counts, perWeek };
   return entry.team;
 }
 
@@ -75,12 +77,16 @@ function teamEntryOf(entry: HostEntry): TeamEntry {
  * 10:00 → `[{ start: 09:00, username: 'bob' }, { start: 10:00, username: 'anna' }]`.
  *
  * With `weights` (per entry, 1…100; the topic's `hostWeights`), "fewest" is relative to the
- * weight: the host with the smallest (2 × meetings + 1) / weight goes first (Sainte-Laguë's
- * divisors: each host's share stays closer to its weight than with meetings + 1, which lets a
- * heavy host run ahead), so a host of weight 3 takes three meetings for each one of a host of
- * weight 1 (anna 3, bob 1, neither booked yet: anna at 1/3, then 3/3 ties bob's 1/1 and the
- * smaller username wins, then bob at 1/1 against 5/3, then anna three times). Equal weights
- * order exactly as the plain counts do.
+ * weight, by Balinski and Young's quota method: of the team's n meetings of the topic that
+ * week, a host whose meetings are still below their share of n + 1 (meetings × total weight <
+ * (n + 1) × weight) goes before one who has reached it, and among those the smallest
+ * (meetings + 1) / weight goes first. Over any run of bookings each host then stays within
+ * one meeting of their weight's share; the simpler orders (Sainte-Laguë's (2m + 1) / w, or
+ * the largest shortfall) let a host fall more than a meeting behind (weights 2, 2, 62, 13
+ * over 23 bookings: 1, 1, 17, 4 against a share of 18.05). So with anna 3 and bob 1, neither
+ * booked yet: anna three times (1/3, 2/3, then 3/3 ties bob's 1/1 and the smaller username
+ * wins), then bob (anna has her 3 of 4), and again. Equal weights order exactly as the plain
+ * counts do (the least-loaded host is always below its share).
  */
 export function teamScheduleDays(entries: readonly HostEntry[], range: { from: string; to: string }, unready: readonly number[] = [], weights: readonly number[] = []): DaySlots[] {
   if (entries.length === 0) return emptyDays(range);
@@ -92,6 +98,12 @@ export function teamScheduleDays(entries: readonly HostEntry[], range: { from: s
   const bestHost = new Int32Array(span);
   const bestIndex = new Int32Array(span);
   const bestCount = new Int32Array(span);
+  const bestBelow = new Uint8Array(span);
+  // Equal weights (every host weighs 1 unless named): the plain counts decide, no weeks' totals needed.
+  const weighted = weights.some((weight) => weight !== (weights[0] ?? 1));
+  const totalWeight = entries.reduce((sum, _, h) => sum + (weights[h] ?? 1), 0);
+  const teamPerWeek = new Map<number, number>();
+  if (weighted) for (const team of teams) for (const [week, count] of team.perWeek) teamPerWeek.set(week, (teamPerWeek.get(week) ?? 0) + count);
   return template.map((day, d) => {
     let base = Infinity;
     for (const team of teams) {
@@ -106,21 +118,35 @@ export function teamScheduleDays(entries: readonly HostEntry[], range: { from: s
       const slots = entries[h]!.days[d]!.slots;
       const starts = teams[h]!.starts[d]!;
       const counts = teams[h]!.counts[d]!;
+      let week = Number.NaN;
+      let teamCount = 0;
       for (let k = 0; k < slots.length; k += 1) {
-        const minute = (starts[k]! - base) / 60_000;
+        const start = starts[k]!;
+        const minute = (start - base) / 60_000;
         const count = counts[k]!;
+        let below = 1;
+        if (weighted) {
+          if (!(start >= week && start < week + WEEK_MS)) {
+            week = isoWeekStartUtc(start);
+            teamCount = teamPerWeek.get(week) ?? 0;
+          }
+          below = count * totalWeight < (teamCount + 1) * weight ? 1 : 0;
+        }
         const current = bestHost[minute]!;
         const currentRank = current === -1 ? 0 : (unready[current] ?? 0);
-        // (2 × count + 1) / weight against the best's, cross-multiplied: integers, no rounding.
-        const load = current === -1 ? 0 : (2 * count + 1) * (weights[current] ?? 1) - (2 * bestCount[minute]! + 1) * weight;
+        // (count + 1) / weight against the best's, cross-multiplied: integers, no rounding.
+        const load = current === -1 ? 0 : weighted ? (count + 1) * (weights[current] ?? 1) - (bestCount[minute]! + 1) * weight : count - bestCount[minute]!;
         if (
           current === -1 ||
           rank < currentRank ||
-          (rank === currentRank && (load < 0 || (load === 0 && slots[k]!.username < entries[current]!.days[d]!.slots[bestIndex[minute]!]!.username)))
+          (rank === currentRank &&
+            (below > bestBelow[minute]! ||
+              (below === bestBelow[minute]! && (load < 0 || (load === 0 && slots[k]!.username < entries[current]!.days[d]!.slots[bestIndex[minute]!]!.username)))))
         ) {
           bestHost[minute] = h;
           bestIndex[minute] = k;
           bestCount[minute] = count;
+          bestBelow[minute] = below;
         }
       }
     }

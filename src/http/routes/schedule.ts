@@ -23,7 +23,7 @@ export const calculateScheduleRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseCo
           'Team view: for a team topic, leave `username` out. The response has `"username": null` and offers every start at which ' +
           'at least one host is free, each slot naming the host it would be booked with (round-robin: the free host with the fewest ' +
           'meetings of this topic, confirmed or held for payment, in the ISO week of the slot, Monday 00:00 to Monday 00:00 UTC; ' +
-          "ties go to the alphabetically first username; with the topic's `hostWeights`, the smallest (2 × those meetings + 1) / weight), " +
+          "ties go to the alphabetically first username; with the topic's `hostWeights`, a host still below their weight's share of the team's meetings that week first, then the smallest (those meetings + 1) / weight), " +
           'so a slot can be sent back unchanged as a `dates` entry of POST /schedule. A topic with more than one seat offers a start ' +
           'until it is full, each slot saying `seatsLeft`. ' +
           '`username` stays required for an individual topic (400 at /username).',

@@ -117,8 +117,9 @@ const settingsProperties = {
     Type.Record(SingleLine({ minLength: 1, maxLength: 120 }), Type.Integer({ minimum: TOPIC_LIMITS.hostWeight[0], maximum: TOPIC_LIMITS.hostWeight[1] }), {
       description:
         'Round-robin team topics: `{ username: weight }`, each 1 to 100; a host not named weighs 1. Over time each host gets a share of the ' +
-        "topic's meetings in proportion to their weight: the team view offers a slot to the free host with the smallest " +
-        '(2 × meetings of the topic that week + 1) / weight. Default `{}` (equal).',
+        "topic's meetings in proportion to their weight: the team view offers a slot to the free host still below their " +
+        "weight's share of the team's meetings of the topic that week (counting this one), and among those the smallest " +
+        '(meetings + 1) / weight, so each stays within one meeting of their share. Default `{}` (equal).',
       examples: [{ 'anna-nowak': 3, 'jan-kowalski': 1 }],
     }),
   ),

@@ -106,13 +106,8 @@ function busySpansQuery(db: DbOrTrx, hosts: { one: string } | { any: string[] },
   return meetings.unionAll(coHosted).unionAll(external).orderBy('host').orderBy('source').orderBy('start');
 }
 
-function toBusyMeeting({
-  host: _host,
-  id: _id,
-  source,
-  holdExpiresAt,
-  ...span
-}: {
+/** Built field by field: a rest pattern (`...span`) copies through the runtime's slow path, once per row of every calendar read. */
+function toBusyMeeting(row: {
   host: string;
   id: string;
   source: number;
@@ -123,7 +118,15 @@ function toBusyMeeting({
   bufferBeforeMinutes: number;
   bufferAfterMinutes: number;
 }): BusyMeeting {
-  return source === 0 ? { ...span, holdExpiresAt } : span;
+  const span: BusyMeeting = {
+    start: row.start,
+    end: row.end,
+    topicUuid: row.topicUuid,
+    bufferBeforeMinutes: row.bufferBeforeMinutes,
+    bufferAfterMinutes: row.bufferAfterMinutes,
+  };
+  if (row.source === 0) span.holdExpiresAt = row.holdExpiresAt;
+  return span;
 }
 
 export function externalSpan(start: number, end: number, sourceId: string): BusyMeeting {

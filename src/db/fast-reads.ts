@@ -80,7 +80,7 @@ export function createSqliteReads(filename: string, otherProcessCheckMs = DEFAUL
   // user changes them without touching the topic.
   const topicVersion = connection.prepare<[string], { version: number; account_id: string }>('select version, account_id from meeting_topics where id = ? and deleted_at is null');
   const topicById = connection.prepare<[string], MeetingTopicRow>('select * from meeting_topics where id = ? and deleted_at is null');
-  const parsedTopics = new Map<string, MeetingTopic & { version: number }>();
+  const parsedTopics = new Map<string, { topic: MeetingTopic; version: number }>();
   // Same hosts as the repository's findActiveHosts: listed hosts, or the team's members.
   const hostsOfTopic = connection.prepare<[string, string], TopicHost>(
     `select uuid, username, calendarVersion from (
@@ -176,12 +176,11 @@ export function createSqliteReads(filename: string, otherProcessCheckMs = DEFAUL
         if (!parsed || parsed.version !== header.version) {
           const row = topicById.get(topicUuid);
           if (!row) return undefined;
-          parsed = { ...topicRowToTopic(row, []), version: row.version };
+          parsed = { topic: topicRowToTopic(row, []), version: row.version };
           if (parsedTopics.size > 10_000) parsedTopics.clear();
           parsedTopics.set(topicUuid, parsed);
         }
-        const { version: _version, ...topic } = parsed;
-        return { ...topic, hosts: username === undefined ? hostsOfTopic.all(topicUuid, topicUuid) : namedHostOfTopic.all(topicUuid, username, topicUuid, username) };
+        return { ...parsed.topic, hosts: username === undefined ? hostsOfTopic.all(topicUuid, topicUuid) : namedHostOfTopic.all(topicUuid, username, topicUuid, username) };
       });
     },
     async findAvailabilityJson(userUuid) {

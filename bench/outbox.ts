@@ -8,7 +8,7 @@
  * each webhook's delivery, for the first and the last fifth of the bookings. A
  * message still missing a while after the load stops counts as infinitely late.
  * Goal (issue 24): p99 ≤ 5 s at the end as at the start. Last line: the verdict.
- * Run: npx tsx bench/outbox.ts [--duration 180] [--drain 60: at most this long for the backlog after the load] [--dialect sqlite|postgres] [--baseline: one connection per message, one at a time]
+ * Run: npx tsx bench/outbox.ts [--duration 180] [--drain 60: at most this long for the backlog after the load] [--dialect sqlite|postgres] [--baseline: one connection per message, one at a time] [--timeline: p50/p99 per 10 s]
  */
 import { spawn } from 'node:child_process';
 import http from 'node:http';
@@ -25,6 +25,7 @@ const seconds = Number(argument('duration') ?? 180);
 const drainSeconds = Number(argument('drain') ?? 60);
 // --baseline: as before issue 24, one e-mail at a time, a new connection (and TLS handshake) for each.
 const baseline = process.argv.includes('--baseline');
+const timeline = process.argv.includes('--timeline');
 const CONNECTIONS = 20;
 const HOSTS = 100;
 const RECEIVERS = 5;
@@ -229,6 +230,16 @@ async function runDialect(dialect: BenchDialect): Promise<{ startP99: number; en
         `${dialect}, ${label.padEnd(5)} (${window.mail.length} bookings): commit → SMTP p50 ${ms(percentile(window.mail, 50))}, p99 ${ms(percentile(window.mail, 99))}; ` +
           `commit → webhook p50 ${ms(percentile(window.hooks, 50))}, p99 ${ms(percentile(window.hooks, 99))}`,
       );
+    }
+    // --timeline: the same figures per 10 s of commits, to see how the delay moves (a start-up wave, an oscillating pace).
+    if (timeline) {
+      for (let from = began; from < ended; from += 10_000) {
+        const window = delays(order.filter(([, at]) => at >= from && at < from + 10_000));
+        console.log(
+          `${dialect}, ${formatNumber((from - began) / 1000).padStart(3)}–${formatNumber((from - began) / 1000 + 10)} s (${window.mail.length} bookings): ` +
+            `SMTP p50 ${ms(percentile(window.mail, 50))}, p99 ${ms(percentile(window.mail, 99))}; webhook p50 ${ms(percentile(window.hooks, 50))}, p99 ${ms(percentile(window.hooks, 99))}`,
+        );
+      }
     }
     const p99 = (window: typeof start) => Math.max(percentile(window.mail, 99), percentile(window.hooks, 99));
     return { startP99: p99(start), endP99: p99(end) };

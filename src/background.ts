@@ -12,6 +12,7 @@ import { createCalendarWriteHandler } from './scheduling/calendars-writes.js';
 import { createWebhookDeliverer } from './scheduling/webhooks-delivery.js';
 import { createConferenceRoomHandler } from './scheduling/conference-rooms.js';
 import { createReminderSender } from './scheduling/reminders.js';
+import { EVENT_JOB_KIND } from './scheduling/record-events.js';
 
 /** How long stopping waits for running jobs: half of the server's 10 s shutdown bound. */
 const STOP_GRACE_MS = 5_000;
@@ -85,6 +86,8 @@ export function startBackgroundJobs(
   };
   const timer = setInterval(tick, options.jobIntervalMs ?? 1_000);
   timer.unref();
+  // A booking made here fans its event out at once instead of on the next tick (and the pace hears of it; see pace.ts).
+  const unsubscribe = ctx.outboxPace.onQueued(() => worker.wakeKinds([EVENT_JOB_KIND]));
   // Each calendar is read every CALENDAR_SYNC_INTERVAL_SECONDS; the tick only looks for due ones.
   const calendarSync = startCalendarSync(ctx, options.calendarSyncTickMs ?? Math.max(options.jobIntervalMs ?? 1_000, 15_000));
 
@@ -104,6 +107,7 @@ export function startBackgroundJobs(
     },
     async stop(graceMs = STOP_GRACE_MS) {
       clearInterval(timer);
+      unsubscribe();
       let grace: NodeJS.Timeout | undefined;
       await Promise.race([worker.stop(), new Promise<void>((resolve) => (grace = setTimeout(resolve, graceMs)))]);
       clearTimeout(grace);

@@ -387,7 +387,7 @@ export function loadConfig(env: Env = process.env, root = PROJECT_ROOT): Config 
       // hold the event loop (and requests) that much longer.
       eventBatch: parseInteger(env.OUTBOX_EVENT_BATCH, 32, 'OUTBOX_EVENT_BATCH', 1, 1_000, problems),
       // Confirmations within a few seconds under a peak (issue 24), a booking's answer at most 5 s later.
-      paceLagMs: parseInteger(env.OUTBOX_PACE_LAG_MS, 1_000, 'OUTBOX_PACE_LAG_MS', 0, 3_600_000, problems),
+      paceLagMs: parseInteger(env.OUTBOX_PACE_LAG_MS, 300, 'OUTBOX_PACE_LAG_MS', 0, 3_600_000, problems),
       paceMaxWaitMs: parseInteger(env.OUTBOX_PACE_MAX_WAIT_MS, 5_000, 'OUTBOX_PACE_MAX_WAIT_MS', 0, 60_000, problems),
     },
   };

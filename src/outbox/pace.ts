@@ -17,6 +17,16 @@ export interface OutboxPace {
   report(kind: string, now: number, oldestDueAt: number | null, full: boolean): void;
   /** Resolves at once while the outbox keeps pace, else when it has caught up or after `maxWaitMs`. */
   admit(): Promise<void>;
+  /**
+   * A booking made here committed its jobs at `at`. Until a claim of the first stage that
+   * began after it reports (in a process whose worker listens), that stage counts as late since `at`: the claims alone told of a
+   * backlog only once the worker next claimed (up to its 1 s tick later), and in that second
+   * a cold start let ~1,000 bookings through, whose e-mails then went out 10–13 s late. It
+   * also wakes the worker (`onQueued`), so a confirmation starts at once, not on the next tick.
+   */
+  queued(at: number): void;
+  /** Who `queued` wakes (the outbox worker of this process; none in a process without one). Returns the unsubscribe. */
+  onQueued(listener: () => void): () => void;
   /** How late the paced kinds are now, as far as the last claims tell (ms). */
   lagMs(now: number): number;
 }
@@ -52,7 +62,15 @@ export function createOutboxPace(settings: OutboxPaceSettings): OutboxPace {
     const last = lags.get(kind);
     return last === undefined ? 0 : last.lag + (last.full ? Math.max(0, at - last.at) : 0);
   };
-  const lagMs = (at: number) => settings.stages.reduce((sum, stage) => sum + Math.max(0, ...stage.map((kind) => lagOf(kind, at))), 0);
+  const firstStage = settings.stages[0] ?? [];
+  // The first booking committed here since the first stage's last claim began: unseen by any claim yet.
+  let unclaimedSince: number | null = null;
+  let listeners: (() => void)[] = [];
+  const stageLag = (stage: readonly string[], at: number) => {
+    const claimed = Math.max(0, ...stage.map((kind) => lagOf(kind, at)));
+    return stage === firstStage && unclaimedSince !== null ? Math.max(claimed, at - unclaimedSince) : claimed;
+  };
+  const lagMs = (at: number) => settings.stages.reduce((sum, stage) => sum + stageLag(stage, at), 0);
   const release = () => {
     const released = waiters;
     waiters = [];
@@ -62,6 +80,8 @@ export function createOutboxPace(settings: OutboxPaceSettings): OutboxPace {
     report(kind, at, oldestDueAt, full) {
       if (!paced.has(kind)) return;
       lags.set(kind, { lag: oldestDueAt === null ? 0 : Math.max(0, at - oldestDueAt), at, full });
+      // A claim that began after the first unseen booking committed has seen it (and what it did not take, `full` tells).
+      if (unclaimedSince !== null && firstStage.includes(kind) && at >= unclaimedSince) unclaimedSince = null;
       if (waiters.length > 0 && lagMs(at) <= settings.lagMs) release();
     },
     admit() {
@@ -79,6 +99,19 @@ export function createOutboxPace(settings: OutboxPaceSettings): OutboxPace {
         };
         waiters.push(done);
       });
+    },
+    queued(at) {
+      // Only where a worker listens: its claims are what clears the mark (a process without one
+      // would otherwise hold every booking after the first).
+      if (settings.lagMs > 0 && listeners.length > 0) unclaimedSince ??= at;
+      for (const listener of listeners) listener();
+    },
+    onQueued(listener) {
+      listeners = [...listeners, listener];
+      return () => {
+        listeners = listeners.filter((other) => other !== listener);
+        if (listeners.length === 0) unclaimedSince = null;
+      };
     },
     lagMs,
   };

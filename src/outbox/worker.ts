@@ -27,6 +27,8 @@ export interface JobCounts {
 export interface OutboxWorker {
   /** Fills every kind's free slots with due jobs (the timer's tick). */
   wake(): void;
+  /** Fills the free slots of these kinds only (a booking just queued its event: nothing else can be due because of it yet). */
+  wakeKinds(kinds: readonly string[]): void;
   /**
    * Runs jobs until none is due and none is running, then answers what ran meanwhile. Jobs
    * queued by the jobs that ran (an event's e-mails) run too, in the same drain.
@@ -179,6 +181,9 @@ export function createOutboxWorker(run: OutboxRun): OutboxWorker {
 
   return {
     wake: () => wakeAll(),
+    wakeKinds(names) {
+      for (const kind of kinds) if (names.includes(kind.handler.kind)) fill(kind);
+    },
     async drain() {
       const before = { ...counts };
       for (let round = 0; round < MAX_DRAIN_ROUNDS && !stopped; round += 1) {

@@ -96,7 +96,7 @@ export async function scheduleMeetings(
   // most) while they are late, before it locks anything.
   await ctx.outboxPace.admit();
 
-  return inTransaction(ctx.db, async (trx) => {
+  const booking = await inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
     if (idempotencyKey !== undefined) {
       const replay = await replayOrClaimIdempotencyKey(trx, principal.accountUuid, idempotencyKey, requestHash, now);
@@ -121,6 +121,9 @@ export async function scheduleMeetings(
     }
     return { ...booking, replayed: false };
   });
+  // Committed: its event is queued (a replay queued nothing new).
+  if (!booking.replayed) ctx.outboxPace.queued(ctx.now());
+  return booking;
 }
 
 /** The first response to this key within 24 hours, or null after claiming the key for this request. */

@@ -1,8 +1,10 @@
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { startBackgroundJobs } from '../../src/background.js';
 import { EMAIL_JOB_KIND } from '../../src/mail/booking-message.js';
 import { createOutboxPace } from '../../src/outbox/pace.js';
 import { WEBHOOK_JOB_KIND } from '../../src/scheduling/webhooks-delivery.js';
-import { createTestApp } from '../helpers.js';
+import { DIALECTS, call, createClock, createTestAccount, createTestApp } from '../helpers.js';
 
 /**
  * The outbox's pace holds new bookings back only while the confirmations are late: at once
@@ -63,6 +65,101 @@ describe('the outbox pace', () => {
     off.report('email', now, now - 10_000, true);
     expect(await settle(off.admit(), 50)).toBe('admitted');
   });
+});
+
+describe('the outbox pace, told of bookings as they commit', () => {
+  it('counts the first stage late from the first booking no claim has seen, until a claim that began after it reports', () => {
+    let now = 100_000;
+    const pace = createOutboxPace({ stages: [['event'], ['email']], lagMs: 300, maxWaitMs: 5_000, now: () => now });
+    // Without a worker listening (a process that runs no outbox), nothing would ever clear the mark: none is set.
+    pace.queued(now);
+    expect(pace.lagMs(now + 10_000)).toBe(0);
+    const unsubscribe = pace.onQueued(() => undefined);
+    pace.queued(now);
+    now += 200;
+    pace.queued(now); // a later booking does not move the first one's mark
+    now += 200;
+    expect(pace.lagMs(now)).toBe(400);
+    // A claim that began before the booking committed cannot have seen it.
+    pace.report('event', 99_000, null, false);
+    expect(pace.lagMs(now)).toBe(400);
+    pace.report('event', now, null, false);
+    expect(pace.lagMs(now)).toBe(0);
+    pace.queued(now);
+    // The worker gone (stopped), its mark goes with it.
+    unsubscribe();
+    expect(pace.lagMs(now + 10_000)).toBe(0);
+  });
+
+  it('holds the next booking once the unseen one is later than the bound, before any claim reported', async () => {
+    let now = 100_000;
+    const pace = createOutboxPace({ stages: [['event'], ['email']], lagMs: 300, maxWaitMs: 60_000, now: () => now });
+    pace.onQueued(() => undefined);
+    pace.queued(now);
+    now += 301;
+    const held = pace.admit();
+    const outcome = await Promise.race([held.then(() => 'admitted'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 50))]);
+    expect(outcome).toBe('waiting');
+    pace.report('event', now, null, false);
+    await held;
+  });
+
+  it('wakes its listeners on every booking, pacing on or off, until they unsubscribe', () => {
+    const pace = createOutboxPace({ stages: [['event']], lagMs: 0, maxWaitMs: 5_000, now: () => 100_000 });
+    let woken = 0;
+    const unsubscribe = pace.onQueued(() => (woken += 1));
+    pace.queued(100_000);
+    pace.queued(100_000);
+    expect(woken).toBe(2);
+    // Switched off, the pace never counts a booking as late.
+    expect(pace.lagMs(200_000)).toBe(0);
+    unsubscribe();
+    pace.queued(100_000);
+    expect(woken).toBe(2);
+  });
+
+  for (const dialect of DIALECTS) {
+    it(`sends a booking's confirmation at once, without waiting for the worker's tick [${dialect}]`, async () => {
+      const t = await createTestApp(dialect, createClock('2027-01-04T06:00:00.000Z'));
+      // An hour between ticks: only the booking's own wake-up can send its e-mail within the test.
+      const jobs = startBackgroundJobs(t.ctx, { jobIntervalMs: 3_600_000 });
+      try {
+        const acme = await createTestAccount(t.ctx, { timezone: 'Europe/Warsaw', places: ['offline'] });
+        const topic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Intro', durationMinutes: 30, places: ['offline'] })).json() as { uuid: string };
+        const calculated = await call(t.app, null, 'POST', '/api/v1/calculate-schedule', {
+          username: acme.owner.username,
+          meetingTopic: topic.uuid,
+          timezone: 'Europe/Warsaw',
+          offset: 0,
+        });
+        const slot = (calculated.json().days as { slots: { start: string; username: string }[] }[]).flatMap((day) => day.slots)[0]!;
+        const email = 'at-once@example.com';
+        const booked = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
+          dates: [slot],
+          email,
+          lang: 'en',
+          name: 'Ada Quick',
+          place: 'offline',
+          meetingTopic: topic.uuid,
+          timezone: 'Europe/Warsaw',
+        });
+        expect(booked.statusCode).toBe(201);
+        const dir = t.ctx.config.mail.outboxDir;
+        const sent = () =>
+          fs.existsSync(dir) &&
+          fs
+            .readdirSync(dir)
+            .filter((file) => file.endsWith('.eml'))
+            .some((file) => fs.readFileSync(`${dir}/${file}`, 'utf8').includes(`<${email}>`));
+        const deadline = Date.now() + 10_000;
+        while (!sent() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(sent()).toBe(true);
+      } finally {
+        await jobs.stop();
+        await t.close();
+      }
+    });
+  }
 });
 
 /** The service's own pace: late e-mails hold bookings back, a subscriber's slow webhooks never do. */

@@ -97,6 +97,38 @@ for (const dialect of DIALECTS) {
       expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/users/${acme.owner.uuid}/feed`)).json().url).toBe(fresh);
     });
 
+    it("holds a collective meeting in every host's feed, the co-host's too, and drops it there when cancelled", async () => {
+      const { acme, colleague } = await setUp();
+      const panel = await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
+        name: 'Panel',
+        durationMinutes: 60,
+        team: acme.team.uuid,
+        places: ['zoom'],
+        assignment: 'collective',
+      });
+      expect(panel.statusCode, panel.body).toBe(201);
+      // Booked in the owner's name: the colleague holds it only as a co-host.
+      const booked = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
+        dates: [{ start: '2027-03-05T10:00:00.000Z', username: acme.owner.username }],
+        email: 'pat@example.com',
+        lang: 'en',
+        name: 'Pat Panel',
+        place: 'zoom',
+        meetingTopic: panel.json().uuid,
+        team: acme.team.uuid,
+        timezone: 'Europe/Warsaw',
+      });
+      expect(booked.statusCode, booked.body).toBe(201);
+      const meeting = booked.json().meetings[0] as { uuid: string; hostUsername?: string };
+      const expected = { uid: `${meeting.uuid}@termin`, start: '2027-03-05T10:00:00.000Z', end: '2027-03-05T11:00:00.000Z', summary: 'Panel: Pat Panel' };
+      const feedOf = async (uuid: string) => (await call(t.app, acme.apiKey, 'GET', `/api/v1/users/${uuid}/feed`)).json().url as string;
+      const colleagueFeed = await feedOf(colleague.uuid);
+      expect(eventsOf((await readFeed(colleagueFeed)).body)).toEqual([expected]);
+      expect(eventsOf((await readFeed(await feedOf(acme.owner.uuid))).body)).toEqual([expected]);
+      expect((await call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${meeting.uuid}/cancel`, {})).statusCode).toBe(200);
+      expect(eventsOf((await readFeed(colleagueFeed)).body)).toEqual([]);
+    });
+
     it('answers 404 for made-up addresses, and keeps feeds to the user and their admins', async () => {
       const { acme, colleague, book } = await setUp();
       await book('2027-03-02T09:00:00.000Z', colleague.username);

@@ -2,7 +2,7 @@ import type { Availability } from '../domain/availability.js';
 import { NotFoundError, ValidationError } from '../domain/errors.js';
 import { TOPIC_LIMITS, checkTopicTeam, findTopicHost, isCollective, type MeetingTopic, type TopicHost } from '../domain/meeting-topic.js';
 import { intersectHostDays } from '../domain/collective.js';
-import { resolveScheduleRange, validateScheduleRangeInput } from '../domain/schedule-range.js';
+import { resolveScheduleRange } from '../domain/schedule-range.js';
 import { computeSeatedSlotsWithStarts } from '../domain/seats.js';
 import { computeBusyWindow, parseInstant, pickSlotRules, type DaySlots, type HostCalendar, type SlotRules } from '../domain/slots.js';
 import type { FastReads } from '../db/fast-reads.js';
@@ -60,15 +60,14 @@ export async function calculateSchedule(
   input: CalculateScheduleInput,
 ): Promise<Schedule> {
   const now = ctx.now();
-  const rangeInput = { now, timezone: input.timezone, offset: input.offset, month: input.month, year: input.year };
-  const errors = validateScheduleRangeInput(rangeInput);
-  if (errors.length > 0) throw new ValidationError(errors);
+  // Resolved (and so validated: a bad range is a 400 before the topic is looked up) once.
+  const range = resolveScheduleRange({ now, timezone: input.timezone, offset: input.offset, month: input.month, year: input.year });
   const reads = ctx.reads;
   // A host's view reads only that host of the topic; the team view (no username) reads them all.
   const topic = await reads.findTopic(principal?.accountUuid ?? null, input.meetingTopic, input.username);
   if (!topic) throw new NotFoundError('meeting topic');
   checkTopicTeam(topic, input.team);
-  return computeTopicSchedule(ctx, reads, topic, input.username, input.timezone, resolveScheduleRange(rangeInput), now);
+  return computeTopicSchedule(ctx, reads, topic, input.username, input.timezone, range, now);
 }
 
 /** A meeting left out of its host's busy time: the one being moved must not block its own new time. */

@@ -44,6 +44,9 @@ export function createScheduleCache(maxBytes = 64 * 1024 * 1024): ScheduleCache 
   let total = 0;
   let lookups = 0;
   let stores = 0;
+  // The most recently used key: a hit on it is already in LRU order (a view asked again and again
+  // skips a Map delete and insert).
+  let latest: string | undefined;
   const remove = (key: string) => {
     const held = entries.get(key);
     if (!held) return;
@@ -54,9 +57,10 @@ export function createScheduleCache(maxBytes = 64 * 1024 * 1024): ScheduleCache 
     get(key) {
       lookups += 1;
       const held = entries.get(key);
-      if (held) {
+      if (held && key !== latest) {
         entries.delete(key);
         entries.set(key, held);
+        latest = key;
       }
       return held?.entry;
     },
@@ -66,6 +70,7 @@ export function createScheduleCache(maxBytes = 64 * 1024 * 1024): ScheduleCache 
       const bytes = estimateBytes(key, entry);
       if (bytes > maxBytes / 10) return;
       entries.set(key, { entry, bytes });
+      latest = key;
       total += bytes;
       while (total > maxBytes) remove(entries.keys().next().value!);
     },

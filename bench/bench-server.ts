@@ -6,13 +6,11 @@
 import { DateTime } from 'luxon';
 import { insertMeetings } from '../src/db/repositories/meetings.js';
 import type { Meeting } from '../src/domain/meeting.js';
-import { locationWithoutDetails } from '../src/domain/place-details.js';
 import { startBackgroundJobs } from '../src/background.js';
-import { newId } from '../src/ids.js';
 import { createAccount } from '../src/scheduling/create-account.js';
 import { createMeetingTopic } from '../src/scheduling/meeting-topics.js';
 import { addTeamMember } from '../src/scheduling/teams.js';
-import { countStatements, startBenchServer, type BenchDialect } from './support.js';
+import { benchMeeting, countStatements, startBenchServer, type BenchDialect } from './support.js';
 
 const dialect = (process.env.BENCH_DIALECT ?? 'sqlite') as BenchDialect;
 const seed = process.env.BENCH_SEED ?? 'calendar'; // 'calendar' | 'none'
@@ -82,35 +80,7 @@ if (seed === 'calendar') {
     if (date.weekday > 5) continue;
     for (let hour = 9; hour < 17 && inserted < 200; hour += 1) {
       const start = date.set({ hour, minute: 0 }).toMillis();
-      meetings.push({
-        uuid: newId(),
-        accountUuid: created.account.uuid,
-        topicUuid: topic.uuid,
-        teamUuid: created.team.uuid,
-        hostUuid: created.owner.uuid,
-        hostUsername: created.owner.username,
-        bookingUuid: newId(),
-        start,
-        end: start + 30 * 60_000,
-        status: 'confirmed',
-        holdExpiresAt: null,
-        place: 'zoom',
-        location: locationWithoutDetails('zoom', null),
-        participant: { name: 'P', email: 'p@x.test', phone: null, timezone: 'UTC', lang: 'en' },
-        note: null,
-        priceVariantUuid: null,
-        form: {},
-        metadata: {},
-        invoice: null,
-        sequence: 0,
-        createdAt: Date.now(),
-        updatedAt: Date.now(),
-        cancelledAt: null,
-        cancelReason: null,
-        bookedByKeyUuid: null,
-        noShow: null,
-        declineReason: null,
-      });
+      meetings.push(benchMeeting({ accountUuid: created.account.uuid, topicUuid: topic.uuid, teamUuid: created.team.uuid, host: created.owner, start, now: Date.now() }));
       inserted += 1;
     }
   }

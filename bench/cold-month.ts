@@ -33,15 +33,11 @@
  * not reachable). COLD_SAMPLES=200 sets the cold views per case.
  */
 import os from 'node:os';
-import { DateTime } from 'luxon';
 import { insertMeetings } from '../src/db/repositories/meetings.js';
-import type { Meeting } from '../src/domain/meeting.js';
-import { locationWithoutDetails } from '../src/domain/place-details.js';
-import { newId } from '../src/ids.js';
 import { createAccount } from '../src/scheduling/create-account.js';
 import { createMeetingTopic } from '../src/scheduling/meeting-topics.js';
 import { addTeamMember } from '../src/scheduling/teams.js';
-import { formatNumber, postgresReachable, startBenchServer, type BenchDialect } from './support.js';
+import { benchMeeting, formatNumber, postgresReachable, startBenchServer, workingHalfHours, type BenchDialect } from './support.js';
 
 const which = process.argv[2] ?? 'both';
 const SAMPLES = Number(process.env.COLD_SAMPLES ?? 200);
@@ -84,11 +80,7 @@ function random(seed: number): () => number {
 }
 
 // The host-local half hours of March 2027's working days (Mon–Fri 09:00–17:00 Warsaw).
-const HALF_HOURS: number[] = [];
-for (let day = DateTime.fromISO('2027-03-01', { zone: HOST_ZONE }); day.month === 3; day = day.plus({ days: 1 })) {
-  if (day.weekday > 5) continue;
-  for (let half = 18; half < 34; half += 1) HALF_HOURS.push(day.set({ hour: Math.floor(half / 2), minute: (half % 2) * 30 }).toMillis());
-}
+const HALF_HOURS = workingHalfHours('2027-03-01', HOST_ZONE);
 
 async function runDialect(dialect: BenchDialect): Promise<{ results: CaseResult[]; setupMs: number }> {
   const server = await startBenchServer(dialect);
@@ -119,37 +111,9 @@ async function runDialect(dialect: BenchDialect): Promise<{ results: CaseResult[
       const next = random(seedNumber++);
       const picked = new Set<number>();
       while (picked.size < MEETINGS_PER_HOST) picked.add(HALF_HOURS[Math.floor(next() * HALF_HOURS.length)]!);
-      const meetings: Meeting[] = [...picked]
+      const meetings = [...picked]
         .sort((a, b) => a - b)
-        .map((start) => ({
-          uuid: newId(),
-          accountUuid: created.account.uuid,
-          topicUuid: topic.uuid,
-          teamUuid: created.team.uuid,
-          hostUuid: host.uuid,
-          hostUsername: host.username,
-          bookingUuid: newId(),
-          start,
-          end: start + 30 * 60_000,
-          status: 'confirmed',
-          holdExpiresAt: null,
-          place: 'zoom',
-          location: locationWithoutDetails('zoom', null),
-          participant: { name: 'P', email: 'p@x.test', phone: null, timezone: 'UTC', lang: 'en' },
-          note: null,
-          priceVariantUuid: null,
-          form: {},
-          metadata: {},
-          invoice: null,
-          sequence: 0,
-          createdAt: NOW,
-          updatedAt: NOW,
-          cancelledAt: null,
-          cancelReason: null,
-          bookedByKeyUuid: null,
-          noShow: null,
-          declineReason: null,
-        }));
+        .map((start) => benchMeeting({ accountUuid: created.account.uuid, topicUuid: topic.uuid, teamUuid: created.team.uuid, host, start, now: NOW }));
       await insertMeetings(ctx.db, meetings);
     }
     return { team: created.team.uuid, topic: topic.uuid, usernames: topic.hosts.map((host) => host.username) };

@@ -18,26 +18,19 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../src/db/database.js';
 import type { FastReads } from '../src/db/fast-reads.js';
 import { insertMeetings } from '../src/db/repositories/meetings.js';
-import type { Meeting } from '../src/domain/meeting.js';
-import { locationWithoutDetails } from '../src/domain/place-details.js';
-import { newId } from '../src/ids.js';
 import { computeTopicSchedule } from '../src/scheduling/calculate-schedule.js';
 import { createAccount } from '../src/scheduling/create-account.js';
 import { explainSchedule } from '../src/scheduling/explain-schedule.js';
 import { createMeetingTopic } from '../src/scheduling/meeting-topics.js';
 import { createScheduleCache } from '../src/scheduling/schedule-cache.js';
-import { formatNumber, postgresReachable, startBenchServer, type BenchDialect } from './support.js';
+import { benchMeeting, formatNumber, postgresReachable, startBenchServer, workingHalfHours, type BenchDialect } from './support.js';
 
 const which = process.argv[2] ?? 'both';
 const SAMPLES = Number(process.env.EXPLAIN_SAMPLES ?? 300);
 const NOW = Date.parse('2027-02-20T10:00:00Z');
 const ZONE = 'Europe/Warsaw';
 
-const HALF_HOURS: number[] = [];
-for (let day = DateTime.fromISO('2027-03-01', { zone: ZONE }); day.month === 3; day = day.plus({ days: 1 })) {
-  if (day.weekday > 5) continue;
-  for (let half = 18; half < 34; half += 1) HALF_HOURS.push(day.set({ hour: Math.floor(half / 2), minute: (half % 2) * 30 }).toMillis());
-}
+const HALF_HOURS = workingHalfHours('2027-03-01', ZONE);
 
 interface Measured {
   ms: number[];
@@ -59,35 +52,9 @@ async function runDialect(dialect: BenchDialect): Promise<{ explain: Measured; d
     });
     const principal = { keyUuid: '', userUuid: created.owner.uuid, accountUuid: created.account.uuid, username: created.owner.username };
     const topic = await createMeetingTopic({ ...ctx, now: () => NOW }, principal, { name: 'Consultation', durationMinutes: 30, bookingWindowDays: 120, places: ['zoom'] });
-    const meetings: Meeting[] = HALF_HOURS.filter((_, i) => i % 8 === 3).map((start) => ({
-      uuid: newId(),
-      accountUuid: created.account.uuid,
-      topicUuid: topic.uuid,
-      teamUuid: null,
-      hostUuid: created.owner.uuid,
-      hostUsername: created.owner.username,
-      bookingUuid: newId(),
-      start,
-      end: start + 30 * 60_000,
-      status: 'confirmed',
-      holdExpiresAt: null,
-      place: 'zoom',
-      location: locationWithoutDetails('zoom', null),
-      participant: { name: 'P', email: 'p@x.test', phone: null, timezone: 'UTC', lang: 'en' },
-      note: null,
-      priceVariantUuid: null,
-      form: {},
-      metadata: {},
-      invoice: null,
-      sequence: 0,
-      createdAt: NOW,
-      updatedAt: NOW,
-      cancelledAt: null,
-      cancelReason: null,
-      bookedByKeyUuid: null,
-      noShow: null,
-      declineReason: null,
-    }));
+    const meetings = HALF_HOURS.filter((_, i) => i % 8 === 3).map((start) =>
+      benchMeeting({ accountUuid: created.account.uuid, topicUuid: topic.uuid, teamUuid: null, host: created.owner, start, now: NOW }),
+    );
     await insertMeetings(ctx.db, meetings);
 
     // Counting wrappers: every FastReads call and every statement Kysely runs.

@@ -5,9 +5,13 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import pg from 'pg';
 import SqliteDatabase from 'better-sqlite3';
+import { DateTime } from 'luxon';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createContext, type AppContext } from '../src/context.js';
+import type { Meeting } from '../src/domain/meeting.js';
+import { locationWithoutDetails } from '../src/domain/place-details.js';
+import { newId } from '../src/ids.js';
 import { createLogger } from '../src/logging.js';
 import { createAccount } from '../src/scheduling/create-account.js';
 
@@ -130,6 +134,65 @@ export async function createBenchTopic(app: FastifyInstance, headers: Record<str
   });
   if (response.statusCode !== 201) throw new Error(response.body);
   return response.json() as { uuid: string };
+}
+
+/**
+ * A confirmed 30-minute zoom meeting of `host` starting at `start`, created and updated at
+ * `now`: what the benches seed a host's calendar with (insertMeetings).
+ */
+export function benchMeeting(fields: {
+  accountUuid: string;
+  topicUuid: string;
+  teamUuid: string | null;
+  host: { uuid: string; username: string };
+  start: number;
+  now: number;
+}): Meeting {
+  const { start, now } = fields;
+  return {
+    uuid: newId(),
+    accountUuid: fields.accountUuid,
+    topicUuid: fields.topicUuid,
+    teamUuid: fields.teamUuid,
+    hostUuid: fields.host.uuid,
+    hostUsername: fields.host.username,
+    bookingUuid: newId(),
+    start,
+    end: start + 30 * 60_000,
+    status: 'confirmed',
+    holdExpiresAt: null,
+    place: 'zoom',
+    location: locationWithoutDetails('zoom', null),
+    participant: { name: 'P', email: 'p@x.test', phone: null, timezone: 'UTC', lang: 'en' },
+    note: null,
+    priceVariantUuid: null,
+    form: {},
+    metadata: {},
+    invoice: null,
+    sequence: 0,
+    createdAt: now,
+    updatedAt: now,
+    cancelledAt: null,
+    cancelReason: null,
+    bookedByKeyUuid: null,
+    noShow: null,
+    declineReason: null,
+  };
+}
+
+/**
+ * The starts (ms) of the half hours 09:00–17:00 in `zone` on every Monday to Friday of the
+ * month that `firstOfMonth` (an ISO date, the 1st) begins: e.g. ('2027-03-01', 'Europe/Warsaw')
+ * gives 23 working days × 16 = 368 starts.
+ */
+export function workingHalfHours(firstOfMonth: string, zone: string): number[] {
+  const starts: number[] = [];
+  const first = DateTime.fromISO(firstOfMonth, { zone });
+  for (let day = first; day.month === first.month; day = day.plus({ days: 1 })) {
+    if (day.weekday > 5) continue;
+    for (let half = 18; half < 34; half += 1) starts.push(day.set({ hour: Math.floor(half / 2), minute: (half % 2) * 30 }).toMillis());
+  }
+  return starts;
 }
 
 /** The middle value (the upper middle of an even count): the benches' figure of a noisy series. */

@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { WEEKDAYS, type Availability, type LocalInterval } from './availability.js';
+import type { LocalInterval } from './availability.js';
 import { EXTERNAL_BUSY_PREFIX } from './period-limits.js';
 import { computeSeatedSlotsWithStarts, countSeatHolders, explainSeat, isSeatAvailable, seatsOf } from './seats.js';
+import { dayHoursArbitrary, hostAvailability, slotRules } from './slot-arbitraries.js';
 import type { BusyMeeting, Exclusion, HostCalendar, SlotRules } from './slots.js';
 
 /**
@@ -20,23 +21,8 @@ const DATES = ['2027-03-13', '2027-03-27', '2027-04-03', '2027-10-02', '2027-10-
 const MINUTE = 60_000;
 const SCALE = Number(process.env.PROPERTY_SCALE ?? 1);
 
-const time = (quarterHours: number) => {
-  const minutes = quarterHours * 15;
-  return minutes === 1440 ? '24:00' : `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
-};
-
 /** 0–3 intervals of a day on quarter hours, often touching, often around 01:00–03:30 where clocks change. */
-const dayHours: fc.Arbitrary<LocalInterval[]> = fc
-  .tuple(
-    fc.uniqueArray(fc.oneof(fc.integer({ min: 0, max: 96 }), fc.integer({ min: 4, max: 14 }), fc.integer({ min: 32, max: 72 })), { maxLength: 5 }),
-    fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }),
-  )
-  .map(([cuts, open]) => {
-    const sorted = [...cuts].sort((a, b) => a - b);
-    const intervals: LocalInterval[] = [];
-    for (let i = 0; i + 1 < sorted.length; i += 1) if (open[i]) intervals.push({ start: time(sorted[i]!), end: time(sorted[i + 1]!) });
-    return intervals;
-  });
+const dayHours = dayHoursArbitrary(fc.oneof(fc.integer({ min: 0, max: 96 }), fc.integer({ min: 4, max: 14 }), fc.integer({ min: 32, max: 72 })), 5);
 
 const limit = fc.option(fc.integer({ min: 1, max: 3 }), { nil: null });
 
@@ -75,11 +61,7 @@ const scenario = fc
   })
   .map((s) => {
     const rangeStart = DateTime.fromISO(s.from, { zone: s.participantZone }).toMillis();
-    const availability: Availability = {
-      timezone: s.zone,
-      weekly: Object.fromEntries(WEEKDAYS.map((day, i) => [day, s.weekly[i]!])) as Availability['weekly'],
-      overrides: s.override ? [{ date: DateTime.fromISO(s.from, { zone: 'UTC' }).plus({ days: s.override.shift }).toISODate()!, intervals: s.override.hours }] : [],
-    };
+    const availability = hostAvailability(s.zone, s.weekly, s.from, s.override);
     const busy: BusyMeeting[] = s.busy.flatMap((b, i) => {
       const start = rangeStart + b.shift * 5 * MINUTE;
       if (b.kind === 'calendar') return [{ start, end: start + b.minutes * MINUTE, bufferBeforeMinutes: 0, bufferAfterMinutes: 0, topicUuid: `${EXTERNAL_BUSY_PREFIX}cal-${i}` }];
@@ -96,14 +78,7 @@ const scenario = fc
       }));
     });
     const rules: SlotRules = {
-      topicUuid: 'topic',
-      durationMinutes: s.duration,
-      slotIntervalMinutes: s.step,
-      bufferBeforeMinutes: s.bufferBefore,
-      bufferAfterMinutes: s.bufferAfter,
-      minimumNoticeMinutes: s.notice,
-      bookingWindowDays: s.window,
-      dailyLimit: s.dailyLimit,
+      ...slotRules(s),
       weeklyLimit: s.weeklyLimit,
       monthlyLimit: s.monthlyLimit,
       seats: s.seats,

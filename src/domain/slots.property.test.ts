@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { WEEKDAYS, type Availability, type LocalInterval } from './availability.js';
+import { WEEKDAYS } from './availability.js';
+import { dayHoursArbitrary, hostAvailability, slotRules } from './slot-arbitraries.js';
 import { computeSlots, isSlotAvailable, type BusyMeeting, type DaySlots, type HostCalendar, type SlotRules } from './slots.js';
 
 /**
@@ -198,28 +199,12 @@ function oracle(host: HostCalendar, rules: SlotRules, now: number, zone: string,
   return days;
 }
 
-const time = (quarterHours: number) => {
-  const minutes = quarterHours * 15;
-  return minutes === 1440 ? '24:00' : `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
-};
-
 /**
- * 0–4 non-overlapping intervals of a day on quarter hours: consecutive cut points become
- * either an interval or a gap, so intervals often touch (`09:00–12:00` + `12:00–13:00`);
- * `24:00` is allowed as an end.
+ * 0–4 non-overlapping intervals of a day on quarter hours, often touching; `24:00` is allowed
+ * as an end. Cut points anywhere, or often between 01:00 and 03:30, where most clocks change
+ * (Santiago's at 00:00/24:00).
  */
-const dayHours: fc.Arbitrary<LocalInterval[]> = fc
-  .tuple(
-    // Cut points anywhere, or often between 01:00 and 03:30, where most clocks change (Santiago's at 00:00/24:00).
-    fc.uniqueArray(fc.oneof(fc.integer({ min: 0, max: 96 }), fc.integer({ min: 4, max: 14 })), { minLength: 0, maxLength: 6 }),
-    fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
-  )
-  .map(([cuts, open]) => {
-    const sorted = [...cuts].sort((a, b) => a - b);
-    const intervals: LocalInterval[] = [];
-    for (let i = 0; i + 1 < sorted.length; i += 1) if (open[i]) intervals.push({ start: time(sorted[i]!), end: time(sorted[i + 1]!) });
-    return intervals;
-  });
+const dayHours = dayHoursArbitrary(fc.oneof(fc.integer({ min: 0, max: 96 }), fc.integer({ min: 4, max: 14 })), 6);
 
 const scenario = fc
   .record({
@@ -257,25 +242,12 @@ const scenario = fc
       .plus({ days: s.days - 1 })
       .toISODate()!;
     const rangeStart = DateTime.fromISO(from, { zone: s.participantZone }).toMillis();
-    const availability: Availability = {
-      timezone: hostZone,
-      weekly: Object.fromEntries(WEEKDAYS.map((day, i) => [day, s.weekly[i]!])) as Availability['weekly'],
-      overrides: s.overrideHours ? [{ date: DateTime.fromISO(from, { zone: 'UTC' }).plus({ days: s.overrideShift }).toISODate()!, intervals: s.overrideHours }] : [],
-    };
+    const availability = hostAvailability(hostZone, s.weekly, from, s.overrideHours ? { shift: s.overrideShift, hours: s.overrideHours } : undefined);
     const busy: BusyMeeting[] = s.busy.map((b) => {
       const start = rangeStart + b.startShift * 5 * MINUTE;
       return { start, end: start + b.minutes * MINUTE, bufferBeforeMinutes: b.before, bufferAfterMinutes: b.after, topicUuid: b.sameTopic ? 'topic' : 'other' };
     });
-    const rules: SlotRules = {
-      topicUuid: 'topic',
-      durationMinutes: s.duration,
-      slotIntervalMinutes: s.step,
-      bufferBeforeMinutes: s.bufferBefore,
-      bufferAfterMinutes: s.bufferAfter,
-      minimumNoticeMinutes: s.notice,
-      bookingWindowDays: s.window,
-      dailyLimit: s.dailyLimit,
-    };
+    const rules = slotRules(s);
     return { host: { username: 'host', availability, busy }, rules, now: rangeStart + s.nowShiftMinutes * MINUTE, zone: s.participantZone, from, to };
   });
 

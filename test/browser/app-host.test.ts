@@ -1,7 +1,7 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { HAS_CHROMIUM } from '../helpers.js';
-import { createTopic, launchBrowser, openAllDay, seriousViolations, shot, startServer, tabTo, type RunningServer } from './harness.js';
+import { createTopic, openAllDay, seriousViolations, shot, tabTo, useServerAndBrowser } from './harness.js';
 
 const OWNER_EMAIL_OF = (eml: string, email: string) => eml.includes(`<${email}>`) || eml.includes(`To: ${email}`);
 
@@ -12,25 +12,19 @@ const OWNER_EMAIL_OF = (eml: string, email: string) => eml.includes(`<${email}>`
  * order and share the signed-in browser of the first.
  */
 describe.runIf(HAS_CHROMIUM)("the host's web app in a browser", () => {
-  let server: RunningServer;
-  let browser: Browser;
+  const t = useServerAndBrowser({ openAllDay: false });
   let signedIn: BrowserContext;
   let page: Page;
   let ownerEmail: string;
   let usedLink: string;
 
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
-    const members = await server.api('GET', `/teams/${server.owner.teamUuid}/users`);
-    ownerEmail = members.body.users.find((user: { uuid: string }) => user.uuid === server.owner.userUuid).email;
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
+    const members = await t.server.api('GET', `/teams/${t.server.owner.teamUuid}/users`);
+    ownerEmail = members.body.users.find((user: { uuid: string }) => user.uuid === t.server.owner.userUuid).email;
   });
 
   function newContext(width = 1280): Promise<BrowserContext> {
-    return browser.newContext({ timezoneId: 'Europe/Warsaw', locale: 'en-GB', viewport: { width, height: 900 } });
+    return t.browser.newContext({ timezoneId: 'Europe/Warsaw', locale: 'en-GB', viewport: { width, height: 900 } });
   }
 
   async function waitForMail(to: string, matching: RegExp, after = 0): Promise<string> {
@@ -38,7 +32,7 @@ describe.runIf(HAS_CHROMIUM)("the host's web app in a browser", () => {
     await expect
       .poll(
         () => {
-          found = server
+          found = t.server
             .outbox()
             .slice(after)
             .map((eml) => eml.replace(/=\r?\n/g, ''))
@@ -57,7 +51,7 @@ describe.runIf(HAS_CHROMIUM)("the host's web app in a browser", () => {
     page.on('pageerror', (error) => {
       throw error;
     });
-    await page.goto(`${server.url}/app/login`);
+    await page.goto(`${t.server.url}/app/login`);
     await shot(page, 'app-01-login-360');
     expect(await seriousViolations(page)).toEqual([]);
     await tabTo(page, 'input[name=email]');
@@ -86,7 +80,7 @@ describe.runIf(HAS_CHROMIUM)("the host's web app in a browser", () => {
   });
 
   it('sets Monday 10:00–12:00 and GET /users/{uuid}/availability says so', async () => {
-    await page.goto(`${server.url}/app/availability`);
+    await page.goto(`${t.server.url}/app/availability`);
     // Add and remove a second interval with the keyboard, as the buttons work without a script.
     await tabTo(page, 'button[value="add:monday"]');
     await page.keyboard.press('Enter');
@@ -97,34 +91,34 @@ describe.runIf(HAS_CHROMIUM)("the host's web app in a browser", () => {
     await page.getByLabel('Monday to', { exact: true }).fill('12:00');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await expect.poll(() => page.textContent('.notice')).toContain('Saved');
-    const stored = await server.api('GET', `/users/${server.owner.userUuid}/availability`);
+    const stored = await t.server.api('GET', `/users/${t.server.owner.userUuid}/availability`);
     expect(stored.body.weekly.monday).toEqual([{ start: '10:00', end: '12:00' }]);
   });
 
   it('creates a topic and opens its booking page from the public link', async () => {
-    await page.goto(`${server.url}/app/topics`);
+    await page.goto(`${t.server.url}/app/topics`);
     await page.getByRole('link', { name: 'New topic' }).click();
     await page.getByLabel('Name').fill('Garden consultation');
     await page.getByLabel('Duration (minutes)').fill('45');
     await page.getByRole('button', { name: 'Create' }).click();
     await expect.poll(() => page.textContent('.notice')).toContain('The topic was created');
     const link = (await page.getAttribute('#open-link', 'href'))!;
-    expect(link).toContain(`/book/${server.owner.username}/`);
+    expect(link).toContain(`/book/${t.server.owner.username}/`);
     await page.click('#open-link');
     await page.waitForURL(link);
     expect(await page.textContent('h1')).toContain('Garden consultation');
   });
 
   it('cancels a meeting with a reason, and the participant is e-mailed', async () => {
-    await openAllDay(server, server.owner.userUuid);
-    const topic = await createTopic(server, { name: 'Pruning', places: ['offline'] });
-    const schedule = await fetch(`${server.url}/api/v1/calculate-schedule`, {
+    await openAllDay(t.server, t.server.owner.userUuid);
+    const topic = await createTopic(t.server, { name: 'Pruning', places: ['offline'] });
+    const schedule = await fetch(`${t.server.url}/api/v1/calculate-schedule`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: server.owner.username, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', offset: 7 }),
+      body: JSON.stringify({ username: t.server.owner.username, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', offset: 7 }),
     }).then((response) => response.json() as Promise<{ days: { slots: { start: string; username: string }[] }[] }>);
     const slot = schedule.days.flatMap((day) => day.slots)[0]!;
-    const booked = await fetch(`${server.url}/api/v1/public/schedule`, {
+    const booked = await fetch(`${t.server.url}/api/v1/public/schedule`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ dates: [slot], meetingTopic: topic.uuid, name: 'Pia Participant', email: 'pia@example.com', lang: 'en', place: 'offline', timezone: 'Europe/Warsaw' }),
@@ -132,9 +126,9 @@ describe.runIf(HAS_CHROMIUM)("the host's web app in a browser", () => {
     expect(booked.status).toBe(201);
     const meeting = ((await booked.json()) as { meetings: { uuid: string }[] }).meetings[0]!;
     await waitForMail('pia@example.com', /Pruning/);
-    const mails = server.outbox().length;
+    const mails = t.server.outbox().length;
 
-    await page.goto(`${server.url}/app`);
+    await page.goto(`${t.server.url}/app`);
     const item = page.locator(`#m-${meeting.uuid}`);
     expect(await item.textContent()).toContain('Pia Participant');
     await shot(page, 'app-02-upcoming-360');
@@ -144,15 +138,15 @@ describe.runIf(HAS_CHROMIUM)("the host's web app in a browser", () => {
     await expect.poll(() => page.textContent('.notice')).toContain('cancelled');
     const eml = await waitForMail('pia@example.com', /Cancelled: Pruning/, mails);
     expect(eml).toContain('The garden is flooded');
-    expect((await server.api('GET', `/meetings/${meeting.uuid}`)).body).toMatchObject({ status: 'cancelled', cancelReason: 'The garden is flooded' });
+    expect((await t.server.api('GET', `/meetings/${meeting.uuid}`)).body).toMatchObject({ status: 'cancelled', cancelReason: 'The garden is flooded' });
   });
 
   it('approves one request and declines another with a reason, from Upcoming', async () => {
-    const topic = await createTopic(server, { name: 'Tasting', places: ['offline'], requiresApproval: true });
-    const schedule = await fetch(`${server.url}/api/v1/calculate-schedule`, {
+    const topic = await createTopic(t.server, { name: 'Tasting', places: ['offline'], requiresApproval: true });
+    const schedule = await fetch(`${t.server.url}/api/v1/calculate-schedule`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: server.owner.username, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', offset: 14 }),
+      body: JSON.stringify({ username: t.server.owner.username, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', offset: 14 }),
     }).then((response) => response.json() as Promise<{ days: { slots: { start: string; username: string }[] }[] }>);
     const [early, late] = schedule.days.flatMap((day) => day.slots);
     const requested: string[] = [];
@@ -160,7 +154,7 @@ describe.runIf(HAS_CHROMIUM)("the host's web app in a browser", () => {
       [early!, 'rob@example.com'],
       [late!, 'rea@example.com'],
     ] as const) {
-      const booked = await fetch(`${server.url}/api/v1/public/schedule`, {
+      const booked = await fetch(`${t.server.url}/api/v1/public/schedule`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ dates: [slot], meetingTopic: topic.uuid, name: 'Requesting Participant', email, lang: 'en', place: 'offline', timezone: 'Europe/Warsaw' }),
@@ -170,39 +164,39 @@ describe.runIf(HAS_CHROMIUM)("the host's web app in a browser", () => {
     }
     const [approveMe, declineMe] = requested as [string, string];
 
-    await page.goto(`${server.url}/app`);
+    await page.goto(`${t.server.url}/app`);
     const first = page.locator(`#m-${approveMe}`);
     expect(await first.locator('.status').textContent()).toBe('Awaiting approval');
     await shot(page, 'app-03-requests-360');
     expect(await seriousViolations(page)).toEqual([]);
     await first.getByRole('button', { name: 'Approve' }).click();
     await expect.poll(() => page.textContent('.notice')).toContain('approved');
-    expect((await server.api('GET', `/meetings/${approveMe}`)).body.status).toBe('confirmed');
+    expect((await t.server.api('GET', `/meetings/${approveMe}`)).body.status).toBe('confirmed');
 
-    const mails = server.outbox().length;
+    const mails = t.server.outbox().length;
     const second = page.locator(`#m-${declineMe}`);
     await second.getByLabel('Reason').fill('Closed for a private event');
     await second.getByRole('button', { name: 'Decline' }).click();
     await expect.poll(() => page.textContent('.notice')).toContain('declined');
-    expect((await server.api('GET', `/meetings/${declineMe}`)).body).toMatchObject({ status: 'declined', declineReason: 'Closed for a private event' });
+    expect((await t.server.api('GET', `/meetings/${declineMe}`)).body).toMatchObject({ status: 'declined', declineReason: 'Closed for a private event' });
     expect(await waitForMail('rea@example.com', /Closed for a private event/, mails)).toBeTruthy();
   });
 
   it('refuses a form without its CSRF token (403) and changes nothing', async () => {
-    const before = (await server.api('GET', `/users/${server.owner.userUuid}/availability`)).body;
-    await page.goto(`${server.url}/app/availability`);
+    const before = (await t.server.api('GET', `/users/${t.server.owner.userUuid}/availability`)).body;
+    await page.goto(`${t.server.url}/app/availability`);
     await page.evaluate("document.querySelector('form.availability input[name=csrf]').remove()");
     const [response] = await Promise.all([
       page.waitForResponse((r) => r.url().endsWith('/app/availability') && r.request().method() === 'POST'),
       page.getByRole('button', { name: 'Save', exact: true }).click(),
     ]);
     expect(response.status()).toBe(403);
-    expect((await server.api('GET', `/users/${server.owner.userUuid}/availability`)).body).toEqual(before);
+    expect((await t.server.api('GET', `/users/${t.server.owner.userUuid}/availability`)).body).toEqual(before);
   });
 
   it('answers "why is this time not offered?" from a keyboard-only form, with no serious axe violations', async () => {
     await page.setViewportSize({ width: 1280, height: 900 });
-    await page.goto(`${server.url}/app/availability`);
+    await page.goto(`${t.server.url}/app/availability`);
     // A date long past: the topic's notice is why, in words.
     await tabTo(page, '#why-date', 400);
     await page.fill('#why-date', '2020-01-06');
@@ -218,13 +212,13 @@ describe.runIf(HAS_CHROMIUM)("the host's web app in a browser", () => {
   });
 
   it('every page at 360 and 1280 px: no serious axe violations, no sideways scrolling; screenshots kept', async () => {
-    const topics = (await server.api('GET', `/meeting-topics?username=${server.owner.username}`)).body;
+    const topics = (await t.server.api('GET', `/meeting-topics?username=${t.server.owner.username}`)).body;
     const topicUuid = topics.meetingTopics[0]?.uuid;
-    const paths = ['/app', '/app/availability', '/app/topics', '/app/topics/new', `/app/topics/${topicUuid}`, `/app/team/${server.owner.teamUuid}`, '/app/connections'];
+    const paths = ['/app', '/app/availability', '/app/topics', '/app/topics/new', `/app/topics/${topicUuid}`, `/app/team/${t.server.owner.teamUuid}`, '/app/connections'];
     for (const width of [360, 1280]) {
       await page.setViewportSize({ width, height: 900 });
       for (const [index, path] of paths.entries()) {
-        await page.goto(`${server.url}${path}`);
+        await page.goto(`${t.server.url}${path}`);
         expect(new URL(page.url()).pathname).toBe(path);
         expect(await seriousViolations(page), `${path} at ${width}px`).toEqual([]);
         const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
@@ -234,17 +228,17 @@ describe.runIf(HAS_CHROMIUM)("the host's web app in a browser", () => {
       }
     }
     const login = await (await newContext(1280)).newPage();
-    await login.goto(`${server.url}/app/login?lang=pl`);
+    await login.goto(`${t.server.url}/app/login?lang=pl`);
     expect(await login.getByRole('button', { name: 'Wyślij link do logowania' }).count()).toBe(1);
     expect(await seriousViolations(login)).toEqual([]);
     await shot(login, 'app-01-login-1280-pl');
   }, 300_000);
 
   it('signs out: the session cookie no longer opens the app', async () => {
-    await page.goto(`${server.url}/app`);
+    await page.goto(`${t.server.url}/app`);
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.waitForURL(`${server.url}/app/login`);
-    await page.goto(`${server.url}/app`);
+    await page.waitForURL(`${t.server.url}/app/login`);
+    await page.goto(`${t.server.url}/app`);
     expect(new URL(page.url()).pathname).toBe('/app/login');
   });
 });

@@ -1,8 +1,8 @@
 import { formatRange } from '../../src/domain/formats.js';
 import { HAS_CHROMIUM } from '../helpers.js';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chooseFirstSlot, createTopic, launchBrowser, openAllDay, seriousViolations, shot, startServer, tabTo, type RunningServer } from './harness.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { chooseFirstSlot, createTopic, seriousViolations, shot, tabTo, useServerAndBrowser } from './harness.js';
 
 /**
  * The booking page in real Chromium against the real server: one server and one browser for
@@ -10,46 +10,24 @@ import { chooseFirstSlot, createTopic, launchBrowser, openAllDay, seriousViolati
  * of its own, so no test depends on another's bookings.
  */
 describe.runIf(HAS_CHROMIUM)('the booking page in a browser', () => {
-  let server: RunningServer;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
-    await openAllDay(server, server.owner.userUuid);
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-
-  async function open(url: string, options: Parameters<Browser['newContext']>[0] = {}): Promise<Page> {
-    const context = await browser.newContext({ timezoneId: 'Europe/Warsaw', locale: 'en-GB', ...options });
-    contexts.push(context);
-    const page = await context.newPage();
-    page.on('pageerror', (error) => {
-      throw error;
-    });
-    await page.goto(`${server.url}${url}`);
-    return page;
-  }
+  const t = useServerAndBrowser();
 
   async function meetingsOf(topicUuid: string) {
-    const response = await server.api<{
+    const response = await t.server.api<{
       meetings: { uuid: string; meetingTopic: string; start: string; username: string; status: string; participant: { name: string; timezone: string; lang: string } }[];
-    }>('GET', `/meetings?username=${server.owner.username}&limit=200`);
+    }>('GET', `/meetings?username=${t.server.owner.username}&limit=200`);
     expect(response.status).toBe(200);
     return response.body.meetings.filter((meeting) => meeting.meetingTopic === topicUuid);
   }
 
   it('a participant in New York books a slot shown in their own zone, and the host sees it in GET /meetings', async () => {
-    const topic = await createTopic(server, {
+    const topic = await createTopic(t.server, {
       name: 'Intro call',
       description: 'A first talk.\nBring questions.',
       places: ['zoom', 'offline'],
       form: [{ key: 'company', label: 'Company', required: true }],
     });
-    const page = await open(`/book/${server.owner.username}/${topic.uuid}`, { timezoneId: 'America/New_York' });
+    const page = await t.open(`/book/${t.server.owner.username}/${topic.uuid}`, { timezoneId: 'America/New_York' });
     await expect.poll(() => page.inputValue('#tz')).toBe('America/New_York');
     await shot(page, 'book-01-calendar');
 
@@ -73,14 +51,14 @@ describe.runIf(HAS_CHROMIUM)('the booking page in a browser', () => {
 
     const meetings = await meetingsOf(topic.uuid);
     expect(meetings).toHaveLength(1);
-    expect(meetings[0]).toMatchObject({ start, status: 'confirmed', username: server.owner.username, place: 'zoom', form: { company: 'Acme' }, note: 'See you' });
+    expect(meetings[0]).toMatchObject({ start, status: 'confirmed', username: t.server.owner.username, place: 'zoom', form: { company: 'Acme' }, note: 'See you' });
     expect(meetings[0]!.participant).toMatchObject({ name: 'Jan Kowalski', timezone: 'America/New_York', lang: 'en' });
   });
 
   it('the confirmation shows the whole booking: start and end in the zone, host, join link, calendar links, .ics and the manage link', async () => {
     const room = 'https://zoom.us/j/222?pwd=abc';
-    const topic = await createTopic(server, { name: 'Confirm all', places: ['zoom', 'offline'], placeDetails: { zoom: room, offline: 'ul. Prosta 1, 00-001 Warszawa' } });
-    const page = await open(`/book/${server.owner.username}/${topic.uuid}`, { timezoneId: 'America/New_York' });
+    const topic = await createTopic(t.server, { name: 'Confirm all', places: ['zoom', 'offline'], placeDetails: { zoom: room, offline: 'ul. Prosta 1, 00-001 Warszawa' } });
+    const page = await t.open(`/book/${t.server.owner.username}/${topic.uuid}`, { timezoneId: 'America/New_York' });
     const { start } = await chooseFirstSlot(page);
     await page.fill('input[name=name]', 'Cora Confirm');
     await page.fill('input[name=email]', 'cora@example.com');
@@ -109,9 +87,9 @@ describe.runIf(HAS_CHROMIUM)('the booking page in a browser', () => {
     // The manage link is the one the e-mail carries, and the .ics is the meeting.
     const manage = (await page.getAttribute('#manage-link', 'href'))!;
     const [meeting] = await meetingsOf(topic.uuid);
-    expect(manage.startsWith(`${server.url}/booking/${meeting!.uuid}.`)).toBe(true);
+    expect(manage.startsWith(`${t.server.url}/booking/${meeting!.uuid}.`)).toBe(true);
     expect(await page.isVisible('#manage-link')).toBe(true);
-    const ics = await page.request.get(`${server.url}${await page.getAttribute('#cal-ics', 'href')}`);
+    const ics = await page.request.get(`${t.server.url}${await page.getAttribute('#cal-ics', 'href')}`);
     expect(ics.headers()['content-type']).toContain('text/calendar');
     const body = (await ics.text()).replace(/\r?\n /g, '');
     expect(body).toContain(`UID:${meeting!.uuid}@termin`);
@@ -128,8 +106,8 @@ describe.runIf(HAS_CHROMIUM)('the booking page in a browser', () => {
   }
 
   it('the zone field finds cities, countries, old names and offsets, shows local time and offset, and the times follow', async () => {
-    const topic = await createTopic(server, { name: 'Zone switch' });
-    const page = await open(`/book/${server.owner.username}/${topic.uuid}`);
+    const topic = await createTopic(t.server, { name: 'Zone switch' });
+    const page = await t.open(`/book/${t.server.owner.username}/${topic.uuid}`);
     await page.locator('#slots button[data-start]').first().waitFor();
     const pick = async (query: string): Promise<string> => {
       await page.fill('#tz', query);
@@ -194,8 +172,8 @@ describe.runIf(HAS_CHROMIUM)('the booking page in a browser', () => {
   });
 
   it('in Polish, countries are found by their Polish names and the hint’s examples work', async () => {
-    const topic = await createTopic(server, { name: 'Strefa' });
-    const page = await open(`/book/${server.owner.username}/${topic.uuid}?lang=pl`, { timezoneId: 'Asia/Tokyo', locale: 'pl-PL' });
+    const topic = await createTopic(t.server, { name: 'Strefa' });
+    const page = await t.open(`/book/${t.server.owner.username}/${topic.uuid}?lang=pl`, { timezoneId: 'Asia/Tokyo', locale: 'pl-PL' });
     await page.locator('#slots button[data-start]').first().waitFor();
     expect(await page.textContent('#tz-hint')).toContain('Polska');
     for (const [query, zone] of [
@@ -215,8 +193,8 @@ describe.runIf(HAS_CHROMIUM)('the booking page in a browser', () => {
   });
 
   it('a ?timezone= that is not a zone is said on the page and stays said', async () => {
-    const topic = await createTopic(server, { name: 'Zone link' });
-    const page = await open(`/book/${server.owner.username}/${topic.uuid}?timezone=GMT%2B2`);
+    const topic = await createTopic(t.server, { name: 'Zone link' });
+    const page = await t.open(`/book/${t.server.owner.username}/${topic.uuid}?timezone=GMT%2B2`);
     await page.locator('#slots button[data-start]').first().waitFor();
     expect(await page.textContent('#tz-error')).toContain('GMT+2');
     expect(await page.getAttribute('#tz', 'aria-invalid')).toBe('true');
@@ -228,8 +206,8 @@ describe.runIf(HAS_CHROMIUM)('the booking page in a browser', () => {
   });
 
   it('the Polish page: Accept-Language pl, or ?lang=pl, and the booking is in Polish', async () => {
-    const topic = await createTopic(server, { name: 'Konsultacja', places: ['offline'] });
-    const page = await open(`/book/${server.owner.username}/${topic.uuid}`, { locale: 'pl-PL' });
+    const topic = await createTopic(t.server, { name: 'Konsultacja', places: ['offline'] });
+    const page = await t.open(`/book/${t.server.owner.username}/${topic.uuid}`, { locale: 'pl-PL' });
     expect(await page.getAttribute('html', 'lang')).toBe('pl');
     expect(await page.textContent('#h-day')).toBe('Wybierz dzień');
     await shot(page, 'pl-01-calendar');
@@ -245,15 +223,15 @@ describe.runIf(HAS_CHROMIUM)('the booking page in a browser', () => {
     expect(meetings.map((meeting) => meeting.participant.lang)).toEqual(['pl']);
 
     // ?lang= wins over the browser's language, both ways.
-    const english = await open(`/book/${server.owner.username}/${topic.uuid}?lang=en`, { locale: 'pl-PL' });
+    const english = await t.open(`/book/${t.server.owner.username}/${topic.uuid}?lang=en`, { locale: 'pl-PL' });
     expect(await english.textContent('#h-day')).toBe('Choose a day');
-    const polish = await open(`/book/${server.owner.username}/${topic.uuid}?lang=pl`);
+    const polish = await t.open(`/book/${t.server.owner.username}/${topic.uuid}?lang=pl`);
     expect(await polish.textContent('#h-day')).toBe('Wybierz dzień');
   });
 
   it('keyboard only: from the first Tab to the confirmation, no mouse', async () => {
-    const topic = await createTopic(server, { name: 'Keyboard', places: ['offline'] });
-    const page = await open(`/book/${server.owner.username}/${topic.uuid}`);
+    const topic = await createTopic(t.server, { name: 'Keyboard', places: ['offline'] });
+    const page = await t.open(`/book/${t.server.owner.username}/${topic.uuid}`);
     await page.locator('button[data-date]').first().waitFor();
     await tabTo(page, 'button[data-date]');
     // The focused element shows a visible focus ring.
@@ -276,8 +254,8 @@ describe.runIf(HAS_CHROMIUM)('the booking page in a browser', () => {
   });
 
   it('fits a 360-pixel phone without sideways scrolling', async () => {
-    const topic = await createTopic(server, { name: 'A topic with a rather long name that has to wrap on a phone', places: ['offline', 'phone-call', 'zoom'], price: null });
-    const page = await open(`/book/${server.owner.username}/${topic.uuid}`, { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+    const topic = await createTopic(t.server, { name: 'A topic with a rather long name that has to wrap on a phone', places: ['offline', 'phone-call', 'zoom'], price: null });
+    const page = await t.open(`/book/${t.server.owner.username}/${topic.uuid}`, { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
     await page.locator('#slots button[data-start]').first().waitFor();
     await shot(page, 'phone-01-calendar');
     expect(await page.evaluate(`document.documentElement.scrollWidth`)).toBeLessThanOrEqual(360);
@@ -291,14 +269,14 @@ describe.runIf(HAS_CHROMIUM)('the booking page in a browser', () => {
   });
 
   it('a slot taken while the form is open: a clear message, the calendar refreshed, nothing booked twice', async () => {
-    const topic = await createTopic(server, { name: 'Contested', places: ['offline'] });
-    const page = await open(`/book/${server.owner.username}/${topic.uuid}`);
+    const topic = await createTopic(t.server, { name: 'Contested', places: ['offline'] });
+    const page = await t.open(`/book/${t.server.owner.username}/${topic.uuid}`);
     const { start } = await chooseFirstSlot(page);
     await page.fill('input[name=name]', 'Slow Sam');
     await page.fill('input[name=email]', 'sam@example.com');
     // Someone else books the same slot through the API meanwhile.
-    const other = await server.api('POST', '/schedule', {
-      dates: [{ start, username: server.owner.username }],
+    const other = await t.server.api('POST', '/schedule', {
+      dates: [{ start, username: t.server.owner.username }],
       meetingTopic: topic.uuid,
       name: 'Fast Fay',
       email: 'fay@example.com',
@@ -319,10 +297,10 @@ describe.runIf(HAS_CHROMIUM)('the booking page in a browser', () => {
   });
 
   it('a Zoom meeting whose host has no Zoom link yet stays bookable and, where the business can make rooms, says the link follows', async () => {
-    const topic = await createTopic(server, { name: 'Video or office', places: ['zoom', 'offline'] });
+    const topic = await createTopic(t.server, { name: 'Video or office', places: ['zoom', 'offline'] });
     const label = (page: Page, place: string) => page.locator('label.choice', { has: page.locator(`input[value="${place}"]`) });
     const zoomLabelAfterChoosing = async () => {
-      const page = await open(`/book/${server.owner.username}/${topic.uuid}`);
+      const page = await t.open(`/book/${t.server.owner.username}/${topic.uuid}`);
       await chooseFirstSlot(page);
       expect(await label(page, 'offline').textContent()).not.toContain('follows');
       return (await label(page, 'zoom').textContent()) ?? '';
@@ -331,20 +309,20 @@ describe.runIf(HAS_CHROMIUM)('the booking page in a browser', () => {
     expect(await zoomLabelAfterChoosing()).not.toContain('follows');
 
     // The business has a Zoom app, so the host can connect and the link can follow.
-    expect((await server.api('PATCH', '/account', { integrations: { zoom: { clientId: 'zoom-app', clientSecret: 'zoom-secret' } } })).status).toBe(200);
+    expect((await t.server.api('PATCH', '/account', { integrations: { zoom: { clientId: 'zoom-app', clientSecret: 'zoom-secret' } } })).status).toBe(200);
     expect(await zoomLabelAfterChoosing()).toContain('the link to join follows by e-mail');
 
     // A static link of the host's own makes Zoom ready: no note.
-    expect((await server.api('PUT', `/users/${server.owner.userUuid}/place-details`, { zoom: 'https://zoom.us/j/5550001111' })).status).toBe(200);
+    expect((await t.server.api('PUT', `/users/${t.server.owner.userUuid}/place-details`, { zoom: 'https://zoom.us/j/5550001111' })).status).toBe(200);
     expect(await zoomLabelAfterChoosing()).not.toContain('follows');
-    expect((await server.api('PUT', `/users/${server.owner.userUuid}/place-details`, {})).status).toBe(200);
-    expect((await server.api('PATCH', '/account', { integrations: { zoom: null } })).status).toBe(200);
+    expect((await t.server.api('PUT', `/users/${t.server.owner.userUuid}/place-details`, {})).status).toBe(200);
+    expect((await t.server.api('PATCH', '/account', { integrations: { zoom: null } })).status).toBe(200);
   });
 
   it('the host lists their public topics, not the private ones', async () => {
-    const shown = await createTopic(server, { name: 'Listed topic' });
-    await createTopic(server, { name: 'Hidden topic', public: false });
-    const page = await open(`/book/${server.owner.username}`);
+    const shown = await createTopic(t.server, { name: 'Listed topic' });
+    await createTopic(t.server, { name: 'Hidden topic', public: false });
+    const page = await t.open(`/book/${t.server.owner.username}`);
     const names = await page.locator('.topic-name').allTextContents();
     expect(names).toContain('Listed topic');
     expect(names).not.toContain('Hidden topic');

@@ -1,7 +1,7 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, HAS_CHROMIUM } from '../helpers.js';
-import { chooseFirstSlot, createTopic, launchBrowser, openAllDay, seriousViolations, shot, startServer, type RunningServer } from './harness.js';
+import { chooseFirstSlot, createTopic, seriousViolations, shot, useServerAndBrowser } from './harness.js';
 
 /**
  * Times, dates and money as the visitor's locale reads them (issue 23, item 6): an en-US
@@ -9,26 +9,18 @@ import { chooseFirstSlot, createTopic, launchBrowser, openAllDay, seriousViolati
  * booking and manage pages overrides that and is remembered across a reload.
  */
 describe.runIf(HAS_CHROMIUM)('time and money formats in a browser', () => {
-  let server: RunningServer;
-  let browser: Browser;
+  const t = useServerAndBrowser({ env: async () => ({ P24_API_URL: `http://127.0.0.1:${await freePort()}` }) });
   const contexts: BrowserContext[] = [];
   // Chromium's ICU puts a narrow no-break space before AM/PM.
   const TWELVE = /^\d{1,2}:\d{2}[\s\u202f]?[AP]M$/;
   const TWENTY_FOUR = /^\d{2}:\d{2}$/;
 
-  beforeAll(async () => {
-    const deadPort = await freePort();
-    [server, browser] = await Promise.all([startServer({ P24_API_URL: `http://127.0.0.1:${deadPort}` }), launchBrowser()]);
-    await openAllDay(server, server.owner.userUuid);
-  }, 60_000);
   afterAll(async () => {
     for (const context of contexts) await context.close().catch(() => undefined);
-    await browser?.close();
-    await server?.stop();
   });
 
   async function newContext(locale: string, viewport = { width: 1280, height: 900 }): Promise<BrowserContext> {
-    const context = await browser.newContext({ timezoneId: 'Europe/Warsaw', locale, viewport });
+    const context = await t.browser.newContext({ timezoneId: 'Europe/Warsaw', locale, viewport });
     contexts.push(context);
     return context;
   }
@@ -37,7 +29,7 @@ describe.runIf(HAS_CHROMIUM)('time and money formats in a browser', () => {
     page.on('pageerror', (error) => {
       throw error;
     });
-    await page.goto(url.startsWith('http') ? url : `${server.url}${url}`);
+    await page.goto(url.startsWith('http') ? url : `${t.server.url}${url}`);
     return page;
   }
   async function slotLabels(page: Page): Promise<string[]> {
@@ -49,9 +41,9 @@ describe.runIf(HAS_CHROMIUM)('time and money formats in a browser', () => {
   }
 
   it('en-US: 12-hour slots; the switch turns them 24-hour, with the selected time, and a reload keeps it', async () => {
-    const topic = await createTopic(server, { name: 'US call', places: ['offline'] });
+    const topic = await createTopic(t.server, { name: 'US call', places: ['offline'] });
     const context = await newContext('en-US');
-    const page = await open(context, `/book/${server.owner.username}/${topic.uuid}`);
+    const page = await open(context, `/book/${t.server.owner.username}/${topic.uuid}`);
     await chooseFirstSlot(page);
     expect((await slotLabels(page)).every((label) => TWELVE.test(label))).toBe(true);
     expect(await page.isChecked('#hour-switch input[value="12"]')).toBe(true);
@@ -74,13 +66,13 @@ describe.runIf(HAS_CHROMIUM)('time and money formats in a browser', () => {
   });
 
   it('en-GB and Polish browsers: 24-hour slots, and the Polish switch speaks Polish', async () => {
-    const topic = await createTopic(server, { name: 'Godzina', places: ['offline'] });
-    const british = await open(await newContext('en-GB'), `/book/${server.owner.username}/${topic.uuid}`);
+    const topic = await createTopic(t.server, { name: 'Godzina', places: ['offline'] });
+    const british = await open(await newContext('en-GB'), `/book/${t.server.owner.username}/${topic.uuid}`);
     await chooseFirstSlot(british);
     expect((await slotLabels(british)).every((label) => TWENTY_FOUR.test(label))).toBe(true);
     expect(await british.isChecked('#hour-switch input[value="24"]')).toBe(true);
 
-    const polish = await open(await newContext('pl-PL'), `/book/${server.owner.username}/${topic.uuid}`);
+    const polish = await open(await newContext('pl-PL'), `/book/${t.server.owner.username}/${topic.uuid}`);
     await chooseFirstSlot(polish);
     expect((await slotLabels(polish)).every((label) => TWENTY_FOUR.test(label))).toBe(true);
     expect(await polish.textContent('#hour-switch legend')).toBe('Format godziny');
@@ -92,17 +84,17 @@ describe.runIf(HAS_CHROMIUM)('time and money formats in a browser', () => {
   });
 
   it('the manage page: "When" 12-hour for en-US as in the e-mail, the switch changes it and a reload keeps it', async () => {
-    const topic = await createTopic(server, { name: 'Managed', places: ['offline'], cancellationNoticeMinutes: 60 });
-    const schedule = await fetch(`${server.url}/api/v1/calculate-schedule`, {
+    const topic = await createTopic(t.server, { name: 'Managed', places: ['offline'], cancellationNoticeMinutes: 60 });
+    const schedule = await fetch(`${t.server.url}/api/v1/calculate-schedule`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: server.owner.username, meetingTopic: topic.uuid, timezone: 'America/New_York', offset: 0 }),
+      body: JSON.stringify({ username: t.server.owner.username, meetingTopic: topic.uuid, timezone: 'America/New_York', offset: 0 }),
     }).then((response) => response.json() as Promise<{ days: { slots: { start: string; username: string }[] }[] }>);
     // A slot that starts and ends on one New York day: a 23:30 slot ends on the next day,
     // and its "When" rightly names both dates (the run at 23:12 New York time found that).
     const newYorkHour = (iso: string) => Number(new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour: 'numeric', hourCycle: 'h23' }).format(new Date(iso)));
     const slot = schedule.days.flatMap((day) => day.slots).find((candidate) => newYorkHour(candidate.start) < 23)!;
-    const booked = await fetch(`${server.url}/api/v1/public/schedule`, {
+    const booked = await fetch(`${t.server.url}/api/v1/public/schedule`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ dates: [slot], meetingTopic: topic.uuid, name: 'Una States', email: 'una@example.com', lang: 'en', place: 'offline', timezone: 'America/New_York' }),
@@ -119,7 +111,7 @@ describe.runIf(HAS_CHROMIUM)('time and money formats in a browser', () => {
     await expect
       .poll(
         () => {
-          mail = server.outbox().find((eml) => eml.includes('una@example.com')) ?? '';
+          mail = t.server.outbox().find((eml) => eml.includes('una@example.com')) ?? '';
           return mail;
         },
         { timeout: 15_000 },
@@ -139,9 +131,9 @@ describe.runIf(HAS_CHROMIUM)('time and money formats in a browser', () => {
   });
 
   it("the participant's e-mail reads times as their browser did: en-GB 24-hour, and an en-US visitor's 24-hour choice", async () => {
-    const topic = await createTopic(server, { name: 'Same in the mail', places: ['offline'] });
+    const topic = await createTopic(t.server, { name: 'Same in the mail', places: ['offline'] });
     const bookThroughPage = async (locale: string, email: string, choose24 = false) => {
-      const page = await open(await newContext(locale), `/book/${server.owner.username}/${topic.uuid}`);
+      const page = await open(await newContext(locale), `/book/${t.server.owner.username}/${topic.uuid}`);
       await chooseFirstSlot(page, 1);
       if (choose24) await page.getByLabel('24-hour').check();
       await page.fill('input[name=name]', 'Fiona Format');
@@ -153,7 +145,7 @@ describe.runIf(HAS_CHROMIUM)('time and money formats in a browser', () => {
       await expect
         .poll(
           () => {
-            mail = server.outbox().find((eml) => eml.includes(email) && !eml.includes('METHOD:CANCEL')) ?? '';
+            mail = t.server.outbox().find((eml) => eml.includes(email) && !eml.includes('METHOD:CANCEL')) ?? '';
             return mail;
           },
           { timeout: 15_000 },
@@ -174,16 +166,16 @@ describe.runIf(HAS_CHROMIUM)('time and money formats in a browser', () => {
   });
 
   it('"Continue to payment" shows the total of the chosen price, and after a discount code the total the server quotes for it', async () => {
-    const gateways = await server.api('PATCH', '/account', { gateways: { p24: { merchantId: 1001, posId: 1001, apiKey: 'test-api-key', crc: 'test-crc' } } });
+    const gateways = await t.server.api('PATCH', '/account', { gateways: { p24: { merchantId: 1001, posId: 1001, apiKey: 'test-api-key', crc: 'test-crc' } } });
     expect(gateways.status).toBe(200);
-    const topic = await createTopic(server, {
+    const topic = await createTopic(t.server, {
       name: 'Paid talk',
       places: ['offline'],
       price: { amount: 15000, currency: 'PLN' },
       priceVariants: [{ name: '90 minutes', price: { amount: 20000, currency: 'PLN' } }],
     });
-    expect((await server.api('POST', '/discount-codes', { code: 'SPRING', percentOff: 20 })).status).toBe(201);
-    const page = await open(await newContext('pl-PL'), `/book/${server.owner.username}/${topic.uuid}`);
+    expect((await t.server.api('POST', '/discount-codes', { code: 'SPRING', percentOff: 20 })).status).toBe(201);
+    const page = await open(await newContext('pl-PL'), `/book/${t.server.owner.username}/${topic.uuid}`);
     await chooseFirstSlot(page);
     const submit = async () => (await page.textContent('#submit'))!.replace(/\s/g, ' ');
     expect(await submit()).toBe('Przejdź do płatności · 150,00 zł');

@@ -1,7 +1,7 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { HAS_CHROMIUM } from '../helpers.js';
-import { createTopic, launchBrowser, openAllDay, seriousViolations, shot, startServer, type RunningServer } from './harness.js';
+import { createTopic, seriousViolations, shot, useServerAndBrowser } from './harness.js';
 
 type Slot = { start: string; username: string; seatsLeft?: number };
 
@@ -10,37 +10,17 @@ type Slot = { start: string; username: string; seatsLeft?: number };
  * as part of the button's accessible name; a one-seat topic's times stay bare.
  */
 describe.runIf(HAS_CHROMIUM)('seats left on the booking page in a browser', () => {
-  let server: RunningServer;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
-    await openAllDay(server, server.owner.userUuid);
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-
-  async function open(url: string, locale = 'en-GB'): Promise<Page> {
-    const context = await browser.newContext({ timezoneId: 'Europe/Warsaw', locale });
-    const page = await context.newPage();
-    page.on('pageerror', (error) => {
-      throw error;
-    });
-    await page.goto(`${server.url}${url}`);
-    return page;
-  }
+  const t = useServerAndBrowser();
 
   /** The day the page opens on (its first free day) and that day's slots as the API offers them. */
   async function firstDay(page: Page, topicUuid: string): Promise<{ date: string; slots: Slot[] }> {
     await page.locator('#slots button[data-start]').first().waitFor();
     const date = (await page.getAttribute('#days button[aria-pressed=true]', 'data-date'))!;
     const [year, month] = date.split('-').map(Number);
-    const response = await fetch(`${server.url}/api/v1/calculate-schedule`, {
+    const response = await fetch(`${t.server.url}/api/v1/calculate-schedule`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: server.owner.username, meetingTopic: topicUuid, timezone: 'Europe/Warsaw', offset: 0, month, year }),
+      body: JSON.stringify({ username: t.server.owner.username, meetingTopic: topicUuid, timezone: 'Europe/Warsaw', offset: 0, month, year }),
     });
     expect(response.status).toBe(200);
     const days = ((await response.json()) as { days: { date: string; slots: Slot[] }[] }).days;
@@ -48,8 +28,8 @@ describe.runIf(HAS_CHROMIUM)('seats left on the booking page in a browser', () =
   }
 
   async function book(topicUuid: string, start: string, who: string): Promise<void> {
-    const response = await server.api('POST', '/schedule', {
-      dates: [{ start, username: server.owner.username }],
+    const response = await t.server.api('POST', '/schedule', {
+      dates: [{ start, username: t.server.owner.username }],
       email: `${who}@example.com`,
       lang: 'en',
       name: who,
@@ -74,9 +54,9 @@ describe.runIf(HAS_CHROMIUM)('seats left on the booking page in a browser', () =
 
   /** A 3-seat topic whose page opens on a day with three times: 1 seat taken at the first, 2 at the second, none at the third. */
   async function seatedTopic(): Promise<{ path: string; one: Slot; two: Slot; untouched: Slot }> {
-    const topic = await createTopic(server, { name: 'Workshop', places: ['offline'], seats: 3 });
-    const path = `/book/${server.owner.username}/${topic.uuid}`;
-    const { slots } = await firstDay(await open(path), topic.uuid);
+    const topic = await createTopic(t.server, { name: 'Workshop', places: ['offline'], seats: 3 });
+    const path = `/book/${t.server.owner.username}/${topic.uuid}`;
+    const { slots } = await firstDay(await t.open(path), topic.uuid);
     expect(slots.length).toBeGreaterThanOrEqual(3);
     const [one, two, untouched] = slots as [Slot, Slot, Slot];
     await book(topic.uuid, one.start, 'ann');
@@ -88,7 +68,7 @@ describe.runIf(HAS_CHROMIUM)('seats left on the booking page in a browser', () =
   // A browser, two page loads and axe: over the default 30 s on a loaded machine.
   it('each time of a 3-seat topic says the seats left, shown and in its accessible name', { timeout: 90_000 }, async () => {
     const { path, one, two, untouched } = await seatedTopic();
-    const page = await open(path);
+    const page = await t.open(path);
     await page.locator(`#slots button[data-start="${one.start}"]`).waitFor();
     expect(await page.getByRole('button', { name: `${timeLabel(one.start)} 2 seats left`, exact: true }).count()).toBe(1);
     expect(await page.getByRole('button', { name: `${timeLabel(two.start)} 1 seat left`, exact: true }).count()).toBe(1);
@@ -103,7 +83,7 @@ describe.runIf(HAS_CHROMIUM)('seats left on the booking page in a browser', () =
 
   it('the Polish page says "Wolne miejsca: N" under each time', { timeout: 90_000 }, async () => {
     const { path, one, two } = await seatedTopic();
-    const page = await open(`${path}?lang=pl`, 'pl-PL');
+    const page = await t.open(`${path}?lang=pl`, { locale: 'pl-PL' });
     await page.locator(`#slots button[data-start="${one.start}"]`).waitFor();
     const polishTime = new Intl.DateTimeFormat('pl-PL', { timeStyle: 'short', timeZone: 'Europe/Warsaw' }).format(new Date(one.start));
     expect(await page.getByRole('button', { name: `${polishTime} Wolne miejsca: 2`, exact: true }).count()).toBe(1);
@@ -113,8 +93,8 @@ describe.runIf(HAS_CHROMIUM)('seats left on the booking page in a browser', () =
   });
 
   it('a one-seat topic shows bare times, as before', async () => {
-    const topic = await createTopic(server, { name: 'One to one', places: ['offline'] });
-    const page = await open(`/book/${server.owner.username}/${topic.uuid}`);
+    const topic = await createTopic(t.server, { name: 'One to one', places: ['offline'] });
+    const page = await t.open(`/book/${t.server.owner.username}/${topic.uuid}`);
     const { slots } = await firstDay(page, topic.uuid);
     const start = slots[0]!.start;
     expect(await page.getByRole('button', { name: timeLabel(start), exact: true }).count()).toBe(1);

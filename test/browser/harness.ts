@@ -5,7 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import axe from 'axe-core';
 import { pino } from 'pino';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
 import { freePort, createTestAccount } from '../helpers.js';
@@ -124,6 +125,56 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+export interface BrowserSuite {
+  /** The suite's server, started (and the owner's hours opened, unless told not to) before its tests. */
+  readonly server: RunningServer;
+  readonly browser: Browser;
+  /**
+   * A page in a new context (Europe/Warsaw, en-GB, unless `options` say otherwise) at `url`
+   * (a path on the server or a whole URL), whose uncaught errors fail the test.
+   */
+  open(url: string, options?: BrowserContextOptions): Promise<Page>;
+}
+
+/**
+ * One server (startServer with `env`) and one Chromium for the calling describe block: started
+ * in its beforeAll, with the owner open all day unless `openAllDay: false`, and both stopped in
+ * its afterAll (whichever of them started). Read `server` and `browser` inside tests and hooks.
+ */
+export function useServerAndBrowser(options: { env?: () => Promise<Record<string, string>>; openAllDay?: boolean } = {}): BrowserSuite {
+  let server: RunningServer | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    const env = (await options.env?.()) ?? {};
+    await Promise.all([startServer(env).then((started) => (server = started)), launchBrowser().then((launched) => (browser = launched))]);
+    if (options.openAllDay !== false) await openAllDay(server!, server!.owner.userUuid);
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+  const suite: BrowserSuite = {
+    get server() {
+      if (!server) throw new Error('the server starts in beforeAll: read it inside a test or hook');
+      return server;
+    },
+    get browser() {
+      if (!browser) throw new Error('the browser starts in beforeAll: read it inside a test or hook');
+      return browser;
+    },
+    async open(url, contextOptions = {}) {
+      const context = await suite.browser.newContext({ timezoneId: 'Europe/Warsaw', locale: 'en-GB', ...contextOptions });
+      const page = await context.newPage();
+      page.on('pageerror', (error) => {
+        throw error;
+      });
+      await page.goto(url.startsWith('http') ? url : `${suite.server.url}${url}`);
+      return page;
+    },
+  };
+  return suite;
 }
 
 /** Every day, all day, in the owner's zone: any test day has free times, whatever today is. */

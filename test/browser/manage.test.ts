@@ -1,36 +1,26 @@
 import { formatDate, formatRange, formatTime } from '../../src/domain/formats.js';
 import { HAS_CHROMIUM } from '../helpers.js';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTopic, launchBrowser, openAllDay, seriousViolations, shot, startServer, type RunningServer } from './harness.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { createTopic, seriousViolations, shot, useServerAndBrowser } from './harness.js';
 
 /**
  * The manage link of the confirmation e-mail, read from the .eml file the service wrote
  * (SMTP unset), opened in a browser to cancel, and to move.
  */
 describe.runIf(HAS_CHROMIUM)('the manage page in a browser', () => {
-  let server: RunningServer;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
-    await openAllDay(server, server.owner.userUuid);
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  const t = useServerAndBrowser();
 
   /** Books through the public API as the page does, then waits for the participant's e-mail and returns its manage link. */
   async function bookAndReadLink(email: string, lang: 'en' | 'pl', timezone: string): Promise<{ meeting: { uuid: string; start: string }; link: string; topicUuid: string }> {
-    const topic = await createTopic(server, { name: lang === 'pl' ? 'Wizyta' : 'Visit', places: ['offline'], cancellationNoticeMinutes: 60 });
-    const schedule = await fetch(`${server.url}/api/v1/calculate-schedule`, {
+    const topic = await createTopic(t.server, { name: lang === 'pl' ? 'Wizyta' : 'Visit', places: ['offline'], cancellationNoticeMinutes: 60 });
+    const schedule = await fetch(`${t.server.url}/api/v1/calculate-schedule`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: server.owner.username, meetingTopic: topic.uuid, timezone, offset: 0 }),
+      body: JSON.stringify({ username: t.server.owner.username, meetingTopic: topic.uuid, timezone, offset: 0 }),
     }).then((response) => response.json() as Promise<{ days: { slots: { start: string; username: string }[] }[] }>);
     const slot = schedule.days.flatMap((day) => day.slots)[0]!;
-    const booked = await fetch(`${server.url}/api/v1/public/schedule`, {
+    const booked = await fetch(`${t.server.url}/api/v1/public/schedule`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ dates: [slot], meetingTopic: topic.uuid, name: 'Manny Manager', email, lang, place: 'offline', timezone }),
@@ -41,7 +31,7 @@ describe.runIf(HAS_CHROMIUM)('the manage page in a browser', () => {
     await expect
       .poll(
         () => {
-          const message = server.outbox().find((eml) => eml.includes(`To: Manny Manager <${email}>`) || eml.includes(email));
+          const message = t.server.outbox().find((eml) => eml.includes(`To: Manny Manager <${email}>`) || eml.includes(email));
           // Quoted-printable may fold the line: unfold soft breaks before looking for the link.
           link = message?.replace(/=\r?\n/g, '').match(/https?:\/\/[^\s"<>]+\/booking\/[A-Za-z0-9._-]+/)?.[0];
           return link;
@@ -49,12 +39,12 @@ describe.runIf(HAS_CHROMIUM)('the manage page in a browser', () => {
         { timeout: 15_000 },
       )
       .toBeDefined();
-    expect(link!.startsWith(`${server.url}/booking/${meeting.uuid}.`)).toBe(true);
+    expect(link!.startsWith(`${t.server.url}/booking/${meeting.uuid}.`)).toBe(true);
     return { meeting, link: link!, topicUuid: topic.uuid };
   }
 
   async function open(url: string): Promise<Page> {
-    const context = await browser.newContext({ timezoneId: 'Europe/Warsaw', locale: 'en-GB' });
+    const context = await t.browser.newContext({ timezoneId: 'Europe/Warsaw', locale: 'en-GB' });
     const page = await context.newPage();
     await page.goto(url);
     return page;
@@ -75,7 +65,7 @@ describe.runIf(HAS_CHROMIUM)('the manage page in a browser', () => {
     expect(await page.textContent('#status')).toBe('Odwołana');
     await shot(page, 'manage-02-cancelled');
 
-    const stored = await server.api('GET', `/meetings/${meeting.uuid}`);
+    const stored = await t.server.api('GET', `/meetings/${meeting.uuid}`);
     expect(stored.body).toMatchObject({ uuid: meeting.uuid, status: 'cancelled', cancelReason: 'Choroba' });
   });
 
@@ -94,7 +84,7 @@ describe.runIf(HAS_CHROMIUM)('the manage page in a browser', () => {
     await expect.poll(() => page.textContent('#alert')).toContain('moved');
     await shot(page, 'manage-04-moved');
 
-    const stored = await server.api('GET', `/meetings/${meeting.uuid}`);
+    const stored = await t.server.api('GET', `/meetings/${meeting.uuid}`);
     expect(stored.body).toMatchObject({ uuid: meeting.uuid, start, status: 'confirmed' });
   });
 
@@ -133,12 +123,12 @@ describe.runIf(HAS_CHROMIUM)('the manage page in a browser', () => {
     await shot(page, 'manage-06-moved-then-cancelled');
     expect(await seriousViolations(page)).toEqual([]);
 
-    const stored = await server.api('GET', `/meetings/${meeting.uuid}`);
+    const stored = await t.server.api('GET', `/meetings/${meeting.uuid}`);
     expect(stored.body).toMatchObject({ uuid: meeting.uuid, status: 'cancelled', start: new Date(start).toISOString() });
   });
 
   it('a forged link is a plain 404 page', async () => {
-    const page = await open(`${server.url}/booking/00000000-0000-4000-8000-000000000000.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`);
+    const page = await open(`${t.server.url}/booking/00000000-0000-4000-8000-000000000000.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`);
     expect(await page.textContent('main')).toContain('not valid');
   });
 });

@@ -1,7 +1,6 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { HAS_CHROMIUM } from '../helpers.js';
-import { createTopic, launchBrowser, openAllDay, seriousViolations, shot, startServer, type RunningServer } from './harness.js';
+import { createTopic, seriousViolations, shot, useServerAndBrowser } from './harness.js';
 
 /**
  * The payment page as the participant sees it on the way to (or back from) the gateway:
@@ -9,24 +8,20 @@ import { createTopic, launchBrowser, openAllDay, seriousViolations, shot, startS
  * sideways on a phone. Screenshots: test/artifacts/pay-*.png.
  */
 describe.runIf(HAS_CHROMIUM)('the pay page in a browser', () => {
-  let server: RunningServer;
-  let browser: Browser;
+  const t = useServerAndBrowser();
   let payUrl: string;
 
   beforeAll(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-    await openAllDay(server, server.owner.userUuid);
-    expect((await server.api('PATCH', '/account', { gateways: { stripe: { secretKey: 'sk_test_x', webhookSecret: 'whsec_x' } } })).status).toBe(200);
-    const topic = await createTopic(server, {
+    expect((await t.server.api('PATCH', '/account', { gateways: { stripe: { secretKey: 'sk_test_x', webhookSecret: 'whsec_x' } } })).status).toBe(200);
+    const topic = await createTopic(t.server, {
       name: 'Paid consultation',
       places: ['offline'],
       price: { amount: 15000, currency: 'PLN' },
       priceVariants: [{ name: '90 minutes', price: { amount: 20000, currency: 'PLN' } }],
     });
-    const schedule = await server.api('POST', '/calculate-schedule', { username: server.owner.username, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', offset: 7 });
+    const schedule = await t.server.api('POST', '/calculate-schedule', { username: t.server.owner.username, meetingTopic: topic.uuid, timezone: 'Europe/Warsaw', offset: 7 });
     const slot = (schedule.body.days as { slots: { start: string; username: string }[] }[]).flatMap((day) => day.slots)[0]!;
-    const booked = await server.api('POST', '/schedule', {
+    const booked = await t.server.api('POST', '/schedule', {
       dates: [slot],
       email: 'paula@example.com',
       name: 'Paula Payer',
@@ -39,17 +34,12 @@ describe.runIf(HAS_CHROMIUM)('the pay page in a browser', () => {
     });
     expect(booked.status).toBe(201);
     // Back from the gateway before it confirmed: the page shows the payment still to be made (no gateway call).
-    payUrl = `${server.url}/pay/${booked.body.payment.uuid}/return`;
+    payUrl = `${t.server.url}/pay/${booked.body.payment.uuid}/return`;
   }, 90_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
 
   for (const width of [1280, 360]) {
     it(`at ${width} px: the booking page's styles, the total beside "Continue to payment", no sideways scrolling`, async () => {
-      const page = await browser.newPage({ viewport: { width, height: 800 } });
+      const page = await t.browser.newPage({ viewport: { width, height: 800 } });
       try {
         await page.goto(payUrl);
         const action = page.locator('.pay-action');

@@ -1,36 +1,28 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { freePort, HAS_CHROMIUM } from '../helpers.js';
-import { chooseFirstSlot, createTopic, launchBrowser, openAllDay, shot, startServer, type RunningServer } from './harness.js';
+import { chooseFirstSlot, createTopic, shot, useServerAndBrowser } from './harness.js';
 
 /**
  * Every participant page on a small phone (360 px wide, touch), in both languages: nothing
  * may scroll sideways, and tapping a day brings its times into view.
  */
 describe.runIf(HAS_CHROMIUM)('the pages on a 360 px phone', () => {
-  let server: RunningServer;
-  let browser: Browser;
+  // The payment page's gateway call goes nowhere: only the page's layout is checked.
+  const t = useServerAndBrowser({ env: async () => ({ P24_API_URL: `http://127.0.0.1:${await freePort()}` }) });
   let free: { uuid: string };
   let paid: { uuid: string };
 
   beforeAll(async () => {
-    // The payment page's gateway call goes nowhere: only the page's layout is checked.
-    const deadPort = await freePort();
-    [server, browser] = await Promise.all([startServer({ P24_API_URL: `http://127.0.0.1:${deadPort}` }), launchBrowser()]);
-    await openAllDay(server, server.owner.userUuid);
-    expect((await server.api('PATCH', '/account', { gateways: { p24: { merchantId: 1001, posId: 1001, apiKey: 'test-api-key', crc: 'test-crc' } } })).status).toBe(200);
+    expect((await t.server.api('PATCH', '/account', { gateways: { p24: { merchantId: 1001, posId: 1001, apiKey: 'test-api-key', crc: 'test-crc' } } })).status).toBe(200);
     // Every place the account offers: the longest "places" line there is.
     const places = ['offline', 'phone-call', 'zoom'];
-    free = await createTopic(server, { name: 'Konsultacja wstępna dla nowych klientów', places, description: 'Porozmawiamy o Twoich potrzebach i możliwościach współpracy.' });
-    paid = await createTopic(server, { name: 'Płatna konsultacja', places, price: { amount: 15000, currency: 'PLN' } });
+    free = await createTopic(t.server, { name: 'Konsultacja wstępna dla nowych klientów', places, description: 'Porozmawiamy o Twoich potrzebach i możliwościach współpracy.' });
+    paid = await createTopic(t.server, { name: 'Płatna konsultacja', places, price: { amount: 15000, currency: 'PLN' } });
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
 
   async function phone(url: string): Promise<Page> {
-    const context = await browser.newContext({
+    const context = await t.browser.newContext({
       viewport: { width: 360, height: 740 },
       isMobile: true,
       hasTouch: true,
@@ -39,7 +31,7 @@ describe.runIf(HAS_CHROMIUM)('the pages on a 360 px phone', () => {
       locale: 'pl-PL',
     });
     const page = await context.newPage();
-    await page.goto(url.startsWith('http') ? url : `${server.url}${url}`);
+    await page.goto(url.startsWith('http') ? url : `${t.server.url}${url}`);
     return page;
   }
 
@@ -64,16 +56,16 @@ describe.runIf(HAS_CHROMIUM)('the pages on a 360 px phone', () => {
     lang: 'en' | 'pl',
     extra: Record<string, string> = {},
   ): Promise<{ manageUrls: string[]; payment: { redirectUrl: string } | null }> {
-    const schedule = (await fetch(`${server.url}/api/v1/calculate-schedule`, {
+    const schedule = (await fetch(`${t.server.url}/api/v1/calculate-schedule`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: server.owner.username, meetingTopic: topicUuid, timezone: 'Europe/Warsaw', offset: 0 }),
+      body: JSON.stringify({ username: t.server.owner.username, meetingTopic: topicUuid, timezone: 'Europe/Warsaw', offset: 0 }),
     }).then((response) => response.json())) as { days: { slots: { start: string; username: string }[] }[] };
     const taken = new Set<string>();
-    const listed = await server.api('GET', `/meetings?username=${server.owner.username}&limit=200`);
+    const listed = await t.server.api('GET', `/meetings?username=${t.server.owner.username}&limit=200`);
     for (const meeting of listed.body.meetings as { start: string }[]) taken.add(meeting.start);
     const slot = schedule.days.flatMap((day) => day.slots).find((candidate) => !taken.has(candidate.start))!;
-    const response = await fetch(`${server.url}/api/v1/public/schedule`, {
+    const response = await fetch(`${t.server.url}/api/v1/public/schedule`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -93,7 +85,7 @@ describe.runIf(HAS_CHROMIUM)('the pages on a 360 px phone', () => {
 
   for (const lang of ['en', 'pl'] as const) {
     it(`${lang}: booking, topic list, embed, confirmation, manage and pay pages all fit 360 px`, async () => {
-      const booking = await phone(`/book/${server.owner.username}/${free.uuid}?lang=${lang}`);
+      const booking = await phone(`/book/${t.server.owner.username}/${free.uuid}?lang=${lang}`);
       await booking.locator('#days button[data-date]').first().waitFor();
       await expectNoSidewaysScroll(booking, `${lang}-booking`);
       await chooseFirstSlot(booking);
@@ -104,9 +96,9 @@ describe.runIf(HAS_CHROMIUM)('the pages on a 360 px phone', () => {
       await booking.locator('#booking-summary').waitFor();
       await expectNoSidewaysScroll(booking, `${lang}-confirmation`);
 
-      const list = await phone(`/book/${server.owner.username}?lang=${lang}`);
+      const list = await phone(`/book/${t.server.owner.username}?lang=${lang}`);
       await expectNoSidewaysScroll(list, `${lang}-topics`);
-      const embedded = await phone(`/book/${server.owner.username}/${paid.uuid}?lang=${lang}&embed=${encodeURIComponent('https://shop.example')}`);
+      const embedded = await phone(`/book/${t.server.owner.username}/${paid.uuid}?lang=${lang}&embed=${encodeURIComponent('https://shop.example')}`);
       await embedded.locator('#days button[data-date]').first().waitFor();
       await expectNoSidewaysScroll(embedded, `${lang}-embed`);
 
@@ -122,7 +114,7 @@ describe.runIf(HAS_CHROMIUM)('the pages on a 360 px phone', () => {
   }
 
   it('tapping a day brings its times into view', async () => {
-    const page = await phone(`/book/${server.owner.username}/${free.uuid}?lang=pl`);
+    const page = await phone(`/book/${t.server.owner.username}/${free.uuid}?lang=pl`);
     const days = page.locator('#days button[data-date]');
     await days.first().waitFor();
     // Scrolled back to the calendar, as after looking at the month, then a tap on another day.

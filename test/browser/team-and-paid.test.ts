@@ -1,44 +1,33 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { freePort, HAS_CHROMIUM } from '../helpers.js';
-import { chooseFirstSlot, createTopic, launchBrowser, openAllDay, seriousViolations, shot, startServer, type RunningServer } from './harness.js';
+import { chooseFirstSlot, createTopic, openAllDay, seriousViolations, shot, useServerAndBrowser } from './harness.js';
 
 /** A team's one calendar, a paid topic handing over to its payment page, and the embed. */
 describe.runIf(HAS_CHROMIUM)('team, paid and embedded booking pages in a browser', () => {
-  let server: RunningServer;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    // The payment page's gateway call goes nowhere: only reaching /pay/… is checked here.
-    const deadPort = await freePort();
-    [server, browser] = await Promise.all([startServer({ P24_API_URL: `http://127.0.0.1:${deadPort}` }), launchBrowser()]);
-    await openAllDay(server, server.owner.userUuid);
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  // The payment page's gateway call goes nowhere: only reaching /pay/… is checked here.
+  const t = useServerAndBrowser({ env: async () => ({ P24_API_URL: `http://127.0.0.1:${await freePort()}` }) });
 
   async function open(url: string): Promise<Page> {
-    const context = await browser.newContext({ timezoneId: 'Europe/London', locale: 'en-GB' });
+    const context = await t.browser.newContext({ timezoneId: 'Europe/London', locale: 'en-GB' });
     const page = await context.newPage();
-    await page.goto(url.startsWith('http') ? url : `${server.url}${url}`);
+    await page.goto(url.startsWith('http') ? url : `${t.server.url}${url}`);
     return page;
   }
 
   it('a team topic shows one calendar; each slot names a free host and the meeting is booked with that host', async () => {
-    const team = server.owner.teamUuid;
+    const team = t.server.owner.teamUuid;
     const members: { uuid: string; username: string }[] = [];
     for (const [firstName, lastName] of [
       ['Ada', 'Team'],
       ['Bob', 'Team'],
     ] as const) {
-      const response = await server.api('POST', `/teams/${team}/users`, { firstName, lastName, email: `${firstName.toLowerCase()}@team.example`, admin: false });
+      const response = await t.server.api('POST', `/teams/${team}/users`, { firstName, lastName, email: `${firstName.toLowerCase()}@team.example`, admin: false });
       expect(response.status).toBe(201);
       members.push(response.body);
-      await openAllDay(server, response.body.uuid);
+      await openAllDay(t.server, response.body.uuid);
     }
-    const topic = await createTopic(server, { name: 'Team call', team, hosts: members.map((member) => member.username), places: ['offline'] });
+    const topic = await createTopic(t.server, { name: 'Team call', team, hosts: members.map((member) => member.username), places: ['offline'] });
     const page = await open(`/book/teams/${team}/${topic.uuid}`);
     await shot(page, 'team-01-calendar');
     const { start } = await chooseFirstSlot(page);
@@ -54,21 +43,21 @@ describe.runIf(HAS_CHROMIUM)('team, paid and embedded booking pages in a browser
     expect(await page.textContent('#done #host')).toBe(`${hostMember.firstName} ${hostMember.lastName}`);
     await shot(page, 'team-02-confirmation');
 
-    const listed = await server.api('GET', `/meetings?team=${team}&limit=200`);
+    const listed = await t.server.api('GET', `/meetings?team=${team}&limit=200`);
     const booked = (listed.body.meetings as { meetingTopic: string; start: string; username: string }[]).filter((meeting) => meeting.meetingTopic === topic.uuid);
     expect(booked.map((meeting) => [meeting.start, meeting.username])).toEqual([[start, host]]);
   });
 
   it('a paid topic shows its price and variants, and goes on to the payment page', async () => {
-    const gateways = await server.api('PATCH', '/account', { gateways: { p24: { merchantId: 1001, posId: 1001, apiKey: 'test-api-key', crc: 'test-crc' } } });
+    const gateways = await t.server.api('PATCH', '/account', { gateways: { p24: { merchantId: 1001, posId: 1001, apiKey: 'test-api-key', crc: 'test-crc' } } });
     expect(gateways.status).toBe(200);
-    const topic = await createTopic(server, {
+    const topic = await createTopic(t.server, {
       name: 'Paid consultation',
       places: ['offline'],
       price: { amount: 15000, currency: 'PLN' },
       priceVariants: [{ name: '90 minutes', price: { amount: 20000, currency: 'PLN' } }],
     });
-    const page = await open(`/book/${server.owner.username}/${topic.uuid}`);
+    const page = await open(`/book/${t.server.owner.username}/${topic.uuid}`);
     expect((await page.textContent('.facts'))!.replace(/\s+/g, ' ')).toContain('from PLN 150.00');
     await chooseFirstSlot(page);
     const variant = topic.priceVariants[0].uuid as string;
@@ -91,7 +80,7 @@ describe.runIf(HAS_CHROMIUM)('team, paid and embedded booking pages in a browser
     const paymentUuid = /\/pay\/([0-9a-f-]{36})/.exec(page.url())![1];
     await shot(page, 'paid-02-payment-page');
 
-    const payment = await server.api('GET', `/payments/${paymentUuid}`);
+    const payment = await t.server.api('GET', `/payments/${paymentUuid}`);
     expect(payment.status).toBe(200);
     expect(payment.body.payment).toMatchObject({ amount: 20000, currency: 'PLN', gateway: 'p24' });
     expect(
@@ -109,16 +98,16 @@ describe.runIf(HAS_CHROMIUM)('team, paid and embedded booking pages in a browser
   });
 
   it('embedded on another site: an iframe sized to its content, and the booking announced with postMessage', async () => {
-    const topic = await createTopic(server, { name: 'Embedded call', places: ['offline'] });
+    const topic = await createTopic(t.server, { name: 'Embedded call', places: ['offline'] });
     // The business's own site, on another origin (localhost vs 127.0.0.1), served by a tiny loopback server.
     const http = await import('node:http');
     const port = await freePort();
-    const bookingUrl = `${server.url}/book/${server.owner.username}/${topic.uuid}`;
+    const bookingUrl = `${t.server.url}/book/${t.server.owner.username}/${topic.uuid}`;
     const site = http.createServer((_request, response) => {
       response.setHeader('content-type', 'text/html; charset=utf-8');
       response.end(`<!doctype html><html lang="en"><head><title>Shop</title></head><body><h1>Our shop</h1>
 <script>window.termin = []; window.addEventListener('message', (e) => { if (e.data && e.data.type === 'termin:booked') window.termin.push({ origin: e.origin, data: e.data }); });</script>
-<script src="${server.url}/embed.js" data-termin-booking="${bookingUrl}"></script><footer>after</footer></body></html>`);
+<script src="${t.server.url}/embed.js" data-termin-booking="${bookingUrl}"></script><footer>after</footer></body></html>`);
     });
     await new Promise<void>((resolve) => site.listen(port, 'localhost', resolve));
     try {
@@ -141,7 +130,7 @@ describe.runIf(HAS_CHROMIUM)('team, paid and embedded booking pages in a browser
       await shot(page, 'embed-01-booked');
       const messages = (await page.evaluate('window.termin')) as { origin: string; data: { type: string; meetings: { start: string }[]; payment: unknown } }[];
       expect(messages).toHaveLength(1);
-      expect(messages[0]!.origin).toBe(server.url);
+      expect(messages[0]!.origin).toBe(t.server.url);
       expect(messages[0]!.data.meetings.map((meeting) => meeting.start)).toEqual([start]);
       expect(messages[0]!.data.payment).toBeNull();
     } finally {

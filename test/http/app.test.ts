@@ -90,6 +90,41 @@ for (const dialect of DIALECTS) {
       return browser;
     }
 
+    /**
+     * The fixture of the meeting tests: an account (place offline) whose owner is open 08:00–18:00
+     * Warsaw every day, a 30-minute topic "Consultation" (with `topicFields`), two meetings of Jan
+     * Kowalski's booked through the API two days ahead of the clock at 10:00 and 11:00 Warsaw, and
+     * another account; the owners of both signed in.
+     */
+    async function bookedAndSignedIn(topicFields: Record<string, unknown> = {}) {
+      const acme = await createTestAccount(t.ctx, { places: ['offline'] });
+      const other = await createTestAccount(t.ctx, { places: ['offline'] });
+      await call(t.app, acme.apiKey, 'PUT', `/api/v1/users/${acme.owner.uuid}/availability`, {
+        timezone: 'Europe/Warsaw',
+        weekly: Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((day) => [day, [{ start: '08:00', end: '18:00' }]])),
+        overrides: [],
+      });
+      const topic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Consultation', durationMinutes: 30, places: ['offline'], ...topicFields })).json();
+      const book = async (start: string) => {
+        const response = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
+          dates: [{ start, username: acme.owner.username }],
+          email: 'jan@example.com',
+          lang: 'en',
+          name: 'Jan Kowalski',
+          place: 'offline',
+          meetingTopic: topic.uuid,
+          timezone: 'Europe/Warsaw',
+        });
+        expect(response.statusCode).toBe(201);
+        return response.json().meetings[0] as { uuid: string; status: string };
+      };
+      // Two days ahead of the (shared, moved) clock, 10:00 and 11:00 in Warsaw.
+      const day = new Date(Math.floor(t.clock.now() / 86_400_000) * 86_400_000 + 2 * 86_400_000).toISOString().slice(0, 10);
+      const first = await book(`${day}T09:00:00.000Z`);
+      const second = await book(`${day}T10:00:00.000Z`);
+      return { acme, other, first, second, owner: await signIn(acme.owner.email), outsider: await signIn(other.owner.email) };
+    }
+
     it('shows the sign-in form with the contract’s labels, framing denied under the booking page’s strict CSP', async () => {
       const browser = new Browser(t.app);
       const response = await browser.get('/app/login');
@@ -295,8 +330,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('never shows or changes another account’s meetings; a plain member cannot touch a colleague’s, a team admin can', async () => {
-      const acme = await createTestAccount(t.ctx, { places: ['offline'] });
-      const other = await createTestAccount(t.ctx, { places: ['offline'] });
+      const { acme, first, second, owner, outsider } = await bookedAndSignedIn();
       const addMember = async (firstName: string, admin: boolean) => {
         const response = await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, {
           firstName,
@@ -309,36 +343,11 @@ for (const dialect of DIALECTS) {
       };
       const plain = await addMember('Paula', false);
       const admin = await addMember('Adam', true);
-      await call(t.app, acme.apiKey, 'PUT', `/api/v1/users/${acme.owner.uuid}/availability`, {
-        timezone: 'Europe/Warsaw',
-        weekly: Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((day) => [day, [{ start: '08:00', end: '18:00' }]])),
-        overrides: [],
-      });
-      const topic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Consultation', durationMinutes: 30, places: ['offline'] })).json();
-      const book = async (start: string) => {
-        const response = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
-          dates: [{ start, username: acme.owner.username }],
-          email: 'jan@example.com',
-          lang: 'en',
-          name: 'Jan Kowalski',
-          place: 'offline',
-          meetingTopic: topic.uuid,
-          timezone: 'Europe/Warsaw',
-        });
-        expect(response.statusCode).toBe(201);
-        return response.json().meetings[0] as { uuid: string };
-      };
-      // Two days ahead of the (shared, moved) clock, 10:00 and 11:00 in Warsaw.
-      const day = new Date(Math.floor(t.clock.now() / 86_400_000) * 86_400_000 + 2 * 86_400_000).toISOString().slice(0, 10);
-      const first = await book(`${day}T09:00:00.000Z`);
-      const second = await book(`${day}T10:00:00.000Z`);
 
-      const owner = await signIn(acme.owner.email);
       const ownerHome = await owner.get('/app');
       expect(ownerHome.body).toContain('Jan Kowalski');
       expect(ownerHome.body).toContain(`id="m-${first.uuid}"`);
 
-      const outsider = await signIn(other.owner.email);
       const outsiderHome = await outsider.get('/app');
       expect(outsiderHome.body).not.toContain('Jan Kowalski');
       const outsiderTry = await outsider.post(`/app/meetings/${first.uuid}/cancel`, { csrf: csrfOf(outsiderHome.body), reason: 'mine now' });
@@ -372,36 +381,10 @@ for (const dialect of DIALECTS) {
       // The file's sign-ins share one client address and one clock: a minute of their own, before and after, keeps
       // them from the per-address limit of the tests around (10 a minute).
       t.clock.advance(61_000);
-      const acme = await createTestAccount(t.ctx, { places: ['offline'] });
-      const other = await createTestAccount(t.ctx, { places: ['offline'] });
-      await call(t.app, acme.apiKey, 'PUT', `/api/v1/users/${acme.owner.uuid}/availability`, {
-        timezone: 'Europe/Warsaw',
-        weekly: Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((day) => [day, [{ start: '08:00', end: '18:00' }]])),
-        overrides: [],
-      });
-      const topic = (
-        await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Consultation', durationMinutes: 30, places: ['offline'], requiresApproval: true })
-      ).json();
-      const request = async (start: string) => {
-        const response = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
-          dates: [{ start, username: acme.owner.username }],
-          email: 'jan@example.com',
-          lang: 'en',
-          name: 'Jan Kowalski',
-          place: 'offline',
-          meetingTopic: topic.uuid,
-          timezone: 'Europe/Warsaw',
-        });
-        expect(response.statusCode).toBe(201);
-        return response.json().meetings[0] as { uuid: string; status: string };
-      };
+      const { acme, first, second, owner, outsider } = await bookedAndSignedIn({ requiresApproval: true });
       const meeting = async (uuid: string) => (await call(t.app, acme.apiKey, 'GET', `/api/v1/meetings/${uuid}`)).json();
-      const day = new Date(Math.floor(t.clock.now() / 86_400_000) * 86_400_000 + 2 * 86_400_000).toISOString().slice(0, 10);
-      const first = await request(`${day}T09:00:00.000Z`);
-      const second = await request(`${day}T10:00:00.000Z`);
       expect([first.status, second.status]).toEqual(['pending_approval', 'pending_approval']);
 
-      const owner = await signIn(acme.owner.email);
       const home = await owner.get('/app');
       // The request's own actions: approve, decline with a reason; no cancel form for it.
       const item = home.body.slice(home.body.indexOf(`id="m-${first.uuid}"`), home.body.indexOf('</li>', home.body.indexOf(`id="m-${first.uuid}"`)));
@@ -419,7 +402,6 @@ for (const dialect of DIALECTS) {
 
       // Without the form token, or from another account: refused, nothing decided.
       expect((await owner.post(`/app/meetings/${first.uuid}/approve`, {})).statusCode).toBe(403);
-      const outsider = await signIn(other.owner.email);
       const outsiderHome = await outsider.get('/app');
       expect((await outsider.post(`/app/meetings/${first.uuid}/approve`, { csrf: csrfOf(outsiderHome.body) })).statusCode).toBe(404);
       expect((await outsider.post(`/app/meetings/${second.uuid}/decline`, { csrf: csrfOf(outsiderHome.body) })).statusCode).toBe(404);

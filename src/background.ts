@@ -55,7 +55,14 @@ export function createJobHandlers(ctx: AppContext, transport: MailTransport): Jo
  */
 export function startBackgroundJobs(
   ctx: AppContext,
-  options: { jobIntervalMs?: number; maintenanceIntervalMs?: number; transport?: MailTransport; calendarSyncTickMs?: number } = {},
+  options: {
+    jobIntervalMs?: number;
+    maintenanceIntervalMs?: number;
+    transport?: MailTransport;
+    calendarSyncTickMs?: number;
+    /** Whether a booking made in this process wakes the worker at once (default true); false leaves the jobs to the tick and to runOnce, for tests that step them by hand. */
+    wakeOnBooking?: boolean;
+  } = {},
 ): BackgroundJobs {
   const transport = options.transport ?? ctx.mailer;
   const handlers = createJobHandlers(ctx, transport);
@@ -87,7 +94,7 @@ export function startBackgroundJobs(
   const timer = setInterval(tick, options.jobIntervalMs ?? 1_000);
   timer.unref();
   // A booking made here fans its event out at once instead of on the next tick (and the pace hears of it; see pace.ts).
-  const unsubscribe = ctx.outboxPace.onQueued(() => worker.wakeKinds([EVENT_JOB_KIND]));
+  const unsubscribe = options.wakeOnBooking === false ? () => undefined : ctx.outboxPace.onQueued(() => worker.wakeKinds([EVENT_JOB_KIND]));
   // Each calendar is read every CALENDAR_SYNC_INTERVAL_SECONDS; the tick only looks for due ones.
   const calendarSync = startCalendarSync(ctx, options.calendarSyncTickMs ?? Math.max(options.jobIntervalMs ?? 1_000, 15_000));
 

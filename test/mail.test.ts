@@ -79,7 +79,7 @@ describe('confirmation messages over SMTP', () => {
   it('sends the participant a message in their language and zone, and the host one, each with an invitation', async () => {
     const english = await bookFirstFree('en', 'john@example.com', 'America/New_York');
     const polish = await bookFirstFree('pl', 'zofia@example.com', 'Europe/Warsaw');
-    const jobs = startBackgroundJobs(t.ctx, { jobIntervalMs: 3_600_000 });
+    const jobs = startBackgroundJobs(t.ctx, { jobIntervalMs: 3_600_000, wakeOnBooking: false });
     await jobs.runOnce();
     await jobs.stop();
 
@@ -109,7 +109,7 @@ describe('confirmation messages over SMTP', () => {
   it('cancels with METHOD:CANCEL, the same UID and a higher SEQUENCE', async () => {
     const meeting = await bookFirstFree('en', 'cancel@example.com', 'UTC');
     await call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${meeting.uuid}/cancel`, { reason: 'Host is ill' });
-    const jobs = startBackgroundJobs(t.ctx, { jobIntervalMs: 3_600_000 });
+    const jobs = startBackgroundJobs(t.ctx, { jobIntervalMs: 3_600_000, wakeOnBooking: false });
     await jobs.runOnce();
     await jobs.stop();
     const messages = smtp.received.filter((m) => m.to.includes('cancel@example.com')).map((m) => decodeQuotedPrintable(m.raw));
@@ -128,7 +128,7 @@ describe('confirmation messages over SMTP', () => {
     const meeting = await bookFirstFree('en', 'patient@example.com', 'UTC');
     expect(Date.now() - started).toBeLessThan(5_000);
 
-    const jobs = startBackgroundJobs(t.ctx, { jobIntervalMs: 3_600_000 });
+    const jobs = startBackgroundJobs(t.ctx, { jobIntervalMs: 3_600_000, wakeOnBooking: false });
     await jobs.runOnce();
     await jobs.stop();
     const pending = await t.ctx.db.selectFrom('outbox').select(['status', 'attempts', 'last_error']).where('status', '=', 'pending').execute();
@@ -143,7 +143,7 @@ describe('confirmation messages over SMTP', () => {
     const { pino } = await import('pino');
     const restarted = await createContext(t.ctx.config, { now: t.clock.now, log: pino({ level: 'silent' }) });
     try {
-      const again = startBackgroundJobs(restarted, { jobIntervalMs: 3_600_000 });
+      const again = startBackgroundJobs(restarted, { jobIntervalMs: 3_600_000, wakeOnBooking: false });
       await again.runOnce();
       await again.stop();
     } finally {

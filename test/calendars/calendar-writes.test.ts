@@ -30,7 +30,7 @@ describe.runIf(HAS_RADICALE)('meetings written into a CalDAV calendar (Radicale)
 
       beforeAll(async () => {
         t = await createTestApp(dialect, createClock('2027-03-01T06:00:00.000Z'), { ALLOW_PRIVATE_URLS: 'true' });
-        jobs = startBackgroundJobs(t.ctx, { jobIntervalMs: 3_600_000 });
+        jobs = startBackgroundJobs(t.ctx, { jobIntervalMs: 3_600_000, wakeOnBooking: false });
         acme = await createTestAccount(t.ctx, { timezone: 'Europe/Warsaw' });
         topic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Consultation', durationMinutes: 30, places: ['zoom'] })).json();
         tcp = await startTcpSwitch(radicalePort);

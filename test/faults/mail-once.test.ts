@@ -53,7 +53,7 @@ describe.runIf(DIALECTS.includes('postgres'))('an e-mail accepted while the data
       close: () => undefined,
       describe: () => 'capture',
     };
-    const jobs = startBackgroundJobs(t.ctx, { transport, jobIntervalMs: 3_600_000, maintenanceIntervalMs: 3_600_000 });
+    const jobs = startBackgroundJobs(t.ctx, { transport, jobIntervalMs: 3_600_000, wakeOnBooking: false, maintenanceIntervalMs: 3_600_000 });
     try {
       await jobs.runOnce();
       expect(dropped).toBe(true);

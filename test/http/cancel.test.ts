@@ -12,7 +12,7 @@ for (const dialect of DIALECTS) {
     let jobs: BackgroundJobs;
     beforeAll(async () => {
       t = await createTestApp(dialect, createClock('2027-01-04T06:00:00.000Z'));
-      jobs = startBackgroundJobs(t.ctx, { jobIntervalMs: 3_600_000 });
+      jobs = startBackgroundJobs(t.ctx, { jobIntervalMs: 3_600_000, wakeOnBooking: false });
     });
     afterAll(async () => {
       await jobs.stop();

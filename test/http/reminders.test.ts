@@ -276,7 +276,7 @@ for (const dialect of DIALECTS) {
         t.clock.set(HOUR_BEFORE);
         const sent: RenderedMessage[] = [];
         const transport = { send: async (message: RenderedMessage) => void sent.push(message), close: () => undefined, describe: () => 'capture' };
-        const instances = [t.ctx, other].map((ctx) => startBackgroundJobs(ctx, { transport, jobIntervalMs: 3_600_000 }));
+        const instances = [t.ctx, other].map((ctx) => startBackgroundJobs(ctx, { transport, jobIntervalMs: 3_600_000, wakeOnBooking: false }));
         try {
           await Promise.all(instances.flatMap((jobs) => [jobs.runOnce(), jobs.runOnce()]));
           await Promise.all(instances.map((jobs) => jobs.runOnce()));

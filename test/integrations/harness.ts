@@ -66,7 +66,7 @@ export async function startHarness(dialect: Dialect, clock: TestClock, env: Reco
     const ctx = await createContext(database.config, { now: clock.now, log: pino({ level: 'debug' }, sink) });
     const app = await buildApp(ctx);
     await app.ready();
-    const jobs = startBackgroundJobs(ctx, { jobIntervalMs: 3_600_000, transport, calendarSyncTickMs: 3_600_000 });
+    const jobs = startBackgroundJobs(ctx, { jobIntervalMs: 3_600_000, wakeOnBooking: false, transport, calendarSyncTickMs: 3_600_000 });
     const instance = { app, ctx, jobs };
     instances.push(instance);
     return instance;

@@ -62,7 +62,7 @@ for (const dialect of DIALECTS) {
         TPAY_JWS_URL: url('tpay'),
       });
       const transport: MailTransport = { send: async (message) => void sent.push(message), close: () => undefined, describe: () => 'memory' };
-      jobs = startBackgroundJobs(t.ctx, { jobIntervalMs: 3_600_000, transport });
+      jobs = startBackgroundJobs(t.ctx, { jobIntervalMs: 3_600_000, wakeOnBooking: false, transport });
       acme = await createTestAccount(t.ctx, { timezone: 'UTC', places: ['zoom'] });
       const gateways = Object.fromEntries(started.map((fake) => [fake.code, { ...fake.credentials.settings, ...fake.credentials.secrets }]));
       expect((await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { gateways })).statusCode).toBe(200);

@@ -95,7 +95,7 @@ for (const dialect of DIALECTS) {
     it('retries each failing delivery base, 2×, 4×, 8× … after each failed attempt, at most 20 % sooner, also when several fail at once', async () => {
       const { t, receiver, deliveries, book } = await setup({ WEBHOOK_RETRY_BASE_SECONDS: '2' }, (res) => res.writeHead(500).end());
       await book(3);
-      const jobs: BackgroundJobs = startBackgroundJobs(t.ctx, { jobIntervalMs: 3_600_000, maintenanceIntervalMs: 3_600_000 });
+      const jobs: BackgroundJobs = startBackgroundJobs(t.ctx, { jobIntervalMs: 3_600_000, wakeOnBooking: false, maintenanceIntervalMs: 3_600_000 });
       closing.push(() => jobs.stop(100));
 
       // Each attempt as the deliveries list shows it: when it was made, and when the next is due.

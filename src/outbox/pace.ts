@@ -19,10 +19,11 @@ export interface OutboxPace {
   admit(): Promise<void>;
   /**
    * A booking made here committed its jobs at `at`. Until a claim of the first stage that
-   * began after it reports (in a process whose worker listens), that stage counts as late since `at`: the claims alone told of a
-   * backlog only once the worker next claimed (up to its 1 s tick later), and in that second
-   * a cold start let ~1,000 bookings through, whose e-mails then went out 10–13 s late. It
-   * also wakes the worker (`onQueued`), so a confirmation starts at once, not on the next tick.
+   * began after it reports (in a process whose worker listens), that stage counts as late
+   * since `at`: the claims alone told of a backlog only once the worker next claimed (up to
+   * its 1 s tick later), and in that second a cold start let ~1,000 bookings through, whose
+   * e-mails then went out 10–13 s late. It also wakes the worker (`onQueued`), so a
+   * confirmation starts at once, not on the next tick.
    */
   queued(at: number): void;
   /** Who `queued` wakes (the outbox worker of this process; none in a process without one). Returns the unsubscribe. */

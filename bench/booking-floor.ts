@@ -22,7 +22,7 @@ import os from 'node:os';
 import autocannon from 'autocannon';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import { bookingBodies, formatNumber, postgresReachable, spawnBenchServer, type BenchDialect } from './support.js';
+import { bookingBodies, formatNumber, median, postgresReachable, spawnBenchServer, type BenchDialect } from './support.js';
 
 /** A booking's statements as the service sends them (with `?`; PostgreSQL's `$n` are numbered from these). */
 const SQL = {
@@ -125,27 +125,15 @@ const REACH_MS = 261_000_000;
 function busyValues(host: string, start: number, now: number) {
   const from = start - REACH_MS;
   const to = start + 1_800_000 + REACH_MS;
-  // Meetings the host holds, then collective ones they co-host, then remote busy time.
-  return [
-    host,
-    from,
-    to,
-    'confirmed',
-    'pending_payment',
-    'pending_approval',
-    now,
-    host,
-    from,
-    to,
-    'confirmed',
-    'pending_payment',
-    'pending_approval',
-    now,
-    'external:',
-    host,
-    to,
-    from,
-  ];
+  // Meetings the host holds, then collective ones they co-host (the same parameters), then remote busy time.
+  const meetings = [host, from, to, 'confirmed', 'pending_payment', 'pending_approval', now];
+  return [...meetings, ...meetings, 'external:', host, to, from];
+}
+
+/** A floor run's figures, from its CPU and its start; `used` slots of the job's were taken (the warm-up's too). */
+function floorResult(job: FloorJob, bookings: number, cpu: NodeJS.CpuUsage, began: number, used: number, statements: Record<string, number>): FloorResult {
+  const short = Date.now() - began < job.seconds * 900;
+  return { bookings, cpuMicros: (cpu.user + cpu.system) / Math.max(1, bookings), statements, exhausted: short && used >= job.slots.length };
 }
 
 /** The floor on SQLite: one connection, statements prepared once, commits shared as the service shared them. */
@@ -223,10 +211,9 @@ function sqliteFloor(job: FloorJob): FloorResult {
   const before = process.cpuUsage();
   const began = Date.now();
   const bookings = run(began + job.seconds * 1_000, true);
-  const cpu = process.cpuUsage(before);
-  const short = Date.now() - began < job.seconds * 900;
+  const result = floorResult(job, bookings, process.cpuUsage(before), began, next, statements);
   db.close();
-  return { bookings, cpuMicros: (cpu.user + cpu.system) / Math.max(1, bookings), statements, exhausted: short && next >= job.slots.length };
+  return result;
 }
 
 function sqliteIds(db: SqliteDatabase.Database, topic: string) {
@@ -299,10 +286,9 @@ async function postgresFloor(job: FloorJob): Promise<FloorResult> {
   const before = process.cpuUsage();
   const began = Date.now();
   const bookings = await run(began + job.seconds * 1_000);
-  const cpu = process.cpuUsage(before);
-  const short = Date.now() - began < job.seconds * 900;
+  const result = floorResult(job, bookings, process.cpuUsage(before), began, next, statements);
   await pool.end();
-  return { bookings, cpuMicros: (cpu.user + cpu.system) / Math.max(1, bookings), statements, exhausted: short && next >= job.slots.length };
+  return result;
 }
 
 /** Runs the floor in a process of its own (this file with --floor), so that nothing else shares its CPU figure. */
@@ -370,11 +356,6 @@ function statementDifferences(service: Record<string, number>, serviceBookings: 
     differences.push(`  ${a.toFixed(2)} vs ${b.toFixed(2)} a booking: ${text.slice(0, 120)}`);
   }
   return differences;
-}
-
-function median(values: number[]): number {
-  if (values.length === 0) return Number.NaN;
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 }
 
 async function runDialect(dialect: BenchDialect): Promise<number> {

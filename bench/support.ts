@@ -195,8 +195,9 @@ export function workingHalfHours(firstOfMonth: string, zone: string): number[] {
   return starts;
 }
 
-/** The middle value (the upper middle of an even count): the benches' figure of a noisy series. */
+/** The middle value (the upper middle of an even count; NaN of none): the benches' figure of a noisy series. */
 export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
 }

@@ -6,7 +6,8 @@
  * the worker reports how late the due jobs it claims are, and while the confirmations' kinds
  * (events, e-mails, webhooks) are later than `lagMs`, a new booking waits, up to `maxWaitMs`,
  * for them to catch up: the peak is absorbed by the clients waiting a little longer, and the
- * backlog stays bounded. Each instance paces its own bookings by the shared queue's lateness.
+ * backlog stays bounded. Each instance paces its own bookings by the shared queue's lateness,
+ * and by its own bookings that no claim has seen yet (`queued`).
  */
 export interface OutboxPace {
   /**

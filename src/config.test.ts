@@ -20,9 +20,11 @@ describe('loadConfig', () => {
 
   it('uses PostgreSQL for postgres:// URLs, without demo data or automatic migration', () => {
     const config = loadConfig({ DATABASE_URL: 'postgres://app@db:5432/termin', DATABASE_POOL_SIZE: '25' });
-    expect(config.database).toEqual({ dialect: 'postgres', url: 'postgres://app@db:5432/termin', poolSize: 25, preparedStatements: true });
+    expect(config.database).toEqual({ dialect: 'postgres', url: 'postgres://app@db:5432/termin', poolSize: 25, preparedStatements: true, changeNotifications: true });
     expect(config.seedDemo).toBe(false);
     expect(config.migrateOnStart).toBe(false);
+    // Behind a pooler that cannot LISTEN.
+    expect(loadConfig({ DATABASE_URL: 'postgres://app@db:5432/termin', DATABASE_CHANGE_NOTIFICATIONS: 'false' }).database).toMatchObject({ changeNotifications: false });
   });
 
   it('lets the environment turn the demo off and set the listener', () => {

@@ -34,6 +34,12 @@ export type DatabaseConfig =
        * true). Off for a pooler that cannot keep them: PgBouncer in transaction mode before 1.21.
        */
       preparedStatements?: boolean;
+      /**
+       * LISTEN for the change notices other instances' commits send (default true), so the
+       * month view may remember what it read (see src/db/change-feed.ts). Off for a pooler
+       * that cannot LISTEN (PgBouncer in transaction mode): each view then reads the database.
+       */
+      changeNotifications?: boolean;
     };
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -492,6 +498,7 @@ function parseDatabase(url: string | undefined, dataDir: string, root: string, e
       url,
       poolSize: parseInteger(env.DATABASE_POOL_SIZE, 10, 'DATABASE_POOL_SIZE', 1, 500, problems),
       preparedStatements: parseBoolean(env.DATABASE_PREPARED_STATEMENTS, true, 'DATABASE_PREPARED_STATEMENTS', problems),
+      changeNotifications: parseBoolean(env.DATABASE_CHANGE_NOTIFICATIONS, true, 'DATABASE_CHANGE_NOTIFICATIONS', problems),
     };
   }
   if (url.startsWith('sqlite:') || url.startsWith('file:')) {

@@ -3,6 +3,7 @@ import type { Config, Secrets } from './config.js';
 import { createCalendarRegistry } from './calendars/registry.js';
 import { createIntegrationRegistry } from './connections/registry.js';
 import { createDb, type Dialect, type PoolStats } from './db/connect.js';
+import { listenForChanges } from './db/change-feed.js';
 import { createFastReads } from './db/fast-reads.js';
 import { migrateToLatest } from './db/migrate.js';
 import { StorageHealth } from './db/storage-health.js';
@@ -75,7 +76,17 @@ export async function createContext(config: Config, options: ContextOptions = {}
     if (migrationsApplied.length > 0) log.info({ applied: migrationsApplied }, 'database migrated');
   }
   // After migrating: the read connection prepares statements against the tables.
-  const reads = createFastReads(config.database, handle.db);
+  const changes =
+    config.database.dialect === 'postgres' && config.database.changeNotifications !== false
+      ? listenForChanges(config.database.url, {
+          connectTimeoutMs: config.databaseTimeouts.connectMs,
+          onState: (live, error) =>
+            live
+              ? log.info('listening for database change notices: month views remember their reads')
+              : log.warn({ err: error }, 'lost the database change notices: month views read the database each time until they are back'),
+        })
+      : null;
+  const reads = createFastReads(config.database, handle.db, changes);
   try {
     // A changed secret key is reported here, once, rather than by every request it affects.
     await reportUnreadableGatewaySecrets({ db: handle.db, log, secretKey });
@@ -114,6 +125,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
       closed = true;
       mailer.close();
       reads.close();
+      await changes?.close();
       await handle.destroy();
     },
   };

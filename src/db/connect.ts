@@ -97,6 +97,7 @@ function openPostgres(
     client.on('error', onConnectionError);
     guardQueryTimeout(client);
     if (preparedStatements) prepareByText(client);
+    countWrites(client);
   });
   onPool(pool);
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
@@ -118,6 +119,30 @@ function guardQueryTimeout(client: pg.PoolClient): void {
         }
       });
     }
+    return result;
+  };
+}
+
+/**
+ * Counts the statements other than plain reads (writes, and COMMIT among them) this process
+ * has completed on PostgreSQL, each once it has answered: the month view's remembered reads
+ * (fast-reads.ts) drop what they knew when it moves, so this process's own commits show at
+ * once, without waiting for the change notice that PostgreSQL sends every instance.
+ */
+export const postgresWrites = { count: 0 };
+
+const READ_ONLY = /^\s*select\b/i;
+
+function countWrites(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const counted = () => {
+    postgresWrites.count += 1;
+  };
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const result = query(...args);
+    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | null)?.text;
+    // Failed or not, the statement may have changed something (a COMMIT that errs may still have committed).
+    if (result instanceof Promise && !(typeof text === 'string' && READ_ONLY.test(text))) result.then(counted, counted);
     return result;
   };
 }

@@ -12,6 +12,7 @@ import { externalSpan, findBusySpans, findBusySpansOfHosts } from './repositorie
 import { findTopic, topicRowToTopic } from './repositories/meeting-topics.js';
 import { findPlaceFactsOfUsers } from './repositories/connections.js';
 import { sqliteWrites } from './connect.js';
+import type { ChangeFeed } from './change-feed.js';
 
 /**
  * The reads behind POST /calculate-schedule, the service's hottest path. Outside any
@@ -336,7 +337,85 @@ function deepFreeze<T>(value: T): T {
   return Object.freeze(value);
 }
 
-export function createFastReads(config: DatabaseConfig, db: Db): FastReads {
+/**
+ * PostgreSQL's reads through Kysely, with the clock-free answers (a topic and its hosts with
+ * their calendar versions, hours, limits, place facts) remembered while the change feed
+ * says nothing changed: a cached month view then costs no round trip at all, where it took
+ * two (~200 µs of CPU on this side alone). Busy time is never remembered, as on SQLite.
+ *
+ * An answer is kept only if no change was heard while it was being read (it may have been
+ * read from before the change); what was kept is dropped at the next change heard. Changes
+ * by other instances are heard when PostgreSQL delivers their notice, a millisecond or so
+ * after their commit: a view there may be that much older, as on SQLite for the operator
+ * CLI's commits. Harmless: a booking re-checks its slot under the host's lock.
+ */
+export function createPostgresReads(db: Db, feed: ChangeFeed): FastReads {
+  const reads = createKyselyReads(db);
+  const remembered = new Map<string, unknown>();
+  let rememberedAt = -1;
+  // The generation the remembered answers stand for (forgetting them if it moved), or null while nothing may be remembered.
+  const enter = (): number | null => {
+    if (!feed.live()) return null;
+    const generation = feed.generation();
+    if (generation !== rememberedAt) {
+      remembered.clear();
+      rememberedAt = generation;
+    }
+    return generation;
+  };
+  // After a read: may its answer be kept? Not if anything changed while it ran.
+  const unchangedSince = (generation: number) => feed.live() && feed.generation() === generation && rememberedAt === generation;
+  const remember = async <T>(key: string, read: () => Promise<T>): Promise<T> => {
+    const generation = enter();
+    if (generation === null) return read();
+    const known = remembered.get(key);
+    if (known !== undefined || remembered.has(key)) return known as T;
+    const value = deepFreeze(await read());
+    if (unchangedSince(generation)) {
+      if (remembered.size >= MAX_REMEMBERED) remembered.clear();
+      remembered.set(key, value);
+    }
+    return value;
+  };
+  // A batch as one answer per host, remembered each, so that a team view and a host's view
+  // share them; only the hosts not known are read (in one statement, as before).
+  const rememberEach = async <T>(kind: string, uuids: readonly string[], readBatch: (uuids: readonly string[]) => Promise<Map<string, T>>): Promise<Map<string, T>> => {
+    const generation = enter();
+    if (generation === null) return readBatch(uuids);
+    const found = new Map<string, T>();
+    const missing: string[] = [];
+    for (const uuid of uuids) {
+      const key = `${kind} ${uuid}`;
+      const known = remembered.get(key) as T | undefined;
+      if (known !== undefined) found.set(uuid, known);
+      else if (!remembered.has(key)) missing.push(uuid);
+    }
+    if (missing.length === 0) return found;
+    const read = await readBatch(missing);
+    const keep = unchangedSince(generation);
+    if (keep && remembered.size + missing.length > MAX_REMEMBERED) remembered.clear();
+    for (const uuid of missing) {
+      const value = deepFreeze(read.get(uuid));
+      if (value !== undefined) found.set(uuid, value);
+      if (keep) remembered.set(`${kind} ${uuid}`, value);
+    }
+    return found;
+  };
+  return {
+    ...reads,
+    findTopic: (accountUuid, topicUuid, username) => remember(`topic ${accountUuid} ${topicUuid} ${username ?? '*'}`, () => reads.findTopic(accountUuid, topicUuid, username)),
+    findAvailabilityJson: (userUuid) => remember(`hours ${userUuid}`, () => reads.findAvailabilityJson(userUuid)),
+    findCalendarVersion: (userUuid) => remember(`version ${userUuid}`, () => reads.findCalendarVersion(userUuid)),
+    findScheduleJson: (scheduleUuid, userUuid) => remember(`schedule ${scheduleUuid} ${userUuid}`, () => reads.findScheduleJson(scheduleUuid, userUuid)),
+    findHostLimits: (userUuid) => remember(`limits ${userUuid}`, () => reads.findHostLimits(userUuid)),
+    findAvailabilityJsonOfHosts: (userUuids) => rememberEach('hours', userUuids, reads.findAvailabilityJsonOfHosts),
+    findHostLimitsOfHosts: (userUuids) => rememberEach('limits', userUuids, reads.findHostLimitsOfHosts),
+    findPlaceFactsOfHosts: (userUuids) => rememberEach('places', userUuids, reads.findPlaceFactsOfHosts),
+  };
+}
+
+export function createFastReads(config: DatabaseConfig, db: Db, changes: ChangeFeed | null = null): FastReads {
   // An in-memory database cannot be opened twice; it is for experiments, not speed.
-  return config.dialect === 'sqlite' && config.filename !== ':memory:' ? createSqliteReads(config.filename, config.otherProcessCheckMs) : createKyselyReads(db);
+  if (config.dialect === 'sqlite') return config.filename !== ':memory:' ? createSqliteReads(config.filename, config.otherProcessCheckMs) : createKyselyReads(db);
+  return changes ? createPostgresReads(db, changes) : createKyselyReads(db);
 }

@@ -25,6 +25,7 @@ import * as calendarSyncTokens from './0026-calendar-sync-tokens.js';
 import * as appSessions from './0027-app-sessions.js';
 import * as participantLocale from './0029-participant-locale.js';
 import * as collectiveTopics from './0030-collective-topics.js';
+import * as changeNotifications from './0031-change-notifications.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '0027-app-sessions': appSessions,
   '0029-participant-locale': participantLocale,
   '0030-collective-topics': collectiveTopics,
+  '0031-change-notifications': changeNotifications,
 };

@@ -1,0 +1,138 @@
+import pg from 'pg';
+import { postgresWrites } from './connect.js';
+import { CHANGE_TABLES } from './migrations/0031-change-notifications.js';
+
+/**
+ * Whether what the month view's reads remembered may still be served on PostgreSQL, where
+ * other instances write to the same database. Migration 0031 has PostgreSQL notify channel
+ * `termin_changes` whenever a transaction that changed those tables commits; this feed
+ * LISTENs on a connection of its own and moves its generation on every notice, on every
+ * statement this process writes (its own commits show at once, before their notice comes
+ * back), and whenever it loses or regains the connection (notices sent meanwhile are lost).
+ *
+ * While it is not live (connecting, reconnecting, or a heartbeat unanswered), nothing may
+ * be remembered: each read goes to the database, as it did before the feed existed. A
+ * connection that died without a word (a failover with no RST) is caught by the heartbeat
+ * within two of its periods (10 s by default); a change made elsewhere in that time may be
+ * served stale until then.
+ */
+export interface ChangeFeed {
+  /** Moves whenever remembered answers may have gone stale. */
+  generation(): number;
+  /** Changes made elsewhere are being heard right now. */
+  live(): boolean;
+  close(): Promise<void>;
+}
+
+export const CHANGES_CHANNEL = 'termin_changes';
+
+export interface ChangeFeedOptions {
+  /** How often the listening connection is asked `select 1`; unanswered within as long, the feed is down and reconnects. */
+  heartbeatMs?: number;
+  /** The wait before connecting again after a failure. */
+  retryMs?: number;
+  connectTimeoutMs?: number;
+  /** Hears the feed go down (with why) and come back; for the log. */
+  onState?: (live: boolean, error?: Error) => void;
+}
+
+export function listenForChanges(url: string, options: ChangeFeedOptions = {}): ChangeFeed {
+  const heartbeatMs = options.heartbeatMs ?? 5_000;
+  const retryMs = options.retryMs ?? 1_000;
+  let notices = 0;
+  let listening = false;
+  let closed = false;
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let wasLive = false;
+
+  const drop = (error?: Error) => {
+    const current = client;
+    client = undefined;
+    if (listening) notices += 1;
+    listening = false;
+    if (current) {
+      current.removeAllListeners('notification');
+      // A broken connection's end may fail in turn; it is gone either way.
+      current.end().catch(() => undefined);
+    }
+    if (wasLive) options.onState?.(false, error);
+    wasLive = false;
+    if (!closed && retry === undefined) {
+      retry = setTimeout(() => {
+        retry = undefined;
+        void connect();
+      }, retryMs);
+      retry.unref();
+    }
+  };
+
+  const connect = async () => {
+    if (closed) return;
+    const next = new pg.Client({
+      connectionString: url,
+      application_name: 'termin change notices',
+      keepAlive: true,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+      query_timeout: heartbeatMs,
+    });
+    client = next;
+    next.on('error', (error) => {
+      if (client === next) drop(error);
+    });
+    next.on('end', () => {
+      if (client === next) drop(new Error('the listening connection ended'));
+    });
+    next.on('notification', () => {
+      notices += 1;
+    });
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${CHANGES_CHANNEL}`);
+      // A database not yet migrated by any instance sends no notices: silence would mean nothing.
+      const { rows } = await next.query<{ tables: number }>(
+        "select count(distinct tgrelid)::int as tables from pg_trigger where tgname = 'termin_changes' and tgrelid in (select to_regclass(name) from unnest($1::text[]) as name)",
+        [CHANGE_TABLES],
+      );
+      if (rows[0]!.tables < CHANGE_TABLES.length) throw new Error('the database lacks the change triggers of migration 0031');
+    } catch (error) {
+      if (client === next) drop(error as Error);
+      else next.end().catch(() => undefined);
+      return;
+    }
+    if (closed || client !== next) {
+      next.end().catch(() => undefined);
+      return;
+    }
+    // Whatever changed before LISTEN took effect was not heard: forget everything once more.
+    notices += 1;
+    listening = true;
+    wasLive = true;
+    options.onState?.(true);
+  };
+
+  const heartbeat = setInterval(() => {
+    const current = client;
+    if (!listening || !current) return;
+    // Unanswered within heartbeatMs (the client's query_timeout), the connection is dropped.
+    current.query('select 1').catch((error: Error) => {
+      if (client === current) drop(error);
+    });
+  }, heartbeatMs);
+  heartbeat.unref();
+  void connect();
+
+  return {
+    generation: () => notices + postgresWrites.count,
+    live: () => listening,
+    async close() {
+      closed = true;
+      clearInterval(heartbeat);
+      if (retry) clearTimeout(retry);
+      const current = client;
+      client = undefined;
+      listening = false;
+      await current?.end().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,146 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listenForChanges, type ChangeFeed } from '../../src/db/change-feed.js';
+import type { DbOrTrx } from '../../src/db/database.js';
+import { createPostgresReads, type FastReads } from '../../src/db/fast-reads.js';
+import { inTransaction } from '../../src/db/transaction.js';
+import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import { startTcpSwitch, type TcpSwitch } from '../calendars/tcp-switch.js';
+import { DIALECTS, createTestAccount, createTestApp, type TestApp } from '../helpers.js';
+
+/**
+ * On PostgreSQL the month view's reads remember what they read while the change feed hears
+ * nothing (src/db/change-feed.ts, migration 0031). What must hold: a change made anywhere
+ * (this process, another instance, psql) is never served stale for longer than its notice
+ * takes to arrive, and while the notices cannot be heard, nothing is served remembered.
+ */
+describe.runIf(DIALECTS.includes('postgres'))('remembered PostgreSQL reads and the change feed', () => {
+  let t: TestApp;
+  let url: string;
+  let acme: CreatedAccount;
+  let outside: pg.Client;
+  const opened: { feed: ChangeFeed; reads: FastReads }[] = [];
+
+  beforeAll(async () => {
+    t = await createTestApp('postgres');
+    const config = t.ctx.config.database;
+    if (config.dialect !== 'postgres') throw new Error('postgres expected');
+    url = config.url;
+    acme = await createTestAccount(t.ctx);
+    // Another process's connection, as psql or another instance would write through.
+    outside = new pg.Client({ connectionString: url });
+    await outside.connect();
+  });
+  afterAll(async () => {
+    await outside?.end();
+    for (const { feed } of opened) await feed.close();
+    await t?.close();
+  });
+
+  const open = async (feedUrl = url, heartbeatMs = 5_000) => {
+    const feed = listenForChanges(feedUrl, { heartbeatMs, retryMs: 50, connectTimeoutMs: 1_000 });
+    const reads = createPostgresReads(t.ctx.db, feed);
+    opened.push({ feed, reads });
+    await expect.poll(() => feed.live(), { timeout: 5_000 }).toBe(true);
+    return { feed, reads };
+  };
+  const versionOf = (reads: FastReads) => reads.findCalendarVersion(acme.owner.uuid);
+  const bumpOutside = () => outside.query('update users set calendar_version = calendar_version + 1 where id = $1', [acme.owner.uuid]);
+  const bumpHere = (db: DbOrTrx) =>
+    db
+      .updateTable('users')
+      .set((eb) => ({ calendar_version: eb('calendar_version', '+', 1) }))
+      .where('id', '=', acme.owner.uuid)
+      .execute();
+
+  it('a change committed by another process is served once its notice arrives, and its rollback never shows', async () => {
+    const { reads } = await open();
+    const before = (await versionOf(reads))!;
+    await bumpOutside();
+    await expect.poll(() => versionOf(reads), { timeout: 5_000 }).toBe(before + 1);
+    // A rolled-back change sends no notice and changes nothing.
+    await outside.query('begin');
+    await outside.query('update users set calendar_version = calendar_version + 100 where id = $1', [acme.owner.uuid]);
+    await outside.query('rollback');
+    expect(await versionOf(reads)).toBe(before + 1);
+    // And the remembered answer is not stuck: a second outside change shows too.
+    await bumpOutside();
+    await expect.poll(() => versionOf(reads), { timeout: 5_000 }).toBe(before + 2);
+  });
+
+  it("this process's own writes show at once, before any notice: alone and in a transaction", async () => {
+    const { reads } = await open();
+    const before = (await versionOf(reads))!;
+    await bumpHere(t.ctx.db);
+    expect(await versionOf(reads)).toBe(before + 1);
+    await inTransaction(t.ctx.db, (trx) => bumpHere(trx));
+    expect(await versionOf(reads)).toBe(before + 2);
+  });
+
+  it('a topic, its hosts and their hours are all heard of: a host added through psql is offered', async () => {
+    const { reads } = await open();
+    const topic = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/meeting-topics',
+        headers: { 'x-service-api-key': acme.apiKey },
+        payload: { name: 'Heard', durationMinutes: 30, places: ['zoom'], hosts: [acme.owner.username] },
+      })
+    ).json().uuid as string;
+    const hostsOf = async () => (await reads.findTopic(acme.account.uuid, topic))?.hosts.map((host) => host.username);
+    expect(await hostsOf()).toEqual([acme.owner.username]);
+    await outside.query("update meeting_topics set name = 'Renamed' where id = $1", [topic]);
+    await expect.poll(async () => (await reads.findTopic(acme.account.uuid, topic))?.name, { timeout: 5_000 }).toBe('Renamed');
+    await outside.query('delete from meeting_topic_hosts where topic_id = $1', [topic]);
+    await expect.poll(hostsOf, { timeout: 5_000 }).toEqual([]);
+    const hours = await reads.findAvailabilityJson(acme.owner.uuid);
+    await outside.query("update users set availability = '[]' where id = $1", [acme.owner.uuid]);
+    await expect.poll(() => reads.findAvailabilityJson(acme.owner.uuid), { timeout: 5_000 }).toBe('[]');
+    await outside.query('update users set availability = $1 where id = $2', [hours, acme.owner.uuid]);
+  });
+
+  describe('with the listening connection behind a switch', () => {
+    let gate: TcpSwitch;
+    beforeAll(async () => {
+      gate = await startTcpSwitch(Number(new URL(url).port || 5432));
+    });
+    afterAll(async () => {
+      gate.resume();
+      await gate.close();
+    });
+    const viaGate = () => {
+      const gated = new URL(url);
+      gated.hostname = '127.0.0.1';
+      gated.port = String(gate.port);
+      return gated.toString();
+    };
+
+    it('a lost connection stops the remembering (a change made meanwhile shows at once) until it is back', async () => {
+      gate.up();
+      const { feed, reads } = await open(viaGate());
+      const before = (await versionOf(reads))!;
+      gate.down();
+      await expect.poll(() => feed.live(), { timeout: 5_000 }).toBe(false);
+      // Its notice goes nowhere; the read goes to the database.
+      await bumpOutside();
+      expect(await versionOf(reads)).toBe(before + 1);
+      gate.up();
+      await expect.poll(() => feed.live(), { timeout: 10_000 }).toBe(true);
+      await bumpOutside();
+      await expect.poll(() => versionOf(reads), { timeout: 5_000 }).toBe(before + 2);
+    });
+
+    it('a connection that goes silent without closing (a failover with no reset) stops the remembering within two heartbeats', async () => {
+      gate.up();
+      gate.resume();
+      const { feed, reads } = await open(viaGate(), 200);
+      const before = (await versionOf(reads))!;
+      gate.hang();
+      await expect.poll(() => feed.live(), { timeout: 5_000 }).toBe(false);
+      await bumpOutside();
+      expect(await versionOf(reads)).toBe(before + 1);
+      gate.resume();
+      await expect.poll(() => feed.live(), { timeout: 10_000 }).toBe(true);
+    });
+  });
+});

@@ -45,6 +45,7 @@ export function listenForChanges(url: string, options: ChangeFeedOptions = {}): 
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
   let wasLive = false;
+  let saidUnmigrated = false;
 
   const drop = (error?: Error) => {
     const current = client;
@@ -53,16 +54,22 @@ export function listenForChanges(url: string, options: ChangeFeedOptions = {}): 
     listening = false;
     if (current) {
       current.removeAllListeners('notification');
-      // A broken connection's end may fail in turn; it is gone either way.
-      current.end().catch(() => undefined);
+      void endQuietly(current);
     }
-    if (wasLive) options.onState?.(false, error);
+    // Said when the feed goes down, and once if it never could come up (no triggers yet).
+    const unmigrated = error instanceof MissingTriggersError;
+    if (wasLive || (unmigrated && !saidUnmigrated)) options.onState?.(false, error);
+    saidUnmigrated ||= unmigrated;
     wasLive = false;
     if (!closed && retry === undefined) {
-      retry = setTimeout(() => {
-        retry = undefined;
-        void connect();
-      }, retryMs);
+      retry = setTimeout(
+        () => {
+          retry = undefined;
+          void connect();
+        },
+        // A schema without the triggers changes only when some instance migrates: no need to knock every second.
+        unmigrated ? Math.max(retryMs, 30_000) : retryMs,
+      );
       retry.unref();
     }
   };
@@ -94,14 +101,14 @@ export function listenForChanges(url: string, options: ChangeFeedOptions = {}): 
         "select count(distinct tgrelid)::int as tables from pg_trigger where tgname = 'termin_changes' and tgrelid in (select to_regclass(name) from unnest($1::text[]) as name)",
         [CHANGE_TABLES],
       );
-      if (rows[0]!.tables < CHANGE_TABLES.length) throw new Error('the database lacks the change triggers of migration 0031');
+      if (rows[0]!.tables < CHANGE_TABLES.length) throw new MissingTriggersError();
     } catch (error) {
       if (client === next) drop(error as Error);
-      else next.end().catch(() => undefined);
+      else void endQuietly(next);
       return;
     }
     if (closed || client !== next) {
-      next.end().catch(() => undefined);
+      void endQuietly(next);
       return;
     }
     // Whatever changed before LISTEN took effect was not heard: forget everything once more.
@@ -132,7 +139,31 @@ export function listenForChanges(url: string, options: ChangeFeedOptions = {}): 
       const current = client;
       client = undefined;
       listening = false;
-      await current?.end().catch(() => undefined);
+      if (current) await endQuietly(current);
     },
   };
+}
+
+class MissingTriggersError extends Error {
+  constructor() {
+    super('the database lacks the change triggers of migration 0031 (no instance has migrated it yet)');
+  }
+}
+
+/**
+ * Ends a connection that may be broken or hung: a polite end if the server answers within a
+ * second, else the socket is destroyed (a hung one would keep the process from exiting).
+ */
+async function endQuietly(client: pg.Client): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const ended = client.end().then(
+    () => true,
+    () => true,
+  );
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), 1_000);
+    timer.unref();
+  });
+  if (!(await Promise.race([ended, late]))) (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  clearTimeout(timer);
 }

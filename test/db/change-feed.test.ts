@@ -143,4 +143,22 @@ describe.runIf(DIALECTS.includes('postgres'))('remembered PostgreSQL reads and t
       await expect.poll(() => feed.live(), { timeout: 10_000 }).toBe(true);
     });
   });
+
+  it('a database without the change triggers (no instance migrated it yet) is never trusted, and says so once', async () => {
+    await outside.query('drop trigger termin_changes on schedules');
+    try {
+      const states: [boolean, string | undefined][] = [];
+      const feed = listenForChanges(url, { retryMs: 50, onState: (live, error) => states.push([live, error?.message]) });
+      const reads = createPostgresReads(t.ctx.db, feed);
+      opened.push({ feed, reads });
+      await expect.poll(() => states.length, { timeout: 5_000 }).toBe(1);
+      expect(states[0]).toEqual([false, expect.stringMatching(/lacks the change triggers of migration 0031/)]);
+      expect(feed.live()).toBe(false);
+      const before = (await versionOf(reads))!;
+      await bumpOutside();
+      expect(await versionOf(reads)).toBe(before + 1);
+    } finally {
+      await outside.query('create trigger termin_changes after insert or update or delete or truncate on schedules for each statement execute function termin_notify_change()');
+    }
+  });
 });

@@ -28,6 +28,8 @@ export interface AppContext extends UseCaseContext {
   secretKeySource: Omit<ResolvedSecretKey, 'key'>;
   /** PostgreSQL pool usage for /metrics; null on SQLite (no pool). */
   dbPoolStats: (() => PoolStats) | null;
+  /** PostgreSQL: whether this instance hears other instances' change notices now (src/db/change-feed.ts); null on SQLite or when turned off. */
+  dbChangeNoticesLive: (() => boolean) | null;
   /** SMTP, or `.eml` files in the data directory without SMTP_URL; the outbox worker sends through it. */
   mailer: MailTransport;
   /** Per-address counters of this instance (each null when the operator set its limit to 0). */
@@ -113,6 +115,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     dialect: handle.dialect,
     secretKeySource,
     dbPoolStats: handle.poolStats,
+    dbChangeNoticesLive: changes ? () => changes.live() : null,
     mailer,
     // A booking's confirmations: its event is fanned out, then its e-mails go. Webhooks are not
     // paced on: their lateness is the receivers' (one subscriber's slow or failing endpoint

@@ -207,6 +207,17 @@ function registerPoolMetrics(registry: Registry, ctx: AppContext): void {
       this.set({ state: 'waiting' }, now.waiting);
     },
   });
+  const noticesLive = ctx.dbChangeNoticesLive;
+  if (noticesLive) {
+    new Gauge({
+      name: 'termin_db_change_notices_up',
+      help: "Whether this instance hears PostgreSQL's change notices now (1): while 0, each month view reads the topic and calendar versions from the database again.",
+      registers: [registry],
+      collect() {
+        this.set(noticesLive() ? 1 : 0);
+      },
+    });
+  }
   new Gauge({
     name: 'termin_db_pool_max',
     help: 'PostgreSQL pool size (DATABASE_POOL_SIZE).',

@@ -87,8 +87,10 @@ for (const dialect of DIALECTS) {
       if (dialect === 'postgres') {
         expect(sample(text, 'termin_db_pool_max')).toBe(20);
         expect(sample(text, 'termin_db_pool_connections', { state: 'idle' })).toBeGreaterThanOrEqual(0);
+        await expect.poll(async () => sample(await scrape(), 'termin_db_change_notices_up'), { timeout: 5_000 }).toBe(1);
       } else {
         expect(text).not.toContain('termin_db_pool_connections');
+        expect(text).not.toContain('termin_db_change_notices_up');
       }
     });
 

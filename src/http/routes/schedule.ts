@@ -26,7 +26,9 @@ export const calculateScheduleRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseCo
           "ties go to the alphabetically first username; with the topic's `hostWeights`, a host still below their weight's share of the team's meetings that week first, then the smallest (those meetings + 1) / weight), " +
           'so a slot can be sent back unchanged as a `dates` entry of POST /schedule. A topic with more than one seat offers a start ' +
           'until it is full, each slot saying `seatsLeft`. ' +
-          '`username` stays required for an individual topic (400 at /username).',
+          '`username` stays required for an individual topic (400 at /username). ' +
+          'Views are cached; behind several instances, a booking or change made through one shows in the views of the others ' +
+          'as soon as they hear of it from the database (milliseconds), and a slot taken meanwhile is refused by POST /schedule (409), never booked twice.',
         security: [{}, { apiKey: [] }, { bearerApiKey: [] }],
         body: CalculateScheduleBodySchema,
         response: { 200: ScheduleSchema, ...problemResponses(400, 401, 404, 406, 413, 415, 429) },

@@ -70,3 +70,8 @@ function definedKeys(row: Record<string, unknown>): string[] {
 function isRow(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
 }
+
+/** Whether a compiled UPDATE or DELETE (see compileOnce) changed any row. */
+export function changedAny(result: QueryResult<unknown>): boolean {
+  return (result.numAffectedRows ?? 0n) > 0n;
+}

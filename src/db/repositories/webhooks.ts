@@ -1,6 +1,7 @@
 import type { Selectable, Updateable } from 'kysely';
 import type { WebhookEventType } from '../../domain/events.js';
 import type { DeliveryStatus, WebhookDelivery, WebhookSubscription } from '../../domain/webhook.js';
+import { changedAny, compileOnce } from '../compiled-query.js';
 import type { DbOrTrx, WebhookDeliveryTable, WebhookSubscriptionTable } from '../database.js';
 
 type SubscriptionRow = Selectable<WebhookSubscriptionTable>;
@@ -200,16 +201,19 @@ export async function listDeliveries(db: DbOrTrx, subscriptionUuid: string, limi
  * instances (or a stale job and a fresh one) never send one delivery at the same time.
  */
 export async function lockDelivery(db: DbOrTrx, uuid: string, jobUuid: string, now: number, leaseMs: number): Promise<boolean> {
-  const result = await db
+  return changedAny(await lockPending(db, uuid, jobUuid, now, now + leaseMs));
+}
+
+// Each delivery attempt runs these: built and compiled once (see completeClaimed in outbox.ts).
+const lockPending = compileOnce((db, uuid: string, jobUuid: string, now: number, lockedUntil: number) =>
+  db
     .updateTable('webhook_deliveries')
-    .set({ locked_until: now + leaseMs })
+    .set({ locked_until: lockedUntil })
     .where('id', '=', uuid)
     .where('job_id', '=', jobUuid)
     .where('status', '=', 'pending')
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
-}
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)])),
+);
 
 export interface DeliveryChanges {
   status?: DeliveryStatus;
@@ -304,26 +308,27 @@ export async function recordDeliveryAttempt(
   attempt: AttemptRecord,
   outcome: { status: DeliveryStatus; nextAttemptAt: number | null; nextJobUuid: string | null },
 ): Promise<boolean> {
-  await db
+  await logAttempt(db, uuid, attempt.responseStatus, attempt.error === null ? null : attempt.error.slice(0, 500), attempt.at);
+  return changedAny(await settleIfStillJob(db, uuid, jobUuid, outcome.status, outcome.nextAttemptAt, outcome.nextJobUuid));
+}
+
+const logAttempt = compileOnce((db, uuid: string, responseStatus: number | null, error: string | null, at: number) =>
+  db
     .updateTable('webhook_deliveries')
     .set((eb) => ({
       attempts: eb('attempts', '+', 1),
-      response_status: attempt.responseStatus,
-      last_error: attempt.error === null ? null : attempt.error.slice(0, 500),
-      last_attempt_at: attempt.at,
-      first_attempt_at: eb.fn.coalesce('first_attempt_at', eb.val(attempt.at)),
+      response_status: responseStatus,
+      last_error: error,
+      last_attempt_at: at,
+      first_attempt_at: eb.fn.coalesce('first_attempt_at', eb.val(at)),
       locked_until: null,
     }))
-    .where('id', '=', uuid)
-    .execute();
-  const result = await db
-    .updateTable('webhook_deliveries')
-    .set({ status: outcome.status, next_attempt_at: outcome.nextAttemptAt, job_id: outcome.nextJobUuid })
-    .where('id', '=', uuid)
-    .where('job_id', '=', jobUuid)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
-}
+    .where('id', '=', uuid),
+);
+
+const settleIfStillJob = compileOnce((db, uuid: string, jobUuid: string, status: string, nextAttemptAt: number | null, nextJobUuid: string | null) =>
+  db.updateTable('webhook_deliveries').set({ status, next_attempt_at: nextAttemptAt, job_id: nextJobUuid }).where('id', '=', uuid).where('job_id', '=', jobUuid),
+);
 
 /** Starts a delivery over for a manual retry: pending, due now, a fresh 24-hour window, its new job. */
 export async function restartDelivery(db: DbOrTrx, uuid: string, jobUuid: string, now: number): Promise<void> {

@@ -347,6 +347,21 @@ for (const dialect of DIALECTS) {
       expect(enabled.json()).toMatchObject({ enabled: true, failingSince: null, disabledAt: null });
     });
 
+    it('a webhook marked failing is healthy again after its next successful delivery', async () => {
+      let healthy = false;
+      receiver = await startReceiver((_req, res) => res.writeHead(healthy ? 200 : 503).end());
+      const webhook = await subscribe(`${receiver.url}/flaky`, ['meeting.scheduled']);
+      const [a] = await firstFreeSlots(t.app, acme.owner.username, topicUuid);
+      expect((await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', bookingBody(topicUuid, a!, 1))).statusCode).toBe(201);
+      await drain();
+      expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/webhooks/${webhook.uuid}`)).json().failingSince).not.toBeNull();
+      healthy = true;
+      t.clock.advance(3_600_000);
+      await drain();
+      expect((await deliveries(webhook.uuid))[0]).toMatchObject({ status: 'delivered', responseStatus: 200 });
+      expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/webhooks/${webhook.uuid}`)).json()).toMatchObject({ enabled: true, failingSince: null });
+    });
+
     it('pages the delivery log newest first', async () => {
       receiver = await startReceiver((_req, res) => res.writeHead(204).end());
       const webhook = await subscribe(`${receiver.url}/log`, ['member.created']);

@@ -44,11 +44,22 @@ export function requireApiKey(ctx: Pick<UseCaseContext, 'now' | 'db'>, limiter: 
   };
 }
 
-/** onRequest hook for public routes: no key is fine, but a key that is sent (either way) must be valid. */
+/**
+ * onRequest hook for public routes: no key is fine, but a key that is sent (either way) must be
+ * valid. Callback-style: a booking page's requests carry no key, and an async hook cost each of
+ * them a promise and a turn of the microtask queue for nothing.
+ */
 export function acceptOptionalApiKey(ctx: Pick<UseCaseContext, 'now' | 'db'>, limiter: AddressLimiter | null) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void => {
     const raw = apiKeyOf(request);
-    if (raw !== undefined) request.principal = await authenticateGuarded(ctx, limiter, request, reply, raw);
+    if (raw === undefined) return done();
+    authenticateGuarded(ctx, limiter, request, reply, raw).then(
+      (principal) => {
+        request.principal = principal;
+        done();
+      },
+      (error: Error) => done(error),
+    );
   };
 }
 
@@ -83,12 +94,10 @@ export function toFastifyTrustProxy(trust: false | number | string[]): boolean |
  * onRequest hook: 406 when `Accept` rules out JSON. Missing `Accept`, `*\/*`,
  * `application/*` and any `+json` type are all taken as JSON.
  */
-export async function requireJsonAccept(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+export function requireJsonAccept(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
   const accept = request.headers.accept;
-  if (accept === undefined || accept.trim() === '') return;
-  if (!acceptsJson(accept)) {
-    throw new DomainError('NOT_ACCEPTABLE', 'This API only responds with application/json; the Accept header excludes it');
-  }
+  if (accept === undefined || accept.trim() === '' || acceptsJson(accept)) return done();
+  done(new DomainError('NOT_ACCEPTABLE', 'This API only responds with application/json; the Accept header excludes it'));
 }
 
 export function acceptsJson(accept: string): boolean {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { postgresWrites } from './connect.js';
 import { CHANGE_TABLES } from './migrations/0031-change-notifications.js';
@@ -45,7 +46,7 @@ export function listenForChanges(url: string, options: ChangeFeedOptions = {}): 
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
   let wasLive = false;
-  let saidUnmigrated = false;
+  const saidUnusable = new Set<string>();
 
   const drop = (error?: Error) => {
     const current = client;
@@ -56,10 +57,10 @@ export function listenForChanges(url: string, options: ChangeFeedOptions = {}): 
       current.removeAllListeners('notification');
       void endQuietly(current);
     }
-    // Said when the feed goes down, and once if it never could come up (no triggers yet).
-    const unmigrated = error instanceof MissingTriggersError;
-    if (wasLive || (unmigrated && !saidUnmigrated)) options.onState?.(false, error);
-    saidUnmigrated ||= unmigrated;
+    // Said when the feed goes down, and once for each reason it cannot come up at all.
+    const unusable = error instanceof UnusableFeedError;
+    if (wasLive || (unusable && !saidUnusable.has(error.message))) options.onState?.(false, error);
+    if (unusable) saidUnusable.add(error.message);
     wasLive = false;
     if (!closed && retry === undefined) {
       retry = setTimeout(
@@ -67,8 +68,8 @@ export function listenForChanges(url: string, options: ChangeFeedOptions = {}): 
           retry = undefined;
           void connect();
         },
-        // A schema without the triggers changes only when some instance migrates: no need to knock every second.
-        unmigrated ? Math.max(retryMs, 30_000) : retryMs,
+        // Missing triggers or a pooler in the way change only when someone acts: no need to knock every second.
+        unusable ? Math.max(retryMs, 30_000) : retryMs,
       );
       retry.unref();
     }
@@ -90,8 +91,10 @@ export function listenForChanges(url: string, options: ChangeFeedOptions = {}): 
     next.on('end', () => {
       if (client === next) drop(new Error('the listening connection ended'));
     });
-    next.on('notification', () => {
-      notices += 1;
+    next.on('notification', (message) => {
+      // A probe (this instance's or another's) is no change.
+      if (message.payload?.startsWith(PROBE_PREFIX)) probes.get(message.payload)?.();
+      else notices += 1;
     });
     try {
       await next.connect();
@@ -101,7 +104,8 @@ export function listenForChanges(url: string, options: ChangeFeedOptions = {}): 
         "select count(distinct tgrelid)::int as tables from pg_trigger where tgname = 'termin_changes' and tgrelid in (select to_regclass(name) from unnest($1::text[]) as name)",
         [CHANGE_TABLES],
       );
-      if (rows[0]!.tables < CHANGE_TABLES.length) throw new MissingTriggersError();
+      if (rows[0]!.tables < CHANGE_TABLES.length) throw new UnusableFeedError('the database lacks the change triggers of migration 0031 (no instance has migrated it yet)');
+      await probe();
     } catch (error) {
       if (client === next) drop(error as Error);
       else void endQuietly(next);
@@ -118,12 +122,75 @@ export function listenForChanges(url: string, options: ChangeFeedOptions = {}): 
     options.onState?.(true);
   };
 
+  // A notice sent from another connection must come back on the listening one within
+  // heartbeatMs: that a LISTEN was answered proves nothing behind a pooler that hands the
+  // session to others between statements (PgBouncer in transaction mode), and a connection can
+  // go silent without closing. So the feed goes live only after a probe came back, and stays
+  // live only while each heartbeat's probe does.
+  const probes = new Map<string, () => void>();
+  let prober: pg.Client | undefined;
+  const probeSender = async (): Promise<pg.Client> => {
+    if (prober) return prober;
+    const created = new pg.Client({
+      connectionString: url,
+      application_name: 'termin change notices (probe)',
+      keepAlive: true,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+      query_timeout: heartbeatMs,
+    });
+    created.on('error', () => {
+      if (prober === created) prober = undefined;
+      void endQuietly(created);
+    });
+    prober = created;
+    try {
+      await created.connect();
+    } catch (error) {
+      if (prober === created) prober = undefined;
+      void endQuietly(created);
+      throw error;
+    }
+    return created;
+  };
+  const probe = async (): Promise<void> => {
+    const token = `${PROBE_PREFIX}${randomUUID()}`;
+    let timer: NodeJS.Timeout | undefined;
+    const heard = new Promise<void>((resolve, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new UnusableFeedError(`a change notice sent did not come back within ${heartbeatMs} ms (behind a pooler in transaction mode? set DATABASE_CHANGE_NOTIFICATIONS=false)`),
+          ),
+        heartbeatMs,
+      );
+      timer.unref();
+      probes.set(token, resolve);
+    });
+    // Its timeout may strike while the send itself still waits: seen here, thrown below.
+    heard.catch(() => undefined);
+    try {
+      const sender = await probeSender();
+      try {
+        await sender.query('select pg_notify($1, $2)', [CHANGES_CHANNEL, token]);
+      } catch (error) {
+        // A sender that timed out may be stuck: the next probe opens a new one.
+        if (prober === sender) prober = undefined;
+        void endQuietly(sender);
+        throw error;
+      }
+      await heard;
+    } finally {
+      clearTimeout(timer);
+      probes.delete(token);
+    }
+  };
+
   const heartbeat = setInterval(() => {
     const current = client;
     if (!listening || !current) return;
-    // Unanswered within heartbeatMs (the client's query_timeout), the connection is dropped.
-    current.query('select 1').catch((error: Error) => {
-      if (client === current) drop(error);
+    // Lost after it worked: a network fault, retried at the usual pace.
+    probe().catch((error: Error) => {
+      if (client === current) drop(new Error(error.message, { cause: error }));
     });
   }, heartbeatMs);
   heartbeat.unref();
@@ -139,16 +206,17 @@ export function listenForChanges(url: string, options: ChangeFeedOptions = {}): 
       const current = client;
       client = undefined;
       listening = false;
-      if (current) await endQuietly(current);
+      const sender = prober;
+      prober = undefined;
+      await Promise.all([current && endQuietly(current), sender && endQuietly(sender)]);
     },
   };
 }
 
-class MissingTriggersError extends Error {
-  constructor() {
-    super('the database lacks the change triggers of migration 0031 (no instance has migrated it yet)');
-  }
-}
+/** The feed cannot be trusted here at all (no triggers, notices not delivered): said once, retried slowly. */
+class UnusableFeedError extends Error {}
+
+const PROBE_PREFIX = 'probe:';
 
 /**
  * Ends a connection that may be broken or hung: a polite end if the server answers within a

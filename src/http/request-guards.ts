@@ -52,7 +52,10 @@ export function requireApiKey(ctx: Pick<UseCaseContext, 'now' | 'db'>, limiter: 
 export function acceptOptionalApiKey(ctx: Pick<UseCaseContext, 'now' | 'db'>, limiter: AddressLimiter | null) {
   return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void => {
     const raw = apiKeyOf(request);
-    if (raw === undefined) return done();
+    if (raw === undefined) {
+      done();
+      return;
+    }
     authenticateGuarded(ctx, limiter, request, reply, raw).then(
       (principal) => {
         request.principal = principal;
@@ -96,8 +99,8 @@ export function toFastifyTrustProxy(trust: false | number | string[]): boolean |
  */
 export function requireJsonAccept(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
   const accept = request.headers.accept;
-  if (accept === undefined || accept.trim() === '' || acceptsJson(accept)) return done();
-  done(new DomainError('NOT_ACCEPTABLE', 'This API only responds with application/json; the Accept header excludes it'));
+  const acceptable = accept === undefined || accept.trim() === '' || acceptsJson(accept);
+  done(acceptable ? undefined : new DomainError('NOT_ACCEPTABLE', 'This API only responds with application/json; the Accept header excludes it'));
 }
 
 export function acceptsJson(accept: string): boolean {

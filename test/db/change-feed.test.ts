@@ -1,3 +1,4 @@
+import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenForChanges, type ChangeFeed } from '../../src/db/change-feed.js';
@@ -130,10 +131,10 @@ describe.runIf(DIALECTS.includes('postgres'))('remembered PostgreSQL reads and t
       await expect.poll(() => versionOf(reads), { timeout: 5_000 }).toBe(before + 2);
     });
 
-    it('a connection that goes silent without closing (a failover with no reset) stops the remembering within two heartbeats', async () => {
+    it('a connection that goes silent without closing (a failover with no reset) stops the remembering within two heartbeats, and it resumes once notices come back', async () => {
       gate.up();
       gate.resume();
-      const { feed, reads } = await open(viaGate(), 200);
+      const { feed, reads } = await open(viaGate(), 1_000);
       const before = (await versionOf(reads))!;
       gate.hang();
       await expect.poll(() => feed.live(), { timeout: 5_000 }).toBe(false);
@@ -142,6 +143,50 @@ describe.runIf(DIALECTS.includes('postgres'))('remembered PostgreSQL reads and t
       gate.resume();
       await expect.poll(() => feed.live(), { timeout: 10_000 }).toBe(true);
     });
+  });
+
+  it('behind something that answers LISTEN but never passes a notice on (a pooler in transaction mode), it never goes live, and says so once', async () => {
+    // A pass-through to PostgreSQL that drops every NotificationResponse ('A') on the way back.
+    const sockets = new Set<net.Socket>();
+    const muffler = net.createServer((socket) => {
+      const upstream = net.connect(Number(new URL(url).port || 5432), '127.0.0.1');
+      sockets.add(socket).add(upstream);
+      let pending = Buffer.alloc(0);
+      socket.pipe(upstream);
+      upstream.on('data', (chunk: Buffer) => {
+        pending = Buffer.concat([pending, chunk]);
+        while (pending.length >= 5 && pending.length >= 1 + pending.readInt32BE(1)) {
+          const message = pending.subarray(0, 1 + pending.readInt32BE(1));
+          pending = pending.subarray(message.length);
+          if (message[0] !== 0x41) socket.write(message);
+        }
+      });
+      const closeBoth = () => {
+        socket.destroy();
+        upstream.destroy();
+      };
+      for (const end of [socket, upstream]) end.on('error', () => undefined).on('close', closeBoth);
+    });
+    await new Promise<void>((resolve) => muffler.listen(0, '127.0.0.1', resolve));
+    try {
+      const muffled = new URL(url);
+      muffled.hostname = '127.0.0.1';
+      muffled.port = String((muffler.address() as net.AddressInfo).port);
+      const states: [boolean, string | undefined][] = [];
+      const feed = listenForChanges(muffled.toString(), { heartbeatMs: 500, retryMs: 50, onState: (live, error) => states.push([live, error?.message]) });
+      const reads = createPostgresReads(t.ctx.db, feed);
+      opened.push({ feed, reads });
+      await expect.poll(() => states.length, { timeout: 5_000 }).toBe(1);
+      expect(states[0]).toEqual([false, expect.stringMatching(/did not come back within 500 ms/)]);
+      expect(feed.live()).toBe(false);
+      const before = (await versionOf(reads))!;
+      await bumpOutside();
+      expect(await versionOf(reads)).toBe(before + 1);
+      await feed.close();
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => muffler.close(resolve));
+    }
   });
 
   it('a database without the change triggers (no instance migrated it yet) is never trusted, and says so once', async () => {

@@ -11,11 +11,12 @@ import { CHANGE_TABLES } from './migrations/0031-change-notifications.js';
  * statement this process writes (its own commits show at once, before their notice comes
  * back), and whenever it loses or regains the connection (notices sent meanwhile are lost).
  *
- * While it is not live (connecting, reconnecting, or a heartbeat unanswered), nothing may
- * be remembered: each read goes to the database, as it did before the feed existed. A
- * connection that died without a word (a failover with no RST) is caught by the heartbeat
- * within two of its periods (10 s by default); a change made elsewhere in that time may be
- * served stale until then.
+ * It goes live only once a probe (a notice sent from a second connection) came back on the
+ * listening one, and stays live while each heartbeat's probe does. While it is not live
+ * (connecting, reconnecting, a probe not back), nothing may be remembered: each read goes
+ * to the database, as it did before the feed existed. A connection that died without a word
+ * (a failover with no RST) is caught within two heartbeats (10 s by default); a change made
+ * elsewhere in that time may be served stale until then.
  */
 export interface ChangeFeed {
   /** Moves whenever remembered answers may have gone stale. */

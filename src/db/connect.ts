@@ -8,6 +8,7 @@ import type { Database } from './database.js';
 import { isStalePreparedPlan, isStorageFull } from './errors.js';
 import type { StorageHealth } from './storage-health.js';
 import { ROLLBACK_TO, SAVEPOINT } from './transaction.js';
+import { CHANGE_TABLES } from './migrations/0031-change-notifications.js';
 
 export type Dialect = DatabaseConfig['dialect'];
 
@@ -124,25 +125,43 @@ function guardQueryTimeout(client: pg.PoolClient): void {
 }
 
 /**
- * Counts the statements other than plain reads (writes, and COMMIT among them) this process
- * has completed on PostgreSQL, each once it has answered: the month view's remembered reads
- * (fast-reads.ts) drop what they knew when it moves, so this process's own commits show at
- * once, without waiting for the change notice that PostgreSQL sends every instance.
+ * Counts this process's completed writes that may change what the month view's reads
+ * remember on PostgreSQL (fast-reads.ts drops its answers when the count moves, so this
+ * process's own commits show at once, before the change notice PostgreSQL sends every
+ * instance): a statement that names one of the watched tables (migration 0031's), once it
+ * has answered, and the COMMIT or ROLLBACK that ends a transaction which ran one. Writes to
+ * other tables leave the answers in place: the outbox worker claims jobs of each kind every
+ * second, and counting those would drop them several times a second on an idle instance.
+ * A watched table changed only through a cascade (a deleted team's memberships) is heard
+ * of through its notice, milliseconds later.
  */
 export const postgresWrites = { count: 0 };
 
 const READ_ONLY = /^\s*select\b/i;
+const WATCHED = new RegExp(`\\b(${CHANGE_TABLES.join('|')})\\b`);
+const ENDS_TRANSACTION = /^\s*(commit|rollback|end)\s*;?\s*$/i;
 
 function countWrites(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   const counted = () => {
     postgresWrites.count += 1;
   };
+  // This connection's open transaction has written to a watched table.
+  let dirty = false;
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     const result = query(...args);
+    if (!(result instanceof Promise)) return result;
     const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | null)?.text;
-    // Failed or not, the statement may have changed something (a COMMIT that errs may still have committed).
-    if (result instanceof Promise && !(typeof text === 'string' && READ_ONLY.test(text))) result.then(counted, counted);
+    // Failed or not, a statement may have changed something (a COMMIT that errs may still have committed).
+    if (typeof text !== 'string') result.then(counted, counted);
+    else if (READ_ONLY.test(text)) return result;
+    else if (ENDS_TRANSACTION.test(text)) {
+      if (dirty) result.then(counted, counted);
+      dirty = false;
+    } else if (WATCHED.test(text)) {
+      dirty = true;
+      result.then(counted, counted);
+    }
     return result;
   };
 }

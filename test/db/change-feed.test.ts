@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenForChanges, type ChangeFeed } from '../../src/db/change-feed.js';
 import type { DbOrTrx } from '../../src/db/database.js';
 import { createPostgresReads, type FastReads } from '../../src/db/fast-reads.js';
+import { claimJobs } from '../../src/db/repositories/outbox.js';
 import { inTransaction } from '../../src/db/transaction.js';
+import { newId } from '../../src/ids.js';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
 import { startTcpSwitch, type TcpSwitch } from '../calendars/tcp-switch.js';
 import { DIALECTS, createTestAccount, createTestApp, type TestApp } from '../helpers.js';
@@ -76,6 +78,23 @@ describe.runIf(DIALECTS.includes('postgres'))('remembered PostgreSQL reads and t
     expect(await versionOf(reads)).toBe(before + 1);
     await inTransaction(t.ctx.db, (trx) => bumpHere(trx));
     expect(await versionOf(reads)).toBe(before + 2);
+    // Read (and remembered) while the transaction is still open: the COMMIT itself must drop it.
+    await inTransaction(t.ctx.db, async (trx) => {
+      await bumpHere(trx);
+      expect(await versionOf(reads)).toBe(before + 2);
+    });
+    expect(await versionOf(reads)).toBe(before + 3);
+  });
+
+  it("the outbox's own writes (a worker claims jobs of each kind every second) leave what was remembered in place; a host's do not", async () => {
+    const { feed, reads } = await open();
+    await versionOf(reads);
+    const quiet = feed.generation();
+    await claimJobs(t.ctx.db, 'email', newId(), Date.now(), 60_000, 10);
+    await inTransaction(t.ctx.db, (trx) => claimJobs(trx, 'webhook', newId(), Date.now(), 60_000, 10));
+    expect(feed.generation()).toBe(quiet);
+    await inTransaction(t.ctx.db, (trx) => bumpHere(trx));
+    expect(feed.generation()).toBeGreaterThan(quiet);
   });
 
   it('a topic, its hosts and their hours are all heard of: a host added through psql is offered', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { postgresWrites } from './connect.js';
+import { destroySocket, postgresWrites } from './connect.js';
 import { CHANGE_TABLES } from './migrations/0031-change-notifications.js';
 
 /**
@@ -8,8 +8,9 @@ import { CHANGE_TABLES } from './migrations/0031-change-notifications.js';
  * other instances write to the same database. Migration 0031 has PostgreSQL notify channel
  * `termin_changes` whenever a transaction that changed those tables commits; this feed
  * LISTENs on a connection of its own and moves its generation on every notice, on every
- * statement this process writes (its own commits show at once, before their notice comes
- * back), and whenever it loses or regains the connection (notices sent meanwhile are lost).
+ * write of this process to those tables (`postgresWrites`: its own commits show at once,
+ * before their notice comes back), and whenever it loses or regains the connection
+ * (notices sent meanwhile are lost).
  *
  * It goes live only once a probe (a notice sent from a second connection) came back on the
  * listening one, and stays live while each heartbeat's probe does. While it is not live
@@ -26,10 +27,11 @@ export interface ChangeFeed {
   close(): Promise<void>;
 }
 
-export const CHANGES_CHANNEL = 'termin_changes';
+/** Migration 0031's triggers notify this channel. */
+const CHANGES_CHANNEL = 'termin_changes';
 
 export interface ChangeFeedOptions {
-  /** How often the listening connection is asked `select 1`; unanswered within as long, the feed is down and reconnects. */
+  /** How often a probe notice is sent; not back within as long, the feed is down and reconnects. */
   heartbeatMs?: number;
   /** The wait before connecting again after a failure. */
   retryMs?: number;
@@ -48,6 +50,9 @@ export function listenForChanges(url: string, options: ChangeFeedOptions = {}): 
   let retry: NodeJS.Timeout | undefined;
   let wasLive = false;
   const saidUnusable = new Set<string>();
+  // Named, so an operator can tell them apart in pg_stat_activity.
+  const newClient = (name: string) =>
+    new pg.Client({ connectionString: url, application_name: name, keepAlive: true, connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000, query_timeout: heartbeatMs });
 
   const drop = (error?: Error) => {
     const current = client;
@@ -78,13 +83,7 @@ export function listenForChanges(url: string, options: ChangeFeedOptions = {}): 
 
   const connect = async () => {
     if (closed) return;
-    const next = new pg.Client({
-      connectionString: url,
-      application_name: 'termin change notices',
-      keepAlive: true,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
-      query_timeout: heartbeatMs,
-    });
+    const next = newClient('termin change notices');
     client = next;
     next.on('error', (error) => {
       if (client === next) drop(error);
@@ -132,13 +131,7 @@ export function listenForChanges(url: string, options: ChangeFeedOptions = {}): 
   let prober: pg.Client | undefined;
   const probeSender = async (): Promise<pg.Client> => {
     if (prober) return prober;
-    const created = new pg.Client({
-      connectionString: url,
-      application_name: 'termin change notices (probe)',
-      keepAlive: true,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
-      query_timeout: heartbeatMs,
-    });
+    const created = newClient('termin change notices (probe)');
     created.on('error', () => {
       if (prober === created) prober = undefined;
       void endQuietly(created);
@@ -233,6 +226,6 @@ async function endQuietly(client: pg.Client): Promise<void> {
     timer = setTimeout(() => resolve(false), 1_000);
     timer.unref();
   });
-  if (!(await Promise.race([ended, late]))) (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  if (!(await Promise.race([ended, late]))) destroySocket(client);
   clearTimeout(timer);
 }

@@ -115,13 +115,16 @@ function guardQueryTimeout(client: pg.PoolClient): void {
     const result = query(...args);
     if (result instanceof Promise) {
       result.catch((error: unknown) => {
-        if ((error as Error | null)?.message === 'Query read timeout') {
-          (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
-        }
+        if ((error as Error | null)?.message === 'Query read timeout') destroySocket(client);
       });
     }
     return result;
   };
+}
+
+/** Closes a pg client's socket at once, without the goodbye a hung or broken server would never answer. */
+export function destroySocket(client: pg.ClientBase): void {
+  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
 }
 
 /**

@@ -47,7 +47,30 @@ describe.runIf(DIALECTS.includes('postgres'))('remembered PostgreSQL reads and t
     await expect.poll(() => feed.live(), { timeout: 5_000 }).toBe(true);
     return { feed, reads };
   };
+  /** A feed that must never go live: its one state report, once it came. */
+  const openUntrusted = async (feedUrl: string, heartbeatMs?: number) => {
+    const states: [boolean, string | undefined][] = [];
+    const feed = listenForChanges(feedUrl, { heartbeatMs, retryMs: 50, onState: (live, error) => states.push([live, error?.message]) });
+    const reads = createPostgresReads(t.ctx.db, feed);
+    opened.push({ feed, reads });
+    await expect.poll(() => states.length, { timeout: 5_000 }).toBe(1);
+    expect(feed.live()).toBe(false);
+    return { feed, reads, said: states[0] };
+  };
+  /** The same database reached through a local port (a test's switch or proxy in front of it). */
+  const urlThrough = (port: number) => {
+    const through = new URL(url);
+    through.hostname = '127.0.0.1';
+    through.port = String(port);
+    return through.toString();
+  };
   const versionOf = (reads: FastReads) => reads.findCalendarVersion(acme.owner.uuid);
+  /** While nothing is remembered, a change made elsewhere shows in the very next read. */
+  const expectReadsTheDatabase = async (reads: FastReads) => {
+    const before = (await versionOf(reads))!;
+    await bumpOutside();
+    expect(await versionOf(reads)).toBe(before + 1);
+  };
   const bumpOutside = () => outside.query('update users set calendar_version = calendar_version + 1 where id = $1', [acme.owner.uuid]);
   const bumpHere = (db: DbOrTrx) =>
     db
@@ -119,6 +142,27 @@ describe.runIf(DIALECTS.includes('postgres'))('remembered PostgreSQL reads and t
     await outside.query('update users set availability = $1 where id = $2', [hours, acme.owner.uuid]);
   });
 
+  it('turned off (DATABASE_CHANGE_NOTIFICATIONS=false, for a pooler that cannot LISTEN), an instance listens for nothing and reads the database for every view', async () => {
+    const off = await createTestApp('postgres', undefined, { DATABASE_CHANGE_NOTIFICATIONS: 'false' });
+    try {
+      expect(off.ctx.dbChangeNoticesLive).toBeNull();
+      const owner = await createTestAccount(off.ctx);
+      const database = off.ctx.config.database;
+      if (database.dialect !== 'postgres') throw new Error('postgres expected');
+      const before = (await off.ctx.reads.findCalendarVersion(owner.owner.uuid))!;
+      const psql = new pg.Client({ connectionString: database.url });
+      await psql.connect();
+      try {
+        await psql.query('update users set calendar_version = calendar_version + 1 where id = $1', [owner.owner.uuid]);
+      } finally {
+        await psql.end();
+      }
+      expect(await off.ctx.reads.findCalendarVersion(owner.owner.uuid)).toBe(before + 1);
+    } finally {
+      await off.close();
+    }
+  });
+
   describe('with the listening connection behind a switch', () => {
     let gate: TcpSwitch;
     beforeAll(async () => {
@@ -128,22 +172,15 @@ describe.runIf(DIALECTS.includes('postgres'))('remembered PostgreSQL reads and t
       gate.resume();
       await gate.close();
     });
-    const viaGate = () => {
-      const gated = new URL(url);
-      gated.hostname = '127.0.0.1';
-      gated.port = String(gate.port);
-      return gated.toString();
-    };
 
     it('a lost connection stops the remembering (a change made meanwhile shows at once) until it is back', async () => {
       gate.up();
-      const { feed, reads } = await open(viaGate());
+      const { feed, reads } = await open(urlThrough(gate.port));
       const before = (await versionOf(reads))!;
       gate.down();
       await expect.poll(() => feed.live(), { timeout: 5_000 }).toBe(false);
       // Its notice goes nowhere; the read goes to the database.
-      await bumpOutside();
-      expect(await versionOf(reads)).toBe(before + 1);
+      await expectReadsTheDatabase(reads);
       gate.up();
       await expect.poll(() => feed.live(), { timeout: 10_000 }).toBe(true);
       await bumpOutside();
@@ -153,12 +190,11 @@ describe.runIf(DIALECTS.includes('postgres'))('remembered PostgreSQL reads and t
     it('a connection that goes silent without closing (a failover with no reset) stops the remembering within two heartbeats, and it resumes once notices come back', async () => {
       gate.up();
       gate.resume();
-      const { feed, reads } = await open(viaGate(), 1_000);
-      const before = (await versionOf(reads))!;
+      const { feed, reads } = await open(urlThrough(gate.port), 1_000);
+      await versionOf(reads); // remembered while live
       gate.hang();
       await expect.poll(() => feed.live(), { timeout: 5_000 }).toBe(false);
-      await bumpOutside();
-      expect(await versionOf(reads)).toBe(before + 1);
+      await expectReadsTheDatabase(reads);
       gate.resume();
       await expect.poll(() => feed.live(), { timeout: 10_000 }).toBe(true);
     });
@@ -188,19 +224,9 @@ describe.runIf(DIALECTS.includes('postgres'))('remembered PostgreSQL reads and t
     });
     await new Promise<void>((resolve) => muffler.listen(0, '127.0.0.1', resolve));
     try {
-      const muffled = new URL(url);
-      muffled.hostname = '127.0.0.1';
-      muffled.port = String((muffler.address() as net.AddressInfo).port);
-      const states: [boolean, string | undefined][] = [];
-      const feed = listenForChanges(muffled.toString(), { heartbeatMs: 500, retryMs: 50, onState: (live, error) => states.push([live, error?.message]) });
-      const reads = createPostgresReads(t.ctx.db, feed);
-      opened.push({ feed, reads });
-      await expect.poll(() => states.length, { timeout: 5_000 }).toBe(1);
-      expect(states[0]).toEqual([false, expect.stringMatching(/did not come back within 500 ms/)]);
-      expect(feed.live()).toBe(false);
-      const before = (await versionOf(reads))!;
-      await bumpOutside();
-      expect(await versionOf(reads)).toBe(before + 1);
+      const { feed, reads, said } = await openUntrusted(urlThrough((muffler.address() as net.AddressInfo).port), 500);
+      expect(said).toEqual([false, expect.stringMatching(/did not come back within 500 ms/)]);
+      await expectReadsTheDatabase(reads);
       await feed.close();
     } finally {
       for (const socket of sockets) socket.destroy();
@@ -211,16 +237,9 @@ describe.runIf(DIALECTS.includes('postgres'))('remembered PostgreSQL reads and t
   it('a database without the change triggers (no instance migrated it yet) is never trusted, and says so once', async () => {
     await outside.query('drop trigger termin_changes on schedules');
     try {
-      const states: [boolean, string | undefined][] = [];
-      const feed = listenForChanges(url, { retryMs: 50, onState: (live, error) => states.push([live, error?.message]) });
-      const reads = createPostgresReads(t.ctx.db, feed);
-      opened.push({ feed, reads });
-      await expect.poll(() => states.length, { timeout: 5_000 }).toBe(1);
-      expect(states[0]).toEqual([false, expect.stringMatching(/lacks the change triggers of migration 0031/)]);
-      expect(feed.live()).toBe(false);
-      const before = (await versionOf(reads))!;
-      await bumpOutside();
-      expect(await versionOf(reads)).toBe(before + 1);
+      const { reads, said } = await openUntrusted(url);
+      expect(said).toEqual([false, expect.stringMatching(/lacks the change triggers of migration 0031/)]);
+      await expectReadsTheDatabase(reads);
     } finally {
       await outside.query('create trigger termin_changes after insert or update or delete or truncate on schedules for each statement execute function termin_notify_change()');
     }

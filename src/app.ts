@@ -1,4 +1,3 @@
-import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
@@ -6,6 +5,7 @@ import type { AppContext } from './context.js';
 import { MethodNotAllowedError, NotFoundError, ServiceUnavailableError } from './domain/errors.js';
 import { mapProviders } from './domain/integrations.js';
 import { isDatabaseUnavailable, isStorageFull } from './db/errors.js';
+import { registerCors } from './http/cors.js';
 import { createErrorHandler } from './http/problems.js';
 import { describeWebhookEvents } from './http/webhook-events-doc.js';
 import { acceptOptionalApiKey, requireApiKey, requireJsonAccept, toFastifyTrustProxy } from './http/request-guards.js';
@@ -197,8 +197,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       // First, so a browser's preflight is answered before the key or the rate is checked.
       const origins = ctx.config.corsOrigins;
       if (origins === '*' || origins.length > 0) {
-        await api.register(cors, {
-          origin: origins === '*' ? true : origins,
+        registerCors(api, {
+          origins,
           methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
           allowedHeaders: ['Content-Type', 'Accept', 'Accept-Language', 'X-Service-Api-Key', 'Idempotency-Key', 'X-Request-Id', 'Authorization'],
           exposedHeaders: [
@@ -213,7 +213,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
             'RateLimit-Policy',
             'WWW-Authenticate',
           ],
-          maxAge: 600,
+          maxAgeSeconds: 600,
         });
       }
       // Shared through Redis when REDIS_URL is set, per instance otherwise (src/http/rate-limit.ts).

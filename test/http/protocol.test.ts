@@ -196,4 +196,52 @@ describe('browsers on other sites', () => {
     const actual = await t.app.inject({ method: 'GET', url: '/api/v1/teams', headers: { origin: 'https://evil.example.net' } });
     expect(actual.headers['access-control-allow-origin']).toBeUndefined();
   });
+
+  it('says Vary: Origin on every API answer, grants nothing without an Origin, and takes OPTIONS only as a preflight', async () => {
+    const server = await t.app.inject({ method: 'POST', url: '/api/v1/calculate-schedule', headers: { 'content-type': 'application/json' }, payload: '{}' });
+    expect(server.headers.vary).toBe('Origin');
+    expect(server.headers['access-control-allow-origin']).toBeUndefined();
+    expect(server.headers['access-control-expose-headers']).toBeUndefined();
+    // A preflight of a stranger is answered without any permission.
+    const stranger = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/api/v1/teams',
+      headers: { origin: 'https://evil.example.net', 'access-control-request-method': 'DELETE' },
+    });
+    expect(stranger.statusCode).toBe(204);
+    expect(stranger.headers['access-control-allow-methods']).toBeUndefined();
+    // An OPTIONS that is no preflight is a clear 400, as a problem.
+    const bare = await t.app.inject({ method: 'OPTIONS', url: '/api/v1/teams' });
+    expect(expectProblem(bare, 400, 'VALIDATION_FAILED').detail).toMatch(/preflight/);
+    const noMethod = await t.app.inject({ method: 'OPTIONS', url: '/api/v1/teams', headers: { origin: 'https://booking.example.com' } });
+    expectProblem(noMethod, 400, 'VALIDATION_FAILED');
+  });
+});
+
+describe('browsers on any site (the default CORS_ORIGINS=*)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp('sqlite', createClock());
+  });
+  afterAll(async () => t.close());
+
+  it('lets a page on any origin call the API and read the limits, and answers its preflight with the methods and headers', async () => {
+    const origin = 'https://shop.example.org';
+    const preflight = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/api/v1/meetings/00000000-0000-4000-8000-000000000000',
+      headers: { origin, 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'x-service-api-key, content-type' },
+    });
+    expect(preflight.statusCode).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe(origin);
+    expect(String(preflight.headers['access-control-allow-methods']).split(', ')).toEqual(expect.arrayContaining(['PATCH', 'DELETE']));
+    expect(String(preflight.headers['access-control-allow-headers']).split(', ')).toEqual(expect.arrayContaining(['X-Service-Api-Key', 'Idempotency-Key']));
+    expect(preflight.headers['access-control-max-age']).toBe('600');
+    expect(preflight.headers['content-length']).toBe('0');
+    const post = await t.app.inject({ method: 'POST', url: '/api/v1/calculate-schedule', headers: { origin, 'content-type': 'application/json' }, payload: '{}' });
+    expectProblem(post, 400, 'VALIDATION_FAILED');
+    expect(post.headers['access-control-allow-origin']).toBe(origin);
+    expect(String(post.headers['access-control-expose-headers']).split(', ')).toEqual(expect.arrayContaining(['Retry-After', 'X-Request-Id', 'WWW-Authenticate']));
+    expect(post.headers.vary).toBe('Origin');
+  });
 });

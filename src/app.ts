@@ -6,6 +6,7 @@ import { MethodNotAllowedError, NotFoundError, ServiceUnavailableError } from '.
 import { mapProviders } from './domain/integrations.js';
 import { isDatabaseUnavailable, isStorageFull } from './db/errors.js';
 import { registerCors } from './http/cors.js';
+import { createRepeatedBodies, routeKeyOf } from './http/repeated-bodies.js';
 import { createErrorHandler } from './http/problems.js';
 import { describeWebhookEvents } from './http/webhook-events-doc.js';
 import { acceptOptionalApiKey, requireApiKey, requireJsonAccept, toFastifyTrustProxy } from './http/request-guards.js';
@@ -100,7 +101,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // Before any route: operation ids, the route catalogue for 405 and Location (src/http/openapi.ts).
   const catalog = registerOpenApiConventions(app, { apiPrefix: API_PREFIX, rateLimited: ctx.config.rateLimitPerMinute > 0 });
   const metrics = registerMetrics(app, ctx, { token: ctx.config.metricsToken, routeOf: (path) => catalog.routeOf(path) });
-  app.setValidatorCompiler(createValidatorCompiler(compiles));
+  const repeatedBodies = createRepeatedBodies();
+  app.setValidatorCompiler(createValidatorCompiler(compiles, repeatedBodies));
   app.decorate('warmUp', () => compiles.warmUp((error) => ctx.log.error({ err: error }, 'a route schema failed to compile')));
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
@@ -134,7 +136,20 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       done(null, undefined);
       return;
     }
-    parseJson(request, text, done);
+    if (request.routeOptions.config.repeatableBody !== true) {
+      parseJson(request, text, done);
+      return;
+    }
+    const route = routeKeyOf(request.routeOptions.method as string, request.routeOptions.url!);
+    const kept = repeatedBodies.recall(route, text);
+    if (kept !== undefined) {
+      done(null, kept);
+      return;
+    }
+    parseJson(request, text, (error, parsed) => {
+      if (!error) repeatedBodies.offer(route, text, parsed);
+      done(error, parsed);
+    });
   });
 
   for (const schema of [

@@ -4,6 +4,7 @@ import type { FastifySchemaCompiler } from 'fastify';
 import { checkFreeForm, escapePointer } from '../domain/free-form.js';
 import { isValidTimeZone } from '../domain/time-zones.js';
 import type { DeferredCompiles } from './deferred-compile.js';
+import { routeKeyOf, type RepeatedBodies } from './repeated-bodies.js';
 import { PATTERN_MESSAGES } from './schemas/common.js';
 
 // ajv-formats is CommonJS; under NodeNext its callable export sits on `.default`.
@@ -122,12 +123,18 @@ type Validator = ((data: unknown) => boolean) & { errors?: Partial<ErrorObject>[
  * schemas refuse it field by field, and this catches a field whose schema forgot, because
  * PostgreSQL cannot store it and the service must not answer with a 500.
  */
-export function createValidatorCompiler(compiles: DeferredCompiles): FastifySchemaCompiler<unknown> {
+export function createValidatorCompiler(compiles: DeferredCompiles, bodies?: RepeatedBodies): FastifySchemaCompiler<unknown> {
   const body = configure(new Ajv({ ...COMMON, coerceTypes: false }));
   const text = configure(new Ajv({ ...COMMON, coerceTypes: 'array' }));
-  return ({ schema, httpPart }) => {
+  return ({ schema, httpPart, method, url }) => {
     const compiled = compiles.defer(() => (httpPart === 'body' ? body : text).compile(withLowerCaseUuids(schema) as object));
+    // A body this route accepted before, sent again byte for byte (see repeated-bodies.ts).
+    const repeated = httpPart === 'body' && bodies !== undefined ? { bodies, route: routeKeyOf(String(method), url) } : null;
     const validate: Validator = (data) => {
+      if (repeated?.bodies.isKept(repeated.route, data)) {
+        validate.errors = null;
+        return true;
+      }
       const valid = compiled(data);
       // An unknown zone alone does not stop the request here: the use case checks the zone
       // again with the problems only it can see (overlapping hours, a place not offered…) and
@@ -138,7 +145,9 @@ export function createValidatorCompiler(compiles: DeferredCompiles): FastifySche
       }
       const nul = findNulCharacters(data);
       validate.errors = nul.length > 0 ? nul : null;
-      return nul.length === 0;
+      if (nul.length > 0) return false;
+      repeated?.bodies.accepted(repeated.route, data);
+      return true;
     };
     return validate as ReturnType<FastifySchemaCompiler<unknown>>;
   };

@@ -84,6 +84,35 @@ for (const dialect of DIALECTS) {
       expect(expectProblem(await calculate(withoutOffset), 400, 'VALIDATION_FAILED').errors).toEqual([{ path: '/offset', message: 'is required' }]);
     });
 
+    it('answers a body sent again byte for byte from the calendar as it is now, and refuses a bad one each time', async () => {
+      // Kept once validated (repeated-bodies.ts): the repeat is neither parsed nor validated again.
+      const body = { username: acme.owner.username, meetingTopic: topic.uuid.toUpperCase(), timezone: 'Europe/Warsaw', offset: 7 };
+      const first = await calculate(body);
+      expect(first.statusCode).toBe(200);
+      expect(first.json().meetingTopic).toBe(topic.uuid);
+      const taken = (first.json().days[0] as Day).slots[0]!.start;
+      const booked = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
+        dates: [{ start: taken, username: acme.owner.username }],
+        email: 'p@example.com',
+        lang: 'en',
+        name: 'P',
+        place: 'zoom',
+        meetingTopic: topic.uuid,
+        timezone: 'UTC',
+      });
+      expect(booked.statusCode).toBe(201);
+      const again = await calculate(body);
+      expect(again.statusCode).toBe(200);
+      expect(again.json().meetingTopic).toBe(topic.uuid);
+      expect((again.json().days[0] as Day).slots.map((slot) => slot.start)).not.toContain(taken);
+      for (let i = 0; i < 2; i += 1) {
+        const problem = expectProblem(await calculate({ ...body, offset: '7' }), 400, 'VALIDATION_FAILED');
+        expect(problem.errors!.map((e) => e.path)).toEqual(['/offset']);
+        const zone = expectProblem(await calculate({ ...body, timezone: 'Mars/Olympus' }), 400, 'VALIDATION_FAILED');
+        expect(zone.errors!.map((e) => e.path)).toEqual(['/timezone']);
+      }
+    });
+
     it("answers 404 for unknown hosts and topics, and for another account's topic when a key is sent", async () => {
       expectProblem(await calculate({ username: 'nobody', meetingTopic: topic.uuid, timezone: 'UTC', offset: 0 }), 404, 'NOT_FOUND');
       expectProblem(await calculate({ username: acme.owner.username, meetingTopic: '00000000-0000-4000-8000-000000000000', timezone: 'UTC', offset: 0 }), 404, 'NOT_FOUND');

@@ -11,6 +11,8 @@ export const calculateScheduleRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseCo
   app.post(
     '/calculate-schedule',
     {
+      // calculateSchedule only reads its input: a booking page's repeated body is parsed and validated once.
+      config: { repeatableBody: true },
       schema: {
         tags: ['Scheduling'],
         summary: 'Calculate available dates',

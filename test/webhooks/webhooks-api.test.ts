@@ -293,6 +293,35 @@ for (const dialect of DIALECTS) {
       expect(timestamps[3]! - timestamps[0]!).toBe(35);
     });
 
+    it('keeps a manual retry asked for while an attempt is in flight: that attempt counts, but its failure queues no retry of its own', async () => {
+      let webhookUuid = '';
+      receiver = await startReceiver((req, res) => {
+        if (receiver!.requests.length > 1) {
+          res.writeHead(200).end();
+          return;
+        }
+        // While the first attempt waits for this answer, an admin retries the delivery by hand.
+        void (async () => {
+          const delivery = (await deliveries(webhookUuid))[0]!;
+          const retried = await call(t.app, acme.apiKey, 'POST', `/api/v1/webhooks/${webhookUuid}/deliveries/${delivery.uuid}/retry`);
+          expect(retried.statusCode).toBe(202);
+          res.writeHead(500).end();
+        })();
+        expect(req.headers['webhook-id']).toBeDefined();
+      });
+      webhookUuid = (await subscribe(`${receiver.url}/slow`, ['meeting.scheduled'])).uuid;
+      const [slot] = await firstFreeSlots(t.app, acme.owner.username, topicUuid);
+      expect((await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', bookingBody(topicUuid, slot!))).statusCode).toBe(201);
+      await drain();
+      // The failed attempt was logged (attempts start over at the retry, then count it), the
+      // manual retry then delivered it: two requests, no third waiting for its own retry time.
+      expect(receiver.requests).toHaveLength(2);
+      expect((await deliveries(webhookUuid))[0]).toMatchObject({ status: 'delivered', attempts: 2, responseStatus: 200, nextAttemptAt: null });
+      t.clock.advance(25 * 3_600_000);
+      await drain();
+      expect(receiver.requests).toHaveLength(2);
+    });
+
     it('gives a delivery up after 24 hours, disables a webhook failing for 3 days and tells the admins; a manual retry sends it again', async () => {
       let healthy = false;
       receiver = await startReceiver((_req, res) => res.writeHead(healthy ? 200 : 500).end());

@@ -298,8 +298,11 @@ export interface AttemptRecord {
 
 /**
  * Logs one attempt and, if `jobUuid` is still the delivery's job, what follows from it
- * (delivered, failed, or the next attempt's job and time). Returns whether it did the
- * latter: a manual retry asked for while the attempt was in flight keeps its own job.
+ * (delivered, failed, or the next attempt's job and time). Returns whether the delivery is
+ * now as the outcome says (its job is `nextJobUuid`): false when a manual retry asked for
+ * while the attempt was in flight kept its own job. One statement instead of two (a round
+ * trip fewer for every delivery): each SET sees the row as it was, so every CASE asks
+ * about the job the attempt was made for.
  */
 export async function recordDeliveryAttempt(
   db: DbOrTrx,
@@ -308,26 +311,38 @@ export async function recordDeliveryAttempt(
   attempt: AttemptRecord,
   outcome: { status: DeliveryStatus; nextAttemptAt: number | null; nextJobUuid: string | null },
 ): Promise<boolean> {
-  await logAttempt(db, uuid, attempt.responseStatus, attempt.error === null ? null : attempt.error.slice(0, 500), attempt.at);
-  return changedAny(await settleIfStillJob(db, uuid, jobUuid, outcome.status, outcome.nextAttemptAt, outcome.nextJobUuid));
+  const { rows } = await logAndSettle(
+    db,
+    uuid,
+    jobUuid,
+    attempt.responseStatus,
+    attempt.error === null ? null : attempt.error.slice(0, 500),
+    attempt.at,
+    outcome.status,
+    outcome.nextAttemptAt,
+    outcome.nextJobUuid,
+  );
+  // RETURNING shows the row as updated: a next job's fresh id there was set by this statement.
+  return rows.length > 0 && rows[0]!.job_id === outcome.nextJobUuid;
 }
 
-const logAttempt = compileOnce((db, uuid: string, responseStatus: number | null, error: string | null, at: number) =>
-  db
-    .updateTable('webhook_deliveries')
-    .set((eb) => ({
-      attempts: eb('attempts', '+', 1),
-      response_status: responseStatus,
-      last_error: error,
-      last_attempt_at: at,
-      first_attempt_at: eb.fn.coalesce('first_attempt_at', eb.val(at)),
-      locked_until: null,
-    }))
-    .where('id', '=', uuid),
-);
-
-const settleIfStillJob = compileOnce((db, uuid: string, jobUuid: string, status: string, nextAttemptAt: number | null, nextJobUuid: string | null) =>
-  db.updateTable('webhook_deliveries').set({ status, next_attempt_at: nextAttemptAt, job_id: nextJobUuid }).where('id', '=', uuid).where('job_id', '=', jobUuid),
+const logAndSettle = compileOnce(
+  (db, uuid: string, jobUuid: string, responseStatus: number | null, error: string | null, at: number, status: string, nextAttemptAt: number | null, nextJobUuid: string | null) =>
+    db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({
+        attempts: eb('attempts', '+', 1),
+        response_status: responseStatus,
+        last_error: error,
+        last_attempt_at: at,
+        first_attempt_at: eb.fn.coalesce('first_attempt_at', eb.val(at)),
+        locked_until: null,
+        status: eb.case().when('job_id', '=', jobUuid).then(eb.val(status)).else(eb.ref('status')).end(),
+        next_attempt_at: eb.case().when('job_id', '=', jobUuid).then(eb.val(nextAttemptAt)).else(eb.ref('next_attempt_at')).end(),
+        job_id: eb.case().when('job_id', '=', jobUuid).then(eb.val(nextJobUuid)).else(eb.ref('job_id')).end(),
+      }))
+      .where('id', '=', uuid)
+      .returning('job_id'),
 );
 
 /** Starts a delivery over for a manual retry: pending, due now, a fresh 24-hour window, its new job. */

@@ -6,7 +6,7 @@ import { MethodNotAllowedError, NotFoundError, ServiceUnavailableError } from '.
 import { mapProviders } from './domain/integrations.js';
 import { isDatabaseUnavailable, isStorageFull } from './db/errors.js';
 import { registerCors } from './http/cors.js';
-import { createRepeatedBodies, routeKeyOf } from './http/repeated-bodies.js';
+import { createRepeatedBodies, parseRepeatable } from './http/repeated-bodies.js';
 import { createErrorHandler } from './http/problems.js';
 import { describeWebhookEvents } from './http/webhook-events-doc.js';
 import { acceptOptionalApiKey, requireApiKey, requireJsonAccept, toFastifyTrustProxy } from './http/request-guards.js';
@@ -136,20 +136,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       done(null, undefined);
       return;
     }
-    if (request.routeOptions.config.repeatableBody !== true) {
-      parseJson(request, text, done);
-      return;
-    }
-    const route = routeKeyOf(request.routeOptions.method as string, request.routeOptions.url!);
-    const kept = repeatedBodies.recall(route, text);
-    if (kept !== undefined) {
-      done(null, kept);
-      return;
-    }
-    parseJson(request, text, (error, parsed) => {
-      if (!error) repeatedBodies.offer(route, text, parsed);
-      done(error, parsed);
-    });
+    if (request.routeOptions.config.repeatableBody === true) parseRepeatable(repeatedBodies, request, text, parseJson, done);
+    else parseJson(request, text, done);
   });
 
   for (const schema of [

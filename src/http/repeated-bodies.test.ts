@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createDeferredCompiles } from './deferred-compile.js';
-import { createRepeatedBodies, routeKeyOf, type RepeatedBodies } from './repeated-bodies.js';
+import type { FastifyRequest } from 'fastify';
+import { createRepeatedBodies, parseRepeatable, routeKeyOf, type RepeatedBodies } from './repeated-bodies.js';
 import { createValidatorCompiler } from './validation.js';
 
 type Validate = ((data: unknown) => boolean) & { errors?: { instancePath?: string }[] | null };
@@ -21,14 +22,21 @@ function setUp(maxEntries?: number) {
   return { bodies, view: validatorOf(viewSchema, '/view'), strict: validatorOf(strictSchema, '/strict') };
 }
 
-/** What app.ts's JSON parser does for a route that opted in: a kept body, else a new one offered. */
+/** The JSON parser's side (parseRepeatable, as app.ts calls it) for a POST to `url`. */
 function parse(bodies: RepeatedBodies, url: string, text: string): unknown {
-  const route = routeKeyOf('POST', url);
-  const kept = bodies.recall(route, text);
-  if (kept !== undefined) return kept;
-  const parsed: unknown = JSON.parse(text);
-  bodies.offer(route, text, parsed);
-  return parsed;
+  const request = { routeOptions: { method: 'POST', url } } as unknown as FastifyRequest;
+  let body: unknown;
+  parseRepeatable(
+    bodies,
+    request,
+    text,
+    (_request, raw, done) => done(null, JSON.parse(raw)),
+    (error, parsed) => {
+      if (error) throw error;
+      body = parsed;
+    },
+  );
+  return body;
 }
 
 const TOPIC = 'A1B2C3D4-0000-4000-8000-00000000000F';

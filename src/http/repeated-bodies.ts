@@ -1,3 +1,5 @@
+import type { FastifyRequest } from 'fastify';
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
@@ -68,6 +70,31 @@ export function createRepeatedBodies(options: { maxEntries?: number; maxTextLeng
       routeOfKept.set(body, route);
     },
   };
+}
+
+type ParseDone = (error: Error | null, body?: unknown) => void;
+
+/**
+ * The JSON parser's side for a route that opted in: the body this route kept for exactly
+ * this text, else `parse`'s, offered to the route's validator to be kept.
+ */
+export function parseRepeatable(
+  bodies: RepeatedBodies,
+  request: FastifyRequest,
+  text: string,
+  parse: (request: FastifyRequest, text: string, done: ParseDone) => void,
+  done: ParseDone,
+): void {
+  const route = routeKeyOf(request.routeOptions.method as string, request.routeOptions.url!);
+  const kept = bodies.recall(route, text);
+  if (kept !== undefined) {
+    done(null, kept);
+    return;
+  }
+  parse(request, text, (error, parsed) => {
+    if (!error) bodies.offer(route, text, parsed);
+    done(error, parsed);
+  });
 }
 
 /** What several requests share must not be changed by one of them. */

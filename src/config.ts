@@ -1,3 +1,4 @@
+import { deepFreeze } from './domain/deep-freeze.js';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { PROJECT_ROOT } from './version.js';
@@ -595,12 +596,4 @@ function parseBoolean(raw: string | undefined, fallback: boolean, name: string, 
   if (['0', 'false', 'no', 'off'].includes(value)) return false;
   problems.push(`${name} must be true or false, got "${raw}"`);
   return fallback;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object') {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
 }

@@ -1,3 +1,4 @@
+import { deepFreeze } from '../domain/deep-freeze.js';
 import SqliteDatabase from 'better-sqlite3';
 import type { HostPlaceFacts, IntegrationProvider } from '../domain/integrations.js';
 import type { MeetingTopic, TopicHost } from '../domain/meeting-topic.js';
@@ -328,13 +329,6 @@ function createSnapshot(connection: SqliteDatabase.Database, otherProcessCheckMs
       return value;
     },
   };
-}
-
-/** Remembered answers are shared by every caller: frozen, so that none can change another's. */
-function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
-  for (const inner of Object.values(value)) deepFreeze(inner);
-  return Object.freeze(value);
 }
 
 /**

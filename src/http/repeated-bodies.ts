@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { deepFreeze } from '../domain/deep-freeze.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -52,22 +53,23 @@ export function createRepeatedBodies(options: { maxEntries?: number; maxTextLeng
       if (text.length > maxTextLength || body === null || typeof body !== 'object') return;
       offered.set(body, { route, text });
     },
+    // A WeakMap answers undefined for anything that is not an object: no guard needed to ask.
     isKept(route, body) {
-      return body !== null && typeof body === 'object' && routeOfKept.get(body) === route;
+      return routeOfKept.get(body as object) === route;
     },
     accepted(route, body) {
-      if (body === null || typeof body !== 'object') return;
-      const offer = offered.get(body);
+      const candidate = body as object;
+      const offer = offered.get(candidate);
       if (offer === undefined || offer.route !== route) return;
-      offered.delete(body);
+      offered.delete(candidate);
       let kept = keptByRoute.get(route);
       if (kept === undefined) {
         kept = new Map();
         keptByRoute.set(route, kept);
       }
       if (kept.size >= maxEntries) kept.delete(kept.keys().next().value!);
-      kept.set(offer.text, deepFreeze(body));
-      routeOfKept.set(body, route);
+      kept.set(offer.text, deepFreeze(candidate));
+      routeOfKept.set(candidate, route);
     },
   };
 }
@@ -95,12 +97,6 @@ export function parseRepeatable(
     if (!error) bodies.offer(route, text, parsed);
     done(error, parsed);
   });
-}
-
-/** What several requests share must not be changed by one of them. */
-function deepFreeze<T extends object>(value: T): T {
-  for (const inner of Object.values(value)) if (inner !== null && typeof inner === 'object' && !Object.isFrozen(inner)) deepFreeze(inner);
-  return Object.freeze(value);
 }
 
 /** The route a request was routed to, as its validator was compiled for: `POST /api/v1/calculate-schedule`. */

@@ -1,8 +1,8 @@
-import type { Selectable, Updateable } from 'kysely';
+import type { ExpressionBuilder, Selectable, Updateable } from 'kysely';
 import type { WebhookEventType } from '../../domain/events.js';
 import type { DeliveryStatus, WebhookDelivery, WebhookSubscription } from '../../domain/webhook.js';
 import { changedAny, compileOnce } from '../compiled-query.js';
-import type { DbOrTrx, WebhookDeliveryTable, WebhookSubscriptionTable } from '../database.js';
+import type { Database, DbOrTrx, WebhookDeliveryTable, WebhookSubscriptionTable } from '../database.js';
 
 type SubscriptionRow = Selectable<WebhookSubscriptionTable>;
 type DeliveryRow = Selectable<WebhookDeliveryTable>;
@@ -337,13 +337,18 @@ const logAndSettle = compileOnce(
         last_attempt_at: at,
         first_attempt_at: eb.fn.coalesce('first_attempt_at', eb.val(at)),
         locked_until: null,
-        status: eb.case().when('job_id', '=', jobUuid).then(eb.val(status)).else(eb.ref('status')).end(),
-        next_attempt_at: eb.case().when('job_id', '=', jobUuid).then(eb.val(nextAttemptAt)).else(eb.ref('next_attempt_at')).end(),
-        job_id: eb.case().when('job_id', '=', jobUuid).then(eb.val(nextJobUuid)).else(eb.ref('job_id')).end(),
+        status: settledOr(eb, jobUuid, status, 'status'),
+        next_attempt_at: settledOr(eb, jobUuid, nextAttemptAt, 'next_attempt_at'),
+        job_id: settledOr(eb, jobUuid, nextJobUuid, 'job_id'),
       }))
       .where('id', '=', uuid)
       .returning('job_id'),
 );
+
+/** `value` while the delivery still belongs to the attempt's job (as the row was), else the column as it is. */
+function settledOr<C extends 'status' | 'next_attempt_at' | 'job_id'>(eb: ExpressionBuilder<Database, 'webhook_deliveries'>, jobUuid: string, value: DeliveryRow[C], column: C) {
+  return eb.case().when('job_id', '=', jobUuid).then(eb.val(value)).else(eb.ref(column)).end();
+}
 
 /** Starts a delivery over for a manual retry: pending, due now, a fresh 24-hour window, its new job. */
 export async function restartDelivery(db: DbOrTrx, uuid: string, jobUuid: string, now: number): Promise<void> {

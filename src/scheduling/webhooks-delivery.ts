@@ -1,5 +1,6 @@
 import { advanceJobs, completeJob, enqueueJobs, type ClaimedJob, type NewJob } from '../db/repositories/outbox.js';
 import {
+  advanceDelivery,
   clearSubscriptionFailing,
   disableSubscription,
   findAccountAdmins,
@@ -216,13 +217,16 @@ async function finish(
     if (!(await completeJob(trx, job, now))) throw new LostClaimError(job.uuid);
     const jobs: NewJob[] = [];
     const retry = typeof outcome === 'object' ? { jobUuid: newId(now), at: outcome.retryAt } : null;
-    const current = await recordDeliveryAttempt(trx, deliveryUuid, job.uuid, attempt, {
+    const recorded = await recordDeliveryAttempt(trx, deliveryUuid, job.uuid, attempt, {
       status: retry ? 'pending' : (outcome as 'delivered' | 'failed'),
       nextAttemptAt: retry?.at ?? null,
       nextJobUuid: retry?.jobUuid ?? null,
     });
+    // A manual retry asked for meanwhile could not send while this attempt held the delivery
+    // (its job, run meanwhile by any worker, put itself off until the lock's end): it is due now.
+    if (recorded?.waitingJobUuid) await advanceDeliveryJob(trx, deliveryUuid, recorded.waitingJobUuid, now);
     // The retry carries the attempt's error: the outbox (and its metrics) shows it as retrying.
-    if (current && retry)
+    if (recorded?.settled && retry)
       jobs.push({ uuid: retry.jobUuid, kind: WEBHOOK_JOB_KIND, payload: { deliveryUuid } satisfies WebhookJobPayload, runAt: retry.at, lastError: attempt.error });
     // Only what the receiver did counts towards the subscription's health.
     if (!attempt.sent) {
@@ -241,6 +245,12 @@ async function finish(
     await enqueueJobs(trx, jobs, now);
   });
   return 'completed';
+}
+
+/** Makes a delivery's waiting job due now: in the delivery's record (what the API shows) and in the outbox. */
+async function advanceDeliveryJob(trx: Parameters<typeof advanceJobs>[0], deliveryUuid: string, jobUuid: string, now: number): Promise<void> {
+  await advanceDelivery(trx, deliveryUuid, jobUuid, now);
+  await advanceJobs(trx, [jobUuid], now);
 }
 
 /** The e-mail telling each admin of the account that the webhook was switched off. */

@@ -322,6 +322,42 @@ for (const dialect of DIALECTS) {
       expect(receiver.requests).toHaveLength(2);
     });
 
+    it('sends a manual retry that another worker picked up while an attempt was in flight as soon as that attempt fails, never beside it', async () => {
+      let webhookUuid = '';
+      receiver = await startReceiver((_req, res) => {
+        if (receiver!.requests.length > 1) {
+          res.writeHead(200).end();
+          return;
+        }
+        // While the first attempt waits for this answer, an admin retries the delivery by hand and
+        // another worker (another instance) runs the retry's job at once: it must not send beside
+        // the attempt in flight, which holds the delivery. Only then does the first attempt fail.
+        void (async () => {
+          const delivery = (await deliveries(webhookUuid))[0]!;
+          const retried = await call(t.app, acme.apiKey, 'POST', `/api/v1/webhooks/${webhookUuid}/deliveries/${delivery.uuid}/retry`);
+          expect(retried.statusCode).toBe(202);
+          await drain();
+          expect(receiver!.requests).toHaveLength(1);
+          // Retried again meanwhile: still nothing beside the attempt in flight.
+          expect((await call(t.app, acme.apiKey, 'POST', `/api/v1/webhooks/${webhookUuid}/deliveries/${delivery.uuid}/retry`)).statusCode).toBe(202);
+          await drain();
+          expect(receiver!.requests).toHaveLength(1);
+          res.writeHead(500).end();
+        })();
+      });
+      webhookUuid = (await subscribe(`${receiver.url}/slow`, ['meeting.scheduled'])).uuid;
+      const [slot] = await firstFreeSlots(t.app, acme.owner.username, topicUuid);
+      expect((await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', bookingBody(topicUuid, slot!))).statusCode).toBe(201);
+      await drain();
+      // The retry, put off until the attempt's lock would end (a minute), went out once the attempt
+      // had failed, with the clock standing still: the failure counted, the retry delivered it.
+      expect(receiver.requests).toHaveLength(2);
+      expect((await deliveries(webhookUuid))[0]).toMatchObject({ status: 'delivered', attempts: 2, responseStatus: 200, nextAttemptAt: null, lastError: null });
+      t.clock.advance(25 * 3_600_000);
+      await drain();
+      expect(receiver.requests).toHaveLength(2);
+    });
+
     it('gives a delivery up after 24 hours, disables a webhook failing for 3 days and tells the admins; a manual retry sends it again', async () => {
       let healthy = false;
       receiver = await startReceiver((_req, res) => res.writeHead(healthy ? 200 : 500).end());

@@ -277,17 +277,31 @@ function rowToDelivery(row: DeliveryRow): WebhookDelivery {
 
 /**
  * Hands the delivery to a new job (a later attempt) if `jobUuid` is still the one it
- * expects; false when a manual retry or a deletion got there first.
+ * expects; false when a manual retry or a deletion got there first. A job passing the
+ * delivery on never held its lock (it was put off because another attempt holds it, or
+ * the endpoint had enough in flight): the lock, if any, stays with its holder.
  */
 export async function passDeliveryToJob(db: DbOrTrx, uuid: string, jobUuid: string, next: { jobUuid: string; at: number }): Promise<boolean> {
   const result = await db
     .updateTable('webhook_deliveries')
-    .set({ job_id: next.jobUuid, next_attempt_at: next.at, locked_until: null })
+    .set({ job_id: next.jobUuid, next_attempt_at: next.at })
     .where('id', '=', uuid)
     .where('job_id', '=', jobUuid)
     .where('status', '=', 'pending')
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/** Shows the delivery as due `now` if its job is still `jobUuid` and it waited for later (see advanceJobs for the job itself). */
+export async function advanceDelivery(db: DbOrTrx, uuid: string, jobUuid: string, now: number): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ next_attempt_at: now })
+    .where('id', '=', uuid)
+    .where('job_id', '=', jobUuid)
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '>', now)
+    .execute();
 }
 
 export interface AttemptRecord {
@@ -296,13 +310,24 @@ export interface AttemptRecord {
   error: string | null;
 }
 
+/** The delivery as an attempt left it (recordDeliveryAttempt): which job has it now, and its status. */
+export interface SettledDelivery {
+  /** The outcome holds: the delivery's job is now the outcome's `nextJobUuid` (or none). */
+  settled: boolean;
+  /**
+   * Not settled: the pending delivery's own job, a manual retry asked for while the attempt
+   * was in flight (or that retry put off until the attempt's lock ends); null otherwise.
+   */
+  waitingJobUuid: string | null;
+}
+
 /**
  * Logs one attempt and, if `jobUuid` is still the delivery's job, what follows from it
- * (delivered, failed, or the next attempt's job and time). Returns whether the delivery is
- * now as the outcome says (its job is `nextJobUuid`): false when a manual retry asked for
- * while the attempt was in flight kept its own job. One statement instead of two (a round
- * trip fewer for every delivery): each SET sees the row as it was, so every CASE asks
- * about the job the attempt was made for.
+ * (delivered, failed, or the next attempt's job and time); otherwise (a manual retry asked
+ * for while the attempt was in flight kept its own job) the attempt only counts. One
+ * statement instead of two (a round trip fewer for every delivery): each SET sees the row
+ * as it was, so every CASE asks about the job the attempt was made for. Null when the
+ * delivery is gone.
  */
 export async function recordDeliveryAttempt(
   db: DbOrTrx,
@@ -310,7 +335,7 @@ export async function recordDeliveryAttempt(
   jobUuid: string,
   attempt: AttemptRecord,
   outcome: { status: DeliveryStatus; nextAttemptAt: number | null; nextJobUuid: string | null },
-): Promise<boolean> {
+): Promise<SettledDelivery | null> {
   const { rows } = await logAndSettle(
     db,
     uuid,
@@ -323,7 +348,10 @@ export async function recordDeliveryAttempt(
     outcome.nextJobUuid,
   );
   // RETURNING shows the row as updated: a next job's fresh id there was set by this statement.
-  return rows.length > 0 && rows[0]!.job_id === outcome.nextJobUuid;
+  const row = rows[0];
+  if (row === undefined) return null;
+  const settled = row.job_id === outcome.nextJobUuid;
+  return { settled, waitingJobUuid: !settled && row.status === 'pending' ? row.job_id : null };
 }
 
 const logAndSettle = compileOnce(
@@ -342,7 +370,7 @@ const logAndSettle = compileOnce(
         job_id: settledOr(eb, jobUuid, nextJobUuid, 'job_id'),
       }))
       .where('id', '=', uuid)
-      .returning('job_id'),
+      .returning(['job_id', 'status']),
 );
 
 /** `value` while the delivery still belongs to the attempt's job (as the row was), else the column as it is. */

@@ -13,11 +13,17 @@
  * booking ran must be one the floor runs, as often, or the run says so (the floor is then
  * out of date: update FLOOR_SQL below from the server's list).
  *
+ * On PostgreSQL each round also measures a bare server: the floor's booking behind node:http
+ * alone (serveBare), which splits the distance in two: bare ÷ (floor + /healthz), what any
+ * Node server pays to take a booking over HTTP and run those statements, and service ÷ bare,
+ * what the service's own stack (Fastify, Kysely, the use case) adds on top.
+ *
  * Last line: service ÷ (floor + /healthz), the median round. Goal (issue 24): ≤ 1.5.
  * Run: npx tsx bench/booking-floor.ts [seconds-per-case=5] [rounds=3] [sqlite|postgres …]
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import os from 'node:os';
 import autocannon from 'autocannon';
 import SqliteDatabase from 'better-sqlite3';
@@ -238,10 +244,13 @@ function sqliteIds(db: SqliteDatabase.Database, topic: string) {
   return { account: row.account, team: row.team, topic, key: key.id, lookup: key.lookup };
 }
 
-/** The floor on PostgreSQL: 20 bookings at once over a pool of 20, each statement named (prepared once per connection) as the service names them. */
-async function postgresFloor(job: FloorJob): Promise<FloorResult> {
+/**
+ * A booking on PostgreSQL through pg alone, as the floor and the bare server make it: each
+ * statement named (prepared once per connection) as the service names them.
+ */
+async function openPostgresBooker(database: string, topic: string) {
   const pool = new pg.Pool({
-    connectionString: job.database,
+    connectionString: database,
     max: 20,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -263,28 +272,36 @@ async function postgresFloor(job: FloorJob): Promise<FloorResult> {
   const sql = Object.fromEntries(Object.entries(SQL).map(([key, text]) => [key, numbered(text)])) as typeof SQL;
   const { rows } = await pool.query(
     'select meeting_topics.account_id as account, meeting_topics.team_id as team, api_keys.id as key, api_keys.lookup from meeting_topics join api_keys on api_keys.account_id = meeting_topics.account_id where meeting_topics.id = $1 and api_keys.revoked_at is null',
-    [job.topic],
+    [topic],
   );
-  const ids = { ...(rows[0] as { account: string; team: string; key: string; lookup: string }), topic: job.topic };
-  let next = 0;
-  const bookOne = async ([start, username]: [number, string]) => {
+  const ids = { ...(rows[0] as { account: string; team: string; key: string; lookup: string }), topic };
+  /** Books [start, username]; returns the meeting's uuid. */
+  const bookOne = async ([start, username]: [number, string]): Promise<string> => {
     await query(pool, sql.apiKey, [ids.lookup]);
     const client = await pool.connect();
     try {
       const now = Date.now();
       await query(client, 'begin');
-      await query(client, sql.accountAndTopic, [job.topic, ids.account]);
-      const locked = await query(client, sql.lockHosts, [1, username, job.topic, job.topic, 1]);
+      await query(client, sql.accountAndTopic, [topic, ids.account]);
+      const locked = await query(client, sql.lockHosts, [1, username, topic, topic, 1]);
       const host = (locked.rows[0] as { id: string }).id;
       await query(client, sql.busy, busyValues(host, start, now));
       const values = bookingValues(ids, host, start, now);
       await query(client, sql.insertMeeting, values.meetingRow);
       await query(client, sql.insertEventWithJob, [...values.eventRow, ...values.outboxRow]);
       await query(client, 'commit');
+      return values.meetingRow[0] as string;
     } finally {
       client.release();
     }
   };
+  return { bookOne, statements, close: () => pool.end() };
+}
+
+/** The floor on PostgreSQL: 20 bookings at once over a pool of 20. */
+async function postgresFloor(job: FloorJob): Promise<FloorResult> {
+  const { bookOne, statements, close } = await openPostgresBooker(job.database, job.topic);
+  let next = 0;
   const run = async (until: number) => {
     let bookings = 0;
     await Promise.all(
@@ -304,8 +321,43 @@ async function postgresFloor(job: FloorJob): Promise<FloorResult> {
   const began = Date.now();
   const bookings = await run(began + job.seconds * 1_000);
   const result = floorResult(job, bookings, process.cpuUsage(before), threads, began, next, statements);
-  await pool.end();
+  await close();
   return result;
+}
+
+/**
+ * The bare server (PostgreSQL): the floor's booking behind node:http alone — no Fastify, no
+ * Kysely, none of the service's code — answering the same POST /schedule bodies with a 201.
+ * It splits the service's distance from the floor in two: what any Node server pays to take
+ * a booking over HTTP and run its statements (bare ÷ floor), and what the service's own stack
+ * adds on top (service ÷ bare). It prints `BARE_PORT <port>`; GET /bench/cpu is its CPU so far.
+ */
+async function serveBare(database: string, topic: string): Promise<void> {
+  const { bookOne } = await openPostgresBooker(database, topic);
+  const server = http.createServer((request, response) => {
+    if (request.method === 'GET' && request.url === '/bench/cpu') {
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify(process.cpuUsage()));
+      return;
+    }
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      const { dates } = JSON.parse(body) as { dates: [{ start: string; username: string }] };
+      bookOne([Date.parse(dates[0].start), dates[0].username]).then(
+        (uuid) => {
+          response.writeHead(201, { 'content-type': 'application/json' });
+          response.end(JSON.stringify({ meetings: [{ uuid }] }));
+        },
+        (error: Error) => {
+          response.writeHead(500, { 'content-type': 'application/json' });
+          response.end(JSON.stringify({ error: error.message }));
+        },
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  console.log(`BARE_PORT ${(server.address() as { port: number }).port}`);
 }
 
 /** Runs the floor in a process of its own (this file with --floor), so that nothing else shares its CPU figure. */
@@ -317,6 +369,15 @@ function runFloor(job: FloorJob): Promise<FloorResult> {
     child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(output) as FloorResult) : reject(new Error(`the floor process exited with ${code}`))));
     child.stdin.end(JSON.stringify(job));
   });
+}
+
+if (process.argv.includes('--bare')) {
+  let input = '';
+  for await (const chunk of process.stdin) input += chunk;
+  const job = JSON.parse(input) as { database: string; topic: string };
+  await serveBare(job.database, job.topic);
+  // Serves until killed.
+  await new Promise(() => undefined);
 }
 
 if (process.argv.includes('--floor')) {
@@ -448,8 +509,8 @@ async function runDialect(dialect: BenchDialect): Promise<number> {
       const savepoints = service.statements['savepoint grouped'] ?? 0;
       const aloneShare = Math.max(0, (bookings - savepoints) / bookings);
       const sharedSize = savepoints / Math.max(1, commits - (bookings - savepoints));
-      // Enough slots for any rate this machine reaches, its 1 s warm-up included.
-      const take = Math.min(nextFloorSlot - nextBody - 1, 6_000 * (seconds + 1));
+      // Enough slots for any rate this machine reaches, its warm-up included (PostgreSQL's floor books a few times slower).
+      const take = Math.min(nextFloorSlot - nextBody - 1, (dialect === 'sqlite' ? 6_000 : 2_500) * (seconds + 2));
       const floorSlots = slots.slice(nextFloorSlot - take, nextFloorSlot).reverse();
       nextFloorSlot -= take;
       const database = dialect === 'sqlite' ? info.databaseFile! : info.databaseUrl!;
@@ -474,10 +535,73 @@ async function runDialect(dialect: BenchDialect): Promise<number> {
       if (floor.exhausted) console.log('  the floor ran out of free slots before its time: this round is not counted (fewer rounds, or shorter ones)');
       const differences = statementDifferences(service.statements, bookings, floor.statements, floor.bookings);
       if (differences.length > 0) console.log(`  the floor does not run what a booking runs (service vs floor):\n${differences.join('\n')}`);
+      if (dialect === 'postgres') {
+        const bareTake = Math.min(nextFloorSlot - nextBody - 1, 2_500 * (seconds + BARE_WARM_UP_S + 1));
+        const bare = await measureBare(info.databaseUrl!, info.topic, bodies.slice(nextFloorSlot - bareTake, nextFloorSlot).reverse());
+        nextFloorSlot -= bareTake;
+        const stack = service.cpuMicros / bare.cpuMicros;
+        const http = bare.cpuMicros / (floor.cpuMicros + healthz.cpuMicros);
+        bareRatios.push({ stack, http });
+        console.log(
+          `  bare server (node:http + the floor's statements): ${formatNumber(bare.cpuMicros)} µs a booking (${formatNumber(bare.bookings)}); service ÷ bare ${formatNumber(stack, 2)}×, bare ÷ (floor + /healthz) ${formatNumber(http, 2)}×`,
+        );
+      }
     }
     return median(ratios);
   } finally {
     await server.stop();
+  }
+}
+
+/** The bare server's own warm-up before its measured load. */
+const BARE_WARM_UP_S = 2;
+const bareRatios: { stack: number; http: number }[] = [];
+
+/** The bare server (serveBare) in a process of its own: its CPU µs per booking of `seconds` of load, after its warm-up. */
+async function measureBare(database: string, topic: string, bareBodies: string[]): Promise<{ cpuMicros: number; bookings: number }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/booking-floor.ts', '--bare'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  try {
+    child.stdin.end(JSON.stringify({ database, topic }));
+    const port = await new Promise<string>((resolve, reject) => {
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const found = /BARE_PORT (\d+)/.exec(output);
+        if (found) resolve(found[1]!);
+      });
+      child.once('exit', (code) => reject(new Error(`the bare server exited with ${code}`)));
+    });
+    const url = `http://127.0.0.1:${port}`;
+    const cpu = async () => {
+      const usage = (await (await fetch(`${url}/bench/cpu`)).json()) as { user: number; system: number };
+      return usage.user + usage.system;
+    };
+    let next = 0;
+    let created = 0;
+    const load = (duration: number) =>
+      autocannon({
+        url: `${url}/schedule`,
+        method: 'POST',
+        connections: CONNECTIONS,
+        duration,
+        headers: { 'content-type': 'application/json' },
+        requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: bareBodies[next++ % bareBodies.length] }) }],
+        setupClient: (client: autocannon.Client) =>
+          client.on('response', (status: number) => {
+            if (status === 201) created += 1;
+          }),
+      } as autocannon.Options);
+    await load(BARE_WARM_UP_S);
+    const before = await cpu();
+    created = 0;
+    await load(seconds);
+    // As for the service: what was in flight when the load stopped finishes and is counted.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const used = (await cpu()) - before;
+    if (next > bareBodies.length) throw new Error('the bare server ran out of free slots');
+    return { cpuMicros: used / Math.max(1, created), bookings: created };
+  } finally {
+    child.kill();
   }
 }
 
@@ -493,5 +617,10 @@ console.log(
 );
 const results: string[] = [];
 for (const dialect of dialects) results.push(`${dialect} ${formatNumber(await runDialect(dialect), 2)}×`);
+if (bareRatios.length > 0) {
+  console.log(
+    `PostgreSQL, bare server: service ÷ bare ${formatNumber(median(bareRatios.map((r) => r.stack)), 2)}× (the service's own stack), bare ÷ (floor + /healthz) ${formatNumber(median(bareRatios.map((r) => r.http)), 2)}× (HTTP and a server around the same statements), median rounds`,
+  );
+}
 if (!dialects.includes('postgres') && asked.length === 0) console.log('PostgreSQL not reachable: skipped.');
 console.log(`booking ÷ (SQL floor + /healthz), CPU per booking, median round: ${results.join(', ')} (goal ≤ 1.5)`);

@@ -572,10 +572,7 @@ async function measureBare(database: string, topic: string, bareBodies: string[]
       child.once('exit', (code) => reject(new Error(`the bare server exited with ${code}`)));
     });
     const url = `http://127.0.0.1:${port}`;
-    const cpu = async () => {
-      const usage = (await (await fetch(`${url}/bench/cpu`)).json()) as { user: number; system: number };
-      return usage.user + usage.system;
-    };
+    const cpu = async () => (await serverCpu(url)).total;
     let next = 0;
     let created = 0;
     const load = (duration: number) =>

@@ -293,69 +293,74 @@ for (const dialect of DIALECTS) {
       expect(timestamps[3]! - timestamps[0]!).toBe(35);
     });
 
-    it('keeps a manual retry asked for while an attempt is in flight: that attempt counts, but its failure queues no retry of its own', async () => {
+    /**
+     * Books a meeting whose `meeting.scheduled` delivery's first attempt is held open: while it
+     * waits, `whileInFlight` runs (given the webhook and the delivery), then that attempt gets a
+     * 500; any later request gets a 200. Returns once the jobs have drained, the in-flight
+     * steps' own assertions included.
+     */
+    async function holdFirstAttempt(whileInFlight: (webhookUuid: string, deliveryUuid: string) => Promise<void>): Promise<string> {
       let webhookUuid = '';
-      receiver = await startReceiver((req, res) => {
-        if (receiver!.requests.length > 1) {
-          res.writeHead(200).end();
-          return;
-        }
-        // While the first attempt waits for this answer, an admin retries the delivery by hand.
-        void (async () => {
-          const delivery = (await deliveries(webhookUuid))[0]!;
-          const retried = await call(t.app, acme.apiKey, 'POST', `/api/v1/webhooks/${webhookUuid}/deliveries/${delivery.uuid}/retry`);
-          expect(retried.statusCode).toBe(202);
-          res.writeHead(500).end();
-        })();
-        expect(req.headers['webhook-id']).toBeDefined();
-      });
-      webhookUuid = (await subscribe(`${receiver.url}/slow`, ['meeting.scheduled'])).uuid;
-      const [slot] = await firstFreeSlots(t.app, acme.owner.username, topicUuid);
-      expect((await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', bookingBody(topicUuid, slot!))).statusCode).toBe(201);
-      await drain();
-      // The failed attempt was logged (attempts start over at the retry, then count it), the
-      // manual retry then delivered it: two requests, no third waiting for its own retry time.
-      expect(receiver.requests).toHaveLength(2);
-      expect((await deliveries(webhookUuid))[0]).toMatchObject({ status: 'delivered', attempts: 2, responseStatus: 200, nextAttemptAt: null });
-      t.clock.advance(25 * 3_600_000);
-      await drain();
-      expect(receiver.requests).toHaveLength(2);
-    });
-
-    it('sends a manual retry that another worker picked up while an attempt was in flight as soon as that attempt fails, never beside it', async () => {
-      let webhookUuid = '';
+      let inFlight: Promise<void> = Promise.resolve();
       receiver = await startReceiver((_req, res) => {
         if (receiver!.requests.length > 1) {
           res.writeHead(200).end();
           return;
         }
-        // While the first attempt waits for this answer, an admin retries the delivery by hand and
-        // another worker (another instance) runs the retry's job at once: it must not send beside
-        // the attempt in flight, which holds the delivery. Only then does the first attempt fail.
-        void (async () => {
-          const delivery = (await deliveries(webhookUuid))[0]!;
-          const retried = await call(t.app, acme.apiKey, 'POST', `/api/v1/webhooks/${webhookUuid}/deliveries/${delivery.uuid}/retry`);
-          expect(retried.statusCode).toBe(202);
-          await drain();
-          expect(receiver!.requests).toHaveLength(1);
-          // Retried again meanwhile: still nothing beside the attempt in flight.
-          expect((await call(t.app, acme.apiKey, 'POST', `/api/v1/webhooks/${webhookUuid}/deliveries/${delivery.uuid}/retry`)).statusCode).toBe(202);
-          await drain();
-          expect(receiver!.requests).toHaveLength(1);
-          res.writeHead(500).end();
+        inFlight = (async () => {
+          try {
+            const delivery = (await deliveries(webhookUuid))[0]!;
+            await whileInFlight(webhookUuid, delivery.uuid);
+          } finally {
+            res.writeHead(500).end();
+          }
         })();
       });
       webhookUuid = (await subscribe(`${receiver.url}/slow`, ['meeting.scheduled'])).uuid;
       const [slot] = await firstFreeSlots(t.app, acme.owner.username, topicUuid);
       expect((await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', bookingBody(topicUuid, slot!))).statusCode).toBe(201);
       await drain();
+      await inFlight;
+      return webhookUuid;
+    }
+
+    async function retryByHand(webhookUuid: string, deliveryUuid: string): Promise<void> {
+      expect((await call(t.app, acme.apiKey, 'POST', `/api/v1/webhooks/${webhookUuid}/deliveries/${deliveryUuid}/retry`)).statusCode).toBe(202);
+    }
+
+    it('keeps a manual retry asked for while an attempt is in flight: that attempt counts, but its failure queues no retry of its own', async () => {
+      // While the first attempt waits for its answer, an admin retries the delivery by hand.
+      const webhookUuid = await holdFirstAttempt(retryByHand);
+      // The failed attempt was logged (attempts start over at the retry, then count it), the
+      // manual retry then delivered it: two requests, no third waiting for its own retry time.
+      expect(receiver!.requests).toHaveLength(2);
+      expect(receiver!.requests[0]!.headers['webhook-id']).toBeDefined();
+      expect((await deliveries(webhookUuid))[0]).toMatchObject({ status: 'delivered', attempts: 2, responseStatus: 200, nextAttemptAt: null });
+      t.clock.advance(25 * 3_600_000);
+      await drain();
+      expect(receiver!.requests).toHaveLength(2);
+    });
+
+    it('sends a manual retry that another worker picked up while an attempt was in flight as soon as that attempt fails, never beside it', async () => {
+      // While the first attempt waits for its answer, an admin retries the delivery by hand and
+      // another worker (another instance) runs the retry's job at once: it must not send beside
+      // the attempt in flight, which holds the delivery. Only then does the first attempt fail.
+      const webhookUuid = await holdFirstAttempt(async (webhook, delivery) => {
+        await retryByHand(webhook, delivery);
+        await drain();
+        expect(receiver!.requests).toHaveLength(1);
+        // Retried again meanwhile: still nothing beside the attempt in flight.
+        await retryByHand(webhook, delivery);
+        await drain();
+        expect(receiver!.requests).toHaveLength(1);
+      });
       // The retry, put off until the attempt's lock would end (a minute), went out once the attempt
       // had failed, with the clock standing still: the failure counted, the retry delivered it.
-      expect(receiver.requests).toHaveLength(2);
+      expect(receiver!.requests).toHaveLength(2);
       expect((await deliveries(webhookUuid))[0]).toMatchObject({ status: 'delivered', attempts: 2, responseStatus: 200, nextAttemptAt: null, lastError: null });
       t.clock.advance(25 * 3_600_000);
       await drain();
-      expect(receiver.requests).toHaveLength(2);
+      expect(receiver!.requests).toHaveLength(2);
     });
 
     it('gives a delivery up after 24 hours, disables a webhook failing for 3 days and tells the admins; a manual retry sends it again', async () => {

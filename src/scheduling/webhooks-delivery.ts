@@ -91,7 +91,7 @@ export function createWebhookDeliverer(ctx: Pick<UseCaseContext, 'config' | 'now
       const now = ctx.now();
       if (delivery.lockedUntil !== null && delivery.lockedUntil > now) {
         // An attempt of the same delivery is in flight (a manual retry asked for meanwhile).
-        return postpone(ctx, job, delivery, delivery.lockedUntil);
+        return postpone(ctx, job, delivery, delivery.lockedUntil, undefined, true);
       }
       const started = inFlight.get(subscription.uuid) ?? [];
       const cap = subscription.failingSince !== null ? 1 : ctx.config.webhooks.maxInFlightPerEndpoint;
@@ -112,7 +112,8 @@ export function createWebhookDeliverer(ctx: Pick<UseCaseContext, 'config' | 'now
         if (!(await inSharedCommit(ctx.db, (db) => lockDelivery(db, delivery.uuid, job.uuid, now, DELIVERY_LEASE_MS)))) {
           // Another attempt holds it (a sender that died lets go when its lease ends): try after that.
           const current = await findDelivery(ctx.db, delivery.uuid);
-          if (current?.status === 'pending' && current.jobUuid === job.uuid) return await postpone(ctx, job, current, Math.max(current.lockedUntil ?? 0, now + 1_000));
+          if (current?.status === 'pending' && current.jobUuid === job.uuid)
+            return await postpone(ctx, job, current, Math.max(current.lockedUntil ?? 0, now + 1_000), undefined, true);
           return;
         }
         if (!subscription.enabled && payload.manual !== true) {
@@ -179,6 +180,8 @@ async function postpone(
   delivery: Pick<WebhookDelivery, 'uuid' | 'attempts' | 'lastError'>,
   at: number,
   onNextJob?: (jobUuid: string) => void,
+  /** Put off for another attempt's lock: due at once if that attempt has ended meanwhile. */
+  forLock = false,
 ): Promise<'completed'> {
   const deliveryUuid = delivery.uuid;
   // A delivery whose last attempt failed is still retrying while it waits its turn.
@@ -188,8 +191,9 @@ async function postpone(
     // Refused: the job's new holder (after this claim's lease) deals with the delivery; the throw rolls back.
     if (!(await completeJob(trx, job, now))) throw new LostClaimError(job.uuid);
     const next = { jobUuid: newId(now), at };
-    if (await passDeliveryToJob(trx, deliveryUuid, job.uuid, next)) {
-      await enqueueJobs(trx, [{ uuid: next.jobUuid, kind: WEBHOOK_JOB_KIND, payload: { deliveryUuid } satisfies WebhookJobPayload, runAt: at, lastError }], now);
+    const due = await passDeliveryToJob(trx, deliveryUuid, job.uuid, next, forLock ? now : null);
+    if (due !== null) {
+      await enqueueJobs(trx, [{ uuid: next.jobUuid, kind: WEBHOOK_JOB_KIND, payload: { deliveryUuid } satisfies WebhookJobPayload, runAt: due, lastError }], now);
       onNextJob?.(next.jobUuid);
     }
   });

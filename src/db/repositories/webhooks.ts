@@ -277,19 +277,39 @@ function rowToDelivery(row: DeliveryRow): WebhookDelivery {
 
 /**
  * Hands the delivery to a new job (a later attempt) if `jobUuid` is still the one it
- * expects; false when a manual retry or a deletion got there first. A job passing the
- * delivery on never held its lock (it was put off because another attempt holds it, or
- * the endpoint had enough in flight): the lock, if any, stays with its holder.
+ * expects; null when a manual retry or a deletion got there first, else when the new job
+ * is due. A job passing the delivery on never held its lock (it was put off because another
+ * attempt holds it, or the endpoint had enough in flight): the lock, if any, stays with its
+ * holder. With `dueOnceUnlocked`, a job put off for the lock is due then instead if the
+ * lock is already gone (its holder ended between the read that saw it and this write).
  */
-export async function passDeliveryToJob(db: DbOrTrx, uuid: string, jobUuid: string, next: { jobUuid: string; at: number }): Promise<boolean> {
-  const result = await db
+export async function passDeliveryToJob(
+  db: DbOrTrx,
+  uuid: string,
+  jobUuid: string,
+  next: { jobUuid: string; at: number },
+  dueOnceUnlocked: number | null = null,
+): Promise<number | null> {
+  const row = await db
     .updateTable('webhook_deliveries')
-    .set({ job_id: next.jobUuid, next_attempt_at: next.at })
+    .set((eb) => ({
+      job_id: next.jobUuid,
+      next_attempt_at:
+        dueOnceUnlocked === null
+          ? next.at
+          : eb
+              .case()
+              .when(eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', dueOnceUnlocked)]))
+              .then(dueOnceUnlocked)
+              .else(next.at)
+              .end(),
+    }))
     .where('id', '=', uuid)
     .where('job_id', '=', jobUuid)
     .where('status', '=', 'pending')
+    .returning('next_attempt_at')
     .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  return row?.next_attempt_at ?? null;
 }
 
 /** Shows the delivery as due `now` if its job is still `jobUuid` and it waited for later (see advanceJobs for the job itself). */

@@ -3,7 +3,7 @@
  * the service uses: client CPU time per query for a small parameterised select, unnamed
  * (parsed and planned on every run) and named (prepared once per connection, as the service
  * does unless DATABASE_PREPARED_STATEMENTS=false), 20 connections in parallel as in
- * bench/bookings.ts. A booking on PostgreSQL is eight round trips (README, Benchmarks), so
+ * bench/bookings.ts. A booking on PostgreSQL is eight round trips (bench/README.md), so
  * eight times this is the driver's share of bench/bookings.ts's "CPU µs/book".
  * Run: npx tsx bench/pg-queries.ts [queries=20000]
  */

@@ -4,7 +4,7 @@ import { startBackgroundJobs } from '../../src/background.js';
 import { createContext } from '../../src/context.js';
 import { claimReminder, findReminderOutcomes } from '../../src/db/repositories/meeting-reminders.js';
 import { reminderKey } from '../../src/domain/reminders.js';
-import type { RenderedMessage } from '../../src/mail/render.js';
+import type { RenderedMessage } from '../../src/mail/message.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
 import { startFakeSmsapi, type FakeSmsapi } from '../fakes/smsapi.js';
 import { startFakeTwilio, type FakeTwilio } from '../fakes/twilio.js';

@@ -12,7 +12,7 @@ import { startBackgroundJobs } from '../src/background.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { createContext, type AppContext } from '../src/context.js';
 import type { Dialect } from '../src/db/connect.js';
-import type { RenderedMessage } from '../src/mail/render.js';
+import type { RenderedMessage } from '../src/mail/message.js';
 import { createAccount, type CreateAccountInput, type CreatedAccount } from '../src/scheduling/create-account.js';
 
 const postgresAdminUrl = inject('postgresAdminUrl');

@@ -469,10 +469,12 @@ export interface MeetingReminderTable {
   recipient: string;
   minutes_before: number;
   due_at: number;
-  /** sent | skipped | failed */
+  /** sent | skipped | failed, or `sending` while the job in claimed_by holds the send (0032-…) */
   status: string;
   detail: string | null;
   recorded_at: number;
+  /** The outbox job that claimed the send (0032-…): only it sends and records the outcome. */
+  claimed_by: string | null;
 }
 
 /** A host's named hours beside the default ones in users.availability (0024-…). */

@@ -1,6 +1,7 @@
 import type { Lang } from '../domain/meeting.js';
 import type { BookingMessagePayload } from './booking-message.js';
-import { renderBookingMessage, renderNoticeMessage, type RenderedMessage } from './render.js';
+import type { RenderedMessage } from './message.js';
+import { renderBookingMessage, renderNoticeMessage } from './render.js';
 
 /**
  * A message written in full when it is queued: an operational notice (a webhook switched

@@ -4,18 +4,9 @@ import type { AnsweredQuestion } from '../domain/form.js';
 import { escapeHtml, toParameterValue, toSingleLine, toTextLines } from '../domain/text.js';
 import { PLACE_LABELS } from '../domain/place-labels.js';
 import type { BookingMessagePayload, PaymentMessagePayload } from './booking-message.js';
-import { NO_INVITATION } from './transport.js';
+import { NO_INVITATION, type RenderedMessage } from './message.js';
 import { calendarLinks } from '../domain/calendar-links.js';
 import { formatDateTime, formatMoney, formatSpan, type FormatLocale } from '../domain/formats.js';
-
-export interface RenderedMessage {
-  to: { name: string; email: string };
-  subject: string;
-  text: string;
-  /** The same message as HTML, every value escaped; for a transport that sends both. */
-  html: string;
-  ics: { method: 'REQUEST' | 'CANCEL'; content: string };
-}
 
 interface Strings {
   confirmedSubject: (p: Vars) => string;

@@ -1,10 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
-import type { RenderedMessage } from './render.js';
-
-/** The `ics` of a message that is no invitation (a notice to admins): the transport attaches nothing. */
-export const NO_INVITATION: RenderedMessage['ics'] = Object.freeze({ method: 'REQUEST', content: '' });
+import type { RenderedMessage } from './message.js';
 
 export interface MailTransport {
   /** Delivers one message or throws; the outbox decides about retries. */

@@ -16,7 +16,7 @@ import {
 import { toIso } from '../domain/representations.js';
 import type { DbOrTrx } from '../db/database.js';
 import { findAccount } from '../db/repositories/accounts.js';
-import { findReminderOutcomes, hasReminderOutcome, recordReminderOutcome } from '../db/repositories/meeting-reminders.js';
+import { claimReminder, findReminderOutcomes, recordReminderOutcome, releaseReminderClaim } from '../db/repositories/meeting-reminders.js';
 import { findTopicIncludingDeleted } from '../db/repositories/meeting-topics.js';
 import { findMeeting, lockHost } from '../db/repositories/meetings.js';
 import { completeJob, enqueueJobs, type NewJob } from '../db/repositories/outbox.js';
@@ -79,9 +79,12 @@ type ReminderContext = Pick<UseCaseContext, 'config' | 'db' | 'now' | 'secretKey
 
 /**
  * The `reminder` job, when it comes due. It does nothing for a meeting no longer confirmed at
- * that start (cancelled, declined, moved), and nothing twice: its outcome is recorded under
- * the reminder's key in `meeting_reminders`, in the transaction that completes the job, so
- * any number of instances, retries and restarts send it once. From the meeting's start on it
+ * that start (cancelled, declined, moved), and nothing twice: before anything leaves, the job
+ * claims the send under the reminder's key in `meeting_reminders` (a `sending` row naming the
+ * job), so of any jobs for one key (a meeting moved away and back has two), instances and
+ * restarts, one sends; only that job, or its own retry after a crash or a passing failure,
+ * turns the claim into the outcome, in the transaction that completes the job. A claim whose
+ * job was given up stays until an operator's `outbox retry --failed`. From the meeting's start on it
  * is not sent but recorded `skipped` (`meeting.reminder_skipped`): after an outage a reminder
  * of a meeting already under way would only confuse. An e-mail is queued as an `email` job
  * with that record; an SMS is handed to the provider first, retried with the outbox's backoff
@@ -99,8 +102,22 @@ export function createReminderSender(ctx: ReminderContext): JobHandler {
       const reminder: Reminder = { minutesBefore: payload.minutesBefore, channel: payload.channel, to: payload.to };
       const key = reminderKey(payload.start, reminder);
       const meeting = await findMeeting(ctx.db, payload.accountUuid, payload.meetingUuid);
-      if (!meeting || !isStillDue(meeting, payload, ctx.now())) return;
-      if (await hasReminderOutcome(ctx.db, meeting.uuid, key)) return;
+      if (!meeting) return;
+      // A retry of a job that claimed the send before the meeting moved lets go of it: a claim is held only by a job that may still send.
+      if (!isStillDue(meeting, payload, ctx.now())) return releaseReminderClaim(ctx.db, meeting.uuid, key, job.uuid);
+      const claim = {
+        uuid: newId(ctx.now()),
+        meetingUuid: meeting.uuid,
+        key,
+        channel: payload.channel,
+        recipient: payload.to,
+        minutesBefore: payload.minutesBefore,
+        dueAt: reminderDueAt(payload.start, payload.minutesBefore),
+        jobUuid: job.uuid,
+        claimedAt: ctx.now(),
+      };
+      // Another job for the same key sends it (or did): two both reading "not sent yet" would both hand the SMS to the provider.
+      if (!(await claimReminder(ctx.db, claim))) return;
       const finish = (status: ReminderOutcome, detail: string | null, jobs: NewJob[] = []) => finishReminder(ctx, job, payload, key, status, detail, jobs);
       const now = ctx.now();
       if (reminderFate(now, meeting.start) === 'late') return finish('skipped', `picked up at ${toIso(now)}, not before the meeting's start: not sent late`);
@@ -147,8 +164,9 @@ function isStillDue(meeting: Meeting, payload: ReminderJobPayload, now: number):
 
 /**
  * Records the outcome and completes the job in one transaction, under the host's lock so a
- * cancel or a move committing meanwhile is seen: then nothing is recorded or queued. The
- * first to record a reminder's key queues its e-mail and its event; anyone after does nothing.
+ * cancel or a move committing meanwhile is seen: then nothing is recorded or queued, and the
+ * job's claim is let go. Only the job holding the reminder's claim records it and queues its
+ * e-mail and its event.
  */
 async function finishReminder(
   ctx: ReminderContext,
@@ -166,19 +184,9 @@ async function finishReminder(
     if (!found) return;
     await lockHost(trx, found.hostUuid);
     const meeting = await findMeeting(trx, payload.accountUuid, payload.meetingUuid);
-    if (!meeting || !isStillDue(meeting, payload, now)) return;
-    const recorded = await recordReminderOutcome(trx, {
-      uuid: newId(now),
-      meetingUuid: meeting.uuid,
-      key,
-      channel: payload.channel,
-      recipient: payload.to,
-      minutesBefore: payload.minutesBefore,
-      dueAt: reminderDueAt(payload.start, payload.minutesBefore),
-      status,
-      detail,
-      recordedAt: now,
-    });
+    if (!meeting) return;
+    if (!isStillDue(meeting, payload, now)) return releaseReminderClaim(trx, meeting.uuid, key, job.uuid);
+    const recorded = await recordReminderOutcome(trx, { meetingUuid: meeting.uuid, key, jobUuid: job.uuid, status, detail, recordedAt: now });
     if (!recorded) return;
     await enqueueJobs(trx, jobs, now);
     const type = status === 'sent' ? 'meeting.reminder_sent' : status === 'skipped' ? 'meeting.reminder_skipped' : 'meeting.reminder_failed';

@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { createContext } from '../../src/context.js';
-import type { RenderedMessage } from '../../src/mail/render.js';
+import type { RenderedMessage } from '../../src/mail/message.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, runJobsCapturingMail, type TestApp } from '../helpers.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RenderedMessage } from '../../src/mail/render.js';
+import type { RenderedMessage } from '../../src/mail/message.js';
 import { createApiKeyForUser } from '../../src/scheduling/api-keys.js';
 import { runMaintenance } from '../../src/scheduling/meetings.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
@@ -258,6 +258,43 @@ for (const dialect of DIALECTS) {
       const approved = await call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${request.uuid}/approve`);
       expect(approved.statusCode).toBe(200);
       expect(approved.json().status).toBe('confirmed');
+    });
+
+    it("an admin of another team may not decide, neither the host's own topic's request nor another team topic's", async () => {
+      const { acme, book } = await setUp();
+      // Mia is an admin, but of "Front desk" only: neither the topic's team nor one the host is in.
+      const frontDesk = (await call(t.app, acme.apiKey, 'POST', '/api/v1/teams', { name: 'Front desk' })).json();
+      const mia = (
+        await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${frontDesk.uuid}/users`, { firstName: 'Mia', lastName: 'Admin', email: `mia${counter}@example.com` })
+      ).json();
+      expect((await call(t.app, acme.apiKey, 'PATCH', `/api/v1/teams/${frontDesk.uuid}/users/${mia.uuid}`, { admin: true })).statusCode).toBe(200);
+      const miaKey = (await createApiKeyForUser(t.ctx, mia.uuid)).apiKey;
+      const teamTopic = (
+        await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
+          name: 'Team consult',
+          durationMinutes: 30,
+          places: ['offline'],
+          team: acme.team.uuid,
+          requiresApproval: true,
+        })
+      ).json();
+      const own = (await book(SLOT)).json().meetings[0];
+      const ofTeam = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
+        dates: [{ start: '2027-01-06T10:00:00.000Z', username: acme.owner.username }],
+        email: 'team-request@example.com',
+        lang: 'en',
+        name: 'Jan Kowalski',
+        place: 'offline',
+        meetingTopic: teamTopic.uuid,
+        team: acme.team.uuid,
+        timezone: 'Europe/Warsaw',
+      });
+      expect(ofTeam.statusCode, ofTeam.body).toBe(201);
+      for (const request of [own, ofTeam.json().meetings[0]]) {
+        expectProblem(await call(t.app, miaKey, 'POST', `/api/v1/meetings/${request.uuid}/approve`), 403, 'FORBIDDEN');
+        expectProblem(await call(t.app, miaKey, 'POST', `/api/v1/meetings/${request.uuid}/decline`), 403, 'FORBIDDEN');
+        expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/meetings/${request.uuid}`)).json().status).toBe('pending_approval');
+      }
     });
 
     it('only the host, an admin of the topic team or the booking key decides; the topic fields are validated', async () => {

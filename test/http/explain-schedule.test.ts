@@ -118,6 +118,23 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it("explains the host's own weekly limit, full with a meeting earlier that week, as the month view refuses the start", async () => {
+      const { acme, topic, book, explain, offeredStarts } = await setUp();
+      expect((await call(t.app, acme.apiKey, 'PUT', `/api/v1/users/${acme.owner.uuid}/limits`, { daily: null, weekly: 1 })).statusCode).toBe(200);
+      // Monday afternoon's meeting fills the week (Monday first): Friday is free on the clock, the topic has no limit of its own,
+      // and only a read of the whole week around Friday sees the meeting.
+      await book('2027-01-04T14:00:00.000Z', topic.uuid);
+      const friday = '2027-01-08T09:00:00.000Z';
+      const explained = await explain(friday);
+      expect(explained.offered).toBe(false);
+      expect(explained.reasons).toEqual([{ code: 'WEEKLY_LIMIT', detail: expect.any(String), scope: 'host', limit: 1, count: 1 }]);
+      expect((await offeredStarts()).has(friday)).toBe(false);
+      // The next week is free again, in both (its seven days: offset 7).
+      const nextFriday = '2027-01-15T09:00:00.000Z';
+      expect((await offeredStarts(topic.uuid, { offset: 7 })).has(nextFriday)).toBe(true);
+      expect(await explain(nextFriday)).toMatchObject({ offered: true, reasons: [] });
+    });
+
     it('explains hours, notice and the booking window with their context', async () => {
       const { explain } = await setUp();
       // Saturday: no weekly hours.

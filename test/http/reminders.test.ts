@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { startBackgroundJobs } from '../../src/background.js';
 import { createContext } from '../../src/context.js';
-import { findReminderOutcomes } from '../../src/db/repositories/meeting-reminders.js';
-import type { RenderedMessage } from '../../src/mail/render.js';
+import { claimReminder, findReminderOutcomes } from '../../src/db/repositories/meeting-reminders.js';
+import { reminderKey } from '../../src/domain/reminders.js';
+import type { RenderedMessage } from '../../src/mail/message.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
 import { startFakeSmsapi, type FakeSmsapi } from '../fakes/smsapi.js';
 import { startFakeTwilio, type FakeTwilio } from '../fakes/twilio.js';
@@ -188,6 +189,62 @@ for (const dialect of DIALECTS) {
       expect(await drain()).toEqual([]);
     });
 
+    it('a meeting moved away and back gets one SMS at its start, though both jobs for that start run at once', async () => {
+      // An SMS leaves before its outcome is recorded, so the record alone cannot stop the second job: the send itself is claimed.
+      const { acme, book } = await setUp([{ minutesBefore: 60, channel: 'sms', to: 'participant' }]);
+      const meeting = await book(MONDAY_9_WARSAW, '605 000 444');
+      const move = (start: string) => call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${meeting.uuid}/reschedule`, { start });
+      await drain();
+      expect((await move('2027-11-02T08:00:00.000Z')).statusCode).toBe(200);
+      await drain();
+      expect((await move(MONDAY_9_WARSAW)).statusCode).toBe(200);
+      await drain();
+      t.clock.set(HOUR_BEFORE);
+      await drain();
+      await drain();
+      expect(smsTo('48605000444')).toHaveLength(1);
+      expect((await findReminderOutcomes(t.ctx.db, meeting.uuid)).map((outcome) => [outcome.channel, outcome.dueAt, outcome.status])).toEqual([['sms', HOUR_BEFORE, 'sent']]);
+    });
+
+    it('a job that claimed the SMS and died before sending it sends it on its retry; the other job for that start does not', async () => {
+      const { acme, book } = await setUp([{ minutesBefore: 60, channel: 'sms', to: 'participant' }]);
+      const meeting = await book(MONDAY_9_WARSAW, '606 000 555');
+      const move = (start: string) => call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${meeting.uuid}/reschedule`, { start });
+      await drain();
+      expect((await move('2027-11-02T08:00:00.000Z')).statusCode).toBe(200);
+      await drain();
+      expect((await move(MONDAY_9_WARSAW)).statusCode).toBe(200);
+      await drain();
+      const jobs = await t.ctx.db.selectFrom('outbox').select(['id', 'payload']).where('kind', '=', 'reminder').where('status', '=', 'pending').execute();
+      const due = jobs.filter((job) => {
+        const payload = JSON.parse(job.payload) as { meetingUuid: string; start: number };
+        return payload.meetingUuid === meeting.uuid && payload.start === Date.parse(MONDAY_9_WARSAW);
+      });
+      expect(due).toHaveLength(2);
+      // The later job's first attempt claimed the send, then its process died: its lease has run out and the job is due again.
+      t.clock.set(HOUR_BEFORE);
+      const crashed = due.map((job) => job.id).sort()[1]!;
+      const claimed = await claimReminder(t.ctx.db, {
+        uuid: crypto.randomUUID(),
+        meetingUuid: meeting.uuid,
+        key: reminderKey(Date.parse(MONDAY_9_WARSAW), { minutesBefore: 60, channel: 'sms', to: 'participant' }),
+        channel: 'sms',
+        recipient: 'participant',
+        minutesBefore: 60,
+        dueAt: HOUR_BEFORE,
+        jobUuid: crashed,
+        claimedAt: HOUR_BEFORE,
+      });
+      expect(claimed).toBe(true);
+      // Not yet an outcome: the listing shows none while the send is under way.
+      expect(await findReminderOutcomes(t.ctx.db, meeting.uuid)).toEqual([]);
+      await drain();
+      await drain();
+      expect(smsTo('48606000555')).toHaveLength(1);
+      const rows = await t.ctx.db.selectFrom('meeting_reminders').select(['status', 'claimed_by']).where('meeting_id', '=', meeting.uuid).execute();
+      expect(rows).toEqual([{ status: 'sent', claimed_by: crashed }]);
+    });
+
     it('no reminder for a meeting confirmed after its moment', async () => {
       const { book } = await setUp(emailHourBefore);
       t.clock.set(Date.parse(MONDAY_9_WARSAW) - 30 * MINUTE);
@@ -265,6 +322,22 @@ for (const dialect of DIALECTS) {
       await drain();
       expect(smsapi.requests.length - requestsBefore).toBe(2);
       expect((await findReminderOutcomes(t.ctx.db, withoutPhone.uuid)).map((outcome) => [outcome.status, outcome.detail])).toEqual([['skipped', 'no phone number']]);
+    });
+
+    it('an SMS claimed, refused for a moment, then moved away is not sent and leaves no claim behind', async () => {
+      const { acme, book } = await setUp([{ minutesBefore: 60, channel: 'sms', to: 'participant' }]);
+      const meeting = await book(MONDAY_9_WARSAW, '607 000 666');
+      await drain();
+      smsapi.rateLimitNext(1);
+      t.clock.set(HOUR_BEFORE);
+      await drain();
+      const claims = () => t.ctx.db.selectFrom('meeting_reminders').select(['status', 'reminder_key']).where('meeting_id', '=', meeting.uuid).execute();
+      expect((await claims()).map((row) => row.status)).toEqual(['sending']);
+      expect((await call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${meeting.uuid}/reschedule`, { start: '2027-11-02T08:00:00.000Z' })).statusCode).toBe(200);
+      t.clock.advance(MINUTE);
+      await drain();
+      expect(smsTo('48607000666')).toEqual([]);
+      expect(await claims()).toEqual([]);
     });
 
     it('two instances on one database send each reminder once', async () => {

@@ -7,7 +7,7 @@ import { type BackgroundJobs, startBackgroundJobs } from '../../src/background.j
 import { type AppContext, createContext } from '../../src/context.js';
 import type { Dialect } from '../../src/db/connect.js';
 import { WEBHOOK_EVENT_TYPES } from '../../src/domain/events.js';
-import type { RenderedMessage } from '../../src/mail/render.js';
+import type { RenderedMessage } from '../../src/mail/message.js';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
 import type { OAuthProvider } from '../fakes/oauth-provider.js';
 import { call, createTestAccount, createTestDatabase, type TestClock, type TestDatabase } from '../helpers.js';

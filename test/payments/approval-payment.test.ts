@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RenderedMessage } from '../../src/mail/render.js';
+import type { RenderedMessage } from '../../src/mail/message.js';
 import { startFakeP24, type FakeP24 } from '../fakes/p24-gateway.js';
 import { DIALECTS, call, createClock, createTestApp, runJobsCapturingMail, type TestApp } from '../helpers.js';
 import { bookPaid, createPaidTopic } from './paid-booking.js';

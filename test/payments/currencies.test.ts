@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RenderedMessage } from '../../src/mail/render.js';
+import type { RenderedMessage } from '../../src/mail/message.js';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
 import type { FakeGateway } from '../fakes/common-gateway.js';
 import { startFakeP24 } from '../fakes/p24-gateway.js';

@@ -3,7 +3,7 @@ import { createJobHandlers, startBackgroundJobs, type BackgroundJobs } from '../
 import { claimJobs, completeJob } from '../../src/db/repositories/outbox.js';
 import { CONFERENCE_ROOM_JOB_KIND } from '../../src/scheduling/conference-rooms.js';
 import { EVENT_JOB_KIND } from '../../src/scheduling/record-events.js';
-import type { RenderedMessage } from '../../src/mail/render.js';
+import type { RenderedMessage } from '../../src/mail/message.js';
 import type { MailTransport } from '../../src/mail/transport.js';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
 import type { FakeGateway, RecordedCall } from '../fakes/common-gateway.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RenderedMessage } from '../../src/mail/render.js';
+import type { RenderedMessage } from '../../src/mail/message.js';
 import { startFakeP24, type FakeP24 } from '../fakes/p24-gateway.js';
-import { DIALECTS, call, createClock, createTestAccount, createTestApp, runJobsCapturingMail, type TestApp } from '../helpers.js';
+import { DIALECTS, call, createClock, createTestApp, runJobsCapturingMail, type TestApp } from '../helpers.js';
 import { bookPaid, createPaidTopic } from './paid-booking.js';
 
 /**
@@ -11,7 +11,6 @@ import { bookPaid, createPaidTopic } from './paid-booking.js';
  * back when taken), not as on time because the stored status still says `pending_payment`.
  * No background job runs between the booking and the notification: that gap is the point.
  */
-type Slot = { start: string; username: string };
 const PUBLIC_URL = 'http://termin.test';
 
 for (const dialect of DIALECTS) {

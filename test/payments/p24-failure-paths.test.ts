@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RenderedMessage } from '../../src/mail/render.js';
+import type { RenderedMessage } from '../../src/mail/message.js';
 import { parseJson } from '../fakes/common-gateway.js';
 import { startFakeP24, type FakeP24 } from '../fakes/p24-gateway.js';
-import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
+import { DIALECTS, call, createClock, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
 import { bookFirstPaidSlot } from './paid-booking.js';
 
 /**
@@ -11,7 +11,6 @@ import { bookFirstPaidSlot } from './paid-booking.js';
  * as made, never handed to the operator as "refund by hand"; a notification whose paid
  * amount is not the registered one is refused before P24 hears it accepted.
  */
-type Slot = { start: string; username: string };
 const PUBLIC_URL = 'http://termin.test';
 
 for (const dialect of DIALECTS) {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RenderedMessage } from '../../src/mail/render.js';
+import type { RenderedMessage } from '../../src/mail/message.js';
 import { parseJson } from '../fakes/common-gateway.js';
 import { startFakePayu, type FakePayu } from '../fakes/payu-gateway.js';
-import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
+import { DIALECTS, call, createClock, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
 import { bookFirstPaidSlot } from './paid-booking.js';
 
 /**
@@ -10,7 +10,6 @@ import { bookFirstPaidSlot } from './paid-booking.js';
  * participant out (PayU refuses a second order with the same extOrderId), and a POS with
  * auto-receive off must not have its paid orders cancelled by PayU for want of a capture.
  */
-type Slot = { start: string; username: string };
 const PUBLIC_URL = 'http://termin.test';
 
 for (const dialect of DIALECTS) {

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { createContext, type AppContext } from '../../src/context.js';
 import { createLogger } from '../../src/logging.js';
-import type { RenderedMessage } from '../../src/mail/render.js';
+import type { RenderedMessage } from '../../src/mail/message.js';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
 import { createApiKeyForUser } from '../../src/scheduling/api-keys.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestDatabase, expectProblem, runJobsCapturingMail, type TestDatabase } from '../helpers.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBackgroundJobs, type BackgroundJobs } from '../../src/background.js';
-import type { RenderedMessage } from '../../src/mail/render.js';
+import type { RenderedMessage } from '../../src/mail/message.js';
 import type { MailTransport } from '../../src/mail/transport.js';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, type TestApp } from '../helpers.js';

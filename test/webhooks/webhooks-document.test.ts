@@ -2,7 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import * as ajvFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WEBHOOK_EVENT_TYPES } from '../../src/domain/events.js';
-import type { RenderedMessage } from '../../src/mail/render.js';
+import type { RenderedMessage } from '../../src/mail/message.js';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
 import { startFakeP24, type FakeP24 } from '../fakes/p24-gateway.js';
 import { bookPaid, createPaidTopic } from '../payments/paid-booking.js';

@@ -26,6 +26,7 @@ import * as appSessions from './0027-app-sessions.js';
 import * as participantLocale from './0029-participant-locale.js';
 import * as collectiveTopics from './0030-collective-topics.js';
 import * as changeNotifications from './0031-change-notifications.js';
+import * as reminderClaims from './0032-reminder-claims.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '0029-participant-locale': participantLocale,
   '0030-collective-topics': collectiveTopics,
   '0031-change-notifications': changeNotifications,
+  '0032-reminder-claims': reminderClaims,
 };

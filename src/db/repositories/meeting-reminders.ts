@@ -1,39 +1,101 @@
 import type { ReminderChannel, ReminderOutcome, ReminderRecipient, ReminderRecord } from '../../domain/reminders.js';
 import type { DbOrTrx } from '../database.js';
 
+/** The status of a reminder's row while a job holds its send; it becomes the outcome when that job records it. */
+const SENDING = 'sending';
+
+/** A reminder about to be sent, claimed by the outbox job `jobUuid`. */
+export interface ReminderClaim {
+  uuid: string;
+  meetingUuid: string;
+  key: string;
+  channel: ReminderChannel;
+  recipient: ReminderRecipient;
+  minutesBefore: number;
+  dueAt: number;
+  jobUuid: string;
+  claimedAt: number;
+}
+
 /**
- * Records a reminder's outcome unless one is recorded under its key already; true when this
- * call recorded it. In the transaction that queues the reminder's e-mail and completes its
- * job, the unique key is what lets exactly one of any racing attempts go on.
+ * Claims a reminder's send for one outbox job: true when this job may send it, either because
+ * this call wrote the `sending` row under the reminder's key or because the job itself claimed
+ * it on an earlier attempt (a retry after a crash or a passing failure). False when another job
+ * holds it or an outcome is recorded. The unique key makes the insert-or-nothing race-free on
+ * SQLite and PostgreSQL and across instances: of two jobs for one key only one gets the row.
  */
-export async function recordReminderOutcome(db: DbOrTrx, record: ReminderRecord): Promise<boolean> {
+export async function claimReminder(db: DbOrTrx, claim: ReminderClaim): Promise<boolean> {
   const result = await db
     .insertInto('meeting_reminders')
     .values({
-      id: record.uuid,
-      meeting_id: record.meetingUuid,
-      reminder_key: record.key,
-      channel: record.channel,
-      recipient: record.recipient,
-      minutes_before: record.minutesBefore,
-      due_at: record.dueAt,
-      status: record.status,
-      detail: record.detail?.slice(0, 2000) ?? null,
-      recorded_at: record.recordedAt,
+      id: claim.uuid,
+      meeting_id: claim.meetingUuid,
+      reminder_key: claim.key,
+      channel: claim.channel,
+      recipient: claim.recipient,
+      minutes_before: claim.minutesBefore,
+      due_at: claim.dueAt,
+      status: SENDING,
+      detail: null,
+      recorded_at: claim.claimedAt,
+      claimed_by: claim.jobUuid,
     })
     .onConflict((oc) => oc.columns(['meeting_id', 'reminder_key']).doNothing())
     .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+  if (Number(result.numInsertedOrUpdatedRows ?? 0n) > 0) return true;
+  const row = await db
+    .selectFrom('meeting_reminders')
+    .select(['status', 'claimed_by'])
+    .where('meeting_id', '=', claim.meetingUuid)
+    .where('reminder_key', '=', claim.key)
+    .executeTakeFirst();
+  return row?.status === SENDING && row.claimed_by === claim.jobUuid;
 }
 
-export async function hasReminderOutcome(db: DbOrTrx, meetingUuid: string, key: string): Promise<boolean> {
-  const row = await db.selectFrom('meeting_reminders').select('id').where('meeting_id', '=', meetingUuid).where('reminder_key', '=', key).executeTakeFirst();
-  return row !== undefined;
+/**
+ * Turns the claim of job `jobUuid` into the reminder's outcome; true when it did (false when the
+ * job holds no claim on that key). In the transaction that queues the reminder's e-mail and
+ * completes its job, so the outcome, the e-mail and the job's end commit together.
+ */
+export async function recordReminderOutcome(
+  db: DbOrTrx,
+  outcome: { meetingUuid: string; key: string; jobUuid: string; status: ReminderOutcome; detail: string | null; recordedAt: number },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('meeting_reminders')
+    .set({ status: outcome.status, detail: outcome.detail?.slice(0, 2000) ?? null, recorded_at: outcome.recordedAt })
+    .where('meeting_id', '=', outcome.meetingUuid)
+    .where('reminder_key', '=', outcome.key)
+    .where('claimed_by', '=', outcome.jobUuid)
+    .where('status', '=', SENDING)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
-/** A meeting's reminders so far, oldest first. */
+/**
+ * Drops job `jobUuid`'s claim on a reminder it will not send (the meeting was cancelled or moved
+ * meanwhile), so that a job planned later for the same key (the meeting moved back) may send it.
+ */
+export async function releaseReminderClaim(db: DbOrTrx, meetingUuid: string, key: string, jobUuid: string): Promise<void> {
+  await db
+    .deleteFrom('meeting_reminders')
+    .where('meeting_id', '=', meetingUuid)
+    .where('reminder_key', '=', key)
+    .where('claimed_by', '=', jobUuid)
+    .where('status', '=', SENDING)
+    .execute();
+}
+
+/** A meeting's reminders so far, oldest first: their outcomes, not the sends still under way. */
 export async function findReminderOutcomes(db: DbOrTrx, meetingUuid: string): Promise<ReminderRecord[]> {
-  const rows = await db.selectFrom('meeting_reminders').selectAll().where('meeting_id', '=', meetingUuid).orderBy('recorded_at').orderBy('id').execute();
+  const rows = await db
+    .selectFrom('meeting_reminders')
+    .selectAll()
+    .where('meeting_id', '=', meetingUuid)
+    .where('status', '!=', SENDING)
+    .orderBy('recorded_at')
+    .orderBy('id')
+    .execute();
   return rows.map((row) => ({
     uuid: row.id,
     meetingUuid: row.meeting_id,

@@ -14,7 +14,7 @@ import { registerMetrics, registerRateLimitMetrics } from './http/metrics.js';
 import { registerOpenApiConventions } from './http/openapi.js';
 import { registerRateLimits } from './http/rate-limit.js';
 import { registerRequestIdHeader, requestIdOf } from './http/request-id.js';
-import { appRoutes } from './http/app/routes.js';
+import { appRoutes } from './http/app/index.js';
 import { accountRoutes } from './http/routes/account.js';
 import { availabilityRoutes } from './http/routes/availability.js';
 import { scheduleRoutes } from './http/routes/schedules.js';

@@ -11,10 +11,10 @@ import { createErrorHandler } from './http/problems.js';
 import { describeWebhookEvents } from './http/webhook-events-doc.js';
 import { acceptOptionalApiKey, requireApiKey, requireJsonAccept, toFastifyTrustProxy } from './http/request-guards.js';
 import { registerMetrics, registerRateLimitMetrics } from './http/metrics.js';
-import { registerOpenApiConventions } from './http/openapi.js';
+import { documentApiKeySecurity, registerOpenApiConventions } from './http/openapi.js';
 import { registerRateLimits } from './http/rate-limit.js';
 import { registerRequestIdHeader, requestIdOf } from './http/request-id.js';
-import { appRoutes } from './http/app/routes.js';
+import { appRoutes } from './http/app/index.js';
 import { accountRoutes } from './http/routes/account.js';
 import { availabilityRoutes } from './http/routes/availability.js';
 import { scheduleRoutes } from './http/routes/schedules.js';
@@ -236,6 +236,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
       await api.register(async (authenticated) => {
         authenticated.addHook('onRequest', requireApiKey(ctx, ctx.limiters.authFailures));
+        // What that hook enforces, the document says: each route here needs a key (src/http/openapi.ts).
+        authenticated.addHook('onRoute', documentApiKeySecurity);
         await authenticated.register(teamRoutes, { ctx });
         await authenticated.register(accountRoutes, { ctx });
         await authenticated.register(meetingTopicRoutes, { ctx });

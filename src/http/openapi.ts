@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { API_KEY_SECURITY } from './schemas/common.js';
 
 /**
  * What the OpenAPI document says beyond each route's own schema, decided in one place so
@@ -15,7 +16,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
  * - problem responses as `application/problem+json`, whatever helper the route used;
  * - a request body marked optional when the route says `config: { bodyOptional: true }`
  *   (an absent body is then taken as `{}` before validation);
- * - `security: []` (public) on operations that declare none;
+ * - an API key (either header) on every route of the authenticated scope that declares no
+ *   security (`documentApiKeySecurity`), and `security: []` (public) on any other that declares none;
  * - 500 and 503 (with `Retry-After`) on every API operation: any of them may meet a fault or
  *   a database out of reach, or arrive while the instance shuts down;
  * - the request body of routes that read it raw (`config: { documentedBody }`);
@@ -401,6 +403,16 @@ function encodeValue(value: unknown, onMissing: () => void): string {
     return '';
   }
   return encodeURIComponent(String(value));
+}
+
+/**
+ * onRoute hook of the scope whose routes need an API key: each is documented as needing one
+ * (both ways of sending it) unless it says otherwise, so a route added there cannot be
+ * documented as public while it answers 401 without a key (test/http/openapi-security.test.ts).
+ */
+export function documentApiKeySecurity(route: RouteOptions): void {
+  if (route.schema?.security !== undefined) return;
+  route.schema = { ...(route.schema ?? {}), security: API_KEY_SECURITY };
 }
 
 /** The reply helper for a route that knows its created resource's URL better than the hook. */

@@ -488,6 +488,32 @@ for (const dialect of DIALECTS) {
       const list = await browser.get('/app/topics');
       expect(list.body).toContain('Tax advice (short)');
     });
+
+    it('checks each form against its schema: a field the form does not have comes back on the page (or an error page), never as JSON', async () => {
+      const acme = await createTestAccount(t.ctx, { places: ['offline'] });
+      const browser = await signIn(acme.owner.email);
+      const csrf = csrfOf((await browser.get('/app/topics/new')).body);
+      const topic = { csrf, name: 'Intro', durationMinutes: '30', places: 'offline', price: '', currency: 'PLN', questions: '' };
+      const unknown = await browser.post('/app/topics', { ...topic, colour: 'red' });
+      expect(unknown.statusCode).toBe(400);
+      expect(unknown.headers['content-type']).toContain('text/html');
+      expect(unknown.body).toContain('<li>/colour: is not an allowed field</li>');
+      // The form comes back as it was sent, and nothing was created.
+      expect(unknown.body).toContain('name="name" value="Intro"');
+      expect((await call(t.app, acme.apiKey, 'GET', '/api/v1/meeting-topics')).json().meetingTopics).toEqual([]);
+      const twice = await browser.post('/app/topics', { ...topic, name: ['Intro', 'Outro'] });
+      expect(twice.statusCode).toBe(400);
+      expect(twice.body).toContain('<li>/name: must be string</li>');
+
+      const hours = await browser.post('/app/availability', { csrf, timezone: 'Europe/Warsaw', 'funday.0.start': '09:00', op: 'save' });
+      expect(hours.statusCode).toBe(400);
+      expect(hours.body).toContain('/funday.0.start: is not an allowed field');
+      // A form that only has a button (and its token): an error page, in HTML.
+      const feed = await browser.post('/app/connections/feed', { csrf, extra: '1' });
+      expect(feed.statusCode).toBe(400);
+      expect(feed.headers['content-type']).toContain('text/html');
+    });
+
     it('gives a team admin the team page (members, topics, everyone’s meetings); a plain member and another account get none of it', async () => {
       const acme = await createTestAccount(t.ctx, { places: ['offline'] });
       const other = await createTestAccount(t.ctx, { places: ['offline'] });

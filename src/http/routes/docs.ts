@@ -1,4 +1,7 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { ASSETS_DIR } from '../pages/assets.js';
 import { PAGE_CSP } from '../pages/html.js';
 import { type IntegrationDocs, renderIntegrationGuides } from '../pages/integration-guides.js';
 import { PROBLEM_KINDS } from '../problems.js';
@@ -21,14 +24,16 @@ type OpenApiOperation = {
 
 /**
  * Human documentation rendered from the same OpenAPI document the schemas generate, so it
- * cannot drift from what the service validates: a guide through the booking flow first,
- * then every route by topic (health checks last), a sidebar with search. Self-contained
- * (works offline) under the pages' strict CSP: the style and the search script are files.
+ * cannot drift from what the service validates: a guide through the booking flow first (its
+ * prose is written as HTML in assets/docs-guide.html), then every route by topic (health
+ * checks last), a sidebar with search. Self-contained (works offline) under the pages' strict
+ * CSP: the style and the search script are files.
  */
 export const docsRoutes: FastifyPluginAsync<{ integrations: IntegrationDocs }> = async (app, { integrations }) => {
+  const guide = loadGuide();
   let cachedDocs: string | undefined;
   app.get('/docs', { schema: { hide: true } }, async (_request, reply) => {
-    cachedDocs ??= renderDocs(app.swagger() as unknown as OpenApiDocument);
+    cachedDocs ??= renderDocs(app.swagger() as unknown as OpenApiDocument, guide);
     return sendPage(reply, cachedDocs);
   });
   app.get('/docs/problems', { schema: { hide: true } }, async (_request, reply) => sendPage(reply, page('Problems', renderProblems(), '')));
@@ -68,7 +73,7 @@ function tagRank(tag: string): number {
   return index === -1 ? 500 : index;
 }
 
-function renderDocs(doc: OpenApiDocument): string {
+function renderDocs(doc: OpenApiDocument, guide: FillGuide): string {
   const byTag = new Map<string, RenderedOperation[]>();
   for (const [path, operations] of Object.entries(doc.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
@@ -132,10 +137,7 @@ function renderDocs(doc: OpenApiDocument): string {
   </aside>`;
 
   const body = `
-    <p class="lead">${escapeHtml(doc.info.description ?? '')}</p>
-    <p>Version ${escapeHtml(doc.info.version)}. Machine-readable: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a> (OpenAPI 3.1).
-    Authenticate with the <code>X-Service-Api-Key</code> header (or the same key as <code>Authorization: Bearer</code>). Errors: <a href="/docs/problems">problem types</a>.</p>
-    ${renderGuide()}
+    ${guide({ description: doc.info.description ?? '', version: doc.info.version, apiKeyHeader: 'X-Service-Api-Key: tmn_…' })}
     ${sections.join('')}
     <section><h2 id="schemas">Schemas</h2>${schemas}</section>`;
   return page(doc.info.title, body, sidebar);
@@ -182,246 +184,35 @@ const GUIDE_STEPS = [
   { id: 'guide-money', title: 'Money and minor units', keywords: 'money amount currency minor units zero-decimal jpy krw' },
 ];
 
-function example(title: string, code: string): string {
-  return `<figure class="example"><figcaption>${escapeHtml(title)}</figcaption><pre tabindex="0"><code>${escapeHtml(code.trim())}</code></pre></figure>`;
+/** The page's prose (its introduction and the guide) is a file in assets/, written as HTML; see its opening comment. */
+const GUIDE_FILE = 'docs-guide.html';
+const GUIDE_PLACEHOLDERS = ['description', 'version', 'apiKeyHeader'] as const;
+type FillGuide = (values: Record<(typeof GUIDE_PLACEHOLDERS)[number], string>) => string;
+
+/**
+ * Reads the guide once, at start, and checks it against this file: it uses no placeholder
+ * left unfilled, and its steps are the sidebar's (same ids, same titles), so an edit to one
+ * that misses the other stops the start instead of serving a broken page. The function
+ * returned fills `{{name}}` with its value, escaped as text.
+ */
+function loadGuide(): FillGuide {
+  const file = path.join(ASSETS_DIR, GUIDE_FILE);
+  // The file's opening comment is for its editors, not the page.
+  const text = fs
+    .readFileSync(file, 'utf8')
+    .replace(/^<!--[\s\S]*?-->\s*/, '')
+    .trimEnd();
+  const names: readonly string[] = GUIDE_PLACEHOLDERS;
+  const unknown = [...text.matchAll(/\{\{([^}]*)\}\}/g)].map((match) => match[1]!).filter((name) => !names.includes(name));
+  const headings = [...text.matchAll(/<h3 id="(guide-[^"]*)">(.*?)<\/h3>/g)].map((match) => `${match[1]}: ${match[2]}`);
+  const steps = GUIDE_STEPS.map((step) => `${step.id}: ${escapeHtml(step.title)}`);
+  if (unknown.length > 0) throw new Error(`${file}: unknown placeholders ${unknown.map((name) => `{{${name}}}`).join(', ')} (known: ${names.join(', ')})`);
+  if (headings.join('\n') !== steps.join('\n')) throw new Error(`${file}: the guide's steps (${headings.join('; ')}) are not GUIDE_STEPS (${steps.join('; ')})`);
+  return (values) => text.replace(/\{\{([^}]*)\}\}/g, (_match, name: keyof typeof values) => escapeHtml(values[name]));
 }
 
-/** The booking flow end to end, with requests and responses as they look on the wire. */
-function renderGuide(): string {
-  const key = 'X-Service-Api-Key: tmn_…';
-  return `<section id="guide" class="guide"><h2>Guide: a booking end to end</h2>
-  <p>Your backend holds an API key (create one with <code>npm run cli -- key create --user &lt;uuid&gt;</code>, or
-  <code>POST /api/v1/api-keys</code>). Times are UTC with <code>Z</code>; dates are local <code>YYYY-MM-DD</code>; time zones are IANA names.</p>
-
-  <p>From zero: an account and its owner's key exist (the first start prints a demo one; otherwise
-  <code>npm run cli -- account create --help</code>). Steps A–E make a page people can book; steps 1–6 are what your backend then does.</p>
-
-  <h3 id="guide-members">A. Add the people who host</h3>
-  <p>Your key's user administers a team (<code>GET /api/v1/teams</code> lists them). Add each host; they get a <code>username</code>
-  made from their names, the account's time zone and Monday–Friday 09:00–17:00 as their hours.</p>
-  ${example(
-    'Request',
-    `POST /api/v1/teams/{teamUuid}/users
-${key}
-Content-Type: application/json
-
-{ "firstName": "Anna", "lastName": "Nowak", "email": "anna@example.com", "admin": false }`,
-  )}
-  ${example('Response 201', `{ "uuid": "0193b0a4-…", "username": "anna-nowak", "timezone": "Europe/Warsaw", "admin": false, … }`)}
-
-  <h3 id="guide-hours">B. Set their hours</h3>
-  <p>Weekly hours in the host's own zone, plus <code>overrides</code> for single dates (a day off is <code>[]</code>).</p>
-  ${example(
-    'Request',
-    `PUT /api/v1/users/{userUuid}/availability
-${key}
-Content-Type: application/json
-
-{ "timezone": "Europe/Warsaw",
-  "weekly": { "monday": [{ "start": "09:00", "end": "13:00" }, { "start": "14:00", "end": "17:00" }],
-              "tuesday": [{ "start": "09:00", "end": "17:00" }], "wednesday": [], "thursday": [],
-              "friday": [], "saturday": [], "sunday": [] },
-  "overrides": [{ "date": "2027-03-05", "intervals": [] }] }`,
-  )}
-
-  <h3 id="guide-topic">C. Create a topic</h3>
-  <p>What can be booked: its length, places (of those the account enables: <code>PATCH /api/v1/account</code>) and hosts
-  (by default the caller; give <code>team</code> for a team topic that any free member hosts).</p>
-  ${example(
-    'Request',
-    `POST /api/v1/meeting-topics
-${key}
-Content-Type: application/json
-
-{ "name": "Intro call", "durationMinutes": 30, "places": ["offline", "phone-call"], "hosts": ["anna-nowak"] }`,
-  )}
-  ${example('Response 201', `{ "uuid": "0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d", "name": "Intro call", "public": false, … }`)}
-
-  <h3 id="guide-public">D. Make it public</h3>
-  <p>A topic is private until you say so: only your key can book it. Public, it gets a booking page that needs no key.</p>
-  ${example(
-    'Request',
-    `PATCH /api/v1/meeting-topics/{uuid}
-${key}
-Content-Type: application/json
-
-{ "public": true }`,
-  )}
-
-  <h3 id="guide-page">E. See its booking page</h3>
-  <p>Open <code>/book/anna-nowak</code> (every public topic of the host) or <code>/book/anna-nowak/{topicUuid}</code> in a browser:
-  a calendar of free days in the visitor's zone, the form, and a confirmation with calendar links and a manage link. A team topic's page is
-  <code>/book/teams/{teamUuid}/{topicUuid}</code>. On your own site: <code>&lt;script src="/embed.js" data-termin-booking="…page URL…"&gt;&lt;/script&gt;</code>.
-  Your backend can also book for people itself, as below.</p>
-
-  <h3 id="guide-slots">1. Find free slots</h3>
-  <p>Ask for a week (<code>offset</code>: days from today, a multiple of 7) or a month (<code>month</code>: 1–12, 13 = January next year)
-  in the participant's time zone. No key is needed. Each slot can be sent back unchanged to book it.</p>
-  ${example(
-    'Request',
-    `POST /api/v1/calculate-schedule
-Content-Type: application/json
-
-{ "username": "anna-nowak", "meetingTopic": "0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d",
-  "timezone": "America/New_York", "offset": 0 }`,
-  )}
-  ${example(
-    'Response 200',
-    `{ "username": "anna-nowak", "meetingTopic": "0193b0a4-…", "team": null,
-  "timezone": "America/New_York", "durationMinutes": 30,
-  "from": "2027-03-01", "to": "2027-03-07",
-  "days": [
-    { "date": "2027-03-01", "slots": [{ "start": "2027-03-01T14:00:00.000Z", "username": "anna-nowak" }] },
-    { "date": "2027-03-02", "slots": [] }
-  ] }`,
-  )}
-
-  <h3 id="guide-why-not">1a. Why is a time not offered?</h3>
-  <p>Ask the engine itself: <code>POST /api/v1/explain-schedule</code> lists every reason a start is left out (hours, day off, a meeting
-  or its buffer, a connected calendar's busy span, notice, window, limits, the slot grid, seats, a deactivated host), not just the first,
-  and says <code>"offered": true</code> with no reasons exactly when <code>calculate-schedule</code> offers it. By the host, an admin of
-  one of their teams, or any key of the account for a team topic (whose callers see that a meeting is in the way, not which).</p>
-  ${example(
-    'Request',
-    `POST /api/v1/explain-schedule
-${key}
-Content-Type: application/json
-
-{ "username": "anna-nowak", "meetingTopic": "0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d", "start": "2027-03-29T08:15:00.000Z" }`,
-  )}
-  ${example(
-    'Response 200',
-    `{ "start": "2027-03-29T08:15:00.000Z", "end": "2027-03-29T08:45:00.000Z", "offered": false, "timezone": "Europe/Warsaw",
-  "reasons": [
-    { "code": "OFF_GRID", "previous": "2027-03-29T08:00:00.000Z", "next": "2027-03-29T08:30:00.000Z",
-      "detail": "It is not on the topic's slot grid; the nearest grid starts are 2027-03-29 10:00 and 2027-03-29 10:30 (Europe/Warsaw)." },
-    { "code": "MEETING", "meetingUuid": "0193b0a4-…", "start": "2027-03-29T08:00:00.000Z", "end": "2027-03-29T09:00:00.000Z",
-      "detail": "The host has another meeting then, 2027-03-29 10:00–2027-03-29 11:00 (Europe/Warsaw)." }
-  ] }`,
-  )}
-
-  <h3 id="guide-book">2. Book</h3>
-  <p>Send the chosen slot(s) in <code>dates</code> with the participant's details. Add an <code>Idempotency-Key</code> header: a retry with
-  the same key and body returns the first answer and books nothing twice. A slot taken in the meantime is <code>409 SLOT_UNAVAILABLE</code>;
-  fetch slots again.</p>
-  ${example(
-    'Request',
-    `POST /api/v1/schedule
-${key}
-Idempotency-Key: order-1042
-Content-Type: application/json
-
-{ "meetingTopic": "0193b0a4-…", "timezone": "Europe/Warsaw", "lang": "pl",
-  "dates": [{ "start": "2027-03-01T14:00:00.000Z", "username": "anna-nowak" }],
-  "name": "Jan Kowalski", "email": "jan@example.com", "place": "zoom" }`,
-  )}
-  ${example(
-    'Response 201',
-    `{ "meetings": [{
-    "uuid": "0193b0c1-…", "meetingTopic": "0193b0a4-…", "team": null, "username": "anna-nowak",
-    "start": "2027-03-01T14:00:00.000Z", "end": "2027-03-01T14:30:00.000Z",
-    "status": "confirmed", "place": "zoom",
-    "location": { "place": "zoom", "address": null, "url": "https://zoom.us/j/123", "phone": null,
-                  "text": "https://zoom.us/j/123", "source": "host" },
-    "participant": { "name": "Jan Kowalski", "email": "jan@example.com", "phone": null,
-                     "timezone": "Europe/Warsaw", "lang": "pl" },
-    "note": null, "priceVariant": null, "form": {}, "metadata": {}, "invoice": null,
-    "createdAt": "2027-02-20T09:12:44.120Z" }],
-  "payment": null }`,
-  )}
-  <p>The participant and the host get a confirmation e-mail with an invitation (<code>.ics</code>) and a private link to cancel or move it.</p>
-
-  <h3 id="guide-pay">3. Pay (paid topics)</h3>
-  <p>For a topic with a <code>price</code>, send <code>gateway</code> too. The meetings are <code>pending_payment</code> and hold their
-  slots until <code>payment.expiresAt</code>. Send the participant's browser to <code>payment.redirectUrl</code>: termin opens the
-  gateway's payment page, the gateway notifies termin, and the meetings become <code>confirmed</code> (or <code>expired</code> if the hold
-  lapses; the slot is then free again).</p>
-  ${example(
-    'Response 201 (paid topic)',
-    `{ "meetings": [{ "uuid": "0193b0c1-…", "status": "pending_payment", … }],
-  "payment": { "uuid": "0193b0c2-…", "gateway": "p24", "status": "pending",
-               "amount": 15000, "currency": "PLN",
-               "redirectUrl": "https://termin.example.com/pay/0193b0c2-…",
-               "expiresAt": "2027-02-20T09:42:44.120Z", "paidAt": null, "refundedAmount": 0 } }`,
-  )}
-  ${example(
-    'Check it',
-    `GET /api/v1/payments/0193b0c2-…
-${key}
-
-→ 200 { "payment": { …, "status": "paid", "paidAt": "2027-02-20T09:15:02.000Z" },
-        "meetings": [{ …, "status": "confirmed" }],
-        "events": [{ "status": "pending", "at": "…" }, { "status": "paid", "at": "…" }] }`,
-  )}
-
-  <h3 id="guide-cancel">4. Cancel</h3>
-  <p>By the host, an admin of the meeting's or host's team, or the key that booked it. A paid meeting's share is refunded through the
-  gateway unless <code>"refund": false</code>.</p>
-  ${example(
-    'Request → 200 with the meeting',
-    `POST /api/v1/meetings/0193b0c1-…/cancel
-${key}
-Content-Type: application/json
-
-{ "reason": "The customer asked to cancel", "refund": true }
-
-→ 200 { "uuid": "0193b0c1-…", "status": "cancelled", … }`,
-  )}
-
-  <h3 id="guide-reschedule">5. Reschedule</h3>
-  <p>Move a meeting to another slot that <code>calculate-schedule</code> offers (the meeting's own time counts as free). Same
-  <code>uuid</code> and status; the participant and host get an updated invitation.</p>
-  ${example(
-    'Request → 200 with the meeting',
-    `POST /api/v1/meetings/0193b0c1-…/reschedule
-${key}
-Content-Type: application/json
-
-{ "start": "2027-03-02T15:00:00.000Z" }
-
-→ 200 { "uuid": "0193b0c1-…", "start": "2027-03-02T15:00:00.000Z", "end": "2027-03-02T15:30:00.000Z", … }`,
-  )}
-
-  <h3 id="guide-webhooks">6. Webhooks</h3>
-  <p>Instead of polling, subscribe your backend. Deliveries follow <a href="https://www.standardwebhooks.com/">Standard Webhooks</a>:
-  retried with backoff for at least a day until your endpoint answers 2xx; verify the signature with the secret shown once.</p>
-  ${example(
-    'Subscribe',
-    `POST /api/v1/webhooks
-${key}
-Content-Type: application/json
-
-{ "url": "https://crm.example.com/termin", "events": ["meeting.scheduled", "meeting.cancelled", "payment.paid"] }
-
-→ 201 { "uuid": "…", "url": "https://crm.example.com/termin", "events": [ … ],
-        "secret": "whsec_…", "enabled": true, "createdAt": "…" }`,
-  )}
-  ${example(
-    'A delivery your endpoint receives',
-    `POST https://crm.example.com/termin
-webhook-id: msg_0193b0c3-…
-webhook-timestamp: 1771579964
-webhook-signature: v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
-
-{ "type": "meeting.scheduled", "timestamp": "2027-02-20T09:12:44.120Z",
-  "data": { "uuid": "0193b0c1-…", "status": "confirmed", … } }`,
-  )}
-  ${example(
-    'Verify it (Node.js, the standardwebhooks package)',
-    `import { Webhook } from 'standardwebhooks';
-const payload = new Webhook(process.env.TERMIN_WEBHOOK_SECRET).verify(rawBody, headers); // throws when forged`,
-  )}
-
-  <h3 id="guide-money">Money and minor units</h3>
-  <p>Every amount is an integer in the currency's <em>minor units</em>, with its ISO 4217 <code>currency</code>:
-  <code>{ "amount": 15000, "currency": "PLN" }</code> is 150.00 PLN; <code>{ "amount": 1999, "currency": "EUR" }</code> is 19.99 EUR.
-  Zero-decimal currencies have no minor unit, so the amount is whole units: <code>{ "amount": 1500, "currency": "JPY" }</code> is ¥1,500
-  (likewise KRW, CLP, VND, ISK, UGX, XAF, XOF); three-decimal ones count thousandths (<code>1500</code> KWD is 1.500 KWD).
-  termin takes the number of decimals from ISO 4217 (its own copy of the list, whatever the runtime says: HUF has two) and never rounds: a gateway is sent exactly this amount.
-  A code ISO 4217 does not list as active (<code>ZZZ</code>, the withdrawn <code>HRK</code>) is refused with 400. A booking may use only a gateway that can take its
-  currency and amount (Tpay takes PLN only; Stripe three-decimal amounts ending in 0; PayPal HUF, JPY and TWD in whole units): 400 at <code>/gateway</code> names those that can,
-  and the booking page offers only those.</p>
-  </section>`;
+function example(title: string, code: string): string {
+  return `<figure class="example"><figcaption>${escapeHtml(title)}</figcaption><pre tabindex="0"><code>${escapeHtml(code.trim())}</code></pre></figure>`;
 }
 
 function renderOperation(id: string, method: string, path: string, op: OpenApiOperation): string {

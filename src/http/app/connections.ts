@@ -1,0 +1,206 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { ConnectedCalendar } from '../../domain/calendar.js';
+import { type DomainError, NotFoundError, ValidationError } from '../../domain/errors.js';
+import { INTEGRATION_PROVIDERS, type Connection, type IntegrationProvider } from '../../domain/integrations.js';
+import { addCalendar, getFeedUrl, listCalendars, removeCalendar, rotateFeed } from '../../scheduling/calendars.js';
+import { listConnections, removeConnection, startConnection } from '../../scheduling/connections.js';
+import { type SafeHtml, html, sendHtml } from '../pages/html.js';
+import { PROBLEM_KINDS } from '../problems.js';
+import { Checkbox, OptionalField, PAGE_ROUTE, TextField, field, formRoute, formSchema, isCorrectable, requireValidForm, type FormBody } from './forms.js';
+import { type AppFrame, type AppPageOptions, csrfField, notice, renderPage, requireUuid, seeOther, sessionOf } from './frame.js';
+import { APP_STRINGS } from './strings.js';
+
+/** Adding a calendar: its type and URL, the credentials when it needs them, and what it is used for. */
+const AddCalendarFormSchema = formSchema({
+  type: TextField,
+  url: TextField,
+  username: OptionalField,
+  password: OptionalField,
+  checkConflicts: Checkbox,
+  writeMeetings: Checkbox,
+});
+/** Connect, disconnect, remove a calendar, a new feed link: buttons with nothing but the token. */
+const ButtonFormSchema = formSchema({});
+
+/** Connections: accounts (OAuth), calendars, the private feed, all the member's own. */
+export const connectionPages: FastifyPluginAsync<AppPageOptions> = async (app, { ctx, frames }) => {
+  async function connectionsPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    outcome: { flash?: string | null; error?: DomainError; authorize?: { label: string; url: string } },
+  ) {
+    const session = sessionOf(request);
+    const [connections, calendars, feedUrl] = await Promise.all([
+      listConnections(ctx, session.principal, session.user.uuid),
+      listCalendars(ctx, session.principal, session.user.uuid),
+      getFeedUrl(ctx, session.principal, session.user.uuid),
+    ]);
+    const providers = INTEGRATION_PROVIDERS.map((provider) => ({
+      provider,
+      label: ctx.integrations[provider].label,
+      connection: connections.find((connection) => connection.provider === provider) ?? null,
+    }));
+    const view = { providers, calendars, feedUrl, flash: outcome.flash ?? null, error: outcome.error?.message ?? null, authorize: outcome.authorize ?? null };
+    return sendHtml(reply, outcome.error ? PROBLEM_KINDS[outcome.error.code].status : 200, renderConnectionsPage(frames.memberFrameOf(request, reply), view));
+  }
+
+  app.get<{ Querystring: { done?: string } }>('/app/connections', PAGE_ROUTE, async (request, reply) => {
+    const t = APP_STRINGS[frames.langOf(request, reply)];
+    const flashes: Record<string, string> = { 'calendar-added': t.calendarAdded, 'calendar-removed': t.calendarRemoved, feed: t.feedRotated, disconnected: t.disconnected };
+    return connectionsPage(request, reply, { flash: flashes[request.query.done ?? ''] ?? null });
+  });
+
+  app.post<{ Body: FormBody }>('/app/connections/calendars', formRoute(AddCalendarFormSchema), async (request, reply) => {
+    const session = sessionOf(request);
+    const body = request.body;
+    const type = field(body, 'type');
+    try {
+      requireValidForm(request);
+      if (type !== 'caldav' && type !== 'ics') throw new ValidationError([{ path: '/type', message: 'must be caldav or ics' }]);
+      await addCalendar(ctx, session.principal, session.user.uuid, {
+        type,
+        url: field(body, 'url').trim(),
+        username: field(body, 'username').trim() || undefined,
+        password: field(body, 'password') || undefined,
+        checkConflicts: field(body, 'checkConflicts') === 'on',
+        writeMeetings: field(body, 'writeMeetings') === 'on',
+      });
+    } catch (error) {
+      if (isCorrectable(error)) return connectionsPage(request, reply, { error });
+      throw error;
+    }
+    return seeOther(reply, '/app/connections?done=calendar-added');
+  });
+
+  app.post<{ Params: { uuid: string }; Body: FormBody }>('/app/connections/calendars/:uuid/remove', formRoute(ButtonFormSchema), async (request, reply) => {
+    requireUuid(request.params.uuid);
+    requireValidForm(request);
+    const session = sessionOf(request);
+    await removeCalendar(ctx, session.principal, session.user.uuid, request.params.uuid);
+    return seeOther(reply, '/app/connections?done=calendar-removed');
+  });
+
+  app.post<{ Body: FormBody }>('/app/connections/feed', formRoute(ButtonFormSchema), async (request, reply) => {
+    requireValidForm(request);
+    const session = sessionOf(request);
+    await rotateFeed(ctx, session.principal, session.user.uuid);
+    return seeOther(reply, '/app/connections?done=feed');
+  });
+
+  const providerOf = (value: string): IntegrationProvider => {
+    const provider = INTEGRATION_PROVIDERS.find((candidate) => candidate === value);
+    if (!provider) throw new NotFoundError(`provider ${value.slice(0, 40)}`);
+    return provider;
+  };
+
+  // The provider's page is reached by a link the member follows (not a redirect from this
+  // form post, which the pages' CSP form-action 'self' would stop in the browser).
+  app.post<{ Params: { provider: string }; Body: FormBody }>('/app/connections/:provider', formRoute(ButtonFormSchema), async (request, reply) => {
+    const provider = providerOf(request.params.provider);
+    const session = sessionOf(request);
+    try {
+      requireValidForm(request);
+      const started = await startConnection(ctx, session.principal, session.user.uuid, provider);
+      return connectionsPage(request, reply, { authorize: { label: ctx.integrations[provider].label, url: started.authorizeUrl } });
+    } catch (error) {
+      if (isCorrectable(error)) return connectionsPage(request, reply, { error });
+      throw error;
+    }
+  });
+
+  app.post<{ Params: { provider: string }; Body: FormBody }>('/app/connections/:provider/remove', formRoute(ButtonFormSchema), async (request, reply) => {
+    const provider = providerOf(request.params.provider);
+    requireValidForm(request);
+    const session = sessionOf(request);
+    const connection = (await listConnections(ctx, session.principal, session.user.uuid)).find((candidate) => candidate.provider === provider);
+    if (!connection) throw new NotFoundError('connection');
+    await removeConnection(ctx, session.principal, session.user.uuid, connection.uuid);
+    return seeOther(reply, '/app/connections?done=disconnected');
+  });
+};
+
+// ── Rendering ────────────────────────────────────────────────────────────────────────────
+
+export interface ConnectionsView {
+  /** One row per provider the service supports, with the member's connection when there is one. */
+  providers: readonly { provider: string; label: string; connection: Connection | null }[];
+  calendars: readonly ConnectedCalendar[];
+  feedUrl: string;
+  flash: string | null;
+  error: string | null;
+  /** Set after "Connect": the provider's authorization page to continue to. */
+  authorize: { label: string; url: string } | null;
+}
+
+export function renderConnectionsPage(frame: AppFrame, view: ConnectionsView): SafeHtml {
+  const t = APP_STRINGS[frame.lang];
+  const statusOf = (connection: Connection | null) =>
+    connection === null
+      ? t.notConnected
+      : connection.status === 'connected'
+        ? `${t.connectedAs}${connection.accountEmail ? `: ${connection.accountEmail}` : ''}`
+        : connection.status === 'pending'
+          ? t.pending
+          : `${t.failedStatus}${connection.lastError ? `: ${connection.lastError}` : ''}`;
+  return renderPage(
+    frame,
+    t.connections,
+    'connections',
+    html`${notice(view.flash)}${view.error ? html`<div class="alert" role="alert">${view.error}</div>` : ''}
+${
+  view.authorize
+    ? html`<p class="notice" role="status"><a id="authorize" class="primary" href="${view.authorize.url}" rel="noopener" target="_blank">${t.continueTo} ${view.authorize.label}</a> ${t.continueHint}</p>`
+    : ''
+}
+<section aria-labelledby="h-accounts"><h2 id="h-accounts">${t.roomsAndCalendars}</h2>
+<p class="hint">${t.roomsHint}</p>
+<ul class="topics">
+${view.providers.map(
+  (row) => html`<li class="topic" id="p-${row.provider}">
+<h3 id="hp-${row.provider}">${row.label}</h3>
+<p class="status">${statusOf(row.connection)}</p>
+<div class="actions">
+<form method="post" action="/app/connections/${row.provider}">${csrfField(frame)}<button type="submit" aria-describedby="hp-${row.provider}">${row.connection ? t.reconnect : t.connect}</button></form>
+${
+  row.connection
+    ? html`<form method="post" action="/app/connections/${row.provider}/remove">${csrfField(frame)}<button type="submit" class="link" aria-describedby="hp-${row.provider}">${t.disconnect}</button></form>`
+    : ''
+}
+</div>
+</li>`,
+)}
+</ul>
+</section>
+<section aria-labelledby="h-calendars"><h2 id="h-calendars">${t.calendars}</h2>
+<p class="hint">${t.calendarsHint}</p>
+${
+  view.calendars.length === 0
+    ? html`<p>${t.noCalendars}</p>`
+    : html`<ul class="topics">${view.calendars.map(
+        (calendar) => html`<li class="topic" id="c-${calendar.uuid}">
+<h3 id="hc-${calendar.uuid}">${calendar.type.toUpperCase()}: ${calendar.displayUrl}</h3>
+<p class="status">${calendar.status}${calendar.lastError ? `: ${calendar.lastError}` : ''}</p>
+<form method="post" action="/app/connections/calendars/${calendar.uuid}/remove">${csrfField(frame)}<button type="submit" class="link" aria-describedby="hc-${calendar.uuid}">${t.removeCalendar}</button></form>
+</li>`,
+      )}</ul>`
+}
+<h3 id="h-add-calendar">${t.addCalendar}</h3>
+<form method="post" action="/app/connections/calendars" aria-labelledby="h-add-calendar">
+${csrfField(frame)}
+<div class="field"><label for="f-cal-type">${t.calendarType}</label><select id="f-cal-type" name="type"><option value="caldav">CalDAV</option><option value="ics">ICS (iCalendar URL)</option></select></div>
+<div class="field"><label for="f-cal-url">${t.calendarUrl}</label><input type="url" id="f-cal-url" name="url" required maxlength="2000"></div>
+<div class="field"><label for="f-cal-user">${t.calendarUser} <span class="opt">${t.optional}</span></label><input type="text" id="f-cal-user" name="username" maxlength="200" autocomplete="off"></div>
+<div class="field"><label for="f-cal-password">${t.calendarPassword} <span class="opt">${t.optional}</span></label><input type="password" id="f-cal-password" name="password" maxlength="500" autocomplete="new-password"></div>
+<label class="choice"><input type="checkbox" name="checkConflicts" value="on" checked> ${t.checkConflicts}</label>
+<label class="choice"><input type="checkbox" name="writeMeetings" value="on"> ${t.writeMeetings}</label>
+<p><button type="submit" class="primary">${t.addCalendar}</button></p>
+</form>
+</section>
+<section aria-labelledby="h-feed"><h2 id="h-feed">${t.feed}</h2>
+<p class="hint" id="feed-hint">${t.feedHint}</p>
+<div class="field copy"><label for="feed-url">${t.feed}</label><input type="text" id="feed-url" value="${view.feedUrl}" readonly aria-describedby="feed-hint">
+<button type="button" class="copy-link" data-copy="feed-url" hidden>${t.copyLink}</button></div>
+<form method="post" action="/app/connections/feed">${csrfField(frame)}<button type="submit">${t.newFeedLink}</button></form>
+</section>`,
+  );
+}

@@ -1,0 +1,101 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { AddressLimiter } from '../../domain/address-limiter.js';
+import { RateLimitedError } from '../../domain/errors.js';
+import type { Lang } from '../../domain/meeting.js';
+import { csrfTokenOf, newBrowserNonce, redeemSignInLink, requestSignInLink, resumeAppSession, signOut } from '../../scheduling/app-sign-in.js';
+import { type SafeHtml, html, sendHtml } from '../pages/html.js';
+import { NONCE_COOKIE, SESSION_COOKIE, parseCookies, serializeCookie } from './cookies.js';
+import { OptionalField, PAGE_ROUTE, TextField, field, formRoute, formSchema, requireFormToken, requireValidForm, type FormBody } from './forms.js';
+import { type AppFrame, type AppPageOptions, csrfField, renderPage, seeOther, sessionOf } from './frame.js';
+import { APP_STRINGS } from './strings.js';
+
+/** Sign-in link requests one address (IP) may make per minute on this instance; the per-member limit is in the database. */
+const SIGN_IN_REQUESTS_PER_IP_PER_MINUTE = 10;
+
+/** The sign-in form: the address to send a link to, and the language of that e-mail (the page's). */
+const SignInFormSchema = formSchema({ email: TextField, lang: OptionalField });
+const SignOutFormSchema = formSchema({});
+
+/** Sign-in by e-mailed link (no session needed): the form, the link sent, the link opened. */
+export const signInPages: FastifyPluginAsync<AppPageOptions> = async (app, { ctx, frames }) => {
+  const signInLimiter = new AddressLimiter(SIGN_IN_REQUESTS_PER_IP_PER_MINUTE);
+  const cookiesOf = (request: FastifyRequest) => parseCookies(request.headers.cookie);
+
+  /** The login form's CSRF token is bound to a random cookie, set here when the browser has none. */
+  function loginCsrf(request: FastifyRequest, reply: FastifyReply): string {
+    let nonce = cookiesOf(request)[NONCE_COOKIE];
+    if (!nonce || nonce.length < 20) {
+      nonce = newBrowserNonce();
+      reply.header('set-cookie', serializeCookie(NONCE_COOKIE, nonce, { maxAge: 86_400, secure: frames.secure }));
+    }
+    return csrfTokenOf(ctx.secretKey, `nonce:${nonce}`);
+  }
+
+  app.get('/app/login', PAGE_ROUTE, async (request, reply) => {
+    if (await resumeAppSession(ctx, cookiesOf(request)[SESSION_COOKIE])) return seeOther(reply, '/app');
+    const csrf = loginCsrf(request, reply);
+    return sendHtml(reply, 200, renderLoginPage(frames.frameOf(request, reply, csrf)));
+  });
+
+  app.post<{ Body: FormBody }>('/app/login', formRoute(SignInFormSchema), async (request, reply) => {
+    const body = request.body ?? {};
+    const nonce = cookiesOf(request)[NONCE_COOKIE];
+    requireFormToken(ctx.secretKey, nonce ? `nonce:${nonce}` : null, body);
+    requireValidForm(request);
+    const now = ctx.now();
+    const blocked = signInLimiter.blockedFor(request.ip, now);
+    if (blocked > 0) {
+      reply.header('retry-after', String(blocked));
+      throw new RateLimitedError('Too many sign-in requests from this address', blocked);
+    }
+    signInLimiter.record(request.ip, now);
+    const frame = frames.frameOf(request, reply, csrfTokenOf(ctx.secretKey, `nonce:${nonce}`));
+    const lang: Lang = field(body, 'lang') === 'pl' ? 'pl' : field(body, 'lang') === 'en' ? 'en' : frame.lang;
+    // The same answer whether or not the address is a member's (nothing to learn from it).
+    await requestSignInLink(ctx, field(body, 'email').slice(0, 320), lang);
+    const t = APP_STRINGS[frame.lang];
+    return sendHtml(reply, 200, renderMessagePage(frame, t.linkSentTitle, t.linkSent));
+  });
+
+  app.get<{ Params: { token: string } }>('/app/login/:token', PAGE_ROUTE, async (request, reply) => {
+    const session = await redeemSignInLink(ctx, request.params.token);
+    if (session === null) {
+      const t = APP_STRINGS[frames.langOf(request, reply)];
+      const frame = frames.frameOf(request, reply, '');
+      return sendHtml(reply, 410, renderMessagePage(frame, t.linkInvalidTitle, t.linkInvalid, { href: '/app/login', label: t.askAgain }));
+    }
+    reply.header('set-cookie', serializeCookie(SESSION_COOKIE, session.token, { maxAge: Math.floor((session.expiresAt - ctx.now()) / 1000), secure: frames.secure }));
+    return seeOther(reply, '/app');
+  });
+};
+
+/** Sign-out, behind the session guard like the other signed-in pages. */
+export const signOutRoute: FastifyPluginAsync<AppPageOptions> = async (app, { ctx, frames }) => {
+  app.post('/app/logout', formRoute(SignOutFormSchema), async (request, reply) => {
+    requireValidForm(request);
+    await signOut(ctx, sessionOf(request).uuid);
+    reply.header('set-cookie', serializeCookie(SESSION_COOKIE, '', { maxAge: 0, secure: frames.secure }));
+    return seeOther(reply, '/app/login');
+  });
+};
+
+// ── Rendering ────────────────────────────────────────────────────────────────────────────
+
+export function renderLoginPage(frame: AppFrame): SafeHtml {
+  const t = APP_STRINGS[frame.lang];
+  return renderPage(
+    frame,
+    t.signInTitle,
+    null,
+    html`<p>${t.signInIntro}</p>
+<form method="post" action="/app/login" class="stack">
+${csrfField(frame)}<input type="hidden" name="lang" value="${frame.lang}">
+<div class="field"><label for="f-email">${t.email}</label><input type="email" id="f-email" name="email" autocomplete="email" required maxlength="320"></div>
+<button type="submit" class="primary">${t.sendLink}</button>
+</form>`,
+  );
+}
+
+export function renderMessagePage(frame: AppFrame, title: string, text: string, link?: { href: string; label: string }): SafeHtml {
+  return renderPage(frame, title, null, html`<p id="message">${text}</p>${link ? html`<p><a href="${link.href}">${link.label}</a></p>` : ''}`);
+}

@@ -67,7 +67,7 @@ export interface RoomProviderCase<F extends RoomStandIn, R> {
   createdTitle(call: ApiCall): string | undefined;
   /** The call that looks for the room of a lost answer. */
   lookup(room: StandInRoom<R>): (call: ApiCall) => boolean;
-  /** What every room termin makes holds besides its title, times and link. */
+  /** What every room termin makes (or moves, or adopts) holds besides its title, times and link. */
   checkRoom(room: R, booked: { meetingUuid: string; participant: number }): void;
   /** The host deletes the room at the provider. */
   removeAtProvider(fake: F, id: string): void;
@@ -298,6 +298,7 @@ export function describeRoomProvider<F extends RoomStandIn, R>(spec: RoomProvide
         await h.runJobs();
         expect(callsTo(spec.moveMethod, made!.id)).toHaveLength(1);
         expect(room(made!.id)).toMatchObject({ start: Date.parse(newStart), end: Date.parse(newStart) + THIRTY_MINUTES });
+        spec.checkRoom(room(made!.id)!.raw, { meetingUuid: uuid, participant: n });
         // The participant keeps the same link.
         expect(await linkOf(uuid)).toBe(link);
 
@@ -375,6 +376,7 @@ export function describeRoomProvider<F extends RoomStandIn, R>(spec: RoomProvide
         expect(made).toHaveLength(1);
         expect(creates(title(n))).toBe(1);
         expect(fake.apiCalls.slice(callsBefore).some(spec.lookup(made[0]!))).toBe(true);
+        spec.checkRoom(made[0]!.raw, { meetingUuid: uuid, participant: n });
         expect((await bookings.meeting(uuid)).location).toMatchObject(made[0]!.location);
         expect(f.mailsOf(n)).toHaveLength(1);
         expect(f.mailsOf(n)[0]!.text).toContain(String(made[0]!.location.url));

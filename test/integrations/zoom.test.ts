@@ -36,6 +36,8 @@ describeRoomProvider<FakeZoom, ZoomMeeting>({
   lookup: () => (call) => call.method === 'GET' && call.path.startsWith('/v2/users/me/meetings?'),
   checkRoom(meeting) {
     expect(meeting.type).toBe(2);
+    // Zoom's UTC form, without milliseconds.
+    expect(meeting.start_time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     // Zoom takes no idempotency key: the request id in the agenda is what a lost answer's meeting is found by.
     expect(meeting.agenda).toMatch(/\(termin \S+\)$/);
   },

@@ -118,6 +118,7 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
   const pendingJoinUrls = new Map<string, GraphEvent['onlineMeeting']>();
   const calendars = new Set(['primary']);
   let held: Promise<void> | null = null;
+  let waiting = 0;
   let tokenOverride: { status: number; contentType: string; body: string } | null = null;
 
   const secretOf = (prefix: string, bytes: number) => {
@@ -485,7 +486,11 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
                 .end(JSON.stringify(issue(code.grant, code.scope, tenant)));
             }
             if (grantType === 'refresh_token') {
-              if (held) await held;
+              if (held) {
+                waiting += 1;
+                await held;
+                waiting -= 1;
+              }
               const scope = form.get('scope');
               if (!scope) {
                 record(false);
@@ -627,7 +632,12 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
           resolve();
         };
       });
-      return { release };
+      return {
+        get waiting() {
+          return waiting;
+        },
+        release,
+      };
     },
     async close() {
       server.closeAllConnections();

@@ -87,8 +87,8 @@ export interface OAuthProvider {
   failNextApiCalls(count: number, status: number): void;
   /** The next `count` API calls are carried out, but their answers are lost (the connection drops). */
   dropNextApiAnswers(count: number): void;
-  /** Holds token refreshes until `release` is called (to overlap two instances' refreshes). */
-  holdRefreshes(): { release(): void };
+  /** Holds token refreshes until `release` is called (to overlap two instances' refreshes); `waiting`: how many are held now. */
+  holdRefreshes(): RefreshGate;
   /** Every revocation request, and whether it named a token of a grant (which is then refused). */
   revocations: { revoked: boolean }[];
   /** Every access and refresh token handed out, to look for in responses and logs. */
@@ -96,6 +96,12 @@ export interface OAuthProvider {
   /** The token endpoint answers this instead, until set back to null (a broken or hostile provider). */
   answerTokenEndpointWith(raw: { status: number; contentType: string; body: string } | null): void;
   close(): Promise<void>;
+}
+
+export interface RefreshGate {
+  /** Refresh requests that reached the token endpoint and wait for `release`. */
+  readonly waiting: number;
+  release(): void;
 }
 
 interface CodeRecord {
@@ -124,6 +130,7 @@ export async function startOAuthProvider(
   let failures: { count: number; status: number } = { count: 0, status: 500 };
   let drops = 0;
   let held: Promise<void> | null = null;
+  let waiting = 0;
   let tokenOverride: { status: number; contentType: string; body: string } | null = null;
   const issuedTokens: string[] = [];
   const revocations: { revoked: boolean }[] = [];
@@ -244,7 +251,11 @@ export async function startOAuthProvider(
             return;
           }
           if (grantType === 'refresh_token') {
-            if (held) await held;
+            if (held) {
+              waiting += 1;
+              await held;
+              waiting -= 1;
+            }
             const given = form.get('refresh_token') ?? '';
             const grant = refreshTokens.get(given);
             if (!grant || grant.revoked) {
@@ -340,7 +351,12 @@ export async function startOAuthProvider(
           resolve();
         };
       });
-      return { release };
+      return {
+        get waiting() {
+          return waiting;
+        },
+        release,
+      };
     },
     async close() {
       server.closeAllConnections();

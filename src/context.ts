@@ -11,6 +11,7 @@ import { createAddressLimiter, type AddressLimiter } from './domain/address-limi
 import { createLogger } from './logging.js';
 import { createMailTransport, type MailTransport } from './mail/transport.js';
 import { createOutbound } from './net/outbound-request.js';
+import { createVendorHttp } from './net/vendor-http.js';
 import { createOutboxPace } from './outbox/pace.js';
 import { EMAIL_JOB_KIND } from './mail/booking-message.js';
 import { EVENT_JOB_KIND } from './scheduling/record-events.js';
@@ -97,6 +98,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     log.debug({ err: error }, 'stored gateway secrets were not checked');
   }
   const mailer = createMailTransport(config.mail);
+  // The one client every vendor API is called through (gateways, SMS, the OAuth providers' APIs).
+  const vendorHttp = createVendorHttp({ now });
   let closed = false;
   return {
     config,
@@ -107,11 +110,11 @@ export async function createContext(config: Config, options: ContextOptions = {}
     dbStorage,
     scheduleCache: createScheduleCache(config.scheduleCacheBytes),
     secretKey,
-    gateways: createGatewayRegistry(config.payments),
-    calendars: createCalendarRegistry(config.integrations),
-    integrations: createIntegrationRegistry(config.integrations),
+    gateways: createGatewayRegistry(config.payments, vendorHttp),
+    calendars: createCalendarRegistry(config.integrations, vendorHttp),
+    integrations: createIntegrationRegistry(config.integrations, vendorHttp),
     outbound: createOutbound({ allowPrivate: config.allowPrivateUrls }),
-    sms: createSmsSender(config.sms),
+    sms: createSmsSender(config.sms, vendorHttp),
     dialect: handle.dialect,
     secretKeySource,
     dbPoolStats: handle.poolStats,

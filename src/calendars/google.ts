@@ -1,7 +1,8 @@
 import ICAL from 'ical.js';
 import type { ProviderEndpoints } from '../config.js';
-import { callGoogle } from '../connections/google.js';
-import { optionalString } from '../connections/http.js';
+import type { VendorHttp } from '../net/vendor-http.js';
+import { createGoogleClient } from '../connections/google.js';
+import { optionalString, type ProviderClient } from '../connections/http.js';
 import { AccessTokenRejectedError, ProviderError } from '../connections/provider.js';
 import type { FieldError } from '../domain/errors.js';
 import { isValidTimeZone } from '../domain/time-zones.js';
@@ -32,8 +33,8 @@ import type { CalendarChanges, CalendarProvider, CalendarWriter } from './provid
 /** Pages of 2 500 events read at most per sync: 100 000 events, far past any host's window. */
 const MAX_PAGES = 40;
 
-export function createGoogleCalendarProvider(urls: ProviderEndpoints): CalendarProvider {
-  const api = urls.api;
+export function createGoogleCalendarProvider(urls: ProviderEndpoints, http: VendorHttp): CalendarProvider {
+  const api = createGoogleClient(http, urls.api);
   return {
     type: 'google',
     connectionProvider: 'google',
@@ -73,18 +74,18 @@ export function createGoogleCalendarProvider(urls: ProviderEndpoints): CalendarP
           const id = googleCopyIdOf(uid);
           const body = { ...eventOfIcs(icsText), id, extendedProperties: { private: { termin: uid } } };
           const put = (accessToken: string) =>
-            callGoogle('write an event', api, { method: 'PUT', path: `${events}/${encodeURIComponent(id)}?sendUpdates=none`, accessToken, json: body }, [200, 404]);
+            api.call('write an event', { method: 'PUT', path: `${events}/${encodeURIComponent(id)}?sendUpdates=none`, accessToken, json: body }, [200, 404]);
           await withToken(async (accessToken) => {
             if ((await put(accessToken)).status === 200) return;
             // Not there yet: insert it under its id (409: it exists after all, deleted or just made: update that).
-            const inserted = await callGoogle('write an event', api, { method: 'POST', path: `${events}?sendUpdates=none`, accessToken, json: body }, [200, 409]);
+            const inserted = await api.call('write an event', { method: 'POST', path: `${events}?sendUpdates=none`, accessToken, json: body }, [200, 409]);
             if (inserted.status === 409 && (await put(accessToken)).status !== 200)
               throw new ProviderError('Google write an event: the event can be neither made nor updated', true);
           });
         },
         async deleteEvent(uid) {
           const path = `${events}/${encodeURIComponent(googleCopyIdOf(uid))}?sendUpdates=none`;
-          await withToken((accessToken) => callGoogle('remove an event', api, { method: 'DELETE', path, accessToken }, [200, 204, 404, 410]));
+          await withToken((accessToken) => api.call('remove an event', { method: 'DELETE', path, accessToken }, [200, 204, 404, 410]));
         },
       };
       return {
@@ -126,7 +127,14 @@ function parseSyncState(state: string | null): GoogleSyncState | null {
  * full read: `{ full, events: [{ id, span }], state }`, each event's span as
  * `busySpanOfGoogleEvent` gives it.
  */
-async function readGoogleChanges(api: string, events: string, state: GoogleSyncState | null, range: TimeRange, hostZone: string, accessToken: string): Promise<CalendarChanges> {
+async function readGoogleChanges(
+  api: ProviderClient,
+  events: string,
+  state: GoogleSyncState | null,
+  range: TimeRange,
+  hostZone: string,
+  accessToken: string,
+): Promise<CalendarChanges> {
   const toChanges = (items: unknown[], full: boolean, syncToken: string, until: number): CalendarChanges => ({
     full,
     events: items.flatMap((item) => {
@@ -157,14 +165,19 @@ async function readGoogleChanges(api: string, events: string, state: GoogleSyncS
 }
 
 /** Every page of one `events.list` and the `nextSyncToken` of its last page; `gone` when Google answers 410 (the sync token is no longer valid). */
-async function listPages(api: string, events: string, accessToken: string, setQuery: (query: URLSearchParams) => void): Promise<{ items: unknown[]; syncToken: string } | 'gone'> {
+async function listPages(
+  api: ProviderClient,
+  events: string,
+  accessToken: string,
+  setQuery: (query: URLSearchParams) => void,
+): Promise<{ items: unknown[]; syncToken: string } | 'gone'> {
   const items: unknown[] = [];
   let pageToken: string | null = null;
   for (let page = 0; page < MAX_PAGES; page += 1) {
     const query = new URLSearchParams();
     setQuery(query);
     if (pageToken !== null) query.set('pageToken', pageToken);
-    const answer = await callGoogle('read the calendar', api, { method: 'GET', path: `${events}?${query}`, accessToken }, [200, 410]);
+    const answer = await api.call('read the calendar', { method: 'GET', path: `${events}?${query}`, accessToken }, [200, 410]);
     if (answer.status === 410) return 'gone';
     const body = answer.body as { items?: unknown; nextPageToken?: unknown; nextSyncToken?: unknown } | undefined;
     if (!body || !Array.isArray(body.items)) throw new CalendarBadResponseError('Google read the calendar: the answer is not an event list');
@@ -177,7 +190,7 @@ async function listPages(api: string, events: string, accessToken: string, setQu
   throw new CalendarTooLargeError(`Google read the calendar: more than ${MAX_PAGES} pages of events in the booking window`);
 }
 
-async function listEvents(api: string, events: string, range: TimeRange, accessToken: string): Promise<unknown[]> {
+async function listEvents(api: ProviderClient, events: string, range: TimeRange, accessToken: string): Promise<unknown[]> {
   const items: unknown[] = [];
   let pageToken: string | null = null;
   for (let page = 0; page < MAX_PAGES; page += 1) {
@@ -189,7 +202,7 @@ async function listEvents(api: string, events: string, range: TimeRange, accessT
       showDeleted: 'false',
     });
     if (pageToken !== null) query.set('pageToken', pageToken);
-    const answer = await callGoogle('read the calendar', api, { method: 'GET', path: `${events}?${query}`, accessToken }, [200]);
+    const answer = await api.call('read the calendar', { method: 'GET', path: `${events}?${query}`, accessToken }, [200]);
     const body = answer.body as { items?: unknown; nextPageToken?: unknown } | undefined;
     if (!body || !Array.isArray(body.items)) throw new CalendarBadResponseError('Google read the calendar: the answer is not an event list');
     items.push(...body.items);

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import ICAL from 'ical.js';
 import type { ProviderEndpoints } from '../config.js';
-import { callProvider, optionalString } from '../connections/http.js';
+import type { VendorHttp } from '../net/vendor-http.js';
+import { createProviderClient, optionalString, type ProviderClient } from '../connections/http.js';
 import { REQUEST_ID_PROPERTY, TERMIN_TRANSACTION_PREFIX } from '../connections/microsoft.js';
 import { AccessTokenRejectedError, ProviderError } from '../connections/provider.js';
 import type { FieldError } from '../domain/errors.js';
@@ -49,8 +50,8 @@ const DELTA_HEADERS = { prefer: `outlook.timezone="UTC", odata.maxpagesize=${PAG
 /** What is busy of `showAs`: everything but free and working elsewhere (`tentative`, `busy`, `oof`, `unknown` block). */
 const NOT_BUSY = new Set(['free', 'workingElsewhere']);
 
-export function createMicrosoftCalendarProvider(urls: ProviderEndpoints): CalendarProvider {
-  const api = urls.api;
+export function createMicrosoftCalendarProvider(urls: ProviderEndpoints, http: VendorHttp): CalendarProvider {
+  const api = createProviderClient(http, LABEL, urls.api);
   return {
     type: 'microsoft',
     connectionProvider: 'microsoft',
@@ -89,7 +90,7 @@ export function createMicrosoftCalendarProvider(urls: ProviderEndpoints): Calend
       const findCopies = async (accessToken: string, uid: string): Promise<string[]> => {
         const filter = `singleValueExtendedProperties/any(ep: ep/id eq '${COPY_UID_PROPERTY}' and ep/value eq '${uid.replaceAll("'", "''")}')`;
         const path = `${base}/events?$filter=${encodeURIComponent(filter)}&$select=id`;
-        const answer = await callProvider(LABEL, 'find an event', api, { method: 'GET', path, accessToken, headers: HEADERS }, [200]);
+        const answer = await api.call('find an event', { method: 'GET', path, accessToken, headers: HEADERS }, [200]);
         const value = (answer.body as { value?: unknown } | undefined)?.value;
         if (!Array.isArray(value)) throw new CalendarBadResponseError('Microsoft find an event: the answer is not an event list');
         return value.map((event) => optionalString(event, 'id')).filter((id): id is string => id !== null);
@@ -100,20 +101,20 @@ export function createMicrosoftCalendarProvider(urls: ProviderEndpoints): Calend
           const event = eventOfIcs(icsText);
           await withToken(async (accessToken) => {
             const [first, ...extra] = await findCopies(accessToken, uid);
-            for (const id of extra) await callProvider(LABEL, 'remove an event', api, { method: 'DELETE', path: eventPath(id), accessToken }, [204, 404]);
+            for (const id of extra) await api.call('remove an event', { method: 'DELETE', path: eventPath(id), accessToken }, [204, 404]);
             if (first !== undefined) {
-              const moved = await callProvider(LABEL, 'write an event', api, { method: 'PATCH', path: eventPath(first), accessToken, json: event, headers: HEADERS }, [200, 404]);
+              const moved = await api.call('write an event', { method: 'PATCH', path: eventPath(first), accessToken, json: event, headers: HEADERS }, [200, 404]);
               if (moved.status === 200) return;
             }
             // Not there (or deleted by the host meanwhile): made anew, marked so the next write finds it.
             const json = { ...event, transactionId: `${TERMIN_TRANSACTION_PREFIX}copy-${randomUUID()}`, singleValueExtendedProperties: [{ id: COPY_UID_PROPERTY, value: uid }] };
-            await callProvider(LABEL, 'write an event', api, { method: 'POST', path: `${base}/events`, accessToken, json, headers: HEADERS }, [201]);
+            await api.call('write an event', { method: 'POST', path: `${base}/events`, accessToken, json, headers: HEADERS }, [201]);
           });
         },
         async deleteEvent(uid) {
           await withToken(async (accessToken) => {
             for (const id of await findCopies(accessToken, uid)) {
-              await callProvider(LABEL, 'remove an event', api, { method: 'DELETE', path: eventPath(id), accessToken }, [204, 404]);
+              await api.call('remove an event', { method: 'DELETE', path: eventPath(id), accessToken }, [204, 404]);
             }
           });
         },
@@ -153,7 +154,14 @@ function parseSyncState(state: string | null): GraphSyncState | null {
 }
 
 /** The changes since `state` (its delta link still known to Graph, its window and zone still right), else a full delta read of a new window. */
-async function readGraphChanges(api: string, base: string, state: GraphSyncState | null, range: TimeRange, hostZone: string, accessToken: string): Promise<CalendarChanges> {
+async function readGraphChanges(
+  api: ProviderClient,
+  base: string,
+  state: GraphSyncState | null,
+  range: TimeRange,
+  hostZone: string,
+  accessToken: string,
+): Promise<CalendarChanges> {
   const toChanges = (items: unknown[], full: boolean, deltaPath: string, until: number): CalendarChanges => ({
     full,
     events: items.flatMap((item) => {
@@ -180,11 +188,11 @@ async function readGraphChanges(api: string, base: string, state: GraphSyncState
 const RESYNC_CODES = new Set(['syncstatenotfound', 'resyncrequired', 'syncstateinvalid']);
 
 /** Every page of one delta round and the path of its `@odata.deltaLink`; `gone` when Graph no longer knows the token. */
-async function readDeltaPages(api: string, firstPath: string, accessToken: string): Promise<{ items: unknown[]; deltaPath: string } | 'gone'> {
+async function readDeltaPages(api: ProviderClient, firstPath: string, accessToken: string): Promise<{ items: unknown[]; deltaPath: string } | 'gone'> {
   let path = firstPath;
   const items: unknown[] = [];
   for (let page = 0; page < MAX_PAGES; page += 1) {
-    const answer = await callProvider(LABEL, 'read the calendar', api, { method: 'GET', path, accessToken, headers: DELTA_HEADERS }, [200, 400, 410]);
+    const answer = await api.call('read the calendar', { method: 'GET', path, accessToken, headers: DELTA_HEADERS }, [200, 400, 410]);
     if (answer.status !== 200) {
       const code = optionalString(objectOf(objectOf(answer.body)?.error), 'code')?.toLowerCase() ?? '';
       if (answer.status === 410 || RESYNC_CODES.has(code)) return 'gone';
@@ -205,7 +213,7 @@ async function readDeltaPages(api: string, firstPath: string, accessToken: strin
   throw new CalendarTooLargeError(`Microsoft read the calendar: more than ${MAX_PAGES} pages of events in the booking window`);
 }
 
-async function listCalendarView(api: string, base: string, range: TimeRange, accessToken: string): Promise<unknown[]> {
+async function listCalendarView(api: ProviderClient, base: string, range: TimeRange, accessToken: string): Promise<unknown[]> {
   const query = new URLSearchParams({
     startDateTime: new Date(range.from).toISOString(),
     endDateTime: new Date(range.to).toISOString(),
@@ -216,7 +224,7 @@ async function listCalendarView(api: string, base: string, range: TimeRange, acc
   let path: string | null = `${base}/calendarView?${query}`;
   const items: unknown[] = [];
   for (let page = 0; page < MAX_PAGES; page += 1) {
-    const answer = await callProvider(LABEL, 'read the calendar', api, { method: 'GET', path, accessToken, headers: HEADERS }, [200]);
+    const answer = await api.call('read the calendar', { method: 'GET', path, accessToken, headers: HEADERS }, [200]);
     const body = answer.body as { value?: unknown; '@odata.nextLink'?: unknown } | undefined;
     if (!body || !Array.isArray(body.value)) throw new CalendarBadResponseError('Microsoft read the calendar: the answer is not an event list');
     items.push(...body.value);

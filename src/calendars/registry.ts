@@ -1,5 +1,6 @@
 import type { IntegrationUrls } from '../config.js';
 import type { CalendarType } from '../domain/calendar.js';
+import type { VendorHttp } from '../net/vendor-http.js';
 import { caldavProvider } from './caldav.js';
 import { createGoogleCalendarProvider } from './google.js';
 import { icsProvider } from './ics-url.js';
@@ -10,11 +11,11 @@ import type { CalendarProvider } from './provider.js';
  * The one place that maps calendar kinds to adapters: adding a kind to CALENDAR_TYPES
  * (src/domain/calendar.ts) makes the compiler ask for its line here.
  */
-export function createCalendarRegistry(integrations: IntegrationUrls): Record<CalendarType, CalendarProvider> {
+export function createCalendarRegistry(integrations: IntegrationUrls, http: VendorHttp): Record<CalendarType, CalendarProvider> {
   return {
     caldav: caldavProvider,
     ics: icsProvider,
-    google: createGoogleCalendarProvider(integrations.google),
-    microsoft: createMicrosoftCalendarProvider(integrations.microsoft),
+    google: createGoogleCalendarProvider(integrations.google, http),
+    microsoft: createMicrosoftCalendarProvider(integrations.microsoft, http),
   };
 }

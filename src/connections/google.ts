@@ -1,5 +1,6 @@
 import type { ProviderEndpoints } from '../config.js';
-import { callProvider, optionalString, type ProviderRequest, type ProviderResponse } from './http.js';
+import type { VendorHttp } from '../net/vendor-http.js';
+import { createProviderClient, optionalString, type ProviderClient } from './http.js';
 import type { ConferenceRoom, IntegrationAdapter, RoomRequest } from './provider.js';
 import { ProviderError } from './provider.js';
 
@@ -21,8 +22,8 @@ import { ProviderError } from './provider.js';
  * make it give one at every connection. Tokens are revoked at `/revoke` beside the token
  * endpoint (`https://oauth2.googleapis.com/revoke` for the default `GOOGLE_TOKEN_URL`).
  */
-export function createGoogleAdapter(urls: ProviderEndpoints, options: { pendingPollMs?: readonly number[] } = {}): IntegrationAdapter {
-  const api = urls.api;
+export function createGoogleAdapter(urls: ProviderEndpoints, http: VendorHttp, options: { pendingPollMs?: readonly number[] } = {}): IntegrationAdapter {
+  const api = createGoogleClient(http, urls.api);
   const label = 'Google';
   const events = '/calendar/v3/calendars/primary/events';
   const eventPath = (id: string, query = '') => `${events}/${encodeURIComponent(id)}${query}`;
@@ -35,7 +36,7 @@ export function createGoogleAdapter(urls: ProviderEndpoints, options: { pendingP
   const scopes = ['openid', 'email', 'https://www.googleapis.com/auth/calendar.events'];
 
   const readEvent = async (accessToken: string, id: string): Promise<unknown> => {
-    const answer = await callGoogle('read an event', api, { method: 'GET', path: eventPath(id), accessToken }, [200, 404, 410]);
+    const answer = await api.call('read an event', { method: 'GET', path: eventPath(id), accessToken }, [200, 404, 410]);
     return answer.status === 200 ? answer.body : null;
   };
   /** The event's room, reading the event again while Google is still making its conference. */
@@ -67,15 +68,14 @@ export function createGoogleAdapter(urls: ProviderEndpoints, options: { pendingP
       authorizeParams: { access_type: 'offline', prompt: 'consent' },
     }),
     async fetchAccountEmail(accessToken) {
-      const answer = await callGoogle('read the user', api, { method: 'GET', path: '/oauth2/v3/userinfo', accessToken }, [200]);
+      const answer = await api.call('read the user', { method: 'GET', path: '/oauth2/v3/userinfo', accessToken }, [200]);
       return optionalString(answer.body, 'email');
     },
     rooms: {
       async createRoom(accessToken, request) {
         const id = googleEventIdOf(request.requestId);
-        const answer = await callGoogle(
+        const answer = await api.call(
           'create an event',
-          api,
           {
             method: 'POST',
             path: `${events}?conferenceDataVersion=1&sendUpdates=none`,
@@ -106,11 +106,11 @@ export function createGoogleAdapter(urls: ProviderEndpoints, options: { pendingP
         return roomOfEvent(accessToken, id, event);
       },
       async moveRoom(accessToken, roomId, request) {
-        await callGoogle('move an event', api, { method: 'PATCH', path: eventPath(roomId, '?sendUpdates=none'), accessToken, json: times(request) }, [200]);
+        await api.call('move an event', { method: 'PATCH', path: eventPath(roomId, '?sendUpdates=none'), accessToken, json: times(request) }, [200]);
       },
       async deleteRoom(accessToken, roomId) {
         // 410 "deleted": already gone, as 404.
-        await callGoogle('delete an event', api, { method: 'DELETE', path: eventPath(roomId, '?sendUpdates=none'), accessToken }, [200, 204, 404, 410]);
+        await api.call('delete an event', { method: 'DELETE', path: eventPath(roomId, '?sendUpdates=none'), accessToken }, [200, 204, 404, 410]);
       },
     },
   };
@@ -120,17 +120,23 @@ export function createGoogleAdapter(urls: ProviderEndpoints, options: { pendingP
 const GOOGLE_RATE_LIMIT_REASONS = new Set(['rateLimitExceeded', 'userRateLimitExceeded', 'quotaExceeded']);
 
 /**
- * A call to a Google API, where a 403 is read before it is judged: Google answers its rate
+ * Calls to a Google API, where a 403 is read before it is judged: Google answers its rate
  * limits with 403 `rateLimitExceeded` (retried later, like a 429), and a refusal
  * (`forbiddenForNonOrganizer`, `insufficientPermissions`, …) with the same status (final).
  */
-export async function callGoogle(operation: string, api: string, request: ProviderRequest, ok: readonly number[]): Promise<ProviderResponse> {
-  const answer = await callProvider('Google', operation, api, request, ok.includes(403) ? ok : [...ok, 403]);
-  if (answer.status !== 403 || ok.includes(403)) return answer;
-  const error = objectOf(objectOf(answer.body)?.error);
-  const reasons = (Array.isArray(error?.errors) ? error.errors : []).map((entry) => optionalString(entry, 'reason')).filter((reason) => reason !== null);
-  const limited = reasons.some((reason) => GOOGLE_RATE_LIMIT_REASONS.has(reason));
-  throw new ProviderError(`Google ${operation}: HTTP 403${reasons.length > 0 ? ` ${reasons.join(', ').slice(0, 100)}` : ''}`, limited, 403);
+export function createGoogleClient(http: VendorHttp, baseUrl: string): ProviderClient {
+  const api = createProviderClient(http, 'Google', baseUrl);
+  return {
+    label: api.label,
+    async call(operation, request, ok) {
+      const answer = await api.call(operation, request, ok.includes(403) ? ok : [...ok, 403]);
+      if (answer.status !== 403 || ok.includes(403)) return answer;
+      const error = objectOf(objectOf(answer.body)?.error);
+      const reasons = (Array.isArray(error?.errors) ? error.errors : []).map((entry) => optionalString(entry, 'reason')).filter((reason) => reason !== null);
+      const limited = reasons.some((reason) => GOOGLE_RATE_LIMIT_REASONS.has(reason));
+      throw new ProviderError(`Google ${operation}: HTTP 403${reasons.length > 0 ? ` ${reasons.join(', ').slice(0, 100)}` : ''}`, limited, 403);
+    },
+  };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ProviderEndpoints } from '../config.js';
-import { callProvider, optionalString, requireString } from './http.js';
+import type { VendorHttp } from '../net/vendor-http.js';
+import { createProviderClient, optionalString, requireString } from './http.js';
 import type { ConferenceRoom, IntegrationAdapter, RoomRequest } from './provider.js';
 import { ProviderError } from './provider.js';
 
@@ -44,9 +45,9 @@ export const TERMIN_TRANSACTION_PREFIX = 'termin-';
 const JOIN_URL_READS = 2;
 const JOIN_URL_PAUSE_MS = 1_000;
 
-export function createMicrosoftAdapter(urls: ProviderEndpoints): IntegrationAdapter {
-  const api = urls.api;
+export function createMicrosoftAdapter(urls: ProviderEndpoints, http: VendorHttp): IntegrationAdapter {
   const label = 'Microsoft';
+  const api = createProviderClient(http, label, urls.api);
   // Graph answers times in this zone instead of the mailbox's (termin sends UTC too).
   const headers = { prefer: 'outlook.timezone="UTC"' };
   const times = (request: RoomRequest) => ({
@@ -82,7 +83,7 @@ export function createMicrosoftAdapter(urls: ProviderEndpoints): IntegrationAdap
   const awaitJoinUrl = async (accessToken: string, roomId: string): Promise<ConferenceRoom> => {
     for (let read = 0; read < JOIN_URL_READS; read += 1) {
       await new Promise((resolve) => setTimeout(resolve, JOIN_URL_PAUSE_MS));
-      const answer = await callProvider(label, 'read an event', api, { method: 'GET', path: `${eventPath(roomId)}?$select=id,onlineMeeting`, accessToken, headers }, [200]);
+      const answer = await api.call('read an event', { method: 'GET', path: `${eventPath(roomId)}?$select=id,onlineMeeting`, accessToken, headers }, [200]);
       const room = roomOf(answer.body, 'read an event');
       if (room) return room;
     }
@@ -107,21 +108,19 @@ export function createMicrosoftAdapter(urls: ProviderEndpoints): IntegrationAdap
       };
     },
     async fetchAccountEmail(accessToken) {
-      const answer = await callProvider(label, 'read the user', api, { method: 'GET', path: '/v1.0/me?$select=mail,userPrincipalName', accessToken }, [200]);
+      const answer = await api.call('read the user', { method: 'GET', path: '/v1.0/me?$select=mail,userPrincipalName', accessToken }, [200]);
       // `mail` is empty for accounts without an Exchange mailbox; the sign-in name is then what the host knows.
       return optionalString(answer.body, 'mail') ?? optionalString(answer.body, 'userPrincipalName');
     },
     rooms: {
       async createRoom(accessToken, request) {
-        const answer = await callProvider(label, 'create an event', api, { method: 'POST', path: '/v1.0/me/events', accessToken, json: body(request), headers }, [201]);
+        const answer = await api.call('create an event', { method: 'POST', path: '/v1.0/me/events', accessToken, json: body(request), headers }, [201]);
         return roomOf(answer.body, 'create an event') ?? awaitJoinUrl(accessToken, requireString(label, 'create an event', answer.body, 'id'));
       },
       async findRoom(accessToken, request) {
         const filter = `singleValueExtendedProperties/any(ep: ep/id eq '${REQUEST_ID_PROPERTY}' and ep/value eq '${request.requestId.replaceAll("'", "''")}')`;
-        const answer = await callProvider(
-          label,
+        const answer = await api.call(
           'find an event',
-          api,
           { method: 'GET', path: `/v1.0/me/events?$filter=${encodeURIComponent(filter)}&$select=id,onlineMeeting`, accessToken, headers },
           [200],
         );
@@ -132,10 +131,10 @@ export function createMicrosoftAdapter(urls: ProviderEndpoints): IntegrationAdap
         return room;
       },
       async moveRoom(accessToken, roomId, request) {
-        await callProvider(label, 'move an event', api, { method: 'PATCH', path: eventPath(roomId), accessToken, json: times(request), headers }, [200]);
+        await api.call('move an event', { method: 'PATCH', path: eventPath(roomId), accessToken, json: times(request), headers }, [200]);
       },
       async deleteRoom(accessToken, roomId) {
-        await callProvider(label, 'delete an event', api, { method: 'DELETE', path: eventPath(roomId), accessToken }, [204, 404]);
+        await api.call('delete an event', { method: 'DELETE', path: eventPath(roomId), accessToken }, [204, 404]);
       },
     },
   };

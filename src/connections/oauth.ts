@@ -1,6 +1,6 @@
 import * as oauth from 'oauth4webapi';
+import { parseJson, readBounded, VendorCallError } from '../net/vendor-http.js';
 import type { AuthorizationServer, OAuthApp } from './provider.js';
-import { readBounded } from './http.js';
 import { ProviderError } from './provider.js';
 
 /**
@@ -71,24 +71,23 @@ function optionsOf(server: AuthorizationServer, timeoutMs: number) {
   };
 }
 
-/** fetch, with the answer read here up to MAX_TOKEN_ANSWER_BYTES: oauth4webapi would read any size. */
+/** fetch, with the answer read here up to MAX_TOKEN_ANSWER_BYTES by the vendor client's bounded read: oauth4webapi would read any size. */
 async function boundedFetch(url: string, options: oauth.CustomFetchOptions<string, unknown>, tokenErrorOf?: AuthorizationServer['tokenErrorOf']): Promise<Response> {
   const response = await fetch(url, options as RequestInit);
-  const body = withoutIdToken(await readBounded(response, new URL(url).host, 'answered', MAX_TOKEN_ANSWER_BYTES));
+  let text: string;
+  try {
+    text = await readBounded(response, MAX_TOKEN_ANSWER_BYTES);
+  } catch (error) {
+    if (!(error instanceof VendorCallError)) throw error;
+    throw new ProviderError(`${new URL(url).host} answered: ${error.message}`, error.retryable, error.status);
+  }
+  const body = withoutIdToken(text);
   if (tokenErrorOf !== undefined && response.status >= 400) {
     const standard = tokenErrorOf(response.status, parseJson(body));
     if (standard !== null)
       return new Response(JSON.stringify(standard), { status: response.status, statusText: response.statusText, headers: { 'content-type': 'application/json' } });
   }
   return new Response(response.status === 204 || response.status === 304 ? null : body, { status: response.status, statusText: response.statusText, headers: response.headers });
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -73,6 +73,8 @@ export class ProviderError extends Error {
     message: string,
     readonly retryable: boolean,
     readonly status?: number,
+    /** The provider's `Retry-After` with a refusal, in ms from then (null: it named no wait), for a caller that paces its next try. */
+    readonly retryAfterMs: number | null = null,
   ) {
     super(message);
     this.name = 'ProviderError';

@@ -1,5 +1,6 @@
 import type { ProviderEndpoints } from '../config.js';
-import { callProvider, optionalString, requireString } from './http.js';
+import type { VendorHttp } from '../net/vendor-http.js';
+import { createProviderClient, optionalString, requireString } from './http.js';
 import type { ConferenceRoom, IntegrationAdapter, RoomRequest } from './provider.js';
 import { ProviderError } from './provider.js';
 
@@ -13,9 +14,9 @@ import { ProviderError } from './provider.js';
  * endpoint. Webex takes no idempotency key: the request id goes into the meeting's agenda,
  * and an attempt whose answer was lost is found among the host's meetings around its time.
  */
-export function createWebexAdapter(urls: ProviderEndpoints): IntegrationAdapter {
-  const api = urls.api;
+export function createWebexAdapter(urls: ProviderEndpoints, http: VendorHttp): IntegrationAdapter {
   const label = 'Webex';
+  const api = createProviderClient(http, label, urls.api);
   const body = (request: RoomRequest) => ({
     // Webex's limits: a title of 128 characters, an agenda of 1300.
     title: request.title.slice(0, 128),
@@ -39,7 +40,7 @@ export function createWebexAdapter(urls: ProviderEndpoints): IntegrationAdapter 
     };
   };
   const readMeeting = async (accessToken: string, id: string) =>
-    (await callProvider(label, 'read a meeting', api, { method: 'GET', path: `/v1/meetings/${encodeURIComponent(id)}`, accessToken }, [200])).body;
+    (await api.call('read a meeting', { method: 'GET', path: `/v1/meetings/${encodeURIComponent(id)}`, accessToken }, [200])).body;
   const scopes = ['spark:people_read', 'meeting:schedules_read', 'meeting:schedules_write'];
   return {
     provider: 'webex',
@@ -54,13 +55,13 @@ export function createWebexAdapter(urls: ProviderEndpoints): IntegrationAdapter 
       tokenErrorOf: webexTokenError,
     }),
     async fetchAccountEmail(accessToken) {
-      const answer = await callProvider(label, 'read the person', api, { method: 'GET', path: '/v1/people/me', accessToken }, [200]);
+      const answer = await api.call('read the person', { method: 'GET', path: '/v1/people/me', accessToken }, [200]);
       const emails = (answer.body as { emails?: unknown } | undefined)?.emails;
       return Array.isArray(emails) && typeof emails[0] === 'string' && emails[0] !== '' ? emails[0] : null;
     },
     rooms: {
       async createRoom(accessToken, request) {
-        const answer = await callProvider(label, 'create a meeting', api, { method: 'POST', path: '/v1/meetings', accessToken, json: body(request) }, [200, 201]);
+        const answer = await api.call('create a meeting', { method: 'POST', path: '/v1/meetings', accessToken, json: body(request) }, [200, 201]);
         return roomOf('create a meeting', answer.body);
       },
       async findRoom(accessToken, request) {
@@ -71,7 +72,7 @@ export function createWebexAdapter(urls: ProviderEndpoints): IntegrationAdapter 
           to: webexTime(request.end + DAY_MS),
           max: '100',
         });
-        const answer = await callProvider(label, 'list meetings', api, { method: 'GET', path: `/v1/meetings?${query}`, accessToken }, [200]);
+        const answer = await api.call('list meetings', { method: 'GET', path: `/v1/meetings?${query}`, accessToken }, [200]);
         const items = (answer.body as { items?: unknown[] } | undefined)?.items;
         const found = Array.isArray(items) ? items.find((item) => optionalString(item, 'agenda')?.includes(request.requestId)) : undefined;
         if (found === undefined) return null;
@@ -87,10 +88,10 @@ export function createWebexAdapter(urls: ProviderEndpoints): IntegrationAdapter 
         const password = optionalString(current, 'password');
         const { agenda, ...times } = body(request);
         const json = { ...kept, ...times, agenda: optionalString(current, 'agenda') ?? agenda, ...(password === null ? {} : { password }) };
-        await callProvider(label, 'move a meeting', api, { method: 'PUT', path: `/v1/meetings/${encodeURIComponent(roomId)}`, accessToken, json }, [200]);
+        await api.call('move a meeting', { method: 'PUT', path: `/v1/meetings/${encodeURIComponent(roomId)}`, accessToken, json }, [200]);
       },
       async deleteRoom(accessToken, roomId) {
-        await callProvider(label, 'delete a meeting', api, { method: 'DELETE', path: `/v1/meetings/${encodeURIComponent(roomId)}?sendEmail=false`, accessToken }, [204, 404]);
+        await api.call('delete a meeting', { method: 'DELETE', path: `/v1/meetings/${encodeURIComponent(roomId)}?sendEmail=false`, accessToken }, [204, 404]);
       },
     },
   };

@@ -1,5 +1,6 @@
 import type { ProviderEndpoints } from '../config.js';
-import { callProvider, optionalString, requireString } from './http.js';
+import type { VendorHttp } from '../net/vendor-http.js';
+import { createProviderClient, optionalString, requireString } from './http.js';
 import type { ConferenceRoom, IntegrationAdapter, RoomRequest } from './provider.js';
 import { ProviderError } from './provider.js';
 
@@ -11,9 +12,9 @@ import { ProviderError } from './provider.js';
  * no idempotency key, so the request id goes into the meeting's agenda, and an attempt
  * whose answer was lost is found among the host's upcoming meetings by it.
  */
-export function createZoomAdapter(urls: ProviderEndpoints): IntegrationAdapter {
-  const api = urls.api;
+export function createZoomAdapter(urls: ProviderEndpoints, http: VendorHttp): IntegrationAdapter {
   const label = 'Zoom';
+  const api = createProviderClient(http, label, urls.api);
   const body = (request: RoomRequest) => ({
     topic: request.title.slice(0, 200),
     type: 2,
@@ -41,30 +42,30 @@ export function createZoomAdapter(urls: ProviderEndpoints): IntegrationAdapter {
       clientAuthentication: 'basic',
     }),
     async fetchAccountEmail(accessToken) {
-      const answer = await callProvider(label, 'read the user', api, { method: 'GET', path: '/v2/users/me', accessToken }, [200]);
+      const answer = await api.call('read the user', { method: 'GET', path: '/v2/users/me', accessToken }, [200]);
       return optionalString(answer.body, 'email');
     },
     rooms: {
       async createRoom(accessToken, request) {
-        const answer = await callProvider(label, 'create a meeting', api, { method: 'POST', path: '/v2/users/me/meetings', accessToken, json: body(request) }, [201]);
+        const answer = await api.call('create a meeting', { method: 'POST', path: '/v2/users/me/meetings', accessToken, json: body(request) }, [201]);
         return roomOf(answer.body);
       },
       async findRoom(accessToken, request) {
-        const answer = await callProvider(label, 'list meetings', api, { method: 'GET', path: '/v2/users/me/meetings?type=upcoming&page_size=300', accessToken }, [200]);
+        const answer = await api.call('list meetings', { method: 'GET', path: '/v2/users/me/meetings?type=upcoming&page_size=300', accessToken }, [200]);
         const meetings = (answer.body as { meetings?: unknown[] } | undefined)?.meetings;
         const found = Array.isArray(meetings) ? meetings.find((meeting) => optionalString(meeting, 'agenda')?.includes(request.requestId)) : undefined;
         const id = found === undefined ? null : optionalString(found, 'id');
         if (id === null) return null;
         // The list leaves out the passcode: the meeting itself has it.
-        const meeting = await callProvider(label, 'read a meeting', api, { method: 'GET', path: `/v2/meetings/${encodeURIComponent(id)}`, accessToken }, [200]);
+        const meeting = await api.call('read a meeting', { method: 'GET', path: `/v2/meetings/${encodeURIComponent(id)}`, accessToken }, [200]);
         return roomOf(meeting.body);
       },
       async moveRoom(accessToken, roomId, request) {
         const { topic: _topic, type: _type, agenda: _agenda, ...times } = body(request);
-        await callProvider(label, 'move a meeting', api, { method: 'PATCH', path: `/v2/meetings/${encodeURIComponent(roomId)}`, accessToken, json: times }, [204]);
+        await api.call('move a meeting', { method: 'PATCH', path: `/v2/meetings/${encodeURIComponent(roomId)}`, accessToken, json: times }, [204]);
       },
       async deleteRoom(accessToken, roomId) {
-        await callProvider(label, 'delete a meeting', api, { method: 'DELETE', path: `/v2/meetings/${encodeURIComponent(roomId)}`, accessToken }, [204, 404]);
+        await api.call('delete a meeting', { method: 'DELETE', path: `/v2/meetings/${encodeURIComponent(roomId)}`, accessToken }, [204, 404]);
       },
     },
   };

@@ -91,16 +91,19 @@ export class NotificationRejectedError extends Error {
  */
 export class GatewayError extends Error {
   readonly attemptSpent: boolean;
+  /** The gateway's `Retry-After` with a refusal, in ms from then (null: it named no wait), for a caller that paces its next try. */
+  readonly retryAfterMs: number | null;
 
   constructor(
     message: string,
     readonly retryable: boolean,
     readonly status?: number,
-    options: { attemptSpent?: boolean } = {},
+    options: { attemptSpent?: boolean; retryAfterMs?: number | null } = {},
   ) {
     super(message);
     this.name = 'GatewayError';
     this.attemptSpent = options.attemptSpent ?? false;
+    this.retryAfterMs = options.retryAfterMs ?? null;
   }
 }
 

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { isRetryableStatus, parseJson, type VendorAnswer, VendorCallError, type VendorHttp } from '../net/vendor-http.js';
 import { GatewayError } from './gateway.js';
 
 /** Every outbound gateway call gives up after this long unless the registry says otherwise. */
@@ -21,65 +22,45 @@ export interface GatewayResponse {
   text: string;
   /** The body parsed as JSON, or undefined when it is not JSON. */
   body: unknown;
+  /** The gateway's `Retry-After`, in ms from now (null: none). */
+  retryAfterMs: number | null;
 }
 
 /**
- * One HTTP call to a gateway. Network failures and timeouts become retryable GatewayErrors;
- * the caller decides what a status means (see `failForStatus`). Error messages name the
- * gateway, the operation and the status only: never a URL query, header or body, so a
- * credential cannot leak into a log line.
+ * One HTTP call to a gateway, through the service's vendor client (src/net/vendor-http.ts:
+ * deadline, bounded read, no redirects). Network failures, timeouts and cut-off answers
+ * become retryable GatewayErrors; the caller decides what a status means (see
+ * `failForStatus`). Error messages name the gateway, the operation and the status only:
+ * never a URL query, header or body, so a credential cannot leak into a log line.
  */
-export async function callGateway(gateway: string, operation: string, baseUrl: string, request: GatewayRequest, timeoutMs: number): Promise<GatewayResponse> {
-  const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
-  let body: string | undefined;
-  if (request.rawJson !== undefined) {
-    body = request.rawJson;
-    headers['content-type'] = 'application/json';
-  } else if (request.json !== undefined) {
-    body = JSON.stringify(request.json);
-    headers['content-type'] = 'application/json';
-  } else if (request.form !== undefined) {
-    body = new URLSearchParams(request.form).toString();
-    headers['content-type'] = 'application/x-www-form-urlencoded';
-  }
-  let response: Response;
+export async function callGateway(http: VendorHttp, gateway: string, operation: string, baseUrl: string, request: GatewayRequest, timeoutMs: number): Promise<GatewayResponse> {
+  let answer: VendorAnswer;
   try {
-    response = await fetch(baseUrl + request.path, {
+    // PayU answers a created order with 302 and a JSON body: the client reads it, never follows it.
+    answer = await http.call({
       method: request.method,
-      headers,
-      body,
-      // PayU answers a created order with 302 and a JSON body: read it, do not follow it.
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
+      url: baseUrl + request.path,
+      headers: request.headers,
+      json: request.json,
+      form: request.form,
+      rawJson: request.rawJson,
+      timeoutMs,
     });
   } catch (error) {
-    const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-    throw new GatewayError(`${gateway} ${operation}: ${timedOut ? `no answer within ${timeoutMs} ms` : 'gateway unreachable'}`, true);
+    if (!(error instanceof VendorCallError)) throw error;
+    throw new GatewayError(`${gateway} ${operation}: ${error.kind === 'unreachable' ? 'gateway unreachable' : error.message}`, error.retryable, error.status);
   }
-  let text: string;
-  try {
-    text = await response.text();
-  } catch {
-    throw new GatewayError(`${gateway} ${operation}: the answer was cut off`, true, response.status);
-  }
-  let parsed: unknown;
-  try {
-    parsed = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: response.status, headers: response.headers, text, body: parsed };
+  return { status: answer.status, headers: answer.headers, text: answer.text, body: parseJson(answer.text), retryAfterMs: answer.retryAfterMs };
 }
 
-/** 5xx, 429 and 408 may pass if tried later; other refusals will not. */
-export function isRetryableStatus(status: number): boolean {
-  return status >= 500 || status === 429 || status === 408;
-}
+export { isRetryableStatus };
 
 /** The GatewayError for an unexpected status; `code` is the gateway's own error code, if any. */
 export function failForStatus(gateway: string, operation: string, response: GatewayResponse, code?: string): GatewayError {
   const detail = code !== undefined && /^[\w .:-]{1,80}$/.test(code) ? ` (${code})` : '';
-  return new GatewayError(`${gateway} ${operation}: HTTP ${response.status}${detail}`, isRetryableStatus(response.status), response.status);
+  return new GatewayError(`${gateway} ${operation}: HTTP ${response.status}${detail}`, isRetryableStatus(response.status), response.status, {
+    retryAfterMs: response.retryAfterMs,
+  });
 }
 
 /** A malformed success answer: the gateway said yes but not in its documented shape. */
@@ -145,6 +126,7 @@ export class TokenCache {
 }
 
 export interface OAuthClient {
+  http: VendorHttp;
   gateway: string;
   /** The operation name used in errors, e.g. `oauth2/token`. */
   operation: string;
@@ -168,7 +150,7 @@ export function createOAuthSession(client: OAuthClient) {
     const clientSecret = requireSetting(credentials, client.gateway, 'clientSecret', true);
     const key = TokenCache.key(client.baseUrl, clientId, clientSecret);
     const token = await tokens.get(key, async () => {
-      const response = await callGateway(client.gateway, client.operation, client.baseUrl, client.tokenRequest(clientId, clientSecret), client.timeoutMs);
+      const response = await callGateway(client.http, client.gateway, client.operation, client.baseUrl, client.tokenRequest(clientId, clientSecret), client.timeoutMs);
       if (response.status !== 200) throw client.failure(response);
       const body = asRecord(response.body);
       const accessToken = stringField(body, 'access_token');

@@ -1,3 +1,4 @@
+import type { VendorHttp } from '../net/vendor-http.js';
 import {
   type CreatedTransaction,
   type GatewayAdapter,
@@ -32,7 +33,8 @@ import { expectPayment, parseJsonObject } from './notification-checks.js';
  * Signed JSON is built with the documented key order and JSON.stringify, which escapes
  * neither "/" nor non-ASCII characters, as P24's JSON_UNESCAPED_UNICODE|JSON_UNESCAPED_SLASHES.
  */
-export function createP24Adapter(options: { baseUrl: string; timeoutMs?: number }): GatewayAdapter {
+export function createP24Adapter(options: { baseUrl: string; timeoutMs?: number; http: VendorHttp }): GatewayAdapter {
+  const http = options.http;
   const { baseUrl } = options;
   const timeoutMs = options.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
 
@@ -58,7 +60,7 @@ export function createP24Adapter(options: { baseUrl: string; timeoutMs?: number 
   async function findOrderId(authorization: string, refund: RefundRequest): Promise<number> {
     if (/^\d{1,15}$/.test(refund.gatewayTransactionId)) return Number(refund.gatewayTransactionId);
     const path = `/api/v1/transaction/by/sessionId/${encodeURIComponent(refund.paymentUuid)}`;
-    const response = await callGateway('p24', 'transaction/by/sessionId', baseUrl, { method: 'GET', path, headers: { authorization } }, timeoutMs);
+    const response = await callGateway(http, 'p24', 'transaction/by/sessionId', baseUrl, { method: 'GET', path, headers: { authorization } }, timeoutMs);
     if (response.status !== 200) throw failForStatus('p24', 'transaction/by/sessionId', response, errorCode(response.body));
     const orderId = asRecord(asRecord(response.body)?.data)?.orderId;
     if (typeof orderId !== 'number' || !Number.isSafeInteger(orderId)) throw malformedAnswer('p24', 'transaction/by/sessionId', 'data.orderId');
@@ -72,7 +74,7 @@ export function createP24Adapter(options: { baseUrl: string; timeoutMs?: number 
    */
   async function confirmRefundExists(authorization: string, orderId: number, requestKey: string, amount: number): Promise<void> {
     const operation = 'refund/by/orderId';
-    const response = await callGateway('p24', operation, baseUrl, { method: 'GET', path: `/api/v1/refund/by/orderId/${orderId}`, headers: { authorization } }, timeoutMs);
+    const response = await callGateway(http, 'p24', operation, baseUrl, { method: 'GET', path: `/api/v1/refund/by/orderId/${orderId}`, headers: { authorization } }, timeoutMs);
     // Not listed (yet): try again later rather than call a made refund failed.
     if (response.status === 404) throw new GatewayError(`p24 ${operation}: the refund P24 says exists is not listed yet`, true, response.status);
     if (response.status !== 200) throw failForStatus('p24', operation, response, errorCode(response.body));
@@ -110,6 +112,7 @@ export function createP24Adapter(options: { baseUrl: string; timeoutMs?: number 
         sign: p24Sign({ sessionId: order.paymentUuid, merchantId, amount: order.amount, currency, crc }),
       };
       const response = await callGateway(
+        http,
         'p24',
         'transaction/register',
         baseUrl,
@@ -153,6 +156,7 @@ export function createP24Adapter(options: { baseUrl: string; timeoutMs?: number 
         sign: p24Sign({ sessionId: field.sessionId, orderId: field.orderId, amount: field.amount, currency: field.currency, crc }),
       };
       const response = await callGateway(
+        http,
         'p24',
         'transaction/verify',
         baseUrl,
@@ -180,6 +184,7 @@ export function createP24Adapter(options: { baseUrl: string; timeoutMs?: number 
         refundsUuid: requestKey,
       };
       const response = await callGateway(
+        http,
         'p24',
         'transaction/refund',
         baseUrl,

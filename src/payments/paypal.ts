@@ -1,3 +1,4 @@
+import type { VendorHttp } from '../net/vendor-http.js';
 import {
   type CreatedTransaction,
   type GatewayAdapter,
@@ -38,10 +39,12 @@ import { currencyExponent, formatWithExponent, MoneyFormatError, parseWithExpone
  * Amounts are decimal strings. PayPal documents HUF, JPY and TWD as taking no decimals, so
  * those are sent as whole units (and refused when they are not whole).
  */
-export function createPaypalAdapter(options: { baseUrl: string; timeoutMs?: number }): GatewayAdapter {
+export function createPaypalAdapter(options: { baseUrl: string; timeoutMs?: number; http: VendorHttp }): GatewayAdapter {
+  const http = options.http;
   const { baseUrl } = options;
   const timeoutMs = options.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
   const withToken = createOAuthSession({
+    http,
     gateway: 'paypal',
     operation: 'oauth2/token',
     baseUrl,
@@ -65,6 +68,7 @@ export function createPaypalAdapter(options: { baseUrl: string; timeoutMs?: numb
     return withToken(credentials, async (authorization) => {
       const path = `/v2/checkout/orders/${encodeURIComponent(orderId)}/capture`;
       const response = await callGateway(
+        http,
         'paypal',
         'orders capture',
         baseUrl,
@@ -82,6 +86,7 @@ export function createPaypalAdapter(options: { baseUrl: string; timeoutMs?: numb
 
   async function getOrder(authorization: string, orderId: string) {
     const response = await callGateway(
+      http,
       'paypal',
       'orders get',
       baseUrl,
@@ -122,6 +127,7 @@ export function createPaypalAdapter(options: { baseUrl: string; timeoutMs?: numb
       };
       return withToken(credentials, async (authorization) => {
         const response = await callGateway(
+          http,
           'paypal',
           'orders create',
           baseUrl,
@@ -181,6 +187,7 @@ export function createPaypalAdapter(options: { baseUrl: string; timeoutMs?: numb
       const rawJson = `${JSON.stringify(verification).slice(0, -1)},"webhook_event":${notification.rawBody.trim()}}`;
       const verified = await withToken(credentials, async (authorization) => {
         const response = await callGateway(
+          http,
           'paypal',
           'verify-webhook-signature',
           baseUrl,
@@ -229,6 +236,7 @@ export function createPaypalAdapter(options: { baseUrl: string; timeoutMs?: numb
         const body = { amount: { currency_code: currency, value: toPaypalValue(refund.amount, currency) }, note_to_payer: refund.reason.slice(0, 255) };
         const path = `/v2/payments/captures/${encodeURIComponent(captureId)}/refund`;
         const response = await callGateway(
+          http,
           'paypal',
           'captures refund',
           baseUrl,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { VendorHttp } from '../net/vendor-http.js';
 import {
   type CreatedTransaction,
   type GatewayAdapter,
@@ -48,10 +49,12 @@ import { currencyExponent, rescaleMinorUnits } from '../domain/money.js';
  *   `{"orderId","orderStatus":"COMPLETED"}`; the payment then counts as paid.
  * - Refunds: `POST /api/v2_1/orders/{orderId}/refunds` with `{ refund: { description, amount, extRefundId } }`.
  */
-export function createPayuAdapter(options: { baseUrl: string; timeoutMs?: number }): GatewayAdapter {
+export function createPayuAdapter(options: { baseUrl: string; timeoutMs?: number; http: VendorHttp }): GatewayAdapter {
+  const http = options.http;
   const { baseUrl } = options;
   const timeoutMs = options.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
   const withToken = createOAuthSession({
+    http,
     gateway: 'payu',
     operation: 'oauth/authorize',
     baseUrl,
@@ -72,6 +75,7 @@ export function createPayuAdapter(options: { baseUrl: string; timeoutMs?: number
   async function captureOrder(authorization: string, orderId: string): Promise<void> {
     const path = `/api/v2_1/orders/${encodeURIComponent(orderId)}`;
     const response = await callGateway(
+      http,
       'payu',
       'orders/status',
       baseUrl,
@@ -81,7 +85,7 @@ export function createPayuAdapter(options: { baseUrl: string; timeoutMs?: number
     const statusCode = stringField(asRecord(asRecord(response.body)?.status), 'statusCode');
     if (response.status === 200 && statusCode === 'SUCCESS') return;
     if (!isRetryableStatus(response.status) && response.status !== 401) {
-      const current = await callGateway('payu', 'orders', baseUrl, { method: 'GET', path, headers: { authorization } }, timeoutMs);
+      const current = await callGateway(http, 'payu', 'orders', baseUrl, { method: 'GET', path, headers: { authorization } }, timeoutMs);
       const orders = asRecord(current.body)?.orders;
       const order = Array.isArray(orders) ? asRecord(orders[0]) : undefined;
       if (current.status === 200 && stringField(order, 'orderId') === orderId && stringField(order, 'status') === 'COMPLETED') return;
@@ -112,7 +116,7 @@ export function createPayuAdapter(options: { baseUrl: string; timeoutMs?: number
         products: [{ name: order.description, unitPrice: amount, quantity: '1' }],
       };
       return withToken(credentials, async (authorization) => {
-        const response = await callGateway('payu', 'orders', baseUrl, { method: 'POST', path: '/api/v2_1/orders', headers: { authorization }, json: body }, timeoutMs);
+        const response = await callGateway(http, 'payu', 'orders', baseUrl, { method: 'POST', path: '/api/v2_1/orders', headers: { authorization }, json: body }, timeoutMs);
         const result = asRecord(response.body);
         const statusCode = stringField(asRecord(result?.status), 'statusCode');
         if ((response.status !== 302 && response.status !== 201 && response.status !== 200) || statusCode !== 'SUCCESS') {
@@ -186,7 +190,7 @@ export function createPayuAdapter(options: { baseUrl: string; timeoutMs?: number
       };
       const path = `/api/v2_1/orders/${encodeURIComponent(refund.gatewayTransactionId)}/refunds`;
       return withToken(credentials, async (authorization) => {
-        const response = await callGateway('payu', 'refunds', baseUrl, { method: 'POST', path, headers: { authorization }, json: body }, timeoutMs);
+        const response = await callGateway(http, 'payu', 'refunds', baseUrl, { method: 'POST', path, headers: { authorization }, json: body }, timeoutMs);
         const result = asRecord(response.body);
         const statusCode = stringField(asRecord(result?.status), 'statusCode');
         if (response.status !== 200 || statusCode !== 'SUCCESS') throw failForStatus('payu', 'refunds', response, statusCode);

@@ -1,5 +1,6 @@
 import type { Gateway } from '../domain/account.js';
 import type { PaymentGatewayUrls } from '../config.js';
+import type { VendorHttp } from '../net/vendor-http.js';
 import type { GatewayAdapter } from './gateway.js';
 import { createP24Adapter } from './p24.js';
 import { createPaypalAdapter } from './paypal.js';
@@ -9,16 +10,17 @@ import { createTpayAdapter } from './tpay.js';
 
 /**
  * The one place that maps gateway codes to adapters. Built once per context; each adapter
- * keeps its OAuth tokens (and Stripe clients) for the process's lifetime.
- * `createGatewayRegistry(config.payments).p24.createTransaction(credentials, order)`.
+ * keeps its OAuth tokens (and Stripe clients) for the process's lifetime. Every call but
+ * Stripe's (its own SDK) goes through `http`, the service's one vendor client.
+ * `createGatewayRegistry(config.payments, http).p24.createTransaction(credentials, order)`.
  */
-export function createGatewayRegistry(urls: PaymentGatewayUrls, options: { timeoutMs?: number } = {}): Record<Gateway, GatewayAdapter> {
+export function createGatewayRegistry(urls: PaymentGatewayUrls, http: VendorHttp, options: { timeoutMs?: number } = {}): Record<Gateway, GatewayAdapter> {
   const timeoutMs = options.timeoutMs;
   return {
     stripe: createStripeAdapter({ baseUrl: urls.stripe, timeoutMs }),
-    p24: createP24Adapter({ baseUrl: urls.p24, timeoutMs }),
-    payu: createPayuAdapter({ baseUrl: urls.payu, timeoutMs }),
-    paypal: createPaypalAdapter({ baseUrl: urls.paypal, timeoutMs }),
-    tpay: createTpayAdapter({ baseUrl: urls.tpay, jwsUrl: urls.tpayJws, timeoutMs }),
+    p24: createP24Adapter({ baseUrl: urls.p24, timeoutMs, http }),
+    payu: createPayuAdapter({ baseUrl: urls.payu, timeoutMs, http }),
+    paypal: createPaypalAdapter({ baseUrl: urls.paypal, timeoutMs, http }),
+    tpay: createTpayAdapter({ baseUrl: urls.tpay, jwsUrl: urls.tpayJws, timeoutMs, http }),
   };
 }

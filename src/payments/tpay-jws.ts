@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { flattenedVerify } from 'jose';
 import { GatewayError, NotificationRejectedError } from './gateway.js';
-import { isRetryableStatus } from './http.js';
+import { isRetryableStatus, VendorCallError, type VendorHttp } from '../net/vendor-http.js';
 
 /** Tpay's root CA, under the same origin as the signing certificates (docs-api.tpay.com/webhooks). */
 export const TPAY_JWS_ROOT_PATH = '/x509/tpay-jws-root.pem';
@@ -34,7 +34,7 @@ const MAX_CERTIFICATE_BYTES = 64 * 1024;
  *
  * `verify(headers['x-jws-signature'], rawBody)` resolves when the body is Tpay's.
  */
-export function createTpayJwsVerifier(options: { jwsUrl: string; timeoutMs: number }) {
+export function createTpayJwsVerifier(options: { jwsUrl: string; timeoutMs: number; http: VendorHttp }) {
   const prefix = options.jwsUrl.replace(/\/+$/, '');
   const rootUrl = `${prefix}${TPAY_JWS_ROOT_PATH}`;
   const cache = new Map<string, { certificate: Promise<X509Certificate>; until: number }>();
@@ -45,7 +45,7 @@ export function createTpayJwsVerifier(options: { jwsUrl: string; timeoutMs: numb
     if (cached !== undefined && cached.until > now) return cached.certificate;
     cache.delete(url);
     while (cache.size >= MAX_CACHED_CERTIFICATES) cache.delete(cache.keys().next().value as string);
-    const certificate = fetchCertificate(url, options.timeoutMs);
+    const certificate = fetchCertificate(options.http, url, options.timeoutMs);
     cache.set(url, { certificate, until: now + CERTIFICATE_TTL_MS });
     // A failed fetch is not remembered: the next notification tries again.
     certificate.catch(() => {
@@ -120,29 +120,30 @@ function isIssuedBy(certificate: X509Certificate, root: X509Certificate): boolea
   return certificate.checkIssued(root) && certificate.verify(root.publicKey) && current(certificate) && current(root) && certificate.publicKey.asymmetricKeyType === 'rsa';
 }
 
-async function fetchCertificate(url: string, timeoutMs: number): Promise<X509Certificate> {
-  let response: Response;
-  try {
-    // Redirects are refused: the certificate must come from where x5u (under Tpay's origin) says.
-    response = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
-  } catch {
-    throw new GatewayError('tpay x509: the notification certificate could not be fetched', true);
-  }
-  if (response.status !== 200) {
-    await response.body?.cancel();
-    if (isRetryableStatus(response.status)) throw new GatewayError(`tpay x509: HTTP ${response.status}`, true, response.status);
-    throw new NotificationRejectedError(`tpay notification: no certificate at x5u (HTTP ${response.status})`);
-  }
+async function fetchCertificate(http: VendorHttp, url: string, timeoutMs: number): Promise<X509Certificate> {
   let pem: string;
   try {
-    pem = await response.text();
-  } catch {
-    throw new GatewayError('tpay x509: the certificate was cut off', true);
+    const answer = await http.call({ method: 'GET', url, headers: { accept: '*/*' }, timeoutMs, maxAnswerBytes: MAX_CERTIFICATE_BYTES });
+    // Redirects are refused: the certificate must come from where x5u (under Tpay's origin) says.
+    if (answer.status >= 300 && answer.status < 400) throw new GatewayError('tpay x509: the notification certificate could not be fetched', true);
+    if (answer.status !== 200) throw refusalOf(answer.status);
+    pem = answer.text;
+  } catch (error) {
+    if (!(error instanceof VendorCallError)) throw error;
+    // An error page that is too large or breaks off still says what its status says.
+    if (error.status !== undefined && error.status !== 200) throw refusalOf(error.status);
+    if (error.kind === 'too-large') throw new NotificationRejectedError('tpay notification: x5u is not a certificate');
+    if (error.kind === 'cut-off') throw new GatewayError('tpay x509: the certificate was cut off', true);
+    throw new GatewayError('tpay x509: the notification certificate could not be fetched', true);
   }
-  if (pem.length > MAX_CERTIFICATE_BYTES) throw new NotificationRejectedError('tpay notification: x5u is not a certificate');
   try {
     return new X509Certificate(pem);
   } catch {
     throw new NotificationRejectedError('tpay notification: x5u is not a certificate');
   }
+}
+
+function refusalOf(status: number): Error {
+  if (isRetryableStatus(status)) return new GatewayError(`tpay x509: HTTP ${status}`, true, status);
+  return new NotificationRejectedError(`tpay notification: no certificate at x5u (HTTP ${status})`);
 }

@@ -1,3 +1,4 @@
+import type { VendorHttp } from '../net/vendor-http.js';
 import {
   type CreatedTransaction,
   type GatewayAdapter,
@@ -46,11 +47,13 @@ import { formatMinorUnits, parseDecimalAmount } from '../domain/money.js';
  *
  * Tpay's transaction API has no currency field: every transaction is in PLN.
  */
-export function createTpayAdapter(options: { baseUrl: string; jwsUrl: string; timeoutMs?: number }): GatewayAdapter {
+export function createTpayAdapter(options: { baseUrl: string; jwsUrl: string; timeoutMs?: number; http: VendorHttp }): GatewayAdapter {
+  const http = options.http;
   const { baseUrl } = options;
   const timeoutMs = options.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
-  const jws = createTpayJwsVerifier({ jwsUrl: options.jwsUrl, timeoutMs });
+  const jws = createTpayJwsVerifier({ jwsUrl: options.jwsUrl, timeoutMs, http });
   const withToken = createOAuthSession({
+    http,
     gateway: 'tpay',
     operation: 'oauth/auth',
     baseUrl,
@@ -86,7 +89,7 @@ export function createTpayAdapter(options: { baseUrl: string; jwsUrl: string; ti
       // would print 150, so the decimal string is spliced in as the number literal.
       const rawJson = JSON.stringify(body).replace('"__AMOUNT__"', formatMinorUnits(order.amount, 'PLN'));
       return withToken(credentials, async (authorization) => {
-        const response = await callGateway('tpay', 'transactions', baseUrl, { method: 'POST', path: '/transactions', headers: { authorization }, rawJson }, timeoutMs);
+        const response = await callGateway(http, 'tpay', 'transactions', baseUrl, { method: 'POST', path: '/transactions', headers: { authorization }, rawJson }, timeoutMs);
         const result = asRecord(response.body);
         if ((response.status !== 200 && response.status !== 201) || stringField(result, 'result') !== 'success') throw fail('transactions', response);
         const transactionId = stringField(result, 'transactionId');
@@ -151,7 +154,7 @@ export function createTpayAdapter(options: { baseUrl: string; jwsUrl: string; ti
       requirePln(transaction.currency);
       const path = `/transactions/${encodeURIComponent(transaction.gatewayTransactionId)}/refunds`;
       return withToken(credentials, async (authorization) => {
-        const response = await callGateway('tpay', 'refunds list', baseUrl, { method: 'GET', path, headers: { authorization } }, timeoutMs);
+        const response = await callGateway(http, 'tpay', 'refunds list', baseUrl, { method: 'GET', path, headers: { authorization } }, timeoutMs);
         const result = asRecord(response.body);
         if (response.status !== 200 || stringField(result, 'result') !== 'success') throw fail('refunds list', response);
         const entries = result?.refunds;
@@ -179,7 +182,7 @@ export function createTpayAdapter(options: { baseUrl: string; jwsUrl: string; ti
       const rawJson = `{"amount":${formatMinorUnits(refund.amount, 'PLN')}}`;
       const path = `/transactions/${encodeURIComponent(refund.gatewayTransactionId)}/refunds`;
       return withToken(credentials, async (authorization) => {
-        const response = await callGateway('tpay', 'refunds', baseUrl, { method: 'POST', path, headers: { authorization }, rawJson }, timeoutMs);
+        const response = await callGateway(http, 'tpay', 'refunds', baseUrl, { method: 'POST', path, headers: { authorization }, rawJson }, timeoutMs);
         const result = asRecord(response.body);
         if ((response.status !== 200 && response.status !== 201) || stringField(result, 'result') !== 'success') throw fail('refunds', response);
         return { refundId: stringField(result, 'requestId') ?? `${refund.gatewayTransactionId}:${refund.idempotencyKey}` };

@@ -1,3 +1,5 @@
+import { parseJson, type VendorAnswer, VendorCallError, type VendorHttp } from '../net/vendor-http.js';
+
 /**
  * The SMS port: one adapter per provider (smsapi.ts, twilio.ts), chosen by SMS_PROVIDER in
  * registry.ts, so a use case says `sms.send(message)` and never names a vendor.
@@ -23,6 +25,8 @@ export class SmsDeliveryError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
+    /** The provider's `Retry-After` with a refusal, in ms from then (null: it named no wait). */
+    readonly retryAfterMs: number | null = null,
   ) {
     super(message);
     this.name = 'SmsDeliveryError';
@@ -32,28 +36,33 @@ export class SmsDeliveryError extends Error {
 /** Each call's bound: a provider that does not answer in this long is retried later. */
 export const SMS_TIMEOUT_MS = 10_000;
 
-/** Sends one form-encoded POST with the adapter's auth; no answer in time or no connection is a retryable failure. */
-export async function postForm(url: string, authorization: string, form: Record<string, string>): Promise<Response> {
-  try {
-    return await fetch(url, {
-      method: 'POST',
-      headers: { authorization, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: new URLSearchParams(form).toString(),
-      signal: AbortSignal.timeout(SMS_TIMEOUT_MS),
-    });
-  } catch (error) {
-    const reason = error instanceof Error && error.name === 'TimeoutError' ? `no answer in ${SMS_TIMEOUT_MS / 1000} s` : 'could not connect';
-    throw new SmsDeliveryError(`the SMS provider at ${new URL(url).origin} ${reason}`, true);
-  }
+/** A provider's answer: its status, its JSON (null when it is not JSON: a proxy's error page) and its `Retry-After`. */
+export interface SmsAnswer {
+  status: number;
+  ok: boolean;
+  body: Record<string, unknown> | null;
+  retryAfterMs: number | null;
 }
 
-/** The answer's JSON, or null when it is not JSON (a proxy's error page). */
-export async function readJson(response: Response): Promise<Record<string, unknown> | null> {
-  const text = await response.text();
+/**
+ * Sends one form-encoded POST with the adapter's auth through the service's vendor client
+ * (src/net/vendor-http.ts: deadline, bounded read, no redirects); no answer in time, no
+ * connection or an answer cut off is a retryable failure.
+ */
+export async function postForm(http: VendorHttp, url: string, authorization: string, form: Record<string, string>): Promise<SmsAnswer> {
+  let answer: VendorAnswer;
   try {
-    const value = JSON.parse(text) as unknown;
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
+    answer = await http.call({ method: 'POST', url, headers: { authorization }, form, timeoutMs: SMS_TIMEOUT_MS });
+  } catch (error) {
+    if (!(error instanceof VendorCallError)) throw error;
+    const reason = error.kind === 'timeout' ? `no answer in ${SMS_TIMEOUT_MS / 1000} s` : error.kind === 'unreachable' ? 'could not connect' : error.message;
+    throw new SmsDeliveryError(`the SMS provider at ${new URL(url).origin} ${reason}`, error.retryable);
   }
+  const body = parseJson(answer.text);
+  return {
+    status: answer.status,
+    ok: answer.status >= 200 && answer.status < 300,
+    body: typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : null,
+    retryAfterMs: answer.retryAfterMs,
+  };
 }

@@ -1,4 +1,5 @@
-import { postForm, readJson, SmsDeliveryError, type SmsMessage, type SmsSender } from './sender.js';
+import type { VendorHttp } from '../net/vendor-http.js';
+import { postForm, SmsDeliveryError, type SmsMessage, type SmsSender } from './sender.js';
 
 /**
  * SMSAPI (smsapi.pl, popular with Polish businesses): `POST {SMSAPI_URL}/sms.do` with
@@ -8,14 +9,14 @@ import { postForm, readJson, SmsDeliveryError, type SmsMessage, type SmsSender }
  * "number", "status": "QUEUE", … }] }`. Failure: `{ "error": <code>, "message": "…" }`, with
  * HTTP 200 on the legacy platform or a 4xx on the current one, so both are read.
  */
-export function createSmsapiSender(settings: { token: string; url: string; from: string | null }): SmsSender {
+export function createSmsapiSender(settings: { token: string; url: string; from: string | null }, http: VendorHttp): SmsSender {
   return {
     provider: 'smsapi',
     async send(message: SmsMessage) {
       const form: Record<string, string> = { to: message.to.replace(/^\+/, ''), message: message.text, format: 'json', encoding: 'utf-8' };
       if (settings.from !== null) form.from = settings.from;
-      const response = await postForm(`${settings.url}/sms.do`, `Bearer ${settings.token}`, form);
-      const body = await readJson(response);
+      const response = await postForm(http, `${settings.url}/sms.do`, `Bearer ${settings.token}`, form);
+      const body = response.body;
       const code = typeof body?.error === 'number' ? body.error : null;
       if (response.ok && code === null) {
         const first = Array.isArray(body?.list) ? (body.list[0] as { id?: unknown } | undefined) : undefined;
@@ -23,7 +24,7 @@ export function createSmsapiSender(settings: { token: string; url: string; from:
         throw new SmsDeliveryError(`SMSAPI answered ${response.status} without a message id`, true);
       }
       const text = typeof body?.message === 'string' ? body.message : `HTTP ${response.status}`;
-      throw new SmsDeliveryError(`SMSAPI refused the message: ${code ?? response.status} ${text}`.slice(0, 500), isRetryable(response.status, code));
+      throw new SmsDeliveryError(`SMSAPI refused the message: ${code ?? response.status} ${text}`.slice(0, 500), isRetryable(response.status, code), response.retryAfterMs);
     },
   };
 }

@@ -1,18 +1,22 @@
 import { describe, expect, it } from 'vitest';
+import { createVendorHttp } from '../../src/net/vendor-http.js';
 import { createGatewayRegistry } from '../../src/payments/registry.js';
 
 /**
  * What each gateway can take, from its own documentation (each adapter's `amountRefusal`
  * quotes its source). Amounts in termin's minor units (ISO 4217 exponents). No call is made.
  */
-const registry = createGatewayRegistry({
-  stripe: 'http://stripe.invalid',
-  p24: 'http://p24.invalid',
-  payu: 'http://payu.invalid',
-  paypal: 'http://paypal.invalid',
-  tpay: 'http://tpay.invalid',
-  tpayJws: 'http://tpay-jws.invalid',
-});
+const registry = createGatewayRegistry(
+  {
+    stripe: 'http://stripe.invalid',
+    p24: 'http://p24.invalid',
+    payu: 'http://payu.invalid',
+    paypal: 'http://paypal.invalid',
+    tpay: 'http://tpay.invalid',
+    tpayJws: 'http://tpay-jws.invalid',
+  },
+  createVendorHttp(),
+);
 
 describe('amountRefusal', () => {
   it.each([

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createVendorHttp } from '../../src/net/vendor-http.js';
 import { GatewayError, NotificationRejectedError, type GatewayAdapter } from '../../src/payments/gateway.js';
 import { createGatewayRegistry } from '../../src/payments/registry.js';
 import { memoryLookup, sampleOrder, type FakeGateway } from '../fakes/common-gateway.js';
@@ -20,6 +21,7 @@ beforeAll(async () => {
   const url = (code: string) => fakes.find((fake) => fake.code === code)?.baseUrl ?? '';
   registry = createGatewayRegistry(
     { stripe: url('stripe'), p24: url('p24'), payu: url('payu'), paypal: url('paypal'), tpay: url('tpay'), tpayJws: url('tpay') },
+    createVendorHttp(),
     { timeoutMs: 5_000 },
   );
 });

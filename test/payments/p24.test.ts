@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createVendorHttp } from '../../src/net/vendor-http.js';
 import { createP24Adapter } from '../../src/payments/p24.js';
 import { GatewayError, NotificationRejectedError, type RefundRequest } from '../../src/payments/gateway.js';
 import { memoryLookup, parseJson, sampleOrder } from '../fakes/common-gateway.js';
 import { startFakeP24, type FakeP24 } from '../fakes/p24-gateway.js';
+
+const http = createVendorHttp();
 
 let fake: FakeP24;
 beforeAll(async () => {
@@ -14,7 +17,7 @@ afterAll(() => fake.close());
 const sha384 = (value: unknown) => createHash('sha384').update(JSON.stringify(value)).digest('hex');
 
 async function paidSetup() {
-  const adapter = createP24Adapter({ baseUrl: fake.baseUrl });
+  const adapter = createP24Adapter({ baseUrl: fake.baseUrl, http });
   const payments = memoryLookup();
   const order = sampleOrder();
   const created = await adapter.createTransaction(fake.credentials, order);

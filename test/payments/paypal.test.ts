@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createVendorHttp } from '../../src/net/vendor-http.js';
 import { createPaypalAdapter, toPaypalValue } from '../../src/payments/paypal.js';
 import { memoryLookup, parseJson, sampleOrder } from '../fakes/common-gateway.js';
 import { startFakePaypal, type FakePaypal } from '../fakes/paypal-gateway.js';
+
+const http = createVendorHttp();
 
 let fake: FakePaypal;
 beforeAll(async () => {
@@ -11,7 +14,7 @@ afterAll(() => fake.close());
 
 describe('PayPal adapter', () => {
   it('creates a CAPTURE order for "150.00" PLN with PayPal-Request-Id and redirects to the payer-action link', async () => {
-    const adapter = createPaypalAdapter({ baseUrl: fake.baseUrl });
+    const adapter = createPaypalAdapter({ baseUrl: fake.baseUrl, http });
     const order = sampleOrder();
     const created = await adapter.createTransaction(fake.credentials, order);
     const call = fake.calls.at(-1);
@@ -26,7 +29,7 @@ describe('PayPal adapter', () => {
   });
 
   it('captures the approved order when the participant returns', async () => {
-    const adapter = createPaypalAdapter({ baseUrl: fake.baseUrl });
+    const adapter = createPaypalAdapter({ baseUrl: fake.baseUrl, http });
     const order = sampleOrder();
     const created = await adapter.createTransaction(fake.credentials, order);
     const payment = { paymentUuid: order.paymentUuid, gatewayTransactionId: created.gatewayTransactionId, amount: 15_000, currency: 'PLN' };
@@ -41,7 +44,7 @@ describe('PayPal adapter', () => {
   });
 
   it('has PayPal verify the webhook with the account’s webhookId and the event exactly as received', async () => {
-    const adapter = createPaypalAdapter({ baseUrl: fake.baseUrl });
+    const adapter = createPaypalAdapter({ baseUrl: fake.baseUrl, http });
     const payments = memoryLookup();
     const order = sampleOrder();
     const created = await adapter.createTransaction(fake.credentials, order);

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createVendorHttp } from '../../src/net/vendor-http.js';
 import { createPayuAdapter } from '../../src/payments/payu.js';
 import { NotificationRejectedError } from '../../src/payments/gateway.js';
 import { memoryLookup, parseJson, sampleOrder } from '../fakes/common-gateway.js';
 import { startFakePayu, type FakePayu } from '../fakes/payu-gateway.js';
+
+const http = createVendorHttp();
 
 let fake: FakePayu;
 beforeAll(async () => {
@@ -12,7 +15,7 @@ afterAll(() => fake.close());
 
 describe('PayU adapter', () => {
   it('authorizes with client_credentials, creates the order (answered 302 + JSON) and redirects to redirectUri', async () => {
-    const adapter = createPayuAdapter({ baseUrl: fake.baseUrl });
+    const adapter = createPayuAdapter({ baseUrl: fake.baseUrl, http });
     const order = sampleOrder();
     const created = await adapter.createTransaction(fake.credentials, order);
     const auth = fake.calls.find((c) => c.path === '/pl/standard/user/oauth/authorize');
@@ -32,7 +35,7 @@ describe('PayU adapter', () => {
   });
 
   it('reuses the OAuth token for later calls', async () => {
-    const adapter = createPayuAdapter({ baseUrl: fake.baseUrl });
+    const adapter = createPayuAdapter({ baseUrl: fake.baseUrl, http });
     const before = fake.calls.filter((c) => c.path === '/pl/standard/user/oauth/authorize').length;
     await adapter.createTransaction(fake.credentials, sampleOrder());
     await adapter.createTransaction(fake.credentials, sampleOrder());
@@ -40,7 +43,7 @@ describe('PayU adapter', () => {
   });
 
   it('accepts SHA-256 as well as MD5 signatures, and ignores statuses before COMPLETED', async () => {
-    const adapter = createPayuAdapter({ baseUrl: fake.baseUrl });
+    const adapter = createPayuAdapter({ baseUrl: fake.baseUrl, http });
     const payments = memoryLookup();
     const order = sampleOrder();
     const created = await adapter.createTransaction(fake.credentials, order);
@@ -53,7 +56,7 @@ describe('PayU adapter', () => {
   });
 
   it('refunds at /api/v2_1/orders/{orderId}/refunds with the amount as a string', async () => {
-    const adapter = createPayuAdapter({ baseUrl: fake.baseUrl });
+    const adapter = createPayuAdapter({ baseUrl: fake.baseUrl, http });
     const order = sampleOrder();
     const created = await adapter.createTransaction(fake.credentials, order);
     const key = crypto.randomUUID();
@@ -71,7 +74,7 @@ describe('PayU adapter', () => {
   });
 
   it('creates a second order after a lost answer under a new extOrderId, and maps each back to the payment; only the stored order settles it', async () => {
-    const adapter = createPayuAdapter({ baseUrl: fake.baseUrl });
+    const adapter = createPayuAdapter({ baseUrl: fake.baseUrl, http });
     const payments = memoryLookup();
     const order = sampleOrder();
     fake.loseNextOrderAnswer();
@@ -92,7 +95,7 @@ describe('PayU adapter', () => {
   });
 
   it('captures a WAITING_FOR_CONFIRMATION order with PUT …/status COMPLETED after the amount check, and never one for a wrong amount', async () => {
-    const adapter = createPayuAdapter({ baseUrl: fake.baseUrl });
+    const adapter = createPayuAdapter({ baseUrl: fake.baseUrl, http });
     const payments = memoryLookup();
     const order = sampleOrder();
     const created = await adapter.createTransaction(fake.credentials, order);

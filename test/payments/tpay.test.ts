@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createVendorHttp } from '../../src/net/vendor-http.js';
 import { createTpayAdapter } from '../../src/payments/tpay.js';
 import { GatewayError, NotificationRejectedError } from '../../src/payments/gateway.js';
 import { memoryLookup, sampleOrder } from '../fakes/common-gateway.js';
 import { startFakeTpay, type FakeTpay } from '../fakes/tpay-gateway.js';
+
+const http = createVendorHttp();
 
 let fake: FakeTpay;
 beforeAll(async () => {
@@ -12,7 +15,7 @@ afterAll(() => fake.close());
 
 describe('Tpay adapter', () => {
   it('creates the transaction with amount 150.00, the payment uuid as hiddenDescription and the notification URL', async () => {
-    const adapter = createTpayAdapter({ baseUrl: fake.baseUrl, jwsUrl: fake.jwsUrl });
+    const adapter = createTpayAdapter({ baseUrl: fake.baseUrl, jwsUrl: fake.jwsUrl, http });
     const order = sampleOrder();
     const created = await adapter.createTransaction(fake.credentials, order);
     const auth = fake.calls.find((c) => c.path === '/oauth/auth');
@@ -31,7 +34,7 @@ describe('Tpay adapter', () => {
   });
 
   it('answers a genuine form notification with TRUE and keeps the transactionId for refunds', async () => {
-    const adapter = createTpayAdapter({ baseUrl: fake.baseUrl, jwsUrl: fake.jwsUrl });
+    const adapter = createTpayAdapter({ baseUrl: fake.baseUrl, jwsUrl: fake.jwsUrl, http });
     const payments = memoryLookup();
     const order = sampleOrder();
     const created = await adapter.createTransaction(fake.credentials, order);
@@ -43,7 +46,7 @@ describe('Tpay adapter', () => {
 
   describe('the X-JWS-Signature Tpay calls mandatory (docs-api.tpay.com/webhooks)', () => {
     const paidTransaction = async () => {
-      const adapter = createTpayAdapter({ baseUrl: fake.baseUrl, jwsUrl: fake.jwsUrl });
+      const adapter = createTpayAdapter({ baseUrl: fake.baseUrl, jwsUrl: fake.jwsUrl, http });
       const payments = memoryLookup();
       const order = sampleOrder();
       const created = await adapter.createTransaction(fake.credentials, order);
@@ -75,7 +78,7 @@ describe('Tpay adapter', () => {
       const foreign = fake.notificationFor(transactionId, { jws: 'foreign-x5u' });
       await expect(adapter.verifyNotification(fake.credentials, foreign, payments.lookup)).rejects.toBeInstanceOf(NotificationRejectedError);
       // The genuine key, but the certificate elsewhere: with the production prefix configured, the stand-in's own x5u is foreign too.
-      const production = createTpayAdapter({ baseUrl: fake.baseUrl, jwsUrl: 'https://secure.tpay.com' });
+      const production = createTpayAdapter({ baseUrl: fake.baseUrl, jwsUrl: 'https://secure.tpay.com', http });
       await expect(production.verifyNotification(fake.credentials, fake.notificationFor(transactionId), payments.lookup)).rejects.toThrow(/not under Tpay/);
     });
 
@@ -103,7 +106,7 @@ describe('Tpay adapter', () => {
   });
 
   it('refunds a decimal amount at /transactions/{transactionId}/refunds', async () => {
-    const adapter = createTpayAdapter({ baseUrl: fake.baseUrl, jwsUrl: fake.jwsUrl });
+    const adapter = createTpayAdapter({ baseUrl: fake.baseUrl, jwsUrl: fake.jwsUrl, http });
     const order = sampleOrder();
     const created = await adapter.createTransaction(fake.credentials, order);
     await adapter.refund(fake.credentials, {
@@ -120,7 +123,7 @@ describe('Tpay adapter', () => {
   });
 
   it('refuses currencies other than PLN before calling Tpay', async () => {
-    const adapter = createTpayAdapter({ baseUrl: fake.baseUrl, jwsUrl: fake.jwsUrl });
+    const adapter = createTpayAdapter({ baseUrl: fake.baseUrl, jwsUrl: fake.jwsUrl, http });
     const before = fake.calls.length;
     await expect(adapter.createTransaction(fake.credentials, sampleOrder({ currency: 'EUR' }))).rejects.toBeInstanceOf(GatewayError);
     expect(fake.calls.length).toBe(before);

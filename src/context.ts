@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config, Secrets } from './config.js';
 import { createCalendarRegistry } from './calendars/registry.js';
-import { createIntegrationRegistry } from './connections/registry.js';
+import { createIntegrationRegistry } from './integrations/registry.js';
 import { createDb, type Dialect, type PoolStats } from './db/connect.js';
 import { listenForChanges } from './db/change-feed.js';
 import { createFastReads } from './db/fast-reads.js';

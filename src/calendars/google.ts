@@ -1,9 +1,9 @@
 import ICAL from 'ical.js';
 import type { ProviderEndpoints } from '../config.js';
 import type { VendorHttp } from '../net/vendor-http.js';
-import { createGoogleClient } from '../connections/google.js';
-import { optionalString, type ProviderClient } from '../connections/http.js';
-import { AccessTokenRejectedError, ProviderError } from '../connections/provider.js';
+import { createGoogleClient } from '../integrations/google/rooms.js';
+import { optionalString, type ProviderClient } from '../integrations/http.js';
+import { AccessTokenRejectedError, ProviderError } from '../integrations/ports.js';
 import type { FieldError } from '../domain/errors.js';
 import { isValidTimeZone } from '../domain/time-zones.js';
 import { type BusyInterval, type TimeRange, wallToInstant } from './busy-time.js';

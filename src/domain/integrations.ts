@@ -5,7 +5,7 @@ import type { PlaceDetails } from './place-details.js';
 /**
  * The providers a host connects by OAuth: each makes the rooms of one meeting place (Google
  * and Microsoft will also hold the hosts' calendars). A new one is added here; the compiler
- * then asks for its place and settings below and its adapter in src/connections/registry.ts.
+ * then asks for its place and settings below and its adapters in src/integrations/registry.ts.
  */
 export const INTEGRATION_PROVIDERS = ['zoom', 'microsoft', 'webex', 'google'] as const;
 export type IntegrationProvider = (typeof INTEGRATION_PROVIDERS)[number];

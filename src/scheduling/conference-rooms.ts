@@ -1,4 +1,4 @@
-import { ProviderError, type RoomRequest } from '../connections/provider.js';
+import { ProviderError, type RoomRequest } from '../integrations/ports.js';
 import type { LocatedEventData, MeetingEventData } from '../domain/events.js';
 import { type IntegrationProvider, providerOfPlace } from '../domain/integrations.js';
 import type { Meeting } from '../domain/meeting.js';

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { buildAuthorizeUrl, createPkce, exchangeCode, GrantRefusedError, revokeToken } from '../connections/oauth.js';
-import { ProviderError } from '../connections/provider.js';
+import { buildAuthorizeUrl, createPkce, exchangeCode, GrantRefusedError, revokeToken } from '../integrations/oauth.js';
+import { ProviderError } from '../integrations/ports.js';
 import { NotFoundError, ValidationError } from '../domain/errors.js';
 import { type Connection, type IntegrationProvider, PROVIDER_PLACES } from '../domain/integrations.js';
 import type { User } from '../domain/user.js';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { CalendarProvider } from '../calendars/provider.js';
-import type { IntegrationAdapter } from '../connections/provider.js';
+import type { IntegrationAdapter } from '../integrations/ports.js';
 import type { Gateway } from '../domain/account.js';
 import type { CalendarType } from '../domain/calendar.js';
 import type { IntegrationProvider } from '../domain/integrations.js';
@@ -39,7 +39,7 @@ export interface UseCaseContext {
   gateways: Record<Gateway, GatewayAdapter>;
   /** One adapter per kind of calendar a host can connect (src/calendars/registry.ts). */
   calendars: Record<CalendarType, CalendarProvider>;
-  /** One adapter per OAuth provider hosts connect (rooms, and Google's and Microsoft's calendars; src/connections/registry.ts). */
+  /** One adapter per OAuth provider hosts connect (rooms, and Google's and Microsoft's calendars; src/integrations/registry.ts). */
   integrations: Record<IntegrationProvider, IntegrationAdapter>;
   /** Every call to a URL someone else chose (webhook receivers, calendars): guarded against SSRF. */
   outbound: Outbound;

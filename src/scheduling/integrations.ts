@@ -1,4 +1,4 @@
-import type { OAuthApp } from '../connections/provider.js';
+import type { OAuthApp } from '../integrations/ports.js';
 import type { Place } from '../domain/account.js';
 import { INTEGRATION_FIELDS, type IntegrationProvider, PROVIDER_PLACES, splitIntegrationSettings } from '../domain/integrations.js';
 import type { FieldError } from '../domain/errors.js';

@@ -1,5 +1,5 @@
-import { GrantRefusedError, refreshTokens } from '../connections/oauth.js';
-import { AccessTokenRejectedError, ProviderError } from '../connections/provider.js';
+import { GrantRefusedError, refreshTokens } from '../integrations/oauth.js';
+import { AccessTokenRejectedError, ProviderError } from '../integrations/ports.js';
 import { type Connection, PROVIDER_PLACES } from '../domain/integrations.js';
 import { claimTokenRefresh, findConnectionWithTokens, markConnectionFailed, releaseTokenRefresh, storeRefreshedTokens } from '../db/repositories/connections.js';
 import { enqueueJobs } from '../db/repositories/outbox.js';

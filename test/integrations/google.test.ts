@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { googleEventIdOf } from '../../src/connections/google.js';
+import { googleEventIdOf } from '../../src/integrations/google/rooms.js';
 import { type FakeGoogle, type GoogleEvent, startFakeGoogle } from '../fakes/google.js';
 import { describeRoomProvider } from './room-conformance.js';
 

@@ -1,8 +1,8 @@
-import type { ProviderEndpoints } from '../config.js';
-import type { VendorHttp } from '../net/vendor-http.js';
-import { createProviderClient, optionalString, type ProviderClient } from './http.js';
-import type { ConferenceRoom, IntegrationAdapter, RoomRequest } from './provider.js';
-import { ProviderError } from './provider.js';
+import type { ProviderEndpoints } from '../../config.js';
+import type { VendorHttp } from '../../net/vendor-http.js';
+import { createProviderClient, optionalString, type ProviderClient } from '../http.js';
+import type { ConferenceRoom, IntegrationAdapter, RoomRequest } from '../ports.js';
+import { ProviderError } from '../ports.js';
 
 /**
  * Google Meet through the Google Calendar API v3 (developers.google.com/calendar/api): a

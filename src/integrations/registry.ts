@@ -1,11 +1,11 @@
 import type { IntegrationUrls } from '../config.js';
 import type { IntegrationProvider } from '../domain/integrations.js';
 import type { VendorHttp } from '../net/vendor-http.js';
-import type { IntegrationAdapter } from './provider.js';
-import { createMicrosoftAdapter } from './microsoft.js';
-import { createWebexAdapter } from './webex.js';
-import { createGoogleAdapter } from './google.js';
-import { createZoomAdapter } from './zoom.js';
+import type { IntegrationAdapter } from './ports.js';
+import { createMicrosoftAdapter } from './microsoft/rooms.js';
+import { createWebexAdapter } from './webex/rooms.js';
+import { createGoogleAdapter } from './google/rooms.js';
+import { createZoomAdapter } from './zoom/rooms.js';
 
 /**
  * The one place that maps OAuth providers to adapters: a provider added to

@@ -1,8 +1,8 @@
-import type { ProviderEndpoints } from '../config.js';
-import type { VendorHttp } from '../net/vendor-http.js';
-import { createProviderClient, optionalString, requireString } from './http.js';
-import type { ConferenceRoom, IntegrationAdapter, RoomRequest } from './provider.js';
-import { ProviderError } from './provider.js';
+import type { ProviderEndpoints } from '../../config.js';
+import type { VendorHttp } from '../../net/vendor-http.js';
+import { createProviderClient, optionalString, requireString } from '../http.js';
+import type { ConferenceRoom, IntegrationAdapter, RoomRequest } from '../ports.js';
+import { ProviderError } from '../ports.js';
 
 /**
  * Zoom through its REST API v2 (developers.zoom.us/docs/api): a scheduled meeting per termin

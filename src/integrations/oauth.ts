@@ -1,7 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { parseJson, readBounded, VendorCallError } from '../net/vendor-http.js';
-import type { AuthorizationServer, OAuthApp } from './provider.js';
-import { ProviderError } from './provider.js';
+import type { AuthorizationServer, OAuthApp } from './ports.js';
+import { ProviderError } from './ports.js';
 
 /**
  * OAuth 2.0 authorization code with PKCE (RFC 6749, RFC 7636) through `oauth4webapi`, the

@@ -1,5 +1,5 @@
 import { parseJson, type VendorAnswer, VendorCallError, type VendorHttp } from '../net/vendor-http.js';
-import { AccessTokenRejectedError, ProviderError } from './provider.js';
+import { AccessTokenRejectedError, ProviderError } from './ports.js';
 
 export interface ProviderRequest {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';

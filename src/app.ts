@@ -192,7 +192,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   await app.register(healthRoutes, { ctx });
   await app.register(docsRoutes, {
-    integrations: { publicUrl: ctx.config.publicUrl, scopes: mapProviders((provider) => ctx.integrations[provider].scopes) },
+    integrations: { publicUrl: ctx.config.publicUrl, scopes: mapProviders((provider) => ctx.integrations.oauth[provider].scopes) },
   });
 
   await app.register(

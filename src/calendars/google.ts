@@ -1,7 +1,7 @@
 import ICAL from 'ical.js';
 import type { ProviderEndpoints } from '../config.js';
 import type { VendorHttp } from '../net/vendor-http.js';
-import { createGoogleClient } from '../integrations/google/rooms.js';
+import { createGoogleClient } from '../integrations/google/client.js';
 import { optionalString, type ProviderClient } from '../integrations/http.js';
 import { AccessTokenRejectedError, ProviderError } from '../integrations/ports.js';
 import type { FieldError } from '../domain/errors.js';
@@ -34,7 +34,7 @@ import type { CalendarChanges, CalendarProvider, CalendarWriter } from './provid
 const MAX_PAGES = 40;
 
 export function createGoogleCalendarProvider(urls: ProviderEndpoints, http: VendorHttp): CalendarProvider {
-  const api = createGoogleClient(http, urls.api);
+  const api = createGoogleClient(urls, http);
   return {
     type: 'google',
     connectionProvider: 'google',

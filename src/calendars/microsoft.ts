@@ -3,7 +3,7 @@ import ICAL from 'ical.js';
 import type { ProviderEndpoints } from '../config.js';
 import type { VendorHttp } from '../net/vendor-http.js';
 import { createProviderClient, optionalString, type ProviderClient } from '../integrations/http.js';
-import { REQUEST_ID_PROPERTY, TERMIN_TRANSACTION_PREFIX } from '../integrations/microsoft/rooms.js';
+import { REQUEST_ID_PROPERTY, TERMIN_TRANSACTION_PREFIX } from '../integrations/microsoft/client.js';
 import { AccessTokenRejectedError, ProviderError } from '../integrations/ports.js';
 import type { FieldError } from '../domain/errors.js';
 import { isValidTimeZone } from '../domain/time-zones.js';

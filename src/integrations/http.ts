@@ -67,3 +67,8 @@ export function optionalString(body: unknown, field: string): string | null {
   const value = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[field] : undefined;
   return typeof value === 'string' && value !== '' ? value : typeof value === 'number' ? String(value) : null;
 }
+
+/** A JSON object, or undefined for anything else (arrays included): for walking an answer without trusting its shape. */
+export function objectOf(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}

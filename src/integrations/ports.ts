@@ -1,12 +1,15 @@
 import type { IntegrationProvider } from '../domain/integrations.js';
 
 /**
- * The port each OAuth provider implements (Zoom, Google, Microsoft, Webex), shaped like the
- * payment gateways' (src/payments/gateway.ts): use cases call these and never branch on a
- * provider; `registry.ts` maps each provider to its adapter in one place. Adapters call only
- * their provider's documented endpoints under the operator's configured base URLs, give every
- * call a timeout, and never log a token. The OAuth exchange itself is generic (oauth.ts); an
- * adapter says where its authorization server is and what to ask for.
+ * The ports of the OAuth providers hosts connect (Zoom, Webex, Google, Microsoft), by
+ * capability, shaped like the payment gateways' (src/payments/gateway.ts): each vendor's
+ * folder offers the capabilities it has (its OAuth provider; its conference rooms; Google's
+ * and Microsoft's calendars implement src/calendars/provider.ts), and `registry.ts` maps
+ * each provider to them in one place. Use cases call these and never branch on a provider.
+ * Adapters call only their provider's documented endpoints under the operator's configured
+ * base URLs, through the service's vendor client (src/net/vendor-http.ts), never touch the
+ * database and never log a token. The OAuth exchange itself is generic (oauth.ts); a
+ * provider says where its authorization server is and what to ask for.
  */
 
 /** The business's OAuth app for the provider, its secret opened for this call. */
@@ -99,8 +102,8 @@ export interface ConferenceRooms {
   deleteRoom(accessToken: string, roomId: string): Promise<void>;
 }
 
-export interface IntegrationAdapter {
-  readonly provider: IntegrationProvider;
+/** How termin connects a host to the provider: the OAuth side of a vendor. */
+export interface OAuthProvider {
   /** Human name for messages: "Zoom", "Google", … */
   readonly label: string;
   /** What termin asks the host to grant (the guide at /docs/integrations lists them for the app's registration). */
@@ -108,5 +111,10 @@ export interface IntegrationAdapter {
   authorizationServer(app: OAuthApp): AuthorizationServer;
   /** The provider account's e-mail, shown on the connection. */
   fetchAccountEmail(accessToken: string): Promise<string | null>;
-  rooms: ConferenceRooms;
+}
+
+/** Every provider's adapters, one map per capability: `integrations.rooms[provider].createRoom(token, request)`. */
+export interface Integrations {
+  oauth: Record<IntegrationProvider, OAuthProvider>;
+  rooms: Record<IntegrationProvider, ConferenceRooms>;
 }

@@ -1,21 +1,39 @@
 import type { IntegrationUrls } from '../config.js';
-import type { IntegrationProvider } from '../domain/integrations.js';
 import type { VendorHttp } from '../net/vendor-http.js';
-import type { IntegrationAdapter } from './ports.js';
-import { createMicrosoftAdapter } from './microsoft/rooms.js';
-import { createWebexAdapter } from './webex/rooms.js';
-import { createGoogleAdapter } from './google/rooms.js';
-import { createZoomAdapter } from './zoom/rooms.js';
+import { createGoogleClient, createGoogleOAuth } from './google/client.js';
+import { createGoogleRooms } from './google/rooms.js';
+import { createMicrosoftClient, createMicrosoftOAuth } from './microsoft/client.js';
+import { createMicrosoftRooms } from './microsoft/rooms.js';
+import type { Integrations } from './ports.js';
+import { createWebexClient, createWebexOAuth } from './webex/client.js';
+import { createWebexRooms } from './webex/rooms.js';
+import { createZoomClient, createZoomOAuth } from './zoom/client.js';
+import { createZoomRooms } from './zoom/rooms.js';
 
 /**
- * The one place that maps OAuth providers to adapters: a provider added to
- * INTEGRATION_PROVIDERS (src/domain/integrations.ts) makes the compiler ask for its line here.
+ * The one place that maps OAuth providers to their adapters, a `Record` per capability: a
+ * provider added to INTEGRATION_PROVIDERS (src/domain/integrations.ts) makes the compiler ask
+ * for its line in each. Every vendor's API client is built once, on the service's vendor HTTP
+ * client, and shared by its capabilities.
+ * `createIntegrationRegistry(config.integrations, http).rooms.zoom.createRoom(token, request)`.
  */
-export function createIntegrationRegistry(urls: IntegrationUrls, http: VendorHttp): Record<IntegrationProvider, IntegrationAdapter> {
+export function createIntegrationRegistry(urls: IntegrationUrls, http: VendorHttp): Integrations {
+  const zoom = createZoomClient(urls.zoom, http);
+  const microsoft = createMicrosoftClient(urls.microsoft, http);
+  const webex = createWebexClient(urls.webex, http);
+  const google = createGoogleClient(urls.google, http);
   return {
-    zoom: createZoomAdapter(urls.zoom, http),
-    microsoft: createMicrosoftAdapter(urls.microsoft, http),
-    webex: createWebexAdapter(urls.webex, http),
-    google: createGoogleAdapter(urls.google, http),
+    oauth: {
+      zoom: createZoomOAuth(urls.zoom, zoom),
+      microsoft: createMicrosoftOAuth(urls.microsoft, microsoft),
+      webex: createWebexOAuth(urls.webex, webex),
+      google: createGoogleOAuth(urls.google, google),
+    },
+    rooms: {
+      zoom: createZoomRooms(zoom),
+      microsoft: createMicrosoftRooms(microsoft),
+      webex: createWebexRooms(webex),
+      google: createGoogleRooms(google),
+    },
   };
 }

@@ -94,7 +94,7 @@ async function reconcileRoom(ctx: RoomsContext, accountUuid: string, meetingUuid
   if (connection?.status !== 'connected') return confirmWithoutRoom(ctx, accountUuid, meetingUuid);
   const topic = await findTopicIncludingDeleted(ctx.db, meeting.topicUuid);
   const host = await findUser(ctx.db, accountUuid, meeting.hostUuid);
-  const rooms = ctx.integrations[provider].rooms;
+  const rooms = ctx.integrations.rooms[provider];
   const now = ctx.now();
   let adopt = true;
   if (!room) {
@@ -199,7 +199,7 @@ async function removeRoom(ctx: RoomsContext, room: MeetingRoom): Promise<void> {
   const connection = room.connectionUuid === null ? undefined : await findConnection(ctx.db, room.connectionUuid);
   if (room.roomId !== null && connection?.status === 'connected') {
     try {
-      await withAccessToken(ctx, connection.uuid, (token) => ctx.integrations[room.provider].rooms.deleteRoom(token, room.roomId!));
+      await withAccessToken(ctx, connection.uuid, (token) => ctx.integrations.rooms[room.provider].deleteRoom(token, room.roomId!));
     } catch (error) {
       if (!(error instanceof ConnectionUnusableError)) throw error;
     }

@@ -53,7 +53,7 @@ export async function startConnection(
   provider: IntegrationProvider,
 ): Promise<{ connection: Connection; authorizeUrl: string; created: boolean }> {
   const user = await requireSelfOrTeamAdmin(ctx.db, principal, userUuid);
-  const adapter = ctx.integrations[provider];
+  const adapter = ctx.integrations.oauth[provider];
   const app = await openIntegrationApp(ctx, ctx.db, user.accountUuid, provider);
   if (app === null) {
     throw new ValidationError([
@@ -108,7 +108,7 @@ export async function completeConnection(ctx: ConnectionsContext, provider: Inte
   if (!consumed) return { kind: 'refused', reason: 'This link was already used or has expired (after 15 minutes). Start connecting again from termin.' };
   const connection = await findConnection(ctx.db, consumed.connectionUuid);
   if (!connection || connection.provider !== provider) return { kind: 'refused', reason: 'This link does not belong to this provider. Start connecting again from termin.' };
-  const adapter = ctx.integrations[provider];
+  const adapter = ctx.integrations.oauth[provider];
   if (typeof query.error === 'string') {
     return { kind: 'refused', reason: `${adapter.label} did not grant access (${query.error.slice(0, 100)}). Nothing was connected.` };
   }
@@ -181,7 +181,7 @@ export async function removeConnection(ctx: ConnectionsContext, principal: Princ
   const app = await openIntegrationApp(ctx, ctx.db, connection.accountUuid, connection.provider);
   const sealed = found?.tokens.refreshTokenSealed ?? found?.tokens.accessTokenSealed ?? null;
   if (app !== null && sealed !== null) {
-    await revokeToken(ctx.integrations[connection.provider].authorizationServer(app), app, openSecret(ctx.secretKey, sealed)).catch(() => undefined);
+    await revokeToken(ctx.integrations.oauth[connection.provider].authorizationServer(app), app, openSecret(ctx.secretKey, sealed)).catch(() => undefined);
   }
   // With the host's schedules marked stale in the same transaction (they say which places are ready).
   await inTransaction(ctx.db, async (trx) => {

@@ -1,13 +1,12 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { CalendarProvider } from '../calendars/provider.js';
-import type { IntegrationAdapter } from '../integrations/ports.js';
 import type { Gateway } from '../domain/account.js';
 import type { CalendarType } from '../domain/calendar.js';
-import type { IntegrationProvider } from '../domain/integrations.js';
 import type { Db } from '../db/database.js';
 import type { FastReads } from '../db/fast-reads.js';
 import type { StorageHealth } from '../db/storage-health.js';
+import type { Integrations } from '../integrations/ports.js';
 import type { Outbound } from '../net/outbound-request.js';
 import type { GatewayAdapter } from '../payments/gateway.js';
 import type { SmsSender } from '../sms/sender.js';
@@ -39,8 +38,8 @@ export interface UseCaseContext {
   gateways: Record<Gateway, GatewayAdapter>;
   /** One adapter per kind of calendar a host can connect (src/calendars/registry.ts). */
   calendars: Record<CalendarType, CalendarProvider>;
-  /** One adapter per OAuth provider hosts connect (rooms, and Google's and Microsoft's calendars; src/integrations/registry.ts). */
-  integrations: Record<IntegrationProvider, IntegrationAdapter>;
+  /** The OAuth providers hosts connect, one adapter map per capability: `oauth`, `rooms` (src/integrations/registry.ts). */
+  integrations: Integrations;
   /** Every call to a URL someone else chose (webhook receivers, calendars): guarded against SSRF. */
   outbound: Outbound;
   /** The operator's SMS provider (SMS_PROVIDER, src/sms/registry.ts); null: none configured, so no SMS reminders. */

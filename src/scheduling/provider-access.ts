@@ -60,7 +60,7 @@ export async function withAccessToken<T>(ctx: TokenContext, connectionUuid: stri
       // Refused again right after a refresh: the grant no longer covers what termin does.
       const found = await findConnectionWithTokens(ctx.db, connectionUuid);
       if (!found) throw new ConnectionUnusableError(connectionUuid, 'the connection was removed');
-      const label = ctx.integrations[found.connection.provider].label;
+      const label = ctx.integrations.oauth[found.connection.provider].label;
       await failConnection(ctx, found.connection, `${label} refused a freshly refreshed access token. Connect it again.`);
       throw new ConnectionUnusableError(connectionUuid, `${label} refused a freshly refreshed access token`);
     }
@@ -87,7 +87,7 @@ async function accessTokenOf(ctx: TokenContext, connectionUuid: string, rejected
 }
 
 async function refreshHeld(ctx: TokenContext, connection: Connection, refreshTokenSealed: string | null, claim: string): Promise<string> {
-  const adapter = ctx.integrations[connection.provider];
+  const adapter = ctx.integrations.oauth[connection.provider];
   const app = await openIntegrationApp(ctx, ctx.db, connection.accountUuid, connection.provider);
   try {
     if (app === null) throw new GrantRefusedError(`the account's ${adapter.label} app is no longer configured`);
@@ -127,7 +127,7 @@ async function failConnection(ctx: TokenContext, connection: Connection, reason:
     await recordEvents(trx, [{ accountUuid: connection.accountUuid, type: 'connection.error', subjectUuid: connection.uuid, data: { connection: failed } }], now);
     const host = await findUserAcrossAccounts(trx, connection.userUuid);
     if (!host || host.deactivatedAt !== null) return;
-    const label = ctx.integrations[connection.provider].label;
+    const label = ctx.integrations.oauth[connection.provider].label;
     const notice: NoticeMessagePayload = {
       notice: true,
       to: { name: `${host.firstName} ${host.lastName}`, email: host.email },

@@ -21,7 +21,7 @@ describe('the integrations guide', () => {
       expect(section.length, provider).toBeLessThan(page.body.length);
       expect(section).toContain(`https://book.acme.example/oauth/${provider}/callback`);
       const own = section.slice(0, section.indexOf('</section>'));
-      for (const scope of t.ctx.integrations[provider].scopes) expect(own, `${provider} ${scope}`).toContain(`<code>${scope}</code>`);
+      for (const scope of t.ctx.integrations.oauth[provider].scopes) expect(own, `${provider} ${scope}`).toContain(`<code>${scope}</code>`);
     }
     expect(page.body).toMatch(/skypeForBusiness.*retired/s);
     // The API reference points there.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meetingEventUid } from '../../src/calendars/meeting-event.js';
 import { busyOfGraphEvents, COPY_UID_PROPERTY } from '../../src/calendars/microsoft.js';
-import { REQUEST_ID_PROPERTY } from '../../src/integrations/microsoft/rooms.js';
+import { REQUEST_ID_PROPERTY } from '../../src/integrations/microsoft/client.js';
 import { type FakeGoogle, startFakeGoogle } from '../fakes/google.js';
 import { type FakeMicrosoft, type GraphEvent, startFakeMicrosoft } from '../fakes/microsoft.js';
 import { DIALECTS, createClock, createTestAccount, expectProblem } from '../helpers.js';

@@ -120,7 +120,7 @@ describeRoomProvider<FakeMicrosoft, GraphEvent>({
           attendee: { name: 'Rita', email: 'rita@example.com' },
         };
         ms.setTeamsAvailable(false);
-        const made = withAccessToken(h.ctx, connectionUuid, (token) => h.ctx.integrations.microsoft.rooms.createRoom(token, request));
+        const made = withAccessToken(h.ctx, connectionUuid, (token) => h.ctx.integrations.rooms.microsoft.createRoom(token, request));
         await expect(made).rejects.toThrow(/cannot make them/);
       });
 

@@ -326,7 +326,7 @@ export function describeRoomProvider<F extends RoomStandIn, R>(spec: RoomProvide
 
       const repeated = spec.idempotentCreate ? 'answers a repeated create of one room with the room made first, ' : '';
       it(`${repeated}finds the room it made by the request, and deletes it twice without an error`, async () => {
-        const rooms = h.ctx.integrations[spec.provider].rooms;
+        const rooms = h.ctx.integrations.rooms[spec.provider];
         const start = Date.parse(bookings.nextSlot());
         const attendee = { name: 'Twice Asked', email: 'twice@example.com' };
         const request = { meetingUuid: newId(), requestId: newId(), title: 'Intro call: Twice Asked', start, end: start + THIRTY_MINUTES, timezone: 'Europe/Warsaw', attendee };

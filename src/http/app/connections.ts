@@ -37,7 +37,7 @@ export const connectionPages: FastifyPluginAsync<AppPageOptions> = async (app, {
     ]);
     const providers = INTEGRATION_PROVIDERS.map((provider) => ({
       provider,
-      label: ctx.integrations[provider].label,
+      label: ctx.integrations.oauth[provider].label,
       connection: connections.find((connection) => connection.provider === provider) ?? null,
     }));
     const view = { providers, calendars, feedUrl, flash: outcome.flash ?? null, error: outcome.error?.message ?? null, authorize: outcome.authorize ?? null };
@@ -101,7 +101,7 @@ export const connectionPages: FastifyPluginAsync<AppPageOptions> = async (app, {
     try {
       requireValidForm(request);
       const started = await startConnection(ctx, session.principal, session.user.uuid, provider);
-      return connectionsPage(request, reply, { authorize: { label: ctx.integrations[provider].label, url: started.authorizeUrl } });
+      return connectionsPage(request, reply, { authorize: { label: ctx.integrations.oauth[provider].label, url: started.authorizeUrl } });
     } catch (error) {
       if (isCorrectable(error)) return connectionsPage(request, reply, { error });
       throw error;

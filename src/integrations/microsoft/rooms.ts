@@ -1,8 +1,7 @@
-import type { ProviderEndpoints } from '../../config.js';
-import type { VendorHttp } from '../../net/vendor-http.js';
-import { createProviderClient, optionalString, requireString } from '../http.js';
-import type { ConferenceRoom, IntegrationAdapter, RoomRequest } from '../ports.js';
+import { optionalString, type ProviderClient, requireString } from '../http.js';
+import type { ConferenceRoom, ConferenceRooms, RoomRequest } from '../ports.js';
 import { ProviderError } from '../ports.js';
+import { GRAPH_IN_UTC, graphTime, REQUEST_ID_PROPERTY, TERMIN_TRANSACTION_PREFIX } from './client.js';
 
 /**
  * Microsoft Teams rooms through Microsoft Graph (learn.microsoft.com/graph): each termin
@@ -15,41 +14,16 @@ import { ProviderError } from '../ports.js';
  * POST with the event it already made. Graph cannot filter events by `transactionId`, so the
  * request id is also stored as a single-value extended property, which it can filter on: an
  * attempt whose answer was lost finds its event that way.
- *
- * OAuth: the Microsoft identity platform v2.0 endpoints under the account's tenant, client secret
- * in the form body, PKCE; the refresh token is rotated on every refresh (termin keeps the new
- * one) and a refresh must name the scopes again. There is no revocation endpoint.
  */
-
-/**
- * What termin asks for: a refresh token (`offline_access`), the host's profile for the
- * connection's e-mail (`User.Read`), and their calendar, where Teams meetings are made as
- * events (`Calendars.ReadWrite` is all `POST /me/events` with `isOnlineMeeting` needs;
- * `OnlineMeetings.ReadWrite` is for `/me/onlineMeetings`, which termin does not call). Not
- * `openid`: termin reads the e-mail from Graph, and an ID token's issuer names the host's own
- * tenant, which a `common` authority cannot check.
- */
-export const MICROSOFT_SCOPES = ['offline_access', 'User.Read', 'Calendars.ReadWrite'] as const;
-
-/** The extended property holding termin's request id on each event: a GUID namespace of termin's own and a name. */
-export const REQUEST_ID_PROPERTY = 'String {1f0c8a52-7d3b-4c1e-9a64-3b6f2d9e8c17} Name terminRequestId';
-
-/**
- * Every event termin makes carries a `transactionId` starting with this: Graph returns it in
- * every read, delta reads included, which return no extended properties, so the calendar sync
- * knows termin's own events (they block as meetings already) by it.
- */
-export const TERMIN_TRANSACTION_PREFIX = 'termin-';
 
 /** How often, and how far apart, a new event is read again while Teams has not given it a join link yet. */
 const JOIN_URL_READS = 2;
 const JOIN_URL_PAUSE_MS = 1_000;
 
-export function createMicrosoftAdapter(urls: ProviderEndpoints, http: VendorHttp): IntegrationAdapter {
-  const label = 'Microsoft';
-  const api = createProviderClient(http, label, urls.api);
-  // Graph answers times in this zone instead of the mailbox's (termin sends UTC too).
-  const headers = { prefer: 'outlook.timezone="UTC"' };
+export function createMicrosoftRooms(api: ProviderClient): ConferenceRooms {
+  const label = api.label;
+  // Graph answers times in UTC instead of the mailbox's zone (termin sends UTC too).
+  const headers = GRAPH_IN_UTC;
   const times = (request: RoomRequest) => ({
     start: { dateTime: graphTime(request.start), timeZone: 'UTC' },
     end: { dateTime: graphTime(request.end), timeZone: 'UTC' },
@@ -89,58 +63,29 @@ export function createMicrosoftAdapter(urls: ProviderEndpoints, http: VendorHttp
     }
     throw new ProviderError('Microsoft made the event, but Teams has not given it a join link yet', true);
   };
-  const scopes = [...MICROSOFT_SCOPES];
   return {
-    provider: 'microsoft',
-    label,
-    scopes,
-    authorizationServer: (app) => {
-      // Checked when saved (checkMicrosoftTenant); encoded all the same, as it lands in a URL path.
-      const tenant = encodeURIComponent(app.settings.tenant ?? 'common');
-      return {
-        authorizeUrl: urls.authorize.replaceAll('{tenant}', tenant),
-        tokenUrl: urls.token.replaceAll('{tenant}', tenant),
-        // Microsoft has no revocation endpoint for a single grant: the host removes the app in their account.
-        revokeUrl: null,
-        scopes,
-        clientAuthentication: 'post',
-        refreshParams: { scope: scopes.join(' ') },
-      };
+    async createRoom(accessToken, request) {
+      const answer = await api.call('create an event', { method: 'POST', path: '/v1.0/me/events', accessToken, json: body(request), headers }, [201]);
+      return roomOf(answer.body, 'create an event') ?? awaitJoinUrl(accessToken, requireString(label, 'create an event', answer.body, 'id'));
     },
-    async fetchAccountEmail(accessToken) {
-      const answer = await api.call('read the user', { method: 'GET', path: '/v1.0/me?$select=mail,userPrincipalName', accessToken }, [200]);
-      // `mail` is empty for accounts without an Exchange mailbox; the sign-in name is then what the host knows.
-      return optionalString(answer.body, 'mail') ?? optionalString(answer.body, 'userPrincipalName');
+    async findRoom(accessToken, request) {
+      const filter = `singleValueExtendedProperties/any(ep: ep/id eq '${REQUEST_ID_PROPERTY}' and ep/value eq '${request.requestId.replaceAll("'", "''")}')`;
+      const answer = await api.call(
+        'find an event',
+        { method: 'GET', path: `/v1.0/me/events?$filter=${encodeURIComponent(filter)}&$select=id,onlineMeeting`, accessToken, headers },
+        [200],
+      );
+      const events = (answer.body as { value?: unknown[] } | undefined)?.value;
+      if (!Array.isArray(events) || events.length === 0) return null;
+      const room = roomOf(events[0], 'find an event');
+      if (room === null) throw new ProviderError('Microsoft has the event, but Teams has not given it a join link yet', true);
+      return room;
     },
-    rooms: {
-      async createRoom(accessToken, request) {
-        const answer = await api.call('create an event', { method: 'POST', path: '/v1.0/me/events', accessToken, json: body(request), headers }, [201]);
-        return roomOf(answer.body, 'create an event') ?? awaitJoinUrl(accessToken, requireString(label, 'create an event', answer.body, 'id'));
-      },
-      async findRoom(accessToken, request) {
-        const filter = `singleValueExtendedProperties/any(ep: ep/id eq '${REQUEST_ID_PROPERTY}' and ep/value eq '${request.requestId.replaceAll("'", "''")}')`;
-        const answer = await api.call(
-          'find an event',
-          { method: 'GET', path: `/v1.0/me/events?$filter=${encodeURIComponent(filter)}&$select=id,onlineMeeting`, accessToken, headers },
-          [200],
-        );
-        const events = (answer.body as { value?: unknown[] } | undefined)?.value;
-        if (!Array.isArray(events) || events.length === 0) return null;
-        const room = roomOf(events[0], 'find an event');
-        if (room === null) throw new ProviderError('Microsoft has the event, but Teams has not given it a join link yet', true);
-        return room;
-      },
-      async moveRoom(accessToken, roomId, request) {
-        await api.call('move an event', { method: 'PATCH', path: eventPath(roomId), accessToken, json: times(request), headers }, [200]);
-      },
-      async deleteRoom(accessToken, roomId) {
-        await api.call('delete an event', { method: 'DELETE', path: eventPath(roomId), accessToken }, [204, 404]);
-      },
+    async moveRoom(accessToken, roomId, request) {
+      await api.call('move an event', { method: 'PATCH', path: eventPath(roomId), accessToken, json: times(request), headers }, [200]);
+    },
+    async deleteRoom(accessToken, roomId) {
+      await api.call('delete an event', { method: 'DELETE', path: eventPath(roomId), accessToken }, [204, 404]);
     },
   };
-}
-
-/** `2027-03-29T07:00:00.0000000`: Graph's dateTime, read in the zone named beside it (UTC here). */
-function graphTime(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 19)}.0000000`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { webexTokenError } from './rooms.js';
+import { webexTokenError } from './client.js';
 
 /** Webex's token endpoint speaks its API's error shape: the OAuth error inside it decides between "connect again" and "try later". */
 describe('webexTokenError', () => {

@@ -1,20 +1,16 @@
-import type { ProviderEndpoints } from '../../config.js';
-import type { VendorHttp } from '../../net/vendor-http.js';
-import { createProviderClient, optionalString, requireString } from '../http.js';
-import type { ConferenceRoom, IntegrationAdapter, RoomRequest } from '../ports.js';
+import { optionalString, type ProviderClient, requireString } from '../http.js';
+import type { ConferenceRoom, ConferenceRooms, RoomRequest } from '../ports.js';
 import { ProviderError } from '../ports.js';
 
 /**
- * Zoom through its REST API v2 (developers.zoom.us/docs/api): a scheduled meeting per termin
- * meeting (`POST /v2/users/me/meetings`, type 2), moved with `PATCH /v2/meetings/{id}` and
- * removed with `DELETE /v2/meetings/{id}`. OAuth: the app authenticates at the token
- * endpoint with HTTP Basic, and Zoom rotates the refresh token on every refresh. Zoom takes
- * no idempotency key, so the request id goes into the meeting's agenda, and an attempt
- * whose answer was lost is found among the host's upcoming meetings by it.
+ * Zoom rooms through its REST API v2 (developers.zoom.us/docs/api): a scheduled meeting per
+ * termin meeting (`POST /v2/users/me/meetings`, type 2), moved with `PATCH /v2/meetings/{id}`
+ * and removed with `DELETE /v2/meetings/{id}`. Zoom takes no idempotency key, so the request
+ * id goes into the meeting's agenda, and an attempt whose answer was lost is found among the
+ * host's upcoming meetings by it.
  */
-export function createZoomAdapter(urls: ProviderEndpoints, http: VendorHttp): IntegrationAdapter {
-  const label = 'Zoom';
-  const api = createProviderClient(http, label, urls.api);
+export function createZoomRooms(api: ProviderClient): ConferenceRooms {
+  const label = api.label;
   const body = (request: RoomRequest) => ({
     topic: request.title.slice(0, 200),
     type: 2,
@@ -28,45 +24,27 @@ export function createZoomAdapter(urls: ProviderEndpoints, http: VendorHttp): In
     if (!joinUrl.startsWith('https://') && !joinUrl.startsWith('http://')) throw new ProviderError('Zoom create a meeting: the join_url is not a link', false);
     return { roomId: requireString(label, 'create a meeting', answer, 'id'), joinUrl, conferenceId: optionalString(answer, 'id'), password: optionalString(answer, 'password') };
   };
-  // Zoom's granular scopes: read the host's own profile, and manage their meetings.
-  const scopes = ['user:read:user', 'meeting:write:meeting', 'meeting:update:meeting', 'meeting:delete:meeting', 'meeting:read:list_meetings', 'meeting:read:meeting'];
   return {
-    provider: 'zoom',
-    label,
-    scopes,
-    authorizationServer: () => ({
-      authorizeUrl: urls.authorize,
-      tokenUrl: urls.token,
-      revokeUrl: urls.token.replace(/\/token$/, '/revoke'),
-      scopes,
-      clientAuthentication: 'basic',
-    }),
-    async fetchAccountEmail(accessToken) {
-      const answer = await api.call('read the user', { method: 'GET', path: '/v2/users/me', accessToken }, [200]);
-      return optionalString(answer.body, 'email');
+    async createRoom(accessToken, request) {
+      const answer = await api.call('create a meeting', { method: 'POST', path: '/v2/users/me/meetings', accessToken, json: body(request) }, [201]);
+      return roomOf(answer.body);
     },
-    rooms: {
-      async createRoom(accessToken, request) {
-        const answer = await api.call('create a meeting', { method: 'POST', path: '/v2/users/me/meetings', accessToken, json: body(request) }, [201]);
-        return roomOf(answer.body);
-      },
-      async findRoom(accessToken, request) {
-        const answer = await api.call('list meetings', { method: 'GET', path: '/v2/users/me/meetings?type=upcoming&page_size=300', accessToken }, [200]);
-        const meetings = (answer.body as { meetings?: unknown[] } | undefined)?.meetings;
-        const found = Array.isArray(meetings) ? meetings.find((meeting) => optionalString(meeting, 'agenda')?.includes(request.requestId)) : undefined;
-        const id = found === undefined ? null : optionalString(found, 'id');
-        if (id === null) return null;
-        // The list leaves out the passcode: the meeting itself has it.
-        const meeting = await api.call('read a meeting', { method: 'GET', path: `/v2/meetings/${encodeURIComponent(id)}`, accessToken }, [200]);
-        return roomOf(meeting.body);
-      },
-      async moveRoom(accessToken, roomId, request) {
-        const { topic: _topic, type: _type, agenda: _agenda, ...times } = body(request);
-        await api.call('move a meeting', { method: 'PATCH', path: `/v2/meetings/${encodeURIComponent(roomId)}`, accessToken, json: times }, [204]);
-      },
-      async deleteRoom(accessToken, roomId) {
-        await api.call('delete a meeting', { method: 'DELETE', path: `/v2/meetings/${encodeURIComponent(roomId)}`, accessToken }, [204, 404]);
-      },
+    async findRoom(accessToken, request) {
+      const answer = await api.call('list meetings', { method: 'GET', path: '/v2/users/me/meetings?type=upcoming&page_size=300', accessToken }, [200]);
+      const meetings = (answer.body as { meetings?: unknown[] } | undefined)?.meetings;
+      const found = Array.isArray(meetings) ? meetings.find((meeting) => optionalString(meeting, 'agenda')?.includes(request.requestId)) : undefined;
+      const id = found === undefined ? null : optionalString(found, 'id');
+      if (id === null) return null;
+      // The list leaves out the passcode: the meeting itself has it.
+      const meeting = await api.call('read a meeting', { method: 'GET', path: `/v2/meetings/${encodeURIComponent(id)}`, accessToken }, [200]);
+      return roomOf(meeting.body);
+    },
+    async moveRoom(accessToken, roomId, request) {
+      const { topic: _topic, type: _type, agenda: _agenda, ...times } = body(request);
+      await api.call('move a meeting', { method: 'PATCH', path: `/v2/meetings/${encodeURIComponent(roomId)}`, accessToken, json: times }, [204]);
+    },
+    async deleteRoom(accessToken, roomId) {
+      await api.call('delete a meeting', { method: 'DELETE', path: `/v2/meetings/${encodeURIComponent(roomId)}`, accessToken }, [204, 404]);
     },
   };
 }

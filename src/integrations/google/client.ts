@@ -1,0 +1,57 @@
+import type { ProviderEndpoints } from '../../config.js';
+import type { VendorHttp } from '../../net/vendor-http.js';
+import { createProviderClient, objectOf, optionalString, type ProviderClient } from '../http.js';
+import type { OAuthProvider } from '../ports.js';
+import { ProviderError } from '../ports.js';
+
+/** Google's reasons for a 403 that mean "slow down", not "not allowed" (developers.google.com/calendar/api/guides/errors). */
+const GOOGLE_RATE_LIMIT_REASONS = new Set(['rateLimitExceeded', 'userRateLimitExceeded', 'quotaExceeded']);
+
+/**
+ * Calls to Google's APIs (Calendar v3, userinfo) under the configured base URL, shared by the
+ * Meet rooms and the calendar, where a 403 is read before it is judged: Google answers its
+ * rate limits with 403 `rateLimitExceeded` (retried later, like a 429), and a refusal
+ * (`forbiddenForNonOrganizer`, `insufficientPermissions`, …) with the same status (final).
+ */
+export function createGoogleClient(urls: ProviderEndpoints, http: VendorHttp): ProviderClient {
+  const api = createProviderClient(http, 'Google', urls.api);
+  return {
+    label: api.label,
+    async call(operation, request, ok) {
+      const answer = await api.call(operation, request, ok.includes(403) ? ok : [...ok, 403]);
+      if (answer.status !== 403 || ok.includes(403)) return answer;
+      const error = objectOf(objectOf(answer.body)?.error);
+      const reasons = (Array.isArray(error?.errors) ? error.errors : []).map((entry) => optionalString(entry, 'reason')).filter((reason) => reason !== null);
+      const limited = reasons.some((reason) => GOOGLE_RATE_LIMIT_REASONS.has(reason));
+      throw new ProviderError(`Google ${operation}: HTTP 403${reasons.length > 0 ? ` ${reasons.join(', ').slice(0, 100)}` : ''}`, limited, 403);
+    },
+  };
+}
+
+/**
+ * How a host connects Google. The app authenticates in the form body; Google keeps the
+ * refresh token it gave (a refresh answers none: the stored one stays); `access_type=offline`
+ * and `prompt=consent` make it give one at every connection. Tokens are revoked at `/revoke`
+ * beside the token endpoint (`https://oauth2.googleapis.com/revoke` for the default
+ * `GOOGLE_TOKEN_URL`).
+ */
+export function createGoogleOAuth(urls: ProviderEndpoints, api: ProviderClient): OAuthProvider {
+  const scopes = ['openid', 'email', 'https://www.googleapis.com/auth/calendar.events'];
+  return {
+    label: api.label,
+    scopes,
+    authorizationServer: () => ({
+      authorizeUrl: urls.authorize,
+      tokenUrl: urls.token,
+      revokeUrl: urls.token.replace(/\/token$/, '/revoke'),
+      issuer: 'https://accounts.google.com',
+      scopes,
+      clientAuthentication: 'post',
+      authorizeParams: { access_type: 'offline', prompt: 'consent' },
+    }),
+    async fetchAccountEmail(accessToken) {
+      const answer = await api.call('read the user', { method: 'GET', path: '/oauth2/v3/userinfo', accessToken }, [200]);
+      return optionalString(answer.body, 'email');
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import type { ProviderEndpoints } from '../../config.js';
+import type { VendorHttp } from '../../net/vendor-http.js';
+import { createProviderClient, optionalString, type ProviderClient } from '../http.js';
+import type { OAuthProvider } from '../ports.js';
+
+/**
+ * Zoom's REST API v2 (developers.zoom.us/docs/api) under the configured base URL, and how a
+ * host connects it. OAuth: the app authenticates at the token endpoint with HTTP Basic, and
+ * Zoom rotates the refresh token on every refresh.
+ */
+export function createZoomClient(urls: ProviderEndpoints, http: VendorHttp): ProviderClient {
+  return createProviderClient(http, 'Zoom', urls.api);
+}
+
+export function createZoomOAuth(urls: ProviderEndpoints, api: ProviderClient): OAuthProvider {
+  // Zoom's granular scopes: read the host's own profile, and manage their meetings.
+  const scopes = ['user:read:user', 'meeting:write:meeting', 'meeting:update:meeting', 'meeting:delete:meeting', 'meeting:read:list_meetings', 'meeting:read:meeting'];
+  return {
+    label: api.label,
+    scopes,
+    authorizationServer: () => ({
+      authorizeUrl: urls.authorize,
+      tokenUrl: urls.token,
+      revokeUrl: urls.token.replace(/\/token$/, '/revoke'),
+      scopes,
+      clientAuthentication: 'basic',
+    }),
+    async fetchAccountEmail(accessToken) {
+      const answer = await api.call('read the user', { method: 'GET', path: '/v2/users/me', accessToken }, [200]);
+      return optionalString(answer.body, 'email');
+    },
+  };
+}

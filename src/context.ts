@@ -100,6 +100,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
   const mailer = createMailTransport(config.mail);
   // The one client every vendor API is called through (gateways, SMS, the OAuth providers' APIs).
   const vendorHttp = createVendorHttp({ now });
+  // Google's and Microsoft's calendars come with their vendor's other capabilities, and go to the calendar registry.
+  const { calendars: connectionCalendars, ...integrations } = createIntegrationRegistry(config.integrations, vendorHttp);
   let closed = false;
   return {
     config,
@@ -111,8 +113,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     scheduleCache: createScheduleCache(config.scheduleCacheBytes),
     secretKey,
     gateways: createGatewayRegistry(config.payments, vendorHttp),
-    calendars: createCalendarRegistry(config.integrations, vendorHttp),
-    integrations: createIntegrationRegistry(config.integrations, vendorHttp),
+    calendars: createCalendarRegistry(connectionCalendars),
+    integrations,
     outbound: createOutbound({ allowPrivate: config.allowPrivateUrls }),
     sms: createSmsSender(config.sms, vendorHttp),
     dialect: handle.dialect,

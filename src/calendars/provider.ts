@@ -4,15 +4,17 @@ import type { IntegrationProvider } from '../domain/integrations.js';
 import type { BusyInterval, BusyOptions, TimeRange } from './busy-time.js';
 
 /**
- * The port every kind of calendar implements (CalDAV, an iCalendar URL; Google and
- * Microsoft next), shaped like the payment gateways' (src/payments/gateway.ts). Use cases
- * call these and never branch on a kind; `registry.ts` maps each `CalendarType` to its
- * adapter in one place, so a new kind is its adapter file plus one line there (the
- * compiler lists the line once the type is in `CALENDAR_TYPES`).
+ * The port every kind of calendar implements (CalDAV and an iCalendar URL here; Google's and
+ * Microsoft's on a host's connection in src/integrations/, with their vendor), shaped like the
+ * payment gateways' (src/payments/gateway.ts). Use cases call these and never branch on a
+ * kind; `registry.ts` maps each `CalendarType` to its adapter in one place, so a new kind is
+ * its adapter file plus one line there (the compiler lists the line once the type is in
+ * `CALENDAR_TYPES`).
  *
- * Adapters get domain types and give domain types back. Every call goes through the
- * `fetch` they are handed (the service's SSRF-guarded one) and has a timeout; secrets stay
- * sealed until the adapter opens them for one call, and never appear in an error.
+ * Adapters get domain types and give domain types back. Every call to an address a user gave
+ * goes through the `fetch` they are handed (the service's SSRF-guarded one), a call to a
+ * vendor's API through the vendor client (src/net/vendor-http.ts), each with a timeout;
+ * secrets stay sealed until the adapter opens them for one call, and never appear in an error.
  */
 
 /** What a host sends to connect a calendar, as the API took it (before any check of the kind's rules). */

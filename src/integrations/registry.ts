@@ -1,7 +1,11 @@
+import type { ConnectionCalendarType } from '../calendars/registry.js';
+import type { CalendarProvider } from '../calendars/provider.js';
 import type { IntegrationUrls } from '../config.js';
 import type { VendorHttp } from '../net/vendor-http.js';
+import { createGoogleCalendarProvider } from './google/calendar.js';
 import { createGoogleClient, createGoogleOAuth } from './google/client.js';
 import { createGoogleRooms } from './google/rooms.js';
+import { createMicrosoftCalendarProvider } from './microsoft/calendar.js';
 import { createMicrosoftClient, createMicrosoftOAuth } from './microsoft/client.js';
 import { createMicrosoftRooms } from './microsoft/rooms.js';
 import type { Integrations } from './ports.js';
@@ -10,14 +14,20 @@ import { createWebexRooms } from './webex/rooms.js';
 import { createZoomClient, createZoomOAuth } from './zoom/client.js';
 import { createZoomRooms } from './zoom/rooms.js';
 
+export interface IntegrationRegistry extends Integrations {
+  /** The calendars on a host's connection, for the calendar registry (src/calendars/registry.ts), which takes them from here. */
+  calendars: Record<ConnectionCalendarType, CalendarProvider>;
+}
+
 /**
  * The one place that maps OAuth providers to their adapters, a `Record` per capability: a
  * provider added to INTEGRATION_PROVIDERS (src/domain/integrations.ts) makes the compiler ask
- * for its line in each. Every vendor's API client is built once, on the service's vendor HTTP
- * client, and shared by its capabilities.
+ * for its line in each, and a calendar kind on a connection for its line in `calendars`.
+ * Every vendor's API client is built once, on the service's vendor HTTP client, and shared by
+ * its capabilities.
  * `createIntegrationRegistry(config.integrations, http).rooms.zoom.createRoom(token, request)`.
  */
-export function createIntegrationRegistry(urls: IntegrationUrls, http: VendorHttp): Integrations {
+export function createIntegrationRegistry(urls: IntegrationUrls, http: VendorHttp): IntegrationRegistry {
   const zoom = createZoomClient(urls.zoom, http);
   const microsoft = createMicrosoftClient(urls.microsoft, http);
   const webex = createWebexClient(urls.webex, http);
@@ -34,6 +44,10 @@ export function createIntegrationRegistry(urls: IntegrationUrls, http: VendorHtt
       microsoft: createMicrosoftRooms(microsoft),
       webex: createWebexRooms(webex),
       google: createGoogleRooms(google),
+    },
+    calendars: {
+      google: createGoogleCalendarProvider(google),
+      microsoft: createMicrosoftCalendarProvider(microsoft),
     },
   };
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { busyOfGoogleEvents, googleCopyIdOf } from '../../src/calendars/google.js';
+import { busyOfGoogleEvents, googleCopyIdOf } from '../../src/integrations/google/calendar.js';
 import { meetingEventUid } from '../../src/calendars/meeting-event.js';
 import { withAccessToken } from '../../src/scheduling/provider-access.js';
 import { type FakeGoogle, startFakeGoogle } from '../fakes/google.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meetingEventUid } from '../../src/calendars/meeting-event.js';
-import { busyOfGraphEvents, COPY_UID_PROPERTY } from '../../src/calendars/microsoft.js';
+import { busyOfGraphEvents, COPY_UID_PROPERTY } from '../../src/integrations/microsoft/calendar.js';
 import { REQUEST_ID_PROPERTY } from '../../src/integrations/microsoft/client.js';
 import { type FakeGoogle, startFakeGoogle } from '../fakes/google.js';
 import { type FakeMicrosoft, type GraphEvent, startFakeMicrosoft } from '../fakes/microsoft.js';

@@ -1,14 +1,11 @@
 import ICAL from 'ical.js';
-import type { ProviderEndpoints } from '../config.js';
-import type { VendorHttp } from '../net/vendor-http.js';
-import { createGoogleClient } from '../integrations/google/client.js';
-import { optionalString, type ProviderClient } from '../integrations/http.js';
-import { AccessTokenRejectedError, ProviderError } from '../integrations/ports.js';
-import type { FieldError } from '../domain/errors.js';
-import { isValidTimeZone } from '../domain/time-zones.js';
-import { type BusyInterval, type TimeRange, wallToInstant } from './busy-time.js';
-import { CalendarAuthError, CalendarBadResponseError, CalendarError, CalendarNotFoundError, CalendarTooLargeError, CalendarUnreachableError } from './errors.js';
-import type { CalendarChanges, CalendarProvider, CalendarWriter } from './provider.js';
+import { optionalString, type ProviderClient } from '../http.js';
+import { AccessTokenRejectedError, ProviderError } from '../ports.js';
+import type { FieldError } from '../../domain/errors.js';
+import { isValidTimeZone } from '../../domain/time-zones.js';
+import { type BusyInterval, type TimeRange, wallToInstant } from '../../calendars/busy-time.js';
+import { CalendarAuthError, CalendarBadResponseError, CalendarError, CalendarNotFoundError, CalendarTooLargeError, CalendarUnreachableError } from '../../calendars/errors.js';
+import type { CalendarChanges, CalendarProvider, CalendarWriter } from '../../calendars/provider.js';
 
 /**
  * A Google Calendar on a host's Google connection (Calendar API v3,
@@ -33,8 +30,7 @@ import type { CalendarChanges, CalendarProvider, CalendarWriter } from './provid
 /** Pages of 2 500 events read at most per sync: 100 000 events, far past any host's window. */
 const MAX_PAGES = 40;
 
-export function createGoogleCalendarProvider(urls: ProviderEndpoints, http: VendorHttp): CalendarProvider {
-  const api = createGoogleClient(urls, http);
+export function createGoogleCalendarProvider(api: ProviderClient): CalendarProvider {
   return {
     type: 'google',
     connectionProvider: 'google',

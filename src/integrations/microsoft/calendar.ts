@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import ICAL from 'ical.js';
-import type { ProviderEndpoints } from '../config.js';
-import type { VendorHttp } from '../net/vendor-http.js';
-import { createProviderClient, optionalString, type ProviderClient } from '../integrations/http.js';
-import { REQUEST_ID_PROPERTY, TERMIN_TRANSACTION_PREFIX } from '../integrations/microsoft/client.js';
-import { AccessTokenRejectedError, ProviderError } from '../integrations/ports.js';
-import type { FieldError } from '../domain/errors.js';
-import { isValidTimeZone } from '../domain/time-zones.js';
-import { type BusyInterval, type TimeRange, wallToInstant } from './busy-time.js';
-import { CalendarAuthError, CalendarBadResponseError, CalendarError, CalendarNotFoundError, CalendarTooLargeError, CalendarUnreachableError } from './errors.js';
-import type { CalendarChanges, CalendarProvider, CalendarWriter } from './provider.js';
+import { optionalString, type ProviderClient } from '../http.js';
+import { REQUEST_ID_PROPERTY, TERMIN_TRANSACTION_PREFIX } from './client.js';
+import { AccessTokenRejectedError, ProviderError } from '../ports.js';
+import type { FieldError } from '../../domain/errors.js';
+import { isValidTimeZone } from '../../domain/time-zones.js';
+import { type BusyInterval, type TimeRange, wallToInstant } from '../../calendars/busy-time.js';
+import { CalendarAuthError, CalendarBadResponseError, CalendarError, CalendarNotFoundError, CalendarTooLargeError, CalendarUnreachableError } from '../../calendars/errors.js';
+import type { CalendarChanges, CalendarProvider, CalendarWriter } from '../../calendars/provider.js';
 
 /**
  * An Outlook calendar on a host's Microsoft connection (Microsoft Graph v1.0,
@@ -42,7 +40,6 @@ export const COPY_UID_PROPERTY = 'String {1f0c8a52-7d3b-4c1e-9a64-3b6f2d9e8c17} 
 /** Events per page asked for, and pages read at most per sync: 100 000 events, far past any host's window. */
 const PAGE_SIZE = 500;
 const MAX_PAGES = 200;
-const LABEL = 'Microsoft';
 /** Graph answers times in this zone instead of the mailbox's. */
 const HEADERS = { prefer: 'outlook.timezone="UTC"' };
 /** Delta reads page by `odata.maxpagesize` (they take no `$top`). */
@@ -50,8 +47,7 @@ const DELTA_HEADERS = { prefer: `outlook.timezone="UTC", odata.maxpagesize=${PAG
 /** What is busy of `showAs`: everything but free and working elsewhere (`tentative`, `busy`, `oof`, `unknown` block). */
 const NOT_BUSY = new Set(['free', 'workingElsewhere']);
 
-export function createMicrosoftCalendarProvider(urls: ProviderEndpoints, http: VendorHttp): CalendarProvider {
-  const api = createProviderClient(http, LABEL, urls.api);
+export function createMicrosoftCalendarProvider(api: ProviderClient): CalendarProvider {
   return {
     type: 'microsoft',
     connectionProvider: 'microsoft',

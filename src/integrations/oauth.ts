@@ -1,6 +1,8 @@
 import * as oauth from 'oauth4webapi';
+import type { ProviderEndpoints } from '../config.js';
 import { parseJson, readBounded, VendorCallError } from '../net/vendor-http.js';
-import type { AuthorizationServer, OAuthApp } from './ports.js';
+import type { ProviderClient } from './http.js';
+import type { AuthorizationServer, OAuthApp, OAuthProvider } from './ports.js';
 import { ProviderError } from './ports.js';
 
 /**
@@ -28,6 +30,25 @@ export class GrantRefusedError extends Error {
     super(reason);
     this.name = 'GrantRefusedError';
   }
+}
+
+/**
+ * A provider whose authorization server is at the operator's configured URLs for every app
+ * (all but Microsoft, whose URLs name the app's tenant): `server` says the rest, and the
+ * account's e-mail is read with `fetchAccountEmail` through the provider's API client.
+ */
+export function createOAuthProvider(
+  api: ProviderClient,
+  urls: ProviderEndpoints,
+  server: Omit<AuthorizationServer, 'authorizeUrl' | 'tokenUrl'>,
+  fetchAccountEmail: (accessToken: string) => Promise<string | null>,
+): OAuthProvider {
+  return {
+    label: api.label,
+    scopes: server.scopes,
+    authorizationServer: () => ({ authorizeUrl: urls.authorize, tokenUrl: urls.token, ...server }),
+    fetchAccountEmail,
+  };
 }
 
 /** The authorization request a host's browser is sent to: `response_type=code`, the app, the scopes, `state` and PKCE (S256). */

@@ -1,11 +1,9 @@
-import ICAL from 'ical.js';
-import { optionalString, type ProviderClient } from '../http.js';
-import { AccessTokenRejectedError, ProviderError } from '../ports.js';
-import type { FieldError } from '../../domain/errors.js';
-import { isValidTimeZone } from '../../domain/time-zones.js';
 import { type BusyInterval, type TimeRange, wallToInstant } from '../../calendars/busy-time.js';
-import { CalendarAuthError, CalendarBadResponseError, CalendarError, CalendarNotFoundError, CalendarTooLargeError, CalendarUnreachableError } from '../../calendars/errors.js';
-import type { CalendarChanges, CalendarProvider, CalendarWriter } from '../../calendars/provider.js';
+import { CalendarBadResponseError } from '../../calendars/errors.js';
+import type { CalendarProvider, CalendarWriter } from '../../calendars/provider.js';
+import { busyWithin, prepareConnectionCalendar, readAllPages, readChangesSince, readMeetingCopy, remoteCalendarOf, withConnectionToken } from '../connection-calendar.js';
+import { objectOf, optionalString, type ProviderClient } from '../http.js';
+import { ProviderError } from '../ports.js';
 
 /**
  * A Google Calendar on a host's Google connection (Calendar API v3,
@@ -31,40 +29,21 @@ import type { CalendarChanges, CalendarProvider, CalendarWriter } from '../../ca
 const MAX_PAGES = 40;
 
 export function createGoogleCalendarProvider(api: ProviderClient): CalendarProvider {
+  const label = api.label;
   return {
     type: 'google',
     connectionProvider: 'google',
     prepare(request) {
-      const errors: FieldError[] = [];
-      for (const field of ['url', 'username', 'password'] as const) {
-        if (request[field] !== undefined) errors.push({ path: `/${field}`, message: 'is not for a Google calendar: it is reached through its connection' });
-      }
-      if (request.connection === undefined) errors.push({ path: '/connection', message: "is required for a Google calendar: the uuid of the host's Google connection" });
-      const calendarId = (request.calendarId ?? 'primary').trim();
-      if (calendarId === '' || calendarId.length > 1024 || /[\u0000-\u001f\u007f]/.test(calendarId)) {
-        errors.push({ path: '/calendarId', message: 'must be a Google calendar id (`primary`, or an id like `team@group.calendar.google.com`)' });
-      }
-      return {
-        errors,
-        connection: {
-          callUrl: null,
-          displayUrl: `google:${calendarId}`,
-          access: { url: calendarId, username: null, passwordSealed: null, remoteCalendarId: calendarId },
-          writeMeetings: request.writeMeetings ?? false,
-        },
-      };
+      return prepareConnectionCalendar('google', label, request, (calendarId) =>
+        calendarId === '' || calendarId.length > 1024 || /[\u0000-\u001f\u007f]/.test(calendarId)
+          ? 'must be a Google calendar id (`primary`, or an id like `team@group.calendar.google.com`)'
+          : null,
+      );
     },
     open(access, _secrets, _fetch, connection) {
       const calendarId = access.remoteCalendarId ?? access.url;
       const events = `/calendar/v3/calendars/${encodeURIComponent(calendarId)}/events`;
-      const withToken = async <T>(call: (accessToken: string) => Promise<T>): Promise<T> => {
-        if (connection === null) throw new CalendarAuthError('This Google calendar has no connection any more: add it again on a Google connection.');
-        try {
-          return await connection.withAccessToken(call);
-        } catch (error) {
-          throw calendarErrorOf(error);
-        }
-      };
+      const withToken = withConnectionToken(label, connection);
       const writer: CalendarWriter = {
         async putEvent(uid, icsText) {
           const id = googleCopyIdOf(uid);
@@ -84,80 +63,45 @@ export function createGoogleCalendarProvider(api: ProviderClient): CalendarProvi
           await withToken((accessToken) => api.call('remove an event', { method: 'DELETE', path, accessToken }, [200, 204, 404, 410]));
         },
       };
-      return {
-        async readBusy(range, hostZone, options) {
-          if (!isValidTimeZone(hostZone)) throw new RangeError(`Not an IANA time zone: ${hostZone}`);
-          const items = await withToken((accessToken) => listEvents(api, events, range, accessToken));
-          return busyOfGoogleEvents(items, range, hostZone, options?.ignoreUids);
-        },
-        async readChanges(state, range, hostZone) {
-          if (!isValidTimeZone(hostZone)) throw new RangeError(`Not an IANA time zone: ${hostZone}`);
-          return withToken((accessToken) => readGoogleChanges(api, events, parseSyncState(state), range, hostZone, accessToken));
-        },
+      return remoteCalendarOf(withToken, {
+        listEvents: (accessToken, range) => listEvents(api, events, range, accessToken),
+        busyOf: busyOfGoogleEvents,
+        readChanges: (accessToken, state, range, hostZone) => readGoogleChanges(api, events, state, range, hostZone, accessToken),
         writer,
-      };
+      });
     },
   };
-}
-
-/** What a Google calendar's sync keeps between reads: the token, and what the full read it descends from covered. */
-interface GoogleSyncState {
-  syncToken: string;
-  zone: string;
-  /** The full read's `timeMax`: events starting later were not read, so a window reaching past it needs a full read again. */
-  until: number;
-}
-
-function parseSyncState(state: string | null): GoogleSyncState | null {
-  if (state === null) return null;
-  try {
-    const parsed = JSON.parse(state) as Partial<GoogleSyncState>;
-    return typeof parsed.syncToken === 'string' && typeof parsed.zone === 'string' && typeof parsed.until === 'number' ? (parsed as GoogleSyncState) : null;
-  } catch {
-    return null;
-  }
 }
 
 /**
  * The changes since `state` (its token still valid, its window and zone still right), else a
  * full read: `{ full, events: [{ id, span }], state }`, each event's span as
- * `busySpanOfGoogleEvent` gives it.
+ * `busySpanOfGoogleEvent` gives it. The state keeps the token and the full read's `timeMax`
+ * (events starting later were not read, so a window reaching past it needs a full read again).
  */
-async function readGoogleChanges(
-  api: ProviderClient,
-  events: string,
-  state: GoogleSyncState | null,
-  range: TimeRange,
-  hostZone: string,
-  accessToken: string,
-): Promise<CalendarChanges> {
-  const toChanges = (items: unknown[], full: boolean, syncToken: string, until: number): CalendarChanges => ({
-    full,
-    events: items.flatMap((item) => {
+function readGoogleChanges(api: ProviderClient, events: string, state: string | null, range: TimeRange, hostZone: string, accessToken: string) {
+  return readChangesSince(state, range, hostZone, {
+    cursorKey: 'syncToken',
+    readSince: (syncToken) =>
+      listPages(api, events, accessToken, (query) => {
+        query.set('syncToken', syncToken);
+        query.set('singleEvents', 'true');
+        query.set('maxResults', '2500');
+      }),
+    readFull: (from, until) =>
+      listPages(api, events, accessToken, (query) => {
+        query.set('singleEvents', 'true');
+        query.set('timeMin', new Date(from).toISOString());
+        query.set('timeMax', new Date(until).toISOString());
+        query.set('maxResults', '2500');
+        query.set('showDeleted', 'false');
+      }),
+    changeOf: (item) => {
       const id = optionalString(objectOf(item), 'id');
-      return id === null ? [] : [{ id, span: busySpanOfGoogleEvent(item, hostZone) }];
-    }),
-    state: JSON.stringify({ syncToken, zone: hostZone, until } satisfies GoogleSyncState),
+      return id === null ? null : { id, span: busySpanOfGoogleEvent(item, hostZone) };
+    },
+    fullReadGone: 'Google read the calendar: a full read was refused as if it had a sync token (HTTP 410)',
   });
-  if (state !== null && state.zone === hostZone && state.until >= range.to) {
-    const read = await listPages(api, events, accessToken, (query) => {
-      query.set('syncToken', state.syncToken);
-      query.set('singleEvents', 'true');
-      query.set('maxResults', '2500');
-    });
-    if (read !== 'gone') return toChanges(read.items, false, read.syncToken, state.until);
-  }
-  // Twice the window ahead, so the full read is needed again only after the window has moved that far.
-  const until = range.to + (range.to - range.from);
-  const read = await listPages(api, events, accessToken, (query) => {
-    query.set('singleEvents', 'true');
-    query.set('timeMin', new Date(range.from).toISOString());
-    query.set('timeMax', new Date(until).toISOString());
-    query.set('maxResults', '2500');
-    query.set('showDeleted', 'false');
-  });
-  if (read === 'gone') throw new CalendarBadResponseError('Google read the calendar: a full read was refused as if it had a sync token (HTTP 410)');
-  return toChanges(read.items, true, read.syncToken, until);
 }
 
 /** Every page of one `events.list` and the `nextSyncToken` of its last page; `gone` when Google answers 410 (the sync token is no longer valid). */
@@ -166,30 +110,21 @@ async function listPages(
   events: string,
   accessToken: string,
   setQuery: (query: URLSearchParams) => void,
-): Promise<{ items: unknown[]; syncToken: string } | 'gone'> {
-  const items: unknown[] = [];
-  let pageToken: string | null = null;
-  for (let page = 0; page < MAX_PAGES; page += 1) {
+): Promise<{ items: unknown[]; cursor: string } | 'gone'> {
+  const read = await readAllPages(api.label, MAX_PAGES, async (pageToken) => {
     const query = new URLSearchParams();
     setQuery(query);
     if (pageToken !== null) query.set('pageToken', pageToken);
     const answer = await api.call('read the calendar', { method: 'GET', path: `${events}?${query}`, accessToken }, [200, 410]);
-    if (answer.status === 410) return 'gone';
-    const body = answer.body as { items?: unknown; nextPageToken?: unknown; nextSyncToken?: unknown } | undefined;
-    if (!body || !Array.isArray(body.items)) throw new CalendarBadResponseError('Google read the calendar: the answer is not an event list');
-    items.push(...body.items);
-    pageToken = typeof body.nextPageToken === 'string' && body.nextPageToken !== '' ? body.nextPageToken : null;
-    if (pageToken !== null) continue;
-    if (typeof body.nextSyncToken !== 'string' || body.nextSyncToken === '') throw new CalendarBadResponseError('Google read the calendar: the last page has no nextSyncToken');
-    return { items, syncToken: body.nextSyncToken };
-  }
-  throw new CalendarTooLargeError(`Google read the calendar: more than ${MAX_PAGES} pages of events in the booking window`);
+    return answer.status === 410 ? 'gone' : eventPageOf(answer.body);
+  });
+  if (read === 'gone') return 'gone';
+  if (read.last.syncToken === null) throw new CalendarBadResponseError('Google read the calendar: the last page has no nextSyncToken');
+  return { items: read.items, cursor: read.last.syncToken };
 }
 
 async function listEvents(api: ProviderClient, events: string, range: TimeRange, accessToken: string): Promise<unknown[]> {
-  const items: unknown[] = [];
-  let pageToken: string | null = null;
-  for (let page = 0; page < MAX_PAGES; page += 1) {
+  const read = await readAllPages(api.label, MAX_PAGES, async (pageToken) => {
     const query = new URLSearchParams({
       singleEvents: 'true',
       timeMin: new Date(range.from).toISOString(),
@@ -198,14 +133,17 @@ async function listEvents(api: ProviderClient, events: string, range: TimeRange,
       showDeleted: 'false',
     });
     if (pageToken !== null) query.set('pageToken', pageToken);
-    const answer = await api.call('read the calendar', { method: 'GET', path: `${events}?${query}`, accessToken }, [200]);
-    const body = answer.body as { items?: unknown; nextPageToken?: unknown } | undefined;
-    if (!body || !Array.isArray(body.items)) throw new CalendarBadResponseError('Google read the calendar: the answer is not an event list');
-    items.push(...body.items);
-    pageToken = typeof body.nextPageToken === 'string' && body.nextPageToken !== '' ? body.nextPageToken : null;
-    if (pageToken === null) return items;
-  }
-  throw new CalendarTooLargeError(`Google read the calendar: more than ${MAX_PAGES} pages of events in the booking window`);
+    return eventPageOf((await api.call('read the calendar', { method: 'GET', path: `${events}?${query}`, accessToken }, [200])).body);
+  });
+  return read.items;
+}
+
+/** One page of `events.list`: its events, the next page's token and (on the last page of a sync) the next sync token. */
+function eventPageOf(answer: unknown): { items: unknown[]; next: string | null; syncToken: string | null } {
+  const body = answer as { items?: unknown; nextPageToken?: unknown; nextSyncToken?: unknown } | undefined;
+  if (!body || !Array.isArray(body.items)) throw new CalendarBadResponseError('Google read the calendar: the answer is not an event list');
+  const token = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
+  return { items: body.items, next: token(body.nextPageToken), syncToken: token(body.nextSyncToken) };
 }
 
 /**
@@ -216,15 +154,7 @@ async function listEvents(api: ProviderClient, events: string, range: TimeRange,
  * own events are skipped, and so is an event whose times cannot be read.
  */
 export function busyOfGoogleEvents(items: readonly unknown[], range: TimeRange, hostZone: string, ignoreUids?: ReadonlySet<string>): BusyInterval[] {
-  const busy: BusyInterval[] = [];
-  for (const item of items) {
-    const span = busySpanOfGoogleEvent(item, hostZone, ignoreUids);
-    if (span === null) continue;
-    const { start, end } = span;
-    if (end > range.from && start < range.to) busy.push(span);
-    else if (start === end && start >= range.from && start < range.to) busy.push(span);
-  }
-  return busy.sort((a, b) => a.start - b.start || a.end - b.end);
+  return busyWithin(items, range, (item) => busySpanOfGoogleEvent(item, hostZone, ignoreUids));
 }
 
 /** The time one Google event blocks, whenever it is; null for an event that blocks nothing (see busyOfGoogleEvents). */
@@ -266,36 +196,15 @@ export function googleCopyIdOf(uid: string): string {
 
 /** The Google event of termin's one-event invitation text (times in UTC, as termin renders them). */
 function eventOfIcs(icsText: string): Record<string, unknown> {
-  const vevent = new ICAL.Component(ICAL.parse(icsText)).getFirstSubcomponent('vevent');
-  const start = vevent?.getFirstPropertyValue('dtstart');
-  const end = vevent?.getFirstPropertyValue('dtend');
-  if (!vevent || !(start instanceof ICAL.Time) || !(end instanceof ICAL.Time)) throw new CalendarBadResponseError('a meeting copy without its times');
-  const text = (name: string) => {
-    const value = vevent.getFirstPropertyValue(name);
-    return typeof value === 'string' ? value : undefined;
-  };
+  const { start, end, text } = readMeetingCopy(icsText);
   const status = text('status')?.toLowerCase();
   return {
     summary: text('summary') ?? 'Meeting',
     description: text('description'),
     location: text('location'),
-    start: { dateTime: new Date(start.toJSDate().getTime()).toISOString() },
-    end: { dateTime: new Date(end.toJSDate().getTime()).toISOString() },
+    start: { dateTime: new Date(start).toISOString() },
+    end: { dateTime: new Date(end).toISOString() },
     status: status === 'tentative' || status === 'cancelled' ? status : 'confirmed',
     iCalUID: text('uid'),
   };
-}
-
-/** A provider's failure as the calendar errors the sync shows (`lastError`), never with a token. */
-function calendarErrorOf(error: unknown): unknown {
-  if (error instanceof CalendarError || !(error instanceof ProviderError)) return error;
-  if (error instanceof AccessTokenRejectedError || error.status === 401 || error.status === 403)
-    return new CalendarAuthError(`${error.message}: the Google connection may not see this calendar`, error.status);
-  if (error.status === 404) return new CalendarNotFoundError('Google has no such calendar for this connection (check calendarId)', 404);
-  if (error.retryable) return new CalendarUnreachableError(error.message, error.status);
-  return new CalendarBadResponseError(error.message, error.status);
-}
-
-function objectOf(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }

@@ -1,6 +1,7 @@
 import type { ProviderEndpoints } from '../../config.js';
 import type { VendorHttp } from '../../net/vendor-http.js';
 import { createProviderClient, objectOf, optionalString, type ProviderClient } from '../http.js';
+import { createOAuthProvider } from '../oauth.js';
 import type { OAuthProvider } from '../ports.js';
 import { ProviderError } from '../ports.js';
 
@@ -36,22 +37,16 @@ export function createGoogleClient(urls: ProviderEndpoints, http: VendorHttp): P
  * `GOOGLE_TOKEN_URL`).
  */
 export function createGoogleOAuth(urls: ProviderEndpoints, api: ProviderClient): OAuthProvider {
-  const scopes = ['openid', 'email', 'https://www.googleapis.com/auth/calendar.events'];
-  return {
-    label: api.label,
-    scopes,
-    authorizationServer: () => ({
-      authorizeUrl: urls.authorize,
-      tokenUrl: urls.token,
+  return createOAuthProvider(
+    api,
+    urls,
+    {
+      scopes: ['openid', 'email', 'https://www.googleapis.com/auth/calendar.events'],
       revokeUrl: urls.token.replace(/\/token$/, '/revoke'),
       issuer: 'https://accounts.google.com',
-      scopes,
       clientAuthentication: 'post',
       authorizeParams: { access_type: 'offline', prompt: 'consent' },
-    }),
-    async fetchAccountEmail(accessToken) {
-      const answer = await api.call('read the user', { method: 'GET', path: '/oauth2/v3/userinfo', accessToken }, [200]);
-      return optionalString(answer.body, 'email');
     },
-  };
+    async (accessToken) => optionalString((await api.call('read the user', { method: 'GET', path: '/oauth2/v3/userinfo', accessToken }, [200])).body, 'email'),
+  );
 }

@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import ICAL from 'ical.js';
-import { optionalString, type ProviderClient } from '../http.js';
-import { REQUEST_ID_PROPERTY, TERMIN_TRANSACTION_PREFIX } from './client.js';
-import { AccessTokenRejectedError, ProviderError } from '../ports.js';
-import type { FieldError } from '../../domain/errors.js';
-import { isValidTimeZone } from '../../domain/time-zones.js';
 import { type BusyInterval, type TimeRange, wallToInstant } from '../../calendars/busy-time.js';
-import { CalendarAuthError, CalendarBadResponseError, CalendarError, CalendarNotFoundError, CalendarTooLargeError, CalendarUnreachableError } from '../../calendars/errors.js';
-import type { CalendarChanges, CalendarProvider, CalendarWriter } from '../../calendars/provider.js';
+import { CalendarBadResponseError } from '../../calendars/errors.js';
+import type { CalendarProvider, CalendarWriter } from '../../calendars/provider.js';
+import { isValidTimeZone } from '../../domain/time-zones.js';
+import { busyWithin, prepareConnectionCalendar, readAllPages, readChangesSince, readMeetingCopy, remoteCalendarOf, withConnectionToken } from '../connection-calendar.js';
+import { objectOf, optionalString, type ProviderClient } from '../http.js';
+import { GRAPH_IN_UTC, graphTime, REQUEST_ID_PROPERTY, TERMIN_TRANSACTION_PREFIX } from './client.js';
 
 /**
  * An Outlook calendar on a host's Microsoft connection (Microsoft Graph v1.0,
@@ -40,48 +38,29 @@ export const COPY_UID_PROPERTY = 'String {1f0c8a52-7d3b-4c1e-9a64-3b6f2d9e8c17} 
 /** Events per page asked for, and pages read at most per sync: 100 000 events, far past any host's window. */
 const PAGE_SIZE = 500;
 const MAX_PAGES = 200;
-/** Graph answers times in this zone instead of the mailbox's. */
-const HEADERS = { prefer: 'outlook.timezone="UTC"' };
+/** Graph answers times in UTC instead of the mailbox's zone. */
+const HEADERS = GRAPH_IN_UTC;
 /** Delta reads page by `odata.maxpagesize` (they take no `$top`). */
 const DELTA_HEADERS = { prefer: `outlook.timezone="UTC", odata.maxpagesize=${PAGE_SIZE}` };
 /** What is busy of `showAs`: everything but free and working elsewhere (`tentative`, `busy`, `oof`, `unknown` block). */
 const NOT_BUSY = new Set(['free', 'workingElsewhere']);
 
 export function createMicrosoftCalendarProvider(api: ProviderClient): CalendarProvider {
+  const label = api.label;
   return {
     type: 'microsoft',
     connectionProvider: 'microsoft',
     prepare(request) {
-      const errors: FieldError[] = [];
-      for (const field of ['url', 'username', 'password'] as const) {
-        if (request[field] !== undefined) errors.push({ path: `/${field}`, message: 'is not for a Microsoft calendar: it is reached through its connection' });
-      }
-      if (request.connection === undefined) errors.push({ path: '/connection', message: "is required for a Microsoft calendar: the uuid of the host's Microsoft connection" });
-      const calendarId = (request.calendarId ?? 'primary').trim();
-      if (calendarId !== 'primary' && !/^[A-Za-z0-9=_+/-]{1,1024}$/.test(calendarId)) {
-        errors.push({ path: '/calendarId', message: 'must be a Microsoft Graph calendar id (`primary` for the default calendar, or an id like `AAMkAGI2…AAA=`)' });
-      }
-      return {
-        errors,
-        connection: {
-          callUrl: null,
-          displayUrl: `microsoft:${calendarId}`,
-          access: { url: calendarId, username: null, passwordSealed: null, remoteCalendarId: calendarId },
-          writeMeetings: request.writeMeetings ?? false,
-        },
-      };
+      return prepareConnectionCalendar('microsoft', label, request, (calendarId) =>
+        calendarId !== 'primary' && !/^[A-Za-z0-9=_+/-]{1,1024}$/.test(calendarId)
+          ? 'must be a Microsoft Graph calendar id (`primary` for the default calendar, or an id like `AAMkAGI2…AAA=`)'
+          : null,
+      );
     },
     open(access, _secrets, _fetch, connection) {
       const calendarId = access.remoteCalendarId ?? access.url;
       const base = calendarId === 'primary' ? '/v1.0/me' : `/v1.0/me/calendars/${encodeURIComponent(calendarId)}`;
-      const withToken = async <T>(call: (accessToken: string) => Promise<T>): Promise<T> => {
-        if (connection === null) throw new CalendarAuthError('This Microsoft calendar has no connection any more: add it again on a Microsoft connection.');
-        try {
-          return await connection.withAccessToken(call);
-        } catch (error) {
-          throw calendarErrorOf(error);
-        }
-      };
+      const withToken = withConnectionToken(label, connection);
       /** The ids of termin's copies of the meeting with this UID (one, unless an earlier answer was lost at the wrong moment). */
       const findCopies = async (accessToken: string, uid: string): Promise<string[]> => {
         const filter = `singleValueExtendedProperties/any(ep: ep/id eq '${COPY_UID_PROPERTY}' and ep/value eq '${uid.replaceAll("'", "''")}')`;
@@ -115,98 +94,57 @@ export function createMicrosoftCalendarProvider(api: ProviderClient): CalendarPr
           });
         },
       };
-      return {
-        async readBusy(range, hostZone, options) {
-          if (!isValidTimeZone(hostZone)) throw new RangeError(`Not an IANA time zone: ${hostZone}`);
-          const items = await withToken((accessToken) => listCalendarView(api, base, range, accessToken));
-          return busyOfGraphEvents(items, range, hostZone, options?.ignoreUids);
-        },
-        async readChanges(state, range, hostZone) {
-          if (!isValidTimeZone(hostZone)) throw new RangeError(`Not an IANA time zone: ${hostZone}`);
-          return withToken((accessToken) => readGraphChanges(api, base, parseSyncState(state), range, hostZone, accessToken));
-        },
+      return remoteCalendarOf(withToken, {
+        listEvents: (accessToken, range) => listCalendarView(api, base, range, accessToken),
+        busyOf: busyOfGraphEvents,
+        readChanges: (accessToken, state, range, hostZone) => readGraphChanges(api, base, state, range, hostZone, accessToken),
         writer,
-      };
+      });
     },
   };
 }
 
-/** What a Microsoft calendar's sync keeps between reads: the delta link, and the window and zone of the full read it descends from. */
-interface GraphSyncState {
-  deltaPath: string;
-  zone: string;
-  /** The end of the delta's window: a booking window reaching past it needs a full read again. */
-  until: number;
-}
-
-function parseSyncState(state: string | null): GraphSyncState | null {
-  if (state === null) return null;
-  try {
-    const parsed = JSON.parse(state) as Partial<GraphSyncState>;
-    return typeof parsed.deltaPath === 'string' && typeof parsed.zone === 'string' && typeof parsed.until === 'number' ? (parsed as GraphSyncState) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The changes since `state` (its delta link still known to Graph, its window and zone still right), else a full delta read of a new window. */
-async function readGraphChanges(
-  api: ProviderClient,
-  base: string,
-  state: GraphSyncState | null,
-  range: TimeRange,
-  hostZone: string,
-  accessToken: string,
-): Promise<CalendarChanges> {
-  const toChanges = (items: unknown[], full: boolean, deltaPath: string, until: number): CalendarChanges => ({
-    full,
-    events: items.flatMap((item) => {
+/**
+ * The changes since `state` (its delta link still known to Graph, its window and zone still
+ * right), else a full delta read of a new window. The state keeps the delta link's path and
+ * the end of its window (a booking window reaching past it needs a full read again).
+ */
+function readGraphChanges(api: ProviderClient, base: string, state: string | null, range: TimeRange, hostZone: string, accessToken: string) {
+  return readChangesSince(state, range, hostZone, {
+    cursorKey: 'deltaPath',
+    readSince: (deltaPath) => readDeltaPages(api, deltaPath, accessToken),
+    readFull: (from, until) => {
+      const query = new URLSearchParams({ startDateTime: new Date(from).toISOString(), endDateTime: new Date(until).toISOString() });
+      return readDeltaPages(api, `${base}/calendarView/delta?${query}`, accessToken);
+    },
+    changeOf: (item) => {
       const event = objectOf(item);
       const id = optionalString(event, 'id');
-      if (id === null) return [];
-      return [{ id, span: event?.['@removed'] !== undefined ? null : busySpanOfGraphEvent(item, hostZone) }];
-    }),
-    state: JSON.stringify({ deltaPath, zone: hostZone, until } satisfies GraphSyncState),
+      if (id === null) return null;
+      return { id, span: event?.['@removed'] !== undefined ? null : busySpanOfGraphEvent(item, hostZone) };
+    },
+    fullReadGone: 'Microsoft read the calendar: a new delta read was refused as expired',
   });
-  if (state !== null && state.zone === hostZone && state.until >= range.to) {
-    const read = await readDeltaPages(api, state.deltaPath, accessToken);
-    if (read !== 'gone') return toChanges(read.items, false, read.deltaPath, state.until);
-  }
-  // The window and as far again ahead: a full read is needed again only once the window has moved that far.
-  const until = range.to + (range.to - range.from);
-  const query = new URLSearchParams({ startDateTime: new Date(range.from).toISOString(), endDateTime: new Date(until).toISOString() });
-  const read = await readDeltaPages(api, `${base}/calendarView/delta?${query}`, accessToken);
-  if (read === 'gone') throw new CalendarBadResponseError('Microsoft read the calendar: a new delta read was refused as expired');
-  return toChanges(read.items, true, read.deltaPath, until);
 }
 
 /** Graph's codes for a delta token it no longer knows (the sync must start over). */
 const RESYNC_CODES = new Set(['syncstatenotfound', 'resyncrequired', 'syncstateinvalid']);
 
 /** Every page of one delta round and the path of its `@odata.deltaLink`; `gone` when Graph no longer knows the token. */
-async function readDeltaPages(api: ProviderClient, firstPath: string, accessToken: string): Promise<{ items: unknown[]; deltaPath: string } | 'gone'> {
-  let path = firstPath;
-  const items: unknown[] = [];
-  for (let page = 0; page < MAX_PAGES; page += 1) {
-    const answer = await api.call('read the calendar', { method: 'GET', path, accessToken, headers: DELTA_HEADERS }, [200, 400, 410]);
+async function readDeltaPages(api: ProviderClient, firstPath: string, accessToken: string): Promise<{ items: unknown[]; cursor: string } | 'gone'> {
+  const read = await readAllPages(api.label, MAX_PAGES, async (path) => {
+    const answer = await api.call('read the calendar', { method: 'GET', path: path ?? firstPath, accessToken, headers: DELTA_HEADERS }, [200, 400, 410]);
     if (answer.status !== 200) {
       const code = optionalString(objectOf(objectOf(answer.body)?.error), 'code')?.toLowerCase() ?? '';
       if (answer.status === 410 || RESYNC_CODES.has(code)) return 'gone';
       throw new CalendarBadResponseError(`Microsoft read the calendar: HTTP ${answer.status}${code === '' ? '' : ` ${code.slice(0, 60)}`}`, answer.status);
     }
-    const body = answer.body as { value?: unknown; '@odata.nextLink'?: unknown; '@odata.deltaLink'?: unknown } | undefined;
-    if (!body || !Array.isArray(body.value)) throw new CalendarBadResponseError('Microsoft read the calendar: the answer is not an event list');
-    items.push(...body.value);
-    const next = nextPathOf(body['@odata.nextLink']);
-    if (next !== null) {
-      path = next;
-      continue;
-    }
-    const delta = nextPathOf(body['@odata.deltaLink']);
-    if (delta === null) throw new CalendarBadResponseError('Microsoft read the calendar: the last page has no delta link');
-    return { items, deltaPath: delta };
-  }
-  throw new CalendarTooLargeError(`Microsoft read the calendar: more than ${MAX_PAGES} pages of events in the booking window`);
+    return eventPageOf(answer.body);
+  });
+  if (read === 'gone') return 'gone';
+  const delta = nextPathOf(read.last.deltaLink);
+  if (delta === null) throw new CalendarBadResponseError('Microsoft read the calendar: the last page has no delta link');
+  return { items: read.items, cursor: delta };
 }
 
 async function listCalendarView(api: ProviderClient, base: string, range: TimeRange, accessToken: string): Promise<unknown[]> {
@@ -217,17 +155,17 @@ async function listCalendarView(api: ProviderClient, base: string, range: TimeRa
     $select: 'id,start,end,isAllDay,showAs,isCancelled,responseStatus,iCalUId',
     $expand: `singleValueExtendedProperties($filter=id eq '${COPY_UID_PROPERTY}' or id eq '${REQUEST_ID_PROPERTY}')`,
   });
-  let path: string | null = `${base}/calendarView?${query}`;
-  const items: unknown[] = [];
-  for (let page = 0; page < MAX_PAGES; page += 1) {
-    const answer = await api.call('read the calendar', { method: 'GET', path, accessToken, headers: HEADERS }, [200]);
-    const body = answer.body as { value?: unknown; '@odata.nextLink'?: unknown } | undefined;
-    if (!body || !Array.isArray(body.value)) throw new CalendarBadResponseError('Microsoft read the calendar: the answer is not an event list');
-    items.push(...body.value);
-    path = nextPathOf(body['@odata.nextLink']);
-    if (path === null) return items;
-  }
-  throw new CalendarTooLargeError(`Microsoft read the calendar: more than ${MAX_PAGES} pages of events in the booking window`);
+  const read = await readAllPages(api.label, MAX_PAGES, async (path) =>
+    eventPageOf((await api.call('read the calendar', { method: 'GET', path: path ?? `${base}/calendarView?${query}`, accessToken, headers: HEADERS }, [200])).body),
+  );
+  return read.items;
+}
+
+/** One page of Graph events: its events, the next page's path, and (on the last page of a delta round) its delta link. */
+function eventPageOf(answer: unknown): { items: unknown[]; next: string | null; deltaLink: unknown } {
+  const body = answer as { value?: unknown; '@odata.nextLink'?: unknown; '@odata.deltaLink'?: unknown } | undefined;
+  if (!body || !Array.isArray(body.value)) throw new CalendarBadResponseError('Microsoft read the calendar: the answer is not an event list');
+  return { items: body.value, next: nextPathOf(body['@odata.nextLink']), deltaLink: body['@odata.deltaLink'] };
 }
 
 /**
@@ -255,15 +193,7 @@ function nextPathOf(nextLink: unknown): string | null {
  * termin's own events are skipped, and so is an event whose times cannot be read.
  */
 export function busyOfGraphEvents(items: readonly unknown[], range: TimeRange, hostZone: string, ignoreUids?: ReadonlySet<string>): BusyInterval[] {
-  const busy: BusyInterval[] = [];
-  for (const item of items) {
-    const span = busySpanOfGraphEvent(item, hostZone, ignoreUids);
-    if (span === null) continue;
-    const { start, end } = span;
-    if (end > range.from && start < range.to) busy.push(span);
-    else if (start === end && start >= range.from && start < range.to) busy.push(span);
-  }
-  return busy.sort((a, b) => a.start - b.start || a.end - b.end);
+  return busyWithin(items, range, (item) => busySpanOfGraphEvent(item, hostZone, ignoreUids));
 }
 
 /** The time one Graph event blocks, whenever it is; null for one that blocks nothing (see busyOfGraphEvents), termin's own known by its extended property or its `transactionId`. */
@@ -299,41 +229,15 @@ function instantOf(value: unknown, allDay: boolean, hostZone: string): number | 
 
 /** The Graph event of termin's one-event invitation text (times in UTC, as termin renders them); no attendees, so Graph sends no invitation. */
 function eventOfIcs(icsText: string): Record<string, unknown> {
-  const vevent = new ICAL.Component(ICAL.parse(icsText)).getFirstSubcomponent('vevent');
-  const start = vevent?.getFirstPropertyValue('dtstart');
-  const end = vevent?.getFirstPropertyValue('dtend');
-  if (!vevent || !(start instanceof ICAL.Time) || !(end instanceof ICAL.Time)) throw new CalendarBadResponseError('a meeting copy without its times');
-  const text = (name: string) => {
-    const value = vevent.getFirstPropertyValue(name);
-    return typeof value === 'string' ? value : undefined;
-  };
+  const { start, end, text } = readMeetingCopy(icsText);
   const location = text('location');
   return {
     subject: (text('summary') ?? 'Meeting').slice(0, 255),
     body: { contentType: 'text', content: text('description') ?? '' },
     ...(location === undefined ? {} : { location: { displayName: location.slice(0, 255) } }),
-    start: { dateTime: graphTime(start.toJSDate().getTime()), timeZone: 'UTC' },
-    end: { dateTime: graphTime(end.toJSDate().getTime()), timeZone: 'UTC' },
+    start: { dateTime: graphTime(start), timeZone: 'UTC' },
+    end: { dateTime: graphTime(end), timeZone: 'UTC' },
     showAs: text('status')?.toLowerCase() === 'tentative' ? 'tentative' : 'busy',
     isReminderOn: false,
   };
-}
-
-/** `2027-03-29T07:00:00.0000000`: Graph's dateTime, read in the zone named beside it (UTC here). */
-function graphTime(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 19)}.0000000`;
-}
-
-/** A provider's failure as the calendar errors the sync shows (`lastError`), never with a token. */
-function calendarErrorOf(error: unknown): unknown {
-  if (error instanceof CalendarError || !(error instanceof ProviderError)) return error;
-  if (error instanceof AccessTokenRejectedError || error.status === 401 || error.status === 403)
-    return new CalendarAuthError(`${error.message}: the Microsoft connection may not see this calendar`, error.status);
-  if (error.status === 404) return new CalendarNotFoundError('Microsoft has no such calendar for this connection (check calendarId)', 404);
-  if (error.retryable) return new CalendarUnreachableError(error.message, error.status);
-  return new CalendarBadResponseError(error.message, error.status);
-}
-
-function objectOf(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }

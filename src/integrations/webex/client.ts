@@ -1,6 +1,7 @@
 import type { ProviderEndpoints } from '../../config.js';
 import type { VendorHttp } from '../../net/vendor-http.js';
 import { createProviderClient, type ProviderClient } from '../http.js';
+import { createOAuthProvider } from '../oauth.js';
 import type { OAuthProvider } from '../ports.js';
 
 /**
@@ -15,24 +16,21 @@ export function createWebexClient(urls: ProviderEndpoints, http: VendorHttp): Pr
 }
 
 export function createWebexOAuth(urls: ProviderEndpoints, api: ProviderClient): OAuthProvider {
-  const scopes = ['spark:people_read', 'meeting:schedules_read', 'meeting:schedules_write'];
-  return {
-    label: api.label,
-    scopes,
-    authorizationServer: () => ({
-      authorizeUrl: urls.authorize,
-      tokenUrl: urls.token,
+  return createOAuthProvider(
+    api,
+    urls,
+    {
+      scopes: ['spark:people_read', 'meeting:schedules_read', 'meeting:schedules_write'],
       revokeUrl: null,
-      scopes,
       clientAuthentication: 'post',
       tokenErrorOf: webexTokenError,
-    }),
-    async fetchAccountEmail(accessToken) {
+    },
+    async (accessToken) => {
       const answer = await api.call('read the person', { method: 'GET', path: '/v1/people/me', accessToken }, [200]);
       const emails = (answer.body as { emails?: unknown } | undefined)?.emails;
       return Array.isArray(emails) && typeof emails[0] === 'string' && emails[0] !== '' ? emails[0] : null;
     },
-  };
+  );
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,6 +1,7 @@
 import type { ProviderEndpoints } from '../../config.js';
 import type { VendorHttp } from '../../net/vendor-http.js';
 import { createProviderClient, optionalString, type ProviderClient } from '../http.js';
+import { createOAuthProvider } from '../oauth.js';
 import type { OAuthProvider } from '../ports.js';
 
 /**
@@ -13,21 +14,15 @@ export function createZoomClient(urls: ProviderEndpoints, http: VendorHttp): Pro
 }
 
 export function createZoomOAuth(urls: ProviderEndpoints, api: ProviderClient): OAuthProvider {
-  // Zoom's granular scopes: read the host's own profile, and manage their meetings.
-  const scopes = ['user:read:user', 'meeting:write:meeting', 'meeting:update:meeting', 'meeting:delete:meeting', 'meeting:read:list_meetings', 'meeting:read:meeting'];
-  return {
-    label: api.label,
-    scopes,
-    authorizationServer: () => ({
-      authorizeUrl: urls.authorize,
-      tokenUrl: urls.token,
+  return createOAuthProvider(
+    api,
+    urls,
+    {
+      // Zoom's granular scopes: read the host's own profile, and manage their meetings.
+      scopes: ['user:read:user', 'meeting:write:meeting', 'meeting:update:meeting', 'meeting:delete:meeting', 'meeting:read:list_meetings', 'meeting:read:meeting'],
       revokeUrl: urls.token.replace(/\/token$/, '/revoke'),
-      scopes,
       clientAuthentication: 'basic',
-    }),
-    async fetchAccountEmail(accessToken) {
-      const answer = await api.call('read the user', { method: 'GET', path: '/v2/users/me', accessToken }, [200]);
-      return optionalString(answer.body, 'email');
     },
-  };
+    async (accessToken) => optionalString((await api.call('read the user', { method: 'GET', path: '/v2/users/me', accessToken }, [200])).body, 'email'),
+  );
 }

@@ -1,16 +1,14 @@
-import type { DomainEvent, EventType } from '../domain/events.js';
+import type { DomainEvent, EventDataOfType, EventType } from '../domain/events.js';
 import type { DbOrTrx } from '../db/database.js';
 import { insertEventsWithJobs } from '../db/repositories/events.js';
 import { newId } from '../ids.js';
 
 export const EVENT_JOB_KIND = 'event';
 
-export interface NewEvent<Data = Record<string, unknown>> {
-  accountUuid: string;
-  type: EventType;
-  subjectUuid: string;
-  data: Data;
-}
+/** An event to record: its `data` must be the shape its `type` carries (EventDataOfType). */
+export type NewEvent = {
+  [Type in EventType]: { accountUuid: string; type: Type; subjectUuid: string; data: EventDataOfType[Type] };
+}[EventType];
 
 /**
  * Records what happened, in the caller's transaction: the events become their subjects'

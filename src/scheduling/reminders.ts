@@ -1,6 +1,6 @@
 import type { CountryCode } from 'libphonenumber-js';
 import type { Config } from '../config.js';
-import type { DomainEvent, MeetingEventData, ReminderEventData } from '../domain/events.js';
+import type { DomainEvent, ReminderEventData } from '../domain/events.js';
 import { participantLocaleOf, statusAt, type Meeting } from '../domain/meeting.js';
 import {
   isReminderOwed,
@@ -63,7 +63,7 @@ export function missingReminderSettings(config: Pick<Config, 'sms'>): Record<Rem
  */
 export async function reminderJobsForEvent(trx: DbOrTrx, event: DomainEvent): Promise<NewJob[]> {
   if (event.type !== 'meeting.scheduled' && event.type !== 'meeting.confirmed' && event.type !== 'meeting.rescheduled') return [];
-  const { meeting } = event.data as unknown as MeetingEventData;
+  const { meeting } = event.data;
   if (meeting?.status !== 'confirmed') return [];
   const topic = await findTopicIncludingDeleted(trx, meeting.topicUuid);
   if (!topic || topic.reminders.length === 0) return [];

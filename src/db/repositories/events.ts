@@ -1,4 +1,4 @@
-import type { DomainEvent, EventType } from '../../domain/events.js';
+import type { DomainEvent } from '../../domain/events.js';
 import type { Insertable } from 'kysely';
 import { compileOnce } from '../compiled-query.js';
 import { isPostgres, type DbOrTrx, type EventTable, type OutboxTable } from '../database.js';
@@ -64,13 +64,18 @@ export async function selectEventsOfSubject(db: DbOrTrx, subjectUuid: string): P
   return rows.map(rowToEvent);
 }
 
+/**
+ * The one place a stored event becomes the union, by a cast: rows are written only by
+ * insertEvents, from events whose `type` and `data` were checked together when they were
+ * recorded (recordEvents takes the union), so the pair read back is one of its members.
+ */
 function rowToEvent(row: { id: string; account_id: string; type: string; subject_id: string; occurred_at: number; data: string }): DomainEvent {
   return {
     uuid: row.id,
     accountUuid: row.account_id,
-    type: row.type as EventType,
+    type: row.type,
     subjectUuid: row.subject_id,
     occurredAt: row.occurred_at,
-    data: JSON.parse(row.data) as Record<string, unknown>,
-  };
+    data: JSON.parse(row.data) as unknown,
+  } as DomainEvent;
 }

@@ -22,6 +22,7 @@ import type { UseCaseContext } from '../context.js';
 import { openGatewayCredentials } from './credentials.js';
 import { paymentRecord } from '../../domain/representations.js';
 import { type Payment, type Refund, type RefundReason, shareOf } from '../../domain/payment.js';
+import type { RefundedEventData, RefundEventData } from '../../domain/events.js';
 
 /** The outbox kind of one refund asked of a gateway. */
 export const REFUND_JOB_KIND = 'payment-refund';
@@ -35,16 +36,6 @@ export const WHOLE_PAYMENT = 'whole';
  * waits for it (the job is retried with backoff).
  */
 const IN_FLIGHT_MS = 6 * DEFAULT_GATEWAY_TIMEOUT_MS;
-
-/** What `payment.refunded` and `payment.refund_failed` carry besides the payment. */
-export interface RefundEventData {
-  uuid: string;
-  amount: number;
-  currency: string;
-  reason: RefundReason;
-  /** The cancelled meeting whose share this is; null for a whole payment. */
-  meeting: string | null;
-}
 
 /**
  * Queues a refund in the caller's transaction, at most once per payment and key (a meeting's
@@ -187,7 +178,7 @@ async function recordRefundFailure(ctx: Pick<UseCaseContext, 'config' | 'now' | 
   });
 }
 
-function refundEventData(ctx: Pick<UseCaseContext, 'config'>, payment: Payment, refund: Refund): Record<string, unknown> {
+function refundEventData(ctx: Pick<UseCaseContext, 'config'>, payment: Payment, refund: Refund): RefundedEventData {
   const data: RefundEventData = {
     uuid: refund.uuid,
     amount: refund.amount,

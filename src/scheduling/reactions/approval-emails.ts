@@ -1,4 +1,4 @@
-import type { DomainEvent, MeetingEventData } from '../../domain/events.js';
+import type { DomainEvent } from '../../domain/events.js';
 import { participantLocaleOf } from '../../domain/meeting.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { findAccount } from '../../db/repositories/accounts.js';
@@ -19,7 +19,7 @@ import { manageUrl } from '../manage-token.js';
  */
 export async function approvalEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'config' | 'secretKey'>): Promise<NewJob[]> {
   if (event.type !== 'meeting.requested' && event.type !== 'meeting.declined') return [];
-  const { meeting } = event.data as unknown as MeetingEventData;
+  const { meeting } = event.data;
   const [account, topic, host] = await Promise.all([
     findAccount(trx, meeting.accountUuid),
     findTopicIncludingDeleted(trx, meeting.topicUuid),

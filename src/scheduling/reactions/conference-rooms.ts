@@ -1,4 +1,4 @@
-import { isReminderEvent, type DomainEvent, type MeetingEventData } from '../../domain/events.js';
+import { isMeetingEvent, isReminderEvent, type DomainEvent } from '../../domain/events.js';
 import { type IntegrationProvider, providerOfPlace } from '../../domain/integrations.js';
 import type { Meeting } from '../../domain/meeting.js';
 import { toSingleLine } from '../../domain/text.js';
@@ -20,8 +20,8 @@ import { findRoomPlaces } from '../integrations.js';
  * to connect.
  */
 export async function conferenceRoomJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'config'>): Promise<NewJob[]> {
-  if (!event.type.startsWith('meeting.') || event.type === 'meeting.located' || event.type === 'meeting.confirmation_due' || isReminderEvent(event.type)) return [];
-  const { meeting } = event.data as unknown as MeetingEventData;
+  if (!isMeetingEvent(event) || event.type === 'meeting.located' || event.type === 'meeting.confirmation_due' || isReminderEvent(event)) return [];
+  const { meeting } = event.data;
   const provider = meeting ? providerOfPlace(meeting.place) : null;
   if (!meeting || provider === null) return [];
   const jobs = [conferenceRoomJob(meeting, now)];

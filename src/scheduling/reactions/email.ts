@@ -1,4 +1,4 @@
-import type { DomainEvent, LocatedEventData, MeetingEventData, RescheduledEventData } from '../../domain/events.js';
+import { isMeetingEvent, type DomainEvent, type LocatedEventData, type RescheduledEventData } from '../../domain/events.js';
 import { providerOfPlace } from '../../domain/integrations.js';
 import { markConfirmationSent } from '../../db/repositories/meetings.js';
 import { roomProviderOf } from '../conference-rooms.js';
@@ -42,11 +42,11 @@ export async function emailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: n
  * sends an update carrying its link.
  */
 async function emailsForEvent(trx: DbOrTrx, event: DomainEvent, now: number): Promise<BookingMessagePayload[]> {
-  if (!event.type.startsWith('meeting.')) return [];
-  if (event.type === 'meeting.rescheduled') return rescheduledMessages(trx, event.data as unknown as RescheduledEventData);
-  if (event.type === 'meeting.located') return locatedMessages(trx, event.data as unknown as LocatedEventData);
-  if (event.type === 'meeting.confirmation_due') return locatedMessages(trx, { ...(event.data as unknown as MeetingEventData), confirmationsSent: false });
-  const { meeting, previousStatus } = event.data as unknown as MeetingEventData;
+  if (!isMeetingEvent(event)) return [];
+  if (event.type === 'meeting.rescheduled') return rescheduledMessages(trx, event.data);
+  if (event.type === 'meeting.located') return locatedMessages(trx, event.data);
+  if (event.type === 'meeting.confirmation_due') return locatedMessages(trx, { ...event.data, confirmationsSent: false });
+  const { meeting, previousStatus } = event.data;
   let kind: BookingMessagePayload['event'] | null = null;
   if ((event.type === 'meeting.scheduled' || event.type === 'meeting.confirmed') && meeting.status === 'confirmed') {
     if (providerOfPlace(meeting.place) !== null) {

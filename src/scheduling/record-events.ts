@@ -2,8 +2,7 @@ import type { DomainEvent, EventDataOfType, EventType } from '../domain/events.j
 import type { DbOrTrx } from '../db/database.js';
 import { insertEventsWithJobs } from '../db/repositories/events.js';
 import { newId } from '../ids.js';
-
-export const EVENT_JOB_KIND = 'event';
+import { EVENT_JOB_KIND, type NewJob } from '../outbox/job-kinds.js';
 
 /** An event to record: its `data` must be the shape its `type` carries (EventDataOfType). */
 export type NewEvent = {
@@ -17,7 +16,7 @@ export type NewEvent = {
  */
 export async function recordEvents(trx: DbOrTrx, events: NewEvent[], now: number): Promise<DomainEvent[]> {
   const recorded: DomainEvent[] = events.map((event) => ({ ...event, uuid: newId(now), occurredAt: now }));
-  const jobs = recorded.map((event) => ({ uuid: newId(now), kind: EVENT_JOB_KIND, payload: { eventUuid: event.uuid } }));
+  const jobs = recorded.map((event): NewJob => ({ uuid: newId(now), kind: EVENT_JOB_KIND, payload: { eventUuid: event.uuid } }));
   await insertEventsWithJobs(trx, recorded, jobs, now);
   return recorded;
 }

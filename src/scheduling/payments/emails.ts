@@ -4,13 +4,13 @@ import type { DbOrTrx } from '../../db/database.js';
 import { findAccount } from '../../db/repositories/accounts.js';
 import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
 import { findMeeting } from '../../db/repositories/meetings.js';
-import type { NewJob } from '../../db/repositories/outbox.js';
 import { findMeetingUuidsOfBooking, findPaymentsOfBookings } from '../../db/repositories/payments.js';
 import { newId } from '../../ids.js';
-import { PAYMENT_EMAIL_JOB_KIND, type PaidDetails, type PaymentMessagePayload } from '../../mail/booking-message.js';
+import type { PaidDetails, PaymentMessagePayload } from '../../mail/booking-message.js';
 import { renderPaymentMessage } from '../../mail/render.js';
 import type { MailTransport } from '../../mail/transport.js';
-import { PermanentJobError, type JobHandler } from '../../outbox/job-handler.js';
+import type { JobHandler } from '../../outbox/job-handler.js';
+import { PAYMENT_EMAIL_JOB_KIND, type NewJob } from '../../outbox/job-kinds.js';
 
 /**
  * The participant's e-mail about a payment event, in their language: `payment.pending` (the
@@ -57,13 +57,11 @@ export async function paidDetailsOf(trx: DbOrTrx, meeting: Meeting): Promise<Pai
 }
 
 /** The `payment-email` job: renders the message captured when it was queued; no invitation is attached. */
-export function createPaymentEmailSender(transport: MailTransport): JobHandler {
+export function createPaymentEmailSender(transport: MailTransport): JobHandler<'payment-email'> {
   return {
     kind: PAYMENT_EMAIL_JOB_KIND,
     async handle(job) {
-      const payload = job.payload as PaymentMessagePayload;
-      if (typeof payload !== 'object' || payload === null || typeof payload.to?.email !== 'string') throw new PermanentJobError('a payment e-mail job without a recipient');
-      await transport.send(renderPaymentMessage(payload), job.uuid);
+      await transport.send(renderPaymentMessage(job.payload), job.uuid);
     },
   };
 }

@@ -3,11 +3,10 @@ import { participantLocaleOf } from '../../domain/meeting.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { findAccount } from '../../db/repositories/accounts.js';
 import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
-import type { NewJob } from '../../db/repositories/outbox.js';
 import { findUser } from '../../db/repositories/users.js';
 import { newId } from '../../ids.js';
 import { approvalNotice, type ApprovalMessageFacts } from '../../mail/approval-message.js';
-import { EMAIL_JOB_KIND } from '../../mail/booking-message.js';
+import { EMAIL_JOB_KIND, type NewJob } from '../../outbox/job-kinds.js';
 import type { UseCaseContext } from '../context.js';
 import { manageUrl } from '../manage-token.js';
 

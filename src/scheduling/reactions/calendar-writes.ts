@@ -2,9 +2,8 @@ import { isMeetingEvent, isReminderEvent, type DomainEvent } from '../../domain/
 import { meetingHostUuids } from '../../domain/meeting.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { findCalendarWriteTargets } from '../../db/repositories/calendars.js';
-import type { NewJob } from '../../db/repositories/outbox.js';
 import { newId } from '../../ids.js';
-import { CALENDAR_WRITE_JOB_KIND, type CalendarWritePayload } from '../calendars-writes.js';
+import { CALENDAR_WRITE_JOB_KIND, type CalendarWritePayload, type NewJob } from '../../outbox/job-kinds.js';
 
 /**
  * Meeting events into `calendar-write` jobs: one per CalDAV calendar the meeting must reach.

@@ -1,7 +1,8 @@
 import type { AppContext } from './context.js';
 import { createEmailSender } from './scheduling/send-email.js';
 import type { MailTransport } from './mail/transport.js';
-import type { JobHandler } from './outbox/job-handler.js';
+import type { JobHandler, JobHandlers } from './outbox/job-handler.js';
+import { EVENT_JOB_KIND, type JobKind } from './outbox/job-kinds.js';
 import { createOutboxWorker } from './outbox/worker.js';
 import { createEventDispatcher } from './scheduling/dispatch-event.js';
 import { runMaintenance } from './scheduling/meetings.js';
@@ -12,7 +13,6 @@ import { createCalendarWriteHandler } from './scheduling/calendars-writes.js';
 import { createWebhookDeliverer } from './scheduling/webhooks-delivery.js';
 import { createConferenceRoomHandler } from './scheduling/conference-rooms.js';
 import { createReminderSender } from './scheduling/reminders.js';
-import { EVENT_JOB_KIND } from './scheduling/record-events.js';
 
 /** How long stopping waits for running jobs: half of the server's 10 s shutdown bound. */
 const STOP_GRACE_MS = 5_000;
@@ -31,21 +31,21 @@ export interface BackgroundJobs {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** Every kind of outbox job and its handler: the one place they are wired. */
-export function createJobHandlers(ctx: AppContext, transport: MailTransport): JobHandler[] {
+/** Every kind of outbox job and its handler: the one place they are wired, and a kind left out does not compile. */
+export function createJobHandlers(ctx: AppContext, transport: MailTransport): JobHandlers {
   // How many of each kind run at once is the operator's (OUTBOX_*_CONCURRENCY); the handlers' own are only defaults.
-  const at = (handler: JobHandler, concurrency: number): JobHandler => ({ ...handler, concurrency });
+  const at = <K extends JobKind>(handler: JobHandler<K>, concurrency: number): JobHandler<K> => ({ ...handler, concurrency });
   const { outbox } = ctx.config;
-  return [
-    at(createEventDispatcher(ctx, { batchSize: outbox.eventBatch }), outbox.event),
-    at(createEmailSender(transport), outbox.email),
-    at(createCalendarWriteHandler(ctx), outbox.calendar),
-    createRefundJobHandler(ctx),
-    at(createPaymentEmailSender(transport), outbox.email),
-    createWebhookDeliverer(ctx, { concurrency: outbox.webhook }),
-    at(createConferenceRoomHandler(ctx), outbox.conference),
-    at(createReminderSender(ctx), outbox.email),
-  ];
+  return {
+    event: at(createEventDispatcher(ctx, { batchSize: outbox.eventBatch }), outbox.event),
+    email: at(createEmailSender(transport), outbox.email),
+    'calendar-write': at(createCalendarWriteHandler(ctx), outbox.calendar),
+    'payment-refund': createRefundJobHandler(ctx),
+    'payment-email': at(createPaymentEmailSender(transport), outbox.email),
+    webhook: createWebhookDeliverer(ctx, { concurrency: outbox.webhook }),
+    'conference-room': at(createConferenceRoomHandler(ctx), outbox.conference),
+    reminder: at(createReminderSender(ctx), outbox.email),
+  };
 }
 
 /**

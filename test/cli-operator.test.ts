@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { runCli } from '../src/cli/main.js';
 import { createContext, type AppContext } from '../src/context.js';
-import { claimJobs, enqueueJobs, failJob } from '../src/db/repositories/outbox.js';
+import { claimJobs, failJob, insertJobs } from '../src/db/repositories/outbox.js';
 import type { FastifyInstance } from 'fastify';
 import { DIALECTS, call, createTestDatabase, type TestDatabase } from './helpers.js';
 
@@ -128,7 +128,7 @@ for (const dialect of DIALECTS) {
 
     it('outbox status shows the backlog by kind and status; outbox retry --failed queues the failed again', async () => {
       const now = Date.now();
-      await enqueueJobs(
+      await insertJobs(
         ctx.db,
         [
           { uuid: '00000000-0000-4000-8000-00000000e001', kind: 'cli-test-mail', payload: {} },

@@ -1,6 +1,8 @@
 import type { Meeting, MeetingStatus } from './meeting.js';
 import type { Connection } from './integrations.js';
+import type { RefundReason } from './payment.js';
 import type { MeetingLocation } from './place-details.js';
+import type { PaymentRecord } from './representations.js';
 import type { Member } from './user.js';
 
 /**
@@ -53,16 +55,6 @@ export const HISTORY_EVENT_TYPES = [
 export const INTERNAL_EVENT_TYPES = ['meeting.confirmation_due'] as const;
 export type EventType = WebhookEventType | (typeof HISTORY_EVENT_TYPES)[number] | (typeof INTERNAL_EVENT_TYPES)[number];
 
-export interface DomainEvent<Data = Record<string, unknown>> {
-  uuid: string;
-  accountUuid: string;
-  type: EventType;
-  /** The record the event is about: a meeting, a payment or a user. */
-  subjectUuid: string;
-  occurredAt: number;
-  data: Data;
-}
-
 export function isWebhookEventType(type: string): type is WebhookEventType {
   return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(type);
 }
@@ -84,14 +76,6 @@ export interface ReminderEventData extends MeetingEventData {
   reminder: { minutesBefore: number; channel: 'email' | 'sms'; to: 'participant' | 'host'; status: 'sent' | 'skipped' | 'failed'; detail: string | null };
 }
 
-/**
- * Reminder events say something was sent (or not) about a meeting, not that it changed: the
- * reactions that bring calendars and rooms in line with a meeting ignore them.
- */
-export function isReminderEvent(type: string): boolean {
-  return type.startsWith('meeting.reminder_');
-}
-
 /** What a `member.*` event records: the member as the API shows them, and the team concerned. */
 export interface MemberEventData {
   member: Member;
@@ -110,4 +94,108 @@ export interface LocatedEventData extends MeetingEventData {
 /** `connection.error`: a host's connection the provider refused, as the API shows it. */
 export interface ConnectionEventData {
   connection: Connection;
+}
+
+/** `payment.pending`, `payment.expired`, `payment.failed`: the payment as the API shows it, and its booking's meetings. */
+export interface PaymentEventData {
+  payment: PaymentRecord;
+  meetings: string[];
+}
+
+/** `payment.paid`; `late`: it came after the booking's hold had lapsed, so its slots were checked again. */
+export interface PaidEventData extends PaymentEventData {
+  late: boolean;
+}
+
+/** The refund that `payment.refunded` and `payment.refund_failed` are about. */
+export interface RefundEventData {
+  uuid: string;
+  amount: number;
+  currency: string;
+  reason: RefundReason;
+  /** The cancelled meeting whose share this is; null for a whole payment. */
+  meeting: string | null;
+}
+
+/** `payment.refunded`: the payment after the refund, the refund, and the booking it was for. */
+export interface RefundedEventData {
+  payment: PaymentRecord;
+  refund: RefundEventData;
+  bookingUuid: string;
+}
+
+/** `payment.refund_failed` also says why the gateway refused. */
+export interface RefundFailedEventData extends RefundedEventData {
+  error: string;
+}
+
+/**
+ * What each type of event carries in `data`. Every type must be here: `DomainEvent` indexes
+ * this by every EventType, so a type without its data does not compile.
+ */
+export interface EventDataOfType {
+  'meeting.scheduled': MeetingEventData;
+  'meeting.requested': MeetingEventData;
+  'meeting.confirmed': MeetingEventData;
+  'meeting.approved': MeetingEventData;
+  'meeting.declined': MeetingEventData;
+  'meeting.rescheduled': RescheduledEventData;
+  'meeting.cancelled': MeetingEventData;
+  'meeting.expired': MeetingEventData;
+  'meeting.no_show': MeetingEventData;
+  'meeting.located': LocatedEventData;
+  'meeting.confirmation_due': MeetingEventData;
+  'meeting.reminder_sent': ReminderEventData;
+  'meeting.reminder_skipped': ReminderEventData;
+  'meeting.reminder_failed': ReminderEventData;
+  'payment.pending': PaymentEventData;
+  'payment.paid': PaidEventData;
+  'payment.expired': PaymentEventData;
+  'payment.failed': PaymentEventData;
+  'payment.refunded': RefundedEventData;
+  'payment.refund_failed': RefundFailedEventData;
+  'member.created': MemberEventData;
+  'member.deleted': MemberEventData;
+  'connection.error': ConnectionEventData;
+}
+
+/** An event of one type, with that type's data. */
+export interface EventOfType<Type extends EventType> {
+  uuid: string;
+  accountUuid: string;
+  type: Type;
+  /** The record the event is about: a meeting, a payment or a user. */
+  subjectUuid: string;
+  occurredAt: number;
+  data: EventDataOfType[Type];
+}
+
+/**
+ * What happened, discriminated by `type`: checking `event.type` gives `event.data` its shape.
+ *
+ * @example
+ * if (event.type === 'meeting.rescheduled') moveCopy(event.data.previous); // RescheduledEventData
+ */
+export type DomainEvent = { [Type in EventType]: EventOfType<Type> }[EventType];
+
+export type MeetingEvent = Extract<DomainEvent, { type: `meeting.${string}` }>;
+export type ReminderEvent = Extract<DomainEvent, { type: `meeting.reminder_${string}` }>;
+export type PaymentEvent = Extract<DomainEvent, { type: `payment.${string}` }>;
+
+/** A `meeting.*` event: its data holds the meeting as it is after the change. */
+export function isMeetingEvent(event: DomainEvent): event is MeetingEvent {
+  return event.type.startsWith('meeting.');
+}
+
+/**
+ * Reminder events say something was sent (or not) about a meeting, not that it changed: the
+ * reactions that bring calendars and rooms in line with a meeting ignore them.
+ */
+export function isReminderEvent(event: DomainEvent): event is ReminderEvent {
+  return event.type.startsWith('meeting.reminder_');
+}
+
+/** A `payment.*` event: its data holds the payment as the API shows it. */
+export function isPaymentEvent(event: DomainEvent): event is PaymentEvent {
+  return event.type.startsWith('payment.');
 }

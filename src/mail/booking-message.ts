@@ -87,9 +87,3 @@ export interface PaymentMessagePayload {
   /** refunded: a cancelled meeting's share, or a late payment whose slot was taken. */
   refundReason?: 'cancelled' | 'slot_taken' | undefined;
 }
-
-/** The outbox kind of one payment e-mail (no invitation attached). */
-export const PAYMENT_EMAIL_JOB_KIND = 'payment-email';
-
-/** The outbox kind of one e-mail to send. */
-export const EMAIL_JOB_KIND = 'email';

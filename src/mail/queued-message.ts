@@ -20,11 +20,6 @@ export interface NoticeMessagePayload {
 /** What an `email` job carries: the facts of a booking message, or a notice written in full. */
 export type QueuedMessagePayload = BookingMessagePayload | NoticeMessagePayload;
 
-/** Whether a job's payload is a message at all (it names a recipient). */
-export function isQueuedMessage(payload: unknown): payload is QueuedMessagePayload {
-  return typeof payload === 'object' && payload !== null && typeof (payload as { to?: { email?: unknown } }).to?.email === 'string';
-}
-
 /** The message as it goes out, rendered from what was captured when it was queued. */
 export function renderQueuedMessage(payload: QueuedMessagePayload): RenderedMessage {
   return 'notice' in payload ? renderNotice(payload) : renderBookingMessage(payload);

@@ -1,9 +1,22 @@
+import type { JobKind, JobPayload } from './job-kinds.js';
+
+/** A claimed job as its handler gets it: the worker has checked its payload against its kind's schema. */
+export interface HandledJob<Payload = unknown> {
+  uuid: string;
+  payload: Payload;
+  /** Attempts made before this one. */
+  attempts: number;
+  /** The claim's token, for `completeJob` in the handler's own transaction. */
+  claim: string;
+}
+
 /**
- * A handler runs the jobs of one kind. Handlers are registered in one place
- * (src/background.ts); the worker claims, runs and retries every kind the same way.
+ * A handler runs the jobs of one kind; the worker claims, runs and retries every kind the
+ * same way. termin's kinds have typed handlers (`JobHandler`), all registered in one place
+ * (src/background.ts); the worker itself runs any kind, which its own tests use.
  */
-export interface JobHandler {
-  kind: string;
+export interface OutboxHandler<Kind extends string = string, Payload = unknown> {
+  kind: Kind;
   /**
    * Does the job's work. Throwing schedules a retry. A handler whose work is writing to the
    * database completes the job itself, in the same transaction (`completeJob` with the job's
@@ -12,7 +25,7 @@ export interface JobHandler {
    * HTTP) the worker completes the job afterwards, which makes them at-least-once.
    */
   // biome-ignore lint/suspicious/noConfusingVoidType: a handler that leaves completing to the worker returns nothing at all.
-  handle(job: { uuid: string; payload: unknown; attempts: number; claim: string }): Promise<void | 'completed'>;
+  handle(job: HandledJob<Payload>): Promise<void | 'completed'>;
   /** Attempts before the job is given up as `failed` (default 20). */
   maxAttempts?: number;
   /** Delay before attempt n+1 (default: 5 s doubling to an hour, with jitter). */
@@ -26,8 +39,14 @@ export interface JobHandler {
    * each gets its own retry or failure. Worth it for a kind whose jobs are mostly database
    * work with one slot (events, fanned out in order): one turn of the commit for many jobs.
    */
-  batch?: { size: number; handle(jobs: { uuid: string; payload: unknown; attempts: number; claim: string }[]): Promise<void> };
+  batch?: { size: number; handle(jobs: HandledJob<Payload>[]): Promise<void> };
 }
+
+/** The handler of one of termin's job kinds: its jobs' payloads come typed by the kind's schema (src/outbox/job-kinds.ts). */
+export type JobHandler<K extends JobKind> = OutboxHandler<K, JobPayload<K>>;
+
+/** Every kind's handler, by kind: a kind without one does not compile. */
+export type JobHandlers = { readonly [K in JobKind]: JobHandler<K> };
 
 /** A job that will never succeed (unknown kind, unreadable payload): given up at once. */
 export class PermanentJobError extends Error {}

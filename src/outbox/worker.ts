@@ -5,12 +5,14 @@ import { inSharedCommit } from '../db/transaction.js';
 import { claimJobs, completeJob, failJob, type ClaimedJob } from '../db/repositories/outbox.js';
 import { RepeatThrottle } from '../domain/repeat-throttle.js';
 import { newId } from '../ids.js';
-import { LostClaimError, PermanentJobError, type JobHandler } from './job-handler.js';
+import { LostClaimError, PermanentJobError, type HandledJob, type JobHandlers, type OutboxHandler } from './job-handler.js';
+import { payloadProblem, type JobKind, type JobPayload } from './job-kinds.js';
 import type { OutboxPace } from './pace.js';
 
 export interface OutboxRun {
   db: Db;
-  handlers: readonly JobHandler[];
+  /** Every kind's handler (src/background.ts), or a few handlers (tests, one-off runs). */
+  handlers: JobHandlers | readonly OutboxHandler[];
   log: Logger;
   now: () => number;
   /** A claimed job is claimed again by anyone after this long (its worker may have died). */
@@ -51,7 +53,7 @@ export function defaultRetryDelayMs(attempts: number): number {
 }
 
 interface KindState {
-  handler: JobHandler;
+  handler: OutboxHandler;
   slots: number;
   running: number;
   /** A claim of this kind is under way; `again` asks it to look once more when it returns. */
@@ -71,7 +73,8 @@ interface KindState {
  */
 export function createOutboxWorker(run: OutboxRun): OutboxWorker {
   const leaseMs = run.leaseMs ?? DEFAULT_LEASE_MS;
-  const kinds: KindState[] = run.handlers.map((handler) => ({
+  const handlers: readonly OutboxHandler[] = isHandlerList(run.handlers) ? run.handlers : Object.values(run.handlers);
+  const kinds: KindState[] = handlers.map((handler) => ({
     handler,
     slots: Math.max(1, handler.concurrency ?? 1),
     running: 0,
@@ -211,6 +214,25 @@ export async function runDueJobs(run: OutboxRun): Promise<JobCounts> {
   }
 }
 
+/** What a job of kind `K` carries: typed by its schema for termin's kinds, as stored for any other. */
+export type PayloadOf<K extends string> = K extends JobKind ? JobPayload<K> : unknown;
+
+/**
+ * The claimed job as its handler gets it, its payload checked against its kind's schema
+ * (src/outbox/job-kinds.ts). A payload that does not fit never will: a PermanentJobError,
+ * so the job is given up at once, with the reason its kind gives.
+ */
+export function readJob<K extends string>(kind: K, job: ClaimedJob): HandledJob<PayloadOf<K>> {
+  const problem = payloadProblem(kind, job.payload);
+  if (problem !== null) throw new PermanentJobError(problem);
+  // Checked just above against the schema that types PayloadOf<K>.
+  return job as HandledJob<PayloadOf<K>>;
+}
+
+function isHandlerList(handlers: OutboxRun['handlers']): handlers is readonly OutboxHandler[] {
+  return Array.isArray(handlers);
+}
+
 /**
  * Claimed jobs in the order they were queued, in groups of `size`. Job ids are time-ordered
  * (UUID v7, strictly increasing within a process), and a claim returns its rows in no
@@ -228,9 +250,10 @@ function inQueueOrder(jobs: ClaimedJob[], size: number): ClaimedJob[][] {
  * in one transaction). If it throws, nothing of it committed: the jobs run again one at a time,
  * in order, each with its own outcome (a lost claim, a retry, a job given up).
  */
-async function runBatch(run: OutboxRun, handler: JobHandler, jobs: ClaimedJob[]): Promise<('done' | 'failed' | 'lost')[]> {
+async function runBatch(run: OutboxRun, handler: OutboxHandler, jobs: ClaimedJob[]): Promise<('done' | 'failed' | 'lost')[]> {
   try {
-    await handler.batch!.handle(jobs);
+    // A payload that does not fit throws here: each job then runs alone, and that one is given up.
+    await handler.batch!.handle(jobs.map((job) => readJob(handler.kind, job)));
     return jobs.map(() => 'done' as const);
   } catch (error) {
     run.log.debug({ kind: handler.kind, jobs: jobs.length, err: error }, 'a batch of outbox jobs failed: running them one at a time');
@@ -246,15 +269,15 @@ async function runBatch(run: OutboxRun, handler: JobHandler, jobs: ClaimedJob[])
  * refused because the claim was lost is dropped: the worker that holds the job now records its
  * own, and the job has run at least once either way.
  */
-async function runJob(run: OutboxRun, handler: JobHandler, job: ClaimedJob): Promise<'done' | 'failed' | 'lost'> {
+async function runJob(run: OutboxRun, handler: OutboxHandler, job: ClaimedJob): Promise<'done' | 'failed' | 'lost'> {
   const { db, log, now } = run;
   const lost = () => {
     log.warn({ jobId: job.uuid, kind: handler.kind }, 'an outbox job was claimed again after its lease ran out: this run of it records nothing');
     return 'lost' as const;
   };
-  let handled: Awaited<ReturnType<JobHandler['handle']>>;
+  let handled: Awaited<ReturnType<OutboxHandler['handle']>>;
   try {
-    handled = await handler.handle(job);
+    handled = await handler.handle(readJob(handler.kind, job));
   } catch (error) {
     if (error instanceof LostClaimError) return lost();
     const attempts = job.attempts + 1;

@@ -13,11 +13,10 @@ import {
   revokeAppSession,
 } from '../db/repositories/app-sessions.js';
 import { findUserAcrossAccounts } from '../db/repositories/users.js';
-import { enqueueJobs } from '../db/repositories/outbox.js';
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
-import { EMAIL_JOB_KIND } from '../mail/booking-message.js';
 import type { NoticeMessagePayload } from '../mail/queued-message.js';
+import { EMAIL_JOB_KIND, enqueueJobs } from '../outbox/job-kinds.js';
 import type { Principal, UseCaseContext } from './context.js';
 
 /** How long an e-mailed sign-in link works. */

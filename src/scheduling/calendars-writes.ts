@@ -8,17 +8,10 @@ import { deleteEventCopy, findCalendarWithAccess, hasEventCopy, recordCalendarWr
 import { findTopicIncludingDeleted } from '../db/repositories/meeting-topics.js';
 import { findMeeting } from '../db/repositories/meetings.js';
 import { PermanentJobError, type JobHandler } from '../outbox/job-handler.js';
+import { CALENDAR_WRITE_JOB_KIND } from '../outbox/job-kinds.js';
 import { toCalendarMeeting } from './calendars-meeting.js';
 import { openCalendar } from './calendars-sync.js';
 import type { UseCaseContext } from './context.js';
-
-export const CALENDAR_WRITE_JOB_KIND = 'calendar-write';
-
-export interface CalendarWritePayload {
-  calendarUuid: string;
-  accountUuid: string;
-  meetingUuid: string;
-}
 
 /** Rounds of "write, then check the meeting did not change meanwhile" per job. */
 const MAX_ROUNDS = 3;
@@ -33,16 +26,14 @@ const MAX_ROUNDS = 3;
  * retries with backoff; the booking never waits for it. The failure is shown on the
  * calendar as `lastWriteError` until a write succeeds.
  */
-export function createCalendarWriteHandler(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey' | 'calendars' | 'outbound' | 'integrations'>): JobHandler {
+export function createCalendarWriteHandler(
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey' | 'calendars' | 'outbound' | 'integrations'>,
+): JobHandler<'calendar-write'> {
   return {
     kind: CALENDAR_WRITE_JOB_KIND,
     concurrency: 4,
     async handle(job) {
-      const payload = job.payload as Partial<CalendarWritePayload>;
-      if (typeof payload.calendarUuid !== 'string' || typeof payload.meetingUuid !== 'string' || typeof payload.accountUuid !== 'string') {
-        throw new PermanentJobError('a calendar-write job without its calendar or meeting');
-      }
-      const { calendarUuid, meetingUuid, accountUuid } = payload as CalendarWritePayload;
+      const { calendarUuid, meetingUuid, accountUuid } = job.payload;
       for (let round = 0; round < MAX_ROUNDS; round += 1) {
         const found = await findCalendarWithAccess(ctx.db, calendarUuid);
         // Disconnected since: nothing more goes into it.

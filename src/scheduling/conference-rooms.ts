@@ -9,11 +9,11 @@ import { findConnection, findConnectionOfUser } from '../db/repositories/connect
 import { findTopicIncludingDeleted } from '../db/repositories/meeting-topics.js';
 import { findMeeting, findMeetingsWaitingForRooms, markConfirmationSent, setMeetingLocation } from '../db/repositories/meetings.js';
 import { claimStaleRoom, deleteMeetingRoom, findMeetingRoom, type MeetingRoom, recordRoomCreating, storeRoomCreated, storeRoomMoved } from '../db/repositories/meeting-rooms.js';
-import type { NewJob } from '../db/repositories/outbox.js';
 import { findUser } from '../db/repositories/users.js';
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
-import { PermanentJobError, type JobHandler } from '../outbox/job-handler.js';
+import type { JobHandler } from '../outbox/job-handler.js';
+import { CONFERENCE_ROOM_JOB_KIND, type ConferenceRoomPayload, type NewJob } from '../outbox/job-kinds.js';
 import { ConnectionUnusableError, withAccessToken } from './provider-access.js';
 import type { UseCaseContext } from './context.js';
 import { recordEvents } from './record-events.js';
@@ -27,14 +27,6 @@ import { recordEvents } from './record-events.js';
  * asked, and an attempt that finds such a record adopts its room (`findRoom`) rather than
  * making a second: at most one room's link ever reaches the participant.
  */
-export const CONFERENCE_ROOM_JOB_KIND = 'conference-room';
-
-export interface ConferenceRoomPayload {
-  meetingUuid: string;
-  accountUuid: string;
-  /** The confirmations' deadline: they go out now, without a link, unless the room came first. */
-  deadline?: boolean;
-}
 
 /** How long a confirmation waits for its meeting's room before it goes out saying the link follows. */
 export const CONFIRMATION_WAIT_MS = 10 * 60_000;
@@ -64,13 +56,12 @@ export async function roomJobsOfWaitingMeetings(db: DbOrTrx, hostUuid: string, p
   return (await findMeetingsWaitingForRooms(db, hostUuid, place, now)).map((meeting) => conferenceRoomJob(meeting, now));
 }
 
-export function createConferenceRoomHandler(ctx: RoomsContext): JobHandler {
+export function createConferenceRoomHandler(ctx: RoomsContext): JobHandler<'conference-room'> {
   return {
     kind: CONFERENCE_ROOM_JOB_KIND,
     concurrency: 4,
     async handle(job) {
-      const payload = job.payload as Partial<ConferenceRoomPayload> | null;
-      if (typeof payload?.meetingUuid !== 'string' || typeof payload.accountUuid !== 'string') throw new PermanentJobError('a conference-room job without its meeting');
+      const { payload } = job;
       if (payload.deadline === true) await confirmWithoutRoom(ctx, payload.accountUuid, payload.meetingUuid);
       else await reconcileRoom(ctx, payload.accountUuid, payload.meetingUuid);
     },

@@ -17,7 +17,7 @@ import {
 } from '../db/repositories/connections.js';
 import { deleteCalendar, deleteCalendarSpans, findCalendarsOfConnection } from '../db/repositories/calendars.js';
 import { lockHost } from '../db/repositories/meetings.js';
-import { enqueueJobs } from '../db/repositories/outbox.js';
+import { enqueueJobs } from '../outbox/job-kinds.js';
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
 import { openSecret, sealSecret } from '../secrets/secret-box.js';

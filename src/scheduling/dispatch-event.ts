@@ -1,21 +1,20 @@
 import { findEvent } from '../db/repositories/events.js';
 import type { DbOrTrx } from '../db/database.js';
-import { completeJob, enqueueJobs, type ClaimedJob } from '../db/repositories/outbox.js';
+import { completeJob } from '../db/repositories/outbox.js';
 import { inTransaction } from '../db/transaction.js';
-import { LostClaimError, PermanentJobError, type JobHandler } from '../outbox/job-handler.js';
+import { LostClaimError, PermanentJobError, type HandledJob, type JobHandler } from '../outbox/job-handler.js';
+import { EVENT_JOB_KIND, enqueueJobs, type EventJobPayload } from '../outbox/job-kinds.js';
 import type { UseCaseContext } from './context.js';
 import { EVENT_REACTIONS } from './reactions/index.js';
-import { EVENT_JOB_KIND } from './record-events.js';
 
 /**
  * The `event` job: turns one recorded event into the jobs its reactions imply, and
  * completes itself in the same transaction, so an event is fanned out exactly once even
  * when two instances or a crash and a retry get to it.
  */
-export function createEventDispatcher(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey'>, options: { batchSize?: number } = {}): JobHandler {
-  const fanOut = async (trx: DbOrTrx, job: Pick<ClaimedJob, 'uuid' | 'payload' | 'claim'>, now: number) => {
-    const { eventUuid } = job.payload as { eventUuid?: string };
-    if (typeof eventUuid !== 'string') throw new PermanentJobError('an event job without an event');
+export function createEventDispatcher(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey'>, options: { batchSize?: number } = {}): JobHandler<'event'> {
+  const fanOut = async (trx: DbOrTrx, job: HandledJob<EventJobPayload>, now: number) => {
+    const { eventUuid } = job.payload;
     // Refused: this claim's lease ran out and the job's new holder fans the event out
     // itself, so nothing may commit here; the throw rolls the transaction back.
     if (!(await completeJob(trx, job, now))) throw new LostClaimError(job.uuid);

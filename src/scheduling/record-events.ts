@@ -1,16 +1,13 @@
-import type { DomainEvent, EventType } from '../domain/events.js';
+import type { DomainEvent, EventDataOfType, EventType } from '../domain/events.js';
 import type { DbOrTrx } from '../db/database.js';
 import { insertEventsWithJobs } from '../db/repositories/events.js';
 import { newId } from '../ids.js';
+import { EVENT_JOB_KIND, type NewJob } from '../outbox/job-kinds.js';
 
-export const EVENT_JOB_KIND = 'event';
-
-export interface NewEvent<Data = Record<string, unknown>> {
-  accountUuid: string;
-  type: EventType;
-  subjectUuid: string;
-  data: Data;
-}
+/** An event to record: its `data` must be the shape its `type` carries (EventDataOfType). */
+export type NewEvent = {
+  [Type in EventType]: { accountUuid: string; type: Type; subjectUuid: string; data: EventDataOfType[Type] };
+}[EventType];
 
 /**
  * Records what happened, in the caller's transaction: the events become their subjects'
@@ -19,7 +16,7 @@ export interface NewEvent<Data = Record<string, unknown>> {
  */
 export async function recordEvents(trx: DbOrTrx, events: NewEvent[], now: number): Promise<DomainEvent[]> {
   const recorded: DomainEvent[] = events.map((event) => ({ ...event, uuid: newId(now), occurredAt: now }));
-  const jobs = recorded.map((event) => ({ uuid: newId(now), kind: EVENT_JOB_KIND, payload: { eventUuid: event.uuid } }));
+  const jobs = recorded.map((event): NewJob => ({ uuid: newId(now), kind: EVENT_JOB_KIND, payload: { eventUuid: event.uuid } }));
   await insertEventsWithJobs(trx, recorded, jobs, now);
   return recorded;
 }

@@ -1,6 +1,6 @@
 import type { CountryCode } from 'libphonenumber-js';
 import type { Config } from '../config.js';
-import type { DomainEvent, MeetingEventData, ReminderEventData } from '../domain/events.js';
+import type { DomainEvent, ReminderEventData } from '../domain/events.js';
 import { participantLocaleOf, statusAt, type Meeting } from '../domain/meeting.js';
 import {
   isReminderOwed,
@@ -19,31 +19,21 @@ import { findAccount } from '../db/repositories/accounts.js';
 import { claimReminder, findReminderOutcomes, recordReminderOutcome, releaseReminderClaim } from '../db/repositories/meeting-reminders.js';
 import { findTopicIncludingDeleted } from '../db/repositories/meeting-topics.js';
 import { findMeeting, lockHost } from '../db/repositories/meetings.js';
-import { completeJob, enqueueJobs, type NewJob } from '../db/repositories/outbox.js';
+import { completeJob } from '../db/repositories/outbox.js';
 import { findUser } from '../db/repositories/users.js';
 import { inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
-import { EMAIL_JOB_KIND } from '../mail/booking-message.js';
 import { reminderNotice, reminderSmsText, type ReminderFacts } from '../mail/reminder-message.js';
-import { LostClaimError, PermanentJobError, type JobHandler } from '../outbox/job-handler.js';
+import { LostClaimError, type JobHandler } from '../outbox/job-handler.js';
+import { EMAIL_JOB_KIND, REMINDER_JOB_KIND, enqueueJobs, type NewJob, type ReminderJobPayload } from '../outbox/job-kinds.js';
 import { SmsDeliveryError } from '../sms/sender.js';
 import type { Principal, UseCaseContext } from './context.js';
 import { getMeeting } from './meetings.js';
 import { manageUrl } from './manage-token.js';
 import { recordEvents } from './record-events.js';
 
-/** The outbox kind of one reminder of one meeting, due `minutesBefore` before its start. */
-export const REMINDER_JOB_KIND = 'reminder';
-
 /** Attempts at an SMS the provider keeps refusing for a passing reason (rate limit, its outage): about 40 minutes of backoff. */
 const MAX_REMINDER_ATTEMPTS = 10;
-
-export interface ReminderJobPayload extends Reminder {
-  accountUuid: string;
-  meetingUuid: string;
-  /** The start the reminder was planned for: a job for a start the meeting no longer has was superseded by a move. */
-  start: number;
-}
 
 /**
  * Which setting the server lacks for each reminder channel (null: usable): e-mail always
@@ -63,7 +53,7 @@ export function missingReminderSettings(config: Pick<Config, 'sms'>): Record<Rem
  */
 export async function reminderJobsForEvent(trx: DbOrTrx, event: DomainEvent): Promise<NewJob[]> {
   if (event.type !== 'meeting.scheduled' && event.type !== 'meeting.confirmed' && event.type !== 'meeting.rescheduled') return [];
-  const { meeting } = event.data as unknown as MeetingEventData;
+  const { meeting } = event.data;
   if (meeting?.status !== 'confirmed') return [];
   const topic = await findTopicIncludingDeleted(trx, meeting.topicUuid);
   if (!topic || topic.reminders.length === 0) return [];
@@ -92,13 +82,13 @@ type ReminderContext = Pick<UseCaseContext, 'config' | 'db' | 'now' | 'secretKey
  * (`meeting.reminder_failed`) when it refuses for good or the attempts run out. Each sent
  * reminder records `meeting.reminder_sent` (webhooks).
  */
-export function createReminderSender(ctx: ReminderContext): JobHandler {
+export function createReminderSender(ctx: ReminderContext): JobHandler<'reminder'> {
   return {
     kind: REMINDER_JOB_KIND,
     concurrency: 4,
     maxAttempts: MAX_REMINDER_ATTEMPTS,
     async handle(job) {
-      const payload = readPayload(job.payload);
+      const { payload } = job;
       const reminder: Reminder = { minutesBefore: payload.minutesBefore, channel: payload.channel, to: payload.to };
       const key = reminderKey(payload.start, reminder);
       const meeting = await findMeeting(ctx.db, payload.accountUuid, payload.meetingUuid);
@@ -226,21 +216,6 @@ async function reminderFacts(ctx: ReminderContext, meeting: Meeting, recipient: 
     timezone: meeting.participant.timezone,
     withName: hostName,
   };
-}
-
-function readPayload(payload: unknown): ReminderJobPayload {
-  const value = payload as Partial<ReminderJobPayload> | null;
-  if (
-    typeof value?.accountUuid !== 'string' ||
-    typeof value.meetingUuid !== 'string' ||
-    typeof value.start !== 'number' ||
-    typeof value.minutesBefore !== 'number' ||
-    (value.channel !== 'email' && value.channel !== 'sms') ||
-    (value.to !== 'participant' && value.to !== 'host')
-  ) {
-    throw new PermanentJobError('a reminder job without its meeting or reminder');
-  }
-  return value as ReminderJobPayload;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { advanceJobs, completeJob, enqueueJobs, type ClaimedJob, type NewJob } from '../db/repositories/outbox.js';
+import { advanceJobs, completeJob, type ClaimedJob } from '../db/repositories/outbox.js';
 import {
   advanceDelivery,
   clearSubscriptionFailing,
@@ -15,24 +15,15 @@ import {
 } from '../db/repositories/webhooks.js';
 import { inSharedCommit, inTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
-import { EMAIL_JOB_KIND } from '../mail/booking-message.js';
 import type { NoticeMessagePayload } from '../mail/queued-message.js';
 import { OutboundError, sendOutbound } from '../net/outbound-request.js';
-import { LostClaimError, PermanentJobError, type JobHandler } from '../outbox/job-handler.js';
+import { LostClaimError, type JobHandler } from '../outbox/job-handler.js';
+import { EMAIL_JOB_KIND, WEBHOOK_JOB_KIND, enqueueJobs, type NewJob, type WebhookJobPayload } from '../outbox/job-kinds.js';
 import { openSecret } from '../secrets/secret-box.js';
 import { nextAttemptAt, shouldDisableSubscription } from '../webhooks/backoff.js';
 import { signWebhook } from '../webhooks/signing.js';
 import type { WebhookDelivery, WebhookSubscription } from '../domain/webhook.js';
 import type { UseCaseContext } from './context.js';
-
-/** The outbox kind of one delivery attempt. */
-export const WEBHOOK_JOB_KIND = 'webhook';
-
-export interface WebhookJobPayload {
-  deliveryUuid: string;
-  /** A retry asked for by an admin: attempted even while the subscription is disabled. */
-  manual?: boolean;
-}
 
 type JobClaim = Pick<ClaimedJob, 'uuid' | 'claim'>;
 
@@ -67,7 +58,10 @@ const MAX_RESPONSE_BYTES = 1024;
  * slots: a slow receiver holds a few slots at most and never delays other receivers or
  * other job kinds, and is not hit by a burst of everything queued for it at once.
  */
-export function createWebhookDeliverer(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'outbound'>, options: WebhookDeliveryOptions = {}): JobHandler {
+export function createWebhookDeliverer(
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'outbound'>,
+  options: WebhookDeliveryOptions = {},
+): JobHandler<'webhook'> {
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   // Per subscription, when each attempt in flight in this process started, and the jobs put off
   // meanwhile (due by the oldest attempt's deadline, brought forward as soon as an attempt ends,
@@ -80,8 +74,7 @@ export function createWebhookDeliverer(ctx: Pick<UseCaseContext, 'config' | 'now
     // Attempts are counted on the delivery; a throw here means our own database failed.
     maxAttempts: 1_000,
     async handle(job) {
-      const payload = job.payload as Partial<WebhookJobPayload> | null;
-      if (typeof payload?.deliveryUuid !== 'string') throw new PermanentJobError('a webhook job without a delivery');
+      const { payload } = job;
       const delivery = await findDelivery(ctx.db, payload.deliveryUuid);
       // Deleted with its subscription, delivered, given up, or handed to a newer job: nothing to do.
       if (delivery?.status !== 'pending' || delivery.jobUuid !== job.uuid) return;

@@ -1,6 +1,5 @@
 import { ForbiddenError, NotFoundError, ValidationError } from '../domain/errors.js';
 import type { WebhookEventType } from '../domain/events.js';
-import { enqueueJobs } from '../db/repositories/outbox.js';
 import { isAdminOfAnyTeam } from '../db/repositories/teams.js';
 import {
   deleteSubscription,
@@ -20,7 +19,7 @@ import { newId } from '../ids.js';
 import { assertAllowedUrl, OutboundUrlRefusedError } from '../net/outbound-guard.js';
 import { sealSecret } from '../secrets/secret-box.js';
 import { generateWebhookSecret } from '../webhooks/signing.js';
-import { WEBHOOK_JOB_KIND, type WebhookJobPayload } from './webhooks-delivery.js';
+import { WEBHOOK_JOB_KIND, enqueueJobs, type WebhookJobPayload } from '../outbox/job-kinds.js';
 import type { Principal, UseCaseContext } from './context.js';
 import type { WebhookDelivery, WebhookSubscription } from '../domain/webhook.js';
 import { decodeCursor, encodeCursor, pageOf, type Page } from '../domain/paging.js';

@@ -1,7 +1,5 @@
-import type { Connection } from '../domain/integrations.js';
-import { isReminderEvent, type DomainEvent, type ReminderEventData, type RescheduledEventData } from '../domain/events.js';
+import { isMeetingEvent, isPaymentEvent, isReminderEvent, type DomainEvent } from '../domain/events.js';
 import type { Meeting } from '../domain/meeting.js';
-import type { Member } from '../domain/user.js';
 import type { Payment } from '../domain/payment.js';
 import { meetingWithPaymentToJson, memberToJson, toIso, connectionToJson } from '../domain/representations.js';
 
@@ -23,27 +21,24 @@ export function webhookBody(event: DomainEvent, payment: Payment | undefined): s
 
 /** The meeting an event is about, if it is a `meeting.*` event. */
 export function meetingOfEvent(event: DomainEvent): Meeting | undefined {
-  const data = event.data as { meeting?: Meeting };
-  return event.type.startsWith('meeting.') && data.meeting ? data.meeting : undefined;
+  return isMeetingEvent(event) && event.data.meeting ? event.data.meeting : undefined;
 }
 
 function webhookData(event: DomainEvent, payment: Payment | undefined): unknown {
-  const data = event.data as Record<string, unknown>;
-  const meeting = meetingOfEvent(event);
-  if (meeting) {
-    const record = meetingWithPaymentToJson(meeting, payment);
-    const previous = event.type === 'meeting.rescheduled' ? (data as Partial<RescheduledEventData>).previous : undefined;
+  if (isMeetingEvent(event) && event.data.meeting) {
+    const record = meetingWithPaymentToJson(event.data.meeting, payment);
     // Which reminder went out, so a receiver can tell the day-before e-mail from the hour-before SMS.
-    if (isReminderEvent(event.type)) {
-      const { minutesBefore, channel, to } = (data as unknown as ReminderEventData).reminder;
+    if (isReminderEvent(event)) {
+      const { minutesBefore, channel, to } = event.data.reminder;
       return { ...record, reminder: { minutesBefore, channel, to } };
     }
+    const previous = event.type === 'meeting.rescheduled' ? event.data.previous : undefined;
     // Where it was before, so a receiver can move its own copy (or tell the participant) without having kept it.
     return previous ? { ...record, previous: { start: toIso(previous.start), end: toIso(previous.end), host: previous.username } } : record;
   }
   // Payment events record the payment already as the API shows it (paymentRecord in src/domain/representations.ts).
-  if (event.type.startsWith('payment.') && data.payment) return data.payment;
-  if (event.type.startsWith('member.') && data.member) return memberToJson(data.member as Member);
-  if (event.type.startsWith('connection.') && data.connection) return connectionToJson(data.connection as Connection);
-  return data;
+  if (isPaymentEvent(event) && event.data.payment) return event.data.payment;
+  if ((event.type === 'member.created' || event.type === 'member.deleted') && event.data.member) return memberToJson(event.data.member);
+  if (event.type === 'connection.error' && event.data.connection) return connectionToJson(event.data.connection);
+  return event.data;
 }

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimJobs, type ClaimedJob } from '../../src/db/repositories/outbox.js';
 import { LostClaimError } from '../../src/outbox/job-handler.js';
-import { runDueJobs } from '../../src/outbox/worker.js';
+import { EVENT_JOB_KIND, WEBHOOK_JOB_KIND } from '../../src/outbox/job-kinds.js';
+import { readJob, runDueJobs } from '../../src/outbox/worker.js';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
 import { createEventDispatcher } from '../../src/scheduling/dispatch-event.js';
-import { EVENT_JOB_KIND } from '../../src/scheduling/record-events.js';
-import { WEBHOOK_JOB_KIND, createWebhookDeliverer } from '../../src/scheduling/webhooks-delivery.js';
+import { createWebhookDeliverer } from '../../src/scheduling/webhooks-delivery.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, runJobsCapturingMail, type TestApp } from '../helpers.js';
 import { startReceiver, type Receiver } from '../net/receivers.js';
 import { bookingBody, firstFreeSlots } from '../webhooks/helpers.js';
@@ -66,10 +66,10 @@ for (const dialect of DIALECTS) {
       const dispatcher = createEventDispatcher(t.ctx);
       const before = await jobRows();
 
-      await expect(dispatcher.handle(first)).rejects.toBeInstanceOf(LostClaimError);
+      await expect(dispatcher.handle(readJob(EVENT_JOB_KIND, first))).rejects.toBeInstanceOf(LostClaimError);
       expect(await jobRows()).toEqual(before);
 
-      expect(await dispatcher.handle(second)).toBe('completed');
+      expect(await dispatcher.handle(readJob(EVENT_JOB_KIND, second))).toBe('completed');
       expect(await jobRow(second.uuid)).toMatchObject({ status: 'done', attempts: 1, claim: null });
       const queued = (await jobRows()).filter((row) => !before.some((old) => old.id === row.id));
       expect(queued.length).toBeGreaterThan(0);
@@ -89,19 +89,19 @@ for (const dialect of DIALECTS) {
 
       const deliverer = createWebhookDeliverer(t.ctx);
       const rowsBefore = await jobRows();
-      await expect(deliverer.handle(first)).rejects.toBeInstanceOf(LostClaimError);
+      await expect(deliverer.handle(readJob(WEBHOOK_JOB_KIND, first))).rejects.toBeInstanceOf(LostClaimError);
       expect(receiver.requests.length).toBe(calls + 1);
       expect(await deliveries()).toEqual(deliveriesBefore);
       expect(await jobRows()).toEqual(rowsBefore);
 
       // Run again under the lost claim, it finds the delivery held by that attempt and would
       // hand it to a later job: refused too.
-      await expect(deliverer.handle(first)).rejects.toBeInstanceOf(LostClaimError);
+      await expect(deliverer.handle(readJob(WEBHOOK_JOB_KIND, first))).rejects.toBeInstanceOf(LostClaimError);
       expect(await jobRows()).toEqual(rowsBefore);
       expect(receiver.requests.length).toBe(calls + 1);
 
       // The holder's run hands it on (the attempt's hold on the delivery has not ended yet), once.
-      expect(await deliverer.handle(second)).toBe('completed');
+      expect(await deliverer.handle(readJob(WEBHOOK_JOB_KIND, second))).toBe('completed');
       expect(await jobRow(second.uuid)).toMatchObject({ status: 'done', attempts: 1, claim: null });
       const handedOn = (await jobRows()).filter((row) => !rowsBefore.some((old) => old.id === row.id));
       expect(handedOn).toMatchObject([{ status: 'pending', attempts: 0, claim: null }]);

@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type DbHandle } from '../../src/db/connect.js';
 import type { Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { claimJobs, completeJob, enqueueJobs, failJob, type ClaimedJob } from '../../src/db/repositories/outbox.js';
+import { claimJobs, completeJob, failJob, insertJobs, type ClaimedJob } from '../../src/db/repositories/outbox.js';
 import { newId } from '../../src/ids.js';
-import { PermanentJobError, type JobHandler } from '../../src/outbox/job-handler.js';
+import { PermanentJobError, type JobHandler, type OutboxHandler } from '../../src/outbox/job-handler.js';
 import { createOutboxWorker, runDueJobs } from '../../src/outbox/worker.js';
 import { DIALECTS, createClock, createTestDatabase, type TestClock, type TestDatabase } from '../helpers.js';
 
@@ -31,7 +31,7 @@ function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => voi
 function gatedHandler(kind: string, concurrency?: number) {
   const started: { uuid: string; release: () => void }[] = [];
   const waiting: { count: number; resolve: () => void }[] = [];
-  const handler: JobHandler = {
+  const handler: OutboxHandler = {
     kind,
     ...(concurrency === undefined ? {} : { concurrency }),
     async handle(job) {
@@ -83,7 +83,7 @@ for (const dialect of DIALECTS) {
     /** Queues jobs of `kind`, each due `dueIn` ms from now (negative: overdue); returns their uuids in that order. */
     const enqueue = async (kind: string, ...dueIn: number[]) => {
       const jobs = dueIn.map((offset, i) => ({ uuid: newId(clock.now()), kind, payload: { n: i }, runAt: clock.now() + offset }));
-      await enqueueJobs(db, jobs, clock.now());
+      await insertJobs(db, jobs, clock.now());
       return jobs.map((job) => job.uuid);
     };
     const claim = (kind: string, token: string, limit = 10) => claimJobs(db, kind, token, clock.now(), LEASE_MS, limit);
@@ -202,7 +202,7 @@ for (const dialect of DIALECTS) {
           const [job] = await enqueue(kind, 0);
           const started = deferred();
           const finish = deferred();
-          const handler: JobHandler = {
+          const handler: OutboxHandler = {
             kind,
             retryDelayMs: () => 1_000,
             async handle() {
@@ -230,7 +230,7 @@ for (const dialect of DIALECTS) {
         const kind = newKind();
         const [job] = await enqueue(kind, 0);
         const { log, messages } = capturingLogger();
-        const handler: JobHandler = {
+        const handler: OutboxHandler = {
           kind,
           async handle(claimed) {
             expect(await completeJob(db, claimed, clock.now())).toBe(true);
@@ -248,7 +248,7 @@ for (const dialect of DIALECTS) {
         const kind = newKind();
         const [job] = await enqueue(kind, 0);
         const seen: number[] = [];
-        const handler: JobHandler = {
+        const handler: OutboxHandler = {
           kind,
           maxAttempts: 3,
           retryDelayMs: (attempts) => attempts * 1_000,
@@ -277,7 +277,7 @@ for (const dialect of DIALECTS) {
       it('gives a job up at once on a PermanentJobError, and completes one that succeeds', async () => {
         const kind = newKind();
         const [hopeless, fine] = await enqueue(kind, -1, 0);
-        const handler: JobHandler = {
+        const handler: OutboxHandler = {
           kind,
           async handle(claimed) {
             if (claimed.uuid === hopeless) throw new PermanentJobError('no such event');
@@ -286,6 +286,56 @@ for (const dialect of DIALECTS) {
         expect(await runDueJobs({ db, handlers: [handler], log: silent, now: clock.now })).toEqual({ done: 1, failed: 1 });
         expect(await row(hopeless!)).toMatchObject({ status: 'failed', attempts: 1, claim: null, last_error: 'no such event' });
         expect(await row(fine!)).toMatchObject({ status: 'done', attempts: 1, claim: null, done_at: clock.now() });
+      });
+
+      it("checks each payload against its kind's schema before the handler sees it: one that does not fit is given up at once", async () => {
+        const [fine, unreadable] = [newId(clock.now()), newId(clock.now())];
+        await insertJobs(
+          db,
+          [
+            { uuid: fine, kind: 'payment-refund', payload: { refundUuid: 'r1' } },
+            { uuid: unreadable, kind: 'payment-refund', payload: { refund: 'r2' } },
+          ],
+          clock.now(),
+        );
+        const seen: unknown[] = [];
+        const handler: JobHandler<'payment-refund'> = {
+          kind: 'payment-refund',
+          async handle(claimed) {
+            seen.push(claimed.payload.refundUuid);
+          },
+        };
+        expect(await runDueJobs({ db, handlers: [handler], log: silent, now: clock.now })).toEqual({ done: 1, failed: 1 });
+        expect(seen).toEqual(['r1']);
+        expect(await row(unreadable)).toMatchObject({ status: 'failed', attempts: 1, claim: null, last_error: 'a refund job without a refund' });
+        expect(await row(fine)).toMatchObject({ status: 'done', attempts: 1 });
+      });
+
+      it('runs a batch holding a payload that does not fit one job at a time: the others are done, that one given up', async () => {
+        const uuids = [newId(clock.now()), newId(clock.now()), newId(clock.now())];
+        await insertJobs(
+          db,
+          uuids.map((uuid, i) => ({ uuid, kind: 'event', payload: i === 1 ? { event: 'e1' } : { eventUuid: `e${i}` } })),
+          clock.now(),
+        );
+        const batches: string[][] = [];
+        const alone: string[] = [];
+        const handler: JobHandler<'event'> = {
+          kind: 'event',
+          async handle(claimed) {
+            alone.push(claimed.payload.eventUuid);
+          },
+          batch: {
+            size: 10,
+            async handle(jobs) {
+              batches.push(jobs.map((job) => job.payload.eventUuid));
+            },
+          },
+        };
+        expect(await runDueJobs({ db, handlers: [handler], log: silent, now: clock.now })).toEqual({ done: 2, failed: 1 });
+        expect(batches).toEqual([]);
+        expect(alone).toEqual(['e0', 'e2']);
+        expect(await row(uuids[1]!)).toMatchObject({ status: 'failed', attempts: 1, last_error: 'an event job without an event' });
       });
     });
 
@@ -323,14 +373,14 @@ for (const dialect of DIALECTS) {
         const slow = gatedHandler(slowKind);
         const fastRan = deferred();
         const thirdRan = deferred();
-        const fast: JobHandler = {
+        const fast: OutboxHandler = {
           kind: fastKind,
           async handle() {
-            await enqueueJobs(db, [{ uuid: newId(clock.now()), kind: thirdKind, payload: {} }], clock.now());
+            await insertJobs(db, [{ uuid: newId(clock.now()), kind: thirdKind, payload: {} }], clock.now());
             fastRan.resolve();
           },
         };
-        const third: JobHandler = { kind: thirdKind, handle: async () => thirdRan.resolve() };
+        const third: OutboxHandler = { kind: thirdKind, handle: async () => thirdRan.resolve() };
         const worker = createOutboxWorker({ db, handlers: [slow.handler, fast, third], log: silent, now: clock.now, leaseMs: LEASE_MS });
         worker.wake();
         await slow.whenStarted(1);
@@ -356,7 +406,7 @@ for (const dialect of DIALECTS) {
         const batches: string[][] = [];
         const alone: string[] = [];
         let failNext = false;
-        const handler: JobHandler = {
+        const handler: OutboxHandler = {
           kind,
           async handle(job) {
             alone.push(job.uuid);

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startBackgroundJobs } from '../../src/background.js';
-import { EMAIL_JOB_KIND } from '../../src/mail/booking-message.js';
 import { createOutboxPace } from '../../src/outbox/pace.js';
-import { WEBHOOK_JOB_KIND } from '../../src/scheduling/webhooks-delivery.js';
+import { EMAIL_JOB_KIND, WEBHOOK_JOB_KIND } from '../../src/outbox/job-kinds.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp } from '../helpers.js';
 
 /**

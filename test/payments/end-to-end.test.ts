@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createJobHandlers, startBackgroundJobs, type BackgroundJobs } from '../../src/background.js';
 import { claimJobs, completeJob } from '../../src/db/repositories/outbox.js';
-import { CONFERENCE_ROOM_JOB_KIND } from '../../src/scheduling/conference-rooms.js';
-import { EVENT_JOB_KIND } from '../../src/scheduling/record-events.js';
+import { CONFERENCE_ROOM_JOB_KIND, EVENT_JOB_KIND } from '../../src/outbox/job-kinds.js';
+import { readJob } from '../../src/outbox/worker.js';
 import type { RenderedMessage } from '../../src/mail/message.js';
 import type { MailTransport } from '../../src/mail/transport.js';
 import type { CreatedAccount } from '../../src/scheduling/create-account.js';
@@ -350,7 +350,7 @@ for (const dialect of DIALECTS) {
       const booking = await book('stripe');
       const sessionId = await pay('stripe', booking.payment.uuid);
       expect((await notify('stripe', fakes.get('stripe')!.notificationFor(sessionId))).statusCode).toBe(200);
-      const handlers = new Map(createJobHandlers(t.ctx, { send: async () => undefined, close: () => undefined, describe: () => 'none' }).map((h) => [h.kind, h]));
+      const handlers = createJobHandlers(t.ctx, { send: async () => undefined, close: () => undefined, describe: () => 'none' });
       const runOne = async (kind: string, subject: string) => {
         const due = await t.ctx.db.selectFrom('outbox').select('id').where('kind', '=', kind).where('status', '=', 'pending').where('payload', 'like', `%${subject}%`).execute();
         // Jobs of other tests wait: claim until this one comes up, then put the others back.
@@ -367,10 +367,10 @@ for (const dialect of DIALECTS) {
       const events = await t.ctx.db.selectFrom('events').select(['id', 'type']).where('subject_id', '=', booking.meetings[0]!.uuid).orderBy('occurred_at').orderBy('id').execute();
       expect(events.map((e) => e.type)).toEqual(['meeting.scheduled', 'meeting.confirmed']);
       const scheduled = await runOne(EVENT_JOB_KIND, events[0]!.id);
-      await handlers.get(EVENT_JOB_KIND)!.handle(scheduled!);
+      await handlers[EVENT_JOB_KIND].handle(readJob(EVENT_JOB_KIND, scheduled!));
       const room = await runOne(CONFERENCE_ROOM_JOB_KIND, booking.meetings[0]!.uuid);
       expect(room).toBeDefined();
-      await handlers.get(CONFERENCE_ROOM_JOB_KIND)!.handle(room!);
+      await handlers[CONFERENCE_ROOM_JOB_KIND].handle(readJob(CONFERENCE_ROOM_JOB_KIND, room!));
       expect(await completeJob(t.ctx.db, room!, t.clock.now())).toBe(true);
       await jobs.runOnce();
       expect(mailsTo(booking.email).filter((m) => m.subject.startsWith('Confirmed'))).toHaveLength(1);

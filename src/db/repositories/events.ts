@@ -1,8 +1,8 @@
-import type { DomainEvent, EventType } from '../../domain/events.js';
+import type { DomainEvent } from '../../domain/events.js';
 import type { Insertable } from 'kysely';
 import { compileOnce } from '../compiled-query.js';
 import { isPostgres, type DbOrTrx, type EventTable, type OutboxTable } from '../database.js';
-import { enqueueJobs, jobRows, type NewJob } from './outbox.js';
+import { insertJobs, jobRows, type JobToInsert } from './outbox.js';
 
 export async function insertEvents(db: DbOrTrx, events: DomainEvent[]): Promise<void> {
   if (events.length === 0) return;
@@ -13,7 +13,7 @@ export async function insertEvents(db: DbOrTrx, events: DomainEvent[]): Promise<
  * The events and the outbox jobs that fan them out, as recordEvents writes them: one
  * statement on PostgreSQL (a round trip fewer for every booking), two on SQLite.
  */
-export async function insertEventsWithJobs(db: DbOrTrx, events: DomainEvent[], jobs: NewJob[], now: number): Promise<void> {
+export async function insertEventsWithJobs(db: DbOrTrx, events: DomainEvent[], jobs: readonly JobToInsert[], now: number): Promise<void> {
   // One event with one job is what most writes record: those statements are compiled once.
   const one = events.length === 1 && jobs.length === 1;
   if (isPostgres(db) && events.length > 0 && jobs.length > 0) {
@@ -29,7 +29,7 @@ export async function insertEventsWithJobs(db: DbOrTrx, events: DomainEvent[], j
     await insertJobRow(db, jobRows(jobs, now)[0]!);
   } else {
     await insertEvents(db, events);
-    await enqueueJobs(db, jobs, now);
+    await insertJobs(db, jobs, now);
   }
 }
 
@@ -64,13 +64,18 @@ export async function selectEventsOfSubject(db: DbOrTrx, subjectUuid: string): P
   return rows.map(rowToEvent);
 }
 
+/**
+ * The one place a stored event becomes the union, by a cast: rows are written only by
+ * insertEvents, from events whose `type` and `data` were checked together when they were
+ * recorded (recordEvents takes the union), so the pair read back is one of its members.
+ */
 function rowToEvent(row: { id: string; account_id: string; type: string; subject_id: string; occurred_at: number; data: string }): DomainEvent {
   return {
     uuid: row.id,
     accountUuid: row.account_id,
-    type: row.type as EventType,
+    type: row.type,
     subjectUuid: row.subject_id,
     occurredAt: row.occurred_at,
-    data: JSON.parse(row.data) as Record<string, unknown>,
-  };
+    data: JSON.parse(row.data) as unknown,
+  } as DomainEvent;
 }

@@ -2,10 +2,14 @@ import type { Insertable } from 'kysely';
 import { changedAny, compileOnce } from '../compiled-query.js';
 import { isPostgres, type DbOrTrx, type OutboxTable } from '../database.js';
 
-export interface NewJob {
+/**
+ * A job to store. The outbox types each kind's payload (`NewJob` in src/outbox/job-kinds.ts,
+ * which use cases queue through); this layer stores any kind as JSON.
+ */
+export interface JobToInsert<Kind extends string = string, Payload = unknown> {
   uuid: string;
-  kind: string;
-  payload: unknown;
+  kind: Kind;
+  payload: Payload;
   /** Not before this instant (default: at once). */
   runAt?: number;
   /**
@@ -16,12 +20,12 @@ export interface NewJob {
 }
 
 /** Queues jobs in one statement, in the caller's transaction: they exist exactly when it commits. */
-export async function enqueueJobs(db: DbOrTrx, jobs: NewJob[], now: number): Promise<void> {
+export async function insertJobs(db: DbOrTrx, jobs: readonly JobToInsert[], now: number): Promise<void> {
   if (jobs.length === 0) return;
   await db.insertInto('outbox').values(jobRows(jobs, now)).execute();
 }
 
-export function jobRows(jobs: NewJob[], now: number): Insertable<OutboxTable>[] {
+export function jobRows(jobs: readonly JobToInsert[], now: number): Insertable<OutboxTable>[] {
   return jobs.map((job) => ({
     id: job.uuid,
     kind: job.kind,

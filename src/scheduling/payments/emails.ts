@@ -4,15 +4,13 @@ import type { DbOrTrx } from '../../db/database.js';
 import { findAccount } from '../../db/repositories/accounts.js';
 import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
 import { findMeeting } from '../../db/repositories/meetings.js';
-import type { NewJob } from '../../db/repositories/outbox.js';
 import { findMeetingUuidsOfBooking, findPaymentsOfBookings } from '../../db/repositories/payments.js';
 import { newId } from '../../ids.js';
-import { PAYMENT_EMAIL_JOB_KIND, type PaidDetails, type PaymentMessagePayload } from '../../mail/booking-message.js';
+import type { PaidDetails, PaymentMessagePayload } from '../../mail/booking-message.js';
 import { renderPaymentMessage } from '../../mail/render.js';
 import type { MailTransport } from '../../mail/transport.js';
-import { PermanentJobError, type JobHandler } from '../../outbox/job-handler.js';
-import type { PaymentRecord } from '../../domain/representations.js';
-import type { RefundEventData } from './refunds.js';
+import type { JobHandler } from '../../outbox/job-handler.js';
+import { PAYMENT_EMAIL_JOB_KIND, type NewJob } from '../../outbox/job-kinds.js';
 
 /**
  * The participant's e-mail about a payment event, in their language: `payment.pending` (the
@@ -20,11 +18,14 @@ import type { RefundEventData } from './refunds.js';
  * released), `payment.refunded` (the amount going back).
  */
 export async function paymentEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number): Promise<NewJob[]> {
-  const kind = ({ 'payment.pending': 'pending', 'payment.expired': 'released', 'payment.failed': 'released', 'payment.refunded': 'refunded' } as const)[event.type as string];
-  if (kind === undefined) return [];
-  const data = event.data as { payment: PaymentRecord; meetings?: string[]; refund?: RefundEventData; bookingUuid?: string };
-  let uuids = data.meetings ?? [];
-  if (kind === 'refunded') uuids = data.refund?.meeting ? [data.refund.meeting] : data.bookingUuid ? await findMeetingUuidsOfBooking(trx, data.bookingUuid) : [];
+  if (event.type !== 'payment.pending' && event.type !== 'payment.expired' && event.type !== 'payment.failed' && event.type !== 'payment.refunded') return [];
+  const kind = ({ 'payment.pending': 'pending', 'payment.expired': 'released', 'payment.failed': 'released', 'payment.refunded': 'refunded' } as const)[event.type];
+  const { data } = event;
+  let uuids: string[];
+  if (event.type === 'payment.refunded') {
+    const { refund, bookingUuid } = event.data;
+    uuids = refund?.meeting ? [refund.meeting] : bookingUuid ? await findMeetingUuidsOfBooking(trx, bookingUuid) : [];
+  } else uuids = event.data.meetings ?? [];
   const meetings = (await Promise.all(uuids.map((uuid) => findMeeting(trx, event.accountUuid, uuid)))).filter((meeting): meeting is Meeting => meeting !== undefined);
   const first = meetings[0];
   if (!first) return [];
@@ -38,10 +39,10 @@ export async function paymentEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent,
     accountName: account?.name ?? '',
     topicName: topic?.name ?? '',
     meetings: meetings.map((meeting) => ({ start: meeting.start, end: meeting.end })),
-    amount: kind === 'refunded' ? (data.refund?.amount ?? 0) : data.payment.amount,
+    amount: event.type === 'payment.refunded' ? (event.data.refund?.amount ?? 0) : data.payment.amount,
     currency: data.payment.currency,
     ...(kind === 'pending' ? { payUrl: data.payment.redirectUrl, deadline: Date.parse(data.payment.expiresAt) } : {}),
-    ...(kind === 'refunded' ? { refundReason: data.refund?.reason } : {}),
+    ...(event.type === 'payment.refunded' ? { refundReason: event.data.refund?.reason } : {}),
   };
   return [{ uuid: newId(now), kind: PAYMENT_EMAIL_JOB_KIND, payload }];
 }
@@ -56,13 +57,11 @@ export async function paidDetailsOf(trx: DbOrTrx, meeting: Meeting): Promise<Pai
 }
 
 /** The `payment-email` job: renders the message captured when it was queued; no invitation is attached. */
-export function createPaymentEmailSender(transport: MailTransport): JobHandler {
+export function createPaymentEmailSender(transport: MailTransport): JobHandler<'payment-email'> {
   return {
     kind: PAYMENT_EMAIL_JOB_KIND,
     async handle(job) {
-      const payload = job.payload as PaymentMessagePayload;
-      if (typeof payload !== 'object' || payload === null || typeof payload.to?.email !== 'string') throw new PermanentJobError('a payment e-mail job without a recipient');
-      await transport.send(renderPaymentMessage(payload), job.uuid);
+      await transport.send(renderPaymentMessage(job.payload), job.uuid);
     },
   };
 }

@@ -1,5 +1,4 @@
 import type { DbOrTrx } from '../../db/database.js';
-import { enqueueJobs } from '../../db/repositories/outbox.js';
 import {
   completeRefund,
   failRefund,
@@ -15,6 +14,7 @@ import { inTransaction } from '../../db/transaction.js';
 import type { Meeting } from '../../domain/meeting.js';
 import { newId } from '../../ids.js';
 import { PermanentJobError, type JobHandler } from '../../outbox/job-handler.js';
+import { REFUND_JOB_KIND, enqueueJobs } from '../../outbox/job-kinds.js';
 import { DEFAULT_GATEWAY_TIMEOUT_MS } from '../../payments/http.js';
 import { GatewayError, type GatewayRefund } from '../../payments/gateway.js';
 import { recordEvents } from '../record-events.js';
@@ -22,9 +22,7 @@ import type { UseCaseContext } from '../context.js';
 import { openGatewayCredentials } from './credentials.js';
 import { paymentRecord } from '../../domain/representations.js';
 import { type Payment, type Refund, type RefundReason, shareOf } from '../../domain/payment.js';
-
-/** The outbox kind of one refund asked of a gateway. */
-export const REFUND_JOB_KIND = 'payment-refund';
+import type { RefundedEventData, RefundEventData } from '../../domain/events.js';
 
 /** The refund key of a whole payment (a late payment whose slot was taken). */
 export const WHOLE_PAYMENT = 'whole';
@@ -35,16 +33,6 @@ export const WHOLE_PAYMENT = 'whole';
  * waits for it (the job is retried with backoff).
  */
 const IN_FLIGHT_MS = 6 * DEFAULT_GATEWAY_TIMEOUT_MS;
-
-/** What `payment.refunded` and `payment.refund_failed` carry besides the payment. */
-export interface RefundEventData {
-  uuid: string;
-  amount: number;
-  currency: string;
-  reason: RefundReason;
-  /** The cancelled meeting whose share this is; null for a whole payment. */
-  meeting: string | null;
-}
 
 /**
  * Queues a refund in the caller's transaction, at most once per payment and key (a meeting's
@@ -75,13 +63,12 @@ export async function refundMeetingShare(trx: DbOrTrx, meeting: Meeting, now: nu
  * gateway will repeat (a non-retryable GatewayError) is recorded as `payment.refund_failed`
  * for the operator; an outage is retried with backoff.
  */
-export function createRefundJobHandler(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'gateways'>): JobHandler {
+export function createRefundJobHandler(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'gateways'>): JobHandler<'payment-refund'> {
   return {
     kind: REFUND_JOB_KIND,
     maxAttempts: 30,
     async handle(job) {
-      const { refundUuid } = (job.payload ?? {}) as { refundUuid?: unknown };
-      if (typeof refundUuid !== 'string') throw new PermanentJobError('a refund job without a refund');
+      const { refundUuid } = job.payload;
       const refund = await findRefund(ctx.db, refundUuid);
       if (!refund) throw new PermanentJobError(`refund ${refundUuid} does not exist`);
       if (refund.status !== 'pending') return;
@@ -187,7 +174,7 @@ async function recordRefundFailure(ctx: Pick<UseCaseContext, 'config' | 'now' | 
   });
 }
 
-function refundEventData(ctx: Pick<UseCaseContext, 'config'>, payment: Payment, refund: Refund): Record<string, unknown> {
+function refundEventData(ctx: Pick<UseCaseContext, 'config'>, payment: Payment, refund: Refund): RefundedEventData {
   const data: RefundEventData = {
     uuid: refund.uuid,
     amount: refund.amount,

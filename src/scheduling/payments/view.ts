@@ -44,10 +44,10 @@ export async function getPaymentDetails(ctx: Pick<UseCaseContext, 'now' | 'db'>,
   const history = events
     .filter((event) => STATUS_OF_EVENT[event.type] !== undefined)
     .map((event) => {
-      const data = event.data as { payment?: { status?: string }; refund?: { amount?: number } };
+      const refund = event.type === 'payment.refunded' || event.type === 'payment.refund_failed' ? event.data.refund : undefined;
       // A partial refund leaves the payment `paid`: the entry says `refunded` with the amount.
       const status = event.type === 'payment.refunded' ? 'refunded' : (STATUS_OF_EVENT[event.type] ?? event.type);
-      return { status, at: event.occurredAt, event: event.type, amount: typeof data.refund?.amount === 'number' ? data.refund.amount : null };
+      return { status, at: event.occurredAt, event: event.type, amount: typeof refund?.amount === 'number' ? refund.amount : null };
     });
   return { payment: { ...payment, status: paymentStatusAt(payment, now) }, meetings, history };
 }

@@ -1,13 +1,12 @@
-import type { DomainEvent, MeetingEventData } from '../../domain/events.js';
+import type { DomainEvent } from '../../domain/events.js';
 import { participantLocaleOf } from '../../domain/meeting.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { findAccount } from '../../db/repositories/accounts.js';
 import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
-import type { NewJob } from '../../db/repositories/outbox.js';
 import { findUser } from '../../db/repositories/users.js';
 import { newId } from '../../ids.js';
 import { approvalNotice, type ApprovalMessageFacts } from '../../mail/approval-message.js';
-import { EMAIL_JOB_KIND } from '../../mail/booking-message.js';
+import { EMAIL_JOB_KIND, type NewJob } from '../../outbox/job-kinds.js';
 import type { UseCaseContext } from '../context.js';
 import { manageUrl } from '../manage-token.js';
 
@@ -19,7 +18,7 @@ import { manageUrl } from '../manage-token.js';
  */
 export async function approvalEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'config' | 'secretKey'>): Promise<NewJob[]> {
   if (event.type !== 'meeting.requested' && event.type !== 'meeting.declined') return [];
-  const { meeting } = event.data as unknown as MeetingEventData;
+  const { meeting } = event.data;
   const [account, topic, host] = await Promise.all([
     findAccount(trx, meeting.accountUuid),
     findTopicIncludingDeleted(trx, meeting.topicUuid),

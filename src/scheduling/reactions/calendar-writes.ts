@@ -1,10 +1,9 @@
-import { isReminderEvent, type DomainEvent, type MeetingEventData } from '../../domain/events.js';
+import { isMeetingEvent, isReminderEvent, type DomainEvent } from '../../domain/events.js';
 import { meetingHostUuids } from '../../domain/meeting.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { findCalendarWriteTargets } from '../../db/repositories/calendars.js';
-import type { NewJob } from '../../db/repositories/outbox.js';
 import { newId } from '../../ids.js';
-import { CALENDAR_WRITE_JOB_KIND, type CalendarWritePayload } from '../calendars-writes.js';
+import { CALENDAR_WRITE_JOB_KIND, type CalendarWritePayload, type NewJob } from '../../outbox/job-kinds.js';
 
 /**
  * Meeting events into `calendar-write` jobs: one per CalDAV calendar the meeting must reach.
@@ -14,8 +13,8 @@ import { CALENDAR_WRITE_JOB_KIND, type CalendarWritePayload } from '../calendars
  * written. The job itself decides put or delete from the meeting as it is when it runs.
  */
 export async function calendarWriteJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number): Promise<NewJob[]> {
-  if (!event.type.startsWith('meeting.') || isReminderEvent(event.type)) return [];
-  const { meeting } = event.data as unknown as MeetingEventData;
+  if (!isMeetingEvent(event) || isReminderEvent(event)) return [];
+  const { meeting } = event.data;
   if (!meeting || typeof meeting.uuid !== 'string') return [];
   // Every host a collective meeting holds gets it in their calendars, as a lone host does.
   const targets = await findCalendarWriteTargets(trx, meeting.uuid, meeting.status === 'confirmed' ? meetingHostUuids(meeting) : []);

@@ -1,13 +1,12 @@
-import { isReminderEvent, type DomainEvent, type MeetingEventData } from '../../domain/events.js';
+import { isMeetingEvent, isReminderEvent, type DomainEvent } from '../../domain/events.js';
 import { type IntegrationProvider, providerOfPlace } from '../../domain/integrations.js';
 import type { Meeting } from '../../domain/meeting.js';
 import { toSingleLine } from '../../domain/text.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { findConnectionOfUser } from '../../db/repositories/connections.js';
-import type { NewJob } from '../../db/repositories/outbox.js';
 import { findUser } from '../../db/repositories/users.js';
 import { newId } from '../../ids.js';
-import { EMAIL_JOB_KIND } from '../../mail/booking-message.js';
+import { EMAIL_JOB_KIND, type NewJob } from '../../outbox/job-kinds.js';
 import type { NoticeMessagePayload } from '../../mail/queued-message.js';
 import { CONFIRMATION_WAIT_MS, conferenceRoomJob, roomProviderOf } from '../conference-rooms.js';
 import type { UseCaseContext } from '../context.js';
@@ -20,8 +19,8 @@ import { findRoomPlaces } from '../integrations.js';
  * to connect.
  */
 export async function conferenceRoomJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'config'>): Promise<NewJob[]> {
-  if (!event.type.startsWith('meeting.') || event.type === 'meeting.located' || event.type === 'meeting.confirmation_due' || isReminderEvent(event.type)) return [];
-  const { meeting } = event.data as unknown as MeetingEventData;
+  if (!isMeetingEvent(event) || event.type === 'meeting.located' || event.type === 'meeting.confirmation_due' || isReminderEvent(event)) return [];
+  const { meeting } = event.data;
   const provider = meeting ? providerOfPlace(meeting.place) : null;
   if (!meeting || provider === null) return [];
   const jobs = [conferenceRoomJob(meeting, now)];

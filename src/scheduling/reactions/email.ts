@@ -1,4 +1,4 @@
-import type { DomainEvent, LocatedEventData, MeetingEventData, RescheduledEventData } from '../../domain/events.js';
+import { isMeetingEvent, type DomainEvent, type LocatedEventData, type RescheduledEventData } from '../../domain/events.js';
 import { providerOfPlace } from '../../domain/integrations.js';
 import { markConfirmationSent } from '../../db/repositories/meetings.js';
 import { roomProviderOf } from '../conference-rooms.js';
@@ -10,11 +10,11 @@ import { alarmMinutesBefore } from '../../domain/reminders.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { findAccount } from '../../db/repositories/accounts.js';
 import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
-import type { NewJob } from '../../db/repositories/outbox.js';
 import { bumpSeatInvitation, findSeatAttendees } from '../../db/repositories/seat-invitations.js';
 import { findUser } from '../../db/repositories/users.js';
 import { newId } from '../../ids.js';
-import { EMAIL_JOB_KIND, type BookingMessagePayload } from '../../mail/booking-message.js';
+import type { BookingMessagePayload } from '../../mail/booking-message.js';
+import { EMAIL_JOB_KIND, type NewJob } from '../../outbox/job-kinds.js';
 import type { UseCaseContext } from '../context.js';
 import { paidDetailsOf, paymentEmailJobsForEvent } from '../payments/emails.js';
 import { manageUrl } from '../manage-token.js';
@@ -42,11 +42,11 @@ export async function emailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: n
  * sends an update carrying its link.
  */
 async function emailsForEvent(trx: DbOrTrx, event: DomainEvent, now: number): Promise<BookingMessagePayload[]> {
-  if (!event.type.startsWith('meeting.')) return [];
-  if (event.type === 'meeting.rescheduled') return rescheduledMessages(trx, event.data as unknown as RescheduledEventData);
-  if (event.type === 'meeting.located') return locatedMessages(trx, event.data as unknown as LocatedEventData);
-  if (event.type === 'meeting.confirmation_due') return locatedMessages(trx, { ...(event.data as unknown as MeetingEventData), confirmationsSent: false });
-  const { meeting, previousStatus } = event.data as unknown as MeetingEventData;
+  if (!isMeetingEvent(event)) return [];
+  if (event.type === 'meeting.rescheduled') return rescheduledMessages(trx, event.data);
+  if (event.type === 'meeting.located') return locatedMessages(trx, event.data);
+  if (event.type === 'meeting.confirmation_due') return locatedMessages(trx, { ...event.data, confirmationsSent: false });
+  const { meeting, previousStatus } = event.data;
   let kind: BookingMessagePayload['event'] | null = null;
   if ((event.type === 'meeting.scheduled' || event.type === 'meeting.confirmed') && meeting.status === 'confirmed') {
     if (providerOfPlace(meeting.place) !== null) {

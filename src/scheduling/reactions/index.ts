@@ -1,6 +1,6 @@
 import type { DomainEvent } from '../../domain/events.js';
 import type { DbOrTrx } from '../../db/database.js';
-import type { NewJob } from '../../db/repositories/outbox.js';
+import type { NewJob } from '../../outbox/job-kinds.js';
 import type { UseCaseContext } from '../context.js';
 import { calendarWriteJobsForEvent } from './calendar-writes.js';
 import { conferenceRoomJobsForEvent } from './conference-rooms.js';

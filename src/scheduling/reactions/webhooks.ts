@@ -1,12 +1,11 @@
 import { isWebhookEventType, type DomainEvent } from '../../domain/events.js';
 import type { DbOrTrx } from '../../db/database.js';
-import type { NewJob } from '../../db/repositories/outbox.js';
 import { findSubscribersOf, insertDeliveries, type NewDelivery } from '../../db/repositories/webhooks.js';
 import { findPaymentsOfBookings } from '../../db/repositories/payments.js';
 import { newId } from '../../ids.js';
 import { meetingOfEvent, webhookBody } from '../../webhooks/event-body.js';
 import { paymentStatusAt } from '../../domain/payment.js';
-import { WEBHOOK_JOB_KIND, type WebhookJobPayload } from '../webhooks-delivery.js';
+import { WEBHOOK_JOB_KIND, type NewJob, type WebhookJobPayload } from '../../outbox/job-kinds.js';
 
 /**
  * One delivery (and the job that attempts it) per enabled subscription of the account that

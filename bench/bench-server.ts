@@ -7,9 +7,9 @@ import { DateTime } from 'luxon';
 import { insertMeetings } from '../src/db/repositories/meetings.js';
 import type { Meeting } from '../src/domain/meeting.js';
 import { startBackgroundJobs } from '../src/background.js';
-import { createAccount } from '../src/scheduling/create-account.js';
-import { createMeetingTopic } from '../src/scheduling/meeting-topics.js';
-import { addTeamMember } from '../src/scheduling/teams.js';
+import { createAccount } from '../src/scheduling/account/create-account.js';
+import { createMeetingTopic } from '../src/scheduling/topics/meeting-topics.js';
+import { addTeamMember } from '../src/scheduling/account/teams.js';
 import { benchMeeting, countStatements, startBenchServer, threadCpuMicros, type BenchDialect } from './support.js';
 
 const dialect = (process.env.BENCH_DIALECT ?? 'sqlite') as BenchDialect;

@@ -18,7 +18,7 @@ import { pino } from 'pino';
 import { chromium } from 'playwright-core';
 import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
-import { createAccount } from '../src/scheduling/create-account.js';
+import { createAccount } from '../src/scheduling/account/create-account.js';
 import { median } from './support.js';
 
 const runs = Number(process.argv[2] ?? 5);

@@ -12,7 +12,7 @@
  * each view is also its topic's first, so the topic row is parsed too), the host's hours and
  * busy time read, the month's slots computed, the entry stored, the response serialised.
  * Entries live only for the minute they were computed in (validUntil in
- * src/scheduling/calculate-schedule.ts), so a host viewed less than once a minute pays about
+ * src/scheduling/booking/calculate.ts), so a host viewed less than once a minute pays about
  * this on every view, not only on its first.
  *
  * "N distinct hosts": a team of N hosts with one team topic (all members host it), each
@@ -34,9 +34,9 @@
  */
 import os from 'node:os';
 import { insertMeetings } from '../src/db/repositories/meetings.js';
-import { createAccount } from '../src/scheduling/create-account.js';
-import { createMeetingTopic } from '../src/scheduling/meeting-topics.js';
-import { addTeamMember } from '../src/scheduling/teams.js';
+import { createAccount } from '../src/scheduling/account/create-account.js';
+import { createMeetingTopic } from '../src/scheduling/topics/meeting-topics.js';
+import { addTeamMember } from '../src/scheduling/account/teams.js';
 import { benchMeeting, formatNumber, postgresReachable, startBenchServer, workingHalfHours, type BenchDialect } from './support.js';
 
 const which = process.argv[2] ?? 'both';

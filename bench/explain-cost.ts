@@ -18,11 +18,11 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../src/db/database.js';
 import type { FastReads } from '../src/db/fast-reads.js';
 import { insertMeetings } from '../src/db/repositories/meetings.js';
-import { computeTopicSchedule } from '../src/scheduling/calculate-schedule.js';
-import { createAccount } from '../src/scheduling/create-account.js';
-import { explainSchedule } from '../src/scheduling/explain-schedule.js';
-import { createMeetingTopic } from '../src/scheduling/meeting-topics.js';
-import { createScheduleCache } from '../src/scheduling/schedule-cache.js';
+import { computeTopicSchedule } from '../src/scheduling/booking/calculate.js';
+import { createAccount } from '../src/scheduling/account/create-account.js';
+import { explainSchedule } from '../src/scheduling/booking/explain.js';
+import { createMeetingTopic } from '../src/scheduling/topics/meeting-topics.js';
+import { createScheduleCache } from '../src/scheduling/booking/cache.js';
 import { benchMeeting, formatNumber, postgresReachable, startBenchServer, workingHalfHours, type BenchDialect } from './support.js';
 
 const which = process.argv[2] ?? 'both';

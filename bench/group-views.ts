@@ -9,8 +9,8 @@
  * Run: npx tsx bench/group-views.ts [sqlite|postgres]
  */
 import { bumpCalendarVersions } from '../src/db/repositories/busy-time.js';
-import { calculateSchedule } from '../src/scheduling/calculate-schedule.js';
-import { scheduleMeetings } from '../src/scheduling/schedule-meetings.js';
+import { calculateSchedule } from '../src/scheduling/booking/calculate.js';
+import { scheduleMeetings } from '../src/scheduling/booking/schedule-meetings.js';
 import { authenticate } from '../src/scheduling/authenticate.js';
 import { createBenchTeam, createBenchTopic, formatNumber, startBenchServer, type BenchDialect, timeMedian } from './support.js';
 

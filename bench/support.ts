@@ -13,7 +13,7 @@ import type { Meeting } from '../src/domain/meeting.js';
 import { locationWithoutDetails } from '../src/domain/place-details.js';
 import { newId } from '../src/ids.js';
 import { createLogger } from '../src/logging.js';
-import { createAccount } from '../src/scheduling/create-account.js';
+import { createAccount } from '../src/scheduling/account/create-account.js';
 
 export type BenchDialect = 'sqlite' | 'postgres';
 

@@ -10,11 +10,11 @@
  * Run: npx tsx bench/team-view.ts [sqlite|postgres]
  */
 import { bumpCalendarVersions } from '../src/db/repositories/busy-time.js';
-import { calculateSchedule, findHostEntry, slotRulesOf } from '../src/scheduling/calculate-schedule.js';
-import { teamScheduleDays } from '../src/scheduling/team-schedule.js';
+import { calculateSchedule, findHostEntry, slotRulesOf } from '../src/scheduling/booking/calculate.js';
+import { teamScheduleDays } from '../src/scheduling/booking/team-schedule.js';
 import { resolveScheduleRange } from '../src/domain/schedule-range.js';
 import { createKyselyReads } from '../src/db/fast-reads.js';
-import { scheduleMeetings } from '../src/scheduling/schedule-meetings.js';
+import { scheduleMeetings } from '../src/scheduling/booking/schedule-meetings.js';
 import { authenticate } from '../src/scheduling/authenticate.js';
 import { createBenchTeam, formatNumber, startBenchServer, type BenchDialect, timeMedian } from './support.js';
 

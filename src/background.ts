@@ -5,14 +5,14 @@ import type { JobHandler, JobHandlers } from './outbox/job-handler.js';
 import { EVENT_JOB_KIND, type JobKind } from './outbox/job-kinds.js';
 import { createOutboxWorker } from './outbox/worker.js';
 import { createEventDispatcher } from './scheduling/dispatch-event.js';
-import { runMaintenance } from './scheduling/meetings.js';
+import { runMaintenance } from './scheduling/meetings/meetings.js';
 import { createPaymentEmailSender } from './scheduling/payments/emails.js';
 import { createRefundJobHandler } from './scheduling/payments/refunds.js';
-import { startCalendarSync } from './scheduling/calendars-sync.js';
-import { createCalendarWriteHandler } from './scheduling/calendars-writes.js';
-import { createWebhookDeliverer } from './scheduling/webhooks-delivery.js';
-import { createConferenceRoomHandler } from './scheduling/conference-rooms.js';
-import { createReminderSender } from './scheduling/reminders.js';
+import { startCalendarSync } from './scheduling/calendars/sync.js';
+import { createCalendarWriteHandler } from './scheduling/calendars/writes.js';
+import { createWebhookDeliverer } from './scheduling/webhooks/delivery.js';
+import { createConferenceRoomHandler } from './scheduling/integrations/rooms.js';
+import { createReminderSender } from './scheduling/meetings/reminders.js';
 
 /** How long stopping waits for running jobs: half of the server's 10 s shutdown bound. */
 const STOP_GRACE_MS = 5_000;

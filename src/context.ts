@@ -18,7 +18,7 @@ import { createGatewayRegistry } from './payments/registry.js';
 import { createSmsSender } from './sms/registry.js';
 import type { UseCaseContext } from './scheduling/context.js';
 import { reportUnreadableGatewaySecrets } from './scheduling/payments/credentials.js';
-import { createScheduleCache } from './scheduling/schedule-cache.js';
+import { createScheduleCache } from './scheduling/booking/cache.js';
 import { resolveSecretKey, type ResolvedSecretKey } from './secrets/secret-key.js';
 
 /** Everything the service shares between requests, built once at start-up. */

@@ -5,7 +5,7 @@ import { startBackgroundJobs } from './background.js';
 import { ConfigError, loadConfig, loadSecrets } from './config.js';
 import { createContext } from './context.js';
 import { flushLogsBeforeExit } from './logging.js';
-import { seedDemoIfEmpty } from './scheduling/seed-demo.js';
+import { seedDemoIfEmpty } from './scheduling/operator/seed-demo.js';
 import { SERVICE_VERSION } from './version.js';
 
 /** Entry point of `npm start`: config → context → app → listen, and a graceful close. */

@@ -13,7 +13,7 @@ import { loadConfig, type Config } from '../src/config.js';
 import { createContext, type AppContext } from '../src/context.js';
 import type { Dialect } from '../src/db/connect.js';
 import type { RenderedMessage } from '../src/mail/message.js';
-import { createAccount, type CreateAccountInput, type CreatedAccount } from '../src/scheduling/create-account.js';
+import { createAccount, type CreateAccountInput, type CreatedAccount } from '../src/scheduling/account/create-account.js';
 
 const postgresAdminUrl = inject('postgresAdminUrl');
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBackgroundJobs } from '../src/background.js';
 import type { RenderedMessage } from '../src/mail/message.js';
 import { createMailTransport, type MailTransport } from '../src/mail/transport.js';
-import type { CreatedAccount } from '../src/scheduling/create-account.js';
+import type { CreatedAccount } from '../src/scheduling/account/create-account.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, type TestApp } from './helpers.js';
 
 /**

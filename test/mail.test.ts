@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startBackgroundJobs } from '../src/background.js';
-import type { CreatedAccount } from '../src/scheduling/create-account.js';
+import type { CreatedAccount } from '../src/scheduling/account/create-account.js';
 import { call, createClock, createTestAccount, createTestApp, type TestApp } from './helpers.js';
 
 interface Received {

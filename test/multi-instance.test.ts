@@ -5,8 +5,8 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext, type AppContext } from '../src/context.js';
-import { createMeetingTopic } from '../src/scheduling/meeting-topics.js';
-import type { CreatedAccount } from '../src/scheduling/create-account.js';
+import { createMeetingTopic } from '../src/scheduling/topics/meeting-topics.js';
+import type { CreatedAccount } from '../src/scheduling/account/create-account.js';
 import { DIALECTS, createTestAccount, createTestDatabase, type TestDatabase } from './helpers.js';
 import { startServer, stopServer, type ServerProcess } from './process.js';
 

@@ -7,12 +7,12 @@ import { createDb } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { listAccounts } from '../db/repositories/accounts.js';
 import { DomainError, NotFoundError } from '../domain/errors.js';
-import { updateAccountAsOperator } from '../scheduling/account.js';
-import { handOverOwnershipAsOperator } from '../scheduling/account-owner.js';
-import { createApiKeyForUser } from '../scheduling/api-keys.js';
+import { updateAccountAsOperator } from '../scheduling/account/account.js';
+import { handOverOwnershipAsOperator } from '../scheduling/account/owner.js';
+import { createApiKeyForUser } from '../scheduling/account/api-keys.js';
 import type { UseCaseContext } from '../scheduling/context.js';
-import { createAccount } from '../scheduling/create-account.js';
-import { deactivateAccount, deleteAccount, listAccountUsers, listUserKeys, outboxStatus, retryFailedJobs, revokeKeyAsOperator } from '../scheduling/operator.js';
+import { createAccount } from '../scheduling/account/create-account.js';
+import { deactivateAccount, deleteAccount, listAccountUsers, listUserKeys, outboxStatus, retryFailedJobs, revokeKeyAsOperator } from '../scheduling/operator/operator.js';
 import { SERVICE_VERSION } from '../version.js';
 import { BackupError, backupPostgres, backupSqlite, restorePostgresCommand, restoreSqlite } from './backup.js';
 

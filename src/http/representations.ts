@@ -1,6 +1,6 @@
 import type { ApiKeyRecord } from '../domain/api-key.js';
 import { toIso } from '../domain/representations.js';
-import type { AccountView } from '../scheduling/account.js';
+import type { AccountView } from '../scheduling/account/account.js';
 
 /** What only the API shows (the shapes webhooks share are in src/domain/representations.ts). */
 

@@ -29,7 +29,7 @@ const JOB_PAYLOADS = {
     schema: Type.Unsafe<QueuedMessagePayload>(Type.Object({ to: Type.Object({ email: Type.String() }) })),
     unreadable: 'an e-mail job without a recipient',
   },
-  /** Brings one meeting's copy in one host's calendar in line (src/scheduling/calendars-writes.ts). */
+  /** Brings one meeting's copy in one host's calendar in line (src/scheduling/calendars/writes.ts). */
   'calendar-write': {
     schema: Type.Object({ calendarUuid: Type.String(), accountUuid: Type.String(), meetingUuid: Type.String() }),
     unreadable: 'a calendar-write job without its calendar or meeting',
@@ -44,7 +44,7 @@ const JOB_PAYLOADS = {
     schema: Type.Unsafe<PaymentMessagePayload>(Type.Object({ to: Type.Object({ email: Type.String() }) })),
     unreadable: 'a payment e-mail job without a recipient',
   },
-  /** One attempt of one webhook delivery (src/scheduling/webhooks-delivery.ts). */
+  /** One attempt of one webhook delivery (src/scheduling/webhooks/delivery.ts). */
   webhook: {
     schema: Type.Object({
       deliveryUuid: Type.String(),
@@ -53,7 +53,7 @@ const JOB_PAYLOADS = {
     }),
     unreadable: 'a webhook job without a delivery',
   },
-  /** Brings one meeting's conference room in line (src/scheduling/conference-rooms.ts). */
+  /** Brings one meeting's conference room in line (src/scheduling/integrations/rooms.ts). */
   'conference-room': {
     schema: Type.Object({
       meetingUuid: Type.String(),
@@ -63,7 +63,7 @@ const JOB_PAYLOADS = {
     }),
     unreadable: 'a conference-room job without its meeting',
   },
-  /** One reminder of one meeting, due `minutesBefore` before its start (src/scheduling/reminders.ts). */
+  /** One reminder of one meeting, due `minutesBefore` before its start (src/scheduling/meetings/reminders.ts). */
   reminder: {
     schema: Type.Object({
       accountUuid: Type.String(),

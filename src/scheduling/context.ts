@@ -10,7 +10,7 @@ import type { Integrations } from '../integrations/ports.js';
 import type { Outbound } from '../net/outbound-request.js';
 import type { GatewayAdapter } from '../payments/gateway.js';
 import type { SmsSender } from '../sms/sender.js';
-import type { ScheduleCache } from './schedule-cache.js';
+import type { ScheduleCache } from './booking/cache.js';
 import type { OutboxPace } from '../outbox/pace.js';
 
 /**

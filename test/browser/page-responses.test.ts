@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createManageToken } from '../../src/scheduling/manage-token.js';
+import { createManageToken } from '../../src/scheduling/meetings/manage-token.js';
 import { call, createTestAccount, createTestApp, type TestApp } from '../helpers.js';
 import { bookingBody, firstFreeSlots } from '../webhooks/helpers.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import { startRadicale, type RadicaleServer } from '../fakes/radicale.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, type TestApp, HAS_RADICALE } from '../helpers.js';
 import { startTcpSwitch, type TcpSwitch } from './tcp-switch.js';

@@ -1,7 +1,7 @@
 import ICAL from 'ical.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBackgroundJobs, type BackgroundJobs } from '../../src/background.js';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import { startRadicale, type RadicaleServer } from '../fakes/radicale.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, type TestApp, HAS_RADICALE } from '../helpers.js';
 import { startTcpSwitch, type TcpSwitch } from './tcp-switch.js';

@@ -1,6 +1,6 @@
 import ICAL from 'ical.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKeyForUser } from '../../src/scheduling/api-keys.js';
+import { createApiKeyForUser } from '../../src/scheduling/account/api-keys.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
 
 for (const dialect of DIALECTS) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findCalendarVersion } from '../../src/db/repositories/users.js';
-import { SYNC_LEASE_MS, syncCalendar, syncDueCalendars } from '../../src/scheduling/calendars-sync.js';
+import { SYNC_LEASE_MS, syncCalendar, syncDueCalendars } from '../../src/scheduling/calendars/sync.js';
 import { startRadicale, type RadicaleServer } from '../fakes/radicale.js';
 import { startResponseGate, type ResponseGate } from '../fakes/response-gate.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, HAS_RADICALE } from '../helpers.js';

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import { createClock, createTestAccount, createTestApp, type TestApp } from '../helpers.js';
 import { runBookingFlow } from './flow.js';
 import { currentDocument, generateTypes } from './generate.js';

@@ -7,7 +7,7 @@ import { createPostgresReads, type FastReads } from '../../src/db/fast-reads.js'
 import { claimJobs } from '../../src/db/repositories/outbox.js';
 import { inTransaction } from '../../src/db/transaction.js';
 import { newId } from '../../src/ids.js';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import { startTcpSwitch, type TcpSwitch } from '../calendars/tcp-switch.js';
 import { DIALECTS, createTestAccount, createTestApp, type TestApp } from '../helpers.js';
 

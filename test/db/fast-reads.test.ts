@@ -6,7 +6,7 @@ import { replaceExternalBusy } from '../../src/db/repositories/busy-time.js';
 import { insertConnection, markConnectionFailed, storeConnected } from '../../src/db/repositories/connections.js';
 import { inTransaction } from '../../src/db/transaction.js';
 import { newId } from '../../src/ids.js';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import { call, createClock, createTestAccount, createTestApp, type TestApp } from '../helpers.js';
 
 /**

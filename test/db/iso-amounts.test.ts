@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { down, reexpressStoredAmounts } from '../../src/db/migrations/0014-attempts-and-iso-amounts.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { ISO_4217_MINOR_UNITS } from '../../src/domain/iso-4217.js';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import { startFakeStripe, type FakeStripe } from '../fakes/stripe-gateway.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, type TestApp } from '../helpers.js';
 

@@ -1,8 +1,8 @@
 import { pino } from 'pino';
 import { createContext, type AppContext } from '../../src/context.js';
 import type { Dialect } from '../../src/db/connect.js';
-import { createMeetingTopic } from '../../src/scheduling/meeting-topics.js';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import { createMeetingTopic } from '../../src/scheduling/topics/meeting-topics.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import { createTestAccount, createTestDatabase, type TestDatabase } from '../helpers.js';
 
 export interface Slot {

@@ -5,8 +5,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { createContext, type AppContext } from '../../src/context.js';
-import { createMeetingTopic } from '../../src/scheduling/meeting-topics.js';
-import { STORAGE_RECHECK_MS } from '../../src/scheduling/readiness.js';
+import { createMeetingTopic } from '../../src/scheduling/topics/meeting-topics.js';
+import { STORAGE_RECHECK_MS } from '../../src/scheduling/operator/readiness.js';
 import { call, createClock, createTestAccount, createTestDatabase, expectProblem, type TestDatabase } from '../helpers.js';
 
 /**

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { expect } from 'vitest';
 import type { Dialect } from '../../src/db/connect.js';
-import { createApiKeyForUser } from '../../src/scheduling/api-keys.js';
-import { createManageToken } from '../../src/scheduling/manage-token.js';
+import { createApiKeyForUser } from '../../src/scheduling/account/api-keys.js';
+import { createManageToken } from '../../src/scheduling/meetings/manage-token.js';
 import { call, createTestAccount, type TestApp } from '../helpers.js';
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKeyForUser } from '../../src/scheduling/api-keys.js';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import { createApiKeyForUser } from '../../src/scheduling/account/api-keys.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import { DIALECTS, call, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
 
 for (const dialect of DIALECTS) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RenderedMessage } from '../../src/mail/message.js';
-import { createApiKeyForUser } from '../../src/scheduling/api-keys.js';
-import { runMaintenance } from '../../src/scheduling/meetings.js';
+import { createApiKeyForUser } from '../../src/scheduling/account/api-keys.js';
+import { runMaintenance } from '../../src/scheduling/meetings/meetings.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
 import { startReceiver, type Receiver } from '../net/receivers.js';
 

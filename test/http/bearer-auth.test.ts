@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import { DIALECTS, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
 
 type Document = {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { createContext, type AppContext } from '../../src/context.js';
 import type { RenderedMessage } from '../../src/mail/message.js';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
 
 type Slot = { start: string; username: string };

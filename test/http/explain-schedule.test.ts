@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bumpCalendarVersions, replaceExternalBusy } from '../../src/db/repositories/busy-time.js';
-import { createApiKeyForUser } from '../../src/scheduling/api-keys.js';
+import { createApiKeyForUser } from '../../src/scheduling/account/api-keys.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
 
 // Monday 2027-01-04 07:00 in Warsaw (UTC+1); the default hours are Mon–Fri 09:00–17:00 there.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKeyForUser } from '../../src/scheduling/api-keys.js';
+import { createApiKeyForUser } from '../../src/scheduling/account/api-keys.js';
 import { DIALECTS, call, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
 
 for (const dialect of DIALECTS) {

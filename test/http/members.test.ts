@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKeyForUser } from '../../src/scheduling/api-keys.js';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import { createApiKeyForUser } from '../../src/scheduling/account/api-keys.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import { DIALECTS, call, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
 
 /** PATCH /teams/{teamUuid}/users/{userUuid}: rename a member, make or unmake an admin, never leave a team without one. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import type { RenderedMessage } from '../../src/mail/message.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, runJobsCapturingMail, type TestApp } from '../helpers.js';
 import { startReceiver } from '../net/receivers.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RenderedMessage } from '../../src/mail/message.js';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
-import { findPublicTopicPage, listPublicTopicsOfHost } from '../../src/scheduling/public-topics.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
+import { findPublicTopicPage, listPublicTopicsOfHost } from '../../src/scheduling/booking/public-topics.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
 
 type Slot = { start: string; username: string };

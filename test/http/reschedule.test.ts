@@ -2,8 +2,8 @@ import ICAL from 'ical.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selectEventsOfSubject } from '../../src/db/repositories/events.js';
 import type { RenderedMessage } from '../../src/mail/message.js';
-import { createApiKeyForUser } from '../../src/scheduling/api-keys.js';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import { createApiKeyForUser } from '../../src/scheduling/account/api-keys.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
 
 type Slot = { start: string; username: string };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bumpCalendarVersions, replaceExternalBusy } from '../../src/db/repositories/busy-time.js';
-import { isoWeekStartUtc } from '../../src/scheduling/team-schedule.js';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import { isoWeekStartUtc } from '../../src/scheduling/booking/team-schedule.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
 
 type Slot = { start: string; username: string };

@@ -1,6 +1,6 @@
-import { createApiKeyForUser } from '../../src/scheduling/api-keys.js';
+import { createApiKeyForUser } from '../../src/scheduling/account/api-keys.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import { DIALECTS, call, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
 
 for (const dialect of DIALECTS) {
@@ -141,7 +141,7 @@ for (const dialect of DIALECTS) {
         expectProblem(await call(t.app, acme.apiKey, 'DELETE', `/api/v1/teams/${other.team.uuid}/users/${other.owner.uuid}`), 404, 'NOT_FOUND');
 
         const member = await addMember(acme.apiKey, acme.team.uuid, { firstName: 'Non', lastName: 'Admin', email: 'nonadmin@acme.test' });
-        const { createApiKeyForUser } = await import('../../src/scheduling/api-keys.js');
+        const { createApiKeyForUser } = await import('../../src/scheduling/account/api-keys.js');
         const nonAdminKey = (await createApiKeyForUser(t.ctx, member.json().uuid)).apiKey;
         expectProblem(await call(t.app, nonAdminKey, 'GET', `/api/v1/teams/${acme.team.uuid}/users`), 403, 'FORBIDDEN');
         expectProblem(await addMember(nonAdminKey, acme.team.uuid, { firstName: 'X', lastName: 'Y', email: 'x@y.test' }), 403, 'FORBIDDEN');
@@ -159,7 +159,7 @@ for (const dialect of DIALECTS) {
       it('deactivates a user left in no team: seat freed, keys stop working, re-adding reactivates', async () => {
         const fresh = await createTestAccount(t.ctx, { maxUsers: 2 });
         const added = (await addMember(fresh.apiKey, fresh.team.uuid, { firstName: 'Temp', lastName: 'Worker', email: 'temp@fresh.test' })).json();
-        const { createApiKeyForUser } = await import('../../src/scheduling/api-keys.js');
+        const { createApiKeyForUser } = await import('../../src/scheduling/account/api-keys.js');
         const tempKey = (await createApiKeyForUser(t.ctx, added.uuid)).apiKey;
         expect((await call(t.app, tempKey, 'GET', '/api/v1/account')).statusCode).toBe(200);
         expectProblem(await addMember(fresh.apiKey, fresh.team.uuid, { firstName: 'No', lastName: 'Seat', email: 'noseat@fresh.test' }), 403, 'PLAN_LIMIT_REACHED');

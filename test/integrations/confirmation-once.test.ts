@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RenderedMessage } from '../../src/mail/message.js';
-import { createConferenceRoomHandler } from '../../src/scheduling/conference-rooms.js';
+import { createConferenceRoomHandler } from '../../src/scheduling/integrations/rooms.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, runJobsCapturingMail, type TestApp } from '../helpers.js';
 
 /**

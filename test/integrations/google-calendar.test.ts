@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { busyOfGoogleEvents, googleCopyIdOf } from '../../src/integrations/google/calendar.js';
 import { meetingEventUid } from '../../src/calendars/meeting-event.js';
-import { withAccessToken } from '../../src/scheduling/provider-access.js';
+import { withAccessToken } from '../../src/scheduling/integrations/provider-access.js';
 import { type FakeGoogle, startFakeGoogle } from '../fakes/google.js';
 import { DIALECTS, createClock, createTestAccount, expectProblem } from '../helpers.js';
 import { createRoomBookings, freeSlots, type Harness, type RoomBookings, startHarness } from './harness.js';

@@ -8,7 +8,7 @@ import { type AppContext, createContext } from '../../src/context.js';
 import type { Dialect } from '../../src/db/connect.js';
 import { WEBHOOK_EVENT_TYPES } from '../../src/domain/events.js';
 import type { RenderedMessage } from '../../src/mail/message.js';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import type { OAuthProvider } from '../fakes/oauth-provider.js';
 import { call, createTestAccount, createTestDatabase, type TestClock, type TestDatabase } from '../helpers.js';
 import { startReceiver, type Receiver } from '../net/receivers.js';

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { withAccessToken } from '../../src/scheduling/provider-access.js';
+import { withAccessToken } from '../../src/scheduling/integrations/provider-access.js';
 import { type FakeMicrosoft, type GraphEvent, startFakeMicrosoft } from '../fakes/microsoft.js';
 import { expectProblem } from '../helpers.js';
 import { describeRoomProvider } from './room-conformance.js';

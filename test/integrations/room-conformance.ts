@@ -4,7 +4,7 @@ import type { AppContext } from '../../src/context.js';
 import type { Database } from '../../src/db/database.js';
 import type { IntegrationProvider } from '../../src/domain/integrations.js';
 import { newId } from '../../src/ids.js';
-import { withAccessToken } from '../../src/scheduling/provider-access.js';
+import { withAccessToken } from '../../src/scheduling/integrations/provider-access.js';
 import type { OAuthProvider } from '../fakes/oauth-provider.js';
 import { DIALECTS, createClock, createTestAccount, expectProblem } from '../helpers.js';
 import { createRoomBookings, freeSlots, type Harness, type RoomBookings, PUBLIC_URL, startHarness } from './harness.js';

@@ -3,9 +3,9 @@ import { claimJobs, type ClaimedJob } from '../../src/db/repositories/outbox.js'
 import { LostClaimError } from '../../src/outbox/job-handler.js';
 import { EVENT_JOB_KIND, WEBHOOK_JOB_KIND } from '../../src/outbox/job-kinds.js';
 import { readJob, runDueJobs } from '../../src/outbox/worker.js';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import { createEventDispatcher } from '../../src/scheduling/dispatch-event.js';
-import { createWebhookDeliverer } from '../../src/scheduling/webhooks-delivery.js';
+import { createWebhookDeliverer } from '../../src/scheduling/webhooks/delivery.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, runJobsCapturingMail, type TestApp } from '../helpers.js';
 import { startReceiver, type Receiver } from '../net/receivers.js';
 import { bookingBody, firstFreeSlots } from '../webhooks/helpers.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RenderedMessage } from '../../src/mail/message.js';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import type { FakeGateway } from '../fakes/common-gateway.js';
 import { startFakeP24 } from '../fakes/p24-gateway.js';
 import { startFakePaypal } from '../fakes/paypal-gateway.js';

@@ -5,7 +5,7 @@ import { CONFERENCE_ROOM_JOB_KIND, EVENT_JOB_KIND } from '../../src/outbox/job-k
 import { readJob } from '../../src/outbox/worker.js';
 import type { RenderedMessage } from '../../src/mail/message.js';
 import type { MailTransport } from '../../src/mail/transport.js';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import type { FakeGateway, RecordedCall } from '../fakes/common-gateway.js';
 import { startFakeP24 } from '../fakes/p24-gateway.js';
 import { startFakePaypal, type FakePaypal } from '../fakes/paypal-gateway.js';

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { GatewayCredentials } from '../../src/payments/gateway.js';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import { call, createTestAccount, type TestApp } from '../helpers.js';
 
 /**

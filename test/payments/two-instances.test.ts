@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext, type AppContext } from '../../src/context.js';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import { startFakeStripe, type FakeStripe } from '../fakes/stripe-gateway.js';
 import { DIALECTS, createTestAccount, createTestDatabase, freePort, type TestDatabase } from '../helpers.js';
 

@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { createWebhook } from '../../src/scheduling/webhooks.js';
+import { createWebhook } from '../../src/scheduling/webhooks/subscriptions.js';
 import { book, createBookingFixture, freeSlots, type BookingFixture } from '../faults/booking.js';
 import { startServer, stopServer, type ServerProcess } from '../process.js';
 import { DIALECTS } from '../helpers.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBackgroundJobs, type BackgroundJobs } from '../../src/background.js';
 import type { RenderedMessage } from '../../src/mail/message.js';
 import type { MailTransport } from '../../src/mail/transport.js';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, type TestApp } from '../helpers.js';
 import { startReceiver, type Receiver } from '../net/receivers.js';
 import { bookingBody, eventually, firstFreeSlots } from './helpers.js';

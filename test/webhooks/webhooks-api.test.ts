@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RenderedMessage } from '../../src/mail/message.js';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, runJobsCapturingMail, type TestApp } from '../helpers.js';
 import { startReceiver, type Receiver } from '../net/receivers.js';
-import { createApiKeyForUser } from '../../src/scheduling/api-keys.js';
+import { createApiKeyForUser } from '../../src/scheduling/account/api-keys.js';
 import { bookingBody, firstFreeSlots, stringHeaders, verifyAt } from './helpers.js';
 
 const ALL_EVENTS = [

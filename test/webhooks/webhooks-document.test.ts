@@ -3,7 +3,7 @@ import * as ajvFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WEBHOOK_EVENT_TYPES } from '../../src/domain/events.js';
 import type { RenderedMessage } from '../../src/mail/message.js';
-import type { CreatedAccount } from '../../src/scheduling/create-account.js';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import { startFakeP24, type FakeP24 } from '../fakes/p24-gateway.js';
 import { bookPaid, createPaidTopic } from '../payments/paid-booking.js';
 import { summarizeEvent, type WebhookEvent, type WebhookHeaders } from '../client/webhook-receiver.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type TObject, type TProperties, type TSchema } from 'typebox';
 import { DomainError, ForbiddenError, type FieldError, ValidationError } from '../../domain/errors.js';
-import { isCsrfTokenValid } from '../../scheduling/app-sign-in.js';
+import { isCsrfTokenValid } from '../../scheduling/host-app/sign-in.js';
 import { mapValidationErrors } from '../problems.js';
 
 /**

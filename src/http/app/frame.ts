@@ -4,7 +4,7 @@ import type { FieldError } from '../../domain/errors.js';
 import { ValidationError } from '../../domain/errors.js';
 import type { FormatLocale } from '../../domain/formats.js';
 import type { Lang } from '../../domain/meeting.js';
-import type { AppSession } from '../../scheduling/app-sign-in.js';
+import type { AppSession } from '../../scheduling/host-app/sign-in.js';
 import type { AssetCatalog } from '../pages/assets.js';
 import { type SafeHtml, html, htmlDocument } from '../pages/html.js';
 import { pickLang, pickLocale } from '../pages/i18n.js';

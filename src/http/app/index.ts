@@ -1,8 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { Team } from '../../domain/team.js';
-import { resumeAppSession, type AppSession } from '../../scheduling/app-sign-in.js';
-import { listTeams } from '../../scheduling/teams.js';
+import { resumeAppSession, type AppSession } from '../../scheduling/host-app/sign-in.js';
+import { listTeams } from '../../scheduling/account/teams.js';
 import { loadAssets } from '../pages/assets.js';
 import { availabilityPages } from './availability.js';
 import { connectionPages } from './connections.js';

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AddressLimiter } from '../../domain/address-limiter.js';
 import { RateLimitedError } from '../../domain/errors.js';
 import type { Lang } from '../../domain/meeting.js';
-import { csrfTokenOf, newBrowserNonce, redeemSignInLink, requestSignInLink, resumeAppSession, signOut } from '../../scheduling/app-sign-in.js';
+import { csrfTokenOf, newBrowserNonce, redeemSignInLink, requestSignInLink, resumeAppSession, signOut } from '../../scheduling/host-app/sign-in.js';
 import { type SafeHtml, html, sendHtml } from '../pages/html.js';
 import { NONCE_COOKIE, SESSION_COOKIE, parseCookies, serializeCookie } from './cookies.js';
 import { OptionalField, PAGE_ROUTE, TextField, field, formRoute, formSchema, requireFormToken, requireValidForm, type FormBody } from './forms.js';

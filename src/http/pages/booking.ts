@@ -1,7 +1,7 @@
 import type { Gateway, Place } from '../../domain/account.js';
 import type { Lang } from '../../domain/meeting.js';
 import { isPaidTopic, type FormField, type Money, type PriceVariant } from '../../domain/meeting-topic.js';
-import type { PublicTopic } from '../../scheduling/public-topics.js';
+import type { PublicTopic } from '../../scheduling/booking/public-topics.js';
 import { formatMoney, type FormatLocale } from '../../domain/formats.js';
 import { calendarMarkup, hourSwitch } from './calendar.js';
 import { html, htmlDocument, type SafeHtml } from './html.js';

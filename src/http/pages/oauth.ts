@@ -1,4 +1,4 @@
-import type { CallbackOutcome } from '../../scheduling/connections.js';
+import type { CallbackOutcome } from '../../scheduling/integrations/connections.js';
 import { html, htmlDocument, type SafeHtml } from './html.js';
 
 /** The page a host sees back from a provider: connected (with which account), or why not. English, like the operator's notices. */

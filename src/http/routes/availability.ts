@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { WEEKDAYS, type Availability } from '../../domain/availability.js';
-import { getAvailability, removeDateOverride, setAvailability, setDateOverride } from '../../scheduling/availability.js';
+import { getAvailability, removeDateOverride, setAvailability, setDateOverride } from '../../scheduling/topics/availability.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
 import { principalOf } from '../request-guards.js';
 import { AvailabilityBodySchema, DateOverrideBodySchema, DateOverrideParamsSchema } from '../schemas/availability.js';

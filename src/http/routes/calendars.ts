@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { pageOf } from '../../domain/paging.js';
 import { PAGING, PageQuery } from '../schemas/paging.js';
 import { Type } from 'typebox';
-import { addCalendar, getCalendar, getFeedUrl, listCalendars, removeCalendar, rotateFeed, syncCalendarNow } from '../../scheduling/calendars.js';
+import { addCalendar, getCalendar, getFeedUrl, listCalendars, removeCalendar, rotateFeed, syncCalendarNow } from '../../scheduling/calendars/calendars.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
 import { principalOf } from '../request-guards.js';
 import { CalendarBodySchema, CalendarListSchema, CalendarSchema, FeedSchema, UserCalendarParams, UserParams, calendarToJson } from '../schemas/calendars.js';

@@ -4,7 +4,7 @@ import { PAGING, PageQuery } from '../schemas/paging.js';
 import { Type } from 'typebox';
 import { isIntegrationProvider } from '../../domain/integrations.js';
 import { connectionToJson } from '../../domain/representations.js';
-import { completeConnection, getConnection, listConnections, removeConnection, startConnection } from '../../scheduling/connections.js';
+import { completeConnection, getConnection, listConnections, removeConnection, startConnection } from '../../scheduling/integrations/connections.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
 import { renderOAuthOutcome } from '../pages/oauth.js';
 import { sendHtml } from '../pages/html.js';

@@ -4,7 +4,7 @@ import { pageOf } from '../../domain/paging.js';
 import { PAGING, PageQuery } from '../schemas/paging.js';
 import type { DiscountCode } from '../../domain/discount.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
-import { createDiscountCode, deleteDiscountCode, getDiscountCode, listDiscountCodes } from '../../scheduling/discount-codes.js';
+import { createDiscountCode, deleteDiscountCode, getDiscountCode, listDiscountCodes } from '../../scheduling/topics/discount-codes.js';
 import { toIso } from '../../domain/representations.js';
 import { principalOf } from '../request-guards.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, UuidParams, problemResponses } from '../schemas/common.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { UseCaseContext } from '../../scheduling/context.js';
-import { explainSchedule } from '../../scheduling/explain-schedule.js';
+import { explainSchedule } from '../../scheduling/booking/explain.js';
 import { principalOf } from '../request-guards.js';
 import { problemResponses } from '../schemas/common.js';
 import { ExplainScheduleBodySchema, ScheduleExplanationSchema } from '../schemas/explain-schedule.js';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { NotFoundError } from '../../domain/errors.js';
-import { renderFeedOfToken } from '../../scheduling/calendars.js';
+import { renderFeedOfToken } from '../../scheduling/calendars/calendars.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { checkReadiness } from '../../scheduling/readiness.js';
+import { checkReadiness } from '../../scheduling/operator/readiness.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
 import { SERVICE_VERSION } from '../../version.js';
 

@@ -4,7 +4,7 @@ import { PAGING } from '../schemas/paging.js';
 import { Type } from 'typebox';
 import { isPaidTopic, type MeetingTopic } from '../../domain/meeting-topic.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
-import { createMeetingTopic, deleteMeetingTopic, getMeetingTopic, listMeetingTopics, updateMeetingTopic } from '../../scheduling/meeting-topics.js';
+import { createMeetingTopic, deleteMeetingTopic, getMeetingTopic, listMeetingTopics, updateMeetingTopic } from '../../scheduling/topics/meeting-topics.js';
 import { toIso } from '../../domain/representations.js';
 import { principalOf } from '../request-guards.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, UuidParams, problemResponses } from '../schemas/common.js';

@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { UseCaseContext } from '../../scheduling/context.js';
-import { cancelMeeting, getMeeting, listMeetings } from '../../scheduling/meetings.js';
-import { scheduleMeetings } from '../../scheduling/schedule-meetings.js';
-import { rescheduleMeeting } from '../../scheduling/reschedule-meeting.js';
-import { setNoShow } from '../../scheduling/no-show.js';
-import { approveMeeting, declineMeeting } from '../../scheduling/approval.js';
-import { listMeetingReminders } from '../../scheduling/reminders.js';
+import { cancelMeeting, getMeeting, listMeetings } from '../../scheduling/meetings/meetings.js';
+import { scheduleMeetings } from '../../scheduling/booking/schedule-meetings.js';
+import { rescheduleMeeting } from '../../scheduling/booking/reschedule.js';
+import { setNoShow } from '../../scheduling/meetings/no-show.js';
+import { approveMeeting, declineMeeting } from '../../scheduling/meetings/approval.js';
+import { listMeetingReminders } from '../../scheduling/meetings/reminders.js';
 import { MeetingRemindersSchema } from '../schemas/meeting-topics.js';
 import { toIso } from '../../domain/representations.js';
 import {

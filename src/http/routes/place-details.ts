@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { UseCaseContext } from '../../scheduling/context.js';
-import { getUserPlaceDetails, setUserPlaceDetails } from '../../scheduling/place-details.js';
+import { getUserPlaceDetails, setUserPlaceDetails } from '../../scheduling/topics/place-details.js';
 import { principalOf } from '../request-guards.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, Uuid, problemResponses } from '../schemas/common.js';
 import { PlaceDetailsRecordSchema, PlaceDetailsSchema } from '../schemas/place-details.js';

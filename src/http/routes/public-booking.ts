@@ -3,8 +3,8 @@ import type { FastifyRequest } from 'fastify';
 import type { AddressLimiter } from '../../domain/address-limiter.js';
 import { RateLimitedError } from '../../domain/errors.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
-import { manageUrl } from '../../scheduling/manage-token.js';
-import { bookPublicly, cancelByToken, getManagedBooking, quotePublicly, rescheduleByToken, scheduleForToken } from '../../scheduling/public-booking.js';
+import { manageUrl } from '../../scheduling/meetings/manage-token.js';
+import { bookPublicly, cancelByToken, getManagedBooking, quotePublicly, rescheduleByToken, scheduleForToken } from '../../scheduling/booking/public-booking.js';
 import { paymentRecord, meetingToJson, toIso } from '../../domain/representations.js';
 import { problemResponses } from '../schemas/common.js';
 import {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { calculateSchedule } from '../../scheduling/calculate-schedule.js';
+import { calculateSchedule } from '../../scheduling/booking/calculate.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
 import { problemResponses } from '../schemas/common.js';
 import { CalculateScheduleBodySchema, ScheduleSchema } from '../schemas/schedule.js';

@@ -4,7 +4,16 @@ import { WEEKDAYS, type Availability } from '../../domain/availability.js';
 import { toIso } from '../../domain/representations.js';
 import type { Schedule } from '../../domain/schedule.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
-import { createSchedule, getHostLimits, getSchedule, listSchedules, removeSchedule, replaceSchedule, setHostLimits, type ScheduleInput } from '../../scheduling/schedules.js';
+import {
+  createSchedule,
+  getHostLimits,
+  getSchedule,
+  listSchedules,
+  removeSchedule,
+  replaceSchedule,
+  setHostLimits,
+  type ScheduleInput,
+} from '../../scheduling/topics/schedules.js';
 import { principalOf } from '../request-guards.js';
 import { HostLimitsSchema, ScheduleBodySchema, ScheduleParamsSchema, ScheduleSchema } from '../schemas/availability.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, Uuid, problemResponses } from '../schemas/common.js';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { addTeamMember, createTeam, listTeamMembers, listTeams, removeTeamMember } from '../../scheduling/teams.js';
+import { addTeamMember, createTeam, listTeamMembers, listTeams, removeTeamMember } from '../../scheduling/account/teams.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
-import { getTeamMember, updateTeamMember } from '../../scheduling/members.js';
+import { getTeamMember, updateTeamMember } from '../../scheduling/account/members.js';
 import { memberToJson, teamToJson } from '../../domain/representations.js';
 import { principalOf } from '../request-guards.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, TeamUuidParams, problemResponses } from '../schemas/common.js';

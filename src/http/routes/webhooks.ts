@@ -9,7 +9,7 @@ import {
   retryWebhookDelivery,
   rotateWebhookSecret,
   updateWebhook,
-} from '../../scheduling/webhooks.js';
+} from '../../scheduling/webhooks/subscriptions.js';
 import type { WebhookDelivery, WebhookSubscription } from '../../domain/webhook.js';
 import { toIso } from '../../domain/representations.js';
 import type { UseCaseContext } from '../../scheduling/context.js';

@@ -2,7 +2,7 @@ import type { Gateway } from '../../domain/account.js';
 import type { Money } from '../../domain/meeting-topic.js';
 import { formatMinorUnits } from '../../domain/money.js';
 import type { DbOrTrx } from '../../db/database.js';
-import { listUsableGateways } from '../account.js';
+import { listUsableGateways } from '../account/account.js';
 import type { UseCaseContext } from '../context.js';
 
 /**

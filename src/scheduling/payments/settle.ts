@@ -17,7 +17,7 @@ import { type NewEvent, recordEvents } from '../record-events.js';
 import { meetingHostUuids, meetingHosts, statusAt, type Meeting } from '../../domain/meeting.js';
 import { isSeatAvailable } from '../../domain/seats.js';
 import type { HostCalendar } from '../../domain/slots.js';
-import { bookingCalendarSpan, loadHostCalendar, slotRulesOf } from '../calculate-schedule.js';
+import { bookingCalendarSpan, loadHostCalendar, slotRulesOf } from '../booking/calculate.js';
 import type { MeetingEventData } from '../../domain/events.js';
 import type { UseCaseContext } from '../context.js';
 import { paymentRecord } from '../../domain/representations.js';

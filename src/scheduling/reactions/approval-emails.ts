@@ -8,7 +8,7 @@ import { newId } from '../../ids.js';
 import { approvalNotice, type ApprovalMessageFacts } from '../../mail/approval-message.js';
 import { EMAIL_JOB_KIND, type NewJob } from '../../outbox/job-kinds.js';
 import type { UseCaseContext } from '../context.js';
-import { manageUrl } from '../manage-token.js';
+import { manageUrl } from '../meetings/manage-token.js';
 
 /**
  * A request's e-mails: on `meeting.requested` the participant's "request received" (with the

@@ -8,9 +8,9 @@ import { findUser } from '../../db/repositories/users.js';
 import { newId } from '../../ids.js';
 import { EMAIL_JOB_KIND, type NewJob } from '../../outbox/job-kinds.js';
 import type { NoticeMessagePayload } from '../../mail/queued-message.js';
-import { CONFIRMATION_WAIT_MS, conferenceRoomJob, roomProviderOf } from '../conference-rooms.js';
+import { CONFIRMATION_WAIT_MS, conferenceRoomJob, roomProviderOf } from '../integrations/rooms.js';
 import type { UseCaseContext } from '../context.js';
-import { findRoomPlaces } from '../integrations.js';
+import { findRoomPlaces } from '../integrations/apps.js';
 
 /**
  * What a meeting event means for its room: a job to bring the room in line; for a newly

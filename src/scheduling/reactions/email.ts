@@ -1,8 +1,8 @@
 import { isMeetingEvent, type DomainEvent, type LocatedEventData, type RescheduledEventData } from '../../domain/events.js';
 import { providerOfPlace } from '../../domain/integrations.js';
 import { markConfirmationSent } from '../../db/repositories/meetings.js';
-import { roomProviderOf } from '../conference-rooms.js';
-import { findRoomPlaces } from '../integrations.js';
+import { roomProviderOf } from '../integrations/rooms.js';
+import { findRoomPlaces } from '../integrations/apps.js';
 import { answeredQuestions } from '../../domain/form.js';
 import { participantLocaleOf, type Meeting } from '../../domain/meeting.js';
 import { locationWithoutDetails } from '../../domain/place-details.js';
@@ -17,7 +17,7 @@ import type { BookingMessagePayload } from '../../mail/booking-message.js';
 import { EMAIL_JOB_KIND, type NewJob } from '../../outbox/job-kinds.js';
 import type { UseCaseContext } from '../context.js';
 import { paidDetailsOf, paymentEmailJobsForEvent } from '../payments/emails.js';
-import { manageUrl } from '../manage-token.js';
+import { manageUrl } from '../meetings/manage-token.js';
 
 /** The e-mails an event sends, as `email` jobs. */
 export async function emailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'config' | 'secretKey'>): Promise<NewJob[]> {

@@ -7,7 +7,7 @@ import { conferenceRoomJobsForEvent } from './conference-rooms.js';
 import { emailJobsForEvent } from './email.js';
 import { webhookJobsForEvent } from './webhooks.js';
 import { approvalEmailJobsForEvent } from './approval-emails.js';
-import { reminderJobsForEvent } from '../reminders.js';
+import { reminderJobsForEvent } from '../meetings/reminders.js';
 
 /**
  * What follows from an event, each reaction in a file of its own: the jobs it returns are

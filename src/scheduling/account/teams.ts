@@ -1,0 +1,144 @@
+import { ownerChangeRefusal } from '../../domain/account.js';
+import { AlreadyMemberError, ForbiddenError, LastAdminError, NotFoundError, PlanLimitReachedError } from '../../domain/errors.js';
+import { newId } from '../../ids.js';
+import type { Team } from '../../domain/team.js';
+import { normalizeEmail, type Member } from '../../domain/user.js';
+import { countActiveUsers, findAccount, lockAccount } from '../../db/repositories/accounts.js';
+import { revokeAllApiKeysOfUser } from '../../db/repositories/api-keys.js';
+import {
+  countMembershipsOfUser,
+  countTeamAdmins,
+  deleteMembership,
+  findMembership,
+  insertMembership,
+  insertTeam,
+  isAdminOfAnyTeam,
+  listTeamsAdministeredBy,
+  isAdminOfAnotherTeam,
+} from '../../db/repositories/teams.js';
+import { findUser, findUserByEmail, findUserIdsManagedBy, selectTeamMembers, setUserDeactivated } from '../../db/repositories/users.js';
+import { removeHostFromTeamTopics } from '../../db/repositories/meeting-topics.js';
+import type { DbOrTrx } from '../../db/database.js';
+import { inTransaction } from '../../db/transaction.js';
+import { requireTeamAdmin } from '../access.js';
+import type { Principal, UseCaseContext } from '../context.js';
+import { insertNewUser } from './create-account.js';
+import { recordEvents } from '../record-events.js';
+import type { MemberEventData } from '../../domain/events.js';
+
+/** `GET /teams`: the teams the caller administers, by name. */
+export async function listTeams(ctx: Pick<UseCaseContext, 'db'>, principal: Principal): Promise<Team[]> {
+  return listTeamsAdministeredBy(ctx.db, principal.userUuid);
+}
+
+/**
+ * Not among the first endpoints, but without it an account has only its first team: an admin of any
+ * team creates another and becomes its first admin.
+ */
+export async function createTeam(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, name: string): Promise<Team> {
+  return inTransaction(ctx.db, async (trx) => {
+    if (!(await isAdminOfAnyTeam(trx, principal.userUuid))) throw new ForbiddenError('Only a team admin may create teams');
+    const now = ctx.now();
+    const team: Team = { uuid: newId(now), accountUuid: principal.accountUuid, name: name.trim(), createdAt: now };
+    await insertTeam(trx, team);
+    await insertMembership(trx, { teamUuid: team.uuid, userUuid: principal.userUuid, admin: true }, now);
+    return team;
+  });
+}
+
+/** `GET /teams/{teamUuid}/users`: the members of a team the caller administers. */
+export async function listTeamMembers(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, teamUuid: string): Promise<Member[]> {
+  const team = await requireTeamAdmin(ctx.db, principal, teamUuid);
+  return selectTeamMembers(ctx.db, team.uuid);
+}
+
+export interface AddMemberInput {
+  firstName: string;
+  lastName: string;
+  email: string;
+  admin?: boolean | undefined;
+}
+
+/**
+ * `POST /teams/{teamUuid}/users`. The account row lock serialises every seat-changing request of the
+ * account, so the plan limit holds under concurrency: the count below sees every user
+ * committed before us and nobody can commit one until we finish.
+ */
+export async function addTeamMember(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, teamUuid: string, input: AddMemberInput): Promise<Member> {
+  return inTransaction(ctx.db, async (trx) => {
+    await lockAccount(trx, principal.accountUuid);
+    const team = await requireTeamAdmin(trx, principal, teamUuid);
+    const account = await findAccount(trx, principal.accountUuid);
+    if (!account) throw new NotFoundError('account');
+    const now = ctx.now();
+    const admin = input.admin ?? false;
+
+    const existing = await findUserByEmail(trx, account.uuid, normalizeEmail(input.email));
+    if (existing) {
+      if (await findMembership(trx, team.uuid, existing.uuid)) throw new AlreadyMemberError();
+      // Adding someone who already works in other teams would hand this team's admins their
+      // hours and topics: only an admin of one of their teams may do it.
+      if (existing.deactivatedAt === null && !(await findUserIdsManagedBy(trx, principal.userUuid)).has(existing.uuid)) {
+        throw new ForbiddenError('This person already belongs to other teams of the account; only an admin of one of their teams may add them to another');
+      }
+      // A deactivated user comes back and takes a seat again; an active one already has one.
+      if (existing.deactivatedAt !== null) {
+        if ((await countActiveUsers(trx, account.uuid)) >= account.maxUsers) throw new PlanLimitReachedError(account.maxUsers);
+        await setUserDeactivated(trx, existing.uuid, null);
+      }
+      await insertMembership(trx, { teamUuid: team.uuid, userUuid: existing.uuid, admin }, now);
+      const member: Member = { ...existing, deactivatedAt: null, admin };
+      await recordMemberEvent(trx, 'member.created', member, team.uuid, now);
+      return member;
+    }
+
+    if ((await countActiveUsers(trx, account.uuid)) >= account.maxUsers) throw new PlanLimitReachedError(account.maxUsers);
+    const user = await insertNewUser(trx, {
+      accountUuid: account.uuid,
+      firstName: input.firstName.trim(),
+      lastName: input.lastName.trim(),
+      email: input.email,
+      timezone: account.timezone,
+      now,
+    });
+    await insertMembership(trx, { teamUuid: team.uuid, userUuid: user.uuid, admin }, now);
+    const member: Member = { ...user, admin };
+    await recordMemberEvent(trx, 'member.created', member, team.uuid, now);
+    return member;
+  });
+}
+
+/**
+ * `DELETE /teams/{teamUuid}/users/{userUuid}`. A user left in no team is deactivated: the seat is freed and their keys
+ * are revoked (so re-adding them later does not revive old keys); meetings stay. Only the
+ * account's owner takes the owner out of a team, and not out of the last one they administer.
+ */
+export async function removeTeamMember(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, teamUuid: string, userUuid: string): Promise<void> {
+  await inTransaction(ctx.db, async (trx) => {
+    await lockAccount(trx, principal.accountUuid);
+    const team = await requireTeamAdmin(trx, principal, teamUuid);
+    const membership = await findMembership(trx, team.uuid, userUuid);
+    if (!membership) throw new NotFoundError('member');
+    if (membership.admin && (await countTeamAdmins(trx, team.uuid)) <= 1) throw new LastAdminError();
+    const ownerUuid = (await findAccount(trx, principal.accountUuid))?.ownerUuid ?? null;
+    const change = { rename: false, losesAdmin: membership.admin, removed: true };
+    const refusal = ownerChangeRefusal(ownerUuid, principal.userUuid, userUuid, change, membership.admin && (await isAdminOfAnotherTeam(trx, userUuid, team.uuid)));
+    if (refusal !== null) throw new ForbiddenError(refusal);
+    const user = await findUser(trx, principal.accountUuid, userUuid);
+    await deleteMembership(trx, team.uuid, userUuid);
+    await removeHostFromTeamTopics(trx, team.uuid, userUuid);
+    const now = ctx.now();
+    if ((await countMembershipsOfUser(trx, userUuid)) === 0) {
+      await setUserDeactivated(trx, userUuid, now);
+      await revokeAllApiKeysOfUser(trx, userUuid, now);
+    }
+    // The member as the team listed them until now.
+    if (user) await recordMemberEvent(trx, 'member.deleted', { ...user, admin: membership.admin }, team.uuid, now);
+  });
+}
+
+/** `member.created` / `member.deleted`, in the transaction that changes the membership (webhooks send them). */
+async function recordMemberEvent(trx: DbOrTrx, type: 'member.created' | 'member.deleted', member: Member, teamUuid: string, now: number): Promise<void> {
+  const data: MemberEventData = { member, teamUuid };
+  await recordEvents(trx, [{ accountUuid: member.accountUuid, type, subjectUuid: member.uuid, data: { ...data } }], now);
+}

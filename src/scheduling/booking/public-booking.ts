@@ -1,0 +1,234 @@
+import { createHash } from 'node:crypto';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../domain/errors.js';
+import type { MeetingTopic } from '../../domain/meeting-topic.js';
+import type { PaymentStatus } from '../../domain/payment.js';
+import { PLACE_LABELS } from '../../domain/place-labels.js';
+import { statusAt, type Meeting } from '../../domain/meeting.js';
+import { resolveScheduleRange, validateScheduleRangeInput } from '../../domain/schedule-range.js';
+import { findTopic, findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
+import { findMeetingByUuid } from '../../db/repositories/meetings.js';
+import { findPaymentsOfBookings } from '../../db/repositories/payments.js';
+import { findUser } from '../../db/repositories/users.js';
+import { computeTopicSchedule, type Schedule } from './calculate.js';
+import type { UseCaseContext } from '../context.js';
+import { renderMeetingEvent } from '../../calendars/meeting-event.js';
+import { manageUrl, readManageToken } from '../meetings/manage-token.js';
+import { cancelMeeting, type ParticipantActor } from '../meetings/meetings.js';
+import { rescheduleMeeting, type RescheduleInput } from './reschedule.js';
+import { findUsableDiscount, scheduleMeetings, type Booking, type ScheduleInput } from './schedule-meetings.js';
+import type { Money } from '../../domain/meeting-topic.js';
+import { priceBooking } from '../../domain/pricing.js';
+
+/** POST /public/schedule: the body of POST /schedule less `metadata`, plus the honeypot. */
+export interface PublicScheduleInput extends Omit<ScheduleInput, 'metadata'> {
+  /** Leave empty; bots fill it. */
+  website?: string | undefined;
+}
+
+/**
+ * A booking from the public booking page, no key: only a public topic (404 for any other,
+ * as for one that does not exist), the same rules and transaction as POST /schedule, and
+ * `bookedByKeyUuid: null`. A filled honeypot field is refused before anything is read.
+ * `idempotencyKey` as for POST /schedule: a retry after a lost answer gets the same booking.
+ */
+export async function bookPublicly(
+  ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey' | 'gateways' | 'outboxPace'>,
+  input: PublicScheduleInput,
+  idempotencyKey?: string | undefined,
+): Promise<Booking> {
+  const { website, ...booking } = input;
+  if (website !== undefined && website.trim() !== '') throw new ValidationError([{ path: '/website', message: 'must be empty' }]);
+  const topic = await findTopic(ctx.db, null, booking.meetingTopic);
+  if (!topic?.public) throw new NotFoundError('meeting topic');
+  return scheduleMeetings(ctx, { accountUuid: topic.accountUuid, publicPage: true }, booking, idempotencyKey === undefined ? undefined : publicIdempotencyKey(idempotencyKey));
+}
+
+/** POST /public/quote: what a booking of a public topic would cost, with a discount code tried. */
+export interface QuoteInput {
+  meetingTopic: string;
+  priceVariant?: string | undefined;
+  discount?: string | undefined;
+  /** How many dates the booking would hold (the price is per date). */
+  dates?: number | undefined;
+}
+
+export interface Quote {
+  /** The price before any discount; null for a free topic. */
+  price: Money | null;
+  /** What would be paid: the price less the code's discount. */
+  total: Money | null;
+  discount: { code: string; percentOff: number | null; amountOff: Money | null } | null;
+}
+
+/**
+ * The booking page's "what will I pay?" before booking: the same pricing and the same
+ * discount checks as the booking itself (an unknown, expired or used-up code is the same
+ * 422 DISCOUNT_INVALID the booking would answer). Nothing is reserved or used up.
+ */
+export async function quotePublicly(ctx: Pick<UseCaseContext, 'now' | 'db'>, input: QuoteInput): Promise<Quote> {
+  const topic = await findTopic(ctx.db, null, input.meetingTopic);
+  if (!topic?.public) throw new NotFoundError('meeting topic');
+  const variant = input.priceVariant ?? null;
+  if (variant !== null && !topic.priceVariants.some((candidate) => candidate.uuid === variant)) {
+    throw new ValidationError([{ path: '/priceVariant', message: 'is not a price variant of this topic' }]);
+  }
+  const price = priceBooking(topic, variant, input.dates ?? 1, null);
+  if (input.discount === undefined || input.discount.trim() === '') return { price, total: price, discount: null };
+  const code = await findUsableDiscount(ctx.db, topic.accountUuid, input.discount, ctx.now(), price);
+  return {
+    price,
+    total: priceBooking(topic, variant, input.dates ?? 1, code),
+    discount: { code: code.code, percentOff: code.percentOff, amountOff: code.amountOff },
+  };
+}
+
+/**
+ * Keys are stored per account: a booking page's keys are kept apart from the account's API
+ * clients' (an anonymous caller can neither replay nor block theirs) under a prefix, hashed
+ * so that any 255-character key still fits the column.
+ */
+function publicIdempotencyKey(key: string): string {
+  return `public:${createHash('sha256').update(key).digest('hex')}`;
+}
+
+/** What the manage page shows. */
+export interface ManagedBooking {
+  meeting: Meeting;
+  topic: Pick<MeetingTopic, 'uuid' | 'name' | 'description' | 'durationMinutes' | 'cancellationNoticeMinutes'>;
+  hostName: string;
+  /** The participant may still cancel or move it here. */
+  canChange: boolean;
+  /** The last instant they may: the start less the topic's cancellation notice. */
+  changeDeadline: number;
+  /** What the booking costs and whether it is paid; null for a free one. */
+  payment: { amount: number; currency: string; status: PaymentStatus } | null;
+}
+
+/**
+ * The meeting a manage link is for. A token this service did not issue, or one whose
+ * meeting has ended, is a 404 like a meeting that does not exist: nothing tells a guesser
+ * which it was.
+ */
+async function findByToken(ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey'>, token: string): Promise<{ meeting: Meeting; topic: MeetingTopic; now: number }> {
+  const meetingUuid = readManageToken(ctx.secretKey, token);
+  const meeting = meetingUuid === null ? undefined : await findMeetingByUuid(ctx.db, meetingUuid);
+  const now = ctx.now();
+  if (!meeting || meeting.end <= now) throw new NotFoundError('booking');
+  const topic = await findTopicIncludingDeleted(ctx.db, meeting.topicUuid);
+  if (!topic) throw new NotFoundError('booking');
+  return { meeting: { ...meeting, status: statusAt(meeting, now) }, topic, now };
+}
+
+export function changeDeadlineOf(meeting: Pick<Meeting, 'start'>, topic: Pick<MeetingTopic, 'cancellationNoticeMinutes'>): number {
+  return meeting.start - topic.cancellationNoticeMinutes * 60_000;
+}
+
+/** Refuses a change after the notice window (403 with the deadline in the detail). */
+function requireChangeable(meeting: Meeting, topic: Pick<MeetingTopic, 'cancellationNoticeMinutes'>, now: number): void {
+  const deadline = changeDeadlineOf(meeting, topic);
+  if (now >= deadline) {
+    throw new ForbiddenError(
+      `This booking can no longer be changed online: changes are possible until ${new Date(deadline).toISOString()}` +
+        (topic.cancellationNoticeMinutes > 0 ? ` (${topic.cancellationNoticeMinutes} minutes before the start)` : '') +
+        '. Please contact the host.',
+    );
+  }
+  if (meeting.status !== 'confirmed' && meeting.status !== 'pending_payment') throw new ForbiddenError(`This booking is ${meeting.status} and can no longer be changed`);
+}
+
+function participantOf(meeting: Meeting): ParticipantActor {
+  return { accountUuid: meeting.accountUuid, participantOf: meeting.uuid };
+}
+
+export async function getManagedBooking(ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey'>, token: string): Promise<ManagedBooking> {
+  const { meeting, topic, now } = await findByToken(ctx, token);
+  const host = await findUser(ctx.db, meeting.accountUuid, meeting.hostUuid);
+  const changeDeadline = changeDeadlineOf(meeting, topic);
+  const payment = (await findPaymentsOfBookings(ctx.db, [meeting.bookingUuid])).get(meeting.bookingUuid);
+  return {
+    meeting,
+    topic: {
+      uuid: topic.uuid,
+      name: topic.name,
+      description: topic.description,
+      durationMinutes: topic.durationMinutes,
+      cancellationNoticeMinutes: topic.cancellationNoticeMinutes,
+    },
+    hostName: host ? `${host.firstName} ${host.lastName}` : meeting.hostUsername,
+    canChange: now < changeDeadline && (meeting.status === 'confirmed' || meeting.status === 'pending_payment'),
+    changeDeadline,
+    payment: payment ? { amount: payment.amount, currency: payment.currency, status: payment.status } : null,
+  };
+}
+
+/**
+ * The meeting as an iCalendar file for the participant's own calendar ("add to calendar" on
+ * the confirmation and manage pages): the same UID as the e-mailed invitation, so importing
+ * both leaves one event, and the manage link as its URL.
+ */
+export async function invitationForToken(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey'>, token: string): Promise<string> {
+  const managed = await getManagedBooking(ctx, token);
+  const { meeting } = managed;
+  const { location } = meeting;
+  const link = manageUrl(ctx.config.publicUrl, ctx.secretKey, meeting.uuid);
+  return renderMeetingEvent({
+    uuid: meeting.uuid,
+    start: meeting.start,
+    end: meeting.end,
+    summary: `${managed.topic.name}: ${managed.hostName}`,
+    description: [meeting.location.url, link].filter((line) => line).join('\n'),
+    location: location.url ?? location.address ?? location.phone ?? location.text ?? PLACE_LABELS[meeting.participant.lang][meeting.place],
+    url: link,
+    sequence: meeting.sequence,
+    status: meeting.status === 'cancelled' || meeting.status === 'expired' ? 'cancelled' : meeting.status === 'pending_payment' ? 'tentative' : 'confirmed',
+  });
+}
+
+/** The participant cancels (within the notice window); participant and host are told as for any cancellation. */
+export async function cancelByToken(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey'>, token: string, reason: string | undefined): Promise<Meeting> {
+  const { meeting, topic, now } = await findByToken(ctx, token);
+  requireChangeable(meeting, topic, now);
+  return cancelMeeting(ctx, participantOf(meeting), meeting.uuid, reason);
+}
+
+/** The participant moves the meeting (within the notice window, checked again under the host locks). */
+export async function rescheduleByToken(ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey'>, token: string, input: RescheduleInput): Promise<Meeting> {
+  const { meeting } = await findByToken(ctx, token);
+  return rescheduleMeeting(ctx, participantOf(meeting), meeting.uuid, input, requireChangeable);
+}
+
+export interface TokenScheduleInput {
+  timezone: string;
+  offset: number;
+  month?: number | undefined;
+  year?: number | undefined;
+}
+
+/**
+ * The calendar to move to: the topic's schedule with this meeting not blocking. An
+ * individual topic: the meeting's host; a team topic: the team view (any host may take it).
+ */
+export async function scheduleForToken(
+  ctx: Pick<UseCaseContext, 'now' | 'db' | 'reads' | 'scheduleCache' | 'secretKey'>,
+  token: string,
+  input: TokenScheduleInput,
+): Promise<Schedule> {
+  const { meeting, now } = await findByToken(ctx, token);
+  const rangeInput = { now, timezone: input.timezone, offset: input.offset, month: input.month, year: input.year };
+  const errors = validateScheduleRangeInput(rangeInput);
+  if (errors.length > 0) throw new ValidationError(errors);
+  const reads = ctx.reads;
+  const topic = await reads.findTopic(meeting.accountUuid, meeting.topicUuid);
+  if (!topic) throw new NotFoundError('meeting topic');
+  const username = topic.teamUuid === null ? meeting.hostUsername : undefined;
+  const exclude = {
+    uuid: meeting.uuid,
+    hostUuid: meeting.hostUuid,
+    coHostUuids: (meeting.coHosts ?? []).map((host) => host.uuid),
+    topicUuid: meeting.topicUuid,
+    start: meeting.start,
+    end: meeting.end,
+  };
+  const blocking = meeting.status === 'confirmed' || meeting.status === 'pending_payment';
+  return computeTopicSchedule(ctx, reads, topic, username, input.timezone, resolveScheduleRange(rangeInput), now, blocking ? exclude : undefined);
+}

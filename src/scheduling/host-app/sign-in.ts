@@ -1,0 +1,167 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Lang } from '../../domain/meeting.js';
+import { normalizeEmail, type User } from '../../domain/user.js';
+import {
+  consumeSignInLink,
+  countSignInLinksSince,
+  deleteSignInLinksBefore,
+  extendAppSession,
+  findActiveUsersByEmailAcrossAccounts,
+  findLiveAppSession,
+  insertAppSession,
+  insertSignInLink,
+  revokeAppSession,
+} from '../../db/repositories/app-sessions.js';
+import { findUserAcrossAccounts } from '../../db/repositories/users.js';
+import { inTransaction } from '../../db/transaction.js';
+import { newId } from '../../ids.js';
+import type { NoticeMessagePayload } from '../../mail/queued-message.js';
+import { EMAIL_JOB_KIND, enqueueJobs } from '../../outbox/job-kinds.js';
+import type { Principal, UseCaseContext } from '../context.js';
+
+/** How long an e-mailed sign-in link works. */
+export const SIGN_IN_LINK_MS = 15 * 60_000;
+/** How many links one member is sent per SIGN_IN_LINK_MS; more asks are answered alike but send nothing. */
+export const SIGN_IN_LINKS_PER_WINDOW = 3;
+/** A session lasts this long after its last use (sliding). */
+export const SESSION_MS = 30 * 86_400_000;
+/** A session's expiry moves forward at most this often: a page view is not a write each time. */
+const SESSION_TOUCH_MS = 3_600_000;
+
+/** Tokens are 256 random bits: a plain SHA-256 is enough to store them (nothing to brute-force). */
+function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+function newToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+function signInMessage(user: User, url: string, lang: Lang): NoticeMessagePayload {
+  const to = { name: `${user.firstName} ${user.lastName}`, email: user.email };
+  if (lang === 'pl') {
+    return {
+      notice: true,
+      to,
+      subject: 'Link do logowania w termin',
+      text: [
+        `Dzień dobry ${user.firstName},`,
+        '',
+        'aby się zalogować, otwórz ten link (działa raz, przez 15 minut):',
+        url,
+        '',
+        'Jeśli to nie Ty prosiłeś o link, zignoruj tę wiadomość.',
+      ].join('\n'),
+    };
+  }
+  return {
+    notice: true,
+    to,
+    subject: 'Your termin sign-in link',
+    text: [`Hello ${user.firstName},`, '', 'Open this link to sign in (it works once, for 15 minutes):', url, '', 'If you did not ask for it, ignore this message.'].join('\n'),
+  };
+}
+
+/**
+ * A sign-in link by e-mail to every active member with this address (one per account they
+ * belong to). The caller answers alike whatever happens here, so the form tells no one
+ * which addresses are members; an address already sent SIGN_IN_LINKS_PER_WINDOW links in
+ * the last 15 minutes is sent nothing more (counted in the database: every instance agrees).
+ */
+export async function requestSignInLink(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>, email: string, lang: Lang): Promise<void> {
+  const normalized = normalizeEmail(email);
+  if (normalized === '' || normalized.length > 320 || !normalized.includes('@')) return;
+  await inTransaction(ctx.db, async (trx) => {
+    const now = ctx.now();
+    await deleteSignInLinksBefore(trx, now - SIGN_IN_LINK_MS);
+    for (const user of await findActiveUsersByEmailAcrossAccounts(trx, normalized)) {
+      if ((await countSignInLinksSince(trx, user.uuid, now - SIGN_IN_LINK_MS)) >= SIGN_IN_LINKS_PER_WINDOW) continue;
+      const token = newToken();
+      await insertSignInLink(trx, { tokenHash: hashToken(token), userUuid: user.uuid, createdAt: now, expiresAt: now + SIGN_IN_LINK_MS });
+      const url = `${ctx.config.publicUrl}/app/login/${token}`;
+      await enqueueJobs(trx, [{ uuid: newId(now), kind: EMAIL_JOB_KIND, payload: signInMessage(user, url, lang) }], now);
+    }
+  });
+}
+
+export interface NewAppSession {
+  /** The cookie's value: only the browser has it; the database keeps its hash. */
+  token: string;
+  expiresAt: number;
+}
+
+/** Opens a session for the link's member; null when the link is unknown, used or expired (or its member deactivated). */
+export async function redeemSignInLink(ctx: Pick<UseCaseContext, 'now' | 'db'>, linkToken: string): Promise<NewAppSession | null> {
+  if (!TOKEN.test(linkToken)) return null;
+  return inTransaction(ctx.db, async (trx) => {
+    const now = ctx.now();
+    const userUuid = await consumeSignInLink(trx, hashToken(linkToken), now);
+    if (userUuid === null) return null;
+    const user = await findUserAcrossAccounts(trx, userUuid);
+    if (!user || user.deactivatedAt !== null) return null;
+    const token = newToken();
+    const expiresAt = now + SESSION_MS;
+    await insertAppSession(trx, { uuid: newId(now), tokenHash: hashToken(token), userUuid, now, expiresAt });
+    return { token, expiresAt };
+  });
+}
+
+export interface AppSession {
+  uuid: string;
+  user: User;
+  /** The signed-in member as the use cases take a caller: the same rules as the member's own API key. */
+  principal: Principal;
+  /** Set when this use moved the expiry forward (the cookie's lifetime is renewed with it). */
+  renewedUntil: number | null;
+  /** The token every form of this session carries (see csrfTokenOf). */
+  csrfToken: string;
+}
+
+/** The session behind a cookie, or null (none, unknown, expired, revoked, member deactivated). */
+export async function resumeAppSession(ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey'>, token: string | undefined): Promise<AppSession | null> {
+  if (token === undefined || !TOKEN.test(token)) return null;
+  const now = ctx.now();
+  const session = await findLiveAppSession(ctx.db, hashToken(token), now);
+  if (!session) return null;
+  let renewedUntil: number | null = null;
+  if (now - session.lastSeenAt >= SESSION_TOUCH_MS) {
+    renewedUntil = now + SESSION_MS;
+    await extendAppSession(ctx.db, session.uuid, now, renewedUntil);
+  }
+  const { user } = session;
+  return {
+    uuid: session.uuid,
+    user,
+    // keyUuid: the session's own id, which no API key has, so "the key that booked it" never matches a session.
+    principal: { keyUuid: session.uuid, userUuid: user.uuid, accountUuid: user.accountUuid, username: user.username },
+    renewedUntil,
+    csrfToken: csrfTokenOf(ctx.secretKey, `session:${session.uuid}`),
+  };
+}
+
+export async function signOut(ctx: Pick<UseCaseContext, 'now' | 'db'>, sessionUuid: string): Promise<void> {
+  await revokeAppSession(ctx.db, sessionUuid, ctx.now());
+}
+
+/**
+ * The CSRF token of a form: an HMAC of what the browser already holds (its session, or before
+ * sign-in a random cookie), so any instance checks it without storing anything, and another
+ * site, which can make the browser send the cookie but cannot read it, cannot make the token.
+ */
+export function csrfTokenOf(secretKey: Buffer, binding: string): string {
+  return createHmac('sha256', secretKey).update(`app-csrf:${binding}`).digest('base64url');
+}
+
+export function isCsrfTokenValid(secretKey: Buffer, binding: string, token: unknown): boolean {
+  if (typeof token !== 'string') return false;
+  const expected = Buffer.from(csrfTokenOf(secretKey, binding));
+  const given = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** A random value for the pre-sign-in cookie the login form's CSRF token is bound to. */
+export function newBrowserNonce(): string {
+  return newToken();
+}

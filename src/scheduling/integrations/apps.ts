@@ -1,0 +1,96 @@
+import type { OAuthApp } from '../../integrations/ports.js';
+import type { Place } from '../../domain/account.js';
+import { INTEGRATION_FIELDS, type IntegrationProvider, PROVIDER_PLACES, splitIntegrationSettings } from '../../domain/integrations.js';
+import type { FieldError } from '../../domain/errors.js';
+import type { DbOrTrx } from '../../db/database.js';
+import { findAccountIntegration, saveAccountIntegration, selectAccountIntegrations } from '../../db/repositories/integrations.js';
+import { openRecord, sealRecord } from '../../secrets/secret-box.js';
+import type { UseCaseContext } from '../context.js';
+import { canOpenSecrets, UNREADABLE_CREDENTIALS } from '../payments/credentials.js';
+
+/** An account's OAuth app for a provider as `GET /account` shows it: never the secret. */
+export interface IntegrationView {
+  provider: IntegrationProvider;
+  /** Every setting the provider needs is stored, and this server can read it: hosts may connect. */
+  configured: boolean;
+  settings: Record<string, string>;
+  /** Why it is not configured, when it has everything but cannot be read (another secret key). */
+  reason?: string;
+}
+
+export async function listIntegrations(ctx: Pick<UseCaseContext, 'db' | 'secretKey'>, accountUuid: string): Promise<IntegrationView[]> {
+  return (await selectAccountIntegrations(ctx.db, accountUuid)).map((stored) => {
+    const complete = INTEGRATION_FIELDS[stored.provider].every((field) => (field.secret ? stored.sealedSecrets : stored.settings)[field.name] !== undefined);
+    if (complete && !canOpenSecrets(ctx.secretKey, stored.sealedSecrets))
+      return { provider: stored.provider, configured: false, settings: stored.settings, reason: UNREADABLE_CREDENTIALS };
+    return { provider: stored.provider, configured: complete, settings: stored.settings };
+  });
+}
+
+/** One provider's change in `PATCH /account` `integrations`: new settings (secrets sealed already), or null to remove the app. */
+export type IntegrationChange = { provider: IntegrationProvider; value: { settings: Record<string, string>; sealedSecrets: Record<string, string> } | null; keepSecrets: boolean };
+
+/**
+ * Checks `PATCH /account`'s `integrations` (`{ "zoom": { "clientId", "clientSecret" }, "google": null }`)
+ * and seals the secrets before any transaction. A secret left out keeps the one stored (so an
+ * admin may change the client id without typing the secret again); every other missing or
+ * unknown field is a 400 at its path.
+ */
+export function prepareIntegrationChanges(
+  ctx: Pick<UseCaseContext, 'secretKey'>,
+  input: Readonly<Record<string, Readonly<Record<string, unknown>> | null | undefined>>,
+  errors: FieldError[],
+): IntegrationChange[] {
+  const changes: IntegrationChange[] = [];
+  for (const [name, value] of Object.entries(input)) {
+    const provider = name as IntegrationProvider;
+    if (value === undefined) continue;
+    if (value === null) {
+      changes.push({ provider, value: null, keepSecrets: false });
+      continue;
+    }
+    const secretsGiven = INTEGRATION_FIELDS[provider].filter((field) => field.secret).every((field) => value[field.name] !== undefined);
+    const placeholder = Object.fromEntries(INTEGRATION_FIELDS[provider].filter((field) => field.secret && value[field.name] === undefined).map((field) => [field.name, 'kept']));
+    const split = splitIntegrationSettings(provider, { ...placeholder, ...value }, `/integrations/${provider}`);
+    errors.push(...split.errors);
+    const secrets = Object.fromEntries(Object.entries(split.value.secrets).filter(([field]) => value[field] !== undefined));
+    changes.push({ provider, value: { settings: split.value.settings, sealedSecrets: sealRecord(ctx.secretKey, secrets) }, keepSecrets: !secretsGiven });
+  }
+  return changes;
+}
+
+/** Stores prepared changes in the caller's transaction; a kept secret must exist, or it is a 400 at its path. */
+export async function applyIntegrationChanges(trx: DbOrTrx, accountUuid: string, changes: readonly IntegrationChange[], now: number, errors: FieldError[]): Promise<void> {
+  for (const change of changes) {
+    let value = change.value;
+    if (value !== null && change.keepSecrets) {
+      const stored = await findAccountIntegration(trx, accountUuid, change.provider);
+      for (const field of INTEGRATION_FIELDS[change.provider].filter((f) => f.secret)) {
+        const kept: string | undefined = value.sealedSecrets[field.name] ?? stored?.sealedSecrets[field.name];
+        if (kept === undefined) errors.push({ path: `/integrations/${change.provider}/${field.name}`, message: `is required to connect ${change.provider}` });
+        else value = { ...value, sealedSecrets: { ...value.sealedSecrets, [field.name]: kept } };
+      }
+    }
+    if (errors.length === 0) await saveAccountIntegration(trx, accountUuid, change.provider, value, now);
+  }
+}
+
+/** The account's OAuth app for `provider` with its secret opened, or null when none is configured or it cannot be read. */
+export async function openIntegrationApp(ctx: Pick<UseCaseContext, 'secretKey'>, db: DbOrTrx, accountUuid: string, provider: IntegrationProvider): Promise<OAuthApp | null> {
+  const stored = await findAccountIntegration(db, accountUuid, provider);
+  if (!stored || !canOpenSecrets(ctx.secretKey, stored.sealedSecrets)) return null;
+  const secrets = openRecord(ctx.secretKey, stored.sealedSecrets);
+  const clientId = stored.settings.clientId;
+  const clientSecret = secrets.clientSecret;
+  if (clientId === undefined || clientSecret === undefined) return null;
+  return { clientId, clientSecret, settings: stored.settings };
+}
+
+/**
+ * The places whose rooms this account can make: those of the providers it has an app for.
+ * Only there does a meeting without a link get one later (the host can connect); elsewhere
+ * a room place is a label with whatever static link is set, as before integrations.
+ */
+export async function findRoomPlaces(db: DbOrTrx, accountUuid: string): Promise<Place[]> {
+  return (await selectAccountIntegrations(db, accountUuid)).map((integration) => PROVIDER_PLACES[integration.provider]);
+}

@@ -1,0 +1,145 @@
+import { GrantRefusedError, refreshTokens } from '../../integrations/oauth.js';
+import { AccessTokenRejectedError, ProviderError } from '../../integrations/ports.js';
+import { type Connection, PROVIDER_PLACES } from '../../domain/integrations.js';
+import { claimTokenRefresh, findConnectionWithTokens, markConnectionFailed, releaseTokenRefresh, storeRefreshedTokens } from '../../db/repositories/connections.js';
+import { findUserAcrossAccounts } from '../../db/repositories/users.js';
+import { inTransaction } from '../../db/transaction.js';
+import { newId } from '../../ids.js';
+import type { NoticeMessagePayload } from '../../mail/queued-message.js';
+import { EMAIL_JOB_KIND, enqueueJobs } from '../../outbox/job-kinds.js';
+import { openSecret, sealSecret } from '../../secrets/secret-box.js';
+import type { UseCaseContext } from '../context.js';
+import { openIntegrationApp } from './apps.js';
+import { recordEvents } from '../record-events.js';
+
+/**
+ * A host's access token for calls to a provider: refreshed before it expires and after a 401,
+ * one refresh at a time per connection across instances, a rotated refresh token kept, and a
+ * refused grant turned into the connection's error (the host told, `connection.error` sent).
+ */
+
+/** An access token this close to its expiry is refreshed before it is used. */
+const TOKEN_REFRESH_MARGIN_MS = 60_000;
+/** One refresh at a time per connection, across instances: the others wait this long at most. */
+const REFRESH_LEASE_MS = 30_000;
+const REFRESH_WAIT_MS = 15_000;
+
+type TokenContext = Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey' | 'integrations'>;
+
+/** The connection cannot be used until the host connects again (or never connected): the caller records that and moves on. */
+export class ConnectionUnusableError extends Error {
+  constructor(
+    readonly connectionUuid: string,
+    reason: string,
+  ) {
+    super(reason);
+    this.name = 'ConnectionUnusableError';
+  }
+}
+
+/**
+ * Calls the provider with a working access token: refreshed first when it is about to
+ * expire, and refreshed once more if the provider refuses it (HTTP 401). Refreshes are one
+ * at a time per connection across instances (a claim on the row; the others wait for its
+ * result), and a rotated refresh token is kept. A refused grant turns the connection to
+ * `error`, tells the host and sends `connection.error`, and throws ConnectionUnusableError.
+ */
+export async function withAccessToken<T>(ctx: TokenContext, connectionUuid: string, call: (accessToken: string) => Promise<T>): Promise<T> {
+  let rejected: string | undefined;
+  for (;;) {
+    const token = await accessTokenOf(ctx, connectionUuid, rejected);
+    try {
+      return await call(token);
+    } catch (error) {
+      if (!(error instanceof AccessTokenRejectedError)) throw error;
+      if (rejected === undefined) {
+        rejected = token;
+        continue;
+      }
+      // Refused again right after a refresh: the grant no longer covers what termin does.
+      const found = await findConnectionWithTokens(ctx.db, connectionUuid);
+      if (!found) throw new ConnectionUnusableError(connectionUuid, 'the connection was removed');
+      const label = ctx.integrations.oauth[found.connection.provider].label;
+      await failConnection(ctx, found.connection, `${label} refused a freshly refreshed access token. Connect it again.`);
+      throw new ConnectionUnusableError(connectionUuid, `${label} refused a freshly refreshed access token`);
+    }
+  }
+}
+
+async function accessTokenOf(ctx: TokenContext, connectionUuid: string, rejected: string | undefined): Promise<string> {
+  const deadline = Date.now() + REFRESH_WAIT_MS;
+  for (;;) {
+    const found = await findConnectionWithTokens(ctx.db, connectionUuid);
+    if (!found) throw new ConnectionUnusableError(connectionUuid, 'the connection was removed');
+    const { connection, tokens } = found;
+    if (connection.status !== 'connected') throw new ConnectionUnusableError(connectionUuid, connection.lastError ?? `the connection is ${connection.status}`);
+    const now = ctx.now();
+    const current = tokens.accessTokenSealed === null ? null : openSecret(ctx.secretKey, tokens.accessTokenSealed);
+    const fresh = tokens.accessExpiresAt === null || tokens.accessExpiresAt - now > TOKEN_REFRESH_MARGIN_MS;
+    if (current !== null && fresh && current !== rejected) return current;
+    const claim = newId(now);
+    if (await claimTokenRefresh(ctx.db, connectionUuid, claim, now, REFRESH_LEASE_MS)) return refreshHeld(ctx, connection, tokens.refreshTokenSealed, claim);
+    // Another instance is refreshing it: its result is read on the next round.
+    if (Date.now() > deadline) throw new ProviderError(`the ${connection.provider} tokens are being refreshed elsewhere; try again`, true);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function refreshHeld(ctx: TokenContext, connection: Connection, refreshTokenSealed: string | null, claim: string): Promise<string> {
+  const adapter = ctx.integrations.oauth[connection.provider];
+  const app = await openIntegrationApp(ctx, ctx.db, connection.accountUuid, connection.provider);
+  try {
+    if (app === null) throw new GrantRefusedError(`the account's ${adapter.label} app is no longer configured`);
+    if (refreshTokenSealed === null) throw new GrantRefusedError(`${adapter.label} gave no refresh token`);
+    const now = ctx.now();
+    const tokens = await refreshTokens(adapter.authorizationServer(app), app, openSecret(ctx.secretKey, refreshTokenSealed), now);
+    const stored = await storeRefreshedTokens(
+      ctx.db,
+      connection.uuid,
+      claim,
+      {
+        accessTokenSealed: sealSecret(ctx.secretKey, tokens.accessToken),
+        // Google keeps the refresh token it gave; Zoom rotates it on every refresh.
+        refreshTokenSealed: tokens.refreshToken === null ? refreshTokenSealed : sealSecret(ctx.secretKey, tokens.refreshToken),
+        accessExpiresAt: tokens.expiresAt,
+      },
+      ctx.now(),
+    );
+    if (!stored) throw new ProviderError(`the ${connection.provider} refresh outlived its lease; try again`, true);
+    return tokens.accessToken;
+  } catch (error) {
+    if (error instanceof GrantRefusedError) {
+      await failConnection(ctx, connection, `${adapter.label} refused the connection: ${error.reason}. Connect it again.`);
+      throw new ConnectionUnusableError(connection.uuid, error.reason);
+    }
+    await releaseTokenRefresh(ctx.db, connection.uuid, claim).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** `error` with its reason, once: the host is e-mailed and `connection.error` goes to the webhooks, in one transaction. */
+async function failConnection(ctx: TokenContext, connection: Connection, reason: string): Promise<void> {
+  await inTransaction(ctx.db, async (trx) => {
+    const now = ctx.now();
+    if (!(await markConnectionFailed(trx, connection.uuid, reason, now))) return;
+    const failed: Connection = { ...connection, status: 'error', lastError: reason };
+    await recordEvents(trx, [{ accountUuid: connection.accountUuid, type: 'connection.error', subjectUuid: connection.uuid, data: { connection: failed } }], now);
+    const host = await findUserAcrossAccounts(trx, connection.userUuid);
+    if (!host || host.deactivatedAt !== null) return;
+    const label = ctx.integrations.oauth[connection.provider].label;
+    const notice: NoticeMessagePayload = {
+      notice: true,
+      to: { name: `${host.firstName} ${host.lastName}`, email: host.email },
+      subject: `Your ${label} connection stopped working`,
+      text: [
+        `Hello ${host.firstName},`,
+        '',
+        `termin can no longer use your ${label} account${connection.accountEmail ? ` (${connection.accountEmail})` : ''}: ${reason}`,
+        `Meetings booked at ${PROVIDER_PLACES[connection.provider]} keep their times, but new ones get no ${label} link until you connect again`,
+        `(POST ${ctx.config.publicUrl}/api/v1/users/${host.uuid}/connections with {"provider": "${connection.provider}"}, or ask an admin of your team).`,
+        'Their links follow by e-mail as soon as the connection works again.',
+      ].join('\n'),
+    };
+    await enqueueJobs(trx, [{ uuid: newId(now), kind: EMAIL_JOB_KIND, payload: notice }], now);
+  });
+}

@@ -1,0 +1,31 @@
+import type { MeetingTopic } from '../../domain/meeting-topic.js';
+import { hasAnyAccount } from '../../db/repositories/accounts.js';
+import type { UseCaseContext } from '../context.js';
+import { createAccount, type CreatedAccount } from '../account/create-account.js';
+import { createMeetingTopic } from '../topics/meeting-topics.js';
+
+export interface DemoData extends CreatedAccount {
+  topic: MeetingTopic;
+}
+
+/**
+ * First start on an empty database: a demo account with a public 30-minute topic, whose
+ * owner's key is printed once beside its booking page, so a newcomer can make a first call
+ * and see a page that offers times at once. Does nothing when any account exists.
+ */
+export async function seedDemoIfEmpty(ctx: Pick<UseCaseContext, 'now' | 'db' | 'config'>, timezone: string): Promise<DemoData | null> {
+  if (await hasAnyAccount(ctx.db)) return null;
+  const created = await createAccount(ctx, {
+    name: 'Demo',
+    ownerEmail: 'owner@demo.termin.test',
+    ownerFirstName: 'Demo',
+    ownerLastName: 'Owner',
+    maxUsers: 5,
+    timezone,
+    places: ['offline', 'phone-call', 'zoom', 'google-meet'],
+    teamName: 'Demo team',
+  });
+  const owner = { keyUuid: '', userUuid: created.owner.uuid, accountUuid: created.account.uuid, username: created.owner.username };
+  const topic = await createMeetingTopic(ctx, owner, { name: 'Intro call', durationMinutes: 30, places: ['zoom', 'phone-call'], public: true });
+  return { ...created, topic };
+}

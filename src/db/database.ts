@@ -551,6 +551,13 @@ export interface MeetingRoomTable {
 export type Db = Kysely<Database>;
 /** Repositories take either the database or an open transaction. */
 export type DbOrTrx = Kysely<Database> | Transaction<Database>;
+/**
+ * An open transaction, and only that: what a row lock is taken in (lockHost, lockAccount,
+ * lockTopicHosts). A lock taken on the bare database would end with its own statement and
+ * guard nothing, so passing `db` there does not compile (Kysely types a transaction's
+ * `isTransaction` as `true`).
+ */
+export type Trx = Transaction<Database>;
 
 /**
  * For the few statements written two ways: PostgreSQL can do in one round trip (a

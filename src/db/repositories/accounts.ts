@@ -1,5 +1,5 @@
 import type { Account, Place } from '../../domain/account.js';
-import type { AccountRow, DbOrTrx } from '../database.js';
+import type { AccountRow, DbOrTrx, Trx } from '../database.js';
 
 export function accountRowToAccount(row: AccountRow): Account {
   return {
@@ -62,8 +62,8 @@ export async function writeAccountChanges(db: DbOrTrx, accountUuid: string, chan
  * holds the database's write lock). Seat counting and admin checks run under it, so
  * concurrent requests of one account see each other's effects.
  */
-export async function lockAccount(db: DbOrTrx, accountUuid: string): Promise<boolean> {
-  const result = await db
+export async function lockAccount(trx: Trx, accountUuid: string): Promise<boolean> {
+  const result = await trx
     .updateTable('accounts')
     .set((eb) => ({ lock_version: eb('lock_version', '+', 1) }))
     .where('id', '=', accountUuid)

@@ -3,7 +3,7 @@ import type { Invoice, Lang, Meeting, MeetingHost, MeetingStatus, NoShow } from 
 import { locationWithoutDetails, type MeetingLocation } from '../../domain/place-details.js';
 import type { HostLimits } from '../../domain/period-limits.js';
 import { compileOnce } from '../compiled-query.js';
-import type { DbOrTrx, MeetingRow } from '../database.js';
+import type { DbOrTrx, MeetingRow, Trx } from '../database.js';
 
 type MeetingRowWithHost = MeetingRow & { host_username: string };
 
@@ -339,8 +339,8 @@ export async function markBookingExpired(db: DbOrTrx, bookingUuid: string, now: 
  * dialect branch; SQLite's BEGIN IMMEDIATE already serialises writers). It does not
  * invalidate cached schedules: a change to the host's free time calls bumpCalendarVersions.
  */
-export async function lockHost(db: DbOrTrx, hostUuid: string): Promise<void> {
-  await db
+export async function lockHost(trx: Trx, hostUuid: string): Promise<void> {
+  await trx
     .updateTable('users')
     .set((eb) => ({ lock_version: eb('lock_version', '+', 1) }))
     .where('id', '=', hostUuid)
@@ -364,10 +364,10 @@ export interface LockedHost {
  * rollback undoes the bump. Several hosts are locked in the statement's scan order; should
  * two such bookings ever deadlock, PostgreSQL aborts one and inTransaction runs it again.
  */
-export async function lockTopicHosts(db: DbOrTrx, topicUuid: string, usernames: readonly string[]): Promise<LockedHost[]> {
+export async function lockTopicHosts(trx: Trx, topicUuid: string, usernames: readonly string[]): Promise<LockedHost[]> {
   if (usernames.length === 0) return [];
   // Most bookings name one host: that statement is compiled once.
-  const rows = usernames.length === 1 ? (await lockOneTopicHost(db, topicUuid, usernames[0]!)).rows : await lockTopicHostsQuery(db, topicUuid, usernames).execute();
+  const rows = usernames.length === 1 ? (await lockOneTopicHost(trx, topicUuid, usernames[0]!)).rows : await lockTopicHostsQuery(trx, topicUuid, usernames).execute();
   return rows.map((row) => ({
     uuid: row.id,
     username: row.username,

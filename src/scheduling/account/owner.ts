@@ -3,7 +3,7 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../../domain/err
 import { findAccount, lockAccount, setAccountOwner } from '../../db/repositories/accounts.js';
 import { isAdminOfAnyTeam } from '../../db/repositories/teams.js';
 import { findUser } from '../../db/repositories/users.js';
-import type { DbOrTrx } from '../../db/database.js';
+import type { DbOrTrx, Trx } from '../../db/database.js';
 import { inTransaction } from '../../db/transaction.js';
 import { type AccountView, getAccount } from './account.js';
 import type { Principal, UseCaseContext } from '../context.js';
@@ -32,7 +32,7 @@ export async function handOverOwnershipAsOperator(ctx: Pick<UseCaseContext, 'db'
   });
 }
 
-async function lockedAccount(trx: DbOrTrx, accountUuid: string): Promise<Account> {
+async function lockedAccount(trx: Trx, accountUuid: string): Promise<Account> {
   await lockAccount(trx, accountUuid);
   const account = await findAccount(trx, accountUuid);
   if (!account) throw new NotFoundError('account');

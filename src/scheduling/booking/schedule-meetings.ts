@@ -11,7 +11,7 @@ import { hashRequest } from '../../domain/request-hash.js';
 import { isSeatAvailable } from '../../domain/seats.js';
 import type { BusyMeeting, HostCalendar } from '../../domain/slots.js';
 import { isValidTimeZone } from '../../domain/time-zones.js';
-import type { DbOrTrx } from '../../db/database.js';
+import type { DbOrTrx, Trx } from '../../db/database.js';
 import { createKyselyReads, type FastReads } from '../../db/fast-reads.js';
 import { findDiscountByCode, useDiscountCode } from '../../db/repositories/discount-codes.js';
 import { claimIdempotencyKey, completeIdempotencyKey, deleteIdempotentResponse, findIdempotentResponse } from '../../db/repositories/idempotency.js';
@@ -154,14 +154,7 @@ interface BookingPlan {
 }
 
 /** Everything the request names, found and checked against the topic; every problem reported at once. */
-async function planBooking(
-  trx: DbOrTrx,
-  accountUuid: string,
-  input: ScheduleInput,
-  starts: number[],
-  now: number,
-  secretKey: Buffer,
-): Promise<Omit<BookingPlan, 'bookedByKeyUuid'>> {
+async function planBooking(trx: Trx, accountUuid: string, input: ScheduleInput, starts: number[], now: number, secretKey: Buffer): Promise<Omit<BookingPlan, 'bookedByKeyUuid'>> {
   const found = await findAccountAndTopic(trx, accountUuid, input.meetingTopic);
   if (!found) throw new NotFoundError('account');
   const { account } = found;
@@ -196,7 +189,7 @@ async function planBooking(
  * two collective bookings, or one and a booking of any single one of its hosts, never wait
  * on each other in a cycle. Returned in the topic's order (the meeting lists its hosts so).
  */
-async function lockEveryTopicHost(trx: DbOrTrx, topic: MeetingTopic): Promise<LockedHost[]> {
+async function lockEveryTopicHost(trx: Trx, topic: MeetingTopic): Promise<LockedHost[]> {
   const hosts = (await findTopic(trx, topic.accountUuid, topic.uuid))?.hosts ?? [];
   const byUuid = new Map<string, LockedHost>();
   for (const host of [...hosts].sort((a, b) => (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0))) {

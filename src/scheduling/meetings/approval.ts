@@ -2,7 +2,7 @@ import { ForbiddenError, MeetingStateConflictError, NotFoundError } from '../../
 import type { MeetingEventData } from '../../domain/events.js';
 import { NOT_APPROVED_IN_TIME, PAYMENT_HOLD_MS, meetingHostUuids, statusAt, type Meeting } from '../../domain/meeting.js';
 import { paymentRecord } from '../../domain/representations.js';
-import type { DbOrTrx } from '../../db/database.js';
+import type { DbOrTrx, Trx } from '../../db/database.js';
 import { bumpCalendarVersions } from '../../db/repositories/busy-time.js';
 import { findLapsedApprovals, findMeeting, lockHost, markMeetingApproved, markMeetingDeclined } from '../../db/repositories/meetings.js';
 import { findPaymentsOfBookings, markPaymentExpired, setPaymentExpiry } from '../../db/repositories/payments.js';
@@ -102,7 +102,7 @@ async function recordDeclined(trx: DbOrTrx, meeting: Meeting, declineReason: str
  * The request, read again under its host's lock (nothing else changes it meanwhile), after
  * checking who asks: its host, an admin of its topic's team, or the key that booked it.
  */
-async function findRequestUnderLock(trx: DbOrTrx, principal: Principal, meetingUuid: string): Promise<Meeting> {
+async function findRequestUnderLock(trx: Trx, principal: Principal, meetingUuid: string): Promise<Meeting> {
   const found = await findMeeting(trx, principal.accountUuid, meetingUuid);
   if (!found) throw new NotFoundError('meeting');
   const allowed =

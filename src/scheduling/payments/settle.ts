@@ -1,4 +1,4 @@
-import type { DbOrTrx } from '../../db/database.js';
+import type { DbOrTrx, Trx } from '../../db/database.js';
 import { createKyselyReads } from '../../db/fast-reads.js';
 import { bumpCalendarVersions } from '../../db/repositories/busy-time.js';
 import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
@@ -115,7 +115,7 @@ export async function settleFailed(ctx: Pick<UseCaseContext, 'config' | 'now' | 
 }
 
 /** Locks the hosts of the booking's meetings in uuid order, then reads the meetings as they are under the locks. */
-async function lockAndReadMeetings(trx: DbOrTrx, payment: StoredPayment): Promise<Meeting[]> {
+async function lockAndReadMeetings(trx: Trx, payment: StoredPayment): Promise<Meeting[]> {
   const read = async () => {
     const uuids = await findMeetingUuidsOfBooking(trx, payment.bookingUuid);
     return (await Promise.all(uuids.map((uuid) => findMeeting(trx, payment.accountUuid, uuid)))).filter((meeting): meeting is Meeting => meeting !== undefined);

@@ -11,7 +11,7 @@ import {
   type TopicSettings,
   type TopicSettingsInput,
 } from '../../domain/meeting-topic.js';
-import type { DbOrTrx } from '../../db/database.js';
+import type { DbOrTrx, Trx } from '../../db/database.js';
 import { findAccount } from '../../db/repositories/accounts.js';
 import { findTopic, insertTopic, listTopics, softDeleteTopic, updateTopic, type TopicFilter } from '../../db/repositories/meeting-topics.js';
 import { findMembership, findTeam } from '../../db/repositories/teams.js';
@@ -166,7 +166,7 @@ export async function deleteMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db'>
  * `settings`), so removing a host never fails on their schedule.
  */
 async function checkScheduleChoice(
-  trx: DbOrTrx,
+  trx: Trx,
   accountUuid: string,
   teamUuid: string | null,
   settings: Pick<TopicSettings, 'schedule' | 'hostSchedules'>,

@@ -23,6 +23,8 @@ import { resolveSecretKey, type ResolvedSecretKey } from './secrets/secret-key.j
 
 /** Everything the service shares between requests, built once at start-up. */
 export interface AppContext extends UseCaseContext {
+  /** The service's settings (src/config.ts), validated and frozen: for the wiring; use cases get the fields they need above. */
+  config: Config;
   dialect: Dialect;
   /** Where the secret key came from, for the start-up banner. */
   secretKeySource: Omit<ResolvedSecretKey, 'key'>;
@@ -104,6 +106,10 @@ export async function createContext(config: Config, options: ContextOptions = {}
   let closed = false;
   return {
     config,
+    publicUrl: config.publicUrl,
+    webhookSettings: config.webhooks,
+    calendarSyncIntervalMs: config.calendarSyncIntervalSeconds * 1000,
+    maxApiKeysPerUser: config.maxApiKeysPerUser,
     now,
     log,
     db: handle.db,

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { WebhookSettings } from '../config.js';
 import type { CalendarProvider } from '../calendars/provider.js';
 import type { Gateway } from '../domain/account.js';
 import type { CalendarType } from '../domain/calendar.js';
@@ -20,8 +20,14 @@ import type { OutboxPace } from '../outbox/pace.js';
  * where the context is built, never a cast, a lookup on the side or a silent fallback.
  */
 export interface UseCaseContext {
-  /** The service's settings (src/config.ts), validated and frozen. */
-  config: Config;
+  /** PUBLIC_URL: where links in messages and pages point (`https://book.example.com`, no trailing slash). */
+  publicUrl: string;
+  /** WEBHOOK_*: how deliveries are paced and retried. */
+  webhookSettings: WebhookSettings;
+  /** CALENDAR_SYNC_INTERVAL_SECONDS in ms: how often each connected calendar is read again. */
+  calendarSyncIntervalMs: number;
+  /** MAX_API_KEYS_PER_USER: active keys a user may hold at once. */
+  maxApiKeysPerUser: number;
   /** The clock: tests move it instead of sleeping. */
   now: () => number;
   log: Logger;

@@ -12,7 +12,7 @@ import { EVENT_REACTIONS } from './reactions/index.js';
  * completes itself in the same transaction, so an event is fanned out exactly once even
  * when two instances or a crash and a retry get to it.
  */
-export function createEventDispatcher(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey'>, options: { batchSize?: number } = {}): JobHandler<'event'> {
+export function createEventDispatcher(ctx: Pick<UseCaseContext, 'publicUrl' | 'now' | 'db' | 'secretKey'>, options: { batchSize?: number } = {}): JobHandler<'event'> {
   const fanOut = async (trx: DbOrTrx, job: HandledJob<EventJobPayload>, now: number) => {
     const { eventUuid } = job.payload;
     // Refused: this claim's lease ran out and the job's new holder fans the event out

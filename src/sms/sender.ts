@@ -10,10 +10,17 @@ export interface SmsMessage {
   text: string;
 }
 
-export interface SmsSender {
+/** What each provider's adapter implements. */
+export interface SmsProvider {
   provider: 'smsapi' | 'twilio';
   /** Hands the message to the provider; resolves with its id for the message. Throws SmsDeliveryError. */
   send(message: SmsMessage): Promise<{ id: string }>;
+}
+
+/** The operator's provider as use cases get it: with the country phone numbers are read in. */
+export interface SmsSender extends SmsProvider {
+  /** SMS_DEFAULT_COUNTRY: the country a number written without its country code is read in (`601 333 444` → +48…). */
+  defaultCountry: string;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { VendorHttp } from '../net/vendor-http.js';
-import { postForm, SmsDeliveryError, type SmsMessage, type SmsSender } from './sender.js';
+import { postForm, SmsDeliveryError, type SmsMessage, type SmsProvider } from './sender.js';
 
 /**
  * SMSAPI (smsapi.pl, popular with Polish businesses): `POST {SMSAPI_URL}/sms.do` with
@@ -9,7 +9,7 @@ import { postForm, SmsDeliveryError, type SmsMessage, type SmsSender } from './s
  * "number", "status": "QUEUE", … }] }`. Failure: `{ "error": <code>, "message": "…" }`, with
  * HTTP 200 on the legacy platform or a 4xx on the current one, so both are read.
  */
-export function createSmsapiSender(settings: { token: string; url: string; from: string | null }, http: VendorHttp): SmsSender {
+export function createSmsapiSender(settings: { token: string; url: string; from: string | null }, http: VendorHttp): SmsProvider {
   return {
     provider: 'smsapi',
     async send(message: SmsMessage) {

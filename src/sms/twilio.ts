@@ -1,5 +1,5 @@
 import type { VendorHttp } from '../net/vendor-http.js';
-import { postForm, SmsDeliveryError, type SmsMessage, type SmsSender } from './sender.js';
+import { postForm, SmsDeliveryError, type SmsMessage, type SmsProvider } from './sender.js';
 
 /**
  * Twilio's Messages API: `POST {TWILIO_API_URL}/2010-04-01/Accounts/{AccountSid}/Messages.json`
@@ -8,7 +8,7 @@ import { postForm, SmsDeliveryError, type SmsMessage, type SmsSender } from './s
  * message (`sid` SM…, `status` queued). Failure: `{ code, message, more_info, status }`;
  * 429 (code 20429) when over the account's rate, and 5xx, are worth retrying.
  */
-export function createTwilioSender(settings: { accountSid: string; authToken: string; from: string; url: string }, http: VendorHttp): SmsSender {
+export function createTwilioSender(settings: { accountSid: string; authToken: string; from: string; url: string }, http: VendorHttp): SmsProvider {
   const authorization = `Basic ${Buffer.from(`${settings.accountSid}:${settings.authToken}`).toString('base64')}`;
   const endpoint = `${settings.url}/2010-04-01/Accounts/${encodeURIComponent(settings.accountSid)}/Messages.json`;
   return {

@@ -54,7 +54,7 @@ export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
       if (booking.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(201).send({
         meetings: booking.meetings.map((meeting) => meetingWithPaymentToJson(meeting, booking.payment ?? undefined)),
-        payment: booking.payment === null ? null : paymentRecord(booking.payment, ctx.config.publicUrl),
+        payment: booking.payment === null ? null : paymentRecord(booking.payment, ctx.publicUrl),
       });
     },
   );

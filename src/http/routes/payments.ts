@@ -42,7 +42,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
     async (request) => {
       const details = await getPaymentDetails(ctx, principalOf(request), request.params.uuid);
       return {
-        payment: paymentRecord(details.payment, ctx.config.publicUrl),
+        payment: paymentRecord(details.payment, ctx.publicUrl),
         meetings: details.meetings.map(meetingToJson),
         events: details.history.map((entry) => ({ status: entry.status, at: toIso(entry.at), event: entry.event, amount: entry.amount })),
       };
@@ -93,7 +93,7 @@ export const paymentNotificationRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCase
 
 /** `GET /pay/{uuid}` and `GET /pay/{uuid}/return`: pages for the participant's browser, no key. */
 export const payPageRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = async (app, { ctx }) => {
-  const payUrl = (uuid: string) => `${ctx.config.publicUrl}/pay/${uuid}`;
+  const payUrl = (uuid: string) => `${ctx.publicUrl}/pay/${uuid}`;
   // The booking page's stylesheet: the booking page routes serve it under the same hashed URL.
   const stylesheet = loadAssets().url('booking.css');
   app.get(

@@ -28,7 +28,7 @@ const PUBLIC_ERRORS = [400, 406, 413, 415, 429] as const;
  * key: the topic's uuid, or the token's HMAC, is the capability.
  */
 export const publicBookingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext; limiter: AddressLimiter | null }> = async (app, { ctx, limiter }) => {
-  const publicUrl = ctx.config.publicUrl;
+  const publicUrl = ctx.publicUrl;
   // Every attempt counts, refused ones included (see the onRequest hook below).
   const limitBookings = async (request: FastifyRequest, reply: { header(name: string, value: string): unknown }) => {
     if (!limiter) return;

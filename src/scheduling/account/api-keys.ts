@@ -13,13 +13,13 @@ export interface CreatedApiKey extends ApiKeyRecord {
 }
 
 /** A new key for the caller themselves. */
-export async function createApiKey(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>, principal: Principal, name: string): Promise<CreatedApiKey> {
+export async function createApiKey(ctx: Pick<UseCaseContext, 'maxApiKeysPerUser' | 'now' | 'db'>, principal: Principal, name: string): Promise<CreatedApiKey> {
   return issueApiKey(ctx, principal.accountUuid, principal.userUuid, name);
 }
 
 /** An operator action (CLI `key create`): a new key for any active user. */
 export async function createApiKeyForUser(
-  ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>,
+  ctx: Pick<UseCaseContext, 'maxApiKeysPerUser' | 'now' | 'db'>,
   userUuid: string,
   name = 'Operator-issued key',
 ): Promise<CreatedApiKey & { username: string }> {
@@ -50,8 +50,8 @@ export async function revokeApiKey(ctx: Pick<UseCaseContext, 'now' | 'db'>, prin
  * and an unbounded number lets one leaked key mint thousands more. The count and the insert
  * run under the account's lock, so concurrent requests cannot go past the cap together.
  */
-async function issueApiKey(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>, accountUuid: string, userUuid: string, name: string): Promise<CreatedApiKey> {
-  const maxKeys = ctx.config.maxApiKeysPerUser;
+async function issueApiKey(ctx: Pick<UseCaseContext, 'maxApiKeysPerUser' | 'now' | 'db'>, accountUuid: string, userUuid: string, name: string): Promise<CreatedApiKey> {
+  const maxKeys = ctx.maxApiKeysPerUser;
   const now = ctx.now();
   const key = generateApiKey();
   const record: ApiKeyRecord = { uuid: newId(now), accountUuid, userUuid, name: name.trim() || 'API key', createdAt: now, lastUsedAt: null };

@@ -32,7 +32,7 @@ export interface PublicScheduleInput extends Omit<ScheduleInput, 'metadata'> {
  * `idempotencyKey` as for POST /schedule: a retry after a lost answer gets the same booking.
  */
 export async function bookPublicly(
-  ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey' | 'gateways' | 'outboxPace'>,
+  ctx: Pick<UseCaseContext, 'publicUrl' | 'now' | 'db' | 'secretKey' | 'gateways' | 'outboxPace'>,
   input: PublicScheduleInput,
   idempotencyKey?: string | undefined,
 ): Promise<Booking> {
@@ -166,11 +166,11 @@ export async function getManagedBooking(ctx: Pick<UseCaseContext, 'now' | 'db' |
  * the confirmation and manage pages): the same UID as the e-mailed invitation, so importing
  * both leaves one event, and the manage link as its URL.
  */
-export async function invitationForToken(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey'>, token: string): Promise<string> {
+export async function invitationForToken(ctx: Pick<UseCaseContext, 'publicUrl' | 'now' | 'db' | 'secretKey'>, token: string): Promise<string> {
   const managed = await getManagedBooking(ctx, token);
   const { meeting } = managed;
   const { location } = meeting;
-  const link = manageUrl(ctx.config.publicUrl, ctx.secretKey, meeting.uuid);
+  const link = manageUrl(ctx.publicUrl, ctx.secretKey, meeting.uuid);
   return renderMeetingEvent({
     uuid: meeting.uuid,
     start: meeting.start,
@@ -185,7 +185,7 @@ export async function invitationForToken(ctx: Pick<UseCaseContext, 'config' | 'n
 }
 
 /** The participant cancels (within the notice window); participant and host are told as for any cancellation. */
-export async function cancelByToken(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey'>, token: string, reason: string | undefined): Promise<Meeting> {
+export async function cancelByToken(ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey'>, token: string, reason: string | undefined): Promise<Meeting> {
   const { meeting, topic, now } = await findByToken(ctx, token);
   requireChangeable(meeting, topic, now);
   return cancelMeeting(ctx, participantOf(meeting), meeting.uuid, reason);

@@ -82,7 +82,7 @@ const UTC_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z$/;
  * the second sees the first's meeting and is refused.
  */
 export async function scheduleMeetings(
-  ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey' | 'gateways' | 'outboxPace'>,
+  ctx: Pick<UseCaseContext, 'publicUrl' | 'now' | 'db' | 'secretKey' | 'gateways' | 'outboxPace'>,
   principal: Principal | PublicBooker,
   input: ScheduleInput,
   idempotencyKey?: string | undefined,
@@ -115,7 +115,7 @@ export async function scheduleMeetings(
     const phone = input.phone?.trim() || null;
     const locations = plan.hosts.map((host) => resolveLocation(input.place, placeDetails.get(host.uuid) ?? {}, plan.topic.placeDetails, phone));
     const booking = buildBooking(plan, input, starts, amountDue, locations, now);
-    await storeBooking(trx, plan, booking, now, ctx.config.publicUrl);
+    await storeBooking(trx, plan, booking, now, ctx.publicUrl);
     if (idempotencyKey !== undefined) {
       await completeIdempotencyKey(trx, principal.accountUuid, idempotencyKey, 201, JSON.stringify(booking));
     }

@@ -47,7 +47,7 @@ export interface NewCalendarInput {
  * (with its error): the background sync keeps trying, and the user sees why.
  */
 export async function addCalendar(
-  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound' | 'integrations'>,
+  ctx: Pick<UseCaseContext, 'publicUrl' | 'calendarSyncIntervalMs' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound' | 'integrations'>,
   principal: Principal,
   userUuid: string,
   input: NewCalendarInput,
@@ -133,7 +133,7 @@ export async function removeCalendar(ctx: Pick<UseCaseContext, 'db'>, principal:
 
 /** Syncs now and answers the calendar as the sync left it (as it is, when another sync holds it). */
 export async function syncCalendarNow(
-  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound' | 'integrations'>,
+  ctx: Pick<UseCaseContext, 'publicUrl' | 'calendarSyncIntervalMs' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound' | 'integrations'>,
   principal: Principal,
   userUuid: string,
   calendarUuid: string,
@@ -166,7 +166,7 @@ function feedUrl(publicUrl: string, token: string): string {
 }
 
 /** The user's feed address, made on first request; the same until rotated. */
-export async function getFeedUrl(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey'>, principal: Principal, userUuid: string): Promise<string> {
+export async function getFeedUrl(ctx: Pick<UseCaseContext, 'publicUrl' | 'now' | 'db' | 'secretKey'>, principal: Principal, userUuid: string): Promise<string> {
   const user = await requireSelfOrTeamAdmin(ctx.db, principal, userUuid);
   const key = ctx.secretKey;
   let feed = await findFeedOfUser(ctx.db, user.uuid);
@@ -175,15 +175,15 @@ export async function getFeedUrl(ctx: Pick<UseCaseContext, 'config' | 'now' | 'd
     await insertFeedIfAbsent(ctx.db, user.uuid, hashFeedToken(token), sealSecret(key, token), ctx.now());
     feed = (await findFeedOfUser(ctx.db, user.uuid))!;
   }
-  return feedUrl(ctx.config.publicUrl, openSecret(key, feed.tokenSealed));
+  return feedUrl(ctx.publicUrl, openSecret(key, feed.tokenSealed));
 }
 
 /** A new feed address; the old one answers 404 from now on. */
-export async function rotateFeed(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey'>, principal: Principal, userUuid: string): Promise<string> {
+export async function rotateFeed(ctx: Pick<UseCaseContext, 'publicUrl' | 'now' | 'db' | 'secretKey'>, principal: Principal, userUuid: string): Promise<string> {
   const user = await requireSelfOrTeamAdmin(ctx.db, principal, userUuid);
   const token = newFeedToken();
   await upsertFeed(ctx.db, user.uuid, hashFeedToken(token), sealSecret(ctx.secretKey, token), ctx.now());
-  return feedUrl(ctx.config.publicUrl, token);
+  return feedUrl(ctx.publicUrl, token);
 }
 
 /** Meetings that ended longer ago than this are left out of the feed. */

@@ -27,11 +27,6 @@ import type { UseCaseContext } from '../context.js';
 import { ConnectionUnusableError, withAccessToken } from '../integrations/provider-access.js';
 import type { ConnectedCalendar, SealedCalendarAccess } from '../../domain/calendar.js';
 
-/** CALENDAR_SYNC_INTERVAL_SECONDS in ms: how often each calendar is read again. */
-function syncIntervalMs(ctx: Pick<UseCaseContext, 'config'>): number {
-  return ctx.config.calendarSyncIntervalSeconds * 1000;
-}
-
 /** Busy time is read this far ahead at least, and further when a topic the host hosts books further ahead. */
 export const MIN_SYNC_WINDOW_DAYS = 60;
 /** A sync that dies (a crashed instance) frees its calendar after this. */
@@ -57,7 +52,7 @@ export type SyncResult = { synced: true; changed: boolean } | { synced: false; e
  * calendar (`status: error`, `lastError`); the next attempt comes after the usual interval.
  */
 export async function syncCalendar(
-  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound' | 'integrations'>,
+  ctx: Pick<UseCaseContext, 'publicUrl' | 'calendarSyncIntervalMs' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound' | 'integrations'>,
   calendarUuid: string,
 ): Promise<SyncResult> {
   const claimedAt = ctx.now();
@@ -91,7 +86,7 @@ export async function syncCalendar(
     if (message.includes('unexpected error')) ctx.log.error({ err: error, calendarUuid }, 'calendar sync failed unexpectedly');
     else ctx.log.warn({ calendarUuid, reason: message }, 'calendar sync failed');
     const at = ctx.now();
-    const held = await recordCalendarSync(ctx.db, calendarUuid, claim, { at, nextSyncAt: at + syncIntervalMs(ctx), error: message });
+    const held = await recordCalendarSync(ctx.db, calendarUuid, claim, { at, nextSyncAt: at + ctx.calendarSyncIntervalMs, error: message });
     return held ? { synced: false, error: message } : { synced: false, superseded: true };
   }
   const changed = await inTransaction(ctx.db, async (trx) => {
@@ -117,7 +112,7 @@ export async function syncCalendar(
       );
       await bumpCalendarVersions(trx, [calendar.userUuid]);
     }
-    await recordCalendarSync(trx, calendarUuid, claim, { at, nextSyncAt: at + syncIntervalMs(ctx), error: null });
+    await recordCalendarSync(trx, calendarUuid, claim, { at, nextSyncAt: at + ctx.calendarSyncIntervalMs, error: null });
     return !same;
   });
   return changed === 'superseded' ? { synced: false, superseded: true } : { synced: true, changed };
@@ -128,7 +123,7 @@ export async function syncCalendar(
  * the adapter opens the sealed parts for this call only.
  */
 export function openCalendar(
-  ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey' | 'calendars' | 'outbound' | 'integrations'>,
+  ctx: Pick<UseCaseContext, 'publicUrl' | 'now' | 'db' | 'secretKey' | 'calendars' | 'outbound' | 'integrations'>,
   calendar: ConnectedCalendar,
   access: SealedCalendarAccess,
 ): RemoteCalendar {
@@ -152,7 +147,7 @@ export function openCalendar(
 
 /** Syncs every calendar that is due, a few at a time; returns how many were attempted. */
 export async function syncDueCalendars(
-  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound' | 'integrations'>,
+  ctx: Pick<UseCaseContext, 'publicUrl' | 'calendarSyncIntervalMs' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound' | 'integrations'>,
   options: { limit?: number; concurrency?: number } = {},
 ): Promise<number> {
   const due = await findDueCalendars(ctx.db, ctx.now(), options.limit ?? 100);
@@ -180,7 +175,7 @@ export interface CalendarSyncTimer {
  * from doubling up; a tick still running makes the next one skip. Never throws.
  */
 export function startCalendarSync(
-  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound' | 'integrations'>,
+  ctx: Pick<UseCaseContext, 'publicUrl' | 'calendarSyncIntervalMs' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound' | 'integrations'>,
   tickMs: number,
 ): CalendarSyncTimer {
   let running: Promise<number> | null = null;

@@ -27,7 +27,7 @@ const MAX_ROUNDS = 3;
  * calendar as `lastWriteError` until a write succeeds.
  */
 export function createCalendarWriteHandler(
-  ctx: Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey' | 'calendars' | 'outbound' | 'integrations'>,
+  ctx: Pick<UseCaseContext, 'publicUrl' | 'now' | 'db' | 'secretKey' | 'calendars' | 'outbound' | 'integrations'>,
 ): JobHandler<'calendar-write'> {
   return {
     kind: CALENDAR_WRITE_JOB_KIND,

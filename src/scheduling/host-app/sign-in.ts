@@ -70,7 +70,7 @@ function signInMessage(user: User, url: string, lang: Lang): NoticeMessagePayloa
  * which addresses are members; an address already sent SIGN_IN_LINKS_PER_WINDOW links in
  * the last 15 minutes is sent nothing more (counted in the database: every instance agrees).
  */
-export async function requestSignInLink(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>, email: string, lang: Lang): Promise<void> {
+export async function requestSignInLink(ctx: Pick<UseCaseContext, 'publicUrl' | 'now' | 'db'>, email: string, lang: Lang): Promise<void> {
   const normalized = normalizeEmail(email);
   if (normalized === '' || normalized.length > 320 || !normalized.includes('@')) return;
   await inTransaction(ctx.db, async (trx) => {
@@ -80,7 +80,7 @@ export async function requestSignInLink(ctx: Pick<UseCaseContext, 'config' | 'no
       if ((await countSignInLinksSince(trx, user.uuid, now - SIGN_IN_LINK_MS)) >= SIGN_IN_LINKS_PER_WINDOW) continue;
       const token = newToken();
       await insertSignInLink(trx, { tokenHash: hashToken(token), userUuid: user.uuid, createdAt: now, expiresAt: now + SIGN_IN_LINK_MS });
-      const url = `${ctx.config.publicUrl}/app/login/${token}`;
+      const url = `${ctx.publicUrl}/app/login/${token}`;
       await enqueueJobs(trx, [{ uuid: newId(now), kind: EMAIL_JOB_KIND, payload: signInMessage(user, url, lang) }], now);
     }
   });

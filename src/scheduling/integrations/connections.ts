@@ -29,7 +29,7 @@ import { openIntegrationApp } from './apps.js';
 /** An authorization's `state` is good for this long, and once. */
 export const OAUTH_STATE_TTL_MS = 15 * 60_000;
 
-type ConnectionsContext = Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey' | 'integrations'>;
+type ConnectionsContext = Pick<UseCaseContext, 'publicUrl' | 'now' | 'db' | 'secretKey' | 'integrations'>;
 
 /** `{PUBLIC_URL}/oauth/{provider}/callback`: the redirect URI the business registers with the provider. */
 export function redirectUriOf(publicUrl: string, provider: IntegrationProvider): string {
@@ -83,7 +83,7 @@ export async function startConnection(
       now,
     );
   });
-  const authorizeUrl = buildAuthorizeUrl(adapter.authorizationServer(app), app, redirectUriOf(ctx.config.publicUrl, provider), state, pkce.challenge);
+  const authorizeUrl = buildAuthorizeUrl(adapter.authorizationServer(app), app, redirectUriOf(ctx.publicUrl, provider), state, pkce.challenge);
   return { connection, authorizeUrl, created: !existing };
 }
 
@@ -120,7 +120,7 @@ export async function completeConnection(ctx: ConnectionsContext, provider: Inte
     tokens = await exchangeCode(
       server,
       app,
-      redirectUriOf(ctx.config.publicUrl, provider),
+      redirectUriOf(ctx.publicUrl, provider),
       new URLSearchParams(query),
       state,
       openSecret(ctx.secretKey, consumed.codeVerifierSealed),

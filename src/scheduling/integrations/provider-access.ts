@@ -24,7 +24,7 @@ const TOKEN_REFRESH_MARGIN_MS = 60_000;
 const REFRESH_LEASE_MS = 30_000;
 const REFRESH_WAIT_MS = 15_000;
 
-type TokenContext = Pick<UseCaseContext, 'config' | 'now' | 'db' | 'secretKey' | 'integrations'>;
+type TokenContext = Pick<UseCaseContext, 'publicUrl' | 'now' | 'db' | 'secretKey' | 'integrations'>;
 
 /** The connection cannot be used until the host connects again (or never connected): the caller records that and moves on. */
 export class ConnectionUnusableError extends Error {
@@ -136,7 +136,7 @@ async function failConnection(ctx: TokenContext, connection: Connection, reason:
         '',
         `termin can no longer use your ${label} account${connection.accountEmail ? ` (${connection.accountEmail})` : ''}: ${reason}`,
         `Meetings booked at ${PROVIDER_PLACES[connection.provider]} keep their times, but new ones get no ${label} link until you connect again`,
-        `(POST ${ctx.config.publicUrl}/api/v1/users/${host.uuid}/connections with {"provider": "${connection.provider}"}, or ask an admin of your team).`,
+        `(POST ${ctx.publicUrl}/api/v1/users/${host.uuid}/connections with {"provider": "${connection.provider}"}, or ask an admin of your team).`,
         'Their links follow by e-mail as soon as the connection works again.',
       ].join('\n'),
     };

@@ -33,7 +33,7 @@ export const CONFIRMATION_WAIT_MS = 10 * 60_000;
 /** A room being made (recorded, not yet answered) belongs to its attempt this long; then another may take over. */
 const CREATING_LEASE_MS = 60_000;
 
-type RoomsContext = Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'integrations'>;
+type RoomsContext = Pick<UseCaseContext, 'publicUrl' | 'now' | 'log' | 'db' | 'secretKey' | 'integrations'>;
 
 /**
  * The provider that will make the meeting's room now, when its place has rooms and its host's

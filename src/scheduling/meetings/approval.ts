@@ -20,7 +20,7 @@ import { recordEvents, type NewEvent } from '../record-events.js';
  * (cancelled, declined, its deadline passed) is a 409. The change is conditional on the
  * request still being open, so of an approval, a decline and the deadline exactly one wins.
  */
-export async function approveMeeting(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>, principal: Principal, meetingUuid: string): Promise<Meeting> {
+export async function approveMeeting(ctx: Pick<UseCaseContext, 'publicUrl' | 'now' | 'db'>, principal: Principal, meetingUuid: string): Promise<Meeting> {
   return inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
     const meeting = await findRequestUnderLock(trx, principal, meetingUuid);
@@ -41,7 +41,7 @@ export async function approveMeeting(ctx: Pick<UseCaseContext, 'config' | 'now' 
     if (paid) {
       // The pay link's deadline starts now: the participant could not pay while the host decided.
       await setPaymentExpiry(trx, payment.uuid, next.holdExpiresAt!);
-      const record = paymentRecord({ ...payment, expiresAt: next.holdExpiresAt! }, ctx.config.publicUrl);
+      const record = paymentRecord({ ...payment, expiresAt: next.holdExpiresAt! }, ctx.publicUrl);
       await recordEvents(trx, [{ accountUuid: payment.accountUuid, type: 'payment.pending', subjectUuid: payment.uuid, data: { payment: record, meetings: [meeting.uuid] } }], now);
     }
     return approved;
@@ -53,7 +53,7 @@ export async function approveMeeting(ctx: Pick<UseCaseContext, 'config' | 'now' 
  * participant told (with the reason). Declining again returns it unchanged; a request no
  * longer open otherwise (approved, cancelled) is a 409.
  */
-export async function declineMeeting(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>, principal: Principal, meetingUuid: string, reason: string | undefined): Promise<Meeting> {
+export async function declineMeeting(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, meetingUuid: string, reason: string | undefined): Promise<Meeting> {
   return inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
     const meeting = await findRequestUnderLock(trx, principal, meetingUuid);

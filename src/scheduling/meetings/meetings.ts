@@ -83,7 +83,7 @@ export async function getMeeting(ctx: Pick<UseCaseContext, 'now' | 'db'>, princi
  * set of messages: a CANCEL for a confirmed meeting, nothing for one never confirmed).
  */
 export async function cancelMeeting(
-  ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>,
+  ctx: Pick<UseCaseContext, 'now' | 'db'>,
   principal: MeetingActor,
   meetingUuid: string,
   reason: string | undefined,
@@ -131,7 +131,7 @@ const SENT_MESSAGE_RETENTION_MS = 30 * 86_400_000;
  * `declined` (`meeting.declined`, "not approved in time"), idempotency records older than their 24 hours and
  * outbox jobs finished over 30 days ago go.
  */
-export async function runMaintenance(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>): Promise<{ expired: number; purgedIdempotencyKeys: number; purgedJobs: number }> {
+export async function runMaintenance(ctx: Pick<UseCaseContext, 'publicUrl' | 'now' | 'db'>): Promise<{ expired: number; purgedIdempotencyKeys: number; purgedJobs: number }> {
   const now = ctx.now();
   const expired = await expireLapsedHolds(ctx, now);
   await declineLapsedRequests(ctx, now);
@@ -146,7 +146,7 @@ export async function runMaintenance(ctx: Pick<UseCaseContext, 'config' | 'now' 
  * cleanly) and the events are recorded. A lapsed hold already stopped blocking, so no
  * calendar version changes.
  */
-async function expireLapsedHolds(ctx: Pick<UseCaseContext, 'config' | 'db'>, now: number): Promise<number> {
+async function expireLapsedHolds(ctx: Pick<UseCaseContext, 'publicUrl' | 'db'>, now: number): Promise<number> {
   const lapsed = await findLapsedHolds(ctx.db, now, 500);
   const bookings = new Map<string, Meeting[]>();
   for (const meeting of lapsed) bookings.set(meeting.bookingUuid, [...(bookings.get(meeting.bookingUuid) ?? []), meeting]);
@@ -157,7 +157,7 @@ async function expireLapsedHolds(ctx: Pick<UseCaseContext, 'config' | 'db'>, now
       if (await markPaymentExpired(trx, bookingUuid)) {
         // The payment's audit trail, and the participant's "the slot was released" e-mail.
         const payment = (await findPaymentsOfBookings(trx, [bookingUuid])).get(bookingUuid)!;
-        const data = { payment: paymentRecord({ ...payment, status: 'expired' }, ctx.config.publicUrl), meetings: meetings.map((meeting) => meeting.uuid) };
+        const data = { payment: paymentRecord({ ...payment, status: 'expired' }, ctx.publicUrl), meetings: meetings.map((meeting) => meeting.uuid) };
         await recordEvents(trx, [{ accountUuid: payment.accountUuid, type: 'payment.expired', subjectUuid: payment.uuid, data }], now);
       }
       const events = meetings.map((meeting) => {

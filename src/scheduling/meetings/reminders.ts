@@ -1,5 +1,4 @@
 import type { CountryCode } from 'libphonenumber-js';
-import type { Config } from '../../config.js';
 import type { DomainEvent, ReminderEventData } from '../../domain/events.js';
 import { participantLocaleOf, statusAt, type Meeting } from '../../domain/meeting.js';
 import {
@@ -39,8 +38,8 @@ const MAX_REMINDER_ATTEMPTS = 10;
  * Which setting the server lacks for each reminder channel (null: usable): e-mail always
  * works (without SMTP_URL messages are written to the data directory); SMS needs SMS_PROVIDER.
  */
-export function missingReminderSettings(config: Pick<Config, 'sms'>): Record<ReminderChannel, string | null> {
-  return { email: null, sms: config.sms === null ? 'SMS_PROVIDER' : null };
+export function missingReminderSettings(ctx: Pick<UseCaseContext, 'sms'>): Record<ReminderChannel, string | null> {
+  return { email: null, sms: ctx.sms === null ? 'SMS_PROVIDER' : null };
 }
 
 /**
@@ -65,7 +64,7 @@ export async function reminderJobsForEvent(trx: DbOrTrx, event: DomainEvent): Pr
     });
 }
 
-type ReminderContext = Pick<UseCaseContext, 'config' | 'db' | 'now' | 'secretKey' | 'sms'>;
+type ReminderContext = Pick<UseCaseContext, 'publicUrl' | 'db' | 'now' | 'secretKey' | 'sms'>;
 
 /**
  * The `reminder` job, when it comes due. It does nothing for a meeting no longer confirmed at
@@ -131,8 +130,8 @@ export function createReminderSender(ctx: ReminderContext): JobHandler<'reminder
       // Hosts have no phone number in termin: a host's SMS reminder, like one of a meeting booked without a phone, has nobody to go to.
       const phone = payload.to === 'participant' ? meeting.participant.phone : null;
       if (phone === null || phone.trim() === '') return finish('skipped', 'no phone number');
-      if (ctx.sms === null || ctx.config.sms === null) return finish('failed', 'SMS_PROVIDER is not set on this server');
-      const to = toE164(phone, ctx.config.sms.defaultCountry as CountryCode);
+      if (ctx.sms === null) return finish('failed', 'SMS_PROVIDER is not set on this server');
+      const to = toE164(phone, ctx.sms.defaultCountry as CountryCode);
       if (to === null) return finish('failed', 'not a valid phone number');
       try {
         const sent = await ctx.sms.send({ to, text: reminderSmsText(facts) });
@@ -202,7 +201,7 @@ async function reminderFacts(ctx: ReminderContext, meeting: Meeting, recipient: 
     end: meeting.end,
     place: meeting.place,
     where: meeting.location?.text ?? null,
-    manageUrl: manageUrl(ctx.config.publicUrl, ctx.secretKey, meeting.uuid),
+    manageUrl: manageUrl(ctx.publicUrl, ctx.secretKey, meeting.uuid),
   };
   if (recipient === 'host') {
     return { ...common, recipient, to: { name: hostName, email: host.email }, lang: 'en', timezone: host.timezone, withName: meeting.participant.name };

@@ -13,7 +13,7 @@ export interface DemoData extends CreatedAccount {
  * owner's key is printed once beside its booking page, so a newcomer can make a first call
  * and see a page that offers times at once. Does nothing when any account exists.
  */
-export async function seedDemoIfEmpty(ctx: Pick<UseCaseContext, 'now' | 'db' | 'config'>, timezone: string): Promise<DemoData | null> {
+export async function seedDemoIfEmpty(ctx: Pick<UseCaseContext, 'now' | 'db' | 'sms'>, timezone: string): Promise<DemoData | null> {
   if (await hasAnyAccount(ctx.db)) return null;
   const created = await createAccount(ctx, {
     name: 'Demo',

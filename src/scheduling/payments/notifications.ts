@@ -23,7 +23,7 @@ const NOTIFICATION_RETRY_AFTER_SECONDS = 600;
  * server cannot decrypt (another secret key) give 503 with Retry-After, for the same reason.
  */
 export async function receiveNotification(
-  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'gateways'>,
+  ctx: Pick<UseCaseContext, 'publicUrl' | 'now' | 'log' | 'db' | 'secretKey' | 'gateways'>,
   gateway: Gateway,
   accountUuid: string,
   notification: IncomingNotification,

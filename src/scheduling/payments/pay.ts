@@ -56,7 +56,7 @@ export type PayOutcome =
  * nothing twice where the gateway honours it.
  */
 export async function preparePayment(
-  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'gateways'>,
+  ctx: Pick<UseCaseContext, 'publicUrl' | 'now' | 'log' | 'db' | 'secretKey' | 'gateways'>,
   paymentUuid: string,
   customerIp: string | undefined,
 ): Promise<PayOutcome> {
@@ -107,7 +107,7 @@ export async function preparePayment(
  * later visit starts from the attempt stored.
  */
 async function createUnderAttempts(
-  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'gateways'>,
+  ctx: Pick<UseCaseContext, 'publicUrl' | 'now' | 'log' | 'db' | 'gateways'>,
   payment: StoredPayment,
   token: string,
   credentials: GatewayCredentials,
@@ -133,7 +133,7 @@ async function createUnderAttempts(
  * counts everywhere else. Shows the payment's state afterwards.
  */
 export async function returnFromGateway(
-  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'gateways'>,
+  ctx: Pick<UseCaseContext, 'publicUrl' | 'now' | 'log' | 'db' | 'secretKey' | 'gateways'>,
   paymentUuid: string,
   query: Record<string, string>,
 ): Promise<PayPageView> {
@@ -184,7 +184,7 @@ async function pageView(ctx: Pick<UseCaseContext, 'now' | 'db'>, payment: Stored
   };
 }
 
-async function orderOf(ctx: Pick<UseCaseContext, 'config' | 'db'>, payment: StoredPayment, customerIp: string | undefined, attempt: CreationAttempt): Promise<PaymentOrder> {
+async function orderOf(ctx: Pick<UseCaseContext, 'publicUrl' | 'db'>, payment: StoredPayment, customerIp: string | undefined, attempt: CreationAttempt): Promise<PaymentOrder> {
   const meetings = await bookingMeetings(ctx, payment);
   const first = meetings[0];
   if (!first) throw new GatewayError('the payment has no meetings', false);
@@ -198,8 +198,8 @@ async function orderOf(ctx: Pick<UseCaseContext, 'config' | 'db'>, payment: Stor
     currency: payment.currency,
     description: `${topic?.name ?? 'Meeting'} with ${hostName}${count}`.replace(/[\u0000-\u001f\u007f]/g, ' '),
     customer: { name: first.participant.name, email: first.participant.email, lang: first.participant.lang },
-    returnUrl: `${ctx.config.publicUrl}/pay/${payment.uuid}/return`,
-    notifyUrl: `${ctx.config.publicUrl}/api/v1/payments/${payment.gateway}/notifications/${payment.accountUuid}`,
+    returnUrl: `${ctx.publicUrl}/pay/${payment.uuid}/return`,
+    notifyUrl: `${ctx.publicUrl}/api/v1/payments/${payment.gateway}/notifications/${payment.accountUuid}`,
     expiresAt: payment.expiresAt,
     customerIp,
     attempt,

@@ -63,7 +63,7 @@ export async function refundMeetingShare(trx: DbOrTrx, meeting: Meeting, now: nu
  * gateway will repeat (a non-retryable GatewayError) is recorded as `payment.refund_failed`
  * for the operator; an outage is retried with backoff.
  */
-export function createRefundJobHandler(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'gateways'>): JobHandler<'payment-refund'> {
+export function createRefundJobHandler(ctx: Pick<UseCaseContext, 'publicUrl' | 'now' | 'log' | 'db' | 'secretKey' | 'gateways'>): JobHandler<'payment-refund'> {
   return {
     kind: REFUND_JOB_KIND,
     maxAttempts: 30,
@@ -161,7 +161,7 @@ async function findRefundAlreadyMade(
   return position >= 0 && position < candidates.length ? candidates[position]! : null;
 }
 
-async function recordRefundFailure(ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db'>, refund: Refund, payment: Payment, reason: string): Promise<void> {
+async function recordRefundFailure(ctx: Pick<UseCaseContext, 'publicUrl' | 'now' | 'log' | 'db'>, refund: Refund, payment: Payment, reason: string): Promise<void> {
   ctx.log.warn({ paymentUuid: payment.uuid, refundUuid: refund.uuid, reason }, 'a refund was refused; it must be made by hand in the gateway');
   await inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
@@ -174,7 +174,7 @@ async function recordRefundFailure(ctx: Pick<UseCaseContext, 'config' | 'now' | 
   });
 }
 
-function refundEventData(ctx: Pick<UseCaseContext, 'config'>, payment: Payment, refund: Refund): RefundedEventData {
+function refundEventData(ctx: Pick<UseCaseContext, 'publicUrl'>, payment: Payment, refund: Refund): RefundedEventData {
   const data: RefundEventData = {
     uuid: refund.uuid,
     amount: refund.amount,
@@ -182,5 +182,5 @@ function refundEventData(ctx: Pick<UseCaseContext, 'config'>, payment: Payment, 
     reason: refund.reason,
     meeting: refund.refundKey === WHOLE_PAYMENT ? null : refund.refundKey,
   };
-  return { payment: paymentRecord(payment, ctx.config.publicUrl), refund: data, bookingUuid: payment.bookingUuid };
+  return { payment: paymentRecord(payment, ctx.publicUrl), refund: data, bookingUuid: payment.bookingUuid };
 }

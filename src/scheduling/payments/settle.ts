@@ -40,7 +40,7 @@ export type SettleOutcome = 'confirmed' | 'refunding' | 'failed' | 'unchanged';
  * participant told. A meeting cancelled while it waited for payment gets its share back.
  */
 export async function settlePaid(
-  ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>,
+  ctx: Pick<UseCaseContext, 'publicUrl' | 'now' | 'db'>,
   accountUuid: string,
   paymentUuid: string,
   gatewayTransactionId: string,
@@ -55,9 +55,7 @@ export async function settlePaid(
     const order = meetings.map((meeting) => meeting.uuid);
     const live = meetings.filter((meeting) => meeting.status !== 'cancelled');
     const late = payment.status !== 'pending' || live.some((meeting) => statusAt(meeting, now) !== 'pending_payment');
-    const events: NewEvent[] = [
-      { accountUuid, type: 'payment.paid', subjectUuid: payment.uuid, data: { payment: paymentRecord(paid, ctx.config.publicUrl), meetings: order, late } },
-    ];
+    const events: NewEvent[] = [{ accountUuid, type: 'payment.paid', subjectUuid: payment.uuid, data: { payment: paymentRecord(paid, ctx.publicUrl), meetings: order, late } }];
 
     if (live.length === 0 || (late && !(await slotsStillFree(trx, live, now)))) {
       await queueRefund(trx, paid, WHOLE_PAYMENT, paid.amount, 'slot_taken', now);
@@ -87,7 +85,7 @@ export async function settlePaid(
  * `failed` and its held slots are released at once (calendar versions bumped: a live hold
  * was blocking). `payment.failed` tells the participant the slot was released.
  */
-export async function settleFailed(ctx: Pick<UseCaseContext, 'config' | 'now' | 'db'>, accountUuid: string, paymentUuid: string): Promise<SettleOutcome> {
+export async function settleFailed(ctx: Pick<UseCaseContext, 'publicUrl' | 'now' | 'db'>, accountUuid: string, paymentUuid: string): Promise<SettleOutcome> {
   return inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
     const payment = await findAccountPayment(trx, accountUuid, paymentUuid);
@@ -102,7 +100,7 @@ export async function settleFailed(ctx: Pick<UseCaseContext, 'config' | 'now' | 
         accountUuid,
         type: 'payment.failed',
         subjectUuid: payment.uuid,
-        data: { payment: paymentRecord({ ...payment, status: 'failed' }, ctx.config.publicUrl), meetings: meetings.map((m) => m.uuid) },
+        data: { payment: paymentRecord({ ...payment, status: 'failed' }, ctx.publicUrl), meetings: meetings.map((m) => m.uuid) },
       },
       ...pending.map((meeting) => {
         const data: MeetingEventData = { meeting: { ...meeting, status: 'expired', updatedAt: now }, previousStatus: 'pending_payment' };

@@ -16,7 +16,7 @@ import { manageUrl } from '../meetings/manage-token.js';
  * `meeting.declined` the participant's "request declined" with the reason. An approval sends
  * the ordinary confirmation (its `meeting.confirmed`), or the pay link for a paid topic.
  */
-export async function approvalEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'config' | 'secretKey'>): Promise<NewJob[]> {
+export async function approvalEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'publicUrl' | 'secretKey'>): Promise<NewJob[]> {
   if (event.type !== 'meeting.requested' && event.type !== 'meeting.declined') return [];
   const { meeting } = event.data;
   const [account, topic, host] = await Promise.all([
@@ -43,7 +43,7 @@ export async function approvalEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent
     lang: meeting.participant.lang,
     ...participantLocaleOf(meeting),
     timezone: meeting.participant.timezone,
-    link: event.type === 'meeting.requested' ? manageUrl(ctx.config.publicUrl, ctx.secretKey, meeting.uuid) : null,
+    link: event.type === 'meeting.requested' ? manageUrl(ctx.publicUrl, ctx.secretKey, meeting.uuid) : null,
   };
   const facts = [participant];
   if (event.type === 'meeting.requested') {
@@ -53,7 +53,7 @@ export async function approvalEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent
       to: { name: hostName, email: host.email },
       lang: 'en',
       timezone: host.timezone,
-      link: `${ctx.config.publicUrl}/api/v1/meetings/${meeting.uuid}`,
+      link: `${ctx.publicUrl}/api/v1/meetings/${meeting.uuid}`,
     });
   }
   return facts.map((message) => ({ uuid: newId(now), kind: EMAIL_JOB_KIND, payload: approvalNotice(message) }));

@@ -18,7 +18,7 @@ import { findRoomPlaces } from '../integrations/apps.js';
  * host has no working connection (and no link of their own), a note to the host saying what
  * to connect.
  */
-export async function conferenceRoomJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'config'>): Promise<NewJob[]> {
+export async function conferenceRoomJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'publicUrl'>): Promise<NewJob[]> {
   if (!isMeetingEvent(event) || event.type === 'meeting.located' || event.type === 'meeting.confirmation_due' || isReminderEvent(event)) return [];
   const { meeting } = event.data;
   const provider = meeting ? providerOfPlace(meeting.place) : null;
@@ -34,7 +34,7 @@ export async function conferenceRoomJobsForEvent(trx: DbOrTrx, event: DomainEven
 }
 
 /** An e-mail to the host of a meeting at a place with rooms that gets none: what to connect, so it gets one. */
-async function connectNotice(trx: DbOrTrx, meeting: Meeting, provider: IntegrationProvider, now: number, ctx: Pick<UseCaseContext, 'config'>): Promise<NewJob[]> {
+async function connectNotice(trx: DbOrTrx, meeting: Meeting, provider: IntegrationProvider, now: number, ctx: Pick<UseCaseContext, 'publicUrl'>): Promise<NewJob[]> {
   const host = await findUser(trx, meeting.accountUuid, meeting.hostUuid);
   if (!host) return [];
   const connection = await findConnectionOfUser(trx, host.uuid, provider);
@@ -48,7 +48,7 @@ async function connectNotice(trx: DbOrTrx, meeting: Meeting, provider: Integrati
       `Hello ${host.firstName},`,
       '',
       `${toSingleLine(meeting.participant.name)} booked a meeting with you on ${new Date(meeting.start).toISOString()} at ${meeting.place}, but it has no link to join yet: ${why}.`,
-      `Connect it (POST ${ctx.config.publicUrl}/api/v1/users/${host.uuid}/connections with {"provider": "${provider}"}, or ask an admin of your team)`,
+      `Connect it (POST ${ctx.publicUrl}/api/v1/users/${host.uuid}/connections with {"provider": "${provider}"}, or ask an admin of your team)`,
       'and the meeting gets its own room within a minute; the participant then receives the link by e-mail.',
     ].join('\n'),
   };

@@ -20,7 +20,7 @@ import { paidDetailsOf, paymentEmailJobsForEvent } from '../payments/emails.js';
 import { manageUrl } from '../meetings/manage-token.js';
 
 /** The e-mails an event sends, as `email` jobs. */
-export async function emailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'config' | 'secretKey'>): Promise<NewJob[]> {
+export async function emailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'publicUrl' | 'secretKey'>): Promise<NewJob[]> {
   // Payment messages (pay link, slot released, refund) have a kind of their own: no invitation.
   if (event.type.startsWith('payment.')) return paymentEmailJobsForEvent(trx, event, now);
   const emails = await emailsForEvent(trx, event, now);
@@ -29,7 +29,7 @@ export async function emailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: n
     // the host has no page of their own for one meeting, and moving it for the participant is
     // what a host is asked to do most.
     if (payload.event !== 'cancelled') {
-      payload.manageUrl = manageUrl(ctx.config.publicUrl, ctx.secretKey, payload.meeting.uuid);
+      payload.manageUrl = manageUrl(ctx.publicUrl, ctx.secretKey, payload.meeting.uuid);
     }
     return { uuid: newId(now), kind: EMAIL_JOB_KIND, payload };
   });

@@ -14,7 +14,7 @@ import { reminderJobsForEvent } from '../meetings/reminders.js';
  * queued in the transaction that completes the event's job (see dispatch-event.ts).
  */
 /** `ctx` for what a reaction needs beyond the transaction (the e-mail's manage link is signed with its secret key). */
-export type EventReaction = (trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'config' | 'secretKey'>) => Promise<NewJob[]>;
+export type EventReaction = (trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'publicUrl' | 'secretKey'>) => Promise<NewJob[]>;
 
 export const EVENT_REACTIONS: readonly EventReaction[] = [
   emailJobsForEvent,

@@ -38,14 +38,14 @@ export interface UpdateTopicInput extends TopicSettingsInput {
  * members of the teams they administer as hosts, and create team topics for those teams
  * (hosted by all team members unless `hosts` says otherwise).
  */
-export async function createMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db' | 'config'>, principal: Principal, input: CreateTopicInput): Promise<MeetingTopic> {
+export async function createMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db' | 'sms'>, principal: Principal, input: CreateTopicInput): Promise<MeetingTopic> {
   return inTransaction(ctx.db, async (trx) => {
     const account = await findAccount(trx, principal.accountUuid);
     if (!account) throw new NotFoundError('account');
     const now = ctx.now();
     const settings = resolveTopicSettings(input, undefined, account.places, () => newId(now));
     const errors = validateTopicSettings(settings, account.places);
-    if (input.reminders !== undefined) errors.push(...validateReminders(settings.reminders, missingReminderSettings(ctx.config)));
+    if (input.reminders !== undefined) errors.push(...validateReminders(settings.reminders, missingReminderSettings(ctx)));
     const teamUuid = input.team ?? null;
     if (teamUuid !== null) await requireAdminOfTeam(trx, principal, teamUuid);
     // A team topic without a host list follows the team: members who join later host it too.
@@ -98,12 +98,7 @@ export async function getMeetingTopic(ctx: Pick<UseCaseContext, 'db'>, principal
   return topic;
 }
 
-export async function updateMeetingTopic(
-  ctx: Pick<UseCaseContext, 'now' | 'db' | 'config'>,
-  principal: Principal,
-  topicUuid: string,
-  input: UpdateTopicInput,
-): Promise<MeetingTopic> {
+export async function updateMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db' | 'sms'>, principal: Principal, topicUuid: string, input: UpdateTopicInput): Promise<MeetingTopic> {
   return inTransaction(ctx.db, async (trx) => {
     const current = await findTopic(trx, principal.accountUuid, topicUuid);
     if (!current) throw new NotFoundError('meeting topic');
@@ -115,7 +110,7 @@ export async function updateMeetingTopic(
     const errors = validateTopicSettings(settings, account.places);
     // Only reminders the request names are checked against the server's channels: a topic whose
     // SMS reminders were set while SMS was configured can still be renamed after it is not.
-    if (input.reminders !== undefined) errors.push(...validateReminders(settings.reminders, missingReminderSettings(ctx.config)));
+    if (input.reminders !== undefined) errors.push(...validateReminders(settings.reminders, missingReminderSettings(ctx)));
     const allTeamMembers = decideAllTeamMembers(current.teamUuid, input.hosts, input.allTeamMembers ?? (input.hosts === undefined ? current.allTeamMembers : false), errors);
     const hosts =
       input.hosts === undefined && allTeamMembers === current.allTeamMembers

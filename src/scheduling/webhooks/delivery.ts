@@ -59,7 +59,7 @@ const MAX_RESPONSE_BYTES = 1024;
  * other job kinds, and is not hit by a burst of everything queued for it at once.
  */
 export function createWebhookDeliverer(
-  ctx: Pick<UseCaseContext, 'config' | 'now' | 'log' | 'db' | 'secretKey' | 'outbound'>,
+  ctx: Pick<UseCaseContext, 'webhookSettings' | 'now' | 'log' | 'db' | 'secretKey' | 'outbound'>,
   options: WebhookDeliveryOptions = {},
 ): JobHandler<'webhook'> {
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
@@ -87,7 +87,7 @@ export function createWebhookDeliverer(
         return postpone(ctx, job, delivery, delivery.lockedUntil, undefined, true);
       }
       const started = inFlight.get(subscription.uuid) ?? [];
-      const cap = subscription.failingSince !== null ? 1 : ctx.config.webhooks.maxInFlightPerEndpoint;
+      const cap = subscription.failingSince !== null ? 1 : ctx.webhookSettings.maxInFlightPerEndpoint;
       // At the cap: try again when the oldest attempt in flight is over, at the latest by its deadline.
       if (started.length >= cap) {
         let next: string | undefined;
@@ -121,7 +121,7 @@ export function createWebhookDeliverer(
           await finish(ctx, job, delivery.uuid, subscription, attemptRecord, 'delivered');
         } else {
           const doneAt = ctx.now();
-          const next = nextAttemptAt(delivery.firstAttemptAt ?? attemptAt, delivery.attempts + 1, doneAt, ctx.config.webhooks.retryBaseSeconds, options.random);
+          const next = nextAttemptAt(delivery.firstAttemptAt ?? attemptAt, delivery.attempts + 1, doneAt, ctx.webhookSettings.retryBaseSeconds, options.random);
           await finish(ctx, job, delivery.uuid, subscription, attemptRecord, next === null ? 'failed' : { retryAt: next });
           ctx.log.info({ deliveryUuid: delivery.uuid, webhookUuid: subscription.uuid, reason: attempt.error, retryAt: next }, 'a webhook delivery attempt failed');
         }

@@ -377,6 +377,34 @@ for (const dialect of DIALECTS) {
       expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/meetings/${second.uuid}`)).json().start).toBe(start);
     });
 
+    it('offers a cancelled meeting no time of its own back on its move page: the time another booking now holds stays taken', async () => {
+      t.clock.advance(61_000);
+      const { acme, first, owner } = await bookedAndSignedIn();
+      const firstStart = (await call(t.app, acme.apiKey, 'GET', `/api/v1/meetings/${first.uuid}`)).json().start as string;
+      expect((await call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${first.uuid}/cancel`, { reason: 'changed plans' })).statusCode).toBe(200);
+      const offered = async () => {
+        const page = await owner.get(`/app/meetings/${first.uuid}/move`);
+        expect(page.statusCode).toBe(200);
+        return [...page.body.matchAll(/name="start" value="([^"]+)"/g)].map((match) => Date.parse(match[1]!));
+      };
+      // Free again once cancelled: the move page offers it like any free time.
+      expect(await offered()).toContain(Date.parse(firstStart));
+      // Booked by someone else, it is taken: the cancelled meeting no longer holds it, so it hides nothing.
+      const topicUuid = (await call(t.app, acme.apiKey, 'GET', `/api/v1/meetings/${first.uuid}`)).json().meetingTopic as string;
+      const rebooked = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
+        dates: [{ start: firstStart, username: acme.owner.username }],
+        email: 'ola@example.com',
+        lang: 'en',
+        name: 'Ola Nowak',
+        place: 'offline',
+        meetingTopic: topicUuid,
+        timezone: 'Europe/Warsaw',
+      });
+      expect(rebooked.statusCode).toBe(201);
+      expect(await offered()).not.toContain(Date.parse(firstStart));
+      t.clock.advance(61_000);
+    });
+
     it('approves and declines a request awaiting approval from Upcoming, through the same use cases as the API, with the form token', async () => {
       // The file's sign-ins share one client address and one clock: a minute of their own, before and after, keeps
       // them from the per-address limit of the tests around (10 a minute).

@@ -4,17 +4,16 @@ import type { MeetingTopic } from '../../domain/meeting-topic.js';
 import type { PaymentStatus } from '../../domain/payment.js';
 import { PLACE_LABELS } from '../../domain/place-labels.js';
 import { statusAt, type Meeting } from '../../domain/meeting.js';
-import { resolveScheduleRange, validateScheduleRangeInput } from '../../domain/schedule-range.js';
 import { findTopic, findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
 import { findMeetingByUuid } from '../../db/repositories/meetings.js';
 import { findPaymentsOfBookings } from '../../db/repositories/payments.js';
 import { findUser } from '../../db/repositories/users.js';
-import { computeTopicSchedule, type Schedule } from './calculate.js';
+import type { Schedule } from './calculate.js';
 import type { UseCaseContext } from '../context.js';
 import { renderMeetingEvent } from '../../calendars/meeting-event.js';
 import { manageUrl, readManageToken } from '../meetings/manage-token.js';
 import { cancelMeeting, type ParticipantActor } from '../meetings/meetings.js';
-import { rescheduleMeeting, type RescheduleInput } from './reschedule.js';
+import { rescheduleMeeting, scheduleForMeetingMove, type MoveScheduleInput, type RescheduleInput } from './reschedule.js';
 import { findUsableDiscount, scheduleMeetings, type Booking, type ScheduleInput } from './schedule-meetings.js';
 import type { Money } from '../../domain/meeting-topic.js';
 import { priceBooking } from '../../domain/pricing.js';
@@ -197,38 +196,12 @@ export async function rescheduleByToken(ctx: Pick<UseCaseContext, 'now' | 'db' |
   return rescheduleMeeting(ctx, participantOf(meeting), meeting.uuid, input, requireChangeable);
 }
 
-export interface TokenScheduleInput {
-  timezone: string;
-  offset: number;
-  month?: number | undefined;
-  year?: number | undefined;
-}
-
-/**
- * The calendar to move to: the topic's schedule with this meeting not blocking. An
- * individual topic: the meeting's host; a team topic: the team view (any host may take it).
- */
+/** The calendar to move to, for the participant holding the manage link: see scheduleForMeetingMove. */
 export async function scheduleForToken(
   ctx: Pick<UseCaseContext, 'now' | 'db' | 'reads' | 'scheduleCache' | 'secretKey'>,
   token: string,
-  input: TokenScheduleInput,
+  input: MoveScheduleInput,
 ): Promise<Schedule> {
   const { meeting, now } = await findByToken(ctx, token);
-  const rangeInput = { now, timezone: input.timezone, offset: input.offset, month: input.month, year: input.year };
-  const errors = validateScheduleRangeInput(rangeInput);
-  if (errors.length > 0) throw new ValidationError(errors);
-  const reads = ctx.reads;
-  const topic = await reads.findTopic(meeting.accountUuid, meeting.topicUuid);
-  if (!topic) throw new NotFoundError('meeting topic');
-  const username = topic.teamUuid === null ? meeting.hostUsername : undefined;
-  const exclude = {
-    uuid: meeting.uuid,
-    hostUuid: meeting.hostUuid,
-    coHostUuids: (meeting.coHosts ?? []).map((host) => host.uuid),
-    topicUuid: meeting.topicUuid,
-    start: meeting.start,
-    end: meeting.end,
-  };
-  const blocking = meeting.status === 'confirmed' || meeting.status === 'pending_payment';
-  return computeTopicSchedule(ctx, reads, topic, username, input.timezone, resolveScheduleRange(rangeInput), now, blocking ? exclude : undefined);
+  return scheduleForMeetingMove(ctx, meeting, input, now);
 }

@@ -7,7 +7,8 @@ import { bumpCalendarVersions } from '../../db/repositories/busy-time.js';
 import { findTopic } from '../../db/repositories/meeting-topics.js';
 import { findMeeting, lockHost, moveMeeting } from '../../db/repositories/meetings.js';
 import { inTransaction } from '../../db/transaction.js';
-import { bookingCalendarSpan, loadHostCalendar, slotRulesOf, withoutMeeting } from './calculate.js';
+import { resolveScheduleRange, validateScheduleRangeInput } from '../../domain/schedule-range.js';
+import { bookingCalendarSpan, computeTopicSchedule, loadHostCalendar, slotRulesOf, withoutMeeting, type Schedule } from './calculate.js';
 import type { UseCaseContext } from '../context.js';
 import type { RescheduledEventData } from '../../domain/events.js';
 import { requireMeetingManager, type MeetingActor } from '../meetings/meetings.js';
@@ -23,6 +24,48 @@ export interface RescheduleInput {
 /** `meeting.rescheduled`: the meeting as it is now, and where it was. */
 /** Only these move; a cancelled or expired meeting is gone from every calendar. */
 const MOVABLE: readonly MeetingStatus[] = ['confirmed', 'pending_payment'];
+
+/** The week (`offset` days from today, a multiple of 7) or month a move's calendar shows, in the viewer's zone. */
+export interface MoveScheduleInput {
+  timezone: string;
+  offset: number;
+  month?: number | undefined;
+  year?: number | undefined;
+}
+
+/**
+ * The free slots a meeting may move to: its topic's schedule for the week or month asked,
+ * with the meeting itself not blocking while it still holds its slot (a meeting that no longer
+ * does is left in: leaving it out would drop another booking's time that looks the same). An
+ * individual topic: the meeting's host; a team topic: the team view (any host may take it).
+ * The host's web app (after checking the member may manage the meeting) and the participant's
+ * manage page (after checking the token) both ask here; the move itself is rescheduleMeeting,
+ * which checks the slot again under the host's lock.
+ */
+export async function scheduleForMeetingMove(
+  ctx: Pick<UseCaseContext, 'db' | 'reads' | 'scheduleCache'>,
+  meeting: Meeting,
+  input: MoveScheduleInput,
+  now: number,
+): Promise<Schedule> {
+  const rangeInput = { now, timezone: input.timezone, offset: input.offset, month: input.month, year: input.year };
+  const errors = validateScheduleRangeInput(rangeInput);
+  if (errors.length > 0) throw new ValidationError(errors);
+  const topic = await ctx.reads.findTopic(meeting.accountUuid, meeting.topicUuid);
+  if (!topic) throw new NotFoundError('meeting topic');
+  const username = topic.teamUuid === null ? meeting.hostUsername : undefined;
+  const exclude = MOVABLE.includes(statusAt(meeting, now))
+    ? {
+        uuid: meeting.uuid,
+        hostUuid: meeting.hostUuid,
+        coHostUuids: (meeting.coHosts ?? []).map((host) => host.uuid),
+        topicUuid: meeting.topicUuid,
+        start: meeting.start,
+        end: meeting.end,
+      }
+    : undefined;
+  return computeTopicSchedule(ctx, ctx.reads, topic, username, input.timezone, resolveScheduleRange(rangeInput), now, exclude);
+}
 const UTC_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z$/;
 
 /**

@@ -1,11 +1,11 @@
-import { NotFoundError, ValidationError } from '../../domain/errors.js';
+import { NotFoundError } from '../../domain/errors.js';
 import { statusAt, type Meeting } from '../../domain/meeting.js';
 import type { MeetingTopic } from '../../domain/meeting-topic.js';
 import type { Team } from '../../domain/team.js';
 import type { Member } from '../../domain/user.js';
-import { resolveScheduleRange, validateScheduleRangeInput } from '../../domain/schedule-range.js';
 import { findMeeting } from '../../db/repositories/meetings.js';
-import { computeTopicSchedule, type Schedule } from '../booking/calculate.js';
+import type { Schedule } from '../booking/calculate.js';
+import { scheduleForMeetingMove } from '../booking/reschedule.js';
 import type { Principal, UseCaseContext } from '../context.js';
 import { listMeetingTopics } from '../topics/meeting-topics.js';
 import { listMeetings, requireMeetingManager } from '../meetings/meetings.js';
@@ -33,9 +33,8 @@ export async function listUpcomingOfHost(ctx: Pick<UseCaseContext, 'now' | 'db'>
 
 /**
  * The free slots a meeting may move to, one week (`offset` days from today, a multiple of 7)
- * in `timezone`: its topic's schedule with the meeting itself not blocking, for whoever may
- * move it (its host, or an admin of its team or of the host's teams). The move itself is
- * rescheduleMeeting, which checks the slot again under the host's lock.
+ * in `timezone`, for whoever may move it (its host, or an admin of its team or of the host's
+ * teams): see scheduleForMeetingMove.
  */
 export async function scheduleForMove(
   ctx: Pick<UseCaseContext, 'now' | 'db' | 'reads' | 'scheduleCache'>,
@@ -48,22 +47,7 @@ export async function scheduleForMove(
   if (!found) throw new NotFoundError('meeting');
   await requireMeetingManager(ctx.db, principal, found);
   const meeting = { ...found, status: statusAt(found, now) };
-  const rangeInput = { now, timezone: input.timezone, offset: input.offset };
-  const errors = validateScheduleRangeInput(rangeInput);
-  if (errors.length > 0) throw new ValidationError(errors);
-  const topic = await ctx.reads.findTopic(meeting.accountUuid, meeting.topicUuid);
-  if (!topic) throw new NotFoundError('meeting topic');
-  const username = topic.teamUuid === null ? meeting.hostUsername : undefined;
-  const exclude = {
-    uuid: meeting.uuid,
-    hostUuid: meeting.hostUuid,
-    coHostUuids: (meeting.coHosts ?? []).map((host) => host.uuid),
-    topicUuid: meeting.topicUuid,
-    start: meeting.start,
-    end: meeting.end,
-  };
-  const schedule = await computeTopicSchedule(ctx, ctx.reads, topic, username, input.timezone, resolveScheduleRange(rangeInput), now, exclude);
-  return { meeting, schedule };
+  return { meeting, schedule: await scheduleForMeetingMove(ctx, meeting, input, now) };
 }
 
 export interface TeamOverview {

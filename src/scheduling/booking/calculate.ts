@@ -8,8 +8,8 @@ import { computeBusyWindow, parseInstant, pickSlotRules, type DaySlots, type Hos
 import type { FastReads } from '../../db/fast-reads.js';
 import type { Place } from '../../domain/account.js';
 import { placesReadyOf } from '../../domain/integrations.js';
-import { canonicalTimeZone } from '../../domain/time-zones.js';
 import { periodReachDays, type HostLimits } from '../../domain/period-limits.js';
+import { canonicalTimeZone } from '../../domain/time-zones.js';
 import type { CachedSchedule } from './cache.js';
 import type { Principal, UseCaseContext } from '../context.js';
 import { isoWeekStartUtc, teamScheduleDays, type HostEntry } from './team-schedule.js';
@@ -172,7 +172,7 @@ function cachedHostEntry(
   exclude: ExcludedMeeting | undefined,
   calendarVersion: number,
 ): HostEntry | undefined {
-  return servableEntry(ctx, hostEntryKey(host, rules, timezone, range, excludedFor(host, exclude)), calendarVersion, now);
+  return servableEntry(ctx, ctx.scheduleCache.hostKey(host, rules, timezone, range, excludedFor(host, exclude)), calendarVersion, now);
 }
 
 /** The host's entry computed anew (after cachedHostEntry found none) and stored. */
@@ -189,33 +189,13 @@ async function storeNewEntry(
 ): Promise<HostEntry> {
   const excluded = excludedFor(host, exclude);
   const entry = await computeEntry(reads, host, rules, timezone, range, now, calendarVersion, excluded);
-  ctx.scheduleCache.set(hostEntryKey(host, rules, timezone, range, excluded), entry);
+  ctx.scheduleCache.set(ctx.scheduleCache.hostKey(host, rules, timezone, range, excluded), entry);
   return entry;
 }
 
 /** The meeting being moved, if it is this host's: only then is it left out of their calendar. */
 function excludedFor(host: TopicHost, exclude: ExcludedMeeting | undefined): ExcludedMeeting | undefined {
   return exclude !== undefined && (exclude.hostUuid === host.uuid || (exclude.coHostUuids ?? []).includes(host.uuid)) ? exclude : undefined;
-}
-
-/**
- * The last key built for each host object (the SQLite reads hand out the same frozen one
- * while the topic is unchanged), reused while the same view is asked for again: the same
- * string keeps its hash and compares by identity, where a key built anew was serialised,
- * hashed and compared character by character on every cached view (with the lookup, a
- * third of the use case's time on a cached month view).
- */
-const lastHostKeys = new WeakMap<TopicHost, { rules: SlotRules; timezone: string; from: string; to: string; key: string }>();
-
-function hostEntryKey(host: TopicHost, rules: SlotRules, timezone: string, range: { from: string; to: string }, excluded: ExcludedMeeting | undefined): string {
-  const last = excluded ? undefined : lastHostKeys.get(host);
-  if (last && last.rules === rules && last.timezone === timezone && last.from === range.from && last.to === range.to) return last.key;
-  // One entry per zone, however its name is spelled (`europe/WARSAW` is Europe/Warsaw).
-  const parts: unknown[] = [rulesKeyOf(rules), host.uuid, canonicalTimeZone(timezone) ?? timezone, range.from, range.to];
-  if (excluded) parts.push(`without ${excluded.uuid} at ${excluded.start}`);
-  const key = JSON.stringify(parts);
-  if (!excluded) lastHostKeys.set(host, { rules, timezone, from: range.from, to: range.to, key });
-  return key;
 }
 
 /** The cached entry under `key` if it may still be served: same calendar version, read before `now`, not expired. */
@@ -244,7 +224,7 @@ async function preloadCalendars(
 ): Promise<FastReads> {
   const stale = hosts.filter((host) => {
     if (host.calendarVersion === undefined) return false;
-    return servableEntry(ctx, hostEntryKey(host, rules, timezone, range, excludedFor(host, exclude)), host.calendarVersion, now) === undefined;
+    return servableEntry(ctx, ctx.scheduleCache.hostKey(host, rules, timezone, range, excludedFor(host, exclude)), host.calendarVersion, now) === undefined;
   });
   if (stale.length < 2) return reads;
   const uuids = stale.map((host) => host.uuid);
@@ -306,33 +286,6 @@ export function bookingCalendarSpan(
     hostLimits === undefined || (rules.weeklyLimit ?? null) !== null || (rules.monthlyLimit ?? null) !== null || hostLimits.some((limits) => (limits?.weekly ?? null) !== null);
   const reach = periods ? periodReachDays(rules) * DAY_MS : 0;
   return { from: fromInstant - reach, to: toInstant + reach };
-}
-
-/** The rules as part of a cache key, written out once per rules object (a cached view's costliest step before). */
-const rulesKeys = new WeakMap<SlotRules, string>();
-/**
- * Each distinct rules text gets a short id of its own, so a cache key is some 100 characters
- * instead of the rules' 500 (the cache's map hashed and compared the whole key on every
- * lookup). Equal rules share an id; ids are never reused, so clearing the table (a bound on
- * memory) only makes later keys new, never lets two rules share one.
- */
-const rulesIds = new Map<string, string>();
-let issuedRulesIds = 0;
-
-function rulesKeyOf(rules: SlotRules): string {
-  let key = rulesKeys.get(rules);
-  if (key === undefined) {
-    const text = JSON.stringify(rules);
-    key = rulesIds.get(text);
-    if (key === undefined) {
-      if (rulesIds.size >= 10_000) rulesIds.clear();
-      issuedRulesIds += 1;
-      key = `rules ${issuedRulesIds}`;
-      rulesIds.set(text, key);
-    }
-    rulesKeys.set(rules, key);
-  }
-  return key;
 }
 
 async function computeEntry(

@@ -17,7 +17,7 @@ export const explainScheduleRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseCont
           'Every reason the slot engine leaves `start` out for this host and topic, not just the first; `offered: true` with `reasons: []` ' +
           'exactly when POST /calculate-schedule offers the start now (the same engine: the explanation is its own trace). ' +
           'By the host, an admin of one of their teams, or, for a team topic, any key of the account (403 otherwise; 404 for another ' +
-          "account's topic or host). For a team topic `team` is required; for a collective topic this explains the named host only. " +
+          "account's topic or host). For a team topic `team` is required; for a collective topic the start needs every host free, so the reasons are every host's, each naming its host in `username`. " +
           'Reasons and their context fields:\n\n' +
           '| code | context |\n|---|---|\n' +
           '| `OUTSIDE_HOURS` | `schedule` (uuid or "default"), the host-local `date` and its `hours` (the meeting must fit in them) |\n' +

@@ -84,6 +84,19 @@ export class ProviderError extends Error {
   }
 }
 
+/**
+ * A refusal about the connection itself, final until the host connects again: the grant lacks
+ * a scope termin needs (Zoom's code 4711, a 403 naming scopes), consent was withdrawn, the
+ * account cannot have what termin asks for. The use case turns the connection to `error`
+ * (the host told, `connection.error` sent) instead of retrying a call that cannot succeed.
+ */
+export class ConnectionRefusedError extends ProviderError {
+  constructor(message: string, status?: number) {
+    super(message, false, status);
+    this.name = 'ConnectionRefusedError';
+  }
+}
+
 /** The access token was refused (HTTP 401): refreshed once and tried again by the caller. */
 export class AccessTokenRejectedError extends ProviderError {
   constructor(provider: string) {

@@ -1,5 +1,5 @@
 import { GrantRefusedError, refreshTokens } from '../../integrations/oauth.js';
-import { AccessTokenRejectedError, ProviderError } from '../../integrations/ports.js';
+import { AccessTokenRejectedError, ConnectionRefusedError, ProviderError } from '../../integrations/ports.js';
 import { type Connection, PROVIDER_PLACES } from '../../domain/integrations.js';
 import { claimTokenRefresh, findConnectionWithTokens, markConnectionFailed, releaseTokenRefresh, storeRefreshedTokens } from '../../db/repositories/connections.js';
 import { findUserAcrossAccounts } from '../../db/repositories/users.js';
@@ -42,7 +42,8 @@ export class ConnectionUnusableError extends Error {
  * expire, and refreshed once more if the provider refuses it (HTTP 401). Refreshes are one
  * at a time per connection across instances (a claim on the row; the others wait for its
  * result), and a rotated refresh token is kept. A refused grant turns the connection to
- * `error`, tells the host and sends `connection.error`, and throws ConnectionUnusableError.
+ * `error`, tells the host and sends `connection.error`, and throws ConnectionUnusableError;
+ * so does a call the provider refuses for the connection's sake (ConnectionRefusedError).
  */
 export async function withAccessToken<T>(ctx: TokenContext, connectionUuid: string, call: (accessToken: string) => Promise<T>): Promise<T> {
   let rejected: string | undefined;
@@ -51,6 +52,11 @@ export async function withAccessToken<T>(ctx: TokenContext, connectionUuid: stri
     try {
       return await call(token);
     } catch (error) {
+      if (error instanceof ConnectionRefusedError) {
+        const found = await findConnectionWithTokens(ctx.db, connectionUuid);
+        if (found) await failConnection(ctx, found.connection, `${error.message}. Connect it again.`);
+        throw new ConnectionUnusableError(connectionUuid, error.message);
+      }
       if (!(error instanceof AccessTokenRejectedError)) throw error;
       if (rejected === undefined) {
         rejected = token;

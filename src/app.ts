@@ -41,7 +41,7 @@ import { MeetingTopicSchema } from './http/schemas/meeting-topics.js';
 import { MeetingSchema, PaymentSchema, SlotSchema } from './http/schemas/schedule.js';
 import { ProblemSchema } from './http/schemas/common.js';
 import { MemberSchema, TeamSchema } from './http/schemas/teams.js';
-import { registerRequestLog } from './http/request-log.js';
+import { noteRefusedWhileClosing, registerRequestLog } from './http/request-log.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { createDeferredCompiles } from './http/deferred-compile.js';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
@@ -281,7 +281,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
  * keep-alive one, or pipelined) is answered at once: 503 problem details with Retry-After,
  * and Connection: close so the client reconnects, to another instance behind a load
  * balancer. (Fastify's own answer was a bare JSON 503 without Retry-After.) /healthz says
- * the same, so a balancer stops sending here.
+ * the same, so a balancer stops sending here. Its log line is info, not error: the refusal is
+ * the shutdown working as meant (src/http/request-log.ts).
  */
 function refuseWhileClosing(app: FastifyInstance): void {
   let closing = false;
@@ -289,8 +290,9 @@ function refuseWhileClosing(app: FastifyInstance): void {
     closing = true;
     done();
   });
-  app.addHook('onRequest', async (_request, reply) => {
+  app.addHook('onRequest', async (request, reply) => {
     if (!closing) return;
+    noteRefusedWhileClosing(request);
     reply.header('connection', 'close');
     throw new ServiceUnavailableError('The service is shutting down; retry in a moment', 5);
   });

@@ -1,12 +1,25 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { redactUrl } from '../logging.js';
+
+const refusedWhileClosing = new WeakSet<FastifyRequest>();
+
+/**
+ * A request turned away because this instance is shutting down (503 with Retry-After and
+ * Connection: close, src/app.ts): its line says so at info level, not as a failure. Every
+ * rolling deploy sends a few (a client's kept-alive connection), nothing is wrong, and an
+ * error-level line per refusal would page whoever alerts on errors at each deploy.
+ */
+export function noteRefusedWhileClosing(request: FastifyRequest): void {
+  refusedWhileClosing.add(request);
+}
 
 /**
  * One line per request, written when the response is done: method, route, status and
  * duration, with the request id pino binds to every line of the request. Fastify's own
  * request logging writes two lines (incoming, completed) and costs a measurable share of a
  * cached month view (bench/http-throughput.ts), so it is off; `LOG_LEVEL=debug` adds the
- * incoming line back for tracing.
+ * incoming line back for tracing. A 5xx is an error line, except a refusal while shutting
+ * down (noteRefusedWhileClosing).
  */
 export function registerRequestLog(app: FastifyInstance): void {
   app.addHook('onRequest', async (request) => {
@@ -21,7 +34,8 @@ export function registerRequestLog(app: FastifyInstance): void {
       status,
       durationMs: Math.round(reply.elapsedTime * 10) / 10,
     };
-    if (status >= 500) request.log.error(line, 'request failed');
+    if (refusedWhileClosing.has(request)) request.log.info(line, 'request refused: shutting down');
+    else if (status >= 500) request.log.error(line, 'request failed');
     else request.log.info(line, 'request');
   });
 }

@@ -40,7 +40,8 @@ async function openConnection(port: number) {
 /**
  * SIGTERM while clients are connected: new connections are refused at once, a request still
  * arriving on a kept-alive connection gets a 503 problem with Retry-After and Connection:
- * close (not a reset), a request in flight finishes normally, and the process exits cleanly.
+ * close (not a reset), logged at info and not as an error, a request in flight finishes
+ * normally, and the process exits cleanly.
  */
 describe('shutting down with clients connected', () => {
   const folders: string[] = [];
@@ -53,7 +54,9 @@ describe('shutting down with clients connected', () => {
   it('refuses new connections, answers late requests on open ones as problems, and finishes the one in flight', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'termin-drain-'));
     folders.push(dataDir);
-    server = await startServer({ DATA_DIR: dataDir });
+    server = await startServer({ DATA_DIR: dataDir, LOG_LEVEL: 'info' }, 'pipe');
+    let output = '';
+    server.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
 
     // In flight: a request whose body is still arriving holds the shutdown open.
     const inFlight = await openConnection(server.port);
@@ -92,5 +95,16 @@ describe('shutting down with clients connected', () => {
     const finished = inFlight.exchange(body.slice(10));
     expect(await finished).toMatch(/^HTTP\/1\.1 404/);
     expect(await server.exited).toBe(0);
+
+    // The refusal is the shutdown doing its job: an info line saying so, no error line at all.
+    const lines = output.split('\n').flatMap((line) => {
+      try {
+        return [JSON.parse(line) as { level: number; msg: string; url?: string; status?: number }];
+      } catch {
+        return []; // the start-up banner
+      }
+    });
+    expect(lines.filter((line) => line.url === '/api/v1/teams')).toEqual([expect.objectContaining({ level: 30, msg: 'request refused: shutting down', status: 503 })]);
+    expect(lines.filter((line) => line.level >= 50)).toEqual([]);
   }, 60_000);
 });

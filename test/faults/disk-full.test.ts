@@ -1,8 +1,5 @@
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Dialect } from '../../src/db/connect.js';
@@ -11,26 +8,7 @@ import { createMeetingTopic } from '../../src/scheduling/topics/meeting-topics.j
 import { startServer, stopServer, type ServerProcess } from '../process.js';
 import { DIALECTS } from '../helpers.js';
 import { createBookingFixture, freeSlots, missingMeetings, type BookingFixture } from './booking.js';
-
-/** A tmpfs of `size` at a new directory, or null where this process may not mount one (not root, no CAP_SYS_ADMIN). */
-function mountTmpfs(size: string, owner?: { uid: number; gid: number }): string | null {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'termin-small-disk-'));
-  const options = [`size=${size}`, ...(owner ? [`uid=${owner.uid}`, `gid=${owner.gid}`, 'mode=0700'] : [])].join(',');
-  if (spawnSync('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', dir]).status === 0) return dir;
-  fs.rmdirSync(dir);
-  return null;
-}
-
-function unmount(dir: string): void {
-  spawnSync('umount', [dir]);
-  fs.rmdirSync(dir);
-}
-
-const CAN_MOUNT = (() => {
-  const dir = mountTmpfs('1m');
-  if (dir) unmount(dir);
-  return dir !== null;
-})();
+import { CAN_MOUNT, fillUp, mountTmpfs, unmount } from './small-disk.js';
 
 const postgresAdminUrl = inject('postgresAdminUrl');
 
@@ -108,25 +86,6 @@ async function createSmallDisk(dialect: Dialect): Promise<SmallDisk> {
       unmount(dir);
     },
   };
-}
-
-/** Writes a file until the filesystem has no byte left; its path. */
-function fillUp(dir: string): string {
-  const file = path.join(dir, 'filler');
-  const fd = fs.openSync(file, 'w');
-  try {
-    for (const size of [1 << 20, 4096, 1]) {
-      const chunk = Buffer.alloc(size, 1);
-      try {
-        for (;;) fs.writeSync(fd, chunk);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-      }
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
-  return file;
 }
 
 interface LogEntry {

@@ -3,10 +3,12 @@ import type { Config, Secrets } from './config.js';
 import { createCalendarRegistry } from './calendars/registry.js';
 import { createIntegrationRegistry } from './integrations/registry.js';
 import { createDb, type Dialect, type PoolStats } from './db/connect.js';
+import type { Db } from './db/database.js';
 import { listenForChanges } from './db/change-feed.js';
 import { createFastReads } from './db/fast-reads.js';
 import { migrateToLatest } from './db/migrate.js';
-import { StorageHealth } from './db/storage-health.js';
+import { isStorageFull } from './db/errors.js';
+import { probeStorage, StorageHealth } from './db/storage-health.js';
 import { createAddressLimiter, type AddressLimiter } from './domain/address-limiter.js';
 import { createLogger } from './logging.js';
 import { createMailTransport, type MailTransport } from './mail/transport.js';
@@ -79,6 +81,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     }
     if (migrationsApplied.length > 0) log.info({ applied: migrationsApplied }, 'database migrated');
   }
+  if (dbStorage !== null) await probeStorageAtStart(handle.db, log);
   // After migrating: the read connection prepares statements against the tables.
   const changes =
     config.database.dialect === 'postgres' && config.database.changeNotifications !== false
@@ -142,4 +145,23 @@ export async function createContext(config: Config, options: ContextOptions = {}
       await handle.destroy();
     },
   };
+}
+
+/**
+ * A process started on a full disk has written nothing yet, so no write of its own has been
+ * refused yet: without a write now, /readyz would say ready (and a load balancer send it
+ * bookings) until the first booking failed. One small write (probeStorage) tells at once; a
+ * refusal is recorded by the connection (StorageHealth) and readiness answers 503 until a write
+ * finds room, checking again itself while none comes (readiness.ts). SQLite only: PostgreSQL's
+ * disk is the server's, shared by every instance, and its refusals are each request's own 503.
+ * Anything else that stops the write (another process holding the lock past busy_timeout) is
+ * no reason not to start.
+ */
+async function probeStorageAtStart(db: Db, log: Logger): Promise<void> {
+  try {
+    await probeStorage(db);
+  } catch (error) {
+    if (isStorageFull(error)) log.error({ err: error }, 'the database cannot store changes (disk full): not ready until a write finds room');
+    else log.warn({ err: error }, 'the start-up write to the database failed');
+  }
 }

@@ -210,15 +210,47 @@ function prepareByText(client: pg.PoolClient): void {
 
 function openSqlite(filename: string, busyTimeoutMs: number, synchronous: 'full' | 'normal', storage: StorageHealth | null): Kysely<Database> {
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(filename), { recursive: true });
-  const database = new SqliteDatabase(filename);
-  database.pragma('journal_mode = WAL');
-  // FULL: a commit is on disk before anyone is told (one sync per group commit, see
-  // transaction.ts); NORMAL, the operator's choice, leaves the sync to checkpoints.
-  database.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
-  database.pragma('foreign_keys = ON');
-  // Another process (the operator CLI) may hold the write lock briefly; wait rather than fail.
-  database.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
+  let database: SqliteDatabase.Database | undefined;
+  try {
+    database = new SqliteDatabase(filename);
+    database.pragma('journal_mode = WAL');
+    // FULL: a commit is on disk before anyone is told (one sync per group commit, see
+    // transaction.ts); NORMAL, the operator's choice, leaves the sync to checkpoints.
+    database.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+    database.pragma('foreign_keys = ON');
+    // Another process (the operator CLI) may hold the write lock briefly; wait rather than fail.
+    database.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`);
+  } catch (error) {
+    database?.close();
+    throw explainOpenFailure(filename, error);
+  }
   return new Kysely<Database>({ dialect: new ImmediateSqliteDialect(database, storage) });
+}
+
+/** Below this much room the disk is the likely reason a database cannot be opened. */
+const LOW_DISK_BYTES = 1024 * 1024;
+
+/**
+ * SQLite opens a WAL database by sizing its shared-memory file (32 KiB), so on a disk with no
+ * room left (after a clean stop removed that file) the open itself fails, as a bare "disk I/O
+ * error". Said as what it is, with the room left, the operator knows what to do; an open that
+ * fails for another reason keeps its own error.
+ */
+function explainOpenFailure(filename: string, error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (filename === ':memory:' || typeof code !== 'string' || !/^SQLITE_(IOERR|FULL|CANTOPEN)/.test(code)) return error;
+  let free: number;
+  try {
+    const stats = fs.statfsSync(path.dirname(filename));
+    free = stats.bavail * stats.bsize;
+  } catch {
+    return error;
+  }
+  if (free >= LOW_DISK_BYTES) return error;
+  return new Error(
+    `The SQLite database ${filename} cannot be opened: ${(error as Error).message} (${code}), and its disk has ${free} bytes free. Free some space on it, then start again.`,
+    { cause: error },
+  );
 }
 
 /** Statements kept prepared, by SQL text; Kysely's driver would prepare every query anew. */

@@ -15,6 +15,8 @@ export interface StorageOutage {
  * that stored rows after such a refusal. Readiness reports the outage; a commit that stores
  * something again ends it, and so does a readiness probe (probeStorage) that finds room when
  * no write has come for a while (a load balancer stops sending any to an unready instance).
+ * A process writes once at start (probeStorage, from src/context.ts), so a full disk shows
+ * before any request, not at the first refused booking.
  *
  * Only SQLite has one: its disk is this instance's own. PostgreSQL's disk is the server's,
  * shared by every instance, and taking them all out of service would stop the reads too.

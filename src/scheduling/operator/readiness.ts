@@ -24,7 +24,9 @@ export const STORAGE_RECHECK_MS = 5_000;
  * The disk is judged by the writes themselves, not by a write of every probe: that would
  * take the write lock between bookings every few seconds on a healthy instance, and a
  * one-page write can find room where a booking's dozen pages do not. Only while writes are
- * being refused does readiness write, to notice room coming back with no traffic at all.
+ * being refused does readiness write, to notice room coming back with no traffic at all; and
+ * the context writes once at start (src/context.ts), so that a process started on a full disk
+ * is not ready from its first probe on.
  */
 export async function checkReadiness(ctx: Pick<UseCaseContext, 'db' | 'now' | 'dbStorage'>, timeoutMs: number): Promise<Readiness> {
   let timer: NodeJS.Timeout | undefined;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { extractBusyIntervals } from './busy-time.js';
-import { toStoredSpans } from './remote-calendar.js';
+import { describeSpansCut, toStoredSpans } from './remote-calendar.js';
 
 const h = (hour: number, minute = 0) => Date.UTC(2027, 2, 1, hour, minute);
 
@@ -43,12 +43,21 @@ describe('toStoredSpans', () => {
       [{ start: h(8), end: h(18) }],
     ],
   ])('%s', (_name, input, expected) => {
-    expect(toStoredSpans(input)).toEqual(expected);
+    expect(toStoredSpans(input, h(23))).toEqual({ spans: expected, cutAt: null });
   });
 
-  it('keeps the earliest spans up to the cap', () => {
+  it('keeps every span up to the cap, merged ones counted once', () => {
     const many = Array.from({ length: 10 }, (_, i) => ({ start: h(i), end: h(i, 30) }));
-    expect(toStoredSpans(many, 3)).toEqual(many.slice(0, 3));
+    expect(toStoredSpans(many, h(23), 10)).toEqual({ spans: many, cutAt: null });
+    expect(toStoredSpans([...many, ...many], h(23), 10)).toEqual({ spans: many, cutAt: null });
+  });
+
+  it('past the cap, keeps the earliest and makes the rest of the window busy from the first span not kept', () => {
+    const many = Array.from({ length: 10 }, (_, i) => ({ start: h(i), end: h(i, 30) }));
+    expect(toStoredSpans(many, h(23), 3)).toEqual({ spans: [...many.slice(0, 2), { start: h(2), end: h(23) }], cutAt: h(2) });
+    // A span reaching past the window's end is not cut short.
+    expect(toStoredSpans([...many, { start: h(22), end: h(24) }], h(23), 3).spans.at(-1)).toEqual({ start: h(2), end: h(24) });
+    expect(describeSpansCut(h(2), 3)).toMatch(/^The calendar has more than 3 separate busy times .* from 2027-03-01T02:00:00.000Z on, all of its time counts as busy/);
   });
 });
 

@@ -346,6 +346,8 @@ export interface CalendarTable {
   remote_calendar_id: string | null;
   /** Calendars read incrementally (Google, Microsoft): where the next read starts, as the adapter wrote it (0026). */
   sync_state: string | null;
+  /** Its last stored busy time had more spans than termin keeps: all of its time from here on counts as busy (0033); null when all were kept. */
+  busy_cut_at: number | null;
   created_at: number;
 }
 

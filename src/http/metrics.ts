@@ -31,6 +31,9 @@ export interface MetricsOptions {
  *   cache's size;
  * - `termin_outbox_jobs{kind,status}` (pending and failed jobs now: one grouped count on
  *   the outbox's (kind, status) index per scrape, given at most 1 s), `termin_outbox_retrying_jobs{kind}` and the oldest due job's age;
+ * - `termin_calendars_busy_cut`: connected calendars whose last sync found more busy spans
+ *   than termin keeps, so that from the cut on their whole window counts as busy (each shows
+ *   `status: error` and says so in `lastError`); one count per scrape, given at most 1 s;
  * - `termin_db_pool_connections{state}` and `termin_db_pool_max` (PostgreSQL only);
  * - `termin_rate_limit_redis_up` and `termin_rate_limit_local_fallbacks_total` (REDIS_URL
  *   only, registered by the API's plugin through `registerRateLimitMetrics`);
@@ -68,6 +71,7 @@ export function registerMetrics(app: FastifyInstance, ctx: AppContext, options: 
 
   registerCacheMetrics(registry, ctx);
   registerOutboxMetrics(registry, ctx);
+  registerCalendarMetrics(registry, ctx);
   registerPoolMetrics(registry, ctx);
 
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
@@ -190,6 +194,29 @@ async function readOutbox(ctx: AppContext): Promise<OutboxCounts> {
     rows: rows.map((row) => ({ kind: row.kind, status: row.status, jobs: Number(row.jobs), retrying: Number(row.retrying ?? 0) })),
     oldestDueAt: oldest?.due === null || oldest?.due === undefined ? null : Number(oldest.due),
   };
+}
+
+function registerCalendarMetrics(registry: Registry, ctx: AppContext): void {
+  let last = 0;
+  new Gauge({
+    name: 'termin_calendars_busy_cut',
+    help: "Connected calendars with more busy spans than termin keeps: from the cut on their whole window counts as busy (the calendar's lastError says from when). A hostile or broken feed, or an event repeating every few minutes.",
+    registers: [registry],
+    async collect() {
+      const read = ctx.db
+        .selectFrom('calendars')
+        .select(sql<number>`count(*)`.as('calendars'))
+        .where('busy_cut_at', 'is not', null)
+        .executeTakeFirst()
+        .then((row) => {
+          last = Number(row?.calendars ?? 0);
+        })
+        .catch((error: unknown) => ctx.log.warn({ err: error }, 'metrics: counting the calendars cut short failed'));
+      // As for the outbox: a slow database delays the scrape by at most this, and the last count is shown.
+      await Promise.race([read, new Promise((resolve) => setTimeout(resolve, OUTBOX_READ_TIMEOUT_MS).unref())]);
+      this.set(last);
+    },
+  });
 }
 
 function registerPoolMetrics(registry: Registry, ctx: AppContext): void {

@@ -416,7 +416,7 @@ export interface paths {
   "/api/v1/explain-schedule": {
     /**
      * Why is this time not offered?
-     * @description Every reason the slot engine leaves `start` out for this host and topic, not just the first; `offered: true` with `reasons: []` exactly when POST /calculate-schedule offers the start now (the same engine: the explanation is its own trace). By the host, an admin of one of their teams, or, for a team topic, any key of the account (403 otherwise; 404 for another account's topic or host). For a team topic `team` is required; for a collective topic this explains the named host only. Reasons and their context fields:
+     * @description Every reason the slot engine leaves `start` out for this host and topic, not just the first; `offered: true` with `reasons: []` exactly when POST /calculate-schedule offers the start now (the same engine: the explanation is its own trace). By the host, an admin of one of their teams, or, for a team topic, any key of the account (403 otherwise; 404 for another account's topic or host). For a team topic `team` is required; for a collective topic the start needs every host free, so the reasons are every host's, each naming its host in `username`. Reasons and their context fields:
      *
      * | code | context |
      * |---|---|
@@ -10137,7 +10137,7 @@ export interface operations {
                 checkConflicts: boolean;
                 writeMeetings: boolean;
                 /**
-                 * @description `pending`: never synced yet; `ok`: the last sync worked; `error`: it failed (see `lastError`), and the busy time of the last good sync still applies.
+                 * @description `pending`: never synced yet; `ok`: the last sync worked; `error`: it failed (see `lastError`), and the busy time of the last good sync still applies; or the calendar has more separate busy times than termin keeps (100 000 in the booking window), and from the time `lastError` names its whole window counts as busy.
                  * @enum {string}
                  */
                 status: "pending" | "ok" | "error";
@@ -10375,7 +10375,7 @@ export interface operations {
             checkConflicts: boolean;
             writeMeetings: boolean;
             /**
-             * @description `pending`: never synced yet; `ok`: the last sync worked; `error`: it failed (see `lastError`), and the busy time of the last good sync still applies.
+             * @description `pending`: never synced yet; `ok`: the last sync worked; `error`: it failed (see `lastError`), and the busy time of the last good sync still applies; or the calendar has more separate busy times than termin keeps (100 000 in the booking window), and from the time `lastError` names its whole window counts as busy.
              * @enum {string}
              */
             status: "pending" | "ok" | "error";
@@ -10581,7 +10581,7 @@ export interface operations {
             checkConflicts: boolean;
             writeMeetings: boolean;
             /**
-             * @description `pending`: never synced yet; `ok`: the last sync worked; `error`: it failed (see `lastError`), and the busy time of the last good sync still applies.
+             * @description `pending`: never synced yet; `ok`: the last sync worked; `error`: it failed (see `lastError`), and the busy time of the last good sync still applies; or the calendar has more separate busy times than termin keeps (100 000 in the booking window), and from the time `lastError` names its whole window counts as busy.
              * @enum {string}
              */
             status: "pending" | "ok" | "error";
@@ -10964,7 +10964,7 @@ export interface operations {
             checkConflicts: boolean;
             writeMeetings: boolean;
             /**
-             * @description `pending`: never synced yet; `ok`: the last sync worked; `error`: it failed (see `lastError`), and the busy time of the last good sync still applies.
+             * @description `pending`: never synced yet; `ok`: the last sync worked; `error`: it failed (see `lastError`), and the busy time of the last good sync still applies; or the calendar has more separate busy times than termin keeps (100 000 in the booking window), and from the time `lastError` names its whole window counts as busy.
              * @enum {string}
              */
             status: "pending" | "ok" | "error";
@@ -14065,7 +14065,7 @@ export interface operations {
   };
   /**
    * Why is this time not offered?
-   * @description Every reason the slot engine leaves `start` out for this host and topic, not just the first; `offered: true` with `reasons: []` exactly when POST /calculate-schedule offers the start now (the same engine: the explanation is its own trace). By the host, an admin of one of their teams, or, for a team topic, any key of the account (403 otherwise; 404 for another account's topic or host). For a team topic `team` is required; for a collective topic this explains the named host only. Reasons and their context fields:
+   * @description Every reason the slot engine leaves `start` out for this host and topic, not just the first; `offered: true` with `reasons: []` exactly when POST /calculate-schedule offers the start now (the same engine: the explanation is its own trace). By the host, an admin of one of their teams, or, for a team topic, any key of the account (403 otherwise; 404 for another account's topic or host). For a team topic `team` is required; for a collective topic the start needs every host free, so the reasons are every host's, each naming its host in `username`. Reasons and their context fields:
    *
    * | code | context |
    * |---|---|

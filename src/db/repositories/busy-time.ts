@@ -1,5 +1,6 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { BusyMeeting } from '../../domain/slots.js';
+import { inChunks } from '../chunks.js';
 import { compileOnce } from '../compiled-query.js';
 import type { Database, DbOrTrx } from '../database.js';
 
@@ -136,11 +137,22 @@ export function externalSpan(start: number, end: number, sourceId: string): Busy
 /** Replaces everything one source (a connected calendar) said about a host's busy time. */
 export async function replaceExternalBusy(db: DbOrTrx, hostUuid: string, sourceId: string, spans: readonly { uuid: string; start: number; end: number }[]): Promise<void> {
   await db.deleteFrom('external_busy').where('source_id', '=', sourceId).execute();
-  if (spans.length === 0) return;
-  await db
-    .insertInto('external_busy')
-    .values(spans.map((span) => ({ id: span.uuid, host_user_id: hostUuid, source_id: sourceId, starts_at: span.start, ends_at: span.end })))
-    .execute();
+  await insertExternalBusy(db, hostUuid, sourceId, spans);
+}
+
+/** Adds spans to a source's busy time, a few hundred rows per statement (a calendar may have tens of thousands). */
+export async function insertExternalBusy(db: DbOrTrx, hostUuid: string, sourceId: string, spans: readonly { uuid: string; start: number; end: number }[]): Promise<void> {
+  await inChunks(spans, 500, (chunk) =>
+    db
+      .insertInto('external_busy')
+      .values(chunk.map((span) => ({ id: span.uuid, host_user_id: hostUuid, source_id: sourceId, starts_at: span.start, ends_at: span.end })))
+      .execute(),
+  );
+}
+
+/** Removes some of a source's spans, by their row ids. */
+export async function deleteExternalBusy(db: DbOrTrx, sourceId: string, uuids: readonly string[]): Promise<void> {
+  await inChunks(uuids, 500, (chunk) => db.deleteFrom('external_busy').where('source_id', '=', sourceId).where('id', 'in', chunk).execute());
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { CalendarSyncStatus, CalendarType, ConnectedCalendar, SealedCalendarAccess } from '../../domain/calendar.js';
+import { inChunks, yieldToEventLoop } from '../chunks.js';
 import type { CalendarTable, DbOrTrx } from '../database.js';
 import type { Selectable } from 'kysely';
 
@@ -130,14 +131,22 @@ export async function findDueCalendars(db: DbOrTrx, now: number, limit: number):
  * Records a sync's outcome and releases the claim, if the sync with token `claim` still holds
  * it; answers whether it did (false: another sync took the calendar over after the lease).
  */
-export async function recordCalendarSync(db: DbOrTrx, calendarUuid: string, claim: string, outcome: { at: number; nextSyncAt: number; error: string | null }): Promise<boolean> {
+export async function recordCalendarSync(
+  db: DbOrTrx,
+  calendarUuid: string,
+  claim: string,
+  outcome: { at: number; nextSyncAt: number; error: string | null; busyCutAt?: number | null },
+): Promise<boolean> {
   const released = { next_sync_at: outcome.nextSyncAt, last_sync_at: outcome.at, sync_lease_until: null, sync_claim: null };
+  // Busy time stored (busyCutAt given): a success as to when it was read, even when cut short
+  // (an error then, saying so); a failed read keeps the last stored busy time, and its cut.
+  const stored = outcome.busyCutAt === undefined ? {} : { last_success_at: outcome.at, busy_cut_at: outcome.busyCutAt };
   const result = await db
     .updateTable('calendars')
     .set(
       outcome.error === null
-        ? { ...released, status: 'ok', last_success_at: outcome.at, last_error: null }
-        : { ...released, status: 'error', last_error: outcome.error.slice(0, 1000) },
+        ? { ...released, ...stored, status: 'ok', last_success_at: outcome.at, last_error: null }
+        : { ...released, ...stored, status: 'error', last_error: outcome.error.slice(0, 1000) },
     )
     .where('id', '=', calendarUuid)
     .where('sync_claim', '=', claim)
@@ -173,10 +182,23 @@ export async function findLongestBookingWindowDays(db: DbOrTrx, userUuid: string
   return days === null || days === undefined ? null : Number(days);
 }
 
-/** A calendar's stored busy spans, sorted (to tell whether a sync changed anything). */
-export async function findCalendarSpans(db: DbOrTrx, calendarUuid: string): Promise<{ start: number; end: number }[]> {
-  const rows = await db.selectFrom('external_busy').select(['starts_at', 'ends_at']).where('source_id', '=', calendarUuid).orderBy('starts_at').orderBy('ends_at').execute();
-  return rows.map((row) => ({ start: Number(row.starts_at), end: Number(row.ends_at) }));
+/** Rows read per statement by the reads of spans below: a few ms each on SQLite, with the event loop let run between them. */
+const SPAN_PAGE = 5_000;
+/** Rows deleted per statement when a full read replaces every kept event. */
+const DELETE_PAGE = 2_000;
+
+/** A calendar's stored busy spans with their row ids, sorted (a sync writes only what changed). */
+export async function findCalendarSpans(db: DbOrTrx, calendarUuid: string): Promise<{ uuid: string; start: number; end: number }[]> {
+  const spans: { uuid: string; start: number; end: number }[] = [];
+  for (let after: string | null = null; ; await yieldToEventLoop()) {
+    let query = db.selectFrom('external_busy').select(['id', 'starts_at', 'ends_at']).where('source_id', '=', calendarUuid).orderBy('id').limit(SPAN_PAGE);
+    if (after !== null) query = query.where('id', '>', after);
+    const rows = await query.execute();
+    for (const row of rows) spans.push({ uuid: row.id, start: Number(row.starts_at), end: Number(row.ends_at) });
+    if (rows.length < SPAN_PAGE) break;
+    after = rows[rows.length - 1]!.id;
+  }
+  return spans.sort((a, b) => a.start - b.start || a.end - b.end);
 }
 
 /** Where an incrementally read calendar's next read starts (null: from a full read). */
@@ -195,39 +217,49 @@ export async function applyRemoteEventChanges(
   calendarUuid: string,
   changes: { full: boolean; events: readonly { id: string; span: { start: number; end: number } | null }[]; state: string; endedBefore: number },
 ): Promise<void> {
-  if (changes.full) await db.deleteFrom('calendar_remote_events').where('calendar_id', '=', calendarUuid).execute();
-  // The last word on an event wins when a read names it twice (Graph may, across pages).
-  const latest = new Map(changes.events.map((event) => [event.id, event.span]));
-  const ids = [...latest.keys()];
-  for (let i = 0; !changes.full && i < ids.length; i += 500) {
-    await db
+  // Every kept event, a few thousand per statement (a big calendar keeps tens of thousands).
+  while (changes.full) {
+    const result = await db
       .deleteFrom('calendar_remote_events')
       .where('calendar_id', '=', calendarUuid)
-      .where('remote_id', 'in', ids.slice(i, i + 500))
-      .execute();
+      .where('remote_id', 'in', (eb) => eb.selectFrom('calendar_remote_events').select('remote_id').where('calendar_id', '=', calendarUuid).limit(DELETE_PAGE))
+      .executeTakeFirst();
+    if (Number(result.numDeletedRows) < DELETE_PAGE) break;
+    await yieldToEventLoop();
+  }
+  // The last word on an event wins when a read names it twice (Graph may, across pages).
+  const latest = new Map(changes.events.map((event) => [event.id, event.span]));
+  if (!changes.full) {
+    await inChunks([...latest.keys()], 500, (ids) => db.deleteFrom('calendar_remote_events').where('calendar_id', '=', calendarUuid).where('remote_id', 'in', ids).execute());
   }
   const rows = [...latest].flatMap(([id, span]) => (span === null ? [] : [{ calendar_id: calendarUuid, remote_id: id, starts_at: span.start, ends_at: span.end }]));
-  for (let i = 0; i < rows.length; i += 200)
-    await db
-      .insertInto('calendar_remote_events')
-      .values(rows.slice(i, i + 200))
-      .execute();
+  await inChunks(rows, 200, (chunk) => db.insertInto('calendar_remote_events').values(chunk).execute());
   await db.deleteFrom('calendar_remote_events').where('calendar_id', '=', calendarUuid).where('ends_at', '<', changes.endedBefore).execute();
   await db.updateTable('calendars').set({ sync_state: changes.state }).where('id', '=', calendarUuid).execute();
 }
 
-/** The busy spans kept for an incrementally read calendar that overlap [from, to), sorted. */
+/**
+ * The busy spans kept for an incrementally read calendar that overlap [from, to), sorted; read
+ * a page at a time in the key's order (cheap to page, and sorted here).
+ */
 export async function findRemoteEventSpans(db: DbOrTrx, calendarUuid: string, range: { from: number; to: number }): Promise<{ start: number; end: number }[]> {
-  const rows = await db
-    .selectFrom('calendar_remote_events')
-    .select(['starts_at', 'ends_at'])
-    .where('calendar_id', '=', calendarUuid)
-    .where('starts_at', '<', range.to)
-    .where('ends_at', '>=', range.from)
-    .orderBy('starts_at')
-    .orderBy('ends_at')
-    .execute();
-  return rows.map((row) => ({ start: Number(row.starts_at), end: Number(row.ends_at) }));
+  const spans: { start: number; end: number }[] = [];
+  for (let after: string | null = null; ; await yieldToEventLoop()) {
+    let query = db
+      .selectFrom('calendar_remote_events')
+      .select(['remote_id', 'starts_at', 'ends_at'])
+      .where('calendar_id', '=', calendarUuid)
+      .where('starts_at', '<', range.to)
+      .where('ends_at', '>=', range.from)
+      .orderBy('remote_id')
+      .limit(SPAN_PAGE);
+    if (after !== null) query = query.where('remote_id', '>', after);
+    const rows = await query.execute();
+    for (const row of rows) spans.push({ start: Number(row.starts_at), end: Number(row.ends_at) });
+    if (rows.length < SPAN_PAGE) break;
+    after = rows[rows.length - 1]!.remote_id;
+  }
+  return spans.sort((a, b) => a.start - b.start || a.end - b.end);
 }
 
 /** The calendars reached through a connection (they go when it goes). */

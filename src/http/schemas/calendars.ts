@@ -57,11 +57,13 @@ export const CalendarSchema = Type.Object(
     checkConflicts: Type.Boolean(),
     writeMeetings: Type.Boolean(),
     status: StringEnum(CALENDAR_SYNC_STATUSES, {
-      description: '`pending`: never synced yet; `ok`: the last sync worked; `error`: it failed (see `lastError`), and the busy time of the last good sync still applies.',
+      description:
+        '`pending`: never synced yet; `ok`: the last sync worked; `error`: it failed (see `lastError`), and the busy time of the last good sync still applies; ' +
+        'or the calendar has more separate busy times than termin keeps (100 000 in the booking window), and from the time `lastError` names its whole window counts as busy.',
     }),
     lastSyncAt: Nullable(Timestamp),
     lastSuccessAt: Nullable(Timestamp),
-    lastError: Nullable(Type.String({ description: 'Why the last sync failed; null after a good one.' })),
+    lastError: Nullable(Type.String({ description: 'Why the last sync failed, or from when a calendar with too many busy times counts as busy; null after a good one.' })),
     lastWriteError: Nullable(Type.String({ description: 'Why the last write of a meeting into the calendar failed (it is retried); null after a good one.' })),
     createdAt: Timestamp,
   },

@@ -2,8 +2,8 @@ import { meetingEventUid } from '../../calendars/meeting-event.js';
 import { CalendarAuthError } from '../../calendars/errors.js';
 import type { TimeRange } from '../../calendars/busy-time.js';
 import type { CalendarChanges, ConnectionTokens, RemoteCalendar } from '../../calendars/provider.js';
-import { describeCalendarFailure, toStoredSpans } from '../../calendars/remote-calendar.js';
-import { bumpCalendarVersions, replaceExternalBusy } from '../../db/repositories/busy-time.js';
+import { describeCalendarFailure, describeSpansCut, type StoredSpans, toStoredSpans } from '../../calendars/remote-calendar.js';
+import { bumpCalendarVersions, deleteExternalBusy, insertExternalBusy } from '../../db/repositories/busy-time.js';
 import {
   applyRemoteEventChanges,
   claimCalendarSync,
@@ -26,6 +26,8 @@ import { secretBoxOf } from '../../secrets/secret-box.js';
 import type { UseCaseContext } from '../context.js';
 import { ConnectionUnusableError, withAccessToken } from '../integrations/provider-access.js';
 import type { ConnectedCalendar, SealedCalendarAccess } from '../../domain/calendar.js';
+import { inChunks, yieldToEventLoop } from '../../db/chunks.js';
+import type { DbOrTrx } from '../../db/database.js';
 
 /** Busy time is read this far ahead at least, and further when a topic the host hosts books further ahead. */
 export const MIN_SYNC_WINDOW_DAYS = 60;
@@ -50,6 +52,12 @@ export type SyncResult = { synced: true; changed: boolean } | { synced: false; e
  * outlived its lease (another has claimed the calendar since) stores nothing: its read may be
  * older than the other's. A failure keeps the last good busy time and is recorded on the
  * calendar (`status: error`, `lastError`); the next attempt comes after the usual interval.
+ *
+ * Every span inside the window is kept, up to MAX_SPANS_PER_CALENDAR: a calendar with more
+ * (a hostile or broken feed) is blocked whole from the first span not kept, shown as `status:
+ * error` with `lastError` saying so, and counted on /metrics (remote-calendar.ts). Only the
+ * spans that changed are written, in chunks that let the event loop run between them, so a
+ * big calendar's sync does not hold other requests up (storeSpans below).
  */
 export async function syncCalendar(
   ctx: Pick<UseCaseContext, 'publicUrl' | 'calendarSyncIntervalMs' | 'now' | 'log' | 'db' | 'secretKey' | 'calendars' | 'outbound' | 'integrations'>,
@@ -62,7 +70,7 @@ export async function syncCalendar(
   if (!found) return { synced: false, error: 'The calendar no longer exists.' };
   const { calendar, access } = found;
   // A calendar read whole gives its spans; one read incrementally gives changes, applied to the events kept from before.
-  let spans: { start: number; end: number }[] = [];
+  let read: StoredSpans = { spans: [], cutAt: null };
   let incremental: { changes: CalendarChanges; range: TimeRange } | null = null;
   try {
     const host = await findUser(ctx.db, calendar.accountUuid, calendar.userUuid);
@@ -79,7 +87,7 @@ export async function syncCalendar(
       incremental = { changes: await remote.readChanges(await findCalendarSyncState(ctx.db, calendarUuid), range, host.timezone), range };
     } else {
       const busy = await remote.readBusy(range, host.timezone, { ignoreUids });
-      spans = calendar.checkConflicts ? toStoredSpans(busy) : [];
+      if (calendar.checkConflicts) read = toStoredSpans(busy, range.to);
     }
   } catch (error) {
     const message = describeCalendarFailure(error);
@@ -89,33 +97,73 @@ export async function syncCalendar(
     const held = await recordCalendarSync(ctx.db, calendarUuid, claim, { at, nextSyncAt: at + ctx.calendarSyncIntervalMs, error: message });
     return held ? { synced: false, error: message } : { synced: false, superseded: true };
   }
-  const changed = await inTransaction(ctx.db, async (trx) => {
+  const stored = await inTransaction(ctx.db, async (trx) => {
     const at = ctx.now();
     await lockHost(trx, calendar.userUuid);
     // Disconnected while it was being read (removeCalendar takes the same lock): store nothing.
-    if (!(await findCalendar(trx, calendarUuid))) return false;
+    if (!(await findCalendar(trx, calendarUuid))) return { changed: false, cutAt: null };
     // Taken over by another sync after this one's lease ran out: that one's read is newer.
     if (!(await holdsCalendarSync(trx, calendarUuid, claim))) return 'superseded';
+    let spans = read;
     if (incremental !== null) {
       // Events over before the window can block nothing again: forgotten.
       await applyRemoteEventChanges(trx, calendarUuid, { ...incremental.changes, endedBefore: incremental.range.from });
-      spans = calendar.checkConflicts ? toStoredSpans(await findRemoteEventSpans(trx, calendarUuid, incremental.range)) : [];
+      if (calendar.checkConflicts) spans = toStoredSpans(await findRemoteEventSpans(trx, calendarUuid, incremental.range), incremental.range.to);
     }
-    const stored = await findCalendarSpans(trx, calendarUuid);
-    const same = stored.length === spans.length && stored.every((span, i) => span.start === spans[i]!.start && span.end === spans[i]!.end);
-    if (!same) {
-      await replaceExternalBusy(
-        trx,
-        calendar.userUuid,
-        calendarUuid,
-        spans.map((span) => ({ uuid: newId(at), ...span })),
-      );
-      await bumpCalendarVersions(trx, [calendar.userUuid]);
-    }
-    await recordCalendarSync(trx, calendarUuid, claim, { at, nextSyncAt: at + ctx.calendarSyncIntervalMs, error: null });
-    return !same;
+    // Merging tens of thousands of spans is a few ms of its own: whatever waited meanwhile goes first.
+    await yieldToEventLoop();
+    const changed = await storeSpans(trx, calendar.userUuid, calendarUuid, spans.spans, () => newId(at));
+    if (changed) await bumpCalendarVersions(trx, [calendar.userUuid]);
+    const error = spans.cutAt === null ? null : describeSpansCut(spans.cutAt);
+    await recordCalendarSync(trx, calendarUuid, claim, { at, nextSyncAt: at + ctx.calendarSyncIntervalMs, error, busyCutAt: spans.cutAt });
+    return { changed, cutAt: spans.cutAt };
   });
-  return changed === 'superseded' ? { synced: false, superseded: true } : { synced: true, changed };
+  if (stored === 'superseded') return { synced: false, superseded: true };
+  if (stored.cutAt !== null) {
+    ctx.log.warn({ calendarUuid, cutAt: new Date(stored.cutAt).toISOString() }, 'calendar has more busy spans than are kept: the rest of its window counts as busy');
+  }
+  return { synced: true, changed: stored.changed };
+}
+
+/**
+ * Makes a calendar's stored spans `spans` (sorted, as toStoredSpans gives them), writing only
+ * the difference: a sync of a calendar of 25 000 events in which one moved deletes a row and
+ * adds one, instead of writing 25 000 again under the host's lock. Both lists are sorted, so
+ * one walk through them finds it. Whether anything changed.
+ */
+async function storeSpans(trx: DbOrTrx, hostUuid: string, calendarUuid: string, spans: readonly { start: number; end: number }[], newUuid: () => string): Promise<boolean> {
+  const stored = await findCalendarSpans(trx, calendarUuid);
+  const gone: string[] = [];
+  const added: { start: number; end: number }[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < stored.length || j < spans.length) {
+    const had = stored[i];
+    const wanted = spans[j];
+    const order = had === undefined ? 1 : wanted === undefined ? -1 : had.start - wanted.start || had.end - wanted.end;
+    if (order === 0) {
+      i += 1;
+      j += 1;
+    } else if (order < 0) {
+      gone.push(had!.uuid);
+      i += 1;
+    } else {
+      added.push(wanted!);
+      j += 1;
+    }
+  }
+  if (gone.length === 0 && added.length === 0) return false;
+  await deleteExternalBusy(trx, calendarUuid, gone);
+  // Ids made a chunk at a time too (25 000 at once held the event loop by themselves).
+  await inChunks(added, 500, (chunk) =>
+    insertExternalBusy(
+      trx,
+      hostUuid,
+      calendarUuid,
+      chunk.map((span) => ({ uuid: newUuid(), start: span.start, end: span.end })),
+    ),
+  );
+  return true;
 }
 
 /**

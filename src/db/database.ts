@@ -546,6 +546,8 @@ export interface MeetingRoomTable {
   room_end: number | null;
   created_at: number;
   updated_at: number;
+  /** The attempt that holds a `creating` record (0033-…): only it may store the room; null on older rows. */
+  attempt_id: string | null;
 }
 
 export type Db = Kysely<Database>;

@@ -1,4 +1,4 @@
-import { ProviderError, type RoomRequest } from '../../integrations/ports.js';
+import type { RoomRequest } from '../../integrations/ports.js';
 import type { LocatedEventData, MeetingEventData } from '../../domain/events.js';
 import { type IntegrationProvider, providerOfPlace } from '../../domain/integrations.js';
 import type { Meeting } from '../../domain/meeting.js';
@@ -12,7 +12,7 @@ import { claimStaleRoom, deleteMeetingRoom, findMeetingRoom, type MeetingRoom, r
 import { findUser } from '../../db/repositories/users.js';
 import { inTransaction } from '../../db/transaction.js';
 import { newId } from '../../ids.js';
-import type { JobHandler } from '../../outbox/job-handler.js';
+import { DeferJobError, type JobHandler } from '../../outbox/job-handler.js';
 import { CONFERENCE_ROOM_JOB_KIND, type ConferenceRoomPayload, type NewJob } from '../../outbox/job-kinds.js';
 import { ConnectionUnusableError, withAccessToken } from './provider-access.js';
 import type { UseCaseContext } from '../context.js';
@@ -24,14 +24,19 @@ import { recordEvents } from '../record-events.js';
  * brings the room in line with the meeting as it is when it runs (made for a confirmed
  * meeting, moved with it, deleted when it is cancelled or leaves the host), so jobs of one
  * meeting may run late, twice or out of order. The room is recorded before the provider is
- * asked, and an attempt that finds such a record adopts its room (`findRoom`) rather than
- * making a second: at most one room's link ever reaches the participant.
+ * asked, under the attempt's id, and an attempt that finds such a record adopts its room
+ * (`findRoom`) rather than making a second; a room is stored only by the attempt that still
+ * holds the record, so an attempt that stalled past its lease deletes the room it made late:
+ * at most one room's link ever reaches the participant. Faults are retried by the outbox, a
+ * provider's Retry-After honoured.
  */
 
 /** How long a confirmation waits for its meeting's room before it goes out saying the link follows. */
 export const CONFIRMATION_WAIT_MS = 10 * 60_000;
 /** A room being made (recorded, not yet answered) belongs to its attempt this long; then another may take over. */
 const CREATING_LEASE_MS = 60_000;
+/** How soon a job that found another attempt making the room looks again (no attempt counted), within that attempt's lease. */
+const ATTEMPT_WAIT_MS = 5_000;
 
 type RoomsContext = Pick<UseCaseContext, 'publicUrl' | 'now' | 'log' | 'db' | 'secretKey' | 'integrations'>;
 
@@ -87,28 +92,33 @@ async function reconcileRoom(ctx: RoomsContext, accountUuid: string, meetingUuid
   const host = await findUser(ctx.db, accountUuid, meeting.hostUuid);
   const rooms = ctx.integrations.rooms[provider];
   const now = ctx.now();
+  // This attempt's own id: the record it makes or takes over is its own until another takes it over in turn.
+  const attemptId = newId(now);
   let adopt = true;
   if (!room) {
     const requestId = newId(now);
-    if (!(await recordRoomCreating(ctx.db, { meetingUuid, connectionUuid: connection.uuid, provider, requestId }, now))) {
-      throw new ProviderError('another attempt has just started making this room', true);
+    if (!(await recordRoomCreating(ctx.db, { meetingUuid, connectionUuid: connection.uuid, provider, requestId, attemptId }, now))) {
+      throw waitForOtherAttempt(await findMeetingRoom(ctx.db, meetingUuid), now);
     }
     room = (await findMeetingRoom(ctx.db, meetingUuid))!;
     adopt = false;
   } else if (room.status === 'creating') {
-    // Another attempt's record: it is still at work, or it died after asking the provider.
-    if (room.updatedAt > now - CREATING_LEASE_MS || !(await claimStaleRoom(ctx.db, meetingUuid, room.updatedAt, now))) {
-      throw new ProviderError('another attempt is making this room', true);
+    // Another attempt's record: it is still at work, or it died (or stalled) after recording it.
+    if (room.updatedAt > now - CREATING_LEASE_MS || !(await claimStaleRoom(ctx.db, meetingUuid, room.updatedAt, attemptId, now))) {
+      throw waitForOtherAttempt(room, now);
     }
   }
   const request = roomRequestOf(meeting, topic?.name ?? 'Meeting', host?.timezone ?? 'UTC', room.requestId);
   try {
     if (room.status === 'creating') {
       const made = await withAccessToken(ctx, connection.uuid, async (token) => (adopt ? await rooms.findRoom(token, request) : null) ?? rooms.createRoom(token, request));
-      if (!(await storeRoomLocated(ctx, meeting, made, request))) {
+      const stored = await storeRoomLocated(ctx, meeting, made, request, attemptId);
+      if (stored === 'gone') {
         // Cancelled or moved while it was made: the room this attempt made is nobody's; remove it.
         await withAccessToken(ctx, connection.uuid, (token) => rooms.deleteRoom(token, made.roomId));
-        await deleteMeetingRoom(ctx.db, meetingUuid);
+        await deleteMeetingRoom(ctx.db, meetingUuid, attemptId);
+      } else if (stored === 'superseded') {
+        await removeLateRoom(ctx, connection.uuid, meetingUuid, made.roomId);
       }
     } else if (room.roomId !== null && (room.start !== meeting.start || room.end !== meeting.end)) {
       await withAccessToken(ctx, connection.uuid, (token) => rooms.moveRoom(token, room.roomId!, request));
@@ -119,11 +129,40 @@ async function reconcileRoom(ctx: RoomsContext, accountUuid: string, meetingUuid
     // again, and the confirmations go out now, saying the link follows.
     if (error instanceof ConnectionUnusableError) {
       // This attempt's own record asked the provider nothing yet; an older one's is kept, to adopt its room later.
-      if (room.status === 'creating' && !adopt) await deleteMeetingRoom(ctx.db, meetingUuid);
+      if (room.status === 'creating' && !adopt) await deleteMeetingRoom(ctx.db, meetingUuid, attemptId);
       return confirmWithoutRoom(ctx, accountUuid, meetingUuid);
     }
     throw error;
   }
+}
+
+/**
+ * Another attempt is making the room (its record is younger than its lease): come back soon,
+ * at the latest when that lease ends, without counting this as a failed attempt.
+ */
+function waitForOtherAttempt(room: MeetingRoom | undefined, now: number): DeferJobError {
+  const leaseEnds = room?.status === 'creating' ? room.updatedAt + CREATING_LEASE_MS : now;
+  return new DeferJobError(Math.min(Math.max(leaseEnds, now), now + ATTEMPT_WAIT_MS), 'another attempt is making this room');
+}
+
+/**
+ * This attempt made a room after another had taken its record over: the meeting's room is
+ * the other's. A provider that answers a repeated request with the room made first (Google's
+ * event id, Graph's transactionId) gave both the same room, which stays; any other room of
+ * this attempt's is deleted at once. While the other attempt has not stored its room yet, this
+ * one cannot tell which it will be, so it leaves its own (an orphan at the provider, logged)
+ * rather than risk deleting the room the participant is about to get.
+ */
+async function removeLateRoom(ctx: RoomsContext, connectionUuid: string, meetingUuid: string, roomId: string): Promise<void> {
+  const current = await findMeetingRoom(ctx.db, meetingUuid);
+  if (current?.roomId === roomId) return;
+  if (current?.status === 'creating') {
+    ctx.log.warn({ meetingUuid, provider: current.provider, roomId }, 'a late room attempt left its room at the provider: another attempt is still making the room of the meeting');
+    return;
+  }
+  const provider = current?.provider ?? (await findConnection(ctx.db, connectionUuid))?.provider;
+  if (provider === undefined) return;
+  await withAccessToken(ctx, connectionUuid, (token) => ctx.integrations.rooms[provider].deleteRoom(token, roomId));
 }
 
 function roomRequestOf(meeting: Meeting, topicName: string, timezone: string, requestId: string): RoomRequest {
@@ -148,12 +187,14 @@ async function storeRoomLocated(
   meeting: Meeting,
   made: { roomId: string; joinUrl: string; conferenceId: string | null; password: string | null },
   request: RoomRequest,
-): Promise<boolean> {
+  attemptId: string,
+): Promise<'stored' | 'gone' | 'superseded'> {
   return inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
     const current = await findMeeting(trx, meeting.accountUuid, meeting.uuid);
-    if (current?.status !== 'confirmed' || current.hostUuid !== meeting.hostUuid || !(await findMeetingRoom(trx, meeting.uuid))) return false;
-    await storeRoomCreated(trx, meeting.uuid, { ...made, start: request.start, end: request.end }, now);
+    if (current?.status !== 'confirmed' || current.hostUuid !== meeting.hostUuid) return 'gone';
+    // Only the attempt that still holds the record: one that stalled past its lease lost it to the attempt that made the meeting's room.
+    if (!(await storeRoomCreated(trx, meeting.uuid, attemptId, { ...made, start: request.start, end: request.end }, now))) return 'superseded';
     const confirmationsSent = !(await markConfirmationSent(trx, meeting.uuid, now));
     const location: MeetingLocation = {
       place: current.place,
@@ -168,7 +209,7 @@ async function storeRoomLocated(
     await setMeetingLocation(trx, meeting.uuid, location, confirmationsSent, now);
     const located: LocatedEventData = { meeting: { ...current, location, sequence: current.sequence + (confirmationsSent ? 1 : 0), updatedAt: now }, confirmationsSent };
     await recordEvents(trx, [{ accountUuid: meeting.accountUuid, type: 'meeting.located', subjectUuid: meeting.uuid, data: { ...located } }], now);
-    return true;
+    return 'stored';
   });
 }
 

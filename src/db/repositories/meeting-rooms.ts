@@ -2,12 +2,16 @@ import type { Selectable } from 'kysely';
 import type { IntegrationProvider } from '../../domain/integrations.js';
 import type { DbOrTrx, MeetingRoomTable } from '../database.js';
 
-/** A meeting's room at its provider: `creating` from just before the provider is asked until its answer is stored. */
+/**
+ * A meeting's room at its provider: `creating` from just before the provider is asked until its
+ * answer is stored; `failed` when the provider refused it for good for the times in
+ * `start`/`end` (then `roomId` is the room a refused move left where it was, if any).
+ */
 export interface MeetingRoom {
   meetingUuid: string;
   connectionUuid: string | null;
   provider: IntegrationProvider;
-  status: 'creating' | 'created';
+  status: 'creating' | 'created' | 'failed';
   /** The attempt that holds a `creating` record: only it may store the room (null on records made before attempts were). */
   attemptId: string | null;
   /** Sent to providers that take one (Google's requestId), and written into the room so a retry can find an orphan. */
@@ -127,8 +131,34 @@ export async function storeRoomCreated(
   return result.numUpdatedRows > 0n;
 }
 
+/** The room is at the meeting's times now (moved, or a refused move's times tried again and made); a `failed` one is `created` again. */
 export async function storeRoomMoved(db: DbOrTrx, meetingUuid: string, times: { start: number; end: number }, now: number): Promise<void> {
-  await db.updateTable('meeting_rooms').set({ room_start: times.start, room_end: times.end, updated_at: now }).where('meeting_id', '=', meetingUuid).execute();
+  await db
+    .updateTable('meeting_rooms')
+    .set({ status: 'created', room_start: times.start, room_end: times.end, updated_at: now })
+    .where('meeting_id', '=', meetingUuid)
+    .where('status', 'in', ['created', 'failed'])
+    .execute();
+}
+
+/**
+ * The provider refused the room for good for the meeting at `times`: a `creating` record held
+ * by `attemptId` (nothing was made), or a made room a move was refused for (`attemptId` null;
+ * again, if an earlier move was refused too), becomes `failed` for those times. False when the
+ * record is another attempt's, or gone.
+ */
+export async function markRoomFailed(db: DbOrTrx, meetingUuid: string, attemptId: string | null, times: { start: number; end: number }, now: number): Promise<boolean> {
+  const held = db.updateTable('meeting_rooms').set({ status: 'failed', room_start: times.start, room_end: times.end, updated_at: now }).where('meeting_id', '=', meetingUuid);
+  const result = await (attemptId === null
+    ? held.where('status', 'in', ['created', 'failed'])
+    : held.where('status', '=', 'creating').where('attempt_id', '=', attemptId)
+  ).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Forgets a `failed` record seen at `seen` (the meeting moved since: its new times get one more try); one forgetter wins. */
+export async function forgetFailedRoom(db: DbOrTrx, meetingUuid: string, seen: number): Promise<void> {
+  await db.deleteFrom('meeting_rooms').where('meeting_id', '=', meetingUuid).where('status', '=', 'failed').where('updated_at', '=', seen).execute();
 }
 
 /** Forgets the meeting's room record; with `attemptId`, only while that attempt holds it (another attempt's record is left to it). */

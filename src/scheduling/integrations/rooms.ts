@@ -1,14 +1,24 @@
-import type { RoomRequest } from '../../integrations/ports.js';
-import type { LocatedEventData, MeetingEventData } from '../../domain/events.js';
+import { ProviderError, type RoomRequest } from '../../integrations/ports.js';
+import type { LocatedEventData, LocationFailedEventData, MeetingEventData } from '../../domain/events.js';
 import { type IntegrationProvider, providerOfPlace } from '../../domain/integrations.js';
 import type { Meeting } from '../../domain/meeting.js';
-import type { MeetingLocation } from '../../domain/place-details.js';
+import { failedLocation, locationWithoutDetails, type MeetingLocation } from '../../domain/place-details.js';
 import { toSingleLine } from '../../domain/text.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { findConnection, findConnectionOfUser } from '../../db/repositories/connections.js';
 import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
 import { findMeeting, findMeetingsWaitingForRooms, markConfirmationSent, setMeetingLocation } from '../../db/repositories/meetings.js';
-import { claimStaleRoom, deleteMeetingRoom, findMeetingRoom, type MeetingRoom, recordRoomCreating, storeRoomCreated, storeRoomMoved } from '../../db/repositories/meeting-rooms.js';
+import {
+  claimStaleRoom,
+  deleteMeetingRoom,
+  findMeetingRoom,
+  forgetFailedRoom,
+  markRoomFailed,
+  type MeetingRoom,
+  recordRoomCreating,
+  storeRoomCreated,
+  storeRoomMoved,
+} from '../../db/repositories/meeting-rooms.js';
 import { findUser } from '../../db/repositories/users.js';
 import { inTransaction } from '../../db/transaction.js';
 import { newId } from '../../ids.js';
@@ -27,8 +37,10 @@ import { recordEvents } from '../record-events.js';
  * asked, under the attempt's id, and an attempt that finds such a record adopts its room
  * (`findRoom`) rather than making a second; a room is stored only by the attempt that still
  * holds the record, so an attempt that stalled past its lease deletes the room it made late:
- * at most one room's link ever reaches the participant. Faults are retried by the outbox, a
- * provider's Retry-After honoured.
+ * at most one room's link ever reaches the participant. Transient faults are retried by the
+ * outbox (a provider's Retry-After honoured); a refusal a retry cannot change is final: the
+ * meeting's location says `failed` and why, `meeting.location_failed` tells the webhooks and
+ * the host, and a confirmation still waiting goes out saying the host will send the link.
  */
 
 /** How long a confirmation waits for its meeting's room before it goes out saying the link follows. */
@@ -88,6 +100,15 @@ async function reconcileRoom(ctx: RoomsContext, accountUuid: string, meetingUuid
   if (!wanted) return;
   // No working connection (any more): the confirmations need not wait for a room that will not come now.
   if (connection?.status !== 'connected') return confirmWithoutRoom(ctx, accountUuid, meetingUuid);
+  const moved = room !== undefined && (room.start !== meeting.start || room.end !== meeting.end);
+  if (room?.status === 'failed') {
+    // Refused for good at these times: nothing to ask again until the meeting moves; then its new times get one more try.
+    if (!moved) return;
+    if (room.roomId === null) {
+      await forgetFailedRoom(ctx.db, meetingUuid, room.updatedAt);
+      room = undefined;
+    }
+  }
   const topic = await findTopicIncludingDeleted(ctx.db, meeting.topicUuid);
   const host = await findUser(ctx.db, accountUuid, meeting.hostUuid);
   const rooms = ctx.integrations.rooms[provider];
@@ -120,9 +141,11 @@ async function reconcileRoom(ctx: RoomsContext, accountUuid: string, meetingUuid
       } else if (stored === 'superseded') {
         await removeLateRoom(ctx, connection.uuid, meetingUuid, made.roomId);
       }
-    } else if (room.roomId !== null && (room.start !== meeting.start || room.end !== meeting.end)) {
+    } else if (room.roomId !== null && moved) {
       await withAccessToken(ctx, connection.uuid, (token) => rooms.moveRoom(token, room.roomId!, request));
       await storeRoomMoved(ctx.db, meetingUuid, { start: meeting.start, end: meeting.end }, ctx.now());
+      // A move refused before is made now: the link works at the meeting's times again.
+      if (meeting.location?.status === 'failed') await setMeetingLocation(ctx.db, meetingUuid, withoutFailure(meeting.location), false, ctx.now());
     }
   } catch (error) {
     // The connection was refused meanwhile (the host is told): the room is made when it works
@@ -132,6 +155,8 @@ async function reconcileRoom(ctx: RoomsContext, accountUuid: string, meetingUuid
       if (room.status === 'creating' && !adopt) await deleteMeetingRoom(ctx.db, meetingUuid, attemptId);
       return confirmWithoutRoom(ctx, accountUuid, meetingUuid);
     }
+    // A refusal a retry cannot change (a 400 to the create or the move, a conference that failed): final, and said so.
+    if (error instanceof ProviderError && !error.retryable) return failRoom(ctx, meeting, room.status === 'creating' ? attemptId : null, error.message);
     throw error;
   }
 }
@@ -163,6 +188,37 @@ async function removeLateRoom(ctx: RoomsContext, connectionUuid: string, meeting
   const provider = current?.provider ?? (await findConnection(ctx.db, connectionUuid))?.provider;
   if (provider === undefined) return;
   await withAccessToken(ctx, connectionUuid, (token) => ctx.integrations.rooms[provider].deleteRoom(token, roomId));
+}
+
+/**
+ * The provider refused the room for good: for a room being made (`attemptId`, while it still
+ * holds the record) or a room's move (`attemptId` null). The record says `failed` for the
+ * meeting's times, so the job asks no more until the meeting moves; the meeting's location
+ * says `failed` and why; `meeting.location_failed` (webhooks, the host's notice) and, when the
+ * confirmations were still waiting for the link, their sending, saying the host will send it.
+ * A meeting changed meanwhile is left to the jobs its change queued.
+ */
+async function failRoom(ctx: RoomsContext, meeting: Meeting, attemptId: string | null, reason: string): Promise<void> {
+  const outcome = await inTransaction(ctx.db, async (trx) => {
+    const now = ctx.now();
+    const current = await findMeeting(trx, meeting.accountUuid, meeting.uuid);
+    if (current?.status !== 'confirmed' || current.hostUuid !== meeting.hostUuid || current.start !== meeting.start || current.end !== meeting.end) return 'changed';
+    if (!(await markRoomFailed(trx, meeting.uuid, attemptId, { start: current.start, end: current.end }, now))) return 'superseded';
+    const confirmationsSent = !(await markConfirmationSent(trx, meeting.uuid, now));
+    const location = failedLocation(current.location ?? locationWithoutDetails(current.place, current.participant.phone), reason);
+    await setMeetingLocation(trx, meeting.uuid, location, false, now);
+    const failed: LocationFailedEventData = { meeting: { ...current, location, updatedAt: now }, confirmationsSent };
+    await recordEvents(trx, [{ accountUuid: meeting.accountUuid, type: 'meeting.location_failed', subjectUuid: meeting.uuid, data: { ...failed } }], now);
+    return 'failed';
+  });
+  ctx.log.warn({ meetingUuid: meeting.uuid, place: meeting.place, reason, outcome }, 'a provider refused the room of a meeting for good');
+  // Refused for times the meeting no longer has: this attempt's record goes, and the change's own job makes the room.
+  if (outcome === 'changed' && attemptId !== null) await deleteMeetingRoom(ctx.db, meeting.uuid, attemptId);
+}
+
+function withoutFailure(location: MeetingLocation): MeetingLocation {
+  const { status: _status, reason: _reason, ...rest } = location;
+  return rest;
 }
 
 function roomRequestOf(meeting: Meeting, topicName: string, timezone: string, requestId: string): RoomRequest {

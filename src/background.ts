@@ -12,6 +12,7 @@ import { startCalendarSync } from './scheduling/calendars/sync.js';
 import { createCalendarWriteHandler } from './scheduling/calendars/writes.js';
 import { createWebhookDeliverer } from './scheduling/webhooks/delivery.js';
 import { createConferenceRoomHandler } from './scheduling/integrations/rooms.js';
+import { createRoomNoticeDigestHandler } from './scheduling/integrations/room-notices.js';
 import { createReminderSender } from './scheduling/meetings/reminders.js';
 
 /** How long stopping waits for running jobs: half of the server's 10 s shutdown bound. */
@@ -44,6 +45,7 @@ export function createJobHandlers(ctx: AppContext, transport: MailTransport): Jo
     'payment-email': at(createPaymentEmailSender(transport), outbox.email),
     webhook: createWebhookDeliverer(ctx, { concurrency: outbox.webhook }),
     'conference-room': at(createConferenceRoomHandler(ctx), outbox.conference),
+    'room-notice-digest': createRoomNoticeDigestHandler(ctx),
     reminder: at(createReminderSender(ctx), outbox.email),
   };
 }

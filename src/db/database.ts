@@ -452,6 +452,8 @@ export interface Database {
   connections: ConnectionTable;
   oauth_states: OauthStateTable;
   meeting_rooms: MeetingRoomTable;
+  // room notices (0033-…)
+  room_notices: RoomNoticeTable;
   // reminders (0023-…)
   meeting_reminders: MeetingReminderTable;
   // schedules and limits (0024-…)
@@ -537,7 +539,7 @@ export interface MeetingRoomTable {
   meeting_id: string;
   connection_id: string | null;
   provider: string;
-  /** creating | created */
+  /** creating | created | failed (0033-…) */
   status: string;
   request_id: string;
   room_id: string | null;
@@ -548,6 +550,18 @@ export interface MeetingRoomTable {
   room_end: number | null;
   created_at: number;
   updated_at: number;
+  /** The attempt that holds a `creating` record (0033-…): only it may store the room; null on older rows. */
+  attempt_id: string | null;
+}
+
+/** When a host was last told about meetings at a provider's place without a link, and the digest due (0033-…). */
+export interface RoomNoticeTable {
+  user_id: string;
+  provider: string;
+  /** connect | failed */
+  kind: string;
+  last_sent_at: number;
+  digest_due_at: number | null;
 }
 
 export type Db = Kysely<Database>;

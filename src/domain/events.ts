@@ -18,6 +18,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'meeting.expired',
   /** The meeting's room exists: its location now has the join link (integrations). */
   'meeting.located',
+  /** The provider refused the meeting's room for good: its location says `status: "failed"` and why; the host sends a link. */
+  'meeting.location_failed',
   'payment.paid',
   'payment.refunded',
   'member.created',
@@ -91,6 +93,15 @@ export interface LocatedEventData extends MeetingEventData {
   confirmationsSent: boolean;
 }
 
+/**
+ * `meeting.location_failed`: the provider refused the meeting's room for good (its location is
+ * `failed`, with the reason). `confirmationsSent`: they had gone out already (saying the link
+ * follows); otherwise this sends them, saying the host will send the link.
+ */
+export interface LocationFailedEventData extends MeetingEventData {
+  confirmationsSent: boolean;
+}
+
 /** `connection.error`: a host's connection the provider refused, as the API shows it. */
 export interface ConnectionEventData {
   connection: Connection;
@@ -144,6 +155,7 @@ export interface EventDataOfType {
   'meeting.expired': MeetingEventData;
   'meeting.no_show': MeetingEventData;
   'meeting.located': LocatedEventData;
+  'meeting.location_failed': LocationFailedEventData;
   'meeting.confirmation_due': MeetingEventData;
   'meeting.reminder_sent': ReminderEventData;
   'meeting.reminder_skipped': ReminderEventData;

@@ -93,6 +93,25 @@ export interface MeetingLocation {
   conferenceId?: string | null | undefined;
   /** The room's passcode, when its provider gave one. */
   password?: string | null | undefined;
+  /**
+   * `failed`: the provider refused the meeting's own room for good (a request it will never
+   * accept, a conference that failed), so no link will come from it; `reason` says why, and
+   * the host sends the participant a link. Absent otherwise: the room is there or on its way,
+   * or the place has none.
+   */
+  status?: 'failed' | undefined;
+  reason?: string | undefined;
+}
+
+/**
+ * The location once the provider refused the meeting's room for good: as it was (a room a
+ * refused move left keeps its link), marked `failed` with the reason in one line.
+ *
+ * `failedLocation({ place: 'zoom', url: null, … }, 'Zoom create a meeting: HTTP 400')`
+ * → `{ place: 'zoom', url: null, …, status: 'failed', reason: 'Zoom create a meeting: HTTP 400' }`.
+ */
+export function failedLocation(location: MeetingLocation, reason: string): MeetingLocation {
+  return { ...location, status: 'failed', reason: toSingleLine(reason).slice(0, 500) };
 }
 
 /**

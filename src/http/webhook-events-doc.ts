@@ -35,6 +35,8 @@ const WHAT_HAPPENED: Partial<Record<WebhookEventType, string>> = {
   'meeting.cancelled': 'A meeting was cancelled by the host, an admin or the participant.',
   'meeting.expired': 'A meeting pending payment was not paid in time; its slot is free again.',
   'meeting.located': "The meeting's room exists: its `location` now has the join link.",
+  'meeting.location_failed':
+    'The provider refused the meeting\'s room for good: its `location` has `status: "failed"` and a `reason`, and no link will come from the provider; the host is e-mailed (once, then in an hourly digest) and sends the participant a link. Transient faults are retried and send nothing.',
   'payment.paid': 'The gateway confirmed a payment.',
   'payment.refunded': 'A payment was refunded, in full or in part (`refundedAmount`).',
   'member.created': 'A user was added to a team.',

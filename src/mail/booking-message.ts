@@ -48,6 +48,8 @@ export interface BookingMessagePayload extends PaidDetails, MessageReader {
   manageUrl?: string | undefined;
   /** The meeting's place gets a room whose link is not there yet: the message says it follows. */
   linkFollows?: boolean | undefined;
+  /** The provider refused the meeting's room for good: the participant's message says the host will send the link, the host's asks them to. */
+  linkFromHost?: boolean | undefined;
   /**
    * The host's message about a seat of a group meeting (a topic with seats): its invitation is
    * the group's one invitation, listing the confirmed participants as they are now, under the

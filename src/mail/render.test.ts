@@ -57,6 +57,25 @@ describe('booking messages', () => {
     expect(String(event.getFirstPropertyValue('attendee')).toLowerCase()).toBe('mailto:zofia@example.com');
   });
 
+  it('say, when the provider refused the room for good, that the host sends the link (to the participant) or should (to the host), in both languages', () => {
+    const failed = {
+      place: 'zoom' as const,
+      address: null,
+      url: null,
+      phone: null,
+      text: null,
+      source: null,
+      status: 'failed' as const,
+      reason: 'Zoom create a meeting: HTTP 400',
+    };
+    const meeting = { ...payload().meeting, location: failed };
+    expect(renderBookingMessage(payload({ meeting, linkFromHost: true })).text).toContain('Anna Nowak prześle Ci link do spotkania.');
+    expect(renderBookingMessage(payload({ meeting, linkFromHost: true, lang: 'en' })).text).toContain('Anna Nowak will send you the link to join.');
+    const host = renderBookingMessage(payload({ meeting, linkFromHost: true, lang: 'en', recipient: 'host', to: { name: 'Anna Nowak', email: 'anna@acme.test' } }));
+    expect(host.text).toContain('please send the participant the link to join yourself');
+    expect(host.text).not.toMatch(/follow/);
+  });
+
   it("tell the host in English with the participant's contact and note", () => {
     const message = renderBookingMessage(payload({ recipient: 'host', to: { name: 'Anna Nowak', email: 'anna@acme.test' }, lang: 'en', timezone: 'America/New_York' }));
     expect(message.subject).toMatch(/^New booking: Konsultacja with Zofia Wąs/);

@@ -132,7 +132,7 @@ interface RescheduleStrings {
 }
 
 /** The link of the meeting's own room, arrived after the confirmation; and the note that it will. */
-const LOCATED_STRINGS: Record<Lang, Omit<RescheduleStrings, 'previously' | 'manage'> & { follows: string }> = {
+const LOCATED_STRINGS: Record<Lang, Omit<RescheduleStrings, 'previously' | 'manage'> & { follows: string; fromHost: (host: string) => string; hostSends: string }> = {
   en: {
     subject: (v) => `Link to join: ${v.topic} with ${v.other}, ${v.date}`,
     hostSubject: (v) => `Link to join: ${v.topic} with ${v.other}, ${v.date}`,
@@ -140,6 +140,8 @@ const LOCATED_STRINGS: Record<Lang, Omit<RescheduleStrings, 'previously' | 'mana
     hostLead: 'the meeting has its own room now: the link to join is below.',
     invitation: 'The attached calendar update adds the link to the meeting in your calendar.',
     follows: 'The link to join will follow in a separate e-mail.',
+    fromHost: (host) => `${host} will send you the link to join.`,
+    hostSends: 'No room could be made for this meeting at its provider: please send the participant the link to join yourself.',
   },
   pl: {
     subject: (v) => `Link do spotkania: ${v.topic} – ${v.other}, ${v.date}`,
@@ -148,6 +150,8 @@ const LOCATED_STRINGS: Record<Lang, Omit<RescheduleStrings, 'previously' | 'mana
     hostLead: 'spotkanie ma już własny pokój: link do niego jest poniżej.',
     invitation: 'Załączona aktualizacja dodaje link do spotkania w Twoim kalendarzu.',
     follows: 'Link do spotkania prześlemy w osobnej wiadomości.',
+    fromHost: (host) => `${host} prześle Ci link do spotkania.`,
+    hostSends: 'Nie udało się utworzyć pokoju tego spotkania u dostawcy: wyślij uczestnikowi link do spotkania samodzielnie.',
   },
 };
 
@@ -249,6 +253,9 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
   if (location?.password) details.push({ label: s.password, value: one(location.password) });
   if (location?.phone) details.push({ label: s.phoneNumber, value: one(location.phone) });
   if (!cancelled && !location?.url && payload.linkFollows) details.push({ value: LOCATED_STRINGS[payload.lang].follows });
+  if (!cancelled && !location?.url && payload.linkFromHost) {
+    details.push({ value: toHost ? LOCATED_STRINGS[payload.lang].hostSends : LOCATED_STRINGS[payload.lang].fromHost(organizer.name) });
+  }
   // The participant's phone, unless the location already shows it (a phone call to them).
   if (toHost && meeting.phone && location?.phone !== meeting.phone.trim()) details.push({ label: s.phone, value: one(meeting.phone) });
   if (toHost && meeting.note) details.push(multiLine(s.note, meeting.note));

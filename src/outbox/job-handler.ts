@@ -18,7 +18,10 @@ export interface HandledJob<Payload = unknown> {
 export interface OutboxHandler<Kind extends string = string, Payload = unknown> {
   kind: Kind;
   /**
-   * Does the job's work. Throwing schedules a retry. A handler whose work is writing to the
+   * Does the job's work. Throwing schedules a retry: after `retryDelayMs`, or later when the
+   * error carries a numeric `retryAfterMs` (a vendor's `Retry-After`, as ProviderError and
+   * the SMS and payment errors do), at most a day later (MAX_RETRY_AFTER_MS), the attempt
+   * counted either way. A DeferJobError puts the job off without counting an attempt. A handler whose work is writing to the
    * database completes the job itself, in the same transaction (`completeJob` with the job's
    * claim), so a crash can never apply it twice, and answers 'completed' so the worker does
    * not; when that completion is refused it throws LostClaimError. For outside effects (SMTP,
@@ -59,5 +62,21 @@ export class PermanentJobError extends Error {}
 export class LostClaimError extends Error {
   constructor(jobUuid: string) {
     super(`job ${jobUuid} was claimed again by another worker after its lease ran out`);
+  }
+}
+
+/**
+ * "Not yet, come back at `until`": the job waits for something else to end (another attempt's
+ * lease on the same work), which is no failure of its own. The worker puts it off until then
+ * without counting an attempt or touching its last error, so waits neither stretch its backoff
+ * nor bring it nearer to being given up.
+ */
+export class DeferJobError extends Error {
+  constructor(
+    readonly until: number,
+    reason: string,
+  ) {
+    super(reason);
+    this.name = 'DeferJobError';
   }
 }

@@ -1,8 +1,10 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
+import { INTEGRATION_PROVIDERS } from '../domain/integrations.js';
 import { REMINDER_CHANNELS, REMINDER_RECIPIENTS } from '../domain/reminders.js';
 import type { DbOrTrx } from '../db/database.js';
 import { insertJobs, type JobToInsert } from '../db/repositories/outbox.js';
+import { ROOM_NOTICE_KINDS } from '../db/repositories/room-notices.js';
 import type { PaymentMessagePayload } from '../mail/booking-message.js';
 import type { QueuedMessagePayload } from '../mail/queued-message.js';
 
@@ -63,6 +65,16 @@ const JOB_PAYLOADS = {
     }),
     unreadable: 'a conference-room job without its meeting',
   },
+  /** One host's digest of meetings at a provider's place still without a link, due an hour after the last notice (src/scheduling/integrations/room-notices.ts). */
+  'room-notice-digest': {
+    schema: Type.Object({
+      accountUuid: Type.String(),
+      hostUuid: Type.String(),
+      provider: Type.Enum(INTEGRATION_PROVIDERS),
+      kind: Type.Enum(ROOM_NOTICE_KINDS),
+    }),
+    unreadable: 'a room-notice digest without its host, provider or kind',
+  },
   /** One reminder of one meeting, due `minutesBefore` before its start (src/scheduling/meetings/reminders.ts). */
   reminder: {
     schema: Type.Object({
@@ -93,6 +105,8 @@ export const PAYMENT_EMAIL_JOB_KIND = 'payment-email' satisfies JobKind;
 /** The outbox kind of one delivery attempt. */
 export const WEBHOOK_JOB_KIND = 'webhook' satisfies JobKind;
 export const CONFERENCE_ROOM_JOB_KIND = 'conference-room' satisfies JobKind;
+/** The outbox kind of one host's digest of meetings without a link. */
+export const ROOM_NOTICE_DIGEST_JOB_KIND = 'room-notice-digest' satisfies JobKind;
 /** The outbox kind of one reminder of one meeting, due `minutesBefore` before its start. */
 export const REMINDER_JOB_KIND = 'reminder' satisfies JobKind;
 

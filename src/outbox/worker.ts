@@ -2,10 +2,10 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
 import { inSharedCommit } from '../db/transaction.js';
-import { claimJobs, completeJob, failJob, type ClaimedJob } from '../db/repositories/outbox.js';
+import { claimJobs, completeJob, deferJob, failJob, type ClaimedJob } from '../db/repositories/outbox.js';
 import { RepeatThrottle } from '../domain/repeat-throttle.js';
 import { newId } from '../ids.js';
-import { LostClaimError, PermanentJobError, type HandledJob, type JobHandlers, type OutboxHandler } from './job-handler.js';
+import { DeferJobError, LostClaimError, PermanentJobError, type HandledJob, type JobHandlers, type OutboxHandler } from './job-handler.js';
 import { payloadProblem, type JobKind, type JobPayload } from './job-kinds.js';
 import type { OutboxPace } from './pace.js';
 
@@ -44,7 +44,33 @@ const DEFAULT_LEASE_MS = 60_000;
 /** A drain repeats while its last round ran something, so a job queued meanwhile by a request runs too; this bounds it. */
 const MAX_DRAIN_ROUNDS = 10;
 const BASE_RETRY_MS = 5_000;
+const MIN_DEFER_MS = 1_000;
 const MAX_RETRY_MS = 3_600_000;
+
+/**
+ * The longest a provider's `Retry-After` holds a job back: Zoom's daily limit on meeting
+ * create/update calls per user resets at 00:00 UTC (its "Rate limits" page), so a day covers
+ * any wait a vendor names for a reason of its own; a longer one (or a date far off) is not
+ * trusted further.
+ */
+export const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
+
+/**
+ * When the next attempt may run: the handler's backoff, or later when the failure named a wait
+ * (`retryAfterMs`, a vendor's Retry-After), so retries are not spent inside a provider's limit
+ * window; never more than MAX_RETRY_AFTER_MS. `retryDelayAfter(5_000, 3_600_000)` → 3_600_000;
+ * `retryDelayAfter(5_000, 1_000)` → 5_000; `retryDelayAfter(5_000, 7 * 86_400_000)` → 86_400_000.
+ */
+export function retryDelayAfter(backoffMs: number, retryAfterMs: number | null): number {
+  if (retryAfterMs === null || !Number.isFinite(retryAfterMs)) return backoffMs;
+  return Math.min(Math.max(backoffMs, retryAfterMs), Math.max(backoffMs, MAX_RETRY_AFTER_MS));
+}
+
+/** The wait a failure asked for: any thrown value with a numeric `retryAfterMs` (ProviderError, SmsDeliveryError, GatewayError). */
+function retryAfterOf(error: unknown): number | null {
+  const value = typeof error === 'object' && error !== null ? (error as { retryAfterMs?: unknown }).retryAfterMs : undefined;
+  return typeof value === 'number' && value > 0 ? value : null;
+}
 
 /** Delay before attempt n+1: 5 s, 10 s, 20 s … capped at an hour, ±20 % jitter so retries spread out. */
 export function defaultRetryDelayMs(attempts: number): number {
@@ -82,7 +108,7 @@ export function createOutboxWorker(run: OutboxRun): OutboxWorker {
     again: false,
     finishedSinceIdle: false,
   }));
-  const counts = { done: 0, failed: 0, lost: 0 };
+  const counts = { done: 0, failed: 0, lost: 0, deferred: 0 };
   // A claim that fails every tick (a full disk) is logged once, then once a minute with a count.
   const errors = new RepeatThrottle();
   const logFailure = (error: unknown, fields: Record<string, unknown>) =>
@@ -250,18 +276,21 @@ function inQueueOrder(jobs: ClaimedJob[], size: number): ClaimedJob[][] {
  * in one transaction). If it throws, nothing of it committed: the jobs run again one at a time,
  * in order, each with its own outcome (a lost claim, a retry, a job given up).
  */
-async function runBatch(run: OutboxRun, handler: OutboxHandler, jobs: ClaimedJob[]): Promise<('done' | 'failed' | 'lost')[]> {
+async function runBatch(run: OutboxRun, handler: OutboxHandler, jobs: ClaimedJob[]): Promise<JobOutcome[]> {
   try {
     // A payload that does not fit throws here: each job then runs alone, and that one is given up.
     await handler.batch!.handle(jobs.map((job) => readJob(handler.kind, job)));
     return jobs.map(() => 'done' as const);
   } catch (error) {
     run.log.debug({ kind: handler.kind, jobs: jobs.length, err: error }, 'a batch of outbox jobs failed: running them one at a time');
-    const outcomes: ('done' | 'failed' | 'lost')[] = [];
+    const outcomes: JobOutcome[] = [];
     for (const job of jobs) outcomes.push(await runJob(run, handler, job));
     return outcomes;
   }
 }
+
+/** What became of one claimed job: `deferred`, put off by its handler without an attempt counted. */
+type JobOutcome = 'done' | 'failed' | 'lost' | 'deferred';
 
 /**
  * Runs one claimed job and records its outcome under its claim. A failure schedules a retry
@@ -269,7 +298,7 @@ async function runBatch(run: OutboxRun, handler: OutboxHandler, jobs: ClaimedJob
  * refused because the claim was lost is dropped: the worker that holds the job now records its
  * own, and the job has run at least once either way.
  */
-async function runJob(run: OutboxRun, handler: OutboxHandler, job: ClaimedJob): Promise<'done' | 'failed' | 'lost'> {
+async function runJob(run: OutboxRun, handler: OutboxHandler, job: ClaimedJob): Promise<JobOutcome> {
   const { db, log, now } = run;
   const lost = () => {
     log.warn({ jobId: job.uuid, kind: handler.kind }, 'an outbox job was claimed again after its lease ran out: this run of it records nothing');
@@ -280,10 +309,17 @@ async function runJob(run: OutboxRun, handler: OutboxHandler, job: ClaimedJob): 
     handled = await handler.handle(readJob(handler.kind, job));
   } catch (error) {
     if (error instanceof LostClaimError) return lost();
+    if (error instanceof DeferJobError) {
+      // Waiting for someone else is no attempt of this job's: nothing counted, its last error kept.
+      // At least a second on: a handler that keeps answering "now" must not spin its slot.
+      if (!(await inSharedCommit(db, (trx) => deferJob(trx, job, Math.max(error.until, now() + MIN_DEFER_MS))))) return lost();
+      log.debug({ jobId: job.uuid, kind: handler.kind, until: error.until, reason: error.message }, 'an outbox job was put off');
+      return 'deferred';
+    }
     const attempts = job.attempts + 1;
     const reason = error instanceof Error ? error.message : String(error);
     const giveUp = error instanceof PermanentJobError || attempts >= (handler.maxAttempts ?? 20);
-    const nextAttemptAt = giveUp ? null : now() + (handler.retryDelayMs ?? defaultRetryDelayMs)(attempts);
+    const nextAttemptAt = giveUp ? null : now() + retryDelayAfter((handler.retryDelayMs ?? defaultRetryDelayMs)(attempts), retryAfterOf(error));
     if (!(await inSharedCommit(db, (trx) => failJob(trx, job, reason, nextAttemptAt)))) return lost();
     log.warn({ jobId: job.uuid, kind: handler.kind, attempts, reason, giveUp }, 'an outbox job failed');
     return 'failed';

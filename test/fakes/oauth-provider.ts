@@ -83,8 +83,11 @@ export interface OAuthProvider {
   revokeAllGrants(): void;
   /** Makes every access token issued so far expired. */
   expireAccessTokens(): void;
-  /** The next `count` API calls answer `status` (a provider outage). */
-  failNextApiCalls(count: number, status: number): void;
+  /**
+   * The next `count` API calls answer `status` (a provider outage), with `headers` where the
+   * provider sends some (a 429's or 503's `Retry-After`, RFC 9110 §10.2.3: seconds or a date).
+   */
+  failNextApiCalls(count: number, status: number, headers?: Readonly<Record<string, string>>): void;
   /** The next `count` API calls are carried out, but their answers are lost (the connection drops). */
   dropNextApiAnswers(count: number): void;
   /** Holds token refreshes until `release` is called (to overlap two instances' refreshes); `waiting`: how many are held now. */
@@ -127,7 +130,7 @@ export async function startOAuthProvider(
   const tokenCalls: TokenCall[] = [];
   const apiCalls: OAuthProvider['apiCalls'] = [];
   const grants: Grant[] = [];
-  let failures: { count: number; status: number } = { count: 0, status: 500 };
+  let failures: { count: number; status: number; headers?: Readonly<Record<string, string>> | undefined } = { count: 0, status: 500 };
   let drops = 0;
   let held: Promise<void> | null = null;
   let waiting = 0;
@@ -305,7 +308,7 @@ export async function startOAuthProvider(
         if (failures.count > 0) {
           failures = { ...failures, count: failures.count - 1 };
           res
-            .writeHead(failures.status, { 'content-type': 'application/json' })
+            .writeHead(failures.status, { 'content-type': 'application/json', ...failures.headers })
             .end(JSON.stringify(options.failureBody?.(failures.status) ?? options.errorBody?.(failures.status, 'Internal error') ?? { code: 500, message: 'Internal error' }));
           return;
         }
@@ -337,8 +340,8 @@ export async function startOAuthProvider(
     expireAccessTokens() {
       for (const record of accessTokens.values()) record.expiresAt = 0;
     },
-    failNextApiCalls(count, status) {
-      failures = { count, status };
+    failNextApiCalls(count, status, headers) {
+      failures = { count, status, headers };
     },
     dropNextApiAnswers(count) {
       drops = count;

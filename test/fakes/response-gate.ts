@@ -10,9 +10,14 @@ export interface ResponseGate {
   readonly held: number;
   /** From now on each answer is held back until `release()` (the request itself reaches the target at once). */
   hold(): void;
-  /** Answers arriving from now on pass again; those already held stay held. */
+  /**
+   * From now on each request is held back, unsent, until `release()`: a client frozen after it
+   * decided to call and before the target heard anything (an instance paused before asking a provider).
+   */
+  holdRequests(): void;
+  /** Answers and requests arriving from now on pass again; those already held stay held. */
   pass(): void;
-  /** Sends every held answer, in order. */
+  /** Sends every held request and answer, in order. */
   release(): void;
   close(): Promise<void>;
 }
@@ -25,6 +30,7 @@ export interface ResponseGate {
 export async function startResponseGate(target: string): Promise<ResponseGate> {
   const requests: string[] = [];
   let holding = false;
+  let holdingRequests = false;
   let waiting: (() => void)[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -34,20 +40,23 @@ export async function startResponseGate(target: string): Promise<ResponseGate> {
       const held = holding;
       const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => name !== 'host' && name !== 'connection')) as Record<string, string>;
       const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
-      fetch(new URL(req.url ?? '/', target), { method: req.method ?? 'GET', headers, body })
-        .then(async (answer) => {
-          const payload = Buffer.from(await answer.arrayBuffer());
-          const send = () => {
-            const passed: Record<string, string> = {};
-            answer.headers.forEach((value, name) => {
-              if (name !== 'content-length' && name !== 'content-encoding' && name !== 'transfer-encoding' && name !== 'connection') passed[name] = value;
-            });
-            res.writeHead(answer.status, { ...passed, 'content-length': String(payload.length) }).end(payload);
-          };
-          if (held) waiting.push(send);
-          else send();
-        })
-        .catch(() => res.writeHead(502).end());
+      const forward = () =>
+        fetch(new URL(req.url ?? '/', target), { method: req.method ?? 'GET', headers, body })
+          .then(async (answer) => {
+            const payload = Buffer.from(await answer.arrayBuffer());
+            const send = () => {
+              const passed: Record<string, string> = {};
+              answer.headers.forEach((value, name) => {
+                if (name !== 'content-length' && name !== 'content-encoding' && name !== 'transfer-encoding' && name !== 'connection') passed[name] = value;
+              });
+              res.writeHead(answer.status, { ...passed, 'content-length': String(payload.length) }).end(payload);
+            };
+            if (held) waiting.push(send);
+            else send();
+          })
+          .catch(() => res.writeHead(502).end());
+      if (holdingRequests) waiting.push(() => void forward());
+      else void forward();
     });
   });
   const release = () => {
@@ -66,8 +75,12 @@ export async function startResponseGate(target: string): Promise<ResponseGate> {
     hold() {
       holding = true;
     },
+    holdRequests() {
+      holdingRequests = true;
+    },
     pass() {
       holding = false;
+      holdingRequests = false;
     },
     release,
     async close() {

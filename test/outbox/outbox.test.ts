@@ -6,7 +6,7 @@ import type { Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { claimJobs, completeJob, failJob, insertJobs, type ClaimedJob } from '../../src/db/repositories/outbox.js';
 import { newId } from '../../src/ids.js';
-import { PermanentJobError, type JobHandler, type OutboxHandler } from '../../src/outbox/job-handler.js';
+import { DeferJobError, PermanentJobError, type JobHandler, type OutboxHandler } from '../../src/outbox/job-handler.js';
 import { createOutboxWorker, runDueJobs } from '../../src/outbox/worker.js';
 import { DIALECTS, createClock, createTestDatabase, type TestClock, type TestDatabase } from '../helpers.js';
 
@@ -272,6 +272,64 @@ for (const dialect of DIALECTS) {
         clock.advance(24 * 3_600_000);
         expect(await run()).toEqual({ done: 0, failed: 0 });
         expect(seen).toEqual([0, 1, 2]);
+      });
+
+      it("waits out a failure's retryAfterMs (a provider's Retry-After), never less than the backoff nor more than a day, counting the attempt", async () => {
+        const kind = newKind();
+        const [soon, hour, week] = await enqueue(kind, 0, 0, 0);
+        const asked = new Map([
+          [soon!, 1_000],
+          [hour!, 3_600_000],
+          [week!, 7 * 24 * 3_600_000],
+        ]);
+        // A ProviderError or an SMS provider's refusal carries the wait this way: any error with a numeric retryAfterMs.
+        const handler: OutboxHandler = {
+          kind,
+          concurrency: 3,
+          retryDelayMs: () => 5_000,
+          async handle(claimed) {
+            throw Object.assign(new Error('HTTP 429'), { retryAfterMs: asked.get(claimed.uuid) });
+          },
+        };
+        const start = clock.now();
+        expect(await runDueJobs({ db, handlers: [handler], log: silent, now: clock.now })).toEqual({ done: 0, failed: 3 });
+        expect(await row(soon!)).toMatchObject({ status: 'pending', attempts: 1, next_attempt_at: start + 5_000 });
+        expect(await row(hour!)).toMatchObject({ status: 'pending', attempts: 1, next_attempt_at: start + 3_600_000 });
+        expect(await row(week!)).toMatchObject({ status: 'pending', attempts: 1, next_attempt_at: start + 24 * 3_600_000 });
+        // Nothing runs inside the window the provider named.
+        clock.advance(30 * 60_000);
+        expect(await runDueJobs({ db, handlers: [handler], log: silent, now: clock.now })).toEqual({ done: 0, failed: 1 });
+        expect(await row(hour!)).toMatchObject({ attempts: 1 });
+      });
+
+      it('puts a job off without counting an attempt when its handler says "not yet" (DeferJobError), keeping its last error', async () => {
+        const kind = newKind();
+        const [job] = await enqueue(kind, 0);
+        let runs = 0;
+        const handler: OutboxHandler = {
+          kind,
+          maxAttempts: 2,
+          retryDelayMs: () => 1_000,
+          async handle() {
+            runs += 1;
+            if (runs === 1) throw new Error('provider down');
+            if (runs <= 4) throw new DeferJobError(clock.now() + 10_000, 'another attempt holds the room');
+          },
+        };
+        const run = () => runDueJobs({ db, handlers: [handler], log: silent, now: clock.now });
+        expect(await run()).toEqual({ done: 0, failed: 1 });
+        clock.advance(1_000);
+        // Three waits in a row: none is a failed attempt, so maxAttempts (2) is not reached.
+        for (let wait = 0; wait < 3; wait += 1) {
+          expect(await run()).toEqual({ done: 0, failed: 0 });
+          expect(await row(job!)).toMatchObject({ status: 'pending', attempts: 1, claim: null, last_error: 'provider down', next_attempt_at: clock.now() + 10_000 });
+          clock.advance(9_999);
+          expect(await run()).toEqual({ done: 0, failed: 0 });
+          clock.advance(1);
+        }
+        expect(await run()).toEqual({ done: 1, failed: 0 });
+        expect(await row(job!)).toMatchObject({ status: 'done', attempts: 2 });
+        expect(runs).toBe(5);
       });
 
       it('gives a job up at once on a PermanentJobError, and completes one that succeeds', async () => {

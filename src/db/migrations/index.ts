@@ -27,7 +27,8 @@ import * as participantLocale from './0029-participant-locale.js';
 import * as collectiveTopics from './0030-collective-topics.js';
 import * as changeNotifications from './0031-change-notifications.js';
 import * as reminderClaims from './0032-reminder-claims.js';
-import * as busyCut from './0033-i37-ops-busy-cut.js';
+import * as busyCut from './0033-calendar-busy-cut.js';
+import * as roomAttemptsAndNotices from './0034-room-attempts-and-notices.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -59,5 +60,6 @@ export const migrations: Record<string, Migration> = {
   '0030-collective-topics': collectiveTopics,
   '0031-change-notifications': changeNotifications,
   '0032-reminder-claims': reminderClaims,
-  '0033-i37-ops-busy-cut': busyCut,
+  '0033-calendar-busy-cut': busyCut,
+  '0034-room-attempts-and-notices': roomAttemptsAndNotices,
 };

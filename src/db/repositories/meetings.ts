@@ -485,3 +485,23 @@ export async function findMeetingsWaitingForRooms(db: DbOrTrx, hostUuid: string,
     .execute();
   return rows.map((row) => ({ uuid: row.id, accountUuid: row.account_id }));
 }
+
+/**
+ * The host's confirmed meetings still to come at `place` that have no link from their room, a
+ * bounded batch, soonest first: `failed`, those whose room the provider refused for good;
+ * `waiting`, those with no room yet and none refused (no working connection), the caller
+ * leaving out any with a link of the host's own.
+ */
+export async function findMeetingsWithoutRoom(db: DbOrTrx, hostUuid: string, place: string, which: 'failed' | 'waiting', now: number, limit: number): Promise<Meeting[]> {
+  const rows = await selectMeetings(db)
+    .leftJoin('meeting_rooms', 'meeting_rooms.meeting_id', 'meetings.id')
+    .where('meetings.host_user_id', '=', hostUuid)
+    .where('meetings.place', '=', place)
+    .where('meetings.status', '=', 'confirmed')
+    .where('meetings.ends_at', '>', now)
+    .where((eb) => (which === 'failed' ? eb('meeting_rooms.status', '=', 'failed') : eb.or([eb('meeting_rooms.status', 'is', null), eb('meeting_rooms.status', '=', 'creating')])))
+    .orderBy('meetings.starts_at')
+    .limit(limit)
+    .execute();
+  return rowsToMeetings(db, rows);
+}

@@ -154,6 +154,19 @@ const failClaimed = compileOnce((db, uuid: string, claim: string, status: string
 );
 
 /**
+ * Puts a job off until `until` without counting an attempt (its handler waits for something
+ * else to end), if the claim `job.claim` still holds it; its last error is kept. False when
+ * the claim was lost.
+ */
+export async function deferJob(db: DbOrTrx, job: Pick<ClaimedJob, 'uuid' | 'claim'>, until: number): Promise<boolean> {
+  return changedAny(await deferClaimed(db, job.uuid, job.claim, until));
+}
+
+const deferClaimed = compileOnce((db, uuid: string, claim: string, until: number) =>
+  db.updateTable('outbox').set({ next_attempt_at: until, claim: null }).where('id', '=', uuid).where('claim', '=', claim).where('status', '=', 'pending'),
+);
+
+/**
  * Makes pending jobs that nobody holds due at `now` if they were due later: a job that was
  * put off until something ended, once it has. Jobs already due, running or done are left.
  */

@@ -140,6 +140,10 @@ updated invitation carries it as soon as the room exists. A reschedule moves the
 otherwise no link yet, and the host is e-mailed what to connect. Once connected, waiting meetings get their rooms within a minute.
 <code>POST /calculate-schedule</code> says per host which places are ready (<code>placesReady</code>), and a team topic's round robin
 prefers hosts whose places are.</li>
+<li>Passing faults (5xx, timeouts, 429 or 503, waiting out their <code>Retry-After</code>) are retried. A refusal a retry cannot change (a 400 to
+a room's create or move, a conference that failed) is final: the meeting's <code>location</code> gets <code>"status": "failed"</code> and a
+<code>reason</code>, webhook event <code>meeting.location_failed</code> is sent, a confirmation still waiting says the host will send the link, and
+the host is e-mailed (once, then in one digest an hour for the meetings that follow). Moving the meeting asks the provider once more.</li>
 <li>When a provider refuses a connection's tokens (the host removed the app, an admin revoked it), the connection shows
 <code>"status": "error"</code> with <code>lastError</code>, the host is e-mailed, and webhook event <code>connection.error</code> is sent.
 Connecting again (the same POST) fixes it.</li>

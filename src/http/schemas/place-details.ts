@@ -56,6 +56,16 @@ export const MeetingLocationSchema = Type.Object(
     ),
     conferenceId: Nullable(Type.String({ description: "The room's id at its provider (Zoom's meeting number), when a room was made for the meeting." })),
     password: Nullable(Type.String({ description: "The room's passcode, when its provider gave one." })),
+    status: Type.Optional(
+      StringEnum(['failed'] as const, {
+        description:
+          "Present only as `failed`: the place's provider refused the meeting's own room for good (a request a retry cannot change, a conference " +
+          'that failed), so no link will come from it; `reason` says why, the host was e-mailed and webhook `meeting.location_failed` sent, and ' +
+          'the host sends the participant a link. Absent while the room is there or on its way (`url` null until it comes), and at places without rooms. ' +
+          'A move of the meeting asks the provider once more.',
+      }),
+    ),
+    reason: Type.Optional(Type.String({ description: 'With `status: "failed"`: why the provider refused the room, e.g. `Zoom create a meeting: HTTP 400`.' })),
   },
   {
     description:

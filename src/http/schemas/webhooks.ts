@@ -12,7 +12,9 @@ const EventsSchema = Type.Array(EventTypeSchema, {
   uniqueItems: true,
   description:
     `The events to send: any of ${WEBHOOK_EVENT_TYPES.join(', ')}. \`meeting.located\`: the meeting's conference room was made at ` +
-    "the host's provider and its `location` now carries the join link; `connection.error`: a host's connection was refused by its " +
+    "the host's provider and its `location` now carries the join link; `meeting.location_failed`: the provider refused that room for good " +
+    '(`location.status: "failed"` with its `reason`); ' +
+    "`connection.error`: a host's connection was refused by its " +
     "provider (data: the connection, with `lastError`); `meeting.reminder_sent`: one of the topic's `reminders` went out (data: the meeting, with `reminder`).",
 });
 

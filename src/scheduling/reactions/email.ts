@@ -46,6 +46,8 @@ async function emailsForEvent(trx: DbOrTrx, event: DomainEvent, now: number): Pr
   if (event.type === 'meeting.rescheduled') return rescheduledMessages(trx, event.data);
   if (event.type === 'meeting.located') return locatedMessages(trx, event.data);
   if (event.type === 'meeting.confirmation_due') return locatedMessages(trx, { ...event.data, confirmationsSent: false });
+  // The room was refused for good: confirmations still waiting for its link go out now (saying the host sends it).
+  if (event.type === 'meeting.location_failed') return event.data.confirmationsSent ? [] : locatedMessages(trx, event.data);
   const { meeting, previousStatus } = event.data;
   let kind: BookingMessagePayload['event'] | null = null;
   if ((event.type === 'meeting.scheduled' || event.type === 'meeting.confirmed') && meeting.status === 'confirmed') {
@@ -64,11 +66,16 @@ async function emailsForEvent(trx: DbOrTrx, event: DomainEvent, now: number): Pr
   return confirmationsOf(trx, meeting, messages);
 }
 
-/** A paid booking's confirmation shows the amount paid and the invoice details given; one at a place with rooms and no link yet says the link follows. */
+/**
+ * A paid booking's confirmation shows the amount paid and the invoice details given; one at a
+ * place with rooms and no link yet says the link follows, or, when the provider refused the
+ * room for good, that the host will send it.
+ */
 async function confirmationsOf(trx: DbOrTrx, meeting: Meeting, messages: BookingMessagePayload[]): Promise<BookingMessagePayload[]> {
   const paid = await paidDetailsOf(trx, meeting);
-  const linkFollows = providerOfPlace(meeting.place) !== null && !meeting.location?.url && (await findRoomPlaces(trx, meeting.accountUuid)).includes(meeting.place);
-  return messages.map((message) => ({ ...message, ...paid, ...(linkFollows ? { linkFollows } : {}) }));
+  const noLink = providerOfPlace(meeting.place) !== null && !meeting.location?.url && (await findRoomPlaces(trx, meeting.accountUuid)).includes(meeting.place);
+  const missing = !noLink ? {} : meeting.location?.status === 'failed' ? { linkFromHost: true } : { linkFollows: true };
+  return messages.map((message) => ({ ...message, ...paid, ...missing }));
 }
 
 /** The room's link arrived (or its deadline passed, `confirmationsSent: false`): the confirmations, or, when they went out already, an updated invitation with the link. */

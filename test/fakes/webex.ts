@@ -9,7 +9,8 @@ import { type ApiReply, type ApiRequest, type OAuthProvider, startOAuthProvider 
  * `refresh_token_expires_in`), no revocation endpoint, and the parts of the REST API termin
  * uses: `GET /v1/people/me`, `POST`/`GET /v1/meetings`, `GET`/`PUT`/`DELETE
  * /v1/meetings/{meetingId}`. A listed `scheduledMeeting` is an occurrence of its series, with
- * an id of its own and `meetingSeriesId`. PUT replaces the meeting: `title`, `password`,
+ * an id of its own and `meetingSeriesId`. A meeting's `start` is never before the current time
+ * and it lasts 10 minutes to 23 hours 59 minutes. PUT replaces the meeting: `title`, `password`,
  * `start` and `end` are required, and a setting left out goes back to its default. Errors as
  * Webex sends them: `{ message, errors: [{ description }], trackingId }`, the token endpoint's
  * with the identity broker's OAuth error inside the message.
@@ -47,6 +48,8 @@ export interface FakeWebex extends OAuthProvider {
 }
 
 const ACCESS_TOKEN_SECONDS = 14 * 24 * 3600;
+const MIN_DURATION_MS = 10 * 60_000;
+const MAX_DURATION_MS = (23 * 60 + 59) * 60_000;
 const REFRESH_TOKEN_SECONDS = 90 * 24 * 3600;
 
 export function webexError(status: number, message: string): ApiReply {
@@ -71,6 +74,13 @@ export async function startFakeWebex(options: { now: () => number; accountEmail?
     if (typeof body.start !== 'string' || Number.isNaN(Date.parse(body.start))) return webexError(400, 'start: invalid date-time format.');
     if (typeof body.end !== 'string' || Number.isNaN(Date.parse(body.end))) return webexError(400, 'end: invalid date-time format.');
     if (Date.parse(body.end) <= Date.parse(body.start)) return webexError(400, 'The end time must be later than the start time.');
+    // The Meetings reference, `start`: it "cannot be before current date and time", and the
+    // duration between start and end "cannot be shorter than 10 minutes or longer than 23 hours 59 minutes".
+    if (Date.parse(body.start) < options.now()) return webexError(400, 'start: cannot be before current date and time.');
+    const duration = Date.parse(body.end) - Date.parse(body.start);
+    if (duration < MIN_DURATION_MS || duration > MAX_DURATION_MS) {
+      return webexError(400, 'The duration of the meeting cannot be shorter than 10 minutes or longer than 23 hours 59 minutes.');
+    }
     if (body.timezone !== undefined && (typeof body.timezone !== 'string' || !Intl.supportedValuesOf('timeZone').concat('UTC').includes(body.timezone))) {
       return webexError(400, 'timezone: invalid time zone.');
     }

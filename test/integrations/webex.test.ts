@@ -1,6 +1,10 @@
 import { expect, it } from 'vitest';
+import { newId } from '../../src/ids.js';
+import { withAccessToken } from '../../src/scheduling/integrations/provider-access.js';
 import { type FakeWebex, startFakeWebex, type WebexMeeting } from '../fakes/webex.js';
 import { describeRoomProvider } from './room-conformance.js';
+
+const MINUTE = 60_000;
 
 /**
  * Webex through the room-provider conformance suite (room-conformance.ts), against the stand-in
@@ -48,6 +52,53 @@ describeRoomProvider<FakeWebex, WebexMeeting>({
   // Webex's token endpoint says it inside a message of its own shape.
   grantRefused: /Webex refused.*invalid_grant/,
   specific: {
+    rooms: (f) => {
+      it('asks Webex for its shortest meeting, 10 minutes, for a 5-minute topic, and keeps the meeting’s own 5 minutes everywhere else', async () => {
+        const { h, fake: webex } = f;
+        const topic = (await h.api('POST', '/api/v1/meeting-topics', { name: 'Quick check', durationMinutes: 5, places: ['webex'], bookingWindowDays: 365 })).json() as {
+          uuid: string;
+        };
+        // Far past the slots the story books, so that none of them is taken.
+        const schedule = await h.api('POST', '/api/v1/calculate-schedule', { username: h.acme.owner.username, meetingTopic: topic.uuid, timezone: 'UTC', offset: 119 }, null);
+        const start = (schedule.json() as { days: { slots: { start: string }[] }[] }).days.flatMap((day) => day.slots)[0]!.start;
+        const booked = await h.api('POST', '/api/v1/schedule', {
+          dates: [{ start, username: h.acme.owner.username }],
+          email: 'quick@example.com',
+          lang: 'en',
+          name: 'Quick Guest',
+          place: 'webex',
+          meetingTopic: topic.uuid,
+          timezone: 'UTC',
+        });
+        expect(booked.statusCode, booked.body).toBe(201);
+        const uuid = (booked.json() as { meetings: { uuid: string }[] }).meetings[0]!.uuid;
+        await h.runJobs();
+        const made = [...webex.meetings.values()].filter((meeting) => meeting.title === 'Quick check: Quick Guest');
+        expect(made).toHaveLength(1);
+        expect(Date.parse(made[0]!.start)).toBe(Date.parse(start));
+        expect(Date.parse(made[0]!.end) - Date.parse(made[0]!.start)).toBe(10 * MINUTE);
+        const meeting = (await h.api('GET', `/api/v1/meetings/${uuid}`)).json() as { end: string; location: { url: string | null } };
+        expect(meeting.location.url).toBe(made[0]!.webLink);
+        expect(Date.parse(meeting.end)).toBe(Date.parse(start) + 5 * MINUTE);
+        const [mail] = h.sent.filter((message) => message.to.email === 'quick@example.com');
+        const dtend = /DTEND(?:;[^:]*)?:(\d{8}T\d{6}Z)/.exec(mail!.ics.content)?.[1];
+        expect(dtend).toBe(new Date(Date.parse(start) + 5 * MINUTE).toISOString().replace(/[-:]|\.\d{3}/g, ''));
+      });
+
+      it('asks Webex to start a meeting already under way from now, as Webex refuses a start in the past', async () => {
+        const { h, bookings } = f;
+        const connectionUuid = String((await bookings.connectionOf()).uuid);
+        const now = h.clock.now();
+        const attendee = { name: 'Late Guest', email: 'late@example.com' };
+        const request = { meetingUuid: newId(), requestId: newId(), title: 'Intro call: Late Guest', start: now - 5 * MINUTE, end: now + 25 * MINUTE, timezone: 'UTC', attendee };
+        const room = await withAccessToken(h.ctx, connectionUuid, (token) => h.ctx.integrations.rooms.webex.createRoom(token, request));
+        const made = f.fake.meetings.get(room.roomId)!;
+        expect(Date.parse(made.start)).toBeGreaterThanOrEqual(now);
+        expect(Date.parse(made.start)).toBeLessThanOrEqual(now + 2 * MINUTE);
+        expect(Date.parse(made.end)).toBe(request.end);
+        await withAccessToken(h.ctx, connectionUuid, (token) => h.ctx.integrations.rooms.webex.deleteRoom(token, room.roomId));
+      });
+    },
     move: (f) => {
       it('moves the meeting with one full PUT that keeps its password and a setting the host changed in Webex', async () => {
         const { h, fake: webex, bookings } = f;

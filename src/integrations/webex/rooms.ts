@@ -10,14 +10,14 @@ import { isRecord } from './client.js';
  * request id goes into the meeting's agenda, and an attempt whose answer was lost is found
  * among the host's meetings around its time.
  */
-export function createWebexRooms(api: ProviderClient): ConferenceRooms {
+export function createWebexRooms(api: ProviderClient, options: { now?: () => number } = {}): ConferenceRooms {
   const label = api.label;
+  const now = options.now ?? Date.now;
   const body = (request: RoomRequest) => ({
     // Webex's limits: a title of 128 characters, an agenda of 1300.
     title: request.title.slice(0, 128),
     agenda: agendaOf(request).slice(-1300),
-    start: webexTime(request.start),
-    end: webexTime(request.end),
+    ...webexTimesOf(request, now()),
     timezone: request.timezone,
     enabledAutoRecordMeeting: false,
     allowAnyUserToBeCoHost: false,
@@ -74,6 +74,25 @@ export function createWebexRooms(api: ProviderClient): ConferenceRooms {
 }
 
 const DAY_MS = 24 * 60 * 60_000;
+/** The Meetings reference on `start`: the duration "cannot be shorter than 10 minutes or longer than 23 hours 59 minutes". */
+const WEBEX_SHORTEST_MS = 10 * 60_000;
+const WEBEX_LONGEST_MS = (23 * 60 + 59) * 60_000;
+/** A start this close to now is asked for this much later, so that Webex's clock, a little ahead of ours, does not find it past. */
+const START_MARGIN_MS = 60_000;
+
+/**
+ * The times termin asks Webex for: the meeting's own, within what Webex takes. Its `start`
+ * "cannot be before current date and time" (a meeting already under way, or about to start,
+ * gets its room from a minute from now), and it lasts 10 minutes to 23 hours 59 minutes (a
+ * 5-minute meeting gets a 10-minute room). Only the room's times change: the meeting keeps its
+ * own end in termin, its invitation and calendars. A Webex room is open past its scheduled end anyway.
+ * `webexTimesOf({ start: 09:00, end: 09:05 }, 08:00)` → `{ start: '…T09:00:00Z', end: '…T09:10:00Z' }`.
+ */
+export function webexTimesOf(request: Pick<RoomRequest, 'start' | 'end'>, now: number): { start: string; end: string } {
+  const start = Math.max(request.start, Math.ceil((now + START_MARGIN_MS) / 1000) * 1000);
+  const end = Math.min(Math.max(request.end, start + WEBEX_SHORTEST_MS), start + WEBEX_LONGEST_MS);
+  return { start: webexTime(start), end: webexTime(end) };
+}
 
 /** The meeting's settings a host may have changed in Webex, which a PUT without them would reset. */
 const KEPT_ON_MOVE = [

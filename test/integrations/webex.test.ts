@@ -10,9 +10,9 @@ const MINUTE = 60_000;
  * Webex through the room-provider conformance suite (room-conformance.ts), against the stand-in
  * in test/fakes/webex.ts: the Integration's credentials in the form body, PKCE, a refresh
  * token sent again with every refresh, errors in Webex's own shape, no revocation endpoint; a
- * meeting per booking whose link, number and password reach the e-mails, moved with one full
- * PUT, its request id in the agenda, where a lost answer's meeting is found among the host's
- * scheduled meetings (Webex takes no idempotency key).
+ * meeting per booking whose link, number and password reach the e-mails, moved with one PATCH
+ * of its times, its request id its integration tag, by which a lost answer's meeting is found
+ * among the host's scheduled meetings (Webex takes no idempotency key), gone (410) once deleted.
  */
 describeRoomProvider<FakeWebex, WebexMeeting>({
   provider: 'webex',
@@ -38,14 +38,17 @@ describeRoomProvider<FakeWebex, WebexMeeting>({
       raw: meeting,
     })),
   roomPath: (id) => `/v1/meetings/${id}`,
-  moveMethod: 'PUT',
+  moveMethod: 'PATCH',
   createdTitle: (call) => (call.method === 'POST' && call.path === '/v1/meetings' ? (call.body as { title: string }).title : undefined),
-  lookup: () => (call) => call.method === 'GET' && call.path.startsWith('/v1/meetings?') && call.path.includes('meetingType=scheduledMeeting'),
+  // Found by its integration tag, as the List Meetings reference offers ("to query meetings by a key in its own domain").
+  lookup: (room) => (call) =>
+    call.method === 'GET' && call.path.startsWith('/v1/meetings?') && new URL(call.path, 'http://x').searchParams.get('integrationTag') === room.raw.integrationTags[0],
   checkRoom(meeting) {
     expect(meeting.enabledAutoRecordMeeting).toBe(false);
-    expect(meeting.agenda).toMatch(/\(termin \S+\)$/);
+    // The room's request id, recorded before the call: Webex's integration tag.
+    expect(meeting.integrationTags).toEqual([expect.stringMatching(/^[0-9a-f-]{36}$/)]);
   },
-  removeAtProvider: (webex, id) => webex.meetings.delete(id),
+  removeAtProvider: (webex, id) => webex.deleteMeeting(id),
   idempotentCreate: false,
   keepsDeletedRooms: false,
   revokes: false,
@@ -100,23 +103,29 @@ describeRoomProvider<FakeWebex, WebexMeeting>({
       });
     },
     move: (f) => {
-      it('moves the meeting with one full PUT that keeps its password and a setting the host changed in Webex', async () => {
+      it('moves the meeting with one PATCH of its times, keeping its password, its tag and every setting the host changed in Webex', async () => {
         const { h, fake: webex, bookings } = f;
         const uuid = await bookings.book();
         await h.runJobs();
         const room = (await bookings.meeting(uuid)).location;
         const [made] = f.titled(bookings.participant);
-        // A setting the host changed in Webex meanwhile: a PUT without it would reset it.
+        const tags = made!.raw.integrationTags;
+        // Settings the host changed in Webex meanwhile: a PUT (marked for deprecation) without them, or with termin's own, would reset them.
         made!.raw.enabledJoinBeforeHost = true;
+        made!.raw.enabledAutoRecordMeeting = true;
         const newStart = bookings.nextSlot();
         const moved = await h.api('POST', `/api/v1/meetings/${uuid}/reschedule`, { start: newStart });
         expect(moved.statusCode, moved.body).toBe(200);
         await h.runJobs();
-        expect(webex.apiCalls.filter((c) => c.method === 'PUT' && c.path === `/v1/meetings/${made!.id}`)).toHaveLength(1);
+        const calls = webex.apiCalls.filter((c) => c.path === `/v1/meetings/${made!.id}` && c.method !== 'GET');
+        expect(calls.map((c) => c.method)).toEqual(['PATCH']);
+        expect(Object.keys(calls[0]!.body as object).sort()).toEqual(['end', 'start', 'timezone']);
         expect(webex.meetings.get(made!.id)).toMatchObject({
           start: newStart,
           password: room.password,
           enabledJoinBeforeHost: true,
+          enabledAutoRecordMeeting: true,
+          integrationTags: tags,
           title: `Intro call: Guest ${bookings.participant}`,
         });
         expect((await bookings.meeting(uuid)).location).toMatchObject({ url: room.url, password: room.password });

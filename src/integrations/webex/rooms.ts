@@ -1,14 +1,17 @@
 import { optionalString, type ProviderClient, requireString } from '../http.js';
 import type { ConferenceRoom, ConferenceRooms, RoomRequest } from '../ports.js';
 import { ProviderError } from '../ports.js';
-import { isRecord } from './client.js';
 
 /**
  * Webex rooms through its Meetings REST API (developer.webex.com, "Meetings"): a scheduled
- * meeting per termin meeting (`POST /v1/meetings`), moved with `PUT /v1/meetings/{meetingId}`
- * and removed with `DELETE /v1/meetings/{meetingId}`. Webex takes no idempotency key: the
- * request id goes into the meeting's agenda, and an attempt whose answer was lost is found
- * among the host's meetings around its time.
+ * meeting per termin meeting (`POST /v1/meetings`), moved with "Patch a Meeting" (`PATCH
+ * /v1/meetings/{meetingId}` with the new times only: "Update a Meeting", PUT, is marked for
+ * deprecation and puts every setting it is not sent back to its default, the host's own
+ * included) and removed with `DELETE /v1/meetings/{meetingId}` (one already deleted answers
+ * 410 Gone: gone, as 404). Webex takes no idempotency key: the request id is the meeting's
+ * integration tag (`integrationTags`, "external keys created by an integration application"),
+ * and an attempt whose answer was lost finds the meeting by it (`integrationTag` in List
+ * Meetings), among the host's meetings around its time.
  */
 export function createWebexRooms(api: ProviderClient, options: { now?: () => number } = {}): ConferenceRooms {
   const label = api.label;
@@ -19,6 +22,8 @@ export function createWebexRooms(api: ProviderClient, options: { now?: () => num
     agenda: agendaOf(request).slice(-1300),
     ...webexTimesOf(request, now()),
     timezone: request.timezone,
+    // At most 3 tags of 64 characters each: a request id (a UUID) is one.
+    integrationTags: [request.requestId],
     enabledAutoRecordMeeting: false,
     allowAnyUserToBeCoHost: false,
     // termin sends the invitation itself; Webex's own e-mail to the host would be a second one.
@@ -42,33 +47,36 @@ export function createWebexRooms(api: ProviderClient, options: { now?: () => num
       return roomOf('create a meeting', answer.body);
     },
     async findRoom(accessToken, request) {
-      // The lost attempt made the meeting at the request's time (a day either side covers a move meanwhile on the same day).
+      // The lost attempt made the meeting at the request's time (a day either side covers a move
+      // meanwhile on the same day): Webex lists a week from now when it is given no window.
       const query = new URLSearchParams({
+        integrationTag: request.requestId,
         meetingType: 'scheduledMeeting',
         from: webexTime(request.start - DAY_MS),
         to: webexTime(request.end + DAY_MS),
-        max: '100',
+        max: '10',
       });
       const answer = await api.call('list meetings', { method: 'GET', path: `/v1/meetings?${query}`, accessToken }, [200]);
       const items = (answer.body as { items?: unknown[] } | undefined)?.items;
-      const found = Array.isArray(items) ? items.find((item) => optionalString(item, 'agenda')?.includes(request.requestId)) : undefined;
-      if (found === undefined) return null;
-      // A scheduled meeting is an occurrence of its series: the series is what termin moves and deletes.
-      const id = optionalString(found, 'meetingSeriesId') ?? optionalString(found, 'id');
-      if (id === null) return null;
-      return roomOf('read a meeting', await readMeeting(accessToken, id));
+      for (const item of Array.isArray(items) ? items : []) {
+        // A scheduled meeting is an occurrence of its series: the series is what termin moves and deletes, and what holds the tag.
+        const id = optionalString(item, 'meetingSeriesId') ?? optionalString(item, 'id');
+        if (id === null) continue;
+        const series = await readMeeting(accessToken, id);
+        // Checked on the series itself, not trusted to the filter.
+        const tags = (series as { integrationTags?: unknown } | undefined)?.integrationTags;
+        if (Array.isArray(tags) && tags.includes(request.requestId)) return roomOf('read a meeting', series);
+      }
+      return null;
     },
     async moveRoom(accessToken, roomId, request) {
-      // PUT replaces the meeting: what Webex holds (its password, the host's own settings) is sent back with the new times.
-      const current = await readMeeting(accessToken, roomId);
-      const kept = Object.fromEntries(KEPT_ON_MOVE.flatMap((field) => (isRecord(current) && current[field] !== undefined ? [[field, current[field]]] : [])));
-      const password = optionalString(current, 'password');
-      const { agenda, ...times } = body(request);
-      const json = { ...kept, ...times, agenda: optionalString(current, 'agenda') ?? agenda, ...(password === null ? {} : { password }) };
-      await api.call('move a meeting', { method: 'PUT', path: `/v1/meetings/${encodeURIComponent(roomId)}`, accessToken, json }, [200]);
+      // Only the times: the title, password, tag and the host's own settings stay as Webex has them.
+      const { start, end, timezone } = body(request);
+      await api.call('move a meeting', { method: 'PATCH', path: `/v1/meetings/${encodeURIComponent(roomId)}`, accessToken, json: { start, end, timezone } }, [200]);
     },
     async deleteRoom(accessToken, roomId) {
-      await api.call('delete a meeting', { method: 'DELETE', path: `/v1/meetings/${encodeURIComponent(roomId)}?sendEmail=false`, accessToken }, [204, 404]);
+      // 410: deleted already (by the host in Webex, or by an earlier attempt whose answer was lost).
+      await api.call('delete a meeting', { method: 'DELETE', path: `/v1/meetings/${encodeURIComponent(roomId)}?sendEmail=false`, accessToken }, [204, 404, 410]);
     },
   };
 }
@@ -94,25 +102,11 @@ export function webexTimesOf(request: Pick<RoomRequest, 'start' | 'end'>, now: n
   return { start: webexTime(start), end: webexTime(end) };
 }
 
-/** The meeting's settings a host may have changed in Webex, which a PUT without them would reset. */
-const KEPT_ON_MOVE = [
-  'enabledJoinBeforeHost',
-  'joinBeforeHostMinutes',
-  'enableConnectAudioBeforeHost',
-  'excludePassword',
-  'publicMeeting',
-  'reminderTime',
-  'allowFirstUserToBeCoHost',
-  'allowAuthenticatedDevices',
-  'enableAutomaticLock',
-  'automaticLockMinutes',
-] as const;
-
 /** `2027-03-29T07:00:00Z`: ISO 8601 as Webex's examples write it (no milliseconds). */
 function webexTime(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19)}Z`;
 }
 
 function agendaOf(request: RoomRequest): string {
-  return `Booked with termin for ${request.attendee.name}. (termin ${request.requestId})`;
+  return `Booked with termin for ${request.attendee.name}.`;
 }

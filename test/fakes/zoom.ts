@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { type ApiReply, type ApiRequest, type OAuthProvider, startOAuthProvider } from './oauth-provider.js';
 
 /**
@@ -7,6 +8,13 @@ import { type ApiReply, type ApiRequest, type OAuthProvider, startOAuthProvider 
  * parts termin uses: `GET /v2/users/me`, `POST`/`GET /v2/users/me/meetings`, `GET`/`PATCH`/`DELETE
  * /v2/meetings/{meetingId}`. Errors as Zoom sends them: `{ code, message }` (124 invalid
  * token, 300 bad request, 3001 no such meeting).
+ *
+ * List meetings as its reference describes it: `type` (`scheduled`, the default: every meeting
+ * not expired; `upcoming`; `live`; `previous_meetings`), `from`/`to` dates (yyyy-mm-dd, read in
+ * `timezone`, UTC by default), `page_size` (30 by default, at most 300) and
+ * `next_page_token` (given while more results remain, "expiration period for this token is
+ * 15 minutes"), earliest first; a listed meeting's `agenda` "gets truncated to 250
+ * characters when you list all of a user's meetings", and it shows no passcode.
  */
 
 export interface ZoomMeeting {
@@ -39,9 +47,49 @@ export async function startFakeZoom(options: { now: () => number; accountEmail?:
   let nextId = 81_234_567_890;
   const notFound: ApiReply = { status: 404, body: { code: 3001, message: 'Meeting does not exist.' } };
   const bad = (message: string): ApiReply => ({ status: 400, body: { code: 300, message } });
-  const listed = (meeting: ZoomMeeting) => {
+  const shown = (meeting: ZoomMeeting) => {
     const { password: _password, grant: _grant, ...rest } = meeting;
     return rest;
+  };
+  const listed = (meeting: ZoomMeeting) => ({ ...shown(meeting), agenda: meeting.agenda.slice(0, 250) });
+  /** Page tokens handed out: the listing they continue (its query without the token), where, and until when. */
+  const pageTokens = new Map<string, { query: string; offset: number; expiresAt: number }>();
+  const listMeetings = (request: ApiRequest): ApiReply => {
+    const q = new URLSearchParams(request.query);
+    const token = q.get('next_page_token');
+    q.delete('next_page_token');
+    let offset = 0;
+    if (token !== null && token !== '') {
+      const page = pageTokens.get(token);
+      if (!page || page.expiresAt < options.now() || page.query !== q.toString()) return bad('Invalid next_page_token.');
+      offset = page.offset;
+    }
+    const type = q.get('type') ?? 'scheduled';
+    if (!['scheduled', 'live', 'upcoming', 'upcoming_meetings', 'previous_meetings'].includes(type)) return bad('Invalid field: type.');
+    const size = Math.min(Math.max(Number(q.get('page_size') ?? 30) || 30, 1), 300);
+    const zone = q.get('timezone') ?? 'UTC';
+    const dateIn = (at: number) => new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+    for (const name of ['from', 'to']) {
+      const value = q.get(name);
+      if (value !== null && !/^\d{4}-\d{2}-\d{2}$/.test(value)) return bad(`Invalid field: ${name}.`);
+    }
+    const now = options.now();
+    const inType = (start: number, end: number) =>
+      type === 'upcoming' || type === 'upcoming_meetings' ? end > now : type === 'live' ? start <= now && end > now : type === 'previous_meetings' ? end <= now : true;
+    const mine = [...meetings.values()]
+      .filter((meeting) => meeting.grant === request.grant.id)
+      .filter((meeting) => {
+        const start = Date.parse(meeting.start_time);
+        const day = dateIn(start);
+        return inType(start, start + meeting.duration * 60_000) && (q.get('from') === null || day >= q.get('from')!) && (q.get('to') === null || day <= q.get('to')!);
+      })
+      .sort((a, b) => Date.parse(a.start_time) - Date.parse(b.start_time) || a.id - b.id);
+    let next = '';
+    if (offset + size < mine.length) {
+      next = randomBytes(12).toString('base64url');
+      pageTokens.set(next, { query: q.toString(), offset: offset + size, expiresAt: now + 15 * 60_000 });
+    }
+    return { status: 200, body: { page_size: size, total_records: mine.length, next_page_token: next, meetings: mine.slice(offset, offset + size).map(listed) } };
   };
 
   const api = (request: ApiRequest): ApiReply => {
@@ -69,17 +117,14 @@ export async function startFakeZoom(options: { now: () => number; accountEmail?:
         grant: request.grant.id,
       };
       meetings.set(meeting.id, meeting);
-      return { status: 201, body: { ...listed(meeting), password: meeting.password, host_id: `user-${request.grant.id}` } };
+      return { status: 201, body: { ...shown(meeting), password: meeting.password, host_id: `user-${request.grant.id}` } };
     }
-    if (request.method === 'GET' && request.path === '/v2/users/me/meetings') {
-      const mine = [...meetings.values()].filter((meeting) => meeting.grant === request.grant.id);
-      return { status: 200, body: { page_size: 300, total_records: mine.length, next_page_token: '', meetings: mine.map(listed) } };
-    }
+    if (request.method === 'GET' && request.path === '/v2/users/me/meetings') return listMeetings(request);
     const match = /^\/v2\/meetings\/(\d+)$/.exec(request.path);
     if (match) {
       const meeting = meetings.get(Number(match[1]));
       if (!meeting || meeting.grant !== request.grant.id) return notFound;
-      if (request.method === 'GET') return { status: 200, body: { ...listed(meeting), password: meeting.password } };
+      if (request.method === 'GET') return { status: 200, body: { ...shown(meeting), password: meeting.password } };
       if (request.method === 'DELETE') {
         meetings.delete(meeting.id);
         return { status: 204 };

@@ -15,6 +15,10 @@ import { type ApiReply, type ApiRequest, type OAuthProvider, startOAuthProvider 
  * `next_page_token` (given while more results remain, "expiration period for this token is
  * 15 minutes"), earliest first; a listed meeting's `agenda` "gets truncated to 250
  * characters when you list all of a user's meetings", and it shows no passcode.
+ *
+ * Delete a meeting e-mails the host and alternative hosts about the cancellation unless asked
+ * not to: `schedule_for_reminder` ("true: Notify host and alternative host about the meeting
+ * cancellation via email", the default); the stand-in keeps those e-mails in `hostEmails`.
  */
 
 export interface ZoomMeeting {
@@ -36,6 +40,8 @@ export interface FakeZoom extends OAuthProvider {
   clientSecret: string;
   /** Meetings that exist now, by id. */
   meetings: Map<number, ZoomMeeting>;
+  /** The e-mails Zoom sent the host about its meetings (a cancellation, unless the DELETE said `schedule_for_reminder=false`). */
+  hostEmails: { meetingId: number; subject: string }[];
   /** termin's settings pointing at this stand-in. */
   env: Record<string, string>;
 }
@@ -44,6 +50,7 @@ export async function startFakeZoom(options: { now: () => number; accountEmail?:
   const clientId = 'zoom-client-id';
   const clientSecret = 'zoom-client-secret-value';
   const meetings = new Map<number, ZoomMeeting>();
+  const hostEmails: FakeZoom['hostEmails'] = [];
   let nextId = 81_234_567_890;
   const notFound: ApiReply = { status: 404, body: { code: 3001, message: 'Meeting does not exist.' } };
   const bad = (message: string): ApiReply => ({ status: 400, body: { code: 300, message } });
@@ -126,7 +133,12 @@ export async function startFakeZoom(options: { now: () => number; accountEmail?:
       if (!meeting || meeting.grant !== request.grant.id) return notFound;
       if (request.method === 'GET') return { status: 200, body: { ...shown(meeting), password: meeting.password } };
       if (request.method === 'DELETE') {
+        for (const flag of ['schedule_for_reminder', 'cancel_meeting_reminder']) {
+          const value = request.query.get(flag);
+          if (value !== null && value !== 'true' && value !== 'false') return bad(`Invalid field: ${flag}.`);
+        }
         meetings.delete(meeting.id);
+        if (request.query.get('schedule_for_reminder') !== 'false') hostEmails.push({ meetingId: meeting.id, subject: `Meeting canceled: ${meeting.topic}` });
         return { status: 204 };
       }
       if (request.method === 'PATCH') {
@@ -158,6 +170,7 @@ export async function startFakeZoom(options: { now: () => number; accountEmail?:
     clientId,
     clientSecret,
     meetings,
+    hostEmails,
     env: { ZOOM_AUTHORIZE_URL: `${provider.baseUrl}/oauth/authorize`, ZOOM_TOKEN_URL: `${provider.baseUrl}/oauth/token`, ZOOM_API_URL: provider.baseUrl },
   });
 }

@@ -51,6 +51,23 @@ describeRoomProvider<FakeZoom, ZoomMeeting>({
   revokes: true,
   grantRefused: /Zoom refused/,
   specific: {
+    move: (f) => {
+      it('deletes the room without Zoom e-mailing the host about the cancellation: termin tells the host itself', async () => {
+        const { h, fake: zoom, bookings } = f;
+        const uuid = await bookings.book();
+        await h.runJobs();
+        const [made] = f.titled(bookings.participant);
+        expect((await h.api('POST', `/api/v1/meetings/${uuid}/cancel`, {})).statusCode).toBe(200);
+        await h.runJobs();
+        const deletes = zoom.apiCalls.filter((call) => call.method === 'DELETE' && call.path.startsWith(`/v2/meetings/${made!.raw.id}`));
+        expect(deletes.map((call) => new URL(call.path, 'http://x').searchParams.get('schedule_for_reminder'))).toEqual(['false']);
+        expect(zoom.hostEmails.filter((mail) => mail.meetingId === made!.raw.id)).toEqual([]);
+        expect(zoom.meetings.has(made!.raw.id)).toBe(false);
+        expect(h.sent.filter((mail) => mail.to.email === h.acme.owner.email && /cancel/i.test(mail.subject) && mail.text.includes(`Guest ${bookings.participant}`))).toHaveLength(
+          1,
+        );
+      });
+    },
     lost: (f) => {
       it('adopts a lost answer’s meeting among more than 300 of the host’s around it, for a participant whose long name fills the agenda', async () => {
         const { h, fake: zoom, bookings } = f;

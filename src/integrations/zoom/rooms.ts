@@ -57,7 +57,9 @@ export function createZoomRooms(api: ProviderClient): ConferenceRooms {
       await api.call('move a meeting', { method: 'PATCH', path: `/v2/meetings/${encodeURIComponent(roomId)}`, accessToken, json: times }, [204]);
     },
     async deleteRoom(accessToken, roomId) {
-      await api.call('delete a meeting', { method: 'DELETE', path: `/v2/meetings/${encodeURIComponent(roomId)}`, accessToken }, [204, 404]);
+      // `schedule_for_reminder` defaults to true: Zoom would e-mail the host about every cancel, which termin tells them itself.
+      const path = `/v2/meetings/${encodeURIComponent(roomId)}?schedule_for_reminder=false`;
+      await api.call('delete a meeting', { method: 'DELETE', path, accessToken }, [204, 404]);
     },
   };
 }

@@ -10,7 +10,9 @@ import { type ApiReply, type ApiRequest, type OAuthProvider, startOAuthProvider 
  * the OpenID userinfo endpoint `/oauth2/v3/userinfo`, and the Calendar API v3 parts termin
  * uses (developers.google.com/calendar/api/v3/reference/events): insert with a client-chosen
  * `id` (base32hex, 5–1024 characters; an id used before, even by a deleted event, is refused
- * with 409 `duplicate`) and `conferenceData.createRequest` honoured only with
+ * with 409 `duplicate`; "the iCalUID and the id are not identical and only one of them should
+ * be supplied at event creation time": both are refused with 400, and an event made with an
+ * `id` gets an `iCalUID` of Google's own) and `conferenceData.createRequest` honoured only with
  * `conferenceDataVersion=1`, the Meet conference `pending` at first and made on a later read;
  * get (a deleted event reads as `status: cancelled`), patch, delete (410 once deleted), and
  * list (`singleEvents`, `timeMin`/`timeMax`, pages by `nextPageToken`; the last page carries a
@@ -167,6 +169,7 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
     if (request.path === base && request.method === 'POST') {
       const id = typeof body.id === 'string' ? body.id : `auto${events.size + 1}`;
       if (!/^[a-v0-9]{5,1024}$/.test(id)) return bad('Invalid resource id value.');
+      if (typeof body.id === 'string' && body.iCalUID !== undefined) return bad('Only one of id and iCalUID may be supplied.');
       if (events.has(id)) return googleError(409, 'ALREADY_EXISTS', 'duplicate', 'The requested identifier already exists.');
       if (!validTime(body.start)) return bad('Missing start time.');
       if (!validTime(body.end)) return bad('Missing end time.');
@@ -190,7 +193,7 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
         ...(body.extendedProperties ? { extendedProperties: body.extendedProperties as GoogleEvent['extendedProperties'] } : {}),
         ...(body.transparency === 'transparent' ? { transparency: 'transparent' as const } : {}),
         ...(typeof body.location === 'string' ? { location: body.location } : {}),
-        ...(typeof body.iCalUID === 'string' ? { iCalUID: body.iCalUID } : {}),
+        iCalUID: typeof body.iCalUID === 'string' ? body.iCalUID : `${id}@google.com`,
         ...(body.status === 'tentative' ? { status: 'tentative' as const } : {}),
         conference: wantsMeet ? { requestId: String(createRequest.requestId), pendingReads, ready: false, meetCode: code } : null,
         grant: request.grant.id,

@@ -126,6 +126,10 @@ for (const dialect of DIALECTS) {
       const id = googleCopyIdOf(meetingEventUid(uuid));
       const copy = google.events.get(id)!;
       expect(copy).toMatchObject({ summary: 'Intro call: Guest 1', status: 'confirmed', extendedProperties: { private: { termin: meetingEventUid(uuid) } } });
+      // Made under termin's id alone: Google takes only one of `id` and `iCalUID` at creation.
+      const inserts = google.apiCalls.filter((call) => call.method === 'POST' && (call.body as { id?: string } | undefined)?.id === id);
+      expect(inserts).toHaveLength(1);
+      expect(inserts[0]!.body).not.toHaveProperty('iCalUID');
       expect('dateTime' in copy.start && Date.parse(copy.start.dateTime)).toBe(Date.parse(start));
       expect((await h.api('POST', `/api/v1/meetings/${uuid}/reschedule`, { start: moved })).statusCode).toBe(200);
       await h.runJobs();

@@ -14,7 +14,8 @@ import { type ApiReply, type ApiRequest, type OAuthProvider, startOAuthProvider 
  * be supplied at event creation time": both are refused with 400, and an event made with an
  * `id` gets an `iCalUID` of Google's own) and `conferenceData.createRequest` honoured only with
  * `conferenceDataVersion=1`, the Meet conference `pending` at first and made on a later read;
- * get (a deleted event reads as `status: cancelled`), patch, delete (410 once deleted), and
+ * get (a deleted event reads as `status: cancelled` with its id and nothing more: "deleted events
+ * are only guaranteed to have the id field populated"), patch, delete (410 once deleted), and
  * list (`singleEvents`, `timeMin`/`timeMax`, pages by `nextPageToken`; the last page carries a
  * `nextSyncToken`, and a list with `syncToken` gives every event changed since that token,
  * deleted ones as `cancelled`, refuses `timeMin`/`timeMax`/`showDeleted=false` beside it with
@@ -206,7 +207,10 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
     if (match) {
       const event = events.get(decodeURIComponent(match[1]!));
       if (!event || event.grant !== request.grant.id) return notFound;
-      if (request.method === 'GET') return { status: 200, body: resource(event, true) };
+      if (request.method === 'GET') {
+        if (event.status === 'cancelled') return { status: 200, body: { kind: 'calendar#event', etag: `"${event.sequence}"`, id: event.id, status: 'cancelled' } };
+        return { status: 200, body: resource(event, true) };
+      }
       if (request.method === 'DELETE') {
         if (event.status === 'cancelled') return googleError(410, 'GONE', 'deleted', 'Resource has been deleted');
         event.status = 'cancelled';

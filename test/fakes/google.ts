@@ -21,8 +21,13 @@ import { type ApiReply, type ApiRequest, type OAuthProvider, startOAuthProvider 
  * deleted ones as `cancelled`, refuses `timeMin`/`timeMax`/`showDeleted=false` beside it with
  * 400 and an expired token with 410 `fullSyncRequired`, as
  * developers.google.com/calendar/api/guides/sync describes). Errors in Google's
- * JSON shape `{ error: { code, message, errors: [{ domain, reason, message }], status } }`.
+ * JSON shape `{ error: { code, message, errors: [{ domain, reason, message }], status } }`;
+ * the Calendar API's "Handle API errors" guide names the refusals `refuseNextApiCalls` gives:
+ * 403 `rateLimitExceeded` and `userRateLimitExceeded` (slow down, then try again).
  */
+
+/** A refusal Google documents, for `refuseNextApiCalls`. */
+export type GoogleRefusal = 'rateLimitExceeded' | 'userRateLimitExceeded';
 
 export interface GoogleEvent {
   id: string;
@@ -50,6 +55,8 @@ export interface FakeGoogle extends OAuthProvider {
   events: Map<string, GoogleEvent>;
   /** How many reads of a new event still find its conference pending (the insert's answer always does). */
   setPendingReads(count: number): void;
+  /** The next `count` API calls are refused as Google refuses them for `why`. */
+  refuseNextApiCalls(count: number, why: GoogleRefusal): void;
   /** Adds an event to the calendar of the grant that connected `count`-th (1 = first), as the host would in Google Calendar. */
   addEvent(event: Omit<GoogleEvent, 'grant' | 'sequence' | 'conference' | 'attendees' | 'status'> & Partial<Pick<GoogleEvent, 'status' | 'grant' | 'attendees'>>): GoogleEvent;
   env: Record<string, string>;
@@ -70,6 +77,11 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
   const clientSecret = 'GOCSPX-fake-google-client-secret';
   const events = new Map<string, GoogleEvent>();
   let pendingReads = 1;
+  let refusals: { count: number; why: GoogleRefusal } = { count: 0, why: 'rateLimitExceeded' };
+  const refusalOf = (why: GoogleRefusal): ApiReply => {
+    const message = why === 'rateLimitExceeded' ? 'Rate Limit Exceeded' : 'User Rate Limit Exceeded';
+    return { status: 403, body: { error: { errors: [{ domain: 'usageLimits', reason: why, message }], code: 403, message } } };
+  };
   let meetCodes = 0;
   const notFound = googleError(404, 'NOT_FOUND', 'notFound', 'Not Found');
   const bad = (message: string) => googleError(400, 'INVALID_ARGUMENT', 'invalid', message);
@@ -158,6 +170,10 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
   };
 
   const api = (request: ApiRequest): ApiReply => {
+    if (refusals.count > 0) {
+      refusals = { ...refusals, count: refusals.count - 1 };
+      return refusalOf(refusals.why);
+    }
     const body = (request.body ?? {}) as Record<string, unknown>;
     if (request.method === 'GET' && request.path === '/oauth2/v3/userinfo') {
       return {
@@ -282,6 +298,9 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
     clientId,
     clientSecret,
     events,
+    refuseNextApiCalls(count: number, why: GoogleRefusal) {
+      refusals = { count, why };
+    },
     setPendingReads(count: number) {
       pendingReads = count;
     },

@@ -23,11 +23,16 @@ import { type ApiReply, type ApiRequest, type OAuthProvider, startOAuthProvider 
  * developers.google.com/calendar/api/guides/sync describes). Errors in Google's
  * JSON shape `{ error: { code, message, errors: [{ domain, reason, message }], status } }`;
  * the Calendar API's "Handle API errors" guide names the refusals `refuseNextApiCalls` gives:
- * 403 `rateLimitExceeded` and `userRateLimitExceeded` (slow down, then try again).
+ * 403 `rateLimitExceeded` and `userRateLimitExceeded` (slow down, then try again), 403
+ * `forbiddenForNonOrganizer` (this call is not allowed); `scope` is Google's answer to a token
+ * without the scope a call needs (403 `insufficientPermissions`, "Request had insufficient
+ * authentication scopes.", with an `ErrorInfo` detail `ACCESS_TOKEN_SCOPE_INSUFFICIENT`) and
+ * `invalid` a 400 `badRequest`. A conference Google could not make reads
+ * `createRequest.status.statusCode: failure` (`failNextConferences`).
  */
 
 /** A refusal Google documents, for `refuseNextApiCalls`. */
-export type GoogleRefusal = 'rateLimitExceeded' | 'userRateLimitExceeded';
+export type GoogleRefusal = 'rateLimitExceeded' | 'userRateLimitExceeded' | 'forbiddenForNonOrganizer' | 'scope' | 'invalid';
 
 export interface GoogleEvent {
   id: string;
@@ -43,7 +48,7 @@ export interface GoogleEvent {
   transparency?: 'opaque' | 'transparent';
   extendedProperties?: { private?: Record<string, string> };
   /** The conference asked for, and how many more reads still find it pending. */
-  conference: { requestId: string; pendingReads: number; ready: boolean; meetCode: string } | null;
+  conference: { requestId: string; pendingReads: number; ready: boolean; meetCode: string; failed?: boolean } | null;
   grant: number;
   sequence: number;
 }
@@ -57,6 +62,8 @@ export interface FakeGoogle extends OAuthProvider {
   setPendingReads(count: number): void;
   /** The next `count` API calls are refused as Google refuses them for `why`. */
   refuseNextApiCalls(count: number, why: GoogleRefusal): void;
+  /** The conferences of the next `count` events made fail (Meet is not enabled for the account, say). */
+  failNextConferences(count: number): void;
   /** Adds an event to the calendar of the grant that connected `count`-th (1 = first), as the host would in Google Calendar. */
   addEvent(event: Omit<GoogleEvent, 'grant' | 'sequence' | 'conference' | 'attendees' | 'status'> & Partial<Pick<GoogleEvent, 'status' | 'grant' | 'attendees'>>): GoogleEvent;
   env: Record<string, string>;
@@ -78,7 +85,31 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
   const events = new Map<string, GoogleEvent>();
   let pendingReads = 1;
   let refusals: { count: number; why: GoogleRefusal } = { count: 0, why: 'rateLimitExceeded' };
+  let failingConferences = 0;
   const refusalOf = (why: GoogleRefusal): ApiReply => {
+    if (why === 'scope') {
+      return {
+        status: 403,
+        body: {
+          error: {
+            code: 403,
+            message: 'Request had insufficient authentication scopes.',
+            errors: [{ message: 'Insufficient Permission', domain: 'global', reason: 'insufficientPermissions' }],
+            status: 'PERMISSION_DENIED',
+            details: [
+              {
+                '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+                reason: 'ACCESS_TOKEN_SCOPE_INSUFFICIENT',
+                domain: 'googleapis.com',
+                metadata: { service: 'calendar-json.googleapis.com', method: 'calendar.v3.Events.Insert' },
+              },
+            ],
+          },
+        },
+      };
+    }
+    if (why === 'invalid') return googleError(400, 'INVALID_ARGUMENT', 'badRequest', 'Bad Request');
+    if (why === 'forbiddenForNonOrganizer') return googleError(403, 'PERMISSION_DENIED', why, 'Shared properties can only be changed by the organizer of the event.');
     const message = why === 'rateLimitExceeded' ? 'Rate Limit Exceeded' : 'User Rate Limit Exceeded';
     return { status: 403, body: { error: { errors: [{ domain: 'usageLimits', reason: why, message }], code: 403, message } } };
   };
@@ -96,6 +127,10 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
       else conference.ready = true;
     }
     const ready = conference.ready;
+    if (conference.failed) {
+      body.conferenceData = { createRequest: { requestId: conference.requestId, conferenceSolutionKey: { type: 'hangoutsMeet' }, status: { statusCode: 'failure' } } };
+      return body;
+    }
     body.conferenceData = ready
       ? {
           createRequest: { requestId: conference.requestId, conferenceSolutionKey: { type: 'hangoutsMeet' }, status: { statusCode: 'success' } },
@@ -212,10 +247,11 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
         ...(typeof body.location === 'string' ? { location: body.location } : {}),
         iCalUID: typeof body.iCalUID === 'string' ? body.iCalUID : `${id}@google.com`,
         ...(body.status === 'tentative' ? { status: 'tentative' as const } : {}),
-        conference: wantsMeet ? { requestId: String(createRequest.requestId), pendingReads, ready: false, meetCode: code } : null,
+        conference: wantsMeet ? { requestId: String(createRequest.requestId), pendingReads, ready: false, meetCode: code, failed: failingConferences > 0 } : null,
         grant: request.grant.id,
         sequence: 0,
       };
+      if (wantsMeet && failingConferences > 0) failingConferences -= 1;
       events.set(id, event);
       return { status: 200, body: resource(event, false) };
     }
@@ -300,6 +336,9 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
     events,
     refuseNextApiCalls(count: number, why: GoogleRefusal) {
       refusals = { count, why };
+    },
+    failNextConferences(count: number) {
+      failingConferences = count;
     },
     setPendingReads(count: number) {
       pendingReads = count;

@@ -41,6 +41,14 @@ import type { OAuthProvider, TokenCall } from './oauth-provider.js';
 /** How long a repeated create is taken as the client's retry: Graph names no window, so a short one. */
 const TRANSACTION_RETRY_MS = 5 * 60_000;
 
+/**
+ * Refusals Graph documents, for `refuseNextApiCalls`: `scope`, 403 `Forbidden` "Missing scope
+ * permissions on the request. API requires one of '…'" (the grant lacks a scope); `denied`, 403
+ * `ErrorAccessDenied` "Access is denied. Check credentials and try again." (naming no scope);
+ * `invalid`, 400 `ErrorInvalidRequest` (a request Graph will not take, whenever it is sent).
+ */
+export type GraphRefusal = 'scope' | 'denied' | 'invalid';
+
 export interface GraphEvent {
   id: string;
   subject: string;
@@ -79,6 +87,8 @@ export interface FakeMicrosoft extends OAuthProvider {
   events: Map<string, GraphEvent>;
   /** The next `count` events get their Teams link only when read again (Teams is slow to attach it). */
   delayJoinUrls(count: number): void;
+  /** The next `count` API calls are refused as Graph refuses them for `why`. */
+  refuseNextApiCalls(count: number, why: GraphRefusal): void;
   /** Whether the mailbox may have Teams meetings; without (a personal account, no licence) Graph makes plain events. */
   setTeamsAvailable(available: boolean): void;
   /** The next `count` API calls (to `method` only, when given) are carried out, but their answers are lost. */
@@ -122,6 +132,7 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
   const tenantsCalled: string[] = [];
   const scopesAsked: string[] = [];
   let failures = { count: 0, status: 503 };
+  let refusals: { count: number; why: GraphRefusal } = { count: 0, why: 'scope' };
   let drops = 0;
   /** Only answers to this method are dropped, when set. */
   let dropMethod: string | undefined;
@@ -558,6 +569,16 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
           const reply = graphError(failures.status, 'ServiceNotAvailable', 'The service is temporarily unavailable.');
           return void res.writeHead(failures.status, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify(reply.body));
         }
+        if (refusals.count > 0) {
+          refusals = { ...refusals, count: refusals.count - 1 };
+          const refusal =
+            refusals.why === 'scope'
+              ? graphError(403, 'Forbidden', "Missing scope permissions on the request. API requires one of 'Calendars.ReadWrite'. Scopes on the request 'User.Read'")
+              : refusals.why === 'denied'
+                ? graphError(403, 'ErrorAccessDenied', 'Access is denied. Check credentials and try again.')
+                : graphError(400, 'ErrorInvalidRequest', 'Your request can\u2019t be completed.');
+          return void res.writeHead(refusal.status, { 'content-type': 'application/json' }).end(JSON.stringify(refusal.body));
+        }
         const reply = graph(
           req.method ?? 'GET',
           url,
@@ -609,6 +630,9 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
     },
     setTeamsAvailable(available) {
       teamsAvailable = available;
+    },
+    refuseNextApiCalls(count, why) {
+      refusals = { count, why };
     },
     addCalendar(id) {
       calendars.add(id);

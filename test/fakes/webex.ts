@@ -19,6 +19,12 @@ import { type ApiReply, type ApiRequest, type OAuthProvider, startOAuthProvider 
  * trackingId }`, the token endpoint's with the identity broker's OAuth error inside the message.
  */
 
+/**
+ * Refusals Webex documents, for `refuseNextApiCalls`: `scope`, 403 "… the access token is
+ * missing required scopes …"; `invalid`, 400 (a request Webex will not take, whenever it is sent).
+ */
+export type WebexRefusal = 'scope' | 'invalid';
+
 export interface WebexMeeting {
   id: string;
   meetingNumber: string;
@@ -47,6 +53,8 @@ export interface FakeWebex extends OAuthProvider {
   clientSecret: string;
   /** Meetings (series) that exist now, by id. */
   meetings: Map<string, WebexMeeting>;
+  /** The next `count` API calls are refused as Webex refuses them for `why`. */
+  refuseNextApiCalls(count: number, why: WebexRefusal): void;
   /** Deletes a meeting as its host would in Webex: it answers 410 from then on. */
   deleteMeeting(id: string): void;
   /** termin's settings pointing at this stand-in. */
@@ -67,6 +75,7 @@ export async function startFakeWebex(options: { now: () => number; accountEmail?
   const clientSecret = 'webex-client-secret-value-0123456789';
   const meetings = new Map<string, WebexMeeting>();
   const deleted = new Set<string>();
+  let refusals: { count: number; why: WebexRefusal } = { count: 0, why: 'scope' };
   const deleteMeeting = (id: string) => {
     if (meetings.delete(id)) deleted.add(id);
   };
@@ -99,6 +108,15 @@ export async function startFakeWebex(options: { now: () => number; accountEmail?
   const flag = (body: Record<string, unknown>, name: keyof typeof defaults) => (body[name] === undefined ? defaults[name] : body[name]);
 
   const api = (request: ApiRequest): ApiReply => {
+    if (refusals.count > 0) {
+      refusals = { ...refusals, count: refusals.count - 1 };
+      return refusals.why === 'scope'
+        ? webexError(
+            403,
+            "The server understood the request, but refused to fulfill it because the access token is missing required scopes or the person doesn't have access to the requested resource.",
+          )
+        : webexError(400, 'The request could not be understood by the server due to malformed syntax.');
+    }
     const body = (request.body ?? {}) as Record<string, unknown>;
     if (request.method === 'GET' && request.path === '/v1/people/me') {
       return {
@@ -248,6 +266,9 @@ export async function startFakeWebex(options: { now: () => number; accountEmail?
     clientSecret,
     meetings,
     deleteMeeting,
+    refuseNextApiCalls(count: number, why: WebexRefusal) {
+      refusals = { count, why };
+    },
     env: { WEBEX_AUTHORIZE_URL: `${provider.baseUrl}/v1/authorize`, WEBEX_TOKEN_URL: `${provider.baseUrl}/v1/access_token`, WEBEX_API_URL: provider.baseUrl },
   });
 }

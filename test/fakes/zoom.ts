@@ -21,6 +21,14 @@ import { type ApiReply, type ApiRequest, type OAuthProvider, startOAuthProvider 
  * cancellation via email", the default); the stand-in keeps those e-mails in `hostEmails`.
  */
 
+/**
+ * Refusals Zoom documents, for `refuseNextApiCalls`: `scope`, code 4711 ("Invalid access token,
+ * does not contain scopes:[…]", the grant lacks a scope the call needs; sent with HTTP 400
+ * here, as Zoom's own examples do not say which status carries it); `invalid`, 400 code 300
+ * (a request Zoom will not take, whenever it is sent).
+ */
+export type ZoomRefusal = 'scope' | 'invalid';
+
 export interface ZoomMeeting {
   id: number;
   uuid: string;
@@ -40,6 +48,8 @@ export interface FakeZoom extends OAuthProvider {
   clientSecret: string;
   /** Meetings that exist now, by id. */
   meetings: Map<number, ZoomMeeting>;
+  /** The next `count` API calls are refused as Zoom refuses them for `why`. */
+  refuseNextApiCalls(count: number, why: ZoomRefusal): void;
   /** The e-mails Zoom sent the host about its meetings (a cancellation, unless the DELETE said `schedule_for_reminder=false`). */
   hostEmails: { meetingId: number; subject: string }[];
   /** termin's settings pointing at this stand-in. */
@@ -51,6 +61,7 @@ export async function startFakeZoom(options: { now: () => number; accountEmail?:
   const clientSecret = 'zoom-client-secret-value';
   const meetings = new Map<number, ZoomMeeting>();
   const hostEmails: FakeZoom['hostEmails'] = [];
+  let refusals: { count: number; why: ZoomRefusal } = { count: 0, why: 'scope' };
   let nextId = 81_234_567_890;
   const notFound: ApiReply = { status: 404, body: { code: 3001, message: 'Meeting does not exist.' } };
   const bad = (message: string): ApiReply => ({ status: 400, body: { code: 300, message } });
@@ -100,6 +111,12 @@ export async function startFakeZoom(options: { now: () => number; accountEmail?:
   };
 
   const api = (request: ApiRequest): ApiReply => {
+    if (refusals.count > 0) {
+      refusals = { ...refusals, count: refusals.count - 1 };
+      return refusals.why === 'scope'
+        ? { status: 400, body: { code: 4711, message: 'Invalid access token, does not contain scopes:[meeting:write:meeting, meeting:update:meeting].' } }
+        : bad('Invalid field.');
+    }
     const body = (request.body ?? {}) as Record<string, unknown>;
     if (request.method === 'GET' && request.path === '/v2/users/me') {
       return { status: 200, body: { id: `user-${request.grant.id}`, email: request.grant.accountEmail, first_name: 'Hanna', last_name: 'Host', type: 2 } };
@@ -171,6 +188,9 @@ export async function startFakeZoom(options: { now: () => number; accountEmail?:
     clientSecret,
     meetings,
     hostEmails,
+    refuseNextApiCalls(count: number, why: ZoomRefusal) {
+      refusals = { count, why };
+    },
     env: { ZOOM_AUTHORIZE_URL: `${provider.baseUrl}/oauth/authorize`, ZOOM_TOKEN_URL: `${provider.baseUrl}/oauth/token`, ZOOM_API_URL: provider.baseUrl },
   });
 }

@@ -1,5 +1,7 @@
 import { expect, it } from 'vitest';
 import { googleEventIdOf, googleEventIdsOf } from '../../src/integrations/google/rooms.js';
+import { ConnectionRefusedError, ProviderError } from '../../src/integrations/ports.js';
+import { withAccessToken } from '../../src/scheduling/integrations/provider-access.js';
 import { type FakeGoogle, type GoogleEvent, startFakeGoogle } from '../fakes/google.js';
 import { describeRoomProvider } from './room-conformance.js';
 
@@ -75,6 +77,39 @@ describeRoomProvider<FakeGoogle, GoogleEvent>({
           'termin0190f3a27c1e7b3d9a4f1c2d3e4f5a6bv1',
           'termin0190f3a27c1e7b3d9a4f1c2d3e4f5a6bv2',
         ]);
+      });
+
+      it('takes a Meet conference Google could not make, and a 403 that names no scope, as final for the room alone, not the connection', async () => {
+        const { h, fake: google, bookings } = f;
+        const connectionUuid = String((await bookings.connectionOf()).uuid);
+        const token = await withAccessToken(h.ctx, connectionUuid, async (accessToken) => accessToken);
+        const start = Date.parse(bookings.nextSlot());
+        const request = (title: string) => ({
+          meetingUuid: 'not-a-meeting',
+          requestId: crypto.randomUUID(),
+          title,
+          start,
+          end: start + 30 * 60_000,
+          timezone: 'UTC',
+          attendee: { name: 'Rita', email: 'rita@example.com' },
+        });
+        const failureOf = (call: Promise<unknown>) =>
+          call.then(
+            () => null,
+            (error: unknown) => error,
+          );
+        google.failNextConferences(1);
+        const failed = await failureOf(h.ctx.integrations.rooms.google.createRoom(token, request('No Meet here')));
+        expect(failed).toBeInstanceOf(ProviderError);
+        expect(failed).not.toBeInstanceOf(ConnectionRefusedError);
+        expect(failed).toMatchObject({ retryable: false, message: expect.stringMatching(/could not make it/) });
+        for (const event of google.events.values()) if (event.summary === 'No Meet here') event.status = 'cancelled';
+        google.refuseNextApiCalls(1, 'forbiddenForNonOrganizer');
+        const forbidden = await failureOf(h.ctx.integrations.rooms.google.createRoom(token, request('Not allowed')));
+        expect(forbidden).toBeInstanceOf(ProviderError);
+        expect(forbidden).not.toBeInstanceOf(ConnectionRefusedError);
+        expect(forbidden).toMatchObject({ retryable: false, status: 403, message: expect.stringMatching(/HTTP 403 forbiddenForNonOrganizer/) });
+        expect((await bookings.connectionOf()).status).toBe('connected');
       });
 
       it('waits for a Meet conference still pending, and tries again later rather than sending no link', async () => {

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { newId } from '../../src/ids.js';
-import { ProviderError } from '../../src/integrations/ports.js';
+import { ConnectionRefusedError, ProviderError } from '../../src/integrations/ports.js';
 import { withAccessToken } from '../../src/scheduling/integrations/provider-access.js';
 import { type FakeMicrosoft, type GraphEvent, startFakeMicrosoft } from '../fakes/microsoft.js';
 import { expectProblem } from '../helpers.js';
@@ -124,6 +124,31 @@ describeRoomProvider<FakeMicrosoft, GraphEvent>({
         ms.setTeamsAvailable(false);
         const made = withAccessToken(h.ctx, connectionUuid, (token) => h.ctx.integrations.rooms.microsoft.createRoom(token, request));
         await expect(made).rejects.toThrow(/cannot make them/);
+      });
+
+      it('takes a 403 that names no scope (ErrorAccessDenied: a calendar the host may only read) as final for the call alone, not the connection', async () => {
+        const { h, fake: ms, bookings } = f;
+        const connectionUuid = String((await bookings.connectionOf()).uuid);
+        const token = await withAccessToken(h.ctx, connectionUuid, async (accessToken) => accessToken);
+        ms.refuseNextApiCalls(1, 'denied');
+        const start = Date.parse('2027-06-03T09:00:00Z');
+        const request = {
+          meetingUuid: 'm',
+          requestId: 'req-denied',
+          title: 'Denied',
+          start,
+          end: start + 30 * 60_000,
+          timezone: 'UTC',
+          attendee: { name: 'Rita', email: 'rita@example.com' },
+        };
+        const denied = await h.ctx.integrations.rooms.microsoft.createRoom(token, request).then(
+          () => null,
+          (error: unknown) => error,
+        );
+        expect(denied).toBeInstanceOf(ProviderError);
+        expect(denied).not.toBeInstanceOf(ConnectionRefusedError);
+        expect(denied).toMatchObject({ retryable: false, status: 403 });
+        expect((await bookings.connectionOf()).status).toBe('connected');
       });
 
       it('waits for a Teams link Graph attaches only after the event is made', async () => {

@@ -105,7 +105,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   // The one client every vendor API is called through (gateways, SMS, the OAuth providers' APIs).
   const vendorHttp = createVendorHttp({ now });
   // Google's and Microsoft's calendars come with their vendor's other capabilities, and go to the calendar registry.
-  const { calendars: connectionCalendars, ...integrations } = createIntegrationRegistry(config.integrations, vendorHttp);
+  const { calendars: connectionCalendars, ...integrations } = createIntegrationRegistry(config.integrations, vendorHttp, now);
   let closed = false;
   return {
     config,

@@ -61,13 +61,22 @@ export function withConnectionToken(label: string, connection: ConnectionTokens 
   };
 }
 
-/** A provider's failure as the calendar errors the sync shows (`lastError`), never with a token. */
+/**
+ * A provider's failure as the calendar errors the sync shows (`lastError`), never with a token.
+ * A rate limit is told from a refusal before the status is: Google answers its rate limits
+ * with 403 `rateLimitExceeded`/`userRateLimitExceeded` as well as 429 (the vendor's client
+ * marks them retryable), and those are waited out until the next sync, not shown as access refused.
+ */
 function calendarErrorOf(label: string, error: unknown): unknown {
   if (error instanceof CalendarError || !(error instanceof ProviderError)) return error;
-  if (error instanceof AccessTokenRejectedError || error.status === 401 || error.status === 403)
+  if (error instanceof AccessTokenRejectedError || error.status === 401)
     return new CalendarAuthError(`${error.message}: the ${label} connection may not see this calendar`, error.status);
+  if (error.retryable) {
+    const limited = error.status === 429 || error.status === 403;
+    return new CalendarUnreachableError(limited ? `${error.message}: rate limited by ${label}; the next sync tries again` : error.message, error.status);
+  }
+  if (error.status === 403) return new CalendarAuthError(`${error.message}: the ${label} connection may not see this calendar`, error.status);
   if (error.status === 404) return new CalendarNotFoundError(`${label} has no such calendar for this connection (check calendarId)`, 404);
-  if (error.retryable) return new CalendarUnreachableError(error.message, error.status);
   return new CalendarBadResponseError(error.message, error.status);
 }
 

@@ -24,10 +24,10 @@ export interface IntegrationRegistry extends Integrations {
  * provider added to INTEGRATION_PROVIDERS (src/domain/integrations.ts) makes the compiler ask
  * for its line in each, and a calendar kind on a connection for its line in `calendars`.
  * Every vendor's API client is built once, on the service's vendor HTTP client, and shared by
- * its capabilities.
+ * its capabilities; `now` is the service's clock.
  * `createIntegrationRegistry(config.integrations, http).rooms.zoom.createRoom(token, request)`.
  */
-export function createIntegrationRegistry(urls: IntegrationUrls, http: VendorHttp): IntegrationRegistry {
+export function createIntegrationRegistry(urls: IntegrationUrls, http: VendorHttp, now: () => number = Date.now): IntegrationRegistry {
   const zoom = createZoomClient(urls.zoom, http);
   const microsoft = createMicrosoftClient(urls.microsoft, http);
   const webex = createWebexClient(urls.webex, http);
@@ -42,7 +42,8 @@ export function createIntegrationRegistry(urls: IntegrationUrls, http: VendorHtt
     rooms: {
       zoom: createZoomRooms(zoom),
       microsoft: createMicrosoftRooms(microsoft),
-      webex: createWebexRooms(webex),
+      // Webex refuses a start in the past: its rooms are timed against the service's clock.
+      webex: createWebexRooms(webex, { now }),
       google: createGoogleRooms(google),
     },
     calendars: {

@@ -10,16 +10,29 @@ import { type ApiReply, type ApiRequest, type OAuthProvider, startOAuthProvider 
  * the OpenID userinfo endpoint `/oauth2/v3/userinfo`, and the Calendar API v3 parts termin
  * uses (developers.google.com/calendar/api/v3/reference/events): insert with a client-chosen
  * `id` (base32hex, 5–1024 characters; an id used before, even by a deleted event, is refused
- * with 409 `duplicate`) and `conferenceData.createRequest` honoured only with
+ * with 409 `duplicate`; "the iCalUID and the id are not identical and only one of them should
+ * be supplied at event creation time": both are refused with 400, and an event made with an
+ * `id` gets an `iCalUID` of Google's own) and `conferenceData.createRequest` honoured only with
  * `conferenceDataVersion=1`, the Meet conference `pending` at first and made on a later read;
- * get (a deleted event reads as `status: cancelled`), patch, delete (410 once deleted), and
+ * get (a deleted event reads as `status: cancelled` with its id and nothing more: "deleted events
+ * are only guaranteed to have the id field populated"), patch, delete (410 once deleted), and
  * list (`singleEvents`, `timeMin`/`timeMax`, pages by `nextPageToken`; the last page carries a
  * `nextSyncToken`, and a list with `syncToken` gives every event changed since that token,
  * deleted ones as `cancelled`, refuses `timeMin`/`timeMax`/`showDeleted=false` beside it with
  * 400 and an expired token with 410 `fullSyncRequired`, as
  * developers.google.com/calendar/api/guides/sync describes). Errors in Google's
- * JSON shape `{ error: { code, message, errors: [{ domain, reason, message }], status } }`.
+ * JSON shape `{ error: { code, message, errors: [{ domain, reason, message }], status } }`;
+ * the Calendar API's "Handle API errors" guide names the refusals `refuseNextApiCalls` gives:
+ * 403 `rateLimitExceeded` and `userRateLimitExceeded` (slow down, then try again), 403
+ * `forbiddenForNonOrganizer` (this call is not allowed); `scope` is Google's answer to a token
+ * without the scope a call needs (403 `insufficientPermissions`, "Request had insufficient
+ * authentication scopes.", with an `ErrorInfo` detail `ACCESS_TOKEN_SCOPE_INSUFFICIENT`) and
+ * `invalid` a 400 `badRequest`. A conference Google could not make reads
+ * `createRequest.status.statusCode: failure` (`failNextConferences`).
  */
+
+/** A refusal Google documents, for `refuseNextApiCalls`. */
+export type GoogleRefusal = 'rateLimitExceeded' | 'userRateLimitExceeded' | 'forbiddenForNonOrganizer' | 'scope' | 'invalid';
 
 export interface GoogleEvent {
   id: string;
@@ -35,7 +48,7 @@ export interface GoogleEvent {
   transparency?: 'opaque' | 'transparent';
   extendedProperties?: { private?: Record<string, string> };
   /** The conference asked for, and how many more reads still find it pending. */
-  conference: { requestId: string; pendingReads: number; ready: boolean; meetCode: string } | null;
+  conference: { requestId: string; pendingReads: number; ready: boolean; meetCode: string; failed?: boolean } | null;
   grant: number;
   sequence: number;
 }
@@ -47,6 +60,10 @@ export interface FakeGoogle extends OAuthProvider {
   events: Map<string, GoogleEvent>;
   /** How many reads of a new event still find its conference pending (the insert's answer always does). */
   setPendingReads(count: number): void;
+  /** The next `count` API calls are refused as Google refuses them for `why`. */
+  refuseNextApiCalls(count: number, why: GoogleRefusal): void;
+  /** The conferences of the next `count` events made fail (Meet is not enabled for the account, say). */
+  failNextConferences(count: number): void;
   /** Adds an event to the calendar of the grant that connected `count`-th (1 = first), as the host would in Google Calendar. */
   addEvent(event: Omit<GoogleEvent, 'grant' | 'sequence' | 'conference' | 'attendees' | 'status'> & Partial<Pick<GoogleEvent, 'status' | 'grant' | 'attendees'>>): GoogleEvent;
   env: Record<string, string>;
@@ -67,6 +84,35 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
   const clientSecret = 'GOCSPX-fake-google-client-secret';
   const events = new Map<string, GoogleEvent>();
   let pendingReads = 1;
+  let refusals: { count: number; why: GoogleRefusal } = { count: 0, why: 'rateLimitExceeded' };
+  let failingConferences = 0;
+  const refusalOf = (why: GoogleRefusal): ApiReply => {
+    if (why === 'scope') {
+      return {
+        status: 403,
+        body: {
+          error: {
+            code: 403,
+            message: 'Request had insufficient authentication scopes.',
+            errors: [{ message: 'Insufficient Permission', domain: 'global', reason: 'insufficientPermissions' }],
+            status: 'PERMISSION_DENIED',
+            details: [
+              {
+                '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+                reason: 'ACCESS_TOKEN_SCOPE_INSUFFICIENT',
+                domain: 'googleapis.com',
+                metadata: { service: 'calendar-json.googleapis.com', method: 'calendar.v3.Events.Insert' },
+              },
+            ],
+          },
+        },
+      };
+    }
+    if (why === 'invalid') return googleError(400, 'INVALID_ARGUMENT', 'badRequest', 'Bad Request');
+    if (why === 'forbiddenForNonOrganizer') return googleError(403, 'PERMISSION_DENIED', why, 'Shared properties can only be changed by the organizer of the event.');
+    const message = why === 'rateLimitExceeded' ? 'Rate Limit Exceeded' : 'User Rate Limit Exceeded';
+    return { status: 403, body: { error: { errors: [{ domain: 'usageLimits', reason: why, message }], code: 403, message } } };
+  };
   let meetCodes = 0;
   const notFound = googleError(404, 'NOT_FOUND', 'notFound', 'Not Found');
   const bad = (message: string) => googleError(400, 'INVALID_ARGUMENT', 'invalid', message);
@@ -81,6 +127,10 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
       else conference.ready = true;
     }
     const ready = conference.ready;
+    if (conference.failed) {
+      body.conferenceData = { createRequest: { requestId: conference.requestId, conferenceSolutionKey: { type: 'hangoutsMeet' }, status: { statusCode: 'failure' } } };
+      return body;
+    }
     body.conferenceData = ready
       ? {
           createRequest: { requestId: conference.requestId, conferenceSolutionKey: { type: 'hangoutsMeet' }, status: { statusCode: 'success' } },
@@ -179,6 +229,10 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
   };
 
   const api = (request: ApiRequest): ApiReply => {
+    if (refusals.count > 0) {
+      refusals = { ...refusals, count: refusals.count - 1 };
+      return refusalOf(refusals.why);
+    }
     const body = (request.body ?? {}) as Record<string, unknown>;
     if (request.method === 'GET' && request.path === '/oauth2/v3/userinfo') {
       return {
@@ -191,6 +245,7 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
     if (request.path === base && request.method === 'POST') {
       const id = typeof body.id === 'string' ? body.id : `auto${events.size + 1}`;
       if (!/^[a-v0-9]{5,1024}$/.test(id)) return bad('Invalid resource id value.');
+      if (typeof body.id === 'string' && body.iCalUID !== undefined) return bad('Only one of id and iCalUID may be supplied.');
       if (events.has(id)) return googleError(409, 'ALREADY_EXISTS', 'duplicate', 'The requested identifier already exists.');
       if (!validTime(body.start)) return bad('Missing start time.');
       if (!validTime(body.end)) return bad('Missing end time.');
@@ -214,12 +269,13 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
         ...(body.extendedProperties ? { extendedProperties: body.extendedProperties as GoogleEvent['extendedProperties'] } : {}),
         ...(body.transparency === 'transparent' ? { transparency: 'transparent' as const } : {}),
         ...(typeof body.location === 'string' ? { location: body.location } : {}),
-        ...(typeof body.iCalUID === 'string' ? { iCalUID: body.iCalUID } : {}),
+        iCalUID: typeof body.iCalUID === 'string' ? body.iCalUID : `${id}@google.com`,
         ...(body.status === 'tentative' ? { status: 'tentative' as const } : {}),
-        conference: wantsMeet ? { requestId: String(createRequest.requestId), pendingReads, ready: false, meetCode: code } : null,
+        conference: wantsMeet ? { requestId: String(createRequest.requestId), pendingReads, ready: false, meetCode: code, failed: failingConferences > 0 } : null,
         grant: request.grant.id,
         sequence: 0,
       };
+      if (wantsMeet && failingConferences > 0) failingConferences -= 1;
       events.set(id, event);
       return { status: 200, body: resource(event, false) };
     }
@@ -227,7 +283,10 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
     if (match) {
       const event = events.get(decodeURIComponent(match[1]!));
       if (!event || event.grant !== request.grant.id) return notFound;
-      if (request.method === 'GET') return { status: 200, body: resource(event, true) };
+      if (request.method === 'GET') {
+        if (event.status === 'cancelled') return { status: 200, body: { kind: 'calendar#event', etag: `"${event.sequence}"`, id: event.id, status: 'cancelled' } };
+        return { status: 200, body: resource(event, true) };
+      }
       if (request.method === 'DELETE') {
         if (event.status === 'cancelled') return googleError(410, 'GONE', 'deleted', 'Resource has been deleted');
         event.status = 'cancelled';
@@ -299,6 +358,12 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
     clientId,
     clientSecret,
     events,
+    refuseNextApiCalls(count: number, why: GoogleRefusal) {
+      refusals = { count, why };
+    },
+    failNextConferences(count: number) {
+      failingConferences = count;
+    },
     setPendingReads(count: number) {
       pendingReads = count;
     },

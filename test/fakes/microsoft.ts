@@ -10,9 +10,9 @@ import type { OAuthProvider, TokenCall } from './oauth-provider.js';
  * in the form body, PKCE S256, a refresh must name its `scope`, a new refresh token on every
  * refresh; errors as `{ error, error_description: "AADSTS…", error_codes, trace_id, … }`), and
  * the Microsoft Graph v1.0 parts termin uses: `GET /v1.0/me`, `POST /v1.0/me/events` (an
- * event with `isOnlineMeeting` gets a Teams `onlineMeeting.joinUrl`; a repeated
- * `transactionId` answers the event already made), `GET /v1.0/me/events` filtered by a
- * single-value extended property, `GET`/`PATCH`/`DELETE /v1.0/me/events/{id}`, and
+ * event with `isOnlineMeeting` gets a Teams `onlineMeeting.joinUrl`), `GET /v1.0/me/events`
+ * filtered by a single-value extended property, `GET`/`PATCH`/`DELETE /v1.0/me/events/{id}`
+ * (both reads answering only the properties `$select` names, and `id`), and
  * `calendarView/delta` (learn.microsoft.com/graph/delta-query-events): a first round over
  * `startDateTime`/`endDateTime`, paged by `Prefer: odata.maxpagesize` and `@odata.nextLink`
  * (`$skiptoken`), ending in an `@odata.deltaLink` (`$deltatoken`) that gives what changed in
@@ -27,7 +27,27 @@ import type { OAuthProvider, TokenCall } from './oauth-provider.js';
  * Stricter than Microsoft on purpose: a rotated refresh token is refused from then on
  * (Microsoft keeps the old one valid a while, but documents that the new one replaces it), so
  * a client that keeps the old one is caught here rather than in production months later.
+ *
+ * `transactionId` no further than Graph documents it: "a custom identifier specified by a
+ * client app for the server to avoid redundant POST operations in case of client retries to
+ * create the same event", "only returned in a response payload if an app has set it". Graph
+ * names no window and no rule for a request that differs, so here a POST repeating the same
+ * request with the same `transactionId` within TRANSACTION_RETRY_MS answers 201 with the event
+ * made first (as Graph is reported to), and any other POST, a changed one, a later one or one
+ * after that event was deleted, makes an event of its own: a client cannot lean on it to find
+ * a lost answer's event.
  */
+
+/** How long a repeated create is taken as the client's retry: Graph names no window, so a short one. */
+const TRANSACTION_RETRY_MS = 5 * 60_000;
+
+/**
+ * Refusals Graph documents, for `refuseNextApiCalls`: `scope`, 403 `Forbidden` "Missing scope
+ * permissions on the request. API requires one of '…'" (the grant lacks a scope); `denied`, 403
+ * `ErrorAccessDenied` "Access is denied. Check credentials and try again." (naming no scope);
+ * `invalid`, 400 `ErrorInvalidRequest` (a request Graph will not take, whenever it is sent).
+ */
+export type GraphRefusal = 'scope' | 'denied' | 'invalid';
 
 export interface GraphEvent {
   id: string;
@@ -67,6 +87,8 @@ export interface FakeMicrosoft extends OAuthProvider {
   events: Map<string, GraphEvent>;
   /** The next `count` events get their Teams link only when read again (Teams is slow to attach it). */
   delayJoinUrls(count: number): void;
+  /** The next `count` API calls are refused as Graph refuses them for `why`. */
+  refuseNextApiCalls(count: number, why: GraphRefusal): void;
   /** Whether the mailbox may have Teams meetings; without (a personal account, no licence) Graph makes plain events. */
   setTeamsAvailable(available: boolean): void;
   /** The next `count` API calls (to `method` only, when given) are carried out, but their answers are lost. */
@@ -110,12 +132,15 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
   const tenantsCalled: string[] = [];
   const scopesAsked: string[] = [];
   let failures = { count: 0, status: 503 };
+  let refusals: { count: number; why: GraphRefusal } = { count: 0, why: 'scope' };
   let drops = 0;
   /** Only answers to this method are dropped, when set. */
   let dropMethod: string | undefined;
   let slowJoinUrls = 0;
   let teamsAvailable = true;
   const pendingJoinUrls = new Map<string, GraphEvent['onlineMeeting']>();
+  /** Each create with a transactionId: the request as sent, when, and the event it made. */
+  const transactions = new Map<string, { request: string; at: number; eventId: string }>();
   const calendars = new Set(['primary']);
   let held: Promise<void> | null = null;
   let waiting = 0;
@@ -173,19 +198,24 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
     return body;
   };
 
-  const eventOut = (event: GraphEvent, expanded: readonly string[] = []) => {
-    const { mailbox: _mailbox, singleValueExtendedProperties: properties, calendarId: _calendarId, ...rest } = event;
+  const eventOut = (event: GraphEvent, expanded: readonly string[] = [], select: string | null = null) => {
+    const { mailbox: _mailbox, singleValueExtendedProperties: properties, calendarId: _calendarId, transactionId, ...rest } = event;
     const shown = properties.filter((property) => expanded.includes(property.id));
-    return {
+    const whole: Record<string, unknown> = {
       '@odata.etag': 'W/"DwAAABYAAAA="',
       showAs: 'busy',
       isCancelled: false,
       isAllDay: false,
       iCalUId: `040000008200E00074C5B7101A82E008${createHash('sha256').update(event.id).digest('hex').slice(0, 40).toUpperCase()}`,
       ...rest,
+      ...(transactionId === null ? {} : { transactionId }),
       ...(shown.length > 0 ? { singleValueExtendedProperties: shown } : {}),
       webLink: `https://outlook.office365.com/owa/?itemid=${encodeURIComponent(event.id)}`,
     };
+    if (select === null) return whole;
+    // `$select`: the properties named, and the id and etag Graph always gives.
+    const wanted = new Set(['@odata.etag', 'id', 'singleValueExtendedProperties', ...select.split(',').map((name) => name.trim())]);
+    return Object.fromEntries(Object.entries(whole).filter(([name]) => wanted.has(name)));
   };
   /** `/v1.0/me/events` or `/v1.0/me/calendars/{id}/events` (and `calendarView`): the calendar and the collection; null for any other path. */
   const collectionOf = (pathname: string): { calendarId: string; collection: 'events' | 'calendarView' } | null => {
@@ -317,11 +347,13 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
     if (collection?.collection === 'events' && method === 'POST') {
       if (typeof body.subject !== 'string' || !validTimes(body.start) || !validTimes(body.end))
         return graphError(400, 'ErrorInvalidRequest', 'Your request can\u2019t be completed. start and end are required.');
-      if (typeof body.transactionId === 'string') {
-        const earlier = [...events.values()].find((event) => event.mailbox === grant.mailbox && event.transactionId === body.transactionId);
-        if (earlier) return { status: 201, body: eventOut(earlier) };
+      const transaction = typeof body.transactionId === 'string' ? transactions.get(`${grant.mailbox} ${body.transactionId}`) : undefined;
+      const earlier = transaction && events.get(transaction.eventId);
+      if (transaction && earlier && transaction.request === JSON.stringify(body) && options.now() - transaction.at <= TRANSACTION_RETRY_MS) {
+        return { status: 201, body: eventOut(earlier) };
       }
       const id = `AAMkAGI2TG93AAA${randomBytes(24).toString('base64url')}=`;
+      if (typeof body.transactionId === 'string') transactions.set(`${grant.mailbox} ${body.transactionId}`, { request: JSON.stringify(body), at: options.now(), eventId: id });
       const online = teamsAvailable && body.isOnlineMeeting === true && body.onlineMeetingProvider === 'teamsForBusiness';
       const meeting = online
         ? {
@@ -358,7 +390,8 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
       const filter = url.searchParams.get('$filter');
       // `/me/events` is the default calendar's; `/me/calendars/{id}/events` that calendar's.
       const mine = [...events.values()].filter((event) => event.mailbox === grant.mailbox && (event.calendarId ?? 'primary') === collection.calendarId);
-      if (filter === null) return { status: 200, body: { value: mine.map((event) => eventOut(event)) } };
+      const select = url.searchParams.get('$select');
+      if (filter === null) return { status: 200, body: { value: mine.map((event) => eventOut(event, [], select)) } };
       const match = /^singleValueExtendedProperties\/any\(ep: ep\/id eq '([^']+)' and ep\/value eq '([^']*)'\)$/i.exec(filter);
       // Graph cannot filter events on transactionId, nor on anything termin does not ask for here.
       if (!match) return graphError(400, 'ErrorInvalidUrlQueryFilter', 'The query filter contains one or more invalid nodes.');
@@ -368,7 +401,7 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
         body: {
           value: mine
             .filter((event) => event.singleValueExtendedProperties.some((p) => p.id === propertyId && p.value.toLowerCase() === value!.toLowerCase()))
-            .map((event) => eventOut(event)),
+            .map((event) => eventOut(event, [], select)),
         },
       };
     }
@@ -382,7 +415,7 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
           pendingJoinUrls.delete(event.id);
           event.onlineMeeting = later;
         }
-        return { status: 200, body: eventOut(event) };
+        return { status: 200, body: eventOut(event, [], url.searchParams.get('$select')) };
       }
       if (method === 'DELETE') {
         events.delete(event.id);
@@ -536,6 +569,16 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
           const reply = graphError(failures.status, 'ServiceNotAvailable', 'The service is temporarily unavailable.');
           return void res.writeHead(failures.status, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify(reply.body));
         }
+        if (refusals.count > 0) {
+          refusals = { ...refusals, count: refusals.count - 1 };
+          const refusal =
+            refusals.why === 'scope'
+              ? graphError(403, 'Forbidden', "Missing scope permissions on the request. API requires one of 'Calendars.ReadWrite'. Scopes on the request 'User.Read'")
+              : refusals.why === 'denied'
+                ? graphError(403, 'ErrorAccessDenied', 'Access is denied. Check credentials and try again.')
+                : graphError(400, 'ErrorInvalidRequest', 'Your request can\u2019t be completed.');
+          return void res.writeHead(refusal.status, { 'content-type': 'application/json' }).end(JSON.stringify(refusal.body));
+        }
         const reply = graph(
           req.method ?? 'GET',
           url,
@@ -587,6 +630,9 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
     },
     setTeamsAvailable(available) {
       teamsAvailable = available;
+    },
+    refuseNextApiCalls(count, why) {
+      refusals = { count, why };
     },
     addCalendar(id) {
       calendars.add(id);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { busyOfGoogleEvents, googleCopyIdOf } from '../../src/integrations/google/calendar.js';
+import { CalendarUnreachableError } from '../../src/calendars/errors.js';
 import { meetingEventUid } from '../../src/calendars/meeting-event.js';
 import { withAccessToken } from '../../src/scheduling/integrations/provider-access.js';
 import { type FakeGoogle, startFakeGoogle } from '../fakes/google.js';
@@ -126,6 +127,10 @@ for (const dialect of DIALECTS) {
       const id = googleCopyIdOf(meetingEventUid(uuid));
       const copy = google.events.get(id)!;
       expect(copy).toMatchObject({ summary: 'Intro call: Guest 1', status: 'confirmed', extendedProperties: { private: { termin: meetingEventUid(uuid) } } });
+      // Made under termin's id alone: Google takes only one of `id` and `iCalUID` at creation.
+      const inserts = google.apiCalls.filter((call) => call.method === 'POST' && (call.body as { id?: string } | undefined)?.id === id);
+      expect(inserts).toHaveLength(1);
+      expect(inserts[0]!.body).not.toHaveProperty('iCalUID');
       expect('dateTime' in copy.start && Date.parse(copy.start.dateTime)).toBe(Date.parse(start));
       expect((await h.api('POST', `/api/v1/meetings/${uuid}/reschedule`, { start: moved })).statusCode).toBe(200);
       await h.runJobs();
@@ -245,6 +250,32 @@ for (const dialect of DIALECTS) {
       expect((await slotsNow()).has(days[1]![0]!)).toBe(false);
       const again = (await h.api('POST', `${calendarsPath()}/${calendarUuid}/sync`)).json() as { status: string; lastError: string | null };
       expect(again).toMatchObject({ status: 'ok', lastError: null });
+    });
+
+    it('reads a 403 rateLimitExceeded or userRateLimitExceeded as a rate limit, tried again at the next sync, not as a refusal of access', async () => {
+      const remote = h.ctx.calendars.google.open(
+        { url: 'primary', username: null, passwordSealed: null, remoteCalendarId: 'primary', connectionUuid },
+        { seal: (secret) => secret, open: (sealed) => sealed },
+        globalThis.fetch,
+        { withAccessToken: (call) => withAccessToken(h.ctx, connectionUuid, call) },
+      );
+      const range = { from: h.clock.now(), to: h.clock.now() + 30 * 24 * HOUR };
+      for (const why of ['rateLimitExceeded', 'userRateLimitExceeded'] as const) {
+        google.refuseNextApiCalls(1, why);
+        const error = await remote.readChanges!(null, range, 'UTC').then(
+          () => null,
+          (failure: unknown) => failure,
+        );
+        expect(error, why).toBeInstanceOf(CalendarUnreachableError);
+        expect((error as CalendarUnreachableError).retryable).toBe(true);
+        expect((error as Error).message).toMatch(new RegExp(`HTTP 403 ${why}.*rate limited`));
+      }
+      google.refuseNextApiCalls(1, 'userRateLimitExceeded');
+      const failed = (await h.api('POST', `${calendarsPath()}/${calendarUuid}/sync`)).json() as { status: string; lastError: string };
+      expect(failed).toMatchObject({ status: 'error', lastError: expect.stringMatching(/rate limited/) });
+      expect((await bookings.connectionOf()).status).toBe('connected');
+      expect((await slotsNow()).has(days[1]![0]!)).toBe(false);
+      expect((await h.api('POST', `${calendarsPath()}/${calendarUuid}/sync`)).json()).toMatchObject({ status: 'ok', lastError: null });
     });
 
     it('shows a refused Google connection on the calendar, keeping the busy time it had', async () => {

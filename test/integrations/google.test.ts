@@ -1,5 +1,7 @@
 import { expect, it } from 'vitest';
-import { googleEventIdOf } from '../../src/integrations/google/rooms.js';
+import { googleEventIdOf, googleEventIdsOf } from '../../src/integrations/google/rooms.js';
+import { ConnectionRefusedError, ProviderError } from '../../src/integrations/ports.js';
+import { withAccessToken } from '../../src/scheduling/integrations/provider-access.js';
 import { type FakeGoogle, type GoogleEvent, startFakeGoogle } from '../fakes/google.js';
 import { describeRoomProvider } from './room-conformance.js';
 
@@ -70,6 +72,44 @@ describeRoomProvider<FakeGoogle, GoogleEvent>({
     port: (f) => {
       it('names each event after its request id, in the base32hex Google takes, so a repeated insert is refused as a duplicate', () => {
         expect(googleEventIdOf('0190f3a2-7c1e-7b3d-9a4f-1c2d3e4f5a6b')).toBe('termin0190f3a27c1e7b3d9a4f1c2d3e4f5a6b');
+        // Then the ids it takes after the host deleted the event under the one before (Google keeps a deleted event's id taken).
+        expect(googleEventIdsOf('0190f3a2-7c1e-7b3d-9a4f-1c2d3e4f5a6b').slice(1, 3)).toEqual([
+          'termin0190f3a27c1e7b3d9a4f1c2d3e4f5a6bv1',
+          'termin0190f3a27c1e7b3d9a4f1c2d3e4f5a6bv2',
+        ]);
+      });
+
+      it('takes a Meet conference Google could not make, and a 403 that names no scope, as final for the room alone, not the connection', async () => {
+        const { h, fake: google, bookings } = f;
+        const connectionUuid = String((await bookings.connectionOf()).uuid);
+        const token = await withAccessToken(h.ctx, connectionUuid, async (accessToken) => accessToken);
+        const start = Date.parse(bookings.nextSlot());
+        const request = (title: string) => ({
+          meetingUuid: 'not-a-meeting',
+          requestId: crypto.randomUUID(),
+          title,
+          start,
+          end: start + 30 * 60_000,
+          timezone: 'UTC',
+          attendee: { name: 'Rita', email: 'rita@example.com' },
+        });
+        const failureOf = (call: Promise<unknown>) =>
+          call.then(
+            () => null,
+            (error: unknown) => error,
+          );
+        google.failNextConferences(1);
+        const failed = await failureOf(h.ctx.integrations.rooms.google.createRoom(token, request('No Meet here')));
+        expect(failed).toBeInstanceOf(ProviderError);
+        expect(failed).not.toBeInstanceOf(ConnectionRefusedError);
+        expect(failed).toMatchObject({ retryable: false, message: expect.stringMatching(/could not make it/) });
+        for (const event of google.events.values()) if (event.summary === 'No Meet here') event.status = 'cancelled';
+        google.refuseNextApiCalls(1, 'forbiddenForNonOrganizer');
+        const forbidden = await failureOf(h.ctx.integrations.rooms.google.createRoom(token, request('Not allowed')));
+        expect(forbidden).toBeInstanceOf(ProviderError);
+        expect(forbidden).not.toBeInstanceOf(ConnectionRefusedError);
+        expect(forbidden).toMatchObject({ retryable: false, status: 403, message: expect.stringMatching(/HTTP 403 forbiddenForNonOrganizer/) });
+        expect((await bookings.connectionOf()).status).toBe('connected');
       });
 
       it('waits for a Meet conference still pending, and tries again later rather than sending no link', async () => {
@@ -89,6 +129,34 @@ describeRoomProvider<FakeGoogle, GoogleEvent>({
         expect((await bookings.meeting(uuid)).location.url).toMatch(/^https:\/\/meet\.google\.com\//);
         expect(f.titled(n)).toHaveLength(1);
         expect(f.mailsOf(n)).toHaveLength(1);
+      }, 30_000);
+    },
+    lost: (f) => {
+      it('makes a new event when the host deleted the lost answer’s event in Google Calendar, rather than adopt a cancelled one', async () => {
+        const { h, fake: google, bookings } = f;
+        google.dropNextApiAnswers(1);
+        const uuid = await bookings.book();
+        const n = bookings.participant;
+        await h.runJobs();
+        const [lost] = f.titled(n);
+        expect((await bookings.meeting(uuid)).location.url).toBeNull();
+        // Deleted in Google Calendar before termin heard of it: Google keeps it, cancelled, its id taken.
+        lost!.raw.status = 'cancelled';
+        for (let i = 0; i < 6 && (await bookings.meeting(uuid)).location.url === null; i += 1) {
+          h.clock.advance(60_000);
+          await h.runJobs();
+        }
+        const live = f.titled(n);
+        expect(live).toHaveLength(1);
+        expect(live[0]!.id).not.toBe(lost!.id);
+        expect(live[0]!.id).toMatch(/^termin[0-9a-v]+$/);
+        expect((await bookings.meeting(uuid)).location).toMatchObject({ url: live[0]!.location.url });
+        expect(f.mailsOf(n)).toHaveLength(1);
+        expect(f.mailsOf(n)[0]!.text).toContain(String(live[0]!.location.url));
+        // And that event is the room from now on: found again by its request, deleted with the meeting.
+        expect((await h.api('POST', `/api/v1/meetings/${uuid}/cancel`, {})).statusCode).toBe(200);
+        await h.runJobs();
+        expect(f.titled(n)).toHaveLength(0);
       }, 30_000);
     },
   },

@@ -152,8 +152,8 @@ export interface BookedMeeting {
  */
 export interface RoomBookings {
   readonly participant: number;
-  /** Books for the next participant; the meeting's uuid. */
-  book(options?: { start?: string; place?: string }): Promise<string>;
+  /** Books for the next participant (named `name`, when given); the meeting's uuid. */
+  book(options?: { start?: string; place?: string; name?: string }): Promise<string>;
   /** Takes the next free slot (a reschedule's new start). */
   nextSlot(): string;
   meeting(uuid: string): Promise<BookedMeeting>;
@@ -182,7 +182,7 @@ export function createRoomBookings(h: Harness, place: string, topicUuid: string,
         dates: [{ start: options.start ?? nextSlot(), username: h.acme.owner.username }],
         email: `guest${participant}@example.com`,
         lang: 'en',
-        name: `Guest ${participant}`,
+        name: options.name ?? `Guest ${participant}`,
         place: options.place ?? place,
         meetingTopic: topicUuid,
         timezone: 'UTC',

@@ -1,4 +1,6 @@
 import { expect, it } from 'vitest';
+import { newId } from '../../src/ids.js';
+import { ConnectionRefusedError, ProviderError } from '../../src/integrations/ports.js';
 import { withAccessToken } from '../../src/scheduling/integrations/provider-access.js';
 import { type FakeMicrosoft, type GraphEvent, startFakeMicrosoft } from '../fakes/microsoft.js';
 import { expectProblem } from '../helpers.js';
@@ -124,6 +126,31 @@ describeRoomProvider<FakeMicrosoft, GraphEvent>({
         await expect(made).rejects.toThrow(/cannot make them/);
       });
 
+      it('takes a 403 that names no scope (ErrorAccessDenied: a calendar the host may only read) as final for the call alone, not the connection', async () => {
+        const { h, fake: ms, bookings } = f;
+        const connectionUuid = String((await bookings.connectionOf()).uuid);
+        const token = await withAccessToken(h.ctx, connectionUuid, async (accessToken) => accessToken);
+        ms.refuseNextApiCalls(1, 'denied');
+        const start = Date.parse('2027-06-03T09:00:00Z');
+        const request = {
+          meetingUuid: 'm',
+          requestId: 'req-denied',
+          title: 'Denied',
+          start,
+          end: start + 30 * 60_000,
+          timezone: 'UTC',
+          attendee: { name: 'Rita', email: 'rita@example.com' },
+        };
+        const denied = await h.ctx.integrations.rooms.microsoft.createRoom(token, request).then(
+          () => null,
+          (error: unknown) => error,
+        );
+        expect(denied).toBeInstanceOf(ProviderError);
+        expect(denied).not.toBeInstanceOf(ConnectionRefusedError);
+        expect(denied).toMatchObject({ retryable: false, status: 403 });
+        expect((await bookings.connectionOf()).status).toBe('connected');
+      });
+
       it('waits for a Teams link Graph attaches only after the event is made', async () => {
         const { h, fake: ms, bookings } = f;
         ms.delayJoinUrls(1);
@@ -132,6 +159,58 @@ describeRoomProvider<FakeMicrosoft, GraphEvent>({
         const [event] = f.titled(bookings.participant);
         expect((await bookings.meeting(uuid)).location.url).toBe(event!.raw.onlineMeeting!.joinUrl);
         expect(f.mailsOf(bookings.participant)).toHaveLength(1);
+      });
+    },
+    lost: (f) => {
+      it('says at once and for good that a lost answer’s event has no Teams meeting, asking Graph for isOnlineMeeting, rather than wait for a link that cannot come', async () => {
+        const { h, fake: ms, bookings } = f;
+        const connectionUuid = String((await bookings.connectionOf()).uuid);
+        const rooms = h.ctx.integrations.rooms.microsoft;
+        const start = Date.parse(bookings.nextSlot());
+        const request = {
+          meetingUuid: newId(),
+          requestId: newId(),
+          title: 'Intro call: No Teams',
+          start,
+          end: start + 30 * 60_000,
+          timezone: 'UTC',
+          attendee: { name: 'No Teams', email: 'no-teams@example.com' },
+        };
+        ms.setTeamsAvailable(false);
+        ms.dropNextApiAnswers(1, 'POST');
+        // Graph made a plain event (the mailbox cannot have Teams meetings), and the answer was lost.
+        await expect(withAccessToken(h.ctx, connectionUuid, (token) => rooms.createRoom(token, request))).rejects.toMatchObject({ retryable: true });
+        const made = [...ms.events.values()].filter((event) => event.subject === request.title);
+        expect(made).toMatchObject([{ isOnlineMeeting: false, onlineMeeting: null }]);
+        const callsBefore = ms.apiCalls.length;
+        const lookup = withAccessToken(h.ctx, connectionUuid, (token) => rooms.findRoom(token, request));
+        await expect(lookup).rejects.toBeInstanceOf(ProviderError);
+        await expect(lookup).rejects.toMatchObject({ retryable: false, message: expect.stringMatching(/has no Teams meeting/) });
+        const [find] = ms.apiCalls.slice(callsBefore).filter((call) => call.path.startsWith('/v1.0/me/events?'));
+        expect(new URL(find!.path, 'http://x').searchParams.get('$select')!.split(',')).toContain('isOnlineMeeting');
+        ms.events.delete(made[0]!.id);
+      });
+
+      it('answers a repeated create with the event made first, as Graph’s transactionId is for, and makes no second event', async () => {
+        const { h, fake: ms, bookings } = f;
+        const connectionUuid = String((await bookings.connectionOf()).uuid);
+        const rooms = h.ctx.integrations.rooms.microsoft;
+        const start = Date.parse(bookings.nextSlot());
+        const request = {
+          meetingUuid: newId(),
+          requestId: newId(),
+          title: 'Intro call: Asked Twice',
+          start,
+          end: start + 30 * 60_000,
+          timezone: 'UTC',
+          attendee: { name: 'Asked Twice', email: 'twice@example.com' },
+        };
+        const first = await withAccessToken(h.ctx, connectionUuid, (token) => rooms.createRoom(token, request));
+        // The client's retry of the same POST: Graph avoids the redundant create.
+        expect(await withAccessToken(h.ctx, connectionUuid, (token) => rooms.createRoom(token, request))).toEqual(first);
+        const made = [...ms.events.values()].filter((event) => event.subject === request.title);
+        expect(made.map((event) => event.transactionId)).toEqual([`termin-${request.requestId}`]);
+        await withAccessToken(h.ctx, connectionUuid, (token) => rooms.deleteRoom(token, first.roomId));
       });
     },
     refresh: (f) => {

@@ -4,6 +4,9 @@ import type { AppContext } from '../../src/context.js';
 import type { Database } from '../../src/db/database.js';
 import type { IntegrationProvider } from '../../src/domain/integrations.js';
 import { newId } from '../../src/ids.js';
+import { ConnectionRefusedError, ProviderError } from '../../src/integrations/ports.js';
+import { createIntegrationRegistry } from '../../src/integrations/registry.js';
+import { createVendorHttp } from '../../src/net/vendor-http.js';
 import { withAccessToken } from '../../src/scheduling/integrations/provider-access.js';
 import type { OAuthProvider } from '../fakes/oauth-provider.js';
 import { DIALECTS, createClock, createTestAccount, expectProblem } from '../helpers.js';
@@ -36,7 +39,13 @@ export interface StandInRoom<R> {
 }
 
 export type ApiCall = OAuthProvider['apiCalls'][number];
-export type RoomStandIn = OAuthProvider & { clientId: string; clientSecret: string; env: Record<string, string> };
+export type RoomStandIn = OAuthProvider & {
+  clientId: string;
+  clientSecret: string;
+  env: Record<string, string>;
+  /** The next `count` API calls are refused as the provider documents it: the grant lacks a scope, or the request is one it never takes (400). */
+  refuseNextApiCalls(count: number, why: 'scope' | 'invalid'): void;
+};
 export type RoomStep = 'configure' | 'callbacks' | 'connect' | 'team' | 'rooms' | 'move' | 'removed' | 'port' | 'outage' | 'lost' | 'late' | 'refresh' | 'revoked';
 
 export interface RoomProviderCase<F extends RoomStandIn, R> {
@@ -167,6 +176,7 @@ export function describeRoomProvider<F extends RoomStandIn, R>(spec: RoomProvide
         fake.failNextApiCalls(0, 500);
         fake.dropNextApiAnswers(0);
         fake.answerTokenEndpointWith(null);
+        fake.refuseNextApiCalls(0, 'scope');
         spec.reset?.(fake);
       });
 
@@ -345,6 +355,56 @@ export function describeRoomProvider<F extends RoomStandIn, R>(spec: RoomProvide
         await asked((token) => rooms.deleteRoom(token, first.roomId));
         expect(await asked((token) => rooms.findRoom(token, request))).toBeNull();
       });
+
+      it(`tells ${spec.label}'s refusals for good from those that pass: a missing scope is the connection's, a 400 to a create or a move final, 429 and 503 retried as late as ${spec.label} asks`, async () => {
+        const connectionUuid = String((await bookings.connectionOf()).uuid);
+        const token = await withAccessToken(h.ctx, connectionUuid, async (accessToken) => accessToken);
+        const start = Date.parse(bookings.nextSlot());
+        const attendee = { name: 'Often Refused', email: 'refused@example.com' };
+        const request = { meetingUuid: newId(), requestId: newId(), title: 'Intro call: Often Refused', start, end: start + THIRTY_MINUTES, timezone: 'UTC', attendee };
+        const failureOf = (call: Promise<unknown>) =>
+          call.then(
+            () => null,
+            (error: unknown) => error,
+          );
+        const rooms = h.ctx.integrations.rooms[spec.provider];
+
+        fake.refuseNextApiCalls(1, 'scope');
+        const scope = await failureOf(rooms.createRoom(token, request));
+        expect(scope).toBeInstanceOf(ConnectionRefusedError);
+        expect(scope).toMatchObject({ retryable: false, message: expect.stringMatching(new RegExp(`^${spec.label} create .*: the connection lacks a permission termin needs`)) });
+
+        for (const [what, call] of [
+          ['create', () => rooms.createRoom(token, request)],
+          ['move', () => rooms.moveRoom(token, 'a-room-id', request)],
+        ] as const) {
+          fake.refuseNextApiCalls(1, 'invalid');
+          const refused = await failureOf(call());
+          expect(refused, what).toBeInstanceOf(ProviderError);
+          expect(refused, what).not.toBeInstanceOf(ConnectionRefusedError);
+          expect(refused, what).toMatchObject({ retryable: false, status: 400 });
+        }
+        expect(spec.rooms(fake).filter((made) => made.title === request.title)).toHaveLength(0);
+
+        // Throttled (Zoom's daily create limit, Graph's throttling) or unavailable, with Retry-After: the wait reaches the caller.
+        const replies = [
+          { status: 429, retryAfter: '120' },
+          { status: 503, retryAfter: '30' },
+        ];
+        const throttling: typeof fetch = async (input, init) => {
+          const reply = replies.shift();
+          return reply === undefined
+            ? fetch(input, init)
+            : new Response(JSON.stringify({ message: 'Too many requests' }), {
+                status: reply.status,
+                headers: { 'content-type': 'application/json', 'retry-after': reply.retryAfter },
+              });
+        };
+        const throttled = createIntegrationRegistry(h.database.config.integrations, createVendorHttp({ now: h.clock.now, fetch: throttling }), h.clock.now).rooms[spec.provider];
+        expect(await failureOf(throttled.createRoom(token, request))).toMatchObject({ retryable: true, status: 429, retryAfterMs: 120_000 });
+        expect(await failureOf(throttled.moveRoom(token, 'a-room-id', request))).toMatchObject({ retryable: true, status: 503, retryAfterMs: 30_000 });
+        expect((await bookings.connectionOf()).status).toBe('connected');
+      });
       specificAfter('port');
 
       it(`makes the room later when ${spec.label} fails for a while, and the participant gets one confirmation with one link`, async () => {
@@ -485,6 +545,33 @@ export function describeRoomProvider<F extends RoomStandIn, R>(spec: RoomProvide
           expect(f.mailsOf(n)).toHaveLength(2);
           expect(f.mailsOf(n)[1]!.text).toContain(String(await linkOf(uuid)));
         }
+      });
+
+      it(`turns a grant without a scope termin needs into a connection error the host hears of, once, and makes the room after reconnecting`, async () => {
+        const errorsBefore = h.webhookEvents('connection.error').length;
+        const noticesBefore = hostMails((mail) => mail.subject.includes(`${spec.label} connection stopped working`)).length;
+        fake.refuseNextApiCalls(1, 'scope');
+        const { uuid, n } = await book();
+        await h.runJobs();
+        const failed = await bookings.connectionOf();
+        expect(failed).toMatchObject({ status: 'error', lastError: expect.stringMatching(/lacks a permission termin needs.*Connect it again/) });
+        expect(
+          h
+            .webhookEvents('connection.error')
+            .slice(errorsBefore)
+            .map((e) => (e.data as { uuid: string }).uuid),
+        ).toEqual([failed.uuid]);
+        expect(hostMails((mail) => mail.subject.includes(`${spec.label} connection stopped working`))).toHaveLength(noticesBefore + 1);
+        expect(await bookings.meeting(uuid)).toMatchObject({ status: 'confirmed', location: { url: null } });
+        expect(f.mailsOf(n)).toHaveLength(1);
+        expect(f.mailsOf(n)[0]!.text).toMatch(/link .*follow/i);
+
+        const { callback } = await h.connect(owner().uuid, spec.provider, fake);
+        expect(callback.statusCode, callback.body).toBe(200);
+        await h.runJobs();
+        expect(f.titled(n)).toHaveLength(1);
+        expect(await linkOf(uuid)).toBe(f.titled(n)[0]!.location.url);
+        expect(f.mailsOf(n)).toHaveLength(2);
       });
       specificAfter('revoked');
 

@@ -194,7 +194,13 @@ export function googleCopyIdOf(uid: string): string {
   return `terminm${uid.toLowerCase().replace(/[^0-9a-v]/g, '')}`.slice(0, 1024);
 }
 
-/** The Google event of termin's one-event invitation text (times in UTC, as termin renders them). */
+/**
+ * The Google event of termin's one-event invitation text (times in UTC, as termin renders
+ * them). Without its UID as `iCalUID`: the event is written under termin's `id`, and Google's
+ * events.insert says "the iCalUID and the id are not identical and only one of them should be
+ * supplied at event creation time" (termin's copies are known by their private `termin`
+ * property, not their iCalUID).
+ */
 function eventOfIcs(icsText: string): Record<string, unknown> {
   const { start, end, text } = readMeetingCopy(icsText);
   const status = text('status')?.toLowerCase();
@@ -205,6 +211,5 @@ function eventOfIcs(icsText: string): Record<string, unknown> {
     start: { dateTime: new Date(start).toISOString() },
     end: { dateTime: new Date(end).toISOString() },
     status: status === 'tentative' || status === 'cancelled' ? status : 'confirmed',
-    iCalUID: text('uid'),
   };
 }

@@ -1,6 +1,6 @@
 import type { ProviderEndpoints } from '../../config.js';
 import type { VendorHttp } from '../../net/vendor-http.js';
-import { createProviderClient, objectOf, optionalString, type ProviderClient } from '../http.js';
+import { createProviderClient, objectOf, optionalString, type ProviderClient, type RefusalReader, scopeRefusal } from '../http.js';
 import { createOAuthProvider } from '../oauth.js';
 import type { OAuthProvider } from '../ports.js';
 import { ProviderError } from '../ports.js';
@@ -8,26 +8,33 @@ import { ProviderError } from '../ports.js';
 /** Google's reasons for a 403 that mean "slow down", not "not allowed" (developers.google.com/calendar/api/guides/errors). */
 const GOOGLE_RATE_LIMIT_REASONS = new Set(['rateLimitExceeded', 'userRateLimitExceeded', 'quotaExceeded']);
 
+/** Google's marks of a grant without a scope termin needs: the reason in `errors`, and the `ErrorInfo` reason in `details`. */
+const GOOGLE_SCOPE_REASONS = new Set(['insufficientPermissions', 'ACCESS_TOKEN_SCOPE_INSUFFICIENT']);
+
 /**
  * Calls to Google's APIs (Calendar v3, userinfo) under the configured base URL, shared by the
- * Meet rooms and the calendar, where a 403 is read before it is judged: Google answers its
- * rate limits with 403 `rateLimitExceeded` (retried later, like a 429), and a refusal
- * (`forbiddenForNonOrganizer`, `insufficientPermissions`, …) with the same status (final).
+ * Meet rooms and the calendar, where a 403 is read before it is judged (readGoogleRefusal).
  */
 export function createGoogleClient(urls: ProviderEndpoints, http: VendorHttp): ProviderClient {
-  const api = createProviderClient(http, 'Google', urls.api);
-  return {
-    label: api.label,
-    async call(operation, request, ok) {
-      const answer = await api.call(operation, request, ok.includes(403) ? ok : [...ok, 403]);
-      if (answer.status !== 403 || ok.includes(403)) return answer;
-      const error = objectOf(objectOf(answer.body)?.error);
-      const reasons = (Array.isArray(error?.errors) ? error.errors : []).map((entry) => optionalString(entry, 'reason')).filter((reason) => reason !== null);
-      const limited = reasons.some((reason) => GOOGLE_RATE_LIMIT_REASONS.has(reason));
-      throw new ProviderError(`Google ${operation}: HTTP 403${reasons.length > 0 ? ` ${reasons.join(', ').slice(0, 100)}` : ''}`, limited, 403);
-    },
-  };
+  return createProviderClient(http, 'Google', urls.api, readGoogleRefusal);
 }
+
+/**
+ * Google answers different things with 403: its rate limits (`rateLimitExceeded`,
+ * `userRateLimitExceeded`: retried later, like a 429, with any `Retry-After`), a grant without
+ * the scope the call needs (`insufficientPermissions`, `ACCESS_TOKEN_SCOPE_INSUFFICIENT`: the
+ * connection's, final until the host connects again), and a refusal of this call alone
+ * (`forbiddenForNonOrganizer`, `requiredAccessLevel`, …: final). Its reasons are named in the message.
+ */
+export const readGoogleRefusal: RefusalReader = (operation, { status, body, retryAfterMs }) => {
+  if (status !== 403) return null;
+  const error = objectOf(objectOf(body)?.error);
+  const reasonsIn = (list: unknown) => (Array.isArray(list) ? list : []).map((entry) => optionalString(entry, 'reason')).filter((reason) => reason !== null);
+  const reasons = reasonsIn(error?.errors);
+  if ([...reasons, ...reasonsIn(error?.details)].some((reason) => GOOGLE_SCOPE_REASONS.has(reason))) return scopeRefusal('Google', operation, status, '');
+  const limited = reasons.some((reason) => GOOGLE_RATE_LIMIT_REASONS.has(reason));
+  return new ProviderError(`Google ${operation}: HTTP 403${reasons.length > 0 ? ` ${reasons.join(', ').slice(0, 100)}` : ''}`, limited, 403, limited ? retryAfterMs : null);
+};
 
 /**
  * How a host connects Google. The app authenticates in the form body; Google keeps the

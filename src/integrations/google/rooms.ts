@@ -12,7 +12,12 @@ import { ProviderError } from '../ports.js';
  * No lost answer makes a second room: the event's `id` is chosen by termin from the room's
  * request id (recorded before the call), so a retry's insert is refused as a duplicate (409)
  * and the event made the first time is read instead; the conference's `requestId` is that id
- * too. Google may answer the insert before the conference exists (`createRequest.status`
+ * too. Google keeps a deleted event's id taken (the event reads `status: cancelled`, "only
+ * guaranteed to have the id field populated"): when the host deleted that event in Google
+ * Calendar before termin heard of it, the room is made under the request's next id
+ * (`googleEventIdsOf`), never adopted from a cancelled event, nor undeleted (an update that
+ * restores it would bring back an event the host removed, and Google ignores a conference
+ * `requestId` it has seen: no new Meet link would come). Google may answer the insert before the conference exists (`createRequest.status`
  * `pending`, no `hangoutLink`): the event is read again a few times, then the job is retried.
  */
 export function createGoogleRooms(api: ProviderClient, options: { pendingPollMs?: readonly number[] } = {}): ConferenceRooms {
@@ -28,6 +33,13 @@ export function createGoogleRooms(api: ProviderClient, options: { pendingPollMs?
   const readEvent = async (accessToken: string, id: string): Promise<unknown> => {
     const answer = await api.call('read an event', { method: 'GET', path: eventPath(id), accessToken }, [200, 404, 410]);
     return answer.status === 200 ? answer.body : null;
+  };
+  /** What is under an id: nothing yet (`free`: it may be made), a live event, or a deleted one (`deleted`: the id stays taken). */
+  const eventUnder = async (accessToken: string, id: string): Promise<'free' | 'deleted' | { event: unknown }> => {
+    const answer = await api.call('read an event', { method: 'GET', path: eventPath(id), accessToken }, [200, 404, 410]);
+    if (answer.status === 404) return 'free';
+    if (answer.status === 410 || optionalString(answer.body, 'status') === 'cancelled') return 'deleted';
+    return { event: answer.body };
   };
   /** The event's room, reading the event again while Google is still making its conference. */
   const roomOfEvent = async (accessToken: string, id: string, event: unknown): Promise<ConferenceRoom> => {
@@ -46,37 +58,19 @@ export function createGoogleRooms(api: ProviderClient, options: { pendingPollMs?
 
   return {
     async createRoom(accessToken, request) {
-      const id = googleEventIdOf(request.requestId);
-      const answer = await api.call(
-        'create an event',
-        {
-          method: 'POST',
-          path: `${events}?conferenceDataVersion=1&sendUpdates=none`,
-          accessToken,
-          json: {
-            id,
-            summary: request.title.slice(0, 500),
-            description: `Booked with termin for ${request.attendee.name}.`,
-            ...times(request),
-            attendees: [{ email: request.attendee.email, displayName: request.attendee.name }],
-            conferenceData: { createRequest: { requestId: id, conferenceSolutionKey: { type: 'hangoutsMeet' } } },
-            // Marks termin's own events, so reading the host's busy time can tell them apart.
-            extendedProperties: { private: { termin: request.meetingUuid } },
-            reminders: { useDefault: true },
-          },
-        },
-        [200, 409],
-      );
-      // 409 "duplicate": an earlier attempt made this event and its answer was lost; that one is the room.
-      const event = answer.status === 409 ? await readEvent(accessToken, id) : answer.body;
-      if (event === null) throw new ProviderError('Google create an event: refused as a duplicate, yet the event cannot be read', true);
-      return roomOfEvent(accessToken, id, event);
+      for (const id of googleEventIdsOf(request.requestId)) {
+        const made = await insertUnder(accessToken, id, request);
+        if (made !== 'deleted') return made;
+      }
+      throw new ProviderError(`Google create an event: the host deleted this meeting's event ${MAX_EVENT_IDS} times before termin heard of it`, false);
     },
     async findRoom(accessToken, request) {
-      const id = googleEventIdOf(request.requestId);
-      const event = await readEvent(accessToken, id);
-      if (event === null || optionalString(event, 'status') === 'cancelled') return null;
-      return roomOfEvent(accessToken, id, event);
+      for (const id of googleEventIdsOf(request.requestId)) {
+        const found = await eventUnder(accessToken, id);
+        if (found === 'free') return null;
+        if (found !== 'deleted') return roomOfEvent(accessToken, id, found.event);
+      }
+      return null;
     },
     async moveRoom(accessToken, roomId, request) {
       await api.call('move an event', { method: 'PATCH', path: eventPath(roomId, '?sendUpdates=none'), accessToken, json: times(request) }, [200]);
@@ -86,6 +80,48 @@ export function createGoogleRooms(api: ProviderClient, options: { pendingPollMs?
       await api.call('delete an event', { method: 'DELETE', path: eventPath(roomId, '?sendUpdates=none'), accessToken }, [200, 204, 404, 410]);
     },
   };
+
+  /** The room made under `id`, or the one an earlier attempt made there (409); `deleted` when that one was deleted since. */
+  async function insertUnder(accessToken: string, id: string, request: RoomRequest): Promise<ConferenceRoom | 'deleted'> {
+    const answer = await api.call(
+      'create an event',
+      {
+        method: 'POST',
+        path: `${events}?conferenceDataVersion=1&sendUpdates=none`,
+        accessToken,
+        json: {
+          id,
+          summary: request.title.slice(0, 500),
+          description: `Booked with termin for ${request.attendee.name}.`,
+          ...times(request),
+          attendees: [{ email: request.attendee.email, displayName: request.attendee.name }],
+          conferenceData: { createRequest: { requestId: id, conferenceSolutionKey: { type: 'hangoutsMeet' } } },
+          // Marks termin's own events, so reading the host's busy time can tell them apart.
+          extendedProperties: { private: { termin: request.meetingUuid } },
+          reminders: { useDefault: true },
+        },
+      },
+      [200, 409],
+    );
+    if (answer.status !== 409) return roomOfEvent(accessToken, id, answer.body);
+    // 409 "duplicate": an earlier attempt made this event and its answer was lost; that one is the room, unless it was deleted since.
+    const found = await eventUnder(accessToken, id);
+    if (found === 'free') throw new ProviderError('Google create an event: refused as a duplicate, yet the event cannot be read', true);
+    return found === 'deleted' ? 'deleted' : roomOfEvent(accessToken, id, found.event);
+  }
+}
+
+/** How many ids one request's room may take, each after the host deleted the event under the one before. */
+const MAX_EVENT_IDS = 5;
+
+/**
+ * The ids a request's room's event may have, in order: the request's own id, then the same
+ * with `v1`, `v2`, … (`v` is base32hex but never hex, so these meet no other request's id):
+ * `googleEventIdsOf('0190f3a2-…')` → `termin0190f3a2…`, `termin0190f3a2…v1`, … `…v4`.
+ */
+export function googleEventIdsOf(requestId: string): string[] {
+  const first = googleEventIdOf(requestId);
+  return Array.from({ length: MAX_EVENT_IDS }, (_, n) => (n === 0 ? first : `${first.slice(0, 1020)}v${n}`));
 }
 /**
  * The event id termin gives a room's event: Google takes 5–1024 characters of base32hex

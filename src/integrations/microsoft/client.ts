@@ -1,6 +1,6 @@
 import type { ProviderEndpoints } from '../../config.js';
 import type { VendorHttp } from '../../net/vendor-http.js';
-import { createProviderClient, optionalString, type ProviderClient } from '../http.js';
+import { createProviderClient, objectOf, optionalString, type ProviderClient, type RefusalReader, scopeRefusal } from '../http.js';
 import type { OAuthProvider } from '../ports.js';
 
 /**
@@ -12,8 +12,21 @@ import type { OAuthProvider } from '../ports.js';
  * endpoint.
  */
 export function createMicrosoftClient(urls: ProviderEndpoints, http: VendorHttp): ProviderClient {
-  return createProviderClient(http, 'Microsoft', urls.api);
+  return createProviderClient(http, 'Microsoft', urls.api, readGraphRefusal);
 }
+
+/**
+ * A Graph 403 whose error names scopes (`Forbidden`: "Missing scope permissions on the
+ * request. API requires one of 'Calendars.ReadWrite'", or an `ErrorAccessDenied` /
+ * `Authorization_RequestDenied` saying so) is a grant without what termin needs: the
+ * connection's, final until the host connects again. A 403 that names none (a calendar the
+ * host may only read) is this call's alone.
+ */
+export const readGraphRefusal: RefusalReader = (operation, { status, body }) => {
+  if (status !== 403) return null;
+  const message = optionalString(objectOf(objectOf(body)?.error), 'message') ?? '';
+  return /\bscopes?\b/i.test(message) ? scopeRefusal('Microsoft', operation, status, message) : null;
+};
 
 /**
  * What termin asks for: a refresh token (`offline_access`), the host's profile for the

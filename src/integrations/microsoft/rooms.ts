@@ -10,11 +10,18 @@ import { GRAPH_IN_UTC, graphTime, REQUEST_ID_PROPERTY, TERMIN_TRANSACTION_PREFIX
  * `onlineMeeting.joinUrl` is the room; the same event is the host's calendar copy. Moved with
  * `PATCH /v1.0/me/events/{id}`, removed with `DELETE`.
  *
- * Idempotency: Graph takes the request id (prefixed `termin-`) as the event's `transactionId` and answers a repeated
- * POST with the event it already made. Graph cannot filter events by `transactionId`, so the
- * request id is also stored as a single-value extended property, which it can filter on: an
- * attempt whose answer was lost finds its event that way.
+ * Idempotency: Graph takes the request id (prefixed `termin-`) as the event's `transactionId`,
+ * "to avoid redundant POST operations in case of client retries to create the same event": a
+ * retry of the same POST answers the event already made. Graph names no window for it and
+ * no way to look an event up by it, so termin does not lean on it to find a lost answer: the
+ * request id is also stored as a single-value extended property, which Graph can filter on,
+ * and an attempt whose answer was lost finds its event that way. Every read names what it
+ * needs in `$select`, `isOnlineMeeting` included: Graph answers only what is named, and an
+ * event made without Teams is known by `isOnlineMeeting: false`.
  */
+
+/** What a read of an event asks Graph for: its id, its Teams meeting, and whether it has one at all. */
+const ROOM_SELECT = '$select=id,onlineMeeting,isOnlineMeeting';
 
 /** How often, and how far apart, a new event is read again while Teams has not given it a join link yet. */
 const JOIN_URL_READS = 2;
@@ -57,7 +64,7 @@ export function createMicrosoftRooms(api: ProviderClient): ConferenceRooms {
   const awaitJoinUrl = async (accessToken: string, roomId: string): Promise<ConferenceRoom> => {
     for (let read = 0; read < JOIN_URL_READS; read += 1) {
       await new Promise((resolve) => setTimeout(resolve, JOIN_URL_PAUSE_MS));
-      const answer = await api.call('read an event', { method: 'GET', path: `${eventPath(roomId)}?$select=id,onlineMeeting`, accessToken, headers }, [200]);
+      const answer = await api.call('read an event', { method: 'GET', path: `${eventPath(roomId)}?${ROOM_SELECT}`, accessToken, headers }, [200]);
       const room = roomOf(answer.body, 'read an event');
       if (room) return room;
     }
@@ -70,11 +77,7 @@ export function createMicrosoftRooms(api: ProviderClient): ConferenceRooms {
     },
     async findRoom(accessToken, request) {
       const filter = `singleValueExtendedProperties/any(ep: ep/id eq '${REQUEST_ID_PROPERTY}' and ep/value eq '${request.requestId.replaceAll("'", "''")}')`;
-      const answer = await api.call(
-        'find an event',
-        { method: 'GET', path: `/v1.0/me/events?$filter=${encodeURIComponent(filter)}&$select=id,onlineMeeting`, accessToken, headers },
-        [200],
-      );
+      const answer = await api.call('find an event', { method: 'GET', path: `/v1.0/me/events?$filter=${encodeURIComponent(filter)}&${ROOM_SELECT}`, accessToken, headers }, [200]);
       const events = (answer.body as { value?: unknown[] } | undefined)?.value;
       if (!Array.isArray(events) || events.length === 0) return null;
       const room = roomOf(events[0], 'find an event');

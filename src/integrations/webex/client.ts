@@ -1,6 +1,6 @@
 import type { ProviderEndpoints } from '../../config.js';
 import type { VendorHttp } from '../../net/vendor-http.js';
-import { createProviderClient, type ProviderClient } from '../http.js';
+import { createProviderClient, type ProviderClient, type RefusalReader, scopeRefusal } from '../http.js';
 import { createOAuthProvider } from '../oauth.js';
 import type { OAuthProvider } from '../ports.js';
 
@@ -12,7 +12,25 @@ import type { OAuthProvider } from '../ports.js';
  * every refresh (kept, whichever it is), and Webex offers no revocation endpoint.
  */
 export function createWebexClient(urls: ProviderEndpoints, http: VendorHttp): ProviderClient {
-  return createProviderClient(http, 'Webex', urls.api);
+  return createProviderClient(http, 'Webex', urls.api, readWebexRefusal);
+}
+
+/**
+ * A 403 whose text says the access token "is missing required scopes" is the grant's fault,
+ * final until the host connects again; any other 403 is the call's (final, for it alone).
+ */
+export const readWebexRefusal: RefusalReader = (operation, { status, body }) => {
+  if (status !== 403) return null;
+  const text = webexTextOf(body);
+  return /missing required scopes/i.test(text) ? scopeRefusal('Webex', operation, status, text) : null;
+};
+
+/** The text of a Webex error body, `{ message, errors: [{ description }] }`, in one line. */
+function webexTextOf(body: unknown): string {
+  if (!isRecord(body)) return '';
+  return [body.message, ...(Array.isArray(body.errors) ? body.errors.map((e) => (isRecord(e) ? e.description : undefined)) : [])]
+    .filter((text): text is string => typeof text === 'string')
+    .join(' ');
 }
 
 export function createWebexOAuth(urls: ProviderEndpoints, api: ProviderClient): OAuthProvider {
@@ -46,10 +64,7 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
  */
 export function webexTokenError(status: number, body: unknown): { error: string; error_description?: string } | null {
   if (!isRecord(body) || typeof body.error === 'string') return null;
-  const texts = [body.message, ...(Array.isArray(body.errors) ? body.errors.map((e) => (isRecord(e) ? e.description : undefined)) : [])].filter(
-    (text): text is string => typeof text === 'string',
-  );
-  const text = texts.join(' ');
+  const text = webexTextOf(body);
   const named = /\b(invalid_grant|invalid_client|invalid_request|unauthorized_client|access_denied|invalid_scope|unsupported_grant_type)\b/.exec(text)?.[1];
   const error = named ?? (status === 401 ? 'invalid_client' : null);
   if (error === null) return null;

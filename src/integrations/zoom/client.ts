@@ -1,6 +1,6 @@
 import type { ProviderEndpoints } from '../../config.js';
 import type { VendorHttp } from '../../net/vendor-http.js';
-import { createProviderClient, optionalString, type ProviderClient } from '../http.js';
+import { createProviderClient, objectOf, optionalString, type ProviderClient, type RefusalReader, scopeRefusal } from '../http.js';
 import { createOAuthProvider } from '../oauth.js';
 import type { OAuthProvider } from '../ports.js';
 
@@ -10,8 +10,16 @@ import type { OAuthProvider } from '../ports.js';
  * Zoom rotates the refresh token on every refresh.
  */
 export function createZoomClient(urls: ProviderEndpoints, http: VendorHttp): ProviderClient {
-  return createProviderClient(http, 'Zoom', urls.api);
+  return createProviderClient(http, 'Zoom', urls.api, readZoomRefusal);
 }
+
+/**
+ * Zoom names its refusals by `code`, whatever the HTTP status: 4711 ("Invalid access token,
+ * does not contain scopes:[meeting:write:meeting]") is a grant without a scope termin needs,
+ * final until the host connects again and allows it; not a token to refresh, nor a call to retry.
+ */
+export const readZoomRefusal: RefusalReader = (operation, { status, body }) =>
+  Number(objectOf(body)?.code) === 4711 ? scopeRefusal('Zoom', operation, status, optionalString(body, 'message') ?? '') : null;
 
 export function createZoomOAuth(urls: ProviderEndpoints, api: ProviderClient): OAuthProvider {
   return createOAuthProvider(

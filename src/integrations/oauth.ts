@@ -81,7 +81,20 @@ function serverOf(server: AuthorizationServer): oauth.AuthorizationServer {
 }
 
 function clientAuthOf(server: AuthorizationServer, app: OAuthApp): oauth.ClientAuth {
+  if (server.clientAuthentication === 'basic-raw') return rawClientSecretBasic(app.clientSecret);
   return server.clientAuthentication === 'basic' ? oauth.ClientSecretBasic(app.clientSecret) : oauth.ClientSecretPost(app.clientSecret);
+}
+
+/**
+ * HTTP Basic over the client id and secret as they are: `Basic base64(client_id:client_secret)`,
+ * as Zoom documents it ("OAuth for user apps", request an access token). oauth4webapi's
+ * ClientSecretBasic form-urlencodes both first, as RFC 6749 §2.3.1 says, which turns the `_` and
+ * `-` of Zoom's client ids and secrets into `%5F` and `%2D`: Zoom then refuses the app (`invalid_client`).
+ */
+function rawClientSecretBasic(clientSecret: string): oauth.ClientAuth {
+  return (_as, client, _body, headers) => {
+    headers.set('authorization', `Basic ${Buffer.from(`${client.client_id}:${clientSecret}`, 'utf8').toString('base64')}`);
+  };
 }
 
 function optionsOf(server: AuthorizationServer, timeoutMs: number) {

@@ -27,8 +27,11 @@ export interface AuthorizationServer {
   /** Where a token is revoked when a host disconnects; null where the provider has no such endpoint. */
   revokeUrl: string | null;
   scopes: readonly string[];
-  /** How the app authenticates at the token endpoint: HTTP Basic, or in the form body. */
-  clientAuthentication: 'basic' | 'post';
+  /**
+   * How the app authenticates at the token endpoint: HTTP Basic over the form-urlencoded id and
+   * secret (RFC 6749 §2.3.1), HTTP Basic over them as they are (`basic-raw`: Zoom), or in the form body.
+   */
+  clientAuthentication: 'basic' | 'basic-raw' | 'post';
   /**
    * The authorization server's issuer identifier, where it differs from the token URL's origin
    * (Google's is `https://accounts.google.com`): a callback's `iss` parameter (RFC 9207) must match it.

@@ -15,8 +15,11 @@ import type { AddressInfo } from 'node:net';
 export interface OAuthProviderOptions {
   clientId: string;
   clientSecret: string;
-  /** How the client must authenticate at the token endpoint. */
-  clientAuthentication: 'basic' | 'post';
+  /**
+   * How the client must authenticate at the token endpoint: HTTP Basic over the form-urlencoded
+   * id and secret (RFC 6749 §2.3.1), HTTP Basic over the raw id and secret (Zoom), or in the form body.
+   */
+  clientAuthentication: 'basic' | 'basic-raw' | 'post';
   /** A new refresh token on every refresh, the old one refused from then on (Zoom); or the same one kept (Google). */
   rotateRefreshTokens: boolean;
   accessTokenSeconds: number;
@@ -173,6 +176,11 @@ export async function startOAuthProvider(
   };
 
   const clientAuthenticated = (req: http.IncomingMessage, form: URLSearchParams): boolean => {
+    if (options.clientAuthentication === 'basic-raw') {
+      // Zoom ("OAuth for user apps"): `Basic base64(client_id:client_secret)` of the values as they are;
+      // the RFC's form-urlencoded `%2D`, `%5F`… is another id and secret there.
+      return req.headers.authorization === `Basic ${Buffer.from(`${options.clientId}:${options.clientSecret}`, 'utf8').toString('base64')}`;
+    }
     if (options.clientAuthentication === 'basic') {
       // RFC 6749 §2.3.1: the id and secret are form-urlencoded before they are joined and base64-encoded.
       const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { OAuthProvider, TokenCall } from './oauth-provider.js';
+import type { OAuthProvider, TokenCall, TokenRefusal } from './oauth-provider.js';
 
 /**
  * Microsoft played locally from its public docs: the identity platform's v2.0 endpoints
@@ -90,7 +90,36 @@ interface Grant {
   id: number;
   mailbox: string;
   revoked: boolean;
+  /** Scopes asked for that the consent did not grant (an admin's consent for fewer permissions). */
+  withheld: string[];
 }
+
+/**
+ * The token endpoint's final refusals as the identity platform documents them ("Error codes for
+ * token endpoint errors" in v2-oauth2-auth-code-flow, and the AADSTS reference): `interaction_required`
+ * for multi-factor authentication or a conditional access policy (AADSTS50076), `consent_required`
+ * (AADSTS65001), `invalid_client` for an app secret that expired (AADSTS7000222), `invalid_scope` (AADSTS70011).
+ */
+const AAD_REFUSALS: Readonly<Record<TokenRefusal, { status: number; code: number; message: (clientId: string) => string }>> = {
+  interaction_required: {
+    status: 400,
+    code: 50076,
+    message: () =>
+      "Due to a configuration change made by your administrator, or because you moved to a new location, you must use multi-factor authentication to access '00000003-0000-0000-c000-000000000000'.",
+  },
+  consent_required: {
+    status: 400,
+    code: 65001,
+    message: (clientId) =>
+      `The user or administrator has not consented to use the application with ID '${clientId}' named 'termin'. Send an interactive authorization request for this user and resource.`,
+  },
+  invalid_client: {
+    status: 401,
+    code: 7000222,
+    message: (clientId) => `The provided client secret keys for app '${clientId}' are expired. Visit the Azure portal to create new keys for your app.`,
+  },
+  invalid_scope: { status: 400, code: 70011, message: () => "The provided value for the input parameter 'scope' is not valid." },
+};
 
 export async function startFakeMicrosoft(options: { now: () => number; accountEmail?: string; accessTokenSeconds?: number }): Promise<FakeMicrosoft> {
   const clientId = randomUUID();
@@ -120,6 +149,9 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
   let held: Promise<void> | null = null;
   let waiting = 0;
   let tokenOverride: { status: number; contentType: string; body: string } | null = null;
+  let refusals: { count: number; error: TokenRefusal } = { count: 0, error: 'invalid_client' };
+  let throttled = { count: 0, retryAfterSeconds: 0 };
+  let withheld: readonly string[] = [];
 
   const secretOf = (prefix: string, bytes: number) => {
     const value = `${prefix}${randomBytes(bytes).toString('base64url')}`;
@@ -155,7 +187,8 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
     accessTokens.set(access, { grant, expiresAt: options.now() + accessTokenSeconds * 1000 });
     const refresh = secretOf('0.AXkA', 64);
     refreshTokens.set(refresh, grant);
-    const granted = scope.split(' ').filter((s) => s !== 'offline_access' && s !== 'openid' && s !== 'email');
+    // The scopes consented to, without offline_access and the OpenID ones, which the answer does not list.
+    const granted = scope.split(' ').filter((s) => s !== 'offline_access' && s !== 'openid' && s !== 'email' && !grant.withheld.some((w) => w.toLowerCase() === s.toLowerCase()));
     const body: Record<string, unknown> = {
       token_type: 'Bearer',
       scope: granted.join(' '),
@@ -424,7 +457,7 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
               return void res.writeHead(400, { 'content-type': 'text/html' }).end('<html>AADSTS900144: The request body must contain a required parameter.</html>');
             }
             scopesAsked.push(q.get('scope')!);
-            const grant: Grant = { id: grants.length + 1, mailbox, revoked: false };
+            const grant: Grant = { id: grants.length + 1, mailbox, revoked: false, withheld: [...withheld] };
             grants.push(grant);
             const code = `1.AXkA${randomBytes(32).toString('base64url')}`;
             codes.set(code, { redirectUri: q.get('redirect_uri')!, challenge: q.get('code_challenge')!, grant, tenant, scope: q.get('scope')! });
@@ -441,6 +474,19 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
             if (tokenOverride) {
               record(false);
               return void res.writeHead(tokenOverride.status, { 'content-type': tokenOverride.contentType }).end(tokenOverride.body);
+            }
+            if (throttled.count > 0) {
+              throttled = { ...throttled, count: throttled.count - 1 };
+              record(false);
+              return void res
+                .writeHead(429, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(throttled.retryAfterSeconds) })
+                .end(JSON.stringify({ error: 'temporarily_unavailable', error_description: 'Too many requests. Try again after the time Retry-After names.' }));
+            }
+            if (refusals.count > 0) {
+              refusals = { ...refusals, count: refusals.count - 1 };
+              record(false);
+              const refusal = AAD_REFUSALS[refusals.error];
+              return aadError(res, refusal.status, refusals.error, refusal.code, refusal.message(clientId));
             }
             if (!knownTenant(tenant)) {
               record(false);
@@ -610,6 +656,15 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
     },
     answerTokenEndpointWith(raw) {
       tokenOverride = raw;
+    },
+    refuseNextTokenCalls(count, error) {
+      refusals = { count, error };
+    },
+    throttleNextTokenCalls(count, retryAfterSeconds) {
+      throttled = { count, retryAfterSeconds };
+    },
+    withholdScopes(scopes) {
+      withheld = [...scopes];
     },
     revokeAllGrants() {
       for (const grant of grants) grant.revoked = true;

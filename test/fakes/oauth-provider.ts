@@ -49,7 +49,29 @@ export interface OAuthProviderOptions {
   unauthorizedBody?: unknown;
   /** The API's error body for a failure of `failNextApiCalls`; Zoom's by default. */
   failureBody?: (status: number) => unknown;
+  /**
+   * The `scope` of a token answer, from the scopes the host granted: them as asked by default
+   * (Zoom), the provider's own names for some (Google answers `email` as `…/auth/userinfo.email`),
+   * or null for a provider whose token answer carries none (Webex).
+   */
+  answerScope?: ((granted: readonly string[]) => string) | null;
 }
+
+/**
+ * What a token endpoint refuses a code or a refresh with, for good: RFC 6749 §5.2's
+ * `invalid_client` (the app's secret expired or is wrong) and `invalid_scope`, and the
+ * identity platform's `interaction_required` (multi-factor authentication, conditional access)
+ * and `consent_required`, which Microsoft answers at the token endpoint too.
+ */
+export type TokenRefusal = 'invalid_client' | 'invalid_scope' | 'interaction_required' | 'consent_required';
+
+/** The HTTP status and RFC 6749 description of each refusal (`invalid_client` is 401: the client authenticated by HTTP Basic or in the body). */
+export const TOKEN_REFUSALS: Readonly<Record<TokenRefusal, { status: number; description: string }>> = {
+  invalid_client: { status: 401, description: 'Client authentication failed: the client secret has expired' },
+  invalid_scope: { status: 400, description: 'The requested scope is invalid, unknown, or malformed' },
+  interaction_required: { status: 400, description: 'The request requires user interaction: an additional authentication step is required' },
+  consent_required: { status: 400, description: 'The request requires user consent' },
+};
 
 export interface ApiRequest {
   method: string;
@@ -69,6 +91,8 @@ export interface Grant {
   id: number;
   accountEmail: string;
   revoked: boolean;
+  /** What the host granted at the consent: the scopes asked for, but those they unticked. */
+  scopes: string[];
 }
 
 export interface TokenCall {
@@ -98,6 +122,15 @@ export interface OAuthProvider {
   issuedTokens: string[];
   /** The token endpoint answers this instead, until set back to null (a broken or hostile provider). */
   answerTokenEndpointWith(raw: { status: number; contentType: string; body: string } | null): void;
+  /** The next `count` token requests (codes and refreshes) are refused with `error`, in the provider's own error shape. */
+  refuseNextTokenCalls(count: number, error: TokenRefusal): void;
+  /** The next `count` token requests answer 429 with `Retry-After: retryAfterSeconds` (the provider's rate limit). */
+  throttleNextTokenCalls(count: number, retryAfterSeconds: number): void;
+  /**
+   * The host unticks these scopes on the consent screen from now on (Google's granular consent;
+   * [] for none): the token answers grant the rest, and their `scope` says so.
+   */
+  withholdScopes(scopes: readonly string[]): void;
   close(): Promise<void>;
 }
 
@@ -135,6 +168,9 @@ export async function startOAuthProvider(
   let held: Promise<void> | null = null;
   let waiting = 0;
   let tokenOverride: { status: number; contentType: string; body: string } | null = null;
+  let refusals: { count: number; error: TokenRefusal } = { count: 0, error: 'invalid_client' };
+  let throttled = { count: 0, retryAfterSeconds: 0 };
+  let withheld: readonly string[] = [];
   const issuedTokens: string[] = [];
   const revocations: { revoked: boolean }[] = [];
   const token = (prefix: string) => {
@@ -150,9 +186,9 @@ export async function startOAuthProvider(
       access_token: access,
       token_type: options.tokenType ?? 'bearer',
       expires_in: options.accessTokenSeconds,
-      scope: 'granted',
       ...options.tokenFields,
     };
+    if (options.answerScope !== null) body.scope = (options.answerScope ?? ((granted) => granted.join(' ')))(grant.scopes);
     if (refresh !== null) body.refresh_token = refresh;
     if (options.idToken) body.id_token = idTokenOf(grant);
     return body;
@@ -193,9 +229,9 @@ export async function startOAuthProvider(
     return form.get('client_id') === options.clientId && form.get('client_secret') === options.clientSecret;
   };
 
-  const oauthError = (res: http.ServerResponse, status: number, error: string, description: string) =>
+  const oauthError = (res: http.ServerResponse, status: number, error: string, description: string, headers: Record<string, string> = {}) =>
     res
-      .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+      .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers })
       .end(JSON.stringify(options.errorBody?.(status, description, error) ?? { error, error_description: description }));
 
   const server = http.createServer((req, res) => {
@@ -217,7 +253,8 @@ export async function startOAuthProvider(
             res.writeHead(400, { 'content-type': 'text/plain' }).end('invalid authorization request');
             return;
           }
-          const grant: Grant = { id: grants.length + 1, accountEmail: options.accountEmail, revoked: false };
+          const asked = (q.get('scope') ?? '').split(' ').filter((scope) => scope !== '');
+          const grant: Grant = { id: grants.length + 1, accountEmail: options.accountEmail, revoked: false, scopes: asked.filter((scope) => !withheld.includes(scope)) };
           grants.push(grant);
           const code = token('code');
           codes.set(code, { redirectUri: q.get('redirect_uri')!, challenge: q.get('code_challenge')!, grant, offline: q.get('access_type') === 'offline' });
@@ -235,6 +272,18 @@ export async function startOAuthProvider(
           if (tokenOverride) {
             record(false);
             res.writeHead(tokenOverride.status, { 'content-type': tokenOverride.contentType }).end(tokenOverride.body);
+            return;
+          }
+          if (throttled.count > 0) {
+            throttled = { ...throttled, count: throttled.count - 1 };
+            record(false);
+            oauthError(res, 429, 'temporarily_unavailable', 'Too many requests: try again later', { 'retry-after': String(throttled.retryAfterSeconds) });
+            return;
+          }
+          if (refusals.count > 0) {
+            refusals = { ...refusals, count: refusals.count - 1 };
+            record(false);
+            oauthError(res, TOKEN_REFUSALS[refusals.error].status, refusals.error, TOKEN_REFUSALS[refusals.error].description);
             return;
           }
           if (!clientAuthenticated(req, form)) {
@@ -338,6 +387,15 @@ export async function startOAuthProvider(
     revocations,
     answerTokenEndpointWith(raw) {
       tokenOverride = raw;
+    },
+    refuseNextTokenCalls(count, error) {
+      refusals = { count, error };
+    },
+    throttleNextTokenCalls(count, retryAfterSeconds) {
+      throttled = { count, retryAfterSeconds };
+    },
+    withholdScopes(scopes) {
+      withheld = [...scopes];
     },
     revokeAllGrants() {
       for (const grant of grants) grant.revoked = true;

@@ -178,6 +178,8 @@ export async function startFakeWebex(options: { now: () => number; accountEmail?
       rotateRefreshTokens: false,
       repeatRefreshToken: true,
       tokenFields: { token_type: 'Bearer', refresh_token_expires_in: REFRESH_TOKEN_SECONDS },
+      // Webex's token answer names no scope.
+      answerScope: null,
       accessTokenSeconds: options.accessTokenSeconds ?? ACCESS_TOKEN_SECONDS,
       accountEmail: options.accountEmail ?? 'host@acme.webex.example',
       now: options.now,

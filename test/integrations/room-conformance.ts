@@ -4,8 +4,9 @@ import type { AppContext } from '../../src/context.js';
 import type { Database } from '../../src/db/database.js';
 import type { IntegrationProvider } from '../../src/domain/integrations.js';
 import { newId } from '../../src/ids.js';
-import { withAccessToken } from '../../src/scheduling/integrations/provider-access.js';
-import type { OAuthProvider } from '../fakes/oauth-provider.js';
+import { ProviderError } from '../../src/integrations/ports.js';
+import { ConnectionUnusableError, withAccessToken } from '../../src/scheduling/integrations/provider-access.js';
+import type { OAuthProvider, TokenRefusal } from '../fakes/oauth-provider.js';
 import { DIALECTS, createClock, createTestAccount, expectProblem } from '../helpers.js';
 import { createRoomBookings, freeSlots, type Harness, type RoomBookings, PUBLIC_URL, startHarness } from './harness.js';
 
@@ -78,6 +79,8 @@ export interface RoomProviderCase<F extends RoomStandIn, R> {
   revokes: boolean;
   /** The connection's error once the grant is refused. */
   grantRefused: RegExp;
+  /** The final refusals the provider's token endpoint documents besides RFC 6749's `invalid_client` and `invalid_scope` (Microsoft's `interaction_required`, …). */
+  tokenRefusals?: readonly TokenRefusal[];
   /** Puts the stand-in's own controls back after each test. */
   reset?(fake: F): void;
   /** The provider's own tests, registered after the named step. */
@@ -487,6 +490,50 @@ export function describeRoomProvider<F extends RoomStandIn, R>(spec: RoomProvide
         }
       });
       specificAfter('revoked');
+
+      const refusals: readonly TokenRefusal[] = ['invalid_client', 'invalid_scope', ...(spec.tokenRefusals ?? [])];
+      it(`turns a refresh refused for good (${refusals.join(', ')}) into a connection error saying what to do, told once, and rides out a 429`, async () => {
+        const connectionUuid = String((await bookings.connectionOf()).uuid);
+        // A call the provider answers 401: termin refreshes the token, and the refresh is what is answered.
+        const use = () => withAccessToken(h.ctx, connectionUuid, (token) => h.ctx.integrations.oauth[spec.provider].fetchAccountEmail(token));
+        const stoppedMails = () => hostMails((mail) => mail.subject.includes(`${spec.label} connection stopped working`)).length;
+        const errorEvents = () => h.webhookEvents('connection.error').length;
+
+        // A rate limit is no refusal: the connection stays, and the provider's wait comes with the error.
+        fake.expireAccessTokens();
+        fake.throttleNextTokenCalls(1, 120);
+        const throttled = await use().catch((error: unknown) => error);
+        expect(throttled).toBeInstanceOf(ProviderError);
+        expect(throttled).toMatchObject({ retryable: true, status: 429, retryAfterMs: 120_000 });
+        expect(await bookings.connectionOf()).toMatchObject({ status: 'connected', lastError: null });
+        expect(await use()).toBe(spec.accountEmail);
+
+        const whatToDo: Record<TokenRefusal, RegExp> = {
+          invalid_client: /an admin must enter the app's client id and secret again/i,
+          invalid_scope: /an admin must check the permissions/i,
+          interaction_required: /sign in again/i,
+          consent_required: /consent/i,
+        };
+        for (const refusal of refusals) {
+          const before = { mails: stoppedMails(), events: errorEvents() };
+          fake.expireAccessTokens();
+          fake.refuseNextTokenCalls(1, refusal);
+          await expect(use(), refusal).rejects.toBeInstanceOf(ConnectionUnusableError);
+          // Asked again, it is not asked of the provider again, nor told again.
+          await expect(use(), refusal).rejects.toBeInstanceOf(ConnectionUnusableError);
+          await h.runJobs();
+          const failed = await bookings.connectionOf();
+          expect(failed.status, refusal).toBe('error');
+          expect(String(failed.lastError), refusal).toMatch(whatToDo[refusal]);
+          expect(String(failed.lastError), refusal).toContain(refusal);
+          expect({ mails: stoppedMails(), events: errorEvents() }, refusal).toEqual({ mails: before.mails + 1, events: before.events + 1 });
+          expect(h.webhookEvents('connection.error').at(-1)?.data, refusal).toMatchObject({ uuid: connectionUuid, status: 'error' });
+
+          const { callback } = await h.connect(owner().uuid, spec.provider, fake);
+          expect(callback.statusCode, callback.body).toBe(200);
+        }
+        expect(await use()).toBe(spec.accountEmail);
+      });
 
       it('shows an error page and stores nothing when the token endpoint answers garbage, HTML, a huge body or an error of an unknown shape', async () => {
         const connection = await bookings.connectionOf();

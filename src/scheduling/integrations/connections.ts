@@ -25,6 +25,7 @@ import { requireSelfOrTeamAdmin } from '../access.js';
 import { roomJobsOfWaitingMeetings } from './rooms.js';
 import type { Principal, UseCaseContext } from '../context.js';
 import { openIntegrationApp } from './apps.js';
+import { whatToDoAfter } from './provider-access.js';
 
 /** An authorization's `state` is good for this long, and once. */
 export const OAUTH_STATE_TTL_MS = 15 * 60_000;
@@ -127,7 +128,10 @@ export async function completeConnection(ctx: ConnectionsContext, provider: Inte
       now,
     );
   } catch (error) {
-    if (error instanceof GrantRefusedError) return { kind: 'refused', reason: `${adapter.label} refused: ${error.reason}. Nothing was connected.` };
+    if (error instanceof GrantRefusedError) {
+      const next = error.refusal === 'grant' ? '' : ` ${whatToDoAfter(error.refusal, adapter.label, provider)}`;
+      return { kind: 'refused', reason: `${adapter.label} refused: ${error.reason}. Nothing was connected.${next}` };
+    }
     if (error instanceof ProviderError)
       return { kind: 'failed', reason: `${adapter.label} could not be reached or answered unexpectedly (${error.message}). Start connecting again in a moment.` };
     throw error;

@@ -1,6 +1,6 @@
-import { GrantRefusedError, refreshTokens } from '../../integrations/oauth.js';
+import { type GrantRefusal, GrantRefusedError, refreshTokens } from '../../integrations/oauth.js';
 import { AccessTokenRejectedError, ConnectionRefusedError, ProviderError } from '../../integrations/ports.js';
-import { type Connection, PROVIDER_PLACES } from '../../domain/integrations.js';
+import { type Connection, type IntegrationProvider, PROVIDER_PLACES } from '../../domain/integrations.js';
 import { claimTokenRefresh, findConnectionWithTokens, markConnectionFailed, releaseTokenRefresh, storeRefreshedTokens } from '../../db/repositories/connections.js';
 import { findUserAcrossAccounts } from '../../db/repositories/users.js';
 import { inTransaction } from '../../db/transaction.js';
@@ -115,11 +115,31 @@ async function refreshHeld(ctx: TokenContext, connection: Connection, refreshTok
     return tokens.accessToken;
   } catch (error) {
     if (error instanceof GrantRefusedError) {
-      await failConnection(ctx, connection, `${adapter.label} refused the connection: ${error.reason}. Connect it again.`);
+      await failConnection(ctx, connection, `${adapter.label} refused the connection: ${error.reason}. ${whatToDoAfter(error.refusal, adapter.label, connection.provider)}`);
       throw new ConnectionUnusableError(connection.uuid, error.reason);
     }
     await releaseTokenRefresh(ctx.db, connection.uuid, claim).catch(() => undefined);
     throw error;
+  }
+}
+
+/**
+ * What the host, or an admin, must do after the provider refused for good, for the connection's
+ * `lastError` and the callback page: `whatToDoAfter('app-credentials', 'Microsoft', 'microsoft')`
+ * → "… an admin must enter the app's client id and secret again (PATCH /api/v1/account, integrations.microsoft), then connect it again."
+ */
+export function whatToDoAfter(refusal: GrantRefusal, label: string, provider: IntegrationProvider): string {
+  switch (refusal) {
+    case 'grant':
+      return 'Connect it again.';
+    case 'sign-in':
+      return `${label} asks you to sign in again (multi-factor authentication, or an access policy of your organisation): connect it again.`;
+    case 'consent':
+      return `${label} needs consent to termin's permissions again, perhaps from an admin of your organisation: connect it again.`;
+    case 'app-credentials':
+      return `${label} refused the account's ${label} app itself (its client secret expired, was replaced or is wrong): an admin must enter the app's client id and secret again (PATCH /api/v1/account, integrations.${provider}), then connect it again.`;
+    case 'scope':
+      return `${label} refused the permissions termin asks for: an admin must check the permissions (scopes) of the account's ${label} app, then connect it again.`;
   }
 }
 

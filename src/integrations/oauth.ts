@@ -22,6 +22,8 @@ export interface TokenSet {
   refreshToken: string | null;
   /** When the access token stops working, or null when the provider did not say. */
   expiresAt: number | null;
+  /** The scopes the answer says were granted, or null when it names none (then they are the ones asked for, RFC 6749 §5.1). */
+  grantedScopes: readonly string[] | null;
 }
 
 /**
@@ -194,7 +196,23 @@ function tokenSetOf(response: oauth.TokenEndpointResponse, now: number): TokenSe
     accessToken: response.access_token,
     refreshToken: response.refresh_token ?? null,
     expiresAt: typeof response.expires_in === 'number' ? now + response.expires_in * 1000 : null,
+    grantedScopes: typeof response.scope === 'string' ? response.scope.split(/\s+/).filter((scope) => scope !== '') : null,
   };
+}
+
+/**
+ * The scopes termin needs (`requiredScopes`) that a token answer did not grant, with what the
+ * consent screen calls them; none when the answer names no scope or the provider's are not checked.
+ * `missingScopes(google, ['openid', 'https://www.googleapis.com/auth/userinfo.email'])` →
+ * `[{ scope: 'https://www.googleapis.com/auth/calendar.events', name: 'View and edit events on all your calendars' }]`.
+ */
+export function missingScopes(server: AuthorizationServer, granted: readonly string[] | null): { scope: string; name: string }[] {
+  if (granted === null || server.requiredScopes === undefined) return [];
+  const key = server.scopeKey ?? ((scope: string) => scope);
+  const given = new Set(granted.map(key));
+  return Object.entries(server.requiredScopes)
+    .filter(([scope]) => !given.has(key(scope)))
+    .map(([scope, name]) => ({ scope, name }));
 }
 
 /**

@@ -81,6 +81,8 @@ export interface RoomProviderCase<F extends RoomStandIn, R> {
   grantRefused: RegExp;
   /** The final refusals the provider's token endpoint documents besides RFC 6749's `invalid_client` and `invalid_scope` (Microsoft's `interaction_required`, …). */
   tokenRefusals?: readonly TokenRefusal[];
+  /** A scope the host may untick on the consent screen that termin cannot work without, and how the callback page names it. */
+  requiredScope?: { scope: string; named: RegExp };
   /** Puts the stand-in's own controls back after each test. */
   reset?(fake: F): void;
   /** The provider's own tests, registered after the named step. */
@@ -254,6 +256,27 @@ export function describeRoomProvider<F extends RoomStandIn, R>(spec: RoomProvide
         expect([...new Set(body.days.flatMap((day) => day.slots.map((slot) => slot.username)))]).toEqual([owner().username]);
       });
       specificAfter('team');
+
+      const required = spec.requiredScope;
+      if (required !== undefined) {
+        it(`leaves the connection not connected, and names the permission, when the host unticks it on ${spec.label}’s consent screen`, async () => {
+          const team = (await h.api('POST', '/api/v1/teams', { name: 'Consent' })).json() as { uuid: string };
+          const carol = (await h.api('POST', `/api/v1/teams/${team.uuid}/users`, { firstName: 'Carol', lastName: 'Careful', email: 'carol@acme.test' })).json() as { uuid: string };
+          fake.withholdScopes([required.scope]);
+          try {
+            const { callback } = await h.connect(carol.uuid, spec.provider, fake);
+            // The code was good; what it granted is not enough.
+            expect(fake.tokenCalls.at(-1)).toEqual({ grantType: 'authorization_code', ok: true });
+            expect(callback.statusCode).toBe(400);
+            expect(callback.body).toContain('Not connected');
+            expect(callback.body).toMatch(required.named);
+          } finally {
+            fake.withholdScopes([]);
+          }
+          const listed = (await h.api('GET', `/api/v1/users/${carol.uuid}/connections`)).json() as { connections: Record<string, unknown>[] };
+          expect(listed.connections).toMatchObject([{ provider: spec.provider, status: 'pending' }]);
+        });
+      }
 
       it('gives each booking a room of its own after the booking, with its link in both confirmations and the invitation', async () => {
         const callsBefore = fake.apiCalls.length;

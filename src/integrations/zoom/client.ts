@@ -22,6 +22,8 @@ export function createZoomOAuth(urls: ProviderEndpoints, api: ProviderClient): O
       // Zoom's granular scopes: read the host's own profile, and manage their meetings.
       scopes: ['user:read:user', 'meeting:write:meeting', 'meeting:update:meeting', 'meeting:delete:meeting', 'meeting:read:list_meetings', 'meeting:read:meeting'],
       revokeUrl: urls.token.replace(/\/token$/, '/revoke'),
+      // No requiredScopes: a Zoom app's scopes are set on the app in the Marketplace, and its token
+      // answer names them as the app has them (classic `meeting:write` or granular), not as asked.
       clientAuthentication: 'basic-raw',
     },
     async (accessToken) => optionalString((await api.call('read the user', { method: 'GET', path: '/v2/users/me', accessToken }, [200])).body, 'email'),

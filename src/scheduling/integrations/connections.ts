@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { buildAuthorizeUrl, createPkce, exchangeCode, GrantRefusedError, revokeToken } from '../../integrations/oauth.js';
+import { buildAuthorizeUrl, createPkce, exchangeCode, GrantRefusedError, missingScopes, revokeToken } from '../../integrations/oauth.js';
 import { ProviderError } from '../../integrations/ports.js';
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import { type Connection, type IntegrationProvider, PROVIDER_PLACES } from '../../domain/integrations.js';
@@ -135,6 +135,16 @@ export async function completeConnection(ctx: ConnectionsContext, provider: Inte
     if (error instanceof ProviderError)
       return { kind: 'failed', reason: `${adapter.label} could not be reached or answered unexpectedly (${error.message}). Start connecting again in a moment.` };
     throw error;
+  }
+  // Granted less than termin needs (a box unticked on the consent screen): not connected, and the
+  // page names what is missing. Nothing is stored: a connection that works keeps its own tokens.
+  const missing = missingScopes(server, tokens.grantedScopes);
+  if (missing.length > 0) {
+    const named = missing.map(({ scope, name }) => `"${name}" (${scope})`).join(', ');
+    return {
+      kind: 'refused',
+      reason: `${adapter.label} did not grant what termin needs: ${named}. Connect again and leave ${missing.length === 1 ? 'it' : 'them'} ticked on ${adapter.label}'s consent screen. Nothing was connected.`,
+    };
   }
   let accountEmail: string | null = null;
   try {

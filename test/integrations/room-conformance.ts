@@ -476,6 +476,37 @@ export function describeRoomProvider<F extends RoomStandIn, R>(spec: RoomProvide
         expect(refreshes().slice(before)).toEqual(refreshed(3));
         expect((await bookings.connectionOf()).status).toBe('connected');
       });
+
+      it('refreshes once when the other refresh ends between its read of the tokens and its claim, and keeps the connection', async () => {
+        const refreshes = () => fake.tokenCalls.filter((call) => call.grantType === 'refresh_token');
+        const before = refreshes().length;
+        h.clock.advance(61 * 60_000);
+        const connectionUuid = String((await bookings.connectionOf()).uuid);
+        const read = (ctx: Parameters<typeof withAccessToken>[0]) => withAccessToken(ctx, connectionUuid, async (token) => token);
+        const gate = fake.holdRefreshes();
+        const stalled = stallConnectionRead(h.ctx);
+        try {
+          const first = read(h.ctx);
+          first.catch(() => undefined);
+          // The first call holds the claim, its refresh at the token endpoint …
+          await expect.poll(() => gate.waiting).toBe(1);
+          const late = read(stalled.ctx);
+          late.catch(() => undefined);
+          // … the late one has read the tokens (expired, the refresh claimed) and stalls before acting on them …
+          await expect.poll(() => stalled.holding()).toBe(true);
+          gate.release();
+          // … the first stores the new tokens and lets its claim go; only then does the late one go on, on what it read.
+          const token = await first;
+          stalled.release();
+          expect(await late).toBe(token);
+        } finally {
+          gate.release();
+          stalled.release();
+        }
+        // Refreshing again with the refresh token it read would have been refused where it rotates (Zoom, Microsoft).
+        expect(refreshes().slice(before)).toEqual([{ grantType: 'refresh_token', ok: true }]);
+        expect(await bookings.connectionOf()).toMatchObject({ status: 'connected', lastError: null });
+      });
       specificAfter('refresh');
 
       it('turns a revoked grant into a connection error the host hears of, books without a link, and makes the rooms after reconnecting', async () => {
@@ -611,6 +642,50 @@ export function describeRoomProvider<F extends RoomStandIn, R>(spec: RoomProvide
       });
     });
   }
+}
+
+/**
+ * `ctx` with a database whose next read of a connection's row answers only once released: the
+ * caller has read the row as it was, and stalls (a slow instance, a pause) before acting on it.
+ * The read itself is done (no connection of the pool held: SQLite has only one), its answer kept back.
+ */
+function stallConnectionRead<C extends AppContext>(ctx: C): { ctx: C; holding(): boolean; release(): void } {
+  let armed = true;
+  let holding = false;
+  let release = (): void => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  type Method = (...args: unknown[]) => unknown;
+  // A query builder whose executeTakeFirst, at the end of its chain, keeps its answer back.
+  const stalling = <T extends object>(builder: T): T =>
+    new Proxy(builder, {
+      get(target, name) {
+        const value: unknown = Reflect.get(target, name, target);
+        if (typeof value !== 'function') return value;
+        if (name === 'executeTakeFirst') {
+          return async (...args: unknown[]) => {
+            const row = await (value as Method).apply(target, args);
+            if (armed) {
+              armed = false;
+              holding = true;
+              await released;
+            }
+            return row;
+          };
+        }
+        return (...args: unknown[]) => {
+          const next = (value as Method).apply(target, args);
+          return typeof next === 'object' && next !== null && 'executeTakeFirst' in next ? stalling(next) : next;
+        };
+      },
+    });
+  const db = new Proxy(ctx.db, {
+    get(target, name) {
+      const value: unknown = Reflect.get(target, name, target);
+      if (name === 'selectFrom') return (table: string) => (table === 'connections' ? stalling(target.selectFrom('connections')) : target.selectFrom(table as 'connections'));
+      return typeof value === 'function' ? (value as Method).bind(target) : value;
+    },
+  });
+  return { ctx: { ...ctx, db }, holding: () => holding, release };
 }
 
 /**

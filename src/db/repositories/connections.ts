@@ -133,14 +133,18 @@ export async function storeConnected(db: DbOrTrx, connectionUuid: string, values
 /**
  * Claims a connection's refresh for `leaseMs` under `claim`: of several instances (or
  * requests) that find its access token expiring, one refreshes, the others wait for its result.
+ * Only while its sealed access token is still `seenAccessSealed`, the one the caller read: a
+ * refresh that ended since (its lease then free again) left new tokens, which the caller reads
+ * instead of refreshing with a refresh token that provider may have rotated meanwhile.
  */
-export async function claimTokenRefresh(db: DbOrTrx, connectionUuid: string, claim: string, now: number, leaseMs: number): Promise<boolean> {
+export async function claimTokenRefresh(db: DbOrTrx, connectionUuid: string, claim: string, seenAccessSealed: string | null, now: number, leaseMs: number): Promise<boolean> {
   const result = await db
     .updateTable('connections')
     .set({ refresh_claim: claim, refresh_lease_until: now + leaseMs })
     .where('id', '=', connectionUuid)
     .where('status', '=', 'connected')
     .where((eb) => eb.or([eb('refresh_lease_until', 'is', null), eb('refresh_lease_until', '<=', now)]))
+    .where((eb) => (seenAccessSealed === null ? eb('access_token_sealed', 'is', null) : eb('access_token_sealed', '=', seenAccessSealed)))
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }

@@ -84,8 +84,11 @@ async function accessTokenOf(ctx: TokenContext, connectionUuid: string, rejected
     const fresh = tokens.accessExpiresAt === null || tokens.accessExpiresAt - now > TOKEN_REFRESH_MARGIN_MS;
     if (current !== null && fresh && current !== rejected) return current;
     const claim = newId(now);
-    if (await claimTokenRefresh(ctx.db, connectionUuid, claim, now, REFRESH_LEASE_MS)) return refreshHeld(ctx, connection, tokens.refreshTokenSealed, claim);
-    // Another instance is refreshing it: its result is read on the next round.
+    // Claimed only if the tokens are still the ones read here: another refresh may have ended since.
+    if (await claimTokenRefresh(ctx.db, connectionUuid, claim, tokens.accessTokenSealed, now, REFRESH_LEASE_MS)) {
+      return refreshHeld(ctx, connection, tokens.refreshTokenSealed, claim);
+    }
+    // Another instance is refreshing it, or has just done so: its result is read on the next round.
     if (Date.now() > deadline) throw new ProviderError(`the ${connection.provider} tokens are being refreshed elsewhere; try again`, true);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

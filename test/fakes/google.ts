@@ -257,6 +257,8 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
       // The scopes the host left ticked on the consent screen (granular consent), `email` under its full name.
       answerScope: (granted) => granted.map((scope) => (scope === 'email' ? 'https://www.googleapis.com/auth/userinfo.email' : scope)).join(' '),
       invalidGrantDescription: 'Token has been expired or revoked.',
+      // "Refresh token expiration": one not used for six months stops working.
+      refreshTokenIdleDays: 183,
       unauthorizedBody: {
         error: {
           code: 401,

@@ -86,6 +86,9 @@ export interface FakeMicrosoft extends OAuthProvider {
   expireDeltaTokens(): void;
 }
 
+/** A refresh token unused this long is refused: Microsoft's refresh tokens last 90 days of inactivity (each refresh issues a new one). */
+const REFRESH_TOKEN_INACTIVE_MS = 90 * 86_400_000;
+
 interface Grant {
   id: number;
   mailbox: string;
@@ -130,7 +133,8 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
   const accessTokenSeconds = options.accessTokenSeconds ?? 3599;
   const codes = new Map<string, { redirectUri: string; challenge: string; grant: Grant; tenant: string; scope: string }>();
   const accessTokens = new Map<string, { grant: Grant; expiresAt: number }>();
-  const refreshTokens = new Map<string, Grant>();
+  /** Each refresh token's grant and when it was issued: one unused for 90 days is refused ("Refresh token lifetime", AADSTS700082). */
+  const refreshTokens = new Map<string, { grant: Grant; issuedAt: number }>();
   const grants: Grant[] = [];
   const events = new Map<string, GraphEvent>();
   const tokenCalls: TokenCall[] = [];
@@ -186,7 +190,7 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
     const access = secretOf('eyJ0eXAiOiJKV1QiLCJub25jZSI6', 48);
     accessTokens.set(access, { grant, expiresAt: options.now() + accessTokenSeconds * 1000 });
     const refresh = secretOf('0.AXkA', 64);
-    refreshTokens.set(refresh, grant);
+    refreshTokens.set(refresh, { grant, issuedAt: options.now() });
     // The scopes consented to, without offline_access and the OpenID ones, which the answer does not list.
     const granted = scope.split(' ').filter((s) => s !== 'offline_access' && s !== 'openid' && s !== 'email' && !grant.withheld.some((w) => w.toLowerCase() === s.toLowerCase()));
     const body: Record<string, unknown> = {
@@ -544,7 +548,19 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
               }
               scopesAsked.push(scope);
               const given = form.get('refresh_token') ?? '';
-              const grant = refreshTokens.get(given);
+              const known = refreshTokens.get(given);
+              if (known && !known.grant.revoked && options.now() - known.issuedAt > REFRESH_TOKEN_INACTIVE_MS) {
+                record(false);
+                const issued = new Date(known.issuedAt).toISOString();
+                return aadError(
+                  res,
+                  400,
+                  'invalid_grant',
+                  700082,
+                  `The refresh token has expired due to inactivity. The token was issued on ${issued} and was inactive for 90.00:00:00.`,
+                );
+              }
+              const grant = known?.grant;
               if (!grant || grant.revoked) {
                 record(false);
                 return aadError(res, 400, 'invalid_grant', 50173, 'The provided grant has expired due to it being revoked, a fresh auth token is needed.');

@@ -55,6 +55,8 @@ export interface OAuthProviderOptions {
    * or null for a provider whose token answer carries none (Webex).
    */
   answerScope?: ((granted: readonly string[]) => string) | null;
+  /** A refresh token unused for this many days is refused (`invalid_grant`): Zoom's and Webex's after 90, Google's after six months. */
+  refreshTokenIdleDays?: number;
 }
 
 /**
@@ -159,7 +161,8 @@ export async function startOAuthProvider(
 ): Promise<OAuthProvider> {
   const codes = new Map<string, CodeRecord>();
   const accessTokens = new Map<string, TokenRecord>();
-  const refreshTokens = new Map<string, Grant>();
+  /** Each refresh token's grant, and when it was issued or last used. */
+  const refreshTokens = new Map<string, { grant: Grant; usedAt: number }>();
   const tokenCalls: TokenCall[] = [];
   const apiCalls: OAuthProvider['apiCalls'] = [];
   const grants: Grant[] = [];
@@ -302,7 +305,7 @@ export async function startOAuthProvider(
               return;
             }
             const refresh = options.refreshTokenOnlyOffline && !code.offline ? null : token('rt');
-            if (refresh !== null) refreshTokens.set(refresh, code.grant);
+            if (refresh !== null) refreshTokens.set(refresh, { grant: code.grant, usedAt: options.now() });
             record(true);
             res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(issue(code.grant, refresh)));
             return;
@@ -314,17 +317,20 @@ export async function startOAuthProvider(
               waiting -= 1;
             }
             const given = form.get('refresh_token') ?? '';
-            const grant = refreshTokens.get(given);
-            if (!grant || grant.revoked) {
+            const known = refreshTokens.get(given);
+            const grant = known?.grant;
+            const lapsed = known !== undefined && options.refreshTokenIdleDays !== undefined && options.now() - known.usedAt > options.refreshTokenIdleDays * 86_400_000;
+            if (!grant || grant.revoked || lapsed) {
               record(false);
               oauthError(res, 400, 'invalid_grant', options.invalidGrantDescription ?? 'Invalid refresh token');
               return;
             }
             let refresh: string | null = options.repeatRefreshToken ? given : null;
+            known.usedAt = options.now();
             if (options.rotateRefreshTokens) {
               refreshTokens.delete(given);
               refresh = token('rt');
-              refreshTokens.set(refresh, grant);
+              refreshTokens.set(refresh, { grant, usedAt: options.now() });
             }
             record(true);
             res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(issue(grant, refresh)));
@@ -337,7 +343,7 @@ export async function startOAuthProvider(
         if (req.method === 'POST' && url.pathname === paths.revoke) {
           const form = new URLSearchParams(raw);
           const given = form.get('token') ?? '';
-          const grant = refreshTokens.get(given) ?? accessTokens.get(given)?.grant;
+          const grant = refreshTokens.get(given)?.grant ?? accessTokens.get(given)?.grant;
           if (grant) grant.revoked = true;
           revocations.push({ revoked: grant !== undefined && clientAuthenticated(req, form) });
           res.writeHead(200).end();

@@ -104,6 +104,8 @@ export async function startFakeZoom(options: { now: () => number; accountEmail?:
       clientSecret,
       clientAuthentication: 'basic-raw',
       rotateRefreshTokens: true,
+      // "OAuth for user apps": a refresh token expires after 90 days (each refresh gives a new one).
+      refreshTokenIdleDays: 90,
       accessTokenSeconds: options.accessTokenSeconds ?? 3600,
       accountEmail: options.accountEmail ?? 'host@zoom.example',
       now: options.now,

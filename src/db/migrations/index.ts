@@ -27,6 +27,7 @@ import * as participantLocale from './0029-participant-locale.js';
 import * as collectiveTopics from './0030-collective-topics.js';
 import * as changeNotifications from './0031-change-notifications.js';
 import * as reminderClaims from './0032-reminder-claims.js';
+import * as i37OauthTokensRefreshedAt from './0033-i37-oauth-tokens-refreshed-at.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -58,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   '0030-collective-topics': collectiveTopics,
   '0031-change-notifications': changeNotifications,
   '0032-reminder-claims': reminderClaims,
+  '0033-i37-oauth-tokens-refreshed-at': i37OauthTokensRefreshedAt,
 };

@@ -153,9 +153,9 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
   let held: Promise<void> | null = null;
   let waiting = 0;
   let tokenOverride: { status: number; contentType: string; body: string } | null = null;
-  let refusals: { count: number; error: TokenRefusal } = { count: 0, error: 'invalid_client' };
-  let throttled = { count: 0, retryAfterSeconds: 0 };
-  let withheld: readonly string[] = [];
+  let tokenRefusals: { count: number; error: TokenRefusal } = { count: 0, error: 'invalid_client' };
+  let tokenThrottle = { count: 0, retryAfterSeconds: 0 };
+  let withheldScopes: readonly string[] = [];
 
   const secretOf = (prefix: string, bytes: number) => {
     const value = `${prefix}${randomBytes(bytes).toString('base64url')}`;
@@ -461,7 +461,7 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
               return void res.writeHead(400, { 'content-type': 'text/html' }).end('<html>AADSTS900144: The request body must contain a required parameter.</html>');
             }
             scopesAsked.push(q.get('scope')!);
-            const grant: Grant = { id: grants.length + 1, mailbox, revoked: false, withheld: [...withheld] };
+            const grant: Grant = { id: grants.length + 1, mailbox, revoked: false, withheld: [...withheldScopes] };
             grants.push(grant);
             const code = `1.AXkA${randomBytes(32).toString('base64url')}`;
             codes.set(code, { redirectUri: q.get('redirect_uri')!, challenge: q.get('code_challenge')!, grant, tenant, scope: q.get('scope')! });
@@ -479,18 +479,18 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
               record(false);
               return void res.writeHead(tokenOverride.status, { 'content-type': tokenOverride.contentType }).end(tokenOverride.body);
             }
-            if (throttled.count > 0) {
-              throttled = { ...throttled, count: throttled.count - 1 };
+            if (tokenThrottle.count > 0) {
+              tokenThrottle = { ...tokenThrottle, count: tokenThrottle.count - 1 };
               record(false);
               return void res
-                .writeHead(429, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(throttled.retryAfterSeconds) })
+                .writeHead(429, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(tokenThrottle.retryAfterSeconds) })
                 .end(JSON.stringify({ error: 'temporarily_unavailable', error_description: 'Too many requests. Try again after the time Retry-After names.' }));
             }
-            if (refusals.count > 0) {
-              refusals = { ...refusals, count: refusals.count - 1 };
+            if (tokenRefusals.count > 0) {
+              tokenRefusals = { ...tokenRefusals, count: tokenRefusals.count - 1 };
               record(false);
-              const refusal = AAD_REFUSALS[refusals.error];
-              return aadError(res, refusal.status, refusals.error, refusal.code, refusal.message(clientId));
+              const refusal = AAD_REFUSALS[tokenRefusals.error];
+              return aadError(res, refusal.status, tokenRefusals.error, refusal.code, refusal.message(clientId));
             }
             if (!knownTenant(tenant)) {
               record(false);
@@ -674,13 +674,13 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
       tokenOverride = raw;
     },
     refuseNextTokenCalls(count, error) {
-      refusals = { count, error };
+      tokenRefusals = { count, error };
     },
     throttleNextTokenCalls(count, retryAfterSeconds) {
-      throttled = { count, retryAfterSeconds };
+      tokenThrottle = { count, retryAfterSeconds };
     },
     withholdScopes(scopes) {
-      withheld = [...scopes];
+      withheldScopes = [...scopes];
     },
     revokeAllGrants() {
       for (const grant of grants) grant.revoked = true;

@@ -171,9 +171,9 @@ export async function startOAuthProvider(
   let held: Promise<void> | null = null;
   let waiting = 0;
   let tokenOverride: { status: number; contentType: string; body: string } | null = null;
-  let refusals: { count: number; error: TokenRefusal } = { count: 0, error: 'invalid_client' };
-  let throttled = { count: 0, retryAfterSeconds: 0 };
-  let withheld: readonly string[] = [];
+  let tokenRefusals: { count: number; error: TokenRefusal } = { count: 0, error: 'invalid_client' };
+  let tokenThrottle = { count: 0, retryAfterSeconds: 0 };
+  let withheldScopes: readonly string[] = [];
   const issuedTokens: string[] = [];
   const revocations: { revoked: boolean }[] = [];
   const token = (prefix: string) => {
@@ -257,7 +257,7 @@ export async function startOAuthProvider(
             return;
           }
           const asked = (q.get('scope') ?? '').split(' ').filter((scope) => scope !== '');
-          const grant: Grant = { id: grants.length + 1, accountEmail: options.accountEmail, revoked: false, scopes: asked.filter((scope) => !withheld.includes(scope)) };
+          const grant: Grant = { id: grants.length + 1, accountEmail: options.accountEmail, revoked: false, scopes: asked.filter((scope) => !withheldScopes.includes(scope)) };
           grants.push(grant);
           const code = token('code');
           codes.set(code, { redirectUri: q.get('redirect_uri')!, challenge: q.get('code_challenge')!, grant, offline: q.get('access_type') === 'offline' });
@@ -277,16 +277,16 @@ export async function startOAuthProvider(
             res.writeHead(tokenOverride.status, { 'content-type': tokenOverride.contentType }).end(tokenOverride.body);
             return;
           }
-          if (throttled.count > 0) {
-            throttled = { ...throttled, count: throttled.count - 1 };
+          if (tokenThrottle.count > 0) {
+            tokenThrottle = { ...tokenThrottle, count: tokenThrottle.count - 1 };
             record(false);
-            oauthError(res, 429, 'temporarily_unavailable', 'Too many requests: try again later', { 'retry-after': String(throttled.retryAfterSeconds) });
+            oauthError(res, 429, 'temporarily_unavailable', 'Too many requests: try again later', { 'retry-after': String(tokenThrottle.retryAfterSeconds) });
             return;
           }
-          if (refusals.count > 0) {
-            refusals = { ...refusals, count: refusals.count - 1 };
+          if (tokenRefusals.count > 0) {
+            tokenRefusals = { ...tokenRefusals, count: tokenRefusals.count - 1 };
             record(false);
-            oauthError(res, TOKEN_REFUSALS[refusals.error].status, refusals.error, TOKEN_REFUSALS[refusals.error].description);
+            oauthError(res, TOKEN_REFUSALS[tokenRefusals.error].status, tokenRefusals.error, TOKEN_REFUSALS[tokenRefusals.error].description);
             return;
           }
           if (!clientAuthenticated(req, form)) {
@@ -395,13 +395,13 @@ export async function startOAuthProvider(
       tokenOverride = raw;
     },
     refuseNextTokenCalls(count, error) {
-      refusals = { count, error };
+      tokenRefusals = { count, error };
     },
     throttleNextTokenCalls(count, retryAfterSeconds) {
-      throttled = { count, retryAfterSeconds };
+      tokenThrottle = { count, retryAfterSeconds };
     },
     withholdScopes(scopes) {
-      withheld = [...scopes];
+      withheldScopes = [...scopes];
     },
     revokeAllGrants() {
       for (const grant of grants) grant.revoked = true;

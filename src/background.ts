@@ -13,6 +13,7 @@ import { createCalendarWriteHandler } from './scheduling/calendars/writes.js';
 import { createWebhookDeliverer } from './scheduling/webhooks/delivery.js';
 import { createConferenceRoomHandler } from './scheduling/integrations/rooms.js';
 import { createRoomNoticeDigestHandler } from './scheduling/integrations/room-notices.js';
+import { refreshIdleConnections } from './scheduling/integrations/provider-access.js';
 import { createReminderSender } from './scheduling/meetings/reminders.js';
 
 /** How long stopping waits for running jobs: half of the server's 10 s shutdown bound. */
@@ -51,7 +52,7 @@ export function createJobHandlers(ctx: AppContext, transport: MailTransport): Jo
 }
 
 /**
- * The outbox worker, housekeeping and the calendar sync, on timers in the server process.
+ * The outbox worker, housekeeping, idle connections' refresh and the calendar sync, on timers in the server process.
  * Every instance may run them: a job's claim makes its outcome count once, and housekeeping
  * is conditional updates that any instance may repeat.
  */
@@ -89,8 +90,28 @@ export function startBackgroundJobs(
     }
     return maintaining;
   };
+  // Idle connections' tokens refreshed before they lapse: on the maintenance beat, apart from it
+  // (outbound calls of up to 10 s each must not hold back the holds' expiry), one run at a time.
+  let refreshingIdle: Promise<void> | null = null;
+  let stopping = false;
+  const refreshIdle = (): Promise<void> => {
+    if (!refreshingIdle) {
+      refreshingIdle = refreshIdleConnections(ctx, { stopped: () => stopping })
+        .then((done) => {
+          if (done.refreshed + done.refused + done.failed > 0) ctx.log.info(done, 'idle connections refreshed');
+        })
+        .catch((error: unknown) => ctx.log.error({ err: error }, 'background job failed'))
+        .finally(() => {
+          refreshingIdle = null;
+        });
+    }
+    return refreshingIdle;
+  };
   const tick = () => {
-    if (Date.now() - lastMaintenance >= maintenanceEvery) void maintain();
+    if (Date.now() - lastMaintenance >= maintenanceEvery) {
+      void maintain();
+      void refreshIdle();
+    }
     worker.wake();
   };
   const timer = setInterval(tick, options.jobIntervalMs ?? 1_000);
@@ -105,7 +126,8 @@ export function startBackgroundJobs(
     async runOnce() {
       // After a run already under way (it may have started before the caller's change), a fresh one.
       if (maintaining) await maintaining;
-      await maintain();
+      if (refreshingIdle) await refreshingIdle;
+      await Promise.all([maintain(), refreshIdle()]);
       try {
         // An event's job queues e-mails that are due at once: a drain runs until none is left.
         const result = await worker.drain();
@@ -117,8 +139,10 @@ export function startBackgroundJobs(
     async stop(graceMs = STOP_GRACE_MS) {
       clearInterval(timer);
       unsubscribe();
+      // No idle connection's refresh starts now; the one under way (its rotated token to store) shares the grace.
+      stopping = true;
       let grace: NodeJS.Timeout | undefined;
-      await Promise.race([worker.stop(), new Promise<void>((resolve) => (grace = setTimeout(resolve, graceMs)))]);
+      await Promise.race([Promise.all([worker.stop(), refreshingIdle]), new Promise<void>((resolve) => (grace = setTimeout(resolve, graceMs)))]);
       clearTimeout(grace);
       await calendarSync.stop();
       if (maintaining) await maintaining;

@@ -519,6 +519,8 @@ export interface ConnectionTable {
   /** The instance refreshing the tokens right now (one at a time, across instances), until the lease ends. */
   refresh_claim: string | null;
   refresh_lease_until: number | null;
+  /** When the tokens were last stored, connected or refreshed (0033-…): an idle connection's are refreshed before they lapse. */
+  tokens_refreshed_at: number | null;
   created_at: number;
   connected_at: number | null;
   updated_at: number;

@@ -1,6 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import type { ProviderEndpoints } from '../config.js';
-import { parseJson, readBounded, VendorCallError } from '../net/vendor-http.js';
+import { isRetryableStatus, parseJson, parseRetryAfter, readBounded, VendorCallError } from '../net/vendor-http.js';
 import type { ProviderClient } from './http.js';
 import type { AuthorizationServer, OAuthApp, OAuthProvider } from './ports.js';
 import { ProviderError } from './ports.js';
@@ -22,11 +22,40 @@ export interface TokenSet {
   refreshToken: string | null;
   /** When the access token stops working, or null when the provider did not say. */
   expiresAt: number | null;
+  /** The scopes the answer says were granted, or null when it names none (then they are the ones asked for, RFC 6749 §5.1). */
+  grantedScopes: readonly string[] | null;
 }
 
-/** The provider refused the grant (`invalid_grant`: revoked, expired, or the app's access removed): only connecting again helps. */
+/**
+ * What a final refusal of the token endpoint asks for, by its RFC 6749 §5.2 (and OpenID
+ * Connect) error: `grant`, the grant was revoked or expired (`invalid_grant`,
+ * `unauthorized_client`, `access_denied`): the host connects again; `sign-in`, the host must
+ * sign in again (Microsoft's `interaction_required`: multi-factor authentication or a
+ * conditional access policy); `consent`, consent must be given again (`consent_required`,
+ * perhaps by the organisation's admin); `app-credentials`, the app's own credentials are
+ * refused (`invalid_client`: its client secret expired, was rotated or is wrong): an admin enters
+ * them again; `scope`, the provider refuses the scopes termin asks for (`invalid_scope`): an admin
+ * checks the app's permissions.
+ */
+export type GrantRefusal = 'grant' | 'sign-in' | 'consent' | 'app-credentials' | 'scope';
+
+const REFUSALS: Readonly<Record<string, GrantRefusal>> = {
+  invalid_grant: 'grant',
+  unauthorized_client: 'grant',
+  access_denied: 'grant',
+  interaction_required: 'sign-in',
+  login_required: 'sign-in',
+  consent_required: 'consent',
+  invalid_client: 'app-credentials',
+  invalid_scope: 'scope',
+};
+
+/** The provider refused for good (see GrantRefusal): trying again cannot help, only the host or an admin can. */
 export class GrantRefusedError extends Error {
-  constructor(readonly reason: string) {
+  constructor(
+    readonly reason: string,
+    readonly refusal: GrantRefusal = 'grant',
+  ) {
     super(reason);
     this.name = 'GrantRefusedError';
   }
@@ -81,19 +110,37 @@ function serverOf(server: AuthorizationServer): oauth.AuthorizationServer {
 }
 
 function clientAuthOf(server: AuthorizationServer, app: OAuthApp): oauth.ClientAuth {
+  if (server.clientAuthentication === 'basic-raw') return rawClientSecretBasic(app.clientSecret);
   return server.clientAuthentication === 'basic' ? oauth.ClientSecretBasic(app.clientSecret) : oauth.ClientSecretPost(app.clientSecret);
 }
 
-function optionsOf(server: AuthorizationServer, timeoutMs: number) {
-  return {
-    signal: () => AbortSignal.timeout(timeoutMs),
-    [oauth.allowInsecureRequests]: new URL(server.tokenUrl).protocol === 'http:',
-    [oauth.customFetch]: (url: string, options: oauth.CustomFetchOptions<string, unknown>) => boundedFetch(url, options, server.tokenErrorOf),
+/**
+ * HTTP Basic over the client id and secret as they are: `Basic base64(client_id:client_secret)`,
+ * as Zoom documents it ("OAuth for user apps", request an access token). oauth4webapi's
+ * ClientSecretBasic form-urlencodes both first, as RFC 6749 §2.3.1 says, which turns the `_` and
+ * `-` of Zoom's client ids and secrets into `%5F` and `%2D`: Zoom then refuses the app (`invalid_client`).
+ */
+function rawClientSecretBasic(clientSecret: string): oauth.ClientAuth {
+  return (_as, client, _body, headers) => {
+    headers.set('authorization', `Basic ${Buffer.from(`${client.client_id}:${clientSecret}`, 'utf8').toString('base64')}`);
   };
 }
 
-/** fetch, with the answer read here up to MAX_TOKEN_ANSWER_BYTES by the vendor client's bounded read: oauth4webapi would read any size. */
-async function boundedFetch(url: string, options: oauth.CustomFetchOptions<string, unknown>, tokenErrorOf?: AuthorizationServer['tokenErrorOf']): Promise<Response> {
+function optionsOf(server: AuthorizationServer, timeoutMs: number, now: number) {
+  return {
+    signal: () => AbortSignal.timeout(timeoutMs),
+    [oauth.allowInsecureRequests]: new URL(server.tokenUrl).protocol === 'http:',
+    [oauth.customFetch]: (url: string, options: oauth.CustomFetchOptions<string, unknown>) => boundedFetch(url, options, now, server.tokenErrorOf),
+  };
+}
+
+/**
+ * fetch, with the answer read here up to MAX_TOKEN_ANSWER_BYTES by the vendor client's bounded
+ * read: oauth4webapi would read any size. A rate limit or an outage (429, 5xx, 408) is a
+ * retryable ProviderError here, with the provider's `Retry-After`, whatever its body: there is
+ * no token answer in it to process, and the caller paces its next try by it.
+ */
+async function boundedFetch(url: string, options: oauth.CustomFetchOptions<string, unknown>, now: number, tokenErrorOf?: AuthorizationServer['tokenErrorOf']): Promise<Response> {
   const response = await fetch(url, options as RequestInit);
   let text: string;
   try {
@@ -102,6 +149,15 @@ async function boundedFetch(url: string, options: oauth.CustomFetchOptions<strin
     if (!(error instanceof VendorCallError)) throw error;
     throw new ProviderError(`${new URL(url).host} answered: ${error.message}`, error.retryable, error.status);
   }
+  if (isRetryableStatus(response.status)) {
+    const named = errorCodeOf(parseJson(text));
+    throw new ProviderError(
+      `${new URL(url).host} answered HTTP ${response.status}${named === null ? '' : ` ${named}`}`,
+      true,
+      response.status,
+      parseRetryAfter(response.headers.get('retry-after'), now),
+    );
+  }
   const body = withoutIdToken(text);
   if (tokenErrorOf !== undefined && response.status >= 400) {
     const standard = tokenErrorOf(response.status, parseJson(body));
@@ -109,6 +165,12 @@ async function boundedFetch(url: string, options: oauth.CustomFetchOptions<strin
       return new Response(JSON.stringify(standard), { status: response.status, statusText: response.statusText, headers: { 'content-type': 'application/json' } });
   }
   return new Response(response.status === 204 || response.status === 304 ? null : body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/** An OAuth error answer's `error` code, to name in a message (only a plain code: never anything else of the body). */
+function errorCodeOf(body: unknown): string | null {
+  const error = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).error : undefined;
+  return typeof error === 'string' && /^[a-z_]{1,64}$/.test(error) ? error : null;
 }
 
 /**
@@ -134,7 +196,23 @@ function tokenSetOf(response: oauth.TokenEndpointResponse, now: number): TokenSe
     accessToken: response.access_token,
     refreshToken: response.refresh_token ?? null,
     expiresAt: typeof response.expires_in === 'number' ? now + response.expires_in * 1000 : null,
+    grantedScopes: typeof response.scope === 'string' ? response.scope.split(/\s+/).filter((scope) => scope !== '') : null,
   };
+}
+
+/**
+ * The scopes termin needs (`requiredScopes`) that a token answer did not grant, with what the
+ * consent screen calls them; none when the answer names no scope or the provider's are not checked.
+ * `missingScopes(google, ['openid', 'https://www.googleapis.com/auth/userinfo.email'])` →
+ * `[{ scope: 'https://www.googleapis.com/auth/calendar.events', name: 'View and edit events on all your calendars' }]`.
+ */
+export function missingScopes(server: AuthorizationServer, granted: readonly string[] | null): { scope: string; name: string }[] {
+  if (granted === null || server.requiredScopes === undefined) return [];
+  const key = server.scopeKey ?? ((scope: string) => scope);
+  const given = new Set(granted.map(key));
+  return Object.entries(server.requiredScopes)
+    .filter(([scope]) => !given.has(key(scope)))
+    .map(([scope, name]) => ({ scope, name }));
 }
 
 /**
@@ -157,7 +235,7 @@ export async function exchangeCode(
   const client: oauth.Client = { client_id: app.clientId };
   return withOAuthErrors(server, async () => {
     const parameters = oauth.validateAuthResponse(as, client, callback, state);
-    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuthOf(server, app), parameters, redirectUri, codeVerifier, optionsOf(server, timeoutMs));
+    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuthOf(server, app), parameters, redirectUri, codeVerifier, optionsOf(server, timeoutMs, now));
     return tokenSetOf(await oauth.processAuthorizationCodeResponse(as, client, response), now);
   });
 }
@@ -168,7 +246,7 @@ export async function refreshTokens(server: AuthorizationServer, app: OAuthApp, 
   const client: oauth.Client = { client_id: app.clientId };
   return withOAuthErrors(server, async () => {
     const response = await oauth.refreshTokenGrantRequest(as, client, clientAuthOf(server, app), refreshToken, {
-      ...optionsOf(server, timeoutMs),
+      ...optionsOf(server, timeoutMs, now),
       ...(server.refreshParams === undefined ? {} : { additionalParameters: server.refreshParams }),
     });
     return tokenSetOf(await oauth.processRefreshTokenResponse(as, client, response), now);
@@ -181,7 +259,7 @@ export async function revokeToken(server: AuthorizationServer, app: OAuthApp, to
   const as = serverOf(server);
   const client: oauth.Client = { client_id: app.clientId };
   await withOAuthErrors(server, async () => {
-    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, clientAuthOf(server, app), token, optionsOf(server, timeoutMs)));
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, clientAuthOf(server, app), token, optionsOf(server, timeoutMs, Date.now())));
   });
 }
 
@@ -192,8 +270,10 @@ async function withOAuthErrors<T>(server: AuthorizationServer, call: () => Promi
     return await call();
   } catch (error) {
     if (error instanceof oauth.ResponseBodyError) {
-      if (error.error === 'invalid_grant' || error.error === 'unauthorized_client' || error.error === 'access_denied') {
-        throw new GrantRefusedError(`${where} refused the grant (${error.error}${error.error_description ? `: ${oneLine(error.error_description)}` : ''})`);
+      const refusal = REFUSALS[error.error];
+      if (refusal === 'grant') throw new GrantRefusedError(`${where} refused the grant (${error.error}${error.error_description ? `: ${oneLine(error.error_description)}` : ''})`);
+      if (refusal !== undefined) {
+        throw new GrantRefusedError(`${where} answered ${error.error}${error.error_description ? `: ${oneLine(error.error_description)}` : ''}`, refusal);
       }
       throw new ProviderError(
         `${where} answered ${error.status} ${error.error}${error.error_description ? `: ${oneLine(error.error_description)}` : ''}`,
@@ -204,7 +284,8 @@ async function withOAuthErrors<T>(server: AuthorizationServer, call: () => Promi
     if (error instanceof oauth.AuthorizationResponseError) {
       throw new GrantRefusedError(`the authorization was refused (${error.error}${error.error_description ? `: ${oneLine(error.error_description)}` : ''})`);
     }
-    if (error instanceof oauth.WWWAuthenticateChallengeError) throw new ProviderError(`${where} refused the app's credentials (HTTP ${error.status})`, false, error.status);
+    // A 401 with a challenge (RFC 6749 §5.2: the client authenticated by HTTP Basic and was refused): the app's credentials.
+    if (error instanceof oauth.WWWAuthenticateChallengeError) throw new GrantRefusedError(`${where} answered invalid_client (HTTP ${error.status})`, 'app-credentials');
     if (error instanceof oauth.OperationProcessingError || error instanceof TypeError) {
       throw new ProviderError(`${where} gave an answer that is not a valid OAuth response (${oneLine(error.message)})`, true);
     }

@@ -27,8 +27,21 @@ export interface AuthorizationServer {
   /** Where a token is revoked when a host disconnects; null where the provider has no such endpoint. */
   revokeUrl: string | null;
   scopes: readonly string[];
-  /** How the app authenticates at the token endpoint: HTTP Basic, or in the form body. */
-  clientAuthentication: 'basic' | 'post';
+  /**
+   * The scopes termin cannot work without, each with what the consent screen calls it, checked
+   * against the token answer's `scope` where it names one (RFC 6749 §5.1): a host who unticks one
+   * (Google's granular consent) is not connected. Absent: not checked (Zoom's scopes are the app's
+   * own, under names that differ from what is asked; Webex's answer names none). The OpenID scopes,
+   * there only for the account's e-mail, are never among them.
+   */
+  requiredScopes?: Readonly<Record<string, string>>;
+  /** One scope's spellings made one before they are compared (Microsoft's are case-insensitive, and may come back under `https://graph.microsoft.com/`). */
+  scopeKey?: (scope: string) => string;
+  /**
+   * How the app authenticates at the token endpoint: HTTP Basic over the form-urlencoded id and
+   * secret (RFC 6749 §2.3.1), HTTP Basic over them as they are (`basic-raw`: Zoom), or in the form body.
+   */
+  clientAuthentication: 'basic' | 'basic-raw' | 'post';
   /**
    * The authorization server's issuer identifier, where it differs from the token URL's origin
    * (Google's is `https://accounts.google.com`): a callback's `iss` parameter (RFC 9207) must match it.

@@ -6,7 +6,8 @@ import { type ApiReply, type ApiRequest, type OAuthProvider, startOAuthProvider 
  * (developers.google.com/identity/protocols/oauth2/web-server) at `/o/oauth2/v2/auth` and
  * `/token` (client authentication in the form body; PKCE; a refresh token only with
  * `access_type=offline`, and never a new one on refresh; `iss` sent back with the code; an
- * `id_token` in every token answer; `{ error, error_description }` on refusal), `/revoke`,
+ * `id_token` in every token answer; `scope` naming only what the host left ticked on the
+ * consent screen, "granular consent"; `{ error, error_description }` on refusal), `/revoke`,
  * the OpenID userinfo endpoint `/oauth2/v3/userinfo`, and the Calendar API v3 parts termin
  * uses (developers.google.com/calendar/api/v3/reference/events): insert with a client-chosen
  * `id` (base32hex, 5–1024 characters; an id used before, even by a deleted event, is refused
@@ -336,7 +337,11 @@ export async function startFakeGoogle(options: { now: () => number; accountEmail
       // Google's docs: an ID token's iss is `accounts.google.com` or `https://accounts.google.com`; the bare form here.
       idTokenIssuer: 'accounts.google.com',
       refreshTokenOnlyOffline: true,
+      // The scopes the host left ticked on the consent screen (granular consent), `email` under its full name.
+      answerScope: (granted) => granted.map((scope) => (scope === 'email' ? 'https://www.googleapis.com/auth/userinfo.email' : scope)).join(' '),
       invalidGrantDescription: 'Token has been expired or revoked.',
+      // "Refresh token expiration": one not used for six months stops working.
+      refreshTokenIdleDays: 183,
       unauthorizedBody: {
         error: {
           code: 401,

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { OAuthProvider, TokenCall } from './oauth-provider.js';
+import type { OAuthProvider, TokenCall, TokenRefusal } from './oauth-provider.js';
 
 /**
  * Microsoft played locally from its public docs: the identity platform's v2.0 endpoints
@@ -108,11 +108,43 @@ export interface FakeMicrosoft extends OAuthProvider {
   expireDeltaTokens(): void;
 }
 
+/** A refresh token unused this long is refused: Microsoft's refresh tokens last 90 days of inactivity (each refresh issues a new one). */
+const REFRESH_TOKEN_INACTIVE_MS = 90 * 86_400_000;
+
 interface Grant {
   id: number;
   mailbox: string;
   revoked: boolean;
+  /** Scopes asked for that the consent did not grant (an admin's consent for fewer permissions). */
+  withheld: string[];
 }
+
+/**
+ * The token endpoint's final refusals as the identity platform documents them ("Error codes for
+ * token endpoint errors" in v2-oauth2-auth-code-flow, and the AADSTS reference): `interaction_required`
+ * for multi-factor authentication or a conditional access policy (AADSTS50076), `consent_required`
+ * (AADSTS65001), `invalid_client` for an app secret that expired (AADSTS7000222), `invalid_scope` (AADSTS70011).
+ */
+const AAD_REFUSALS: Readonly<Record<TokenRefusal, { status: number; code: number; message: (clientId: string) => string }>> = {
+  interaction_required: {
+    status: 400,
+    code: 50076,
+    message: () =>
+      "Due to a configuration change made by your administrator, or because you moved to a new location, you must use multi-factor authentication to access '00000003-0000-0000-c000-000000000000'.",
+  },
+  consent_required: {
+    status: 400,
+    code: 65001,
+    message: (clientId) =>
+      `The user or administrator has not consented to use the application with ID '${clientId}' named 'termin'. Send an interactive authorization request for this user and resource.`,
+  },
+  invalid_client: {
+    status: 401,
+    code: 7000222,
+    message: (clientId) => `The provided client secret keys for app '${clientId}' are expired. Visit the Azure portal to create new keys for your app.`,
+  },
+  invalid_scope: { status: 400, code: 70011, message: () => "The provided value for the input parameter 'scope' is not valid." },
+};
 
 export async function startFakeMicrosoft(options: { now: () => number; accountEmail?: string; accessTokenSeconds?: number }): Promise<FakeMicrosoft> {
   const clientId = randomUUID();
@@ -123,7 +155,8 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
   const accessTokenSeconds = options.accessTokenSeconds ?? 3599;
   const codes = new Map<string, { redirectUri: string; challenge: string; grant: Grant; tenant: string; scope: string }>();
   const accessTokens = new Map<string, { grant: Grant; expiresAt: number }>();
-  const refreshTokens = new Map<string, Grant>();
+  /** Each refresh token's grant and when it was issued: one unused for 90 days is refused ("Refresh token lifetime", AADSTS700082). */
+  const refreshTokens = new Map<string, { grant: Grant; issuedAt: number }>();
   const grants: Grant[] = [];
   const events = new Map<string, GraphEvent>();
   const tokenCalls: TokenCall[] = [];
@@ -145,6 +178,9 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
   let held: Promise<void> | null = null;
   let waiting = 0;
   let tokenOverride: { status: number; contentType: string; body: string } | null = null;
+  let tokenRefusals: { count: number; error: TokenRefusal } = { count: 0, error: 'invalid_client' };
+  let tokenThrottle = { count: 0, retryAfterSeconds: 0 };
+  let withheldScopes: readonly string[] = [];
 
   const secretOf = (prefix: string, bytes: number) => {
     const value = `${prefix}${randomBytes(bytes).toString('base64url')}`;
@@ -179,8 +215,9 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
     const access = secretOf('eyJ0eXAiOiJKV1QiLCJub25jZSI6', 48);
     accessTokens.set(access, { grant, expiresAt: options.now() + accessTokenSeconds * 1000 });
     const refresh = secretOf('0.AXkA', 64);
-    refreshTokens.set(refresh, grant);
-    const granted = scope.split(' ').filter((s) => s !== 'offline_access' && s !== 'openid' && s !== 'email');
+    refreshTokens.set(refresh, { grant, issuedAt: options.now() });
+    // The scopes consented to, without offline_access and the OpenID ones, which the answer does not list.
+    const granted = scope.split(' ').filter((s) => s !== 'offline_access' && s !== 'openid' && s !== 'email' && !grant.withheld.some((w) => w.toLowerCase() === s.toLowerCase()));
     const body: Record<string, unknown> = {
       token_type: 'Bearer',
       scope: granted.join(' '),
@@ -457,7 +494,7 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
               return void res.writeHead(400, { 'content-type': 'text/html' }).end('<html>AADSTS900144: The request body must contain a required parameter.</html>');
             }
             scopesAsked.push(q.get('scope')!);
-            const grant: Grant = { id: grants.length + 1, mailbox, revoked: false };
+            const grant: Grant = { id: grants.length + 1, mailbox, revoked: false, withheld: [...withheldScopes] };
             grants.push(grant);
             const code = `1.AXkA${randomBytes(32).toString('base64url')}`;
             codes.set(code, { redirectUri: q.get('redirect_uri')!, challenge: q.get('code_challenge')!, grant, tenant, scope: q.get('scope')! });
@@ -474,6 +511,19 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
             if (tokenOverride) {
               record(false);
               return void res.writeHead(tokenOverride.status, { 'content-type': tokenOverride.contentType }).end(tokenOverride.body);
+            }
+            if (tokenThrottle.count > 0) {
+              tokenThrottle = { ...tokenThrottle, count: tokenThrottle.count - 1 };
+              record(false);
+              return void res
+                .writeHead(429, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(tokenThrottle.retryAfterSeconds) })
+                .end(JSON.stringify({ error: 'temporarily_unavailable', error_description: 'Too many requests. Try again after the time Retry-After names.' }));
+            }
+            if (tokenRefusals.count > 0) {
+              tokenRefusals = { ...tokenRefusals, count: tokenRefusals.count - 1 };
+              record(false);
+              const refusal = AAD_REFUSALS[tokenRefusals.error];
+              return aadError(res, refusal.status, tokenRefusals.error, refusal.code, refusal.message(clientId));
             }
             if (!knownTenant(tenant)) {
               record(false);
@@ -531,7 +581,19 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
               }
               scopesAsked.push(scope);
               const given = form.get('refresh_token') ?? '';
-              const grant = refreshTokens.get(given);
+              const known = refreshTokens.get(given);
+              if (known && !known.grant.revoked && options.now() - known.issuedAt > REFRESH_TOKEN_INACTIVE_MS) {
+                record(false);
+                const issued = new Date(known.issuedAt).toISOString();
+                return aadError(
+                  res,
+                  400,
+                  'invalid_grant',
+                  700082,
+                  `The refresh token has expired due to inactivity. The token was issued on ${issued} and was inactive for 90.00:00:00.`,
+                );
+              }
+              const grant = known?.grant;
               if (!grant || grant.revoked) {
                 record(false);
                 return aadError(res, 400, 'invalid_grant', 50173, 'The provided grant has expired due to it being revoked, a fresh auth token is needed.');
@@ -656,6 +718,15 @@ export async function startFakeMicrosoft(options: { now: () => number; accountEm
     },
     answerTokenEndpointWith(raw) {
       tokenOverride = raw;
+    },
+    refuseNextTokenCalls(count, error) {
+      tokenRefusals = { count, error };
+    },
+    throttleNextTokenCalls(count, retryAfterSeconds) {
+      tokenThrottle = { count, retryAfterSeconds };
+    },
+    withholdScopes(scopes) {
+      withheldScopes = [...scopes];
     },
     revokeAllGrants() {
       for (const grant of grants) grant.revoked = true;

@@ -15,8 +15,11 @@ import type { AddressInfo } from 'node:net';
 export interface OAuthProviderOptions {
   clientId: string;
   clientSecret: string;
-  /** How the client must authenticate at the token endpoint. */
-  clientAuthentication: 'basic' | 'post';
+  /**
+   * How the client must authenticate at the token endpoint: HTTP Basic over the form-urlencoded
+   * id and secret (RFC 6749 §2.3.1), HTTP Basic over the raw id and secret (Zoom), or in the form body.
+   */
+  clientAuthentication: 'basic' | 'basic-raw' | 'post';
   /** A new refresh token on every refresh, the old one refused from then on (Zoom); or the same one kept (Google). */
   rotateRefreshTokens: boolean;
   accessTokenSeconds: number;
@@ -46,7 +49,31 @@ export interface OAuthProviderOptions {
   unauthorizedBody?: unknown;
   /** The API's error body for a failure of `failNextApiCalls`; Zoom's by default. */
   failureBody?: (status: number) => unknown;
+  /**
+   * The `scope` of a token answer, from the scopes the host granted: them as asked by default
+   * (Zoom), the provider's own names for some (Google answers `email` as `…/auth/userinfo.email`),
+   * or null for a provider whose token answer carries none (Webex).
+   */
+  answerScope?: ((granted: readonly string[]) => string) | null;
+  /** A refresh token unused for this many days is refused (`invalid_grant`): Zoom's and Webex's after 90, Google's after six months. */
+  refreshTokenIdleDays?: number;
 }
+
+/**
+ * What a token endpoint refuses a code or a refresh with, for good: RFC 6749 §5.2's
+ * `invalid_client` (the app's secret expired or is wrong) and `invalid_scope`, and the
+ * identity platform's `interaction_required` (multi-factor authentication, conditional access)
+ * and `consent_required`, which Microsoft answers at the token endpoint too.
+ */
+export type TokenRefusal = 'invalid_client' | 'invalid_scope' | 'interaction_required' | 'consent_required';
+
+/** The HTTP status and RFC 6749 description of each refusal (`invalid_client` is 401: the client authenticated by HTTP Basic or in the body). */
+export const TOKEN_REFUSALS: Readonly<Record<TokenRefusal, { status: number; description: string }>> = {
+  invalid_client: { status: 401, description: 'Client authentication failed: the client secret has expired' },
+  invalid_scope: { status: 400, description: 'The requested scope is invalid, unknown, or malformed' },
+  interaction_required: { status: 400, description: 'The request requires user interaction: an additional authentication step is required' },
+  consent_required: { status: 400, description: 'The request requires user consent' },
+};
 
 export interface ApiRequest {
   method: string;
@@ -66,6 +93,8 @@ export interface Grant {
   id: number;
   accountEmail: string;
   revoked: boolean;
+  /** What the host granted at the consent: the scopes asked for, but those they unticked. */
+  scopes: string[];
 }
 
 export interface TokenCall {
@@ -98,6 +127,15 @@ export interface OAuthProvider {
   issuedTokens: string[];
   /** The token endpoint answers this instead, until set back to null (a broken or hostile provider). */
   answerTokenEndpointWith(raw: { status: number; contentType: string; body: string } | null): void;
+  /** The next `count` token requests (codes and refreshes) are refused with `error`, in the provider's own error shape. */
+  refuseNextTokenCalls(count: number, error: TokenRefusal): void;
+  /** The next `count` token requests answer 429 with `Retry-After: retryAfterSeconds` (the provider's rate limit). */
+  throttleNextTokenCalls(count: number, retryAfterSeconds: number): void;
+  /**
+   * The host unticks these scopes on the consent screen from now on (Google's granular consent;
+   * [] for none): the token answers grant the rest, and their `scope` says so.
+   */
+  withholdScopes(scopes: readonly string[]): void;
   close(): Promise<void>;
 }
 
@@ -126,7 +164,8 @@ export async function startOAuthProvider(
 ): Promise<OAuthProvider> {
   const codes = new Map<string, CodeRecord>();
   const accessTokens = new Map<string, TokenRecord>();
-  const refreshTokens = new Map<string, Grant>();
+  /** Each refresh token's grant, and when it was issued or last used. */
+  const refreshTokens = new Map<string, { grant: Grant; usedAt: number }>();
   const tokenCalls: TokenCall[] = [];
   const apiCalls: OAuthProvider['apiCalls'] = [];
   const grants: Grant[] = [];
@@ -135,6 +174,9 @@ export async function startOAuthProvider(
   let held: Promise<void> | null = null;
   let waiting = 0;
   let tokenOverride: { status: number; contentType: string; body: string } | null = null;
+  let tokenRefusals: { count: number; error: TokenRefusal } = { count: 0, error: 'invalid_client' };
+  let tokenThrottle = { count: 0, retryAfterSeconds: 0 };
+  let withheldScopes: readonly string[] = [];
   const issuedTokens: string[] = [];
   const revocations: { revoked: boolean }[] = [];
   const token = (prefix: string) => {
@@ -150,9 +192,9 @@ export async function startOAuthProvider(
       access_token: access,
       token_type: options.tokenType ?? 'bearer',
       expires_in: options.accessTokenSeconds,
-      scope: 'granted',
       ...options.tokenFields,
     };
+    if (options.answerScope !== null) body.scope = (options.answerScope ?? ((granted) => granted.join(' ')))(grant.scopes);
     if (refresh !== null) body.refresh_token = refresh;
     if (options.idToken) body.id_token = idTokenOf(grant);
     return body;
@@ -176,6 +218,11 @@ export async function startOAuthProvider(
   };
 
   const clientAuthenticated = (req: http.IncomingMessage, form: URLSearchParams): boolean => {
+    if (options.clientAuthentication === 'basic-raw') {
+      // Zoom ("OAuth for user apps"): `Basic base64(client_id:client_secret)` of the values as they are;
+      // the RFC's form-urlencoded `%2D`, `%5F`… is another id and secret there.
+      return req.headers.authorization === `Basic ${Buffer.from(`${options.clientId}:${options.clientSecret}`, 'utf8').toString('base64')}`;
+    }
     if (options.clientAuthentication === 'basic') {
       // RFC 6749 §2.3.1: the id and secret are form-urlencoded before they are joined and base64-encoded.
       const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1];
@@ -188,9 +235,9 @@ export async function startOAuthProvider(
     return form.get('client_id') === options.clientId && form.get('client_secret') === options.clientSecret;
   };
 
-  const oauthError = (res: http.ServerResponse, status: number, error: string, description: string) =>
+  const oauthError = (res: http.ServerResponse, status: number, error: string, description: string, headers: Record<string, string> = {}) =>
     res
-      .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+      .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers })
       .end(JSON.stringify(options.errorBody?.(status, description, error) ?? { error, error_description: description }));
 
   const server = http.createServer((req, res) => {
@@ -212,7 +259,8 @@ export async function startOAuthProvider(
             res.writeHead(400, { 'content-type': 'text/plain' }).end('invalid authorization request');
             return;
           }
-          const grant: Grant = { id: grants.length + 1, accountEmail: options.accountEmail, revoked: false };
+          const asked = (q.get('scope') ?? '').split(' ').filter((scope) => scope !== '');
+          const grant: Grant = { id: grants.length + 1, accountEmail: options.accountEmail, revoked: false, scopes: asked.filter((scope) => !withheldScopes.includes(scope)) };
           grants.push(grant);
           const code = token('code');
           codes.set(code, { redirectUri: q.get('redirect_uri')!, challenge: q.get('code_challenge')!, grant, offline: q.get('access_type') === 'offline' });
@@ -232,6 +280,18 @@ export async function startOAuthProvider(
             res.writeHead(tokenOverride.status, { 'content-type': tokenOverride.contentType }).end(tokenOverride.body);
             return;
           }
+          if (tokenThrottle.count > 0) {
+            tokenThrottle = { ...tokenThrottle, count: tokenThrottle.count - 1 };
+            record(false);
+            oauthError(res, 429, 'temporarily_unavailable', 'Too many requests: try again later', { 'retry-after': String(tokenThrottle.retryAfterSeconds) });
+            return;
+          }
+          if (tokenRefusals.count > 0) {
+            tokenRefusals = { ...tokenRefusals, count: tokenRefusals.count - 1 };
+            record(false);
+            oauthError(res, TOKEN_REFUSALS[tokenRefusals.error].status, tokenRefusals.error, TOKEN_REFUSALS[tokenRefusals.error].description);
+            return;
+          }
           if (!clientAuthenticated(req, form)) {
             record(false);
             oauthError(res, 401, 'invalid_client', 'Client authentication failed');
@@ -248,7 +308,7 @@ export async function startOAuthProvider(
               return;
             }
             const refresh = options.refreshTokenOnlyOffline && !code.offline ? null : token('rt');
-            if (refresh !== null) refreshTokens.set(refresh, code.grant);
+            if (refresh !== null) refreshTokens.set(refresh, { grant: code.grant, usedAt: options.now() });
             record(true);
             res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(issue(code.grant, refresh)));
             return;
@@ -260,17 +320,20 @@ export async function startOAuthProvider(
               waiting -= 1;
             }
             const given = form.get('refresh_token') ?? '';
-            const grant = refreshTokens.get(given);
-            if (!grant || grant.revoked) {
+            const known = refreshTokens.get(given);
+            const grant = known?.grant;
+            const lapsed = known !== undefined && options.refreshTokenIdleDays !== undefined && options.now() - known.usedAt > options.refreshTokenIdleDays * 86_400_000;
+            if (!grant || grant.revoked || lapsed) {
               record(false);
               oauthError(res, 400, 'invalid_grant', options.invalidGrantDescription ?? 'Invalid refresh token');
               return;
             }
             let refresh: string | null = options.repeatRefreshToken ? given : null;
+            known.usedAt = options.now();
             if (options.rotateRefreshTokens) {
               refreshTokens.delete(given);
               refresh = token('rt');
-              refreshTokens.set(refresh, grant);
+              refreshTokens.set(refresh, { grant, usedAt: options.now() });
             }
             record(true);
             res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(issue(grant, refresh)));
@@ -283,7 +346,7 @@ export async function startOAuthProvider(
         if (req.method === 'POST' && url.pathname === paths.revoke) {
           const form = new URLSearchParams(raw);
           const given = form.get('token') ?? '';
-          const grant = refreshTokens.get(given) ?? accessTokens.get(given)?.grant;
+          const grant = refreshTokens.get(given)?.grant ?? accessTokens.get(given)?.grant;
           if (grant) grant.revoked = true;
           revocations.push({ revoked: grant !== undefined && clientAuthenticated(req, form) });
           res.writeHead(200).end();
@@ -333,6 +396,15 @@ export async function startOAuthProvider(
     revocations,
     answerTokenEndpointWith(raw) {
       tokenOverride = raw;
+    },
+    refuseNextTokenCalls(count, error) {
+      tokenRefusals = { count, error };
+    },
+    throttleNextTokenCalls(count, retryAfterSeconds) {
+      tokenThrottle = { count, retryAfterSeconds };
+    },
+    withholdScopes(scopes) {
+      withheldScopes = [...scopes];
     },
     revokeAllGrants() {
       for (const grant of grants) grant.revoked = true;

@@ -246,6 +246,10 @@ export async function startFakeWebex(options: { now: () => number; accountEmail?
       rotateRefreshTokens: false,
       repeatRefreshToken: true,
       tokenFields: { token_type: 'Bearer', refresh_token_expires_in: REFRESH_TOKEN_SECONDS },
+      // Webex's token answer names no scope.
+      answerScope: null,
+      // Refresh tokens last 90 days (`refresh_token_expires_in`), from their last use.
+      refreshTokenIdleDays: REFRESH_TOKEN_SECONDS / 86_400,
       accessTokenSeconds: options.accessTokenSeconds ?? ACCESS_TOKEN_SECONDS,
       accountEmail: options.accountEmail ?? 'host@acme.webex.example',
       now: options.now,

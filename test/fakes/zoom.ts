@@ -3,9 +3,10 @@ import { type ApiReply, type ApiRequest, type OAuthProvider, startOAuthProvider 
 
 /**
  * Zoom played locally from its public docs (developers.zoom.us/docs/api, "OAuth for user
- * apps"): `/oauth/authorize`, `/oauth/token` (client authentication by HTTP Basic; a new
- * refresh token on every refresh, the old one refused), `/oauth/revoke`, and the REST API v2
- * parts termin uses: `GET /v2/users/me`, `POST`/`GET /v2/users/me/meetings`, `GET`/`PATCH`/`DELETE
+ * apps"): `/oauth/authorize`, `/oauth/token` (client authentication by HTTP Basic over the raw
+ * `client_id:client_secret`, not form-urlencoded first; a new refresh token on every refresh,
+ * the old one refused), `/oauth/revoke`, and the REST API v2 parts termin uses: `GET
+ * /v2/users/me`, `POST`/`GET /v2/users/me/meetings`, `GET`/`PATCH`/`DELETE
  * /v2/meetings/{meetingId}`. Errors as Zoom sends them: `{ code, message }` (124 invalid
  * token, 300 bad request, 3001 no such meeting).
  *
@@ -57,8 +58,9 @@ export interface FakeZoom extends OAuthProvider {
 }
 
 export async function startFakeZoom(options: { now: () => number; accountEmail?: string; accessTokenSeconds?: number }): Promise<FakeZoom> {
-  const clientId = 'zoom-client-id';
-  const clientSecret = 'zoom-client-secret-value';
+  // As Zoom's Marketplace shows them, with the `_` and `-` that RFC 6749 §2.3.1 would encode.
+  const clientId = 'xQ9_kZ2-Lm4ZoomApp_Id';
+  const clientSecret = 'Zs_8kLq-2vNf7T_secret-Value';
   const meetings = new Map<number, ZoomMeeting>();
   const hostEmails: FakeZoom['hostEmails'] = [];
   let refusals: { count: number; why: ZoomRefusal } = { count: 0, why: 'scope' };
@@ -174,8 +176,10 @@ export async function startFakeZoom(options: { now: () => number; accountEmail?:
     {
       clientId,
       clientSecret,
-      clientAuthentication: 'basic',
+      clientAuthentication: 'basic-raw',
       rotateRefreshTokens: true,
+      // "OAuth for user apps": a refresh token expires after 90 days (each refresh gives a new one).
+      refreshTokenIdleDays: 90,
       accessTokenSeconds: options.accessTokenSeconds ?? 3600,
       accountEmail: options.accountEmail ?? 'host@zoom.example',
       now: options.now,

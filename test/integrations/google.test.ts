@@ -60,6 +60,8 @@ describeRoomProvider<FakeGoogle, GoogleEvent>({
   keepsDeletedRooms: true,
   revokes: true,
   grantRefused: /Google refused.*Token has been expired or revoked/,
+  // Granular consent: the host may untick Calendar and still allow the rest.
+  requiredScope: { scope: 'https://www.googleapis.com/auth/calendar.events', named: /View and edit events on all your calendars/ },
   reset: (google) => google.setPendingReads(1),
   specific: {
     rooms: (f) => {

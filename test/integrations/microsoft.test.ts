@@ -56,6 +56,9 @@ describeRoomProvider<FakeMicrosoft, GraphEvent>({
   keepsDeletedRooms: false,
   revokes: false,
   grantRefused: /AADSTS50173/,
+  // Multi-factor authentication or conditional access, and consent, answered at the token endpoint too.
+  tokenRefusals: ['interaction_required', 'consent_required'],
+  requiredScope: { scope: 'Calendars.ReadWrite', named: /Calendars\.ReadWrite/ },
   reset(ms) {
     ms.delayJoinUrls(0);
     ms.setTeamsAvailable(true);

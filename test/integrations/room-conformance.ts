@@ -7,8 +7,8 @@ import { newId } from '../../src/ids.js';
 import { ConnectionRefusedError, ProviderError } from '../../src/integrations/ports.js';
 import { createIntegrationRegistry } from '../../src/integrations/registry.js';
 import { createVendorHttp } from '../../src/net/vendor-http.js';
-import { withAccessToken } from '../../src/scheduling/integrations/provider-access.js';
-import type { OAuthProvider } from '../fakes/oauth-provider.js';
+import { ConnectionUnusableError, withAccessToken } from '../../src/scheduling/integrations/provider-access.js';
+import type { OAuthProvider, TokenRefusal } from '../fakes/oauth-provider.js';
 import { DIALECTS, createClock, createTestAccount, expectProblem } from '../helpers.js';
 import { createRoomBookings, freeSlots, type Harness, type RoomBookings, PUBLIC_URL, startHarness } from './harness.js';
 
@@ -87,6 +87,10 @@ export interface RoomProviderCase<F extends RoomStandIn, R> {
   revokes: boolean;
   /** The connection's error once the grant is refused. */
   grantRefused: RegExp;
+  /** The final refusals the provider's token endpoint documents besides RFC 6749's `invalid_client` and `invalid_scope` (Microsoft's `interaction_required`, …). */
+  tokenRefusals?: readonly TokenRefusal[];
+  /** A scope the host may untick on the consent screen that termin cannot work without, and how the callback page names it. */
+  requiredScope?: { scope: string; named: RegExp };
   /** Puts the stand-in's own controls back after each test. */
   reset?(fake: F): void;
   /** The provider's own tests, registered after the named step. */
@@ -261,6 +265,27 @@ export function describeRoomProvider<F extends RoomStandIn, R>(spec: RoomProvide
         expect([...new Set(body.days.flatMap((day) => day.slots.map((slot) => slot.username)))]).toEqual([owner().username]);
       });
       specificAfter('team');
+
+      const required = spec.requiredScope;
+      if (required !== undefined) {
+        it(`leaves the connection not connected, and names the permission, when the host unticks it on ${spec.label}’s consent screen`, async () => {
+          const team = (await h.api('POST', '/api/v1/teams', { name: 'Consent' })).json() as { uuid: string };
+          const carol = (await h.api('POST', `/api/v1/teams/${team.uuid}/users`, { firstName: 'Carol', lastName: 'Careful', email: 'carol@acme.test' })).json() as { uuid: string };
+          fake.withholdScopes([required.scope]);
+          try {
+            const { callback } = await h.connect(carol.uuid, spec.provider, fake);
+            // The code was good; what it granted is not enough.
+            expect(fake.tokenCalls.at(-1)).toEqual({ grantType: 'authorization_code', ok: true });
+            expect(callback.statusCode).toBe(400);
+            expect(callback.body).toContain('Not connected');
+            expect(callback.body).toMatch(required.named);
+          } finally {
+            fake.withholdScopes([]);
+          }
+          const listed = (await h.api('GET', `/api/v1/users/${carol.uuid}/connections`)).json() as { connections: Record<string, unknown>[] };
+          expect(listed.connections).toMatchObject([{ provider: spec.provider, status: 'pending' }]);
+        });
+      }
 
       it('gives each booking a room of its own after the booking, with its link in both confirmations and the invitation', async () => {
         const callsBefore = fake.apiCalls.length;
@@ -510,6 +535,37 @@ export function describeRoomProvider<F extends RoomStandIn, R>(spec: RoomProvide
         expect(refreshes().slice(before)).toEqual(refreshed(3));
         expect((await bookings.connectionOf()).status).toBe('connected');
       });
+
+      it('refreshes once when the other refresh ends between its read of the tokens and its claim, and keeps the connection', async () => {
+        const refreshes = () => fake.tokenCalls.filter((call) => call.grantType === 'refresh_token');
+        const before = refreshes().length;
+        h.clock.advance(61 * 60_000);
+        const connectionUuid = String((await bookings.connectionOf()).uuid);
+        const read = (ctx: Parameters<typeof withAccessToken>[0]) => withAccessToken(ctx, connectionUuid, async (token) => token);
+        const gate = fake.holdRefreshes();
+        const stalled = stallConnectionRead(h.ctx);
+        try {
+          const first = read(h.ctx);
+          first.catch(() => undefined);
+          // The first call holds the claim, its refresh at the token endpoint …
+          await expect.poll(() => gate.waiting).toBe(1);
+          const late = read(stalled.ctx);
+          late.catch(() => undefined);
+          // … the late one has read the tokens (expired, the refresh claimed) and stalls before acting on them …
+          await expect.poll(() => stalled.holding()).toBe(true);
+          gate.release();
+          // … the first stores the new tokens and lets its claim go; only then does the late one go on, on what it read.
+          const token = await first;
+          stalled.release();
+          expect(await late).toBe(token);
+        } finally {
+          gate.release();
+          stalled.release();
+        }
+        // Refreshing again with the refresh token it read would have been refused where it rotates (Zoom, Microsoft).
+        expect(refreshes().slice(before)).toEqual([{ grantType: 'refresh_token', ok: true }]);
+        expect(await bookings.connectionOf()).toMatchObject({ status: 'connected', lastError: null });
+      });
       specificAfter('refresh');
 
       it('turns a revoked grant into a connection error the host hears of, books without a link, and makes the rooms after reconnecting', async () => {
@@ -575,6 +631,50 @@ export function describeRoomProvider<F extends RoomStandIn, R>(spec: RoomProvide
       });
       specificAfter('revoked');
 
+      const refusals: readonly TokenRefusal[] = ['invalid_client', 'invalid_scope', ...(spec.tokenRefusals ?? [])];
+      it(`turns a refresh refused for good (${refusals.join(', ')}) into a connection error saying what to do, told once, and rides out a 429`, async () => {
+        const connectionUuid = String((await bookings.connectionOf()).uuid);
+        // A call the provider answers 401: termin refreshes the token, and the refresh is what is answered.
+        const use = () => withAccessToken(h.ctx, connectionUuid, (token) => h.ctx.integrations.oauth[spec.provider].fetchAccountEmail(token));
+        const stoppedMails = () => hostMails((mail) => mail.subject.includes(`${spec.label} connection stopped working`)).length;
+        const errorEvents = () => h.webhookEvents('connection.error').length;
+
+        // A rate limit is no refusal: the connection stays, and the provider's wait comes with the error.
+        fake.expireAccessTokens();
+        fake.throttleNextTokenCalls(1, 120);
+        const throttled = await use().catch((error: unknown) => error);
+        expect(throttled).toBeInstanceOf(ProviderError);
+        expect(throttled).toMatchObject({ retryable: true, status: 429, retryAfterMs: 120_000 });
+        expect(await bookings.connectionOf()).toMatchObject({ status: 'connected', lastError: null });
+        expect(await use()).toBe(spec.accountEmail);
+
+        const whatToDo: Record<TokenRefusal, RegExp> = {
+          invalid_client: /an admin must enter the app's client id and secret again/i,
+          invalid_scope: /an admin must check the permissions/i,
+          interaction_required: /sign in again/i,
+          consent_required: /consent/i,
+        };
+        for (const refusal of refusals) {
+          const before = { mails: stoppedMails(), events: errorEvents() };
+          fake.expireAccessTokens();
+          fake.refuseNextTokenCalls(1, refusal);
+          await expect(use(), refusal).rejects.toBeInstanceOf(ConnectionUnusableError);
+          // Asked again, it is not asked of the provider again, nor told again.
+          await expect(use(), refusal).rejects.toBeInstanceOf(ConnectionUnusableError);
+          await h.runJobs();
+          const failed = await bookings.connectionOf();
+          expect(failed.status, refusal).toBe('error');
+          expect(String(failed.lastError), refusal).toMatch(whatToDo[refusal]);
+          expect(String(failed.lastError), refusal).toContain(refusal);
+          expect({ mails: stoppedMails(), events: errorEvents() }, refusal).toEqual({ mails: before.mails + 1, events: before.events + 1 });
+          expect(h.webhookEvents('connection.error').at(-1)?.data, refusal).toMatchObject({ uuid: connectionUuid, status: 'error' });
+
+          const { callback } = await h.connect(owner().uuid, spec.provider, fake);
+          expect(callback.statusCode, callback.body).toBe(200);
+        }
+        expect(await use()).toBe(spec.accountEmail);
+      });
+
       it('shows an error page and stores nothing when the token endpoint answers garbage, HTML, a huge body or an error of an unknown shape', async () => {
         const connection = await bookings.connectionOf();
         for (const raw of [
@@ -628,6 +728,50 @@ export function describeRoomProvider<F extends RoomStandIn, R>(spec: RoomProvide
       });
     });
   }
+}
+
+/**
+ * `ctx` with a database whose next read of a connection's row answers only once released: the
+ * caller has read the row as it was, and stalls (a slow instance, a pause) before acting on it.
+ * The read itself is done (no connection of the pool held: SQLite has only one), its answer kept back.
+ */
+function stallConnectionRead<C extends AppContext>(ctx: C): { ctx: C; holding(): boolean; release(): void } {
+  let armed = true;
+  let holding = false;
+  let release = (): void => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  type Method = (...args: unknown[]) => unknown;
+  // A query builder whose executeTakeFirst, at the end of its chain, keeps its answer back.
+  const stalling = <T extends object>(builder: T): T =>
+    new Proxy(builder, {
+      get(target, name) {
+        const value: unknown = Reflect.get(target, name, target);
+        if (typeof value !== 'function') return value;
+        if (name === 'executeTakeFirst') {
+          return async (...args: unknown[]) => {
+            const row = await (value as Method).apply(target, args);
+            if (armed) {
+              armed = false;
+              holding = true;
+              await released;
+            }
+            return row;
+          };
+        }
+        return (...args: unknown[]) => {
+          const next = (value as Method).apply(target, args);
+          return typeof next === 'object' && next !== null && 'executeTakeFirst' in next ? stalling(next) : next;
+        };
+      },
+    });
+  const db = new Proxy(ctx.db, {
+    get(target, name) {
+      const value: unknown = Reflect.get(target, name, target);
+      if (name === 'selectFrom') return (table: string) => (table === 'connections' ? stalling(target.selectFrom('connections')) : target.selectFrom(table as 'connections'));
+      return typeof value === 'function' ? (value as Method).bind(target) : value;
+    },
+  });
+  return { ctx: { ...ctx, db }, holding: () => holding, release };
 }
 
 /**

@@ -4,7 +4,7 @@ import { describeRoomProvider } from './room-conformance.js';
 
 /**
  * Zoom through the room-provider conformance suite (room-conformance.ts), against the stand-in
- * in test/fakes/zoom.ts: the app authenticated with HTTP Basic, a refresh token rotated on
+ * in test/fakes/zoom.ts: the app authenticated with HTTP Basic (raw id and secret), a refresh token rotated on
  * every refresh, revoked on disconnect; a scheduled meeting per booking, moved with PATCH, its
  * request id first in the agenda, by which a lost answer's meeting is looked up among the
  * host's meetings around its time, page by page.
@@ -110,6 +110,13 @@ describeRoomProvider<FakeZoom, ZoomMeeting>({
         } finally {
           for (const other of others) zoom.meetings.delete(other.id);
         }
+      });
+    },
+    connect: (f) => {
+      it('authenticates at the token endpoint with HTTP Basic over the raw client id and secret, their `_` and `-` as they are', () => {
+        // Form-urlencoded first (RFC 6749 §2.3.1) they would read `%5F` and `%2D`, which Zoom refuses; the stand-in takes only the raw ones.
+        for (const value of [f.fake.clientId, f.fake.clientSecret]) expect(value).toMatch(/^(?=.*_)(?=.*-)/);
+        expect(f.fake.tokenCalls).toEqual([{ grantType: 'authorization_code', ok: true }]);
       });
     },
   },

@@ -29,6 +29,7 @@ import * as changeNotifications from './0031-change-notifications.js';
 import * as reminderClaims from './0032-reminder-claims.js';
 import * as busyCut from './0033-calendar-busy-cut.js';
 import * as roomAttemptsAndNotices from './0034-room-attempts-and-notices.js';
+import * as tokensRefreshedAt from './0035-tokens-refreshed-at.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -62,4 +63,5 @@ export const migrations: Record<string, Migration> = {
   '0032-reminder-claims': reminderClaims,
   '0033-calendar-busy-cut': busyCut,
   '0034-room-attempts-and-notices': roomAttemptsAndNotices,
+  '0035-tokens-refreshed-at': tokensRefreshedAt,
 };

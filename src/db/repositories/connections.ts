@@ -48,6 +48,7 @@ export async function insertConnection(db: DbOrTrx, connection: Connection, now:
       access_expires_at: null,
       refresh_claim: null,
       refresh_lease_until: null,
+      tokens_refreshed_at: null,
       created_at: connection.createdAt,
       connected_at: null,
       updated_at: now,
@@ -122,6 +123,7 @@ export async function storeConnected(db: DbOrTrx, connectionUuid: string, values
       access_expires_at: values.tokens.accessExpiresAt,
       refresh_claim: null,
       refresh_lease_until: null,
+      tokens_refreshed_at: now,
       connected_at: now,
       updated_at: now,
     })
@@ -133,14 +135,18 @@ export async function storeConnected(db: DbOrTrx, connectionUuid: string, values
 /**
  * Claims a connection's refresh for `leaseMs` under `claim`: of several instances (or
  * requests) that find its access token expiring, one refreshes, the others wait for its result.
+ * Only while its sealed access token is still `seenAccessSealed`, the one the caller read: a
+ * refresh that ended since (its lease then free again) left new tokens, which the caller reads
+ * instead of refreshing with a refresh token that provider may have rotated meanwhile.
  */
-export async function claimTokenRefresh(db: DbOrTrx, connectionUuid: string, claim: string, now: number, leaseMs: number): Promise<boolean> {
+export async function claimTokenRefresh(db: DbOrTrx, connectionUuid: string, claim: string, seenAccessSealed: string | null, now: number, leaseMs: number): Promise<boolean> {
   const result = await db
     .updateTable('connections')
     .set({ refresh_claim: claim, refresh_lease_until: now + leaseMs })
     .where('id', '=', connectionUuid)
     .where('status', '=', 'connected')
     .where((eb) => eb.or([eb('refresh_lease_until', 'is', null), eb('refresh_lease_until', '<=', now)]))
+    .where((eb) => (seenAccessSealed === null ? eb('access_token_sealed', 'is', null) : eb('access_token_sealed', '=', seenAccessSealed)))
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
@@ -155,12 +161,32 @@ export async function storeRefreshedTokens(db: DbOrTrx, connectionUuid: string, 
       access_expires_at: tokens.accessExpiresAt,
       refresh_claim: null,
       refresh_lease_until: null,
+      tokens_refreshed_at: now,
       updated_at: now,
     })
     .where('id', '=', connectionUuid)
     .where('refresh_claim', '=', claim)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Up to `limit` connected connections whose tokens were last stored at `before` or earlier, the
+ * longest idle first, none whose refresh is claimed now: the ones to refresh before their
+ * refresh token lapses unused.
+ */
+export async function findIdleConnections(db: DbOrTrx, before: number, now: number, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('connections')
+    .select('id')
+    .where('status', '=', 'connected')
+    .where((eb) => eb.or([eb('tokens_refreshed_at', 'is', null), eb('tokens_refreshed_at', '<=', before)]))
+    .where((eb) => eb.or([eb('refresh_lease_until', 'is', null), eb('refresh_lease_until', '<=', now)]))
+    .orderBy('tokens_refreshed_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
 }
 
 /** Lets the claim go without new tokens (the refresh failed for a reason worth trying again). */

@@ -49,6 +49,10 @@ export function createGoogleOAuth(urls: ProviderEndpoints, api: ProviderClient):
     urls,
     {
       scopes: ['openid', 'email', 'https://www.googleapis.com/auth/calendar.events'],
+      // Google's granular consent lets the host untick Calendar and allow the rest; the token answer's
+      // `scope` then lacks it ("How to handle granular permissions"). `email` comes back as
+      // `…/auth/userinfo.email`, and is only for the account's e-mail: not required.
+      requiredScopes: { 'https://www.googleapis.com/auth/calendar.events': 'View and edit events on all your calendars' },
       revokeUrl: urls.token.replace(/\/token$/, '/revoke'),
       issuer: 'https://accounts.google.com',
       clientAuthentication: 'post',

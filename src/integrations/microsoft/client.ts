@@ -70,6 +70,10 @@ export function createMicrosoftOAuth(urls: ProviderEndpoints, api: ProviderClien
         // Microsoft has no revocation endpoint for a single grant: the host removes the app in their account.
         revokeUrl: null,
         scopes,
+        // The token answer's `scope` lists what was consented to (an admin may have consented to
+        // fewer); without the calendar termin can make no Teams meeting. `User.Read` is only for the e-mail.
+        requiredScopes: { 'Calendars.ReadWrite': 'Have full access to your calendars' },
+        scopeKey: (scope) => scope.toLowerCase().replace(/^https:\/\/graph\.microsoft\.com\//, ''),
         clientAuthentication: 'post',
         refreshParams: { scope: scopes.join(' ') },
       };

@@ -6,8 +6,9 @@ import type { OAuthProvider } from '../ports.js';
 
 /**
  * Zoom's REST API v2 (developers.zoom.us/docs/api) under the configured base URL, and how a
- * host connects it. OAuth: the app authenticates at the token endpoint with HTTP Basic, and
- * Zoom rotates the refresh token on every refresh.
+ * host connects it. OAuth: the app authenticates at the token endpoint (and at `/oauth/revoke`)
+ * with HTTP Basic over its raw client id and secret, as Zoom documents it (not form-urlencoded
+ * first, as RFC 6749 would have it), and Zoom rotates the refresh token on every refresh.
  */
 export function createZoomClient(urls: ProviderEndpoints, http: VendorHttp): ProviderClient {
   return createProviderClient(http, 'Zoom', urls.api, readZoomRefusal);
@@ -29,7 +30,9 @@ export function createZoomOAuth(urls: ProviderEndpoints, api: ProviderClient): O
       // Zoom's granular scopes: read the host's own profile, and manage their meetings.
       scopes: ['user:read:user', 'meeting:write:meeting', 'meeting:update:meeting', 'meeting:delete:meeting', 'meeting:read:list_meetings', 'meeting:read:meeting'],
       revokeUrl: urls.token.replace(/\/token$/, '/revoke'),
-      clientAuthentication: 'basic',
+      // No requiredScopes: a Zoom app's scopes are set on the app in the Marketplace, and its token
+      // answer names them as the app has them (classic `meeting:write` or granular), not as asked.
+      clientAuthentication: 'basic-raw',
     },
     async (accessToken) => optionalString((await api.call('read the user', { method: 'GET', path: '/v2/users/me', accessToken }, [200])).body, 'email'),
   );

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { buildAuthorizeUrl, createPkce, exchangeCode, GrantRefusedError, revokeToken } from '../../integrations/oauth.js';
+import { buildAuthorizeUrl, createPkce, exchangeCode, GrantRefusedError, missingScopes, revokeToken } from '../../integrations/oauth.js';
 import { ProviderError } from '../../integrations/ports.js';
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import { type Connection, type IntegrationProvider, PROVIDER_PLACES } from '../../domain/integrations.js';
@@ -25,6 +25,7 @@ import { requireSelfOrTeamAdmin } from '../access.js';
 import { roomJobsOfWaitingMeetings } from './rooms.js';
 import type { Principal, UseCaseContext } from '../context.js';
 import { openIntegrationApp } from './apps.js';
+import { whatToDoAfter } from './provider-access.js';
 
 /** An authorization's `state` is good for this long, and once. */
 export const OAUTH_STATE_TTL_MS = 15 * 60_000;
@@ -127,10 +128,23 @@ export async function completeConnection(ctx: ConnectionsContext, provider: Inte
       now,
     );
   } catch (error) {
-    if (error instanceof GrantRefusedError) return { kind: 'refused', reason: `${adapter.label} refused: ${error.reason}. Nothing was connected.` };
+    if (error instanceof GrantRefusedError) {
+      const next = error.refusal === 'grant' ? '' : ` ${whatToDoAfter(error.refusal, adapter.label, provider)}`;
+      return { kind: 'refused', reason: `${adapter.label} refused: ${error.reason}. Nothing was connected.${next}` };
+    }
     if (error instanceof ProviderError)
       return { kind: 'failed', reason: `${adapter.label} could not be reached or answered unexpectedly (${error.message}). Start connecting again in a moment.` };
     throw error;
+  }
+  // Granted less than termin needs (a box unticked on the consent screen): not connected, and the
+  // page names what is missing. Nothing is stored: a connection that works keeps its own tokens.
+  const missing = missingScopes(server, tokens.grantedScopes);
+  if (missing.length > 0) {
+    const named = missing.map(({ scope, name }) => `"${name}" (${scope})`).join(', ');
+    return {
+      kind: 'refused',
+      reason: `${adapter.label} did not grant what termin needs: ${named}. Connect again and leave ${missing.length === 1 ? 'it' : 'them'} ticked on ${adapter.label}'s consent screen. Nothing was connected.`,
+    };
   }
   let accountEmail: string | null = null;
   try {

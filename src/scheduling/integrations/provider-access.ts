@@ -1,7 +1,14 @@
-import { GrantRefusedError, refreshTokens } from '../../integrations/oauth.js';
+import { type GrantRefusal, GrantRefusedError, refreshTokens } from '../../integrations/oauth.js';
 import { AccessTokenRejectedError, ConnectionRefusedError, ProviderError } from '../../integrations/ports.js';
-import { type Connection, PROVIDER_PLACES } from '../../domain/integrations.js';
-import { claimTokenRefresh, findConnectionWithTokens, markConnectionFailed, releaseTokenRefresh, storeRefreshedTokens } from '../../db/repositories/connections.js';
+import { type Connection, type IntegrationProvider, PROVIDER_PLACES } from '../../domain/integrations.js';
+import {
+  claimTokenRefresh,
+  findConnectionWithTokens,
+  findIdleConnections,
+  markConnectionFailed,
+  releaseTokenRefresh,
+  storeRefreshedTokens,
+} from '../../db/repositories/connections.js';
 import { findUserAcrossAccounts } from '../../db/repositories/users.js';
 import { inTransaction } from '../../db/transaction.js';
 import { newId } from '../../ids.js';
@@ -23,6 +30,8 @@ const TOKEN_REFRESH_MARGIN_MS = 60_000;
 /** One refresh at a time per connection, across instances: the others wait this long at most. */
 const REFRESH_LEASE_MS = 30_000;
 const REFRESH_WAIT_MS = 15_000;
+/** Tokens last stored this long ago are refreshed in the background, well within the 90 days after which Zoom, Webex and Microsoft refuse an unused refresh token. */
+export const IDLE_REFRESH_AFTER_MS = 30 * 24 * 3_600_000;
 
 type TokenContext = Pick<UseCaseContext, 'publicUrl' | 'now' | 'db' | 'secretKey' | 'integrations'>;
 
@@ -84,11 +93,59 @@ async function accessTokenOf(ctx: TokenContext, connectionUuid: string, rejected
     const fresh = tokens.accessExpiresAt === null || tokens.accessExpiresAt - now > TOKEN_REFRESH_MARGIN_MS;
     if (current !== null && fresh && current !== rejected) return current;
     const claim = newId(now);
-    if (await claimTokenRefresh(ctx.db, connectionUuid, claim, now, REFRESH_LEASE_MS)) return refreshHeld(ctx, connection, tokens.refreshTokenSealed, claim);
-    // Another instance is refreshing it: its result is read on the next round.
+    // Claimed only if the tokens are still the ones read here: another refresh may have ended since.
+    if (await claimTokenRefresh(ctx.db, connectionUuid, claim, tokens.accessTokenSealed, now, REFRESH_LEASE_MS)) {
+      return refreshHeld(ctx, connection, tokens.refreshTokenSealed, claim);
+    }
+    // Another instance is refreshing it, or has just done so: its result is read on the next round.
     if (Date.now() > deadline) throw new ProviderError(`the ${connection.provider} tokens are being refreshed elsewhere; try again`, true);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+}
+
+/**
+ * Refresh tokens lapse unused: Zoom's after 90 days, Webex's after 90 (its
+ * `refresh_token_expires_in`), Microsoft's after 90 days inactive (AADSTS700082), Google's after
+ * six months. A host who books nothing for three months would find the connection refused at
+ * the next booking, its room never made. So every connected connection whose tokens were last
+ * stored IDLE_REFRESH_AFTER_MS ago is refreshed now, up to `limit` a run, the longest idle
+ * first, under the same claim as any refresh (one instance does it; one that finds it claimed
+ * leaves it). A refusal marks the connection as any refresh's would (the host is told); a
+ * transient fault leaves it to the next run. An unexpected error is thrown once the others are
+ * done. `stopped` (the process shutting down) starts no more.
+ */
+export async function refreshIdleConnections(
+  ctx: TokenContext,
+  options: { limit?: number; stopped?: () => boolean } = {},
+): Promise<{ refreshed: number; refused: number; failed: number }> {
+  const now = ctx.now();
+  const outcome = { refreshed: 0, refused: 0, failed: 0 };
+  let unexpected: unknown = null;
+  for (const connectionUuid of await findIdleConnections(ctx.db, now - IDLE_REFRESH_AFTER_MS, now, options.limit ?? 10)) {
+    if (options.stopped?.()) break;
+    try {
+      if (await refreshIdleConnection(ctx, connectionUuid)) outcome.refreshed += 1;
+    } catch (error) {
+      if (error instanceof ConnectionUnusableError) outcome.refused += 1;
+      else {
+        outcome.failed += 1;
+        if (!(error instanceof ProviderError)) unexpected ??= error;
+      }
+    }
+  }
+  if (unexpected !== null) throw unexpected;
+  return outcome;
+}
+
+/** One connection's tokens refreshed now, unless it is no longer connected or its refresh is claimed (false). */
+async function refreshIdleConnection(ctx: TokenContext, connectionUuid: string): Promise<boolean> {
+  const found = await findConnectionWithTokens(ctx.db, connectionUuid);
+  if (found?.connection.status !== 'connected') return false;
+  const now = ctx.now();
+  const claim = newId(now);
+  if (!(await claimTokenRefresh(ctx.db, connectionUuid, claim, found.tokens.accessTokenSealed, now, REFRESH_LEASE_MS))) return false;
+  await refreshHeld(ctx, found.connection, found.tokens.refreshTokenSealed, claim);
+  return true;
 }
 
 async function refreshHeld(ctx: TokenContext, connection: Connection, refreshTokenSealed: string | null, claim: string): Promise<string> {
@@ -115,11 +172,31 @@ async function refreshHeld(ctx: TokenContext, connection: Connection, refreshTok
     return tokens.accessToken;
   } catch (error) {
     if (error instanceof GrantRefusedError) {
-      await failConnection(ctx, connection, `${adapter.label} refused the connection: ${error.reason}. Connect it again.`);
+      await failConnection(ctx, connection, `${adapter.label} refused the connection: ${error.reason}. ${whatToDoAfter(error.refusal, adapter.label, connection.provider)}`);
       throw new ConnectionUnusableError(connection.uuid, error.reason);
     }
     await releaseTokenRefresh(ctx.db, connection.uuid, claim).catch(() => undefined);
     throw error;
+  }
+}
+
+/**
+ * What the host, or an admin, must do after the provider refused for good, for the connection's
+ * `lastError` and the callback page: `whatToDoAfter('app-credentials', 'Microsoft', 'microsoft')`
+ * → "… an admin must enter the app's client id and secret again (PATCH /api/v1/account, integrations.microsoft), then connect it again."
+ */
+export function whatToDoAfter(refusal: GrantRefusal, label: string, provider: IntegrationProvider): string {
+  switch (refusal) {
+    case 'grant':
+      return 'Connect it again.';
+    case 'sign-in':
+      return `${label} asks you to sign in again (multi-factor authentication, or an access policy of your organisation): connect it again.`;
+    case 'consent':
+      return `${label} needs consent to termin's permissions again, perhaps from an admin of your organisation: connect it again.`;
+    case 'app-credentials':
+      return `${label} refused the account's ${label} app itself (its client secret expired, was replaced or is wrong): an admin must enter the app's client id and secret again (PATCH /api/v1/account, integrations.${provider}), then connect it again.`;
+    case 'scope':
+      return `${label} refused the permissions termin asks for: an admin must check the permissions (scopes) of the account's ${label} app, then connect it again.`;
   }
 }
 

@@ -37,7 +37,7 @@ class Browser {
   }
 
   async post(url: string, form: Record<string, string>): Promise<LightMyRequestResponse> {
-    const headers = { ...this.headersFor(url), 'content-type': 'application/x-www-form-urlencoded' };
+    const headers = { ...this.headersFor(url), 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' };
     return this.remember(await this.app.inject({ method: 'POST', url, headers, payload: new URLSearchParams(form).toString() }));
   }
 
@@ -55,7 +55,7 @@ class Browser {
 }
 
 const csrfOf = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
-const unescape = (value: string) => value.replaceAll('&#38;', '&').replaceAll('&amp;', '&');
+const unescapeHtml = (value: string) => value.replaceAll('&#38;', '&').replaceAll('&amp;', '&');
 
 for (const dialect of DIALECTS) {
   describe(`a connection says whose it is [${dialect}]`, { shuffle: false }, () => {
@@ -83,8 +83,8 @@ for (const dialect of DIALECTS) {
       if (opened.statusCode === 200) {
         // A link that confirms before it signs in: post its form as the member's button does.
         const action = /<form[^>]+method="post"[^>]+action="([^"]+)"/.exec(opened.body)?.[1] ?? new URL(link!).pathname;
-        const fields = Object.fromEntries([...opened.body.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((match) => [match[1]!, unescape(match[2]!)]));
-        opened = await browser.post(unescape(action), fields);
+        const fields = Object.fromEntries([...opened.body.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((match) => [match[1]!, unescapeHtml(match[2]!)]));
+        opened = await browser.post(unescapeHtml(action), fields);
       }
       expect(opened.statusCode).toBe(303);
       expect(browser.cookies.has('termin_session')).toBe(true);
@@ -96,7 +96,7 @@ for (const dialect of DIALECTS) {
       const page = await browser.get('/app/connections');
       const started = await browser.post('/app/connections/zoom', { csrf: csrfOf(page.body) });
       expect(started.statusCode).toBe(200);
-      const authorizeUrl = unescape(/id="authorize" class="primary" href="([^"]+)"/.exec(started.body)![1]!);
+      const authorizeUrl = unescapeHtml(/id="authorize" class="primary" href="([^"]+)"/.exec(started.body)![1]!);
       return consent(authorizeUrl);
     }
 
@@ -110,7 +110,9 @@ for (const dialect of DIALECTS) {
       const clock = createClock('2027-01-04T06:00:00.000Z');
       zoom = await startFakeZoom({ now: clock.now, accountEmail: 'olga@zoom.example' });
       h = await startHarness(dialect, clock, zoom.env, ['zoom', 'offline']);
-      expect((await h.api('PATCH', '/api/v1/account', { name: ACCOUNT, integrations: { zoom: { clientId: zoom.clientId, clientSecret: zoom.clientSecret } } })).statusCode).toBe(200);
+      expect((await h.api('PATCH', '/api/v1/account', { name: ACCOUNT, integrations: { zoom: { clientId: zoom.clientId, clientSecret: zoom.clientSecret } } })).statusCode).toBe(
+        200,
+      );
       const created = await h.api('POST', `/api/v1/teams/${h.acme.team.uuid}/users`, { firstName: 'Nina', lastName: 'Nowak', email: 'nina@acme.test' });
       expect(created.statusCode, created.body).toBe(201);
       nina = created.json() as { uuid: string; email: string };

@@ -33,7 +33,9 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }
         summary: 'Connect a provider (start OAuth)',
         description:
           `${WHO} Answers the connection and \`authorizeUrl\`, where the host's browser goes to grant access; the provider sends it back to ` +
-          '`/oauth/{provider}/callback`, which finishes the connection. One connection per host and provider: for one that exists (to ' +
+          '`/oauth/{provider}/callback`, which finishes the connection in whichever browser gets there: its page names the provider account, the ' +
+          'host and the account it was connected for, and the host is e-mailed the same at once, with how to remove it. (One started in the ' +
+          'web app is bound to that browser session instead; elsewhere it is refused with 403 and nothing is stored.) One connection per host and provider: for one that exists (to ' +
           'connect again after an error) the answer is 200 with a new `authorizeUrl`. 400 at `/provider` when the account has no ' +
           'configured app for the provider (`PATCH /account` `integrations`).',
         security: API_KEY_SECURITY,

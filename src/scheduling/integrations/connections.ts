@@ -208,13 +208,15 @@ export async function completeConnection(
     // The connection works without it: the e-mail only helps the host recognise the account.
     if (!(error instanceof ProviderError)) throw error;
   }
+  // As stored: what the page and the e-mail name is what the connection shows.
+  accountEmail = accountEmail?.slice(0, 320) ?? null;
   const done = ctx.now();
   const stored = await inTransaction(ctx.db, async (trx) => {
     await storeConnected(
       trx,
       connection.uuid,
       {
-        accountEmail: accountEmail?.slice(0, 320) ?? null,
+        accountEmail,
         tokens: {
           accessTokenSealed: sealSecret(ctx.secretKey, tokens.accessToken),
           refreshTokenSealed: tokens.refreshToken === null ? null : sealSecret(ctx.secretKey, tokens.refreshToken),

@@ -534,6 +534,8 @@ export interface OauthStateTable {
   expires_at: number;
   used_at: number | null;
   created_at: number;
+  /** The `/app` session it was started from, whose browser alone may finish it; null: started through the API. */
+  app_session_id: string | null;
 }
 
 /** The conference room a provider made for a meeting. */

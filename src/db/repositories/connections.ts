@@ -209,7 +209,7 @@ export async function markConnectionFailed(db: DbOrTrx, connectionUuid: string, 
 
 export async function insertOauthState(
   db: DbOrTrx,
-  state: { stateHash: string; connectionUuid: string; codeVerifierSealed: string; expiresAt: number },
+  state: { stateHash: string; connectionUuid: string; codeVerifierSealed: string; expiresAt: number; appSessionUuid: string | null },
   now: number,
 ): Promise<void> {
   await db
@@ -221,24 +221,42 @@ export async function insertOauthState(
       expires_at: state.expiresAt,
       used_at: null,
       created_at: now,
+      app_session_id: state.appSessionUuid,
     })
     .execute();
 }
 
+/** Whether a `state` still to be used (unused, unexpired) was started from an `/app` session; nothing is changed. */
+export async function isOauthStateSessionBound(db: DbOrTrx, stateHash: string, now: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('oauth_states')
+    .select('app_session_id')
+    .where('state_hash', '=', stateHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return row !== undefined && row.app_session_id !== null;
+}
+
 /**
- * Uses up a `state` once: answers its connection and sealed verifier when it exists, is
- * unused and unexpired, and marks it used in the same statement; undefined otherwise.
+ * Uses up a `state` once: answers its connection, sealed verifier and the `/app` session it is
+ * bound to (null: none) when it exists, is unused and unexpired, and marks it used in the same
+ * statement; undefined otherwise.
  */
-export async function consumeOauthState(db: DbOrTrx, stateHash: string, now: number): Promise<{ connectionUuid: string; codeVerifierSealed: string } | undefined> {
+export async function consumeOauthState(
+  db: DbOrTrx,
+  stateHash: string,
+  now: number,
+): Promise<{ connectionUuid: string; codeVerifierSealed: string; appSessionUuid: string | null } | undefined> {
   const row = await db
     .updateTable('oauth_states')
     .set({ used_at: now })
     .where('state_hash', '=', stateHash)
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
-    .returning(['connection_id', 'code_verifier_sealed'])
+    .returning(['connection_id', 'code_verifier_sealed', 'app_session_id'])
     .executeTakeFirst();
-  return row && { connectionUuid: row.connection_id, codeVerifierSealed: row.code_verifier_sealed };
+  return row && { connectionUuid: row.connection_id, codeVerifierSealed: row.code_verifier_sealed, appSessionUuid: row.app_session_id };
 }
 
 /** Forgets authorizations that ended more than a day ago. */

@@ -3,8 +3,12 @@ import type { ConnectedCalendar } from '../../domain/calendar.js';
 import { type DomainError, NotFoundError, ValidationError } from '../../domain/errors.js';
 import { INTEGRATION_PROVIDERS, type Connection, type IntegrationProvider } from '../../domain/integrations.js';
 import { addCalendar, getFeedUrl, listCalendars, removeCalendar, rotateFeed } from '../../scheduling/calendars/calendars.js';
-import { listConnections, removeConnection, startConnection } from '../../scheduling/integrations/connections.js';
+import { resumeAppSession } from '../../scheduling/host-app/sign-in.js';
+import { completeConnection, listConnections, removeConnection, startConnection } from '../../scheduling/integrations/connections.js';
 import { type SafeHtml, html, sendHtml } from '../pages/html.js';
+import { oauthOutcomeStatus, renderOAuthOutcome } from '../pages/oauth.js';
+import { OAuthCallbackParams, OAuthCallbackQuery } from '../schemas/connections.js';
+import { SESSION_COOKIE, parseCookies, serializeCookie } from './cookies.js';
 import { PROBLEM_KINDS } from '../problems.js';
 import { Checkbox, OptionalField, PAGE_ROUTE, TextField, field, formRoute, formSchema, isCorrectable, requireValidForm, type FormBody } from './forms.js';
 import { type AppFrame, type AppPageOptions, csrfField, notice, renderPage, requireUuid, seeOther, sessionOf } from './frame.js';
@@ -100,7 +104,8 @@ export const connectionPages: FastifyPluginAsync<AppPageOptions> = async (app, {
     const session = sessionOf(request);
     try {
       requireValidForm(request);
-      const started = await startConnection(ctx, session.principal, session.user.uuid, provider);
+      // Bound to this session: only this browser, signed in as this member, finishes it (oauthReturnPage).
+      const started = await startConnection(ctx, session.principal, session.user.uuid, provider, { appSessionUuid: session.uuid });
       return connectionsPage(request, reply, { authorize: { label: ctx.integrations.oauth[provider].label, url: started.authorizeUrl } });
     } catch (error) {
       if (isCorrectable(error)) return connectionsPage(request, reply, { error });
@@ -117,6 +122,30 @@ export const connectionPages: FastifyPluginAsync<AppPageOptions> = async (app, {
     await removeConnection(ctx, session.principal, session.user.uuid, connection.uuid);
     return seeOther(reply, '/app/connections?done=disconnected');
   });
+};
+
+/**
+ * `GET /app/oauth/{provider}/callback`: where `/oauth/{provider}/callback` sends the browser
+ * back from a connection started here, as only `/app` paths receive the session cookie. Open
+ * to browsers without a session (no sign-in redirect): they get the refusal page, and the code
+ * is not used. Registered outside the session guard, beside the sign-in pages.
+ */
+export const oauthReturnPage: FastifyPluginAsync<AppPageOptions> = async (app, { ctx, frames }) => {
+  app.get<{ Params: { provider: string }; Querystring: Record<string, string> }>(
+    '/app/oauth/:provider/callback',
+    { schema: { hide: true, params: OAuthCallbackParams, querystring: OAuthCallbackQuery } },
+    async (request, reply) => {
+      const provider = INTEGRATION_PROVIDERS.find((candidate) => candidate === request.params.provider);
+      if (!provider) return sendHtml(reply, 404, renderOAuthOutcome({ kind: 'refused', reason: 'There is no such provider.' }));
+      const cookie = parseCookies(request.headers.cookie)[SESSION_COOKIE];
+      const session = await resumeAppSession(ctx, cookie);
+      if (session?.renewedUntil != null) {
+        reply.header('set-cookie', serializeCookie(SESSION_COOKIE, cookie!, { maxAge: Math.floor((session.renewedUntil - ctx.now()) / 1000), secure: frames.secure }));
+      }
+      const outcome = await completeConnection(ctx, provider, request.query, session?.uuid ?? null);
+      return sendHtml(reply, oauthOutcomeStatus(outcome), renderOAuthOutcome(outcome));
+    },
+  );
 };
 
 // ── Rendering ────────────────────────────────────────────────────────────────────────────

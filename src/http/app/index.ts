@@ -5,7 +5,7 @@ import { resumeAppSession, type AppSession } from '../../scheduling/host-app/sig
 import { listTeams } from '../../scheduling/account/teams.js';
 import { loadAssets } from '../pages/assets.js';
 import { availabilityPages } from './availability.js';
-import { connectionPages } from './connections.js';
+import { connectionPages, oauthReturnPage } from './connections.js';
 import { SESSION_COOKIE, parseCookies, serializeCookie } from './cookies.js';
 import { registerFormParser, requireFormToken } from './forms.js';
 import { type AppPageOptions, createFrames, seeOther } from './frame.js';
@@ -42,6 +42,7 @@ export const appRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
   registerFormParser(app);
 
   await app.register(signInPages, options);
+  await app.register(oauthReturnPage, options);
 
   // Signed-in pages
   await app.register(async (member) => {

@@ -4,9 +4,9 @@ import { PAGING, PageQuery } from '../schemas/paging.js';
 import { Type } from 'typebox';
 import { isIntegrationProvider } from '../../domain/integrations.js';
 import { connectionToJson } from '../../domain/representations.js';
-import { completeConnection, getConnection, listConnections, removeConnection, startConnection } from '../../scheduling/integrations/connections.js';
+import { callbackNeedsAppSession, completeConnection, getConnection, listConnections, removeConnection, startConnection } from '../../scheduling/integrations/connections.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
-import { renderOAuthOutcome } from '../pages/oauth.js';
+import { oauthOutcomeStatus, renderOAuthOutcome } from '../pages/oauth.js';
 import { sendHtml } from '../pages/html.js';
 import { principalOf } from '../request-guards.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, problemResponses } from '../schemas/common.js';
@@ -33,7 +33,9 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }
         summary: 'Connect a provider (start OAuth)',
         description:
           `${WHO} Answers the connection and \`authorizeUrl\`, where the host's browser goes to grant access; the provider sends it back to ` +
-          '`/oauth/{provider}/callback`, which finishes the connection. One connection per host and provider: for one that exists (to ' +
+          '`/oauth/{provider}/callback`, which finishes the connection in whichever browser gets there: its page names the provider account, the ' +
+          'host and the account it was connected for, and the host is e-mailed the same at once, with how to remove it. (One started in the ' +
+          'web app is bound to that browser session instead; elsewhere it is refused with 403 and nothing is stored.) One connection per host and provider: for one that exists (to ' +
           'connect again after an error) the answer is 200 with a new `authorizeUrl`. 400 at `/provider` when the account has no ' +
           'configured app for the provider (`PATCH /account` `integrations`).',
         security: API_KEY_SECURITY,
@@ -101,14 +103,24 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }
   );
 };
 
-/** `GET /oauth/{provider}/callback`: the page the host's browser lands on after the provider (outside /api/v1: no key, HTML). */
+/**
+ * `GET /oauth/{provider}/callback`: the page the host's browser lands on after the provider (outside /api/v1: no key, HTML).
+ * A connection started in the web app is finished at `/app/oauth/{provider}/callback` (src/http/app/connections.ts),
+ * where the browser's session cookie (Path=/app) is seen: this sends the browser there with the same query.
+ */
 export const oauthCallbackRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = async (app, { ctx }) => {
   app.get('/oauth/:provider/callback', { schema: { hide: true, params: OAuthCallbackParams, querystring: OAuthCallbackQuery } }, async (request, reply) => {
     const { provider } = request.params;
     if (!isIntegrationProvider(provider)) return sendHtml(reply, 404, renderOAuthOutcome({ kind: 'refused', reason: 'There is no such provider.' }));
-    const outcome = await completeConnection(ctx, provider, request.query as Record<string, string>);
+    const query = request.query as Record<string, string>;
+    if (await callbackNeedsAppSession(ctx, query)) {
+      const search = request.url.slice(request.url.indexOf('?'));
+      return reply.code(303).header('location', `/app/oauth/${provider}/callback${search}`).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
+    }
+    // Without a session: one started in the web app is refused here, should it get this far.
+    const outcome = await completeConnection(ctx, provider, query, null);
     // A provider that failed is not the browser's fault either, but the page is the answer the host
     // needs (start again), and a 5xx here would page the operator for someone else's outage.
-    return sendHtml(reply, outcome.kind === 'connected' ? 200 : 400, renderOAuthOutcome(outcome));
+    return sendHtml(reply, oauthOutcomeStatus(outcome), renderOAuthOutcome(outcome));
   });
 };

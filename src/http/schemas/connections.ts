@@ -30,7 +30,7 @@ export const StartedConnectionSchema = Type.Object(
     ...connectionFields,
     authorizeUrl: Type.String({
       description:
-        "Where to send the host's browser: the provider's authorization page, with `response_type=code`, the account's app, the redirect URI `{PUBLIC_URL}/oauth/{provider}/callback`, the provider's scopes, a single-use `state` (15 minutes) and PKCE (S256).",
+        "Where to send the host's browser: the provider's authorization page, with `response_type=code`, the account's app, the redirect URI `{PUBLIC_URL}/oauth/{provider}/callback`, the provider's scopes, a single-use `state` (15 minutes) and PKCE (S256). Whoever finishes it in any browser connects the provider account they sign in with to this host (the page they land on and an e-mail to the host name the provider account, the host and the account, and the host can remove it): hand it only to the host's own browser. A connection started in the web app (`/app/connections`) is instead bound to that browser's session.",
     }),
   },
   { title: 'StartedConnection' },

@@ -12,12 +12,16 @@ import {
   findConnectionWithTokens,
   insertConnection,
   insertOauthState,
+  isOauthStateSessionBound,
   listConnectionsOfUser,
   storeConnected,
 } from '../../db/repositories/connections.js';
+import { findAccount } from '../../db/repositories/accounts.js';
+import { findUserAcrossAccounts } from '../../db/repositories/users.js';
+import type { NoticeMessagePayload } from '../../mail/queued-message.js';
 import { deleteCalendar, deleteCalendarSpans, findCalendarsOfConnection } from '../../db/repositories/calendars.js';
 import { lockHost } from '../../db/repositories/meetings.js';
-import { enqueueJobs } from '../../outbox/job-kinds.js';
+import { EMAIL_JOB_KIND, enqueueJobs } from '../../outbox/job-kinds.js';
 import { inTransaction } from '../../db/transaction.js';
 import { newId } from '../../ids.js';
 import { openSecret, sealSecret } from '../../secrets/secret-box.js';
@@ -46,12 +50,17 @@ function hashState(state: string): string {
  * the host has, to connect again after an error) and the provider's authorization URL, with
  * a single-use `state` (15 minutes) and PKCE, for the host's browser. By the user or an admin
  * of one of their teams; 400 at `/provider` when the account has no configured app for it.
+ *
+ * Started from the web app, `appSessionUuid` is the member's session: only a browser that
+ * shows that session may finish it (see completeConnection). Started through the API, any
+ * browser may: the integrator decides where its `authorizeUrl` goes.
  */
 export async function startConnection(
   ctx: ConnectionsContext,
   principal: Principal,
   userUuid: string,
   provider: IntegrationProvider,
+  options: { appSessionUuid?: string } = {},
 ): Promise<{ connection: Connection; authorizeUrl: string; created: boolean }> {
   const user = await requireSelfOrTeamAdmin(ctx.db, principal, userUuid);
   const adapter = ctx.integrations.oauth[provider];
@@ -80,7 +89,13 @@ export async function startConnection(
     if (!existing) await insertConnection(trx, connection, now);
     await insertOauthState(
       trx,
-      { stateHash: hashState(state), connectionUuid: connection.uuid, codeVerifierSealed: sealSecret(ctx.secretKey, pkce.verifier), expiresAt: now + OAUTH_STATE_TTL_MS },
+      {
+        stateHash: hashState(state),
+        connectionUuid: connection.uuid,
+        codeVerifierSealed: sealSecret(ctx.secretKey, pkce.verifier),
+        expiresAt: now + OAUTH_STATE_TTL_MS,
+        appSessionUuid: options.appSessionUuid ?? null,
+      },
       now,
     );
   });
@@ -89,24 +104,64 @@ export async function startConnection(
 }
 
 export type CallbackOutcome =
-  | { kind: 'connected'; connection: Connection; label: string }
+  | {
+      kind: 'connected';
+      connection: Connection;
+      label: string;
+      /** Whose connection it became, "Olga Owner", and of which termin account, "Acme": the page and the member's e-mail say so. */
+      memberName: string;
+      accountName: string;
+    }
   /** Nothing was stored: the state was unknown, used, expired or another provider's, or the host or provider said no. */
   | { kind: 'refused'; reason: string }
+  /** Nothing was stored and the code was not used: started in `/app`, finished in a browser without that session. */
+  | { kind: 'wrong-browser'; reason: string }
   /** The provider could not be reached or answered nonsense: the host may try again. */
   | { kind: 'failed'; reason: string };
+
+/**
+ * Whether the callback with this `query` must be finished where the web app's session cookie is
+ * seen (it is sent to `/app` paths only): its `state`, still usable, was started from `/app`.
+ * Nothing is used up: `/oauth/{provider}/callback` sends the browser on to
+ * `/app/oauth/{provider}/callback` with the same query, whose completeConnection checks the session.
+ */
+export async function callbackNeedsAppSession(ctx: Pick<UseCaseContext, 'db' | 'now'>, query: Readonly<Record<string, string>>): Promise<boolean> {
+  const state = query.state;
+  return typeof state === 'string' && state !== '' && (await isOauthStateSessionBound(ctx.db, hashState(state), ctx.now()));
+}
 
 /**
  * `GET /oauth/{provider}/callback`: the host's browser back from the provider. The `state`
  * is used up first (whatever follows), then the code is exchanged, the provider account's
  * e-mail read, the tokens stored sealed, and the connection is `connected`. Meetings of the
- * host waiting for a room at this provider's place get it now.
+ * host waiting for a room at this provider's place get it now, and the member is e-mailed
+ * whose connection it became, at once (in the same transaction), with how to remove it.
+ *
+ * `appSessionUuid` is the web app's session the browser showed (null: none, or a route that
+ * cannot see it). A `state` started from `/app` is bound to its session: in a browser without
+ * that session (none, another member's, signed out since) the state is used up, the code is
+ * never exchanged, and nothing is stored (`wrong-browser`), so someone holding a leaked
+ * `authorizeUrl` cannot make their own provider account the member's.
  */
-export async function completeConnection(ctx: ConnectionsContext, provider: IntegrationProvider, query: Readonly<Record<string, string>>): Promise<CallbackOutcome> {
+export async function completeConnection(
+  ctx: ConnectionsContext,
+  provider: IntegrationProvider,
+  query: Readonly<Record<string, string>>,
+  appSessionUuid: string | null,
+): Promise<CallbackOutcome> {
   const state = query.state;
   if (typeof state !== 'string' || state === '') return { kind: 'refused', reason: 'The link is incomplete: it carries no state. Start connecting again from termin.' };
   const now = ctx.now();
   const consumed = await consumeOauthState(ctx.db, hashState(state), now);
   if (!consumed) return { kind: 'refused', reason: 'This link was already used or has expired (after 15 minutes). Start connecting again from termin.' };
+  if (consumed.appSessionUuid !== null && consumed.appSessionUuid !== appSessionUuid) {
+    return {
+      kind: 'wrong-browser',
+      reason:
+        'This connection was started in termin by a signed-in member, and only that browser, still signed in as them, can finish it. ' +
+        'Nothing was connected. If it was you, sign in to termin in the browser you use for it and connect again from Connections.',
+    };
+  }
   const connection = await findConnection(ctx.db, consumed.connectionUuid);
   if (!connection || connection.provider !== provider) return { kind: 'refused', reason: 'This link does not belong to this provider. Start connecting again from termin.' };
   const adapter = ctx.integrations.oauth[provider];
@@ -153,13 +208,15 @@ export async function completeConnection(ctx: ConnectionsContext, provider: Inte
     // The connection works without it: the e-mail only helps the host recognise the account.
     if (!(error instanceof ProviderError)) throw error;
   }
+  // As stored: what the page and the e-mail name is what the connection shows.
+  accountEmail = accountEmail?.slice(0, 320) ?? null;
   const done = ctx.now();
-  await inTransaction(ctx.db, async (trx) => {
+  const stored = await inTransaction(ctx.db, async (trx) => {
     await storeConnected(
       trx,
       connection.uuid,
       {
-        accountEmail: accountEmail?.slice(0, 320) ?? null,
+        accountEmail,
         tokens: {
           accessTokenSealed: sealSecret(ctx.secretKey, tokens.accessToken),
           refreshTokenSealed: tokens.refreshToken === null ? null : sealSecret(ctx.secretKey, tokens.refreshToken),
@@ -169,8 +226,51 @@ export async function completeConnection(ctx: ConnectionsContext, provider: Inte
       done,
     );
     await enqueueJobs(trx, await roomJobsOfWaitingMeetings(trx, connection.userUuid, PROVIDER_PLACES[provider], done), done);
+    const member = await findUserAcrossAccounts(trx, connection.userUuid);
+    const account = await findAccount(trx, connection.accountUuid);
+    const whose = { memberName: member ? `${member.firstName} ${member.lastName}` : 'a removed member', accountName: account?.name ?? 'a removed account' };
+    if (member && member.deactivatedAt === null) {
+      const notice = connectedNotice(ctx.publicUrl, adapter.label, connection, accountEmail, { ...whose, firstName: member.firstName, email: member.email });
+      await enqueueJobs(trx, [{ uuid: newId(done), kind: EMAIL_JOB_KIND, payload: notice }], done);
+    }
+    return whose;
   });
-  return { kind: 'connected', connection: { ...connection, status: 'connected', accountEmail, lastError: null, connectedAt: done }, label: adapter.label };
+  return { kind: 'connected', connection: { ...connection, status: 'connected', accountEmail, lastError: null, connectedAt: done }, label: adapter.label, ...stored };
+}
+
+/** The words naming a provider account: "Zoom account zed@example.com", or "A Zoom account" when the provider did not say which. */
+export function providerAccountOf(label: string, accountEmail: string | null): string {
+  return accountEmail === null ? `A ${label} account` : `${label} account ${accountEmail}`;
+}
+
+/**
+ * The member's e-mail on a connection made: whose it became and how to remove it. Sent however
+ * the connection was started, so a member whose API-started `authorizeUrl` was finished by
+ * someone else (their own provider account now making the member's rooms) learns it at once.
+ */
+function connectedNotice(
+  publicUrl: string,
+  label: string,
+  connection: Connection,
+  accountEmail: string | null,
+  member: { firstName: string; email: string; memberName: string; accountName: string },
+): NoticeMessagePayload {
+  const which = providerAccountOf(label, accountEmail);
+  return {
+    notice: true,
+    to: { name: member.memberName, email: member.email },
+    subject: `${which} is now connected for ${member.memberName} at ${member.accountName}`,
+    text: [
+      `Hello ${member.firstName},`,
+      '',
+      `${which} is now connected to termin for ${member.memberName} at ${member.accountName}.`,
+      `Meetings booked with you at ${PROVIDER_PLACES[connection.provider]} get their rooms in that ${label} account from now on.`,
+      '',
+      `If you did not connect it, or it is not your ${label} account, remove it now ("Disconnect" under ${label}):`,
+      `Remove it: ${publicUrl}/app/connections`,
+      `(or DELETE ${publicUrl}/api/v1/users/${connection.userUuid}/connections/${connection.uuid}).`,
+    ].join('\n'),
+  };
 }
 
 export async function listConnections(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string): Promise<Connection[]> {

@@ -284,7 +284,7 @@ function safeOrigin(url: string): string {
 }
 
 /** The current secret, and the one a rotation replaced while its 24 hours last: receivers switch over without a gap. */
-function signingSecrets(key: Buffer, subscription: SealedSecrets, at: number): string[] {
+function signingSecrets(key: UseCaseContext['secretKey'], subscription: SealedSecrets, at: number): string[] {
   const secrets = [openSecret(key, subscription.secretSealed)];
   if (subscription.previousSecretSealed !== null && subscription.previousSecretExpiresAt !== null && at < subscription.previousSecretExpiresAt) {
     secrets.push(openSecret(key, subscription.previousSecretSealed));

@@ -261,6 +261,12 @@ export interface Secrets {
    * credentials. Null: a key generated into the data directory on first start is used.
    */
   secretKey: Buffer | null;
+  /**
+   * TERMIN_SECRET_KEY_PREVIOUS: keys TERMIN_SECRET_KEY replaced (comma-separated, each like
+   * it), which still open what they sealed and still verify the links they signed, until
+   * `cli secrets reseal` has sealed everything again with the current key. Empty by default.
+   */
+  previousSecretKeys?: readonly Buffer[];
 }
 
 /** Each gateway's sandbox: nothing is charged for real unless the operator points elsewhere. */
@@ -403,15 +409,25 @@ export function loadConfig(env: Env = process.env, root = PROJECT_ROOT): Config 
   return deepFreeze(config);
 }
 
-/** Reads the secrets (only TERMIN_SECRET_KEY today); throws ConfigError when one is malformed. */
+/** Reads the secrets (TERMIN_SECRET_KEY, TERMIN_SECRET_KEY_PREVIOUS); throws ConfigError naming every malformed one. */
 export function loadSecrets(env: Env = process.env): Secrets {
+  const problems: string[] = [];
   const raw = nonEmpty(env.TERMIN_SECRET_KEY);
-  if (raw === undefined) return Object.freeze({ secretKey: null });
+  const secretKey = raw === undefined ? null : parseSecretKey(raw, 'TERMIN_SECRET_KEY', problems);
+  const previousSecretKeys = (nonEmpty(env.TERMIN_SECRET_KEY_PREVIOUS) ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .map((part, index) => parseSecretKey(part, `TERMIN_SECRET_KEY_PREVIOUS (key ${index + 1})`, problems));
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n- ${problems.join('\n- ')}`);
+  return Object.freeze({ secretKey, previousSecretKeys: Object.freeze(previousSecretKeys.filter((key): key is Buffer => key !== null)) });
+}
+
+function parseSecretKey(raw: string, name: string, problems: string[]): Buffer | null {
   const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
-  if (key.length !== 32) {
-    throw new ConfigError('Invalid configuration:\n- TERMIN_SECRET_KEY must be 32 bytes: 64 hex characters or base64 (e.g. `openssl rand -hex 32`)');
-  }
-  return Object.freeze({ secretKey: key });
+  if (key.length === 32) return key;
+  problems.push(`${name} must be 32 bytes: 64 hex characters or base64 (e.g. \`openssl rand -hex 32\`)`);
+  return null;
 }
 
 /** SMS_PROVIDER=smsapi|twilio and the provider's own settings; every missing one reported at once. */

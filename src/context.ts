@@ -29,7 +29,7 @@ export interface AppContext extends UseCaseContext {
   config: Config;
   dialect: Dialect;
   /** Where the secret key came from, for the start-up banner. */
-  secretKeySource: Omit<ResolvedSecretKey, 'key'>;
+  secretKeySource: Omit<ResolvedSecretKey, 'keys'>;
   /** PostgreSQL pool usage for /metrics; null on SQLite (no pool). */
   dbPoolStats: (() => PoolStats) | null;
   /** PostgreSQL: whether this instance hears other instances' change notices now (src/db/change-feed.ts); null on SQLite or when turned off. */
@@ -60,7 +60,7 @@ export interface ContextOptions {
 
 export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   const log = options.log ?? createLogger(config);
-  const { key: secretKey, ...secretKeySource } = resolveSecretKey(options.secrets ?? { secretKey: null }, config.dataDir);
+  const { keys: secretKey, ...secretKeySource } = resolveSecretKey(options.secrets ?? { secretKey: null }, config.dataDir);
   const now = options.now ?? Date.now;
   // The end of a full disk, with how long it lasted and how many writes it refused (its start
   // is the first refused write's own log line).

@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     `  API docs:  ${config.publicUrl}/docs`,
     `  OpenAPI:   ${config.publicUrl}/api/v1/openapi.json`,
     `  E-mail:    ${jobs.transport.describe()}`,
-    `  Secrets:   ${ctx.secretKeySource.source === 'env' ? 'sealed with TERMIN_SECRET_KEY' : `sealed with the key in ${ctx.secretKeySource.file} (back it up with the database)`}`,
+    `  Secrets:   ${ctx.secretKeySource.source === 'env' ? 'sealed with TERMIN_SECRET_KEY' : `sealed with the key in ${ctx.secretKeySource.file} (back it up with the database)`}${ctx.secretKey.previous.length > 0 ? `; ${ctx.secretKey.previous.length} previous key(s) still open older data (npm run cli -- secrets reseal moves it to the current key)` : ''}`,
   ];
   if (demo) {
     lines.push(

@@ -3,7 +3,7 @@ import { calendarQuery, deleteObject, updateObject, type DAVResponse } from 'tsd
 import type { FieldError } from '../domain/errors.js';
 import { extractBusyIntervals, type BusyInterval, type BusyOptions, type TimeRange } from './busy-time.js';
 import { CalendarAuthError, CalendarBadResponseError, CalendarError, CalendarNotFoundError, CalendarUnreachableError, describeNetworkFailure } from './errors.js';
-import type { CalendarProvider } from './provider.js';
+import { type CalendarProvider, openCalendarSecret } from './provider.js';
 
 /**
  * A CalDAV calendar collection: read for busy time and, with `writeMeetings`, written with
@@ -29,7 +29,10 @@ export const caldavProvider: CalendarProvider = {
     };
   },
   open(access, secrets, fetch) {
-    const password = access.passwordSealed === null ? '' : secrets.open(access.passwordSealed);
+    const password =
+      access.passwordSealed === null
+        ? ''
+        : openCalendarSecret(secrets, access.passwordSealed, "the CalDAV calendar's password", 'remove the calendar and add it again with its password');
     const calendar = createCaldavCalendar({ url: access.url, username: access.username ?? '', password, fetch });
     return { readBusy: (range, hostZone, options) => calendar.fetchBusy(range, hostZone, options), writer: calendar };
   },

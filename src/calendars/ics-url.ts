@@ -10,7 +10,7 @@ import {
 } from './errors.js';
 import type { FieldError } from '../domain/errors.js';
 import { extractBusyIntervals } from './busy-time.js';
-import type { CalendarProvider } from './provider.js';
+import { type CalendarProvider, openCalendarSecret } from './provider.js';
 
 /**
  * A plain iCalendar URL (what calendar apps offer as "subscribe" or "secret address",
@@ -38,7 +38,7 @@ export const icsProvider: CalendarProvider = {
     };
   },
   open(access, secrets, fetch) {
-    const url = secrets.open(access.url);
+    const url = openCalendarSecret(secrets, access.url, "the calendar's iCalendar address", 'remove the calendar and add it again with its address');
     return {
       readBusy: async (range, hostZone, options) => extractBusyIntervals(await fetchIcsText(url, { fetch }), range, hostZone, options),
       writer: null,

@@ -1,5 +1,5 @@
 import type { CalendarType, SealedCalendarAccess } from '../domain/calendar.js';
-import type { FieldError } from '../domain/errors.js';
+import { type FieldError, SecretUnreadableError } from '../domain/errors.js';
 import type { IntegrationProvider } from '../domain/integrations.js';
 import type { BusyInterval, BusyOptions, TimeRange } from './busy-time.js';
 
@@ -43,6 +43,20 @@ export interface CalendarConnection {
 export interface SecretSealer {
   seal(secret: string): string;
   open(sealed: string): string;
+}
+
+/**
+ * Opens a calendar's sealed part, or throws SecretUnreadableError naming it and what the host
+ * does about it (the sync shows that as the calendar's `lastError`):
+ * `openCalendarSecret(secrets, sealed, "the calendar's password", 'remove the calendar and add it again with its password')`.
+ */
+export function openCalendarSecret(secrets: SecretSealer, sealed: string, what: string, todo: string): string {
+  try {
+    return secrets.open(sealed);
+  } catch (error) {
+    if (error instanceof SecretUnreadableError) throw new SecretUnreadableError({ what, todo });
+    throw error;
+  }
 }
 
 /** Writes termin's copies of meetings into a calendar, under the invitation's UID. */

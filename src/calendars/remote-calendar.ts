@@ -1,4 +1,5 @@
 import type { BusyInterval } from './busy-time.js';
+import { SecretUnreadableError } from '../domain/errors.js';
 import { CalendarError } from './errors.js';
 
 /**
@@ -68,6 +69,6 @@ export function describeSpansCut(cutAt: number, max = MAX_SPANS_PER_CALENDAR): s
 export function describeCalendarFailure(error: unknown): string {
   if (error instanceof CalendarError) return error.message;
   if (error instanceof TypeError && /calendar|URL/i.test(error.message) && !/[?@]/.test(error.message)) return error.message;
-  if (error instanceof Error && error.name === 'SecretUnreadableError') return error.message;
+  if (error instanceof SecretUnreadableError) return error.message;
   return 'The calendar could not be read: an unexpected error (see the service log).';
 }

@@ -12,6 +12,7 @@ import { handOverOwnershipAsOperator } from '../scheduling/account/owner.js';
 import { createApiKeyForUser } from '../scheduling/account/api-keys.js';
 import type { UseCaseContext } from '../scheduling/context.js';
 import { createAccount } from '../scheduling/account/create-account.js';
+import { resealSecrets } from '../scheduling/operator/reseal-secrets.js';
 import { deactivateAccount, deleteAccount, listAccountUsers, listUserKeys, outboxStatus, retryFailedJobs, revokeKeyAsOperator } from '../scheduling/operator/operator.js';
 import { SERVICE_VERSION } from '../version.js';
 import { BackupError, backupPostgres, backupSqlite, restorePostgresCommand, restoreSqlite } from './backup.js';
@@ -51,6 +52,9 @@ Commands:
       --name <text>               Key name (default "Operator-issued key")
   key list --user <uuid>          A user's keys, revoked ones too (never the secrets)
   key revoke --key <uuid>         Revoke a key at once
+  secrets reseal                  Seal every stored secret again with TERMIN_SECRET_KEY (after a
+                                  rotation, with the old key in TERMIN_SECRET_KEY_PREVIOUS); says
+                                  how many rows changed and names what no given key opens
   outbox status                   Queued jobs (e-mails, webhooks, …) by kind and status, the
                                   oldest pending one's age, the latest error
   outbox retry --failed           Queue the failed jobs again with a full set of attempts
@@ -189,6 +193,26 @@ async function runCommand(command: string, options: Options, ctx: UseCaseContext
           `Owner:  ${created.owner.username} <${created.owner.email}> (${created.owner.uuid})`,
           `Team:   ${created.team.name} (${created.team.uuid})`,
           `API key (shown only now): ${created.apiKey}`,
+        ].join('\n'),
+      };
+    }
+    case 'secrets reseal': {
+      const report = await resealSecrets(ctx);
+      const previous = ctx.secretKey.previous.length;
+      return {
+        json: { changedRows: report.changedRows, unreadable: report.unreadable },
+        text: [
+          `Sealed ${report.changedRows} row(s) again with the current secret key.`,
+          ...(report.unreadable.length === 0
+            ? [
+                previous > 0
+                  ? 'Every stored secret opens with the current key: TERMIN_SECRET_KEY_PREVIOUS can be removed once every instance runs with the current key.'
+                  : 'Every stored secret opens with the current key.',
+              ]
+            : [
+                `${report.unreadable.length} stored secret(s) could not be opened with TERMIN_SECRET_KEY or TERMIN_SECRET_KEY_PREVIOUS (add the key they were stored with and run this again, or have them entered again):`,
+                ...report.unreadable.map((what) => `  - ${what}`),
+              ]),
         ].join('\n'),
       };
     }

@@ -27,6 +27,7 @@ export const ERROR_CODES = [
   'GATEWAY_UNAVAILABLE',
   'MEETING_STATE_CONFLICT',
   'SCHEDULE_IN_USE',
+  'SECRET_UNREADABLE',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -181,5 +182,24 @@ export class ScheduleInUseError extends DomainError {
       'SCHEDULE_IN_USE',
       `The schedule is used by the meeting topic${topicNames.length > 1 ? 's' : ''} ${topicNames.map((name) => `"${name}"`).join(', ')}: choose another schedule there first`,
     );
+  }
+}
+
+/**
+ * Something stored sealed (a connection's tokens, a calendar's password, an app's client
+ * secret, a feed address) that no secret key this server has opens: TERMIN_SECRET_KEY was
+ * changed without TERMIN_SECRET_KEY_PREVIOUS naming the old one. Only that thing is unusable;
+ * the message names it and what to enter again, never the value:
+ * `new SecretUnreadableError({ what: "the Zoom connection's tokens", todo: 'connect Zoom again' })`
+ * → "termin cannot read the Zoom connection's tokens (stored with a secret key this server no longer has): connect Zoom again".
+ */
+export class SecretUnreadableError extends DomainError {
+  constructor(
+    readonly subject: { what: string; todo: string } = {
+      what: 'a stored secret',
+      todo: 'the operator restores the key it was stored with (TERMIN_SECRET_KEY_PREVIOUS), or it is entered again',
+    },
+  ) {
+    super('SECRET_UNREADABLE', `termin cannot read ${subject.what} (stored with a secret key this server no longer has): ${subject.todo}`);
   }
 }

@@ -162,6 +162,13 @@ export const PROBLEM_KINDS: Record<ErrorCode, ProblemKind> = {
     explanation:
       'A schedule that meeting topics use (`schedule`, or an entry of `hostSchedules`) cannot be deleted: their hours would change without anyone choosing it. The detail names the topics; point them at another schedule (or `null`: the default hours), then delete. Nothing was changed.',
   },
+  SECRET_UNREADABLE: {
+    status: 409,
+    title: 'A stored secret cannot be read',
+    anchor: 'secret-unreadable',
+    explanation:
+      "Something this needs was stored encrypted with a secret key the server no longer has (the operator changed `TERMIN_SECRET_KEY` without listing the old one in `TERMIN_SECRET_KEY_PREVIOUS`). The detail names what and what to do: connect the provider again, enter the app's credentials or the calendar's password again, or make a new feed address. Only that thing is affected; nothing was changed.",
+  },
 };
 
 /** Seconds a client should wait after a 503 caused by the database. */

@@ -1,3 +1,4 @@
+import type { SecretKeys } from '../secrets/secret-box.js';
 import type { Logger } from 'pino';
 import type { WebhookSettings } from '../config.js';
 import type { CalendarProvider } from '../calendars/provider.js';
@@ -38,8 +39,11 @@ export interface UseCaseContext {
   dbStorage: StorageHealth | null;
   /** Computed schedules, checked against the host's calendar version on every use. */
   scheduleCache: ScheduleCache;
-  /** Seals and opens stored credentials (src/secrets). */
-  secretKey: Buffer;
+  /**
+   * Seals and opens stored credentials and signs links (src/secrets): the current key, which
+   * seals and signs, and the previous ones (TERMIN_SECRET_KEY_PREVIOUS), which still open and verify.
+   */
+  secretKey: SecretKeys;
   /** One adapter per payment gateway, keeping its OAuth tokens for the process's life. */
   gateways: Record<Gateway, GatewayAdapter>;
   /** One adapter per kind of calendar a host can connect (src/calendars/registry.ts). */

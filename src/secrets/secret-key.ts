@@ -2,12 +2,14 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Secrets } from '../config.js';
+import { keysOf, type SecretKeys } from './secret-box.js';
 
 export const SECRET_KEY_FILE = 'secret.key';
 
 export interface ResolvedSecretKey {
-  key: Buffer;
-  /** Where the key came from, for the start-up banner (never the key itself). */
+  /** The current key, and the previous ones (TERMIN_SECRET_KEY_PREVIOUS) that still open what they sealed. */
+  keys: SecretKeys;
+  /** Where the current key came from, for the start-up banner (never the key itself). */
   source: 'env' | 'file' | 'generated';
   file: string | null;
 }
@@ -19,6 +21,11 @@ export interface ResolvedSecretKey {
  * otherwise generate its own and fail to read what another stored.
  */
 export function resolveSecretKey(secrets: Secrets, dataDir: string): ResolvedSecretKey {
+  const { key, source, file } = resolveCurrentKey(secrets, dataDir);
+  return { keys: keysOf(key, secrets.previousSecretKeys ?? []), source, file };
+}
+
+function resolveCurrentKey(secrets: Secrets, dataDir: string): { key: Buffer; source: ResolvedSecretKey['source']; file: string | null } {
   if (secrets.secretKey !== null) return { key: secrets.secretKey, source: 'env', file: null };
   const file = path.join(dataDir, SECRET_KEY_FILE);
   try {
@@ -35,7 +42,7 @@ export function resolveSecretKey(secrets: Secrets, dataDir: string): ResolvedSec
     // 'wx': if another process generated it a moment ago, keep theirs.
     fs.writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return resolveSecretKey(secrets, dataDir);
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return resolveCurrentKey(secrets, dataDir);
     throw error;
   }
   return { key, source: 'generated', file };

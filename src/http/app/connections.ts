@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ConnectedCalendar } from '../../domain/calendar.js';
-import { type DomainError, NotFoundError, ValidationError } from '../../domain/errors.js';
+import { type DomainError, NotFoundError, SecretUnreadableError, ValidationError } from '../../domain/errors.js';
 import { INTEGRATION_PROVIDERS, type Connection, type IntegrationProvider } from '../../domain/integrations.js';
 import { addCalendar, getFeedUrl, listCalendars, removeCalendar, rotateFeed } from '../../scheduling/calendars/calendars.js';
 import { resumeAppSession } from '../../scheduling/host-app/sign-in.js';
@@ -34,17 +34,32 @@ export const connectionPages: FastifyPluginAsync<AppPageOptions> = async (app, {
     outcome: { flash?: string | null; error?: DomainError; authorize?: { label: string; url: string } },
   ) {
     const session = sessionOf(request);
-    const [connections, calendars, feedUrl] = await Promise.all([
+    const [connections, calendars, feed] = await Promise.all([
       listConnections(ctx, session.principal, session.user.uuid),
       listCalendars(ctx, session.principal, session.user.uuid),
-      getFeedUrl(ctx, session.principal, session.user.uuid),
+      // A feed address stored under a secret key the server no longer has: the page says so, and the rest of it works.
+      getFeedUrl(ctx, session.principal, session.user.uuid).then(
+        (url) => ({ url, problem: null }),
+        (error: unknown) => {
+          if (error instanceof SecretUnreadableError) return { url: null, problem: error.message };
+          throw error;
+        },
+      ),
     ]);
     const providers = INTEGRATION_PROVIDERS.map((provider) => ({
       provider,
       label: ctx.integrations.oauth[provider].label,
       connection: connections.find((connection) => connection.provider === provider) ?? null,
     }));
-    const view = { providers, calendars, feedUrl, flash: outcome.flash ?? null, error: outcome.error?.message ?? null, authorize: outcome.authorize ?? null };
+    const view = {
+      providers,
+      calendars,
+      feedUrl: feed.url,
+      feedProblem: feed.problem,
+      flash: outcome.flash ?? null,
+      error: outcome.error?.message ?? null,
+      authorize: outcome.authorize ?? null,
+    };
     return sendHtml(reply, outcome.error ? PROBLEM_KINDS[outcome.error.code].status : 200, renderConnectionsPage(frames.memberFrameOf(request, reply), view));
   }
 
@@ -154,7 +169,9 @@ export interface ConnectionsView {
   /** One row per provider the service supports, with the member's connection when there is one. */
   providers: readonly { provider: string; label: string; connection: Connection | null }[];
   calendars: readonly ConnectedCalendar[];
-  feedUrl: string;
+  /** Null when it cannot be shown (`feedProblem` says why and what to do). */
+  feedUrl: string | null;
+  feedProblem: string | null;
   flash: string | null;
   error: string | null;
   /** Set after "Connect": the provider's authorization page to continue to. */
@@ -227,8 +244,12 @@ ${csrfField(frame)}
 </section>
 <section aria-labelledby="h-feed"><h2 id="h-feed">${t.feed}</h2>
 <p class="hint" id="feed-hint">${t.feedHint}</p>
-<div class="field copy"><label for="feed-url">${t.feed}</label><input type="text" id="feed-url" value="${view.feedUrl}" readonly aria-describedby="feed-hint">
-<button type="button" class="copy-link" data-copy="feed-url" hidden>${t.copyLink}</button></div>
+${
+  view.feedUrl === null
+    ? html`<p class="alert" role="alert">${view.feedProblem ?? ''}</p>`
+    : html`<div class="field copy"><label for="feed-url">${t.feed}</label><input type="text" id="feed-url" value="${view.feedUrl}" readonly aria-describedby="feed-hint">
+<button type="button" class="copy-link" data-copy="feed-url" hidden>${t.copyLink}</button></div>`
+}
 <form method="post" action="/app/connections/feed">${csrfField(frame)}<button type="submit">${t.newFeedLink}</button></form>
 </section>`,
   );

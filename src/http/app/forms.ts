@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type TObject, type TProperties, type TSchema } from 'typebox';
 import { DomainError, ForbiddenError, type FieldError, ValidationError } from '../../domain/errors.js';
 import { isCsrfTokenValid } from '../../scheduling/host-app/sign-in.js';
+import type { UseCaseContext } from '../../scheduling/context.js';
 import { mapValidationErrors } from '../problems.js';
 
 /**
@@ -105,7 +106,7 @@ export function isCorrectable(error: unknown): error is DomainError {
  * browser's nonce cookie; null when the browser has neither): another site can make the
  * browser post, but not read the token.
  */
-export function requireFormToken(secretKey: Buffer, binding: string | null, body: unknown): void {
+export function requireFormToken(secretKey: UseCaseContext['secretKey'], binding: string | null, body: unknown): void {
   const token = (body as FormBody | undefined)?.csrf;
   if (binding === null || !isCsrfTokenValid(secretKey, binding, token))
     throw new ForbiddenError('The form has expired or did not come from this site: reload the page and try again');

@@ -121,10 +121,11 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> 
           `${WHO} An iCalendar address (\`text/calendar\`) that Google Calendar, Outlook or Apple Calendar can subscribe to: every ` +
           "confirmed meeting of the user that ended within the last year or is still to come, under the invitation's UID. Meetings " +
           'waiting for payment are left out (their hold lapses faster than apps refresh). The address is made on the first request ' +
-          'and stays the same until rotated; its token (256 bits) is the only key to it.',
+          'and stays the same until rotated; its token (256 bits) is the only key to it. 409 `SECRET_UNREADABLE` when the address was ' +
+          'stored under a secret key the server no longer has: it cannot be shown (calendar apps subscribed to it keep reading it); rotate it for a new one.',
         security: API_KEY_SECURITY,
         params: UserParams,
-        response: { 200: FeedSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },
+        response: { 200: FeedSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404, 409) },
       },
     },
     async (request) => ({ url: await getFeedUrl(ctx, principalOf(request), request.params.userUuid) }),

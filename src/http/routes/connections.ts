@@ -37,11 +37,12 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }
           'host and the account it was connected for, and the host is e-mailed the same at once, with how to remove it. (One started in the ' +
           'web app is bound to that browser session instead; elsewhere it is refused with 403 and nothing is stored.) One connection per host and provider: for one that exists (to ' +
           'connect again after an error) the answer is 200 with a new `authorizeUrl`. 400 at `/provider` when the account has no ' +
-          'configured app for the provider (`PATCH /account` `integrations`).',
+          'configured app for the provider (`PATCH /account` `integrations`); 409 `SECRET_UNREADABLE` when its app credentials were stored under ' +
+          'a secret key the server no longer has (an admin enters them again).',
         security: API_KEY_SECURITY,
         params: UserParams,
         body: ConnectionBodySchema,
-        response: { 200: StartedConnectionSchema, 201: StartedConnectionSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },
+        response: { 200: StartedConnectionSchema, 201: StartedConnectionSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404, 409) },
       },
     },
     async (request, reply) => {
@@ -56,7 +57,7 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }
       schema: {
         tags: ['Connections'],
         summary: "A user's connections",
-        description: `${WHO} Oldest first. ${PAGING}`,
+        description: `${WHO} Oldest first. ${PAGING} A connection whose tokens no secret key of the server opens (the key was changed) reads \`status: error\`, its \`lastError\` saying to connect again.`,
         security: API_KEY_SECURITY,
         params: UserParams,
         querystring: PageQuery('Connections'),
@@ -90,7 +91,7 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }
       schema: {
         tags: ['Connections'],
         summary: 'Disconnect a provider',
-        description: `${WHO} The tokens are revoked at the provider where it offers it, and forgotten. Rooms already made stay; new meetings at the provider's place get none. The host's calendars on the connection (Google, Microsoft) are removed with it, and their busy time no longer blocks.`,
+        description: `${WHO} The tokens are revoked at the provider where it offers it (and where the server can still read them and the app's credentials), and forgotten. Rooms already made stay; new meetings at the provider's place get none. The host's calendars on the connection (Google, Microsoft) are removed with it, and their busy time no longer blocks.`,
         security: API_KEY_SECURITY,
         params: UserConnectionParams,
         response: { 204: Type.Null({ description: 'Disconnected.' }), ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },

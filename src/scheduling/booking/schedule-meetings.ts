@@ -154,7 +154,14 @@ interface BookingPlan {
 }
 
 /** Everything the request names, found and checked against the topic; every problem reported at once. */
-async function planBooking(trx: Trx, accountUuid: string, input: ScheduleInput, starts: number[], now: number, secretKey: Buffer): Promise<Omit<BookingPlan, 'bookedByKeyUuid'>> {
+async function planBooking(
+  trx: Trx,
+  accountUuid: string,
+  input: ScheduleInput,
+  starts: number[],
+  now: number,
+  secretKey: UseCaseContext['secretKey'],
+): Promise<Omit<BookingPlan, 'bookedByKeyUuid'>> {
   const found = await findAccountAndTopic(trx, accountUuid, input.meetingTopic);
   if (!found) throw new NotFoundError('account');
   const { account } = found;

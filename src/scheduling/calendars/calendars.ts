@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { renderMeetingsFeed } from '../../calendars/meetings-feed.js';
-import { NotFoundError, ValidationError } from '../../domain/errors.js';
+import { NotFoundError, SecretUnreadableError, ValidationError } from '../../domain/errors.js';
 import type { User } from '../../domain/user.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { bumpCalendarVersions } from '../../db/repositories/busy-time.js';
@@ -22,7 +22,7 @@ import { findUserAcrossAccounts } from '../../db/repositories/users.js';
 import { inTransaction } from '../../db/transaction.js';
 import { newId } from '../../ids.js';
 import { assertAllowedUrl, OutboundUrlRefusedError } from '../../net/outbound-guard.js';
-import { openSecret, sealSecret, secretBoxOf } from '../../secrets/secret-box.js';
+import { canOpenSecret, openSecret, sealSecret, secretBoxOf } from '../../secrets/secret-box.js';
 import { toCalendarMeeting } from './calendar-meeting.js';
 import { syncCalendar } from './sync.js';
 import type { Principal, UseCaseContext } from '../context.js';
@@ -165,7 +165,11 @@ function feedUrl(publicUrl: string, token: string): string {
   return `${publicUrl}/feeds/${token}.ics`;
 }
 
-/** The user's feed address, made on first request; the same until rotated. */
+/**
+ * The user's feed address, made on first request; the same until rotated. One stored under a
+ * secret key this server no longer has cannot be shown (SecretUnreadableError: make a new one);
+ * calendar apps subscribed to it keep reading it, since it is looked up by its hash.
+ */
 export async function getFeedUrl(ctx: Pick<UseCaseContext, 'publicUrl' | 'now' | 'db' | 'secretKey'>, principal: Principal, userUuid: string): Promise<string> {
   const user = await requireSelfOrTeamAdmin(ctx.db, principal, userUuid);
   const key = ctx.secretKey;
@@ -174,6 +178,12 @@ export async function getFeedUrl(ctx: Pick<UseCaseContext, 'publicUrl' | 'now' |
     const token = newFeedToken();
     await insertFeedIfAbsent(ctx.db, user.uuid, hashFeedToken(token), sealSecret(key, token), ctx.now());
     feed = (await findFeedOfUser(ctx.db, user.uuid))!;
+  }
+  if (!canOpenSecret(key, feed.tokenSealed)) {
+    throw new SecretUnreadableError({
+      what: "the private feed's address",
+      todo: `make a new feed address (POST ${ctx.publicUrl}/api/v1/users/${user.uuid}/feed/rotate, or "New feed link" in the app); calendar apps keep reading the old one until then`,
+    });
   }
   return feedUrl(ctx.publicUrl, openSecret(key, feed.tokenSealed));
 }

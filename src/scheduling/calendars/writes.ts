@@ -8,6 +8,7 @@ import { deleteEventCopy, findCalendarWithAccess, hasEventCopy, recordCalendarWr
 import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
 import { findMeeting } from '../../db/repositories/meetings.js';
 import { PermanentJobError, type JobHandler } from '../../outbox/job-handler.js';
+import { SecretUnreadableError } from '../../domain/errors.js';
 import { CALENDAR_WRITE_JOB_KIND } from '../../outbox/job-kinds.js';
 import { toCalendarMeeting } from './calendar-meeting.js';
 import { openCalendar } from './sync.js';
@@ -64,6 +65,8 @@ export function createCalendarWriteHandler(
           if (error instanceof PermanentJobError) throw error;
           const message = describeCalendarFailure(error);
           await recordCalendarWriteError(ctx.db, calendarUuid, message);
+          // No retry opens what no key opens: given up at once, the calendar saying why.
+          if (error instanceof SecretUnreadableError) throw new PermanentJobError(message);
           throw new Error(message);
         }
         if (found.calendar.lastWriteError !== null) await recordCalendarWriteError(ctx.db, calendarUuid, null);

@@ -16,6 +16,7 @@ import { findUserAcrossAccounts } from '../../db/repositories/users.js';
 import { inTransaction } from '../../db/transaction.js';
 import { newId } from '../../ids.js';
 import type { NoticeMessagePayload } from '../../mail/queued-message.js';
+import { allKeys, type SecretKeys } from '../../secrets/secret-box.js';
 import { EMAIL_JOB_KIND, enqueueJobs } from '../../outbox/job-kinds.js';
 import type { Principal, UseCaseContext } from '../context.js';
 
@@ -150,15 +151,22 @@ export async function signOut(ctx: Pick<UseCaseContext, 'now' | 'db'>, sessionUu
  * sign-in a random cookie), so any instance checks it without storing anything, and another
  * site, which can make the browser send the cookie but cannot read it, cannot make the token.
  */
-export function csrfTokenOf(secretKey: Buffer, binding: string): string {
-  return createHmac('sha256', secretKey).update(`app-csrf:${binding}`).digest('base64url');
+export function csrfTokenOf(secretKey: SecretKeys, binding: string): string {
+  return csrfTokenWith(secretKey.current, binding);
 }
 
-export function isCsrfTokenValid(secretKey: Buffer, binding: string, token: unknown): boolean {
+/** Made with the current key; a form rendered before a key rotation (under a previous key) is still accepted. */
+export function isCsrfTokenValid(secretKey: SecretKeys, binding: string, token: unknown): boolean {
   if (typeof token !== 'string') return false;
-  const expected = Buffer.from(csrfTokenOf(secretKey, binding));
   const given = Buffer.from(token);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return allKeys(secretKey).some((key) => {
+    const expected = Buffer.from(csrfTokenWith(key, binding));
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
+}
+
+function csrfTokenWith(key: Buffer, binding: string): string {
+  return createHmac('sha256', key).update(`app-csrf:${binding}`).digest('base64url');
 }
 
 /** A random value for the pre-sign-in cookie the login form's CSRF token is bound to. */

@@ -1,7 +1,7 @@
 import type { OAuthApp } from '../../integrations/ports.js';
 import type { Place } from '../../domain/account.js';
 import { INTEGRATION_FIELDS, type IntegrationProvider, PROVIDER_PLACES, splitIntegrationSettings } from '../../domain/integrations.js';
-import type { FieldError } from '../../domain/errors.js';
+import { type FieldError, SecretUnreadableError } from '../../domain/errors.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { findAccountIntegration, saveAccountIntegration, selectAccountIntegrations } from '../../db/repositories/integrations.js';
 import { openRecord, sealRecord } from '../../secrets/secret-box.js';
@@ -75,10 +75,26 @@ export async function applyIntegrationChanges(trx: DbOrTrx, accountUuid: string,
   }
 }
 
-/** The account's OAuth app for `provider` with its secret opened, or null when none is configured or it cannot be read. */
-export async function openIntegrationApp(ctx: Pick<UseCaseContext, 'secretKey'>, db: DbOrTrx, accountUuid: string, provider: IntegrationProvider): Promise<OAuthApp | null> {
+/**
+ * The account's OAuth app for `provider` with its secret opened, or null when none is configured.
+ * Throws SecretUnreadableError (naming the app and that an admin enters its credentials again)
+ * when no secret key of this server opens its client secret.
+ */
+export async function openIntegrationApp(
+  ctx: Pick<UseCaseContext, 'secretKey' | 'integrations'>,
+  db: DbOrTrx,
+  accountUuid: string,
+  provider: IntegrationProvider,
+): Promise<OAuthApp | null> {
   const stored = await findAccountIntegration(db, accountUuid, provider);
-  if (!stored || !canOpenSecrets(ctx.secretKey, stored.sealedSecrets)) return null;
+  if (!stored) return null;
+  if (!canOpenSecrets(ctx.secretKey, stored.sealedSecrets)) {
+    const label = ctx.integrations.oauth[provider].label;
+    throw new SecretUnreadableError({
+      what: `the account's ${label} app credentials`,
+      todo: `an admin enters the ${label} app's client id and secret again (PATCH /api/v1/account, integrations.${provider})`,
+    });
+  }
   const secrets = openRecord(ctx.secretKey, stored.sealedSecrets);
   const clientId = stored.settings.clientId;
   const clientSecret = secrets.clientSecret;

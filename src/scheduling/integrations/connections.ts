@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { buildAuthorizeUrl, createPkce, exchangeCode, GrantRefusedError, missingScopes, revokeToken } from '../../integrations/oauth.js';
 import { ProviderError } from '../../integrations/ports.js';
-import { NotFoundError, ValidationError } from '../../domain/errors.js';
+import { NotFoundError, SecretUnreadableError, ValidationError } from '../../domain/errors.js';
 import { type Connection, type IntegrationProvider, PROVIDER_PLACES } from '../../domain/integrations.js';
 import type { User } from '../../domain/user.js';
 import {
@@ -24,12 +24,12 @@ import { lockHost } from '../../db/repositories/meetings.js';
 import { EMAIL_JOB_KIND, enqueueJobs } from '../../outbox/job-kinds.js';
 import { inTransaction } from '../../db/transaction.js';
 import { newId } from '../../ids.js';
-import { openSecret, sealSecret } from '../../secrets/secret-box.js';
+import { canOpenSecret, openSecret, sealSecret } from '../../secrets/secret-box.js';
 import { requireSelfOrTeamAdmin } from '../access.js';
 import { roomJobsOfWaitingMeetings } from './rooms.js';
 import type { Principal, UseCaseContext } from '../context.js';
 import { openIntegrationApp } from './apps.js';
-import { whatToDoAfter } from './provider-access.js';
+import { areTokensReadable, unreadableTokensError, whatToDoAfter } from './provider-access.js';
 
 /** An authorization's `state` is good for this long, and once. */
 export const OAUTH_STATE_TTL_MS = 15 * 60_000;
@@ -168,7 +168,20 @@ export async function completeConnection(
   if (typeof query.error === 'string') {
     return { kind: 'refused', reason: `${adapter.label} did not grant access (${query.error.slice(0, 100)}). Nothing was connected.` };
   }
-  const app = await openIntegrationApp(ctx, ctx.db, connection.accountUuid, provider);
+  // Sealed before the server's secret key changed (and the old key not kept as a previous one).
+  if (!canOpenSecret(ctx.secretKey, consumed.codeVerifierSealed)) {
+    return {
+      kind: 'refused',
+      reason: `This link was made before the server's secret key changed and can no longer be completed. Nothing was connected. Start connecting ${adapter.label} again from termin.`,
+    };
+  }
+  let app: Awaited<ReturnType<typeof openIntegrationApp>>;
+  try {
+    app = await openIntegrationApp(ctx, ctx.db, connection.accountUuid, provider);
+  } catch (error) {
+    if (error instanceof SecretUnreadableError) return { kind: 'refused', reason: `${error.message}. Nothing was connected.` };
+    throw error;
+  }
   if (app === null) return { kind: 'refused', reason: `The account's ${adapter.label} app is no longer configured.` };
   const server = adapter.authorizationServer(app);
   let tokens: Awaited<ReturnType<typeof exchangeCode>>;
@@ -273,29 +286,49 @@ function connectedNotice(
   };
 }
 
-export async function listConnections(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string): Promise<Connection[]> {
+type ViewContext = Pick<UseCaseContext, 'db' | 'secretKey' | 'integrations'>;
+
+export async function listConnections(ctx: ViewContext, principal: Principal, userUuid: string): Promise<Connection[]> {
   const user = await requireSelfOrTeamAdmin(ctx.db, principal, userUuid);
-  return listConnectionsOfUser(ctx.db, user.uuid);
+  return Promise.all((await listConnectionsOfUser(ctx.db, user.uuid)).map((connection) => asUsable(ctx, connection)));
 }
 
-export async function getConnection(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string, connectionUuid: string): Promise<Connection> {
+export async function getConnection(ctx: ViewContext, principal: Principal, userUuid: string, connectionUuid: string): Promise<Connection> {
   const user = await requireSelfOrTeamAdmin(ctx.db, principal, userUuid);
-  return requireConnectionOf(ctx, user, connectionUuid);
+  return asUsable(ctx, await requireConnectionOf(ctx, user, connectionUuid));
+}
+
+/**
+ * A connected connection whose tokens no secret key of this server opens is shown as `error`,
+ * saying to connect again; nothing is stored, so once the operator gives the old key back
+ * (TERMIN_SECRET_KEY_PREVIOUS) it reads `connected` again. A call through it stores the error.
+ */
+async function asUsable(ctx: ViewContext, connection: Connection): Promise<Connection> {
+  if (connection.status !== 'connected') return connection;
+  const found = await findConnectionWithTokens(ctx.db, connection.uuid);
+  if (!found || areTokensReadable(ctx.secretKey, found.tokens)) return connection;
+  return { ...connection, status: 'error', lastError: unreadableTokensError(ctx.integrations.oauth[connection.provider].label).message };
 }
 
 /**
  * `DELETE …/connections/{uuid}`: the tokens are revoked at the provider where it offers it
- * (best effort: a provider that cannot be reached does not keep a host connected), then
+ * (best effort: a provider that cannot be reached does not keep a host connected, and tokens
+ * or an app secret no key of this server opens are not revoked, only forgotten), then
  * forgotten, with the host's calendars on it and their busy time. Rooms already made stay where they are.
  */
 export async function removeConnection(ctx: ConnectionsContext, principal: Principal, userUuid: string, connectionUuid: string): Promise<void> {
   const user = await requireSelfOrTeamAdmin(ctx.db, principal, userUuid);
   const connection = await requireConnectionOf(ctx, user, connectionUuid);
   const found = await findConnectionWithTokens(ctx.db, connection.uuid);
-  const app = await openIntegrationApp(ctx, ctx.db, connection.accountUuid, connection.provider);
   const sealed = found?.tokens.refreshTokenSealed ?? found?.tokens.accessTokenSealed ?? null;
-  if (app !== null && sealed !== null) {
-    await revokeToken(ctx.integrations.oauth[connection.provider].authorizationServer(app), app, openSecret(ctx.secretKey, sealed)).catch(() => undefined);
+  if (sealed !== null && canOpenSecret(ctx.secretKey, sealed)) {
+    const app = await openIntegrationApp(ctx, ctx.db, connection.accountUuid, connection.provider).catch((error: unknown) => {
+      if (error instanceof SecretUnreadableError) return null;
+      throw error;
+    });
+    if (app !== null) {
+      await revokeToken(ctx.integrations.oauth[connection.provider].authorizationServer(app), app, openSecret(ctx.secretKey, sealed)).catch(() => undefined);
+    }
   }
   // With the host's schedules marked stale in the same transaction (they say which places are ready).
   await inTransaction(ctx.db, async (trx) => {

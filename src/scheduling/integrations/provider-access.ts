@@ -14,7 +14,9 @@ import { inTransaction } from '../../db/transaction.js';
 import { newId } from '../../ids.js';
 import type { NoticeMessagePayload } from '../../mail/queued-message.js';
 import { EMAIL_JOB_KIND, enqueueJobs } from '../../outbox/job-kinds.js';
-import { openSecret, sealSecret } from '../../secrets/secret-box.js';
+import { canOpenSecret, openSecret, sealSecret, type SecretKeys } from '../../secrets/secret-box.js';
+import { SecretUnreadableError } from '../../domain/errors.js';
+import type { SealedTokens } from '../../db/repositories/connections.js';
 import type { UseCaseContext } from '../context.js';
 import { openIntegrationApp } from './apps.js';
 import { recordEvents } from '../record-events.js';
@@ -34,6 +36,20 @@ const REFRESH_WAIT_MS = 15_000;
 export const IDLE_REFRESH_AFTER_MS = 30 * 24 * 3_600_000;
 
 type TokenContext = Pick<UseCaseContext, 'publicUrl' | 'now' | 'db' | 'secretKey' | 'integrations'>;
+
+/** What the host is told when no secret key of this server opens a connection's tokens: `connect Zoom again`. */
+export function unreadableTokensError(label: string): SecretUnreadableError {
+  return new SecretUnreadableError({ what: `the ${label} connection's tokens`, todo: `connect ${label} again` });
+}
+
+/**
+ * Whether the tokens can still be used: the refresh token opens (a new access token follows
+ * from it), or, without one, the access token does.
+ */
+export function areTokensReadable(keys: SecretKeys, tokens: SealedTokens): boolean {
+  const lasting = tokens.refreshTokenSealed ?? tokens.accessTokenSealed;
+  return lasting === null || canOpenSecret(keys, lasting);
+}
 
 /** The connection cannot be used until the host connects again (or never connected): the caller records that and moves on. */
 export class ConnectionUnusableError extends Error {
@@ -89,7 +105,14 @@ async function accessTokenOf(ctx: TokenContext, connectionUuid: string, rejected
     const { connection, tokens } = found;
     if (connection.status !== 'connected') throw new ConnectionUnusableError(connectionUuid, connection.lastError ?? `the connection is ${connection.status}`);
     const now = ctx.now();
-    const current = tokens.accessTokenSealed === null ? null : openSecret(ctx.secretKey, tokens.accessTokenSealed);
+    if (!areTokensReadable(ctx.secretKey, tokens)) {
+      // Sealed with a key this server no longer has: unusable until the host connects again, and said so once.
+      const unreadable = unreadableTokensError(ctx.integrations.oauth[connection.provider].label);
+      await failConnection(ctx, connection, unreadable.message);
+      throw new ConnectionUnusableError(connectionUuid, unreadable.message);
+    }
+    // An access token no key opens is refreshed like an expired one (its refresh token opens: checked above).
+    const current = tokens.accessTokenSealed === null || !canOpenSecret(ctx.secretKey, tokens.accessTokenSealed) ? null : openSecret(ctx.secretKey, tokens.accessTokenSealed);
     const fresh = tokens.accessExpiresAt === null || tokens.accessExpiresAt - now > TOKEN_REFRESH_MARGIN_MS;
     if (current !== null && fresh && current !== rejected) return current;
     const claim = newId(now);
@@ -150,8 +173,8 @@ async function refreshIdleConnection(ctx: TokenContext, connectionUuid: string):
 
 async function refreshHeld(ctx: TokenContext, connection: Connection, refreshTokenSealed: string | null, claim: string): Promise<string> {
   const adapter = ctx.integrations.oauth[connection.provider];
-  const app = await openIntegrationApp(ctx, ctx.db, connection.accountUuid, connection.provider);
   try {
+    const app = await openIntegrationApp(ctx, ctx.db, connection.accountUuid, connection.provider);
     if (app === null) throw new GrantRefusedError(`the account's ${adapter.label} app is no longer configured`);
     if (refreshTokenSealed === null) throw new GrantRefusedError(`${adapter.label} gave no refresh token`);
     const now = ctx.now();
@@ -174,6 +197,11 @@ async function refreshHeld(ctx: TokenContext, connection: Connection, refreshTok
     if (error instanceof GrantRefusedError) {
       await failConnection(ctx, connection, `${adapter.label} refused the connection: ${error.reason}. ${whatToDoAfter(error.refusal, adapter.label, connection.provider)}`);
       throw new ConnectionUnusableError(connection.uuid, error.reason);
+    }
+    if (error instanceof SecretUnreadableError) {
+      // The app's secret or the refresh token: no retry can open them; the host (or an admin) must act.
+      await failConnection(ctx, connection, error.message);
+      throw new ConnectionUnusableError(connection.uuid, error.message);
     }
     await releaseTokenRefresh(ctx.db, connection.uuid, claim).catch(() => undefined);
     throw error;

@@ -3,7 +3,7 @@ import type { GatewayCredentials } from '../../payments/gateway.js';
 import { isGatewayConfigured } from '../../domain/gateway-settings.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { findAccountGateway, selectAllAccountGateways } from '../../db/repositories/account-gateways.js';
-import { openRecord, SecretUnreadableError } from '../../secrets/secret-box.js';
+import { canOpenSecret, openRecord, type SecretKeys } from '../../secrets/secret-box.js';
 import type { UseCaseContext } from '../context.js';
 
 /**
@@ -27,19 +27,13 @@ export async function openGatewayCredentials(ctx: Pick<UseCaseContext, 'secretKe
   return { settings: stored.settings, secrets: openRecord(ctx.secretKey, stored.sealedSecrets) };
 }
 
-/** Whether this server's key opens every sealed secret (an empty record opens trivially). */
-export function canOpenSecrets(secretKey: Buffer, sealedSecrets: Record<string, string>): boolean {
-  try {
-    openRecord(secretKey, sealedSecrets);
-    return true;
-  } catch (error) {
-    if (error instanceof SecretUnreadableError) return false;
-    throw error;
-  }
+/** Whether this server's keys open every sealed secret (an empty record opens trivially). */
+export function canOpenSecrets(secretKey: SecretKeys, sealedSecrets: Record<string, string>): boolean {
+  return Object.values(sealedSecrets).every((sealed) => canOpenSecret(secretKey, sealed));
 }
 
 /** Why a booking may not use the gateway (400 at `/gateway`), or null when it may. */
-export async function gatewayRefusal(db: DbOrTrx, accountUuid: string, gateway: Gateway, secretKey: Buffer): Promise<string | null> {
+export async function gatewayRefusal(db: DbOrTrx, accountUuid: string, gateway: Gateway, secretKey: SecretKeys): Promise<string | null> {
   const stored = await findAccountGateway(db, accountUuid, gateway);
   if (!stored) return 'is not enabled for the account';
   if (!isGatewayConfigured(gateway, [...Object.keys(stored.settings), ...Object.keys(stored.sealedSecrets)])) return 'is enabled but not configured for the account yet';

@@ -19,7 +19,8 @@ import type { NoticeMessagePayload } from '../../mail/queued-message.js';
 import { OutboundError, sendOutbound } from '../../net/outbound-request.js';
 import { LostClaimError, type JobHandler } from '../../outbox/job-handler.js';
 import { EMAIL_JOB_KIND, WEBHOOK_JOB_KIND, enqueueJobs, type NewJob, type WebhookJobPayload } from '../../outbox/job-kinds.js';
-import { openSecret } from '../../secrets/secret-box.js';
+import { canOpenSecret, openSecret } from '../../secrets/secret-box.js';
+import { SecretUnreadableError } from '../../domain/errors.js';
 import { nextAttemptAt, shouldDisableSubscription } from '../../webhooks/backoff.js';
 import { signWebhook } from '../../webhooks/signing.js';
 import type { WebhookDelivery, WebhookSubscription } from '../../domain/webhook.js';
@@ -114,7 +115,12 @@ export function createWebhookDeliverer(
         }
         const body = delivery.body;
         const attemptAt = ctx.now();
-        const headers = signWebhook(signingSecrets(ctx.secretKey, subscription, attemptAt), { id: delivery.uuid, timestamp: new Date(attemptAt), body });
+        const secrets = signingSecrets(ctx.secretKey, subscription, attemptAt);
+        if (secrets instanceof SecretUnreadableError) {
+          // No retry opens what no key of this server opens: given up now, saying what to do.
+          return await finish(ctx, job, delivery.uuid, subscription, { at: attemptAt, responseStatus: null, error: secrets.message, sent: false }, 'failed');
+        }
+        const headers = signWebhook(secrets, { id: delivery.uuid, timestamp: new Date(attemptAt), body });
         const attempt = await send(ctx, subscription.url, { 'content-type': 'application/json', ...headers }, body, timeoutMs);
         const attemptRecord = { at: attemptAt, ...attempt, sent: true };
         if (attempt.error === null) {
@@ -283,11 +289,22 @@ function safeOrigin(url: string): string {
   }
 }
 
-/** The current secret, and the one a rotation replaced while its 24 hours last: receivers switch over without a gap. */
-function signingSecrets(key: Buffer, subscription: SealedSecrets, at: number): string[] {
+/**
+ * The current secret, and the one a rotation replaced while its 24 hours last: receivers switch
+ * over without a gap. A replaced secret no key opens is left out; a current one no key opens
+ * makes the delivery impossible (SecretUnreadableError, returned: rotating the secret mends it).
+ */
+function signingSecrets(key: UseCaseContext['secretKey'], subscription: SealedSecrets & { uuid: string }, at: number): string[] | SecretUnreadableError {
+  if (!canOpenSecret(key, subscription.secretSealed)) {
+    return new SecretUnreadableError({
+      what: "the webhook's signing secret",
+      todo: `rotate it (POST /api/v1/webhooks/${subscription.uuid}/rotate-secret) and give the receiver the new one`,
+    });
+  }
   const secrets = [openSecret(key, subscription.secretSealed)];
-  if (subscription.previousSecretSealed !== null && subscription.previousSecretExpiresAt !== null && at < subscription.previousSecretExpiresAt) {
-    secrets.push(openSecret(key, subscription.previousSecretSealed));
+  const previous = subscription.previousSecretSealed;
+  if (previous !== null && subscription.previousSecretExpiresAt !== null && at < subscription.previousSecretExpiresAt && canOpenSecret(key, previous)) {
+    secrets.push(openSecret(key, previous));
   }
   return secrets;
 }

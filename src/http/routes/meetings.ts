@@ -231,7 +231,8 @@ export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
           'invitation then. For a paid topic it becomes `pending_payment` instead, and only now is the participant sent the pay link (the ' +
           'slot held 30 minutes from now). Webhook events `meeting.approved` (and `meeting.confirmed` when nothing is to pay). Approving again ' +
           'returns it unchanged; a cancelled or declined meeting (or one whose deadline passed) is 409 MEETING_STATE_CONFLICT. Of an ' +
-          "approval, a decline and the deadline at once exactly one takes effect. Who may: the host, an admin of the topic's team, or the key that booked it.",
+          "approval, a decline and the deadline at once exactly one takes effect. Who may: the host (or a co-host), an admin of the topic's team, or the account's owner; any other key, the one that booked it " +
+          'included, gets 403 FORBIDDEN.',
         security: API_KEY_SECURITY,
         params: UuidParams,
         response: { 200: Type.Ref('Meeting'), ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404, 409) },

@@ -108,7 +108,8 @@ export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
         description:
           "The topic's `reminders` of this meeting that came due so far, oldest first: `sent` (an e-mail queued, an SMS taken by the provider: `detail` " +
           "is its message id), `skipped` (found due only from the meeting's start on, after an outage, and so not sent late; or an SMS with no phone " +
-          'number to go to), `failed` (the SMS provider refused it, or kept failing until the last retry: `detail` says why). A moved meeting lists ' +
+          "number to go to, to a number outside the server's SMS_ALLOWED_COUNTRIES, or to a number already sent SMS_MAX_PER_NUMBER_PER_DAY SMS " +
+          'in the last 24 hours: `detail` says which), `failed` (the SMS provider refused it, or kept failing until the last retry: `detail` says why). A moved meeting lists ' +
           'the reminders of each start it had (`dueAt`). 404 for a meeting of another account.',
         security: API_KEY_SECURITY,
         params: UuidParams,

@@ -54,6 +54,8 @@ describe('loadConfig', () => {
     expect(loadConfig({ SMS_PROVIDER: 'smsapi', SMSAPI_TOKEN: 'token' }).sms).toEqual({
       provider: 'smsapi',
       defaultCountry: 'PL',
+      allowedCountries: ['PL'],
+      maxPerNumberPerDay: 5,
       token: 'token',
       url: 'https://api.smsapi.pl',
       from: null,
@@ -62,6 +64,8 @@ describe('loadConfig', () => {
     expect(loadConfig({ SMS_PROVIDER: 'twilio', TWILIO_ACCOUNT_SID: sid, TWILIO_AUTH_TOKEN: 't', TWILIO_FROM: '+48221234567', SMS_DEFAULT_COUNTRY: 'de' }).sms).toEqual({
       provider: 'twilio',
       defaultCountry: 'DE',
+      allowedCountries: ['DE'],
+      maxPerNumberPerDay: 5,
       accountSid: sid,
       authToken: 't',
       from: '+48221234567',
@@ -74,6 +78,18 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ SMS_PROVIDER: 'pigeon' })).toThrowError(/SMS_PROVIDER must be one of smsapi, twilio/);
     expect(() => loadConfig({ SMS_PROVIDER: 'smsapi', SMSAPI_TOKEN: 't', SMSAPI_URL: 'api.smsapi.pl' })).toThrowError(/SMSAPI_URL must be an http\(s\) URL/);
     expect(Object.isFrozen(loadConfig({ SMS_PROVIDER: 'smsapi', SMSAPI_TOKEN: 'token' }).sms)).toBe(true);
+  });
+
+  it('reads the SMS destinations allowed (countries and calling codes) and the daily limit per number', () => {
+    const smsapi = { SMS_PROVIDER: 'smsapi', SMSAPI_TOKEN: 'token' };
+    expect(loadConfig({ ...smsapi, SMS_ALLOWED_COUNTRIES: ' pl, DE ,+1, 420', SMS_MAX_PER_NUMBER_PER_DAY: '2' }).sms).toMatchObject({
+      allowedCountries: ['PL', 'DE', '+1', '+420'],
+      maxPerNumberPerDay: 2,
+    });
+    expect(() => loadConfig({ ...smsapi, SMS_ALLOWED_COUNTRIES: 'Poland, +0', SMS_MAX_PER_NUMBER_PER_DAY: '0' })).toThrowError(
+      /SMS_ALLOWED_COUNTRIES must list [\s\S]*got "Poland"[\s\S]*got "\+0"[\s\S]*SMS_MAX_PER_NUMBER_PER_DAY must be an integer from 1/,
+    );
+    expect(() => loadConfig({ ...smsapi, SMS_ALLOWED_COUNTRIES: ' , ' })).toThrowError(/SMS_ALLOWED_COUNTRIES must name at least one/);
   });
 
   it('reports every invalid setting at once', () => {

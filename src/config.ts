@@ -160,6 +160,14 @@ export interface OutboxSettings {
 export type SmsSettings = {
   /** SMS_DEFAULT_COUNTRY: numbers written without a country code are read as this country's (ISO 3166 code, default PL). */
   defaultCountry: string;
+  /**
+   * SMS_ALLOWED_COUNTRIES: the only destinations reminders are sent to, comma-separated ISO 3166
+   * countries (`PL`) and calling codes (`+48`, `+1`); default SMS_DEFAULT_COUNTRY alone. A booking
+   * with another number is taken; its SMS reminders are skipped, saying why (SMS pumping costs the business).
+   */
+  allowedCountries: readonly string[];
+  /** SMS_MAX_PER_NUMBER_PER_DAY: at most this many SMS to one number in any 24 hours, across the server's accounts (default 5). */
+  maxPerNumberPerDay: number;
 } & (
   | {
       provider: 'smsapi';
@@ -436,6 +444,11 @@ function parseSms(env: Env, problems: string[]): SmsSettings | null {
   if (provider === undefined) return null;
   const defaultCountry = (nonEmpty(env.SMS_DEFAULT_COUNTRY) ?? 'PL').toUpperCase();
   if (!/^[A-Z]{2}$/.test(defaultCountry)) problems.push(`SMS_DEFAULT_COUNTRY must be a two-letter country code such as PL, got "${env.SMS_DEFAULT_COUNTRY}"`);
+  const common = {
+    defaultCountry,
+    allowedCountries: parseSmsCountries(env.SMS_ALLOWED_COUNTRIES, defaultCountry, problems),
+    maxPerNumberPerDay: parseInteger(env.SMS_MAX_PER_NUMBER_PER_DAY, 5, 'SMS_MAX_PER_NUMBER_PER_DAY', 1, 10_000, problems),
+  };
   const required = (name: string) => {
     const value = nonEmpty(env[name]);
     if (value === undefined) problems.push(`${name} is required with SMS_PROVIDER=${provider}`);
@@ -444,7 +457,7 @@ function parseSms(env: Env, problems: string[]): SmsSettings | null {
   if (provider === 'smsapi') {
     return {
       provider,
-      defaultCountry,
+      ...common,
       token: required('SMSAPI_TOKEN'),
       url: parseBaseUrl(env.SMSAPI_URL, 'https://api.smsapi.pl', 'SMSAPI_URL', problems),
       from: nonEmpty(env.SMSAPI_FROM) ?? null,
@@ -455,7 +468,7 @@ function parseSms(env: Env, problems: string[]): SmsSettings | null {
     if (accountSid !== '' && !/^AC[0-9a-fA-F]{32}$/.test(accountSid)) problems.push('TWILIO_ACCOUNT_SID must look like AC followed by 32 hex digits');
     return {
       provider,
-      defaultCountry,
+      ...common,
       accountSid,
       authToken: required('TWILIO_AUTH_TOKEN'),
       from: required('TWILIO_FROM'),
@@ -464,6 +477,23 @@ function parseSms(env: Env, problems: string[]): SmsSettings | null {
   }
   problems.push(`SMS_PROVIDER must be one of ${SMS_PROVIDERS.join(', ')}, got "${env.SMS_PROVIDER}"`);
   return null;
+}
+
+/** SMS_ALLOWED_COUNTRIES: `PL, DE, +1` → ['PL', 'DE', '+1'] (a bare `48` is a calling code too); unset: the default country alone. */
+function parseSmsCountries(raw: string | undefined, defaultCountry: string, problems: string[]): string[] {
+  const value = nonEmpty(raw);
+  if (value === undefined) return [defaultCountry];
+  const entries: string[] = [];
+  for (const entry of value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')) {
+    if (/^[A-Za-z]{2}$/.test(entry)) entries.push(entry.toUpperCase());
+    else if (/^\+?[1-9][0-9]{0,2}$/.test(entry)) entries.push(`+${entry.replace(/^\+/, '')}`);
+    else problems.push(`SMS_ALLOWED_COUNTRIES must list two-letter countries (PL) or calling codes (+48), got "${entry}"`);
+  }
+  if (entries.length === 0) problems.push('SMS_ALLOWED_COUNTRIES must name at least one country or calling code');
+  return entries;
 }
 
 function parseRedisUrl(raw: string | undefined, problems: string[]): string | null {

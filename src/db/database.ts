@@ -456,6 +456,8 @@ export interface Database {
   room_notices: RoomNoticeTable;
   // reminders (0023-…)
   meeting_reminders: MeetingReminderTable;
+  // SMS limits per number (0039-…)
+  sms_number_locks: SmsNumberLockTable;
   // schedules and limits (0024-…)
   schedules: ScheduleTable;
   // the host's web app (0027-…)
@@ -479,6 +481,14 @@ export interface MeetingReminderTable {
   recorded_at: number;
   /** The outbox job that claimed the send (0032-…): only it sends and records the outcome. */
   claimed_by: string | null;
+  /** An SMS's destination as HMAC(secret key, E.164), set when the send is reserved (0039-…): SMS_MAX_PER_NUMBER_PER_DAY counts by it. */
+  sms_number: string | null;
+}
+
+/** One row per SMS destination (its HMAC), whose row lock serialises the count of its sends (0039-…). */
+export interface SmsNumberLockTable {
+  sms_number: string;
+  lock_version: Generated<number>;
 }
 
 /** A host's named hours beside the default ones in users.availability (0024-…). */

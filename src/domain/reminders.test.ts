@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { alarmMinutesBefore, isReminderOwed, reminderDueAt, reminderFate, toE164, validateReminders, type Reminder } from './reminders.js';
+import { alarmMinutesBefore, isReminderOwed, reminderDueAt, reminderFate, smsDestinationRefusal, toE164, validateReminders, type Reminder } from './reminders.js';
 
 const at = (iso: string) => Date.parse(iso);
 const zoned = (instant: number, timeZone: string) => new Intl.DateTimeFormat('en-GB', { timeZone, dateStyle: 'short', timeStyle: 'short' }).format(new Date(instant));
@@ -80,4 +80,20 @@ describe('alarmMinutesBefore', () => {
     expect(alarmMinutesBefore(reminders, 'host')).toBe(30);
     expect(alarmMinutesBefore([], 'host')).toBeNull();
   });
+});
+
+describe('smsDestinationRefusal', () => {
+  it.each([
+    ['+48601234567', ['PL'], null],
+    ['+48601234567', ['+48'], null],
+    ['+4915112345678', ['PL'], "the number's country (DE, +49) is not in SMS_ALLOWED_COUNTRIES (PL): not sent"],
+    ['+4915112345678', ['PL', 'DE'], null],
+    // International networks (premium, pumping's favourite) belong to no country.
+    ['+88234567890', ['PL'], "the number's country (+882) is not in SMS_ALLOWED_COUNTRIES (PL): not sent"],
+    ['+88234567890', ['+882'], null],
+    // A country narrows a shared calling code: the US, not Jamaica's premium ranges.
+    ['+14155552671', ['US'], null],
+    ['+18765551234', ['US'], "the number's country (JM, +1) is not in SMS_ALLOWED_COUNTRIES (US): not sent"],
+    ['+18765551234', ['+1'], null],
+  ] as const)('%s with %j → %s', (number, allowed, expected) => expect(smsDestinationRefusal(number, allowed)).toBe(expected));
 });

@@ -117,6 +117,24 @@ export function toE164(phone: string, defaultCountry: CountryCode): string | nul
   return parsed.number;
 }
 
+/**
+ * Why an SMS to this E.164 number is not sent under SMS_ALLOWED_COUNTRIES, or null when it may
+ * be. `allowed` holds ISO 3166 countries (`PL`: a number of Poland) and calling codes (`+1`:
+ * every number whose code is 1, the Caribbean's premium ranges included). International
+ * network ranges (+882, +883, satellite +881) belong to no country: only their code lets them.
+ * The reason names the code, never the number (it is logged).
+ * `smsDestinationRefusal('+48601234567', ['PL'])` is null; `smsDestinationRefusal('+88234567890', ['PL'])`
+ * 'the number's country (+882) is not in SMS_ALLOWED_COUNTRIES (PL): not sent'.
+ */
+export function smsDestinationRefusal(e164: string, allowed: readonly string[]): string | null {
+  const parsed = parsePhoneNumberFromString(e164);
+  if (!parsed) return `not a valid phone number for SMS_ALLOWED_COUNTRIES (${allowed.join(', ')}): not sent`;
+  const code = `+${parsed.countryCallingCode}`;
+  if ((parsed.country !== undefined && allowed.includes(parsed.country)) || allowed.includes(code)) return null;
+  const country = parsed.country === undefined ? code : `${parsed.country}, ${code}`;
+  return `the number's country (${country}) is not in SMS_ALLOWED_COUNTRIES (${allowed.join(', ')}): not sent`;
+}
+
 /** Parses a stored topic's reminders; anything unreadable reads as none rather than breaking the topic. */
 export function parseStoredReminders(raw: string | null | undefined): Reminder[] {
   try {

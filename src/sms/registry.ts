@@ -13,5 +13,5 @@ const ADAPTERS: { [Provider in SmsSettings['provider']]: (settings: Extract<SmsS
 export function createSmsSender(settings: SmsSettings | null, http: VendorHttp): SmsSender | null {
   if (settings === null) return null;
   const sender = settings.provider === 'smsapi' ? ADAPTERS.smsapi(settings, http) : ADAPTERS.twilio(settings, http);
-  return { ...sender, defaultCountry: settings.defaultCountry };
+  return { ...sender, defaultCountry: settings.defaultCountry, allowedCountries: settings.allowedCountries, maxPerNumberPerDay: settings.maxPerNumberPerDay };
 }

@@ -21,6 +21,10 @@ export interface SmsProvider {
 export interface SmsSender extends SmsProvider {
   /** SMS_DEFAULT_COUNTRY: the country a number written without its country code is read in (`601 333 444` → +48…). */
   defaultCountry: string;
+  /** SMS_ALLOWED_COUNTRIES: ISO countries (`PL`) and calling codes (`+48`) an SMS may go to (smsDestinationRefusal). */
+  allowedCountries: readonly string[];
+  /** SMS_MAX_PER_NUMBER_PER_DAY: SMS to one number in any 24 hours. */
+  maxPerNumberPerDay: number;
 }
 
 /**

@@ -297,7 +297,69 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('only the host, an admin of the topic team or the booking key decides; the topic fields are validated', async () => {
+    it("a plain member's key that booked a request may not approve or decline it; a co-host and the owner (admin of no team of the topic) may", async () => {
+      const { acme } = await setUp();
+      // Carl, a plain member of the topic's team, books Bob's request with his own key.
+      const addMember = async (teamUuid: string, firstName: string) => {
+        const member = (
+          await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${teamUuid}/users`, { firstName, lastName: 'Team', email: `${firstName.toLowerCase()}${counter}@example.com` })
+        ).json();
+        return { ...member, apiKey: (await createApiKeyForUser(t.ctx, member.uuid)).apiKey } as { uuid: string; username: string; apiKey: string };
+      };
+      const [bob, carl, cleo] = [await addMember(acme.team.uuid, 'Bob'), await addMember(acme.team.uuid, 'Carl'), await addMember(acme.team.uuid, 'Cleo')];
+      const createTopic = async (topicFields: Record<string, unknown>) => {
+        const topic = await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
+          name: 'Team consult',
+          durationMinutes: 30,
+          places: ['offline'],
+          team: acme.team.uuid,
+          requiresApproval: true,
+          ...topicFields,
+        });
+        expect(topic.statusCode, topic.body).toBe(201);
+        return topic.json().uuid as string;
+      };
+      const bookWith = async (apiKey: string, topic: string, start: string) => {
+        const booked = await call(t.app, apiKey, 'POST', '/api/v1/schedule', {
+          dates: [{ start, username: bob.username }],
+          email: 'self-approved@example.com',
+          lang: 'en',
+          name: 'Jan Kowalski',
+          place: 'offline',
+          meetingTopic: topic,
+          team: acme.team.uuid,
+          timezone: 'Europe/Warsaw',
+        });
+        expect(booked.statusCode, booked.body).toBe(201);
+        return booked.json().meetings[0] as { uuid: string; status: string };
+      };
+      const bobsTopic = await createTopic({ hosts: [bob.username] });
+      const request = await bookWith(carl.apiKey, bobsTopic, SLOT);
+      expect(request.status).toBe('pending_approval');
+      for (const action of ['approve', 'decline']) {
+        const refused = expectProblem(await call(t.app, carl.apiKey, 'POST', `/api/v1/meetings/${request.uuid}/${action}`), 403, 'FORBIDDEN');
+        expect(refused.detail).toContain("host, an admin of its topic's team, or the account's owner");
+      }
+      expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/meetings/${request.uuid}`)).json().status).toBe('pending_approval');
+      // The host decides.
+      expect((await call(t.app, bob.apiKey, 'POST', `/api/v1/meetings/${request.uuid}/decline`, { reason: 'Busy' })).json().status).toBe('declined');
+
+      // A collective request: a co-host decides though not the meeting's first host.
+      const together = await bookWith(carl.apiKey, await createTopic({ hosts: [bob.username, cleo.username], assignment: 'collective' }), '2027-01-06T10:00:00.000Z');
+      expectProblem(await call(t.app, carl.apiKey, 'POST', `/api/v1/meetings/${together.uuid}/approve`), 403, 'FORBIDDEN');
+      expect((await call(t.app, cleo.apiKey, 'POST', `/api/v1/meetings/${together.uuid}/approve`)).json().status).toBe('confirmed');
+
+      // The owner decides a team topic's request after leaving that team's admins (still admin of another team).
+      const other = (await call(t.app, acme.apiKey, 'POST', '/api/v1/teams', { name: 'Back office' })).json();
+      const dora = await addMember(other.uuid, 'Dora');
+      expect((await call(t.app, acme.apiKey, 'PATCH', `/api/v1/teams/${acme.team.uuid}/users/${bob.uuid}`, { admin: true })).statusCode).toBe(200);
+      expect((await call(t.app, acme.apiKey, 'DELETE', `/api/v1/teams/${acme.team.uuid}/users/${acme.owner.uuid}`)).statusCode).toBe(204);
+      const third = await bookWith(bob.apiKey, bobsTopic, '2027-01-07T08:00:00.000Z');
+      expectProblem(await call(t.app, dora.apiKey, 'POST', `/api/v1/meetings/${third.uuid}/approve`), 403, 'FORBIDDEN');
+      expect((await call(t.app, acme.apiKey, 'POST', `/api/v1/meetings/${third.uuid}/approve`)).json().status).toBe('confirmed');
+    });
+
+    it('only the host, an admin of the topic team or the owner decides; the topic fields are validated', async () => {
       const { acme, book } = await setUp();
       const request = (await book(SLOT)).json().meetings[0];
       const team = (await call(t.app, acme.apiKey, 'POST', '/api/v1/teams', { name: 'Front desk' })).json();

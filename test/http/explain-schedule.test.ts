@@ -172,25 +172,66 @@ for (const dialect of DIALECTS) {
       expectProblem(forbidden, 403, 'FORBIDDEN');
     });
 
-    it('explains a host who was deactivated (removed from their last team) as HOST_INACTIVE', async () => {
-      const { acme, member } = await setUp();
-      const listed = await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
-        name: 'Pair intro',
-        durationMinutes: 30,
-        team: acme.team.uuid,
-        hosts: [acme.owner.username, member.username],
-        places: ['offline'],
-      });
-      expect(listed.statusCode, listed.body).toBe(201);
+    it("never names a deactivated user's meeting times: one who is no host of the topic is 404 as an unknown username, a deactivated host is HOST_INACTIVE alone", async () => {
+      const { acme, member, teamTopic } = await setUp();
+      const pia = (
+        await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Pia', lastName: 'Plain', email: `pia-${acme.team.uuid}@acme.test` })
+      ).json() as { uuid: string };
+      const piaKey = (await createApiKeyForUser(t.ctx, pia.uuid)).apiKey;
+      // Mia hosts her own (individual) topic and the team's; she has a meeting on each, then leaves her last team.
+      const own = await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Mia solo', durationMinutes: 30, hosts: [member.username], places: ['offline'] });
+      expect(own.statusCode, own.body).toBe(201);
+      const bookMia = async (meetingTopic: string, start: string, team?: string) => {
+        const response = await call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
+          dates: [{ start, username: member.username }],
+          email: 'pat@example.com',
+          lang: 'en',
+          name: 'Pat',
+          place: 'offline',
+          meetingTopic,
+          timezone: 'Europe/Warsaw',
+          ...(team ? { team } : {}),
+        });
+        expect(response.statusCode, response.body).toBe(201);
+      };
+      await bookMia(teamTopic.uuid, '2027-01-06T09:00:00.000Z', acme.team.uuid);
+      await bookMia(own.json().uuid, '2027-01-07T09:00:00.000Z');
       expect((await call(t.app, acme.apiKey, 'DELETE', `/api/v1/teams/${acme.team.uuid}/users/${member.uuid}`)).statusCode).toBe(204);
-      const response = await call(t.app, acme.apiKey, 'POST', '/api/v1/explain-schedule', {
+
+      // No longer a host of the team topic (leaving the team ended that): any key naming her learns nothing, as for a name never used.
+      for (const key of [piaKey, acme.apiKey]) {
+        for (const username of [member.username, 'nobody-at-all']) {
+          const response = await call(t.app, key, 'POST', '/api/v1/explain-schedule', {
+            username,
+            meetingTopic: teamTopic.uuid,
+            team: acme.team.uuid,
+            start: '2027-01-06T09:00:00.000Z',
+          });
+          const problem = expectProblem(response, 404, 'NOT_FOUND');
+          expect(problem.detail).toContain(`host "${username}" of this meeting topic`);
+          expect(response.body).not.toContain('2027-01-06T09:30');
+        }
+      }
+      // Still listed on her individual topic: the owner is told she is deactivated, and nothing about the meeting at that time.
+      const asOwner = await call(t.app, acme.apiKey, 'POST', '/api/v1/explain-schedule', {
         username: member.username,
-        meetingTopic: listed.json().uuid,
-        team: acme.team.uuid,
-        start: '2027-01-06T09:00:00.000Z',
+        meetingTopic: own.json().uuid,
+        start: '2027-01-07T09:00:00.000Z',
       });
-      expect(response.statusCode, response.body).toBe(200);
-      expect(response.json()).toMatchObject({ offered: false, reasons: [{ code: 'HOST_INACTIVE', detail: 'The host is deactivated: they offer no times at all.' }] });
+      expect(asOwner.statusCode, asOwner.body).toBe(200);
+      expect(asOwner.json()).toEqual({
+        start: '2027-01-07T09:00:00.000Z',
+        end: '2027-01-07T09:30:00.000Z',
+        offered: false,
+        reasons: [{ code: 'HOST_INACTIVE', detail: 'The host is deactivated: they offer no times at all.' }],
+        timezone: 'Europe/Warsaw',
+      });
+      // A plain member may not ask about an individual topic of someone they do not manage.
+      expectProblem(
+        await call(t.app, piaKey, 'POST', '/api/v1/explain-schedule', { username: member.username, meetingTopic: own.json().uuid, start: '2027-01-07T09:00:00.000Z' }),
+        403,
+        'FORBIDDEN',
+      );
     });
 
     it("explains a collective topic by every host: a co-host's busy calendar keeps the start out of both views and is named with its host", async () => {

@@ -123,6 +123,29 @@ for (const dialect of DIALECTS) {
         expect((await addMember(malloryKey, team.uuid, { firstName: 'Fresh', lastName: 'Takeover-Test', email: 'fresh@own.test' })).statusCode).toBe(201);
       });
 
+      it("enrolling an existing member needs an admin of one of their teams or the owner: a plain member's team admin is refused with a clear detail, the owner is not", async () => {
+        // Nina administers "Ops" only; Bob works in the owner's team; Zed works in Ops only.
+        const own = await createTestAccount(t.ctx, { name: 'Enrol', maxUsers: 10 });
+        const ops = (await call(t.app, own.apiKey, 'POST', '/api/v1/teams', { name: 'Ops' })).json();
+        const nina = (await addMember(own.apiKey, ops.uuid, { firstName: 'Nina', lastName: 'Ops', email: 'nina@enrol.test', admin: true })).json();
+        const ninaKey = (await createApiKeyForUser(t.ctx, nina.uuid)).apiKey;
+        const bob = (await addMember(own.apiKey, own.team.uuid, { firstName: 'Bob', lastName: 'Main', email: 'bob@enrol.test' })).json();
+        expect((await call(t.app, own.apiKey, 'DELETE', `/api/v1/teams/${ops.uuid}/users/${own.owner.uuid}`)).statusCode).toBe(204);
+        const zed = (await addMember(ninaKey, ops.uuid, { firstName: 'Zed', lastName: 'Ops', email: 'zed@enrol.test' })).json();
+
+        // Nina may not pull Bob (nor the owner) into Ops: she would then manage his connections and feed.
+        for (const email of ['bob@enrol.test', own.owner.email]) {
+          const refused = expectProblem(await addMember(ninaKey, ops.uuid, { firstName: 'X', lastName: 'Y', email }), 403, 'FORBIDDEN');
+          expect(refused.detail).toContain("only an admin of one of their teams, or the account's owner, may add them");
+        }
+        expect((await call(t.app, own.apiKey, 'GET', `/api/v1/teams/${own.team.uuid}/users`)).json().users.map((user: { uuid: string }) => user.uuid)).toContain(bob.uuid);
+        expect((await call(t.app, ninaKey, 'GET', `/api/v1/teams/${ops.uuid}/users`)).json().users.map((user: { uuid: string }) => user.uuid)).not.toContain(bob.uuid);
+        // The owner, admin of no team Zed is in, may enrol Zed in the owner's team.
+        const enrolled = await addMember(own.apiKey, own.team.uuid, { firstName: 'Z', lastName: 'Z', email: 'zed@enrol.test' });
+        expect(enrolled.statusCode, enrolled.body).toBe(201);
+        expect(enrolled.json()).toMatchObject({ uuid: zed.uuid, username: zed.username });
+      });
+
       it('validates every field with JSON Pointer paths and rejects unknown fields', async () => {
         const response = await addMember(acme.apiKey, acme.team.uuid, { firstName: '', email: 'not-an-email', admin: 'yes', nickname: 'x' });
         const problem = expectProblem(response, 400, 'VALIDATION_FAILED');

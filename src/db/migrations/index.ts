@@ -31,6 +31,7 @@ import * as busyCut from './0033-calendar-busy-cut.js';
 import * as roomAttemptsAndNotices from './0034-room-attempts-and-notices.js';
 import * as tokensRefreshedAt from './0035-tokens-refreshed-at.js';
 import * as oauthStateSessions from './0037-oauth-state-sessions.js';
+import * as smsNumberLimits from './0039-sms-number-limits.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -66,4 +67,5 @@ export const migrations: Record<string, Migration> = {
   '0034-room-attempts-and-notices': roomAttemptsAndNotices,
   '0035-tokens-refreshed-at': tokensRefreshedAt,
   '0037-oauth-state-sessions': oauthStateSessions,
+  '0039-sms-number-limits': smsNumberLimits,
 };

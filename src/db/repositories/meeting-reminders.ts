@@ -1,5 +1,5 @@
 import type { ReminderChannel, ReminderOutcome, ReminderRecipient, ReminderRecord } from '../../domain/reminders.js';
-import type { DbOrTrx } from '../database.js';
+import type { DbOrTrx, Trx } from '../database.js';
 
 /** The status of a reminder's row while a job holds its send; it becomes the outcome when that job records it. */
 const SENDING = 'sending';
@@ -108,4 +108,57 @@ export async function findReminderOutcomes(db: DbOrTrx, meetingUuid: string): Pr
     detail: row.detail,
     recordedAt: Number(row.recorded_at),
   }));
+}
+
+/**
+ * Takes the row lock of one SMS destination (`smsNumber`: its HMAC) for the rest of the
+ * transaction, writing its row the first time: the count of its sends and the reservation of
+ * the next run one at a time on every instance (on SQLite the writer lock does it already).
+ */
+export async function lockSmsNumber(trx: Trx, smsNumber: string): Promise<void> {
+  await trx
+    .insertInto('sms_number_locks')
+    .values({ sms_number: smsNumber })
+    .onConflict((oc) => oc.column('sms_number').doUpdateSet((eb) => ({ lock_version: eb('sms_number_locks.lock_version', '+', 1) })))
+    .execute();
+}
+
+/** The SMS to this destination reserved or sent after `since`, on any meeting of any account (a refused one cost nothing). */
+export async function countSmsSends(db: DbOrTrx, smsNumber: string, since: number): Promise<number> {
+  const row = await db
+    .selectFrom('meeting_reminders')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('sms_number', '=', smsNumber)
+    .where('status', 'in', [SENDING, 'sent'])
+    .where('recorded_at', '>', since)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/**
+ * Job `jobUuid`'s claim of a reminder as it stands: undefined when the job no longer holds it,
+ * else the destination it reserved on an earlier attempt (null: none yet).
+ */
+export async function findSmsClaim(db: DbOrTrx, claim: { meetingUuid: string; key: string; jobUuid: string }): Promise<string | null | undefined> {
+  const row = await db
+    .selectFrom('meeting_reminders')
+    .select('sms_number')
+    .where('meeting_id', '=', claim.meetingUuid)
+    .where('reminder_key', '=', claim.key)
+    .where('claimed_by', '=', claim.jobUuid)
+    .where('status', '=', SENDING)
+    .executeTakeFirst();
+  return row === undefined ? undefined : row.sms_number;
+}
+
+/** Writes the destination on job `jobUuid`'s claim: from now on the send counts against SMS_MAX_PER_NUMBER_PER_DAY. */
+export async function reserveSmsSend(db: DbOrTrx, claim: { meetingUuid: string; key: string; jobUuid: string; smsNumber: string }): Promise<void> {
+  await db
+    .updateTable('meeting_reminders')
+    .set({ sms_number: claim.smsNumber })
+    .where('meeting_id', '=', claim.meetingUuid)
+    .where('reminder_key', '=', claim.key)
+    .where('claimed_by', '=', claim.jobUuid)
+    .where('status', '=', SENDING)
+    .execute();
 }

@@ -265,6 +265,12 @@ export async function findTopicIncludingDeleted(db: DbOrTrx, topicUuid: string):
   return row && topicRowToTopic(row, (await findActiveHosts(db, [row.id])).get(row.id) ?? []);
 }
 
+/** Whether the user is listed among the topic's hosts, deactivated or not (explain-schedule's HOST_INACTIVE). */
+export async function isListedHostOfTopic(db: DbOrTrx, topicUuid: string, userUuid: string): Promise<boolean> {
+  const row = await db.selectFrom('meeting_topic_hosts').select('user_id').where('topic_id', '=', topicUuid).where('user_id', '=', userUuid).executeTakeFirst();
+  return row !== undefined;
+}
+
 /** A member who leaves a team stops hosting that team's topics. */
 export async function removeHostFromTeamTopics(db: DbOrTrx, teamUuid: string, userUuid: string): Promise<void> {
   await db

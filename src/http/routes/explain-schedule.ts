@@ -17,7 +17,8 @@ export const explainScheduleRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseCont
           'Every reason the slot engine leaves `start` out for this host and topic, not just the first; `offered: true` with `reasons: []` ' +
           'exactly when POST /calculate-schedule offers the start now (the same engine: the explanation is its own trace). ' +
           'By the host, an admin of one of their teams, or, for a team topic, any key of the account (403 otherwise; 404 for another ' +
-          "account's topic or host). For a team topic `team` is required; for a collective topic the start needs every host free, so the reasons are every host's, each naming its host in `username`. " +
+          "account's topic, and for a `username` that is no host of the topic, a deactivated user's included; a deactivated host of an " +
+          "individual topic may also be asked about by the account's owner). For a team topic `team` is required; for a collective topic the start needs every host free, so the reasons are every host's, each naming its host in `username`. " +
           'Reasons and their context fields:\n\n' +
           '| code | context |\n|---|---|\n' +
           '| `OUTSIDE_HOURS` | `schedule` (uuid or "default"), the host-local `date` and its `hours` (the meeting must fit in them) |\n' +
@@ -28,7 +29,7 @@ export const explainScheduleRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseCont
           '| `MINIMUM_NOTICE` | `earliest` |\n| `BOOKING_WINDOW` | `latest` |\n' +
           "| `DAILY_LIMIT`, `WEEKLY_LIMIT`, `MONTHLY_LIMIT` | `limit`, `count`, `scope` (`topic`, or `host`: the host's own limits) |\n" +
           '| `OFF_GRID` | `previous`/`next` grid starts (null when the interval has none that side) |\n' +
-          '| `SEATS_FULL` | `seats` |\n| `HOST_INACTIVE` | — (the user is deactivated) |\n\n' +
+          '| `SEATS_FULL` | `seats` |\n| `HOST_INACTIVE` | — (a host of the topic who is deactivated: the only reason given, no meeting times) |\n\n' +
           'Privacy: `meetingUuid` is null unless the caller is the host or an admin of one of their teams (a plain member asking about ' +
           "a team topic sees that a meeting is in the way and when, not which). Times in `detail` are on the host's clock (`timezone`).",
         body: ExplainScheduleBodySchema,

@@ -108,7 +108,8 @@ export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
         description:
           "The topic's `reminders` of this meeting that came due so far, oldest first: `sent` (an e-mail queued, an SMS taken by the provider: `detail` " +
           "is its message id), `skipped` (found due only from the meeting's start on, after an outage, and so not sent late; or an SMS with no phone " +
-          'number to go to), `failed` (the SMS provider refused it, or kept failing until the last retry: `detail` says why). A moved meeting lists ' +
+          "number to go to, to a number outside the server's SMS_ALLOWED_COUNTRIES, or to a number already sent SMS_MAX_PER_NUMBER_PER_DAY SMS " +
+          'in the last 24 hours: `detail` says which), `failed` (the SMS provider refused it, or kept failing until the last retry: `detail` says why). A moved meeting lists ' +
           'the reminders of each start it had (`dueAt`). 404 for a meeting of another account.',
         security: API_KEY_SECURITY,
         params: UuidParams,
@@ -231,7 +232,8 @@ export const meetingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
           'invitation then. For a paid topic it becomes `pending_payment` instead, and only now is the participant sent the pay link (the ' +
           'slot held 30 minutes from now). Webhook events `meeting.approved` (and `meeting.confirmed` when nothing is to pay). Approving again ' +
           'returns it unchanged; a cancelled or declined meeting (or one whose deadline passed) is 409 MEETING_STATE_CONFLICT. Of an ' +
-          "approval, a decline and the deadline at once exactly one takes effect. Who may: the host, an admin of the topic's team, or the key that booked it.",
+          "approval, a decline and the deadline at once exactly one takes effect. Who may: the host (or a co-host), an admin of the topic's team, or the account's owner; any other key, the one that booked it " +
+          'included, gets 403 FORBIDDEN.',
         security: API_KEY_SECURITY,
         params: UuidParams,
         response: { 200: Type.Ref('Meeting'), ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404, 409) },

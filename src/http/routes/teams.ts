@@ -72,7 +72,9 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = as
         summary: 'Create a member in a team',
         description:
           'The e-mail is trimmed and compared case-insensitively within the account: a person who is already a user of the account ' +
-          'is added to the team without using a new seat (409 ALREADY_MEMBER if already in this team). A new user gets a unique ' +
+          'is added to the team without using a new seat (409 ALREADY_MEMBER if already in this team). Adding a person who is already a ' +
+          "member of other teams needs the caller to be an admin of one of those teams, or the account's owner (403 FORBIDDEN otherwise): " +
+          "this team's admins would then manage their hours, topics, connections and feed. A new user gets a unique " +
           "username made from their names, the account's time zone and Monday–Friday 09:00–17:00 availability. " +
           "403 PLAN_LIMIT_REACHED when the account's plan has no free seat.",
         security: API_KEY_SECURITY,

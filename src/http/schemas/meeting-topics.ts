@@ -278,7 +278,9 @@ export const MeetingRemindersSchema = Type.Object({
       to: StringEnum(REMINDER_RECIPIENTS),
       dueAt: Timestamp,
       status: StringEnum(['sent', 'skipped', 'failed'] as const, {
-        description: '`skipped`: found due only from the start on (not sent late), or no phone for an SMS; `failed`: the SMS provider refused it for good.',
+        description:
+          '`skipped`: found due only from the start on (not sent late), or an SMS with no phone, to a country the server does not allow, or over its ' +
+          'daily limit per number; `failed`: the SMS provider refused it for good.',
       }),
       detail: Nullable(Type.String({ description: 'Why it was skipped or failed, or the SMS provider’s message id.' })),
       recordedAt: Timestamp,

@@ -77,9 +77,12 @@ export async function addTeamMember(ctx: Pick<UseCaseContext, 'now' | 'db'>, pri
     if (existing) {
       if (await findMembership(trx, team.uuid, existing.uuid)) throw new AlreadyMemberError();
       // Adding someone who already works in other teams would hand this team's admins their
-      // hours and topics: only an admin of one of their teams may do it.
-      if (existing.deactivatedAt === null && !(await findUserIdsManagedBy(trx, principal.userUuid)).has(existing.uuid)) {
-        throw new ForbiddenError('This person already belongs to other teams of the account; only an admin of one of their teams may add them to another');
+      // hours, topics, connections and feed: only an admin of one of their teams, or the
+      // account's owner, may do it. A deactivated user belongs to no team and comes back as before.
+      if (existing.deactivatedAt === null && principal.userUuid !== account.ownerUuid && !(await findUserIdsManagedBy(trx, principal.userUuid)).has(existing.uuid)) {
+        throw new ForbiddenError(
+          "This person is already a member of other teams of the account; only an admin of one of their teams, or the account's owner, may add them to another",
+        );
       }
       // A deactivated user comes back and takes a seat again; an active one already has one.
       if (existing.deactivatedAt !== null) {

@@ -1,11 +1,13 @@
 import { ForbiddenError, NotFoundError } from '../../domain/errors.js';
 import { describeExclusion } from '../../domain/exclusion-text.js';
 import type { Lang } from '../../domain/meeting.js';
-import { checkTopicTeam, isCollective, type TopicHost } from '../../domain/meeting-topic.js';
+import { checkTopicTeam, isCollective, type MeetingTopic, type TopicHost } from '../../domain/meeting-topic.js';
 import { explainSeat } from '../../domain/seats.js';
 import { formatInstant, type Exclusion } from '../../domain/slots.js';
 import type { FastReads } from '../../db/fast-reads.js';
+import { findAccount } from '../../db/repositories/accounts.js';
 import { findNamedBusySpans } from '../../db/repositories/busy-time.js';
+import { isListedHostOfTopic } from '../../db/repositories/meeting-topics.js';
 import { findUserByUsername, findUserIdsManagedBy } from '../../db/repositories/users.js';
 import { bookingCalendarSpan, loadHostCalendar, scheduleOfHost, slotRulesOf } from './calculate.js';
 import type { Principal, UseCaseContext } from '../context.js';
@@ -42,6 +44,8 @@ export interface ScheduleExplanation {
  * of the account. Only the first two see which meeting is in the way: for anyone else a
  * MEETING or BUFFER reason keeps its span but `meetingUuid` is null (a plain member sees
  * their own meetings only). Remote calendars give spans only: termin never stores titles.
+ * A deactivated host is HOST_INACTIVE alone, and a username that is no host of the topic
+ * "not found" (explainDeactivatedHost).
  *
  * Reads as a booking check does (bookingCalendarSpan around the one start): the topic with
  * that host, their hours, their busy time with meeting uuids, their limits, plus the
@@ -58,32 +62,23 @@ export async function explainSchedule(
   const topic = await ctx.reads.findTopic(principal.accountUuid, input.meetingTopic, input.username);
   if (!topic) throw new NotFoundError('meeting topic');
   checkTopicTeam(topic, input.team);
-  let host: TopicHost | undefined = topic.hosts.find((candidate) => candidate.username === input.username);
-  let inactive = false;
-  if (!host) {
-    // Views list active hosts only; a deactivated user of the account is explained, not hidden.
-    const user = await findUserByUsername(ctx.db, principal.accountUuid, input.username);
-    if (!user || user.deactivatedAt === null) throw new NotFoundError(`host "${input.username}" of this meeting topic (/username)`);
-    host = { uuid: user.uuid, username: user.username };
-    inactive = true;
-  }
+  const host: TopicHost | undefined = topic.hosts.find((candidate) => candidate.username === input.username);
+  if (!host) return explainDeactivatedHost(ctx, principal, topic, input, start, lang);
   const managed = await findUserIdsManagedBy(ctx.db, principal.userUuid);
   const managesHost = (uuid: string) => uuid === principal.userUuid || managed.has(uuid);
   const manages = managesHost(host.uuid);
-  if (!manages && topic.teamUuid === null) {
-    throw new ForbiddenError("Only the host, an admin of one of the host's teams, or (for a team topic) any key of the account may ask why a time is not offered");
-  }
+  if (!manages && topic.teamUuid === null) throw new ForbiddenError(WHO_MAY_ASK);
   const rules = slotRulesOf(topic);
   const end = start + rules.durationMinutes * 60_000;
   // The booking check's span: wide enough for every limit's period around the start.
   const span = bookingCalendarSpan(rules, start, end);
   const reads: FastReads = { ...ctx.reads, findBusySpans: (hostUuid, from, to, at) => findNamedBusySpans(ctx.db, hostUuid, from, to, at) };
   const calendar = await loadHostCalendar(reads, host, rules, span.from, span.to, now);
-  const exclusions = explainSeat(inactive ? { ...calendar, inactive } : calendar, rules, now, start);
+  const exclusions = explainSeat(calendar, rules, now, start);
   const zone = calendar.availability.timezone;
   const schedule = scheduleOfHost(rules, host) ?? 'default';
   const reasons = exclusions.map((exclusion) => toReason(manages ? exclusion : hideMeeting(exclusion), zone, schedule, lang));
-  if (isCollective(topic) && !inactive) {
+  if (isCollective(topic)) {
     // A collective topic offers a start only when every host is free (intersectHostDays), so
     // its explanation is every host's: each reason names the host it is about.
     for (const reason of reasons) reason.username = host.username;
@@ -106,6 +101,40 @@ export async function explainSchedule(
     offered: reasons.length === 0,
     reasons,
     timezone: zone,
+  };
+}
+
+const WHO_MAY_ASK = "Only the host, an admin of one of the host's teams, or (for a team topic) any key of the account may ask why a time is not offered";
+
+/**
+ * A username the topic's active hosts do not include. A deactivated user still listed as a host
+ * of this topic (an individual topic keeps its hosts when they leave their last team) is
+ * HOST_INACTIVE and nothing else: their meetings and calendars are nobody's business any more.
+ * Anyone else, a deactivated user who is not a host of this topic included, is "not found", as
+ * an unknown username is: the answer never says who else in the account was deactivated, nor
+ * when their meetings were (issue 38). A deactivated host belongs to no team, so besides any key
+ * for a team topic, the account's owner may ask.
+ */
+async function explainDeactivatedHost(
+  ctx: Pick<UseCaseContext, 'db'>,
+  principal: Principal,
+  topic: MeetingTopic,
+  input: ExplainScheduleInput,
+  start: number,
+  lang: Lang,
+): Promise<ScheduleExplanation> {
+  const user = await findUserByUsername(ctx.db, principal.accountUuid, input.username);
+  if (!user || user.deactivatedAt === null || !(await isListedHostOfTopic(ctx.db, topic.uuid, user.uuid))) {
+    throw new NotFoundError(`host "${input.username}" of this meeting topic (/username)`);
+  }
+  if (topic.teamUuid === null && (await findAccount(ctx.db, principal.accountUuid))?.ownerUuid !== principal.userUuid) throw new ForbiddenError(WHO_MAY_ASK);
+  const end = start + slotRulesOf(topic).durationMinutes * 60_000;
+  return {
+    start: formatInstant(start),
+    end: formatInstant(end),
+    offered: false,
+    reasons: [toReason({ code: 'HOST_INACTIVE' }, user.timezone, 'default', lang)],
+    timezone: user.timezone,
   };
 }
 

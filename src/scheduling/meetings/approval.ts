@@ -3,6 +3,7 @@ import type { MeetingEventData } from '../../domain/events.js';
 import { NOT_APPROVED_IN_TIME, PAYMENT_HOLD_MS, meetingHostUuids, statusAt, type Meeting } from '../../domain/meeting.js';
 import { paymentRecord } from '../../domain/representations.js';
 import type { DbOrTrx, Trx } from '../../db/database.js';
+import { findAccount } from '../../db/repositories/accounts.js';
 import { bumpCalendarVersions } from '../../db/repositories/busy-time.js';
 import { findLapsedApprovals, findMeeting, lockHost, markMeetingApproved, markMeetingDeclined } from '../../db/repositories/meetings.js';
 import { findPaymentsOfBookings, markPaymentExpired, setPaymentExpiry } from '../../db/repositories/payments.js';
@@ -100,16 +101,18 @@ async function recordDeclined(trx: DbOrTrx, meeting: Meeting, declineReason: str
 
 /**
  * The request, read again under its host's lock (nothing else changes it meanwhile), after
- * checking who asks: its host, an admin of its topic's team, or the key that booked it.
+ * checking who decides: its host or a co-host, an admin of its topic's team, or the account's
+ * owner. Not the key that booked it: a plain member's key (or a booking integration's) could
+ * otherwise book an approval-required request and approve it itself (issue 38).
  */
 async function findRequestUnderLock(trx: Trx, principal: Principal, meetingUuid: string): Promise<Meeting> {
   const found = await findMeeting(trx, principal.accountUuid, meetingUuid);
   if (!found) throw new NotFoundError('meeting');
   const allowed =
-    principal.userUuid === found.hostUuid ||
-    principal.keyUuid === found.bookedByKeyUuid ||
-    (found.teamUuid !== null && (await isAdminOfTeam(trx, found.teamUuid, principal.userUuid)));
-  if (!allowed) throw new ForbiddenError("Only the meeting's host, an admin of its topic's team, or the key that booked it may approve or decline it");
+    meetingHostUuids(found).includes(principal.userUuid) ||
+    (found.teamUuid !== null && (await isAdminOfTeam(trx, found.teamUuid, principal.userUuid))) ||
+    (await findAccount(trx, principal.accountUuid))?.ownerUuid === principal.userUuid;
+  if (!allowed) throw new ForbiddenError("Only the meeting's host, an admin of its topic's team, or the account's owner may approve or decline it");
   await lockHost(trx, found.hostUuid);
   return (await findMeeting(trx, principal.accountUuid, meetingUuid))!;
 }

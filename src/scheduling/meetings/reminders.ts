@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { CountryCode } from 'libphonenumber-js';
 import type { DomainEvent, ReminderEventData } from '../../domain/events.js';
 import { participantLocaleOf, statusAt, type Meeting } from '../../domain/meeting.js';
@@ -6,6 +7,7 @@ import {
   reminderDueAt,
   reminderFate,
   reminderKey,
+  smsDestinationRefusal,
   toE164,
   type Reminder,
   type ReminderChannel,
@@ -15,7 +17,16 @@ import {
 import { toIso } from '../../domain/representations.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { findAccount } from '../../db/repositories/accounts.js';
-import { claimReminder, findReminderOutcomes, recordReminderOutcome, releaseReminderClaim } from '../../db/repositories/meeting-reminders.js';
+import {
+  claimReminder,
+  countSmsSends,
+  findReminderOutcomes,
+  findSmsClaim,
+  lockSmsNumber,
+  recordReminderOutcome,
+  releaseReminderClaim,
+  reserveSmsSend,
+} from '../../db/repositories/meeting-reminders.js';
 import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
 import { findMeeting, lockHost } from '../../db/repositories/meetings.js';
 import { completeJob } from '../../db/repositories/outbox.js';
@@ -64,7 +75,7 @@ export async function reminderJobsForEvent(trx: DbOrTrx, event: DomainEvent): Pr
     });
 }
 
-type ReminderContext = Pick<UseCaseContext, 'publicUrl' | 'db' | 'now' | 'secretKey' | 'sms'>;
+type ReminderContext = Pick<UseCaseContext, 'publicUrl' | 'db' | 'now' | 'secretKey' | 'sms' | 'log'>;
 
 /**
  * The `reminder` job, when it comes due. It does nothing for a meeting no longer confirmed at
@@ -108,6 +119,10 @@ export function createReminderSender(ctx: ReminderContext): JobHandler<'reminder
       // Another job for the same key sends it (or did): two both reading "not sent yet" would both hand the SMS to the provider.
       if (!(await claimReminder(ctx.db, claim))) return;
       const finish = (status: ReminderOutcome, detail: string | null, jobs: NewJob[] = []) => finishReminder(ctx, job, payload, key, status, detail, jobs);
+      const skipSms = (reason: string) => {
+        ctx.log.warn({ meetingUuid: meeting.uuid, accountUuid: meeting.accountUuid, reminder: key, reason }, 'an SMS reminder was skipped');
+        return finish('skipped', reason);
+      };
       const now = ctx.now();
       if (reminderFate(now, meeting.start) === 'late') return finish('skipped', `picked up at ${toIso(now)}, not before the meeting's start: not sent late`);
       const facts = await reminderFacts(ctx, meeting, payload.to);
@@ -133,6 +148,14 @@ export function createReminderSender(ctx: ReminderContext): JobHandler<'reminder
       if (ctx.sms === null) return finish('failed', 'SMS_PROVIDER is not set on this server');
       const to = toE164(phone, ctx.sms.defaultCountry as CountryCode);
       if (to === null) return finish('failed', 'not a valid phone number');
+      // SMS pumping: a booking page takes any number, premium ranges included, and the business pays for each SMS.
+      const refusal = smsDestinationRefusal(to, ctx.sms.allowedCountries);
+      if (refusal !== null) return skipSms(refusal);
+      const budget = await reserveSmsBudget(ctx, { meetingUuid: meeting.uuid, key, jobUuid: job.uuid, smsNumber: smsNumberKey(ctx.secretKey.current, to) });
+      if (budget === 'lost') return;
+      if (budget === 'over') {
+        return skipSms(`${ctx.sms.maxPerNumberPerDay} SMS already sent to this number in the last 24 hours (SMS_MAX_PER_NUMBER_PER_DAY): not sent`);
+      }
       try {
         const sent = await ctx.sms.send({ to, text: reminderSmsText(facts) });
         return await finish('sent', `${ctx.sms.provider} ${sent.id}`);
@@ -144,6 +167,33 @@ export function createReminderSender(ctx: ReminderContext): JobHandler<'reminder
       }
     },
   };
+}
+
+/** A day, for SMS_MAX_PER_NUMBER_PER_DAY: any 24 hours, not a calendar day (whose zone would it be?). */
+const SMS_LIMIT_WINDOW_MS = 24 * 60 * 60_000;
+
+/**
+ * Reserves one SMS to this destination under SMS_MAX_PER_NUMBER_PER_DAY: under the number's
+ * lock, counts what it was sent (or is being sent) in the last 24 hours across the server, and
+ * writes the number on this job's claim when there is room. A retry whose claim carries the
+ * number already counts once. 'lost': the job no longer holds the claim (sends nothing).
+ */
+async function reserveSmsBudget(ctx: ReminderContext, claim: { meetingUuid: string; key: string; jobUuid: string; smsNumber: string }): Promise<'reserved' | 'over' | 'lost'> {
+  return inTransaction(ctx.db, async (trx) => {
+    await lockSmsNumber(trx, claim.smsNumber);
+    const held = await findSmsClaim(trx, claim);
+    if (held === undefined) return 'lost';
+    if (held === claim.smsNumber) return 'reserved';
+    if ((await countSmsSends(trx, claim.smsNumber, ctx.now() - SMS_LIMIT_WINDOW_MS)) >= (ctx.sms?.maxPerNumberPerDay ?? 0)) return 'over';
+    await reserveSmsSend(trx, claim);
+    return 'reserved';
+  });
+}
+
+/** The destination as stored for the count: an HMAC under the server's key, so no phone number is copied out of the meeting. */
+/** Rotating the secret key starts the day's counts afresh: a day's budget at most once more. */
+function smsNumberKey(secretKey: Buffer, e164: string): string {
+  return createHmac('sha256', secretKey).update(`termin sms number v1:${e164}`).digest('hex');
 }
 
 /** The meeting still happens at the start the reminder was planned for. */
@@ -219,7 +269,8 @@ async function reminderFacts(ctx: ReminderContext, meeting: Meeting, recipient: 
 
 /**
  * `GET /meetings/{uuid}/reminders`: what became of the meeting's reminders so far (sent,
- * skipped after an outage or for want of a phone, failed at the SMS provider), oldest first.
+ * skipped after an outage, for want of a phone, or by the server's SMS limits (destination
+ * countries, SMS per number per day), failed at the SMS provider), oldest first.
  * Who may read them: whoever may read the meeting.
  */
 export async function listMeetingReminders(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, meetingUuid: string): Promise<ReminderRecord[]> {

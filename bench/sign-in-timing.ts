@@ -23,7 +23,15 @@ async function run(dialect: BenchDialect): Promise<void> {
   const server = await startBenchServer(dialect, { TRUST_PROXY: '1' });
   try {
     const owner = 'member@bench.test';
-    await createAccount(server.ctx, { name: 'Acme', ownerEmail: owner, ownerFirstName: 'Olga', ownerLastName: 'Owner', maxUsers: 5, timezone: 'Europe/Warsaw', places: ['offline'] });
+    await createAccount(server.ctx, {
+      name: 'Acme',
+      ownerEmail: owner,
+      ownerFirstName: 'Olga',
+      ownerLastName: 'Owner',
+      maxUsers: 5,
+      timezone: 'Europe/Warsaw',
+      places: ['offline'],
+    });
     const form = await fetch(`${server.url}/app/login`);
     const cookie = form.headers.get('set-cookie')!.split(';')[0]!;
     const csrf = /name="csrf" value="([^"]+)"/.exec(await form.text())![1]!;

@@ -110,3 +110,23 @@ export function requireFormToken(secretKey: Buffer, binding: string | null, body
   if (binding === null || !isCsrfTokenValid(secretKey, binding, token))
     throw new ForbiddenError('The form has expired or did not come from this site: reload the page and try again');
 }
+
+/**
+ * A post only a page of this site may make (confirming a sign-in link): the browser says
+ * where the post comes from. `Sec-Fetch-Site` must be `same-origin` (a sibling subdomain is
+ * `same-site`, and refused too), and `Origin` must be PUBLIC_URL's origin or the origin the
+ * request was sent to; `Origin: null` (a sandboxed frame, a redirect across sites) is refused.
+ *
+ * With neither header the post is let through: every current browser sends `Origin` on a
+ * form post (and Chromium, Firefox and Safari `Sec-Fetch-Site` too), so a post without both
+ * comes from a client that is not a browser (curl, a test) or one from before 2020, which a
+ * third site cannot use against its own visitor anyway: the form's CSRF value is still
+ * checked, bound to a cookie of the visitor's own (SameSite=Lax, so not sent on another
+ * site's post) that the other site can neither read nor compute the value from.
+ */
+export function requireSameOrigin(request: FastifyRequest, publicOrigin: string): void {
+  const site = request.headers['sec-fetch-site'];
+  const origin = request.headers.origin;
+  const fromHere = (site === undefined || site === 'same-origin') && (origin === undefined || origin === publicOrigin || origin === `${request.protocol}://${request.host}`);
+  if (!fromHere) throw new ForbiddenError('This form can only be sent from its own page on this site: open the link from your e-mail again');
+}

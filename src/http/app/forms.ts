@@ -113,20 +113,24 @@ export function requireFormToken(secretKey: Buffer, binding: string | null, body
 
 /**
  * A post only a page of this site may make (confirming a sign-in link): the browser says
- * where the post comes from. `Sec-Fetch-Site` must be `same-origin` (a sibling subdomain is
- * `same-site`, and refused too), and `Origin` must be PUBLIC_URL's origin or the origin the
- * request was sent to; `Origin: null` (a sandboxed frame, a redirect across sites) is refused.
+ * where the post comes from, and another site's post is refused.
  *
- * With neither header the post is let through: every current browser sends `Origin` on a
- * form post (and Chromium, Firefox and Safari `Sec-Fetch-Site` too), so a post without both
- * comes from a client that is not a browser (curl, a test) or one from before 2020, which a
- * third site cannot use against its own visitor anyway: the form's CSRF value is still
- * checked, bound to a cookie of the visitor's own (SameSite=Lax, so not sent on another
- * site's post) that the other site can neither read nor compute the value from.
+ * - `Sec-Fetch-Site`, when sent, must be `same-origin` (a sibling subdomain's or another
+ *   port's post is `same-site`, refused too). Every current browser sends it (Chromium 76+,
+ *   Firefox 90+, Safari 16.4+), and no page can set or change it.
+ * - `Origin`, when it names a site, must be PUBLIC_URL's origin or the one the request was
+ *   sent to. `Origin: null` says nothing: our own pages send it, as their referrer policy is
+ *   `no-referrer`, so refusing it would lock out browsers that do not send `Sec-Fetch-Site`.
+ * - With neither (curl, a test, a browser from before 2020) the post passes this check.
+ *
+ * What passes here still needs the form's CSRF value, bound to a cookie of the browser's own
+ * (SameSite=Lax: not sent with another site's post) that another site can neither read nor
+ * compute the value from; this check is the second lock, not the only one.
  */
 export function requireSameOrigin(request: FastifyRequest, publicOrigin: string): void {
   const site = request.headers['sec-fetch-site'];
   const origin = request.headers.origin;
-  const fromHere = (site === undefined || site === 'same-origin') && (origin === undefined || origin === publicOrigin || origin === `${request.protocol}://${request.host}`);
+  const fromHere =
+    (site === undefined || site === 'same-origin') && (origin === undefined || origin === 'null' || origin === publicOrigin || origin === `${request.protocol}://${request.host}`);
   if (!fromHere) throw new ForbiddenError('This form can only be sent from its own page on this site: open the link from your e-mail again');
 }

@@ -32,7 +32,9 @@ describe.runIf(HAS_CHROMIUM)('the sign-in link against login CSRF, in a browser'
 
   beforeAll(async () => {
     // The attacker's own account, in the same service (its database, while the server runs).
-    const ctx = await createContext(loadConfig({ DATA_DIR: t.server.dataDir, DATABASE_URL: '', TERMIN_DEMO: 'false', MIGRATE_ON_START: 'false' }), { log: pino({ level: 'silent' }) });
+    const ctx = await createContext(loadConfig({ DATA_DIR: t.server.dataDir, DATABASE_URL: '', TERMIN_DEMO: 'false', MIGRATE_ON_START: 'false' }), {
+      log: pino({ level: 'silent' }),
+    });
     try {
       await createTestAccount(ctx, { name: attacker.account, ownerEmail: attacker.email });
     } finally {

@@ -15,6 +15,7 @@ import { createConferenceRoomHandler } from './scheduling/integrations/rooms.js'
 import { createRoomNoticeDigestHandler } from './scheduling/integrations/room-notices.js';
 import { refreshIdleConnections } from './scheduling/integrations/provider-access.js';
 import { createReminderSender } from './scheduling/meetings/reminders.js';
+import { createSignInLinkSender } from './scheduling/host-app/sign-in.js';
 
 /** How long stopping waits for running jobs: half of the server's 10 s shutdown bound. */
 const STOP_GRACE_MS = 5_000;
@@ -48,6 +49,7 @@ export function createJobHandlers(ctx: AppContext, transport: MailTransport): Jo
     'conference-room': at(createConferenceRoomHandler(ctx), outbox.conference),
     'room-notice-digest': createRoomNoticeDigestHandler(ctx),
     reminder: at(createReminderSender(ctx), outbox.email),
+    'sign-in-links': createSignInLinkSender(ctx),
   };
 }
 

@@ -80,16 +80,29 @@ export function flushLogsBeforeExit(timeoutMs = 1_000): void {
   }
 }
 
-const SECRET_QUERY_PARAMETERS = new Set(['api_key', 'apikey', 'key', 'x-service-api-key', 'x_service_api_key']);
+/** Query parameters that carry a secret wherever they appear: API keys, and bearer tokens by their usual names. */
+const SECRET_QUERY_PARAMETERS = new Set(['api_key', 'apikey', 'key', 'x-service-api-key', 'x_service_api_key', 'token', 'access_token', 'refresh_token', 'id_token']);
+/**
+ * And on the OAuth callback (`/oauth/{provider}/callback`), the authorization `code` (worth a
+ * token until it is exchanged) and the `state` that binds it to the member who started it.
+ */
+const OAUTH_CALLBACK = /^\/oauth\/[^/?#]+\/callback(?=[?#]|$)/i;
+const OAUTH_SECRET_QUERY_PARAMETERS = new Set(['code', 'state']);
 
 /**
- * The URL with the values of key-bearing query parameters replaced:
- * `/api/v1/teams?api_key=tmn_abc&x=1` → `/api/v1/teams?api_key=[redacted]&x=1`.
+ * The URL with bearer secrets replaced by `[redacted]`: the token of a token-bearing path
+ * (TOKEN_PATHS), and the values of secret query parameters.
+ *
+ * @example
+ * redactUrl('/api/v1/teams?api_key=tmn_abc&x=1')          // '/api/v1/teams?api_key=[redacted]&x=1'
+ * redactUrl('/app/login/3q2-7w…')                         // '/app/login/[redacted]'
+ * redactUrl('/oauth/zoom/callback?code=abc&state=def')    // '/oauth/zoom/callback?code=[redacted]&state=[redacted]'
  */
 export function redactUrl(url: string): string {
   url = redactPathTokens(url);
   const query = url.indexOf('?');
   if (query < 0) return url;
+  const oauth = OAUTH_CALLBACK.test(url);
   const parts = url
     .slice(query + 1)
     .split('&')
@@ -102,17 +115,20 @@ export function redactUrl(url: string): string {
       } catch {
         // a malformed escape: compare the raw name
       }
-      return SECRET_QUERY_PARAMETERS.has(name.trim().toLowerCase()) ? `${rawName}=[redacted]` : part;
+      name = name.trim().toLowerCase();
+      return SECRET_QUERY_PARAMETERS.has(name) || (oauth && OAUTH_SECRET_QUERY_PARAMETERS.has(name)) ? `${rawName}=[redacted]` : part;
     });
   return `${url.slice(0, query)}?${parts.join('&')}`;
 }
 
 /**
  * Paths that carry a bearer secret: the participant's manage link (`/booking/{token}`, and
- * its API twin), a host's private feed (`/feeds/{token}.ics`). Anyone reading the logs
- * could otherwise cancel meetings or read calendars.
+ * its API twin), a host's private feed (`/feeds/{token}.ics`), the e-mailed sign-in link
+ * (`/app/login/{token}`, its page and its confirmation). Anyone reading the logs could
+ * otherwise cancel meetings, read calendars or sign in as a member. Any case: a path typed
+ * in the wrong case is not found, but the token in it is still the real one.
  */
-const TOKEN_PATHS = [/^(\/booking\/)[^/?#]+/, /^(\/feeds\/)[^/?#]+?(\.ics)?(?=[/?#]|$)/, /^(\/api\/v1\/public\/bookings\/)[^/?#]+/];
+const TOKEN_PATHS = [/^(\/booking\/)[^/?#]+/i, /^(\/feeds\/)[^/?#]+?(\.ics)?(?=[/?#]|$)/i, /^(\/api\/v1\/public\/bookings\/)[^/?#]+/i, /^(\/app\/login\/)[^/?#]+/i];
 
 function redactPathTokens(url: string): string {
   for (const pattern of TOKEN_PATHS) {

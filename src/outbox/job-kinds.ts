@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
 import { INTEGRATION_PROVIDERS } from '../domain/integrations.js';
+import { LANGS } from '../domain/meeting.js';
 import { REMINDER_CHANNELS, REMINDER_RECIPIENTS } from '../domain/reminders.js';
 import type { DbOrTrx } from '../db/database.js';
 import { insertJobs, type JobToInsert } from '../db/repositories/outbox.js';
@@ -88,6 +89,14 @@ const JOB_PAYLOADS = {
     }),
     unreadable: 'a reminder job without its meeting or reminder',
   },
+  /**
+   * Sign-in links asked for an address, member's or not: the request queues only this, so its
+   * answer and its time are the same for anyone (src/scheduling/host-app/sign-in.ts).
+   */
+  'sign-in-links': {
+    schema: Type.Object({ email: Type.String(), lang: Type.Enum(LANGS) }),
+    unreadable: 'a sign-in request without an address or language',
+  },
 } as const satisfies Record<string, { schema: TSchema; unreadable: string }>;
 
 export type JobKind = keyof typeof JOB_PAYLOADS;
@@ -109,6 +118,8 @@ export const CONFERENCE_ROOM_JOB_KIND = 'conference-room' satisfies JobKind;
 export const ROOM_NOTICE_DIGEST_JOB_KIND = 'room-notice-digest' satisfies JobKind;
 /** The outbox kind of one reminder of one meeting, due `minutesBefore` before its start. */
 export const REMINDER_JOB_KIND = 'reminder' satisfies JobKind;
+/** The outbox kind of one request for sign-in links (an address, any address). */
+export const SIGN_IN_LINKS_JOB_KIND = 'sign-in-links' satisfies JobKind;
 
 export type EventJobPayload = JobPayload<'event'>;
 export type CalendarWritePayload = JobPayload<'calendar-write'>;

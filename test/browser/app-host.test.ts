@@ -16,11 +16,13 @@ describe.runIf(HAS_CHROMIUM)("the host's web app in a browser", () => {
   let signedIn: BrowserContext;
   let page: Page;
   let ownerEmail: string;
+  let accountName: string;
   let usedLink: string;
 
   beforeAll(async () => {
     const members = await t.server.api('GET', `/teams/${t.server.owner.teamUuid}/users`);
     ownerEmail = members.body.users.find((user: { uuid: string }) => user.uuid === t.server.owner.userUuid).email;
+    accountName = (await t.server.api('GET', '/account')).body.name;
   });
 
   function newContext(width = 1280): Promise<BrowserContext> {
@@ -60,7 +62,14 @@ describe.runIf(HAS_CHROMIUM)("the host's web app in a browser", () => {
     await expect.poll(() => page.textContent('#message')).toContain('a link is on its way');
     const eml = await waitForMail(ownerEmail, /\/app\/login\//, 0);
     usedLink = /https?:\/\/[^\s"<>]+\/app\/login\/[A-Za-z0-9_-]+/.exec(eml)![0];
+    // The link opens a page that asks first; its button, by keyboard too, signs in.
     await page.goto(usedLink);
+    expect(await page.textContent('h1')).toBe(`Sign in to ${accountName} as ${ownerEmail}?`);
+    await shot(page, 'app-01-confirm-360');
+    expect(await seriousViolations(page)).toEqual([]);
+    await tabTo(page, '#confirm-sign-in');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${t.server.url}/app`);
     expect(new URL(page.url()).pathname).toBe('/app');
     expect(await page.textContent('h1')).toBe('Upcoming');
     const cookie = (await signedIn.cookies()).find((c) => c.name === 'termin_session')!;

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { KyselyPlugin } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
@@ -35,13 +36,13 @@ class Browser {
     return response;
   }
 
-  async post(url: string, form: Record<string, string | string[]>) {
+  async post(url: string, form: Record<string, string | string[]>, headers: Record<string, string> = {}) {
     const body = new URLSearchParams();
     for (const [name, value] of Object.entries(form)) for (const one of [value].flat()) body.append(name, one);
     const response = await this.app.inject({
       method: 'POST',
       url,
-      headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded', ...this.cookieHeader() },
+      headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded', ...this.cookieHeader(), ...headers },
       payload: body.toString(),
     });
     this.remember(response.headers['set-cookie']);
@@ -53,6 +54,14 @@ function csrfOf(html: string): string {
   const match = /name="csrf" value="([^"]+)"/.exec(html);
   if (!match) throw new Error('no CSRF token on the page');
   return match[1]!;
+}
+
+/** Opens an e-mailed link (a page that changes nothing) and presses its "Sign in" button, as a browser on this site would. */
+async function openAndConfirm(browser: Browser, path: string, publicUrl: string) {
+  const page = await browser.get(path);
+  if (page.statusCode !== 200) return page;
+  expect(page.body).toContain('>Sign in</button>');
+  return browser.post(path, { csrf: csrfOf(page.body) }, { origin: new URL(publicUrl).origin, 'sec-fetch-site': 'same-origin' });
 }
 
 function signInLinkOf(message: RenderedMessage): string {
@@ -84,7 +93,7 @@ for (const dialect of DIALECTS) {
       const links = sent.filter((message) => message.text.includes('/app/login/'));
       expect(links.map((message) => message.to.email)).toEqual([email]);
       const link = new URL(signInLinkOf(links[0]!));
-      const opened = await browser.get(link.pathname);
+      const opened = await openAndConfirm(browser, link.pathname, t.ctx.config.publicUrl);
       expect(opened.statusCode).toBe(303);
       expect(opened.headers.location).toBe('/app');
       return browser;
@@ -160,7 +169,7 @@ for (const dialect of DIALECTS) {
       expect(JSON.stringify(stored)).not.toContain(token);
 
       const browser = new Browser(t.app);
-      const opened = await browser.get(new URL(link).pathname);
+      const opened = await openAndConfirm(browser, new URL(link).pathname, t.ctx.config.publicUrl);
       expect(opened.statusCode).toBe(303);
       expect(opened.headers.location).toBe('/app');
       expect(String(opened.headers['set-cookie'])).toMatch(/^termin_session=[^;]+; Path=\/app; Max-Age=2592000; HttpOnly; SameSite=Lax$/);
@@ -172,12 +181,15 @@ for (const dialect of DIALECTS) {
       const again = new Browser(t.app);
       const second = await again.get(new URL(link).pathname);
       expect(second.statusCode).toBe(410);
+      // Nor is its confirmation, with a CSRF value of this browser's own login form.
+      const form = await again.get('/app/login');
+      expect((await again.post(new URL(link).pathname, { csrf: csrfOf(form.body) })).statusCode).toBe(403);
       expect(again.cookies.has('termin_session')).toBe(false);
       expect(second.body).toContain('This sign-in link no longer works');
 
       // A link left unopened for more than 15 minutes no longer works.
       const late = await askForLink(new Browser(t.app), acme.owner.email, 'pl');
-      expect(late.sent[0]!.subject).toBe('Link do logowania w termin');
+      expect(late.sent[0]!.subject).toBe(`Logowanie do ${acme.account.name} w termin`);
       t.clock.advance(15 * 60_000 + 1);
       expect((await new Browser(t.app).get(new URL(signInLinkOf(late.sent[0]!)).pathname)).statusCode).toBe(410);
     });
@@ -193,6 +205,125 @@ for (const dialect of DIALECTS) {
       expect(counts).toEqual([1, 1, 1, 0]);
       t.clock.advance(15 * 60_000 + 1);
       expect((await askForLink(new Browser(t.app), acme.owner.email)).sent).toHaveLength(1);
+    });
+
+    it('opening the link (GET, HEAD) uses nothing: its page names the account and the member, and only its "Sign in" button, posted from this site, signs in', async () => {
+      const acme = await createTestAccount(t.ctx);
+      const { sent } = await askForLink(new Browser(t.app), acme.owner.email);
+      const path = new URL(signInLinkOf(sent[0]!)).pathname;
+      const origin = new URL(t.ctx.config.publicUrl).origin;
+      // A mail scanner or a link preview: HEAD and GET, again and again, no cookies kept.
+      for (let i = 0; i < 3; i += 1) {
+        for (const method of ['HEAD', 'GET'] as const) {
+          const scanned = await t.app.inject({ method, url: path });
+          expect(scanned.statusCode).toBe(200);
+          expect(String(scanned.headers['set-cookie'] ?? '')).not.toContain('termin_session');
+        }
+      }
+      const browser = new Browser(t.app);
+      const page = await browser.get(path);
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain(`<h1>Sign in to ${acme.account.name} as ${acme.owner.email}?</h1>`);
+      expect(page.body).toContain('>Sign in</button>');
+      expect(page.headers['cache-control']).toBe('no-store');
+      expect(page.headers['referrer-policy']).toBe('no-referrer');
+      expect(browser.cookies.has('termin_session')).toBe(false);
+      const pl = await new Browser(t.app).get(path, { 'accept-language': 'pl-PL' });
+      expect(pl.body).toContain(`<h1>Zalogować się do ${acme.account.name} jako ${acme.owner.email}?</h1>`);
+      expect(pl.body).toContain('>Zaloguj się</button>');
+
+      // Refused, changing nothing: another site's post (its Origin, or what Sec-Fetch-Site says),
+      // a sibling subdomain's, an opaque origin's; the CSRF value of another browser's page; none.
+      const csrf = csrfOf(page.body);
+      const crossSite: Record<string, string>[] = [
+        { origin: 'https://attacker.example' },
+        { origin: 'https://attacker.example', 'sec-fetch-site': 'same-origin' },
+        { origin, 'sec-fetch-site': 'none' },
+        { origin: 'null', 'sec-fetch-site': 'cross-site' },
+        { 'sec-fetch-site': 'cross-site' },
+        { 'sec-fetch-site': 'cross-site', origin: 'https://attacker.example' },
+        { 'sec-fetch-site': 'same-site', origin: 'https://evil.localhost' },
+      ];
+      for (const headers of crossSite) {
+        const refused = await browser.post(path, { csrf }, headers);
+        expect(refused.statusCode).toBe(403);
+        expect(refused.headers['content-type']).toContain('text/html');
+      }
+      // An old browser (no Sec-Fetch-Site) posting another site's form sends Origin: null, as our own
+      // pages do; without this browser's nonce cookie (SameSite=Lax keeps it home) its value is no good.
+      expect((await new Browser(t.app).post(path, { csrf }, { origin: 'null' })).statusCode).toBe(403);
+      const other = new Browser(t.app);
+      const otherPage = await other.get(path);
+      expect((await browser.post(path, { csrf: csrfOf(otherPage.body) }, { origin })).statusCode).toBe(403);
+      expect((await browser.post(path, {}, { origin })).statusCode).toBe(403);
+      expect(browser.cookies.has('termin_session')).toBe(false);
+      expect((await new Browser(t.app).get(path)).statusCode).toBe(200);
+
+      // The button, from the page: signed in. The other browser's page is out of date then (410).
+      const confirmed = await browser.post(path, { csrf }, { origin, 'sec-fetch-site': 'same-origin' });
+      expect(confirmed.statusCode).toBe(303);
+      expect(confirmed.headers.location).toBe('/app');
+      expect(browser.cookies.has('termin_session')).toBe(true);
+      expect((await browser.get('/app')).body).toContain(`${acme.owner.firstName} ${acme.owner.lastName}`);
+      const late = await other.post(path, { csrf: csrfOf(otherPage.body) }, { origin, 'sec-fetch-site': 'same-origin' });
+      expect(late.statusCode).toBe(410);
+      expect(other.cookies.has('termin_session')).toBe(false);
+      expect((await t.app.inject({ method: 'HEAD', url: path })).statusCode).toBe(410);
+    });
+
+    it('sends an address in two accounts one e-mail per account, each naming its account and signing in to it', async () => {
+      const shared = 'both@example.com';
+      const first = await createTestAccount(t.ctx, { name: 'Acme', ownerEmail: shared });
+      const second = await createTestAccount(t.ctx, { name: 'Beta Studio', ownerEmail: shared });
+      const { sent } = await askForLink(new Browser(t.app), shared);
+      expect(sent.map((message) => message.subject).sort()).toEqual(['Sign in to Acme on termin', 'Sign in to Beta Studio on termin']);
+      for (const account of [first, second]) {
+        const message = sent.find((one) => one.subject.includes(account.account.name))!;
+        expect(message.to.email).toBe(shared);
+        expect(message.text).toContain(`To sign in to ${account.account.name} as ${shared}, open this link`);
+        const browser = new Browser(t.app);
+        const path = new URL(signInLinkOf(message)).pathname;
+        expect((await browser.get(path)).body).toContain(`<h1>Sign in to ${account.account.name} as ${shared}?</h1>`);
+        expect((await openAndConfirm(browser, path, t.ctx.config.publicUrl)).statusCode).toBe(303);
+        // Signed in to that account: its own team is the one in the navigation.
+        expect((await browser.get('/app')).body).toContain(`/app/team/${account.team.uuid}`);
+      }
+    });
+
+    it('asks for a link with the very same statements for a member’s address and a stranger’s, looking no one up while the browser waits', async () => {
+      const acme = await createTestAccount(t.ctx);
+      const statements: string[] = [];
+      const executor = t.ctx.db.getExecutor();
+      const recording: KyselyPlugin = {
+        transformQuery(args) {
+          statements.push(executor.compileQuery(args.node, args.queryId).sql);
+          return args.node;
+        },
+        transformResult: async (args) => args.result,
+      };
+      const app = await buildApp({ ...t.ctx, db: t.ctx.db.withPlugin(recording) });
+      try {
+        const browser = new Browser(app);
+        const form = await browser.get('/app/login');
+        const ask = async (email: string) => {
+          statements.length = 0;
+          const response = await browser.post('/app/login', { csrf: csrfOf(form.body), email });
+          expect(response.statusCode).toBe(200);
+          return [...statements];
+        };
+        const stranger = await ask('nobody-at-all@example.com');
+        const member = await ask(acme.owner.email);
+        expect(member).toEqual(stranger);
+        expect(member.filter((sql) => /insert into "outbox"/.test(sql))).toHaveLength(1);
+        expect(member.join('\n')).not.toMatch(/users|app_sign_in_links/);
+        // Only the queued request exists so far: the links are made and sent by the outbox.
+        expect(await t.ctx.db.selectFrom('app_sign_in_links').selectAll().where('user_id', '=', acme.owner.uuid).execute()).toEqual([]);
+      } finally {
+        await app.close();
+      }
+      const sent: RenderedMessage[] = [];
+      await runJobsCapturingMail(t.ctx, sent);
+      expect(sent.map((message) => message.to.email)).toEqual([acme.owner.email]);
     });
 
     it('refuses a form without its CSRF token (403) and changes nothing', async () => {
@@ -685,7 +816,8 @@ describe('the session cookie on https', () => {
     await runJobsCapturingMail(t.ctx, sent);
     const link = signInLinkOf(sent[0]!);
     expect(link.startsWith('https://termin.example/app/login/')).toBe(true);
-    const opened = await browser.get(new URL(link).pathname);
+    const page = await browser.get(new URL(link).pathname);
+    const opened = await browser.post(new URL(link).pathname, { csrf: csrfOf(page.body) }, { origin: 'https://termin.example' });
     expect(String(opened.headers['set-cookie'])).toMatch(/HttpOnly; SameSite=Lax; Secure$/);
   });
 

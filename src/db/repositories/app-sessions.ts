@@ -2,10 +2,44 @@ import type { User } from '../../domain/user.js';
 import type { DbOrTrx } from '../database.js';
 import { userRowToUser } from './users.js';
 
-/** Every active user with this (normalised) e-mail, in any account: each may sign in to their own. */
-export async function findActiveUsersByEmailAcrossAccounts(db: DbOrTrx, emailNormalized: string): Promise<User[]> {
-  const rows = await db.selectFrom('users').selectAll().where('email_normalized', '=', emailNormalized).where('deactivated_at', 'is', null).orderBy('id').execute();
-  return rows.map(userRowToUser);
+/** A member as a sign-in link names them: the user, and the account they would sign in to. */
+export interface SignInMember {
+  user: User;
+  accountName: string;
+}
+
+/** Every active user with this (normalised) e-mail, in any account, with its account's name: each may sign in to their own. */
+export async function findActiveUsersByEmailAcrossAccounts(db: DbOrTrx, emailNormalized: string): Promise<SignInMember[]> {
+  const rows = await db
+    .selectFrom('users')
+    .innerJoin('accounts', 'accounts.id', 'users.account_id')
+    .selectAll('users')
+    .select('accounts.name as account_name')
+    .where('users.email_normalized', '=', emailNormalized)
+    .where('users.deactivated_at', 'is', null)
+    .orderBy('users.id')
+    .execute();
+  return rows.map((row) => ({ user: userRowToUser(row), accountName: row.account_name }));
+}
+
+/**
+ * The member an unused, unexpired link would sign in, and their account's name, without using
+ * it (the confirmation page); undefined when the link is unknown, used, expired, or its member
+ * deactivated.
+ */
+export async function findUsableSignInLink(db: DbOrTrx, tokenHash: string, now: number): Promise<SignInMember | undefined> {
+  const row = await db
+    .selectFrom('app_sign_in_links')
+    .innerJoin('users', 'users.id', 'app_sign_in_links.user_id')
+    .innerJoin('accounts', 'accounts.id', 'users.account_id')
+    .selectAll('users')
+    .select('accounts.name as account_name')
+    .where('app_sign_in_links.token_hash', '=', tokenHash)
+    .where('app_sign_in_links.used_at', 'is', null)
+    .where('app_sign_in_links.expires_at', '>', now)
+    .where('users.deactivated_at', 'is', null)
+    .executeTakeFirst();
+  return row && { user: userRowToUser(row), accountName: row.account_name };
 }
 
 export async function countSignInLinksSince(db: DbOrTrx, userUuid: string, since: number): Promise<number> {

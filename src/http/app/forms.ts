@@ -111,3 +111,27 @@ export function requireFormToken(secretKey: UseCaseContext['secretKey'], binding
   if (binding === null || !isCsrfTokenValid(secretKey, binding, token))
     throw new ForbiddenError('The form has expired or did not come from this site: reload the page and try again');
 }
+
+/**
+ * A post only a page of this site may make (confirming a sign-in link): the browser says
+ * where the post comes from, and another site's post is refused.
+ *
+ * - `Sec-Fetch-Site`, when sent, must be `same-origin` (a sibling subdomain's or another
+ *   port's post is `same-site`, refused too). Every current browser sends it (Chromium 76+,
+ *   Firefox 90+, Safari 16.4+), and no page can set or change it.
+ * - `Origin`, when it names a site, must be PUBLIC_URL's origin or the one the request was
+ *   sent to. `Origin: null` says nothing: our own pages send it, as their referrer policy is
+ *   `no-referrer`, so refusing it would lock out browsers that do not send `Sec-Fetch-Site`.
+ * - With neither (curl, a test, a browser from before 2020) the post passes this check.
+ *
+ * What passes here still needs the form's CSRF value, bound to a cookie of the browser's own
+ * (SameSite=Lax: not sent with another site's post) that another site can neither read nor
+ * compute the value from; this check is the second lock, not the only one.
+ */
+export function requireSameOrigin(request: FastifyRequest, publicOrigin: string): void {
+  const site = request.headers['sec-fetch-site'];
+  const origin = request.headers.origin;
+  const fromHere =
+    (site === undefined || site === 'same-origin') && (origin === undefined || origin === 'null' || origin === publicOrigin || origin === `${request.protocol}://${request.host}`);
+  if (!fromHere) throw new ForbiddenError('This form can only be sent from its own page on this site: open the link from your e-mail again');
+}

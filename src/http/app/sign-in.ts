@@ -2,10 +2,19 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AddressLimiter } from '../../domain/address-limiter.js';
 import { RateLimitedError } from '../../domain/errors.js';
 import type { Lang } from '../../domain/meeting.js';
-import { csrfTokenOf, newBrowserNonce, redeemSignInLink, requestSignInLink, resumeAppSession, signOut } from '../../scheduling/host-app/sign-in.js';
+import {
+  type SignInLinkView,
+  csrfTokenOf,
+  newBrowserNonce,
+  redeemSignInLink,
+  requestSignInLink,
+  resumeAppSession,
+  signOut,
+  viewSignInLink,
+} from '../../scheduling/host-app/sign-in.js';
 import { type SafeHtml, html, sendHtml } from '../pages/html.js';
 import { NONCE_COOKIE, SESSION_COOKIE, parseCookies, serializeCookie } from './cookies.js';
-import { OptionalField, PAGE_ROUTE, TextField, field, formRoute, formSchema, requireFormToken, requireValidForm, type FormBody } from './forms.js';
+import { OptionalField, PAGE_ROUTE, TextField, field, formRoute, formSchema, requireFormToken, requireSameOrigin, requireValidForm, type FormBody } from './forms.js';
 import { type AppFrame, type AppPageOptions, csrfField, renderPage, seeOther, sessionOf } from './frame.js';
 import { APP_STRINGS } from './strings.js';
 
@@ -15,21 +24,30 @@ const SIGN_IN_REQUESTS_PER_IP_PER_MINUTE = 10;
 /** The sign-in form: the address to send a link to, and the language of that e-mail (the page's). */
 const SignInFormSchema = formSchema({ email: TextField, lang: OptionalField });
 const SignOutFormSchema = formSchema({});
+/** The sign-in link's confirmation: its button, with the CSRF value of its page. */
+const ConfirmFormSchema = formSchema({});
 
 /** Sign-in by e-mailed link (no session needed): the form, the link sent, the link opened. */
 export const signInPages: FastifyPluginAsync<AppPageOptions> = async (app, { ctx, frames }) => {
   const signInLimiter = new AddressLimiter(SIGN_IN_REQUESTS_PER_IP_PER_MINUTE);
   const cookiesOf = (request: FastifyRequest) => parseCookies(request.headers.cookie);
 
-  /** The login form's CSRF token is bound to a random cookie, set here when the browser has none. */
-  function loginCsrf(request: FastifyRequest, reply: FastifyReply): string {
+  /** The browser's random nonce cookie, set here when it has none: the CSRF tokens before sign-in are bound to it. */
+  function nonceOf(request: FastifyRequest, reply: FastifyReply): string {
     let nonce = cookiesOf(request)[NONCE_COOKIE];
     if (!nonce || nonce.length < 20) {
       nonce = newBrowserNonce();
       reply.header('set-cookie', serializeCookie(NONCE_COOKIE, nonce, { maxAge: 86_400, secure: frames.secure }));
     }
-    return csrfTokenOf(ctx.secretKey, `nonce:${nonce}`);
+    return nonce;
   }
+
+  /** The login form's CSRF token is bound to the nonce cookie. */
+  const loginCsrf = (request: FastifyRequest, reply: FastifyReply) => csrfTokenOf(ctx.secretKey, `nonce:${nonceOf(request, reply)}`);
+  /** The confirmation's, to the nonce cookie and to the link itself: a value another page got is no good for this one. */
+  const linkBinding = (nonce: string, token: string) => `sign-in-link:${nonce}:${token}`;
+  const linkCsrf = (request: FastifyRequest, reply: FastifyReply, token: string) => csrfTokenOf(ctx.secretKey, linkBinding(nonceOf(request, reply), token));
+  const publicOrigin = new URL(ctx.config.publicUrl).origin;
 
   app.get('/app/login', PAGE_ROUTE, async (request, reply) => {
     if (await resumeAppSession(ctx, cookiesOf(request)[SESSION_COOKIE])) return seeOther(reply, '/app');
@@ -57,13 +75,37 @@ export const signInPages: FastifyPluginAsync<AppPageOptions> = async (app, { ctx
     return sendHtml(reply, 200, renderMessagePage(frame, t.linkSentTitle, t.linkSent));
   });
 
+  /** The page answering an unknown, used or expired link (410 Gone: it will not work again). */
+  function linkGone(request: FastifyRequest, reply: FastifyReply) {
+    const t = APP_STRINGS[frames.langOf(request, reply)];
+    const frame = frames.frameOf(request, reply, '');
+    return sendHtml(reply, 410, renderMessagePage(frame, t.linkInvalidTitle, t.linkInvalid, { href: '/app/login', label: t.askAgain }));
+  }
+
+  /**
+   * The e-mailed link: a page naming the account and the member, whose button signs in. The
+   * GET (and the HEAD Fastify answers from it) uses nothing, so a mail scanner or a link
+   * preview that opens it leaves the link working, and another site that sends a visitor to
+   * its own link signs no one in. The button's CSRF value is bound to this link and to the
+   * browser's nonce cookie.
+   */
   app.get<{ Params: { token: string } }>('/app/login/:token', PAGE_ROUTE, async (request, reply) => {
-    const session = await redeemSignInLink(ctx, request.params.token);
-    if (session === null) {
-      const t = APP_STRINGS[frames.langOf(request, reply)];
-      const frame = frames.frameOf(request, reply, '');
-      return sendHtml(reply, 410, renderMessagePage(frame, t.linkInvalidTitle, t.linkInvalid, { href: '/app/login', label: t.askAgain }));
-    }
+    const { token } = request.params;
+    const link = await viewSignInLink(ctx, token);
+    if (link === null) return linkGone(request, reply);
+    const csrf = linkCsrf(request, reply, token);
+    return sendHtml(reply, 200, renderConfirmPage(frames.frameOf(request, reply, csrf), token, link));
+  });
+
+  /** The confirmation: only this post, from this site's page with its CSRF value, uses the link and starts the session. */
+  app.post<{ Params: { token: string }; Body: FormBody }>('/app/login/:token', formRoute(ConfirmFormSchema), async (request, reply) => {
+    const { token } = request.params;
+    requireSameOrigin(request, publicOrigin);
+    const nonce = cookiesOf(request)[NONCE_COOKIE];
+    requireFormToken(ctx.secretKey, nonce ? linkBinding(nonce, token) : null, request.body);
+    requireValidForm(request);
+    const session = await redeemSignInLink(ctx, token);
+    if (session === null) return linkGone(request, reply);
     reply.header('set-cookie', serializeCookie(SESSION_COOKIE, session.token, { maxAge: Math.floor((session.expiresAt - ctx.now()) / 1000), secure: frames.secure }));
     return seeOther(reply, '/app');
   });
@@ -92,6 +134,21 @@ export function renderLoginPage(frame: AppFrame): SafeHtml {
 ${csrfField(frame)}<input type="hidden" name="lang" value="${frame.lang}">
 <div class="field"><label for="f-email">${t.email}</label><input type="email" id="f-email" name="email" autocomplete="email" required maxlength="320"></div>
 <button type="submit" class="primary">${t.sendLink}</button>
+</form>`,
+  );
+}
+
+/** "Sign in to Acme as olga@acme.test?" and the one button that does it. */
+export function renderConfirmPage(frame: AppFrame, token: string, link: SignInLinkView): SafeHtml {
+  const t = APP_STRINGS[frame.lang];
+  return renderPage(
+    frame,
+    t.confirmSignIn(link.accountName, link.email),
+    null,
+    html`<p>${link.name} · ${link.accountName}</p>
+<p>${t.confirmSignInHint}</p>
+<form method="post" action="/app/login/${token}" class="stack">
+${csrfField(frame)}<button type="submit" class="primary" id="confirm-sign-in">${t.signInButton}</button>
 </form>`,
   );
 }

@@ -5,7 +5,7 @@ import type { Lang } from '../../domain/meeting.js';
  * The web app's words in English and Polish. Kept beside the app rather than in
  * pages/i18n.ts: the participant's pages ship part of that dictionary to the browser, and
  * none of these belong there. The labels the contract names ("E-mail", "Send sign-in link",
- * "Monday from", "Add hours on Monday", "Remove", "Save") are what tests and users rely on.
+ * "Sign in", "Monday from", "Add hours on Monday", "Remove", "Save") are what tests and users rely on.
  */
 const en = {
   appName: 'termin',
@@ -18,6 +18,9 @@ const en = {
   linkInvalidTitle: 'This sign-in link no longer works',
   linkInvalid: 'It was already used, it expired, or it was never valid. Ask for a new one.',
   askAgain: 'Send a new link',
+  confirmSignIn: (account: string, email: string) => `Sign in to ${account} as ${email}?`,
+  confirmSignInHint: 'Only this button signs you in: opening the link changed nothing. If you did not ask for a link, close this page.',
+  signInButton: 'Sign in',
   tooManyTitle: 'Too many attempts',
   tooMany: 'Please wait a minute and try again.',
   signOut: 'Sign out',
@@ -164,6 +167,9 @@ const pl: AppStrings = {
   linkInvalidTitle: 'Ten link do logowania już nie działa',
   linkInvalid: 'Został już użyty, wygasł albo nigdy nie był ważny. Poproś o nowy.',
   askAgain: 'Wyślij nowy link',
+  confirmSignIn: (account: string, email: string) => `Zalogować się do ${account} jako ${email}?`,
+  confirmSignInHint: 'Zaloguje Cię dopiero ten przycisk: samo otwarcie linku niczego nie zmieniło. Jeśli nie prosiłeś o link, zamknij tę stronę.',
+  signInButton: 'Zaloguj się',
   tooManyTitle: 'Zbyt wiele prób',
   tooMany: 'Odczekaj minutę i spróbuj ponownie.',
   signOut: 'Wyloguj',

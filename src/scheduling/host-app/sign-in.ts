@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Lang } from '../../domain/meeting.js';
+import { toSingleLine } from '../../domain/text.js';
 import { normalizeEmail, type User } from '../../domain/user.js';
 import {
   consumeSignInLink,
@@ -8,16 +9,20 @@ import {
   extendAppSession,
   findActiveUsersByEmailAcrossAccounts,
   findLiveAppSession,
+  findUsableSignInLink,
   insertAppSession,
   insertSignInLink,
   revokeAppSession,
+  type SignInMember,
 } from '../../db/repositories/app-sessions.js';
+import { completeJob } from '../../db/repositories/outbox.js';
 import { findUserAcrossAccounts } from '../../db/repositories/users.js';
 import { inTransaction } from '../../db/transaction.js';
 import { newId } from '../../ids.js';
 import type { NoticeMessagePayload } from '../../mail/queued-message.js';
 import { allKeys, type SecretKeys } from '../../secrets/secret-box.js';
-import { EMAIL_JOB_KIND, enqueueJobs } from '../../outbox/job-kinds.js';
+import { LostClaimError, type JobHandler } from '../../outbox/job-handler.js';
+import { EMAIL_JOB_KIND, SIGN_IN_LINKS_JOB_KIND, enqueueJobs } from '../../outbox/job-kinds.js';
 import type { Principal, UseCaseContext } from '../context.js';
 
 /** How long an e-mailed sign-in link works. */
@@ -40,51 +45,82 @@ function newToken(): string {
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
-function signInMessage(user: User, url: string, lang: Lang): NoticeMessagePayload {
+function signInMessage({ user, accountName }: SignInMember, url: string, lang: Lang): NoticeMessagePayload {
   const to = { name: `${user.firstName} ${user.lastName}`, email: user.email };
+  const account = toSingleLine(accountName);
   if (lang === 'pl') {
     return {
       notice: true,
       to,
-      subject: 'Link do logowania w termin',
+      lang,
+      subject: `Logowanie do ${account} w termin`,
       text: [
         `Dzień dobry ${user.firstName},`,
         '',
-        'aby się zalogować, otwórz ten link (działa raz, przez 15 minut):',
+        `aby zalogować się do ${account} jako ${user.email}, otwórz ten link (działa raz, przez 15 minut) i potwierdź przyciskiem „Zaloguj się”:`,
         url,
         '',
-        'Jeśli to nie Ty prosiłeś o link, zignoruj tę wiadomość.',
+        'Jeśli to nie Ty prosiłeś o link, zignoruj tę wiadomość: bez kliknięcia „Zaloguj się” nikt nie zostanie zalogowany.',
       ].join('\n'),
     };
   }
   return {
     notice: true,
     to,
-    subject: 'Your termin sign-in link',
-    text: [`Hello ${user.firstName},`, '', 'Open this link to sign in (it works once, for 15 minutes):', url, '', 'If you did not ask for it, ignore this message.'].join('\n'),
+    lang,
+    subject: `Sign in to ${account} on termin`,
+    text: [
+      `Hello ${user.firstName},`,
+      '',
+      `To sign in to ${account} as ${user.email}, open this link (it works once, for 15 minutes) and confirm with "Sign in":`,
+      url,
+      '',
+      'If you did not ask for it, ignore this message: nobody is signed in without that click.',
+    ].join('\n'),
   };
 }
 
 /**
- * A sign-in link by e-mail to every active member with this address (one per account they
- * belong to). The caller answers alike whatever happens here, so the form tells no one
- * which addresses are members; an address already sent SIGN_IN_LINKS_PER_WINDOW links in
- * the last 15 minutes is sent nothing more (counted in the database: every instance agrees).
+ * Asks for sign-in links for `email`. The request does the same for any address, a member's
+ * or not: one job queued with the address, and nothing looked up, so neither the answer nor
+ * its time tells who is a member (the member's work was three more statements, ~1.3 ms on
+ * SQLite and ~4.6 ms on PostgreSQL: bench/sign-in-timing.ts). The job's handler
+ * (createSignInLinkSender) finds the members and sends the links.
  */
-export async function requestSignInLink(ctx: Pick<UseCaseContext, 'publicUrl' | 'now' | 'db'>, email: string, lang: Lang): Promise<void> {
+export async function requestSignInLink(ctx: Pick<UseCaseContext, 'now' | 'db'>, email: string, lang: Lang): Promise<void> {
   const normalized = normalizeEmail(email);
   if (normalized === '' || normalized.length > 320 || !normalized.includes('@')) return;
-  await inTransaction(ctx.db, async (trx) => {
-    const now = ctx.now();
-    await deleteSignInLinksBefore(trx, now - SIGN_IN_LINK_MS);
-    for (const user of await findActiveUsersByEmailAcrossAccounts(trx, normalized)) {
-      if ((await countSignInLinksSince(trx, user.uuid, now - SIGN_IN_LINK_MS)) >= SIGN_IN_LINKS_PER_WINDOW) continue;
-      const token = newToken();
-      await insertSignInLink(trx, { tokenHash: hashToken(token), userUuid: user.uuid, createdAt: now, expiresAt: now + SIGN_IN_LINK_MS });
-      const url = `${ctx.publicUrl}/app/login/${token}`;
-      await enqueueJobs(trx, [{ uuid: newId(now), kind: EMAIL_JOB_KIND, payload: signInMessage(user, url, lang) }], now);
-    }
-  });
+  const now = ctx.now();
+  await enqueueJobs(ctx.db, [{ uuid: newId(now), kind: SIGN_IN_LINKS_JOB_KIND, payload: { email: normalized, lang } }], now);
+}
+
+/**
+ * The `sign-in-links` job: a link by e-mail to every active member with the address (one per
+ * account they belong to, each naming its account); an address already sent
+ * SIGN_IN_LINKS_PER_WINDOW links in the last 15 minutes is sent nothing more (counted in the
+ * database: every instance agrees). It completes itself in the same transaction, so a retry
+ * never sends a second set of links.
+ */
+export function createSignInLinkSender(ctx: Pick<UseCaseContext, 'publicUrl' | 'now' | 'db'>): JobHandler<'sign-in-links'> {
+  return {
+    kind: SIGN_IN_LINKS_JOB_KIND,
+    async handle(job) {
+      const { email, lang } = job.payload;
+      await inTransaction(ctx.db, async (trx) => {
+        const now = ctx.now();
+        if (!(await completeJob(trx, job, now))) throw new LostClaimError(job.uuid);
+        await deleteSignInLinksBefore(trx, now - SIGN_IN_LINK_MS);
+        for (const member of await findActiveUsersByEmailAcrossAccounts(trx, email)) {
+          if ((await countSignInLinksSince(trx, member.user.uuid, now - SIGN_IN_LINK_MS)) >= SIGN_IN_LINKS_PER_WINDOW) continue;
+          const token = newToken();
+          await insertSignInLink(trx, { tokenHash: hashToken(token), userUuid: member.user.uuid, createdAt: now, expiresAt: now + SIGN_IN_LINK_MS });
+          const url = `${ctx.publicUrl}/app/login/${token}`;
+          await enqueueJobs(trx, [{ uuid: newId(now), kind: EMAIL_JOB_KIND, payload: signInMessage(member, url, lang) }], now);
+        }
+      });
+      return 'completed';
+    },
+  };
 }
 
 export interface NewAppSession {
@@ -93,7 +129,25 @@ export interface NewAppSession {
   expiresAt: number;
 }
 
-/** Opens a session for the link's member; null when the link is unknown, used or expired (or its member deactivated). */
+/** Whom a link would sign in: shown on the page that asks to confirm. */
+export interface SignInLinkView {
+  email: string;
+  name: string;
+  accountName: string;
+}
+
+/**
+ * Whom an e-mailed link would sign in, changing nothing: opening the link (a GET, which mail
+ * scanners and link previews also do) only shows this and asks to confirm. Null when the link
+ * is unknown, used or expired (or its member deactivated).
+ */
+export async function viewSignInLink(ctx: Pick<UseCaseContext, 'now' | 'db'>, linkToken: string): Promise<SignInLinkView | null> {
+  if (!TOKEN.test(linkToken)) return null;
+  const found = await findUsableSignInLink(ctx.db, hashToken(linkToken), ctx.now());
+  return found ? { email: found.user.email, name: `${found.user.firstName} ${found.user.lastName}`, accountName: found.accountName } : null;
+}
+
+/** Opens a session for the link's member (the confirmation); null when the link is unknown, used or expired (or its member deactivated). */
 export async function redeemSignInLink(ctx: Pick<UseCaseContext, 'now' | 'db'>, linkToken: string): Promise<NewAppSession | null> {
   if (!TOKEN.test(linkToken)) return null;
   return inTransaction(ctx.db, async (trx) => {

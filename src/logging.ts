@@ -83,10 +83,11 @@ export function flushLogsBeforeExit(timeoutMs = 1_000): void {
 /** Query parameters that carry a secret wherever they appear: API keys, and bearer tokens by their usual names. */
 const SECRET_QUERY_PARAMETERS = new Set(['api_key', 'apikey', 'key', 'x-service-api-key', 'x_service_api_key', 'token', 'access_token', 'refresh_token', 'id_token']);
 /**
- * And on the OAuth callback (`/oauth/{provider}/callback`), the authorization `code` (worth a
- * token until it is exchanged) and the `state` that binds it to the member who started it.
+ * And on the OAuth callback (`/oauth/{provider}/callback`, and `/app/oauth/{provider}/callback`
+ * where a connection started in the web app finishes), the authorization `code` (worth a token
+ * until it is exchanged) and the `state` that binds it to the member who started it.
  */
-const OAUTH_CALLBACK = /^\/oauth\/[^/?#]+\/callback(?=[?#]|$)/i;
+const OAUTH_CALLBACK = /^(?:\/app)?\/oauth\/[^/?#]+\/callback(?=[?#]|$)/i;
 const OAUTH_SECRET_QUERY_PARAMETERS = new Set(['code', 'state']);
 
 /**

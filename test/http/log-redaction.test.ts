@@ -119,6 +119,7 @@ describe('request logs never carry a sign-in link, an OAuth code or state, a fee
     const requested = [
       `/oauth/zoom/callback?code=${secret('code')}&state=${secret('state')}&scope=meeting`,
       `/oauth/google/callback?state=${secret('gstate')}&code=${secret('gcode')}`,
+      `/app/oauth/zoom/callback?code=${secret('appcode')}&state=${secret('appstate')}`,
       `/feeds/${secret('feed')}.ics`,
       `/booking/${secret('manage')}?lang=pl`,
       `/booking/${secret('invite')}/invitation.ics`,
@@ -136,6 +137,7 @@ describe('request logs never carry a sign-in link, an OAuth code or state, a fee
       '/app/login/[redacted]?lang=en"',
       '/oauth/zoom/callback?code=[redacted]&state=[redacted]&scope=meeting"',
       '/oauth/google/callback?state=[redacted]&code=[redacted]"',
+      '/app/oauth/zoom/callback?code=[redacted]&state=[redacted]"',
       '/feeds/[redacted].ics"',
       '/booking/[redacted]?lang=pl"',
       '/booking/[redacted]/invitation.ics"',

@@ -18,6 +18,7 @@ import {
 import { deleteCalendar, deleteCalendarSpans, findCalendarsOfConnection } from '../../db/repositories/calendars.js';
 import { lockHost } from '../../db/repositories/meetings.js';
 import { enqueueJobs } from '../../outbox/job-kinds.js';
+import { actorOf, recordAuditEvent } from '../audit/record-audit.js';
 import { inTransaction } from '../../db/transaction.js';
 import { newId } from '../../ids.js';
 import { openSecret, sealSecret } from '../../secrets/secret-box.js';
@@ -78,6 +79,7 @@ export async function startConnection(
   const pkce = await createPkce();
   await inTransaction(ctx.db, async (trx) => {
     if (!existing) await insertConnection(trx, connection, now);
+    if (!existing) await recordAuditEvent(trx, { accountUuid: user.accountUuid, action: 'connection.created', actor: actorOf(principal), target: { type: 'connection', uuid: connection.uuid }, details: { userUuid: user.uuid, provider }, now });
     await insertOauthState(
       trx,
       { stateHash: hashState(state), connectionUuid: connection.uuid, codeVerifierSealed: sealSecret(ctx.secretKey, pkce.verifier), expiresAt: now + OAUTH_STATE_TTL_MS },
@@ -209,6 +211,7 @@ export async function removeConnection(ctx: ConnectionsContext, principal: Princ
       }
     }
     await deleteConnection(trx, connection.uuid);
+    await recordAuditEvent(trx, { accountUuid: connection.accountUuid, action: 'connection.deleted', actor: actorOf(principal), target: { type: 'connection', uuid: connection.uuid }, details: { userUuid: user.uuid, provider: connection.provider }, now: ctx.now() });
   });
 }
 

@@ -59,19 +59,7 @@ export const MAINTENANCE_ACTOR: Actor = Object.freeze({ type: 'system', via: 'ma
 export const MANAGE_LINK_ACTOR: Actor = Object.freeze({ type: 'participant', via: 'manage-link' });
 
 /** What an entry is about: the record's kind and uuid (`account` for account-wide actions). */
-export const AUDIT_TARGET_TYPES = [
-  'account',
-  'member',
-  'team',
-  'api-key',
-  'integration',
-  'connection',
-  'calendar',
-  'topic',
-  'webhook',
-  'discount-code',
-  'meeting',
-] as const;
+export const AUDIT_TARGET_TYPES = ['account', 'member', 'team', 'api-key', 'integration', 'connection', 'calendar', 'topic', 'webhook', 'discount-code', 'meeting'] as const;
 export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
 
 /**

@@ -107,7 +107,14 @@ export async function updateAccountAsOperator(ctx: Pick<UseCaseContext, 'now' | 
     const account = await findAccount(trx, accountUuid);
     if (!account) throw new NotFoundError('account');
     await writeAccountChanges(trx, accountUuid, changes);
-    await recordAuditEvent(trx, { accountUuid, action: 'account.updated', actor: OPERATOR_ACTOR, target: { type: 'account', uuid: accountUuid }, details: { changed: changedFields(changes) }, now: ctx.now() });
+    await recordAuditEvent(trx, {
+      accountUuid,
+      action: 'account.updated',
+      actor: OPERATOR_ACTOR,
+      target: { type: 'account', uuid: accountUuid },
+      details: { changed: changedFields(changes) },
+      now: ctx.now(),
+    });
     return (await findAccount(trx, accountUuid))!;
   });
 }

@@ -54,7 +54,14 @@ export async function revokeApiKey(ctx: Pick<UseCaseContext, 'now' | 'db'>, prin
 
 /** `key.revoked` in the audit log, in the revoking transaction (also the operator's, src/scheduling/operator). */
 export async function recordKeyRevoked(trx: DbOrTrx, key: { accountUuid: string; keyUuid: string; userUuid: string }, actor: Actor, now: number): Promise<void> {
-  await recordAuditEvent(trx, { accountUuid: key.accountUuid, action: 'key.revoked', actor, target: { type: 'api-key', uuid: key.keyUuid }, details: { userUuid: key.userUuid }, now });
+  await recordAuditEvent(trx, {
+    accountUuid: key.accountUuid,
+    action: 'key.revoked',
+    actor,
+    target: { type: 'api-key', uuid: key.keyUuid },
+    details: { userUuid: key.userUuid },
+    now,
+  });
 }
 
 /**

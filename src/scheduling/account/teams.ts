@@ -44,7 +44,14 @@ export async function createTeam(ctx: Pick<UseCaseContext, 'now' | 'db'>, princi
     const team: Team = { uuid: newId(now), accountUuid: principal.accountUuid, name: name.trim(), createdAt: now };
     await insertTeam(trx, team);
     await insertMembership(trx, { teamUuid: team.uuid, userUuid: principal.userUuid, admin: true }, now);
-    await recordAuditEvent(trx, { accountUuid: team.accountUuid, action: 'team.created', actor: actorOf(principal), target: { type: 'team', uuid: team.uuid }, details: { name: team.name }, now });
+    await recordAuditEvent(trx, {
+      accountUuid: team.accountUuid,
+      action: 'team.created',
+      actor: actorOf(principal),
+      target: { type: 'team', uuid: team.uuid },
+      details: { name: team.name },
+      now,
+    });
     return team;
   });
 }

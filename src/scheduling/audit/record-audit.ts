@@ -1,4 +1,4 @@
-import type { Actor, AuditAction, AuditDetails, AuditEvent, AuditTargetType } from '../../domain/audit.js';
+import { MANAGE_LINK_ACTOR, type Actor, type AuditAction, type AuditDetails, type AuditEvent, type AuditTargetType } from '../../domain/audit.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { insertAuditEvent } from '../../db/repositories/audit-events.js';
 import { newId } from '../../ids.js';
@@ -44,6 +44,8 @@ export async function recordAuditEvent(trx: DbOrTrx, event: NewAuditEvent): Prom
  * with (`principal.actor`, set where the principal is established); a principal built
  * without one (older callers, test fixtures) is the user by an API key.
  */
-export function actorOf(principal: Principal): Actor {
-  return principal.actor ?? { type: 'user', userUuid: principal.userUuid, via: 'api-key' };
+export function actorOf(caller: Principal | { participantOf: string }): Actor {
+  // The participant, by their manage link (see ParticipantActor): never named in the log.
+  if ('participantOf' in caller) return MANAGE_LINK_ACTOR;
+  return caller.actor ?? { type: 'user', userUuid: caller.userUuid, via: 'api-key' };
 }

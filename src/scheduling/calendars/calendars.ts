@@ -100,7 +100,14 @@ export async function addCalendar(
   const details = { userUuid: user.uuid, type: input.type };
   await inTransaction(ctx.db, async (trx) => {
     await insertCalendar(trx, calendar);
-    await recordAuditEvent(trx, { accountUuid: user.accountUuid, action: 'calendar.created', actor: actorOf(principal), target: { type: 'calendar', uuid: calendar.uuid }, details, now });
+    await recordAuditEvent(trx, {
+      accountUuid: user.accountUuid,
+      action: 'calendar.created',
+      actor: actorOf(principal),
+      target: { type: 'calendar', uuid: calendar.uuid },
+      details,
+      now,
+    });
   });
   await syncCalendar(ctx, calendar.uuid);
   return (await findCalendar(ctx.db, calendar.uuid)) ?? calendar;
@@ -135,7 +142,14 @@ export async function removeCalendar(ctx: Pick<UseCaseContext, 'now' | 'db'>, pr
     await deleteCalendar(trx, calendarUuid);
     if ((await deleteCalendarSpans(trx, calendarUuid)) > 0) await bumpCalendarVersions(trx, [user.uuid]);
     const details = { userUuid: user.uuid, type: calendar.type };
-    await recordAuditEvent(trx, { accountUuid: user.accountUuid, action: 'calendar.deleted', actor: actorOf(principal), target: { type: 'calendar', uuid: calendarUuid }, details, now: ctx.now() });
+    await recordAuditEvent(trx, {
+      accountUuid: user.accountUuid,
+      action: 'calendar.deleted',
+      actor: actorOf(principal),
+      target: { type: 'calendar', uuid: calendarUuid },
+      details,
+      now: ctx.now(),
+    });
   });
 }
 

@@ -79,7 +79,15 @@ export async function startConnection(
   const pkce = await createPkce();
   await inTransaction(ctx.db, async (trx) => {
     if (!existing) await insertConnection(trx, connection, now);
-    if (!existing) await recordAuditEvent(trx, { accountUuid: user.accountUuid, action: 'connection.created', actor: actorOf(principal), target: { type: 'connection', uuid: connection.uuid }, details: { userUuid: user.uuid, provider }, now });
+    if (!existing)
+      await recordAuditEvent(trx, {
+        accountUuid: user.accountUuid,
+        action: 'connection.created',
+        actor: actorOf(principal),
+        target: { type: 'connection', uuid: connection.uuid },
+        details: { userUuid: user.uuid, provider },
+        now,
+      });
     await insertOauthState(
       trx,
       { stateHash: hashState(state), connectionUuid: connection.uuid, codeVerifierSealed: sealSecret(ctx.secretKey, pkce.verifier), expiresAt: now + OAUTH_STATE_TTL_MS },
@@ -211,7 +219,14 @@ export async function removeConnection(ctx: ConnectionsContext, principal: Princ
       }
     }
     await deleteConnection(trx, connection.uuid);
-    await recordAuditEvent(trx, { accountUuid: connection.accountUuid, action: 'connection.deleted', actor: actorOf(principal), target: { type: 'connection', uuid: connection.uuid }, details: { userUuid: user.uuid, provider: connection.provider }, now: ctx.now() });
+    await recordAuditEvent(trx, {
+      accountUuid: connection.accountUuid,
+      action: 'connection.deleted',
+      actor: actorOf(principal),
+      target: { type: 'connection', uuid: connection.uuid },
+      details: { userUuid: user.uuid, provider: connection.provider },
+      now: ctx.now(),
+    });
   });
 }
 

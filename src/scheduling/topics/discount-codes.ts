@@ -32,7 +32,14 @@ export async function createDiscountCode(ctx: Pick<UseCaseContext, 'now' | 'db'>
       createdAt: now,
     };
     await insertDiscountCode(trx, discount);
-    await recordAuditEvent(trx, { accountUuid: discount.accountUuid, action: 'discount.created', actor: actorOf(principal), target: { type: 'discount-code', uuid: discount.uuid }, details: { code }, now });
+    await recordAuditEvent(trx, {
+      accountUuid: discount.accountUuid,
+      action: 'discount.created',
+      actor: actorOf(principal),
+      target: { type: 'discount-code', uuid: discount.uuid },
+      details: { code },
+      now,
+    });
     return discount;
   });
 }
@@ -56,6 +63,13 @@ export async function deleteDiscountCode(ctx: Pick<UseCaseContext, 'now' | 'db'>
     const discount = await findDiscountCode(trx, principal.accountUuid, uuid);
     if (!discount || !(await deleteDiscountCodeRow(trx, principal.accountUuid, uuid))) throw new NotFoundError('discount code');
     const details = { code: discount.code };
-    await recordAuditEvent(trx, { accountUuid: principal.accountUuid, action: 'discount.deleted', actor: actorOf(principal), target: { type: 'discount-code', uuid }, details, now: ctx.now() });
+    await recordAuditEvent(trx, {
+      accountUuid: principal.accountUuid,
+      action: 'discount.deleted',
+      actor: actorOf(principal),
+      target: { type: 'discount-code', uuid },
+      details,
+      now: ctx.now(),
+    });
   });
 }

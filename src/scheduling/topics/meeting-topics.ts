@@ -75,7 +75,14 @@ export async function createMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db' 
       updatedAt: now,
     };
     await insertTopic(trx, topic);
-    await recordAuditEvent(trx, { accountUuid: topic.accountUuid, action: 'topic.created', actor: actorOf(principal), target: { type: 'topic', uuid: topic.uuid }, details: { name: topic.name, teamUuid }, now });
+    await recordAuditEvent(trx, {
+      accountUuid: topic.accountUuid,
+      action: 'topic.created',
+      actor: actorOf(principal),
+      target: { type: 'topic', uuid: topic.uuid },
+      details: { name: topic.name, teamUuid },
+      now,
+    });
     return topic;
   });
 }
@@ -152,7 +159,14 @@ export async function deleteMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db'>
     if (!topic) throw new NotFoundError('meeting topic');
     await requireTopicManager(trx, principal, topic);
     await softDeleteTopic(trx, topic.uuid, ctx.now());
-    await recordAuditEvent(trx, { accountUuid: topic.accountUuid, action: 'topic.deleted', actor: actorOf(principal), target: { type: 'topic', uuid: topic.uuid }, details: { name: topic.name }, now: ctx.now() });
+    await recordAuditEvent(trx, {
+      accountUuid: topic.accountUuid,
+      action: 'topic.deleted',
+      actor: actorOf(principal),
+      target: { type: 'topic', uuid: topic.uuid },
+      details: { name: topic.name },
+      now: ctx.now(),
+    });
   });
 }
 

@@ -88,7 +88,14 @@ export async function createWebhook(
     await insertSubscription(trx, { ...webhook, secretSealed });
     // The receiver's host and the events, never the signing secret (nor the URL's path and query, which may carry a token).
     const details = { host: new URL(url).host, events: webhook.events };
-    await recordAuditEvent(trx, { accountUuid: webhook.accountUuid, action: 'webhook.created', actor: actorOf(principal), target: { type: 'webhook', uuid: webhook.uuid }, details, now });
+    await recordAuditEvent(trx, {
+      accountUuid: webhook.accountUuid,
+      action: 'webhook.created',
+      actor: actorOf(principal),
+      target: { type: 'webhook', uuid: webhook.uuid },
+      details,
+      now,
+    });
     return { webhook, secret };
   });
 }

@@ -182,7 +182,13 @@ for (const dialect of DIALECTS) {
       // The host's web app: a session's principal acts "via app".
       const sessionToken = 'a'.repeat(43);
       const now = t.clock.now();
-      await insertAppSession(t.ctx.db, { uuid: crypto.randomUUID(), tokenHash: createHash('sha256').update(sessionToken).digest('hex'), userUuid: acme.owner.uuid, now, expiresAt: now + 86_400_000 });
+      await insertAppSession(t.ctx.db, {
+        uuid: crypto.randomUUID(),
+        tokenHash: createHash('sha256').update(sessionToken).digest('hex'),
+        userUuid: acme.owner.uuid,
+        now,
+        expiresAt: now + 86_400_000,
+      });
       const session = (await resumeAppSession(t.ctx, sessionToken))!;
       const inApp = await book();
       await rescheduleMeeting(t.ctx, session.principal, inApp.uuid, { start: await freeStart() });
@@ -243,7 +249,14 @@ for (const dialect of DIALECTS) {
     });
 
     it('commits a change and its entry together: a failed entry rolls the change back, a failed change leaves no entry', async () => {
-      const count = async () => (await t.ctx.db.selectFrom('meeting_topics').select((eb) => eb.fn.countAll<number>().as('n')).where('name', '=', 'Unlogged').executeTakeFirstOrThrow()).n;
+      const count = async () =>
+        (
+          await t.ctx.db
+            .selectFrom('meeting_topics')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('name', '=', 'Unlogged')
+            .executeTakeFirstOrThrow()
+        ).n;
       // The log's table out of reach: every audit insert fails, and with it the change.
       await sql`alter table audit_events rename to audit_events_away`.execute(t.ctx.db);
       try {

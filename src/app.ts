@@ -16,6 +16,7 @@ import { registerRateLimits } from './http/rate-limit.js';
 import { registerRequestIdHeader, requestIdOf } from './http/request-id.js';
 import { appRoutes } from './http/app/index.js';
 import { accountRoutes } from './http/routes/account.js';
+import { auditEventRoutes } from './http/routes/audit-events.js';
 import { availabilityRoutes } from './http/routes/availability.js';
 import { scheduleRoutes } from './http/routes/schedules.js';
 import { placeDetailsRoutes } from './http/routes/place-details.js';
@@ -251,6 +252,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         await authenticated.register(paymentRoutes, { ctx });
         await authenticated.register(webhookRoutes, { ctx });
         await authenticated.register(explainScheduleRoutes, { ctx });
+        await authenticated.register(auditEventRoutes, { ctx });
       });
 
       await api.register(async (open) => {

@@ -15,6 +15,8 @@ import { createAccount } from '../scheduling/account/create-account.js';
 import { resealSecrets } from '../scheduling/operator/reseal-secrets.js';
 import { deactivateAccount, deleteAccount, listAccountUsers, listUserKeys, outboxStatus, retryFailedJobs, revokeKeyAsOperator } from '../scheduling/operator/operator.js';
 import { SERVICE_VERSION } from '../version.js';
+import { AUDIT_ACTIONS, isAuditAction } from '../domain/audit.js';
+import { listAuditEventsAsOperator } from '../scheduling/audit/audit-events.js';
 import { BackupError, backupPostgres, backupSqlite, restorePostgresCommand, restoreSqlite } from './backup.js';
 
 /**
@@ -55,6 +57,9 @@ Commands:
   secrets reseal                  Seal every stored secret again with TERMIN_SECRET_KEY (after a
                                   rotation, with the old key in TERMIN_SECRET_KEY_PREVIOUS); says
                                   how many rows changed and names what no given key opens
+  audit list --account <uuid>     The account's audit log, newest first (at most 200 entries)
+      --since <date-time>         Only entries at or after this UTC instant (2027-03-01T00:00:00Z)
+      --action <action>           Only entries of this action (e.g. key.revoked, meeting.cancelled)
   outbox status                   Queued jobs (e-mails, webhooks, …) by kind and status, the
                                   oldest pending one's age, the latest error
   outbox retry --failed           Queue the failed jobs again with a full set of attempts
@@ -95,6 +100,8 @@ const OPTIONS: ParseArgsConfig['options'] = {
   user: { type: 'string' },
   key: { type: 'string' },
   kind: { type: 'string' },
+  since: { type: 'string' },
+  action: { type: 'string' },
   to: { type: 'string' },
   from: { type: 'string' },
   failed: { type: 'boolean' },
@@ -302,6 +309,25 @@ async function runCommand(command: string, options: Options, ctx: UseCaseContext
         text: alreadyRevoked
           ? `Key ${key.uuid} ("${key.name}") was already revoked at ${optionalIso(key.revokedAt)}.`
           : `Revoked key ${key.uuid} ("${key.name}"): it stops working at once.`,
+      };
+    }
+    case 'audit list': {
+      const accountUuid = uuidFlag(options, 'account');
+      const since = optional(options, 'since');
+      if (since !== undefined && (!since.endsWith('Z') || Number.isNaN(Date.parse(since))))
+        throw new UsageError(`--since must be a UTC date-time like 2027-03-01T00:00:00Z, got "${since}"`);
+      const action = optional(options, 'action');
+      if (action !== undefined && !isAuditAction(action)) throw new UsageError(`--action must be one of ${AUDIT_ACTIONS.join(', ')}; got "${action}"`);
+      const page = await withFlag('account', accountUuid, () => listAuditEventsAsOperator(ctx, accountUuid, { since, action, limit: 200 }));
+      const events = page.items.map((event) => ({ uuid: event.uuid, at: iso(event.at), action: event.action, actor: event.actor, target: event.target, details: event.details }));
+      const lines = events.map(
+        (event) =>
+          `${event.at}  ${event.action.padEnd(20)} ${event.actor.type}${event.actor.userUuid ? ` ${event.actor.userUuid}` : ''} via ${event.actor.via}  ` +
+          `${event.target.type} ${event.target.uuid}  ${JSON.stringify(event.details)}`,
+      );
+      return {
+        json: { auditEvents: events, more: page.nextCursor !== null },
+        text: [...(lines.length > 0 ? lines : ['No audit entries.']), ...(page.nextCursor !== null ? ['(the newest 200 shown: narrow with --since or --action)'] : [])].join('\n'),
       };
     }
     case 'outbox status': {

@@ -463,6 +463,23 @@ export interface Database {
   // the host's web app (0027-…)
   app_sign_in_links: AppSignInLinkTable;
   app_sessions: AppSessionTable;
+  // the account's audit log (0042-…)
+  audit_events: AuditEventTable;
+}
+
+/** One entry of the account's audit log (0042-…): inserted in the change's transaction, never updated or deleted. */
+export interface AuditEventTable {
+  id: string;
+  account_id: string;
+  at: number;
+  action: string;
+  actor_type: string;
+  actor_user_id: string | null;
+  actor_via: string;
+  target_type: string;
+  target_id: string;
+  /** JSON: a small object without secrets or a participant's data (src/domain/audit.ts). */
+  details: string;
 }
 
 /** What became of one reminder of a meeting (0023-…): one row per reminder and start time. */

@@ -50,6 +50,7 @@ declare module 'fastify' {
 export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'Account', description: "The caller's account: enabled meeting places and payment gateways." },
   { name: 'API keys', description: "The caller's own API keys: create (shown once), list, revoke." },
+  { name: 'Audit log', description: 'Who changed what in the account, newest first: read only, kept at least 400 days.' },
   { name: 'Availability', description: "A host's weekly hours and date overrides, in the host's own time zone." },
   { name: 'Booking page', description: 'Public booking pages (HTML) a participant books through without a key, and the script that embeds them.' },
   { name: 'Calendars', description: "External calendars whose busy time blocks a host's slots, and the host's private meetings feed." },

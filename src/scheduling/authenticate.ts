@@ -27,5 +27,6 @@ export async function authenticate(ctx: Pick<UseCaseContext, 'now' | 'db'>, rawK
     userUuid: credentials.userUuid,
     accountUuid: credentials.accountUuid,
     username: credentials.username,
+    actor: { type: 'user', userUuid: credentials.userUuid, via: 'api-key' },
   };
 }

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { WebhookSettings } from '../config.js';
 import type { CalendarProvider } from '../calendars/provider.js';
 import type { Gateway } from '../domain/account.js';
+import type { Actor } from '../domain/audit.js';
 import type { CalendarType } from '../domain/calendar.js';
 import type { Db } from '../db/database.js';
 import type { FastReads } from '../db/fast-reads.js';
@@ -64,4 +65,6 @@ export interface Principal {
   userUuid: string;
   accountUuid: string;
   username: string;
+  /** Who this is for the audit log (the user by an API key, or by the /app session); see actorOf. */
+  actor?: Actor | undefined;
 }

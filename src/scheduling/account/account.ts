@@ -9,6 +9,8 @@ import type { DbOrTrx } from '../../db/database.js';
 import { inTransaction } from '../../db/transaction.js';
 import { sealRecord } from '../../secrets/secret-box.js';
 import type { Principal, UseCaseContext } from '../context.js';
+import { changedFields, OPERATOR_ACTOR, type Actor, type AuditDetails } from '../../domain/audit.js';
+import { actorOf, recordAuditEvent } from '../audit/record-audit.js';
 import { applyIntegrationChanges, type IntegrationView, listIntegrations, prepareIntegrationChanges } from '../integrations/apps.js';
 import { canOpenSecrets, UNREADABLE_CREDENTIALS } from '../payments/credentials.js';
 
@@ -91,19 +93,47 @@ export async function updateAccount(ctx: Pick<UseCaseContext, 'now' | 'db' | 'se
     }
     await applyIntegrationChanges(trx, principal.accountUuid, integrations, ctx.now(), errors);
     if (errors.length > 0) throw new ValidationError(errors);
+    await recordAccountAudit(trx, principal.accountUuid, actorOf(principal), patch, ctx.now());
   });
   return getAccount(ctx, principal);
 }
 
 /** Operator-only changes (the CLI): the plan's user limit, and anything PATCH may set. */
-export async function updateAccountAsOperator(ctx: Pick<UseCaseContext, 'db'>, accountUuid: string, changes: AccountChanges): Promise<Account> {
+export async function updateAccountAsOperator(ctx: Pick<UseCaseContext, 'now' | 'db'>, accountUuid: string, changes: AccountChanges): Promise<Account> {
   if (changes.maxUsers !== undefined && (!Number.isInteger(changes.maxUsers) || changes.maxUsers < 1)) {
     throw new ValidationError([{ path: '/maxUsers', message: 'must be a positive integer' }]);
   }
-  const account = await findAccount(ctx.db, accountUuid);
-  if (!account) throw new NotFoundError('account');
-  await writeAccountChanges(ctx.db, accountUuid, changes);
-  return (await findAccount(ctx.db, accountUuid))!;
+  return inTransaction(ctx.db, async (trx) => {
+    const account = await findAccount(trx, accountUuid);
+    if (!account) throw new NotFoundError('account');
+    await writeAccountChanges(trx, accountUuid, changes);
+    await recordAuditEvent(trx, {
+      accountUuid,
+      action: 'account.updated',
+      actor: OPERATOR_ACTOR,
+      target: { type: 'account', uuid: accountUuid },
+      details: { changed: changedFields(changes) },
+      now: ctx.now(),
+    });
+    return (await findAccount(trx, accountUuid))!;
+  });
+}
+
+/**
+ * The audit log's entries of a `PATCH /account`: `account.updated` naming the fields it set
+ * (never their values: gateway settings hold secrets), and one `integration.updated` per
+ * provider whose OAuth app was set (naming the fields sent) or removed.
+ */
+async function recordAccountAudit(trx: DbOrTrx, accountUuid: string, actor: Actor, patch: AccountPatch, now: number): Promise<void> {
+  const { integrations, ...rest } = patch;
+  const changed = changedFields(rest);
+  const target = { type: 'account' as const, uuid: accountUuid };
+  if (changed.length > 0) await recordAuditEvent(trx, { accountUuid, action: 'account.updated', actor, target, details: { changed }, now });
+  for (const [provider, value] of Object.entries(integrations ?? {})) {
+    if (value === undefined) continue;
+    const details: AuditDetails = value === null ? { provider, removed: true } : { provider, removed: false, changed: changedFields(value) };
+    await recordAuditEvent(trx, { accountUuid, action: 'integration.updated', actor, target: { type: 'integration', uuid: accountUuid }, details, now });
+  }
 }
 
 interface GatewayChange {

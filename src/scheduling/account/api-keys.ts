@@ -6,6 +6,9 @@ import { findLiveApiKeyOfUser, insertApiKey, listLiveApiKeysOfUser, revokeApiKey
 import { findUser, findUserAcrossAccounts } from '../../db/repositories/users.js';
 import { newId } from '../../ids.js';
 import type { Principal, UseCaseContext } from '../context.js';
+import { OPERATOR_ACTOR, type Actor } from '../../domain/audit.js';
+import type { DbOrTrx } from '../../db/database.js';
+import { actorOf, recordAuditEvent } from '../audit/record-audit.js';
 
 export interface CreatedApiKey extends ApiKeyRecord {
   /** The secret; shown once, never stored in clear. */
@@ -14,7 +17,7 @@ export interface CreatedApiKey extends ApiKeyRecord {
 
 /** A new key for the caller themselves. */
 export async function createApiKey(ctx: Pick<UseCaseContext, 'maxApiKeysPerUser' | 'now' | 'db'>, principal: Principal, name: string): Promise<CreatedApiKey> {
-  return issueApiKey(ctx, principal.accountUuid, principal.userUuid, name);
+  return issueApiKey(ctx, principal.accountUuid, principal.userUuid, name, actorOf(principal));
 }
 
 /** An operator action (CLI `key create`): a new key for any active user. */
@@ -25,7 +28,7 @@ export async function createApiKeyForUser(
 ): Promise<CreatedApiKey & { username: string }> {
   const user = await findUserAcrossAccounts(ctx.db, userUuid);
   if (!user || user.deactivatedAt !== null) throw new NotFoundError('user');
-  const created = await issueApiKey(ctx, user.accountUuid, userUuid, name);
+  const created = await issueApiKey(ctx, user.accountUuid, userUuid, name, OPERATOR_ACTOR);
   return { ...created, username: user.username };
 }
 
@@ -42,7 +45,23 @@ export async function getApiKey(ctx: Pick<UseCaseContext, 'db'>, principal: Prin
 
 /** Revokes one of the caller's keys (the caller's current key included). */
 export async function revokeApiKey(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, keyUuid: string): Promise<void> {
-  if (!(await markRevoked(ctx.db, principal.userUuid, keyUuid, ctx.now()))) throw new NotFoundError('API key');
+  await inTransaction(ctx.db, async (trx) => {
+    const now = ctx.now();
+    if (!(await markRevoked(trx, principal.userUuid, keyUuid, now))) throw new NotFoundError('API key');
+    await recordKeyRevoked(trx, { accountUuid: principal.accountUuid, keyUuid, userUuid: principal.userUuid }, actorOf(principal), now);
+  });
+}
+
+/** `key.revoked` in the audit log, in the revoking transaction (also the operator's, src/scheduling/operator). */
+export async function recordKeyRevoked(trx: DbOrTrx, key: { accountUuid: string; keyUuid: string; userUuid: string }, actor: Actor, now: number): Promise<void> {
+  await recordAuditEvent(trx, {
+    accountUuid: key.accountUuid,
+    action: 'key.revoked',
+    actor,
+    target: { type: 'api-key', uuid: key.keyUuid },
+    details: { userUuid: key.userUuid },
+    now,
+  });
 }
 
 /**
@@ -50,7 +69,13 @@ export async function revokeApiKey(ctx: Pick<UseCaseContext, 'now' | 'db'>, prin
  * and an unbounded number lets one leaked key mint thousands more. The count and the insert
  * run under the account's lock, so concurrent requests cannot go past the cap together.
  */
-async function issueApiKey(ctx: Pick<UseCaseContext, 'maxApiKeysPerUser' | 'now' | 'db'>, accountUuid: string, userUuid: string, name: string): Promise<CreatedApiKey> {
+async function issueApiKey(
+  ctx: Pick<UseCaseContext, 'maxApiKeysPerUser' | 'now' | 'db'>,
+  accountUuid: string,
+  userUuid: string,
+  name: string,
+  actor: Actor,
+): Promise<CreatedApiKey> {
   const maxKeys = ctx.maxApiKeysPerUser;
   const now = ctx.now();
   const key = generateApiKey();
@@ -64,6 +89,8 @@ async function issueApiKey(ctx: Pick<UseCaseContext, 'maxApiKeysPerUser' | 'now'
       throw new DomainError('PLAN_LIMIT_REACHED', `A user may hold at most ${maxKeys} API keys; revoke one (DELETE /api/v1/api-keys/{uuid}) before creating another`);
     }
     await insertApiKey(trx, { ...record, lookup: key.lookup, secretHash: key.secretHash });
+    // The key's name and owner, never its secret or lookup.
+    await recordAuditEvent(trx, { accountUuid, action: 'key.created', actor, target: { type: 'api-key', uuid: record.uuid }, details: { userUuid, name: record.name }, now });
   });
   return { ...record, apiKey: key.apiKey };
 }

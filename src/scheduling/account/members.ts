@@ -7,6 +7,8 @@ import { countTeamAdmins, findMembership, isAdminOfAnotherTeam } from '../../db/
 import { findUser } from '../../db/repositories/users.js';
 import { inTransaction } from '../../db/transaction.js';
 import { requireTeamAdmin } from '../access.js';
+import { actorOf, recordAuditEvent } from '../audit/record-audit.js';
+import { changedFields } from '../../domain/audit.js';
 import type { Principal, UseCaseContext } from '../context.js';
 
 /** `GET /teams/{teamUuid}/users/{userUuid}` by an admin of the team; 404 for a user who is not its member. */
@@ -32,7 +34,13 @@ export interface UpdateMemberInput {
  * account row is locked before the admins are counted. The account's owner is renamed or
  * demoted only by the owner, and stays an admin of some team (see ownerChangeRefusal).
  */
-export async function updateTeamMember(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, teamUuid: string, userUuid: string, input: UpdateMemberInput): Promise<Member> {
+export async function updateTeamMember(
+  ctx: Pick<UseCaseContext, 'now' | 'db'>,
+  principal: Principal,
+  teamUuid: string,
+  userUuid: string,
+  input: UpdateMemberInput,
+): Promise<Member> {
   return inTransaction(ctx.db, async (trx) => {
     await lockAccount(trx, principal.accountUuid);
     const team = await requireTeamAdmin(trx, principal, teamUuid);
@@ -48,6 +56,14 @@ export async function updateTeamMember(ctx: Pick<UseCaseContext, 'db'>, principa
     if (refusal !== null) throw new ForbiddenError(refusal);
     await updateUserNames(trx, user.uuid, { firstName, lastName });
     if (input.admin !== undefined && input.admin !== membership.admin) await setMembershipAdmin(trx, team.uuid, user.uuid, input.admin);
+    await recordAuditEvent(trx, {
+      accountUuid: user.accountUuid,
+      action: 'member.updated',
+      actor: actorOf(principal),
+      target: { type: 'member', uuid: user.uuid },
+      details: { teamUuid: team.uuid, changed: changedFields(input) },
+      now: ctx.now(),
+    });
     return { ...user, firstName: firstName ?? user.firstName, lastName: lastName ?? user.lastName, admin: input.admin ?? membership.admin };
   });
 }

@@ -24,6 +24,8 @@ import { requireTeamAdmin } from '../access.js';
 import type { Principal, UseCaseContext } from '../context.js';
 import { insertNewUser } from './create-account.js';
 import { recordEvents } from '../record-events.js';
+import { actorOf, recordAuditEvent } from '../audit/record-audit.js';
+import type { AuditDetails } from '../../domain/audit.js';
 import type { MemberEventData } from '../../domain/events.js';
 
 /** `GET /teams`: the teams the caller administers, by name. */
@@ -42,6 +44,14 @@ export async function createTeam(ctx: Pick<UseCaseContext, 'now' | 'db'>, princi
     const team: Team = { uuid: newId(now), accountUuid: principal.accountUuid, name: name.trim(), createdAt: now };
     await insertTeam(trx, team);
     await insertMembership(trx, { teamUuid: team.uuid, userUuid: principal.userUuid, admin: true }, now);
+    await recordAuditEvent(trx, {
+      accountUuid: team.accountUuid,
+      action: 'team.created',
+      actor: actorOf(principal),
+      target: { type: 'team', uuid: team.uuid },
+      details: { name: team.name },
+      now,
+    });
     return team;
   });
 }
@@ -91,7 +101,7 @@ export async function addTeamMember(ctx: Pick<UseCaseContext, 'now' | 'db'>, pri
       }
       await insertMembership(trx, { teamUuid: team.uuid, userUuid: existing.uuid, admin }, now);
       const member: Member = { ...existing, deactivatedAt: null, admin };
-      await recordMemberEvent(trx, 'member.created', member, team.uuid, now);
+      await recordMemberEvent(trx, 'member.created', member, team.uuid, now, principal);
       return member;
     }
 
@@ -106,7 +116,7 @@ export async function addTeamMember(ctx: Pick<UseCaseContext, 'now' | 'db'>, pri
     });
     await insertMembership(trx, { teamUuid: team.uuid, userUuid: user.uuid, admin }, now);
     const member: Member = { ...user, admin };
-    await recordMemberEvent(trx, 'member.created', member, team.uuid, now);
+    await recordMemberEvent(trx, 'member.created', member, team.uuid, now, principal);
     return member;
   });
 }
@@ -136,12 +146,18 @@ export async function removeTeamMember(ctx: Pick<UseCaseContext, 'now' | 'db'>, 
       await revokeAllApiKeysOfUser(trx, userUuid, now);
     }
     // The member as the team listed them until now.
-    if (user) await recordMemberEvent(trx, 'member.deleted', { ...user, admin: membership.admin }, team.uuid, now);
+    if (user) await recordMemberEvent(trx, 'member.deleted', { ...user, admin: membership.admin }, team.uuid, now, principal);
   });
 }
 
-/** `member.created` / `member.deleted`, in the transaction that changes the membership (webhooks send them). */
-async function recordMemberEvent(trx: DbOrTrx, type: 'member.created' | 'member.deleted', member: Member, teamUuid: string, now: number): Promise<void> {
+/**
+ * `member.created` / `member.deleted`, in the transaction that changes the membership (webhooks
+ * send them), and the audit log's entry of the same name. The log names the member by uuid
+ * only: their e-mail and name stay in the users table, where a rename or erasure reaches them.
+ */
+async function recordMemberEvent(trx: DbOrTrx, type: 'member.created' | 'member.deleted', member: Member, teamUuid: string, now: number, principal: Principal): Promise<void> {
   const data: MemberEventData = { member, teamUuid };
   await recordEvents(trx, [{ accountUuid: member.accountUuid, type, subjectUuid: member.uuid, data: { ...data } }], now);
+  const details: AuditDetails = type === 'member.created' ? { teamUuid, admin: member.admin } : { teamUuid };
+  await recordAuditEvent(trx, { accountUuid: member.accountUuid, action: type, actor: actorOf(principal), target: { type: 'member', uuid: member.uuid }, details, now });
 }

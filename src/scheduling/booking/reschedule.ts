@@ -1,3 +1,5 @@
+import { actorOf, recordAuditEvent } from '../audit/record-audit.js';
+import { toIso } from '../../domain/representations.js';
 import { NotFoundError, SlotUnavailableError, ValidationError } from '../../domain/errors.js';
 import { findTopicHost, type MeetingTopic } from '../../domain/meeting-topic.js';
 import { meetingHostUuids, meetingHosts, statusAt, type Meeting, type MeetingStatus } from '../../domain/meeting.js';
@@ -152,6 +154,15 @@ export async function rescheduleMeeting(
       previous: { start: meeting.start, end: meeting.end, hostUuid: meeting.hostUuid, username: meeting.hostUsername, location: meeting.location },
     };
     await recordEvents(trx, [{ accountUuid: meeting.accountUuid, type: 'meeting.rescheduled', subjectUuid: meeting.uuid, data: { ...data } }], now);
+    const details = { fromStart: toIso(meeting.start), toStart: toIso(start), fromHostUuid: meeting.hostUuid, toHostUuid: target.uuid };
+    await recordAuditEvent(trx, {
+      accountUuid: meeting.accountUuid,
+      action: 'meeting.moved',
+      actor: actorOf(actor),
+      target: { type: 'meeting', uuid: meeting.uuid },
+      details,
+      now,
+    });
     return result;
   });
 }

@@ -20,6 +20,7 @@ import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.
 import { lockHost, selectMeetingsPage } from '../../db/repositories/meetings.js';
 import { findUserAcrossAccounts } from '../../db/repositories/users.js';
 import { inTransaction } from '../../db/transaction.js';
+import { actorOf, recordAuditEvent } from '../audit/record-audit.js';
 import { newId } from '../../ids.js';
 import { assertAllowedUrl, OutboundUrlRefusedError } from '../../net/outbound-guard.js';
 import { canOpenSecret, openSecret, sealSecret, secretBoxOf } from '../../secrets/secret-box.js';
@@ -95,7 +96,19 @@ export async function addCalendar(
     createdAt: now,
     nextSyncAt: now,
   };
-  await insertCalendar(ctx.db, calendar);
+  // The log names the calendar's kind, never its URL (an iCalendar link is itself a secret).
+  const details = { userUuid: user.uuid, type: input.type };
+  await inTransaction(ctx.db, async (trx) => {
+    await insertCalendar(trx, calendar);
+    await recordAuditEvent(trx, {
+      accountUuid: user.accountUuid,
+      action: 'calendar.created',
+      actor: actorOf(principal),
+      target: { type: 'calendar', uuid: calendar.uuid },
+      details,
+      now,
+    });
+  });
   await syncCalendar(ctx, calendar.uuid);
   return (await findCalendar(ctx.db, calendar.uuid)) ?? calendar;
 }
@@ -121,13 +134,22 @@ export async function getCalendar(ctx: Pick<UseCaseContext, 'db'>, principal: Pr
  * Disconnects a calendar: its busy time stops blocking at once (the host's calendar version
  * is bumped), and no more meetings are written into it. Events already written stay there.
  */
-export async function removeCalendar(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string, calendarUuid: string): Promise<void> {
+export async function removeCalendar(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, userUuid: string, calendarUuid: string): Promise<void> {
   await inTransaction(ctx.db, async (trx) => {
     const user = await requireSelfOrTeamAdmin(trx, principal, userUuid);
-    await requireCalendarOf(trx, user, calendarUuid);
+    const calendar = await requireCalendarOf(trx, user, calendarUuid);
     await lockHost(trx, user.uuid);
     await deleteCalendar(trx, calendarUuid);
     if ((await deleteCalendarSpans(trx, calendarUuid)) > 0) await bumpCalendarVersions(trx, [user.uuid]);
+    const details = { userUuid: user.uuid, type: calendar.type };
+    await recordAuditEvent(trx, {
+      accountUuid: user.accountUuid,
+      action: 'calendar.deleted',
+      actor: actorOf(principal),
+      target: { type: 'calendar', uuid: calendarUuid },
+      details,
+      now: ctx.now(),
+    });
   });
 }
 

@@ -190,7 +190,13 @@ export async function resumeAppSession(ctx: Pick<UseCaseContext, 'now' | 'db' | 
     uuid: session.uuid,
     user,
     // keyUuid: the session's own id, which no API key has, so "the key that booked it" never matches a session.
-    principal: { keyUuid: session.uuid, userUuid: user.uuid, accountUuid: user.accountUuid, username: user.username },
+    principal: {
+      keyUuid: session.uuid,
+      userUuid: user.uuid,
+      accountUuid: user.accountUuid,
+      username: user.username,
+      actor: { type: 'user', userUuid: user.uuid, via: 'app' },
+    },
     renewedUntil,
     csrfToken: csrfTokenOf(ctx.secretKey, `session:${session.uuid}`),
   };

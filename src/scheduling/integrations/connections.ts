@@ -22,6 +22,7 @@ import type { NoticeMessagePayload } from '../../mail/queued-message.js';
 import { deleteCalendar, deleteCalendarSpans, findCalendarsOfConnection } from '../../db/repositories/calendars.js';
 import { lockHost } from '../../db/repositories/meetings.js';
 import { EMAIL_JOB_KIND, enqueueJobs } from '../../outbox/job-kinds.js';
+import { actorOf, recordAuditEvent } from '../audit/record-audit.js';
 import { inTransaction } from '../../db/transaction.js';
 import { newId } from '../../ids.js';
 import { canOpenSecret, openSecret, sealSecret } from '../../secrets/secret-box.js';
@@ -87,6 +88,15 @@ export async function startConnection(
   const pkce = await createPkce();
   await inTransaction(ctx.db, async (trx) => {
     if (!existing) await insertConnection(trx, connection, now);
+    if (!existing)
+      await recordAuditEvent(trx, {
+        accountUuid: user.accountUuid,
+        action: 'connection.created',
+        actor: actorOf(principal),
+        target: { type: 'connection', uuid: connection.uuid },
+        details: { userUuid: user.uuid, provider },
+        now,
+      });
     await insertOauthState(
       trx,
       {
@@ -342,6 +352,14 @@ export async function removeConnection(ctx: ConnectionsContext, principal: Princ
       }
     }
     await deleteConnection(trx, connection.uuid);
+    await recordAuditEvent(trx, {
+      accountUuid: connection.accountUuid,
+      action: 'connection.deleted',
+      actor: actorOf(principal),
+      target: { type: 'connection', uuid: connection.uuid },
+      details: { userUuid: user.uuid, provider: connection.provider },
+      now: ctx.now(),
+    });
   });
 }
 

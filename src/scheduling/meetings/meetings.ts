@@ -1,3 +1,4 @@
+import { actorOf, recordAuditEvent } from '../audit/record-audit.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../domain/errors.js';
 import { meetingAt, meetingHostUuids, statusAt, type Meeting, type MeetingStatus, type NoShow } from '../../domain/meeting.js';
 import type { DbOrTrx } from '../../db/database.js';
@@ -104,6 +105,16 @@ export async function cancelMeeting(
     await bumpCalendarVersions(trx, meetingHostUuids(meeting));
     const data: MeetingEventData = { meeting: cancelled, previousStatus };
     await recordEvents(trx, [{ accountUuid: meeting.accountUuid, type: 'meeting.cancelled', subjectUuid: meeting.uuid, data: { ...data } }], now);
+    // Who cancelled, and from what; not the reason, which is free text (a participant may write anything).
+    const details = { previousStatus, hostUuid: meeting.hostUuid };
+    await recordAuditEvent(trx, {
+      accountUuid: meeting.accountUuid,
+      action: 'meeting.cancelled',
+      actor: actorOf(principal),
+      target: { type: 'meeting', uuid: meeting.uuid },
+      details,
+      now,
+    });
     // A paid, confirmed meeting gets its share of the payment back unless the caller says not to.
     if (previousStatus === 'confirmed' && options.refund !== false) await refundMeetingShare(trx, meeting, now);
     return cancelled;

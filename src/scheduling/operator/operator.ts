@@ -20,6 +20,8 @@ import { findUserAcrossAccounts } from '../../db/repositories/users.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { User } from '../../domain/user.js';
 import type { UseCaseContext } from '../context.js';
+import { OPERATOR_ACTOR } from '../../domain/audit.js';
+import { recordKeyRevoked } from '../account/api-keys.js';
 
 /**
  * The operator's actions for a bad day (CLI only, across accounts): find a user to reissue
@@ -47,6 +49,7 @@ export async function revokeKeyAsOperator(ctx: Pick<UseCaseContext, 'now' | 'db'
     if (key.revokedAt !== null) return { key, alreadyRevoked: true };
     const now = ctx.now();
     await markKeyRevoked(trx, keyUuid, now);
+    await recordKeyRevoked(trx, { accountUuid: key.accountUuid, keyUuid, userUuid: key.userUuid }, OPERATOR_ACTOR, now);
     return { key: { ...key, revokedAt: now }, alreadyRevoked: false };
   });
 }

@@ -1,3 +1,4 @@
+import { MAINTENANCE_ACTOR } from '../../domain/audit.js';
 import type { MeetingTopic } from '../../domain/meeting-topic.js';
 import { hasAnyAccount } from '../../db/repositories/accounts.js';
 import type { UseCaseContext } from '../context.js';
@@ -25,7 +26,8 @@ export async function seedDemoIfEmpty(ctx: Pick<UseCaseContext, 'now' | 'db' | '
     places: ['offline', 'phone-call', 'zoom', 'google-meet'],
     teamName: 'Demo team',
   });
-  const owner = { keyUuid: '', userUuid: created.owner.uuid, accountUuid: created.account.uuid, username: created.owner.username };
+  // The server seeds the demo by itself at start: the system, not the owner, created its topic.
+  const owner = { keyUuid: '', userUuid: created.owner.uuid, accountUuid: created.account.uuid, username: created.owner.username, actor: MAINTENANCE_ACTOR };
   const topic = await createMeetingTopic(ctx, owner, { name: 'Intro call', durationMinutes: 30, places: ['zoom', 'phone-call'], public: true });
   return { ...created, topic };
 }

@@ -5,6 +5,7 @@ import { isAdminOfAnyTeam } from '../../db/repositories/teams.js';
 import { inTransaction } from '../../db/transaction.js';
 import { newId } from '../../ids.js';
 import type { Principal, UseCaseContext } from '../context.js';
+import { actorOf, recordAuditEvent } from '../audit/record-audit.js';
 
 /** Discount codes are the account's; an admin of any of its teams manages them. */
 async function requireAccountAdmin(ctx: Pick<UseCaseContext, 'db'>, principal: Principal): Promise<void> {
@@ -31,6 +32,14 @@ export async function createDiscountCode(ctx: Pick<UseCaseContext, 'now' | 'db'>
       createdAt: now,
     };
     await insertDiscountCode(trx, discount);
+    await recordAuditEvent(trx, {
+      accountUuid: discount.accountUuid,
+      action: 'discount.created',
+      actor: actorOf(principal),
+      target: { type: 'discount-code', uuid: discount.uuid },
+      details: { code },
+      now,
+    });
     return discount;
   });
 }
@@ -48,7 +57,19 @@ export async function getDiscountCode(ctx: Pick<UseCaseContext, 'db'>, principal
 }
 
 /** Deleted codes stop working at once; payments that used one keep its id. */
-export async function deleteDiscountCode(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, uuid: string): Promise<void> {
+export async function deleteDiscountCode(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, uuid: string): Promise<void> {
   await requireAccountAdmin(ctx, principal);
-  if (!(await deleteDiscountCodeRow(ctx.db, principal.accountUuid, uuid))) throw new NotFoundError('discount code');
+  await inTransaction(ctx.db, async (trx) => {
+    const discount = await findDiscountCode(trx, principal.accountUuid, uuid);
+    if (!discount || !(await deleteDiscountCodeRow(trx, principal.accountUuid, uuid))) throw new NotFoundError('discount code');
+    const details = { code: discount.code };
+    await recordAuditEvent(trx, {
+      accountUuid: principal.accountUuid,
+      action: 'discount.deleted',
+      actor: actorOf(principal),
+      target: { type: 'discount-code', uuid },
+      details,
+      now: ctx.now(),
+    });
+  });
 }

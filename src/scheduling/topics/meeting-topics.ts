@@ -19,6 +19,8 @@ import { findActiveUserByUsername, findActiveUsersByUsernames, findUserIdsManage
 import { bumpHostsOfTopic, lockHost } from '../../db/repositories/meetings.js';
 import { findScheduleOwners } from '../../db/repositories/schedules.js';
 import { inTransaction } from '../../db/transaction.js';
+import { actorOf, recordAuditEvent } from '../audit/record-audit.js';
+import { changedFields } from '../../domain/audit.js';
 import { newId } from '../../ids.js';
 import type { Principal, UseCaseContext } from '../context.js';
 
@@ -73,6 +75,14 @@ export async function createMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db' 
       updatedAt: now,
     };
     await insertTopic(trx, topic);
+    await recordAuditEvent(trx, {
+      accountUuid: topic.accountUuid,
+      action: 'topic.created',
+      actor: actorOf(principal),
+      target: { type: 'topic', uuid: topic.uuid },
+      details: { name: topic.name, teamUuid },
+      now,
+    });
     return topic;
   });
 }
@@ -136,6 +146,8 @@ export async function updateMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db' 
     if (topic.bufferBeforeMinutes !== current.bufferBeforeMinutes || topic.bufferAfterMinutes !== current.bufferAfterMinutes) {
       await bumpHostsOfTopic(trx, topic.uuid);
     }
+    const details = { changed: changedFields(input) };
+    await recordAuditEvent(trx, { accountUuid: topic.accountUuid, action: 'topic.updated', actor: actorOf(principal), target: { type: 'topic', uuid: topic.uuid }, details, now });
     return topic;
   });
 }
@@ -147,6 +159,14 @@ export async function deleteMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db'>
     if (!topic) throw new NotFoundError('meeting topic');
     await requireTopicManager(trx, principal, topic);
     await softDeleteTopic(trx, topic.uuid, ctx.now());
+    await recordAuditEvent(trx, {
+      accountUuid: topic.accountUuid,
+      action: 'topic.deleted',
+      actor: actorOf(principal),
+      target: { type: 'topic', uuid: topic.uuid },
+      details: { name: topic.name },
+      now: ctx.now(),
+    });
   });
 }
 

@@ -21,6 +21,8 @@ import { sealSecret } from '../../secrets/secret-box.js';
 import { generateWebhookSecret } from '../../webhooks/signing.js';
 import { WEBHOOK_JOB_KIND, enqueueJobs, type WebhookJobPayload } from '../../outbox/job-kinds.js';
 import type { Principal, UseCaseContext } from '../context.js';
+import { actorOf, recordAuditEvent } from '../audit/record-audit.js';
+import { changedFields } from '../../domain/audit.js';
 import type { WebhookDelivery, WebhookSubscription } from '../../domain/webhook.js';
 import { decodeCursor, encodeCursor, pageOf, type Page } from '../../domain/paging.js';
 
@@ -84,6 +86,16 @@ export async function createWebhook(
       updatedAt: now,
     };
     await insertSubscription(trx, { ...webhook, secretSealed });
+    // The receiver's host and the events, never the signing secret (nor the URL's path and query, which may carry a token).
+    const details = { host: new URL(url).host, events: webhook.events };
+    await recordAuditEvent(trx, {
+      accountUuid: webhook.accountUuid,
+      action: 'webhook.created',
+      actor: actorOf(principal),
+      target: { type: 'webhook', uuid: webhook.uuid },
+      details,
+      now,
+    });
     return { webhook, secret };
   });
 }
@@ -128,6 +140,8 @@ export async function updateWebhook(
     }
     const now = ctx.now();
     await updateSubscription(trx, uuid, changes, now);
+    const details = { changed: changedFields(input) };
+    await recordAuditEvent(trx, { accountUuid: webhook.accountUuid, action: 'webhook.updated', actor: actorOf(principal), target: { type: 'webhook', uuid }, details, now });
     return { ...webhook, ...changes, updatedAt: now } as WebhookSubscription;
   });
 }
@@ -153,15 +167,19 @@ export async function rotateWebhookSecret(
     if (!webhook) throw new NotFoundError('webhook');
     const now = ctx.now();
     await rotateSubscriptionSecret(trx, uuid, secretSealed, now + PREVIOUS_SECRET_TTL_MS, now);
+    // That it was rotated, never the secret.
+    const details = { changed: ['secret'] };
+    await recordAuditEvent(trx, { accountUuid: webhook.accountUuid, action: 'webhook.updated', actor: actorOf(principal), target: { type: 'webhook', uuid }, details, now });
     return { webhook: { ...webhook, updatedAt: now }, secret };
   });
 }
 
 /** Deletes it with its delivery log; deliveries not yet made are dropped. */
-export async function deleteWebhook(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, uuid: string): Promise<void> {
+export async function deleteWebhook(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, uuid: string): Promise<void> {
   await requireAccountAdmin(ctx.db, principal);
   await inTransaction(ctx.db, async (trx) => {
     if (!(await deleteSubscription(trx, principal.accountUuid, uuid))) throw new NotFoundError('webhook');
+    await recordAuditEvent(trx, { accountUuid: principal.accountUuid, action: 'webhook.deleted', actor: actorOf(principal), target: { type: 'webhook', uuid }, now: ctx.now() });
   });
 }
 

@@ -47,7 +47,7 @@ function readWebhookForm(body: FormBody): WebhookForm {
 /** What the form's own checks refuse before the use case runs (the use case checks the URL against the outbound guard). */
 function checkWebhookForm(request: FastifyRequest<{ Body: FormBody }>, form: WebhookForm): void {
   const errors: FieldError[] = formErrorsOf(request);
-  if (form.url === '' || form.url.length > 2000) errors.push({ path: '/url', message: 'is required' });
+  if (form.url.length > 2000 || !/^https?:\/\//i.test(form.url) || !URL.canParse(form.url)) errors.push({ path: '/url', message: 'must be an absolute http(s) URL' });
   if (form.events.length === 0 || form.events.length !== fields(request.body, 'events').length) errors.push({ path: '/events', message: 'choose at least one known event' });
   if (form.description.length > 500) errors.push({ path: '/description', message: 'at most 500 characters' });
   if (errors.length > 0) throw new ValidationError(errors);

@@ -28,7 +28,12 @@ describe.runIf(HAS_CHROMIUM)("the admin's pages in a browser", () => {
     await requestSignInLink(ctx, email, 'en');
     let token: string | undefined;
     for (const deadline = Date.now() + 15_000; token === undefined && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
-      token = /\/app\/login\/([A-Za-z0-9_-]+)/.exec(t.server.outbox().join('\n').replace(/=\r?\n/g, ''))?.[1];
+      token = /\/app\/login\/([A-Za-z0-9_-]+)/.exec(
+        t.server
+          .outbox()
+          .join('\n')
+          .replace(/=\r?\n/g, ''),
+      )?.[1];
     }
     if (token === undefined) throw new Error('no sign-in e-mail in the outbox');
     sessionToken = (await redeemSignInLink(ctx, token!))!.token;

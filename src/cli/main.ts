@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import path from 'node:path';
 import { pino } from 'pino';
@@ -7,11 +8,13 @@ import { createDb } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { listAccounts } from '../db/repositories/accounts.js';
 import { DomainError, NotFoundError } from '../domain/errors.js';
+import { INTEGRATION_PROVIDERS, type IntegrationProvider, isIntegrationProvider } from '../domain/integrations.js';
 import { updateAccountAsOperator } from '../scheduling/account/account.js';
 import { handOverOwnershipAsOperator } from '../scheduling/account/owner.js';
 import { createApiKeyForUser } from '../scheduling/account/api-keys.js';
 import type { UseCaseContext } from '../scheduling/context.js';
 import { createAccount } from '../scheduling/account/create-account.js';
+import { redirectUriOf, setIntegrationAsOperator } from '../scheduling/integrations/apps.js';
 import { resealSecrets } from '../scheduling/operator/reseal-secrets.js';
 import { deactivateAccount, deleteAccount, listAccountUsers, listUserKeys, outboxStatus, retryFailedJobs, revokeKeyAsOperator } from '../scheduling/operator/operator.js';
 import { SERVICE_VERSION } from '../version.js';
@@ -50,6 +53,14 @@ Commands:
   account delete --account <uuid> --yes
                                   Delete an account and everything in it, for good (the demo too)
   user list --account <uuid>      The account's users, their teams and live keys
+  integrations set                Set an account's OAuth app at a provider (hosts can then connect)
+      --account <uuid> --provider zoom|google|microsoft|webex --client-id <id>
+      --client-secret-file <file> The secret, read from a file, or - for stdin (never an
+                                  argument: others on the machine see those in ps). Left out,
+                                  the stored secret is kept
+      --tenant <tenant>           Microsoft only (default common)
+  integrations remove --account <uuid> --provider <provider>
+                                  Remove the app (hosts' connections stop being made)
   key create --user <uuid>        Create an API key for a user (e.g. to replace a lost one)
       --name <text>               Key name (default "Operator-issued key")
   key list --user <uuid>          A user's keys, revoked ones too (never the secrets)
@@ -108,6 +119,10 @@ const OPTIONS: ParseArgsConfig['options'] = {
   force: { type: 'boolean' },
   yes: { type: 'boolean' },
   version: { type: 'boolean', short: 'v' },
+  provider: { type: 'string' },
+  'client-id': { type: 'string' },
+  'client-secret-file': { type: 'string' },
+  tenant: { type: 'string' },
 };
 
 export interface CliIo {
@@ -239,6 +254,30 @@ async function runCommand(command: string, options: Options, ctx: UseCaseContext
       const userUuid = uuidFlag(options, 'user');
       const account = await withFlag('user', userUuid, () => withFlag('account', accountUuid, () => handOverOwnershipAsOperator(ctx, accountUuid, userUuid)));
       return { json: { account: { uuid: account.uuid, name: account.name, owner: account.ownerUuid } }, text: `${account.name} is now owned by user ${account.ownerUuid}.` };
+    }
+    case 'integrations set':
+    case 'integrations remove': {
+      const accountUuid = uuidFlag(options, 'account');
+      const provider = providerFlag(options);
+      const label = ctx.integrations.oauth[provider].label;
+      if (command === 'integrations remove') {
+        await withFlag('account', accountUuid, () => setIntegrationAsOperator(ctx, accountUuid, provider, null));
+        return { json: { account: accountUuid, provider, configured: false }, text: `Removed the ${label} app of account ${accountUuid}.` };
+      }
+      const settings: Record<string, string> = { clientId: required(options, 'client-id') };
+      const secretFile = optional(options, 'client-secret-file');
+      if (secretFile !== undefined) settings.clientSecret = await readSecret(secretFile);
+      const tenant = optional(options, 'tenant');
+      if (tenant !== undefined) {
+        if (provider !== 'microsoft') throw new UsageError('--tenant is a Microsoft setting only.');
+        settings.tenant = tenant;
+      }
+      await withFlag('account', accountUuid, () => setIntegrationAsOperator(ctx, accountUuid, provider, settings));
+      const redirectUri = redirectUriOf(ctx.publicUrl, provider);
+      return {
+        json: { account: accountUuid, provider, configured: true, redirectUri },
+        text: `Set the ${label} app of account ${accountUuid}${secretFile === undefined ? ' (secret kept)' : ''}. Its redirect URI must be exactly: ${redirectUri}`,
+      };
     }
     case 'key create': {
       const created = await createApiKeyForUser(ctx, required(options, 'user'), optional(options, 'name'));
@@ -454,6 +493,31 @@ function formatAge(seconds: number): string {
   return `${(seconds / 3600).toFixed(1)} h`;
 }
 
+function providerFlag(options: Options): IntegrationProvider {
+  const value = required(options, 'provider').trim().toLowerCase();
+  if (!isIntegrationProvider(value)) throw new UsageError(`--provider must be one of ${INTEGRATION_PROVIDERS.join(', ')}, got "${value}"`);
+  return value;
+}
+
+/** A secret from a file, or from stdin with `-`: never from the command line, which `ps` shows to everyone on the machine. */
+async function readSecret(file: string): Promise<string> {
+  let text: string;
+  try {
+    text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--client-secret-file ${file}: ${(error as Error).message}`);
+  }
+  const secret = text.trim();
+  if (secret === '') throw new UsageError(`--client-secret-file ${file}: the file is empty.`);
+  return secret;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 function required(options: Options, name: string): string {
   const value = options[name];
   if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required. Run with --help for usage.`);
@@ -481,6 +545,9 @@ const FLAG_NAMES: Record<string, string> = {
   maxUsers: '--max-users',
   timezone: '--timezone',
   places: '--places',
+  clientId: '--client-id',
+  clientSecret: '--client-secret-file',
+  tenant: '--tenant',
 };
 
 function describeError(error: unknown): string {
@@ -489,7 +556,9 @@ function describeError(error: unknown): string {
     if (error.errors && error.errors.length > 0) {
       return error.errors
         .map((fieldError) => {
-          const field = fieldError.path.split('/')[1] ?? '';
+          const segments = fieldError.path.split('/');
+          // An app's setting (`/integrations/zoom/clientId`) is named by its own flag.
+          const field = (segments[1] === 'integrations' ? segments.at(-1) : segments[1]) ?? '';
           return `${FLAG_NAMES[field] ?? field}: ${fieldError.message}`.replace(/^: /, '');
         })
         .join('\n');

@@ -4,6 +4,7 @@ import { type DomainError, NotFoundError, SecretUnreadableError, ValidationError
 import { INTEGRATION_PROVIDERS, type Connection, type IntegrationProvider } from '../../domain/integrations.js';
 import { addCalendar, getFeedUrl, listCalendars, removeCalendar, rotateFeed } from '../../scheduling/calendars/calendars.js';
 import { resumeAppSession } from '../../scheduling/host-app/sign-in.js';
+import { listIntegrations } from '../../scheduling/integrations/apps.js';
 import { completeConnection, listConnections, removeConnection, startConnection } from '../../scheduling/integrations/connections.js';
 import { type SafeHtml, html, sendHtml } from '../pages/html.js';
 import { oauthOutcomeStatus, renderOAuthOutcome } from '../pages/oauth.js';
@@ -34,7 +35,7 @@ export const connectionPages: FastifyPluginAsync<AppPageOptions> = async (app, {
     outcome: { flash?: string | null; error?: DomainError; authorize?: { label: string; url: string } },
   ) {
     const session = sessionOf(request);
-    const [connections, calendars, feed] = await Promise.all([
+    const [connections, calendars, feed, apps] = await Promise.all([
       listConnections(ctx, session.principal, session.user.uuid),
       listCalendars(ctx, session.principal, session.user.uuid),
       // A feed address stored under a secret key the server no longer has: the page says so, and the rest of it works.
@@ -45,11 +46,14 @@ export const connectionPages: FastifyPluginAsync<AppPageOptions> = async (app, {
           throw error;
         },
       ),
+      listIntegrations(ctx, session.principal.accountUuid),
     ]);
     const providers = INTEGRATION_PROVIDERS.map((provider) => ({
       provider,
       label: ctx.integrations.oauth[provider].label,
       connection: connections.find((connection) => connection.provider === provider) ?? null,
+      // Without the business's app at the provider, "Connect" cannot work: the button is off and says why.
+      appConfigured: apps.some((integration) => integration.provider === provider && integration.configured),
     }));
     const view = {
       providers,
@@ -167,7 +171,7 @@ export const oauthReturnPage: FastifyPluginAsync<AppPageOptions> = async (app, {
 
 export interface ConnectionsView {
   /** One row per provider the service supports, with the member's connection when there is one. */
-  providers: readonly { provider: string; label: string; connection: Connection | null }[];
+  providers: readonly { provider: string; label: string; connection: Connection | null; appConfigured: boolean }[];
   calendars: readonly ConnectedCalendar[];
   /** Null when it cannot be shown (`feedProblem` says why and what to do). */
   feedUrl: string | null;
@@ -206,7 +210,12 @@ ${view.providers.map(
 <h3 id="hp-${row.provider}">${row.label}</h3>
 <p class="status">${statusOf(row.connection)}</p>
 <div class="actions">
-<form method="post" action="/app/connections/${row.provider}">${csrfField(frame)}<button type="submit" aria-describedby="hp-${row.provider}">${row.connection ? t.reconnect : t.connect}</button></form>
+${
+  row.appConfigured
+    ? html`<form method="post" action="/app/connections/${row.provider}">${csrfField(frame)}<button type="submit" aria-describedby="hp-${row.provider}">${row.connection ? t.reconnect : t.connect}</button></form>`
+    : html`<button type="button" disabled aria-describedby="hp-${row.provider} why-${row.provider}">${t.connect}</button>
+<p class="hint" id="why-${row.provider}">${t.connectNeedsApp}${frame.teams.length > 0 ? html` <a href="/app/integrations#app-${row.provider}">${t.integrationsTitle}</a>` : ''}</p>`
+}
 ${
   row.connection
     ? html`<form method="post" action="/app/connections/${row.provider}/remove">${csrfField(frame)}<button type="submit" class="link" aria-describedby="hp-${row.provider}">${t.disconnect}</button></form>`

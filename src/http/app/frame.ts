@@ -27,13 +27,20 @@ export interface AppFrame {
 }
 
 /** The navigation entry a page belongs to (marked as the current page). */
-export type Section = 'upcoming' | 'availability' | 'topics' | 'connections' | `team:${string}` | null;
+export type Section = 'upcoming' | 'availability' | 'topics' | 'connections' | `team:${string}` | AdminSection | null;
+/** The admins' pages (an admin of any team of the account): in the navigation only for them. */
+export type AdminSection = 'keys' | 'integrations' | 'webhooks' | 'account';
 
 // ── Rendering: the layout every page sits in ─────────────────────────────────────────────
 
 function langSwitch(frame: AppFrame, t: AppStrings): SafeHtml {
   const other = frame.lang === 'en' ? 'pl' : 'en';
   return html`<p class="lang"><a href="${frame.path}?lang=${other}" lang="${other}" hreflang="${other}">${t.language}</a></p>`;
+}
+
+/** The admins' pages in the navigation: shown to a member who administers a team (`frame.teams`), as only they may use them. */
+function adminLinks(t: AppStrings, link: (href: string, label: string, name: Section) => SafeHtml): SafeHtml {
+  return html`${link('/app/keys', t.keysTitle, 'keys')}${link('/app/integrations', t.integrationsTitle, 'integrations')}${link('/app/webhooks', t.webhooksTitle, 'webhooks')}${link('/app/account', t.accountTitle, 'account')}`;
 }
 
 /** Hidden fields every form carries: the CSRF token. */
@@ -51,7 +58,7 @@ ${
   frame.member
     ? html`<nav aria-label="${t.navLabel}"><ul class="app-nav">${link('/app', t.upcoming, 'upcoming')}${link('/app/availability', t.availability, 'availability')}${link('/app/topics', t.topics, 'topics')}${link('/app/connections', t.connections, 'connections')}${frame.teams.map(
         (team) => link(`/app/team/${team.uuid}`, `${t.teamNav}: ${team.name}`, `team:${team.uuid}`),
-      )}</ul></nav>
+      )}${frame.teams.length > 0 ? adminLinks(t, link) : ''}</ul></nav>
 <form method="post" action="/app/logout" class="sign-out">${csrfField(frame)}<span class="who">${t.signedInAs} ${frame.member.name}</span> <button type="submit" class="link">${t.signOut}</button></form>`
     : ''
 }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { Team } from '../../domain/team.js';
+import { adminPages } from './admin.js';
 import { resumeAppSession, type AppSession } from '../../scheduling/host-app/sign-in.js';
 import { listTeams } from '../../scheduling/account/teams.js';
 import { loadAssets } from '../pages/assets.js';
@@ -69,5 +70,6 @@ export const appRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
     await member.register(topicPages, options);
     await member.register(teamPages, options);
     await member.register(connectionPages, options);
+    await member.register(adminPages, options);
   });
 };

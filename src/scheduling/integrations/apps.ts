@@ -1,11 +1,16 @@
+import { isIP } from 'node:net';
 import type { OAuthApp } from '../../integrations/ports.js';
 import type { Place } from '../../domain/account.js';
-import { INTEGRATION_FIELDS, type IntegrationProvider, PROVIDER_PLACES, splitIntegrationSettings } from '../../domain/integrations.js';
-import { type FieldError, SecretUnreadableError } from '../../domain/errors.js';
+import { INTEGRATION_FIELDS, INTEGRATION_PROVIDERS, type IntegrationProvider, PROVIDER_PLACES, splitIntegrationSettings } from '../../domain/integrations.js';
+import { type FieldError, ForbiddenError, NotFoundError, SecretUnreadableError, ValidationError } from '../../domain/errors.js';
 import type { DbOrTrx } from '../../db/database.js';
+import { findAccount } from '../../db/repositories/accounts.js';
+import { isAdminOfAnyTeam } from '../../db/repositories/teams.js';
+import { inTransaction } from '../../db/transaction.js';
+import { isForbiddenAddress } from '../../net/outbound-guard.js';
 import { findAccountIntegration, saveAccountIntegration, selectAccountIntegrations } from '../../db/repositories/integrations.js';
 import { openRecord, sealRecord } from '../../secrets/secret-box.js';
-import type { UseCaseContext } from '../context.js';
+import type { Principal, UseCaseContext } from '../context.js';
 import { canOpenSecrets, UNREADABLE_CREDENTIALS } from '../payments/credentials.js';
 
 /** An account's OAuth app for a provider as `GET /account` shows it: never the secret. */
@@ -109,4 +114,95 @@ export async function openIntegrationApp(
  */
 export async function findRoomPlaces(db: DbOrTrx, accountUuid: string): Promise<Place[]> {
   return (await selectAccountIntegrations(db, accountUuid)).map((integration) => PROVIDER_PLACES[integration.provider]);
+}
+
+// ── The admins' Integrations page and the operator's CLI ─────────────────────────────────
+
+/** `{PUBLIC_URL}/oauth/{provider}/callback`: the redirect URI the business registers with the provider. */
+export function redirectUriOf(publicUrl: string, provider: IntegrationProvider): string {
+  return `${publicUrl}/oauth/${provider}/callback`;
+}
+
+/** Why the OAuth providers cannot send a host's browser back to PUBLIC_URL as it is, or null when they can. */
+export type PublicUrlProblem = 'not-https' | 'not-public';
+
+/**
+ * Whether `PUBLIC_URL` can be a redirect URI the providers accept and a host's browser reaches
+ * from anywhere: https, and not this machine or a private network (localhost, `*.localhost`,
+ * 127.*, 10.*, 192.168.*, ::1, fc00::/7 …: every address the outbound guard refuses).
+ *
+ * `publicUrlProblem('https://termin.example.com')` → null; `publicUrlProblem('http://127.0.0.1:3000')` → 'not-https';
+ * `publicUrlProblem('https://192.168.1.5')` → 'not-public'.
+ */
+export function publicUrlProblem(publicUrl: string): PublicUrlProblem | null {
+  let url: URL;
+  try {
+    url = new URL(publicUrl);
+  } catch {
+    return 'not-https';
+  }
+  if (url.protocol !== 'https:') return 'not-https';
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || (!host.includes('.') && !host.includes(':'))) return 'not-public';
+  if (isIP(host) !== 0 && isForbiddenAddress(host)) return 'not-public';
+  return null;
+}
+
+/** One provider's OAuth app as its admin page shows it: the settings, whether a secret is stored (never the secret). */
+export interface IntegrationSetupRow {
+  provider: IntegrationProvider;
+  label: string;
+  configured: boolean;
+  /** Why a complete app cannot be used (a secret no key of this server opens). */
+  reason: string | null;
+  settings: Record<string, string>;
+  secretSet: boolean;
+  /** `{PUBLIC_URL}/oauth/{provider}/callback`, exactly as the provider must have it. */
+  redirectUri: string;
+}
+
+export interface IntegrationSetup {
+  apps: IntegrationSetupRow[];
+  publicUrlProblem: PublicUrlProblem | null;
+}
+
+/** What the Integrations page shows: every provider, with the account's app where there is one. For admins of any team of the account. */
+export async function getIntegrationSetup(ctx: Pick<UseCaseContext, 'db' | 'secretKey' | 'integrations' | 'publicUrl'>, principal: Principal): Promise<IntegrationSetup> {
+  if (!(await isAdminOfAnyTeam(ctx.db, principal.userUuid))) throw new ForbiddenError('Only a team admin may manage the account’s integrations');
+  const [stored, views] = await Promise.all([selectAccountIntegrations(ctx.db, principal.accountUuid), listIntegrations(ctx, principal.accountUuid)]);
+  const apps = INTEGRATION_PROVIDERS.map((provider): IntegrationSetupRow => {
+    const app = stored.find((candidate) => candidate.provider === provider);
+    const view = views.find((candidate) => candidate.provider === provider);
+    return {
+      provider,
+      label: ctx.integrations.oauth[provider].label,
+      configured: view?.configured ?? false,
+      reason: view?.reason ?? null,
+      settings: app?.settings ?? {},
+      secretSet: app?.sealedSecrets.clientSecret !== undefined,
+      redirectUri: redirectUriOf(ctx.publicUrl, provider),
+    };
+  });
+  return { apps, publicUrlProblem: publicUrlProblem(ctx.publicUrl) };
+}
+
+/**
+ * The operator's `integrations set` (the CLI): an account's OAuth app for one provider, with the
+ * same checks as `PATCH /account` `integrations` (a secret left out keeps the stored one), or
+ * null to remove it. No caller to check: the operator may set any account's.
+ */
+export async function setIntegrationAsOperator(
+  ctx: Pick<UseCaseContext, 'db' | 'secretKey' | 'now'>,
+  accountUuid: string,
+  provider: IntegrationProvider,
+  settings: Readonly<Record<string, string>> | null,
+): Promise<void> {
+  if (!(await findAccount(ctx.db, accountUuid))) throw new NotFoundError('account');
+  const errors: FieldError[] = [];
+  const changes = prepareIntegrationChanges(ctx, { [provider]: settings }, errors);
+  if (errors.length > 0) throw new ValidationError(errors);
+  await inTransaction(ctx.db, async (trx) => {
+    await applyIntegrationChanges(trx, accountUuid, changes, ctx.now(), errors);
+    if (errors.length > 0) throw new ValidationError(errors);
+  });
 }

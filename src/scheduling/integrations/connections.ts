@@ -29,18 +29,15 @@ import { canOpenSecret, openSecret, sealSecret } from '../../secrets/secret-box.
 import { requireSelfOrTeamAdmin } from '../access.js';
 import { roomJobsOfWaitingMeetings } from './rooms.js';
 import type { Principal, UseCaseContext } from '../context.js';
-import { openIntegrationApp } from './apps.js';
+import { openIntegrationApp, redirectUriOf } from './apps.js';
+
+export { redirectUriOf };
 import { areTokensReadable, unreadableTokensError, whatToDoAfter } from './provider-access.js';
 
 /** An authorization's `state` is good for this long, and once. */
 export const OAUTH_STATE_TTL_MS = 15 * 60_000;
 
 type ConnectionsContext = Pick<UseCaseContext, 'publicUrl' | 'now' | 'db' | 'secretKey' | 'integrations'>;
-
-/** `{PUBLIC_URL}/oauth/{provider}/callback`: the redirect URI the business registers with the provider. */
-export function redirectUriOf(publicUrl: string, provider: IntegrationProvider): string {
-  return `${publicUrl}/oauth/${provider}/callback`;
-}
 
 function hashState(state: string): string {
   return createHash('sha256').update(state, 'utf8').digest('hex');

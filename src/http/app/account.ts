@@ -1,0 +1,116 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { PLACES, isPlace, type Place } from '../../domain/account.js';
+import { type FieldError, ValidationError } from '../../domain/errors.js';
+import { PLACE_LABELS } from '../../domain/place-labels.js';
+import { getAccount, updateAccount } from '../../scheduling/account/account.js';
+import { type SafeHtml, html, sendHtml } from '../pages/html.js';
+import { type FormProblems, NO_PROBLEMS, fieldProblem, formProblems, invalidAttributes, problemSummary } from './admin.js';
+import { PAGE_ROUTE, RepeatedField, TextField, field, fields, formErrorsOf, formRoute, formSchema, type FormBody } from './forms.js';
+import { type AppFrame, type AppPageOptions, csrfField, notice, renderPage, seeOther, sessionOf } from './frame.js';
+import { APP_STRINGS, type AppStrings } from './strings.js';
+
+/** The "General" section's form: what `PATCH /account` sets besides gateways and integrations. */
+const GeneralFormSchema = formSchema({ name: TextField, timezone: TextField, places: RepeatedField });
+
+interface GeneralForm {
+  name: string;
+  timezone: string;
+  places: Place[];
+}
+
+/**
+ * `/app/account` (admins): the account's settings, one section per concern, each with its own
+ * form and route posting to `/app/account/{section}`, through the same use case as
+ * `PATCH /account` with the member as the caller. Only "General" (name, default time zone,
+ * places offered) is here so far; a new section (branding, retention …) adds its renderer to
+ * `renderAccountPage`'s marked spot and its route beside `/app/account/general`.
+ */
+export const accountPage: FastifyPluginAsync<AppPageOptions> = async (app, { ctx, frames }) => {
+  async function page(request: FastifyRequest, reply: FastifyReply, outcome: { status?: number; flash?: string | null; general?: GeneralForm; problems?: FormProblems } = {}) {
+    const account = await getAccount(ctx, sessionOf(request).principal);
+    const view: AccountPageView = {
+      general: outcome.general ?? { name: account.name, timezone: account.timezone, places: [...account.places] },
+      zones: Intl.supportedValuesOf('timeZone'),
+      flash: outcome.flash ?? null,
+      problems: outcome.problems ?? NO_PROBLEMS,
+    };
+    return sendHtml(reply, outcome.status ?? 200, renderAccountPage(frames.memberFrameOf(request, reply), view));
+  }
+
+  app.get<{ Querystring: { done?: string } }>('/app/account', PAGE_ROUTE, async (request, reply) => {
+    const t = APP_STRINGS[frames.langOf(request, reply)];
+    return page(request, reply, { flash: request.query.done === 'saved' ? t.accountSaved : null });
+  });
+
+  app.post<{ Body: FormBody }>('/app/account/general', formRoute(GeneralFormSchema), async (request, reply) => {
+    const t = APP_STRINGS[frames.langOf(request, reply)];
+    const body = request.body;
+    const sent = fields(body, 'places');
+    const general: GeneralForm = {
+      name: field(body, 'name').trim(),
+      timezone: field(body, 'timezone').trim(),
+      places: sent.filter((place): place is Place => isPlace(place)),
+    };
+    try {
+      const errors: FieldError[] = formErrorsOf(request);
+      if (general.name === '' || general.name.length > 200 || /[\u0000-\u001f\u007f]/.test(general.name))
+        errors.push({ path: '/name', message: 'must be one line of 1 to 200 characters' });
+      if (general.places.length !== sent.length) errors.push({ path: '/places', message: `must be among ${PLACES.join(', ')}` });
+      if (errors.length > 0) throw new ValidationError(errors);
+      await updateAccount(ctx, sessionOf(request).principal, general);
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      const ids: Record<string, string> = { '/name': 'f-acc-name', '/timezone': 'f-acc-timezone', '/places': 'f-acc-places' };
+      const problems = formProblems(t, error.errors ?? [], (path) => ids[path] ?? null, {
+        'f-acc-name': t.accountNameError,
+        'f-acc-timezone': t.accountTimezoneError,
+        'f-acc-places': t.accountPlacesError,
+      });
+      return page(request, reply, { status: 400, general, problems });
+    }
+    return seeOther(reply, '/app/account?done=saved');
+  });
+};
+
+// ── Rendering ────────────────────────────────────────────────────────────────────────────
+
+export interface AccountPageView {
+  general: GeneralForm;
+  zones: readonly string[];
+  flash: string | null;
+  problems: FormProblems;
+}
+
+function renderGeneralSection(frame: AppFrame, t: AppStrings, view: AccountPageView): SafeHtml {
+  const { general, problems } = view;
+  // The account's zone stays choosable even when this runtime's list spells it otherwise (UTC, an alias).
+  const zones = view.zones.includes(general.timezone) || general.timezone === '' ? view.zones : [general.timezone, ...view.zones];
+  return html`<section aria-labelledby="h-acc-general" id="general"><h2 id="h-acc-general">${t.accountGeneral}</h2>
+${problemSummary(t, problems, { 'f-acc-name': t.accountName, 'f-acc-timezone': t.accountTimezone, 'f-acc-places': t.accountPlaces })}
+<form method="post" action="/app/account/general" aria-labelledby="h-acc-general">
+${csrfField(frame)}
+<div class="field"><label for="f-acc-name">${t.accountName}</label><input type="text" id="f-acc-name" name="name" value="${general.name}" required maxlength="200"${invalidAttributes(problems, 'f-acc-name')}>${fieldProblem(problems, 'f-acc-name')}</div>
+<div class="field"><label for="f-acc-timezone">${t.accountTimezone}</label><select id="f-acc-timezone" name="timezone"${invalidAttributes(problems, 'f-acc-timezone')}>
+${zones.map((zone) => html`<option value="${zone}"${zone === general.timezone ? html` selected` : ''}>${zone.replace(/_/g, ' ')}</option>`)}
+</select>${fieldProblem(problems, 'f-acc-timezone')}</div>
+<fieldset class="choices" id="f-acc-places"${invalidAttributes(problems, 'f-acc-places', 'f-acc-places-hint')}><legend>${t.accountPlaces}</legend>
+<p class="hint" id="f-acc-places-hint">${t.accountPlacesHint}</p>
+${PLACES.map(
+  (place) =>
+    html`<label class="choice"><input type="checkbox" name="places" value="${place}"${general.places.includes(place) ? html` checked` : ''}> ${PLACE_LABELS[frame.lang][place]}</label>`,
+)}
+${fieldProblem(problems, 'f-acc-places')}</fieldset>
+<p><button type="submit" class="primary">${t.save}</button></p>
+</form>
+</section>`;
+}
+
+export function renderAccountPage(frame: AppFrame, view: AccountPageView): SafeHtml {
+  const t = APP_STRINGS[frame.lang];
+  const sections: SafeHtml[] = [
+    renderGeneralSection(frame, t, view),
+    // ── More sections go here (branding, retention …): each a <section> with its own h2,
+    //    form and route (POST /app/account/{section}), after "General". ──
+  ];
+  return renderPage(frame, t.accountTitle, 'account', html`${notice(view.flash)}${sections}`);
+}

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/main.js';
 import { loadConfig, loadSecrets } from '../src/config.js';
 import { createContext } from '../src/context.js';
+import { listAuditEventsAsOperator } from '../src/scheduling/audit/audit-events.js';
 import { openIntegrationApp } from '../src/scheduling/integrations/apps.js';
 import { DIALECTS, createTestAccount, createTestDatabase, type TestDatabase } from './helpers.js';
 
@@ -79,6 +80,13 @@ for (const dialect of DIALECTS) {
       const removed = capture();
       expect(await runCli(['integrations', 'remove', '--account', account.uuid, '--provider', 'zoom'], removed.io, env)).toBe(0);
       expect(await withContext((ctx) => openIntegrationApp(ctx, ctx.db, account.uuid, 'zoom'))).toBeNull();
+      // Both changes are the operator's, in the account's audit log, naming fields and never the secret.
+      const audit = await withContext((ctx) => listAuditEventsAsOperator(ctx, account.uuid, { action: 'integration.updated' }));
+      expect(audit.items.map((event) => [event.actor, event.details])).toEqual([
+        [{ type: 'operator', via: 'cli' }, { provider: 'zoom', removed: true }],
+        [{ type: 'operator', via: 'cli' }, { provider: 'zoom', removed: false, changed: ['clientId', 'clientSecret'] }],
+      ]);
+      expect(JSON.stringify(audit.items)).not.toContain('zoom-from-file');
     });
   });
 }

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { type AuditDetails, OPERATOR_ACTOR, changedFields } from '../../domain/audit.js';
 import type { OAuthApp } from '../../integrations/ports.js';
 import type { Place } from '../../domain/account.js';
 import { INTEGRATION_FIELDS, INTEGRATION_PROVIDERS, type IntegrationProvider, PROVIDER_PLACES, splitIntegrationSettings } from '../../domain/integrations.js';
@@ -10,6 +11,7 @@ import { inTransaction } from '../../db/transaction.js';
 import { isForbiddenAddress } from '../../net/outbound-guard.js';
 import { findAccountIntegration, saveAccountIntegration, selectAccountIntegrations } from '../../db/repositories/integrations.js';
 import { openRecord, sealRecord } from '../../secrets/secret-box.js';
+import { recordAuditEvent } from '../audit/record-audit.js';
 import type { Principal, UseCaseContext } from '../context.js';
 import { canOpenSecrets, UNREADABLE_CREDENTIALS } from '../payments/credentials.js';
 
@@ -202,7 +204,10 @@ export async function setIntegrationAsOperator(
   const changes = prepareIntegrationChanges(ctx, { [provider]: settings }, errors);
   if (errors.length > 0) throw new ValidationError(errors);
   await inTransaction(ctx.db, async (trx) => {
-    await applyIntegrationChanges(trx, accountUuid, changes, ctx.now(), errors);
+    const now = ctx.now();
+    await applyIntegrationChanges(trx, accountUuid, changes, now, errors);
     if (errors.length > 0) throw new ValidationError(errors);
+    const details: AuditDetails = settings === null ? { provider, removed: true } : { provider, removed: false, changed: changedFields(settings) };
+    await recordAuditEvent(trx, { accountUuid, action: 'integration.updated', actor: OPERATOR_ACTOR, target: { type: 'integration', uuid: accountUuid }, details, now });
   });
 }

@@ -194,7 +194,8 @@ export interface MeetingPageView extends MeetingDetails {
 }
 
 function historyLine(frame: AppFrame, t: AppStrings, entry: MeetingHistoryEntry, timezone: string): SafeHtml | null {
-  const key = `history_${entry.type.replace('.', '_')}`;
+  // A booking confirmed at once sent its confirmations then; one held for payment or approval did not.
+  const key = `history_${entry.type.replace('.', '_')}${entry.type === 'meeting.scheduled' && entry.status === 'confirmed' ? '_confirmed' : ''}`;
   if (!Object.hasOwn(t, key)) return null;
   const what = t[key as keyof AppStrings] as string;
   const reminder = entry.reminder ? ` (${t[`channel_${entry.reminder.channel}`]} ${t[`to_${entry.reminder.to}`]}, ${t.minutesBeforeStart(entry.reminder.minutesBefore)})` : '';

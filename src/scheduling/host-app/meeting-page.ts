@@ -1,7 +1,7 @@
 import { ForbiddenError, NotFoundError } from '../../domain/errors.js';
-import type { EventType, ReminderEventData } from '../../domain/events.js';
+import { isMeetingEvent, type EventType, type ReminderEventData } from '../../domain/events.js';
 import { answeredQuestions, type AnsweredQuestion } from '../../domain/form.js';
-import { meetingHostUuids, type Meeting } from '../../domain/meeting.js';
+import { meetingHostUuids, type Meeting, type MeetingStatus } from '../../domain/meeting.js';
 import { selectEventsOfSubject } from '../../db/repositories/events.js';
 import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
 import type { StoredPayment } from '../../db/repositories/payments.js';
@@ -36,6 +36,8 @@ export async function listPastOfHost(ctx: Pick<UseCaseContext, 'now' | 'db'>, pr
 export interface MeetingHistoryEntry {
   at: number;
   type: EventType;
+  /** The meeting's status once it happened (a booking confirmed at once, or held for payment); null for a payment's events. */
+  status: MeetingStatus | null;
   /** A reminder's event: which one, and what became of it. */
   reminder: ReminderEventData['reminder'] | null;
 }
@@ -77,7 +79,12 @@ export async function getMeetingDetails(ctx: Pick<UseCaseContext, 'now' | 'db'>,
   const history = events
     .filter((event) => event.type !== 'meeting.confirmation_due')
     .sort((a, b) => a.occurredAt - b.occurredAt)
-    .map((event) => ({ at: event.occurredAt, type: event.type, reminder: 'reminder' in event.data ? (event.data as ReminderEventData).reminder : null }));
+    .map((event) => ({
+      at: event.occurredAt,
+      type: event.type,
+      status: isMeetingEvent(event) ? event.data.meeting.status : null,
+      reminder: event.type.startsWith('meeting.reminder_') ? (event.data as ReminderEventData).reminder : null,
+    }));
   return {
     meeting,
     topicName: topic?.name ?? null,

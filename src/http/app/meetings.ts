@@ -270,7 +270,7 @@ ${meeting.declineReason ? html`<dt>${t.declineReason}</dt><dd>${meeting.declineR
 </dl>
 <h2>${t.participant}</h2>
 <dl class="summary participant-details">
-<dt>${t.name}</dt><dd class="participant">${participant.name}</dd>
+<dt>${t.participantName}</dt><dd class="participant">${participant.name}</dd>
 <dt>${t.email}</dt><dd><a href="mailto:${participant.email}">${participant.email}</a></dd>
 ${participant.phone ? html`<dt>${t.phone}</dt><dd><a href="${telHref(participant.phone)}">${participant.phone}</a></dd>` : ''}
 <dt>${t.timezone}</dt><dd>${participant.timezone}</dd>

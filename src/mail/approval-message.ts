@@ -20,7 +20,7 @@ export interface ApprovalMessageFacts {
   /** When an undecided request is declined. */
   deadline: number;
   reason: string | null;
-  /** The participant's manage link (requested), or the API path to decide on (awaiting-host). */
+  /** The participant's manage link (requested), or the meeting's page in the web app to decide on (awaiting-host). */
   link: string | null;
 }
 

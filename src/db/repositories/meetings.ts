@@ -157,12 +157,14 @@ export interface MeetingQuery {
   now: number;
   /** Only meetings marked with this no-show. */
   noShow?: NoShow | undefined;
-  /** Keyset position: meetings strictly after (start, uuid). */
+  /** Keyset position: meetings strictly after (start, uuid) in the page's order. */
   after?: { start: number; uuid: string } | undefined;
+  /** Latest start first (the web app's "Past"); otherwise earliest first. */
+  newestFirst?: boolean | undefined;
   limit: number;
 }
 
-/** Meetings by start time then uuid, so a keyset cursor pages through them stably. */
+/** Meetings by start time then uuid (or the reverse), so a keyset cursor pages through them stably. */
 export async function selectMeetingsPage(db: DbOrTrx, query: MeetingQuery): Promise<Meeting[]> {
   let select = selectMeetings(db).where('meetings.account_id', '=', query.accountUuid);
   if (query.hostUuid !== undefined) {
@@ -216,9 +218,11 @@ export async function selectMeetingsPage(db: DbOrTrx, query: MeetingQuery): Prom
   if (query.noShow !== undefined) select = select.where('meetings.no_show', '=', query.noShow);
   if (query.after !== undefined) {
     const { start, uuid } = query.after;
-    select = select.where((eb) => eb.or([eb('meetings.starts_at', '>', start), eb.and([eb('meetings.starts_at', '=', start), eb('meetings.id', '>', uuid)])]));
+    const past = query.newestFirst ? '<' : '>';
+    select = select.where((eb) => eb.or([eb('meetings.starts_at', past, start), eb.and([eb('meetings.starts_at', '=', start), eb('meetings.id', past, uuid)])]));
   }
-  const rows = await select.orderBy('meetings.starts_at').orderBy('meetings.id').limit(query.limit).execute();
+  const order = query.newestFirst ? 'desc' : 'asc';
+  const rows = await select.orderBy('meetings.starts_at', order).orderBy('meetings.id', order).limit(query.limit).execute();
   return rowsToMeetings(db, rows);
 }
 

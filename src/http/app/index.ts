@@ -6,6 +6,7 @@ import { resumeAppSession, type AppSession } from '../../scheduling/host-app/sig
 import { listTeams } from '../../scheduling/account/teams.js';
 import { loadAssets } from '../pages/assets.js';
 import { availabilityPages } from './availability.js';
+import { meetingPages } from './meetings.js';
 import { connectionPages, oauthReturnPage } from './connections.js';
 import { SESSION_COOKIE, parseCookies, serializeCookie } from './cookies.js';
 import { registerFormParser, requireFormToken } from './forms.js';
@@ -66,6 +67,7 @@ export const appRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
 
     await member.register(signOutRoute, options);
     await member.register(upcomingPages, options);
+    await member.register(meetingPages, options);
     await member.register(availabilityPages, options);
     await member.register(topicPages, options);
     await member.register(teamPages, options);

@@ -1,21 +1,17 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain/errors.js';
-import { formatDate, formatRange, formatTime } from '../../domain/formats.js';
+import { formatDate, formatDateTime, formatRange, formatTime } from '../../domain/formats.js';
 import type { Lang, Meeting } from '../../domain/meeting.js';
 import { PLACE_LABELS } from '../../domain/place-labels.js';
 import type { DaySlots } from '../../domain/slots.js';
 import { listUpcomingOfHost, scheduleForMove } from '../../scheduling/host-app/overview.js';
-import { approveMeeting, declineMeeting } from '../../scheduling/meetings/approval.js';
-import { cancelMeeting } from '../../scheduling/meetings/meetings.js';
 import { rescheduleMeeting } from '../../scheduling/booking/reschedule.js';
 import { SafeHtml, html, sendHtml } from '../pages/html.js';
-import { OptionalField, PAGE_ROUTE, TextField, field, formRoute, formSchema, requireValidForm, type FormBody } from './forms.js';
+import { PAGE_ROUTE, TextField, field, formRoute, formSchema, requireValidForm, type FormBody } from './forms.js';
+import { telHref } from './meetings.js';
 import { type AppFrame, type AppPageOptions, csrfField, notice, renderPage, requireUuid, seeOther, sessionOf } from './frame.js';
 import { APP_STRINGS, type AppStrings } from './strings.js';
 
-/** Cancel and decline take an optional reason for the participant; approve takes nothing but the token. */
-const ReasonFormSchema = formSchema({ reason: OptionalField });
-const ApproveFormSchema = formSchema({});
 /** The move form: the chosen slot's start (a radio: absent when none was chosen, which the move page then says). */
 const MoveFormSchema = formSchema({ start: TextField });
 
@@ -32,29 +28,9 @@ export const upcomingPages: FastifyPluginAsync<AppPageOptions> = async (app, { c
     return sendHtml(reply, 200, renderUpcomingPage(f, { ...upcoming, timezone: session.user.timezone, flash }));
   });
 
-  app.post<{ Params: { uuid: string }; Body: FormBody }>('/app/meetings/:uuid/cancel', formRoute(ReasonFormSchema), async (request, reply) => {
-    requireUuid(request.params.uuid);
-    requireValidForm(request);
-    await cancelMeeting(ctx, sessionOf(request).principal, request.params.uuid, field(request.body, 'reason').slice(0, 2000));
-    return seeOther(reply, '/app?done=cancelled');
-  });
+  // Cancel, approve and decline post to the meeting's actions (meetings.ts), shared with its own page.
 
-  // A request awaiting approval: the same use cases as POST /meetings/{uuid}/approve and …/decline.
-  app.post<{ Params: { uuid: string }; Body: FormBody }>('/app/meetings/:uuid/approve', formRoute(ApproveFormSchema), async (request, reply) => {
-    requireUuid(request.params.uuid);
-    requireValidForm(request);
-    await approveMeeting(ctx, sessionOf(request).principal, request.params.uuid);
-    return seeOther(reply, '/app?done=approved');
-  });
-
-  app.post<{ Params: { uuid: string }; Body: FormBody }>('/app/meetings/:uuid/decline', formRoute(ReasonFormSchema), async (request, reply) => {
-    requireUuid(request.params.uuid);
-    requireValidForm(request);
-    await declineMeeting(ctx, sessionOf(request).principal, request.params.uuid, field(request.body, 'reason').slice(0, 2000));
-    return seeOther(reply, '/app?done=declined');
-  });
-
-  async function movePage(request: FastifyRequest<{ Params: { uuid: string }; Querystring: { week?: string } }>, reply: FastifyReply, error: string | null) {
+  async function movePage(request: FastifyRequest<{ Params: { uuid: string }; Querystring: { week?: string } }>, reply: FastifyReply, error: MoveView['error']) {
     requireUuid(request.params.uuid);
     const session = sessionOf(request);
     const week = Number.parseInt(request.query.week ?? '0', 10);
@@ -73,7 +49,7 @@ export const upcomingPages: FastifyPluginAsync<AppPageOptions> = async (app, { c
       requireValidForm(request);
       await rescheduleMeeting(ctx, sessionOf(request).principal, request.params.uuid, { start: field(request.body, 'start') });
     } catch (error) {
-      if (error instanceof DomainError && (error.code === 'SLOT_UNAVAILABLE' || error.code === 'VALIDATION_FAILED')) return movePage(request, reply, error.message);
+      if (error instanceof DomainError && (error.code === 'SLOT_UNAVAILABLE' || error.code === 'VALIDATION_FAILED')) return movePage(request, reply, error.code);
       throw error;
     }
     return seeOther(reply, '/app?done=moved');
@@ -93,23 +69,39 @@ function placeOf(lang: Lang, t: AppStrings, meeting: Meeting): SafeHtml {
   const { url, address, phone } = meeting.location;
   return html`${PLACE_LABELS[lang][meeting.place]}${url ? html`<br><a href="${url}" rel="noopener" target="_blank">${t.join}</a>` : ''}${
     address ? html`<br>${address}` : ''
-  }${phone && !url ? html`<br>${phone}` : ''}`;
+  }${phone && !url ? html`<br><a href="${telHref(phone)}">${phone}</a>` : ''}`;
 }
 
-/** One meeting with its actions (move, cancel with a reason); `hostName` on the team page, which lists meetings as Upcoming does. */
-export function renderMeetingItem(frame: AppFrame, t: AppStrings, meeting: Meeting, topicName: string, timezone: string, hostName: string | null): SafeHtml {
-  // Under the page's h1 on Upcoming, under the section's h2 on the team page.
-  const heading = hostName ? 'h3' : 'h2';
+/**
+ * One meeting with its actions (move, cancel with a reason), its time linking to its page;
+ * `hostName` on the team page, which lists meetings as Upcoming does.
+ */
+export function renderMeetingItem(
+  frame: AppFrame,
+  t: AppStrings,
+  meeting: Meeting,
+  topicName: string,
+  timezone: string,
+  hostName: string | null,
+  options: { inSection?: boolean } = {},
+): SafeHtml {
+  // Under the page's h1 on Upcoming, under a section's h2 on the team page and in "Awaiting approval".
+  const heading = hostName || options.inSection ? 'h3' : 'h2';
   const id = meeting.uuid;
   const movable = meeting.status === 'confirmed' || meeting.status === 'pending_payment';
   return html`<li class="meeting" id="m-${id}">
-${new SafeHtml(`<${heading} id="h-${id}">`)}${formatRange(meeting.start, meeting.end, timezone, frame.locale)}${new SafeHtml(`</${heading}>`)}
+${new SafeHtml(`<${heading} id="h-${id}">`)}<a href="/app/meetings/${id}">${formatRange(meeting.start, meeting.end, timezone, frame.locale)}</a>${new SafeHtml(`</${heading}>`)}
 <dl class="summary">
 ${hostName ? html`<dt>${t.host}</dt><dd class="host">${hostName}</dd>` : ''}
 <dt>${t.topic}</dt><dd>${topicName}</dd>
 <dt>${t.participant}</dt><dd class="participant">${meeting.participant.name} &lt;${meeting.participant.email}&gt;</dd>
 <dt>${t.place}</dt><dd>${placeOf(frame.lang, t, meeting)}</dd>
 <dt>${t.status}</dt><dd class="status">${t[`status_${meeting.status}`]}</dd>
+${
+  meeting.status === 'pending_approval' && meeting.holdExpiresAt !== null
+    ? html`<dt>${t.decideBy}</dt><dd class="decide-by">${formatDateTime(meeting.holdExpiresAt, timezone, frame.locale)}</dd>`
+    : ''
+}
 </dl>
 <div class="actions">
 ${movable ? html`<p><a href="/app/meetings/${id}/move" aria-describedby="h-${id}">${t.moveMeeting}</a></p>` : ''}
@@ -137,13 +129,26 @@ ${csrfField(frame)}
 
 export function renderUpcomingPage(frame: AppFrame, view: UpcomingView): SafeHtml {
   const t = APP_STRINGS[frame.lang];
-  const items = view.meetings.map((meeting) => renderMeetingItem(frame, t, meeting, view.topicNames.get(meeting.topicUuid) ?? '—', view.timezone, null));
+  // Requests come first, under a heading of their own: each waits for the host, until its decide-by time.
+  const requests = view.meetings.filter((meeting) => meeting.status === 'pending_approval');
+  const booked = view.meetings.filter((meeting) => meeting.status !== 'pending_approval');
+  const inSection = requests.length > 0;
+  const itemsOf = (meetings: readonly Meeting[]) =>
+    meetings.map((meeting) => renderMeetingItem(frame, t, meeting, view.topicNames.get(meeting.topicUuid) ?? '—', view.timezone, null, { inSection }));
   return renderPage(
     frame,
     t.upcoming,
     'upcoming',
     html`${notice(view.flash)}
-${view.meetings.length === 0 ? html`<p id="no-upcoming">${t.noUpcoming}</p>` : html`<ul class="meetings">${items}</ul>`}`,
+${
+  requests.length > 0
+    ? html`<section aria-labelledby="awaiting-approval"><h2 id="awaiting-approval">${t.awaitingApproval}</h2>
+<p class="hint">${t.decideByHint}</p>
+<ul class="meetings awaiting">${itemsOf(requests)}</ul></section>
+${booked.length > 0 ? html`<h2>${t.allUpcoming}</h2>` : ''}`
+    : ''
+}
+${view.meetings.length === 0 ? html`<p id="no-upcoming">${t.noUpcoming}</p>` : booked.length > 0 ? html`<ul class="meetings">${itemsOf(booked)}</ul>` : ''}`,
   );
 }
 
@@ -153,7 +158,8 @@ export interface MoveView {
   days: readonly DaySlots[];
   timezone: string;
   offset: number;
-  error: string | null;
+  /** Why the move was refused, said in the page's language. */
+  error: 'SLOT_UNAVAILABLE' | 'VALIDATION_FAILED' | null;
 }
 
 export function renderMovePage(frame: AppFrame, view: MoveView): SafeHtml {
@@ -165,7 +171,7 @@ export function renderMovePage(frame: AppFrame, view: MoveView): SafeHtml {
     frame,
     t.moveTitle,
     'upcoming',
-    html`${view.error ? html`<div class="alert" role="alert">${view.error}</div>` : ''}
+    html`${view.error ? html`<div class="alert" role="alert">${view.error === 'SLOT_UNAVAILABLE' ? t.error_slotTaken : t.error_invalidForm}</div>` : ''}
 <p>${view.topicName}: ${meeting.participant.name}, ${formatRange(meeting.start, meeting.end, view.timezone, frame.locale)}</p>
 <p class="week-nav">${view.offset > 0 ? html`<a href="${base}?week=${view.offset / 7 - 1}">${t.prevWeek}</a> ` : ''}<a href="${base}?week=${view.offset / 7 + 1}">${t.nextWeek}</a></p>
 ${

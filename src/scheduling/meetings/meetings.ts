@@ -26,6 +26,8 @@ export interface MeetingListInput {
   noShow?: NoShow | undefined;
   limit?: number | undefined;
   cursor?: string | undefined;
+  /** Latest start first (the web app's "Past"); the cursor then pages towards older ones. */
+  newestFirst?: boolean | undefined;
 }
 
 /** The participant, through the manage link of their confirmation: may act on that one meeting only. */
@@ -63,6 +65,7 @@ export async function listMeetings(ctx: Pick<UseCaseContext, 'now' | 'db'>, prin
     noShow: input.noShow,
     now,
     after,
+    newestFirst: input.newestFirst,
     limit: limit + 1,
   });
   const page = rows.slice(0, limit).map((meeting) => meetingAt(meeting, now));

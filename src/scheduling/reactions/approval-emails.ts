@@ -53,7 +53,8 @@ export async function approvalEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent
       to: { name: hostName, email: host.email },
       lang: 'en',
       timezone: host.timezone,
-      link: `${ctx.publicUrl}/api/v1/meetings/${meeting.uuid}`,
+      // The meeting's page in the web app, where the host approves or declines it (signing in first if need be).
+      link: `${ctx.publicUrl}/app/meetings/${meeting.uuid}`,
     });
   }
   return facts.map((message) => ({ uuid: newId(now), kind: EMAIL_JOB_KIND, payload: approvalNotice(message) }));

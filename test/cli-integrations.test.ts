@@ -83,8 +83,14 @@ for (const dialect of DIALECTS) {
       // Both changes are the operator's, in the account's audit log, naming fields and never the secret.
       const audit = await withContext((ctx) => listAuditEventsAsOperator(ctx, account.uuid, { action: 'integration.updated' }));
       expect(audit.items.map((event) => [event.actor, event.details])).toEqual([
-        [{ type: 'operator', via: 'cli' }, { provider: 'zoom', removed: true }],
-        [{ type: 'operator', via: 'cli' }, { provider: 'zoom', removed: false, changed: ['clientId', 'clientSecret'] }],
+        [
+          { type: 'operator', via: 'cli' },
+          { provider: 'zoom', removed: true },
+        ],
+        [
+          { type: 'operator', via: 'cli' },
+          { provider: 'zoom', removed: false, changed: ['clientId', 'clientSecret'] },
+        ],
       ]);
       expect(JSON.stringify(audit.items)).not.toContain('zoom-from-file');
     });

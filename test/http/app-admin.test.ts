@@ -1,41 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RenderedMessage } from '../../src/mail/message.js';
 import { publicUrlProblem } from '../../src/scheduling/integrations/apps.js';
 import { redeemSignInLink, requestSignInLink } from '../../src/scheduling/host-app/sign-in.js';
+import { Browser, csrfOf } from './app-browser.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, runJobsCapturingMail, type TestApp } from '../helpers.js';
-
-/** A browser over app.inject: keeps the app's cookies and sends them back. */
-class Browser {
-  readonly cookies = new Map<string, string>();
-  constructor(
-    private readonly app: FastifyInstance,
-    private readonly lang = 'en',
-  ) {}
-
-  private headers(): Record<string, string> {
-    const cookie = [...this.cookies].map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('; ');
-    return { accept: 'text/html', 'accept-language': this.lang, ...(cookie ? { cookie } : {}) };
-  }
-
-  get(url: string) {
-    return this.app.inject({ method: 'GET', url, headers: this.headers() });
-  }
-
-  post(url: string, form: Record<string, string | string[]>) {
-    const body = new URLSearchParams();
-    for (const [name, value] of Object.entries(form)) for (const one of [value].flat()) body.append(name, one);
-    return this.app.inject({ method: 'POST', url, headers: { ...this.headers(), 'content-type': 'application/x-www-form-urlencoded' }, payload: body.toString() });
-  }
-}
-
-function csrfOf(page: string): string {
-  const match = /name="csrf" value="([^"]+)"/.exec(page);
-  if (!match) throw new Error('no CSRF token on the page');
-  return match[1]!;
-}
 
 const ADMIN_PAGES = ['/app/keys', '/app/integrations', '/app/webhooks', '/app/account'];
 

@@ -1,74 +1,11 @@
-import type { FastifyInstance } from 'fastify';
 import type { KyselyPlugin } from 'kysely';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { createContext } from '../../src/context.js';
 import type { RenderedMessage } from '../../src/mail/message.js';
+import { Browser, csrfOf, openAndConfirm, signInLinkOf } from './app-browser.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, runJobsCapturingMail, type TestApp } from '../helpers.js';
-
-/**
- * A browser over app.inject: keeps the cookies the app sets (Path=/app), sends them back,
- * and reads each page's CSRF token from its forms.
- */
-class Browser {
-  readonly cookies = new Map<string, string>();
-  constructor(private readonly app: FastifyInstance) {}
-
-  private remember(setCookie: string | string[] | undefined): void {
-    for (const line of [setCookie ?? []].flat()) {
-      const [pair] = line.split(';');
-      const eq = pair!.indexOf('=');
-      const name = pair!.slice(0, eq);
-      const value = decodeURIComponent(pair!.slice(eq + 1));
-      if (/Max-Age=0(;|$)/.test(line)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-  }
-
-  private cookieHeader(): Record<string, string> {
-    return this.cookies.size === 0 ? {} : { cookie: [...this.cookies].map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('; ') };
-  }
-
-  async get(url: string, headers: Record<string, string> = {}) {
-    const response = await this.app.inject({ method: 'GET', url, headers: { accept: 'text/html', ...this.cookieHeader(), ...headers } });
-    this.remember(response.headers['set-cookie']);
-    return response;
-  }
-
-  async post(url: string, form: Record<string, string | string[]>, headers: Record<string, string> = {}) {
-    const body = new URLSearchParams();
-    for (const [name, value] of Object.entries(form)) for (const one of [value].flat()) body.append(name, one);
-    const response = await this.app.inject({
-      method: 'POST',
-      url,
-      headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded', ...this.cookieHeader(), ...headers },
-      payload: body.toString(),
-    });
-    this.remember(response.headers['set-cookie']);
-    return response;
-  }
-}
-
-function csrfOf(html: string): string {
-  const match = /name="csrf" value="([^"]+)"/.exec(html);
-  if (!match) throw new Error('no CSRF token on the page');
-  return match[1]!;
-}
-
-/** Opens an e-mailed link (a page that changes nothing) and presses its "Sign in" button, as a browser on this site would. */
-async function openAndConfirm(browser: Browser, path: string, publicUrl: string) {
-  const page = await browser.get(path);
-  if (page.statusCode !== 200) return page;
-  expect(page.body).toContain('>Sign in</button>');
-  return browser.post(path, { csrf: csrfOf(page.body) }, { origin: new URL(publicUrl).origin, 'sec-fetch-site': 'same-origin' });
-}
-
-function signInLinkOf(message: RenderedMessage): string {
-  const match = /https?:\/\/\S+\/app\/login\/[A-Za-z0-9_-]+/.exec(message.text);
-  if (!match) throw new Error(`no sign-in link in: ${message.text}`);
-  return match[0];
-}
 
 for (const dialect of DIALECTS) {
   describe(`the host's web app: sign-in, session, CSRF, isolation [${dialect}]`, () => {

@@ -1,0 +1,75 @@
+import type { FastifyInstance } from 'fastify';
+import { expect } from 'vitest';
+import type { RenderedMessage } from '../../src/mail/message.js';
+
+/**
+ * A browser over app.inject for the web app's tests: keeps the cookies the app sets (Path=/app),
+ * sends them back, and speaks `lang` unless a request says otherwise.
+ */
+export class Browser {
+  readonly cookies = new Map<string, string>();
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly lang: string | null = null,
+  ) {}
+
+  private remember(setCookie: string | string[] | undefined): void {
+    for (const line of [setCookie ?? []].flat()) {
+      const [pair] = line.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq);
+      const value = decodeURIComponent(pair!.slice(eq + 1));
+      if (/Max-Age=0(;|$)/.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+
+  private baseHeaders(): Record<string, string> {
+    return {
+      accept: 'text/html',
+      ...(this.lang === null ? {} : { 'accept-language': this.lang }),
+      ...(this.cookies.size === 0 ? {} : { cookie: [...this.cookies].map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('; ') }),
+    };
+  }
+
+  async get(url: string, headers: Record<string, string> = {}) {
+    const response = await this.app.inject({ method: 'GET', url, headers: { ...this.baseHeaders(), ...headers } });
+    this.remember(response.headers['set-cookie']);
+    return response;
+  }
+
+  async post(url: string, form: Record<string, string | string[]>, headers: Record<string, string> = {}) {
+    const body = new URLSearchParams();
+    for (const [name, value] of Object.entries(form)) for (const one of [value].flat()) body.append(name, one);
+    const response = await this.app.inject({
+      method: 'POST',
+      url,
+      headers: { ...this.baseHeaders(), 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      payload: body.toString(),
+    });
+    this.remember(response.headers['set-cookie']);
+    return response;
+  }
+}
+
+/** The CSRF token of a page's (first) form. */
+export function csrfOf(html: string): string {
+  const match = /name="csrf" value="([^"]+)"/.exec(html);
+  if (!match) throw new Error('no CSRF token on the page');
+  return match[1]!;
+}
+
+/** Opens an e-mailed link (a page that changes nothing) and presses its "Sign in" button, as a browser on this site would. */
+export async function openAndConfirm(browser: Browser, path: string, publicUrl: string) {
+  const page = await browser.get(path);
+  if (page.statusCode !== 200) return page;
+  expect(page.body).toMatch(/>(Sign in|Zaloguj się)<\/button>/);
+  return browser.post(path, { csrf: csrfOf(page.body) }, { origin: new URL(publicUrl).origin, 'sec-fetch-site': 'same-origin' });
+}
+
+/** The sign-in link in an e-mail. */
+export function signInLinkOf(message: RenderedMessage): string {
+  const match = /https?:\/\/\S+\/app\/login\/[A-Za-z0-9_-]+/.exec(message.text);
+  if (!match) throw new Error(`no sign-in link in: ${message.text}`);
+  return match[0];
+}

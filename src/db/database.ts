@@ -463,6 +463,15 @@ export interface Database {
   // the host's web app (0027-…)
   app_sign_in_links: AppSignInLinkTable;
   app_sessions: AppSessionTable;
+  // the web app's first-run checklist (0046-…)
+  host_setup_steps: HostSetupStepTable;
+}
+
+/** A first-run step a host has done (0046-…): `hours` or `link-shared`, once per host. */
+export interface HostSetupStepTable {
+  user_id: string;
+  step: string;
+  done_at: number;
 }
 
 /** What became of one reminder of a meeting (0023-…): one row per reminder and start time. */

@@ -32,6 +32,7 @@ import * as roomAttemptsAndNotices from './0034-room-attempts-and-notices.js';
 import * as tokensRefreshedAt from './0035-tokens-refreshed-at.js';
 import * as oauthStateSessions from './0037-oauth-state-sessions.js';
 import * as smsNumberLimits from './0039-sms-number-limits.js';
+import * as hostSetupSteps from './0046-host-setup-steps.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -68,4 +69,5 @@ export const migrations: Record<string, Migration> = {
   '0035-tokens-refreshed-at': tokensRefreshedAt,
   '0037-oauth-state-sessions': oauthStateSessions,
   '0039-sms-number-limits': smsNumberLimits,
+  '0046-host-setup-steps': hostSetupSteps,
 };

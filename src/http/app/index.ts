@@ -5,6 +5,7 @@ import { resumeAppSession, type AppSession } from '../../scheduling/host-app/sig
 import { listTeams } from '../../scheduling/account/teams.js';
 import { loadAssets } from '../pages/assets.js';
 import { availabilityPages } from './availability.js';
+import { checklistRoutes } from './checklist.js';
 import { connectionPages, oauthReturnPage } from './connections.js';
 import { SESSION_COOKIE, parseCookies, serializeCookie } from './cookies.js';
 import { registerFormParser, requireFormToken } from './forms.js';
@@ -69,5 +70,6 @@ export const appRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
     await member.register(topicPages, options);
     await member.register(teamPages, options);
     await member.register(connectionPages, options);
+    await member.register(checklistRoutes, options);
   });
 };

@@ -152,6 +152,19 @@ const en = {
   whyNotOffered: 'This time is offered: participants can book it.',
   whyNotBecause: 'It is not offered because:',
   whyNotInvalid: 'Choose a topic, a date and a time.',
+  addProviderCalendar: (provider: string) => `Add ${provider} calendar`,
+  calendarId: 'Calendar ID',
+  calendarIdHint: '“primary” is your main calendar. For another one, copy its ID from the calendar’s settings.',
+  checklistTitle: 'Get ready to take bookings',
+  checklistProgress: (done: number, total: number) => `${done} of ${total} done`,
+  checklistHours: 'Set your weekly hours',
+  checklistTopic: 'Create a topic people can book',
+  checklistConnection: 'Connect Zoom, Google, Microsoft or Webex, or offer a place that needs none (in person, a phone call)',
+  checklistShare: 'Share your booking link',
+  stepDone: 'Done',
+  bookingLink: 'Your booking link',
+  iSharedIt: 'I shared it',
+  linkShared: 'Your booking link counts as shared.',
 };
 
 export type AppStrings = typeof en;
@@ -301,6 +314,19 @@ const pl: AppStrings = {
   whyNotOffered: 'Ten termin jest oferowany: uczestnicy mogą go zarezerwować.',
   whyNotBecause: 'Nie jest oferowany, ponieważ:',
   whyNotInvalid: 'Wybierz temat, datę i godzinę.',
+  addProviderCalendar: (provider: string) => `Dodaj kalendarz ${provider}`,
+  calendarId: 'Identyfikator kalendarza',
+  calendarIdHint: '„primary” to Twój główny kalendarz. Dla innego skopiuj jego identyfikator z ustawień kalendarza.',
+  checklistTitle: 'Przygotuj się na rezerwacje',
+  checklistProgress: (done: number, total: number) => `Zrobione: ${done} z ${total}`,
+  checklistHours: 'Ustaw godziny w tygodniu',
+  checklistTopic: 'Utwórz temat, który można zarezerwować',
+  checklistConnection: 'Połącz Zoom, Google, Microsoft lub Webex albo zaoferuj miejsce, które tego nie wymaga (spotkanie na miejscu, rozmowa telefoniczna)',
+  checklistShare: 'Udostępnij swój link do rezerwacji',
+  stepDone: 'Gotowe',
+  bookingLink: 'Twój link do rezerwacji',
+  iSharedIt: 'Link udostępniony',
+  linkShared: 'Link do rezerwacji oznaczono jako udostępniony.',
 };
 
 export const APP_STRINGS: Record<Lang, AppStrings> = { en, pl };

@@ -5,6 +5,7 @@ import type { Lang, Meeting } from '../../domain/meeting.js';
 import { PLACE_LABELS } from '../../domain/place-labels.js';
 import type { DaySlots } from '../../domain/slots.js';
 import { listUpcomingOfHost, scheduleForMove } from '../../scheduling/host-app/overview.js';
+import { getSetupChecklist, type HostChecklist } from '../../scheduling/host-app/checklist.js';
 import { approveMeeting, declineMeeting } from '../../scheduling/meetings/approval.js';
 import { cancelMeeting } from '../../scheduling/meetings/meetings.js';
 import { rescheduleMeeting } from '../../scheduling/booking/reschedule.js';
@@ -12,6 +13,7 @@ import { SafeHtml, html, sendHtml } from '../pages/html.js';
 import { OptionalField, PAGE_ROUTE, TextField, field, formRoute, formSchema, requireValidForm, type FormBody } from './forms.js';
 import { type AppFrame, type AppPageOptions, csrfField, notice, renderPage, requireUuid, seeOther, sessionOf } from './frame.js';
 import { APP_STRINGS, type AppStrings } from './strings.js';
+import { renderChecklist } from './checklist.js';
 
 /** Cancel and decline take an optional reason for the participant; approve takes nothing but the token. */
 const ReasonFormSchema = formSchema({ reason: OptionalField });
@@ -25,11 +27,11 @@ export const upcomingPages: FastifyPluginAsync<AppPageOptions> = async (app, { c
     const session = sessionOf(request);
     const f = frames.memberFrameOf(request, reply);
     const t = APP_STRINGS[f.lang];
-    const upcoming = await listUpcomingOfHost(ctx, session.principal);
+    const [upcoming, checklist] = await Promise.all([listUpcomingOfHost(ctx, session.principal), getSetupChecklist(ctx, session.principal)]);
     const done = request.query.done;
-    const flashes: Record<string, string> = { cancelled: t.cancelled, moved: t.moved, approved: t.approved, declined: t.declined };
+    const flashes: Record<string, string> = { cancelled: t.cancelled, moved: t.moved, approved: t.approved, declined: t.declined, shared: t.linkShared };
     const flash = done !== undefined && Object.hasOwn(flashes, done) ? flashes[done]! : null;
-    return sendHtml(reply, 200, renderUpcomingPage(f, { ...upcoming, timezone: session.user.timezone, flash }));
+    return sendHtml(reply, 200, renderUpcomingPage(f, { ...upcoming, timezone: session.user.timezone, flash, checklist }));
   });
 
   app.post<{ Params: { uuid: string }; Body: FormBody }>('/app/meetings/:uuid/cancel', formRoute(ReasonFormSchema), async (request, reply) => {
@@ -87,6 +89,8 @@ export interface UpcomingView {
   topicNames: ReadonlyMap<string, string>;
   timezone: string;
   flash: string | null;
+  /** The first-run checklist, shown above the meetings until it is complete. */
+  checklist?: HostChecklist;
 }
 
 function placeOf(lang: Lang, t: AppStrings, meeting: Meeting): SafeHtml {
@@ -143,6 +147,7 @@ export function renderUpcomingPage(frame: AppFrame, view: UpcomingView): SafeHtm
     t.upcoming,
     'upcoming',
     html`${notice(view.flash)}
+${view.checklist ? renderChecklist(frame, view.checklist) : ''}
 ${view.meetings.length === 0 ? html`<p id="no-upcoming">${t.noUpcoming}</p>` : html`<ul class="meetings">${items}</ul>`}`,
   );
 }

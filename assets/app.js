@@ -13,6 +13,8 @@
           button.dataset.label = button.dataset.label || button.textContent;
           button.textContent = document.documentElement.lang === 'pl' ? 'Skopiowano' : 'Copied';
           setTimeout(function () { button.textContent = button.dataset.label; }, 2000);
+          // The checklist's copy counts as sharing the link: the button's form says so to the server.
+          if (button.hasAttribute('data-then-submit') && button.form) button.form.submit();
         });
       });
     });

@@ -666,6 +666,19 @@
     form.addEventListener('input', showTotal);
     showTotal();
 
+    /** A phone call with no number of the host's: the host calls, so the participant's number is required while that place is chosen. */
+    function syncPhone() {
+      var phone = form.elements.namedItem('phone');
+      if (!phone || !config.phoneCallNeedsNumber) return;
+      var place = form.elements.namedItem('place');
+      var needed = (place ? place.value : '') === 'phone-call';
+      phone.required = needed;
+      var mark = form.querySelector('label[for=' + phone.id + '] .opt');
+      if (mark) mark.hidden = needed;
+    }
+    form.addEventListener('change', function (event) { if (event.target && event.target.name === 'place') syncPhone(); });
+    syncPhone();
+
     /** Asks the server what a typed discount code takes off (POST /public/quote), when the field is left or the price changes. */
     var quoted = null;
     var quoteSeq = 0;
@@ -775,6 +788,10 @@
       $('h-done').textContent = requested ? strings.requestedTitle : payment ? strings.payingTitle : strings.bookedTitle;
       var text = $('done-text');
       text.textContent = payment ? strings.payingText : (requested ? strings.requestedText : strings.bookedText) + ' ' + body.email + '.';
+      // A place whose room is not made yet (no link in the answer): its link follows, as the confirmation says.
+      if (meeting && !payment && !requested && !(meeting.location && meeting.location.url) && (config.roomPlaces || []).indexOf(meeting.place) !== -1) {
+        text.appendChild(document.createTextNode(' ' + strings.linkFollows.charAt(0).toUpperCase() + strings.linkFollows.slice(1) + '.'));
+      }
       var details = $('done-details');
       details.textContent = '';
       if (meeting) {

@@ -67,6 +67,7 @@ async function main(): Promise<void> {
     `termin ${SERVICE_VERSION} is listening on ${listeningOn(config.host, port)} (database: ${where})`,
     ...(config.publicUrl !== localUrl(config.host, port) ? [`  Public URL: ${config.publicUrl}`] : []),
     `  Data:      ${config.dataDir} (${config.database.dialect === 'sqlite' ? 'the database, ' : ''}mail outbox, secret key; back it up: npm run cli -- backup --help)`,
+    `  Web app:   ${config.publicUrl}/app (hosts sign in with a link sent by e-mail)`,
     `  API docs:  ${config.publicUrl}/docs`,
     `  OpenAPI:   ${config.publicUrl}/api/v1/openapi.json`,
     `  E-mail:    ${jobs.transport.describe()}`,
@@ -77,6 +78,11 @@ async function main(): Promise<void> {
       '',
       "A demo account was created on this empty database. Its owner's API key (shown only now):",
       `  ${demo.apiKey}`,
+      'Sign in to the web app as its owner (hours, topics, connections, meetings):',
+      `  ${config.publicUrl}/app   e-mail: ${demo.owner.email}`,
+      config.mail.smtpUrl === null
+        ? `  The sign-in e-mail is not sent (no SMTP_URL): it is written as an .eml file to ${config.mail.outboxDir}; open the link in it.`
+        : `  The sign-in e-mail goes out through ${jobs.transport.describe()}.`,
       'Its booking page, where anyone can book the public demo topic:',
       `  ${config.publicUrl}/book/${encodeURIComponent(demo.owner.username)}`,
       'Try the API:',

@@ -44,6 +44,34 @@ describe('the server process', () => {
     const key = /tmn_[A-Za-z0-9_-]+/.exec(output)?.[0];
     expect(key).toBeDefined();
     expect(output).toContain(`curl -s -H 'X-Service-Api-Key: ${key}' http://127.0.0.1:${port}/api/v1/teams`);
+    // The web app and the demo owner's e-mail, and where the sign-in e-mail lands without SMTP_URL: true as printed.
+    const outboxDir = path.join(dataDir, 'outbox');
+    expect(output).toContain(`  Web app:   http://127.0.0.1:${port}/app`);
+    expect(output).toContain(`  http://127.0.0.1:${port}/app   e-mail: owner@demo.termin.test`);
+    expect(output).toContain(`it is written as an .eml file to ${outboxDir}; open the link in it.`);
+    const form = await fetch(`http://127.0.0.1:${port}/app/login`, { headers: { accept: 'text/html' } });
+    const cookie = form.headers
+      .getSetCookie()
+      .map((line) => line.split(';')[0])
+      .join('; ');
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+    const asked = await fetch(`http://127.0.0.1:${port}/app/login`, {
+      method: 'POST',
+      headers: { accept: 'text/html', cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf, email: 'owner@demo.termin.test' }).toString(),
+    });
+    expect(asked.status).toBe(200);
+    let link: string | undefined;
+    await expect
+      .poll(() => {
+        const files = fs.existsSync(outboxDir) ? fs.readdirSync(outboxDir).filter((file) => file.endsWith('.eml')) : [];
+        const texts = files.map((file) => fs.readFileSync(path.join(outboxDir, file), 'utf8').replace(/=\r?\n/g, ''));
+        link = texts.map((text) => new RegExp(`http://127\\.0\\.0\\.1:${port}/app/login/[A-Za-z0-9_-]+`).exec(text)?.[0]).find((found) => found !== undefined);
+        return link;
+      })
+      .toBeDefined();
+    expect(await (await fetch(link!, { headers: { accept: 'text/html' } })).text()).toContain('Sign in to Demo as owner@demo.termin.test?');
+
     const teams = await fetch(`http://127.0.0.1:${port}/api/v1/teams`, { headers: { 'x-service-api-key': key! } });
     expect(teams.status).toBe(200);
     expect(((await teams.json()) as { teams: { name: string }[] }).teams.map((team) => team.name)).toEqual(['Demo team']);

@@ -465,6 +465,8 @@ export interface Database {
   app_sessions: AppSessionTable;
   // the account's audit log (0042-…)
   audit_events: AuditEventTable;
+  // the web app's first-run checklist (0046-…)
+  host_setup_steps: HostSetupStepTable;
 }
 
 /** One entry of the account's audit log (0042-…): inserted in the change's transaction, never updated or deleted. */
@@ -480,6 +482,13 @@ export interface AuditEventTable {
   target_id: string;
   /** JSON: a small object without secrets or a participant's data (src/domain/audit.ts). */
   details: string;
+}
+
+/** A first-run step a host has done (0046-…): `hours` or `link-shared`, once per host. */
+export interface HostSetupStepTable {
+  user_id: string;
+  step: string;
+  done_at: number;
 }
 
 /** What became of one reminder of a meeting (0023-…): one row per reminder and start time. */

@@ -56,6 +56,9 @@ describe('a fresh clone: npm install --omit=dev && npm start', () => {
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
       // The demo key printed on first start works.
       await started.printed('curl');
+      // …beside the web app and the demo owner who signs in there.
+      expect(started.output()).toContain(`  Web app:   ${url}/app`);
+      expect(started.output()).toContain('e-mail: owner@demo.termin.test');
       const key = /tmn_[A-Za-z0-9_-]+/.exec(started.output())?.[0];
       expect((await fetch(`${url}/api/v1/teams`, { headers: { 'x-service-api-key': key! } })).status).toBe(200);
 

@@ -33,6 +33,7 @@ import * as tokensRefreshedAt from './0035-tokens-refreshed-at.js';
 import * as oauthStateSessions from './0037-oauth-state-sessions.js';
 import * as smsNumberLimits from './0039-sms-number-limits.js';
 import * as auditEvents from './0042-audit-events.js';
+import * as hostSetupSteps from './0046-host-setup-steps.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -70,4 +71,5 @@ export const migrations: Record<string, Migration> = {
   '0037-oauth-state-sessions': oauthStateSessions,
   '0039-sms-number-limits': smsNumberLimits,
   '0042-audit-events': auditEvents,
+  '0046-host-setup-steps': hostSetupSteps,
 };

@@ -24,6 +24,12 @@ const AddCalendarFormSchema = formSchema({
   checkConflicts: Checkbox,
   writeMeetings: Checkbox,
 });
+/** A Google or Microsoft calendar on the member's connection to that provider: the provider's calendar id and what it is used for. */
+const AddConnectionCalendarFormSchema = formSchema({
+  calendarId: TextField,
+  checkConflicts: Checkbox,
+  writeMeetings: Checkbox,
+});
 /** Connect, disconnect, remove a calendar, a new feed link: buttons with nothing but the token. */
 const ButtonFormSchema = formSchema({});
 
@@ -132,6 +138,31 @@ export const connectionPages: FastifyPluginAsync<AppPageOptions> = async (app, {
     }
   });
 
+  // A calendar on a connection: the same use case as POST /users/{uuid}/calendars with type google|microsoft,
+  // on the member's own connection to the provider (the use case checks it is theirs and of that provider).
+  app.post<{ Params: { provider: string }; Body: FormBody }>('/app/connections/:provider/calendars', formRoute(AddConnectionCalendarFormSchema), async (request, reply) => {
+    const provider = providerOf(request.params.provider);
+    const session = sessionOf(request);
+    const body = request.body;
+    try {
+      requireValidForm(request);
+      if (provider !== 'google' && provider !== 'microsoft') throw new ValidationError([{ path: '/type', message: 'must be google or microsoft' }]);
+      const connection = (await listConnections(ctx, session.principal, session.user.uuid)).find((candidate) => candidate.provider === provider);
+      if (!connection) throw new ValidationError([{ path: '/connection', message: `connect ${ctx.integrations.oauth[provider].label} first` }]);
+      await addCalendar(ctx, session.principal, session.user.uuid, {
+        type: provider,
+        connection: connection.uuid,
+        calendarId: field(body, 'calendarId').trim() || 'primary',
+        checkConflicts: field(body, 'checkConflicts') === 'on',
+        writeMeetings: field(body, 'writeMeetings') === 'on',
+      });
+    } catch (error) {
+      if (isCorrectable(error)) return connectionsPage(request, reply, { error });
+      throw error;
+    }
+    return seeOther(reply, '/app/connections?done=calendar-added');
+  });
+
   app.post<{ Params: { provider: string }; Body: FormBody }>('/app/connections/:provider/remove', formRoute(ButtonFormSchema), async (request, reply) => {
     const provider = providerOf(request.params.provider);
     requireValidForm(request);
@@ -182,6 +213,24 @@ export interface ConnectionsView {
   authorize: { label: string; url: string } | null;
 }
 
+/**
+ * "Add calendar" on a working Google or Microsoft connection. termin has no call that lists the
+ * provider's calendars, so the member names one: `primary` (their main calendar) unless they
+ * give another calendar's id.
+ */
+function connectionCalendarForm(frame: AppFrame, provider: 'google' | 'microsoft', label: string): SafeHtml {
+  const t = APP_STRINGS[frame.lang];
+  const id = `f-${provider}-cal`;
+  return html`<form method="post" action="/app/connections/${provider}/calendars" class="connection-calendar" aria-labelledby="${id}-h">
+${csrfField(frame)}
+<h4 id="${id}-h">${t.addProviderCalendar(label)}</h4>
+<div class="field"><label for="${id}-id">${t.calendarId}</label><input type="text" id="${id}-id" name="calendarId" value="primary" required maxlength="1024" autocomplete="off" aria-describedby="${id}-hint"><p class="hint" id="${id}-hint">${t.calendarIdHint}</p></div>
+<label class="choice"><input type="checkbox" name="checkConflicts" value="on" checked> ${t.checkConflicts}</label>
+<label class="choice"><input type="checkbox" name="writeMeetings" value="on" checked> ${t.writeMeetings}</label>
+<p><button type="submit">${t.addProviderCalendar(label)}</button></p>
+</form>`;
+}
+
 export function renderConnectionsPage(frame: AppFrame, view: ConnectionsView): SafeHtml {
   const t = APP_STRINGS[frame.lang];
   const statusOf = (connection: Connection | null) =>
@@ -222,6 +271,7 @@ ${
     : ''
 }
 </div>
+${row.connection?.status === 'connected' && (row.provider === 'google' || row.provider === 'microsoft') ? connectionCalendarForm(frame, row.provider, row.label) : ''}
 </li>`,
 )}
 </ul>

@@ -7,6 +7,7 @@ import { listTeams } from '../../scheduling/account/teams.js';
 import { loadAssets } from '../pages/assets.js';
 import { availabilityPages } from './availability.js';
 import { meetingPages } from './meetings.js';
+import { checklistRoutes } from './checklist.js';
 import { connectionPages, oauthReturnPage } from './connections.js';
 import { SESSION_COOKIE, parseCookies, serializeCookie } from './cookies.js';
 import { registerFormParser, requireFormToken } from './forms.js';
@@ -73,5 +74,6 @@ export const appRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
     await member.register(teamPages, options);
     await member.register(connectionPages, options);
     await member.register(adminPages, options);
+    await member.register(checklistRoutes, options);
   });
 };

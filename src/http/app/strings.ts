@@ -313,6 +313,20 @@ const en = {
   error_slotTaken: 'That time is no longer free. Please choose another.',
   error_invalidForm: 'The form was not filled in as expected. Please try again.',
   error_refused: 'This could not be done now. Reload the page and try again.',
+  // First run: the checklist, and calendars on a connection (issue 40, items 2 and 7)
+  addProviderCalendar: (provider: string) => `Add ${provider} calendar`,
+  calendarId: 'Calendar ID',
+  calendarIdHint: '“primary” is your main calendar. For another one, copy its ID from the calendar’s settings.',
+  checklistTitle: 'Get ready to take bookings',
+  checklistProgress: (done: number, total: number) => `${done} of ${total} done`,
+  checklistHours: 'Set your weekly hours',
+  checklistTopic: 'Create a topic people can book',
+  checklistConnection: 'Connect Zoom, Google, Microsoft or Webex, or offer a place that needs none (in person, a phone call)',
+  checklistShare: 'Share your booking link',
+  stepDone: 'Done',
+  bookingLink: 'Your booking link',
+  iSharedIt: 'I shared it',
+  linkShared: 'Your booking link counts as shared.',
 };
 
 export type AppStrings = typeof en;
@@ -624,6 +638,20 @@ const pl: AppStrings = {
   error_slotTaken: 'Ten termin nie jest już wolny. Wybierz inny.',
   error_invalidForm: 'Formularz nie został wypełniony tak, jak trzeba. Spróbuj ponownie.',
   error_refused: 'Nie udało się tego teraz zrobić. Odśwież stronę i spróbuj ponownie.',
+  // First run: the checklist, and calendars on a connection (issue 40, items 2 and 7)
+  addProviderCalendar: (provider: string) => `Dodaj kalendarz ${provider}`,
+  calendarId: 'Identyfikator kalendarza',
+  calendarIdHint: '„primary” to Twój główny kalendarz. Dla innego skopiuj jego identyfikator z ustawień kalendarza.',
+  checklistTitle: 'Przygotuj się na rezerwacje',
+  checklistProgress: (done: number, total: number) => `Zrobione: ${done} z ${total}`,
+  checklistHours: 'Ustaw godziny w tygodniu',
+  checklistTopic: 'Utwórz temat, który można zarezerwować',
+  checklistConnection: 'Połącz Zoom, Google, Microsoft lub Webex albo zaoferuj miejsce, które tego nie wymaga (spotkanie na miejscu, rozmowa telefoniczna)',
+  checklistShare: 'Udostępnij swój link do rezerwacji',
+  stepDone: 'Gotowe',
+  bookingLink: 'Twój link do rezerwacji',
+  iSharedIt: 'Link udostępniony',
+  linkShared: 'Link do rezerwacji oznaczono jako udostępniony.',
 };
 
 export const APP_STRINGS: Record<Lang, AppStrings> = { en, pl };

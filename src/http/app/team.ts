@@ -65,7 +65,7 @@ export const teamPages: FastifyPluginAsync<AppPageOptions> = async (app, { ctx, 
       if (missing.length > 0 || !/^[^\s@]+@[^\s@]+$/.test(added.email)) {
         throw new ValidationError(missing.length > 0 ? missing : [{ path: '/email', message: 'must be an e-mail address' }]);
       }
-      await addTeamMember(ctx, sessionOf(request).principal, request.params.teamUuid, added);
+      await addTeamMember(ctx, sessionOf(request).principal, request.params.teamUuid, added, { lang: frames.langOf(request, reply) });
     } catch (error) {
       if (isCorrectable(error)) return teamPage(request, reply, { error, added });
       throw error;

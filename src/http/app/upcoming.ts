@@ -5,12 +5,14 @@ import type { Lang, Meeting } from '../../domain/meeting.js';
 import { PLACE_LABELS } from '../../domain/place-labels.js';
 import type { DaySlots } from '../../domain/slots.js';
 import { listUpcomingOfHost, scheduleForMove } from '../../scheduling/host-app/overview.js';
+import { getSetupChecklist, type HostChecklist } from '../../scheduling/host-app/checklist.js';
 import { rescheduleMeeting } from '../../scheduling/booking/reschedule.js';
 import { SafeHtml, html, sendHtml } from '../pages/html.js';
 import { PAGE_ROUTE, TextField, field, formRoute, formSchema, requireValidForm, type FormBody } from './forms.js';
 import { telHref } from './meetings.js';
 import { type AppFrame, type AppPageOptions, csrfField, notice, renderPage, requireUuid, seeOther, sessionOf } from './frame.js';
 import { APP_STRINGS, type AppStrings } from './strings.js';
+import { renderChecklist } from './checklist.js';
 
 /** The move form: the chosen slot's start (a radio: absent when none was chosen, which the move page then says). */
 const MoveFormSchema = formSchema({ start: TextField });
@@ -21,11 +23,11 @@ export const upcomingPages: FastifyPluginAsync<AppPageOptions> = async (app, { c
     const session = sessionOf(request);
     const f = frames.memberFrameOf(request, reply);
     const t = APP_STRINGS[f.lang];
-    const upcoming = await listUpcomingOfHost(ctx, session.principal);
+    const [upcoming, checklist] = await Promise.all([listUpcomingOfHost(ctx, session.principal), getSetupChecklist(ctx, session.principal)]);
     const done = request.query.done;
-    const flashes: Record<string, string> = { cancelled: t.cancelled, moved: t.moved, approved: t.approved, declined: t.declined };
+    const flashes: Record<string, string> = { cancelled: t.cancelled, moved: t.moved, approved: t.approved, declined: t.declined, shared: t.linkShared };
     const flash = done !== undefined && Object.hasOwn(flashes, done) ? flashes[done]! : null;
-    return sendHtml(reply, 200, renderUpcomingPage(f, { ...upcoming, timezone: session.user.timezone, flash }));
+    return sendHtml(reply, 200, renderUpcomingPage(f, { ...upcoming, timezone: session.user.timezone, flash, checklist }));
   });
 
   // Cancel, approve and decline post to the meeting's actions (meetings.ts), shared with its own page.
@@ -63,6 +65,8 @@ export interface UpcomingView {
   topicNames: ReadonlyMap<string, string>;
   timezone: string;
   flash: string | null;
+  /** The first-run checklist, shown above the meetings until it is complete. */
+  checklist?: HostChecklist;
 }
 
 function placeOf(lang: Lang, t: AppStrings, meeting: Meeting): SafeHtml {
@@ -140,6 +144,7 @@ export function renderUpcomingPage(frame: AppFrame, view: UpcomingView): SafeHtm
     t.upcoming,
     'upcoming',
     html`${notice(view.flash)}
+${view.checklist ? renderChecklist(frame, view.checklist) : ''}
 ${
   requests.length > 0
     ? html`<section aria-labelledby="awaiting-approval"><h2 id="awaiting-approval">${t.awaitingApproval}</h2>

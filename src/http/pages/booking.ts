@@ -21,6 +21,8 @@ export interface BookingPageView {
   gateways: Gateway[];
   /** Places whose link can follow by e-mail when the slot's host has none yet (see placesReady). */
   roomPlaces: Place[];
+  /** A phone call needs the participant's number (see TopicPage.phoneCallNeedsNumber): the phone field is required while that place is chosen. */
+  phoneCallNeedsNumber?: boolean;
   /** `?timezone=`; otherwise the browser's zone is used. */
   timezone: string | null;
   /** `?timezone=` that is not a zone: said on the page, not silently dropped. */
@@ -74,14 +76,16 @@ function textField(
   name: string,
   label: string,
   t: Strings,
-  options: { type?: string; required?: boolean; autocomplete?: string; multiline?: boolean; maxLength?: number } = {},
+  options: { type?: string; required?: boolean; keepOptionalMark?: boolean; autocomplete?: string; multiline?: boolean; maxLength?: number } = {},
 ): SafeHtml {
   const id = `f-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
   const required = options.required ?? false;
+  // A field the script makes required or optional as other choices change: both states in the markup.
+  const mark = options.keepOptionalMark ? html` <span class="opt"${required ? html` hidden` : ''}>${t.optional}</span>` : optionalMark(required, t);
   const control = options.multiline
     ? html`<textarea id="${id}" name="${name}" rows="3" maxlength="${options.maxLength ?? 5000}" ${required ? html`required` : ''} aria-describedby="${id}-error"></textarea>`
     : html`<input id="${id}" name="${name}" type="${options.type ?? 'text'}" maxlength="${options.maxLength ?? 200}" ${options.autocomplete ? html`autocomplete="${options.autocomplete}"` : ''} ${required ? html`required` : ''} aria-describedby="${id}-error">`;
-  return html`<div class="field"><label for="${id}">${label}${optionalMark(required, t)}</label>${control}<p class="field-error" id="${id}-error"></p></div>`;
+  return html`<div class="field"><label for="${id}">${label}${mark}</label>${control}<p class="field-error" id="${id}-error"></p></div>`;
 }
 
 /** A topic's question as its type asks: a line, a text area, a choice of options, a checkbox (named `form.<key>`). */
@@ -154,6 +158,8 @@ export function renderBookingPage(view: BookingPageView): SafeHtml {
     paid,
     embedOrigin: view.embedOrigin,
     roomPlaces: view.roomPlaces,
+    // A topic that requires a phone keeps it required whatever the place.
+    phoneCallNeedsNumber: !topic.phoneRequired && (view.phoneCallNeedsNumber ?? false),
     totals,
   };
   const body = html`<main id="booking" class="page${view.embedOrigin ? ' embedded' : ''}" data-config="${JSON.stringify(config)}">
@@ -186,7 +192,14 @@ ${calendarMarkup(t, {
 <p class="selected"><span>${t.selected}:</span> <strong id="selected-label"></strong> <button type="button" id="change-time" class="link">${t.changeTime}</button></p>
 ${textField('name', t.name, t, { required: true, autocomplete: 'name' })}
 ${textField('email', t.email, t, { type: 'email', required: true, autocomplete: 'email', maxLength: 320 })}
-${textField('phone', t.phone, t, { type: 'tel', required: topic.phoneRequired, autocomplete: 'tel', maxLength: 50 })}
+${textField('phone', t.phone, t, {
+  type: 'tel',
+  // Required at first when the phone call is the place checked first (the script then follows the chosen place); both marks stay in the markup for it.
+  required: topic.phoneRequired || (view.phoneCallNeedsNumber === true && topic.places[0] === 'phone-call'),
+  keepOptionalMark: !topic.phoneRequired && view.phoneCallNeedsNumber === true,
+  autocomplete: 'tel',
+  maxLength: 50,
+})}
 ${choiceGroup(
   'place',
   t.place,

@@ -155,6 +155,7 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
       hostLabel: teamUuid === undefined ? (found.hosts[0]?.name ?? null) : (found.team?.name ?? null),
       gateways: found.gateways,
       roomPlaces: found.roomPlaces,
+      phoneCallNeedsNumber: found.phoneCallNeedsNumber,
       timezone,
       timezoneError: request.query.timezone && timezone === null ? request.query.timezone.slice(0, 100) : null,
       fallbackTimezone: found.fallbackTimezone,

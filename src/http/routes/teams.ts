@@ -4,6 +4,7 @@ import type { UseCaseContext } from '../../scheduling/context.js';
 import { getTeamMember, updateTeamMember } from '../../scheduling/account/members.js';
 import { memberToJson, teamToJson } from '../../domain/representations.js';
 import { principalOf } from '../request-guards.js';
+import { pickLang } from '../pages/i18n.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, TeamUuidParams, problemResponses } from '../schemas/common.js';
 import { CreateMemberBodySchema, CreateTeamBodySchema, MemberListSchema, MemberParamsSchema, TeamListSchema, UpdateMemberBodySchema } from '../schemas/teams.js';
 import { Type } from 'typebox';
@@ -75,7 +76,9 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = as
           'is added to the team without using a new seat (409 ALREADY_MEMBER if already in this team). Adding a person who is already a ' +
           "member of other teams needs the caller to be an admin of one of those teams, or the account's owner (403 FORBIDDEN otherwise): " +
           "this team's admins would then manage their hours, topics, connections and feed. A new user gets a unique " +
-          "username made from their names, the account's time zone and Monday–Friday 09:00–17:00 availability. " +
+          "username made from their names, the account's time zone and Monday–Friday 09:00–17:00 availability, " +
+          'and an invitation e-mail naming the account, the team and the caller, with a single-use link to sign in to the web app (`{PUBLIC_URL}/app/login/…`, valid 7 days), ' +
+          'in the language of `Accept-Language` (en or pl). A person already a user of the account (even one deactivated) gets no invitation. ' +
           "403 PLAN_LIMIT_REACHED when the account's plan has no free seat.",
         security: API_KEY_SECURITY,
         params: TeamUuidParams,
@@ -84,7 +87,8 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = as
       },
     },
     async (request, reply) => {
-      const member = await addTeamMember(ctx, principalOf(request), request.params.teamUuid, request.body);
+      // The new member's invitation is written in the caller's language (Accept-Language: pl), else English.
+      const member = await addTeamMember(ctx, principalOf(request), request.params.teamUuid, request.body, { lang: pickLang(undefined, request.headers['accept-language']) });
       return reply.code(201).send(memberToJson(member));
     },
   );

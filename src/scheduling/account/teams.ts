@@ -27,6 +27,8 @@ import { recordEvents } from '../record-events.js';
 import { actorOf, recordAuditEvent } from '../audit/record-audit.js';
 import type { AuditDetails } from '../../domain/audit.js';
 import type { MemberEventData } from '../../domain/events.js';
+import type { Lang } from '../../domain/meeting.js';
+import { queueInvitation } from '../host-app/sign-in.js';
 
 /** `GET /teams`: the teams the caller administers, by name. */
 export async function listTeams(ctx: Pick<UseCaseContext, 'db'>, principal: Principal): Promise<Team[]> {
@@ -74,7 +76,13 @@ export interface AddMemberInput {
  * account, so the plan limit holds under concurrency: the count below sees every user
  * committed before us and nobody can commit one until we finish.
  */
-export async function addTeamMember(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, teamUuid: string, input: AddMemberInput): Promise<Member> {
+export async function addTeamMember(
+  ctx: Pick<UseCaseContext, 'now' | 'db' | 'publicUrl'>,
+  principal: Principal,
+  teamUuid: string,
+  input: AddMemberInput,
+  options: { lang?: Lang } = {},
+): Promise<Member> {
   return inTransaction(ctx.db, async (trx) => {
     await lockAccount(trx, principal.accountUuid);
     const team = await requireTeamAdmin(trx, principal, teamUuid);
@@ -117,6 +125,14 @@ export async function addTeamMember(ctx: Pick<UseCaseContext, 'now' | 'db'>, pri
     await insertMembership(trx, { teamUuid: team.uuid, userUuid: user.uuid, admin }, now);
     const member: Member = { ...user, admin };
     await recordMemberEvent(trx, 'member.created', member, team.uuid, now, principal);
+    // A new person gets an invitation with their first sign-in link; one added back (above) already knows the way in.
+    const inviter = await findUser(trx, account.uuid, principal.userUuid);
+    await queueInvitation(
+      trx,
+      ctx,
+      { user, accountName: account.name, teamName: team.name, inviterName: inviter ? `${inviter.firstName} ${inviter.lastName}` : account.name, lang: options.lang ?? 'en' },
+      now,
+    );
     return member;
   });
 }

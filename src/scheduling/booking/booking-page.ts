@@ -2,6 +2,7 @@ import type { Gateway, Place } from '../../domain/account.js';
 import { NotFoundError } from '../../domain/errors.js';
 import { findAccount } from '../../db/repositories/accounts.js';
 import { findTopic } from '../../db/repositories/meeting-topics.js';
+import { findPlaceDetailsOfUsers } from '../../db/repositories/place-details.js';
 import { findActiveUserByUsername } from '../../db/repositories/users.js';
 import type { UseCaseContext } from '../context.js';
 import { gatewaysTaking } from '../payments/gateway-amounts.js';
@@ -24,6 +25,12 @@ export interface TopicPage extends PublicTopicPage {
   gateways: Gateway[];
   /** The topic's places whose link can follow later (the account has the provider's app): the page says so where a host has none yet. */
   roomPlaces: Place[];
+  /**
+   * The topic offers a phone call and neither it nor (one of) the page's hosts gives a number
+   * for it: the host calls the participant, so the page asks for their number when that place is
+   * chosen. The API keeps its own rule (a phone is required only where the topic requires it).
+   */
+  phoneCallNeedsNumber: boolean;
 }
 
 export async function findTopicPage(
@@ -33,7 +40,7 @@ export async function findTopicPage(
   const page = await findPublicTopicPage(ctx, where);
   const topic = await findTopic(ctx.db, null, where.topicUuid);
   if (!topic) throw new NotFoundError('booking page');
-  const [account, host, gateways, roomPlaces] = await Promise.all([
+  const [account, host, gateways, roomPlaces, hostDetails] = await Promise.all([
     findAccount(ctx.db, topic.accountUuid),
     where.teamUuid === undefined && where.username !== undefined ? findActiveUserByUsername(ctx.db, topic.accountUuid, where.username) : undefined,
     page.topic.paid
@@ -45,6 +52,18 @@ export async function findTopicPage(
         )
       : [],
     findRoomPlaces(ctx.db, topic.accountUuid),
+    findPlaceDetailsOfUsers(
+      ctx.db,
+      topic.hosts.filter((candidate) => page.hosts.some((shown) => shown.username === candidate.username)).map((candidate) => candidate.uuid),
+    ),
   ]);
-  return { ...page, fallbackTimezone: host?.timezone ?? account?.timezone ?? 'UTC', gateways, roomPlaces: roomPlaces.filter((place) => topic.places.includes(place)) };
+  const phoneCallNeedsNumber =
+    topic.places.includes('phone-call') && !topic.placeDetails['phone-call'] && (hostDetails.size === 0 || [...hostDetails.values()].some((details) => !details['phone-call']));
+  return {
+    ...page,
+    fallbackTimezone: host?.timezone ?? account?.timezone ?? 'UTC',
+    gateways,
+    roomPlaces: roomPlaces.filter((place) => topic.places.includes(place)),
+    phoneCallNeedsNumber,
+  };
 }

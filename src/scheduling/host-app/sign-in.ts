@@ -17,6 +17,7 @@ import {
 } from '../../db/repositories/app-sessions.js';
 import { completeJob } from '../../db/repositories/outbox.js';
 import { findUserAcrossAccounts } from '../../db/repositories/users.js';
+import type { DbOrTrx } from '../../db/database.js';
 import { inTransaction } from '../../db/transaction.js';
 import { newId } from '../../ids.js';
 import type { NoticeMessagePayload } from '../../mail/queued-message.js';
@@ -78,6 +79,71 @@ function signInMessage({ user, accountName }: SignInMember, url: string, lang: L
       'If you did not ask for it, ignore this message: nobody is signed in without that click.',
     ].join('\n'),
   };
+}
+
+/** How long the sign-in link in a new member's invitation works (once): a week, as an invitation may wait in an inbox. */
+export const INVITATION_LINK_MS = 7 * 86_400_000;
+
+export interface Invitation {
+  /** The new member (their first sign-in link is made for them). */
+  user: User;
+  accountName: string;
+  teamName: string;
+  /** Who added them: named in the e-mail so it is not a stranger's. */
+  inviterName: string;
+  lang: Lang;
+}
+
+function invitationMessage(invitation: Invitation, url: string, loginUrl: string): NoticeMessagePayload {
+  const { user, lang } = invitation;
+  const to = { name: `${user.firstName} ${user.lastName}`, email: user.email };
+  const [account, team, inviter] = [invitation.accountName, invitation.teamName, invitation.inviterName].map(toSingleLine) as [string, string, string];
+  if (lang === 'pl') {
+    return {
+      notice: true,
+      to,
+      lang,
+      subject: `${inviter} zaprasza Cię do ${account} w termin`,
+      text: [
+        `Dzień dobry ${user.firstName},`,
+        '',
+        `${inviter} dodał(a) Cię do zespołu „${team}” w ${account} w termin, gdzie można umawiać z Tobą spotkania.`,
+        `Aby zalogować się jako ${user.email}, otwórz ten link (działa raz, przez 7 dni) i potwierdź przyciskiem „Zaloguj się”:`,
+        url,
+        '',
+        `Potem ustawisz swoje godziny, tematy i połączenia. Kolejne linki do logowania zamówisz na ${loginUrl}.`,
+        'Jeśli nie spodziewałeś się tego zaproszenia, zignoruj tę wiadomość: bez kliknięcia „Zaloguj się” nikt nie zostanie zalogowany.',
+      ].join('\n'),
+    };
+  }
+  return {
+    notice: true,
+    to,
+    lang,
+    subject: `${inviter} invited you to ${account} on termin`,
+    text: [
+      `Hello ${user.firstName},`,
+      '',
+      `${inviter} added you to the team "${team}" of ${account} on termin, where people book meetings with you.`,
+      `To sign in as ${user.email}, open this link (it works once, for 7 days) and confirm with "Sign in":`,
+      url,
+      '',
+      `Then set your hours, topics and connections. Ask for a new sign-in link any time at ${loginUrl}.`,
+      'If you did not expect this invitation, ignore this message: nobody is signed in without that click.',
+    ].join('\n'),
+  };
+}
+
+/**
+ * A new member's invitation: a single-use sign-in link (valid INVITATION_LINK_MS) and the
+ * e-mail carrying it, queued in the caller's transaction, so the member and their invitation
+ * commit together and a retried job never sends a second one.
+ */
+export async function queueInvitation(trx: DbOrTrx, ctx: Pick<UseCaseContext, 'publicUrl'>, invitation: Invitation, now: number): Promise<void> {
+  const token = newToken();
+  await insertSignInLink(trx, { tokenHash: hashToken(token), userUuid: invitation.user.uuid, createdAt: now, expiresAt: now + INVITATION_LINK_MS });
+  const message = invitationMessage(invitation, `${ctx.publicUrl}/app/login/${token}`, `${ctx.publicUrl}/app/login`);
+  await enqueueJobs(trx, [{ uuid: newId(now), kind: EMAIL_JOB_KIND, payload: message }], now);
 }
 
 /**

@@ -10,7 +10,7 @@ export interface DemoData extends CreatedAccount {
 }
 
 /**
- * First start on an empty database: a demo account with a public 30-minute topic, whose
+ * First start on an empty database: a demo account with a public 30-minute phone call, whose
  * owner's key is printed once beside its booking page, so a newcomer can make a first call
  * and see a page that offers times at once. Does nothing when any account exists.
  */
@@ -28,6 +28,9 @@ export async function seedDemoIfEmpty(ctx: Pick<UseCaseContext, 'now' | 'db' | '
   });
   // The server seeds the demo by itself at start: the system, not the owner, created its topic.
   const owner = { keyUuid: '', userUuid: created.owner.uuid, accountUuid: created.account.uuid, username: created.owner.username, actor: MAINTENANCE_ACTOR };
-  const topic = await createMeetingTopic(ctx, owner, { name: 'Intro call', durationMinutes: 30, places: ['zoom', 'phone-call'], public: true });
+  // Only what works out of the box: a new account has no Zoom or Google app (an admin sets them
+  // up later), so a booking there would get no link. A phone call needs nothing: with no number
+  // of the host's, the booking page asks the participant for theirs and the host calls.
+  const topic = await createMeetingTopic(ctx, owner, { name: 'Intro call', durationMinutes: 30, places: ['phone-call'], public: true });
   return { ...created, topic };
 }

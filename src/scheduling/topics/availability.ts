@@ -3,6 +3,7 @@ import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { lockHost } from '../../db/repositories/meetings.js';
 import { findAvailabilityJson, updateAvailability } from '../../db/repositories/users.js';
+import { markSetupStep } from '../../db/repositories/host-setup.js';
 import { inTransaction } from '../../db/transaction.js';
 import type { Principal, UseCaseContext } from '../context.js';
 import { requireSelfOrTeamAdmin } from '../access.js';
@@ -13,14 +14,18 @@ export async function getAvailability(ctx: Pick<UseCaseContext, 'db'>, principal
   return readAvailability(ctx.db, userUuid);
 }
 
-/** Replaces the user's availability as a whole; the new time zone becomes the user's. */
-export async function setAvailability(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string, input: Availability): Promise<Availability> {
+/**
+ * Replaces the user's availability as a whole; the new time zone becomes the user's. Saving it
+ * (even unchanged from the default) ticks "hours" on the web app's first-run checklist.
+ */
+export async function setAvailability(ctx: Pick<UseCaseContext, 'db' | 'now'>, principal: Principal, userUuid: string, input: Availability): Promise<Availability> {
   const errors = validateAvailability(input);
   if (errors.length > 0) throw new ValidationError(errors);
   const availability = normalizeAvailability(input);
   await inTransaction(ctx.db, async (trx) => {
     await requireSelfOrTeamAdmin(trx, principal, userUuid);
     await updateAvailability(trx, userUuid, availability.timezone, JSON.stringify(availability));
+    await markSetupStep(trx, userUuid, 'hours', ctx.now());
   });
   return availability;
 }

@@ -106,7 +106,8 @@ for (const dialect of DIALECTS) {
 
       // A second request (the 11:00 one too needs approval): Upcoming shows both under "Awaiting approval", none under "Booked".
       const home = await owner.get('/app');
-      const awaiting = home.body.slice(home.body.indexOf('id="awaiting-approval"'), home.body.indexOf('</section>'));
+      const from = home.body.indexOf('id="awaiting-approval"');
+      const awaiting = home.body.slice(from, home.body.indexOf('</section>', from));
       expect(awaiting).toContain('>Awaiting approval</h2>');
       expect(awaiting).toContain(`id="m-${request.uuid}"`);
       expect(awaiting).toContain(`id="m-${another.uuid}"`);

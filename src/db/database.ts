@@ -21,6 +21,8 @@ export interface AccountTable {
   lock_version: Generated<number>;
   /** The user who owns the account (see Account.ownerUuid); set right after the account's first user exists. */
   owner_user_id: string | null;
+  /** Retention (0041): days a meeting's personal data is kept after it ended; null: until erased. */
+  participant_data_days: number | null;
 }
 
 export interface UserTable {
@@ -188,6 +190,8 @@ export interface MeetingTable {
   decline_reason: string | null;
   /** 1: a collective meeting, whose other hosts are in meeting_co_hosts (0030). */
   collective: Generated<number>;
+  /** When its participant's personal data was erased (0040): by request or by the account's retention; null: kept. */
+  erased_at: number | null;
 }
 
 /** The hosts a collective meeting holds beside its `host_user_id` (0030), in the topic's order. */
@@ -461,6 +465,15 @@ export interface Database {
   // the host's web app (0027-…)
   app_sign_in_links: AppSignInLinkTable;
   app_sessions: AppSessionTable;
+  // retention (0041-…)
+  maintenance_leases: MaintenanceLeaseTable;
+}
+
+/** Background work that runs on one instance at a time (0041-…): who holds it, until when. */
+export interface MaintenanceLeaseTable {
+  name: string;
+  holder: string | null;
+  lease_until: number;
 }
 
 /** What became of one reminder of a meeting (0023-…): one row per reminder and start time. */

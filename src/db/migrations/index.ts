@@ -30,6 +30,8 @@ import * as reminderClaims from './0032-reminder-claims.js';
 import * as busyCut from './0033-calendar-busy-cut.js';
 import * as roomAttemptsAndNotices from './0034-room-attempts-and-notices.js';
 import * as tokensRefreshedAt from './0035-tokens-refreshed-at.js';
+import * as participantErasure from './0040-participant-erasure.js';
+import * as retention from './0041-retention.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -64,4 +66,6 @@ export const migrations: Record<string, Migration> = {
   '0033-calendar-busy-cut': busyCut,
   '0034-room-attempts-and-notices': roomAttemptsAndNotices,
   '0035-tokens-refreshed-at': tokensRefreshedAt,
+  '0040-participant-erasure': participantErasure,
+  '0041-retention': retention,
 };

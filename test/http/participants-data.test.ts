@@ -224,6 +224,10 @@ for (const dialect of DIALECTS) {
       expect(after).not.toContain(NAME.toLowerCase());
       expect(after).not.toContain(PHONE);
       expect(after).not.toContain('lead-4711');
+      // Nor the mail outbox (the .eml files written without SMTP): the participant's own messages, and the host's naming them, are gone.
+      expect(messagesTo(email)).toEqual([]);
+      const mailOutbox = fs.readdirSync(t.ctx.config.mail.outboxDir).map((file) => fs.readFileSync(path.join(t.ctx.config.mail.outboxDir, file), 'utf8'));
+      expect(mailOutbox.filter((text) => text.toLowerCase().includes(email) || text.includes(NAME) || text.includes(PHONE))).toEqual([]);
 
       // Idempotent: nothing left to erase.
       expect((await call(t.app, acme.apiKey, 'POST', '/api/v1/participants/erase', { email })).json()).toEqual({ erased: 0 });

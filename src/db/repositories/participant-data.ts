@@ -78,11 +78,11 @@ export async function deleteMessageJobs(
   db: DbOrTrx,
   match: { meetingUuids: readonly string[]; emails: readonly string[]; paymentTo?: readonly { email: string; start: number }[] },
   since: number,
-): Promise<{ pending: number; deleted: number }> {
+): Promise<{ pending: number; deleted: number; emailUuids: string[] }> {
   const uuids = match.meetingUuids;
   const emails = new Set(match.emails.map((email) => email.toLowerCase()));
   const paymentTo = new Set((match.paymentTo ?? []).map((item) => `${item.email.toLowerCase()} ${item.start}`));
-  if (uuids.length === 0 && emails.size === 0) return { pending: 0, deleted: 0 };
+  if (uuids.length === 0 && emails.size === 0) return { pending: 0, deleted: 0, emailUuids: [] };
   const rows = await db
     .selectFrom('outbox')
     .select(['id', 'kind', 'status', 'payload'])
@@ -108,7 +108,11 @@ export async function deleteMessageJobs(
       )
       .execute();
   }
-  return { pending: doomed.filter((row) => row.status === 'pending').length, deleted: doomed.length };
+  return {
+    pending: doomed.filter((row) => row.status === 'pending').length,
+    deleted: doomed.length,
+    emailUuids: doomed.filter((row) => row.kind !== 'reminder').map((row) => row.id),
+  };
 }
 
 /**

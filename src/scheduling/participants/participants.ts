@@ -86,6 +86,8 @@ export interface ErasureResult {
   cancelled: string[];
   /** Messages and reminders not yet sent that were dropped. */
   droppedMessages: number;
+  /** The e-mails (sent or not) whose copies the mail transport may keep: forgotten after commit. */
+  forgottenEmails: string[];
 }
 
 /**
@@ -98,21 +100,25 @@ export interface ErasureResult {
  * jobs (unsent ones dropped, sent ones forgotten), and the meetings written into hosts'
  * calendars (rewritten erased; a cancelled one is removed by its cancellation). Webhooks get
  * `participant.erased` `{ meetings }`. Idempotent: a second call finds no meeting with that
- * e-mail (an erased one has none) and answers `erased: 0`.
+ * e-mail (an erased one has none) and answers `erased: 0`. After commit, the copies the mail
+ * transport keeps of those messages (the `.eml` files written without SMTP) are deleted.
  */
-export async function eraseParticipant(ctx: Pick<UseCaseContext, 'db' | 'now'>, actor: DataActor, email: string): Promise<ErasureResult> {
+export async function eraseParticipant(ctx: Pick<UseCaseContext, 'db' | 'now' | 'mailer'>, actor: DataActor, email: string): Promise<ErasureResult> {
   const address = checkedEmail(email);
-  return inTransaction(ctx.db, async (trx) => {
+  const result = await inTransaction(ctx.db, async (trx): Promise<ErasureResult> => {
     await requireDataAdmin(trx, actor);
     const now = ctx.now();
     const found = await findMeetingsOfParticipant(trx, actor.accountUuid, address);
-    if (found.length === 0) return { erased: [], cancelled: [], droppedMessages: 0 };
+    if (found.length === 0) return { erased: [], cancelled: [], droppedMessages: 0, forgottenEmails: [] };
     const cancelled = await cancelComingMeetings(trx, actor.accountUuid, found, now);
     // Read again: the cancellations changed them.
     const meetings = await findMeetingsOfParticipant(trx, actor.accountUuid, address);
     const result = await eraseMeetings(trx, actor.accountUuid, meetings, now, { emails: [address], keepCalendarCopiesOf: new Set(cancelled) });
     return { ...result, cancelled };
   });
+  // After commit (a file deleted cannot be rolled back): the copies the mail transport kept of the messages forgotten.
+  await ctx.mailer.forget?.(result.forgottenEmails);
+  return result;
 }
 
 /**
@@ -158,7 +164,7 @@ export async function eraseMeetings(
     meetings.map((meeting) => erasedMeeting(meeting, now)),
     now,
   );
-  if (erased.length === 0) return { erased: [], droppedMessages: 0 };
+  if (erased.length === 0) return { erased: [], droppedMessages: 0, forgottenEmails: [] };
   const changed = new Set(erased);
   const mine = meetings.filter((meeting) => changed.has(meeting.uuid));
   // No message about a meeting is queued before it was booked.
@@ -180,7 +186,7 @@ export async function eraseMeetings(
   const writes: NewJob[] = copies.map((copy) => ({ uuid: newId(now), kind: CALENDAR_WRITE_JOB_KIND, payload: copy }));
   await enqueueJobs(trx, writes, now);
   await recordEvents(trx, [{ accountUuid, type: 'participant.erased', subjectUuid: newId(now), data: { meetings: erased } }], now);
-  return { erased, droppedMessages: dropped.pending };
+  return { erased, droppedMessages: dropped.pending, forgottenEmails: dropped.emailUuids };
 }
 
 function checkedEmail(email: string): string {

@@ -33,7 +33,10 @@ export interface RetentionResult {
  * holds the `retention` lease runs it (renewed with each batch); the operator's CLI runs it
  * as asked. `stopped` ends a run between batches (shutdown).
  */
-export async function applyRetention(ctx: Pick<UseCaseContext, 'db' | 'now'>, options: { asOf?: number; lease?: boolean; stopped?: () => boolean } = {}): Promise<RetentionResult> {
+export async function applyRetention(
+  ctx: Pick<UseCaseContext, 'db' | 'now' | 'mailer'>,
+  options: { asOf?: number; lease?: boolean; stopped?: () => boolean } = {},
+): Promise<RetentionResult> {
   const asOf = options.asOf ?? ctx.now();
   const holder = newId(ctx.now());
   const hold = async () => !options.lease || claimMaintenanceLease(ctx.db, LEASE_NAME, holder, ctx.now(), ctx.now() + LEASE_MS);
@@ -55,6 +58,7 @@ export async function applyRetention(ctx: Pick<UseCaseContext, 'db' | 'now'>, op
         });
         if (batch === null) break;
         erased += batch.erased.length;
+        await ctx.mailer.forget?.(batch.forgottenEmails);
         await yieldToEventLoop();
         if (!(await hold())) return { asOf, accounts, ran: true };
       }

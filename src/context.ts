@@ -11,7 +11,7 @@ import { isStorageFull } from './db/errors.js';
 import { probeStorage, StorageHealth } from './db/storage-health.js';
 import { createAddressLimiter, type AddressLimiter } from './domain/address-limiter.js';
 import { createLogger } from './logging.js';
-import { createMailTransport, type MailTransport } from './mail/transport.js';
+import { createMailTransport } from './mail/transport.js';
 import { createOutbound } from './net/outbound-request.js';
 import { createVendorHttp } from './net/vendor-http.js';
 import { createOutboxPace } from './outbox/pace.js';

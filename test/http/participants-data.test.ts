@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBackgroundJobs, type BackgroundJobs } from '../../src/background.js';
 import { runCli } from '../../src/cli/main.js';
 import type { AppContext } from '../../src/context.js';
+import { claimMaintenanceLease, releaseMaintenanceLease } from '../../src/db/repositories/maintenance-leases.js';
+import { applyRetention } from '../../src/scheduling/participants/retention.js';
 import { createApiKeyForUser } from '../../src/scheduling/account/api-keys.js';
 import { startReceiver, type Receiver } from '../net/receivers.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
@@ -294,6 +296,28 @@ for (const dialect of DIALECTS) {
       } finally {
         t.clock.set('2027-01-04T06:00:00.000Z');
       }
+    });
+
+    it('retention runs on one instance at a time: while another holds the lease, a background run does nothing', async () => {
+      const { acme, book } = await setUp();
+      await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { retention: { participantDataDays: 1 } });
+      const meeting = (await book('2027-01-05T08:00:00.000Z')).meetings[0];
+      const now = Date.parse('2027-01-07T00:00:00.000Z');
+      // Another instance took the lease a moment ago (its 5 minutes are not over).
+      expect(await claimMaintenanceLease(t.ctx.db, 'retention', 'other-instance', now, now + 300_000)).toBe(true);
+      const ctx = { ...t.ctx, now: () => now };
+      expect(await applyRetention(ctx, { lease: true })).toMatchObject({ ran: false, accounts: [] });
+      expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/meetings/${meeting.uuid}`)).json().participant.name).not.toBe('(erased)');
+      // Once it lets go (or its lease ends), this instance runs it.
+      await releaseMaintenanceLease(t.ctx.db, 'retention', 'other-instance');
+      const done = await applyRetention(ctx, { lease: true });
+      expect(done.ran).toBe(true);
+      expect(done.accounts).toContainEqual({ accountUuid: acme.account.uuid, days: 1, erased: 1 });
+      expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/meetings/${meeting.uuid}`)).json().participant.name).toBe('(erased)');
+      // A lease held past its end is taken over.
+      expect(await claimMaintenanceLease(t.ctx.db, 'retention', 'other-instance', now, now + 1)).toBe(true);
+      expect(await claimMaintenanceLease(t.ctx.db, 'retention', 'third', now + 1, now + 300_000)).toBe(true);
+      await releaseMaintenanceLease(t.ctx.db, 'retention', 'third');
     });
 
     it('the CLI: retention run --as-of applies it as if at that moment; participants export and erase by account and e-mail', async () => {

@@ -206,6 +206,15 @@ for (const dialect of DIALECTS) {
       // The host hears of the cancellation; the participant, who asked to be forgotten, does not.
       expect(messagesTo(acme.owner.email).filter((text) => text.includes('METHOD:CANCEL') && text.includes(coming.uuid))).toHaveLength(1);
       expect(messagesTo(email).filter((text) => text.includes('METHOD:CANCEL'))).toEqual([]);
+      // Not even tried: no message was queued to the erased participant (it would go to an empty address), none waits or failed.
+      const queued = await t.ctx.db
+        .selectFrom('outbox')
+        .select(['payload', 'status'])
+        .where('kind', 'in', ['email', 'payment-email'])
+        .where('created_at', '>=', Date.parse('2027-01-04T10:00:00.000Z'))
+        .execute();
+      expect(queued.map((job) => (JSON.parse(job.payload) as { to: { email: string } }).to.email)).not.toContain('');
+      expect(queued.filter((job) => job.status !== 'done')).toEqual([]);
 
       // Webhooks: the cancellation and the erasure, neither with the e-mail or the name.
       const deliveries = await t.ctx.db.selectFrom('webhook_deliveries').select(['event_type', 'body']).where('account_id', '=', acme.account.uuid).execute();

@@ -33,6 +33,7 @@ import { meetingRoutes } from './http/routes/meetings.js';
 import { payPageRoutes, paymentNotificationRoutes, paymentRoutes } from './http/routes/payments.js';
 import { calculateScheduleRoutes } from './http/routes/schedule.js';
 import { explainScheduleRoutes } from './http/routes/explain-schedule.js';
+import { participantRoutes } from './http/routes/participants.js';
 import { teamRoutes } from './http/routes/teams.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { AccountSchema, ApiKeySchema } from './http/schemas/account.js';
@@ -253,6 +254,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         await authenticated.register(webhookRoutes, { ctx });
         await authenticated.register(explainScheduleRoutes, { ctx });
         await authenticated.register(auditEventRoutes, { ctx });
+        await authenticated.register(participantRoutes, { ctx });
       });
 
       await api.register(async (open) => {

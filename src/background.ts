@@ -16,6 +16,7 @@ import { createRoomNoticeDigestHandler } from './scheduling/integrations/room-no
 import { refreshIdleConnections } from './scheduling/integrations/provider-access.js';
 import { createReminderSender } from './scheduling/meetings/reminders.js';
 import { createSignInLinkSender } from './scheduling/host-app/sign-in.js';
+import { applyRetention } from './scheduling/participants/retention.js';
 
 /** How long stopping waits for running jobs: half of the server's 10 s shutdown bound. */
 const STOP_GRACE_MS = 5_000;
@@ -54,7 +55,7 @@ export function createJobHandlers(ctx: AppContext, transport: MailTransport): Jo
 }
 
 /**
- * The outbox worker, housekeeping, idle connections' refresh and the calendar sync, on timers in the server process.
+ * The outbox worker, housekeeping, idle connections' refresh, retention and the calendar sync, on timers in the server process.
  * Every instance may run them: a job's claim makes its outcome count once, and housekeeping
  * is conditional updates that any instance may repeat.
  */
@@ -109,10 +110,27 @@ export function startBackgroundJobs(
     }
     return refreshingIdle;
   };
+  // Retention (accounts' participantDataDays): on the maintenance beat, apart from it (a first run may erase
+  // thousands of meetings, in batches), one run at a time here and, by its lease, across instances.
+  let retaining: Promise<void> | null = null;
+  const retain = (): Promise<void> => {
+    if (!retaining) {
+      retaining = applyRetention(ctx, { lease: true, stopped: () => stopping })
+        .then((done) => {
+          if (done.accounts.length > 0) ctx.log.info({ accounts: done.accounts }, 'retention applied');
+        })
+        .catch((error: unknown) => ctx.log.error({ err: error }, 'background job failed'))
+        .finally(() => {
+          retaining = null;
+        });
+    }
+    return retaining;
+  };
   const tick = () => {
     if (Date.now() - lastMaintenance >= maintenanceEvery) {
       void maintain();
       void refreshIdle();
+      void retain();
     }
     worker.wake();
   };
@@ -129,7 +147,8 @@ export function startBackgroundJobs(
       // After a run already under way (it may have started before the caller's change), a fresh one.
       if (maintaining) await maintaining;
       if (refreshingIdle) await refreshingIdle;
-      await Promise.all([maintain(), refreshIdle()]);
+      if (retaining) await retaining;
+      await Promise.all([maintain(), refreshIdle(), retain()]);
       try {
         // An event's job queues e-mails that are due at once: a drain runs until none is left.
         const result = await worker.drain();
@@ -148,6 +167,8 @@ export function startBackgroundJobs(
       clearTimeout(grace);
       await calendarSync.stop();
       if (maintaining) await maintaining;
+      // A retention run stops after the batch under way.
+      if (retaining) await retaining;
     },
   };
 }

@@ -11,7 +11,7 @@ import { isStorageFull } from './db/errors.js';
 import { probeStorage, StorageHealth } from './db/storage-health.js';
 import { createAddressLimiter, type AddressLimiter } from './domain/address-limiter.js';
 import { createLogger } from './logging.js';
-import { createMailTransport, type MailTransport } from './mail/transport.js';
+import { createMailTransport } from './mail/transport.js';
 import { createOutbound } from './net/outbound-request.js';
 import { createVendorHttp } from './net/vendor-http.js';
 import { createOutboxPace } from './outbox/pace.js';
@@ -34,8 +34,6 @@ export interface AppContext extends UseCaseContext {
   dbPoolStats: (() => PoolStats) | null;
   /** PostgreSQL: whether this instance hears other instances' change notices now (src/db/change-feed.ts); null on SQLite or when turned off. */
   dbChangeNoticesLive: (() => boolean) | null;
-  /** SMTP, or `.eml` files in the data directory without SMTP_URL; the outbox worker sends through it. */
-  mailer: MailTransport;
   /** Per-address counters of this instance (each null when the operator set its limit to 0). */
   limiters: {
     /** AUTH_FAILURES_PER_MINUTE: failed authentications, checked before any key lookup. */

@@ -20,6 +20,9 @@ import { deactivateAccount, deleteAccount, listAccountUsers, listUserKeys, outbo
 import { SERVICE_VERSION } from '../version.js';
 import { AUDIT_ACTIONS, isAuditAction } from '../domain/audit.js';
 import { listAuditEventsAsOperator } from '../scheduling/audit/audit-events.js';
+import { exportToJson } from '../http/representations.js';
+import { eraseParticipant, exportParticipant } from '../scheduling/participants/participants.js';
+import { applyRetention } from '../scheduling/participants/retention.js';
 import { BackupError, backupPostgres, backupSqlite, restorePostgresCommand, restoreSqlite } from './backup.js';
 
 /**
@@ -75,6 +78,13 @@ Commands:
                                   oldest pending one's age, the latest error
   outbox retry --failed           Queue the failed jobs again with a full set of attempts
       --kind <kind>               Only jobs of this kind
+  participants export             Everything the account keeps about a participant, as JSON
+      --account <uuid> --email <email>
+  participants erase              Erase a participant's personal data in the account (their
+      --account <uuid> --email <email>   meetings still to come are cancelled; the host is told)
+  retention run                   Apply every account's retention now: erase the personal data
+      [--as-of <date-time>]       of meetings that ended longer ago than it keeps (as if at
+                                  that moment: to check a setting)
   backup --to <file>              SQLite: a consistent copy of the live database (safe while
                                   the server runs). PostgreSQL: runs pg_dump if it is on PATH,
                                   otherwise prints the pg_dump command
@@ -123,6 +133,8 @@ const OPTIONS: ParseArgsConfig['options'] = {
   'client-id': { type: 'string' },
   'client-secret-file': { type: 'string' },
   tenant: { type: 'string' },
+  email: { type: 'string' },
+  'as-of': { type: 'string' },
 };
 
 export interface CliIo {
@@ -400,6 +412,42 @@ async function runCommand(command: string, options: Options, ctx: UseCaseContext
         text: `Queued ${count} failed job(s)${kind ? ` of kind ${kind}` : ''} again; a running server sends them within seconds.`,
       };
     }
+    case 'participants export': {
+      const accountUuid = uuidFlag(options, 'account');
+      const data = await withFlag('account', accountUuid, () => exportParticipant(ctx, { operator: true, accountUuid }, required(options, 'email')));
+      // The export is JSON whichever way it is asked for: the participant gets it as it is.
+      const json = exportToJson(data);
+      return { json, text: JSON.stringify(json, null, 2) };
+    }
+    case 'participants erase': {
+      const accountUuid = uuidFlag(options, 'account');
+      const done = await withFlag('account', accountUuid, () => eraseParticipant(ctx, { operator: true, accountUuid }, required(options, 'email')));
+      return {
+        json: { erased: done.erased.length, cancelled: done.cancelled.length },
+        text:
+          done.erased.length === 0
+            ? 'Nothing to erase: no meeting of the account has that participant (or they were erased already).'
+            : `Erased the participant of ${done.erased.length} meeting(s); ${done.cancelled.length} still to come were cancelled first (the hosts are told).`,
+      };
+    }
+    case 'retention run': {
+      const asOfFlag = optional(options, 'as-of');
+      const asOf = asOfFlag === undefined ? undefined : Date.parse(asOfFlag);
+      if (asOf !== undefined && (Number.isNaN(asOf) || !/^\d{4}-\d{2}-\d{2}T/.test(asOfFlag!)))
+        throw new UsageError(`--as-of must be a date-time such as 2027-03-29T07:00:00Z, got "${asOfFlag}"`);
+      const done = await applyRetention(ctx, asOf === undefined ? {} : { asOf });
+      const erased = done.accounts.reduce((sum, account) => sum + account.erased, 0);
+      return {
+        json: { asOf: iso(done.asOf), erased, accounts: done.accounts },
+        text:
+          done.accounts.length === 0
+            ? `As of ${iso(done.asOf)}: nothing to erase.`
+            : [
+                `As of ${iso(done.asOf)}: erased the personal data of ${erased} meeting(s).`,
+                ...done.accounts.map((a) => `  ${a.accountUuid}  ${a.erased} (kept ${a.days} days)`),
+              ].join('\n'),
+      };
+    }
     default:
       throw new UsageError(`Unknown command "${command}". Run with --help for usage.`);
   }
@@ -548,6 +596,7 @@ const FLAG_NAMES: Record<string, string> = {
   clientId: '--client-id',
   clientSecret: '--client-secret-file',
   tenant: '--tenant',
+  email: '--email',
 };
 
 function describeError(error: unknown): string {

@@ -21,6 +21,8 @@ export interface AccountTable {
   lock_version: Generated<number>;
   /** The user who owns the account (see Account.ownerUuid); set right after the account's first user exists. */
   owner_user_id: string | null;
+  /** Retention (0041): days a meeting's personal data is kept after it ended; null: until erased. */
+  participant_data_days: number | null;
 }
 
 export interface UserTable {
@@ -188,6 +190,8 @@ export interface MeetingTable {
   decline_reason: string | null;
   /** 1: a collective meeting, whose other hosts are in meeting_co_hosts (0030). */
   collective: Generated<number>;
+  /** When its participant's personal data was erased (0040): by request or by the account's retention; null: kept. */
+  erased_at: number | null;
 }
 
 /** The hosts a collective meeting holds beside its `host_user_id` (0030), in the topic's order. */
@@ -467,6 +471,8 @@ export interface Database {
   audit_events: AuditEventTable;
   // the web app's first-run checklist (0046-…)
   host_setup_steps: HostSetupStepTable;
+  // retention (0041-…)
+  maintenance_leases: MaintenanceLeaseTable;
 }
 
 /** One entry of the account's audit log (0042-…): inserted in the change's transaction, never updated or deleted. */
@@ -489,6 +495,13 @@ export interface HostSetupStepTable {
   user_id: string;
   step: string;
   done_at: number;
+}
+
+/** Background work that runs on one instance at a time (0041-…): who holds it, until when. */
+export interface MaintenanceLeaseTable {
+  name: string;
+  holder: string | null;
+  lease_until: number;
 }
 
 /** What became of one reminder of a meeting (0023-…): one row per reminder and start time. */

@@ -34,6 +34,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'meeting.declined',
   /** A reminder went out (e-mail queued, or SMS taken by the provider): `reminder` says which. */
   'meeting.reminder_sent',
+  /** A participant's personal data was erased (on request, or by the account's retention): `{ meetings: [uuids] }`, never the e-mail. */
+  'participant.erased',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -140,6 +142,11 @@ export interface RefundFailedEventData extends RefundedEventData {
   error: string;
 }
 
+/** `participant.erased`: the meetings whose participant's personal data was erased; never who they were. */
+export interface ParticipantErasedEventData {
+  meetings: string[];
+}
+
 /**
  * What each type of event carries in `data`. Every type must be here: `DomainEvent` indexes
  * this by every EventType, so a type without its data does not compile.
@@ -169,6 +176,7 @@ export interface EventDataOfType {
   'member.created': MemberEventData;
   'member.deleted': MemberEventData;
   'connection.error': ConnectionEventData;
+  'participant.erased': ParticipantErasedEventData;
 }
 
 /** An event of one type, with that type's data. */
@@ -176,7 +184,7 @@ export interface EventOfType<Type extends EventType> {
   uuid: string;
   accountUuid: string;
   type: Type;
-  /** The record the event is about: a meeting, a payment or a user. */
+  /** The record the event is about: a meeting, a payment or a user (for `participant.erased`, the erasure's own uuid). */
   subjectUuid: string;
   occurredAt: number;
   data: EventDataOfType[Type];

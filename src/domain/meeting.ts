@@ -71,6 +71,8 @@ export interface Meeting {
    * topic's order; absent or empty: the meeting has one host (events recorded before 0030 carry none).
    */
   coHosts?: MeetingHost[] | undefined;
+  /** When the participant's personal data was erased (by request or retention); absent or null: kept. */
+  erasedAt?: number | null | undefined;
 }
 
 export interface MeetingHost {

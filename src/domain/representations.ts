@@ -49,7 +49,8 @@ export function meetingToJson(meeting: Meeting) {
     // Named field by field: the record the API documents, whatever else the domain keeps (the locale stays internal).
     participant: {
       name: meeting.participant.name,
-      email: meeting.participant.email,
+      // An erased participant's e-mail is gone (kept as '' in the row, see erasedMeeting).
+      email: meeting.participant.email === '' ? null : meeting.participant.email,
       phone: meeting.participant.phone,
       timezone: meeting.participant.timezone,
       lang: meeting.participant.lang,

@@ -64,6 +64,10 @@ export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'Meetings', description: 'Booked meetings: list, read, cancel, reschedule.' },
   { name: 'Operations', description: 'Probes and metrics for load balancers and monitoring.' },
   { name: 'Pages', description: "Pages for a participant's browser: payment, return from the gateway, managing a booking." },
+  {
+    name: "Participants' data",
+    description: "What the account keeps about a participant, and forgetting them: export, erasure (the account's `retention` erases old meetings' data by itself).",
+  },
   { name: 'Payments', description: 'Payments of paid bookings and the notifications payment gateways send.' },
   { name: 'Scheduling', description: 'Free slots and bookings: the two calls a booking flow makes.' },
   { name: 'Teams', description: "Teams and their members, with admin rights and the plan's user limit." },

@@ -1,6 +1,7 @@
 import type { ApiKeyRecord } from '../domain/api-key.js';
-import { toIso } from '../domain/representations.js';
+import { meetingToJson, toIso } from '../domain/representations.js';
 import type { AccountView } from '../scheduling/account/account.js';
+import type { ParticipantExport } from '../scheduling/participants/participants.js';
 
 /** What only the API shows (the shapes webhooks share are in src/domain/representations.ts). */
 
@@ -25,10 +26,39 @@ export function accountToJson(account: AccountView) {
       ...(integration.reason !== undefined ? { reason: integration.reason } : {}),
       settings: integration.settings,
     })),
+    retention: { participantDataDays: account.retention.participantDataDays },
     createdAt: toIso(account.createdAt),
   };
 }
 
 export function apiKeyToJson(key: ApiKeyRecord) {
   return { uuid: key.uuid, name: key.name, createdAt: toIso(key.createdAt), lastUsedAt: key.lastUsedAt === null ? null : toIso(key.lastUsedAt) };
+}
+
+/** The export as the API shows it: each meeting as `GET /meetings/{uuid}` does, with its payments and messages. */
+export function exportToJson(data: ParticipantExport) {
+  return {
+    email: data.email,
+    exportedAt: toIso(data.exportedAt),
+    meetings: data.meetings.map(({ meeting, payment, messages }) => ({
+      ...meetingToJson(meeting),
+      payments:
+        payment === undefined
+          ? []
+          : [
+              {
+                uuid: payment.uuid,
+                amount: payment.amount,
+                currency: payment.currency,
+                status: payment.status,
+                gateway: payment.gateway,
+                createdAt: toIso(payment.createdAt),
+                expiresAt: toIso(payment.expiresAt),
+                paidAt: payment.paidAt === null ? null : toIso(payment.paidAt),
+                refundedAmount: payment.refundedAmount ?? 0,
+              },
+            ],
+      messages: messages.map((message) => ({ kind: message.kind, channel: message.channel, sentAt: toIso(message.sentAt) })),
+    })),
+  };
 }

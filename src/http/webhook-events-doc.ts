@@ -23,6 +23,15 @@ const SUBJECTS: Record<string, { schema: unknown; what: string }> = {
   payment: { schema: { $ref: '#/components/schemas/Payment' }, what: 'the payment as `GET /payments/{uuid}` shows it in `payment`' },
   member: { schema: { $ref: '#/components/schemas/Member' }, what: 'the member as `GET /teams/{teamUuid}/users` lists them' },
   connection: { schema: ConnectionSchema, what: "the host's connection as `GET /connections` lists it (never its tokens)" },
+  participant: {
+    schema: {
+      type: 'object',
+      required: ['meetings'],
+      additionalProperties: false,
+      properties: { meetings: { type: 'array', items: { type: 'string', format: 'uuid' }, description: 'The meetings whose participant was erased.' } },
+    },
+    what: "the meetings whose participant's personal data was erased (never who they were)",
+  },
 };
 
 /** A subject added to WEBHOOK_EVENT_TYPES without an entry above is still documented, loosely. */
@@ -43,6 +52,8 @@ const WHAT_HAPPENED: Partial<Record<WebhookEventType, string>> = {
   'member.deleted': 'A user was removed from a team.',
   'meeting.reminder_sent':
     "One of the topic's `reminders` went out before the meeting (an e-mail queued, or an SMS taken by the provider); `data.reminder` is `{ minutesBefore, channel, to }`. Sent once per reminder and start time.",
+  'participant.erased':
+    "A participant's personal data was erased: on their request (`POST /participants/erase`), or by the account's retention for meetings that ended long ago. Erase your own copies of those meetings' participant. Never carries the e-mail.",
   'connection.error': "A host's connection to a provider stopped working (`lastError` says why); meetings at that place get no room until it is connected again.",
 };
 

@@ -243,7 +243,7 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
   const details: Line[] = [
     { label: s.what, value: topic },
     { label: s.when, value: when },
-    toHost ? { label: s.participant, value: `${attendee.name} <${attendee.email}>` } : { label: s.withWhom, value: organizer.name },
+    toHost ? { label: s.participant, value: attendee.email === '' ? attendee.name : `${attendee.name} <${attendee.email}>` } : { label: s.withWhom, value: organizer.name },
     { label: s.where, value: PLACE_LABELS[payload.lang][meeting.place] },
   ];
   const location = meeting.location ?? null;
@@ -485,13 +485,16 @@ export function renderInvitation(payload: BookingMessagePayload, placeLabel: str
     description: description.length > 0 ? description.join('\n') : undefined,
     status: cancelled ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
     organizer: { name: toParameterValue(payload.organizer.name), email: address(payload.organizer.email) },
-    attendees: (group ? group.attendees : [payload.attendee]).map((attendee) => ({
-      name: toParameterValue(attendee.name),
-      email: address(attendee.email),
-      rsvp: !cancelled,
-      role: ICalAttendeeRole.REQ,
-      status: ICalAttendeeStatus.NEEDSACTION,
-    })),
+    // An erased participant has no address left to list (and their seat is gone from the group's).
+    attendees: (group ? group.attendees : [payload.attendee])
+      .filter((attendee) => attendee.email !== '')
+      .map((attendee) => ({
+        name: toParameterValue(attendee.name),
+        email: address(attendee.email),
+        rsvp: !cancelled,
+        role: ICalAttendeeRole.REQ,
+        status: ICalAttendeeStatus.NEEDSACTION,
+      })),
   });
   // The reader's earliest reminder (the topic's `reminders`), so their calendar raises it too.
   if (payload.alarmMinutesBefore !== undefined && !cancelled) {

@@ -8,6 +8,12 @@ export interface MailTransport {
   send(message: RenderedMessage, id: string): Promise<void>;
   close(): void;
   describe(): string;
+  /**
+   * Deletes what this transport kept of the messages (by the ids they were sent with), when a
+   * participant is erased: the `.eml` files written without SMTP; the number deleted. SMTP
+   * keeps nothing (what was sent is in the recipients' mailboxes), so it has none.
+   */
+  forget?(ids: readonly string[]): Promise<number>;
 }
 
 export interface MailSettings {
@@ -66,6 +72,20 @@ export function createMailTransport(settings: MailSettings): MailTransport {
     },
     close: () => transporter.close(),
     describe: () => `files in ${settings.outboxDir}`,
+    async forget(ids) {
+      let deleted = 0;
+      for (const id of ids) {
+        // Ids are job uuids; anything else is not a file of ours.
+        if (!/^[0-9a-f-]{36}$/.test(id)) continue;
+        try {
+          await fs.unlink(path.join(settings.outboxDir, `${id}.eml`));
+          deleted += 1;
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        }
+      }
+      return deleted;
+    },
   };
 }
 

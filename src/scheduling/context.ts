@@ -14,6 +14,7 @@ import type { GatewayAdapter } from '../payments/gateway.js';
 import type { SmsSender } from '../sms/sender.js';
 import type { ScheduleCache } from './booking/cache.js';
 import type { OutboxPace } from '../outbox/pace.js';
+import type { MailTransport } from '../mail/transport.js';
 
 /**
  * Every service a use case may use, each built once by `createContext` (src/context.ts) and
@@ -57,6 +58,8 @@ export interface UseCaseContext {
   sms: SmsSender | null;
   /** Holds new bookings back while the outbox lags (src/outbox/pace.ts). */
   outboxPace: OutboxPace;
+  /** SMTP, or `.eml` files in the data directory without SMTP_URL; the outbox worker sends through it. */
+  mailer: MailTransport;
 }
 
 /** The caller, as established from a valid API key. */

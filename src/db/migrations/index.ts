@@ -32,6 +32,8 @@ import * as roomAttemptsAndNotices from './0034-room-attempts-and-notices.js';
 import * as tokensRefreshedAt from './0035-tokens-refreshed-at.js';
 import * as oauthStateSessions from './0037-oauth-state-sessions.js';
 import * as smsNumberLimits from './0039-sms-number-limits.js';
+import * as participantErasure from './0040-participant-erasure.js';
+import * as retention from './0041-retention.js';
 import * as auditEvents from './0042-audit-events.js';
 import * as hostSetupSteps from './0046-host-setup-steps.js';
 
@@ -70,6 +72,8 @@ export const migrations: Record<string, Migration> = {
   '0035-tokens-refreshed-at': tokensRefreshedAt,
   '0037-oauth-state-sessions': oauthStateSessions,
   '0039-sms-number-limits': smsNumberLimits,
+  '0040-participant-erasure': participantErasure,
+  '0041-retention': retention,
   '0042-audit-events': auditEvents,
   '0046-host-setup-steps': hostSetupSteps,
 };

@@ -1,7 +1,8 @@
 import type { Account, Place } from '../../domain/account.js';
 import type { AccountRow, DbOrTrx, Trx } from '../database.js';
 
-export function accountRowToAccount(row: AccountRow): Account {
+/** Retention (`participant_data_days`) is read on its own (findRetention): the booking's hot read of the account leaves it out. */
+export function accountRowToAccount(row: Omit<AccountRow, 'participant_data_days'>): Account {
   return {
     uuid: row.id,
     name: row.name,
@@ -40,6 +41,8 @@ export async function findAccount(db: DbOrTrx, accountUuid: string): Promise<Acc
 
 export interface AccountChanges {
   name?: string;
+  /** Retention: days a meeting's personal data is kept after it ended; null: until erased. */
+  participantDataDays?: number | null;
   timezone?: string;
   maxUsers?: number;
   places?: Place[];
@@ -51,9 +54,22 @@ export async function writeAccountChanges(db: DbOrTrx, accountUuid: string, chan
     ...(changes.timezone !== undefined && { default_timezone: changes.timezone }),
     ...(changes.maxUsers !== undefined && { max_users: changes.maxUsers }),
     ...(changes.places !== undefined && { places: JSON.stringify(changes.places) }),
+    ...(changes.participantDataDays !== undefined && { participant_data_days: changes.participantDataDays }),
   };
   if (Object.keys(values).length === 0) return;
   await db.updateTable('accounts').set(values).where('id', '=', accountUuid).execute();
+}
+
+/** The account's retention: days a meeting's personal data is kept after it ended; null: until erased. */
+export async function findRetention(db: DbOrTrx, accountUuid: string): Promise<number | null> {
+  const row = await db.selectFrom('accounts').select('participant_data_days').where('id', '=', accountUuid).executeTakeFirst();
+  return row?.participant_data_days ?? null;
+}
+
+/** The accounts that keep personal data for a limited time, with how long. */
+export async function listRetentions(db: DbOrTrx): Promise<{ accountUuid: string; days: number }[]> {
+  const rows = await db.selectFrom('accounts').select(['id', 'participant_data_days']).where('participant_data_days', 'is not', null).orderBy('id').execute();
+  return rows.map((row) => ({ accountUuid: row.id, days: row.participant_data_days! }));
 }
 
 /**

@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import type { Place } from '../../domain/account.js';
+import { ERASED_NAME } from '../../domain/erasure.js';
 import type { Invoice, Lang, Meeting, MeetingHost, MeetingStatus, NoShow } from '../../domain/meeting.js';
 import { locationWithoutDetails, type MeetingLocation } from '../../domain/place-details.js';
 import type { HostLimits } from '../../domain/period-limits.js';
@@ -76,6 +78,7 @@ function meetingRowToMeeting(row: MeetingRowWithHost): Meeting {
     bookedByKeyUuid: row.booked_by_key_id,
     noShow: row.no_show as NoShow | null,
     declineReason: row.decline_reason,
+    erasedAt: row.erased_at,
   };
 }
 
@@ -508,4 +511,70 @@ export async function findMeetingsWithoutRoom(db: DbOrTrx, hostUuid: string, pla
     .limit(limit)
     .execute();
   return rowsToMeetings(db, rows);
+}
+
+/** Every meeting of the account whose participant has this e-mail, compared without regard to case, by start. */
+export async function findMeetingsOfParticipant(db: DbOrTrx, accountUuid: string, email: string): Promise<Meeting[]> {
+  const rows = await selectMeetings(db)
+    .where('meetings.account_id', '=', accountUuid)
+    // The expression of meetings_participant_email_idx (0040), so the index serves it.
+    .where(sql<string>`lower(meetings.participant_email)`, '=', email.toLowerCase())
+    .orderBy('meetings.starts_at')
+    .orderBy('meetings.id')
+    .execute();
+  return rowsToMeetings(db, rows);
+}
+
+/** The account's meetings that ended before `endedBefore` and still hold personal data, oldest first, a bounded batch. */
+export async function findMeetingsEndedBefore(db: DbOrTrx, accountUuid: string, endedBefore: number, limit: number): Promise<Meeting[]> {
+  const rows = await selectMeetings(db)
+    .where('meetings.account_id', '=', accountUuid)
+    .where('meetings.erased_at', 'is', null)
+    .where('meetings.ends_at', '<', endedBefore)
+    // The order of meetings_retention_idx (0040): PostgreSQL reads the batch off the index instead of sorting every meeting kept.
+    .orderBy('meetings.erased_at')
+    .orderBy('meetings.ends_at')
+    .limit(limit)
+    .execute();
+  return rowsToMeetings(db, rows);
+}
+
+/**
+ * Writes the erased meetings (domain erasedMeeting) over their rows, only where not erased
+ * already; the uuids of the rows it changed. One statement for the fields every meeting
+ * loses alike, and one per meeting whose location held the participant's phone.
+ */
+export async function writeErasedMeetings(db: DbOrTrx, erased: readonly Meeting[], now: number): Promise<string[]> {
+  if (erased.length === 0) return [];
+  const uuids = erased.map((meeting) => meeting.uuid);
+  // Conditional and returning what it changed: of two erasures at once, each meeting counts for one.
+  const rows = await db
+    .updateTable('meetings')
+    .set({
+      participant_name: ERASED_NAME,
+      participant_email: '',
+      participant_phone: null,
+      participant_locale: null,
+      note: null,
+      form: '{}',
+      metadata: '{}',
+      invoice: null,
+      erased_at: now,
+    })
+    .where('id', 'in', uuids)
+    .where('erased_at', 'is', null)
+    .returning('id')
+    .execute();
+  const ids = rows.map((row) => row.id);
+  const changed = new Set(ids);
+  for (const meeting of erased) {
+    if (changed.has(meeting.uuid) && meeting.location?.source === 'participant') {
+      await db
+        .updateTable('meetings')
+        .set({ location: JSON.stringify(meeting.location) })
+        .where('id', '=', meeting.uuid)
+        .execute();
+    }
+  }
+  return ids;
 }

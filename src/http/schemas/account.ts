@@ -3,7 +3,7 @@ import { NextCursor } from './paging.js';
 import { GATEWAYS, PLACES } from '../../domain/account.js';
 import { GATEWAY_FIELDS, type GatewayField } from '../../domain/gateway-settings.js';
 import { INTEGRATION_FIELDS, INTEGRATION_PROVIDERS } from '../../domain/integrations.js';
-import { FreeObject, NonBlankLine, SingleLine, StringEnum, Timestamp, TimeZone, Uuid } from './common.js';
+import { FreeObject, NonBlankLine, Nullable, SingleLine, StringEnum, Timestamp, TimeZone, Uuid } from './common.js';
 
 export const PlaceSchema = StringEnum(PLACES, { description: 'A meeting place.' });
 export const GatewaySchema = StringEnum(GATEWAYS, { description: 'A payment gateway code.' });
@@ -47,6 +47,20 @@ export const AccountSchema = Type.Object(
         }),
       }),
       { description: "The business's OAuth apps, one per provider: hosts connect their own accounts through them for conference rooms and calendars." },
+    ),
+    retention: Type.Object(
+      {
+        participantDataDays: Nullable(
+          Type.Integer({
+            minimum: 1,
+            maximum: 3650,
+            description:
+              "Days a meeting's participant data (name, e-mail, phone, note, answers, metadata, invoice details) is kept after the meeting ended; then the background erases it " +
+              "as `POST /participants/erase` does (without cancelling anything). Days of 24 hours from the meeting's end. null (the default): kept until erased.",
+          }),
+        ),
+      },
+      { description: "How long participants' personal data is kept." },
     ),
     createdAt: Timestamp,
   },
@@ -145,6 +159,16 @@ export const UpdateAccountBodySchema = Type.Object(
           description:
             'The OAuth apps per provider, each changed on its own (the others stay): `{ "zoom": { "clientId": "…", "clientSecret": "…" } }`. A secret left out keeps the stored one; `null` removes the app.',
         },
+      ),
+    ),
+    retention: Type.Optional(
+      Type.Object(
+        {
+          participantDataDays: Nullable(
+            Type.Integer({ minimum: 1, maximum: 3650, description: "Days after a meeting's end its participant's personal data is kept (1..3650); null: until erased." }),
+          ),
+        },
+        { additionalProperties: false, description: "How long participants' personal data is kept (see `GET /account`'s `retention`)." },
       ),
     ),
   },

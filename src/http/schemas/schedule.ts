@@ -127,8 +127,8 @@ export const ScheduleHeadersSchema = Type.Object({
 });
 
 const ParticipantSchema = Type.Object({
-  name: Type.String(),
-  email: Type.String(),
+  name: Type.String({ description: "`(erased)` once the participant's personal data was erased (POST /participants/erase, or the account's retention)." }),
+  email: Nullable(Type.String({ description: "null once the participant's personal data was erased." })),
   phone: Nullable(Type.String()),
   timezone: TimeZone,
   lang: StringEnum(LANGS),

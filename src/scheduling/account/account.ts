@@ -3,7 +3,7 @@ import { ForbiddenError, NotFoundError, ValidationError, type FieldError } from 
 import { isGatewayConfigured, splitGatewaySettings } from '../../domain/gateway-settings.js';
 import { isValidTimeZone } from '../../domain/time-zones.js';
 import { replaceAccountGateways, selectAccountGateways, type StoredGateway } from '../../db/repositories/account-gateways.js';
-import { countActiveUsers, findAccount, writeAccountChanges, type AccountChanges } from '../../db/repositories/accounts.js';
+import { countActiveUsers, findAccount, findRetention, writeAccountChanges, type AccountChanges } from '../../db/repositories/accounts.js';
 import { isAdminOfAnyTeam } from '../../db/repositories/teams.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { inTransaction } from '../../db/transaction.js';
@@ -18,17 +18,19 @@ export interface AccountView extends Account {
   activeUsers: number;
   gateways: EnabledGateway[];
   integrations: IntegrationView[];
+  retention: { participantDataDays: number | null };
 }
 
 export async function getAccount(ctx: Pick<UseCaseContext, 'db' | 'secretKey'>, principal: Principal): Promise<AccountView> {
   const account = await findAccount(ctx.db, principal.accountUuid);
   if (!account) throw new NotFoundError('account');
-  const [activeUsers, gateways, integrations] = await Promise.all([
+  const [activeUsers, gateways, integrations, participantDataDays] = await Promise.all([
     countActiveUsers(ctx.db, account.uuid),
     listUsableGateways(ctx, account.uuid),
     listIntegrations(ctx, account.uuid),
+    findRetention(ctx.db, account.uuid),
   ]);
-  return { ...account, activeUsers, gateways, integrations };
+  return { ...account, activeUsers, gateways, integrations, retention: { participantDataDays } };
 }
 
 /**
@@ -61,6 +63,8 @@ export interface AccountPatch {
   gateways?: { code: Gateway; settings?: object | undefined; settingsPath?: string | undefined }[] | undefined;
   /** Per provider, its OAuth app's settings, or null to remove it. */
   integrations?: Readonly<Record<string, Readonly<Record<string, unknown>> | null | undefined>> | undefined;
+  /** Retention: days a meeting's personal data is kept after it ended (1..3650), or null: until erased. */
+  retention?: { participantDataDays: number | null } | undefined;
 }
 
 /**
@@ -158,6 +162,13 @@ function validateAccountPatch(patch: AccountPatch): { changes: AccountChanges; g
   if (patch.places !== undefined) {
     if (patch.places.length === 0) errors.push({ path: '/places', message: `must enable at least one of ${PLACES.join(', ')}` });
     changes.places = dedupe(patch.places);
+  }
+  if (patch.retention !== undefined) {
+    const days = patch.retention.participantDataDays;
+    if (days !== null && (!Number.isInteger(days) || days < 1 || days > 3650)) {
+      errors.push({ path: '/retention/participantDataDays', message: 'must be a whole number of days from 1 to 3650, or null' });
+    }
+    changes.participantDataDays = days;
   }
   if (patch.gateways !== undefined) {
     const seen = new Set<string>();

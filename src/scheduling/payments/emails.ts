@@ -1,4 +1,5 @@
 import type { DomainEvent } from '../../domain/events.js';
+import { isErased } from '../../domain/erasure.js';
 import { participantLocaleOf, type Meeting } from '../../domain/meeting.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { findAccount } from '../../db/repositories/accounts.js';
@@ -28,7 +29,8 @@ export async function paymentEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent,
   } else uuids = event.data.meetings ?? [];
   const meetings = (await Promise.all(uuids.map((uuid) => findMeeting(trx, event.accountUuid, uuid)))).filter((meeting): meeting is Meeting => meeting !== undefined);
   const first = meetings[0];
-  if (!first) return [];
+  // An erased participant has no address left, and asked to hear nothing more.
+  if (!first || isErased(first)) return [];
   const [account, topic] = await Promise.all([findAccount(trx, event.accountUuid), findTopicIncludingDeleted(trx, first.topicUuid)]);
   const payload: PaymentMessagePayload = {
     event: kind,

@@ -23,7 +23,8 @@ import { manageUrl } from '../meetings/manage-token.js';
 export async function emailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'publicUrl' | 'secretKey'>): Promise<NewJob[]> {
   // Payment messages (pay link, slot released, refund) have a kind of their own: no invitation.
   if (event.type.startsWith('payment.')) return paymentEmailJobsForEvent(trx, event, now);
-  const emails = await emailsForEvent(trx, event, now);
+  // An erased participant (no address left) gets nothing: they asked to be forgotten. The host still hears of it.
+  const emails = (await emailsForEvent(trx, event, now)).filter((payload) => payload.to.email !== '');
   return emails.map((payload) => {
     // Both confirmations carry the meeting's private manage link (nothing stored: it is an HMAC):
     // the host has no page of their own for one meeting, and moving it for the participant is

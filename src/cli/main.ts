@@ -18,7 +18,7 @@ import { redirectUriOf, setIntegrationAsOperator } from '../scheduling/integrati
 import { resealSecrets } from '../scheduling/operator/reseal-secrets.js';
 import { deactivateAccount, deleteAccount, listAccountUsers, listUserKeys, outboxStatus, retryFailedJobs, revokeKeyAsOperator } from '../scheduling/operator/operator.js';
 import { SERVICE_VERSION } from '../version.js';
-import { AUDIT_ACTIONS, isAuditAction } from '../domain/audit.js';
+import { AUDIT_ACTIONS, OPERATOR_ACTOR, isAuditAction } from '../domain/audit.js';
 import { listAuditEventsAsOperator } from '../scheduling/audit/audit-events.js';
 import { exportToJson } from '../http/representations.js';
 import { eraseParticipant, exportParticipant } from '../scheduling/participants/participants.js';
@@ -435,7 +435,7 @@ async function runCommand(command: string, options: Options, ctx: UseCaseContext
       const asOf = asOfFlag === undefined ? undefined : Date.parse(asOfFlag);
       if (asOf !== undefined && (Number.isNaN(asOf) || !/^\d{4}-\d{2}-\d{2}T/.test(asOfFlag!)))
         throw new UsageError(`--as-of must be a date-time such as 2027-03-29T07:00:00Z, got "${asOfFlag}"`);
-      const done = await applyRetention(ctx, asOf === undefined ? {} : { asOf });
+      const done = await applyRetention(ctx, asOf === undefined ? { actor: OPERATOR_ACTOR } : { asOf, actor: OPERATOR_ACTOR });
       const erased = done.accounts.reduce((sum, account) => sum + account.erased, 0);
       return {
         json: { asOf: iso(done.asOf), erased, accounts: done.accounts },

@@ -245,6 +245,26 @@ for (const dialect of DIALECTS) {
       // Idempotent: nothing left to erase.
       expect((await call(t.app, acme.apiKey, 'POST', '/api/v1/participants/erase', { email })).json()).toEqual({ erased: 0 });
       expect((await call(t.app, acme.apiKey, 'POST', '/api/v1/participants/export', { email })).json().meetings).toEqual([]);
+
+      // The audit log says who did it, in the erasure's own transaction: the cancellation, the erasure (twice: the second
+      // erased nothing), the export; meeting uuids, never the e-mail.
+      const audit = async (action: string) =>
+        (await call(t.app, acme.apiKey, 'GET', `/api/v1/audit-events?action=${action}`)).json().auditEvents as {
+          actor: unknown;
+          target: unknown;
+          details: Record<string, unknown>;
+        }[];
+      const byKey = { type: 'user', userUuid: acme.owner.uuid, via: 'api-key' };
+      const erasures = await audit('participant.erased');
+      expect(erasures.map((event) => event.actor)).toEqual([byKey, byKey]);
+      expect(erasures[1]!.details).toEqual({ meetings: expect.arrayContaining([past.uuid, coming.uuid]), cancelled: [coming.uuid] });
+      expect(erasures[0]!.details).toEqual({ meetings: [], cancelled: [] });
+      const cancellations = await audit('meeting.cancelled');
+      expect(cancellations.map((event) => [event.target, event.details.reason])).toEqual([[{ type: 'meeting', uuid: coming.uuid }, 'participant erased']]);
+      expect((await audit('participant.exported')).map((event) => event.details)).toEqual([{ meetings: 0 }]);
+      const log = JSON.stringify((await call(t.app, acme.apiKey, 'GET', '/api/v1/audit-events?limit=100')).json()).toLowerCase();
+      expect(log).not.toContain(email);
+      expect(log).not.toContain(NAME.toLowerCase());
     });
 
     it("only an admin of one of the account's teams may export or erase; bad input is 400 and changes nothing", async () => {
@@ -296,6 +316,11 @@ for (const dialect of DIALECTS) {
         expect(await participantOf(meeting.uuid)).toMatchObject({ name: '(erased)', email: null, phone: null });
         expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/meetings/${meeting.uuid}`)).json().status).toBe('confirmed');
         expect((await participantOf(later.uuid)).email).toBe('later@example.com');
+        // The background's batch is in the account's audit log, the system's doing.
+        const applied = (await call(t.app, acme.apiKey, 'GET', '/api/v1/audit-events?action=retention.applied')).json().auditEvents;
+        expect(applied).toMatchObject([
+          { actor: { type: 'system', via: 'maintenance' }, details: { participantDataDays: 30, endedBefore: '2027-01-05T08:30:00.001Z', meetings: [meeting.uuid] } },
+        ]);
 
         // null keeps data until erased.
         await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { retention: { participantDataDays: null } });
@@ -350,6 +375,8 @@ for (const dialect of DIALECTS) {
       expect(after.json.accounts).toContainEqual({ accountUuid: acme.account.uuid, days: 1, erased: 1 });
       expect((await participantOf(meeting.uuid)).name).toBe('(erased)');
       expect((await participantOf(other.uuid)).name).toBe(NAME);
+      const applied = (await call(t.app, acme.apiKey, 'GET', '/api/v1/audit-events?action=retention.applied')).json().auditEvents;
+      expect(applied).toMatchObject([{ actor: { type: 'operator', via: 'cli' }, details: { participantDataDays: 1, meetings: [meeting.uuid] } }]);
       expect((await cli('retention', 'run', '--as-of', 'yesterday')).code).toBe(2);
 
       const exported = await cli('participants', 'export', '--account', acme.account.uuid, '--email', `CLI.${counter}@example.com`);

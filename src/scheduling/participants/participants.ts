@@ -1,3 +1,4 @@
+import { type Actor, OPERATOR_ACTOR } from '../../domain/audit.js';
 import { erasedMeeting } from '../../domain/erasure.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../domain/errors.js';
 import type { MeetingEventData } from '../../domain/events.js';
@@ -23,6 +24,7 @@ import { isAdminOfAnyTeam } from '../../db/repositories/teams.js';
 import { inTransaction } from '../../db/transaction.js';
 import { newId } from '../../ids.js';
 import { CALENDAR_WRITE_JOB_KIND, enqueueJobs, type NewJob } from '../../outbox/job-kinds.js';
+import { actorOf, recordAuditEvent } from '../audit/record-audit.js';
 import type { Principal, UseCaseContext } from '../context.js';
 import { refundMeetingShare } from '../payments/refunds.js';
 import { recordEvents } from '../record-events.js';
@@ -50,6 +52,11 @@ export interface ParticipantExport {
 /** Who asks: an admin of any team of the account by key, or the operator by the CLI (any account it names). */
 export type DataActor = Principal | { operator: true; accountUuid: string };
 
+/** Who the audit log names for a data request: the operator at the CLI, or the admin by their key or session. */
+function auditActorOf(actor: DataActor): Actor {
+  return 'operator' in actor ? OPERATOR_ACTOR : actorOf(actor);
+}
+
 /**
  * `POST /participants/export`: everything the account keeps about the participant with
  * this e-mail (compared without regard to case): each of their meetings, any status, past
@@ -71,6 +78,15 @@ export async function exportParticipant(ctx: Pick<UseCaseContext, 'db' | 'now'>,
       meetings.map((meeting) => meeting.uuid),
     ),
   );
+  // Who read a participant's data, and how much of it: never their e-mail.
+  await recordAuditEvent(ctx.db, {
+    accountUuid: actor.accountUuid,
+    action: 'participant.exported',
+    actor: auditActorOf(actor),
+    target: { type: 'account', uuid: actor.accountUuid },
+    details: { meetings: meetings.length },
+    now,
+  });
   return {
     email: address,
     exportedAt: now,
@@ -109,11 +125,24 @@ export async function eraseParticipant(ctx: Pick<UseCaseContext, 'db' | 'now' | 
     await requireDataAdmin(trx, actor);
     const now = ctx.now();
     const found = await findMeetingsOfParticipant(trx, actor.accountUuid, address);
-    if (found.length === 0) return { erased: [], cancelled: [], droppedMessages: 0, forgottenEmails: [] };
+    const by = auditActorOf(actor);
+    const target = { type: 'account' as const, uuid: actor.accountUuid };
+    if (found.length === 0) {
+      // Asked and done, with nothing left to erase: the request is on record all the same (a business may have to show it).
+      await recordAuditEvent(trx, { accountUuid: actor.accountUuid, action: 'participant.erased', actor: by, target, details: { meetings: [], cancelled: [] }, now });
+      return { erased: [], cancelled: [], droppedMessages: 0, forgottenEmails: [] };
+    }
     const cancelled = await cancelComingMeetings(trx, actor.accountUuid, found, now);
     // Read again: the cancellations changed them.
     const meetings = await findMeetingsOfParticipant(trx, actor.accountUuid, address);
     const result = await eraseMeetings(trx, actor.accountUuid, meetings, now, { emails: [address], keepCalendarCopiesOf: new Set(cancelled) });
+    // In the same transaction: each cancellation by whom, then the erasure (meeting uuids, never the e-mail).
+    for (const meeting of found.filter((one) => cancelled.includes(one.uuid))) {
+      const details = { previousStatus: statusAt(meeting, now), hostUuid: meeting.hostUuid, reason: 'participant erased' };
+      await recordAuditEvent(trx, { accountUuid: actor.accountUuid, action: 'meeting.cancelled', actor: by, target: { type: 'meeting', uuid: meeting.uuid }, details, now });
+    }
+    const details = { meetings: result.erased, cancelled };
+    await recordAuditEvent(trx, { accountUuid: actor.accountUuid, action: 'participant.erased', actor: by, target, details, now });
     return { ...result, cancelled };
   });
   // After commit (a file deleted cannot be rolled back): the copies the mail transport kept of the messages forgotten.

@@ -1,9 +1,11 @@
+import { type Actor, MAINTENANCE_ACTOR } from '../../domain/audit.js';
 import { yieldToEventLoop } from '../../db/chunks.js';
 import { listRetentions } from '../../db/repositories/accounts.js';
 import { claimMaintenanceLease, releaseMaintenanceLease } from '../../db/repositories/maintenance-leases.js';
 import { findMeetingsEndedBefore } from '../../db/repositories/meetings.js';
 import { inTransaction } from '../../db/transaction.js';
 import { newId } from '../../ids.js';
+import { recordAuditEvent } from '../audit/record-audit.js';
 import type { UseCaseContext } from '../context.js';
 import { eraseMeetings } from './participants.js';
 
@@ -35,7 +37,7 @@ export interface RetentionResult {
  */
 export async function applyRetention(
   ctx: Pick<UseCaseContext, 'db' | 'now' | 'mailer'>,
-  options: { asOf?: number; lease?: boolean; stopped?: () => boolean } = {},
+  options: { asOf?: number; lease?: boolean; stopped?: () => boolean; actor?: Actor } = {},
 ): Promise<RetentionResult> {
   const asOf = options.asOf ?? ctx.now();
   const holder = newId(ctx.now());
@@ -54,7 +56,17 @@ export async function applyRetention(
         const batch = await inTransaction(ctx.db, async (trx) => {
           const meetings = await findMeetingsEndedBefore(trx, accountUuid, endedBefore, RETENTION_BATCH);
           if (meetings.length === 0) return null;
-          return eraseMeetings(trx, accountUuid, meetings, ctx.now());
+          const erased = await eraseMeetings(trx, accountUuid, meetings, ctx.now());
+          // Each batch's entry commits with it: the meetings it erased, the setting and the moment it applied.
+          await recordAuditEvent(trx, {
+            accountUuid,
+            action: 'retention.applied',
+            actor: options.actor ?? MAINTENANCE_ACTOR,
+            target: { type: 'account', uuid: accountUuid },
+            details: { participantDataDays: days, endedBefore: new Date(endedBefore).toISOString(), meetings: erased.erased },
+            now: ctx.now(),
+          });
+          return erased;
         });
         if (batch === null) break;
         erased += batch.erased.length;

@@ -22,7 +22,7 @@ const en = {
   teamOf: (team: string) => `A topic of the team ${team}.`,
   ownerOf: 'Who hosts it',
   justMe: 'Just me',
-  newTeamTopic: (team: string) => `New topic for the team ${team}`,
+  newTeamTopic: (team: string) => `New team topic (${team})`,
   placeDetail: (place: Place, label: string) => (place === 'offline' ? `Address (${label})` : place === 'phone-call' ? `Phone number to call (${label})` : `Room link (${label})`),
   placeDetailsHint:
     'What the participant needs for each place: the address, the number to call, or a fixed meeting-room link (https://…). Leave a connected Zoom, Google Meet, Teams or Webex empty: each meeting then gets its own room.',

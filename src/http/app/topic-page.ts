@@ -6,7 +6,8 @@ import { REMINDER_CHANNELS, REMINDER_LIMITS, REMINDER_RECIPIENTS } from '../../d
 import { type SafeHtml, html } from '../pages/html.js';
 import { type AppFrame, csrfField, notice, renderPage } from './frame.js';
 import { APP_STRINGS } from './strings.js';
-import type { NumberField, ShownError, TopicForm } from './topic-form.js';
+import type { ShownError } from './topic-errors.js';
+import type { NumberField, TopicForm } from './topic-form.js';
 import { TOPIC_STRINGS } from './topic-strings.js';
 
 /** A schedule the topic may use: the host's default hours are '' (no uuid). */

@@ -19,7 +19,8 @@ import { type SafeHtml, html, sendHtml } from '../pages/html.js';
 import { PAGE_ROUTE, field, formErrorsOf, formRoute, type FormBody } from './forms.js';
 import { type AppFrame, type AppPageOptions, notice, renderPage, requireUuid, seeOther, sessionOf } from './frame.js';
 import { APP_STRINGS, type AppStrings } from './strings.js';
-import { TopicFormSchema, applyTopicOp, newTopicForm, readTopicForm, rowOriginsOf, showErrors, toTopicForm, topicInputOf, type TopicForm } from './topic-form.js';
+import { TopicFormSchema, applyTopicOp, newTopicForm, readTopicForm, rowOriginsOf, toTopicForm, topicInputOf, type TopicForm } from './topic-form.js';
+import { showErrors } from './topic-errors.js';
 import { type ScheduleChoice, type TeamOfTopic, renderTopicFormPage } from './topic-page.js';
 import { TOPIC_STRINGS } from './topic-strings.js';
 

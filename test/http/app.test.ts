@@ -544,7 +544,15 @@ for (const dialect of DIALECTS) {
         places: ['offline', 'phone-call'],
         price: '150,00',
         currency: 'PLN',
-        questions: 'Company name *\nWhat is it about?',
+        'question.0.label': 'Company name',
+        'question.0.type': 'text',
+        'question.0.required': 'on',
+        'question.0.key': '',
+        'question.0.options': '',
+        'question.1.label': 'What is it about?',
+        'question.1.type': 'text',
+        'question.1.key': '',
+        'question.1.options': '',
         public: 'on',
       });
       expect(created.statusCode).toBe(303);
@@ -565,7 +573,10 @@ for (const dialect of DIALECTS) {
         places: 'offline',
         price: '',
         currency: 'PLN',
-        questions: 'Company name',
+        'question.0.label': 'Company name',
+        'question.0.type': 'text',
+        'question.0.key': topic.form[0].key,
+        'question.0.options': '',
         public: 'on',
       });
       expect(edited.statusCode).toBe(303);
@@ -579,7 +590,6 @@ for (const dialect of DIALECTS) {
         places: 'offline',
         price: '',
         currency: 'PLN',
-        questions: '',
       });
       expect(bad.statusCode).toBe(400);
       const list = await browser.get('/app/topics');
@@ -590,17 +600,17 @@ for (const dialect of DIALECTS) {
       const acme = await createTestAccount(t.ctx, { places: ['offline'] });
       const browser = await signIn(acme.owner.email);
       const csrf = csrfOf((await browser.get('/app/topics/new')).body);
-      const topic = { csrf, name: 'Intro', durationMinutes: '30', places: 'offline', price: '', currency: 'PLN', questions: '' };
+      const topic = { csrf, name: 'Intro', durationMinutes: '30', places: 'offline', price: '', currency: 'PLN' };
       const unknown = await browser.post('/app/topics', { ...topic, colour: 'red' });
       expect(unknown.statusCode).toBe(400);
       expect(unknown.headers['content-type']).toContain('text/html');
-      expect(unknown.body).toContain('<li>/colour: is not an allowed field</li>');
+      expect(unknown.body).toContain('<li>The form sent a field it does not have (colour). Reload the page and try again.</li>');
       // The form comes back as it was sent, and nothing was created.
       expect(unknown.body).toContain('name="name" value="Intro"');
       expect((await call(t.app, acme.apiKey, 'GET', '/api/v1/meeting-topics')).json().meetingTopics).toEqual([]);
       const twice = await browser.post('/app/topics', { ...topic, name: ['Intro', 'Outro'] });
       expect(twice.statusCode).toBe(400);
-      expect(twice.body).toContain('<li>/name: must be string</li>');
+      expect(twice.body).toContain('<p class="field-error" id="f-name-error">Must be string.</p>');
 
       const hours = await browser.post('/app/availability', { csrf, timezone: 'Europe/Warsaw', 'funday.0.start': '09:00', op: 'save' });
       expect(hours.statusCode).toBe(400);

@@ -1,30 +1,41 @@
-import type { FastifyPluginAsync } from 'fastify';
-import { PLACES, isPlace, type Place } from '../../domain/account.js';
-import { ValidationError, type FieldError } from '../../domain/errors.js';
-import type { FormFieldInput } from '../../domain/form.js';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { Place } from '../../domain/account.js';
+import { DomainError, ForbiddenError, ValidationError, type FieldError } from '../../domain/errors.js';
 import { formatMoney, type FormatLocale } from '../../domain/formats.js';
-import { MoneyFormatError, formatMinorUnits, parseDecimalAmount } from '../../domain/money.js';
+import { providerOfPlace } from '../../domain/integrations.js';
+import type { Lang } from '../../domain/meeting.js';
 import type { MeetingTopic } from '../../domain/meeting-topic.js';
+import type { PlaceDetails } from '../../domain/place-details.js';
+import type { Team } from '../../domain/team.js';
 import { PLACE_LABELS } from '../../domain/place-labels.js';
+import type { AppSession } from '../../scheduling/host-app/sign-in.js';
 import { getAccount } from '../../scheduling/account/account.js';
+import { listTeamMembers } from '../../scheduling/account/teams.js';
+import { listConnections } from '../../scheduling/integrations/connections.js';
 import { createMeetingTopic, getMeetingTopic, listMeetingTopics, updateMeetingTopic } from '../../scheduling/topics/meeting-topics.js';
+import { getUserPlaceDetails } from '../../scheduling/topics/place-details.js';
+import { listSchedules } from '../../scheduling/topics/schedules.js';
 import { type SafeHtml, html, sendHtml } from '../pages/html.js';
-import { Checkbox, OptionalField, PAGE_ROUTE, RepeatedField, TextField, field, fields, formRoute, formSchema, requireValidForm, type FormBody } from './forms.js';
-import { type AppFrame, type AppPageOptions, csrfField, errorList, notice, renderPage, requireUuid, seeOther, sessionOf } from './frame.js';
+import { PAGE_ROUTE, field, formErrorsOf, formRoute, type FormBody } from './forms.js';
+import { type AppFrame, type AppPageOptions, notice, renderPage, requireUuid, seeOther, sessionOf } from './frame.js';
 import { APP_STRINGS, type AppStrings } from './strings.js';
+import { TopicFormSchema, applyTopicOp, newTopicForm, readTopicForm, rowOriginsOf, toTopicForm, topicInputOf, type TopicForm } from './topic-form.js';
+import { showErrors } from './topic-errors.js';
+import { type ScheduleChoice, type TeamOfTopic, renderTopicFormPage } from './topic-page.js';
+import { TOPIC_STRINGS } from './topic-strings.js';
 
-/** The topic form: a price left empty is free, no questions is none, `places` one checkbox per place. */
-const TopicFormSchema = formSchema({
-  name: TextField,
-  durationMinutes: TextField,
-  places: RepeatedField,
-  price: OptionalField,
-  currency: OptionalField,
-  questions: OptionalField,
-  public: Checkbox,
-});
+/** What the topic's page needs besides the form: the account's places, the schedules to choose from, the team, and what to warn about. */
+interface TopicPageContext {
+  accountPlaces: Place[];
+  schedules: ScheduleChoice[];
+  team: TeamOfTopic | null;
+  teamName: string | null;
+  readOnly: boolean;
+  /** The topic's hosts (uuid, username), or the member for a new individual topic. */
+  hosts: readonly { uuid: string; username: string }[];
+}
 
-/** Topics: the member's topics with their public links; create and edit one. */
+/** Topics: the member's topics with their public links; create and edit one with every setting of the API's topic. */
 export const topicPages: FastifyPluginAsync<AppPageOptions> = async (app, { ctx, frames }) => {
   const publicLinkOf = (topic: MeetingTopic, username: string): string | null => {
     if (!topic.public) return null;
@@ -33,7 +44,144 @@ export const topicPages: FastifyPluginAsync<AppPageOptions> = async (app, { ctx,
       : `${ctx.config.publicUrl}/book/teams/${topic.teamUuid}/${topic.uuid}`;
   };
 
-  app.get<{ Querystring: { done?: string } }>('/app/topics', PAGE_ROUTE, async (request, reply) => {
+  /** A use case the member may not call for someone (another's schedules, a team they do not run) gives nothing to show, not an error page. */
+  async function orNothing<T>(read: Promise<T>, nothing: T): Promise<T> {
+    try {
+      return await read;
+    } catch (error) {
+      if (error instanceof DomainError) return nothing;
+      throw error;
+    }
+  }
+
+  async function pageContext(session: AppSession, adminTeams: readonly Team[], teamUuid: string | null, topic: MeetingTopic | null): Promise<TopicPageContext> {
+    const account = await getAccount(ctx, session.principal);
+    const hosts = topic?.hosts ?? [{ uuid: session.user.uuid, username: session.user.username }];
+    if (teamUuid === null) {
+      const owner = hosts[0]?.uuid ?? session.user.uuid;
+      const schedules = await orNothing(listSchedules(ctx, session.principal, owner), []);
+      return { accountPlaces: account.places, schedules: schedules.map(({ uuid, name }) => ({ uuid, name })), team: null, teamName: null, readOnly: false, hosts };
+    }
+    const adminOf = adminTeams.find((team) => team.uuid === teamUuid);
+    if (!adminOf) return { accountPlaces: account.places, schedules: [], team: null, teamName: null, readOnly: true, hosts };
+    const members = (await listTeamMembers(ctx, session.principal, teamUuid)).filter((member) => member.deactivatedAt === null);
+    const team: TeamOfTopic = {
+      uuid: teamUuid,
+      name: adminOf.name,
+      members: await Promise.all(
+        members.map(async (member) => ({
+          username: member.username,
+          name: `${member.firstName} ${member.lastName}`,
+          schedules: (await orNothing(listSchedules(ctx, session.principal, member.uuid), [])).map(({ uuid, name }) => ({ uuid, name })),
+        })),
+      ),
+    };
+    return {
+      accountPlaces: account.places,
+      schedules: [],
+      team,
+      teamName: adminOf.name,
+      readOnly: false,
+      hosts: topic?.hosts ?? members.map(({ uuid, username }) => ({ uuid, username })),
+    };
+  }
+
+  /**
+   * The offered places a participant could not attend as set up: no address for "In person",
+   * nothing to call for a phone call the participant need not give a number for, and for an
+   * online place neither a room link (the topic's or the host's own) nor the host's working
+   * connection. The API books them all the same; the page says what is missing.
+   */
+  async function warningsOf(session: AppSession, lang: Lang, form: TopicForm, hosts: readonly { uuid: string; username: string }[]): Promise<string[]> {
+    const s = TOPIC_STRINGS[lang];
+    const facts = await Promise.all(
+      hosts.map(async (host) => ({
+        host,
+        details: await orNothing<PlaceDetails | null>(getUserPlaceDetails(ctx, session.principal, host.uuid), null),
+        connected: (await orNothing(listConnections(ctx, session.principal, host.uuid), [])).filter((c) => c.status === 'connected').map((c) => c.provider),
+      })),
+    );
+    // Hosts whose facts the member may not read are not guessed about.
+    const known = facts.filter((fact) => fact.details !== null);
+    const warnings: string[] = [];
+    for (const place of form.places) {
+      if (form.placeDetails[place]) continue;
+      const label = PLACE_LABELS[lang][place];
+      const provider = providerOfPlace(place);
+      const lacking = known.filter((fact) => !fact.details![place] && (provider === null || !fact.connected.includes(provider)));
+      if (lacking.length === 0) continue;
+      if (place === 'offline') warnings.push(s.warnNoAddress(label));
+      else if (place === 'phone-call') {
+        if (!form.phoneRequired) warnings.push(s.warnNoPhone(label));
+      } else if (provider === null) warnings.push(s.warnNoLink(label));
+      else {
+        const onlyMe = lacking.length === 1 && lacking[0]!.host.uuid === session.user.uuid;
+        warnings.push(s.warnNoRoom(label, onlyMe ? s.youHave : s.theyHave(lacking.map((fact) => fact.host.username).join(', '))));
+      }
+    }
+    return warnings;
+  }
+
+  async function topicPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    state: { topic: MeetingTopic | null; teamUuid: string | null; form: TopicForm; errors?: readonly FieldError[]; flash?: string | null },
+  ) {
+    const session = sessionOf(request);
+    const frame = frames.memberFrameOf(request, reply);
+    const page = await pageContext(session, request.appTeams, state.teamUuid, state.topic);
+    const errors = state.errors ?? [];
+    const members = page.team?.members.map((member) => member.username) ?? [];
+    const view = {
+      uuid: state.topic?.uuid ?? null,
+      form: state.form,
+      accountPlaces: page.accountPlaces,
+      link: state.topic ? publicLinkOf(state.topic, session.user.username) : null,
+      errors: showErrors(frame.lang, errors, rowOriginsOf(state.form), members),
+      flash: state.flash ?? null,
+      warnings: page.readOnly ? [] : await warningsOf(session, frame.lang, state.form, page.hosts),
+      schedules: page.schedules,
+      team: page.team,
+      readOnly: page.readOnly,
+      teamName: page.teamName,
+    };
+    return sendHtml(reply, errors.length > 0 ? 400 : 200, renderTopicFormPage(frame, view));
+  }
+
+  /**
+   * A posted topic form: a row added or removed comes back unsaved; otherwise `save` (the
+   * use case's refusals come back next to their fields).
+   */
+  async function submitTopic(request: FastifyRequest<{ Body: FormBody }>, reply: FastifyReply, topic: MeetingTopic | null, teamUuid: string | null) {
+    const form = readTopicForm(request.body, teamUuid);
+    const invalid = formErrorsOf(request);
+    if (invalid.length > 0) return topicPage(request, reply, { topic, teamUuid, form, errors: invalid });
+    const changed = applyTopicOp(form, field(request.body, 'op') || 'save');
+    if (changed) return topicPage(request, reply, { topic, teamUuid, form: changed });
+    const session = sessionOf(request);
+    const members =
+      teamUuid === null ? [] : (await orNothing(listTeamMembers(ctx, session.principal, teamUuid), [])).filter((m) => m.deactivatedAt === null).map((m) => m.username);
+    try {
+      const input = topicInputOf(form, members);
+      if (topic === null) {
+        const created = await createMeetingTopic(ctx, session.principal, { ...input, team: teamUuid });
+        return seeOther(reply, `/app/topics/${created.uuid}?done=created`);
+      }
+      await updateMeetingTopic(ctx, session.principal, topic.uuid, input);
+      return seeOther(reply, `/app/topics/${topic.uuid}?done=saved`);
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      return topicPage(request, reply, { topic, teamUuid, form, errors: error.errors ?? [] });
+    }
+  }
+
+  /** A team the member administers, by the uuid a page or form names (anyone else's is refused). */
+  function requireOwnTeam(request: FastifyRequest, teamUuid: string): void {
+    requireUuid(teamUuid);
+    if (!request.appTeams.some((team) => team.uuid === teamUuid)) throw new ForbiddenError('Only an admin of the team may manage its topics');
+  }
+
+  app.get('/app/topics', PAGE_ROUTE, async (request, reply) => {
     const session = sessionOf(request);
     const topics = await listMeetingTopics(ctx, session.principal, { username: session.user.username });
     const links = new Map<string, string>();
@@ -44,138 +192,34 @@ export const topicPages: FastifyPluginAsync<AppPageOptions> = async (app, { ctx,
     return sendHtml(reply, 200, renderTopicsPage(frames.memberFrameOf(request, reply), { topics, links, flash: null }));
   });
 
-  app.get('/app/topics/new', PAGE_ROUTE, async (request, reply) => {
+  app.get<{ Querystring: { team?: string } }>('/app/topics/new', PAGE_ROUTE, async (request, reply) => {
+    const teamUuid = typeof request.query.team === 'string' && request.query.team !== '' ? request.query.team : null;
+    if (teamUuid !== null) requireOwnTeam(request, teamUuid);
     const account = await getAccount(ctx, sessionOf(request).principal);
-    const form: TopicForm = { name: '', durationMinutes: '30', places: account.places.slice(0, 1), price: '', currency: 'PLN', questions: '', public: true };
-    return sendHtml(
-      reply,
-      200,
-      renderTopicFormPage(frames.memberFrameOf(request, reply), { uuid: null, form, accountPlaces: account.places, link: null, errors: [], flash: null }),
-    );
+    return topicPage(request, reply, { topic: null, teamUuid, form: newTopicForm(account.places, teamUuid) });
   });
 
   app.post<{ Body: FormBody }>('/app/topics', formRoute(TopicFormSchema), async (request, reply) => {
-    const session = sessionOf(request);
-    const form = readTopicForm(request.body);
-    const account = await getAccount(ctx, session.principal);
-    try {
-      requireValidForm(request);
-      const topic = await createMeetingTopic(ctx, session.principal, topicInputOf(form, []));
-      return seeOther(reply, `/app/topics/${topic.uuid}?done=created`);
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      return sendHtml(
-        reply,
-        400,
-        renderTopicFormPage(frames.memberFrameOf(request, reply), { uuid: null, form, accountPlaces: account.places, link: null, errors: error.errors ?? [], flash: null }),
-      );
-    }
+    const team = field(request.body, 'team');
+    if (team !== '') requireOwnTeam(request, team);
+    return submitTopic(request, reply, null, team === '' ? null : team);
   });
 
   app.get<{ Params: { uuid: string }; Querystring: { done?: string } }>('/app/topics/:uuid', PAGE_ROUTE, async (request, reply) => {
     requireUuid(request.params.uuid);
-    const session = sessionOf(request);
-    const topic = await getMeetingTopic(ctx, session.principal, request.params.uuid);
-    const account = await getAccount(ctx, session.principal);
-    const f = frames.memberFrameOf(request, reply);
-    const flash = request.query.done === 'created' ? APP_STRINGS[f.lang].created : request.query.done === 'saved' ? APP_STRINGS[f.lang].saved : null;
-    const view = { uuid: topic.uuid, form: toTopicForm(topic), accountPlaces: account.places, link: publicLinkOf(topic, session.user.username), errors: [], flash };
-    return sendHtml(reply, 200, renderTopicFormPage(f, view));
+    const topic = await getMeetingTopic(ctx, sessionOf(request).principal, request.params.uuid);
+    const t = APP_STRINGS[frames.langOf(request, reply)];
+    const flash = request.query.done === 'created' ? t.created : request.query.done === 'saved' ? t.saved : null;
+    return topicPage(request, reply, { topic, teamUuid: topic.teamUuid, form: toTopicForm(topic), flash });
   });
 
   app.post<{ Params: { uuid: string }; Body: FormBody }>('/app/topics/:uuid', formRoute(TopicFormSchema), async (request, reply) => {
     requireUuid(request.params.uuid);
-    const session = sessionOf(request);
-    const current = await getMeetingTopic(ctx, session.principal, request.params.uuid);
-    const form = readTopicForm(request.body);
-    try {
-      requireValidForm(request);
-      await updateMeetingTopic(ctx, session.principal, current.uuid, topicInputOf(form, current.form));
-      return seeOther(reply, `/app/topics/${current.uuid}?done=saved`);
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      const account = await getAccount(ctx, session.principal);
-      const view = { uuid: current.uuid, form, accountPlaces: account.places, link: publicLinkOf(current, session.user.username), errors: error.errors ?? [], flash: null };
-      return sendHtml(reply, 400, renderTopicFormPage(frames.memberFrameOf(request, reply), view));
-    }
+    const topic = await getMeetingTopic(ctx, sessionOf(request).principal, request.params.uuid);
+    // A topic's team is chosen once: the one it has, whatever the form says.
+    return submitTopic(request, reply, topic, topic.teamUuid);
   });
 };
-
-// ── The form ⇄ the domain ────────────────────────────────────────────────────────────────
-
-/** The topic form's fields as typed (strings), so an invalid form comes back as it was sent. */
-export interface TopicForm {
-  name: string;
-  durationMinutes: string;
-  places: Place[];
-  price: string;
-  currency: string;
-  questions: string;
-  public: boolean;
-}
-
-function toTopicForm(topic: MeetingTopic): TopicForm {
-  return {
-    name: topic.name,
-    durationMinutes: String(topic.durationMinutes),
-    places: [...topic.places],
-    price: topic.price ? formatMinorUnits(topic.price.amount, topic.price.currency) : '',
-    currency: topic.price?.currency ?? 'PLN',
-    questions: topic.form.map((question) => `${question.label}${question.required ? ' *' : ''}`).join('\n'),
-    public: topic.public,
-  };
-}
-
-function readTopicForm(body: FormBody): TopicForm {
-  return {
-    name: field(body, 'name').trim(),
-    durationMinutes: field(body, 'durationMinutes').trim(),
-    places: fields(body, 'places').filter((place): place is Place => isPlace(place) && PLACES.includes(place)),
-    price: field(body, 'price').trim(),
-    currency: field(body, 'currency').trim().toUpperCase(),
-    questions: field(body, 'questions'),
-    public: field(body, 'public') === 'on',
-  };
-}
-
-/**
- * The form as the topic use cases take it. Questions are one per line (`*` at the end:
- * required); a line whose label a current question has keeps that question (its key, type and
- * choices), so editing the list never turns a choice into free text.
- */
-function topicInputOf(form: TopicForm, current: readonly FormFieldInput[]) {
-  const errors: FieldError[] = [];
-  const duration = /^\d{1,4}$/.test(form.durationMinutes) ? Number(form.durationMinutes) : Number.NaN;
-  if (Number.isNaN(duration)) errors.push({ path: '/durationMinutes', message: 'must be a whole number of minutes' });
-  let price: { amount: number; currency: string } | null = null;
-  if (form.price !== '') {
-    try {
-      price = { amount: parseDecimalAmount(form.price.replace(',', '.'), form.currency), currency: form.currency };
-    } catch (error) {
-      if (!(error instanceof MoneyFormatError)) throw error;
-      errors.push({ path: '/price', message: error.message });
-    }
-  }
-  if (form.places.length === 0) errors.push({ path: '/places', message: 'choose at least one place' });
-  if (errors.length > 0) throw new ValidationError(errors);
-  const used = new Set(current.map((question) => question.key));
-  let next = 1;
-  const questions: FormFieldInput[] = form.questions
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '')
-    .slice(0, 50)
-    .map((line) => {
-      const required = line.endsWith('*');
-      const label = required ? line.slice(0, -1).trim() : line;
-      const existing = current.find((question) => question.label === label);
-      if (existing) return { ...existing, required };
-      while (used.has(`q${next}`)) next += 1;
-      used.add(`q${next}`);
-      return { key: `q${next}`, label, required, type: 'text' as const };
-    });
-  return { name: form.name, durationMinutes: duration, places: form.places, price, form: questions, public: form.public };
-}
 
 // ── Rendering ────────────────────────────────────────────────────────────────────────────
 
@@ -198,6 +242,7 @@ export function renderTopicsPage(frame: AppFrame, view: TopicsView): SafeHtml {
     'topics',
     html`${notice(view.flash)}
 <p><a class="primary" href="/app/topics/new">${t.newTopic}</a></p>
+${frame.teams.map((team) => html`<p><a href="/app/topics/new?team=${team.uuid}">${TOPIC_STRINGS[frame.lang].newTeamTopic(team.name)}</a></p>`)}
 ${
   view.topics.length === 0
     ? html`<p>${t.noTopicsYet}</p>`
@@ -216,50 +261,5 @@ ${
 </li>`;
       })}</ul>`
 }`,
-  );
-}
-
-export interface TopicFormView {
-  /** Null for a new topic. */
-  uuid: string | null;
-  form: TopicForm;
-  accountPlaces: readonly Place[];
-  link: string | null;
-  errors: readonly FieldError[];
-  flash: string | null;
-}
-
-export function renderTopicFormPage(frame: AppFrame, view: TopicFormView): SafeHtml {
-  const t = APP_STRINGS[frame.lang];
-  const { form } = view;
-  const title = view.uuid === null ? t.newTopic : `${t.editTopic}: ${form.name}`;
-  return renderPage(
-    frame,
-    title,
-    'topics',
-    html`${notice(view.flash)}${errorList(t, view.errors)}
-${
-  view.link
-    ? html`<div class="field copy"><label for="public-link">${t.publicLink}</label><input type="text" id="public-link" value="${view.link}" readonly>
-<button type="button" class="copy-link" data-copy="public-link" hidden>${t.copyLink}</button> <a id="open-link" href="${view.link}">${view.link}</a></div>`
-    : ''
-}
-<form method="post" action="${view.uuid === null ? '/app/topics' : `/app/topics/${view.uuid}`}" class="topic-form">
-${csrfField(frame)}
-<div class="field"><label for="f-name">${t.name}</label><input type="text" id="f-name" name="name" value="${form.name}" required maxlength="200"></div>
-<div class="field"><label for="f-duration">${t.duration}</label><input type="number" id="f-duration" name="durationMinutes" value="${form.durationMinutes}" min="5" max="720" step="5" required></div>
-<fieldset class="choices"><legend>${t.places}</legend>
-${view.accountPlaces.map(
-  (place) =>
-    html`<label class="choice"><input type="checkbox" name="places" value="${place}"${form.places.includes(place) ? html` checked` : ''}> ${PLACE_LABELS[frame.lang][place]}</label>`,
-)}
-</fieldset>
-<div class="field"><label for="f-price">${t.price}</label><input type="text" id="f-price" name="price" value="${form.price}" inputmode="decimal" aria-describedby="f-price-hint"><p class="hint" id="f-price-hint">${t.priceHint}</p></div>
-<div class="field"><label for="f-currency">${t.currency}</label><input type="text" id="f-currency" name="currency" value="${form.currency}" maxlength="3"></div>
-<div class="field"><label for="f-questions">${t.questions}</label><textarea id="f-questions" name="questions" rows="4" aria-describedby="f-questions-hint">${form.questions}</textarea><p class="hint" id="f-questions-hint">${t.questionsHint}</p></div>
-<label class="choice"><input type="checkbox" name="public" value="on"${form.public ? html` checked` : ''}> ${t.public}</label>
-<p><button type="submit" class="primary">${view.uuid === null ? t.create : t.save}</button></p>
-</form>
-<p><a href="/app/topics">${t.back}</a></p>`,
   );
 }

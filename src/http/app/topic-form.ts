@@ -1,0 +1,408 @@
+import { PLACES, isPlace, type Place } from '../../domain/account.js';
+import { ValidationError, type FieldError } from '../../domain/errors.js';
+import { FORM_FIELD_TYPES, type FormFieldInput, type FormFieldType } from '../../domain/form.js';
+import { ASSIGNMENTS, type Assignment, type MeetingTopic } from '../../domain/meeting-topic.js';
+import { formatMinorUnits, isIso4217Currency, parseDecimalAmount } from '../../domain/money.js';
+import { REMINDER_CHANNELS, REMINDER_LIMITS, REMINDER_RECIPIENTS, type Reminder } from '../../domain/reminders.js';
+import type { CreateTopicInput, UpdateTopicInput } from '../../scheduling/topics/meeting-topics.js';
+import { type FormBody, OptionalField, RepeatedField, TextField, Checkbox, field, fields, formSchema } from './forms.js';
+
+/**
+ * The topic form (/app/topics/new, /app/topics/{uuid}): every setting of the API's topic, as
+ * the page holds it (strings, so an invalid form comes back exactly as typed), read from and
+ * turned into the input of createMeetingTopic / updateMeetingTopic. Rows (reminders,
+ * questions, price variants) are numbered fields (`reminder.0.minutesBefore`); a pressed
+ * button's `op` adds or removes one without a script, as on the availability page.
+ */
+
+/** Settings that are one number each: the form's field is named as the API's. */
+export const NUMBER_FIELDS = [
+  'durationMinutes',
+  'slotIntervalMinutes',
+  'bufferBeforeMinutes',
+  'bufferAfterMinutes',
+  'minimumNoticeMinutes',
+  'bookingWindowDays',
+  'cancellationNoticeMinutes',
+  'seats',
+  'approvalDeadlineHours',
+  'dailyLimit',
+  'weeklyLimit',
+  'monthlyLimit',
+] as const;
+export type NumberField = (typeof NUMBER_FIELDS)[number];
+
+/** What an empty number means: the API's default, "the meeting's length" (`duration`), or no limit (null). */
+const WHEN_EMPTY: Record<NumberField, number | 'duration' | null | 'required'> = {
+  durationMinutes: 'required',
+  slotIntervalMinutes: 'duration',
+  bufferBeforeMinutes: 0,
+  bufferAfterMinutes: 0,
+  minimumNoticeMinutes: 0,
+  bookingWindowDays: 60,
+  cancellationNoticeMinutes: 0,
+  seats: 1,
+  approvalDeadlineHours: 24,
+  dailyLimit: null,
+  weeklyLimit: null,
+  monthlyLimit: null,
+};
+
+const ROW = '\\d{1,2}';
+export const TopicFormSchema = formSchema(
+  {
+    op: OptionalField,
+    team: OptionalField,
+    name: TextField,
+    description: OptionalField,
+    ...(Object.fromEntries(NUMBER_FIELDS.map((name) => [name, OptionalField])) as Record<NumberField, typeof OptionalField>),
+    places: RepeatedField,
+    phoneRequired: Checkbox,
+    requiresApproval: Checkbox,
+    schedule: OptionalField,
+    price: OptionalField,
+    currency: OptionalField,
+    public: Checkbox,
+    allTeamMembers: Checkbox,
+    hosts: RepeatedField,
+    assignment: OptionalField,
+  },
+  {
+    patternProperties: {
+      [`^placeDetails\\.(${PLACES.join('|')})$`]: TextField,
+      [`^reminder\\.${ROW}\\.(minutesBefore|channel|to)$`]: TextField,
+      [`^question\\.${ROW}\\.(key|label|type|options)$`]: TextField,
+      [`^question\\.${ROW}\\.required$`]: Checkbox,
+      [`^variant\\.${ROW}\\.(uuid|name|price)$`]: TextField,
+      '^(weight|hostSchedule)\\..{1,120}$': TextField,
+    },
+  },
+);
+
+export interface ReminderRow {
+  minutesBefore: string;
+  channel: string;
+  to: string;
+}
+export interface QuestionRow {
+  /** The question's key, kept across edits (answers of booked meetings refer to it); '' for a new one. */
+  key: string;
+  label: string;
+  type: string;
+  required: boolean;
+  /** One choice per line. */
+  options: string;
+}
+export interface VariantRow {
+  /** '' for a new variant. */
+  uuid: string;
+  name: string;
+  price: string;
+}
+
+export interface TopicForm {
+  /** The team of a team topic (chosen when it is created), else null. */
+  team: string | null;
+  name: string;
+  description: string;
+  numbers: Record<NumberField, string>;
+  places: Place[];
+  placeDetails: Partial<Record<Place, string>>;
+  phoneRequired: boolean;
+  requiresApproval: boolean;
+  /** A schedule uuid, or '' for the default hours (individual topics). */
+  schedule: string;
+  reminders: ReminderRow[];
+  questions: QuestionRow[];
+  price: string;
+  currency: string;
+  variants: VariantRow[];
+  public: boolean;
+  // Team topics
+  allTeamMembers: boolean;
+  hosts: string[];
+  assignment: Assignment;
+  /** By username: a weight as typed ('' is 1). */
+  weights: Record<string, string>;
+  /** By username: a schedule uuid, '' for their default hours. */
+  hostSchedules: Record<string, string>;
+}
+
+export function newTopicForm(places: readonly Place[], team: string | null): TopicForm {
+  const numbers = Object.fromEntries(NUMBER_FIELDS.map((name) => [name, ''])) as Record<NumberField, string>;
+  Object.assign(numbers, { durationMinutes: '30', bookingWindowDays: '60', seats: '1', approvalDeadlineHours: '24', bufferBeforeMinutes: '0', bufferAfterMinutes: '0' });
+  Object.assign(numbers, { minimumNoticeMinutes: '0', cancellationNoticeMinutes: '0' });
+  return {
+    team,
+    name: '',
+    description: '',
+    numbers,
+    places: places.slice(0, 1),
+    placeDetails: {},
+    phoneRequired: false,
+    requiresApproval: false,
+    schedule: '',
+    reminders: [],
+    questions: [],
+    price: '',
+    currency: 'PLN',
+    variants: [],
+    public: true,
+    allTeamMembers: team !== null,
+    hosts: [],
+    assignment: 'round-robin',
+    weights: {},
+    hostSchedules: {},
+  };
+}
+
+export function toTopicForm(topic: MeetingTopic): TopicForm {
+  const numbers = {} as Record<NumberField, string>;
+  for (const name of NUMBER_FIELDS) numbers[name] = topic[name] === null ? '' : String(topic[name]);
+  const currency = topic.price?.currency ?? topic.priceVariants[0]?.price.currency ?? 'PLN';
+  return {
+    team: topic.teamUuid,
+    name: topic.name,
+    description: topic.description,
+    numbers,
+    places: [...topic.places],
+    placeDetails: { ...topic.placeDetails },
+    phoneRequired: topic.phoneRequired,
+    requiresApproval: topic.requiresApproval,
+    schedule: topic.schedule ?? '',
+    reminders: topic.reminders.map((reminder) => ({ minutesBefore: String(reminder.minutesBefore), channel: reminder.channel, to: reminder.to })),
+    questions: topic.form.map((question) => ({
+      key: question.key,
+      label: question.label,
+      type: question.type,
+      required: question.required,
+      options: (question.options ?? []).join('\n'),
+    })),
+    price: topic.price ? formatMinorUnits(topic.price.amount, topic.price.currency) : '',
+    currency,
+    variants: topic.priceVariants.map((variant) => ({ uuid: variant.uuid, name: variant.name, price: formatMinorUnits(variant.price.amount, variant.price.currency) })),
+    public: topic.public,
+    allTeamMembers: topic.allTeamMembers,
+    hosts: topic.hosts.map((host) => host.username),
+    assignment: topic.assignment,
+    weights: Object.fromEntries(Object.entries(topic.hostWeights).map(([username, weight]) => [username, String(weight)])),
+    hostSchedules: { ...topic.hostSchedules },
+  };
+}
+
+/** Numbered rows in the order of their numbers, so a removed row's gap closes up. */
+function rows(body: FormBody, prefix: string, names: readonly string[]): Record<string, string>[] {
+  const indices = new Set<number>();
+  const pattern = new RegExp(`^${prefix}\\.(\\d{1,2})\\.`);
+  for (const key of Object.keys(body)) {
+    const match = pattern.exec(key);
+    if (match) indices.add(Number(match[1]));
+  }
+  return [...indices].sort((a, b) => a - b).map((index) => Object.fromEntries(names.map((name) => [name, field(body, `${prefix}.${index}.${name}`)])));
+}
+
+function byPrefix(body: FormBody, prefix: string): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const key of Object.keys(body)) if (key.startsWith(prefix)) found[key.slice(prefix.length)] = field(body, key).trim();
+  return found;
+}
+
+/** The posted form as the page holds it; `team` comes from the page (a new team topic) or the topic itself, never trusted from an edit's body. */
+export function readTopicForm(body: FormBody, team: string | null): TopicForm {
+  const numbers = Object.fromEntries(NUMBER_FIELDS.map((name) => [name, field(body, name).trim()])) as Record<NumberField, string>;
+  const placeDetails: Partial<Record<Place, string>> = {};
+  for (const place of PLACES) {
+    const value = field(body, `placeDetails.${place}`).trim();
+    if (value !== '') placeDetails[place] = value;
+  }
+  const assignment = field(body, 'assignment');
+  return {
+    team,
+    name: field(body, 'name').trim(),
+    description: field(body, 'description').trim(),
+    numbers,
+    places: fields(body, 'places').filter((place): place is Place => isPlace(place)),
+    placeDetails,
+    phoneRequired: field(body, 'phoneRequired') === 'on',
+    requiresApproval: field(body, 'requiresApproval') === 'on',
+    schedule: field(body, 'schedule').trim(),
+    reminders: rows(body, 'reminder', ['minutesBefore', 'channel', 'to']).map((row) => ({ minutesBefore: row.minutesBefore!.trim(), channel: row.channel!, to: row.to! })),
+    questions: rows(body, 'question', ['key', 'label', 'type', 'required', 'options']).map((row) => ({
+      key: row.key!.trim(),
+      label: row.label!.trim(),
+      type: row.type!,
+      required: row.required === 'on',
+      options: row.options!,
+    })),
+    price: field(body, 'price').trim(),
+    currency: field(body, 'currency').trim().toUpperCase(),
+    variants: rows(body, 'variant', ['uuid', 'name', 'price']).map((row) => ({ uuid: row.uuid!.trim(), name: row.name!.trim(), price: row.price!.trim() })),
+    public: field(body, 'public') === 'on',
+    allTeamMembers: field(body, 'allTeamMembers') === 'on',
+    hosts: fields(body, 'hosts'),
+    assignment: (ASSIGNMENTS as readonly string[]).includes(assignment) ? (assignment as Assignment) : 'round-robin',
+    weights: byPrefix(body, 'weight.'),
+    hostSchedules: byPrefix(body, 'hostSchedule.'),
+  };
+}
+
+/** Add or remove a row (no script needed): the form comes back with it, unsaved. Null: `op` is no row change. */
+export function applyTopicOp(form: TopicForm, op: string): TopicForm | null {
+  const [action, index] = op.split(':');
+  const without = <T>(list: readonly T[]) => list.filter((_, i) => i !== Number(index));
+  switch (action) {
+    case 'add-reminder':
+      return { ...form, reminders: [...form.reminders, { minutesBefore: '', channel: 'email', to: 'participant' }] };
+    case 'remove-reminder':
+      return { ...form, reminders: without(form.reminders) };
+    case 'add-question':
+      return { ...form, questions: [...form.questions, { key: '', label: '', type: 'text', required: false, options: '' }] };
+    case 'remove-question':
+      return { ...form, questions: without(form.questions) };
+    case 'add-variant':
+      return { ...form, variants: [...form.variants, { uuid: '', name: '', price: '' }] };
+    case 'remove-variant':
+      return { ...form, variants: without(form.variants) };
+    default:
+      return null;
+  }
+}
+
+/**
+ * Which form row each of the input's rows came from: empty rows are left out of the input, so
+ * the use case's `/reminders/1` may be the form's third row.
+ */
+export interface RowOrigins {
+  reminders: number[];
+  questions: number[];
+  variants: number[];
+}
+
+const isBlankReminder = (row: ReminderRow) => row.minutesBefore === '';
+const isBlankQuestion = (row: QuestionRow) => row.label === '' && row.options.trim() === '';
+const isBlankVariant = (row: VariantRow) => row.name === '' && row.price === '';
+
+function originsOf<T>(list: readonly T[], isBlank: (row: T) => boolean): number[] {
+  return list.flatMap((row, index) => (isBlank(row) ? [] : [index]));
+}
+
+export function rowOriginsOf(form: TopicForm): RowOrigins {
+  return { reminders: originsOf(form.reminders, isBlankReminder), questions: originsOf(form.questions, isBlankQuestion), variants: originsOf(form.variants, isBlankVariant) };
+}
+
+/**
+ * The form as the topic use cases take it: the same fields as the API's body, so the same rules
+ * apply. What the form itself cannot read (a number that is not one, an amount) is refused
+ * here with the API's paths, before the use case is called. `members`: a team topic's
+ * team members by username (their weights and hours are only sent for the hosts chosen).
+ */
+export function topicInputOf(form: TopicForm, members: readonly string[]): CreateTopicInput & UpdateTopicInput {
+  const errors: FieldError[] = [];
+  const wholeNumber = (value: string, path: string): number => {
+    if (/^\d{1,9}$/.test(value)) return Number(value);
+    errors.push({ path, message: 'must be a whole number' });
+    return 0;
+  };
+  const numbers = {} as Record<NumberField, number | null>;
+  for (const name of NUMBER_FIELDS) {
+    const value = form.numbers[name];
+    const empty = WHEN_EMPTY[name];
+    if (value !== '') numbers[name] = wholeNumber(value, `/${name}`);
+    else if (empty === 'required') numbers[name] = wholeNumber(value, `/${name}`);
+    else numbers[name] = empty === 'duration' ? null : empty;
+  }
+  const slotIntervalMinutes = numbers.slotIntervalMinutes ?? numbers.durationMinutes ?? undefined;
+
+  const currencyKnown = /^[A-Z]{3}$/.test(form.currency) && isIso4217Currency(form.currency);
+  const money = (value: string, path: string) => {
+    if (!currencyKnown) return { amount: 0, currency: form.currency };
+    try {
+      return { amount: parseDecimalAmount(value.replace(/\s/g, '').replace(',', '.'), form.currency), currency: form.currency };
+    } catch {
+      errors.push({ path: `${path}/amount`, message: 'must be an amount' });
+      return { amount: 0, currency: form.currency };
+    }
+  };
+  const variantRows = form.variants.filter((row) => !isBlankVariant(row));
+  if (!currencyKnown && (form.price !== '' || variantRows.length > 0))
+    errors.push({ path: '/price/currency', message: 'must be an active ISO 4217 currency code such as PLN or EUR' });
+  const price = form.price === '' ? null : money(form.price, '/price');
+  const priceVariants = variantRows.map((row, index) => ({
+    ...(row.uuid !== '' ? { uuid: row.uuid } : {}),
+    name: row.name,
+    price: money(row.price, `/priceVariants/${index}/price`),
+  }));
+
+  const reminders: Reminder[] = form.reminders
+    .filter((row) => !isBlankReminder(row))
+    .map((row, index) => ({
+      minutesBefore: wholeNumber(row.minutesBefore, `/reminders/${index}/minutesBefore`),
+      channel: (REMINDER_CHANNELS as readonly string[]).includes(row.channel) ? (row.channel as Reminder['channel']) : 'email',
+      to: (REMINDER_RECIPIENTS as readonly string[]).includes(row.to) ? (row.to as Reminder['to']) : 'participant',
+    }));
+  if (form.reminders.filter((row) => !isBlankReminder(row)).length > REMINDER_LIMITS.perTopic) {
+    errors.push({ path: '/reminders', message: `must have at most ${REMINDER_LIMITS.perTopic} reminders` });
+  }
+
+  // A new question gets the first free key q1, q2…: its label may change later, its key never does.
+  const questionRows = form.questions.filter((row) => !isBlankQuestion(row));
+  const used = new Set(questionRows.map((row) => row.key).filter((key) => key !== ''));
+  let next = 1;
+  const questions: FormFieldInput[] = questionRows.map((row) => {
+    let key = row.key;
+    if (key === '' || !/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(key)) {
+      while (used.has(`q${next}`)) next += 1;
+      key = `q${next}`;
+      used.add(key);
+    }
+    const options = row.options
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => line !== '');
+    const type = (FORM_FIELD_TYPES as readonly string[]).includes(row.type) ? (row.type as FormFieldType) : 'text';
+    return { key, label: row.label, required: row.required, type, ...(options.length > 0 ? { options } : {}) };
+  });
+
+  if (errors.length > 0) throw new ValidationError(errors);
+  const input: CreateTopicInput & UpdateTopicInput = {
+    name: form.name,
+    description: form.description,
+    durationMinutes: numbers.durationMinutes ?? undefined,
+    slotIntervalMinutes,
+    bufferBeforeMinutes: numbers.bufferBeforeMinutes ?? 0,
+    bufferAfterMinutes: numbers.bufferAfterMinutes ?? 0,
+    minimumNoticeMinutes: numbers.minimumNoticeMinutes ?? 0,
+    bookingWindowDays: numbers.bookingWindowDays ?? 60,
+    cancellationNoticeMinutes: numbers.cancellationNoticeMinutes ?? 0,
+    seats: numbers.seats ?? 1,
+    approvalDeadlineHours: numbers.approvalDeadlineHours ?? 24,
+    dailyLimit: numbers.dailyLimit,
+    weeklyLimit: numbers.weeklyLimit,
+    monthlyLimit: numbers.monthlyLimit,
+    places: form.places,
+    // Only the offered places' details: a place unticked forgets its address, as the API does.
+    placeDetails: Object.fromEntries(Object.entries(form.placeDetails).filter(([place]) => form.places.includes(place as Place))),
+    phoneRequired: form.phoneRequired,
+    requiresApproval: form.requiresApproval,
+    reminders,
+    form: questions,
+    price,
+    priceVariants,
+    public: form.public,
+  };
+  if (form.team === null) {
+    input.schedule = form.schedule === '' ? null : form.schedule;
+  } else {
+    const hosts = form.allTeamMembers ? [...members] : form.hosts.filter((username) => members.includes(username));
+    if (form.allTeamMembers) input.allTeamMembers = true;
+    else input.hosts = hosts;
+    input.assignment = form.assignment;
+    input.hostWeights = Object.fromEntries(
+      hosts
+        .filter((username) => (form.weights[username] ?? '') !== '')
+        .map((username) => [username, /^\d{1,3}$/.test(form.weights[username]!) ? Number(form.weights[username]) : 0]),
+    );
+    input.hostSchedules = Object.fromEntries(hosts.filter((username) => (form.hostSchedules[username] ?? '') !== '').map((username) => [username, form.hostSchedules[username]!]));
+  }
+  return input;
+}

@@ -1,0 +1,112 @@
+import type { FastifyInstance } from 'fastify';
+import { expect } from 'vitest';
+import type { RenderedMessage } from '../../src/mail/message.js';
+import { runJobsCapturingMail, type TestApp } from '../helpers.js';
+
+/**
+ * The host's web app as a browser over app.inject: keeps the cookies the app sets (Path=/app),
+ * sends them back, and reads a page's CSRF token and form fields. (app.test.ts has its own
+ * copy of the browser from before this module.)
+ */
+export class AppBrowser {
+  readonly cookies = new Map<string, string>();
+  constructor(private readonly app: FastifyInstance) {}
+
+  private remember(setCookie: string | string[] | undefined): void {
+    for (const line of [setCookie ?? []].flat()) {
+      const [pair] = line.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq);
+      const value = decodeURIComponent(pair!.slice(eq + 1));
+      if (/Max-Age=0(;|$)/.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+
+  private cookieHeader(): Record<string, string> {
+    return this.cookies.size === 0 ? {} : { cookie: [...this.cookies].map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('; ') };
+  }
+
+  async get(url: string, headers: Record<string, string> = {}) {
+    const response = await this.app.inject({ method: 'GET', url, headers: { accept: 'text/html', ...this.cookieHeader(), ...headers } });
+    this.remember(response.headers['set-cookie']);
+    return response;
+  }
+
+  async post(url: string, form: Record<string, string | string[]>, headers: Record<string, string> = {}) {
+    const body = new URLSearchParams();
+    for (const [name, value] of Object.entries(form)) for (const one of [value].flat()) body.append(name, one);
+    const response = await this.app.inject({
+      method: 'POST',
+      url,
+      headers: { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded', ...this.cookieHeader(), ...headers },
+      payload: body.toString(),
+    });
+    this.remember(response.headers['set-cookie']);
+    return response;
+  }
+}
+
+export function csrfOf(html: string): string {
+  const match = /name="csrf" value="([^"]+)"/.exec(html);
+  if (!match) throw new Error('no CSRF token on the page');
+  return match[1]!;
+}
+
+function unescapeHtml(text: string): string {
+  return text.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+}
+
+/**
+ * What a browser would post from the page's first form with `selector` in its opening tag
+ * (`class="topic-form"`), without pressing any button: text, number and hidden inputs,
+ * ticked checkboxes and radios, each select's chosen option, textareas.
+ */
+export function formValuesOf(page: string, selector: string): Record<string, string | string[]> {
+  const start = page.indexOf(`<form`, page.indexOf(selector) - 200);
+  const form = page.slice(start, page.indexOf('</form>', start));
+  const values: Record<string, string | string[]> = {};
+  const add = (name: string, value: string) => {
+    const current = values[name];
+    values[name] = current === undefined ? value : [current, value].flat();
+  };
+  for (const [tag] of form.matchAll(/<input\b[^>]*>/g)) {
+    const name = /\bname="([^"]*)"/.exec(tag)?.[1];
+    if (!name) continue;
+    const type = /\btype="([^"]*)"/.exec(tag)?.[1] ?? 'text';
+    const value = unescapeHtml(/\bvalue="([^"]*)"/.exec(tag)?.[1] ?? '');
+    if ((type === 'checkbox' || type === 'radio') && !/\bchecked\b/.test(tag)) continue;
+    add(unescapeHtml(name), type === 'checkbox' && value === '' ? 'on' : value);
+  }
+  for (const [, attributes, options] of form.matchAll(/<select\b([^>]*)>([\s\S]*?)<\/select>/g)) {
+    const name = unescapeHtml(/\bname="([^"]*)"/.exec(attributes!)![1]!);
+    const chosen = /<option value="([^"]*)" selected>/.exec(options!) ?? /<option value="([^"]*)"/.exec(options!);
+    add(name, unescapeHtml(chosen?.[1] ?? ''));
+  }
+  for (const [, attributes, text] of form.matchAll(/<textarea\b([^>]*)>([\s\S]*?)<\/textarea>/g)) {
+    add(unescapeHtml(/\bname="([^"]*)"/.exec(attributes!)![1]!), unescapeHtml(text!));
+  }
+  return values;
+}
+
+function signInLinkOf(message: RenderedMessage): string {
+  const match = /https?:\/\/\S+\/app\/login\/[A-Za-z0-9_-]+/.exec(message.text);
+  if (!match) throw new Error(`no sign-in link in: ${message.text}`);
+  return match[0];
+}
+
+/** Signs `email` in from a fresh browser, as a member would: ask for a link, open it, press "Sign in". */
+export async function signInToApp(t: TestApp, email: string): Promise<AppBrowser> {
+  const browser = new AppBrowser(t.app);
+  const form = await browser.get('/app/login');
+  await browser.post('/app/login', { csrf: csrfOf(form.body), email, lang: 'en' });
+  const sent: RenderedMessage[] = [];
+  await runJobsCapturingMail(t.ctx, sent);
+  const links = sent.filter((message) => message.text.includes('/app/login/') && message.to.email === email);
+  expect(links).toHaveLength(1);
+  const path = new URL(signInLinkOf(links[0]!)).pathname;
+  const page = await browser.get(path);
+  const opened = await browser.post(path, { csrf: csrfOf(page.body) }, { origin: new URL(t.ctx.config.publicUrl).origin, 'sec-fetch-site': 'same-origin' });
+  expect(opened.statusCode).toBe(303);
+  return browser;
+}

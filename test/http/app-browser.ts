@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import type { RenderedMessage } from '../../src/mail/message.js';
+import { runJobsCapturingMail, type TestApp } from '../helpers.js';
 
 /**
  * A browser over app.inject for the web app's tests: keeps the cookies the app sets (Path=/app),
@@ -72,4 +73,57 @@ export function signInLinkOf(message: RenderedMessage): string {
   const match = /https?:\/\/\S+\/app\/login\/[A-Za-z0-9_-]+/.exec(message.text);
   if (!match) throw new Error(`no sign-in link in: ${message.text}`);
   return match[0];
+}
+
+function unescapeHtml(text: string): string {
+  return text.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+}
+
+/**
+ * What a browser would post from the page's first form with `selector` in its opening tag
+ * (`class="topic-form"`), without pressing any button: text, number and hidden inputs,
+ * ticked checkboxes and radios, each select's chosen option, textareas.
+ */
+export function formValuesOf(page: string, selector: string): Record<string, string | string[]> {
+  const start = page.indexOf(`<form`, page.indexOf(selector) - 200);
+  const form = page.slice(start, page.indexOf('</form>', start));
+  const values: Record<string, string | string[]> = {};
+  const add = (name: string, value: string) => {
+    const current = values[name];
+    values[name] = current === undefined ? value : [current, value].flat();
+  };
+  for (const [tag] of form.matchAll(/<input\b[^>]*>/g)) {
+    const name = /\bname="([^"]*)"/.exec(tag)?.[1];
+    if (!name) continue;
+    const type = /\btype="([^"]*)"/.exec(tag)?.[1] ?? 'text';
+    const value = unescapeHtml(/\bvalue="([^"]*)"/.exec(tag)?.[1] ?? '');
+    if ((type === 'checkbox' || type === 'radio') && !/\bchecked\b/.test(tag)) continue;
+    add(unescapeHtml(name), type === 'checkbox' && value === '' ? 'on' : value);
+  }
+  for (const [, attributes, options] of form.matchAll(/<select\b([^>]*)>([\s\S]*?)<\/select>/g)) {
+    const name = unescapeHtml(/\bname="([^"]*)"/.exec(attributes!)![1]!);
+    const chosen = /<option value="([^"]*)" selected>/.exec(options!) ?? /<option value="([^"]*)"/.exec(options!);
+    add(name, unescapeHtml(chosen?.[1] ?? ''));
+  }
+  for (const [, attributes, text] of form.matchAll(/<textarea\b([^>]*)>([\s\S]*?)<\/textarea>/g)) {
+    add(unescapeHtml(/\bname="([^"]*)"/.exec(attributes!)![1]!), unescapeHtml(text!));
+  }
+  return values;
+}
+
+/**
+ * Signs `email` in from a fresh browser, as a member would: ask for a link, open it, press "Sign in".
+ * The sign-in e-mail, not an invitation (which carries a link too).
+ */
+export async function signInToApp(t: TestApp, email: string): Promise<Browser> {
+  const browser = new Browser(t.app);
+  const form = await browser.get('/app/login');
+  await browser.post('/app/login', { csrf: csrfOf(form.body), email, lang: 'en' });
+  const sent: RenderedMessage[] = [];
+  await runJobsCapturingMail(t.ctx, sent);
+  const links = sent.filter((message) => message.to.email === email && message.subject.startsWith('Sign in to '));
+  expect(links).toHaveLength(1);
+  const opened = await openAndConfirm(browser, new URL(signInLinkOf(links[0]!)).pathname, t.ctx.config.publicUrl);
+  expect(opened.statusCode).toBe(303);
+  return browser;
 }

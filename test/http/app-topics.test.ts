@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, type TestApp } from '../helpers.js';
-import { type AppBrowser, csrfOf, formValuesOf, signInToApp } from './app-session.js';
+import { type Browser, csrfOf, formValuesOf, signInToApp } from './app-browser.js';
 
 const ALL_WEEK = Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((day) => [day, [{ start: '09:00', end: '17:00' }]]));
 
@@ -327,7 +327,7 @@ for (const dialect of DIALECTS) {
         const topic = (
           await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Team intro', durationMinutes: 30, places: ['offline'], team: acme.team.uuid })
         ).json();
-        const member: AppBrowser = await signInToApp(t, anna.email);
+        const member: Browser = await signInToApp(t, anna.email);
         const page = await member.get(`/app/topics/${topic.uuid}`);
         expect(page.statusCode).toBe(200);
         expect(page.body).toContain('Only an admin of the team can change this topic.');

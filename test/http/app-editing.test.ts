@@ -50,7 +50,15 @@ for (const dialect of DIALECTS) {
     it('shows a bad interval’s error next to its row in plain English and Polish, never a JSON pointer', async () => {
       const { acme, browser } = await host();
       const page = await browser.get('/app/availability');
-      const form = { csrf: csrfOf(page.body), timezone: 'Europe/Warsaw', 'monday.0.start': '09:00', 'monday.0.end': '10:00', 'monday.1.start': '12:00', 'monday.1.end': '11:00', op: 'save' };
+      const form = {
+        csrf: csrfOf(page.body),
+        timezone: 'Europe/Warsaw',
+        'monday.0.start': '09:00',
+        'monday.0.end': '10:00',
+        'monday.1.start': '12:00',
+        'monday.1.end': '11:00',
+        op: 'save',
+      };
       const english = await browser.post('/app/availability', form);
       expect(english.statusCode).toBe(400);
       expect(english.body).not.toContain('/weekly/');

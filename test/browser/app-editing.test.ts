@@ -39,9 +39,10 @@ describe.runIf(HAS_CHROMIUM)('editing hours in a browser', () => {
     await context.close();
   }, 60_000);
 
-  const rowsOf = (page: Page, day: string) =>
-    page.$$eval(`#day-${day} .hours-row`, (rows) =>
-      rows.map((row) => Array.from(row.querySelectorAll('input')).map((input) => `${input.getAttribute('aria-label')}=${input.value}`)),
+  /** Each row of a day as "accessible name=value" of its two inputs (read in the page: the tests have no DOM types). */
+  const rowsOf = (page: Page, day: string): Promise<string[][]> =>
+    page.evaluate(
+      `Array.from(document.querySelectorAll('#day-${day} .hours-row')).map((row) => Array.from(row.querySelectorAll('input')).map((input) => input.getAttribute('aria-label') + '=' + input.value))`,
     );
 
   for (const [lang, width, labels] of [
@@ -79,7 +80,7 @@ describe.runIf(HAS_CHROMIUM)('editing hours in a browser', () => {
         [expect.stringMatching(/=13:00$/), expect.stringMatching(/=16:00$/)],
         [`${labels.mondayFrom3}=16:00`, expect.stringMatching(/=17:00$/)],
       ]);
-      expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(labels.mondayFrom3);
+      expect(await page.evaluate(`document.activeElement && document.activeElement.getAttribute('aria-label')`)).toBe(labels.mondayFrom3);
 
       // "Copy Monday to all weekdays": Tuesday–Friday get Monday's three rows, Saturday stays empty.
       await page.click('#copy-monday');

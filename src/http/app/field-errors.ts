@@ -20,6 +20,7 @@ const RULES: readonly { pattern: RegExp; key: keyof FieldErrorWords }[] = [
   { pattern: /^must be a real calendar date/, key: 'notADate' },
   { pattern: /^duplicates an earlier override$/, key: 'duplicateDate' },
   { pattern: /^must be a valid IANA time zone$/, key: 'notAZone' },
+  { pattern: /^is not an allowed field$/, key: 'unknownField' },
 ];
 
 export interface FieldErrorWords {
@@ -29,6 +30,8 @@ export interface FieldErrorWords {
   notADate: string;
   duplicateDate: string;
   notAZone: string;
+  /** A name the form's schema does not know (a stale page, a hand-made post). */
+  unknownField: string;
   /** A rule without words of its own, in Polish. */
   checkValue: string;
 }

@@ -335,6 +335,7 @@ const en = {
     duplicateDate: 'This date is already listed above: keep one.',
     notAZone: 'Choose a time zone from the list.',
     checkValue: 'Check this value.',
+    unknownField: 'The form sent a field this page does not have: reload the page and try again.',
   },
   errorCodes: {
     VALIDATION_FAILED: 'Check the form and try again.',
@@ -694,6 +695,7 @@ const pl: AppStrings = {
     duplicateDate: 'Ta data jest już wyżej na liście: zostaw jedną.',
     notAZone: 'Wybierz strefę czasową z listy.',
     checkValue: 'Sprawdź tę wartość.',
+    unknownField: 'Formularz wysłał pole, którego ta strona nie ma: odśwież stronę i spróbuj ponownie.',
   },
   errorCodes: {
     VALIDATION_FAILED: 'Sprawdź formularz i spróbuj ponownie.',

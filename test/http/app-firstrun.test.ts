@@ -117,7 +117,7 @@ for (const dialect of DIALECTS) {
       expect(unconnected.body).not.toContain('action="/app/connections/google/calendars"');
       const early = await owner.post('/app/connections/google/calendars', { csrf: csrfOf(unconnected.body), calendarId: 'primary', checkConflicts: 'on' });
       expect(early.statusCode).toBe(400);
-      expect(early.body).toMatch(/role="alert">[^<]*connect Google first/);
+      expect(early.body).toMatch(/role="alert">Connect Google first, then add its calendar\./);
 
       expect((await h.connect(h.acme.owner.uuid, 'google', google)).callback.statusCode).toBe(200);
       expect((await h.connect(h.acme.owner.uuid, 'microsoft', ms)).callback.statusCode).toBe(200);

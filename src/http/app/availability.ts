@@ -1,18 +1,20 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { WEEKDAYS, type Availability, type Weekday } from '../../domain/availability.js';
 import { DomainError, ValidationError, type FieldError } from '../../domain/errors.js';
-import { formatDate, formatTime } from '../../domain/formats.js';
+import { formatDate, formatRange, formatTime } from '../../domain/formats.js';
 import type { Lang } from '../../domain/meeting.js';
 import type { DaySlots } from '../../domain/slots.js';
 import { localToInstant, parseLocalDate } from '../../domain/time-zones.js';
 import type { AppSession } from '../../scheduling/host-app/sign-in.js';
 import { getAvailability, setAvailability } from '../../scheduling/topics/availability.js';
+import { getMeeting } from '../../scheduling/meetings/meetings.js';
 import { calculateSchedule } from '../../scheduling/booking/calculate.js';
 import { explainSchedule } from '../../scheduling/booking/explain.js';
 import { listMeetingTopics } from '../../scheduling/topics/meeting-topics.js';
 import { type SafeHtml, html, sendHtml } from '../pages/html.js';
 import { OptionalField, PAGE_ROUTE, TextField, field, formErrorsOf, formRoute, formSchema, type FormBody } from './forms.js';
-import { type AppFrame, type AppPageOptions, csrfField, errorList, notice, renderPage, seeOther, sessionOf } from './frame.js';
+import { type AppFrame, type AppPageOptions, csrfField, notice, renderPage, seeOther, sessionOf } from './frame.js';
+import { type FieldPlace, type PlacedErrors, errorSummary, fieldErrorText, invalidAttributes, placeErrors } from './field-errors.js';
 import { APP_STRINGS, WEEKDAY_NAMES, hoursLabel, type AppStrings } from './strings.js';
 
 /**
@@ -57,7 +59,8 @@ export const availabilityPages: FastifyPluginAsync<AppPageOptions> = async (app,
     const topic = topics.find((candidate) => candidate.teamUuid === null) ?? topics[0];
     if (!topic) return null;
     try {
-      const schedule = await calculateSchedule(ctx, session.principal, { username: session.user.username, meetingTopic: topic.uuid, timezone, offset: 7 });
+      // offset 0: today and the 6 dates after it on the host's clock (the range is local dates, so a DST week has 7 days too).
+      const schedule = await calculateSchedule(ctx, session.principal, { username: session.user.username, meetingTopic: topic.uuid, timezone, offset: 0 });
       return { topicName: topic.name, days: schedule.days, timezone };
     } catch (error) {
       if (error instanceof DomainError) return null;
@@ -89,7 +92,34 @@ export const availabilityPages: FastifyPluginAsync<AppPageOptions> = async (app,
       if (error instanceof DomainError) return { ...view, error: error.message };
       throw error;
     }
-    return { ...view, answer: { offered: explained.offered, reasons: explained.reasons.map((reason) => reason.detail) } };
+    const reasons = await Promise.all(explained.reasons.map((reason) => whyNotReasonOf(session, topics, topic, reason)));
+    return { ...view, answer: { offered: explained.offered, reasons } };
+  }
+
+  /** A reason with what the page links it to: the setting behind it, or the meeting in the way (its time and topic). */
+  async function whyNotReasonOf(
+    session: AppSession,
+    topics: readonly { uuid: string; name: string }[],
+    topic: { uuid: string },
+    reason: Awaited<ReturnType<typeof explainSchedule>>['reasons'][number],
+  ): Promise<WhyNotReason> {
+    const base: WhyNotReason = { code: reason.code, detail: reason.detail, topicUuid: topic.uuid, date: null, schedule: null, calendarUuid: null, meeting: null };
+    if (reason.code === 'OUTSIDE_HOURS' || reason.code === 'DAY_OFF')
+      return { ...base, date: typeof reason.date === 'string' ? reason.date : null, schedule: typeof reason.schedule === 'string' ? reason.schedule : null };
+    if (reason.code === 'CALENDAR_EVENT') return { ...base, calendarUuid: typeof reason.calendarUuid === 'string' ? reason.calendarUuid : null };
+    if ((reason.code === 'MEETING' || reason.code === 'BUFFER') && typeof reason.meetingUuid === 'string') {
+      // Only a meeting the member may look up carries its uuid (explainSchedule hides the others').
+      const meeting = await getMeeting(ctx, session.principal, reason.meetingUuid).catch((error: unknown) => {
+        if (error instanceof DomainError) return null;
+        throw error;
+      });
+      if (meeting)
+        return {
+          ...base,
+          meeting: { uuid: meeting.uuid, start: meeting.start, end: meeting.end, topicName: topics.find((candidate) => candidate.uuid === meeting.topicUuid)?.name ?? null },
+        };
+    }
+    return base;
   }
 
   app.get<{ Querystring: { done?: string } & WhyNotQuery }>('/app/availability', PAGE_ROUTE, async (request, reply) => {
@@ -107,12 +137,15 @@ export const availabilityPages: FastifyPluginAsync<AppPageOptions> = async (app,
     const invalid = formErrorsOf(request);
     if (invalid.length > 0) return availabilityPage(request, reply, form, invalid, null);
     const op = field(request.body, 'op') || 'save';
-    // Add and Remove work without a script: the form comes back with a row more or less, unsaved.
-    if (op !== 'save') return availabilityPage(request, reply, applyAvailabilityOp(form, op), [], null);
+    const t = APP_STRINGS[frames.langOf(request, reply)];
+    // Add, Remove and Copy work without a script: the form comes back changed, unsaved.
+    if (op !== 'save') return availabilityPage(request, reply, applyAvailabilityOp(form, op), [], op === 'copy-monday' ? t.copiedMonday : null);
+    // Empty rows go before saving, so the use case's paths (/weekly/monday/1) are the rows shown again.
+    const kept = withoutEmptyRows(form);
     try {
-      await setAvailability(ctx, session.principal, session.user.uuid, fromAvailabilityForm(form));
+      await setAvailability(ctx, session.principal, session.user.uuid, fromAvailabilityForm(kept));
     } catch (error) {
-      if (error instanceof ValidationError) return availabilityPage(request, reply, form, error.errors ?? [], null);
+      if (error instanceof ValidationError) return availabilityPage(request, reply, kept, error.errors ?? [], null);
       throw error;
     }
     return seeOther(reply, '/app/availability?done=saved');
@@ -169,9 +202,59 @@ function applyAvailabilityOp(form: AvailabilityForm, op: string): AvailabilityFo
     return { ...form, weekly: { ...form.weekly, [weekday]: [...form.weekly[weekday], next] } };
   }
   if (action === 'remove' && weekday) return { ...form, weekly: { ...form.weekly, [weekday]: form.weekly[weekday].filter((_, i) => i !== Number(index)) } };
+  if (action === 'copy-monday') {
+    const monday = form.weekly.monday.map((row) => ({ ...row }));
+    return {
+      ...form,
+      weekly: {
+        ...form.weekly,
+        tuesday: monday,
+        wednesday: monday.map((row) => ({ ...row })),
+        thursday: monday.map((row) => ({ ...row })),
+        friday: monday.map((row) => ({ ...row })),
+      },
+    };
+  }
   if (action === 'add-override') return { ...form, overrides: [...form.overrides, { date: '', start: '', end: '' }] };
   if (action === 'remove-override') return { ...form, overrides: form.overrides.filter((_, i) => i !== Number(day)) };
   return form;
+}
+
+/** The weekly rows with a time in them; override rows stay (one without times is the date off). */
+function withoutEmptyRows(form: AvailabilityForm): AvailabilityForm {
+  const weekly = {} as AvailabilityForm['weekly'];
+  for (const day of WEEKDAYS) weekly[day] = form.weekly[day].filter((row) => row.start !== '' || row.end !== '');
+  return { ...form, weekly };
+}
+
+/**
+ * Where a path of the use case's errors is on the page: `/weekly/monday/1` is Monday's second
+ * row; `/overrides/2/intervals/1` is the second row of the third date (rows grouped by date
+ * as fromAvailabilityForm groups them).
+ */
+function placeOfPath(lang: Lang, form: AvailabilityForm): (path: string) => FieldPlace | null {
+  const t = APP_STRINGS[lang];
+  const groups = new Map<string, number[]>();
+  form.overrides.forEach((row, index) => {
+    if (row.date === '') return;
+    const rows = groups.get(row.date) ?? [];
+    rows.push(index);
+    groups.set(row.date, rows);
+  });
+  const dates = [...groups.values()];
+  return (path) => {
+    if (path === '/timezone') return { id: 'f-timezone', label: t.timezone };
+    const weekly = /^\/weekly\/([a-z]+)\/(\d+)(?:\/(?:start|end))?$/.exec(path);
+    const weekday = WEEKDAYS.find((day) => day === weekly?.[1]);
+    if (weekly && weekday) return { id: `row-${weekday}-${weekly[2]}`, label: hoursLabel(lang, weekday, 'from', Number(weekly[2])) };
+    const override = /^\/overrides\/(\d+)\/(?:date|intervals\/(\d+))/.exec(path);
+    const rows = override ? dates[Number(override[1])] : undefined;
+    if (!override || !rows) return null;
+    // A date's intervals are its rows that have times: the date alone (a day off) has none.
+    const timed = rows.filter((index) => form.overrides[index]!.start !== '' || form.overrides[index]!.end !== '');
+    const row = override[2] === undefined ? rows[0] : timed[Number(override[2])];
+    return row === undefined ? null : { id: `override-${row}`, label: `${t.date} ${row + 1}` };
+  };
 }
 
 /** Empty rows are dropped; an override row without times is that date off. */
@@ -208,12 +291,74 @@ export interface WhyNotView {
   time: string;
   /** The host's zone the date and time are read in. */
   timezone: string;
-  answer: { offered: boolean; reasons: readonly string[] } | null;
+  answer: { offered: boolean; reasons: readonly WhyNotReason[] } | null;
   error: string | null;
 }
 
+/** One reason of an answer, with what it links to. */
+export interface WhyNotReason {
+  code: string;
+  /** The sentence of POST /explain-schedule, in the page's language. */
+  detail: string;
+  /** The topic asked about: its page holds the notice, window, limits, grid, buffers and seats. */
+  topicUuid: string;
+  /** OUTSIDE_HOURS, DAY_OFF: the host's local date. */
+  date: string | null;
+  /** OUTSIDE_HOURS: "default" (the host's own hours) or the topic's schedule. */
+  schedule: string | null;
+  calendarUuid: string | null;
+  /** MEETING, BUFFER: the meeting in the way, when the member may see it. */
+  meeting: { uuid: string; start: number; end: number; topicName: string | null } | null;
+}
+
+/** The setting behind a reason, as a link to the field that sets it ("Change the hours on Monday"). */
+function fixOf(t: AppStrings, lang: Lang, reason: WhyNotReason): { href: string; label: string } | null {
+  const topicField = (anchor: string, label: string) => ({ href: `/app/topics/${reason.topicUuid}#${anchor}`, label });
+  switch (reason.code) {
+    case 'OUTSIDE_HOURS': {
+      if (reason.schedule !== null && reason.schedule !== 'default') return topicField('f-schedule', t.whyFix.schedule);
+      const day = reason.date === null ? Number.NaN : parseLocalDate(reason.date);
+      // Epoch day 0 (1970-01-01) was a Thursday: WEEKDAYS counts from Monday.
+      const weekday = Number.isNaN(day) ? undefined : WEEKDAYS[(((day + 3) % 7) + 7) % 7];
+      return weekday
+        ? { href: `/app/availability#day-${weekday}`, label: t.whyFix.hours(WEEKDAY_NAMES[lang][weekday]) }
+        : { href: '/app/availability#weekly-hours', label: t.weeklyHours };
+    }
+    case 'DAY_OFF':
+      return { href: '/app/availability#overrides', label: t.whyFix.overrides };
+    case 'MINIMUM_NOTICE':
+      return topicField('f-notice', t.whyFix.notice);
+    case 'BOOKING_WINDOW':
+      return topicField('f-window', t.whyFix.window);
+    case 'DAILY_LIMIT':
+    case 'WEEKLY_LIMIT':
+    case 'MONTHLY_LIMIT':
+      return topicField('f-limits', t.whyFix.limits);
+    case 'OFF_GRID':
+      return topicField('f-interval', t.whyFix.grid);
+    case 'BUFFER':
+      return topicField('f-buffers', t.whyFix.buffers);
+    case 'SEATS_FULL':
+      return topicField('f-seats', t.whyFix.seats);
+    case 'CALENDAR_EVENT':
+      return { href: reason.calendarUuid ? `/app/connections#c-${reason.calendarUuid}` : '/app/connections', label: t.whyFix.calendar };
+    default:
+      return null;
+  }
+}
+
+function whyNotReasonItem(frame: AppFrame, t: AppStrings, reason: WhyNotReason, timezone: string): SafeHtml {
+  const fix = fixOf(t, frame.lang, reason);
+  const meeting = reason.meeting;
+  return html`<li>${reason.detail}${
+    meeting
+      ? html` <a href="/app/meetings/${meeting.uuid}">${t.meetingReason(formatRange(meeting.start, meeting.end, timezone, frame.locale), meeting.topicName ?? t.aMeeting)}</a>`
+      : ''
+  }${fix ? html` <a href="${fix.href}">${fix.label}</a>` : ''}</li>`;
+}
+
 /** "Why is [date] [time] not offered for [topic]?": a GET form (it changes nothing), then every reason in plain words. */
-function whyNotSection(t: AppStrings, view: WhyNotView): SafeHtml {
+function whyNotSection(frame: AppFrame, t: AppStrings, view: WhyNotView): SafeHtml {
   const topicName = view.topics.find((topic) => topic.uuid === view.topic)?.name ?? '';
   return html`<section aria-labelledby="h-why-not" id="why-not"><h2 id="h-why-not">${t.whyNotTitle}</h2>
 <p class="hint" id="why-not-hint">${t.whyNotHint} (${view.timezone})</p>
@@ -231,7 +376,7 @@ ${view.error ? html`<p class="alert" role="alert">${view.error}</p>` : ''}
 ${
   view.answer
     ? html`<div id="why-not-answer" role="status"><p><strong>${view.date} ${view.time}, ${topicName}:</strong> ${view.answer.offered ? t.whyNotOffered : t.whyNotBecause}</p>
-${view.answer.reasons.length > 0 ? html`<ul class="reasons">${view.answer.reasons.map((reason) => html`<li>${reason}</li>`)}</ul>` : ''}</div>`
+${view.answer.reasons.length > 0 ? html`<ul class="reasons">${view.answer.reasons.map((reason) => whyNotReasonItem(frame, t, reason, view.timezone))}</ul>` : ''}</div>`
     : ''
 }
 </section>`;
@@ -240,19 +385,23 @@ ${view.answer.reasons.length > 0 ? html`<ul class="reasons">${view.answer.reason
 export function renderAvailabilityPage(frame: AppFrame, view: AvailabilityView): SafeHtml {
   const t = APP_STRINGS[frame.lang];
   const { form } = view;
+  const placed: PlacedErrors = placeErrors(frame.lang, view.errors, placeOfPath(frame.lang, form));
+  // app.js adds, removes and copies rows in the page; the data attributes give it the rows' accessible names.
   const day = (weekday: Weekday) => {
     const name = WEEKDAY_NAMES[frame.lang][weekday];
     const rows = form.weekly[weekday];
-    return html`<fieldset class="weekday" id="day-${weekday}"><legend>${name}</legend>
-${rows.length === 0 ? html`<p class="hint">${t.noHours}</p>` : ''}
-${rows.map(
-  (row, i) => html`<div class="hours-row">
-<label>${hoursLabel(frame.lang, weekday, 'from', i)}<input type="time" name="${weekday}.${i}.start" value="${row.start}" aria-label="${hoursLabel(frame.lang, weekday, 'from', i)}"></label>
-<label>${hoursLabel(frame.lang, weekday, 'to', i)}<input type="time" name="${weekday}.${i}.end" value="${row.end}" aria-label="${hoursLabel(frame.lang, weekday, 'to', i)}"></label>
+    return html`<fieldset class="weekday" id="day-${weekday}" data-day="${weekday}" data-from="${hoursLabel(frame.lang, weekday, 'from', 0)}" data-to="${hoursLabel(frame.lang, weekday, 'to', 0)}"><legend>${name}</legend>
+<p class="hint no-hours"${rows.length === 0 ? '' : html` hidden`}>${t.noHours}</p>
+${rows.map((row, i) => {
+  const id = `row-${weekday}-${i}`;
+  return html`<div class="hours-row" id="${id}">
+<label>${hoursLabel(frame.lang, weekday, 'from', i)}<input type="time" name="${weekday}.${i}.start" value="${row.start}" aria-label="${hoursLabel(frame.lang, weekday, 'from', i)}"${invalidAttributes(placed, id)}></label>
+<label>${hoursLabel(frame.lang, weekday, 'to', i)}<input type="time" name="${weekday}.${i}.end" value="${row.end}" aria-label="${hoursLabel(frame.lang, weekday, 'to', i)}"${invalidAttributes(placed, id)}></label>
 <button type="submit" name="op" value="remove:${weekday}:${i}" class="link">${t.remove}</button>
-</div>`,
-)}
-<button type="submit" name="op" value="add:${weekday}">${t.addHoursOn} ${name}</button>
+${fieldErrorText(placed, id)}</div>`;
+})}
+<button type="submit" name="op" value="add:${weekday}" class="add-hours">${t.addHoursOn} ${name}</button>
+${weekday === 'monday' ? html`<button type="submit" name="op" value="copy-monday" id="copy-monday">${t.copyMonday}</button>` : ''}
 </fieldset>`;
   };
   const preview = view.preview;
@@ -260,46 +409,42 @@ ${rows.map(
     frame,
     t.availability,
     'availability',
-    html`${notice(view.flash)}${errorList(t, view.errors)}
-<form method="post" action="/app/availability" class="availability">
+    html`${notice(view.flash)}${errorSummary(frame.lang, placed)}
+<form method="post" action="/app/availability" class="availability" id="availability-form" data-remove="${t.remove}" data-copied="${t.copiedMonday}">
 ${csrfField(frame)}
 <button type="submit" name="op" value="save" class="default-submit" tabindex="-1" aria-hidden="true">${t.save}</button>
-<div class="field"><label for="f-timezone">${t.timezone}</label><select id="f-timezone" name="timezone">
+<div class="field"><label for="f-timezone">${t.timezone}</label><select id="f-timezone" name="timezone"${invalidAttributes(placed, 'f-timezone')}>
 ${view.zones.map((zone) => html`<option value="${zone}"${zone === form.timezone ? html` selected` : ''}>${zone.replace(/_/g, ' ')}</option>`)}
-</select></div>
-<h2>${t.weeklyHours}</h2>
+</select>${fieldErrorText(placed, 'f-timezone')}</div>
+<h2 id="weekly-hours">${t.weeklyHours}</h2>
 ${WEEKDAYS.map(day)}
-<h2>${t.overrides}</h2>
+<h2 id="overrides">${t.overrides}</h2>
 <p class="hint">${t.overridesHint}</p>
-${form.overrides.map(
-  (row, i) => html`<div class="hours-row override">
-<label>${t.date} ${i + 1}<input type="date" name="override.${i}.date" value="${row.date}"></label>
-<label>${t.date} ${i + 1} ${t.from}<input type="time" name="override.${i}.start" value="${row.start}"></label>
-<label>${t.date} ${i + 1} ${t.to}<input type="time" name="override.${i}.end" value="${row.end}"></label>
+${form.overrides.map((row, i) => {
+  const id = `override-${i}`;
+  return html`<div class="hours-row override" id="${id}">
+<label>${t.date} ${i + 1}<input type="date" name="override.${i}.date" value="${row.date}"${invalidAttributes(placed, id)}></label>
+<label>${t.date} ${i + 1} ${t.from}<input type="time" name="override.${i}.start" value="${row.start}"${invalidAttributes(placed, id)}></label>
+<label>${t.date} ${i + 1} ${t.to}<input type="time" name="override.${i}.end" value="${row.end}"${invalidAttributes(placed, id)}></label>
 <button type="submit" name="op" value="remove-override:${i}" class="link">${t.remove}</button>
-</div>`,
-)}
+${fieldErrorText(placed, id)}</div>`;
+})}
 <p><button type="submit" name="op" value="add-override">${t.addOverride}</button></p>
 <p><button type="submit" name="op" value="save" class="primary" id="save">${t.save}</button></p>
 </form>
 ${
   preview
-    ? html`<section aria-labelledby="h-preview"><h2 id="h-preview">${t.previewTitle} (${t.previewTopic} ${preview.topicName})</h2>
-${
-  preview.days.some((d) => d.slots.length > 0)
-    ? html`<ul class="preview">${preview.days
-        .filter((d) => d.slots.length > 0)
-        .map(
-          (d) =>
-            html`<li><strong>${formatDate(Date.parse(d.slots[0]!.start), preview.timezone, frame.locale)}</strong>: ${d.slots
-              .map((slot) => formatTime(Date.parse(slot.start), preview.timezone, frame.locale))
-              .join(', ')}</li>`,
-        )}</ul>`
-    : html`<p>${t.noSlots}</p>`
-}
+    ? html`<section aria-labelledby="h-preview"><h2 id="h-preview">${t.previewComing} (${t.previewTopic} ${preview.topicName})</h2>
+<ul class="preview">${preview.days.map(
+        // Each of the 7 local dates, named at its noon (a date is never skipped by a clock change at noon).
+        (d) =>
+          html`<li data-date="${d.date}"><strong>${formatDate(localToInstant(preview.timezone, parseLocalDate(d.date), 12 * 60), preview.timezone, frame.locale)}</strong>: ${
+            d.slots.length > 0 ? d.slots.map((slot) => formatTime(Date.parse(slot.start), preview.timezone, frame.locale)).join(', ') : t.previewNone
+          }</li>`,
+      )}</ul>
 </section>`
     : ''
 }
-${view.whyNot ? whyNotSection(t, view.whyNot) : ''}`,
+${view.whyNot ? whyNotSection(frame, t, view.whyNot) : ''}`,
   );
 }

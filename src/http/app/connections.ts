@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ConnectedCalendar } from '../../domain/calendar.js';
 import { type DomainError, NotFoundError, SecretUnreadableError, ValidationError } from '../../domain/errors.js';
 import { INTEGRATION_PROVIDERS, type Connection, type IntegrationProvider } from '../../domain/integrations.js';
+import type { Lang } from '../../domain/meeting.js';
 import { addCalendar, getFeedUrl, listCalendars, removeCalendar, rotateFeed } from '../../scheduling/calendars/calendars.js';
 import { resumeAppSession } from '../../scheduling/host-app/sign-in.js';
 import { listIntegrations } from '../../scheduling/integrations/apps.js';
@@ -13,6 +14,7 @@ import { SESSION_COOKIE, parseCookies, serializeCookie } from './cookies.js';
 import { PROBLEM_KINDS } from '../problems.js';
 import { Checkbox, OptionalField, PAGE_ROUTE, TextField, field, formRoute, formSchema, isCorrectable, requireValidForm, type FormBody } from './forms.js';
 import { type AppFrame, type AppPageOptions, csrfField, notice, renderPage, requireUuid, seeOther, sessionOf } from './frame.js';
+import { plainErrorMessage } from './field-errors.js';
 import { APP_STRINGS } from './strings.js';
 
 /** Adding a calendar: its type and URL, the credentials when it needs them, and what it is used for. */
@@ -32,6 +34,18 @@ const AddConnectionCalendarFormSchema = formSchema({
 });
 /** Connect, disconnect, remove a calendar, a new feed link: buttons with nothing but the token. */
 const ButtonFormSchema = formSchema({});
+
+/**
+ * A refusal in the page's words: the two the page itself raises (no app at the provider, no
+ * connection for a calendar) by their path, the rest through the shared field-error words.
+ */
+function connectionErrorText(lang: Lang, error: DomainError): string {
+  const t = APP_STRINGS[lang];
+  const first = error.errors?.[0];
+  if (first?.path === '/provider') return t.connectNeedsApp;
+  if (first?.path === '/connection') return t.connectFirst(/^connect (.+) first$/.exec(first.message)?.[1] ?? '');
+  return plainErrorMessage(lang, error);
+}
 
 /** Connections: accounts (OAuth), calendars, the private feed, all the member's own. */
 export const connectionPages: FastifyPluginAsync<AppPageOptions> = async (app, { ctx, frames }) => {
@@ -67,7 +81,7 @@ export const connectionPages: FastifyPluginAsync<AppPageOptions> = async (app, {
       feedUrl: feed.url,
       feedProblem: feed.problem,
       flash: outcome.flash ?? null,
-      error: outcome.error?.message ?? null,
+      error: outcome.error ? connectionErrorText(frames.langOf(request, reply), outcome.error) : null,
       authorize: outcome.authorize ?? null,
     };
     return sendHtml(reply, outcome.error ? PROBLEM_KINDS[outcome.error.code].status : 200, renderConnectionsPage(frames.memberFrameOf(request, reply), view));

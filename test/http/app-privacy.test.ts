@@ -212,6 +212,15 @@ for (const dialect of DIALECTS) {
       expect((await call(t.app, acme.apiKey, 'GET', '/api/v1/account')).json().retention).toEqual({ participantDataDays: null });
     });
 
+    it('the docs guide explains export, erasure, retention and the audit log, with the web app pages, and lists the step in its sidebar', async () => {
+      const docs = await t.app.inject({ method: 'GET', url: '/docs' });
+      expect(docs.statusCode).toBe(200);
+      const step = docs.body.slice(docs.body.indexOf('<h3 id="guide-privacy">'), docs.body.indexOf('<h3 id="guide-money">'));
+      for (const text of ['/api/v1/participants/export', '/api/v1/participants/erase', 'participantDataDays', '/api/v1/audit-events', '/app/participants', '/app/audit'])
+        expect(step, text).toContain(text);
+      expect(docs.body).toContain('href="#guide-privacy"');
+    });
+
     it('audit log: newest first, filtered by action and by date in the member’s zone, paged with "Older"; in Polish too', async () => {
       const { acme, email } = await setUp();
       const admin = await signIn(acme.owner.email);

@@ -143,7 +143,7 @@ ${meeting.participant.phone ? html`<dt>${t.phone}</dt><dd>${meeting.participant.
 <dt>${t.sentMessages}</dt><dd>${
       messages.length === 0
         ? t.noMessages
-        : html`<ul>${messages.map((message) => html`<li>${when(message.sentAt)}: <code>${message.kind}</code> (${t[`channel_${message.channel}`]})</li>`)}</ul>`
+        : html`<ul>${messages.map((message) => html`<li>${when(message.sentAt)}: ${t.messageKinds[message.kind] ?? message.kind} (${t[`channel_${message.channel}`]})</li>`)}</ul>`
     }</dd>
 </dl>
 </li>`;

@@ -414,6 +414,17 @@ const en = {
     'meeting.moved': 'Meeting moved',
   },
   privacyLinks: 'Participants’ data and the audit log',
+  /** The messages an export lists, by kind (an unknown kind shows as its code). */
+  messageKinds: {
+    confirmed: 'Invitation',
+    rescheduled: 'Invitation: moved',
+    located: 'Invitation: join link',
+    cancelled: 'Cancellation',
+    reminder: 'Reminder',
+    'payment-pending': 'Pay link',
+    'payment-released': 'Payment not made: slot released',
+    'payment-refunded': 'Refund',
+  } as Readonly<Record<string, string>>,
 };
 
 export type AppStrings = typeof en;
@@ -825,6 +836,16 @@ const pl: AppStrings = {
     'meeting.moved': 'Przeniesiono spotkanie',
   },
   privacyLinks: 'Dane uczestników i dziennik zmian',
+  messageKinds: {
+    confirmed: 'Zaproszenie',
+    rescheduled: 'Zaproszenie: zmiana terminu',
+    located: 'Zaproszenie: link do spotkania',
+    cancelled: 'Odwołanie',
+    reminder: 'Przypomnienie',
+    'payment-pending': 'Link do płatności',
+    'payment-released': 'Brak płatności: termin zwolniony',
+    'payment-refunded': 'Zwrot',
+  },
 };
 
 export const APP_STRINGS: Record<Lang, AppStrings> = { en, pl };

@@ -118,7 +118,7 @@ ${
           (event) => html`<li class="topic audit-event" id="a-${event.uuid}" data-action="${event.action}">
 <h2 class="audit-action">${t.auditActions[event.action]}</h2>
 <p><time datetime="${new Date(event.at).toISOString()}">${formatDateTime(event.at, view.timezone, frame.locale)}</time></p>
-<dl class="facts">
+<dl class="stacked">
 <dt>${t.auditWho}</dt><dd class="audit-who">${who(t, event, log.memberNames)}</dd>
 <dt>${t.auditWhat}</dt><dd>${t.auditTargets[event.target.type]} <code>${event.target.uuid}</code></dd>
 </dl>

@@ -128,7 +128,7 @@ ${data.meetings.length === 0 ? html`<p>${t.exportNothing}</p>` : html`<p>${t.exp
     const answers = Object.entries(meeting.form);
     return html`<li class="topic" id="m-${meeting.uuid}">
 <h3>${formatRange(meeting.start, meeting.end, view.timezone, frame.locale)}</h3>
-<dl class="facts">
+<dl class="stacked">
 <dt>${t.topic}</dt><dd>${exported.topicNames.get(meeting.topicUuid) ?? '—'}</dd>
 <dt>${t.status}</dt><dd class="status">${t[`status_${meeting.status}`]}</dd>
 <dt>${t.host}</dt><dd>${meeting.hostUsername}</dd>

@@ -11,6 +11,8 @@ import { APP_STRINGS, type AppStrings } from './strings.js';
 
 /** The "General" section's form: what `PATCH /account` sets besides gateways and integrations. */
 const GeneralFormSchema = formSchema({ name: TextField, timezone: TextField, places: RepeatedField });
+/** The "Retention" section's form: `PATCH /account`'s `retention.participantDataDays`, empty for none. */
+const RetentionFormSchema = formSchema({ participantDataDays: TextField });
 
 interface GeneralForm {
   name: string;
@@ -21,18 +23,24 @@ interface GeneralForm {
 /**
  * `/app/account` (admins): the account's settings, one section per concern, each with its own
  * form and route posting to `/app/account/{section}`, through the same use case as
- * `PATCH /account` with the member as the caller. Only "General" (name, default time zone,
- * places offered) is here so far; a new section (branding, retention …) adds its renderer to
+ * `PATCH /account` with the member as the caller: "General" (name, default time zone, places
+ * offered) and "Retention" (days a participant's data is kept after the meeting); a new section (branding, retention …) adds its renderer to
  * `renderAccountPage`'s marked spot and its route beside `/app/account/general`.
  */
 export const accountPage: FastifyPluginAsync<AppPageOptions> = async (app, { ctx, frames }) => {
-  async function page(request: FastifyRequest, reply: FastifyReply, outcome: { status?: number; flash?: string | null; general?: GeneralForm; problems?: FormProblems } = {}) {
+  async function page(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    outcome: { status?: number; flash?: string | null; general?: GeneralForm; problems?: FormProblems; retention?: string; retentionProblems?: FormProblems } = {},
+  ) {
     const account = await getAccount(ctx, sessionOf(request).principal);
     const view: AccountPageView = {
       general: outcome.general ?? { name: account.name, timezone: account.timezone, places: [...account.places] },
       zones: Intl.supportedValuesOf('timeZone'),
       flash: outcome.flash ?? null,
       problems: outcome.problems ?? NO_PROBLEMS,
+      retention: outcome.retention ?? (account.retention.participantDataDays === null ? '' : String(account.retention.participantDataDays)),
+      retentionProblems: outcome.retentionProblems ?? NO_PROBLEMS,
     };
     return sendHtml(reply, outcome.status ?? 200, renderAccountPage(frames.memberFrameOf(request, reply), view));
   }
@@ -70,6 +78,25 @@ export const accountPage: FastifyPluginAsync<AppPageOptions> = async (app, { ctx
     }
     return seeOther(reply, '/app/account?done=saved');
   });
+
+  app.post<{ Body: FormBody }>('/app/account/retention', formRoute(RetentionFormSchema), async (request, reply) => {
+    const t = APP_STRINGS[frames.langOf(request, reply)];
+    const sent = field(request.body, 'participantDataDays').trim();
+    try {
+      const errors: FieldError[] = formErrorsOf(request);
+      // Whole days only: "30.5" or "1e3" is not what the member meant, and the use case checks the range.
+      if (sent !== '' && !/^\d{1,9}$/.test(sent)) errors.push({ path: '/retention/participantDataDays', message: 'must be a whole number of days' });
+      if (errors.length > 0) throw new ValidationError(errors);
+      await updateAccount(ctx, sessionOf(request).principal, { retention: { participantDataDays: sent === '' ? null : Number(sent) } });
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      const retentionProblems = formProblems(t, error.errors ?? [], (path) => (path.startsWith('/retention') || path === '/participantDataDays' ? 'f-acc-retention' : null), {
+        'f-acc-retention': t.retentionError,
+      });
+      return page(request, reply, { status: 400, retention: sent, retentionProblems });
+    }
+    return seeOther(reply, '/app/account?done=saved#retention');
+  });
 };
 
 // ── Rendering ────────────────────────────────────────────────────────────────────────────
@@ -79,6 +106,22 @@ export interface AccountPageView {
   zones: readonly string[];
   flash: string | null;
   problems: FormProblems;
+  /** The retention field as shown: days, or '' for "until erased". */
+  retention: string;
+  retentionProblems: FormProblems;
+}
+
+function renderRetentionSection(frame: AppFrame, t: AppStrings, view: AccountPageView): SafeHtml {
+  const problems = view.retentionProblems;
+  return html`<section aria-labelledby="h-acc-retention" id="retention"><h2 id="h-acc-retention">${t.retentionTitle}</h2>
+${problemSummary(t, problems, { 'f-acc-retention': t.retentionDays })}
+<form method="post" action="/app/account/retention" aria-labelledby="h-acc-retention">
+${csrfField(frame)}
+<div class="field"><label for="f-acc-retention">${t.retentionDays}</label><input type="number" id="f-acc-retention" name="participantDataDays" value="${view.retention}" min="1" max="3650" step="1" inputmode="numeric"${invalidAttributes(problems, 'f-acc-retention', 'f-acc-retention-hint')}>
+<p class="hint" id="f-acc-retention-hint">${t.retentionHint}</p>${fieldProblem(problems, 'f-acc-retention')}</div>
+<p><button type="submit" class="primary">${t.save}</button></p>
+</form>
+</section>`;
 }
 
 function renderGeneralSection(frame: AppFrame, t: AppStrings, view: AccountPageView): SafeHtml {
@@ -109,6 +152,7 @@ export function renderAccountPage(frame: AppFrame, view: AccountPageView): SafeH
   const t = APP_STRINGS[frame.lang];
   const sections: SafeHtml[] = [
     renderGeneralSection(frame, t, view),
+    renderRetentionSection(frame, t, view),
     // ── More sections go here (branding, retention …): each a <section> with its own h2,
     //    form and route (POST /app/account/{section}), after "General". ──
   ];

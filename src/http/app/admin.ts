@@ -2,14 +2,16 @@ import type { FastifyPluginAsync } from 'fastify';
 import { ForbiddenError, type FieldError } from '../../domain/errors.js';
 import { type SafeHtml, html } from '../pages/html.js';
 import { accountPage } from './account.js';
+import { auditPages } from './audit.js';
 import type { AppPageOptions } from './frame.js';
 import { integrationPages } from './integrations.js';
 import { keyPages } from './keys.js';
+import { participantPages } from './participants.js';
 import type { AppStrings } from './strings.js';
 import { webhookPages } from './webhooks.js';
 
 /**
- * The account admin's pages (API keys, integrations, webhooks, the account): for an admin of
+ * The account admin's pages (API keys, integrations, webhooks, the account, participants' data, the audit log): for an admin of
  * any team of the account, the owner included (the owner always administers a team), which is
  * the rule the API applies to these resources. Anyone else gets the 403 page, and no
  * navigation entry (frame.ts). Each use case checks again with the member as the caller.
@@ -22,6 +24,8 @@ export const adminPages: FastifyPluginAsync<AppPageOptions> = async (app, option
   await app.register(integrationPages, options);
   await app.register(webhookPages, options);
   await app.register(accountPage, options);
+  await app.register(participantPages, options);
+  await app.register(auditPages, options);
 };
 
 // ── Errors next to their fields, in the page's language ──────────────────────────────────

@@ -29,7 +29,7 @@ export interface AppFrame {
 /** The navigation entry a page belongs to (marked as the current page). */
 export type Section = 'upcoming' | 'past' | 'availability' | 'topics' | 'connections' | `team:${string}` | AdminSection | null;
 /** The admins' pages (an admin of any team of the account): in the navigation only for them. */
-export type AdminSection = 'keys' | 'integrations' | 'webhooks' | 'account';
+export type AdminSection = 'keys' | 'integrations' | 'webhooks' | 'account' | 'participants' | 'audit';
 
 // ── Rendering: the layout every page sits in ─────────────────────────────────────────────
 
@@ -40,7 +40,7 @@ function langSwitch(frame: AppFrame, t: AppStrings): SafeHtml {
 
 /** The admins' pages in the navigation: shown to a member who administers a team (`frame.teams`), as only they may use them. */
 function adminLinks(t: AppStrings, link: (href: string, label: string, name: Section) => SafeHtml): SafeHtml {
-  return html`${link('/app/keys', t.keysTitle, 'keys')}${link('/app/integrations', t.integrationsTitle, 'integrations')}${link('/app/webhooks', t.webhooksTitle, 'webhooks')}${link('/app/account', t.accountTitle, 'account')}`;
+  return html`${link('/app/keys', t.keysTitle, 'keys')}${link('/app/integrations', t.integrationsTitle, 'integrations')}${link('/app/webhooks', t.webhooksTitle, 'webhooks')}${link('/app/account', t.accountTitle, 'account')}${link('/app/participants', t.participantsTitle, 'participants')}${link('/app/audit', t.auditTitle, 'audit')}`;
 }
 
 /** Hidden fields every form carries: the CSRF token. */

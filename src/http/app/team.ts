@@ -189,6 +189,9 @@ ${
         renderMeetingItem(frame, t, meeting, view.upcoming.topicNames.get(meeting.topicUuid) ?? '—', view.timezone, hostNames.get(meeting.hostUuid) ?? meeting.hostUsername),
       )}</ul>`
 }
+</section>
+<section aria-labelledby="h-team-privacy"><h2 id="h-team-privacy">${t.privacyLinks}</h2>
+<ul><li><a href="/app/participants">${t.participantsTitle}</a></li><li><a href="/app/audit">${t.auditTitle}</a></li></ul>
 </section>`,
   );
 }

@@ -181,6 +181,7 @@ const GUIDE_STEPS = [
   { id: 'guide-cancel', title: '4. Cancel', keywords: 'cancel refund reason' },
   { id: 'guide-reschedule', title: '5. Reschedule', keywords: 'reschedule move start' },
   { id: 'guide-webhooks', title: '6. Webhooks', keywords: 'webhooks events signature standard webhooks secret whsec' },
+  { id: 'guide-privacy', title: '7. Participants’ data and the audit log', keywords: 'participants export erase erasure gdpr retention audit log events' },
   { id: 'guide-money', title: 'Money and minor units', keywords: 'money amount currency minor units zero-decimal jpy krw' },
 ];
 

@@ -412,7 +412,9 @@ for (const dialect of DIALECTS) {
         expect(twilio.sent.map((sms) => [sms.to, sms.from])).toEqual([['+14155552671', twilio.from]]);
         // The participant's zone and language: 4:00 AM in New York (still summer time there), the number the host calls.
         // Who calls whom, not a bare number: the host calls the participant's.
-        expect(twilio.sent[0]!.body).toMatch(/^Reminder: Intro call with Olga Owner, .*4:00\sAM\. Phone call: we will call \+1 \(415\) 555-2671\. Move or cancel: http:\/\/\S+\/booking\/\S+$/);
+        expect(twilio.sent[0]!.body).toMatch(
+          /^Reminder: Intro call with Olga Owner, .*4:00\sAM\. Phone call: we will call \+1 \(415\) 555-2671\. Move or cancel: http:\/\/\S+\/booking\/\S+$/,
+        );
         // The e-mails say it too: the participant is called, the host is told to call; both name the topic.
         const reminderTo = (address: string) => mails.find((message) => message.to.email === address && /^(Reminder|Przypomnienie)/.test(message.subject))!.text;
         expect(reminderTo('en@example.com')).toContain('This is a reminder of your meeting “Intro call” with Olga Owner.');

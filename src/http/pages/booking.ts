@@ -146,6 +146,8 @@ export function renderBookingPage(view: BookingPageView): SafeHtml {
   const totals = paid ? totalsOf(topic, view.locale) : {};
   // The first choice is the checked one; without variants, the topic's own price.
   const firstTotal = totals[priceOptions[0]?.value ?? ''] ?? null;
+  // A topic the host approves takes a request, not a booking (and nothing is paid before the approval).
+  const submitLabel = topic.requiresApproval ? t.requestBooking : paid ? t.confirmPay : t.confirm;
   const config = {
     lang,
     strings: clientStrings(lang),
@@ -228,7 +230,7 @@ ${choiceGroup(
     : ''
 }
 <div class="hp" aria-hidden="true"><label for="f-website">${t.honeypot}</label><input id="f-website" name="website" type="text" tabindex="-1" autocomplete="off"></div>
-<button type="submit" id="submit" class="primary" data-label="${paid ? t.confirmPay : t.confirm}">${paid && firstTotal ? `${t.confirmPay} · ${firstTotal}` : paid ? t.confirmPay : t.confirm}</button>
+<button type="submit" id="submit" class="primary" data-label="${submitLabel}">${paid && firstTotal ? `${submitLabel} · ${firstTotal}` : submitLabel}</button>
 </form>
 <section id="done" class="step done" hidden aria-labelledby="h-done">
 <h2 id="h-done" tabindex="-1"></h2>

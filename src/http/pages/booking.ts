@@ -175,18 +175,22 @@ ${topic.description ? html`<p class="description">${topic.description}</p>` : ''
 <noscript><p class="notice">${t.noscript}</p></noscript>
 <div id="alert" class="alert" role="alert" aria-live="assertive"></div>
 <section id="step-time" class="step" aria-labelledby="h-day">
-<div class="tz field">
-<label for="tz">${t.timezone}</label>
-<input id="tz" name="tz" type="text" role="combobox" aria-autocomplete="list" aria-expanded="false" aria-controls="tz-options" autocomplete="off" spellcheck="false" value="${view.timezone ?? ''}" aria-describedby="tz-hint tz-error"${view.timezoneError ? html` aria-invalid="true"` : ''}>
-<ul id="tz-options" class="tz-options" role="listbox" aria-label="${t.timezone}" hidden></ul>
-<p class="field-error" id="tz-error" role="status">${view.timezoneError ? t.tzLinkUnknown.replace('{value}', view.timezoneError) : ''}</p>
-<p class="hint" id="tz-hint">${t.timezoneHint}</p>
-</div>
-${hourSwitch(t)}
 ${calendarMarkup(t, {
   heading: html`<h2 id="h-day">${t.chooseDay}</h2>
 `,
   level: 2,
+  // On a phone the month comes first, then the zone and the 12/24-hour switch, then the day's times;
+  // on a wider screen the zone and the switch sit beside the month, above the times (booking.css).
+  beforeTimes: html`<div class="tz field">
+<label for="tz">${t.timezone}</label>
+<input id="tz" name="tz" type="text" role="combobox" aria-autocomplete="list" aria-expanded="false" aria-controls="tz-options" autocomplete="off" spellcheck="false" value="${view.timezone ?? ''}" aria-describedby="tz-now tz-hint tz-error"${view.timezoneError ? html` aria-invalid="true"` : ''}>
+<ul id="tz-options" class="tz-options" role="listbox" aria-label="${t.timezone}" hidden></ul>
+<p class="tz-now" id="tz-now"></p>
+<p class="field-error" id="tz-error" role="status">${view.timezoneError ? t.tzLinkUnknown.replace('{value}', view.timezoneError) : ''}</p>
+<p class="hint" id="tz-hint">${t.timezoneHint}</p>
+</div>
+${hourSwitch(t)}
+`,
 })}
 </section>
 <form id="details" class="step details" hidden>

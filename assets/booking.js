@@ -217,6 +217,23 @@
     var abs = Math.abs(minutes);
     return 'UTC' + (minutes < 0 ? '−' : '+') + pad(Math.floor(abs / 60)) + ':' + pad(abs % 60);
   }
+  /**
+   * The zone's name as people say it, in the page's language, from Intl ("Central European
+   * Time", "czas środkowoeuropejski"): the generic name where the engine has one, else the
+   * name of the moment (standard or summer time); null when Intl names only an offset.
+   */
+  function zoneName(zone, lang) {
+    var styles = ['longGeneric', 'long'];
+    for (var i = 0; i < styles.length; i++) {
+      var name = null;
+      try {
+        new Intl.DateTimeFormat(locale(lang), { timeZone: zone, timeZoneName: styles[i] }).formatToParts(new Date()).forEach(function (p) { if (p.type === 'timeZoneName') name = p.value; });
+      } catch (e) { name = null; }
+      if (name && !/^(GMT|UTC)([+\-−]|$)/.test(name)) return name;
+    }
+    return null;
+  }
+
   /** "GMT+2", "utc +02:00", "+5:30", "UTC-3" → minutes; anything else → null. */
   function parseOffset(query) {
     var m = /^(?:utc|gmt|ut)?\s*([+-−])\s*(\d{1,2})(?:(?::|\.)?(\d{2}))?$/i.exec(query.trim());
@@ -288,7 +305,15 @@
 
     function ensureIndex() { if (!index) index = zoneIndex(options.lang); return index; }
     function localTime(zone) {
-      return new Intl.DateTimeFormat(locale(options.lang), { hour: '2-digit', minute: '2-digit', timeZone: zone }).format(new Date());
+      return formatTime(Date.now(), zone, options.lang);
+    }
+    /** Under the field: the chosen zone's name and the time there now, "Central European Time · 10:42". */
+    var now = options.now;
+    function showNow() {
+      if (!now) return;
+      var name = zoneName(current, options.lang);
+      var text = (name || current.replace(/_/g, ' ')) + ' \u00b7 ' + localTime(current);
+      if (now.textContent !== text) now.textContent = text;
     }
     function close() {
       listbox.hidden = true;
@@ -311,7 +336,7 @@
         var z = r.zone;
         var li = el('li', { id: 'tz-option-' + n, role: 'option', 'aria-selected': 'false', 'data-zone': z.id });
         li.appendChild(el('span', { class: 'tz-name' }, z.city + (z.country ? ', ' + z.country : '')));
-        li.appendChild(el('span', { class: 'tz-meta' }, z.id.replace(/_/g, ' ') + ' · ' + localTime(z.id) + ' · ' + offsetLabel(z.offset)));
+        li.appendChild(el('span', { class: 'tz-meta' }, (zoneName(z.id, options.lang) || z.id.replace(/_/g, ' ')) + ' · ' + localTime(z.id) + ' · ' + offsetLabel(z.offset)));
         li.addEventListener('mousedown', function (event) { event.preventDefault(); });
         li.addEventListener('click', function () { apply(z.id); });
         listbox.appendChild(li);
@@ -329,7 +354,7 @@
       input.value = zone;
       input.removeAttribute('aria-invalid');
       error.textContent = '';
-      if (zone !== current) { current = zone; options.onChange(zone); }
+      if (zone !== current) { current = zone; showNow(); options.onChange(zone); }
     }
     /** What was typed, applied: a zone's own name, or the best match; otherwise said to be unknown. */
     function commit() {
@@ -369,6 +394,10 @@
     input.addEventListener('blur', function () { if (input.value.trim() !== current) commit(); else close(); });
     // A zone in the link that is not one stays said until a zone is chosen.
     if (options.linkError) input.setAttribute('aria-invalid', 'true');
+    showNow();
+    // The time there keeps up with the clock (checked twice a minute; the text changes once).
+    if (now) window.setInterval(showNow, 30000);
+    return { refresh: showNow };
   }
 
   // --- the month calendar ------------------------------------------------------------------
@@ -436,8 +465,56 @@
         }
       });
       status.textContent = any ? '' : strings.noDays;
+      rove(chosenDate);
       return any;
     }
+
+    /**
+     * Roving tabindex, as in the WAI-ARIA grid pattern: one day in the Tab order (the chosen
+     * day, else the first free one), the arrow keys move among the free days, Enter or Space
+     * chooses. Returns the day button now in the Tab order.
+     */
+    function rove(date) {
+      var buttons = daysBox.querySelectorAll('button[data-date]');
+      var current = null;
+      Array.prototype.forEach.call(buttons, function (b) { if (b.getAttribute('data-date') === date) current = b; });
+      if (!current) current = buttons[0] || null;
+      Array.prototype.forEach.call(buttons, function (b) { b.tabIndex = b === current ? 0 : -1; });
+      return current;
+    }
+    /** The date `days` away from `date` (YYYY-MM-DD). */
+    function shifted(date, days) {
+      var p = date.split('-');
+      return new Date(Date.UTC(Number(p[0]), Number(p[1]) - 1, Number(p[2]) + days)).toISOString().slice(0, 10);
+    }
+    /**
+     * Left and right: the free day before or after; up and down: the same weekday a week
+     * earlier or later, else the nearest free day beyond it; Home and End: the month's first
+     * and last free day.
+     */
+    daysBox.addEventListener('keydown', function (event) {
+      var from = event.target;
+      if (!from || !from.getAttribute || from.getAttribute('data-date') === null) return;
+      var buttons = Array.prototype.slice.call(daysBox.querySelectorAll('button[data-date]'));
+      var date = from.getAttribute('data-date');
+      var at = buttons.indexOf(from);
+      var to = null;
+      if (event.key === 'ArrowRight') to = buttons[at + 1];
+      else if (event.key === 'ArrowLeft') to = buttons[at - 1];
+      else if (event.key === 'ArrowDown') {
+        var later = shifted(date, 7);
+        to = buttons.filter(function (b) { return b.getAttribute('data-date') >= later; })[0];
+      } else if (event.key === 'ArrowUp') {
+        var earlier = shifted(date, -7);
+        to = buttons.filter(function (b) { return b.getAttribute('data-date') <= earlier; }).pop();
+      } else if (event.key === 'Home') to = buttons[0];
+      else if (event.key === 'End') to = buttons[buttons.length - 1];
+      else return;
+      event.preventDefault();
+      if (!to) return;
+      rove(to.getAttribute('data-date'));
+      to.focus();
+    });
 
     function chooseDay(date, byUser) {
       var day = null;
@@ -448,6 +525,7 @@
       Array.prototype.forEach.call(daysBox.querySelectorAll('button[data-date]'), function (b) {
         b.setAttribute('aria-pressed', b.getAttribute('data-date') === date ? 'true' : 'false');
       });
+      rove(date);
       dayLabel.textContent = dateLabel(date);
       slotsBox.textContent = '';
       day.slots.forEach(function (slot) {
@@ -625,7 +703,7 @@
         $('h-details').focus();
       },
     });
-    zonePicker({
+    var picker = zonePicker({
       input: $('tz'),
       listbox: $('tz-options'),
       error: $('tz-error'),
@@ -633,6 +711,7 @@
       strings: strings,
       initial: zone,
       linkError: config.timezoneError,
+      now: $('tz-now'),
       onChange: function (newZone) {
         zone = newZone;
         chosen = null;
@@ -643,6 +722,7 @@
     hourSwitch(config.lang, function () {
       var label = calendar.redraw();
       if (label && chosen) $('selected-label').textContent = label;
+      picker.refresh();
     });
 
     /** "Continue to payment · 150,00 zł" for the chosen price; a discount is taken off at payment. */

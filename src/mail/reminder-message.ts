@@ -1,4 +1,5 @@
 import type { Place } from '../domain/account.js';
+import type { LocationSource } from '../domain/place-details.js';
 import { formatDateTime, formatSpan } from '../domain/formats.js';
 import { PLACE_LABELS } from '../domain/place-labels.js';
 import { toSingleLine } from '../domain/text.js';
@@ -16,6 +17,8 @@ export interface ReminderFacts extends MessageReader {
   place: Place;
   /** The address, join link or number; null when nothing beyond the place is known. */
   where: string | null;
+  /** Whose detail `where` is: for a phone call, 'participant' means the host calls the participant's number. */
+  whereSource?: LocationSource | null;
   /** The meeting's private manage link (move or cancel). */
   manageUrl: string;
 }
@@ -25,7 +28,9 @@ const one = (value: string) => toSingleLine(value);
 const STRINGS = {
   en: {
     subject: (topic: string, when: string) => `Reminder: ${topic}, ${when}`,
-    lead: (who: string) => `This is a reminder of your meeting with ${who}.`,
+    lead: (topic: string, who: string) => `This is a reminder of your meeting “${topic}” with ${who}.`,
+    weCall: (phone: string) => `we will call ${phone}`,
+    youCall: (phone: string) => `call ${phone}`,
     when: 'When',
     where: 'Where',
     manage: 'Move or cancel',
@@ -35,7 +40,9 @@ const STRINGS = {
   },
   pl: {
     subject: (topic: string, when: string) => `Przypomnienie: ${topic}, ${when}`,
-    lead: (who: string) => `Przypominamy o spotkaniu: ${who}.`,
+    lead: (topic: string, who: string) => `Przypominamy o spotkaniu „${topic}” (${who}).`,
+    weCall: (phone: string) => `zadzwonimy pod numer ${phone}`,
+    youCall: (phone: string) => `zadzwoń pod numer ${phone}`,
     when: 'Kiedy',
     where: 'Gdzie',
     manage: 'Zmień termin lub odwołaj',
@@ -44,6 +51,22 @@ const STRINGS = {
     sms: (topic: string, who: string, when: string) => `Przypomnienie: ${topic}, ${who}, ${when}.`,
   },
 } as const;
+
+/**
+ * Where, as the reader needs it: a phone call says who calls whom ("Phone call: we will call
+ * 601 333 444" to the participant whose number the host calls, "Phone call: call 601 333 444"
+ * to that host); a number or instructions of the host's or the topic's follow the place's name.
+ * Other places: the address or link, else the place's name.
+ */
+function whereText(facts: ReminderFacts): string {
+  const s = STRINGS[facts.lang];
+  const label = PLACE_LABELS[facts.lang][facts.place];
+  if (facts.where === null) return label;
+  const where = one(facts.where);
+  if (facts.place !== 'phone-call') return where;
+  if (facts.whereSource === 'participant') return `${label}: ${facts.recipient === 'host' ? s.youCall(where) : s.weCall(where)}`;
+  return `${label}: ${where}`;
+}
 
 /**
  * The reminder e-mail, in the reader's language and zone: when, where (the address, the join
@@ -58,10 +81,10 @@ export function reminderNotice(facts: ReminderFacts): NoticeMessagePayload {
   const lines = [
     s.greeting(one(facts.to.name)),
     '',
-    s.lead(one(facts.withName)),
+    s.lead(topic, one(facts.withName)),
     '',
     `${s.when}: ${formatSpan(facts.start, facts.end, zone, locale)}`,
-    `${s.where}: ${one(facts.where ?? PLACE_LABELS[facts.lang][facts.place])}`,
+    `${s.where}: ${whereText(facts)}`,
     '',
     `${s.manage}: ${one(facts.manageUrl)}`,
     '',
@@ -78,6 +101,6 @@ export function reminderNotice(facts: ReminderFacts): NoticeMessagePayload {
 export function reminderSmsText(facts: ReminderFacts): string {
   const s = STRINGS[facts.lang];
   const when = formatDateTime(facts.start, one(facts.timezone), facts.locale ?? facts.lang);
-  const where = facts.where ? ` ${one(facts.where)}` : '';
+  const where = facts.where ? ` ${whereText(facts)}.` : '';
   return `${s.sms(one(facts.topicName), one(facts.withName), when)}${where} ${s.manage}: ${one(facts.manageUrl)}`;
 }

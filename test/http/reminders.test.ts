@@ -106,6 +106,8 @@ for (const dialect of DIALECTS) {
       expect(more).toEqual([]);
       expect(reminder!.to.email).toBe(email);
       expect(reminder!.subject).toMatch(/^Przypomnienie: Konsultacja/);
+      // The text itself names the topic, not only the subject line.
+      expect(reminder!.text).toContain('Przypominamy o spotkaniu „Konsultacja” (Olga Owner).');
       // Monday 09:00 in Warsaw, the address, and the participant's manage link.
       expect(reminder!.text).toContain('9:00');
       expect(reminder!.text).toContain('ul. Prosta 1, Warszawa');
@@ -123,7 +125,7 @@ for (const dialect of DIALECTS) {
       const sms = smsTo('48601234567');
       expect(sms).toHaveLength(1);
       expect(sms[0]!.from).toBe('Termin');
-      expect(sms[0]!.message).toMatch(/^Przypomnienie: Konsultacja, Olga Owner, .*9:00.*ul\. Prosta 1, Warszawa Zmień termin lub odwołaj: http:\/\/\S+\/booking\/\S+$/);
+      expect(sms[0]!.message).toMatch(/^Przypomnienie: Konsultacja, Olga Owner, .*9:00.*ul\. Prosta 1, Warszawa\. Zmień termin lub odwołaj: http:\/\/\S+\/booking\/\S+$/);
       expect(smsapi.requests.at(-1)!.authorization).toBe(`Bearer ${smsapi.token}`);
       await drain();
       expect(smsTo('48601234567')).toHaveLength(1);
@@ -383,7 +385,11 @@ for (const dialect of DIALECTS) {
             name: 'Intro call',
             durationMinutes: 30,
             places: ['phone-call'],
-            reminders: [{ minutesBefore: 120, channel: 'sms', to: 'participant' }],
+            reminders: [
+              { minutesBefore: 120, channel: 'sms', to: 'participant' },
+              { minutesBefore: 120, channel: 'email', to: 'participant' },
+              { minutesBefore: 120, channel: 'email', to: 'host' },
+            ],
           })
         ).json();
         const book = (start: string, phone: string, lang: string) =>
@@ -401,14 +407,27 @@ for (const dialect of DIALECTS) {
         expect((await book('2027-11-01T09:00:00.000Z', '601 234 567', 'pl')).statusCode).toBe(201);
         await runJobsCapturingMail(tw.ctx, []);
         tw.clock.set(Date.parse(MONDAY_9_WARSAW) - 120 * MINUTE);
-        await runJobsCapturingMail(tw.ctx, []);
+        const mails: RenderedMessage[] = [];
+        await runJobsCapturingMail(tw.ctx, mails);
         expect(twilio.sent.map((sms) => [sms.to, sms.from])).toEqual([['+14155552671', twilio.from]]);
         // The participant's zone and language: 4:00 AM in New York (still summer time there), the number the host calls.
-        expect(twilio.sent[0]!.body).toMatch(/^Reminder: Intro call with Olga Owner, .*4:00\sAM\. \+1 \(415\) 555-2671 Move or cancel: http:\/\/\S+\/booking\/\S+$/);
+        // Who calls whom, not a bare number: the host calls the participant's.
+        expect(twilio.sent[0]!.body).toMatch(
+          /^Reminder: Intro call with Olga Owner, .*4:00\sAM\. Phone call: we will call \+1 \(415\) 555-2671\. Move or cancel: http:\/\/\S+\/booking\/\S+$/,
+        );
+        // The e-mails say it too: the participant is called, the host is told to call; both name the topic.
+        const reminderTo = (address: string) => mails.find((message) => message.to.email === address && /^(Reminder|Przypomnienie)/.test(message.subject))!.text;
+        expect(reminderTo('en@example.com')).toContain('This is a reminder of your meeting “Intro call” with Olga Owner.');
+        expect(reminderTo('en@example.com')).toContain('Where: Phone call: we will call +1 (415) 555-2671\n');
+        expect(reminderTo(acme.owner.email)).toContain('This is a reminder of your meeting “Intro call” with Pat Doe.');
+        expect(reminderTo(acme.owner.email)).toContain('Where: Phone call: call +1 (415) 555-2671\n');
+        mails.length = 0;
         tw.clock.set(Date.parse('2027-11-01T07:00:00.000Z'));
-        await runJobsCapturingMail(tw.ctx, []);
+        await runJobsCapturingMail(tw.ctx, mails);
+        expect(reminderTo('pl@example.com')).toContain('Przypominamy o spotkaniu „Intro call” (Olga Owner).');
+        expect(reminderTo('pl@example.com')).toContain('Gdzie: Rozmowa telefoniczna: zadzwonimy pod numer 601 234 567\n');
         expect(twilio.sent.map((sms) => sms.to)).toEqual(['+14155552671', '+48601234567']);
-        expect(twilio.sent[1]!.body).toMatch(/^Przypomnienie: Intro call, Olga Owner, 1 lis 2027, 10:00\./);
+        expect(twilio.sent[1]!.body).toMatch(/^Przypomnienie: Intro call, Olga Owner, 1 lis 2027, 10:00\. Rozmowa telefoniczna: zadzwonimy pod numer 601 234 567\. /);
       });
     });
 

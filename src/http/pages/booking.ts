@@ -146,6 +146,8 @@ export function renderBookingPage(view: BookingPageView): SafeHtml {
   const totals = paid ? totalsOf(topic, view.locale) : {};
   // The first choice is the checked one; without variants, the topic's own price.
   const firstTotal = totals[priceOptions[0]?.value ?? ''] ?? null;
+  // A topic the host approves takes a request, not a booking (and nothing is paid before the approval).
+  const submitLabel = topic.requiresApproval ? t.requestBooking : paid ? t.confirmPay : t.confirm;
   const config = {
     lang,
     strings: clientStrings(lang),
@@ -173,18 +175,22 @@ ${topic.description ? html`<p class="description">${topic.description}</p>` : ''
 <noscript><p class="notice">${t.noscript}</p></noscript>
 <div id="alert" class="alert" role="alert" aria-live="assertive"></div>
 <section id="step-time" class="step" aria-labelledby="h-day">
-<div class="tz field">
-<label for="tz">${t.timezone}</label>
-<input id="tz" name="tz" type="text" role="combobox" aria-autocomplete="list" aria-expanded="false" aria-controls="tz-options" autocomplete="off" spellcheck="false" value="${view.timezone ?? ''}" aria-describedby="tz-hint tz-error"${view.timezoneError ? html` aria-invalid="true"` : ''}>
-<ul id="tz-options" class="tz-options" role="listbox" aria-label="${t.timezone}" hidden></ul>
-<p class="field-error" id="tz-error" role="status">${view.timezoneError ? t.tzLinkUnknown.replace('{value}', view.timezoneError) : ''}</p>
-<p class="hint" id="tz-hint">${t.timezoneHint}</p>
-</div>
-${hourSwitch(t)}
 ${calendarMarkup(t, {
   heading: html`<h2 id="h-day">${t.chooseDay}</h2>
 `,
   level: 2,
+  // On a phone the month comes first, then the zone and the 12/24-hour switch, then the day's times;
+  // on a wider screen the zone and the switch sit beside the month, above the times (booking.css).
+  beforeTimes: html`<div class="tz field">
+<label for="tz">${t.timezone}</label>
+<input id="tz" name="tz" type="text" role="combobox" aria-autocomplete="list" aria-expanded="false" aria-controls="tz-options" autocomplete="off" spellcheck="false" value="${view.timezone ?? ''}" aria-describedby="tz-now tz-hint tz-error"${view.timezoneError ? html` aria-invalid="true"` : ''}>
+<ul id="tz-options" class="tz-options" role="listbox" aria-label="${t.timezone}" hidden></ul>
+<p class="tz-now" id="tz-now"></p>
+<p class="field-error" id="tz-error" role="status">${view.timezoneError ? t.tzLinkUnknown.replace('{value}', view.timezoneError) : ''}</p>
+<p class="hint" id="tz-hint">${t.timezoneHint}</p>
+</div>
+${hourSwitch(t)}
+`,
 })}
 </section>
 <form id="details" class="step details" hidden>
@@ -228,7 +234,7 @@ ${choiceGroup(
     : ''
 }
 <div class="hp" aria-hidden="true"><label for="f-website">${t.honeypot}</label><input id="f-website" name="website" type="text" tabindex="-1" autocomplete="off"></div>
-<button type="submit" id="submit" class="primary" data-label="${paid ? t.confirmPay : t.confirm}">${paid && firstTotal ? `${t.confirmPay} · ${firstTotal}` : paid ? t.confirmPay : t.confirm}</button>
+<button type="submit" id="submit" class="primary" data-label="${submitLabel}">${paid && firstTotal ? `${submitLabel} · ${firstTotal}` : submitLabel}</button>
 </form>
 <section id="done" class="step done" hidden aria-labelledby="h-done">
 <h2 id="h-done" tabindex="-1"></h2>

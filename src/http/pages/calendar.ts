@@ -4,9 +4,10 @@ import type { Strings } from './i18n.js';
 /**
  * The month calendar and the chosen day's times, as assets/booking.js finds them by id: one
  * markup for the booking page and the manage page's "move" section. `heading` goes above the
- * month (the booking page's step title); `level` is the times heading's rank on the page.
+ * month (the booking page's step title); `level` is the times heading's rank on the page;
+ * `beforeTimes` goes between the month and the times (the booking page's zone and format).
  */
-export function calendarMarkup(t: Strings, options: { heading?: SafeHtml; level: 2 | 3 }): SafeHtml {
+export function calendarMarkup(t: Strings, options: { heading?: SafeHtml; level: 2 | 3; beforeTimes?: SafeHtml }): SafeHtml {
   const timesHeading = options.level === 2 ? html`<h2 id="h-time" tabindex="-1">${t.chooseTime}</h2>` : html`<h3 id="h-time" tabindex="-1">${t.chooseTime}</h3>`;
   return html`<div class="calendar">
 ${options.heading ?? ''}<div class="cal-head">
@@ -18,7 +19,7 @@ ${options.heading ?? ''}<div class="cal-head">
 <div class="days" id="days"></div>
 <p id="cal-status" class="status" role="status">${t.loading}</p>
 </div>
-<div id="times" class="times" hidden>
+${options.beforeTimes ?? ''}<div id="times" class="times" hidden>
 ${timesHeading}
 <p id="day-label" class="day-label"></p>
 <ul id="slots" class="slots"></ul>

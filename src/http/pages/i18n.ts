@@ -95,6 +95,8 @@ const en = {
   addToCalendar: 'Add to your calendar',
   icsDownload: 'Apple Calendar and others (.ics)',
   manageLink: 'Reschedule or cancel',
+  bookAgain: 'Book another time',
+  requestBooking: 'Request booking',
   notFound: 'This link is not valid or has expired.',
   language: 'Language',
   seatLeft: '{count} seat left',
@@ -192,6 +194,8 @@ const pl: Strings = {
   addToCalendar: 'Dodaj do kalendarza',
   icsDownload: 'Kalendarz Apple i inne (.ics)',
   manageLink: 'Zmień termin lub odwołaj',
+  bookAgain: 'Umów inny termin',
+  requestBooking: 'Poproś o ten termin',
   notFound: 'Ten link jest nieprawidłowy lub wygasł.',
   language: 'Język',
   // One form for every count: the plural of „miejsce” changes with the number, the label does not.

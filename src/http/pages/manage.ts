@@ -28,6 +28,8 @@ export interface ManagePageView {
   timezone: string;
   /** Until when the participant may still cancel or move it; null when that is already past. */
   changeableUntil: number | null;
+  /** A cancelled, declined or expired meeting's topic page, to choose another time; null when none. */
+  bookAgainPath?: string | null;
   stylesheet: string;
   script: string;
 }
@@ -96,6 +98,7 @@ ${view.accountName ? html`<p class="account">${view.accountName}</p>` : ''}
 <div id="alert" class="alert" role="alert" aria-live="assertive"></div>
 ${renderBookingSummary(view)}
 ${live && !changeable ? html`<p class="notice" id="too-late">${t.tooLate}</p>` : ''}
+${!live && view.bookAgainPath ? html`<p class="book-again"><a id="book-again" class="primary" href="${view.bookAgainPath}?lang=${view.lang}">${t.bookAgain}</a></p>` : ''}
 ${
   changeable && view.changeableUntil !== null
     ? html`<p class="hint" id="change-until">${t.changeUntil} <span id="change-until-at" data-start="${view.changeableUntil}" data-zone="${view.timezone}">${formatDate(view.changeableUntil, view.timezone, view.locale)}, ${formatTime(view.changeableUntil, view.timezone, view.locale)}</span>.</p>

@@ -169,7 +169,7 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
     'The booking page of a public topic: a month calendar of the days with free slots (each a `<button data-date="YYYY-MM-DD">`), the ' +
     "chosen day's slots (`<button data-start>` with the UTC start) in the participant's zone (detected by the browser, `?timezone=` " +
     "overrides, changeable from a searchable list), the topic's places, price and variants and form questions, then a confirmation " +
-    "or, for a paid topic, the payment's `redirectUrl`. Books through POST /api/v1/public/schedule. `?lang=en|pl` overrides Accept-Language. " +
+    'or, for a paid topic, the payment\'s `redirectUrl`; a topic that requires approval asks "Request booking" instead. Books through POST /api/v1/public/schedule. `?lang=en|pl` overrides Accept-Language. ' +
     'An unknown, private or deleted topic is a 404 page.';
 
   app.get<{ Params: { username: string; topicUuid: string }; Querystring: PageQuery }>(
@@ -210,7 +210,8 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
         description:
           "The private link of every confirmation e-mail. Shows the meeting in the participant's zone and language (`?lang=` overrides) and, " +
           "until the topic's `cancellationNoticeMinutes` before the start, lets the participant cancel it (optional reason) or move it to " +
-          'another free slot. A forged link, or one whose meeting has ended, is a 404 page.',
+          'another free slot. Once cancelled, declined or expired, it links back to the topic\'s booking page ("Book another time", `#book-again`) ' +
+          'while that page takes bookings. A forged link, or one whose meeting has ended, is a 404 page.',
         querystring: PageQuerySchema,
       },
     },
@@ -241,6 +242,7 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
         manageUrl: manageUrl(ctx.config.publicUrl, ctx.secretKey, meeting.uuid),
         timezone,
         changeableUntil: managed.canChange ? managed.changeDeadline : null,
+        bookAgainPath: managed.bookAgainPath,
         stylesheet,
         script,
       });

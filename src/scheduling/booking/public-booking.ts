@@ -15,6 +15,7 @@ import { manageUrl, readManageToken } from '../meetings/manage-token.js';
 import { cancelMeeting, type ParticipantActor } from '../meetings/meetings.js';
 import { rescheduleMeeting, scheduleForMeetingMove, type MoveScheduleInput, type RescheduleInput } from './reschedule.js';
 import { findUsableDiscount, scheduleMeetings, type Booking, type ScheduleInput } from './schedule-meetings.js';
+import { findPublicTopicPage } from './public-topics.js';
 import type { Money } from '../../domain/meeting-topic.js';
 import { priceBooking } from '../../domain/pricing.js';
 
@@ -101,6 +102,27 @@ export interface ManagedBooking {
   changeDeadline: number;
   /** What the booking costs and whether it is paid; null for a free one. */
   payment: { amount: number; currency: string; status: PaymentStatus } | null;
+  /**
+   * After a cancel, a decline or an unpaid booking's expiry: the topic's booking page
+   * (`/book/anna/{topic}` or `/book/teams/{team}/{topic}`) to choose another time, while
+   * that page still exists (the topic public and live, the host still hosting it); else null.
+   */
+  bookAgainPath: string | null;
+}
+
+/** The booking page a meeting no longer held was booked through, if it still takes bookings. */
+async function bookAgainPathOf(ctx: Pick<UseCaseContext, 'db'>, meeting: Meeting, topic: MeetingTopic): Promise<string | null> {
+  if (meeting.status !== 'cancelled' && meeting.status !== 'declined' && meeting.status !== 'expired') return null;
+  const team = topic.teamUuid;
+  const where = team !== null ? { teamUuid: team, topicUuid: topic.uuid } : { username: meeting.hostUsername, topicUuid: topic.uuid };
+  const page = await findPublicTopicPage(ctx, where).catch((error: unknown) => {
+    if (error instanceof NotFoundError) return null;
+    throw error;
+  });
+  if (page === null) return null;
+  return team !== null
+    ? `/book/teams/${encodeURIComponent(team)}/${encodeURIComponent(topic.uuid)}`
+    : `/book/${encodeURIComponent(meeting.hostUsername)}/${encodeURIComponent(topic.uuid)}`;
 }
 
 /**
@@ -144,6 +166,7 @@ export async function getManagedBooking(ctx: Pick<UseCaseContext, 'now' | 'db' |
   const host = await findUser(ctx.db, meeting.accountUuid, meeting.hostUuid);
   const changeDeadline = changeDeadlineOf(meeting, topic);
   const payment = (await findPaymentsOfBookings(ctx.db, [meeting.bookingUuid])).get(meeting.bookingUuid);
+  const bookAgainPath = await bookAgainPathOf(ctx, meeting, topic);
   return {
     meeting,
     topic: {
@@ -157,6 +180,7 @@ export async function getManagedBooking(ctx: Pick<UseCaseContext, 'now' | 'db' |
     canChange: now < changeDeadline && (meeting.status === 'confirmed' || meeting.status === 'pending_payment'),
     changeDeadline,
     payment: payment ? { amount: payment.amount, currency: payment.currency, status: payment.status } : null,
+    bookAgainPath,
   };
 }
 

@@ -21,6 +21,8 @@ export interface PublicTopic {
   form: FormField[];
   team: string | null;
   cancellationNoticeMinutes: number;
+  /** Bookings are requests the host approves or declines: the page asks rather than confirms. */
+  requiresApproval: boolean;
 }
 
 export interface PublicTopicPage {
@@ -104,5 +106,6 @@ export function toPublicTopic(topic: MeetingTopic): PublicTopic {
     form: topic.form,
     team: topic.teamUuid,
     cancellationNoticeMinutes: topic.cancellationNoticeMinutes,
+    requiresApproval: topic.requiresApproval,
   };
 }

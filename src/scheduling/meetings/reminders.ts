@@ -251,6 +251,7 @@ async function reminderFacts(ctx: ReminderContext, meeting: Meeting, recipient: 
     end: meeting.end,
     place: meeting.place,
     where: meeting.location?.text ?? null,
+    whereSource: meeting.location?.source ?? null,
     manageUrl: manageUrl(ctx.publicUrl, ctx.secretKey, meeting.uuid),
   };
   if (recipient === 'host') {

@@ -4,7 +4,7 @@ import { type FieldError, ValidationError } from '../../domain/errors.js';
 import { PLACE_LABELS } from '../../domain/place-labels.js';
 import { getAccount, updateAccount } from '../../scheduling/account/account.js';
 import { type SafeHtml, html, sendHtml } from '../pages/html.js';
-import { type FormProblems, NO_PROBLEMS, fieldProblem, formProblems, invalidAttributes, problemSummary } from './admin.js';
+import { type FormProblems, NO_PROBLEMS, fieldProblem, formProblems, invalidAttributes, problemSummary } from './form-problems.js';
 import { PAGE_ROUTE, RepeatedField, TextField, field, fields, formErrorsOf, formRoute, formSchema, type FormBody } from './forms.js';
 import { type AppFrame, type AppPageOptions, csrfField, notice, renderPage, seeOther, sessionOf } from './frame.js';
 import { APP_STRINGS, type AppStrings } from './strings.js';

@@ -5,7 +5,7 @@ import { formatDateTime } from '../../domain/formats.js';
 import { localToInstant, parseLocalDate } from '../../domain/time-zones.js';
 import { type AuditLogView, getAuditLog } from '../../scheduling/host-app/privacy.js';
 import { type SafeHtml, html, sendHtml } from '../pages/html.js';
-import { type FormProblems, NO_PROBLEMS, fieldProblem, formProblems, invalidAttributes, problemSummary } from './admin.js';
+import { type FormProblems, NO_PROBLEMS, fieldProblem, formProblems, invalidAttributes, problemSummary } from './form-problems.js';
 import { PAGE_ROUTE } from './forms.js';
 import { type AppFrame, type AppPageOptions, renderPage, sessionOf } from './frame.js';
 import { APP_STRINGS, type AppStrings } from './strings.js';

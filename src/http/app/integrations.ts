@@ -4,7 +4,7 @@ import { INTEGRATION_PROVIDERS, type IntegrationProvider } from '../../domain/in
 import { updateAccount } from '../../scheduling/account/account.js';
 import { getIntegrationSetup, type IntegrationSetup, type IntegrationSetupRow } from '../../scheduling/integrations/apps.js';
 import { type SafeHtml, html, sendHtml } from '../pages/html.js';
-import { type FormProblems, NO_PROBLEMS, fieldProblem, formProblems, invalidAttributes, problemSummary } from './admin.js';
+import { type FormProblems, NO_PROBLEMS, fieldProblem, formProblems, invalidAttributes, problemSummary } from './form-problems.js';
 import { OptionalField, PAGE_ROUTE, TextField, field, formRoute, formSchema, requireValidForm, type FormBody } from './forms.js';
 import { type AppFrame, type AppPageOptions, csrfField, notice, renderPage, seeOther, sessionOf } from './frame.js';
 import { APP_STRINGS, type AppStrings } from './strings.js';

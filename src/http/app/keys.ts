@@ -4,7 +4,7 @@ import { DomainError, type FieldError, ValidationError } from '../../domain/erro
 import { formatDateTime } from '../../domain/formats.js';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from '../../scheduling/account/api-keys.js';
 import { type SafeHtml, html, sendHtml } from '../pages/html.js';
-import { type FormProblems, NO_PROBLEMS, fieldProblem, formProblems, invalidAttributes, problemSummary } from './admin.js';
+import { type FormProblems, NO_PROBLEMS, fieldProblem, formProblems, invalidAttributes, problemSummary } from './form-problems.js';
 import { PAGE_ROUTE, TextField, field, formErrorsOf, formRoute, formSchema, requireValidForm, type FormBody } from './forms.js';
 import { type AppFrame, type AppPageOptions, csrfField, notice, renderPage, requireUuid, seeOther, sessionOf } from './frame.js';
 import { APP_STRINGS } from './strings.js';

@@ -5,7 +5,7 @@ import { exportParticipantForApp, type ParticipantExportView } from '../../sched
 import { eraseParticipant, exportParticipant } from '../../scheduling/participants/participants.js';
 import { type SafeHtml, html, sendHtml } from '../pages/html.js';
 import { exportToJson } from '../representations.js';
-import { type FormProblems, NO_PROBLEMS, fieldProblem, formProblems, invalidAttributes, problemSummary } from './admin.js';
+import { type FormProblems, NO_PROBLEMS, fieldProblem, formProblems, invalidAttributes, problemSummary } from './form-problems.js';
 import { Checkbox, OptionalField, PAGE_ROUTE, TextField, field, formErrorsOf, formRoute, formSchema, type FormBody } from './forms.js';
 import { type AppFrame, type AppPageOptions, csrfField, notice, renderPage, sessionOf } from './frame.js';
 import { APP_STRINGS, type AppStrings } from './strings.js';

@@ -14,7 +14,7 @@ import {
   updateWebhook,
 } from '../../scheduling/webhooks/subscriptions.js';
 import { type SafeHtml, html, sendHtml } from '../pages/html.js';
-import { type FormProblems, NO_PROBLEMS, fieldProblem, formProblems, invalidAttributes, problemSummary } from './admin.js';
+import { type FormProblems, NO_PROBLEMS, fieldProblem, formProblems, invalidAttributes, problemSummary } from './form-problems.js';
 import { Checkbox, OptionalField, PAGE_ROUTE, RepeatedField, TextField, field, fields, formErrorsOf, formRoute, formSchema, requireValidForm, type FormBody } from './forms.js';
 import { type AppFrame, type AppPageOptions, csrfField, notice, renderPage, requireUuid, seeOther, sessionOf } from './frame.js';
 import { APP_STRINGS, type AppStrings } from './strings.js';

@@ -21,7 +21,7 @@ export interface AccountTable {
   lock_version: Generated<number>;
   /** The user who owns the account (see Account.ownerUuid); set right after the account's first user exists. */
   owner_user_id: string | null;
-  /** Retention (0041): days a meeting's personal data is kept after it ended; null: until erased. */
+  /** Retention (0039): days a meeting's personal data is kept after it ended; null: until erased. */
   participant_data_days: number | null;
 }
 
@@ -190,7 +190,7 @@ export interface MeetingTable {
   decline_reason: string | null;
   /** 1: a collective meeting, whose other hosts are in meeting_co_hosts (0030). */
   collective: Generated<number>;
-  /** When its participant's personal data was erased (0040): by request or by the account's retention; null: kept. */
+  /** When its participant's personal data was erased (0038): by request or by the account's retention; null: kept. */
   erased_at: number | null;
 }
 
@@ -460,22 +460,22 @@ export interface Database {
   room_notices: RoomNoticeTable;
   // reminders (0023-…)
   meeting_reminders: MeetingReminderTable;
-  // SMS limits per number (0039-…)
+  // SMS limits per number (0037-…)
   sms_number_locks: SmsNumberLockTable;
   // schedules and limits (0024-…)
   schedules: ScheduleTable;
   // the host's web app (0027-…)
   app_sign_in_links: AppSignInLinkTable;
   app_sessions: AppSessionTable;
-  // the account's audit log (0042-…)
+  // the account's audit log (0040-…)
   audit_events: AuditEventTable;
-  // the web app's first-run checklist (0046-…)
+  // the web app's first-run checklist (0041-…)
   host_setup_steps: HostSetupStepTable;
-  // retention (0041-…)
+  // retention (0039-…)
   maintenance_leases: MaintenanceLeaseTable;
 }
 
-/** One entry of the account's audit log (0042-…): inserted in the change's transaction, never updated or deleted. */
+/** One entry of the account's audit log (0040-…): inserted in the change's transaction, never updated or deleted. */
 export interface AuditEventTable {
   id: string;
   account_id: string;
@@ -490,14 +490,14 @@ export interface AuditEventTable {
   details: string;
 }
 
-/** A first-run step a host has done (0046-…): `hours` or `link-shared`, once per host. */
+/** A first-run step a host has done (0041-…): `hours` or `link-shared`, once per host. */
 export interface HostSetupStepTable {
   user_id: string;
   step: string;
   done_at: number;
 }
 
-/** Background work that runs on one instance at a time (0041-…): who holds it, until when. */
+/** Background work that runs on one instance at a time (0039-…): who holds it, until when. */
 export interface MaintenanceLeaseTable {
   name: string;
   holder: string | null;
@@ -520,11 +520,11 @@ export interface MeetingReminderTable {
   recorded_at: number;
   /** The outbox job that claimed the send (0032-…): only it sends and records the outcome. */
   claimed_by: string | null;
-  /** An SMS's destination as HMAC(secret key, E.164), set when the send is reserved (0039-…): SMS_MAX_PER_NUMBER_PER_DAY counts by it. */
+  /** An SMS's destination as HMAC(secret key, E.164), set when the send is reserved (0037-…): SMS_MAX_PER_NUMBER_PER_DAY counts by it. */
   sms_number: string | null;
 }
 
-/** One row per SMS destination (its HMAC), whose row lock serialises the count of its sends (0039-…). */
+/** One row per SMS destination (its HMAC), whose row lock serialises the count of its sends (0037-…). */
 export interface SmsNumberLockTable {
   sms_number: string;
   lock_version: Generated<number>;
@@ -568,7 +568,7 @@ export interface ConnectionTable {
   /** The instance refreshing the tokens right now (one at a time, across instances), until the lease ends. */
   refresh_claim: string | null;
   refresh_lease_until: number | null;
-  /** When the tokens were last stored, connected or refreshed (0033-…): an idle connection's are refreshed before they lapse. */
+  /** When the tokens were last stored, connected or refreshed (0035-…): an idle connection's are refreshed before they lapse. */
   tokens_refreshed_at: number | null;
   created_at: number;
   connected_at: number | null;
@@ -592,7 +592,7 @@ export interface MeetingRoomTable {
   meeting_id: string;
   connection_id: string | null;
   provider: string;
-  /** creating | created | failed (0033-…) */
+  /** creating | created | failed (0034-…) */
   status: string;
   request_id: string;
   room_id: string | null;
@@ -603,11 +603,11 @@ export interface MeetingRoomTable {
   room_end: number | null;
   created_at: number;
   updated_at: number;
-  /** The attempt that holds a `creating` record (0033-…): only it may store the room; null on older rows. */
+  /** The attempt that holds a `creating` record (0034-…): only it may store the room; null on older rows. */
   attempt_id: string | null;
 }
 
-/** When a host was last told about meetings at a provider's place without a link, and the digest due (0033-…). */
+/** When a host was last told about meetings at a provider's place without a link, and the digest due (0034-…). */
 export interface RoomNoticeTable {
   user_id: string;
   provider: string;

@@ -30,12 +30,12 @@ import * as reminderClaims from './0032-reminder-claims.js';
 import * as busyCut from './0033-calendar-busy-cut.js';
 import * as roomAttemptsAndNotices from './0034-room-attempts-and-notices.js';
 import * as tokensRefreshedAt from './0035-tokens-refreshed-at.js';
-import * as oauthStateSessions from './0037-oauth-state-sessions.js';
-import * as smsNumberLimits from './0039-sms-number-limits.js';
-import * as participantErasure from './0040-participant-erasure.js';
-import * as retention from './0041-retention.js';
-import * as auditEvents from './0042-audit-events.js';
-import * as hostSetupSteps from './0046-host-setup-steps.js';
+import * as oauthStateSessions from './0036-oauth-state-sessions.js';
+import * as smsNumberLimits from './0037-sms-number-limits.js';
+import * as participantErasure from './0038-participant-erasure.js';
+import * as retention from './0039-retention.js';
+import * as auditEvents from './0040-audit-events.js';
+import * as hostSetupSteps from './0041-host-setup-steps.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -70,10 +70,10 @@ export const migrations: Record<string, Migration> = {
   '0033-calendar-busy-cut': busyCut,
   '0034-room-attempts-and-notices': roomAttemptsAndNotices,
   '0035-tokens-refreshed-at': tokensRefreshedAt,
-  '0037-oauth-state-sessions': oauthStateSessions,
-  '0039-sms-number-limits': smsNumberLimits,
-  '0040-participant-erasure': participantErasure,
-  '0041-retention': retention,
-  '0042-audit-events': auditEvents,
-  '0046-host-setup-steps': hostSetupSteps,
+  '0036-oauth-state-sessions': oauthStateSessions,
+  '0037-sms-number-limits': smsNumberLimits,
+  '0038-participant-erasure': participantErasure,
+  '0039-retention': retention,
+  '0040-audit-events': auditEvents,
+  '0041-host-setup-steps': hostSetupSteps,
 };

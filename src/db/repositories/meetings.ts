@@ -517,7 +517,7 @@ export async function findMeetingsWithoutRoom(db: DbOrTrx, hostUuid: string, pla
 export async function findMeetingsOfParticipant(db: DbOrTrx, accountUuid: string, email: string): Promise<Meeting[]> {
   const rows = await selectMeetings(db)
     .where('meetings.account_id', '=', accountUuid)
-    // The expression of meetings_participant_email_idx (0040), so the index serves it.
+    // The expression of meetings_participant_email_idx (0038), so the index serves it.
     .where(sql<string>`lower(meetings.participant_email)`, '=', email.toLowerCase())
     .orderBy('meetings.starts_at')
     .orderBy('meetings.id')
@@ -531,7 +531,7 @@ export async function findMeetingsEndedBefore(db: DbOrTrx, accountUuid: string, 
     .where('meetings.account_id', '=', accountUuid)
     .where('meetings.erased_at', 'is', null)
     .where('meetings.ends_at', '<', endedBefore)
-    // The order of meetings_retention_idx (0040): PostgreSQL reads the batch off the index instead of sorting every meeting kept.
+    // The order of meetings_retention_idx (0038): PostgreSQL reads the batch off the index instead of sorting every meeting kept.
     .orderBy('meetings.erased_at')
     .orderBy('meetings.ends_at')
     .limit(limit)

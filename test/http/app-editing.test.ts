@@ -174,7 +174,9 @@ for (const dialect of DIALECTS) {
       expect(early.body).toContain('id="day-monday"');
       // Today 09:00 is within the 4 hours' notice: the topic's field.
       const soon = await browser.get(`/app/availability?why_topic=${topic.uuid}&why_date=2027-03-25&why_time=09:00`);
-      expect(soon.body).toContain(`<a href="/app/topics/${topic.uuid}#f-notice">Change the minimum notice</a>`);
+      expect(soon.body).toContain(`<a href="/app/topics/${topic.uuid}#f-minimumNoticeMinutes">Change the minimum notice</a>`);
+      // The link lands on the field itself on the topic's page.
+      expect((await browser.get(`/app/topics/${topic.uuid}`)).body).toContain('id="f-minimumNoticeMinutes"');
       const polish = await browser.get(`/app/availability?lang=pl&why_topic=${topic.uuid}&why_date=2027-03-29&why_time=08:00`);
       expect(polish.body).toContain('<a href="/app/availability#day-monday">Zmień godziny: Poniedziałek</a>');
     });

@@ -327,17 +327,17 @@ function fixOf(t: AppStrings, lang: Lang, reason: WhyNotReason): { href: string;
     case 'DAY_OFF':
       return { href: '/app/availability#overrides', label: t.whyFix.overrides };
     case 'MINIMUM_NOTICE':
-      return topicField('f-notice', t.whyFix.notice);
+      return topicField('f-minimumNoticeMinutes', t.whyFix.notice);
     case 'BOOKING_WINDOW':
-      return topicField('f-window', t.whyFix.window);
+      return topicField('f-bookingWindowDays', t.whyFix.window);
     case 'DAILY_LIMIT':
     case 'WEEKLY_LIMIT':
     case 'MONTHLY_LIMIT':
-      return topicField('f-limits', t.whyFix.limits);
+      return topicField('f-dailyLimit', t.whyFix.limits);
     case 'OFF_GRID':
-      return topicField('f-interval', t.whyFix.grid);
+      return topicField('f-slotIntervalMinutes', t.whyFix.grid);
     case 'BUFFER':
-      return topicField('f-buffers', t.whyFix.buffers);
+      return topicField('f-bufferBeforeMinutes', t.whyFix.buffers);
     case 'SEATS_FULL':
       return topicField('f-seats', t.whyFix.seats);
     case 'CALENDAR_EVENT':

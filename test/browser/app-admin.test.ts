@@ -1,11 +1,8 @@
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { type AppContext, createContext } from '../../src/context.js';
+import type { AppContext } from '../../src/context.js';
 import { APP_STRINGS } from '../../src/http/app/strings.js';
-import { redeemSignInLink, requestSignInLink } from '../../src/scheduling/host-app/sign-in.js';
 import { HAS_CHROMIUM } from '../helpers.js';
-import { seriousViolations, shot, tabTo, useServerAndBrowser } from './harness.js';
+import { seriousViolations, shot, tabTo, useServerAndBrowser, openOwnerSession } from './harness.js';
 
 /**
  * The account admin's pages in real Chromium against the real server, on a 360 px phone and a
@@ -20,23 +17,7 @@ describe.runIf(HAS_CHROMIUM)("the admin's pages in a browser", () => {
   let ctx: AppContext;
 
   beforeAll(async () => {
-    ctx = await createContext(loadConfig({ DATA_DIR: t.server.dataDir, DATABASE_URL: '', TERMIN_DEMO: 'false', LOG_LEVEL: 'silent', PUBLIC_URL: t.server.url }), {
-      log: pino({ level: 'silent' }),
-    });
-    const members = await t.server.api('GET', `/teams/${t.server.owner.teamUuid}/users`);
-    const email = members.body.users.find((user: { uuid: string }) => user.uuid === t.server.owner.userUuid).email as string;
-    await requestSignInLink(ctx, email, 'en');
-    let token: string | undefined;
-    for (const deadline = Date.now() + 15_000; token === undefined && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
-      token = /\/app\/login\/([A-Za-z0-9_-]+)/.exec(
-        t.server
-          .outbox()
-          .join('\n')
-          .replace(/=\r?\n/g, ''),
-      )?.[1];
-    }
-    if (token === undefined) throw new Error('no sign-in e-mail in the outbox');
-    sessionToken = (await redeemSignInLink(ctx, token!))!.token;
+    ({ ctx, sessionToken } = await openOwnerSession(t.server));
   });
   afterAll(async () => ctx?.close());
 

@@ -8,7 +8,8 @@ import { pino } from 'pino';
 import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { createContext } from '../../src/context.js';
+import { type AppContext, createContext } from '../../src/context.js';
+import { redeemSignInLink, requestSignInLink } from '../../src/scheduling/host-app/sign-in.js';
 import { freePort, createTestAccount } from '../helpers.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -187,6 +188,31 @@ export const ALWAYS_OPEN = {
 export async function openAllDay(server: RunningServer, userUuid: string): Promise<void> {
   const response = await server.api('PUT', `/users/${userUuid}/availability`, ALWAYS_OPEN);
   if (response.status !== 200) throw new Error(`availability: ${response.status} ${JSON.stringify(response.body)}`);
+}
+
+/**
+ * The owner's web-app session, opened through the sign-in link's use cases (not its pages,
+ * which have tests of their own), with a context of the server's own data for the test to use.
+ */
+export async function openOwnerSession(server: RunningServer): Promise<{ ctx: AppContext; sessionToken: string }> {
+  const ctx = await createContext(loadConfig({ DATA_DIR: server.dataDir, DATABASE_URL: '', TERMIN_DEMO: 'false', LOG_LEVEL: 'silent', PUBLIC_URL: server.url }), {
+    log: pino({ level: 'silent' }),
+  });
+  const members = await server.api('GET', `/teams/${server.owner.teamUuid}/users`);
+  const email = members.body.users.find((user: { uuid: string }) => user.uuid === server.owner.userUuid).email as string;
+  await requestSignInLink(ctx, email, 'en');
+  // The link is e-mailed by the server's background worker: wait for it (expect.poll is for tests only).
+  let token: string | undefined;
+  for (const deadline = Date.now() + 15_000; token === undefined && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
+    token = /\/app\/login\/([A-Za-z0-9_-]+)/.exec(
+      server
+        .outbox()
+        .join('\n')
+        .replace(/=\r?\n/g, ''),
+    )?.[1];
+  }
+  if (token === undefined) throw new Error('no sign-in e-mail in the outbox');
+  return { ctx, sessionToken: (await redeemSignInLink(ctx, token))!.token };
 }
 
 export async function createTopic(server: RunningServer, body: Record<string, unknown>): Promise<{ uuid: string } & Record<string, any>> {

@@ -1,10 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RenderedMessage } from '../../src/mail/message.js';
 import { publicUrlProblem } from '../../src/scheduling/integrations/apps.js';
-import { redeemSignInLink, requestSignInLink } from '../../src/scheduling/host-app/sign-in.js';
-import { Browser, csrfOf } from './app-browser.js';
+import { Browser, csrfOf, sessionBrowser } from './app-browser.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, runJobsCapturingMail, type TestApp } from '../helpers.js';
 
 const ADMIN_PAGES = ['/app/keys', '/app/integrations', '/app/webhooks', '/app/account'];
@@ -18,17 +16,7 @@ for (const dialect of DIALECTS) {
     });
     afterAll(async () => t.close());
 
-    /** A signed-in browser of the member with this address (the sign-in link's use case, without its pages). */
-    async function signIn(email: string, lang = 'en'): Promise<Browser> {
-      await requestSignInLink(t.ctx, email, 'en');
-      const sent: RenderedMessage[] = [];
-      await runJobsCapturingMail(t.ctx, sent);
-      const mail = sent.find((message) => message.to.email === email && message.text.includes('/app/login/'))!;
-      const session = await redeemSignInLink(t.ctx, /\/app\/login\/([A-Za-z0-9_-]+)/.exec(mail.text)![1]!);
-      const browser = new Browser(t.app, lang);
-      browser.cookies.set('termin_session', session!.token);
-      return browser;
-    }
+    const signIn = (email: string, lang = 'en') => sessionBrowser(t, email, lang);
 
     async function plainMemberOf(acme: Awaited<ReturnType<typeof createTestAccount>>) {
       const email = `pat.${acme.account.uuid.slice(-8)}@acme.test`;

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import type { RenderedMessage } from '../../src/mail/message.js';
+import { redeemSignInLink, requestSignInLink } from '../../src/scheduling/host-app/sign-in.js';
 import { runJobsCapturingMail, type TestApp } from '../helpers.js';
 
 /**
@@ -125,5 +126,17 @@ export async function signInToApp(t: TestApp, email: string): Promise<Browser> {
   expect(links).toHaveLength(1);
   const opened = await openAndConfirm(browser, new URL(signInLinkOf(links[0]!)).pathname, t.ctx.config.publicUrl);
   expect(opened.statusCode).toBe(303);
+  return browser;
+}
+
+/** A signed-in browser of the member with this address, through the sign-in link's use cases (not its pages, tested apart). */
+export async function sessionBrowser(t: TestApp, email: string, lang = 'en'): Promise<Browser> {
+  await requestSignInLink(t.ctx, email, 'en');
+  const sent: RenderedMessage[] = [];
+  await runJobsCapturingMail(t.ctx, sent);
+  const mail = sent.find((message) => message.to.email === email && message.text.includes('/app/login/'))!;
+  const session = await redeemSignInLink(t.ctx, /\/app\/login\/([A-Za-z0-9_-]+)/.exec(mail.text)![1]!);
+  const browser = new Browser(t.app, lang);
+  browser.cookies.set('termin_session', session!.token);
   return browser;
 }

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RenderedMessage } from '../../src/mail/message.js';
-import { redeemSignInLink, requestSignInLink } from '../../src/scheduling/host-app/sign-in.js';
-import { Browser, csrfOf } from './app-browser.js';
+import { Browser, csrfOf, sessionBrowser } from './app-browser.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, runJobsCapturingMail, type TestApp } from '../helpers.js';
 
 const FORM = [{ key: 'company', label: 'Company', required: true }];
@@ -15,16 +13,7 @@ for (const dialect of DIALECTS) {
     });
     afterAll(async () => t.close());
 
-    async function signIn(email: string, lang = 'en'): Promise<Browser> {
-      await requestSignInLink(t.ctx, email, 'en');
-      const sent: RenderedMessage[] = [];
-      await runJobsCapturingMail(t.ctx, sent);
-      const mail = sent.find((message) => message.to.email === email && message.text.includes('/app/login/'))!;
-      const session = await redeemSignInLink(t.ctx, /\/app\/login\/([A-Za-z0-9_-]+)/.exec(mail.text)![1]!);
-      const browser = new Browser(t.app, lang);
-      browser.cookies.set('termin_session', session!.token);
-      return browser;
-    }
+    const signIn = (email: string, lang = 'en') => sessionBrowser(t, email, lang);
 
     let counter = 0;
     /** An account with a participant booked twice (e-mail in another case once) and someone else once. */

@@ -1,9 +1,8 @@
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RenderedMessage } from '../../src/mail/message.js';
 import { seedDemoIfEmpty } from '../../src/scheduling/operator/seed-demo.js';
 import { type FakeGoogle, startFakeGoogle } from '../fakes/google.js';
 import { type FakeMicrosoft, startFakeMicrosoft } from '../fakes/microsoft.js';
+import { Browser, csrfOf, openAndConfirm, signInLinkOf } from './app-browser.js';
 import { DIALECTS, call, createClock, createTestApp } from '../helpers.js';
 import { type Harness, startHarness } from '../integrations/harness.js';
 
@@ -14,62 +13,6 @@ import { type Harness, startHarness } from '../integrations/harness.js';
  * topic offering only places that work out of the box; and the booking page asking a phone
  * call's participant for their number when the host gave none.
  */
-
-/** A browser over app.inject: keeps the cookies the app sets, sends them back. */
-class Browser {
-  readonly cookies = new Map<string, string>();
-  constructor(private readonly app: FastifyInstance) {}
-
-  private remember(response: LightMyRequestResponse): LightMyRequestResponse {
-    for (const line of [response.headers['set-cookie'] ?? []].flat()) {
-      const [pair] = line.split(';');
-      const eq = pair!.indexOf('=');
-      if (/Max-Age=0(;|$)/.test(line)) this.cookies.delete(pair!.slice(0, eq));
-      else this.cookies.set(pair!.slice(0, eq), decodeURIComponent(pair!.slice(eq + 1)));
-    }
-    return response;
-  }
-
-  private headers(): Record<string, string> {
-    const cookie = [...this.cookies].map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('; ');
-    return { accept: 'text/html', ...(cookie ? { cookie } : {}) };
-  }
-
-  async get(url: string): Promise<LightMyRequestResponse> {
-    return this.remember(await this.app.inject({ method: 'GET', url, headers: this.headers() }));
-  }
-
-  async post(url: string, form: Record<string, string>): Promise<LightMyRequestResponse> {
-    return this.remember(
-      await this.app.inject({
-        method: 'POST',
-        url,
-        headers: { ...this.headers(), 'content-type': 'application/x-www-form-urlencoded' },
-        payload: new URLSearchParams(form).toString(),
-      }),
-    );
-  }
-}
-
-function csrfOf(html: string): string {
-  const match = /name="csrf" value="([^"]+)"/.exec(html);
-  if (!match) throw new Error('no CSRF token on the page');
-  return match[1]!;
-}
-
-function linkIn(message: RenderedMessage): string {
-  const match = /https?:\/\/\S+\/app\/login\/[A-Za-z0-9_-]+/.exec(message.text);
-  if (!match) throw new Error(`no sign-in link in: ${message.text}`);
-  return match[0];
-}
-
-/** Opens an e-mailed sign-in link and presses its "Sign in" button: the browser is signed in (303 to /app). */
-async function openLink(browser: Browser, link: string): Promise<LightMyRequestResponse> {
-  const path = new URL(link).pathname;
-  const page = await browser.get(path);
-  if (page.statusCode !== 200) return page;
-  return browser.post(path, { csrf: csrfOf(page.body) });
-}
 
 for (const dialect of DIALECTS) {
   describe(`a new host's first run in the web app [${dialect}]`, { shuffle: false }, () => {
@@ -103,7 +46,7 @@ for (const dialect of DIALECTS) {
       expect((await browser.post('/app/login', { csrf: csrfOf(form.body), email, lang: 'en' })).statusCode).toBe(200);
       await h.runJobs();
       const link = h.sent.slice(before).find((mail) => mail.to.email === email && mail.subject.startsWith('Sign in to '));
-      const opened = await openLink(browser, linkIn(link!));
+      const opened = await openAndConfirm(browser, new URL(signInLinkOf(link!)).pathname, h.ctx.config.publicUrl);
       expect(opened.statusCode).toBe(303);
       return browser;
     }
@@ -164,11 +107,11 @@ for (const dialect of DIALECTS) {
       // The link still works an hour later (a sign-in link asked for would not), once.
       h.clock.advance(3_600_000);
       const browser = new Browser(h.app);
-      const opened = await openLink(browser, linkIn(invitation!));
+      const opened = await openAndConfirm(browser, new URL(signInLinkOf(invitation!)).pathname, h.ctx.config.publicUrl);
       expect(opened.statusCode).toBe(303);
       expect(opened.headers.location).toBe('/app');
       expect((await browser.get('/app')).body).toContain('Signed in as Nina Nowak');
-      expect((await new Browser(h.app).get(new URL(linkIn(invitation!)).pathname)).statusCode).toBe(410);
+      expect((await new Browser(h.app).get(new URL(signInLinkOf(invitation!)).pathname)).statusCode).toBe(410);
 
       // Taken out of the account's only team (deactivated) and added back: no second invitation.
       expect((await h.api('DELETE', `/api/v1/teams/${h.acme.team.uuid}/users/${nina.uuid}`)).statusCode).toBe(204);
@@ -193,7 +136,7 @@ for (const dialect of DIALECTS) {
       const kai = (await h.api('POST', `/api/v1/teams/${h.acme.team.uuid}/users`, { firstName: 'Kai', lastName: 'Kowal', email })).json() as { uuid: string; username: string };
       await h.runJobs();
       const browser = new Browser(h.app);
-      expect((await openLink(browser, linkIn(invitationsTo(email)[0]!))).statusCode).toBe(303);
+      expect((await openAndConfirm(browser, new URL(signInLinkOf(invitationsTo(email)[0]!)).pathname, h.ctx.config.publicUrl)).statusCode).toBe(303);
 
       const checklist = async (lang = 'en') => {
         const page = await browser.get(`/app?lang=${lang}`);

@@ -15,6 +15,15 @@ import { describeRoomProvider } from './room-conformance.js';
  * lost answer's event is found by); a Teams link that may come late, or never.
  */
 const utc = (time: GraphEvent['start']) => Date.parse(`${time.dateTime.slice(0, 19)}Z`);
+/** A 30-minute room request from `start` (UTC), as the room job makes one. */
+const roomRequest = (title: string, start: number, attendee: { name: string; email: string }, ids = { meetingUuid: newId(), requestId: newId() }) => ({
+  ...ids,
+  title,
+  start,
+  end: start + 30 * 60_000,
+  timezone: 'UTC',
+  attendee,
+});
 
 describeRoomProvider<FakeMicrosoft, GraphEvent>({
   provider: 'microsoft',
@@ -115,15 +124,12 @@ describeRoomProvider<FakeMicrosoft, GraphEvent>({
       it('says plainly when the host’s account makes events without Teams, instead of waiting for a link that cannot come', async () => {
         const { h, fake: ms, bookings } = f;
         const connectionUuid = String((await bookings.connectionOf()).uuid);
-        const request = {
-          meetingUuid: 'not-a-meeting',
-          requestId: 'req-no-teams',
-          title: 'No Teams here',
-          start: Date.parse('2027-06-02T09:00:00Z'),
-          end: Date.parse('2027-06-02T09:30:00Z'),
-          timezone: 'UTC',
-          attendee: { name: 'Rita', email: 'rita@example.com' },
-        };
+        const request = roomRequest(
+          'No Teams here',
+          Date.parse('2027-06-02T09:00:00Z'),
+          { name: 'Rita', email: 'rita@example.com' },
+          { meetingUuid: 'not-a-meeting', requestId: 'req-no-teams' },
+        );
         ms.setTeamsAvailable(false);
         const made = withAccessToken(h.ctx, connectionUuid, (token) => h.ctx.integrations.rooms.microsoft.createRoom(token, request));
         await expect(made).rejects.toThrow(/cannot make them/);
@@ -135,15 +141,7 @@ describeRoomProvider<FakeMicrosoft, GraphEvent>({
         const token = await withAccessToken(h.ctx, connectionUuid, async (accessToken) => accessToken);
         ms.refuseNextApiCalls(1, 'denied');
         const start = Date.parse('2027-06-03T09:00:00Z');
-        const request = {
-          meetingUuid: 'm',
-          requestId: 'req-denied',
-          title: 'Denied',
-          start,
-          end: start + 30 * 60_000,
-          timezone: 'UTC',
-          attendee: { name: 'Rita', email: 'rita@example.com' },
-        };
+        const request = roomRequest('Denied', start, { name: 'Rita', email: 'rita@example.com' }, { meetingUuid: 'm', requestId: 'req-denied' });
         const denied = await h.ctx.integrations.rooms.microsoft.createRoom(token, request).then(
           () => null,
           (error: unknown) => error,
@@ -170,15 +168,7 @@ describeRoomProvider<FakeMicrosoft, GraphEvent>({
         const connectionUuid = String((await bookings.connectionOf()).uuid);
         const rooms = h.ctx.integrations.rooms.microsoft;
         const start = Date.parse(bookings.nextSlot());
-        const request = {
-          meetingUuid: newId(),
-          requestId: newId(),
-          title: 'Intro call: No Teams',
-          start,
-          end: start + 30 * 60_000,
-          timezone: 'UTC',
-          attendee: { name: 'No Teams', email: 'no-teams@example.com' },
-        };
+        const request = roomRequest('Intro call: No Teams', start, { name: 'No Teams', email: 'no-teams@example.com' });
         ms.setTeamsAvailable(false);
         ms.dropNextApiAnswers(1, 'POST');
         // Graph made a plain event (the mailbox cannot have Teams meetings), and the answer was lost.
@@ -199,15 +189,7 @@ describeRoomProvider<FakeMicrosoft, GraphEvent>({
         const connectionUuid = String((await bookings.connectionOf()).uuid);
         const rooms = h.ctx.integrations.rooms.microsoft;
         const start = Date.parse(bookings.nextSlot());
-        const request = {
-          meetingUuid: newId(),
-          requestId: newId(),
-          title: 'Intro call: Asked Twice',
-          start,
-          end: start + 30 * 60_000,
-          timezone: 'UTC',
-          attendee: { name: 'Asked Twice', email: 'twice@example.com' },
-        };
+        const request = roomRequest('Intro call: Asked Twice', start, { name: 'Asked Twice', email: 'twice@example.com' });
         const first = await withAccessToken(h.ctx, connectionUuid, (token) => rooms.createRoom(token, request));
         // The client's retry of the same POST: Graph avoids the redundant create.
         expect(await withAccessToken(h.ctx, connectionUuid, (token) => rooms.createRoom(token, request))).toEqual(first);

@@ -9,6 +9,21 @@ import type { RenderedMessage } from '../../src/mail/message.js';
 import { requestSignInLink } from '../../src/scheduling/host-app/sign-in.js';
 import { createTestAccount, createTestDatabase, runJobsCapturingMail, type TestDatabase } from '../helpers.js';
 
+/** A log destination that keeps each line written to it in `lines`. */
+function lineSink(lines: string[]): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(
+        ...chunk
+          .toString()
+          .split('\n')
+          .filter((line) => line !== ''),
+      );
+      done();
+    },
+  });
+}
+
 describe('request logs never carry an API key', () => {
   const lines: string[] = [];
   let database: TestDatabase;
@@ -16,18 +31,7 @@ describe('request logs never carry an API key', () => {
   let app: FastifyInstance;
   beforeAll(async () => {
     database = await createTestDatabase('sqlite', { LOG_LEVEL: 'info' });
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(
-          ...chunk
-            .toString()
-            .split('\n')
-            .filter((line) => line !== ''),
-        );
-        done();
-      },
-    });
-    ctx = await createContext(database.config, { log: createLogger(database.config, sink) });
+    ctx = await createContext(database.config, { log: createLogger(database.config, lineSink(lines)) });
     app = await buildApp(ctx);
     await app.ready();
   });
@@ -72,18 +76,7 @@ describe('request logs never carry a sign-in link, an OAuth code or state, a fee
   let base = '';
   beforeAll(async () => {
     database = await createTestDatabase('sqlite', { LOG_LEVEL: 'debug' });
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(
-          ...chunk
-            .toString()
-            .split('\n')
-            .filter((line) => line !== ''),
-        );
-        done();
-      },
-    });
-    ctx = await createContext(database.config, { log: createLogger(database.config, sink) });
+    ctx = await createContext(database.config, { log: createLogger(database.config, lineSink(lines)) });
     app = await buildApp(ctx);
     await app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

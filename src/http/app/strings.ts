@@ -25,6 +25,8 @@ const en = {
   tooMany: 'Please wait a minute and try again.',
   signOut: 'Sign out',
   navLabel: 'Main',
+  /** The narrow screen's button that shows and hides the navigation (app.js shows it; without a script the links are all there). */
+  menu: 'Menu',
   upcoming: 'Upcoming',
   availability: 'Availability',
   topics: 'Topics',
@@ -492,6 +494,7 @@ const pl: AppStrings = {
   tooMany: 'Odczekaj minutę i spróbuj ponownie.',
   signOut: 'Wyloguj',
   navLabel: 'Menu',
+  menu: 'Menu',
   upcoming: 'Nadchodzące',
   availability: 'Dostępność',
   topics: 'Tematy',

@@ -7,7 +7,7 @@ import { APP_STRINGS, hoursLabel } from '../../src/http/app/strings.js';
 import { TOPIC_STRINGS } from '../../src/http/app/topic-strings.js';
 import { type FakeZoom, startFakeZoom } from '../fakes/zoom.js';
 import { HAS_CHROMIUM, createTestAccount } from '../helpers.js';
-import { chooseFirstSlot, seriousViolations, tabTo, useServerAndBrowser } from './harness.js';
+import { chooseFirstSlot, preloadAxe, seriousViolations, tabTo, useServerAndBrowser } from './harness.js';
 
 const RUNS = [
   ['en', 360],
@@ -99,6 +99,7 @@ describe.runIf(HAS_CHROMIUM)("a new host's first hour in the web app, in a brows
       const host: BrowserContext = await t.browser.newContext(contextOptions);
       await host.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.server.url });
       const participant: BrowserContext = await t.browser.newContext(contextOptions);
+      await Promise.all([preloadAxe(host), preloadAxe(participant)]);
       try {
         const page = await host.newPage();
         page.on('pageerror', (error) => {

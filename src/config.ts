@@ -217,8 +217,12 @@ export interface HttpLimits {
 export interface DatabaseTimeouts {
   /** PostgreSQL: opening a connection, or waiting for a free one in the pool. */
   connectMs: number;
-  /** PostgreSQL: one statement (server-side statement_timeout; the client gives up a little later). */
+  /** PostgreSQL: one statement (statement_timeout, set per transaction, or a cancel outside one; the client gives up a little later). */
   statementMs: number;
+  /** PostgreSQL: a statement's wait for a row or table lock (lock_timeout, per transaction). */
+  lockMs: number;
+  /** PostgreSQL: a transaction left idle this long is ended by the server (idle_in_transaction_session_timeout). */
+  idleInTransactionMs: number;
   /** PostgreSQL: an idle pooled connection is closed after this. */
   idleMs: number;
   /** SQLite: how long to wait for another process's write lock (busy_timeout). */
@@ -377,6 +381,8 @@ export function loadConfig(env: Env = process.env, root = PROJECT_ROOT): Config 
     databaseTimeouts: {
       connectMs: parseInteger(env.DATABASE_CONNECT_TIMEOUT_MS, 5_000, 'DATABASE_CONNECT_TIMEOUT_MS', 100, 600_000, problems),
       statementMs: parseInteger(env.DATABASE_STATEMENT_TIMEOUT_MS, 15_000, 'DATABASE_STATEMENT_TIMEOUT_MS', 100, 3_600_000, problems),
+      lockMs: parseInteger(env.DATABASE_LOCK_TIMEOUT_MS, 15_000, 'DATABASE_LOCK_TIMEOUT_MS', 100, 3_600_000, problems),
+      idleInTransactionMs: parseInteger(env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS, 15_000, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 100, 3_600_000, problems),
       idleMs: parseInteger(env.DATABASE_IDLE_TIMEOUT_MS, 30_000, 'DATABASE_IDLE_TIMEOUT_MS', 100, 3_600_000, problems),
       busyMs: parseInteger(env.DATABASE_BUSY_TIMEOUT_MS, 5_000, 'DATABASE_BUSY_TIMEOUT_MS', 0, 600_000, problems),
     },

@@ -19,9 +19,10 @@ import type { UseCaseContext } from '../context.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-/** How long one instance holds the pruning before another may take it over (renewed with every batch). */
+/** How long one instance holds the pruning before another may take it over (renewed every minute of a run). */
 const LEASE_MS = 5 * 60_000;
 const LEASE_NAME = 'pruning';
+const LEASE_RENEW_MS = 60_000;
 
 export type PruneRuleName = 'outbox' | 'events' | 'webhook-deliveries' | 'app-sessions' | 'sign-in-links' | 'oauth-states' | 'past-busy' | 'idempotency-keys' | 'audit-events';
 
@@ -60,8 +61,8 @@ export interface PruneResult {
  * sharing the commit of the transactions queued meanwhile, unsynced: a batch lost in a power
  * cut is deleted again on the next run), yielding to the event loop between batches so
  * bookings never wait behind a first run that finds a year of rows. With `lease`, the
- * background's way, one instance at a time runs it (the `pruning` lease, renewed with each
- * batch); `stopped` ends a run between batches (shutdown).
+ * background's way, one instance at a time runs it (the `pruning` lease, renewed every
+ * minute of the run); `stopped` ends a run between batches (shutdown).
  */
 export async function pruneTables(
   ctx: Pick<UseCaseContext, 'db' | 'now'>,
@@ -70,7 +71,14 @@ export async function pruneTables(
 ): Promise<PruneResult> {
   const asOf = options.asOf ?? ctx.now();
   const holder = newId(ctx.now());
+  let renewedAt = ctx.now();
   const hold = async () => !options.lease || claimMaintenanceLease(ctx.db, LEASE_NAME, holder, ctx.now(), ctx.now() + LEASE_MS);
+  // Renewed once a minute, not per batch: on SQLite each renewal is a synced commit of its own, and cost more than a batch.
+  const stillHeld = async () => {
+    if (ctx.now() - renewedAt < LEASE_RENEW_MS) return true;
+    renewedAt = ctx.now();
+    return hold();
+  };
   if (!(await hold())) return { ran: false, pruned: [] };
   const pruned: PruneResult['pruned'] = [];
   try {
@@ -86,7 +94,7 @@ export async function pruneTables(
         if (count < settings.batch) break;
         await yieldToEventLoop();
         // Another instance took over (this one stalled past its lease): it carries on from here.
-        if (!(await hold())) break rules;
+        if (!(await stillHeld())) break rules;
       }
     }
   } finally {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBackgroundJobs } from '../../src/background.js';
+import { runCli } from '../../src/cli/main.js';
 import type { RetentionSettings } from '../../src/config.js';
 import { claimMaintenanceLease } from '../../src/db/repositories/maintenance-leases.js';
 import { type PruneRuleName, pruneRules, pruneTables } from '../../src/scheduling/maintenance/prune.js';
@@ -341,6 +342,30 @@ for (const dialect of DIALECTS) {
       const response = await call(t.app, acme.apiKey, 'GET', `/api/v1/webhooks/${subscriptionUuid}/deliveries`);
       expect(response.statusCode).toBe(200);
       expect(response.json().retentionDays).toBe(45);
+    });
+
+    it('the operator CLI applies them as of a moment (retention run --as-of)', async () => {
+      const events = cases.find((entry) => entry.rule === 'events')!;
+      const { old, kept } = await events.seed(cutOf('events'));
+      const { config } = t.ctx;
+      const env = {
+        ...(config.database.dialect === 'postgres' ? { DATABASE_URL: config.database.url } : { DATABASE_URL: `sqlite:${config.database.filename}` }),
+        DATA_DIR: config.dataDir,
+        LOG_LEVEL: 'silent',
+        // The app's own settings: the CLI reads its environment as the server does.
+        RETENTION_BATCH: '2',
+        RETENTION_WEBHOOK_DELIVERY_DAYS: '45',
+      };
+      const out: string[] = [];
+      const code = await runCli(
+        ['retention', 'run', '--as-of', new Date(asOf).toISOString(), '--json'],
+        { out: { write: (text: string) => out.push(text) }, err: { write: () => undefined } },
+        env,
+      );
+      expect(code).toBe(0);
+      expect(JSON.parse(out.join('')).pruned).toEqual([{ rule: 'events', deleted: 5, batches: 3 }]);
+      expect(await events.stored(old)).toEqual([]);
+      expect(await events.stored(kept)).toHaveLength(kept.length);
     });
 
     it('runs on one instance at a time: while another holds the lease, a run does nothing', async () => {

@@ -147,9 +147,18 @@ function applyTimeouts(client: pg.PoolClient, timeouts: DatabaseTimeouts): void 
     if (inTransaction) return query(...args);
     const result = query(...args);
     if (!(result instanceof Promise)) return result;
-    const deadline = setTimeout(() => cancelRunningStatement(client), timeouts.statementMs);
-    const settled = () => clearTimeout(deadline);
-    result.then(settled, settled);
+    let cancelling = false;
+    const deadline = setTimeout(() => {
+      cancelling = true;
+      cancelRunningStatement(client);
+    }, timeouts.statementMs);
+    const settled = (error?: unknown) => {
+      clearTimeout(deadline);
+      // It ended otherwise than by the cancel while the cancel was on its way, which could then
+      // land on this connection's next statement: the connection is not used again.
+      if (cancelling && (error as { code?: unknown } | undefined)?.code !== '57014') destroySocket(client);
+    };
+    result.then(() => settled(), settled);
     return result;
   };
 }

@@ -143,6 +143,28 @@ for (const dialect of DIALECTS) {
       expect(after.body).toContain(`/book/olga-${dialect}`);
     });
 
+    it("an admin changes a member's username on the team page; a taken one is refused in the page's words", async () => {
+      const acme = await createTestAccount(t.ctx);
+      const other = await createTestAccount(t.ctx);
+      const added = await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, {
+        firstName: 'Piotr',
+        lastName: 'Zieliński',
+        email: `piotr-${dialect}@acme.test`,
+      });
+      const piotr = added.json() as { uuid: string; username: string };
+      const browser = await sessionBrowser(t, acme.owner.email);
+      const teamPage = await browser.get(`/app/team/${acme.team.uuid}`);
+      expect(teamPage.body).toContain(`name="username" value="${piotr.username}"`);
+      const form = { csrf: csrfOf(teamPage.body), firstName: 'Piotr', lastName: 'Zieliński' };
+      const taken = await browser.post(`/app/team/${acme.team.uuid}/members/${piotr.uuid}`, { ...form, username: other.owner.username });
+      expect(taken.statusCode).toBe(409);
+      expect(taken.body).toContain('This username is taken. Choose another.');
+      const saved = await browser.post(`/app/team/${acme.team.uuid}/members/${piotr.uuid}`, { ...form, username: `piotr-${dialect}` });
+      expect(saved.statusCode).toBe(303);
+      expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/teams/${acme.team.uuid}/users/${piotr.uuid}`)).json()).toMatchObject({ username: `piotr-${dialect}`, admin: false });
+      expect((await page(`/book/${piotr.username}`)).headers.location).toBe(`/book/piotr-${dialect}`);
+    });
+
     it('the topic page shows the slug link and an Embed box: the snippet to paste, a copy button and a preview frame the page may show', async () => {
       const acme = await createTestAccount(t.ctx);
       const browser = await sessionBrowser(t, acme.owner.email);

@@ -28,6 +28,7 @@ for (const dialect of DIALECTS) {
       const acme = await createTestAccount(t.ctx);
       const topic = await publicTopic(acme.apiKey);
       const old = acme.owner.username;
+      const teamTopic = await publicTopic(acme.apiKey, { team: acme.team.uuid, hostWeights: { [old]: 3 } });
       const renamed = await call(t.app, acme.apiKey, 'PATCH', `/api/v1/users/${acme.owner.uuid}`, { username: `garden-${dialect}` });
       expect(renamed.statusCode, renamed.body).toBe(200);
       expect(renamed.json()).toMatchObject({ uuid: acme.owner.uuid, username: `garden-${dialect}`, language: null });
@@ -42,6 +43,11 @@ for (const dialect of DIALECTS) {
       // The team list shows the new username.
       const members = (await call(t.app, acme.apiKey, 'GET', `/api/v1/teams/${acme.team.uuid}/users`)).json();
       expect(members.users[0]).toMatchObject({ username: `garden-${dialect}`, language: null });
+      // Settings keyed by username follow the host.
+      expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics/${teamTopic.uuid}`)).json()).toMatchObject({
+        hosts: [`garden-${dialect}`],
+        hostWeights: { [`garden-${dialect}`]: 3 },
+      });
       // A username nobody ever had stays a 404 page.
       expect((await page(`/book/nobody-had-this-${dialect}`)).statusCode).toBe(404);
     });

@@ -225,7 +225,7 @@ for (const dialect of DIALECTS) {
       });
       expect(clash.statusCode).toBe(400);
       expect(clash.body).toContain('id="f-slug-error"');
-      expect(clash.body).toContain('Inny temat tej samej osoby lub zespołu ma już tę nazwę w linku.');
+      expect(clash.body).toContain('Inny temat tej samej osoby lub zespołu ma już ten własny link.');
     });
 
     it("e-mails to the host come in the host's language: a Polish host booked by an English participant gets Polish, the participant English", async () => {

@@ -170,7 +170,7 @@ export const topicPages: FastifyPluginAsync<AppPageOptions> = async (app, { ctx,
       await updateMeetingTopic(ctx, session.principal, topic.uuid, input);
       return seeOther(reply, `/app/topics/${topic.uuid}?done=saved`);
     } catch (error) {
-      // A taken slug is refused like a field: next to the link name.
+      // A taken slug is refused like a field: next to the custom link field.
       if (!(error instanceof ValidationError) && !(error instanceof SlugTakenError)) throw error;
       return topicPage(request, reply, { topic, teamUuid, form, errors: error.errors ?? [] });
     }

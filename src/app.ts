@@ -42,7 +42,8 @@ import { DiscountCodeSchema } from './http/schemas/discount-codes.js';
 import { MeetingTopicSchema } from './http/schemas/meeting-topics.js';
 import { MeetingSchema, PaymentSchema, SlotSchema } from './http/schemas/schedule.js';
 import { ProblemSchema } from './http/schemas/common.js';
-import { MemberSchema, TeamSchema } from './http/schemas/teams.js';
+import { userRoutes } from './http/routes/users.js';
+import { MemberSchema, TeamSchema, UserSchema } from './http/schemas/teams.js';
 import { noteRefusedWhileClosing, registerRequestLog } from './http/request-log.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { createDeferredCompiles } from './http/deferred-compile.js';
@@ -146,6 +147,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     ProblemSchema,
     TeamSchema,
     MemberSchema,
+    UserSchema,
     AccountSchema,
     ApiKeySchema,
     MeetingTopicSchema,
@@ -241,6 +243,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         // What that hook enforces, the document says: each route here needs a key (src/http/openapi.ts).
         authenticated.addHook('onRoute', documentApiKeySecurity);
         await authenticated.register(teamRoutes, { ctx });
+        await authenticated.register(userRoutes, { ctx });
         await authenticated.register(accountRoutes, { ctx });
         await authenticated.register(meetingTopicRoutes, { ctx });
         await authenticated.register(availabilityRoutes, { ctx });

@@ -51,6 +51,8 @@ export interface UserTable {
   /** The host's own limits across all topics (0024): most meetings per host-local day / week; null: none. */
   limit_daily: number | null;
   limit_weekly: number | null;
+  /** The member's language for the e-mails termin sends them (0042); null: not chosen (English). */
+  language: string | null;
 }
 
 export interface TeamTable {
@@ -133,6 +135,8 @@ export interface MeetingTopicTable {
   schedule_id: string | null;
   /** A team topic's schedules (0024): JSON { username: scheduleUuid }. */
   host_schedules: Generated<string>;
+  /** The booking link's readable name (0042): `/book/{username}/{slug}`; null: the uuid only. */
+  slug: string | null;
 }
 
 export interface MeetingTopicHostTable {
@@ -471,6 +475,7 @@ export interface Database {
   audit_events: AuditEventTable;
   // the web app's first-run checklist (0041-…)
   host_setup_steps: HostSetupStepTable;
+  previous_usernames: PreviousUsernameTable;
   // retention (0039-…)
   maintenance_leases: MaintenanceLeaseTable;
 }
@@ -669,4 +674,11 @@ export interface AppSessionTable {
   last_seen_at: number;
   expires_at: number;
   revoked_at: number | null;
+}
+
+/** A username its user gave up (0042): old booking links redirect to the current one, and nobody else takes it for a while. */
+export interface PreviousUsernameTable {
+  username: string;
+  user_id: string;
+  retired_at: number;
 }

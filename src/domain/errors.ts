@@ -28,6 +28,8 @@ export const ERROR_CODES = [
   'MEETING_STATE_CONFLICT',
   'SCHEDULE_IN_USE',
   'SECRET_UNREADABLE',
+  'USERNAME_TAKEN',
+  'SLUG_TAKEN',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -90,6 +92,22 @@ export class AlreadyMemberError extends DomainError {
 export class LastAdminError extends DomainError {
   constructor() {
     super('LAST_ADMIN', 'The team would be left without an admin');
+  }
+}
+
+/** The username is another user's, or was given up by another user too recently (their old links still point at them). */
+export class UsernameTakenError extends DomainError {
+  constructor() {
+    super('USERNAME_TAKEN', 'This username is taken', [{ path: '/username', message: 'is taken' }]);
+  }
+}
+
+/** Another topic of one of this topic's hosts, or of its team, already has this slug: the link would be ambiguous. */
+export class SlugTakenError extends DomainError {
+  constructor() {
+    super('SLUG_TAKEN', "Another topic of this topic's host or team already uses this slug", [
+      { path: '/slug', message: 'is already used by another topic of the same host or team' },
+    ]);
   }
 }
 

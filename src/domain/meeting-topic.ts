@@ -5,6 +5,7 @@ import { isIso4217Currency } from './money.js';
 import { keepOfferedPlaces, normalizePlaceDetails, validatePlaceDetails, type PlaceDetails } from './place-details.js';
 import type { Reminder } from './reminders.js';
 import type { SlotRuleSettings } from './slots.js';
+import { slugProblem } from './user.js';
 
 export type { FormField } from './form.js';
 
@@ -40,6 +41,8 @@ export interface TopicSettings extends SlotRuleSettings {
   description: string;
   /** A booking page, bookable without a key (POST /public/schedule). */
   public: boolean;
+  /** The booking link's readable last part (`/book/anna/intro-call`), unique among its hosts' and team's topics; null: the uuid only. */
+  slug: string | null;
   /** A participant may cancel or move the meeting (manage link) up to this long before its start. */
   cancellationNoticeMinutes: number;
   /** Bookings are requests (`pending_approval`, holding the slot) until the host approves or declines. */
@@ -93,6 +96,7 @@ export type TopicSettingsInput = { [Field in keyof SlotRuleSettings]?: SlotRuleS
   placeDetails?: Readonly<Record<string, string | undefined>> | undefined;
   description?: string | undefined;
   public?: boolean | undefined;
+  slug?: string | null | undefined;
   cancellationNoticeMinutes?: number | undefined;
   requiresApproval?: boolean | undefined;
   approvalDeadlineHours?: number | undefined;
@@ -162,6 +166,8 @@ export function resolveTopicSettings(input: TopicSettingsInput, current: TopicSe
       : keepOfferedPlaces(current?.placeDetails ?? {}, input.places ? [...new Set(input.places)] : (current?.places ?? [...defaultPlaces])),
     description: input.description !== undefined ? input.description.trim() : (current?.description ?? ''),
     public: input.public ?? current?.public ?? false,
+    // An empty slug (a cleared form field) is none.
+    slug: input.slug !== undefined ? input.slug?.trim() || null : (current?.slug ?? null),
     cancellationNoticeMinutes: input.cancellationNoticeMinutes ?? current?.cancellationNoticeMinutes ?? 0,
     requiresApproval: input.requiresApproval ?? current?.requiresApproval ?? false,
     approvalDeadlineHours: input.approvalDeadlineHours ?? current?.approvalDeadlineHours ?? 24,
@@ -179,6 +185,8 @@ export function validateTopicSettings(settings: TopicSettings, accountPlaces: re
     if (!Number.isInteger(value) || value < min || value > max) errors.push({ path, message: `must be an integer from ${min} to ${max}` });
   };
   if (settings.name === '') errors.push({ path: '/name', message: 'must not be empty' });
+  const slug = settings.slug === null ? null : slugProblem(settings.slug);
+  if (slug !== null) errors.push({ path: '/slug', message: slug });
   range('/durationMinutes', settings.durationMinutes, TOPIC_LIMITS.durationMinutes);
   range('/slotIntervalMinutes', settings.slotIntervalMinutes, TOPIC_LIMITS.slotIntervalMinutes);
   range('/bufferBeforeMinutes', settings.bufferBeforeMinutes, TOPIC_LIMITS.bufferMinutes);

@@ -3,7 +3,7 @@ import { type Payment, type PaymentStatus, paymentStatusAt } from './payment.js'
 import { locationWithoutDetails, type MeetingLocation } from './place-details.js';
 import type { Connection } from './integrations.js';
 import type { Team } from './team.js';
-import type { Member } from './user.js';
+import type { Member, User } from './user.js';
 
 /**
  * Domain objects as every reader outside the service sees them: the API's responses, the
@@ -28,7 +28,21 @@ export function memberToJson(member: Member) {
     username: member.username,
     admin: member.admin,
     timezone: member.timezone,
+    language: member.language,
     createdAt: toIso(member.createdAt),
+  };
+}
+
+export function userToJson(user: User) {
+  return {
+    uuid: user.uuid,
+    firstName: user.firstName,
+    lastName: user.lastName,
+    email: user.email,
+    username: user.username,
+    timezone: user.timezone,
+    language: user.language,
+    createdAt: toIso(user.createdAt),
   };
 }
 

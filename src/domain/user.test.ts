@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeUsernameBase, normalizeEmail, pickFreeUsername } from './user.js';
+import { makeUsernameBase, normalizeEmail, pickFreeUsername, slugProblem, usernameProblem } from './user.js';
 
 describe('makeUsernameBase', () => {
   it.each([
@@ -39,5 +39,39 @@ describe('pickFreeUsername', () => {
 describe('normalizeEmail', () => {
   it('trims and lower-cases so one person is one user per account', () => {
     expect(normalizeEmail('  Anna.Nowak@Example.COM ')).toBe('anna.nowak@example.com');
+  });
+});
+
+describe('usernameProblem and slugProblem', () => {
+  it.each([
+    ['anna-nowak', null],
+    ['anna-nowak-2', null],
+    ['a', null],
+    ['Anna', 'must be lower-case'],
+    ['anna_nowak', 'must be lower-case'],
+    ['-anna', 'must be lower-case'],
+    ['anna--nowak', 'must be lower-case'],
+    ['anna-', 'must be lower-case'],
+    ['żaneta', 'must be lower-case'],
+    ['', 'must be 1 to 64'],
+    ['a'.repeat(65), 'must be 1 to 64'],
+    ['teams', 'is reserved'],
+    ['once', 'is reserved'],
+  ])('username %j → %s', (username, problem) => {
+    const found = usernameProblem(username);
+    if (problem === null) expect(found).toBeNull();
+    else expect(found).toContain(problem);
+  });
+
+  it.each([
+    ['intro-call', null],
+    ['30-min', null],
+    ['a'.repeat(61), 'must be 1 to 60'],
+    ['Intro', 'must be lower-case'],
+    ['0b3f1c2e-1d2c-4b5a-9e8f-0a1b2c3d4e5f', 'must not look like a uuid'],
+  ])('slug %j → %s', (slug, problem) => {
+    const found = slugProblem(slug);
+    if (problem === null) expect(found).toBeNull();
+    else expect(found).toContain(problem);
   });
 });

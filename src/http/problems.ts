@@ -78,6 +78,18 @@ export const PROBLEM_KINDS: Record<ErrorCode, ProblemKind> = {
     anchor: 'idempotency-key-reused',
     explanation: 'The same `Idempotency-Key` was sent earlier with a different body. Use a new key for a new request.',
   },
+  USERNAME_TAKEN: {
+    status: 409,
+    title: 'The username is taken',
+    anchor: 'username-taken',
+    explanation: 'Another user has this username, or gave it up less than a year ago (their old booking links still lead to them). Choose another.',
+  },
+  SLUG_TAKEN: {
+    status: 409,
+    title: 'The slug is taken',
+    anchor: 'slug-taken',
+    explanation: "Another live topic of one of this topic's hosts, or of its team, already has this slug: the booking link would be ambiguous. Choose another.",
+  },
   LAST_ADMIN: {
     status: 409,
     title: 'The last admin cannot be removed',

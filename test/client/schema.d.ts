@@ -25,7 +25,7 @@ export interface paths {
     get: operations["listTeamMembers"];
     /**
      * Create a member in a team
-     * @description The e-mail is trimmed and compared case-insensitively within the account: a person who is already a user of the account is added to the team without using a new seat (409 ALREADY_MEMBER if already in this team). A new user gets a unique username made from their names, the account's time zone and Monday–Friday 09:00–17:00 availability. 403 PLAN_LIMIT_REACHED when the account's plan has no free seat.
+     * @description The e-mail is trimmed and compared case-insensitively within the account: a person who is already a user of the account is added to the team without using a new seat (409 ALREADY_MEMBER if already in this team). Adding a person who is already a member of other teams needs the caller to be an admin of one of those teams, or the account's owner (403 FORBIDDEN otherwise): this team's admins would then manage their hours, topics, connections and feed. A new user gets a unique username made from their names, the account's time zone and Monday–Friday 09:00–17:00 availability, and an invitation e-mail naming the account, the team and the caller, with a single-use link to sign in to the web app (`{PUBLIC_URL}/app/login/…`, valid 7 days), in the language of `Accept-Language` (en or pl). A person already a user of the account (even one deactivated) gets no invitation. 403 PLAN_LIMIT_REACHED when the account's plan has no free seat.
      */
     post: operations["createTeamMember"];
   };
@@ -45,6 +45,13 @@ export interface paths {
      * @description By an admin of the team. Only the fields sent change. `firstName`/`lastName` rename the user everywhere (their `username` stays as it is, so booking links and scheduling calls keep working); `admin` is this team's admin right. Taking it from the last admin is 409 LAST_ADMIN: to leave a team, make another member an admin first. 404 for a user who is not a member of this team.
      */
     patch: operations["updateTeamMember"];
+  };
+  "/api/v1/users/{userUuid}": {
+    /**
+     * Change a user's username or language
+     * @description By the user, or an admin of one of their teams (403 otherwise; 404 for a user of another account or a deactivated one). A new `username` changes every booking link of the user (`/book/{username}/…`); the old ones answer 301 to the new ones. `language` is the language of the e-mails termin sends the user as a host or member, whatever language the participant chose.
+     */
+    patch: operations["updateUser"];
   };
   "/api/v1/account": {
     /**
@@ -219,7 +226,7 @@ export interface paths {
   "/api/v1/meetings/{uuid}/reminders": {
     /**
      * What became of a meeting's reminders
-     * @description The topic's `reminders` of this meeting that came due so far, oldest first: `sent` (an e-mail queued, an SMS taken by the provider: `detail` is its message id), `skipped` (found due only from the meeting's start on, after an outage, and so not sent late; or an SMS with no phone number to go to), `failed` (the SMS provider refused it, or kept failing until the last retry: `detail` says why). A moved meeting lists the reminders of each start it had (`dueAt`). 404 for a meeting of another account.
+     * @description The topic's `reminders` of this meeting that came due so far, oldest first: `sent` (an e-mail queued, an SMS taken by the provider: `detail` is its message id), `skipped` (found due only from the meeting's start on, after an outage, and so not sent late; or an SMS with no phone number to go to, to a number outside the server's SMS_ALLOWED_COUNTRIES, or to a number already sent SMS_MAX_PER_NUMBER_PER_DAY SMS in the last 24 hours: `detail` says which), `failed` (the SMS provider refused it, or kept failing until the last retry: `detail` says why). A moved meeting lists the reminders of each start it had (`dueAt`). 404 for a meeting of another account.
      */
     get: operations["listMeetingReminders"];
   };
@@ -252,7 +259,7 @@ export interface paths {
   "/api/v1/meetings/{uuid}/approve": {
     /**
      * Approve a request
-     * @description A `pending_approval` meeting (a topic with `requiresApproval`) becomes `confirmed`: participant and host get the confirmation and invitation then. For a paid topic it becomes `pending_payment` instead, and only now is the participant sent the pay link (the slot held 30 minutes from now). Webhook events `meeting.approved` (and `meeting.confirmed` when nothing is to pay). Approving again returns it unchanged; a cancelled or declined meeting (or one whose deadline passed) is 409 MEETING_STATE_CONFLICT. Of an approval, a decline and the deadline at once exactly one takes effect. Who may: the host, an admin of the topic's team, or the key that booked it.
+     * @description A `pending_approval` meeting (a topic with `requiresApproval`) becomes `confirmed`: participant and host get the confirmation and invitation then. For a paid topic it becomes `pending_payment` instead, and only now is the participant sent the pay link (the slot held 30 minutes from now). Webhook events `meeting.approved` (and `meeting.confirmed` when nothing is to pay). Approving again returns it unchanged; a cancelled or declined meeting (or one whose deadline passed) is 409 MEETING_STATE_CONFLICT. Of an approval, a decline and the deadline at once exactly one takes effect. Who may: the host (or a co-host), an admin of the topic's team, or the account's owner; any other key, the one that booked it included, gets 403 FORBIDDEN.
      */
     post: operations["approveMeeting"];
   };
@@ -321,7 +328,7 @@ export interface paths {
   "/api/v1/users/{userUuid}/feed": {
     /**
      * The user's private meetings feed
-     * @description By the user, or an admin of one of their teams. An iCalendar address (`text/calendar`) that Google Calendar, Outlook or Apple Calendar can subscribe to: every confirmed meeting of the user that ended within the last year or is still to come, under the invitation's UID. Meetings waiting for payment are left out (their hold lapses faster than apps refresh). The address is made on the first request and stays the same until rotated; its token (256 bits) is the only key to it.
+     * @description By the user, or an admin of one of their teams. An iCalendar address (`text/calendar`) that Google Calendar, Outlook or Apple Calendar can subscribe to: every confirmed meeting of the user that ended within the last year or is still to come, under the invitation's UID. Meetings waiting for payment are left out (their hold lapses faster than apps refresh). The address is made on the first request and stays the same until rotated; its token (256 bits) is the only key to it. 409 `SECRET_UNREADABLE` when the address was stored under a secret key the server no longer has: it cannot be shown (calendar apps subscribed to it keep reading it); rotate it for a new one.
      */
     get: operations["getUserFeed"];
   };
@@ -335,12 +342,12 @@ export interface paths {
   "/api/v1/users/{userUuid}/connections": {
     /**
      * A user's connections
-     * @description By the user, or an admin of one of their teams. Oldest first. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
+     * @description By the user, or an admin of one of their teams. Oldest first. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page. A connection whose tokens no secret key of the server opens (the key was changed) reads `status: error`, its `lastError` saying to connect again.
      */
     get: operations["listUserConnections"];
     /**
      * Connect a provider (start OAuth)
-     * @description By the user, or an admin of one of their teams. Answers the connection and `authorizeUrl`, where the host's browser goes to grant access; the provider sends it back to `/oauth/{provider}/callback`, which finishes the connection. One connection per host and provider: for one that exists (to connect again after an error) the answer is 200 with a new `authorizeUrl`. 400 at `/provider` when the account has no configured app for the provider (`PATCH /account` `integrations`).
+     * @description By the user, or an admin of one of their teams. Answers the connection and `authorizeUrl`, where the host's browser goes to grant access; the provider sends it back to `/oauth/{provider}/callback`, which finishes the connection in whichever browser gets there: its page names the provider account, the host and the account it was connected for, and the host is e-mailed the same at once, with how to remove it. (One started in the web app is bound to that browser session instead; elsewhere it is refused with 403 and nothing is stored.) One connection per host and provider: for one that exists (to connect again after an error) the answer is 200 with a new `authorizeUrl`. 400 at `/provider` when the account has no configured app for the provider (`PATCH /account` `integrations`); 409 `SECRET_UNREADABLE` when its app credentials were stored under a secret key the server no longer has (an admin enters them again).
      */
     post: operations["createUserConnection"];
   };
@@ -352,7 +359,7 @@ export interface paths {
     get: operations["getUserConnection"];
     /**
      * Disconnect a provider
-     * @description By the user, or an admin of one of their teams. The tokens are revoked at the provider where it offers it, and forgotten. Rooms already made stay; new meetings at the provider's place get none. The host's calendars on the connection (Google, Microsoft) are removed with it, and their busy time no longer blocks.
+     * @description By the user, or an admin of one of their teams. The tokens are revoked at the provider where it offers it (and where the server can still read them and the app's credentials), and forgotten. Rooms already made stay; new meetings at the provider's place get none. The host's calendars on the connection (Google, Microsoft) are removed with it, and their busy time no longer blocks.
      */
     delete: operations["deleteUserConnection"];
   };
@@ -416,7 +423,7 @@ export interface paths {
   "/api/v1/explain-schedule": {
     /**
      * Why is this time not offered?
-     * @description Every reason the slot engine leaves `start` out for this host and topic, not just the first; `offered: true` with `reasons: []` exactly when POST /calculate-schedule offers the start now (the same engine: the explanation is its own trace). By the host, an admin of one of their teams, or, for a team topic, any key of the account (403 otherwise; 404 for another account's topic or host). For a team topic `team` is required; for a collective topic the start needs every host free, so the reasons are every host's, each naming its host in `username`. Reasons and their context fields:
+     * @description Every reason the slot engine leaves `start` out for this host and topic, not just the first; `offered: true` with `reasons: []` exactly when POST /calculate-schedule offers the start now (the same engine: the explanation is its own trace). By the host, an admin of one of their teams, or, for a team topic, any key of the account (403 otherwise; 404 for another account's topic, and for a `username` that is no host of the topic, a deactivated user's included; a deactivated host of an individual topic may also be asked about by the account's owner). For a team topic `team` is required; for a collective topic the start needs every host free, so the reasons are every host's, each naming its host in `username`. Reasons and their context fields:
      *
      * | code | context |
      * |---|---|
@@ -430,11 +437,32 @@ export interface paths {
      * | `DAILY_LIMIT`, `WEEKLY_LIMIT`, `MONTHLY_LIMIT` | `limit`, `count`, `scope` (`topic`, or `host`: the host's own limits) |
      * | `OFF_GRID` | `previous`/`next` grid starts (null when the interval has none that side) |
      * | `SEATS_FULL` | `seats` |
-     * | `HOST_INACTIVE` | — (the user is deactivated) |
+     * | `HOST_INACTIVE` | — (a host of the topic who is deactivated: the only reason given, no meeting times) |
      *
      * Privacy: `meetingUuid` is null unless the caller is the host or an admin of one of their teams (a plain member asking about a team topic sees that a meeting is in the way and when, not which). Times in `detail` are on the host's clock (`timezone`).
      */
     post: operations["explainSchedule"];
+  };
+  "/api/v1/audit-events": {
+    /**
+     * The account's audit log
+     * @description Who changed what, newest first: members, teams, keys, the owner, the account and its integrations, connections, calendars, topics, webhooks, discount codes, cancelled and moved meetings, and participants’ data. Each entry is written in the same transaction as its change; none is ever changed or deleted. By an admin of any of the account's teams (403 otherwise). In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
+     */
+    get: operations["listAuditEvents"];
+  };
+  "/api/v1/participants/export": {
+    /**
+     * Export what the account keeps about a participant
+     * @description By an admin of any of the account's teams (403 for other keys). Every meeting of the account whose participant has that e-mail (compared without regard to case), any status, past and future, with its form answers, metadata, payment and the messages sent to them. The e-mail goes in the body, never in the URL (URLs are logged). A participant already erased has nothing left to export.
+     */
+    post: operations["exportParticipant"];
+  };
+  "/api/v1/participants/erase": {
+    /**
+     * Erase a participant's personal data
+     * @description By an admin of any of the account's teams (403 for other keys). Every meeting of the account with that participant e-mail: the name becomes `(erased)`; e-mail, phone, note, form answers, metadata and invoice details are removed (`null` / `{}`); times, host, topic, place, status, price and payment stay (the business's accounts). A meeting still to come is cancelled first: its slot is freed and the host told, the participant not. Messages and reminders not yet sent to them are dropped; copies in the meetings' history, webhook deliveries, replayable responses and hosts' calendars are erased too. Webhooks get `participant.erased` `{ meetings: [uuids] }`, never the e-mail. Idempotent: a second call answers `erased: 0`. The same person booking again later is a new participant.
+     */
+    post: operations["eraseParticipant"];
   };
   "/api/v1/calculate-schedule": {
     /**
@@ -614,6 +642,13 @@ export interface webhooks {
      */
     post: operations["onMeetingReminderSent"];
   };
+  "participant.erased": {
+    /**
+     * participant.erased event
+     * @description A participant's personal data was erased: on their request (`POST /participants/erase`), or by the account's retention for meetings that ended long ago. Erase your own copies of those meetings' participant. Never carries the e-mail. termin POSTs it to every enabled webhook subscribed to `participant.erased`; `data` is the meetings whose participant's personal data was erased (never who they were), as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+     */
+    post: operations["onParticipantErased"];
+  };
 }
 
 export interface components {
@@ -661,6 +696,28 @@ export interface components {
       admin: boolean;
       /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
       timezone: string;
+      language: ("en" | "pl") | null;
+      /**
+       * Format: date-time
+       * @description An ISO 8601 UTC instant with milliseconds.
+       */
+      createdAt: string;
+    };
+    /** User */
+    User: {
+      /**
+       * Format: uuid
+       * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+       */
+      uuid: string;
+      firstName: string;
+      lastName: string;
+      email: string;
+      /** @description Unique across the service; the host's `username` in scheduling calls and booking links. */
+      username: string;
+      /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
+      timezone: string;
+      language: ("en" | "pl") | null;
       /**
        * Format: date-time
        * @description An ISO 8601 UTC instant with milliseconds.
@@ -716,6 +773,10 @@ export interface components {
             [key: string]: string;
           };
         })[];
+      /** @description How long participants' personal data is kept. */
+      retention: {
+        participantDataDays: number | null;
+      };
       /**
        * Format: date-time
        * @description An ISO 8601 UTC instant with milliseconds.
@@ -845,6 +906,7 @@ export interface components {
       description: string;
       /** @description True: a booking page, bookable without a key. */
       public: boolean;
+      slug: string | null;
       /** @description A participant may cancel or move up to this long before the start. */
       cancellationNoticeMinutes: number;
       team: string | null;
@@ -978,8 +1040,9 @@ export interface components {
         reason?: string;
       };
       participant: {
+        /** @description `(erased)` once the participant's personal data was erased (POST /participants/erase, or the account's retention). */
         name: string;
-        email: string;
+        email: string | null;
         phone: string | null;
         /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
         timezone: string;
@@ -1621,7 +1684,7 @@ export interface operations {
   };
   /**
    * Create a member in a team
-   * @description The e-mail is trimmed and compared case-insensitively within the account: a person who is already a user of the account is added to the team without using a new seat (409 ALREADY_MEMBER if already in this team). A new user gets a unique username made from their names, the account's time zone and Monday–Friday 09:00–17:00 availability. 403 PLAN_LIMIT_REACHED when the account's plan has no free seat.
+   * @description The e-mail is trimmed and compared case-insensitively within the account: a person who is already a user of the account is added to the team without using a new seat (409 ALREADY_MEMBER if already in this team). Adding a person who is already a member of other teams needs the caller to be an admin of one of those teams, or the account's owner (403 FORBIDDEN otherwise): this team's admins would then manage their hours, topics, connections and feed. A new user gets a unique username made from their names, the account's time zone and Monday–Friday 09:00–17:00 availability, and an invitation e-mail naming the account, the team and the caller, with a single-use link to sign in to the web app (`{PUBLIC_URL}/app/login/…`, valid 7 days), in the language of `Accept-Language` (en or pl). A person already a user of the account (even one deactivated) gets no invitation. 403 PLAN_LIMIT_REACHED when the account's plan has no free seat.
    */
   createTeamMember: {
     parameters: {
@@ -2399,6 +2462,204 @@ export interface operations {
     };
   };
   /**
+   * Change a user's username or language
+   * @description By the user, or an admin of one of their teams (403 otherwise; 404 for a user of another account or a deactivated one). A new `username` changes every booking link of the user (`/book/{username}/…`); the old ones answer 301 to the new ones. `language` is the language of the e-mails termin sends the user as a host or member, whatever language the participant chose.
+   */
+  updateUser: {
+    parameters: {
+      path: {
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        userUuid: string;
+      };
+    };
+    /** @description Only the fields sent change. */
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The user's new username, the first part of their booking links (`/book/{username}/…`): lower-case letters, digits and single hyphens, at most 64 (400 otherwise; `teams` and `once` are reserved). 409 USERNAME_TAKEN when another user has it or gave it up less than a year ago. The old username keeps working in booking links for a year at least: `/book/{old}/…` answers 301 to the new one, and nobody else may take it meanwhile; the user may take it back. */
+          username?: string;
+          language?: ("en" | "pl") | null;
+        };
+      };
+    };
+    responses: {
+      /** @description OK. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/json": components["schemas"]["User"];
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No such record in the caller's account. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Conflicts with the current state (see `code`). */
+      409: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
    * The caller's account
    * @description Its name, plan (`maxUsers`, seats used), default time zone, enabled meeting places and payment gateways (secrets never shown).
    */
@@ -2653,6 +2914,10 @@ export interface operations {
               /** @description Write-only: stored encrypted, never returned. One line: no control characters. */
               clientSecret?: string;
             } | null;
+          };
+          /** @description How long participants' personal data is kept (see `GET /account`'s `retention`). */
+          retention?: {
+            participantDataDays: number | null;
           };
         };
       };
@@ -3885,6 +4150,7 @@ export interface operations {
           description?: string;
           /** @description True: the topic has a booking page (GET /book/…) and is bookable without a key through POST /public/schedule. Default false. */
           public?: boolean;
+          slug?: string | null;
           /** @description A participant may cancel or move the meeting through the manage link in their confirmation up to this long before its start (the API key and the host may always). Default 0. */
           cancellationNoticeMinutes?: number;
           /** @description Usernames. Individual: default [caller]; team: default all members. */
@@ -3970,6 +4236,20 @@ export interface operations {
       };
       /** @description `Accept` excludes application/json. */
       406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Conflicts with the current state (see `code`). */
+      409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -4522,6 +4802,7 @@ export interface operations {
           description?: string;
           /** @description True: the topic has a booking page (GET /book/…) and is bookable without a key through POST /public/schedule. Default false. */
           public?: boolean;
+          slug?: string | null;
           /** @description A participant may cancel or move the meeting through the manage link in their confirmation up to this long before its start (the API key and the host may always). Default 0. */
           cancellationNoticeMinutes?: number;
           /** @description Usernames. Individual: default [caller]; team: default all members. */
@@ -4605,6 +4886,20 @@ export interface operations {
       };
       /** @description `Accept` excludes application/json. */
       406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Conflicts with the current state (see `code`). */
+      409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -8108,7 +8403,7 @@ export interface operations {
   };
   /**
    * What became of a meeting's reminders
-   * @description The topic's `reminders` of this meeting that came due so far, oldest first: `sent` (an e-mail queued, an SMS taken by the provider: `detail` is its message id), `skipped` (found due only from the meeting's start on, after an outage, and so not sent late; or an SMS with no phone number to go to), `failed` (the SMS provider refused it, or kept failing until the last retry: `detail` says why). A moved meeting lists the reminders of each start it had (`dueAt`). 404 for a meeting of another account.
+   * @description The topic's `reminders` of this meeting that came due so far, oldest first: `sent` (an e-mail queued, an SMS taken by the provider: `detail` is its message id), `skipped` (found due only from the meeting's start on, after an outage, and so not sent late; or an SMS with no phone number to go to, to a number outside the server's SMS_ALLOWED_COUNTRIES, or to a number already sent SMS_MAX_PER_NUMBER_PER_DAY SMS in the last 24 hours: `detail` says which), `failed` (the SMS provider refused it, or kept failing until the last retry: `detail` says why). A moved meeting lists the reminders of each start it had (`dueAt`). 404 for a meeting of another account.
    */
   listMeetingReminders: {
     parameters: {
@@ -8145,7 +8440,7 @@ export interface operations {
                  */
                 dueAt: string;
                 /**
-                 * @description `skipped`: found due only from the start on (not sent late), or no phone for an SMS; `failed`: the SMS provider refused it for good.
+                 * @description `skipped`: found due only from the start on (not sent late), or an SMS with no phone, to a country the server does not allow, or over its daily limit per number; `failed`: the SMS provider refused it for good.
                  * @enum {string}
                  */
                 status: "sent" | "skipped" | "failed";
@@ -9039,7 +9334,7 @@ export interface operations {
   };
   /**
    * Approve a request
-   * @description A `pending_approval` meeting (a topic with `requiresApproval`) becomes `confirmed`: participant and host get the confirmation and invitation then. For a paid topic it becomes `pending_payment` instead, and only now is the participant sent the pay link (the slot held 30 minutes from now). Webhook events `meeting.approved` (and `meeting.confirmed` when nothing is to pay). Approving again returns it unchanged; a cancelled or declined meeting (or one whose deadline passed) is 409 MEETING_STATE_CONFLICT. Of an approval, a decline and the deadline at once exactly one takes effect. Who may: the host, an admin of the topic's team, or the key that booked it.
+   * @description A `pending_approval` meeting (a topic with `requiresApproval`) becomes `confirmed`: participant and host get the confirmation and invitation then. For a paid topic it becomes `pending_payment` instead, and only now is the participant sent the pay link (the slot held 30 minutes from now). Webhook events `meeting.approved` (and `meeting.confirmed` when nothing is to pay). Approving again returns it unchanged; a cancelled or declined meeting (or one whose deadline passed) is 409 MEETING_STATE_CONFLICT. Of an approval, a decline and the deadline at once exactly one takes effect. Who may: the host (or a co-host), an admin of the topic's team, or the account's owner; any other key, the one that booked it included, gets 403 FORBIDDEN.
    */
   approveMeeting: {
     parameters: {
@@ -11141,7 +11436,7 @@ export interface operations {
   };
   /**
    * The user's private meetings feed
-   * @description By the user, or an admin of one of their teams. An iCalendar address (`text/calendar`) that Google Calendar, Outlook or Apple Calendar can subscribe to: every confirmed meeting of the user that ended within the last year or is still to come, under the invitation's UID. Meetings waiting for payment are left out (their hold lapses faster than apps refresh). The address is made on the first request and stays the same until rotated; its token (256 bits) is the only key to it.
+   * @description By the user, or an admin of one of their teams. An iCalendar address (`text/calendar`) that Google Calendar, Outlook or Apple Calendar can subscribe to: every confirmed meeting of the user that ended within the last year or is still to come, under the invitation's UID. Meetings waiting for payment are left out (their hold lapses faster than apps refresh). The address is made on the first request and stays the same until rotated; its token (256 bits) is the only key to it. 409 `SECRET_UNREADABLE` when the address was stored under a secret key the server no longer has: it cannot be shown (calendar apps subscribed to it keep reading it); rotate it for a new one.
    */
   getUserFeed: {
     parameters: {
@@ -11230,6 +11525,20 @@ export interface operations {
       };
       /** @description `Accept` excludes application/json. */
       406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Conflicts with the current state (see `code`). */
+      409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11495,7 +11804,7 @@ export interface operations {
   };
   /**
    * A user's connections
-   * @description By the user, or an admin of one of their teams. Oldest first. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
+   * @description By the user, or an admin of one of their teams. Oldest first. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page. A connection whose tokens no secret key of the server opens (the key was changed) reads `status: error`, its `lastError` saying to connect again.
    */
   listUserConnections: {
     parameters: {
@@ -11707,7 +12016,7 @@ export interface operations {
   };
   /**
    * Connect a provider (start OAuth)
-   * @description By the user, or an admin of one of their teams. Answers the connection and `authorizeUrl`, where the host's browser goes to grant access; the provider sends it back to `/oauth/{provider}/callback`, which finishes the connection. One connection per host and provider: for one that exists (to connect again after an error) the answer is 200 with a new `authorizeUrl`. 400 at `/provider` when the account has no configured app for the provider (`PATCH /account` `integrations`).
+   * @description By the user, or an admin of one of their teams. Answers the connection and `authorizeUrl`, where the host's browser goes to grant access; the provider sends it back to `/oauth/{provider}/callback`, which finishes the connection in whichever browser gets there: its page names the provider account, the host and the account it was connected for, and the host is e-mailed the same at once, with how to remove it. (One started in the web app is bound to that browser session instead; elsewhere it is refused with 403 and nothing is stored.) One connection per host and provider: for one that exists (to connect again after an error) the answer is 200 with a new `authorizeUrl`. 400 at `/provider` when the account has no configured app for the provider (`PATCH /account` `integrations`); 409 `SECRET_UNREADABLE` when its app credentials were stored under a secret key the server no longer has (an admin enters them again).
    */
   createUserConnection: {
     parameters: {
@@ -11771,7 +12080,7 @@ export interface operations {
              */
             createdAt: string;
             connectedAt: string | null;
-            /** @description Where to send the host's browser: the provider's authorization page, with `response_type=code`, the account's app, the redirect URI `{PUBLIC_URL}/oauth/{provider}/callback`, the provider's scopes, a single-use `state` (15 minutes) and PKCE (S256). */
+            /** @description Where to send the host's browser: the provider's authorization page, with `response_type=code`, the account's app, the redirect URI `{PUBLIC_URL}/oauth/{provider}/callback`, the provider's scopes, a single-use `state` (15 minutes) and PKCE (S256). Whoever finishes it in any browser connects the provider account they sign in with to this host (the page they land on and an e-mail to the host name the provider account, the host and the account, and the host can remove it): hand it only to the host's own browser. A connection started in the web app (`/app/connections`) is instead bound to that browser's session. */
             authorizeUrl: string;
           };
         };
@@ -11817,7 +12126,7 @@ export interface operations {
              */
             createdAt: string;
             connectedAt: string | null;
-            /** @description Where to send the host's browser: the provider's authorization page, with `response_type=code`, the account's app, the redirect URI `{PUBLIC_URL}/oauth/{provider}/callback`, the provider's scopes, a single-use `state` (15 minutes) and PKCE (S256). */
+            /** @description Where to send the host's browser: the provider's authorization page, with `response_type=code`, the account's app, the redirect URI `{PUBLIC_URL}/oauth/{provider}/callback`, the provider's scopes, a single-use `state` (15 minutes) and PKCE (S256). Whoever finishes it in any browser connects the provider account they sign in with to this host (the page they land on and an e-mail to the host name the provider account, the host and the account, and the host can remove it): hand it only to the host's own browser. A connection started in the web app (`/app/connections`) is instead bound to that browser's session. */
             authorizeUrl: string;
           };
         };
@@ -11881,6 +12190,20 @@ export interface operations {
       };
       /** @description `Accept` excludes application/json. */
       406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Conflicts with the current state (see `code`). */
+      409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12177,7 +12500,7 @@ export interface operations {
   };
   /**
    * Disconnect a provider
-   * @description By the user, or an admin of one of their teams. The tokens are revoked at the provider where it offers it, and forgotten. Rooms already made stay; new meetings at the provider's place get none. The host's calendars on the connection (Google, Microsoft) are removed with it, and their busy time no longer blocks.
+   * @description By the user, or an admin of one of their teams. The tokens are revoked at the provider where it offers it (and where the server can still read them and the app's credentials), and forgotten. Rooms already made stay; new meetings at the provider's place get none. The host's calendars on the connection (Google, Microsoft) are removed with it, and their busy time no longer blocks.
    */
   deleteUserConnection: {
     parameters: {
@@ -12558,7 +12881,7 @@ export interface operations {
                  */
                 uuid: string;
                 url: string;
-                events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
+                events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent" | "participant.erased")[];
                 description: string | null;
                 /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
                 enabled: boolean;
@@ -12715,8 +13038,8 @@ export interface operations {
         "application/json": {
           /** @description Where to POST the events: an absolute http(s) URL without a user name or password. Refused (400 at `/url`) when its host resolves to a loopback, private, link-local or metadata address, unless the operator set ALLOW_PRIVATE_URLS=true; the addresses are checked again at every delivery. One line: no control characters. */
           url: string;
-          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, meeting.location_failed, payment.paid, payment.refunded, member.created, member.deleted, connection.error, meeting.no_show, meeting.requested, meeting.approved, meeting.declined, meeting.reminder_sent. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `meeting.location_failed`: the provider refused that room for good (`location.status: "failed"` with its `reason`); `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`); `meeting.reminder_sent`: one of the topic's `reminders` went out (data: the meeting, with `reminder`). */
-          events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
+          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, meeting.location_failed, payment.paid, payment.refunded, member.created, member.deleted, connection.error, meeting.no_show, meeting.requested, meeting.approved, meeting.declined, meeting.reminder_sent, participant.erased. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `meeting.location_failed`: the provider refused that room for good (`location.status: "failed"` with its `reason`); `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`); `meeting.reminder_sent`: one of the topic's `reminders` went out (data: the meeting, with `reminder`). */
+          events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent" | "participant.erased")[];
           description?: string | null;
         };
       };
@@ -12741,7 +13064,7 @@ export interface operations {
              */
             uuid: string;
             url: string;
-            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
+            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent" | "participant.erased")[];
             description: string | null;
             /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
             enabled: boolean;
@@ -12921,7 +13244,7 @@ export interface operations {
              */
             uuid: string;
             url: string;
-            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
+            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent" | "participant.erased")[];
             description: string | null;
             /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
             enabled: boolean;
@@ -13271,8 +13594,8 @@ export interface operations {
         "application/json": {
           /** @description Where to POST the events: an absolute http(s) URL without a user name or password. Refused (400 at `/url`) when its host resolves to a loopback, private, link-local or metadata address, unless the operator set ALLOW_PRIVATE_URLS=true; the addresses are checked again at every delivery. One line: no control characters. */
           url?: string;
-          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, meeting.location_failed, payment.paid, payment.refunded, member.created, member.deleted, connection.error, meeting.no_show, meeting.requested, meeting.approved, meeting.declined, meeting.reminder_sent. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `meeting.location_failed`: the provider refused that room for good (`location.status: "failed"` with its `reason`); `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`); `meeting.reminder_sent`: one of the topic's `reminders` went out (data: the meeting, with `reminder`). */
-          events?: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
+          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, meeting.location_failed, payment.paid, payment.refunded, member.created, member.deleted, connection.error, meeting.no_show, meeting.requested, meeting.approved, meeting.declined, meeting.reminder_sent, participant.erased. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `meeting.location_failed`: the provider refused that room for good (`location.status: "failed"` with its `reason`); `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`); `meeting.reminder_sent`: one of the topic's `reminders` went out (data: the meeting, with `reminder`). */
+          events?: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent" | "participant.erased")[];
           description?: string | null;
           /** @description false stops deliveries; true resumes them (and resets the 3-day failure count). */
           enabled?: boolean;
@@ -13298,7 +13621,7 @@ export interface operations {
              */
             uuid: string;
             url: string;
-            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
+            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent" | "participant.erased")[];
             description: string | null;
             /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
             enabled: boolean;
@@ -13490,7 +13813,7 @@ export interface operations {
              */
             uuid: string;
             url: string;
-            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
+            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent" | "participant.erased")[];
             description: string | null;
             /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
             enabled: boolean;
@@ -13694,7 +14017,7 @@ export interface operations {
                  * @description An event type.
                  * @enum {string}
                  */
-                event: "meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent";
+                event: "meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent" | "participant.erased";
                 /**
                  * @description `pending`: not delivered yet (an attempt is due at `nextAttemptAt`); `delivered`: a 2xx answer; `failed`: given up after retrying for 24 hours.
                  * @enum {string}
@@ -13907,7 +14230,7 @@ export interface operations {
              * @description An event type.
              * @enum {string}
              */
-            event: "meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent";
+            event: "meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent" | "participant.erased";
             /**
              * @description `pending`: not delivered yet (an attempt is due at `nextAttemptAt`); `delivered`: a 2xx answer; `failed`: given up after retrying for 24 hours.
              * @enum {string}
@@ -14079,7 +14402,7 @@ export interface operations {
   };
   /**
    * Why is this time not offered?
-   * @description Every reason the slot engine leaves `start` out for this host and topic, not just the first; `offered: true` with `reasons: []` exactly when POST /calculate-schedule offers the start now (the same engine: the explanation is its own trace). By the host, an admin of one of their teams, or, for a team topic, any key of the account (403 otherwise; 404 for another account's topic or host). For a team topic `team` is required; for a collective topic the start needs every host free, so the reasons are every host's, each naming its host in `username`. Reasons and their context fields:
+   * @description Every reason the slot engine leaves `start` out for this host and topic, not just the first; `offered: true` with `reasons: []` exactly when POST /calculate-schedule offers the start now (the same engine: the explanation is its own trace). By the host, an admin of one of their teams, or, for a team topic, any key of the account (403 otherwise; 404 for another account's topic, and for a `username` that is no host of the topic, a deactivated user's included; a deactivated host of an individual topic may also be asked about by the account's owner). For a team topic `team` is required; for a collective topic the start needs every host free, so the reasons are every host's, each naming its host in `username`. Reasons and their context fields:
    *
    * | code | context |
    * |---|---|
@@ -14093,7 +14416,7 @@ export interface operations {
    * | `DAILY_LIMIT`, `WEEKLY_LIMIT`, `MONTHLY_LIMIT` | `limit`, `count`, `scope` (`topic`, or `host`: the host's own limits) |
    * | `OFF_GRID` | `previous`/`next` grid starts (null when the interval has none that side) |
    * | `SEATS_FULL` | `seats` |
-   * | `HOST_INACTIVE` | — (the user is deactivated) |
+   * | `HOST_INACTIVE` | — (a host of the topic who is deactivated: the only reason given, no meeting times) |
    *
    * Privacy: `meetingUuid` is null unless the caller is the host or an admin of one of their teams (a plain member asking about a team topic sees that a meeting is in the way and when, not which). Times in `detail` are on the host's clock (`timezone`).
    */
@@ -14268,6 +14591,688 @@ export interface operations {
       };
       /** @description No such record in the caller's account. */
       404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * The account's audit log
+   * @description Who changed what, newest first: members, teams, keys, the owner, the account and its integrations, connections, calendars, topics, webhooks, discount codes, cancelled and moved meetings, and participants’ data. Each entry is written in the same transaction as its change; none is ever changed or deleted. By an admin of any of the account's teams (403 otherwise). In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
+   */
+  listAuditEvents: {
+    parameters: {
+      query?: {
+        /**
+         * @description Only events at or after this instant. An ISO 8601 UTC instant, `YYYY-MM-DDTHH:MM[:SS[.sss]]Z`: upper-case T and Z, no offset, a real calendar date and time (no 30 February, hour 24 or second 60).
+         * @example 2027-03-29T07:00:00.000Z
+         */
+        since?: string;
+        /** @description Only events of this action. */
+        action?: "member.created" | "member.updated" | "member.deleted" | "team.created" | "team.updated" | "team.deleted" | "key.created" | "key.revoked" | "owner.transferred" | "account.updated" | "integration.updated" | "connection.created" | "connection.deleted" | "calendar.created" | "calendar.deleted" | "topic.created" | "topic.updated" | "topic.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "discount.created" | "discount.deleted" | "participant.exported" | "participant.erased" | "retention.applied" | "meeting.cancelled" | "meeting.moved";
+        /** @description Events per page. */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page. One line: no control characters. */
+        cursor?: string;
+      };
+    };
+    responses: {
+      /** @description OK. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/json": {
+            auditEvents: ({
+                /**
+                 * Format: uuid
+                 * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+                 */
+                uuid: string;
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 UTC instant with milliseconds.
+                 */
+                at: string;
+                /** @enum {string} */
+                action: "member.created" | "member.updated" | "member.deleted" | "team.created" | "team.updated" | "team.deleted" | "key.created" | "key.revoked" | "owner.transferred" | "account.updated" | "integration.updated" | "connection.created" | "connection.deleted" | "calendar.created" | "calendar.deleted" | "topic.created" | "topic.updated" | "topic.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "discount.created" | "discount.deleted" | "participant.exported" | "participant.erased" | "retention.applied" | "meeting.cancelled" | "meeting.moved";
+                actor: {
+                  /**
+                   * @description `user` (a member), `operator` (the CLI), `participant` (by their manage link) or `system` (the maintenance).
+                   * @enum {string}
+                   */
+                  type: "user" | "operator" | "participant" | "system";
+                  /**
+                   * Format: uuid
+                   * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+                   */
+                  userUuid?: string;
+                  /**
+                   * @description How: an API key, the /app web app, the CLI, the manage link, or the background maintenance.
+                   * @enum {string}
+                   */
+                  via: "api-key" | "app" | "cli" | "manage-link" | "maintenance";
+                };
+                target: {
+                  /** @enum {string} */
+                  type: "account" | "member" | "team" | "api-key" | "integration" | "connection" | "calendar" | "topic" | "webhook" | "discount-code" | "meeting";
+                  /**
+                   * Format: uuid
+                   * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+                   */
+                  uuid: string;
+                };
+                /** @description What changed, e.g. `{ "changed": ["name", "places"] }` for an update (field names, never values), `{ "teamUuid", "admin" }` for a new member. Never secrets, tokens, URLs with their paths, or a participant's e-mail, name or phone. */
+                details: {
+                  [key: string]: unknown;
+                };
+              })[];
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Export what the account keeps about a participant
+   * @description By an admin of any of the account's teams (403 for other keys). Every meeting of the account whose participant has that e-mail (compared without regard to case), any status, past and future, with its form answers, metadata, payment and the messages sent to them. The e-mail goes in the body, never in the URL (URLs are logged). A participant already erased has nothing left to export.
+   */
+  exportParticipant: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The participant's e-mail, compared without regard to case. No white space or control characters inside. */
+          email: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/json": {
+            /** @description The e-mail asked about, as given. */
+            email: string;
+            /**
+             * Format: date-time
+             * @description An ISO 8601 UTC instant with milliseconds.
+             */
+            exportedAt: string;
+            /** @description Every meeting of the account with that participant, any status, past and future, by start: the record `GET /meetings/{uuid}` shows (with form answers and metadata). */
+            meetings: ({
+                /**
+                 * Format: uuid
+                 * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+                 */
+                uuid: string;
+                /**
+                 * Format: uuid
+                 * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+                 */
+                meetingTopic: string;
+                team: string | null;
+                /** @description The host's username. */
+                username: string;
+                /** @description Everyone the meeting holds, by username, `username` first: that host alone, or for a collective team topic every host of the topic (each holds the time and gets the invitation). */
+                hosts: string[];
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 UTC instant with milliseconds.
+                 */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 UTC instant with milliseconds.
+                 */
+                end: string;
+                /** @enum {string} */
+                status: "confirmed" | "pending_payment" | "expired" | "cancelled" | "pending_approval" | "declined";
+                /**
+                 * @description A meeting place.
+                 * @enum {string}
+                 */
+                place: "offline" | "phone-call" | "google-meet" | "teamsForBusiness" | "skypeForBusiness" | "skypeForConsumer" | "zoom" | "webex";
+                /** @description Where the meeting happens, resolved when it was booked (and again when it moved to another host): the host's own place details for its place, else the topic's, else, for `phone-call`, the participant's phone. Later changes of those details do not change booked meetings. The e-mails and the invitation (iCalendar LOCATION, and URL for a link) show it. */
+                location: {
+                  /**
+                   * @description A meeting place.
+                   * @enum {string}
+                   */
+                  place: "offline" | "phone-call" | "google-meet" | "teamsForBusiness" | "skypeForBusiness" | "skypeForConsumer" | "zoom" | "webex";
+                  address: string | null;
+                  url: string | null;
+                  phone: string | null;
+                  text: string | null;
+                  source: ("host" | "topic" | "participant" | "room") | null;
+                  conferenceId: string | null;
+                  password: string | null;
+                  /**
+                   * @description Present only as `failed`: the place's provider refused the meeting's own room for good (a request a retry cannot change, a conference that failed), so no link will come from it; `reason` says why, the host was e-mailed and webhook `meeting.location_failed` sent, and the host sends the participant a link. Absent while the room is there or on its way (`url` null until it comes), and at places without rooms. A move of the meeting asks the provider once more.
+                   * @enum {string}
+                   */
+                  status?: "failed";
+                  /** @description With `status: "failed"`: why the provider refused the room, e.g. `Zoom create a meeting: HTTP 400`. */
+                  reason?: string;
+                };
+                participant: {
+                  /** @description `(erased)` once the participant's personal data was erased (POST /participants/erase, or the account's retention). */
+                  name: string;
+                  email: string | null;
+                  phone: string | null;
+                  /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
+                  timezone: string;
+                  /** @enum {string} */
+                  lang: "en" | "pl";
+                };
+                note: string | null;
+                priceVariant: string | null;
+                /** @description Any JSON object. At most 8 levels deep (the object itself is level 1), 100 keys per object or elements per array, 1000 values in all, keys of at most 200 characters on one line, and strings of at most 5000 characters without control characters other than tab and line breaks. */
+                form: {
+                  [key: string]: unknown;
+                };
+                /** @description Any JSON object. At most 8 levels deep (the object itself is level 1), 100 keys per object or elements per array, 1000 values in all, keys of at most 200 characters on one line, and strings of at most 5000 characters without control characters other than tab and line breaks. */
+                metadata: {
+                  [key: string]: unknown;
+                };
+                invoice: ({
+                  invoiceName: string | null;
+                  invoiceAddress: string | null;
+                  invoicePostalCode: string | null;
+                  invoiceCity: string | null;
+                  invoiceTaxNumber: string | null;
+                }) | null;
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 UTC instant with milliseconds.
+                 */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @description When the meeting last changed (booked, confirmed, moved, cancelled, declined, its room or no-show recorded): compare it to tell a newer record from a stale one, e.g. webhooks delivered out of order.
+                 */
+                updatedAt: string;
+                cancelledAt: string | null;
+                cancelReason: string | null;
+                declineReason: string | null;
+                noShow: ("participant" | "host") | null;
+                /** @description The booking's payment (none for a free meeting). */
+                payments: ({
+                    /**
+                     * Format: uuid
+                     * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+                     */
+                    uuid: string;
+                    /** @description Minor units: the whole booking's payment. */
+                    amount: number;
+                    currency: string;
+                    /** @enum {string} */
+                    status: "pending" | "paid" | "expired" | "failed" | "refunded" | "cancelled";
+                    /**
+                     * @description A payment gateway code.
+                     * @enum {string}
+                     */
+                    gateway: "stripe" | "p24" | "payu" | "paypal" | "tpay";
+                    /**
+                     * Format: date-time
+                     * @description An ISO 8601 UTC instant with milliseconds.
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @description An ISO 8601 UTC instant with milliseconds.
+                     */
+                    expiresAt: string;
+                    paidAt: string | null;
+                    /** @description Minor units refunded so far. */
+                    refundedAmount: number;
+                  })[];
+                /** @description Messages sent to the participant about the meeting, oldest first, as far as termin records them: e-mails for 30 days after they were sent (the outbox then forgets them), SMS reminders for as long as the meeting is kept. */
+                messages: ({
+                    /** @description `confirmed`, `rescheduled`, `located` (the invitation and its updates), `cancelled`, `reminder`, `payment-pending` (the pay link), `payment-released` (unpaid in time), `payment-refunded`. */
+                    kind: string;
+                    /** @enum {string} */
+                    channel: "email" | "sms";
+                    /**
+                     * Format: date-time
+                     * @description An ISO 8601 UTC instant with milliseconds.
+                     */
+                    sentAt: string;
+                  })[];
+              })[];
+          };
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Erase a participant's personal data
+   * @description By an admin of any of the account's teams (403 for other keys). Every meeting of the account with that participant e-mail: the name becomes `(erased)`; e-mail, phone, note, form answers, metadata and invoice details are removed (`null` / `{}`); times, host, topic, place, status, price and payment stay (the business's accounts). A meeting still to come is cancelled first: its slot is freed and the host told, the participant not. Messages and reminders not yet sent to them are dropped; copies in the meetings' history, webhook deliveries, replayable responses and hosts' calendars are erased too. Webhooks get `participant.erased` `{ meetings: [uuids] }`, never the e-mail. Idempotent: a second call answers `erased: 0`. The same person booking again later is a new participant.
+   */
+  eraseParticipant: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The participant's e-mail, compared without regard to case. No white space or control characters inside. */
+          email: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/json": {
+            /** @description Meetings whose participant data this call erased: 0 when there was nothing (left) to erase. */
+            erased: number;
+          };
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -15097,8 +16102,9 @@ export interface operations {
                 reason?: string;
               };
               participant: {
+                /** @description `(erased)` once the participant's personal data was erased (POST /participants/erase, or the account's retention). */
                 name: string;
-                email: string;
+                email: string | null;
                 phone: string | null;
                 /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
                 timezone: string;
@@ -15350,8 +16356,9 @@ export interface operations {
               reason?: string;
             };
             participant: {
+              /** @description `(erased)` once the participant's personal data was erased (POST /participants/erase, or the account's retention). */
               name: string;
-              email: string;
+              email: string | null;
               phone: string | null;
               /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
               timezone: string;
@@ -15630,8 +16637,9 @@ export interface operations {
               reason?: string;
             };
             participant: {
+              /** @description `(erased)` once the participant's personal data was erased (POST /participants/erase, or the account's retention). */
               name: string;
-              email: string;
+              email: string | null;
               phone: string | null;
               /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
               timezone: string;
@@ -16839,6 +17847,49 @@ export interface operations {
               to: "participant" | "host";
             };
           });
+        };
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the delivery. */
+      200: {
+        content: never;
+      };
+      /** @description Any other answer (or none within 10 seconds) is a failed attempt: retried with backoff. */
+      400: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * participant.erased event
+   * @description A participant's personal data was erased: on their request (`POST /participants/erase`), or by the account's retention for meetings that ended long ago. Erase your own copies of those meetings' participant. Never carries the e-mail. termin POSTs it to every enabled webhook subscribed to `participant.erased`; `data` is the meetings whose participant's personal data was erased (never who they were), as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+   */
+  onParticipantErased: {
+    parameters: {
+      header: {
+        /** @description The delivery's uuid: the same on every retry of it, so a receiver deduplicates on it. */
+        "webhook-id": string;
+        /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received. For 24 hours after `POST /webhooks/{uuid}/rotate-secret` two are listed, space-separated (`v1,<new> v1,<old>`): accept the message if any one verifies. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          type: "participant.erased";
+          /**
+           * Format: date-time
+           * @description When the event happened (UTC, with milliseconds).
+           */
+          timestamp: string;
+          data: {
+            /** @description The meetings whose participant was erased. */
+            meetings: string[];
+          };
         };
       };
     };

@@ -34,6 +34,7 @@ export function topicRowToTopic(row: MeetingTopicRow, hosts: TopicHost[]): Meeti
     placeDetails: JSON.parse(row.place_details ?? '{}') as PlaceDetails,
     description: row.description,
     public: row.is_public === 1,
+    slug: row.slug ?? null,
     cancellationNoticeMinutes: row.cancellation_notice_minutes,
     requiresApproval: row.requires_approval === 1,
     approvalDeadlineHours: row.approval_deadline_hours,
@@ -76,6 +77,7 @@ function topicToRow(topic: MeetingTopic) {
     place_details: JSON.stringify(topic.placeDetails),
     description: topic.description,
     is_public: topic.public ? 1 : 0,
+    slug: topic.slug,
     cancellation_notice_minutes: topic.cancellationNoticeMinutes,
     requires_approval: topic.requiresApproval ? 1 : 0,
     approval_deadline_hours: topic.approvalDeadlineHours,
@@ -278,4 +280,51 @@ export async function removeHostFromTeamTopics(db: DbOrTrx, teamUuid: string, us
     .where('user_id', '=', userUuid)
     .where('topic_id', 'in', (eb) => eb.selectFrom('meeting_topics').select('id').where('team_id', '=', teamUuid))
     .execute();
+}
+
+/**
+ * A host renamed: the account's team topics that name them in `hostWeights` or
+ * `hostSchedules` (keyed by username) name them by the new username.
+ */
+export async function renameHostInTopics(db: DbOrTrx, accountUuid: string, from: string, to: string): Promise<void> {
+  const rows = await db
+    .selectFrom('meeting_topics')
+    .select(['id', 'host_weights', 'host_schedules'])
+    .where('account_id', '=', accountUuid)
+    .where('team_id', 'is not', null)
+    .execute();
+  for (const row of rows) {
+    const weights = JSON.parse(row.host_weights) as Record<string, unknown>;
+    const schedules = JSON.parse(row.host_schedules) as Record<string, unknown>;
+    if (!(from in weights) && !(from in schedules)) continue;
+    const rename = (map: Record<string, unknown>) => JSON.stringify(Object.fromEntries(Object.entries(map).map(([key, value]) => [key === from ? to : key, value])));
+    await db
+      .updateTable('meeting_topics')
+      .set({ host_weights: rename(weights), host_schedules: rename(schedules) })
+      .where('id', '=', row.id)
+      .execute();
+  }
+}
+
+/**
+ * The live topics of the account whose slug is `slug` and that `hostUuid` hosts (listed, or
+ * through a team topic hosted by all members), oldest first.
+ */
+export async function findTopicsBySlug(db: DbOrTrx, accountUuid: string, slug: string, where: { hostUuid?: string; teamUuid?: string }): Promise<MeetingTopic[]> {
+  const topics = await listTopics(db, accountUuid, where);
+  return topics.filter((topic) => topic.slug === slug);
+}
+
+/** The live public topic of the team with this slug (any account: the team's uuid is in the link). */
+export async function findPublicTeamTopicUuidBySlug(db: DbOrTrx, teamUuid: string, slug: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('meeting_topics')
+    .select('id')
+    .where('team_id', '=', teamUuid)
+    .where('slug', '=', slug)
+    .where('is_public', '=', 1)
+    .where('deleted_at', 'is', null)
+    .orderBy('created_at')
+    .executeTakeFirst();
+  return row?.id;
 }

@@ -12,6 +12,7 @@ export function userRowToUser(row: UserRow): User {
     email: row.email,
     username: row.username,
     timezone: row.timezone,
+    language: row.language === 'pl' || row.language === 'en' ? row.language : null,
     createdAt: row.created_at,
     deactivatedAt: row.deactivated_at,
   };
@@ -53,14 +54,57 @@ export async function findUserByEmail(db: DbOrTrx, accountUuid: string, emailNor
   return row && userRowToUser(row);
 }
 
-/** Usernames equal to `base` or of the form `base-…`, across all accounts (usernames are global). */
+/**
+ * Usernames equal to `base` or of the form `base-…`, across all accounts (usernames are
+ * global), given-up ones included: a generated username never takes over someone's old link.
+ */
 export async function findUsernamesStartingWith(db: DbOrTrx, base: string): Promise<string[]> {
   const rows = await db
     .selectFrom('users')
     .select('username')
     .where((eb) => eb.or([eb('username', '=', base), eb('username', 'like', `${base}-%`)]))
+    .unionAll(
+      db
+        .selectFrom('previous_usernames')
+        .select('username')
+        .where((eb) => eb.or([eb('username', '=', base), eb('username', 'like', `${base}-%`)])),
+    )
     .execute();
   return rows.map((row) => row.username);
+}
+
+/** Who holds a username now: a current user, or the user who gave it up and when (null: free). */
+export async function findUsernameHolder(db: DbOrTrx, username: string): Promise<{ userUuid: string; retiredAt: number | null } | null> {
+  const current = await db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirst();
+  if (current) return { userUuid: current.id, retiredAt: null };
+  const previous = await db.selectFrom('previous_usernames').select(['user_id', 'retired_at']).where('username', '=', username).executeTakeFirst();
+  return previous ? { userUuid: previous.user_id, retiredAt: Number(previous.retired_at) } : null;
+}
+
+/**
+ * Renames a user: the old username is kept as a previous one (its links redirect), and the new
+ * one, if it was a previous username (theirs, or one whose hold has passed), stops being one.
+ */
+export async function renameUser(db: DbOrTrx, userUuid: string, from: string, to: string, now: number): Promise<void> {
+  await db.deleteFrom('previous_usernames').where('username', 'in', [from, to]).execute();
+  await db.insertInto('previous_usernames').values({ username: from, user_id: userUuid, retired_at: now }).execute();
+  await db.updateTable('users').set({ username: to }).where('id', '=', userUuid).execute();
+}
+
+/** The current username of whoever gave up `username` (an active user), for the redirect of an old booking link. */
+export async function findCurrentUsernameOf(db: DbOrTrx, previousUsername: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('previous_usernames')
+    .innerJoin('users', 'users.id', 'previous_usernames.user_id')
+    .select('users.username')
+    .where('previous_usernames.username', '=', previousUsername)
+    .where('users.deactivated_at', 'is', null)
+    .executeTakeFirst();
+  return row?.username;
+}
+
+export async function setUserLanguage(db: DbOrTrx, userUuid: string, language: string | null): Promise<void> {
+  await db.updateTable('users').set({ language }).where('id', '=', userUuid).execute();
 }
 
 export async function setUserDeactivated(db: DbOrTrx, userUuid: string, deactivatedAt: number | null): Promise<void> {

@@ -12,6 +12,7 @@ import { connectionPages, oauthReturnPage } from './connections.js';
 import { SESSION_COOKIE, parseCookies, safeReturnPath, serializeCookie } from './cookies.js';
 import { registerFormParser, requireFormToken } from './forms.js';
 import { type AppPageOptions, createFrames, seeOther } from './frame.js';
+import { profilePage } from './profile.js';
 import { signInPages, signOutRoute } from './sign-in.js';
 import { teamPages } from './team.js';
 import { topicPages } from './topics.js';
@@ -75,6 +76,7 @@ export const appRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
     await member.register(topicPages, options);
     await member.register(teamPages, options);
     await member.register(connectionPages, options);
+    await member.register(profilePage, options);
     await member.register(adminPages, options);
     await member.register(checklistRoutes, options);
   });

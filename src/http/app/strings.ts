@@ -472,6 +472,30 @@ const en = {
     'payment-released': 'Payment not made: slot released',
     'payment-refunded': 'Refund',
   } as Readonly<Record<string, string>>,
+  // The topic page's Embed box (issue 40, item 9)
+  embedTitle: 'Embed on your website',
+  embedHint: 'Paste this code into your website where the booking calendar should appear. It sizes itself to its content.',
+  embedCode: 'Code to paste',
+  copyEmbed: 'Copy code',
+  embedPreview: 'Preview',
+  embedPreviewTitle: (topic: string) => `Booking page preview: ${topic}`,
+  embedNeedsPublic: 'Tick “Public” and save to get a booking link and a code to embed.',
+  // The member's own profile: username (the booking link) and e-mail language
+  profileTitle: 'Profile',
+  profileIntro: 'Your booking link and the language of the e-mails termin sends you.',
+  username: 'Username',
+  usernameHint: (url: string) => `Your booking link: ${url}. Lower-case letters, digits and hyphens. Old links keep working.`,
+  emailLanguage: 'Language of your e-mails',
+  emailLanguageHint: 'New bookings, requests, cancellations, reminders and sign-in links come in this language, whatever language the participant chose.',
+  languageNotChosen: 'Not chosen (English)',
+  languageName_en: 'English',
+  languageName_pl: 'Polski',
+  saveProfile: 'Save profile',
+  profileSaved: 'Your profile was saved.',
+  err_usernameFormat: 'Use lower-case letters, digits and single hyphens, starting and ending with a letter or digit.',
+  err_usernameLength: 'Use 1 to 64 characters.',
+  err_usernameReserved: 'This word is reserved for termin’s own links. Choose another.',
+  err_usernameTaken: 'This username is taken. Choose another.',
 };
 
 export type AppStrings = typeof en;
@@ -937,6 +961,30 @@ const pl: AppStrings = {
     'payment-released': 'Brak płatności: termin zwolniony',
     'payment-refunded': 'Zwrot',
   },
+  // The topic page's Embed box (issue 40, item 9)
+  embedTitle: 'Osadź na swojej stronie',
+  embedHint: 'Wklej ten kod na swojej stronie tam, gdzie ma się pojawić kalendarz rezerwacji. Sam dopasowuje wysokość do treści.',
+  embedCode: 'Kod do wklejenia',
+  copyEmbed: 'Kopiuj kod',
+  embedPreview: 'Podgląd',
+  embedPreviewTitle: (topic: string) => `Podgląd strony rezerwacji: ${topic}`,
+  embedNeedsPublic: 'Zaznacz „Publiczny” i zapisz, aby dostać link do rezerwacji i kod do osadzenia.',
+  // The member's own profile: username (the booking link) and e-mail language
+  profileTitle: 'Profil',
+  profileIntro: 'Twój link do rezerwacji i język e-maili, które wysyła Ci termin.',
+  username: 'Nazwa użytkownika',
+  usernameHint: (url: string) => `Twój link do rezerwacji: ${url}. Małe litery, cyfry i myślniki. Stare linki nadal działają.`,
+  emailLanguage: 'Język Twoich e-maili',
+  emailLanguageHint: 'Nowe rezerwacje, prośby, odwołania, przypomnienia i linki logowania przychodzą w tym języku, niezależnie od języka uczestnika.',
+  languageNotChosen: 'Nie wybrano (angielski)',
+  languageName_en: 'English',
+  languageName_pl: 'Polski',
+  saveProfile: 'Zapisz profil',
+  profileSaved: 'Profil został zapisany.',
+  err_usernameFormat: 'Użyj małych liter, cyfr i pojedynczych myślników; na początku i końcu litera lub cyfra.',
+  err_usernameLength: 'Użyj od 1 do 64 znaków.',
+  err_usernameReserved: 'To słowo jest zarezerwowane dla linków termin. Wybierz inne.',
+  err_usernameTaken: 'Ta nazwa użytkownika jest zajęta. Wybierz inną.',
 };
 
 export const APP_STRINGS: Record<Lang, AppStrings> = { en, pl };

@@ -1,23 +1,24 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { type DomainError, ValidationError } from '../../domain/errors.js';
+import { type DomainError, UsernameTakenError, ValidationError } from '../../domain/errors.js';
 import type { Meeting } from '../../domain/meeting.js';
 import type { MeetingTopic } from '../../domain/meeting-topic.js';
 import type { Team } from '../../domain/team.js';
 import type { Member } from '../../domain/user.js';
 import { getTeamOverview } from '../../scheduling/host-app/overview.js';
 import { getTeamMember, updateTeamMember } from '../../scheduling/account/members.js';
+import { updateUserProfile } from '../../scheduling/account/profile.js';
 import { addTeamMember, removeTeamMember } from '../../scheduling/account/teams.js';
 import { type SafeHtml, html, sendHtml } from '../pages/html.js';
 import { PROBLEM_KINDS } from '../problems.js';
-import { Checkbox, PAGE_ROUTE, TextField, field, formRoute, formSchema, isCorrectable, requireValidForm, type FormBody } from './forms.js';
+import { Checkbox, OptionalField, PAGE_ROUTE, TextField, field, formRoute, formSchema, isCorrectable, requireValidForm, type FormBody } from './forms.js';
 import { type AppFrame, type AppPageOptions, csrfField, notice, renderPage, requireUuid, seeOther, sessionOf } from './frame.js';
-import { APP_STRINGS } from './strings.js';
+import { APP_STRINGS, type AppStrings } from './strings.js';
 import { renderMeetingItem } from './upcoming.js';
 
 /** Adding a member: names and address (blank ones are refused on the page), and the admin flag. */
 const AddMemberFormSchema = formSchema({ firstName: TextField, lastName: TextField, email: TextField, admin: Checkbox });
 /** Editing one: names and the admin flag (an unticked box takes it away). */
-const EditMemberFormSchema = formSchema({ firstName: TextField, lastName: TextField, admin: Checkbox });
+const EditMemberFormSchema = formSchema({ firstName: TextField, lastName: TextField, username: OptionalField, admin: Checkbox });
 const RemoveMemberFormSchema = formSchema({});
 
 const NO_ADDITION = { firstName: '', lastName: '', email: '', admin: false };
@@ -27,7 +28,7 @@ export const teamPages: FastifyPluginAsync<AppPageOptions> = async (app, { ctx, 
   async function teamPage(
     request: FastifyRequest<{ Params: { teamUuid: string } }>,
     reply: FastifyReply,
-    outcome: { flash?: string | null; error?: DomainError; added?: typeof NO_ADDITION } = {},
+    outcome: { flash?: string | null; error?: DomainError; errorText?: string; added?: typeof NO_ADDITION } = {},
   ) {
     requireUuid(request.params.teamUuid);
     const session = sessionOf(request);
@@ -37,7 +38,7 @@ export const teamPages: FastifyPluginAsync<AppPageOptions> = async (app, { ctx, 
       selfUuid: session.user.uuid,
       timezone: session.user.timezone,
       flash: outcome.flash ?? null,
-      error: outcome.error?.message ?? null,
+      error: outcome.errorText ?? outcome.error?.message ?? null,
       added: outcome.added ?? NO_ADDITION,
     };
     return sendHtml(reply, outcome.error ? PROBLEM_KINDS[outcome.error.code].status : 200, renderTeamPage(frames.memberFrameOf(request, reply), view));
@@ -86,13 +87,16 @@ export const teamPages: FastifyPluginAsync<AppPageOptions> = async (app, { ctx, 
       const lastName = field(body, 'lastName').trim();
       const empty = [firstName === '' ? '/firstName' : null, lastName === '' ? '/lastName' : null].filter((path) => path !== null);
       if (empty.length > 0) throw new ValidationError(empty.map((path) => ({ path, message: 'must not be empty' })));
+      // The username (the member's booking links) through the same use case as PATCH /users/{userUuid}; the old links redirect.
+      const username = field(body, 'username').trim();
+      if (username !== '' && username !== current.username) await updateUserProfile(ctx, principal, current.uuid, { username });
       await updateTeamMember(ctx, principal, request.params.teamUuid, request.params.userUuid, {
         firstName: firstName === current.firstName ? undefined : firstName,
         lastName: lastName === current.lastName ? undefined : lastName,
         admin: field(body, 'admin') === 'on',
       });
     } catch (error) {
-      if (isCorrectable(error)) return teamPage(request, reply, { error });
+      if (isCorrectable(error)) return teamPage(request, reply, { error, errorText: usernameErrorText(APP_STRINGS[frames.langOf(request, reply)], error) });
       throw error;
     }
     return seeOther(reply, `/app/team/${request.params.teamUuid}?done=saved`);
@@ -115,6 +119,15 @@ export const teamPages: FastifyPluginAsync<AppPageOptions> = async (app, { ctx, 
     },
   );
 };
+
+/** A refused username in the page's words (the rest of the page's refusals show as the use case words them). */
+function usernameErrorText(t: AppStrings, error: DomainError): string | undefined {
+  if (error instanceof UsernameTakenError) return t.err_usernameTaken;
+  const username = error instanceof ValidationError ? error.errors?.find((one) => one.path === '/username') : undefined;
+  if (!username) return undefined;
+  if (username.message.startsWith('must be 1 to')) return t.err_usernameLength;
+  return username.message.startsWith('is reserved') ? t.err_usernameReserved : t.err_usernameFormat;
+}
 
 // ── Rendering ────────────────────────────────────────────────────────────────────────────
 
@@ -154,6 +167,7 @@ ${csrfField(frame)}
 <div class="hours-row">
 <label>${t.firstName}<input type="text" name="firstName" value="${member.firstName}" maxlength="100" required aria-describedby="hu-${id}"></label>
 <label>${t.lastName}<input type="text" name="lastName" value="${member.lastName}" maxlength="100" required aria-describedby="hu-${id}"></label>
+<label>${t.username}<input type="text" name="username" value="${member.username}" maxlength="64" required spellcheck="false" autocapitalize="none" aria-describedby="hu-${id}"></label>
 <label class="choice"><input type="checkbox" name="admin" value="on"${member.admin ? html` checked` : ''} aria-describedby="hu-${id}"> ${t.admin}</label>
 <button type="submit" aria-describedby="hu-${id}">${t.saveMember}</button>
 </div>

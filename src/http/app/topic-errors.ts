@@ -18,7 +18,7 @@ export interface ShownError {
   message: string;
 }
 
-const SCALAR_IDS = new Set<string>(['name', 'description', ...NUMBER_FIELDS, 'schedule', 'price', 'currency']);
+const SCALAR_IDS = new Set<string>(['name', 'description', 'slug', ...NUMBER_FIELDS, 'schedule', 'price', 'currency']);
 
 function unescapePointer(segment: string): string {
   return segment.replaceAll('~1', '/').replaceAll('~0', '~');
@@ -94,6 +94,10 @@ const MESSAGES: readonly [RegExp, (t: TopicStrings, match: RegExpExecArray) => s
   [/^collective is only for team topics/, (t) => t.err_collectiveTeamOnly],
   [/^must be 1 for a collective topic/, (t) => t.err_collectiveSeats],
   [/^cannot be combined with hosts/, (t) => t.err_hostsAndAll],
+  [/^must be lower-case letters, digits and single hyphens/, (t) => t.err_slugFormat],
+  [/^must be 1 to (\d+) characters/, (t, m) => t.err_tooLong(m[1]!)],
+  [/^must not look like a uuid/, (t) => t.err_slugUuid],
+  [/^is already used by another topic/, (t) => t.err_slugTaken],
 ];
 
 export function plainMessage(lang: Lang, error: FieldError): string {

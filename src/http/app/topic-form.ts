@@ -63,6 +63,7 @@ export const TopicFormSchema = formSchema(
     price: OptionalField,
     currency: OptionalField,
     public: Checkbox,
+    slug: OptionalField,
     allTeamMembers: Checkbox,
     hosts: RepeatedField,
     assignment: OptionalField,
@@ -118,6 +119,8 @@ export interface TopicForm {
   currency: string;
   variants: VariantRow[];
   public: boolean;
+  /** The booking link's readable last part; '' for none. */
+  slug: string;
   // Team topics
   allTeamMembers: boolean;
   hosts: string[];
@@ -148,6 +151,7 @@ export function newTopicForm(places: readonly Place[], team: string | null): Top
     currency: 'PLN',
     variants: [],
     public: true,
+    slug: '',
     allTeamMembers: team !== null,
     hosts: [],
     assignment: 'round-robin',
@@ -182,6 +186,7 @@ export function toTopicForm(topic: MeetingTopic): TopicForm {
     currency,
     variants: topic.priceVariants.map((variant) => ({ uuid: variant.uuid, name: variant.name, price: formatMinorUnits(variant.price.amount, variant.price.currency) })),
     public: topic.public,
+    slug: topic.slug ?? '',
     allTeamMembers: topic.allTeamMembers,
     hosts: topic.hosts.map((host) => host.username),
     assignment: topic.assignment,
@@ -238,6 +243,7 @@ export function readTopicForm(body: FormBody, team: string | null): TopicForm {
     currency: field(body, 'currency').trim().toUpperCase(),
     variants: rows(body, 'variant', ['uuid', 'name', 'price']).map((row) => ({ uuid: row.uuid!.trim(), name: row.name!.trim(), price: row.price!.trim() })),
     public: field(body, 'public') === 'on',
+    slug: field(body, 'slug').trim(),
     allTeamMembers: field(body, 'allTeamMembers') === 'on',
     hosts: fields(body, 'hosts'),
     assignment: (ASSIGNMENTS as readonly string[]).includes(assignment) ? (assignment as Assignment) : 'round-robin',
@@ -389,6 +395,7 @@ export function topicInputOf(form: TopicForm, members: readonly string[]): Creat
     price,
     priceVariants,
     public: form.public,
+    slug: form.slug === '' ? null : form.slug,
   };
   if (form.team === null) {
     input.schedule = form.schedule === '' ? null : form.schedule;

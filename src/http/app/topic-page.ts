@@ -5,7 +5,7 @@ import { PLACE_LABELS } from '../../domain/place-labels.js';
 import { REMINDER_CHANNELS, REMINDER_LIMITS, REMINDER_RECIPIENTS } from '../../domain/reminders.js';
 import { type SafeHtml, html } from '../pages/html.js';
 import { type AppFrame, csrfField, notice, renderPage } from './frame.js';
-import { APP_STRINGS } from './strings.js';
+import { APP_STRINGS, type AppStrings } from './strings.js';
 import type { ShownError } from './topic-errors.js';
 import type { NumberField, TopicForm } from './topic-form.js';
 import { TOPIC_STRINGS } from './topic-strings.js';
@@ -103,7 +103,8 @@ ${(() => {
 })()}
 ${numberField('durationMinutes', t.duration, TOPIC_LIMITS.durationMinutes)}
 ${view.teamName ? html`<p>${s.teamOf(view.teamName)}</p>` : ''}
-${checkbox('public', t.public, form.public)}`,
+${checkbox('public', t.public, form.public)}
+${textField('f-slug', 'slug', s.slug, form.slug, html` maxlength="60" spellcheck="false" autocapitalize="none" autocomplete="off"`, s.slugHint('intro-call'))}`,
   );
 
   const places = group(
@@ -289,7 +290,27 @@ ${
 <button type="button" class="copy-link" data-copy="public-link" hidden>${t.copyLink}</button> <a id="open-link" href="${view.link}">${view.link}</a></div>`
     : ''
 }
+${view.uuid !== null ? embedBox(t, view.link, form.name) : ''}
 ${body}
 <p><a href="/app/topics">${t.back}</a></p>`,
   );
+}
+
+/**
+ * The Embed box: the snippet that puts this topic's booking page on the business's own site
+ * (assets/embed.js, which sizes the frame to the page), a button to copy it, and a live
+ * preview of the page in a frame. Closed until opened, so the preview loads only when asked
+ * for. A topic without a booking page says how to get one.
+ */
+function embedBox(t: AppStrings, link: string | null, topicName: string): SafeHtml {
+  if (link === null) return html`<details class="embed" id="embed"><summary>${t.embedTitle}</summary><p class="hint">${t.embedNeedsPublic}</p></details>`;
+  const url = new URL(link);
+  const snippet = `<script src="${url.origin}/embed.js" data-termin-booking="${link}" data-termin-title="${topicName.replace(/"/g, '&quot;')}"></script>`;
+  return html`<details class="embed" id="embed"><summary>${t.embedTitle}</summary>
+<p class="hint" id="embed-code-hint">${t.embedHint}</p>
+<div class="field copy"><label for="embed-code">${t.embedCode}</label><textarea id="embed-code" rows="3" readonly spellcheck="false" aria-describedby="embed-code-hint">${snippet}</textarea>
+<button type="button" class="copy-link" data-copy="embed-code" hidden>${t.copyEmbed}</button></div>
+<h2 class="embed-preview-title">${t.embedPreview}</h2>
+<iframe class="embed-preview" id="embed-preview" src="${url.pathname}" title="${t.embedPreviewTitle(topicName)}" loading="lazy"></iframe>
+</details>`;
 }

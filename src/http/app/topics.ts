@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Place } from '../../domain/account.js';
-import { DomainError, ForbiddenError, ValidationError, type FieldError } from '../../domain/errors.js';
+import { DomainError, ForbiddenError, SlugTakenError, ValidationError, type FieldError } from '../../domain/errors.js';
 import { formatMoney, type FormatLocale } from '../../domain/formats.js';
 import { providerOfPlace } from '../../domain/integrations.js';
 import type { Lang } from '../../domain/meeting.js';
@@ -40,8 +40,8 @@ export const topicPages: FastifyPluginAsync<AppPageOptions> = async (app, { ctx,
   const publicLinkOf = (topic: MeetingTopic, username: string): string | null => {
     if (!topic.public) return null;
     return topic.teamUuid === null
-      ? `${ctx.config.publicUrl}/book/${encodeURIComponent(username)}/${topic.uuid}`
-      : `${ctx.config.publicUrl}/book/teams/${topic.teamUuid}/${topic.uuid}`;
+      ? `${ctx.config.publicUrl}/book/${encodeURIComponent(username)}/${topic.slug ?? topic.uuid}`
+      : `${ctx.config.publicUrl}/book/teams/${topic.teamUuid}/${topic.slug ?? topic.uuid}`;
   };
 
   /** A use case the member may not call for someone (another's schedules, a team they do not run) gives nothing to show, not an error page. */
@@ -170,7 +170,8 @@ export const topicPages: FastifyPluginAsync<AppPageOptions> = async (app, { ctx,
       await updateMeetingTopic(ctx, session.principal, topic.uuid, input);
       return seeOther(reply, `/app/topics/${topic.uuid}?done=saved`);
     } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
+      // A taken slug is refused like a field: next to the custom link field.
+      if (!(error instanceof ValidationError) && !(error instanceof SlugTakenError)) throw error;
       return topicPage(request, reply, { topic, teamUuid, form, errors: error.errors ?? [] });
     }
   }

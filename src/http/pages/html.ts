@@ -43,6 +43,9 @@ const CSP_BASE = ["default-src 'none'", "script-src 'self'", "style-src 'self'",
 /** A page no other site may frame (manage, pay, docs, errors): a frame could disguise it or click for the visitor. */
 export const PAGE_CSP = [...CSP_BASE, "frame-ancestors 'none'"].join('; ');
 
+/** The web app's pages: never framed, but they frame termin's own booking page (the topic's Embed box shows it live). */
+const APP_PAGE_CSP = [...CSP_BASE, "frame-src 'self'", "frame-ancestors 'none'"].join('; ');
+
 /** The booking page, which the business embeds in its own site (assets/embed.js): any site may frame it. */
 const FRAMEABLE_PAGE_CSP = [...CSP_BASE, 'frame-ancestors *'].join('; ');
 
@@ -51,12 +54,17 @@ export function isFrameablePage(url: string): boolean {
   return url.startsWith('/book/');
 }
 
+function cspOf(url: string): string {
+  if (isFrameablePage(url)) return FRAMEABLE_PAGE_CSP;
+  return url === '/app' || url.startsWith('/app/') || url.startsWith('/app?') ? APP_PAGE_CSP : PAGE_CSP;
+}
+
 export function sendHtml(reply: FastifyReply, status: number, page: SafeHtml | string): FastifyReply {
   if (!isFrameablePage(reply.request.url)) reply.header('x-frame-options', 'DENY');
   return reply
     .code(status)
     .type('text/html; charset=utf-8')
-    .header('content-security-policy', isFrameablePage(reply.request.url) ? FRAMEABLE_PAGE_CSP : PAGE_CSP)
+    .header('content-security-policy', cspOf(reply.request.url))
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')
     .header('cache-control', 'no-store')

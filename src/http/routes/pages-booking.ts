@@ -2,9 +2,10 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { NotFoundError } from '../../domain/errors.js';
 import type { Lang } from '../../domain/meeting.js';
 import { isValidTimeZone } from '../../domain/time-zones.js';
+import { slugProblem } from '../../domain/user.js';
 import type { AppContext } from '../../context.js';
 import { findTopicPage } from '../../scheduling/booking/booking-page.js';
-import { listPublicTopicsOfHost } from '../../scheduling/booking/public-topics.js';
+import { findPublicTopicUuidBySlug, findRenamedHost, listPublicTopicsOfHost } from '../../scheduling/booking/public-topics.js';
 import { manageUrl } from '../../scheduling/meetings/manage-token.js';
 import { getManagedBooking, invitationForToken } from '../../scheduling/booking/public-booking.js';
 import { loadAssets, type Asset } from '../pages/assets.js';
@@ -77,6 +78,23 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
   const favicon = assets.byName.get('favicon.svg');
   if (!favicon) throw new Error('assets/favicon.svg is missing');
 
+  /**
+   * A booking link with a username its host gave up: 301 to the same page under the current
+   * one (query kept), as links on old cards and sites must keep working. False when the
+   * username was never given up (the caller's 404 stands).
+   */
+  const redirectRenamedHost = async (request: FastifyRequest, reply: FastifyReply, username: string, rest: string): Promise<boolean> => {
+    const current = await findRenamedHost(ctx, username);
+    if (current === undefined || current === username) return false;
+    const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+    reply
+      .code(301)
+      .header('location', `/book/${encodeURIComponent(current)}${rest}${query}`)
+      .header('cache-control', 'no-store')
+      .send();
+    return true;
+  };
+
   // Every browser asks for /favicon.ico on every page; an icon, not a 404 in each page load.
   app.get('/favicon.ico', { schema: { hide: true } }, async (request, reply) => sendAsset(request, reply, favicon, 'public, max-age=86400'));
 
@@ -112,13 +130,19 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
         tags: PAGE_TAGS,
         operationId: 'getHostBookingPages',
         summary: "A host's booking pages (HTML)",
-        description: "Lists the host's public topics (their own and their teams' that they host), each linking to its booking page. `?lang=en|pl` overrides Accept-Language.",
+        description:
+          "Lists the host's public topics (their own and their teams' that they host), each linking to its booking page (by its slug when it has one). " +
+          '`?lang=en|pl` overrides Accept-Language. A username the host has given up answers 301 to the current one.',
         querystring: PageQuerySchema,
       },
     },
     async (request, reply) => {
       const lang = langOf(request);
-      const host = await listPublicTopicsOfHost(ctx, request.params.username);
+      const host = await listPublicTopicsOfHost(ctx, request.params.username).catch(async (error: unknown) => {
+        if (error instanceof NotFoundError && (await redirectRenamedHost(request, reply, request.params.username, ''))) return null;
+        throw error;
+      });
+      if (host === null) return reply;
       const page = renderTopicList({
         lang,
         locale: pickLocale(lang, request.headers['accept-language']),
@@ -126,7 +150,7 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
         accountName: host.accountName,
         stylesheet,
         topics: host.topics.map((topic) => ({
-          url: withLang(`/book/${encodeURIComponent(host.host.username)}/${topic.uuid}`, request),
+          url: withLang(`/book/${encodeURIComponent(host.host.username)}/${topic.slug ?? topic.uuid}`, request),
           name: topic.name,
           description: topic.description,
           durationMinutes: topic.durationMinutes,
@@ -140,10 +164,23 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
 
   const topicPage = async (request: FastifyRequest<{ Params: { username?: string; teamUuid?: string; topicUuid: string }; Querystring: PageQuery }>, reply: FastifyReply) => {
     const lang = langOf(request);
-    const { username, teamUuid, topicUuid } = request.params;
+    const { username, teamUuid } = request.params;
     // A malformed id is simply no such page (a 404 page, not a validation error).
-    if (!UUID.test(topicUuid) || (teamUuid !== undefined && !UUID.test(teamUuid))) throw new NotFoundError('booking page');
-    const found = await findTopicPage(ctx, { username, teamUuid, topicUuid });
+    if (teamUuid !== undefined && !UUID.test(teamUuid)) throw new NotFoundError('booking page');
+    // The link's last part is the topic's uuid or its slug (`/book/anna/intro-call`).
+    const topicPart = request.params.topicUuid;
+    const topicUuid = UUID.test(topicPart)
+      ? topicPart
+      : slugProblem(topicPart) === null
+        ? await findPublicTopicUuidBySlug(ctx, { username, teamUuid, slug: topicPart })
+        : undefined;
+    const found = await (topicUuid === undefined ? Promise.reject(new NotFoundError('booking page')) : findTopicPage(ctx, { username, teamUuid, topicUuid })).catch(
+      async (error: unknown) => {
+        if (error instanceof NotFoundError && username !== undefined && (await redirectRenamedHost(request, reply, username, `/${encodeURIComponent(topicPart)}`))) return null;
+        throw error;
+      },
+    );
+    if (found === null) return reply;
     const timezone = request.query.timezone && isValidTimeZone(request.query.timezone) ? request.query.timezone : null;
     const page = renderBookingPage({
       lang,
@@ -170,7 +207,8 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
     "chosen day's slots (`<button data-start>` with the UTC start) in the participant's zone (detected by the browser, `?timezone=` " +
     "overrides, changeable from a searchable list), the topic's places, price and variants and form questions, then a confirmation " +
     'or, for a paid topic, the payment\'s `redirectUrl`; a topic that requires approval asks "Request booking" instead. Books through POST /api/v1/public/schedule. `?lang=en|pl` overrides Accept-Language. ' +
-    'An unknown, private or deleted topic is a 404 page.';
+    "An unknown, private or deleted topic is a 404 page. The last part may be the topic's `slug` instead of its uuid (`/book/anna/intro-call`); " +
+    'a username the host has given up (PATCH /users/{userUuid}) answers 301 to the same page under the current one.';
 
   app.get<{ Params: { username: string; topicUuid: string }; Querystring: PageQuery }>(
     '/book/:username/:topicUuid',

@@ -116,7 +116,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = as
         summary: 'Edit a member: rename them, or grant or take away admin',
         description:
           'By an admin of the team. Only the fields sent change. `firstName`/`lastName` rename the user everywhere (their ' +
-          "`username` stays as it is, so booking links and scheduling calls keep working); `admin` is this team's admin right. " +
+          "`username` stays as it is, so booking links and scheduling calls keep working; PATCH /users/{userUuid} changes it); `admin` is this team's admin right. " +
           'Taking it from the last admin is 409 LAST_ADMIN: to leave a team, make another member an admin first. ' +
           '404 for a user who is not a member of this team.',
         security: API_KEY_SECURITY,

@@ -186,6 +186,18 @@ const settingsProperties = {
   public: Type.Optional(
     Type.Boolean({ description: 'True: the topic has a booking page (GET /book/…) and is bookable without a key through POST /public/schedule. Default false.' }),
   ),
+  slug: Type.Optional(
+    Nullable(
+      Type.String({
+        maxLength: 60,
+        description:
+          "The booking link's readable last part: `/book/{username}/{slug}` opens the same page as `/book/{username}/{uuid}` (and " +
+          '`/book/teams/{teamUuid}/{slug}` for a team topic). Lower-case letters, digits and single hyphens, at most 60, not shaped like a uuid ' +
+          '(400 otherwise); unique among the live topics of each of its hosts and of its team (409 SLUG_TAKEN otherwise). null or "": none. Default null.',
+        examples: ['intro-call'],
+      }),
+    ),
+  ),
   cancellationNoticeMinutes: Type.Optional(
     minutes(
       TOPIC_LIMITS.cancellationNoticeMinutes,
@@ -248,6 +260,7 @@ export const MeetingTopicSchema = Type.Object(
     placeDetails: PlaceDetailsRecordSchema,
     description: Type.String({ description: 'Shown on the booking page and in the confirmation.' }),
     public: Type.Boolean({ description: 'True: a booking page, bookable without a key.' }),
+    slug: Nullable(Type.String({ description: "The booking link's readable last part (`/book/{username}/{slug}`); null: the uuid only." })),
     cancellationNoticeMinutes: Type.Integer({ description: 'A participant may cancel or move up to this long before the start.' }),
     team: Nullable(Uuid),
     hosts: Type.Array(Type.String(), { description: 'Usernames of the active hosts.' }),

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { Email, NonBlankLine, Timestamp, TimeZone, Uuid } from './common.js';
+import { LANGS } from '../../domain/meeting.js';
+import { Email, NonBlankLine, Nullable, StringEnum, Timestamp, TimeZone, Uuid } from './common.js';
 import { NextCursor } from './paging.js';
 
 export const TeamSchema = Type.Object({ uuid: Uuid, name: Type.String() }, { $id: 'Team', title: 'Team' });
@@ -17,6 +18,7 @@ export const MemberSchema = Type.Object(
     username: Type.String({ description: "Unique across the service; the host's `username` in scheduling calls." }),
     admin: Type.Boolean({ description: 'Admin of this team.' }),
     timezone: TimeZone,
+    language: Nullable(StringEnum(LANGS, { description: 'The language of the e-mails termin sends this user (PATCH /users/{userUuid}); null: not chosen, they read English.' })),
     createdAt: Timestamp,
   },
   { $id: 'Member', title: 'Member' },
@@ -47,3 +49,41 @@ export const UpdateMemberBodySchema = Type.Object(
   { additionalProperties: false, description: 'Only the fields sent change; an empty object changes nothing.' },
 );
 export type UpdateMemberBody = Static<typeof UpdateMemberBodySchema>;
+
+/** `PATCH /users/{userUuid}`: what a user may change of their own record (an admin of one of their teams, anyone's). */
+export const UpdateUserBodySchema = Type.Object(
+  {
+    username: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description:
+          "The user's new username, the first part of their booking links (`/book/{username}/…`): lower-case letters, digits and single " +
+          'hyphens, at most 64 (400 otherwise; `teams` and `once` are reserved). 409 USERNAME_TAKEN when another user has it or gave it up ' +
+          'less than a year ago. The old username keeps working in booking links for a year at least: `/book/{old}/…` answers 301 to the ' +
+          'new one, and nobody else may take it meanwhile; the user may take it back.',
+        examples: ['anna'],
+      }),
+    ),
+    language: Type.Optional(
+      Nullable(
+        StringEnum(LANGS, { description: 'The language of the e-mails termin sends this user (new bookings, requests, cancellations, reminders, sign-in links); null: English.' }),
+      ),
+    ),
+  },
+  { additionalProperties: false, description: 'Only the fields sent change.' },
+);
+export type UpdateUserBody = Static<typeof UpdateUserBodySchema>;
+
+export const UserSchema = Type.Object(
+  {
+    uuid: Uuid,
+    firstName: Type.String(),
+    lastName: Type.String(),
+    email: Type.String(),
+    username: Type.String({ description: "Unique across the service; the host's `username` in scheduling calls and booking links." }),
+    timezone: TimeZone,
+    language: Nullable(StringEnum(LANGS, { description: 'The language of the e-mails termin sends this user; null: not chosen (English).' })),
+    createdAt: Timestamp,
+  },
+  { $id: 'User', title: 'User' },
+);

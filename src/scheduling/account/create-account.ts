@@ -97,6 +97,7 @@ export async function insertNewUser(
     email: input.email.trim(),
     username,
     timezone: input.timezone,
+    language: null,
     createdAt: input.now,
     deactivatedAt: null,
   };

@@ -2,9 +2,9 @@ import { NotFoundError } from '../../domain/errors.js';
 import type { Place } from '../../domain/account.js';
 import { isPaidTopic, type FormField, type MeetingTopic, type Money, type PriceVariant } from '../../domain/meeting-topic.js';
 import { findAccount } from '../../db/repositories/accounts.js';
-import { findTopic, listTopics } from '../../db/repositories/meeting-topics.js';
+import { findPublicTeamTopicUuidBySlug, findTopic, findTopicsBySlug, listTopics } from '../../db/repositories/meeting-topics.js';
 import { findTeam } from '../../db/repositories/teams.js';
-import { findActiveUserByUsername, findActiveUsersByUsernames } from '../../db/repositories/users.js';
+import { findActiveUserByUsername, findActiveUsersByUsernames, findCurrentUsernameOf } from '../../db/repositories/users.js';
 import type { UseCaseContext } from '../context.js';
 
 /** What a booking page may show of a topic: nothing internal (no account, creator or buffers). */
@@ -23,6 +23,8 @@ export interface PublicTopic {
   cancellationNoticeMinutes: number;
   /** Bookings are requests the host approves or declines: the page asks rather than confirms. */
   requiresApproval: boolean;
+  /** The link's readable last part instead of the uuid, when the topic has one. */
+  slug: string | null;
 }
 
 export interface PublicTopicPage {
@@ -107,5 +109,32 @@ export function toPublicTopic(topic: MeetingTopic): PublicTopic {
     team: topic.teamUuid,
     cancellationNoticeMinutes: topic.cancellationNoticeMinutes,
     requiresApproval: topic.requiresApproval,
+    slug: topic.slug,
   };
+}
+
+/**
+ * The public topic a booking link's readable last part names: `/book/{username}/{slug}`
+ * (a topic that user hosts) or `/book/teams/{teamUuid}/{slug}`; undefined when none, so the
+ * link is a 404 page like any unknown topic.
+ */
+export async function findPublicTopicUuidBySlug(
+  ctx: Pick<UseCaseContext, 'db'>,
+  where: { username?: string | undefined; teamUuid?: string | undefined; slug: string },
+): Promise<string | undefined> {
+  if (where.teamUuid !== undefined) return findPublicTeamTopicUuidBySlug(ctx.db, where.teamUuid, where.slug);
+  if (where.username === undefined) return undefined;
+  const user = await findActiveUserByUsername(ctx.db, null, where.username);
+  if (!user) return undefined;
+  const topics = await findTopicsBySlug(ctx.db, user.accountUuid, where.slug, { hostUuid: user.uuid });
+  return topics.find((topic) => topic.public)?.uuid;
+}
+
+/**
+ * Where a booking link with a given-up username goes now: the user's current username, or
+ * undefined when nobody gave it up (or they are deactivated). A username someone has now is
+ * theirs: the caller asks only after the link found no such host.
+ */
+export async function findRenamedHost(ctx: Pick<UseCaseContext, 'db'>, username: string): Promise<string | undefined> {
+  return findCurrentUsernameOf(ctx.db, username);
 }

@@ -181,7 +181,7 @@ export function createSignInLinkSender(ctx: Pick<UseCaseContext, 'publicUrl' | '
           const token = newToken();
           await insertSignInLink(trx, { tokenHash: hashToken(token), userUuid: member.user.uuid, createdAt: now, expiresAt: now + SIGN_IN_LINK_MS });
           const url = `${ctx.publicUrl}/app/login/${token}`;
-          await enqueueJobs(trx, [{ uuid: newId(now), kind: EMAIL_JOB_KIND, payload: signInMessage(member, url, lang) }], now);
+          await enqueueJobs(trx, [{ uuid: newId(now), kind: EMAIL_JOB_KIND, payload: signInMessage(member, url, member.user.language ?? lang) }], now);
         }
       });
       return 'completed';

@@ -134,7 +134,7 @@ export function createReminderSender(ctx: ReminderContext): JobHandler<'reminder
           facts,
           ...coHosts
             .filter((host) => host !== undefined)
-            .map((host) => ({ ...facts, to: { name: `${host.firstName} ${host.lastName}`, email: host.email }, timezone: host.timezone })),
+            .map((host) => ({ ...facts, to: { name: `${host.firstName} ${host.lastName}`, email: host.email }, lang: host.language ?? 'en', timezone: host.timezone })),
         ];
         return finish(
           'sent',
@@ -255,7 +255,7 @@ async function reminderFacts(ctx: ReminderContext, meeting: Meeting, recipient: 
     manageUrl: manageUrl(ctx.publicUrl, ctx.secretKey, meeting.uuid),
   };
   if (recipient === 'host') {
-    return { ...common, recipient, to: { name: hostName, email: host.email }, lang: 'en', timezone: host.timezone, withName: meeting.participant.name };
+    return { ...common, recipient, to: { name: hostName, email: host.email }, lang: host.language ?? 'en', timezone: host.timezone, withName: meeting.participant.name };
   }
   return {
     ...common,

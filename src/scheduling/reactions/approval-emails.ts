@@ -51,7 +51,8 @@ export async function approvalEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent
       ...common,
       kind: 'awaiting-host',
       to: { name: hostName, email: host.email },
-      lang: 'en',
+      // The host's own language, not the participant's.
+      lang: host.language ?? 'en',
       timezone: host.timezone,
       // The meeting's page in the web app, where the host approves or declines it (signing in first if need be).
       link: `${ctx.publicUrl}/app/meetings/${meeting.uuid}`,

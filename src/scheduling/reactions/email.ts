@@ -157,7 +157,8 @@ async function bookingMessages(trx: DbOrTrx, meeting: Meeting, kind: BookingMess
     ...common,
     recipient: 'host',
     to: organizer,
-    lang: 'en',
+    // The host reads their own language (chosen in the web app or PATCH /users), not the participant's.
+    lang: host.language ?? 'en',
     timezone: host.timezone,
     answers: answeredQuestions(meeting.form ?? {}, topic.form),
     ...(group ? { group } : {}),
@@ -165,7 +166,14 @@ async function bookingMessages(trx: DbOrTrx, meeting: Meeting, kind: BookingMess
   };
   const coHostMessages = coHosts
     .filter((coHost) => coHost !== undefined)
-    .map((coHost): BookingMessagePayload => ({ ...hostMessage, to: { name: `${coHost.firstName} ${coHost.lastName}`, email: coHost.email }, timezone: coHost.timezone }));
+    .map(
+      (coHost): BookingMessagePayload => ({
+        ...hostMessage,
+        to: { name: `${coHost.firstName} ${coHost.lastName}`, email: coHost.email },
+        lang: coHost.language ?? 'en',
+        timezone: coHost.timezone,
+      }),
+    );
   return [
     {
       ...common,

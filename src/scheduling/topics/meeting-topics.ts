@@ -1,4 +1,4 @@
-import { ForbiddenError, NotFoundError, ValidationError, type FieldError } from '../../domain/errors.js';
+import { ForbiddenError, NotFoundError, SlugTakenError, ValidationError, type FieldError } from '../../domain/errors.js';
 import { missingReminderSettings } from '../meetings/reminders.js';
 import { validateReminders } from '../../domain/reminders.js';
 import {
@@ -13,7 +13,7 @@ import {
 } from '../../domain/meeting-topic.js';
 import type { DbOrTrx, Trx } from '../../db/database.js';
 import { findAccount } from '../../db/repositories/accounts.js';
-import { findTopic, insertTopic, listTopics, softDeleteTopic, updateTopic, type TopicFilter } from '../../db/repositories/meeting-topics.js';
+import { findTopic, findTopicsBySlug, insertTopic, listTopics, softDeleteTopic, updateTopic, type TopicFilter } from '../../db/repositories/meeting-topics.js';
 import { findMembership, findTeam } from '../../db/repositories/teams.js';
 import { findActiveUserByUsername, findActiveUsersByUsernames, findUserIdsManagedBy, selectTeamMembers } from '../../db/repositories/users.js';
 import { bumpHostsOfTopic, lockHost } from '../../db/repositories/meetings.js';
@@ -63,6 +63,7 @@ export async function createMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db' 
     );
     errors.push(...checkAssignment(settings, teamUuid));
     if (errors.length > 0) throw new ValidationError(errors);
+    await requireFreeSlug(trx, account.uuid, settings.slug, teamUuid, hosts, null);
     const topic: MeetingTopic = {
       ...settings,
       uuid: newId(now),
@@ -140,6 +141,7 @@ export async function updateMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db' 
     );
     errors.push(...checkAssignment(settings, current.teamUuid));
     if (errors.length > 0) throw new ValidationError(errors);
+    if (settings.slug !== current.slug || hosts !== current.hosts) await requireFreeSlug(trx, account.uuid, settings.slug, current.teamUuid, hosts, current.uuid);
     const topic: MeetingTopic = { ...current, ...settings, hosts, allTeamMembers, updatedAt: now };
     await updateTopic(trx, topic);
     // This topic's meetings block their hosts' time by its buffers, whatever topic a slot is for.
@@ -150,6 +152,21 @@ export async function updateMeetingTopic(ctx: Pick<UseCaseContext, 'now' | 'db' 
     await recordAuditEvent(trx, { accountUuid: topic.accountUuid, action: 'topic.updated', actor: actorOf(principal), target: { type: 'topic', uuid: topic.uuid }, details, now });
     return topic;
   });
+}
+
+/**
+ * A slug names one topic in each link it can appear in: `/book/{host}/{slug}` for every host
+ * of the topic, and the team's. Another live topic with the same slug among those is
+ * SLUG_TAKEN (a topic hosted by all team members counts the team's members as its hosts).
+ */
+async function requireFreeSlug(trx: Trx, accountUuid: string, slug: string | null, teamUuid: string | null, hosts: readonly TopicHost[], self: string | null): Promise<void> {
+  if (slug === null) return;
+  const scopes: { hostUuid?: string; teamUuid?: string }[] = hosts.map((host) => ({ hostUuid: host.uuid }));
+  if (teamUuid !== null) scopes.push({ teamUuid });
+  for (const scope of scopes) {
+    const clashing = await findTopicsBySlug(trx, accountUuid, slug, scope);
+    if (clashing.some((topic) => topic.uuid !== self)) throw new SlugTakenError();
+  }
 }
 
 /** Deleted topics can no longer be booked; their meetings stay (and keep blocking time). */

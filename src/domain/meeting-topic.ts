@@ -5,6 +5,7 @@ import { isIso4217Currency } from './money.js';
 import { keepOfferedPlaces, normalizePlaceDetails, validatePlaceDetails, type PlaceDetails } from './place-details.js';
 import type { Reminder } from './reminders.js';
 import type { SlotRuleSettings } from './slots.js';
+import { checkConfirmationMessage, validateTopicTranslations, type TopicTranslations } from './topic-translations.js';
 
 export type { FormField } from './form.js';
 
@@ -38,6 +39,10 @@ export interface TopicSettings extends SlotRuleSettings {
   placeDetails: PlaceDetails;
   /** Shown on the booking page and in the confirmation; "" for none. */
   description: string;
+  /** Plain text shown after booking: the confirmation page and the participant's confirmation e-mail; "" for none. */
+  confirmationMessage: string;
+  /** The topic's words in other languages (topic-translations.ts); what is missing falls back to the topic's own. */
+  translations: TopicTranslations;
   /** A booking page, bookable without a key (POST /public/schedule). */
   public: boolean;
   /** A participant may cancel or move the meeting (manage link) up to this long before its start. */
@@ -92,6 +97,8 @@ export type TopicSettingsInput = { [Field in keyof SlotRuleSettings]?: SlotRuleS
   form?: FormFieldInput[] | undefined;
   placeDetails?: Readonly<Record<string, string | undefined>> | undefined;
   description?: string | undefined;
+  confirmationMessage?: string | undefined;
+  translations?: TopicTranslations | undefined;
   public?: boolean | undefined;
   cancellationNoticeMinutes?: number | undefined;
   requiresApproval?: boolean | undefined;
@@ -161,6 +168,8 @@ export function resolveTopicSettings(input: TopicSettingsInput, current: TopicSe
       ? normalizePlaceDetails(input.placeDetails)
       : keepOfferedPlaces(current?.placeDetails ?? {}, input.places ? [...new Set(input.places)] : (current?.places ?? [...defaultPlaces])),
     description: input.description !== undefined ? input.description.trim() : (current?.description ?? ''),
+    confirmationMessage: input.confirmationMessage !== undefined ? input.confirmationMessage.trim() : (current?.confirmationMessage ?? ''),
+    translations: input.translations !== undefined ? structuredClone(input.translations) : (current?.translations ?? {}),
     public: input.public ?? current?.public ?? false,
     cancellationNoticeMinutes: input.cancellationNoticeMinutes ?? current?.cancellationNoticeMinutes ?? 0,
     requiresApproval: input.requiresApproval ?? current?.requiresApproval ?? false,
@@ -209,6 +218,8 @@ export function validateTopicSettings(settings: TopicSettings, accountPlaces: re
   const currencies = new Set([settings.price, ...settings.priceVariants.map((v) => v.price)].filter((m): m is Money => m !== null).map((m) => m.currency));
   if (currencies.size > 1) errors.push({ path: '/priceVariants', message: 'must use the same currency as the price' });
   errors.push(...validateFormFields(settings.form));
+  errors.push(...checkConfirmationMessage(settings.confirmationMessage, '/confirmationMessage'));
+  errors.push(...validateTopicTranslations(settings.translations, settings.form));
   errors.push(...validatePlaceDetails(settings.placeDetails, settings.places, '/placeDetails', 'is not a place the topic offers'));
   return errors;
 }

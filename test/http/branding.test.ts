@@ -1,0 +1,140 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
+import { DIALECTS, call, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
+
+/** A real 1×1 PNG (its bytes, not only its signature). */
+export const PIXEL_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+
+/** A local image server: each path answers what a logo host might. */
+export async function startLogoServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const routes: Record<string, { type: string; body: Buffer; status?: number; location?: string }> = {
+    '/logo.png': { type: 'image/png', body: PIXEL_PNG },
+    '/page.html': { type: 'text/html', body: Buffer.from('<!doctype html><p>not an image') },
+    '/logo.svg': { type: 'image/svg+xml', body: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>') },
+    '/lying.png': { type: 'image/png', body: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>') },
+    '/huge.png': { type: 'image/png', body: Buffer.concat([PIXEL_PNG, Buffer.alloc(600 * 1024)]) },
+    '/moved.png': { type: 'text/plain', body: Buffer.alloc(0), status: 302, location: '/logo.png' },
+  };
+  const server = http.createServer((request, response) => {
+    const route = routes[request.url ?? ''];
+    if (!route) return void response.writeHead(404).end();
+    response.writeHead(route.status ?? 200, { 'content-type': route.type, ...(route.location ? { location: route.location } : {}) }).end(route.body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+for (const dialect of DIALECTS) {
+  describe(`branding and the topic's own words [${dialect}]`, () => {
+    // A development server (ALLOW_PRIVATE_URLS) reaches the local image server over http;
+    // the default server refuses http and private addresses before fetching anything.
+    let dev: TestApp;
+    let strict: TestApp;
+    let acme: CreatedAccount;
+    let strictAccount: CreatedAccount;
+    let images: Awaited<ReturnType<typeof startLogoServer>>;
+
+    beforeAll(async () => {
+      images = await startLogoServer();
+      dev = await createTestApp(dialect, undefined, { ALLOW_PRIVATE_URLS: 'true' });
+      strict = await createTestApp(dialect);
+      acme = await createTestAccount(dev.ctx, { name: 'Acme' });
+      strictAccount = await createTestAccount(strict.ctx, { name: 'Strict' });
+    });
+    afterAll(async () => {
+      await dev?.close();
+      await strict?.close();
+      await images?.close();
+    });
+
+    it('PATCH /account stores the branding, the logo fetched and served by termin, and a light colour darkened for contrast', async () => {
+      const response = await call(dev.app, acme.apiKey, 'PATCH', '/api/v1/account', {
+        branding: { businessName: 'Acme Dental', logoUrl: `${images.url}/logo.png`, accentColor: '#FFCC00' },
+      });
+      expect(response.statusCode).toBe(200);
+      const branding = response.json().branding;
+      expect(branding).toMatchObject({ businessName: 'Acme Dental', logoUrl: `${images.url}/logo.png`, accentColor: '#ffcc00' });
+      expect(branding.accentColorUsed).toMatch(/^#[0-9a-f]{6}$/);
+      expect(branding.accentColorUsed).not.toBe('#ffcc00');
+      expect(branding.logo).toMatch(new RegExp(`/branding/${acme.account.uuid}/logo\\?v=[0-9a-f]{16}$`));
+      expect((await call(dev.app, acme.apiKey, 'GET', '/api/v1/account')).json().branding).toEqual(branding);
+
+      const logo = await dev.app.inject({ method: 'GET', url: new URL(branding.logo).pathname + new URL(branding.logo).search });
+      expect(logo.statusCode).toBe(200);
+      expect(logo.headers['content-type']).toBe('image/png');
+      expect(logo.rawPayload.equals(PIXEL_PNG)).toBe(true);
+      expect(logo.headers['cache-control']).toContain('immutable');
+      const again = await dev.app.inject({ method: 'GET', url: `/branding/${acme.account.uuid}/logo`, headers: { 'if-none-match': String(logo.headers.etag) } });
+      expect(again.statusCode).toBe(304);
+
+      // Fields change on their own; null removes.
+      const renamed = await call(dev.app, acme.apiKey, 'PATCH', '/api/v1/account', { branding: { businessName: null } });
+      expect(renamed.json().branding).toMatchObject({ businessName: null, logo: branding.logo, accentColor: '#ffcc00' });
+      const removed = await call(dev.app, acme.apiKey, 'PATCH', '/api/v1/account', { branding: { logoUrl: null } });
+      expect(removed.json().branding.logo).toBeNull();
+      expect((await dev.app.inject({ method: 'GET', url: `/branding/${acme.account.uuid}/logo` })).statusCode).toBe(404);
+    });
+
+    it.each<[string, string, RegExp]>([
+      ['a page, not an image', '/page.html', /not a PNG, JPEG, WebP or GIF/],
+      ['an SVG', '/logo.svg', /SVG is not accepted/],
+      ['an SVG served as image/png', '/lying.png', /not a PNG, JPEG, WebP or GIF/],
+      ['more than 512 kB', '/huge.png', /larger than 512 kB/],
+      ['a redirect', '/moved.png', /redirect/],
+      ['missing', '/nothing.png', /answered 404/],
+    ])('refuses a logo that is %s (400 at /branding/logoUrl), keeping what was stored', async (_name, path, message) => {
+      const response = await call(dev.app, acme.apiKey, 'PATCH', '/api/v1/account', { branding: { logoUrl: `${images.url}${path}`, businessName: 'Changed' } });
+      const problem = expectProblem(response, 400, 'VALIDATION_FAILED');
+      expect(problem.errors).toEqual([{ path: '/branding/logoUrl', message: expect.stringMatching(message) }]);
+      expect((await call(dev.app, acme.apiKey, 'GET', '/api/v1/account')).json().branding.businessName).not.toBe('Changed');
+    });
+
+    it.each<[string, object, string]>([
+      ['an http logo URL', { logoUrl: 'http://cdn.example.com/logo.png' }, '/branding/logoUrl'],
+      ['a logo at a private address', { logoUrl: 'https://127.0.0.1/logo.png' }, '/branding/logoUrl'],
+      ['a logo at the metadata address', { logoUrl: 'https://169.254.169.254/latest/meta-data' }, '/branding/logoUrl'],
+      ['a colour that is not #rrggbb', { accentColor: 'orange' }, '/branding/accentColor'],
+      ['an unknown field', { font: 'Comic Sans' }, '/branding/font'],
+    ])('refuses %s on a default server', async (_name, branding, path) => {
+      const response = await call(strict.app, strictAccount.apiKey, 'PATCH', '/api/v1/account', { branding });
+      const problem = expectProblem(response, 400, 'VALIDATION_FAILED');
+      expect(problem.errors?.map((error) => error.path)).toContain(path);
+    });
+
+    it('a topic takes a confirmation message and translations, validated against its questions', async () => {
+      const form = [
+        { key: 'company', label: 'Company' },
+        { key: 'size', label: 'Team size', type: 'select', options: ['small', 'large'] },
+      ];
+      const created = await call(dev.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
+        name: 'Consultation',
+        durationMinutes: 30,
+        form,
+        confirmationMessage: 'Bring your ID. Directions: https://acme.example/way',
+        translations: { pl: { name: 'Konsultacja', confirmationMessage: 'Zabierz dowód.', form: { size: { label: 'Wielkość', options: ['mała', 'duża'] } } } },
+      });
+      expect(created.statusCode).toBe(201);
+      expect(created.json()).toMatchObject({
+        confirmationMessage: 'Bring your ID. Directions: https://acme.example/way',
+        translations: { pl: { name: 'Konsultacja', form: { size: { options: ['mała', 'duża'] } } } },
+      });
+      const uuid = created.json().uuid as string;
+      for (const [translations, path] of [
+        [{ xx: { name: 'X' } }, '/translations/xx'],
+        [{ pl: { form: { colour: { label: 'Kolor' } } } }, '/translations/pl/form/colour'],
+        [{ pl: { form: { size: { options: ['jedna'] } } } }, '/translations/pl/form/size/options'],
+        [{ pl: { name: '' } }, '/translations/pl/name'],
+      ] as const) {
+        const problem = expectProblem(await call(dev.app, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${uuid}`, { translations }), 400, 'VALIDATION_FAILED');
+        expect(problem.errors?.map((error) => error.path)).toContain(path);
+      }
+      const tooLong = await call(dev.app, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${uuid}`, { confirmationMessage: 'x'.repeat(2001) });
+      expect(expectProblem(tooLong, 400, 'VALIDATION_FAILED').errors?.map((error) => error.path)).toContain('/confirmationMessage');
+    });
+  });
+}

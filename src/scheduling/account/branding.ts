@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { LOGO_LIMITS, LOGO_TYPES, readableAccent, sniffLogoType, validateBrandingInput, type Branding, type BrandingInput, type LogoType } from '../../domain/branding.js';
 import { ValidationError } from '../../domain/errors.js';
 import { findBranding, findLogo, type BrandingChanges, type StoredBranding, type StoredLogo } from '../../db/repositories/account-brandings.js';
-import type { DbOrTrx } from '../../db/database.js';
 import { OutboundError, OutboundResponseTooLargeError, OutboundUrlRefusedError, guardedFetch } from '../../net/outbound-request.js';
 import type { UseCaseContext } from '../context.js';
 

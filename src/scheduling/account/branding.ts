@@ -3,6 +3,8 @@ import { LOGO_LIMITS, LOGO_TYPES, readableAccent, sniffLogoType, validateBrandin
 import { ValidationError } from '../../domain/errors.js';
 import { findBranding, findLogo, type BrandingChanges, type StoredBranding, type StoredLogo } from '../../db/repositories/account-brandings.js';
 import { OutboundError, OutboundResponseTooLargeError, OutboundUrlRefusedError, guardedFetch } from '../../net/outbound-request.js';
+import type { DbOrTrx } from '../../db/database.js';
+import type { MessageBranding } from '../../mail/message.js';
 import type { UseCaseContext } from '../context.js';
 
 /** The branding as pages and e-mails use it: the name to show, the logo's termin URL, and the readable accent. */
@@ -78,4 +80,16 @@ async function fetchLogo(ctx: Pick<UseCaseContext, 'outbound'>, url: string): Pr
   if (declared === 'image/svg+xml' || sniffed === null) return refuse('is not a PNG, JPEG, WebP or GIF image (SVG is not accepted)');
   if (!(LOGO_TYPES as readonly string[]).includes(declared)) return refuse(`is served as ${declared || 'no type'}, not as an image`);
   return { url, type: sniffed as LogoType, bytes, hash: createHash('sha256').update(bytes).digest('hex') };
+}
+
+/**
+ * What a message queued now carries of the business's look: its name (the account's when it
+ * set none), the served logo and the readable accent; undefined when the account set no
+ * branding, so its messages keep termin's look.
+ */
+export async function messageBrandingOf(db: DbOrTrx, publicUrl: string, accountUuid: string, accountName: string): Promise<MessageBranding | undefined> {
+  const stored = await findBranding(db, accountUuid);
+  if (!stored) return undefined;
+  const view = toBrandingView(publicUrl, accountUuid, stored);
+  return { name: view.businessName ?? accountName, logo: view.logo, accent: view.accent };
 }

@@ -5,6 +5,8 @@ import { findAccount } from '../../db/repositories/accounts.js';
 import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
 import { findUser } from '../../db/repositories/users.js';
 import { newId } from '../../ids.js';
+import { messageBrandingOf } from '../account/branding.js';
+import { translateTopic } from '../../domain/topic-translations.js';
 import { approvalNotice, type ApprovalMessageFacts } from '../../mail/approval-message.js';
 import { EMAIL_JOB_KIND, type NewJob } from '../../outbox/job-kinds.js';
 import type { UseCaseContext } from '../context.js';
@@ -28,7 +30,7 @@ export async function approvalEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent
   const hostName = `${host.firstName} ${host.lastName}`;
   const common = {
     accountName: account.name,
-    topicName: topic.name,
+    topicName: translateTopic(topic, meeting.participant.lang).name,
     hostName,
     participantName: meeting.participant.name,
     start: meeting.start,
@@ -57,5 +59,6 @@ export async function approvalEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent
       link: `${ctx.publicUrl}/app/meetings/${meeting.uuid}`,
     });
   }
-  return facts.map((message) => ({ uuid: newId(now), kind: EMAIL_JOB_KIND, payload: approvalNotice(message) }));
+  const branding = await messageBrandingOf(trx, ctx.publicUrl, meeting.accountUuid, account.name);
+  return facts.map((message) => ({ uuid: newId(now), kind: EMAIL_JOB_KIND, payload: { ...approvalNotice(message), ...(branding ? { branding } : {}) } }));
 }

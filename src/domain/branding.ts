@@ -79,9 +79,22 @@ export function readableAccent(hex: string | null, text: string = ACCENT_TEXT): 
   return '#000000';
 }
 
-/** The accent's pale tint for light backgrounds (a selected day, a highlight): 12 % of it on white. */
-export function accentTint(hex: string, share = 0.12): string {
-  return toHex(channels(hex).map((channel) => 255 - (255 - channel) * share));
+/**
+ * The accent's pale tint for light backgrounds (a day to pick, a highlight) on which the
+ * accent itself is the text: at most 12 % of it on white, less while the accent on it would
+ * fall under 4.5:1 (white, the least tint, always passes: the accent is readable on white).
+ */
+export function accentTint(hex: string): string {
+  for (let percent = 12; percent > 0; percent -= 1) {
+    const tint = toHex(channels(hex).map((channel) => 255 - ((255 - channel) * percent) / 100));
+    if (contrastRatio(hex, tint) >= MIN_CONTRAST) return tint;
+  }
+  return '#ffffff';
+}
+
+/** The pages' stylesheet of an account's accent: booking.css reads these variables. */
+export function themeStylesheet(accent: string): string {
+  return `:root { --accent: ${accent}; --accent-ink: ${ACCENT_TEXT}; --accent-soft: ${accentTint(accent)}; }\n`;
 }
 
 /** What `PATCH /account`'s `branding` may say, before the logo is fetched. */

@@ -110,5 +110,48 @@ for (const dialect of DIALECTS) {
       const tooLong = await call(dev.app, acme.apiKey, 'PATCH', `/api/v1/meeting-topics/${uuid}`, { confirmationMessage: 'x'.repeat(2001) });
       expect(expectProblem(tooLong, 400, 'VALIDATION_FAILED').errors?.map((error) => error.path)).toContain('/confirmationMessage');
     });
+
+    it("the booking page shows the business's name, logo and colour, and the topic's words in the page's language", async () => {
+      const own = await createTestAccount(dev.ctx, { name: 'Own account' });
+      await call(dev.app, own.apiKey, 'PATCH', '/api/v1/account', { branding: { businessName: 'Zahnarzt Acme', logoUrl: `${images.url}/logo.png`, accentColor: '#22c55e' } });
+      const account = (await call(dev.app, own.apiKey, 'GET', '/api/v1/account')).json();
+      const topic = (
+        await call(dev.app, own.apiKey, 'POST', '/api/v1/meeting-topics', {
+          name: 'Check-up',
+          description: 'A yearly check.',
+          durationMinutes: 30,
+          public: true,
+          form: [{ key: 'size', label: 'Team size', type: 'select', options: ['small', 'large'] }],
+          confirmationMessage: 'Bring your card <b>. Map: https://acme.example/map',
+          translations: {
+            pl: { name: 'Przegląd', form: { size: { label: 'Wielkość', options: ['mała', 'duża'] } }, confirmationMessage: 'Zabierz kartę. Mapa: https://acme.example/mapa' },
+          },
+        })
+      ).json();
+      const path = `/book/${own.owner.username}/${topic.uuid}`;
+
+      const polish = await dev.app.inject({ method: 'GET', url: `${path}?lang=pl` });
+      expect(polish.statusCode).toBe(200);
+      const logoPath = new URL(account.branding.logo).pathname + new URL(account.branding.logo).search;
+      expect(polish.body).toContain(`<img src="${logoPath.replace('&', '&#38;')}"`);
+      expect(polish.body).toContain('Zahnarzt Acme');
+      expect(polish.body).not.toContain('Own account');
+      expect(polish.body).toContain('<h1>Przegląd</h1>');
+      expect(polish.body).toContain('A yearly check.');
+      expect(polish.body).toContain('Wielkość');
+      expect(polish.body).toContain('<option value="small">mała</option>');
+      expect(polish.body).toContain('<a href="https://acme.example/mapa">https://acme.example/mapa</a>');
+      const theme = /<link rel="stylesheet" href="(\/branding\/[^"]+\/theme\.css\?v=[0-9a-f]{6})">/.exec(polish.body)?.[1];
+      expect(theme).toBeDefined();
+      const css = await dev.app.inject({ method: 'GET', url: theme!.replaceAll('&#38;', '&') });
+      expect(css.statusCode).toBe(200);
+      expect(css.headers['content-type']).toContain('text/css');
+      expect(css.body).toContain(`--accent: ${account.branding.accentColorUsed};`);
+      expect(account.branding.accentColorUsed).not.toBe('#22c55e');
+
+      const english = await dev.app.inject({ method: 'GET', url: `${path}?lang=en` });
+      expect(english.body).toContain('<h1>Check-up</h1>');
+      expect(english.body).toContain('Bring your card &lt;b&gt;. Map: <a href="https://acme.example/map">');
+    });
   });
 }

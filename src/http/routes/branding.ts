@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { NotFoundError } from '../../domain/errors.js';
-import { getLogo } from '../../scheduling/account/branding.js';
+import { themeStylesheet } from '../../domain/branding.js';
+import { getBranding, getLogo } from '../../scheduling/account/branding.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
 import { problemResponses } from '../schemas/common.js';
 
@@ -45,6 +46,33 @@ export const brandingRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> 
         .header('cross-origin-resource-policy', 'cross-origin');
       if (request.headers['if-none-match'] === etag) return reply.code(304).send(null);
       return reply.code(200).type(logo.type).send(logo.bytes);
+    },
+  );
+
+  app.get(
+    '/branding/:accountUuid/theme.css',
+    {
+      schema: {
+        tags: ['Account'],
+        summary: "The pages' stylesheet of the business's accent colour",
+        description:
+          "No key. Sets the booking, manage and pay pages' accent to `branding.accentColorUsed` (never the raw colour: white text on it keeps 4.5:1). " +
+          "A stylesheet, not inline style: the pages' Content-Security-Policy allows styles from termin only. 404 when the account set no colour.",
+        params: Type.Object({ accountUuid: Type.String({ format: 'uuid' }) }),
+        querystring: Type.Object({ v: Type.Optional(Type.String({ maxLength: 16, description: 'The colour the page asked for (cache key).' })) }),
+        response: { 200: Type.String({ description: 'text/css' }), ...problemResponses(400, 404) },
+      },
+    },
+    async (request, reply) => {
+      const branding = await getBranding(ctx, request.params.accountUuid);
+      if (branding.accentColor === null) throw new NotFoundError('theme');
+      const current = request.query.v === branding.accent.slice(1);
+      return reply
+        .code(200)
+        .type('text/css; charset=utf-8')
+        .header('cache-control', current ? 'public, max-age=31536000, immutable' : 'public, max-age=300')
+        .header('x-content-type-options', 'nosniff')
+        .send(themeStylesheet(branding.accent));
     },
   );
 };

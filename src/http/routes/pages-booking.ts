@@ -4,6 +4,7 @@ import type { Lang } from '../../domain/meeting.js';
 import { isValidTimeZone } from '../../domain/time-zones.js';
 import type { AppContext } from '../../context.js';
 import { findTopicPage } from '../../scheduling/booking/booking-page.js';
+import { translateTopic } from '../../domain/topic-translations.js';
 import { listPublicTopicsOfHost } from '../../scheduling/booking/public-topics.js';
 import { manageUrl } from '../../scheduling/meetings/manage-token.js';
 import { getManagedBooking, invitationForToken } from '../../scheduling/booking/public-booking.js';
@@ -144,12 +145,23 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
     // A malformed id is simply no such page (a 404 page, not a validation error).
     if (!UUID.test(topicUuid) || (teamUuid !== undefined && !UUID.test(teamUuid))) throw new NotFoundError('booking page');
     const found = await findTopicPage(ctx, { username, teamUuid, topicUuid });
+    // The topic's words in the page's language, its own where untranslated; a select's values stay its own options.
+    const words = translateTopic(found.words, lang);
+    const optionLabels = Object.fromEntries(words.form.filter((field) => field.options).map((field) => [field.key, field.options!]));
     const timezone = request.query.timezone && isValidTimeZone(request.query.timezone) ? request.query.timezone : null;
     const page = renderBookingPage({
       lang,
       locale: pickLocale(lang, request.headers['accept-language']),
       accountName: found.accountName,
-      topic: found.topic,
+      topic: {
+        ...found.topic,
+        name: words.name,
+        description: words.description,
+        form: found.topic.form.map((field, index) => ({ ...field, label: words.form[index]?.label ?? field.label })),
+      },
+      branding: found.branding,
+      confirmationMessage: words.confirmationMessage,
+      optionLabels,
       username: teamUuid === undefined ? (username ?? null) : null,
       team: found.topic.team,
       hostLabel: teamUuid === undefined ? (found.hosts[0]?.name ?? null) : (found.team?.name ?? null),
@@ -229,7 +241,9 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
         locale: pickLocale(lang, request.headers['accept-language']),
         token: request.params.token,
         accountName: null,
-        topicName: managed.topic.name,
+        topicName: translateTopic(managed.topic, lang).name,
+        confirmationMessage: translateTopic(managed.topic, lang).confirmationMessage,
+        branding: managed.branding,
         hostName: managed.hostName,
         start: meeting.start,
         end: meeting.end,

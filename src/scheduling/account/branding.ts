@@ -13,6 +13,10 @@ export interface BrandingView extends Branding {
   logo: string | null;
   /** The accent colour as shown: the business's, darkened until white text on it keeps 4.5:1. */
   accent: string;
+  /** The logo's path on termin's own origin, for pages (their CSP loads images from 'self' only); null: none. */
+  logoPath: string | null;
+  /** The stylesheet setting the pages' accent (`/branding/{account}/theme.css?v=…`); null: termin's colours. */
+  themePath: string | null;
 }
 
 /** The served logo's path: versioned by the logo's hash, so caches may keep it for a year. */
@@ -27,6 +31,8 @@ export function toBrandingView(publicUrl: string, accountUuid: string, stored: S
     accentColor: stored?.accentColor ?? null,
     logo: stored?.logoHash ? `${publicUrl}${logoPath(accountUuid, stored.logoHash)}` : null,
     accent: readableAccent(stored?.accentColor ?? null),
+    logoPath: stored?.logoHash ? logoPath(accountUuid, stored.logoHash) : null,
+    themePath: stored?.accentColor ? `/branding/${accountUuid}/theme.css?v=${readableAccent(stored.accentColor).slice(1)}` : null,
   };
 }
 

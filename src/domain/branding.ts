@@ -22,6 +22,12 @@ export const DEFAULT_ACCENT = '#1d4ed8';
 /** The text put on the accent colour (buttons, the header band). */
 export const ACCENT_TEXT = '#ffffff';
 
+/**
+ * The pages' soft grey (booking.css `--soft`: the chosen time's row) on which the accent is
+ * link text: the accent must read on it too, and it is a little darker than white.
+ */
+export const SOFT_BACKGROUND = '#f3f5f8';
+
 /** WCAG 2 AA for normal text. */
 export const MIN_CONTRAST = 4.5;
 
@@ -65,16 +71,17 @@ export function contrastRatio(a: string, b: string): number {
 
 /**
  * The accent colour as termin uses it: the business's colour when white text on it keeps
- * 4.5:1, else the same hue darkened (every channel scaled down in steps of 1 %) until it
- * does. `readableAccent('#1d4ed8')` → '#1d4ed8'; `readableAccent('#ffcc00')` → a dark
- * amber that keeps 4.5:1 with white. Black always passes, so the loop ends.
+ * 4.5:1 (and it keeps 4.5:1 as link text on the pages' soft grey), else the same hue
+ * darkened (every channel scaled down in steps of 1 %) until it does.
+ * `readableAccent('#1d4ed8')` → '#1d4ed8'; `readableAccent('#ffcc00')` → a dark amber.
+ * Black always passes, so the loop ends.
  */
-export function readableAccent(hex: string | null, text: string = ACCENT_TEXT): string {
+export function readableAccent(hex: string | null, against: readonly string[] = [ACCENT_TEXT, SOFT_BACKGROUND]): string {
   if (hex === null || !isHexColor(hex)) return DEFAULT_ACCENT;
   const base = channels(hex.toLowerCase());
   for (let percent = 100; percent >= 0; percent -= 1) {
     const candidate = toHex(base.map((channel) => (channel * percent) / 100));
-    if (contrastRatio(candidate, text) >= MIN_CONTRAST) return candidate;
+    if (against.every((other) => contrastRatio(candidate, other) >= MIN_CONTRAST)) return candidate;
   }
   return '#000000';
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import { DIALECTS, call, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
 import { PIXEL_PNG, startLogoServer } from './logo-server.js';
+import { csrfOf, sessionBrowser } from './app-browser.js';
 
 for (const dialect of DIALECTS) {
   describe(`branding and the topic's own words [${dialect}]`, () => {
@@ -152,6 +153,34 @@ for (const dialect of DIALECTS) {
       const english = await dev.app.inject({ method: 'GET', url: `${path}?lang=en` });
       expect(english.body).toContain('<h1>Check-up</h1>');
       expect(english.body).toContain('Bring your card &lt;b&gt;. Map: <a href="https://acme.example/map">');
+    });
+
+    it('/app/account has a Branding section for admins: saved as PATCH /account saves it, a refused logo or colour comes back next to its field', async () => {
+      const own = await createTestAccount(dev.ctx, { name: 'App account' });
+      const admin = await sessionBrowser(dev, own.owner.email);
+      const page = await admin.get('/app/account');
+      expect(page.body).toContain('<h2 id="h-acc-branding">Branding</h2>');
+      const csrf = csrfOf(page.body);
+      const saved = await admin.post('/app/account/branding', { csrf, businessName: 'App Dental', logoUrl: `${images.url}/logo.png`, accentColor: '#ffcc00' });
+      expect(saved.statusCode).toBe(303);
+      const branding = (await call(dev.app, own.apiKey, 'GET', '/api/v1/account')).json().branding;
+      expect(branding).toMatchObject({ businessName: 'App Dental', accentColor: '#ffcc00' });
+      expect(branding.logo).not.toBeNull();
+      const shown = await admin.get('/app/account?done=saved');
+      expect(shown.body).toContain(`Shown as ${branding.accentColorUsed}`);
+
+      const badLogo = await admin.post('/app/account/branding', { csrf, businessName: 'App Dental', logoUrl: `${images.url}/logo.svg`, accentColor: '#ffcc00' });
+      expect(badLogo.statusCode).toBe(400);
+      expect(badLogo.body).toContain('id="f-acc-brand-logo-error">This logo could not be used.');
+      const badColour = await admin.post('/app/account/branding', { csrf, businessName: 'App Dental', logoUrl: `${images.url}/logo.png`, accentColor: 'orange' });
+      expect(badColour.statusCode).toBe(400);
+      expect(badColour.body).toContain('id="f-acc-brand-accent-error">Enter a colour as # and six hexadecimal digits');
+      expect(badColour.body).toContain('value="orange"');
+      expect((await call(dev.app, own.apiKey, 'GET', '/api/v1/account')).json().branding).toEqual(branding);
+
+      // Emptied fields go back to termin's look; an unchanged logo address is not fetched again.
+      expect((await admin.post('/app/account/branding', { csrf, businessName: '', logoUrl: `${images.url}/logo.png`, accentColor: '' })).statusCode).toBe(303);
+      expect((await call(dev.app, own.apiKey, 'GET', '/api/v1/account')).json().branding).toMatchObject({ businessName: null, accentColor: null, logo: branding.logo });
     });
   });
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
 import { DIALECTS, call, createTestAccount, createTestApp, expectProblem, type TestApp } from '../helpers.js';
 import { PIXEL_PNG, startLogoServer } from './logo-server.js';
-import { csrfOf, sessionBrowser } from './app-browser.js';
+import { csrfOf, formValuesOf, sessionBrowser } from './app-browser.js';
 
 for (const dialect of DIALECTS) {
   describe(`branding and the topic's own words [${dialect}]`, () => {
@@ -181,6 +181,32 @@ for (const dialect of DIALECTS) {
       // Emptied fields go back to termin's look; an unchanged logo address is not fetched again.
       expect((await admin.post('/app/account/branding', { csrf, businessName: '', logoUrl: `${images.url}/logo.png`, accentColor: '' })).statusCode).toBe(303);
       expect((await call(dev.app, own.apiKey, 'GET', '/api/v1/account')).json().branding).toMatchObject({ businessName: null, accentColor: null, logo: branding.logo });
+    });
+
+    it("the topic form in /app edits the confirmation message and keeps the topic's translations", async () => {
+      const own = await createTestAccount(dev.ctx, { name: 'Form account' });
+      const topic = (
+        await call(dev.app, own.apiKey, 'POST', '/api/v1/meeting-topics', {
+          name: 'Check-up',
+          durationMinutes: 30,
+          confirmationMessage: 'Bring your card.',
+          translations: { pl: { name: 'Przegląd' } },
+        })
+      ).json();
+      const admin = await sessionBrowser(dev, own.owner.email);
+      const page = await admin.get(`/app/topics/${topic.uuid}`);
+      expect(page.body).toContain('<label for="f-confirmationMessage">Message after booking</label>');
+      const values = formValuesOf(page.body, 'class="topic-form"');
+      expect(values.confirmationMessage).toBe('Bring your card.');
+      const saved = await admin.post(`/app/topics/${topic.uuid}`, { ...values, confirmationMessage: 'Bring your card and https://acme.example/form', op: 'save' });
+      expect(saved.statusCode).toBe(303);
+      expect((await call(dev.app, own.apiKey, 'GET', `/api/v1/meeting-topics/${topic.uuid}`)).json()).toMatchObject({
+        confirmationMessage: 'Bring your card and https://acme.example/form',
+        translations: { pl: { name: 'Przegląd' } },
+      });
+      const tooLong = await admin.post(`/app/topics/${topic.uuid}`, { ...values, confirmationMessage: 'x'.repeat(2001), op: 'save' });
+      expect(tooLong.statusCode).toBe(400);
+      expect(tooLong.body).toContain('id="f-confirmationMessage-error"');
     });
   });
 }

@@ -55,6 +55,7 @@ export const TopicFormSchema = formSchema(
     team: OptionalField,
     name: TextField,
     description: OptionalField,
+    confirmationMessage: OptionalField,
     ...(Object.fromEntries(NUMBER_FIELDS.map((name) => [name, OptionalField])) as Record<NumberField, typeof OptionalField>),
     places: RepeatedField,
     phoneRequired: Checkbox,
@@ -105,6 +106,8 @@ export interface TopicForm {
   team: string | null;
   name: string;
   description: string;
+  /** Shown after booking (the confirmation page and e-mail); '' for none. */
+  confirmationMessage: string;
   numbers: Record<NumberField, string>;
   places: Place[];
   placeDetails: Partial<Record<Place, string>>;
@@ -136,6 +139,7 @@ export function newTopicForm(places: readonly Place[], team: string | null): Top
     team,
     name: '',
     description: '',
+    confirmationMessage: '',
     numbers,
     places: places.slice(0, 1),
     placeDetails: {},
@@ -164,6 +168,7 @@ export function toTopicForm(topic: MeetingTopic): TopicForm {
     team: topic.teamUuid,
     name: topic.name,
     description: topic.description,
+    confirmationMessage: topic.confirmationMessage,
     numbers,
     places: [...topic.places],
     placeDetails: { ...topic.placeDetails },
@@ -220,6 +225,7 @@ export function readTopicForm(body: FormBody, team: string | null): TopicForm {
     team,
     name: field(body, 'name').trim(),
     description: field(body, 'description').trim(),
+    confirmationMessage: field(body, 'confirmationMessage').trim(),
     numbers,
     places: fields(body, 'places').filter((place): place is Place => isPlace(place)),
     placeDetails,
@@ -367,6 +373,7 @@ export function topicInputOf(form: TopicForm, members: readonly string[]): Creat
   const input: CreateTopicInput & UpdateTopicInput = {
     name: form.name,
     description: form.description,
+    confirmationMessage: form.confirmationMessage,
     durationMinutes: numbers.durationMinutes ?? undefined,
     slotIntervalMinutes,
     bufferBeforeMinutes: numbers.bufferBeforeMinutes ?? 0,

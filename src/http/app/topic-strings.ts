@@ -19,6 +19,9 @@ const en = {
   groupHosts: 'Hosts',
   description: 'Description',
   descriptionHint: 'Shown on the booking page and in the confirmation.',
+  confirmationMessage: 'Message after booking',
+  confirmationMessageHint:
+    'What to bring, how to prepare: shown on the confirmation page and in the participant’s confirmation e-mail. Plain text, links become clickable; at most 2000 characters.',
   teamOf: (team: string) => `A topic of the team ${team}.`,
   ownerOf: 'Who hosts it',
   justMe: 'Just me',
@@ -142,6 +145,9 @@ const pl: TopicStrings = {
   groupHosts: 'Gospodarze',
   description: 'Opis',
   descriptionHint: 'Widoczny na stronie rezerwacji i w potwierdzeniu.',
+  confirmationMessage: 'Wiadomość po rezerwacji',
+  confirmationMessageHint:
+    'Co zabrać, jak się przygotować: widoczna na stronie potwierdzenia i w e-mailu z potwierdzeniem dla uczestnika. Zwykły tekst, linki stają się klikalne; do 2000 znaków.',
   teamOf: (team: string) => `Temat zespołu ${team}.`,
   ownerOf: 'Kto prowadzi',
   justMe: 'Tylko ja',

@@ -125,6 +125,7 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
         locale: pickLocale(lang, request.headers['accept-language']),
         hostName: host.host.name,
         accountName: host.accountName,
+        branding: host.branding,
         stylesheet,
         topics: host.topics.map((topic) => ({
           url: withLang(`/book/${encodeURIComponent(host.host.username)}/${topic.uuid}`, request),

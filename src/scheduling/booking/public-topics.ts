@@ -6,6 +6,7 @@ import { findTopic, listTopics } from '../../db/repositories/meeting-topics.js';
 import { findTeam } from '../../db/repositories/teams.js';
 import { findActiveUserByUsername, findActiveUsersByUsernames } from '../../db/repositories/users.js';
 import type { UseCaseContext } from '../context.js';
+import { getBranding, type BrandingView } from '../account/branding.js';
 
 /** What a booking page may show of a topic: nothing internal (no account, creator or buffers). */
 export interface PublicTopic {
@@ -79,15 +80,20 @@ export async function findPublicTopicPage(
 
 /** `GET /book/{username}`: the host's public topics, oldest first, and their name; NotFound for an unknown or deactivated user. */
 export async function listPublicTopicsOfHost(
-  ctx: Pick<UseCaseContext, 'db'>,
+  ctx: Pick<UseCaseContext, 'db' | 'publicUrl'>,
   username: string,
-): Promise<{ host: { username: string; name: string }; accountName: string; topics: PublicTopic[] }> {
+): Promise<{ host: { username: string; name: string }; accountName: string; branding: BrandingView; topics: PublicTopic[] }> {
   const user = await findActiveUserByUsername(ctx.db, null, username);
   if (!user) throw new NotFoundError('booking page');
-  const [account, topics] = await Promise.all([findAccount(ctx.db, user.accountUuid), listTopics(ctx.db, user.accountUuid, { hostUuid: user.uuid })]);
+  const [account, topics, branding] = await Promise.all([
+    findAccount(ctx.db, user.accountUuid),
+    listTopics(ctx.db, user.accountUuid, { hostUuid: user.uuid }),
+    getBranding(ctx, user.accountUuid),
+  ]);
   return {
     host: { username: user.username, name: `${user.firstName} ${user.lastName}` },
     accountName: account?.name ?? '',
+    branding,
     topics: topics.filter((topic) => topic.public).map(toPublicTopic),
   };
 }

@@ -30,7 +30,7 @@ export async function approvalEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent
   const hostName = `${host.firstName} ${host.lastName}`;
   const common = {
     accountName: account.name,
-    topicName: translateTopic(topic, meeting.participant.lang).name,
+    topicName: topic.name,
     hostName,
     participantName: meeting.participant.name,
     start: meeting.start,
@@ -40,6 +40,8 @@ export async function approvalEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent
   };
   const participant: ApprovalMessageFacts = {
     ...common,
+    // The participant reads the topic's name in their language; the host (below) in English.
+    topicName: translateTopic(topic, meeting.participant.lang).name,
     kind: event.type === 'meeting.requested' ? 'requested' : 'declined',
     to: { name: meeting.participant.name, email: meeting.participant.email },
     lang: meeting.participant.lang,
@@ -52,6 +54,7 @@ export async function approvalEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent
     facts.push({
       ...common,
       kind: 'awaiting-host',
+      topicName: translateTopic(topic, 'en').name,
       to: { name: hostName, email: host.email },
       lang: 'en',
       timezone: host.timezone,

@@ -212,5 +212,46 @@ for (const dialect of DIALECTS) {
       expect(tooLong.statusCode).toBe(400);
       expect(tooLong.body).toContain('id="f-confirmationMessage-error"');
     });
+
+    it("the pay page shows the business's logo, name and colour, and the topic in the participant's language", async () => {
+      const own = await createTestAccount(dev.ctx, { name: 'Paid account', timezone: 'UTC', places: ['zoom'] });
+      const patched = await call(dev.app, own.apiKey, 'PATCH', '/api/v1/account', {
+        gateways: { stripe: { secretKey: 'sk_test_x', webhookSecret: 'whsec_x' } },
+        branding: { businessName: 'Acme Paid', logoUrl: `${images.url}/logo.png`, accentColor: '#ffcc00' },
+      });
+      expect(patched.statusCode).toBe(200);
+      const topic = (
+        await call(dev.app, own.apiKey, 'POST', '/api/v1/meeting-topics', {
+          name: 'Consultation',
+          durationMinutes: 30,
+          places: ['zoom'],
+          bookingWindowDays: 365,
+          price: { amount: 15000, currency: 'PLN' },
+          translations: { pl: { name: 'Konsultacja' } },
+        })
+      ).json();
+      const schedule = (
+        await call(dev.app, null, 'POST', '/api/v1/calculate-schedule', { username: own.owner.username, meetingTopic: topic.uuid, timezone: 'UTC', offset: 7 })
+      ).json();
+      const slot = schedule.days.flatMap((day: { slots: unknown[] }) => day.slots)[0];
+      const booked = await call(dev.app, own.apiKey, 'POST', '/api/v1/schedule', {
+        dates: [slot],
+        email: 'pat@example.com',
+        name: 'Pat',
+        lang: 'pl',
+        place: 'zoom',
+        meetingTopic: topic.uuid,
+        timezone: 'UTC',
+        gateway: 'stripe',
+      });
+      expect(booked.statusCode, booked.body).toBe(201);
+      const page = await dev.app.inject({ method: 'GET', url: `/pay/${booked.json().payment.uuid}/return` });
+      expect(page.statusCode).toBe(200);
+      const branding = patched.json().branding;
+      expect(page.body).toContain(`<img src="${(new URL(branding.logo).pathname + new URL(branding.logo).search).replace('&', '&#38;')}"`);
+      expect(page.body).toContain('Acme Paid');
+      expect(page.body).toContain('<dd>Konsultacja</dd>');
+      expect(page.body).toContain(`/branding/${own.account.uuid}/theme.css?v=${branding.accentColorUsed.slice(1)}`);
+    });
   });
 }

@@ -135,6 +135,15 @@ for (const dialect of DIALECTS) {
       expect([...html.matchAll(/<img[^>]*\ssrc="([^"]*)"/g)].map((match) => match[1])).toEqual([logo]);
       expect(html).not.toContain(images.url);
 
+      // The manage link of the message leads to a branded page with the same words.
+      const token = /https:\/\/book\.acme\.test\/booking\/(\S+)/.exec(text)![1]!;
+      const manage = await t.app.inject({ method: 'GET', url: `/booking/${token}` });
+      expect(manage.statusCode).toBe(200);
+      expect(manage.body).toContain('Acme Dental');
+      expect(manage.body).toContain(`<img src="${(new URL(logo).pathname + new URL(logo).search).replace('&', '&#38;')}"`);
+      expect(manage.body).toContain('Przegląd');
+      expect(manage.body).toContain('<a href="https://acme.example/mapa">https://acme.example/mapa</a>');
+
       // The host's message keeps the topic's own words and no participant-facing message.
       const toHost = messages.find((message) => (message.headers.to ?? '').includes(acme.owner.email))!;
       const hostText = findPart(toHost, 'text/plain')!.body;

@@ -1,6 +1,24 @@
 // termin host app: small progressive touches; every page works without this file.
 (function () {
   'use strict';
+  // The navigation folds behind "Menu" on narrow screens (app.css); Escape closes it again.
+  var menu = document.querySelector('nav.app-menu');
+  var toggle = menu && menu.querySelector('button.menu-toggle');
+  if (toggle) {
+    var setOpen = function (open) {
+      toggle.setAttribute('aria-expanded', String(open));
+      menu.classList.toggle('open', open);
+    };
+    menu.classList.add('collapsible');
+    toggle.hidden = false;
+    toggle.addEventListener('click', function () { setOpen(toggle.getAttribute('aria-expanded') !== 'true'); });
+    menu.addEventListener('keydown', function (event) {
+      if (event.key === 'Escape' && toggle.getAttribute('aria-expanded') === 'true') {
+        setOpen(false);
+        toggle.focus();
+      }
+    });
+  }
   // "Copy link" buttons appear only where the clipboard can be written.
   if (navigator.clipboard) {
     document.querySelectorAll('button.copy-link[data-copy]').forEach(function (button) {

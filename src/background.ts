@@ -16,6 +16,7 @@ import { createRoomNoticeDigestHandler } from './scheduling/integrations/room-no
 import { refreshIdleConnections } from './scheduling/integrations/provider-access.js';
 import { createReminderSender } from './scheduling/meetings/reminders.js';
 import { createSignInLinkSender } from './scheduling/host-app/sign-in.js';
+import { pruneTables } from './scheduling/maintenance/prune.js';
 import { applyRetention } from './scheduling/participants/retention.js';
 
 /** How long stopping waits for running jobs: half of the server's 10 s shutdown bound. */
@@ -110,14 +111,17 @@ export function startBackgroundJobs(
     }
     return refreshingIdle;
   };
-  // Retention (accounts' participantDataDays): on the maintenance beat, apart from it (a first run may erase
+  // Retention (accounts' participantDataDays, then the tables' RETENTION_* rules): on the maintenance beat, apart from it (a first run may erase
   // thousands of meetings, in batches), one run at a time here and, by its lease, across instances.
   let retaining: Promise<void> | null = null;
   const retain = (): Promise<void> => {
     if (!retaining) {
       retaining = applyRetention(ctx, { lease: true, stopped: () => stopping })
-        .then((done) => {
+        .then(async (done) => {
           if (done.accounts.length > 0) ctx.log.info({ accounts: done.accounts }, 'retention applied');
+          // Then each table's own rule (events, deliveries, sessions, …), by age, under a lease of its own.
+          const pruned = await pruneTables(ctx, ctx.config.retention, { lease: true, stopped: () => stopping });
+          if (pruned.pruned.length > 0) ctx.log.info({ pruned: pruned.pruned }, 'old rows pruned');
         })
         .catch((error: unknown) => ctx.log.error({ err: error }, 'background job failed'))
         .finally(() => {

@@ -105,6 +105,8 @@ export interface Config {
    */
   absoluteProblemTypes: boolean;
   webhooks: WebhookSettings;
+  /** How long each table that grows with traffic keeps its rows (RETENTION_*; docs/deploying.md lists the rules). */
+  retention: RetentionSettings;
   /** CALENDAR_SYNC_INTERVAL_SECONDS: how often each connected calendar's busy time is read again. */
   calendarSyncIntervalSeconds: number;
   /** SMS_PROVIDER and its settings: where SMS reminders go; null: SMS reminders cannot be chosen. */
@@ -192,6 +194,29 @@ export type SmsSettings = {
 
 export const SMS_PROVIDERS = ['smsapi', 'twilio'] as const;
 
+/**
+ * The maintenance's pruning (src/scheduling/maintenance/prune.ts): what it deletes, by age,
+ * in batches of `batch` rows. Each age is counted back from the run's moment.
+ */
+export interface RetentionSettings {
+  /** RETENTION_OUTBOX_DAYS (default 30): outbox jobs done, or failed for good, that long ago. */
+  outboxDays: number;
+  /** RETENTION_EVENT_DAYS (default 400, at least 30): events (a meeting's history in the web app). */
+  eventDays: number;
+  /** RETENTION_WEBHOOK_DELIVERY_DAYS (default 30): webhook deliveries no longer pending, with their attempts; the delivery log says it. */
+  webhookDeliveryDays: number;
+  /** RETENTION_SIGN_IN_DAYS (default 7): sign-in links, web app sessions and OAuth states that expired (or were revoked) that long ago. */
+  signInDays: number;
+  /** RETENTION_PAST_BUSY_DAYS (default 7): connected calendars' busy time that ended that long ago. */
+  pastBusyDays: number;
+  /** RETENTION_IDEMPOTENCY_HOURS (default 24, at least 24): stored answers to Idempotency-Key requests. */
+  idempotencyHours: number;
+  /** RETENTION_AUDIT_DAYS (default 400, at least 400): the account's audit log. */
+  auditDays: number;
+  /** RETENTION_BATCH (default 500): rows deleted per statement, each its own short transaction. */
+  batch: number;
+}
+
 export interface WebhookSettings {
   /** WEBHOOK_RETRY_BASE_SECONDS: the first retry's delay; later ones double, capped at an hour. */
   retryBaseSeconds: number;
@@ -217,8 +242,12 @@ export interface HttpLimits {
 export interface DatabaseTimeouts {
   /** PostgreSQL: opening a connection, or waiting for a free one in the pool. */
   connectMs: number;
-  /** PostgreSQL: one statement (server-side statement_timeout; the client gives up a little later). */
+  /** PostgreSQL: one statement (statement_timeout, set per transaction, or a cancel outside one; the client gives up a little later). */
   statementMs: number;
+  /** PostgreSQL: a statement's wait for a row or table lock (lock_timeout, per transaction). */
+  lockMs: number;
+  /** PostgreSQL: a transaction left idle this long is ended by the server (idle_in_transaction_session_timeout). */
+  idleInTransactionMs: number;
   /** PostgreSQL: an idle pooled connection is closed after this. */
   idleMs: number;
   /** SQLite: how long to wait for another process's write lock (busy_timeout). */
@@ -377,6 +406,8 @@ export function loadConfig(env: Env = process.env, root = PROJECT_ROOT): Config 
     databaseTimeouts: {
       connectMs: parseInteger(env.DATABASE_CONNECT_TIMEOUT_MS, 5_000, 'DATABASE_CONNECT_TIMEOUT_MS', 100, 600_000, problems),
       statementMs: parseInteger(env.DATABASE_STATEMENT_TIMEOUT_MS, 15_000, 'DATABASE_STATEMENT_TIMEOUT_MS', 100, 3_600_000, problems),
+      lockMs: parseInteger(env.DATABASE_LOCK_TIMEOUT_MS, 15_000, 'DATABASE_LOCK_TIMEOUT_MS', 100, 3_600_000, problems),
+      idleInTransactionMs: parseInteger(env.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS, 15_000, 'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 100, 3_600_000, problems),
       idleMs: parseInteger(env.DATABASE_IDLE_TIMEOUT_MS, 30_000, 'DATABASE_IDLE_TIMEOUT_MS', 100, 3_600_000, problems),
       busyMs: parseInteger(env.DATABASE_BUSY_TIMEOUT_MS, 5_000, 'DATABASE_BUSY_TIMEOUT_MS', 0, 600_000, problems),
     },
@@ -388,6 +419,16 @@ export function loadConfig(env: Env = process.env, root = PROJECT_ROOT): Config 
     webhooks: {
       retryBaseSeconds: parseInteger(env.WEBHOOK_RETRY_BASE_SECONDS, 5, 'WEBHOOK_RETRY_BASE_SECONDS', 1, 3600, problems),
       maxInFlightPerEndpoint: parseInteger(env.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, 4, 'WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT', 1, 64, problems),
+    },
+    retention: {
+      outboxDays: parseInteger(env.RETENTION_OUTBOX_DAYS, 30, 'RETENTION_OUTBOX_DAYS', 1, 36_500, problems),
+      eventDays: parseInteger(env.RETENTION_EVENT_DAYS, 400, 'RETENTION_EVENT_DAYS', 30, 36_500, problems),
+      webhookDeliveryDays: parseInteger(env.RETENTION_WEBHOOK_DELIVERY_DAYS, 30, 'RETENTION_WEBHOOK_DELIVERY_DAYS', 1, 36_500, problems),
+      signInDays: parseInteger(env.RETENTION_SIGN_IN_DAYS, 7, 'RETENTION_SIGN_IN_DAYS', 0, 36_500, problems),
+      pastBusyDays: parseInteger(env.RETENTION_PAST_BUSY_DAYS, 7, 'RETENTION_PAST_BUSY_DAYS', 0, 36_500, problems),
+      idempotencyHours: parseInteger(env.RETENTION_IDEMPOTENCY_HOURS, 24, 'RETENTION_IDEMPOTENCY_HOURS', 24, 876_000, problems),
+      auditDays: parseInteger(env.RETENTION_AUDIT_DAYS, 400, 'RETENTION_AUDIT_DAYS', 400, 36_500, problems),
+      batch: parseInteger(env.RETENTION_BATCH, 500, 'RETENTION_BATCH', 1, 100_000, problems),
     },
     calendarSyncIntervalSeconds: parseInteger(env.CALENDAR_SYNC_INTERVAL_SECONDS, 300, 'CALENDAR_SYNC_INTERVAL_SECONDS', 30, 86_400, problems),
     sms: parseSms(env, problems),

@@ -108,7 +108,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   return {
     config,
     publicUrl: config.publicUrl,
-    webhookSettings: config.webhooks,
+    webhookSettings: { ...config.webhooks, deliveryRetentionDays: config.retention.webhookDeliveryDays },
     calendarSyncIntervalMs: config.calendarSyncIntervalSeconds * 1000,
     maxApiKeysPerUser: config.maxApiKeysPerUser,
     now,

@@ -12,6 +12,8 @@ declare module 'vitest' {
     chromiumPath: string | null;
     /** Whether Radicale (the CalDAV server the calendar suites start) is installed. */
     radicaleAvailable: boolean;
+    /** Debian's PgBouncer, for the suite that runs termin through it; null when it is skipped. */
+    pgbouncerPath: string | null;
   }
 }
 
@@ -60,7 +62,8 @@ function redact(url: string): string {
 }
 
 /**
- * The browser and CalDAV suites run against real programs (Debian's chromium and radicale).
+ * The browser, CalDAV and PgBouncer suites run against real programs (Debian's chromium, radicale
+ * and pgbouncer).
  * Without them those suites are skipped and the run says so, as for PostgreSQL; CI
  * (TERMIN_REQUIRE_ALL=1, set by .ci/run after installing them) fails instead.
  */
@@ -75,11 +78,14 @@ function provideRealServers(project: TestProject): string[] {
       radicale = false;
     }
   }
+  const pgbouncer = [process.env.PGBOUNCER_PATH, '/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((candidate) => candidate !== undefined && existsSync(candidate)) ?? null;
   project.provide('chromiumPath', chromium);
+  project.provide('pgbouncerPath', pgbouncer);
   project.provide('radicaleAvailable', radicale);
   const missing = [
     ...(chromium === null ? ['the browser suites (test/browser, the docs page in Chromium): no Chromium (apt-get install chromium)'] : []),
     ...(radicale ? [] : ['the CalDAV suites (test/calendars against Radicale): no Radicale (apt-get install radicale)']),
+    ...(pgbouncer === null ? ['the PgBouncer suite (test/db/pgbouncer.test.ts): no PgBouncer (apt-get install pgbouncer)'] : []),
   ];
   if (missing.length > 0 && process.env.TERMIN_REQUIRE_ALL === '1') {
     throw new Error(`TERMIN_REQUIRE_ALL=1 but these cannot run: ${missing.join('; ')}`);

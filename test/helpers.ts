@@ -23,6 +23,8 @@ export const DIALECTS: readonly Dialect[] = postgresAdminUrl ? ['sqlite', 'postg
 /** Whether the suites driving real Chromium and Radicale can run here (see test/global-setup.ts). */
 export const HAS_CHROMIUM = inject('chromiumPath') !== null;
 export const HAS_RADICALE = inject('radicaleAvailable');
+/** Debian's PgBouncer (test/db/pgbouncer.test.ts), or null when it is not installed. */
+export const PGBOUNCER_PATH = inject('pgbouncerPath');
 
 /** A controllable clock: tests move time explicitly instead of sleeping. */
 export interface TestClock {

@@ -12,7 +12,6 @@ import { INTEGRATION_PROVIDERS, type IntegrationProvider, isIntegrationProvider 
 import { updateAccountAsOperator } from '../scheduling/account/account.js';
 import { handOverOwnershipAsOperator } from '../scheduling/account/owner.js';
 import { createApiKeyForUser } from '../scheduling/account/api-keys.js';
-import type { UseCaseContext } from '../scheduling/context.js';
 import { createAccount } from '../scheduling/account/create-account.js';
 import { redirectUriOf, setIntegrationAsOperator } from '../scheduling/integrations/apps.js';
 import { resealSecrets } from '../scheduling/operator/reseal-secrets.js';
@@ -22,6 +21,7 @@ import { AUDIT_ACTIONS, OPERATOR_ACTOR, isAuditAction } from '../domain/audit.js
 import { listAuditEventsAsOperator } from '../scheduling/audit/audit-events.js';
 import { exportToJson } from '../http/representations.js';
 import { eraseParticipant, exportParticipant } from '../scheduling/participants/participants.js';
+import { pruneTables } from '../scheduling/maintenance/prune.js';
 import { applyRetention } from '../scheduling/participants/retention.js';
 import { BackupError, backupPostgres, backupSqlite, restorePostgresCommand, restoreSqlite } from './backup.js';
 
@@ -84,7 +84,8 @@ Commands:
       --account <uuid> --email <email>   meetings still to come are cancelled; the host is told)
   retention run                   Apply every account's retention now: erase the personal data
       [--as-of <date-time>]       of meetings that ended longer ago than it keeps (as if at
-                                  that moment: to check a setting)
+                                  that moment: to check a setting), then delete the rows past
+                                  each table's RETENTION_* age
   backup --to <file>              SQLite: a consistent copy of the live database (safe while
                                   the server runs). PostgreSQL: runs pg_dump if it is on PATH,
                                   otherwise prints the pg_dump command
@@ -195,7 +196,7 @@ interface CommandResult {
   text: string;
 }
 
-async function runCommand(command: string, options: Options, ctx: UseCaseContext, applied: string[]): Promise<CommandResult> {
+async function runCommand(command: string, options: Options, ctx: AppContext, applied: string[]): Promise<CommandResult> {
   switch (command) {
     case 'migrate':
       return {
@@ -437,15 +438,19 @@ async function runCommand(command: string, options: Options, ctx: UseCaseContext
         throw new UsageError(`--as-of must be a date-time such as 2027-03-29T07:00:00Z, got "${asOfFlag}"`);
       const done = await applyRetention(ctx, asOf === undefined ? { actor: OPERATOR_ACTOR } : { asOf, actor: OPERATOR_ACTOR });
       const erased = done.accounts.reduce((sum, account) => sum + account.erased, 0);
+      // Then every table's own rule (RETENTION_*), as of the same moment.
+      const { pruned } = await pruneTables(ctx, ctx.config.retention, { asOf: done.asOf });
       return {
-        json: { asOf: iso(done.asOf), erased, accounts: done.accounts },
-        text:
+        json: { asOf: iso(done.asOf), erased, accounts: done.accounts, pruned },
+        text: [
           done.accounts.length === 0
             ? `As of ${iso(done.asOf)}: nothing to erase.`
             : [
                 `As of ${iso(done.asOf)}: erased the personal data of ${erased} meeting(s).`,
                 ...done.accounts.map((a) => `  ${a.accountUuid}  ${a.erased} (kept ${a.days} days)`),
               ].join('\n'),
+          pruned.length === 0 ? 'No rows past their retention.' : `Deleted rows past their retention: ${pruned.map((p) => `${p.rule} ${p.deleted}`).join(', ')}.`,
+        ].join('\n'),
       };
     }
     default:

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
@@ -31,7 +32,7 @@ export interface PoolStats {
 }
 
 /** The defaults `loadConfig` applies; the CLI and tests that build no config get the same. */
-export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 5_000, statementMs: 15_000, idleMs: 30_000, busyMs: 5_000 };
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 5_000, statementMs: 15_000, lockMs: 15_000, idleInTransactionMs: 15_000, idleMs: 30_000, busyMs: 5_000 };
 
 /**
  * The client gives a statement this much longer than the server's statement_timeout: a live
@@ -76,7 +77,8 @@ function openPostgres(
     // answers, or a pool stuck behind such connections, fails the request instead of hanging it.
     connectionTimeoutMillis: timeouts.connectMs,
     idleTimeoutMillis: timeouts.idleMs,
-    statement_timeout: timeouts.statementMs,
+    // No statement_timeout here: pg would send it as a startup parameter, which PgBouncer
+    // refuses ("unsupported startup parameter"); applyTimeouts sets it per transaction instead.
     query_timeout: timeouts.statementMs + QUERY_TIMEOUT_GRACE_MS,
     // Dead peers (a failover without a RST) are noticed by TCP instead of never.
     keepAlive: true,
@@ -96,12 +98,90 @@ function openPostgres(
   // it fails (503), and the pool drops the broken client when it is released.
   pool.on('connect', (client) => {
     client.on('error', onConnectionError);
+    applyTimeouts(client, timeouts);
     guardQueryTimeout(client);
     if (preparedStatements) prepareByText(client);
     countWrites(client);
   });
   onPool(pool);
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+const BEGINS_TRANSACTION = /^\s*(begin|start\s+transaction)\b[^;]*;?\s*$/i;
+
+/**
+ * The server-side timeouts, in a way that survives a pooler in transaction mode (PgBouncer
+ * with its default settings), where a session setting would apply to whichever client gets
+ * the server connection next and a startup parameter is refused outright:
+ * - a transaction sets them with `SET LOCAL`, sent with its BEGIN as one simple query (one
+ *   round trip, as BEGIN alone; the three SETs cost the server microseconds);
+ * - a statement outside a transaction is its own transaction, with nowhere to put a SET
+ *   LOCAL, so it gets a deadline here: still running after statementMs, it is cancelled with
+ *   a cancel request, which PostgreSQL and PgBouncer both honour (the same SQLSTATE 57014 as
+ *   statement_timeout). Its cost is a timer per statement; the cancel's own connection is
+ *   opened only when one fires.
+ * lock_timeout makes a statement waiting for a row lock give up (55P03, answered 503) sooner
+ * than statement_timeout; idle_in_transaction_session_timeout ends a transaction left open by
+ * a client that stopped (a hung process), so its locks do not outlive it.
+ */
+function applyTimeouts(client: pg.PoolClient, timeouts: DatabaseTimeouts): void {
+  const setLocal =
+    `; set local statement_timeout = ${Math.trunc(timeouts.statementMs)}` +
+    `; set local lock_timeout = ${Math.trunc(timeouts.lockMs)}` +
+    `; set local idle_in_transaction_session_timeout = ${Math.trunc(timeouts.idleInTransactionMs)}`;
+  let inTransaction = false;
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | null)?.text;
+    if (typeof text !== 'string') return query(...args);
+    if (BEGINS_TRANSACTION.test(text) && args.length <= 2 && (args[1] === undefined || (Array.isArray(args[1]) && args[1].length === 0))) {
+      inTransaction = true;
+      const result = query(text.replace(/;?\s*$/, setLocal));
+      if (result instanceof Promise) result.catch(() => (inTransaction = false));
+      return result;
+    }
+    if (ENDS_TRANSACTION.test(text)) {
+      inTransaction = false;
+      return query(...args);
+    }
+    if (inTransaction) return query(...args);
+    const result = query(...args);
+    if (!(result instanceof Promise)) return result;
+    let cancelling = false;
+    const deadline = setTimeout(() => {
+      cancelling = true;
+      cancelRunningStatement(client);
+    }, timeouts.statementMs);
+    const settled = (error?: unknown) => {
+      clearTimeout(deadline);
+      // It ended otherwise than by the cancel while the cancel was on its way, which could then
+      // land on this connection's next statement: the connection is not used again.
+      if (cancelling && (error as { code?: unknown } | undefined)?.code !== '57014') destroySocket(client);
+    };
+    result.then(() => settled(), settled);
+    return result;
+  };
+}
+
+/**
+ * Asks the server to cancel what `client` is running: PostgreSQL's cancel request, on a
+ * connection of its own (the protocol's way; it needs no authentication and the server
+ * closes it once done). A failure to send it leaves the client-side query_timeout to end the wait.
+ */
+function cancelRunningStatement(client: pg.PoolClient): void {
+  const { host, port, processID, secretKey } = client as unknown as { host: string; port: number; processID: number | null; secretKey: number | null };
+  if (processID === null || secretKey === null) return;
+  const request = Buffer.alloc(16);
+  request.writeInt32BE(16, 0);
+  request.writeInt32BE(80877102, 4);
+  request.writeInt32BE(processID, 8);
+  request.writeInt32BE(secretKey, 12);
+  const socket = host.startsWith('/') ? net.connect(path.join(host, `.s.PGSQL.${port}`)) : net.connect(port, host);
+  socket.on('error', () => undefined);
+  socket.setTimeout(5_000, () => socket.destroy());
+  // Written, then left for the peer to close: PgBouncer drops a cancel whose sender hung up before it passed it on.
+  socket.on('connect', () => socket.write(request));
+  socket.on('end', () => socket.destroy());
 }
 
 /**

@@ -26,9 +26,10 @@ const UNAVAILABLE_SQLSTATE_CLASSES = ['08', '53', '57'];
 /**
  * 55000: "database … is not currently accepting connections" (ALLOW_CONNECTIONS false, a
  * database being dropped or restored); 3D000: the database does not exist; 28000 / 28P01:
- * the role or its password is refused (a rotated credential).
+ * the role or its password is refused (a rotated credential); 55P03: a lock not had within
+ * lock_timeout (the rows are busy: later they may not be).
  */
-const UNAVAILABLE_SQLSTATES = new Set(['55000', '3D000', '28000', '28P01']);
+const UNAVAILABLE_SQLSTATES = new Set(['55000', '55P03', '3D000', '28000', '28P01']);
 /** A TLS handshake to the database that fails (an expired or unknown certificate, a name mismatch). */
 const UNAVAILABLE_TLS_CODES = new Set([
   'DEPTH_ZERO_SELF_SIGNED_CERT',

@@ -25,8 +25,8 @@ import type { MailTransport } from '../mail/transport.js';
 export interface UseCaseContext {
   /** PUBLIC_URL: where links in messages and pages point (`https://book.example.com`, no trailing slash). */
   publicUrl: string;
-  /** WEBHOOK_*: how deliveries are paced and retried. */
-  webhookSettings: WebhookSettings;
+  /** WEBHOOK_*: how deliveries are paced and retried; and how long one stays in the log (RETENTION_WEBHOOK_DELIVERY_DAYS, which the log's API shows). */
+  webhookSettings: WebhookSettings & { deliveryRetentionDays: number };
   /** CALENDAR_SYNC_INTERVAL_SECONDS in ms: how often each connected calendar is read again. */
   calendarSyncIntervalMs: number;
   /** MAX_API_KEYS_PER_USER: active keys a user may hold at once. */

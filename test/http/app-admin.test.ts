@@ -1,6 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertDeliveries } from '../../src/db/repositories/webhooks.js';
+import { newId } from '../../src/ids.js';
 import { publicUrlProblem } from '../../src/scheduling/integrations/apps.js';
 import { Browser, csrfOf, sessionBrowser } from './app-browser.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, runJobsCapturingMail, type TestApp } from '../helpers.js';
@@ -254,6 +256,40 @@ for (const dialect of DIALECTS) {
       } finally {
         await new Promise((resolve) => receiver.close(resolve));
       }
+    });
+
+    it('webhooks: the delivery log pages with "Older" and "Newest", 25 at a time, newest first', async () => {
+      const acme = await createTestAccount(t.ctx);
+      const made = await call(t.app, acme.apiKey, 'POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/termin', events: ['member.created'] });
+      expect(made.statusCode).toBe(201);
+      const webhook = made.json().uuid as string;
+      // 27 deliveries logged a minute apart (as the outbox logs them; not sent here), the newest last.
+      const logged = Array.from({ length: 27 }, (_, i) => ({
+        uuid: newId(t.clock.now() + i * 60_000),
+        subscriptionUuid: webhook,
+        accountUuid: acme.account.uuid,
+        eventUuid: newId(t.clock.now() + i * 60_000),
+        eventType: 'member.created' as const,
+        body: '{}',
+        jobUuid: newId(t.clock.now()),
+        createdAt: t.clock.now() - (27 - i) * 60_000,
+      }));
+      await insertDeliveries(t.ctx.db, logged);
+      const newestFirst = logged.map((delivery) => delivery.uuid).reverse();
+      const rows = (body: string) => [...body.matchAll(/<tr id="d-([^"]+)">/g)].map((match) => match[1]);
+
+      const admin = await signIn(acme.owner.email);
+      const first = await admin.get(`/app/webhooks/${webhook}`);
+      expect(rows(first.body)).toEqual(newestFirst.slice(0, 25));
+      expect(first.body).not.toContain('>Newest</a>');
+      const older = /<a href="([^"]+)" rel="next">Older<\/a>/.exec(first.body)![1]!.replace(/&amp;/g, '&');
+      expect(older).toMatch(new RegExp(`^/app/webhooks/${webhook}\\?cursor=[^#]+#deliveries$`));
+      const second = await admin.get(older.split('#')[0]!);
+      expect(second.statusCode).toBe(200);
+      expect(rows(second.body)).toEqual(newestFirst.slice(25));
+      expect(second.body).toContain(`<a href="/app/webhooks/${webhook}#deliveries">Newest</a>`);
+      expect(second.body).not.toContain('rel="next"');
+      expect((await admin.get(`/app/webhooks/${webhook}?lang=pl`)).body).toContain('rel="next">Starsze</a>');
     });
 
     it('account: name, time zone and places saved as PATCH /account saves them; problems next to their field in Polish', async () => {

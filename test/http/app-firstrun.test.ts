@@ -82,7 +82,18 @@ for (const dialect of DIALECTS) {
         expect.objectContaining({ type: 'google', url: 'google:primary', checkConflicts: true, writeMeetings: true, status: 'ok' }),
         expect.objectContaining({ type: 'microsoft', checkConflicts: true, writeMeetings: false, status: 'ok' }),
       ]);
-      expect((await owner.get('/app/connections?done=calendar-added')).body).toContain('The calendar was added.');
+      const listed = (await owner.get('/app/connections?done=calendar-added')).body;
+      expect(listed).toContain('The calendar was added.');
+      // Each in words: the provider's calendar and its name, not the stored "GOOGLE: google:primary".
+      const headings = [...listed.matchAll(/<h3 id="hc-[^"]+">([^<]*)<\/h3>\s*<p class="status">([^<]*)</g)].map((match) => [match[1], match[2]]);
+      expect(headings).toEqual([
+        ['Google Calendar: main calendar', 'Read successfully'],
+        ['Outlook calendar (Microsoft): main calendar', 'Read successfully'],
+      ]);
+      expect(listed).not.toContain('google:primary');
+      const polish = (await owner.get('/app/connections?lang=pl')).body;
+      expect(polish).toContain('>Kalendarz Google: kalendarz główny</h3>');
+      await owner.get('/app/connections?lang=en');
 
       // Only Google and Microsoft hold calendars; a Zoom "calendar" is refused on the page, nothing stored.
       const zoom = await owner.post('/app/connections/zoom/calendars', { csrf, calendarId: 'primary' });

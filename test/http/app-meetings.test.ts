@@ -30,18 +30,24 @@ for (const dialect of DIALECTS) {
     });
     afterAll(async () => t.close());
 
-    async function signIn(email: string): Promise<Browser> {
+    /**
+     * Signs `email` in from the sign-in form at `loginPath` (whose hidden fields go with it, as
+     * a browser sends them), in `browser`; the confirmation sends it to `landing`.
+     */
+    async function signIn(email: string, options: { browser?: Browser; loginPath?: string; next?: string; landing?: string } = {}): Promise<Browser> {
       // Sign-ins share one client address: a minute of their own keeps them under its limit (10 a minute).
       t.clock.advance(61_000);
-      const browser = new Browser(t.app);
-      const form = await browser.get('/app/login');
-      await browser.post('/app/login', { csrf: csrfOf(form.body), email, lang: 'en' });
+      const browser = options.browser ?? new Browser(t.app);
+      const form = await browser.get(options.loginPath ?? '/app/login');
+      const hidden = /name="next" value="([^"]*)"/.exec(form.body)?.[1]?.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+      const next = options.next ?? hidden;
+      await browser.post('/app/login', { csrf: csrfOf(form.body), email, lang: 'en', ...(next === undefined ? {} : { next }) });
       // The link goes out from the outbox, after whatever the bookings queued before it (the host's own e-mails too).
       const sent: RenderedMessage[] = [];
       const linkMail = () => sent.find((message) => message.to.email === email && message.text.includes('/app/login/'));
       for (let round = 0; round < 5 && linkMail() === undefined; round += 1) await runJobsCapturingMail(t.ctx, sent);
       const link = /https?:\/\/\S+(\/app\/login\/[A-Za-z0-9_-]+)/.exec(linkMail()!.text)![1]!;
-      expect((await openAndConfirm(browser, link, t.ctx.config.publicUrl)).headers.location).toBe('/app');
+      expect((await openAndConfirm(browser, link, t.ctx.config.publicUrl)).headers.location).toBe(options.landing ?? '/app');
       return browser;
     }
 
@@ -91,12 +97,13 @@ for (const dialect of DIALECTS) {
       expect(toHost.text).toContain(`${t.ctx.config.publicUrl}/app/meetings/${request.uuid}`);
       expect(toHost.text).not.toContain('/api/v1/');
 
-      // Signed out, the link asks for sign-in first; signed in, it is the request with its buttons.
+      // Signed out, the link asks for sign-in first, and signing in lands on it: the request with its buttons.
       const path = `/app/meetings/${request.uuid}`;
-      const signedOut = await new Browser(t.app).get(path);
+      const browser = new Browser(t.app);
+      const signedOut = await browser.get(path);
       expect(signedOut.statusCode).toBe(303);
-      expect(signedOut.headers.location).toBe('/app/login');
-      const owner = await signIn(acme.owner.email);
+      expect(signedOut.headers.location).toBe(`/app/login?next=${encodeURIComponent(path)}`);
+      const owner = await signIn(acme.owner.email, { browser, loginPath: signedOut.headers.location as string, landing: path });
       const page = await owner.get(path);
       expect(page.statusCode).toBe(200);
       expect(page.body).toContain('>Approve</button>');
@@ -132,6 +139,36 @@ for (const dialect of DIALECTS) {
       const settled = await owner.get('/app');
       expect(settled.body).not.toContain('id="awaiting-approval"');
       expect(settled.body).toContain(`id="m-${request.uuid}"`);
+    });
+
+    it('after sign-in, returns only to a page of the app: a hostile next, from the form or a changed cookie, lands on /app', async () => {
+      const { acme } = await setUp();
+      for (const hostile of [
+        '//evil.example/app',
+        'https://evil.example/app',
+        '/app/../../evil',
+        '/\\evil.example',
+        '/app//evil.example',
+        '/appx',
+        '/app/login/x',
+        'javascript:alert(1)',
+      ]) {
+        t.clock.advance(61_000);
+        const browser = new Browser(t.app);
+        const page = await browser.get(`/app/login?next=${encodeURIComponent(hostile)}`);
+        expect(page.body, hostile).not.toContain('name="next"');
+        await browser.post('/app/login', { csrf: csrfOf(page.body), email: acme.owner.email, lang: 'en', next: hostile });
+        expect(browser.cookies.has('termin_return'), hostile).toBe(false);
+      }
+      // Those links sent, and past the member's limit of sign-in links (3 in 15 minutes) they used up.
+      await runJobsCapturingMail(t.ctx, []);
+      t.clock.advance(16 * 60_000);
+      await signIn(acme.owner.email, { next: '//evil.example/app', landing: '/app' });
+      // A cookie changed by hand is checked as it is read.
+      const tampered = new Browser(t.app);
+      tampered.cookies.set('termin_return', '//evil.example');
+      await signIn(acme.owner.email, { browser: tampered, landing: '/app' });
+      expect(tampered.cookies.has('termin_return')).toBe(false);
     });
 
     it('shows one meeting: participant with mailto: and tel: links, answers, place, no payment, messages sent', async () => {
@@ -281,18 +318,21 @@ for (const dialect of DIALECTS) {
       expect(first.statusCode).toBe(200);
       expect(first.body).toContain('<h1>Past</h1>');
       expect(first.body).toContain('<a href="/app/past" aria-current="page">Past</a>');
-      // The 20 latest of the 20 that took place (the cancelled one did not), latest first; the coming one is not there.
+      // The 20 latest of the 21 that have started, the cancelled one (the latest) too, with its status; the coming one is not there.
       const expected = booked
-        .slice(0, 20)
+        .slice()
         .reverse()
         .map((meeting) => meeting.uuid);
       expect(ids(first.body)).toEqual(expected.slice(0, 20));
       expect(first.body).not.toContain(later.uuid);
       expect(first.body).toContain(`<a href="/app/meetings/${expected[0]}">`);
-      const older = /<a href="(\/app\/past\?cursor=[^"]+)" rel="next">Older<\/a>/.exec(first.body);
-      expect(older).toBeNull();
+      const rowOf = (body: string, uuid: string) => body.slice(body.indexOf(`id="m-${uuid}"`), body.indexOf('</li>', body.indexOf(`id="m-${uuid}"`)));
+      expect(textOf(rowOf(first.body, cancelled.uuid), 'status')).toBe('Cancelled');
+      expect(textOf(rowOf(first.body, expected[1]!), 'status')).toBe('Confirmed');
+      const older = /<a href="(\/app\/past\?cursor=[^"]+)" rel="next">Older<\/a>/.exec(first.body)![1]!.replace(/&amp;/g, '&');
+      expect(ids((await owner.get(older)).body)).toEqual(expected.slice(20));
 
-      // One more that took place makes 21: the last of them is on the older page.
+      // One more that took place makes 22: the last two of them are on the older page.
       const extra = await book(at(6, 9));
       t.clock.set(Date.parse(at(6, 12)));
       const again = await owner.get('/app/past');

@@ -35,8 +35,3 @@ export async function completeIdempotencyKey(db: DbOrTrx, accountUuid: string, k
 export async function deleteIdempotentResponse(db: DbOrTrx, accountUuid: string, key: string): Promise<void> {
   await db.deleteFrom('idempotency_keys').where('account_id', '=', accountUuid).where('key', '=', key).execute();
 }
-
-export async function deleteIdempotentResponsesBefore(db: DbOrTrx, before: number): Promise<number> {
-  const result = await db.deleteFrom('idempotency_keys').where('created_at', '<', before).executeTakeFirst();
-  return Number(result.numDeletedRows);
-}

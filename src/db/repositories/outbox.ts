@@ -181,9 +181,3 @@ export async function advanceJobs(db: DbOrTrx, uuids: readonly string[], now: nu
     .where('next_attempt_at', '>', now)
     .execute();
 }
-
-/** Forgets jobs finished before `before`: the outbox is a queue, not an archive (events are). */
-export async function deleteDoneJobsBefore(db: DbOrTrx, before: number): Promise<number> {
-  const result = await db.deleteFrom('outbox').where('status', '=', 'done').where('done_at', '<', before).executeTakeFirst();
-  return Number(result.numDeletedRows);
-}

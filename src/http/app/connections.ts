@@ -15,7 +15,7 @@ import { PROBLEM_KINDS } from '../problems.js';
 import { Checkbox, OptionalField, PAGE_ROUTE, TextField, field, formRoute, formSchema, isCorrectable, requireValidForm, type FormBody } from './forms.js';
 import { type AppFrame, type AppPageOptions, csrfField, notice, renderPage, requireUuid, seeOther, sessionOf } from './frame.js';
 import { plainErrorMessage } from './field-errors.js';
-import { APP_STRINGS } from './strings.js';
+import { APP_STRINGS, type AppStrings } from './strings.js';
 
 /** Adding a calendar: its type and URL, the credentials when it needs them, and what it is used for. */
 const AddCalendarFormSchema = formSchema({
@@ -245,6 +245,19 @@ ${csrfField(frame)}
 </form>`;
 }
 
+/**
+ * A calendar's heading in words: its kind, then its name. termin stores no name of its own for
+ * a Google or Microsoft calendar, only the id the member gave (`google:primary` as stored),
+ * so `primary` reads as the main calendar and another id as itself; CalDAV and ICS show their
+ * address (an ICS feed's with its secret part hidden, as stored for display).
+ */
+export function calendarTitle(t: AppStrings, calendar: Pick<ConnectedCalendar, 'type' | 'displayUrl'>): string {
+  const kind = t[`calendarKind_${calendar.type}`];
+  if (calendar.type !== 'google' && calendar.type !== 'microsoft') return `${kind}: ${calendar.displayUrl}`;
+  const id = calendar.displayUrl.startsWith(`${calendar.type}:`) ? calendar.displayUrl.slice(calendar.type.length + 1) : calendar.displayUrl;
+  return `${kind}: ${id === 'primary' ? t.mainCalendar : id}`;
+}
+
 export function renderConnectionsPage(frame: AppFrame, view: ConnectionsView): SafeHtml {
   const t = APP_STRINGS[frame.lang];
   const statusOf = (connection: Connection | null) =>
@@ -297,8 +310,8 @@ ${
     ? html`<p>${t.noCalendars}</p>`
     : html`<ul class="topics">${view.calendars.map(
         (calendar) => html`<li class="topic" id="c-${calendar.uuid}">
-<h3 id="hc-${calendar.uuid}">${calendar.type.toUpperCase()}: ${calendar.displayUrl}</h3>
-<p class="status">${calendar.status}${calendar.lastError ? `: ${calendar.lastError}` : ''}</p>
+<h3 id="hc-${calendar.uuid}">${calendarTitle(t, calendar)}</h3>
+<p class="status">${t[`calendarSync_${calendar.status}`]}${calendar.lastError ? `: ${calendar.lastError}` : ''}</p>
 <form method="post" action="/app/connections/calendars/${calendar.uuid}/remove">${csrfField(frame)}<button type="submit" class="link" aria-describedby="hc-${calendar.uuid}">${t.removeCalendar}</button></form>
 </li>`,
       )}</ul>`

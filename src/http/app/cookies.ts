@@ -4,6 +4,20 @@ export const SESSION_COOKIE = 'termin_session';
 export const NONCE_COOKIE = 'termin_nonce';
 /** The language the member chose with the switch, over Accept-Language. */
 export const LANG_COOKIE = 'termin_lang';
+/** The /app page a signed-out browser asked for, to land on once the e-mailed link signs it in. */
+export const RETURN_COOKIE = 'termin_return';
+
+/**
+ * A path sign-in may send the browser back to: a page of this app (`/app`, `/app/meetings/…`,
+ * with a plain query), never another site (`//evil.example`, `/\evil`, `https://…`), a `..`
+ * way out of /app, or the sign-in pages themselves. Anything else is null: the browser goes to /app.
+ */
+export function safeReturnPath(value: unknown): string | null {
+  if (typeof value !== 'string' || value.length > 500) return null;
+  if (!/^\/app(\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*(\?[A-Za-z0-9._~=&%-]*)?$/.test(value)) return null;
+  if (/^\/app\/(login|logout|oauth)(\/|\?|$)/.test(value)) return null;
+  return value;
+}
 
 /** `a=1; b=2` → { a: '1', b: '2' }; malformed pairs are skipped, the first of a repeated name wins. */
 export function parseCookies(header: string | undefined): Record<string, string> {

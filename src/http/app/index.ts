@@ -9,7 +9,7 @@ import { availabilityPages } from './availability.js';
 import { meetingPages } from './meetings.js';
 import { checklistRoutes } from './checklist.js';
 import { connectionPages, oauthReturnPage } from './connections.js';
-import { SESSION_COOKIE, parseCookies, serializeCookie } from './cookies.js';
+import { SESSION_COOKIE, parseCookies, safeReturnPath, serializeCookie } from './cookies.js';
 import { registerFormParser, requireFormToken } from './forms.js';
 import { type AppPageOptions, createFrames, seeOther } from './frame.js';
 import { signInPages, signOutRoute } from './sign-in.js';
@@ -55,7 +55,9 @@ export const appRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
       if (session === null) {
         // A stale cookie goes; the browser is sent to sign in.
         if (cookie !== undefined) reply.header('set-cookie', serializeCookie(SESSION_COOKIE, '', { maxAge: 0, secure }));
-        return seeOther(reply, '/app/login');
+        // A page opened from a link (the approval e-mail's meeting) is where sign-in lands afterwards.
+        const back = request.method === 'GET' ? safeReturnPath(request.url) : null;
+        return seeOther(reply, back && back !== '/app' ? `/app/login?next=${encodeURIComponent(back)}` : '/app/login');
       }
       request.appSession = session;
       request.appTeams = await listTeams(ctx, session.principal);

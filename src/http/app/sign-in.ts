@@ -13,7 +13,7 @@ import {
   viewSignInLink,
 } from '../../scheduling/host-app/sign-in.js';
 import { type SafeHtml, html, sendHtml } from '../pages/html.js';
-import { NONCE_COOKIE, SESSION_COOKIE, parseCookies, serializeCookie } from './cookies.js';
+import { NONCE_COOKIE, RETURN_COOKIE, SESSION_COOKIE, parseCookies, safeReturnPath, serializeCookie } from './cookies.js';
 import { OptionalField, PAGE_ROUTE, TextField, field, formRoute, formSchema, requireFormToken, requireSameOrigin, requireValidForm, type FormBody } from './forms.js';
 import { type AppFrame, type AppPageOptions, csrfField, renderPage, seeOther, sessionOf } from './frame.js';
 import { APP_STRINGS } from './strings.js';
@@ -21,8 +21,10 @@ import { APP_STRINGS } from './strings.js';
 /** Sign-in link requests one address (IP) may make per minute on this instance; the per-member limit is in the database. */
 const SIGN_IN_REQUESTS_PER_IP_PER_MINUTE = 10;
 
-/** The sign-in form: the address to send a link to, and the language of that e-mail (the page's). */
-const SignInFormSchema = formSchema({ email: TextField, lang: OptionalField });
+/** The sign-in form: the address to send a link to, the language of that e-mail (the page's), and the page to land on (checked: safeReturnPath). */
+const SignInFormSchema = formSchema({ email: TextField, lang: OptionalField, next: OptionalField });
+/** How long the page asked for is remembered while the sign-in e-mail is on its way (the link itself lasts less). */
+const RETURN_SECONDS = 3_600;
 const SignOutFormSchema = formSchema({});
 /** The sign-in link's confirmation: its button, with the CSRF value of its page. */
 const ConfirmFormSchema = formSchema({});
@@ -49,10 +51,11 @@ export const signInPages: FastifyPluginAsync<AppPageOptions> = async (app, { ctx
   const linkCsrf = (request: FastifyRequest, reply: FastifyReply, token: string) => csrfTokenOf(ctx.secretKey, linkBinding(nonceOf(request, reply), token));
   const publicOrigin = new URL(ctx.config.publicUrl).origin;
 
-  app.get('/app/login', PAGE_ROUTE, async (request, reply) => {
-    if (await resumeAppSession(ctx, cookiesOf(request)[SESSION_COOKIE])) return seeOther(reply, '/app');
+  app.get<{ Querystring: { next?: string; lang?: string } }>('/app/login', PAGE_ROUTE, async (request, reply) => {
+    const next = safeReturnPath(request.query.next);
+    if (await resumeAppSession(ctx, cookiesOf(request)[SESSION_COOKIE])) return seeOther(reply, next ?? '/app');
     const csrf = loginCsrf(request, reply);
-    return sendHtml(reply, 200, renderLoginPage(frames.frameOf(request, reply, csrf)));
+    return sendHtml(reply, 200, renderLoginPage(frames.frameOf(request, reply, csrf), next));
   });
 
   app.post<{ Body: FormBody }>('/app/login', formRoute(SignInFormSchema), async (request, reply) => {
@@ -67,6 +70,9 @@ export const signInPages: FastifyPluginAsync<AppPageOptions> = async (app, { ctx
       throw new RateLimitedError('Too many sign-in requests from this address', blocked);
     }
     signInLimiter.record(request.ip, now);
+    // The page the browser asked for, kept in this browser until its link is confirmed here.
+    const next = safeReturnPath(field(body, 'next'));
+    if (next !== null) reply.header('set-cookie', serializeCookie(RETURN_COOKIE, next, { maxAge: RETURN_SECONDS, secure: frames.secure }));
     const frame = frames.frameOf(request, reply, csrfTokenOf(ctx.secretKey, `nonce:${nonce}`));
     const lang: Lang = field(body, 'lang') === 'pl' ? 'pl' : field(body, 'lang') === 'en' ? 'en' : frame.lang;
     // The same answer whether or not the address is a member's (nothing to learn from it).
@@ -107,7 +113,10 @@ export const signInPages: FastifyPluginAsync<AppPageOptions> = async (app, { ctx
     const session = await redeemSignInLink(ctx, token);
     if (session === null) return linkGone(request, reply);
     reply.header('set-cookie', serializeCookie(SESSION_COOKIE, session.token, { maxAge: Math.floor((session.expiresAt - ctx.now()) / 1000), secure: frames.secure }));
-    return seeOther(reply, '/app');
+    // Checked again as it is read: the cookie is the browser's to change.
+    const back = safeReturnPath(cookiesOf(request)[RETURN_COOKIE]);
+    if (cookiesOf(request)[RETURN_COOKIE] !== undefined) reply.header('set-cookie', serializeCookie(RETURN_COOKIE, '', { maxAge: 0, secure: frames.secure }));
+    return seeOther(reply, back ?? '/app');
   });
 };
 
@@ -123,7 +132,7 @@ export const signOutRoute: FastifyPluginAsync<AppPageOptions> = async (app, { ct
 
 // ── Rendering ────────────────────────────────────────────────────────────────────────────
 
-export function renderLoginPage(frame: AppFrame): SafeHtml {
+export function renderLoginPage(frame: AppFrame, next: string | null = null): SafeHtml {
   const t = APP_STRINGS[frame.lang];
   return renderPage(
     frame,
@@ -131,7 +140,7 @@ export function renderLoginPage(frame: AppFrame): SafeHtml {
     null,
     html`<p>${t.signInIntro}</p>
 <form method="post" action="/app/login" class="stack">
-${csrfField(frame)}<input type="hidden" name="lang" value="${frame.lang}">
+${csrfField(frame)}<input type="hidden" name="lang" value="${frame.lang}">${next ? html`<input type="hidden" name="next" value="${next}">` : ''}
 <div class="field"><label for="f-email">${t.email}</label><input type="email" id="f-email" name="email" autocomplete="email" required maxlength="320"></div>
 <button type="submit" class="primary">${t.sendLink}</button>
 </form>`,

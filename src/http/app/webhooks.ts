@@ -22,8 +22,8 @@ import { APP_STRINGS, type AppStrings } from './strings.js';
 const WebhookFormSchema = formSchema({ url: TextField, events: RepeatedField, description: OptionalField, enabled: Checkbox });
 const ButtonFormSchema = formSchema({});
 
-/** The deliveries a subscription's page lists: the most recent ones (the API pages through the rest). */
-const RECENT_DELIVERIES = 25;
+/** The deliveries a subscription's page lists at a time, the most recent first; "Older" pages through the rest with the API's cursor. */
+const DELIVERIES_PER_PAGE = 25;
 
 /** The webhook form as sent (strings), so a refused one comes back as it was. */
 interface WebhookForm {
@@ -90,10 +90,14 @@ export const webhookPages: FastifyPluginAsync<AppPageOptions> = async (app, { ct
   ) {
     const principal = sessionOf(request).principal;
     const webhook = await getWebhook(ctx, principal, request.params.uuid);
-    const { deliveries } = await listWebhookDeliveries(ctx, principal, webhook.uuid, { limit: RECENT_DELIVERIES });
+    // An older page of the log, when asked for (the "Older" link); a form's answer shows the newest.
+    const cursor = request.method === 'GET' ? (request.query as { cursor?: string } | undefined)?.cursor : undefined;
+    const { deliveries, nextCursor } = await listWebhookDeliveries(ctx, principal, webhook.uuid, { limit: DELIVERIES_PER_PAGE, cursor: cursor || undefined });
     const view: WebhookView = {
       webhook,
       deliveries,
+      nextCursor,
+      paged: Boolean(cursor),
       timezone: sessionOf(request).user.timezone,
       flash: outcome.flash ?? null,
       form: outcome.form ?? { url: webhook.url, events: webhook.events, description: webhook.description ?? '', enabled: webhook.enabled },
@@ -121,7 +125,7 @@ export const webhookPages: FastifyPluginAsync<AppPageOptions> = async (app, { ct
     }
   });
 
-  app.get<{ Params: { uuid: string }; Querystring: { done?: string } }>('/app/webhooks/:uuid', PAGE_ROUTE, async (request, reply) => {
+  app.get<{ Params: { uuid: string }; Querystring: { done?: string; cursor?: string } }>('/app/webhooks/:uuid', PAGE_ROUTE, async (request, reply) => {
     requireUuid(request.params.uuid);
     const t = APP_STRINGS[frames.langOf(request, reply)];
     const done = request.query.done;
@@ -188,6 +192,10 @@ export interface WebhooksView {
 export interface WebhookView {
   webhook: WebhookSubscription;
   deliveries: readonly WebhookDelivery[];
+  /** The cursor of the next (older) page of deliveries; null on the last. */
+  nextCursor: string | null;
+  /** Showing an older page: a link back to the newest. */
+  paged: boolean;
   timezone: string;
   flash: string | null;
   form: WebhookForm;
@@ -291,6 +299,9 @@ ${
 </tr>`,
       )}</tbody></table></div>`
 }
+<p class="week-nav">${view.paged ? html`<a href="/app/webhooks/${webhook.uuid}#deliveries">${t.newest}</a> ` : ''}${
+      view.nextCursor ? html`<a href="/app/webhooks/${webhook.uuid}?cursor=${encodeURIComponent(view.nextCursor)}#deliveries" rel="next">${t.older}</a>` : ''
+    }</p>
 </section>
 <p><a href="/app/webhooks">${t.back}</a></p>`,
   );

@@ -181,7 +181,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
         tags: ['Webhooks'],
         summary: "A webhook's delivery log",
         description:
-          'One delivery per event sent to this webhook, newest first, in pages of `limit` (default 50, at most 200); pass ' + '`nextCursor` as `cursor` for the next page.',
+          'One delivery per event sent to this webhook, newest first, in pages of `limit` (default 50, at most 200); pass ' +
+          '`nextCursor` as `cursor` for the next page. Deliveries are kept `retentionDays` days (then deleted, unless still pending).',
         security: API_KEY_SECURITY,
         params: UuidParams,
         querystring: DeliveryListQuerySchema,
@@ -190,7 +191,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
     },
     async (request) => {
       const page = await listWebhookDeliveries(ctx, principalOf(request), request.params.uuid, request.query);
-      return { deliveries: page.deliveries.map(deliveryToJson), nextCursor: page.nextCursor };
+      return { deliveries: page.deliveries.map(deliveryToJson), nextCursor: page.nextCursor, retentionDays: ctx.webhookSettings.deliveryRetentionDays };
     },
   );
 

@@ -97,6 +97,11 @@ export const DeliveryListQuerySchema = Type.Object(
 export const DeliveryListSchema = Type.Object({
   deliveries: Type.Array(DeliverySchema),
   nextCursor: Nullable(Type.String({ description: 'Pass as `cursor` for the next page; null on the last page.' })),
+  retentionDays: Type.Integer({
+    minimum: 1,
+    description:
+      'How long a delivery stays in this log: one no longer pending is deleted this many days after it was created (the operator sets it: `RETENTION_WEBHOOK_DELIVERY_DAYS`, default 30).',
+  }),
 });
 
 export const DeliveryParamsSchema = Type.Object({ uuid: Uuid, deliveryUuid: Uuid });

@@ -20,14 +20,23 @@ export interface PastMeetings {
 }
 
 /**
- * The signed-in host's meetings that have started (confirmed ones: those that took place or
- * were meant to, no-shows included), latest first, `limit` a page, older ones through the
- * cursor: the same list `GET /meetings?username=…&to=now&status=confirmed` gives the host's key, the
- * other way round.
+ * The signed-in host's meetings that have started, latest first, `limit` a page, older ones
+ * through the cursor: those that took place or were meant to (no-shows included) and those
+ * cancelled, each shown with its status, as the contract's "meetings that have started" says.
+ * Requests never confirmed (declined, expired, still pending) were never meetings to look
+ * back on. The same list `GET /meetings?username=…&to=now&status=confirmed,cancelled` gives
+ * the host's key, the other way round.
  */
 export async function listPastOfHost(ctx: Pick<UseCaseContext, 'now' | 'db'>, principal: Principal, input: { cursor?: string | undefined; limit?: number }): Promise<PastMeetings> {
   const to = new Date(ctx.now()).toISOString();
-  const page = await listMeetings(ctx, principal, { username: principal.username, to, status: ['confirmed'], newestFirst: true, limit: input.limit ?? 20, cursor: input.cursor });
+  const page = await listMeetings(ctx, principal, {
+    username: principal.username,
+    to,
+    status: ['confirmed', 'cancelled'],
+    newestFirst: true,
+    limit: input.limit ?? 20,
+    cursor: input.cursor,
+  });
   const topics = await listMeetingTopics(ctx, principal, {});
   return { meetings: page.meetings, topicNames: new Map(topics.map((topic) => [topic.uuid, topic.name])), nextCursor: page.nextCursor };
 }

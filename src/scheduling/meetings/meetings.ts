@@ -3,9 +3,7 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../../domain/err
 import { meetingAt, meetingHostUuids, statusAt, type Meeting, type MeetingStatus, type NoShow } from '../../domain/meeting.js';
 import type { DbOrTrx } from '../../db/database.js';
 import { bumpCalendarVersions } from '../../db/repositories/busy-time.js';
-import { deleteIdempotentResponsesBefore } from '../../db/repositories/idempotency.js';
 import { findLapsedHolds, findMeeting, lockHost, markBookingExpired, markMeetingCancelled, selectMeetingsPage } from '../../db/repositories/meetings.js';
-import { deleteDoneJobsBefore } from '../../db/repositories/outbox.js';
 import { findPaymentsOfBookings, markPaymentExpired } from '../../db/repositories/payments.js';
 import { isAdminOfTeam } from '../../db/repositories/teams.js';
 import { findActiveUserByUsername, findUserIdsManagedBy } from '../../db/repositories/users.js';
@@ -137,21 +135,18 @@ export async function requireMeetingManager(db: DbOrTrx, principal: MeetingActor
   throw new ForbiddenError("Only the meeting's host, an admin of its team or of the host's teams, or the key that booked it may do this");
 }
 
-const SENT_MESSAGE_RETENTION_MS = 30 * 86_400_000;
-
 /**
  * Housekeeping run in the background: lapsed payment holds become `expired` (recording
  * `meeting.expired` for each meeting), requests left undecided past their deadline
- * `declined` (`meeting.declined`, "not approved in time"), idempotency records older than their 24 hours and
- * outbox jobs finished over 30 days ago go.
+ * `declined` (`meeting.declined`, "not approved in time"). What grows with traffic (finished
+ * jobs, idempotency records and the rest) is pruned apart from this, in batches, on one
+ * instance at a time (src/scheduling/maintenance/prune.ts).
  */
-export async function runMaintenance(ctx: Pick<UseCaseContext, 'publicUrl' | 'now' | 'db'>): Promise<{ expired: number; purgedIdempotencyKeys: number; purgedJobs: number }> {
+export async function runMaintenance(ctx: Pick<UseCaseContext, 'publicUrl' | 'now' | 'db'>): Promise<{ expired: number }> {
   const now = ctx.now();
   const expired = await expireLapsedHolds(ctx, now);
   await declineLapsedRequests(ctx, now);
-  const purgedIdempotencyKeys = await deleteIdempotentResponsesBefore(ctx.db, now - 24 * 3_600_000);
-  const purgedJobs = await deleteDoneJobsBefore(ctx.db, now - SENT_MESSAGE_RETENTION_MS);
-  return { expired, purgedIdempotencyKeys, purgedJobs };
+  return { expired };
 }
 
 /**

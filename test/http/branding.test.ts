@@ -150,9 +150,10 @@ for (const dialect of DIALECTS) {
       expect(css.body).toContain(`--accent: ${account.branding.accentColorUsed};`);
       expect(account.branding.accentColorUsed).not.toBe('#22c55e');
 
-      const list = await dev.app.inject({ method: 'GET', url: `/book/${own.owner.username}` });
+      const list = await dev.app.inject({ method: 'GET', url: `/book/${own.owner.username}?lang=pl` });
       expect(list.body).toContain(`<img src="${logoPath.replace('&', '&#38;')}"`);
       expect(list.body).toContain('Zahnarzt Acme');
+      expect(list.body).toContain('<span class="topic-name">Przegląd</span>');
 
       const english = await dev.app.inject({ method: 'GET', url: `${path}?lang=en` });
       expect(english.body).toContain('<h1>Check-up</h1>');

@@ -127,14 +127,18 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
         accountName: host.accountName,
         branding: host.branding,
         stylesheet,
-        topics: host.topics.map((topic) => ({
-          url: withLang(`/book/${encodeURIComponent(host.host.username)}/${topic.uuid}`, request),
-          name: topic.name,
-          description: topic.description,
-          durationMinutes: topic.durationMinutes,
-          price: topic.price,
-          priceVariants: topic.priceVariants,
-        })),
+        topics: host.topics.map((topic) => {
+          // Each topic's name and description in the page's language, its own where untranslated.
+          const words = translateTopic({ ...topic, confirmationMessage: '' }, lang);
+          return {
+            url: withLang(`/book/${encodeURIComponent(host.host.username)}/${topic.uuid}`, request),
+            name: words.name,
+            description: words.description,
+            durationMinutes: topic.durationMinutes,
+            price: topic.price,
+            priceVariants: topic.priceVariants,
+          };
+        }),
       });
       return sendHtml(reply, 200, page);
     },

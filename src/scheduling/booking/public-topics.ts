@@ -6,6 +6,7 @@ import { findTopic, listTopics } from '../../db/repositories/meeting-topics.js';
 import { findTeam } from '../../db/repositories/teams.js';
 import { findActiveUserByUsername, findActiveUsersByUsernames } from '../../db/repositories/users.js';
 import type { UseCaseContext } from '../context.js';
+import type { TopicTranslations } from '../../domain/topic-translations.js';
 import { getBranding, type BrandingView } from '../account/branding.js';
 
 /** What a booking page may show of a topic: nothing internal (no account, creator or buffers). */
@@ -24,6 +25,8 @@ export interface PublicTopic {
   cancellationNoticeMinutes: number;
   /** Bookings are requests the host approves or declines: the page asks rather than confirms. */
   requiresApproval: boolean;
+  /** The topic's words in other languages, for the page to show its language's (translateTopic). */
+  translations: TopicTranslations;
 }
 
 export interface PublicTopicPage {
@@ -113,5 +116,6 @@ export function toPublicTopic(topic: MeetingTopic): PublicTopic {
     team: topic.teamUuid,
     cancellationNoticeMinutes: topic.cancellationNoticeMinutes,
     requiresApproval: topic.requiresApproval,
+    translations: topic.translations,
   };
 }

@@ -23,6 +23,7 @@ import { placeDetailsRoutes } from './http/routes/place-details.js';
 import { bookingPageRoutes } from './http/routes/pages-booking.js';
 import { calendarRoutes } from './http/routes/calendars.js';
 import { connectionRoutes, oauthCallbackRoutes } from './http/routes/connections.js';
+import { brandingRoutes } from './http/routes/branding.js';
 import { feedRoutes } from './http/routes/feeds.js';
 import { discountCodeRoutes } from './http/routes/discount-codes.js';
 import { docsRoutes } from './http/routes/docs.js';
@@ -276,6 +277,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(payPageRoutes, { ctx });
   await app.register(bookingPageRoutes, { ctx });
   await app.register(feedRoutes, { ctx });
+  await app.register(brandingRoutes, { ctx });
   await app.register(oauthCallbackRoutes, { ctx });
   // The host's web app: sign-in by e-mailed link, a session cookie, pages over the same use cases.
   await app.register(appRoutes, { ctx });

@@ -115,6 +115,10 @@ export interface MeetingTopicTable {
   price_variants: string;
   /** JSON array of { key, label, required }. */
   form: string;
+  /** Plain text shown after booking (0045): the confirmation page and e-mail; '' for none. */
+  confirmation_message: Generated<string>;
+  /** JSON `{ "<lang>": { name, description, form, confirmationMessage } }` (0045). */
+  translations: Generated<string>;
   all_team_members: number;
   created_at: number;
   updated_at: number;
@@ -476,6 +480,8 @@ export interface Database {
   // the web app's first-run checklist (0041-…)
   host_setup_steps: HostSetupStepTable;
   previous_usernames: PreviousUsernameTable;
+  // the business's own look (0045-…)
+  account_brandings: AccountBrandingTable;
   // retention (0039-…)
   maintenance_leases: MaintenanceLeaseTable;
 }
@@ -493,6 +499,18 @@ export interface AuditEventTable {
   target_id: string;
   /** JSON: a small object without secrets or a participant's data (src/domain/audit.ts). */
   details: string;
+}
+
+/** An account's branding (0045-…): every column null until set; the logo as fetched, base64. */
+export interface AccountBrandingTable {
+  account_id: string;
+  business_name: string | null;
+  accent_color: string | null;
+  logo_url: string | null;
+  logo_type: string | null;
+  logo_base64: string | null;
+  logo_hash: string | null;
+  updated_at: number;
 }
 
 /** A first-run step a host has done (0041-…): `hours` or `link-shared`, once per host. */

@@ -6,6 +6,7 @@ import { keepOfferedPlaces, normalizePlaceDetails, validatePlaceDetails, type Pl
 import type { Reminder } from './reminders.js';
 import type { SlotRuleSettings } from './slots.js';
 import { slugProblem } from './user.js';
+import { checkConfirmationMessage, validateTopicTranslations, type TopicTranslations } from './topic-translations.js';
 
 export type { FormField } from './form.js';
 
@@ -39,6 +40,10 @@ export interface TopicSettings extends SlotRuleSettings {
   placeDetails: PlaceDetails;
   /** Shown on the booking page and in the confirmation; "" for none. */
   description: string;
+  /** Plain text shown after booking: the confirmation page and the participant's confirmation e-mail; "" for none. */
+  confirmationMessage: string;
+  /** The topic's words in other languages (topic-translations.ts); what is missing falls back to the topic's own. */
+  translations: TopicTranslations;
   /** A booking page, bookable without a key (POST /public/schedule). */
   public: boolean;
   /** The booking link's readable last part (`/book/anna/intro-call`), unique among its hosts' and team's topics; null: the uuid only. */
@@ -95,6 +100,8 @@ export type TopicSettingsInput = { [Field in keyof SlotRuleSettings]?: SlotRuleS
   form?: FormFieldInput[] | undefined;
   placeDetails?: Readonly<Record<string, string | undefined>> | undefined;
   description?: string | undefined;
+  confirmationMessage?: string | undefined;
+  translations?: TopicTranslations | undefined;
   public?: boolean | undefined;
   slug?: string | null | undefined;
   cancellationNoticeMinutes?: number | undefined;
@@ -165,6 +172,8 @@ export function resolveTopicSettings(input: TopicSettingsInput, current: TopicSe
       ? normalizePlaceDetails(input.placeDetails)
       : keepOfferedPlaces(current?.placeDetails ?? {}, input.places ? [...new Set(input.places)] : (current?.places ?? [...defaultPlaces])),
     description: input.description !== undefined ? input.description.trim() : (current?.description ?? ''),
+    confirmationMessage: input.confirmationMessage !== undefined ? input.confirmationMessage.trim() : (current?.confirmationMessage ?? ''),
+    translations: input.translations !== undefined ? structuredClone(input.translations) : (current?.translations ?? {}),
     public: input.public ?? current?.public ?? false,
     // An empty slug (a cleared form field) is none.
     slug: input.slug !== undefined ? input.slug?.trim() || null : (current?.slug ?? null),
@@ -217,6 +226,8 @@ export function validateTopicSettings(settings: TopicSettings, accountPlaces: re
   const currencies = new Set([settings.price, ...settings.priceVariants.map((v) => v.price)].filter((m): m is Money => m !== null).map((m) => m.currency));
   if (currencies.size > 1) errors.push({ path: '/priceVariants', message: 'must use the same currency as the price' });
   errors.push(...validateFormFields(settings.form));
+  errors.push(...checkConfirmationMessage(settings.confirmationMessage, '/confirmationMessage'));
+  errors.push(...validateTopicTranslations(settings.translations, settings.form));
   errors.push(...validatePlaceDetails(settings.placeDetails, settings.places, '/placeDetails', 'is not a place the topic offers'));
   return errors;
 }

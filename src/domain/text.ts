@@ -74,3 +74,27 @@ const HTML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': 
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => HTML_ENTITIES[c]!);
 }
+
+/**
+ * Plain text as HTML with its http(s) links made clickable and everything else escaped; a
+ * line break becomes `<br>`. A link ends at white space or `<`, and trailing punctuation
+ * (`.`, `,`, `)`, …) stays text, so "see https://a.test/x." links `https://a.test/x`.
+ * `linkifyText('Bring ID <b>: https://a.test/x.')` →
+ * `'Bring ID &lt;b&gt;: <a href="https://a.test/x">https://a.test/x</a>.'`
+ */
+export function linkifyText(value: string, linkStyle = ''): string {
+  const style = linkStyle === '' ? '' : ` style="${escapeHtml(linkStyle)}"`;
+  return toTextLines(value)
+    .map((line) =>
+      line
+        .split(/(https?:\/\/[^\s<>"]+)/g)
+        .map((part, index) => {
+          if (index % 2 === 0) return escapeHtml(part);
+          const trailing = /[.,;:!?)\]'}]+$/.exec(part)?.[0] ?? '';
+          const url = part.slice(0, part.length - trailing.length);
+          return `<a href="${escapeHtml(url)}"${style}>${escapeHtml(url)}</a>${escapeHtml(trailing)}`;
+        })
+        .join(''),
+    )
+    .join('<br>\n');
+}

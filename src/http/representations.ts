@@ -27,6 +27,13 @@ export function accountToJson(account: AccountView) {
       settings: integration.settings,
     })),
     retention: { participantDataDays: account.retention.participantDataDays },
+    branding: {
+      businessName: account.branding.businessName,
+      logoUrl: account.branding.logoUrl,
+      logo: account.branding.logo,
+      accentColor: account.branding.accentColor,
+      accentColorUsed: account.branding.accent,
+    },
     createdAt: toIso(account.createdAt),
   };
 }

@@ -2,6 +2,7 @@ import type { Place } from '../domain/account.js';
 import type { AnsweredQuestion } from '../domain/form.js';
 import type { Invoice, Lang } from '../domain/meeting.js';
 import type { MeetingLocation } from '../domain/place-details.js';
+import type { MessageBranding } from './message.js';
 
 /** Who reads a message about a meeting, and how: their side of it, language, locale and zone. */
 export interface MessageReader {
@@ -58,6 +59,10 @@ export interface BookingMessagePayload extends PaidDetails, MessageReader {
   group?: { uid: string; sequence: number; attendees: { name: string; email: string }[] } | undefined;
   /** The reader's earliest reminder, as a VALARM in the invitation this long before the start; absent: none. */
   alarmMinutesBefore?: number | undefined;
+  /** The participant's confirmation: the topic's `confirmationMessage` in their language (plain text, links made clickable in HTML). */
+  confirmationMessage?: string | undefined;
+  /** The business's name, logo and colour; absent (messages queued before branding): termin's look. */
+  branding?: MessageBranding | undefined;
 }
 
 /** A paid booking's confirmation: what was paid, and the invoice details the participant gave. */
@@ -88,4 +93,5 @@ export interface PaymentMessagePayload {
   deadline?: number | undefined;
   /** refunded: a cancelled meeting's share, or a late payment whose slot was taken. */
   refundReason?: 'cancelled' | 'slot_taken' | undefined;
+  branding?: MessageBranding | undefined;
 }

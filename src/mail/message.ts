@@ -14,3 +14,14 @@ export interface RenderedMessage {
 
 /** The `ics` of a message that is no invitation (a notice to admins): the transport attaches nothing. */
 export const NO_INVITATION: RenderedMessage['ics'] = Object.freeze({ method: 'REQUEST', content: '' });
+
+/**
+ * The business's look in a message, captured when it is queued: the name it signs with, its
+ * logo as termin serves it (the only image a message loads), and its accent colour, already
+ * made readable with white text (domain/branding.ts). Absent: termin's own look.
+ */
+export interface MessageBranding {
+  name: string;
+  logo: string | null;
+  accent: string;
+}

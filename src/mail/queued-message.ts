@@ -1,6 +1,6 @@
 import type { Lang } from '../domain/meeting.js';
 import type { BookingMessagePayload } from './booking-message.js';
-import type { RenderedMessage } from './message.js';
+import type { MessageBranding, RenderedMessage } from './message.js';
 import { renderBookingMessage, renderNoticeMessage } from './render.js';
 
 /**
@@ -15,6 +15,8 @@ export interface NoticeMessagePayload {
   lang?: Lang | undefined;
   subject: string;
   text: string;
+  /** The business's look (see MessageBranding); absent: termin's. */
+  branding?: MessageBranding | undefined;
 }
 
 /** What an `email` job carries: the facts of a booking message, or a notice written in full. */
@@ -26,5 +28,5 @@ export function renderQueuedMessage(payload: QueuedMessagePayload): RenderedMess
 }
 
 function renderNotice(payload: NoticeMessagePayload): RenderedMessage {
-  return renderNoticeMessage(payload.lang ?? 'en', payload.to, payload.subject.replace(/[\u0000-\u001F\u007F]+/g, ' '), payload.text);
+  return renderNoticeMessage(payload.lang ?? 'en', payload.to, payload.subject.replace(/[\u0000-\u001F\u007F]+/g, ' '), payload.text, payload.branding);
 }

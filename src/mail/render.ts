@@ -1,10 +1,11 @@
 import ical, { ICalAlarmType, ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod, ICalEventStatus } from 'ical-generator';
 import type { Lang } from '../domain/meeting.js';
 import type { AnsweredQuestion } from '../domain/form.js';
-import { escapeHtml, toParameterValue, toSingleLine, toTextLines } from '../domain/text.js';
+import { escapeHtml, linkifyText, toParameterValue, toSingleLine, toTextLines } from '../domain/text.js';
 import { PLACE_LABELS } from '../domain/place-labels.js';
 import type { BookingMessagePayload, PaymentMessagePayload } from './booking-message.js';
-import { NO_INVITATION, type RenderedMessage } from './message.js';
+import { NO_INVITATION, type MessageBranding, type RenderedMessage } from './message.js';
+import { accentOnDark, DEFAULT_ACCENT } from '../domain/branding.js';
 import { calendarLinks } from '../domain/calendar-links.js';
 import { formatDateTime, formatMoney, formatSpan, type FormatLocale } from '../domain/formats.js';
 
@@ -195,6 +196,8 @@ interface Line {
   lines?: string[];
   /** The value is this link (shown as a link in HTML). */
   href?: string;
+  /** Plain text whose http(s) links become links in HTML (a business's own message). */
+  linkify?: boolean;
 }
 
 /**
@@ -217,6 +220,8 @@ interface MessageParts {
   calendarHeading?: string;
   /** The closing paragraphs, after the buttons: the invitation note and the signature. */
   closing: Line[][];
+  /** The business's look; absent: termin's. */
+  branding?: MessageBranding | undefined;
 }
 
 /** Subject, plain text, HTML and iCalendar invitation of one booking message, in its language and zone. */
@@ -283,7 +288,10 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
       [{ value: lead }],
       details,
       ...(toHost && payload.answers && payload.answers.length > 0 ? [answerLines(payload.answers, s)] : []),
+      // The business's own words after booking (what to bring, how to prepare): the participant's confirmation only.
+      ...(!toHost && payload.event === 'confirmed' && payload.confirmationMessage?.trim() ? [[confirmationLine(payload.confirmationMessage)]] : []),
     ],
+    branding: payload.branding,
     actions,
     calendar: links
       ? [
@@ -313,6 +321,11 @@ function answerLines(answers: readonly AnsweredQuestion[], s: Strings): Line[] {
   ];
 }
 
+function confirmationLine(message: string): Line {
+  const lines = toTextLines(message);
+  return { value: lines[0] ?? '', lines, linkify: true };
+}
+
 function multiLine(label: string, value: string): Line {
   const lines = toTextLines(value);
   return { label, value: lines[0] ?? '', lines };
@@ -330,13 +343,13 @@ function withColon(label: string): string {
  * as a labelled row, a link (alone or after a label) as a link. The text part is the text
  * as written. Nothing in it is trusted: every value is escaped, only http(s) links link.
  */
-export function renderNoticeMessage(lang: Lang, to: { name: string; email: string }, subject: string, text: string): RenderedMessage {
+export function renderNoticeMessage(lang: Lang, to: { name: string; email: string }, subject: string, text: string, branding?: MessageBranding): RenderedMessage {
   const paragraphs = text
     .split(/\n{2,}/)
     .map((paragraph) => paragraph.split('\n').filter((line) => line.trim() !== ''))
     .filter((lines) => lines.length > 0)
     .map((lines) => lines.map(noticeLine));
-  const html = renderHtml({ paragraphs, actions: [], calendar: [], closing: [] }, lang, subject);
+  const html = renderHtml({ paragraphs, actions: [], calendar: [], closing: [], branding }, lang, subject);
   return { to: { name: one(to.name), email: address(to.email) }, subject, text: text.endsWith('\n') ? text : `${text}\n`, html, ics: NO_INVITATION };
 }
 
@@ -385,12 +398,39 @@ function renderText(parts: MessageParts): string {
 const FONT = "font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
 const INK = '#1f2328';
 const MUTED = '#57606a';
-const ACCENT = '#1d4ed8';
+/** The dark-mode card, and its text: the `<style>` block's colours (mail programs that honour it). */
+const DARK = { page: '#0f1115', card: '#1c1f26', border: '#30343c', ink: '#e6e8eb', muted: '#a9b0ba' } as const;
+
+/**
+ * Light by default, with every colour inline (what every mail program shows); a `<style>`
+ * block turns it dark where the reader's program supports `prefers-color-scheme` (Apple
+ * Mail, iOS, Outlook for Mac, Thunderbird). Programs that invert colours themselves (Gmail
+ * apps, Outlook.com) get plain light colours they invert well. The accent stays the
+ * business's (buttons keep white text on it at 4.5:1); links use a lighter tint in dark mode.
+ */
+function darkModeStyle(accent: string): string {
+  const link = accentOnDark(accent, DARK.card);
+  return `<style>
+:root { color-scheme: light dark; supported-color-schemes: light dark; }
+@media (prefers-color-scheme: dark) {
+  .t-page { background: ${DARK.page} !important; }
+  .t-card { background: ${DARK.card} !important; border-color: ${DARK.border} !important; }
+  .t-ink { color: ${DARK.ink} !important; }
+  .t-muted { color: ${DARK.muted} !important; }
+  .t-link { color: ${link} !important; }
+  .t-ghost { background: ${DARK.card} !important; }
+  .t-ghost a { color: ${link} !important; }
+}
+</style>`;
+}
 
 function renderHtml(parts: MessageParts, lang: Lang, title: string): string {
+  const accent = parts.branding?.accent ?? DEFAULT_ACCENT;
+  const linkStyle = `color:${accent};word-break:break-all;`;
   const value = (line: Line) => {
+    if (line.linkify) return linkifyText((line.lines ?? [line.value]).join('\n'), linkStyle).replaceAll('<a href=', '<a class="t-link" href=');
     const text = (line.lines ?? [line.value]).map(escapeHtml).join('<br>\n');
-    return line.href ? `<a href="${escapeHtml(line.href)}" style="color:${ACCENT};word-break:break-all;">${text}</a>` : text;
+    return line.href ? `<a href="${escapeHtml(line.href)}" class="t-link" style="${linkStyle}">${text}</a>` : text;
   };
   const paragraph = (lines: Line[]) => {
     // Labelled lines become a two-column table (label, value); sentences stay paragraphs.
@@ -406,10 +446,12 @@ function renderHtml(parts: MessageParts, lang: Lang, title: string): string {
     for (const line of lines) {
       if (line.label === undefined) {
         flush();
-        out.push(`<p style="margin:0 0 16px;">${value(line)}</p>`);
+        // The business's own message stands apart: a bar in its colour beside it.
+        const aside = line.linkify ? `border-left:4px solid ${accent};padding:4px 0 4px 12px;` : '';
+        out.push(`<p style="margin:0 0 16px;${aside}">${value(line)}</p>`);
       } else {
         rows.push(
-          `<tr><th scope="row" align="left" valign="top" style="padding:4px 12px 4px 0;font-weight:600;color:${MUTED};width:30%;">${escapeHtml(line.label)}</th>` +
+          `<tr><th scope="row" align="left" valign="top" class="t-muted" style="padding:4px 12px 4px 0;font-weight:600;color:${MUTED};width:30%;">${escapeHtml(line.label)}</th>` +
             `<td valign="top" style="padding:4px 0;overflow-wrap:anywhere;word-break:break-word;">${value(line)}</td></tr>`,
         );
       }
@@ -420,23 +462,24 @@ function renderHtml(parts: MessageParts, lang: Lang, title: string): string {
   const buttons = parts.actions
     .map(
       (action, index) =>
-        `<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="margin:0 0 12px;"><tr><td style="border-radius:6px;background:${index === 0 ? ACCENT : '#ffffff'};border:2px solid ${ACCENT};">` +
-        `<a href="${escapeHtml(action.url)}" class="button" style="display:inline-block;padding:12px 20px;${FONT};font-size:16px;font-weight:600;line-height:1.2;color:${index === 0 ? '#ffffff' : ACCENT};text-decoration:none;border-radius:6px;">${escapeHtml(action.label)}</a></td></tr></table>`,
+        `<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="margin:0 0 12px;"><tr><td${index === 0 ? '' : ' class="t-ghost"'} style="border-radius:6px;background:${index === 0 ? accent : '#ffffff'};border:2px solid ${accent};">` +
+        `<a href="${escapeHtml(action.url)}" class="button" style="display:inline-block;padding:12px 20px;${FONT};font-size:16px;font-weight:600;line-height:1.2;color:${index === 0 ? '#ffffff' : accent};text-decoration:none;border-radius:6px;">${escapeHtml(action.label)}</a></td></tr></table>`,
     )
     .join('\n');
   const calendar =
     parts.calendar.length > 0
-      ? `<p style="margin:4px 0 16px;color:${MUTED};">${escapeHtml(parts.calendarHeading ?? '')}: ${parts.calendar
-          .map((link) => `<a href="${escapeHtml(link.url)}" class="calendar" style="color:${ACCENT};">${escapeHtml(link.label)}</a>`)
+      ? `<p class="t-muted" style="margin:4px 0 16px;color:${MUTED};">${escapeHtml(parts.calendarHeading ?? '')}: ${parts.calendar
+          .map((link) => `<a href="${escapeHtml(link.url)}" class="calendar t-link" style="color:${accent};">${escapeHtml(link.label)}</a>`)
           .join(' · ')}</p>`
       : '';
-  const closing = parts.closing.map((lines) => `<p style="margin:0 0 16px;color:${MUTED};font-size:14px;">${lines.map(value).join('<br>\n')}</p>`).join('\n');
+  const closing = parts.closing.map((lines) => `<p class="t-muted" style="margin:0 0 16px;color:${MUTED};font-size:14px;">${lines.map(value).join('<br>\n')}</p>`).join('\n');
   return `<!doctype html>
-<html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light"><title>${escapeHtml(title)}</title></head>
-<body style="margin:0;padding:0;background:#f4f5f7;">
-<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="background:#f4f5f7;"><tr><td align="center" style="padding:24px 8px;">
-<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="max-width:600px;width:100%;background:#ffffff;border:1px solid #e3e5e8;border-radius:8px;">
-<tr><td style="padding:24px 20px;${FONT};font-size:16px;line-height:1.5;color:${INK};text-align:left;">
+<html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark"><meta name="supported-color-schemes" content="light dark"><title>${escapeHtml(title)}</title>
+${darkModeStyle(accent)}</head>
+<body class="t-page" style="margin:0;padding:0;background:#f4f5f7;">
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" class="t-page" style="background:#f4f5f7;"><tr><td align="center" style="padding:24px 8px;">
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" class="t-card" style="max-width:600px;width:100%;background:#ffffff;border:1px solid #e3e5e8;border-top:4px solid ${accent};border-radius:8px;">
+${brandHeader(parts.branding)}<tr><td class="t-ink" style="padding:24px 20px;${FONT};font-size:16px;line-height:1.5;color:${INK};text-align:left;">
 ${parts.paragraphs.map(paragraph).join('\n')}
 ${buttons}
 ${calendar}
@@ -445,6 +488,21 @@ ${closing}
 </td></tr></table>
 </body></html>
 `;
+}
+
+/**
+ * The business's logo and name above the message. The logo is the one image a message
+ * loads, from termin's own URL (never the business's server); its alt text is the name, so
+ * a program that blocks images still shows who wrote.
+ */
+function brandHeader(branding: MessageBranding | undefined): string {
+  if (!branding) return '';
+  const name = escapeHtml(one(branding.name));
+  const logo = branding.logo
+    ? `<img src="${escapeHtml(branding.logo)}" alt="${name}" height="40" style="display:block;height:40px;max-height:40px;width:auto;max-width:200px;border:0;outline:none;text-decoration:none;">`
+    : '';
+  const title = `<span class="t-ink" style="${FONT};font-size:18px;font-weight:700;color:${INK};">${name}</span>`;
+  return `<tr><td style="padding:20px 20px 0;"><table role="presentation" cellpadding="0" cellspacing="0" border="0"><tr>${logo ? `<td valign="middle" style="padding:0 12px 0 0;">${logo}</td>` : ''}<td valign="middle">${title}</td></tr></table></td></tr>\n`;
 }
 
 /**
@@ -619,6 +677,7 @@ export function renderPaymentMessage(payload: PaymentMessagePayload): RenderedMe
     actions,
     calendar: [],
     closing: [[{ value: s.signature(one(payload.accountName)) }]],
+    branding: payload.branding,
     // No calendar part: the transport attaches nothing for an empty invitation (see NO_INVITATION).
     ics: { method: 'REQUEST', content: '' },
   });

@@ -2,6 +2,7 @@ import type { Account, Place } from '../../domain/account.js';
 import { parseStoredFormFields, type FormField } from '../../domain/form.js';
 import type { MeetingTopic, PriceVariant, TopicHost } from '../../domain/meeting-topic.js';
 import type { PlaceDetails } from '../../domain/place-details.js';
+import type { TopicTranslations } from '../../domain/topic-translations.js';
 import { parseStoredReminders } from '../../domain/reminders.js';
 import { compileOnce } from '../compiled-query.js';
 import type { DbOrTrx, MeetingTopicRow } from '../database.js';
@@ -33,6 +34,8 @@ export function topicRowToTopic(row: MeetingTopicRow, hosts: TopicHost[]): Meeti
     form: parseStoredFormFields(JSON.parse(row.form) as Partial<FormField>[]),
     placeDetails: JSON.parse(row.place_details ?? '{}') as PlaceDetails,
     description: row.description,
+    confirmationMessage: row.confirmation_message ?? '',
+    translations: JSON.parse(row.translations ?? '{}') as TopicTranslations,
     public: row.is_public === 1,
     slug: row.slug ?? null,
     cancellationNoticeMinutes: row.cancellation_notice_minutes,
@@ -76,6 +79,8 @@ function topicToRow(topic: MeetingTopic) {
     form: JSON.stringify(topic.form),
     place_details: JSON.stringify(topic.placeDetails),
     description: topic.description,
+    confirmation_message: topic.confirmationMessage,
+    translations: JSON.stringify(topic.translations),
     is_public: topic.public ? 1 : 0,
     slug: topic.slug,
     cancellation_notice_minutes: topic.cancellationNoticeMinutes,

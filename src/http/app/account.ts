@@ -13,6 +13,14 @@ import { APP_STRINGS, type AppStrings } from './strings.js';
 const GeneralFormSchema = formSchema({ name: TextField, timezone: TextField, places: RepeatedField });
 /** The "Retention" section's form: `PATCH /account`'s `retention.participantDataDays`, empty for none. */
 const RetentionFormSchema = formSchema({ participantDataDays: TextField });
+/** The "Branding" section's form: `PATCH /account`'s `branding`, an empty field for none. */
+const BrandingFormSchema = formSchema({ businessName: TextField, logoUrl: TextField, accentColor: TextField });
+
+interface BrandingForm {
+  businessName: string;
+  logoUrl: string;
+  accentColor: string;
+}
 
 interface GeneralForm {
   name: string;
@@ -31,7 +39,16 @@ export const accountPage: FastifyPluginAsync<AppPageOptions> = async (app, { ctx
   async function page(
     request: FastifyRequest,
     reply: FastifyReply,
-    outcome: { status?: number; flash?: string | null; general?: GeneralForm; problems?: FormProblems; retention?: string; retentionProblems?: FormProblems } = {},
+    outcome: {
+      status?: number;
+      flash?: string | null;
+      general?: GeneralForm;
+      problems?: FormProblems;
+      retention?: string;
+      retentionProblems?: FormProblems;
+      branding?: BrandingForm;
+      brandingProblems?: FormProblems;
+    } = {},
   ) {
     const account = await getAccount(ctx, sessionOf(request).principal);
     const view: AccountPageView = {
@@ -41,6 +58,14 @@ export const accountPage: FastifyPluginAsync<AppPageOptions> = async (app, { ctx
       problems: outcome.problems ?? NO_PROBLEMS,
       retention: outcome.retention ?? (account.retention.participantDataDays === null ? '' : String(account.retention.participantDataDays)),
       retentionProblems: outcome.retentionProblems ?? NO_PROBLEMS,
+      branding: outcome.branding ?? {
+        businessName: account.branding.businessName ?? '',
+        logoUrl: account.branding.logoUrl ?? '',
+        accentColor: account.branding.accentColor ?? '',
+      },
+      brandingProblems: outcome.brandingProblems ?? NO_PROBLEMS,
+      logoPath: account.branding.logoPath,
+      accentUsed: account.branding.accentColor === null ? null : account.branding.accent,
     };
     return sendHtml(reply, outcome.status ?? 200, renderAccountPage(frames.memberFrameOf(request, reply), view));
   }
@@ -97,6 +122,41 @@ export const accountPage: FastifyPluginAsync<AppPageOptions> = async (app, { ctx
     }
     return seeOther(reply, '/app/account?done=saved#retention');
   });
+
+  app.post<{ Body: FormBody }>('/app/account/branding', formRoute(BrandingFormSchema), async (request, reply) => {
+    const t = APP_STRINGS[frames.langOf(request, reply)];
+    const branding: BrandingForm = {
+      businessName: field(request.body, 'businessName').trim(),
+      logoUrl: field(request.body, 'logoUrl').trim(),
+      accentColor: field(request.body, 'accentColor').trim(),
+    };
+    try {
+      const errors: FieldError[] = formErrorsOf(request);
+      if (branding.businessName.length > 200 || /[\u0000-\u001f\u007f]/.test(branding.businessName))
+        errors.push({ path: '/branding/businessName', message: 'must be one line of at most 200 characters' });
+      if (errors.length > 0) throw new ValidationError(errors);
+      // The logo is fetched again only when its address changed: saving the name keeps the stored image.
+      const stored = (await getAccount(ctx, sessionOf(request).principal)).branding;
+      const logoUrl = branding.logoUrl === (stored.logoUrl ?? '') ? undefined : branding.logoUrl === '' ? null : branding.logoUrl;
+      await updateAccount(ctx, sessionOf(request).principal, {
+        branding: {
+          businessName: branding.businessName === '' ? null : branding.businessName,
+          accentColor: branding.accentColor === '' ? null : branding.accentColor,
+          ...(logoUrl !== undefined ? { logoUrl } : {}),
+        },
+      });
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      const ids: Record<string, string> = { '/branding/businessName': 'f-acc-brand-name', '/branding/logoUrl': 'f-acc-brand-logo', '/branding/accentColor': 'f-acc-brand-accent' };
+      const brandingProblems = formProblems(t, error.errors ?? [], (path) => ids[path] ?? null, {
+        'f-acc-brand-name': t.accountNameError,
+        'f-acc-brand-logo': t.brandingLogoError,
+        'f-acc-brand-accent': t.brandingAccentError,
+      });
+      return page(request, reply, { status: 400, branding, brandingProblems });
+    }
+    return seeOther(reply, '/app/account?done=saved#branding');
+  });
 };
 
 // ── Rendering ────────────────────────────────────────────────────────────────────────────
@@ -109,6 +169,32 @@ export interface AccountPageView {
   /** The retention field as shown: days, or '' for "until erased". */
   retention: string;
   retentionProblems: FormProblems;
+  branding: BrandingForm;
+  brandingProblems: FormProblems;
+  /** The stored logo's path on termin (a preview); null: none. */
+  logoPath: string | null;
+  /** The accent as pages and e-mails use it; null: the account set none. */
+  accentUsed: string | null;
+}
+
+function renderBrandingSection(frame: AppFrame, t: AppStrings, view: AccountPageView): SafeHtml {
+  const problems = view.brandingProblems;
+  const { branding } = view;
+  return html`<section aria-labelledby="h-acc-branding" id="branding"><h2 id="h-acc-branding">${t.brandingTitle}</h2>
+<p class="hint">${t.brandingHint}</p>
+${problemSummary(t, problems, { 'f-acc-brand-name': t.brandingName, 'f-acc-brand-logo': t.brandingLogo, 'f-acc-brand-accent': t.brandingAccent })}
+<form method="post" action="/app/account/branding" aria-labelledby="h-acc-branding">
+${csrfField(frame)}
+<div class="field"><label for="f-acc-brand-name">${t.brandingName}</label><input type="text" id="f-acc-brand-name" name="businessName" value="${branding.businessName}" maxlength="200"${invalidAttributes(problems, 'f-acc-brand-name', 'f-acc-brand-name-hint')}>
+<p class="hint" id="f-acc-brand-name-hint">${t.brandingNameHint}</p>${fieldProblem(problems, 'f-acc-brand-name')}</div>
+<div class="field"><label for="f-acc-brand-logo">${t.brandingLogo}</label><input type="url" id="f-acc-brand-logo" name="logoUrl" value="${branding.logoUrl}" maxlength="2000" inputmode="url"${invalidAttributes(problems, 'f-acc-brand-logo', 'f-acc-brand-logo-hint')}>
+<p class="hint" id="f-acc-brand-logo-hint">${t.brandingLogoHint}</p>${fieldProblem(problems, 'f-acc-brand-logo')}
+${view.logoPath ? html`<p><img src="${view.logoPath}" alt="${t.brandingLogoCurrent}" height="40"></p>` : ''}</div>
+<div class="field"><label for="f-acc-brand-accent">${t.brandingAccent}</label><input type="text" id="f-acc-brand-accent" name="accentColor" value="${branding.accentColor}" maxlength="7" pattern="#[0-9a-fA-F]{6}" spellcheck="false"${invalidAttributes(problems, 'f-acc-brand-accent', 'f-acc-brand-accent-hint')}>
+<p class="hint" id="f-acc-brand-accent-hint">${t.brandingAccentHint}${view.accentUsed ? html` ${t.brandingAccentUsed(view.accentUsed)}` : ''}</p>${fieldProblem(problems, 'f-acc-brand-accent')}</div>
+<p><button type="submit" class="primary">${t.save}</button></p>
+</form>
+</section>`;
 }
 
 function renderRetentionSection(frame: AppFrame, t: AppStrings, view: AccountPageView): SafeHtml {
@@ -153,6 +239,7 @@ export function renderAccountPage(frame: AppFrame, view: AccountPageView): SafeH
   const sections: SafeHtml[] = [
     renderGeneralSection(frame, t, view),
     renderRetentionSection(frame, t, view),
+    renderBrandingSection(frame, t, view),
     // ── More sections go here (branding, retention …): each a <section> with its own h2,
     //    form and route (POST /app/account/{section}), after "General". ──
   ];

@@ -18,7 +18,7 @@ export interface ShownError {
   message: string;
 }
 
-const SCALAR_IDS = new Set<string>(['name', 'description', 'slug', ...NUMBER_FIELDS, 'schedule', 'price', 'currency']);
+const SCALAR_IDS = new Set<string>(['name', 'description', 'slug', 'confirmationMessage', ...NUMBER_FIELDS, 'schedule', 'price', 'currency']);
 
 function unescapePointer(segment: string): string {
   return segment.replaceAll('~1', '/').replaceAll('~0', '~');

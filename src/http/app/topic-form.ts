@@ -55,6 +55,7 @@ export const TopicFormSchema = formSchema(
     team: OptionalField,
     name: TextField,
     description: OptionalField,
+    confirmationMessage: OptionalField,
     ...(Object.fromEntries(NUMBER_FIELDS.map((name) => [name, OptionalField])) as Record<NumberField, typeof OptionalField>),
     places: RepeatedField,
     phoneRequired: Checkbox,
@@ -106,6 +107,8 @@ export interface TopicForm {
   team: string | null;
   name: string;
   description: string;
+  /** Shown after booking (the confirmation page and e-mail); '' for none. */
+  confirmationMessage: string;
   numbers: Record<NumberField, string>;
   places: Place[];
   placeDetails: Partial<Record<Place, string>>;
@@ -139,6 +142,7 @@ export function newTopicForm(places: readonly Place[], team: string | null): Top
     team,
     name: '',
     description: '',
+    confirmationMessage: '',
     numbers,
     places: places.slice(0, 1),
     placeDetails: {},
@@ -168,6 +172,7 @@ export function toTopicForm(topic: MeetingTopic): TopicForm {
     team: topic.teamUuid,
     name: topic.name,
     description: topic.description,
+    confirmationMessage: topic.confirmationMessage,
     numbers,
     places: [...topic.places],
     placeDetails: { ...topic.placeDetails },
@@ -225,6 +230,7 @@ export function readTopicForm(body: FormBody, team: string | null): TopicForm {
     team,
     name: field(body, 'name').trim(),
     description: field(body, 'description').trim(),
+    confirmationMessage: field(body, 'confirmationMessage').trim(),
     numbers,
     places: fields(body, 'places').filter((place): place is Place => isPlace(place)),
     placeDetails,
@@ -373,6 +379,7 @@ export function topicInputOf(form: TopicForm, members: readonly string[]): Creat
   const input: CreateTopicInput & UpdateTopicInput = {
     name: form.name,
     description: form.description,
+    confirmationMessage: form.confirmationMessage,
     durationMinutes: numbers.durationMinutes ?? undefined,
     slotIntervalMinutes,
     bufferBeforeMinutes: numbers.bufferBeforeMinutes ?? 0,

@@ -101,6 +101,10 @@ ${(() => {
   labels.set('f-description', s.description);
   return html`<div class="field"><label for="f-description">${s.description}</label><textarea id="f-description" name="description" rows="3" maxlength="5000"${described('f-description', true)}>${form.description}</textarea>${hintOf('f-description', s.descriptionHint)}${errorOf('f-description')}</div>`;
 })()}
+${(() => {
+  labels.set('f-confirmationMessage', s.confirmationMessage);
+  return html`<div class="field"><label for="f-confirmationMessage">${s.confirmationMessage}</label><textarea id="f-confirmationMessage" name="confirmationMessage" rows="3" maxlength="2000"${described('f-confirmationMessage', true)}>${form.confirmationMessage}</textarea>${hintOf('f-confirmationMessage', s.confirmationMessageHint)}${errorOf('f-confirmationMessage')}</div>`;
+})()}
 ${numberField('durationMinutes', t.duration, TOPIC_LIMITS.durationMinutes)}
 ${view.teamName ? html`<p>${s.teamOf(view.teamName)}</p>` : ''}
 ${checkbox('public', t.public, form.public)}

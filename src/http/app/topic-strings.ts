@@ -21,6 +21,9 @@ const en = {
   descriptionHint: 'Shown on the booking page and in the confirmation.',
   slug: 'Custom link',
   slugHint: (example: string) => `Optional: the end of the booking link instead of a long code, e.g. ${example}. Lower-case letters, digits and hyphens.`,
+  confirmationMessage: 'Message after booking',
+  confirmationMessageHint:
+    'What to bring, how to prepare: shown on the confirmation page and in the participant’s confirmation e-mail. Plain text, links become clickable; at most 2000 characters.',
   teamOf: (team: string) => `A topic of the team ${team}.`,
   ownerOf: 'Who hosts it',
   justMe: 'Just me',
@@ -149,6 +152,9 @@ const pl: TopicStrings = {
   descriptionHint: 'Widoczny na stronie rezerwacji i w potwierdzeniu.',
   slug: 'Własny link',
   slugHint: (example: string) => `Opcjonalnie: koniec linku do rezerwacji zamiast długiego kodu, np. ${example}. Małe litery, cyfry i myślniki.`,
+  confirmationMessage: 'Wiadomość po rezerwacji',
+  confirmationMessageHint:
+    'Co zabrać, jak się przygotować: widoczna na stronie potwierdzenia i w e-mailu z potwierdzeniem dla uczestnika. Zwykły tekst, linki stają się klikalne; do 2000 znaków.',
   teamOf: (team: string) => `Temat zespołu ${team}.`,
   ownerOf: 'Kto prowadzi',
   justMe: 'Tylko ja',

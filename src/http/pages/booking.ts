@@ -5,6 +5,7 @@ import type { PublicTopic } from '../../scheduling/booking/public-topics.js';
 import { formatMoney, type FormatLocale } from '../../domain/formats.js';
 import { calendarMarkup, hourSwitch } from './calendar.js';
 import { html, htmlDocument, type SafeHtml } from './html.js';
+import { brandedStylesheets, brandLine, brandName, businessMessage, type PageBranding } from './branding.js';
 import { GATEWAY_LABELS, PLACE_LABELS, STRINGS, clientStrings, type Strings } from './i18n.js';
 
 export interface BookingPageView {
@@ -33,6 +34,12 @@ export interface BookingPageView {
   embedOrigin: string | null;
   stylesheet: string;
   script: string;
+  /** The business's name, logo and colour; absent: the account's name in termin's colours. */
+  branding?: PageBranding | null | undefined;
+  /** The topic's own message after booking, in the page's language ("" for none): shown with the confirmation. */
+  confirmationMessage?: string | undefined;
+  /** The questions' options in the page's language, by question key (values sent stay the topic's own). */
+  optionLabels?: Readonly<Record<string, string[]>> | undefined;
 }
 
 export interface TopicListView {
@@ -42,6 +49,7 @@ export interface TopicListView {
   accountName: string;
   topics: { url: string; name: string; description: string; durationMinutes: number; price: Money | null; priceVariants: PriceVariant[] }[];
   stylesheet: string;
+  branding?: PageBranding | null | undefined;
 }
 
 /** "150,00 zł", or "from 100,00 zł" when variants differ, or null for a free topic. */
@@ -89,13 +97,13 @@ function textField(
 }
 
 /** A topic's question as its type asks: a line, a text area, a choice of options, a checkbox (named `form.<key>`). */
-function questionField(field: FormField, t: Strings): SafeHtml {
+function questionField(field: FormField, t: Strings, optionLabels?: readonly string[]): SafeHtml {
   const name = `form.${field.key}`;
   const id = `f-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
   const type = field.type ?? 'text';
   if (type === 'textarea') return textField(name, field.label, t, { required: field.required, multiline: true, maxLength: 5000 });
   if (type === 'select') {
-    const control = html`<select id="${id}" name="${name}" ${field.required ? html`required` : ''} aria-describedby="${id}-error"><option value="">—</option>${(field.options ?? []).map((option) => html`<option value="${option}">${option}</option>`)}</select>`;
+    const control = html`<select id="${id}" name="${name}" ${field.required ? html`required` : ''} aria-describedby="${id}-error"><option value="">—</option>${(field.options ?? []).map((option, index) => html`<option value="${option}">${optionLabels?.[index] ?? option}</option>`)}</select>`;
     return html`<div class="field"><label for="${id}">${field.label}${optionalMark(field.required, t)}</label>${control}<p class="field-error" id="${id}-error"></p></div>`;
   }
   if (type === 'checkbox') {
@@ -167,7 +175,7 @@ export function renderBookingPage(view: BookingPageView): SafeHtml {
   const body = html`<main id="booking" class="page${view.embedOrigin ? ' embedded' : ''}" data-config="${JSON.stringify(config)}">
 ${view.embedOrigin ? '' : langSwitch(lang, t)}
 <header class="topic">
-<p class="account">${view.accountName}${view.hostLabel ? html` · ${view.hostLabel}` : ''}</p>
+${brandLine(view.branding, view.accountName, view.hostLabel ? html` · ${view.hostLabel}` : '')}
 <h1>${topic.name}</h1>
 ${facts(topic, lang, view.locale, t)}
 ${topic.description ? html`<p class="description">${topic.description}</p>` : ''}
@@ -213,7 +221,7 @@ ${choiceGroup(
 )}
 <p class="hint" id="place-note" hidden></p>
 ${topic.priceVariants.length > 0 ? choiceGroup('priceVariant', t.priceVariant, priceOptions) : ''}
-${topic.form.map((field) => questionField(field, t))}
+${topic.form.map((field) => questionField(field, t, view.optionLabels?.[field.key]))}
 ${textField('note', t.note, t, { multiline: true })}
 ${
   paid
@@ -240,9 +248,16 @@ ${choiceGroup(
 <h2 id="h-done" tabindex="-1"></h2>
 <p id="done-text"></p>
 <dl id="done-details" class="summary"></dl>
+${topic.requiresApproval ? '' : businessMessage(view.confirmationMessage ?? '', 'done-message')}
 </section>
 </main>`;
-  return htmlDocument({ lang, title: `${topic.name} · ${view.accountName}`, body, stylesheets: [view.stylesheet], scripts: [view.script] });
+  return htmlDocument({
+    lang,
+    title: `${topic.name} · ${brandName(view.branding, view.accountName)}`,
+    body,
+    stylesheets: brandedStylesheets(view.stylesheet, view.branding),
+    scripts: [view.script],
+  });
 }
 
 /** `GET /book/{username}`: the host's public topics, each linking to its page. */
@@ -250,7 +265,7 @@ export function renderTopicList(view: TopicListView): SafeHtml {
   const t = STRINGS[view.lang];
   const body = html`<main class="page">
 ${langSwitch(view.lang, t)}
-<header class="topic"><p class="account">${view.accountName}</p><h1>${t.bookWith} ${view.hostName}</h1></header>
+<header class="topic">${brandLine(view.branding, view.accountName)}<h1>${t.bookWith} ${view.hostName}</h1></header>
 ${
   view.topics.length === 0
     ? html`<p>${t.topicsEmpty}</p>`
@@ -260,5 +275,5 @@ ${
       )}</ul>`
 }
 </main>`;
-  return htmlDocument({ lang: view.lang, title: `${t.bookWith} ${view.hostName}`, body, stylesheets: [view.stylesheet] });
+  return htmlDocument({ lang: view.lang, title: `${t.bookWith} ${view.hostName}`, body, stylesheets: brandedStylesheets(view.stylesheet, view.branding) });
 }

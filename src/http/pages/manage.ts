@@ -1,4 +1,5 @@
 import type { Place } from '../../domain/account.js';
+import { brandedStylesheets, brandLine, businessMessage, type PageBranding } from './branding.js';
 import { googleCalendarUrl, outlookCalendarUrl } from '../../domain/calendar-links.js';
 import type { MeetingLocation } from '../../domain/place-details.js';
 import type { Lang, MeetingStatus } from '../../domain/meeting.js';
@@ -32,6 +33,10 @@ export interface ManagePageView {
   bookAgainPath?: string | null;
   stylesheet: string;
   script: string;
+  /** The business's name, logo and colour. */
+  branding?: PageBranding | null | undefined;
+  /** The topic's message after booking, in the page's language ("" for none): shown while the meeting is on. */
+  confirmationMessage?: string | undefined;
 }
 
 /** Where to go, as one line for a calendar event: the join link, else the address or phone, else the place. */
@@ -92,11 +97,12 @@ export function renderManagePage(view: ManagePageView): SafeHtml {
   const config = { lang: view.lang, strings: clientStrings(view.lang), token: view.token, timezone: view.timezone };
   const body = html`<main id="manage" class="page manage" data-config="${JSON.stringify(config)}">
 <header class="topic">
-${view.accountName ? html`<p class="account">${view.accountName}</p>` : ''}
+${view.accountName || view.branding?.businessName || view.branding?.logoPath ? brandLine(view.branding, view.accountName ?? '') : ''}
 <h1 id="h-manage" tabindex="-1">${t.manageTitle}: ${view.topicName}</h1>
 </header>
 <div id="alert" class="alert" role="alert" aria-live="assertive"></div>
 ${renderBookingSummary(view)}
+${live ? businessMessage(view.confirmationMessage ?? '', 'confirmation-message') : ''}
 ${live && !changeable ? html`<p class="notice" id="too-late">${t.tooLate}</p>` : ''}
 ${!live && view.bookAgainPath ? html`<p class="book-again"><a id="book-again" class="primary" href="${view.bookAgainPath}?lang=${view.lang}">${t.bookAgain}</a></p>` : ''}
 ${
@@ -121,7 +127,13 @@ ${calendarMarkup(t, { level: 3 })}
     : ''
 }
 </main>`;
-  return htmlDocument({ lang: view.lang, title: `${t.manageTitle}: ${view.topicName}`, body, stylesheets: [view.stylesheet], scripts: changeable ? [view.script] : [] });
+  return htmlDocument({
+    lang: view.lang,
+    title: `${t.manageTitle}: ${view.topicName}`,
+    body,
+    stylesheets: brandedStylesheets(view.stylesheet, view.branding),
+    scripts: changeable ? [view.script] : [],
+  });
 }
 
 /** The manage link no longer leads anywhere (forged, or the meeting has ended). */

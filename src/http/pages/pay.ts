@@ -1,4 +1,5 @@
 import { formatMoney, formatSpan } from '../../domain/formats.js';
+import { brandedStylesheets, brandLine, businessMessage } from './branding.js';
 import type { Lang } from '../../domain/meeting.js';
 import type { PayPageView } from '../../scheduling/payments/pay.js';
 import { html, htmlDocument, type SafeHtml } from './html.js';
@@ -82,10 +83,11 @@ export function renderPaymentState(view: PayPageView, payUrl: string, stylesheet
       ? html`<p class="pay-action"><a class="primary" href="${payUrl}">${s.pay}</a> <strong class="total">${formatAmount(view.payment.amount, view.payment.currency, view.lang)}</strong></p>`
       : '';
   return page(
-    view.lang,
+    view,
     s.title,
     html`<p data-status="${view.status}">${s.states[view.status] ?? view.status}</p>
 ${refunded}${summary(view, s)}
+${view.status === 'paid' ? businessMessage(view.confirmationMessage, 'confirmation-message') : ''}
 ${payAgain}`,
     stylesheet,
   );
@@ -95,7 +97,7 @@ ${payAgain}`,
 export function renderPreparing(view: PayPageView, stylesheet: string): SafeHtml {
   const s = STRINGS[view.lang];
   return page(
-    view.lang,
+    view,
     s.title,
     html`<p data-status="preparing">${s.preparing}</p>
 ${summary(view, s)}`,
@@ -107,7 +109,7 @@ ${summary(view, s)}`,
 export function renderGatewayError(view: PayPageView, retryUrl: string, stylesheet: string): SafeHtml {
   const s = STRINGS[view.lang];
   return page(
-    view.lang,
+    view,
     s.title,
     html`<p data-status="gateway-error">${s.gatewayError}</p>
 ${summary(view, s)}
@@ -117,12 +119,13 @@ ${summary(view, s)}
 }
 
 /** `stylesheet`: the booking page's (assets/booking.css under its content-hashed URL), so both look alike. */
-function page(lang: Lang, title: string, body: SafeHtml, stylesheet: string): SafeHtml {
+function page(view: Pick<PayPageView, 'lang' | 'branding' | 'accountName'>, title: string, body: SafeHtml, stylesheet: string): SafeHtml {
   return htmlDocument({
-    lang,
+    lang: view.lang,
     title,
-    stylesheets: [stylesheet],
+    stylesheets: brandedStylesheets(stylesheet, view.branding),
     body: html`<main class="page">
+${brandLine(view.branding, view.accountName)}
 <h1>${title}</h1>
 ${body}
 </main>`,

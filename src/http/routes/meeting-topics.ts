@@ -38,6 +38,8 @@ export function topicToJson(topic: MeetingTopic) {
     form: topic.form,
     placeDetails: topic.placeDetails,
     description: topic.description,
+    confirmationMessage: topic.confirmationMessage,
+    translations: topic.translations,
     public: topic.public,
     slug: topic.slug,
     cancellationNoticeMinutes: topic.cancellationNoticeMinutes,

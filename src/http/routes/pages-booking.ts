@@ -5,6 +5,7 @@ import { isValidTimeZone } from '../../domain/time-zones.js';
 import { slugProblem } from '../../domain/user.js';
 import type { AppContext } from '../../context.js';
 import { findTopicPage } from '../../scheduling/booking/booking-page.js';
+import { translateTopic } from '../../domain/topic-translations.js';
 import { findPublicTopicUuidBySlug, findRenamedHost, listPublicTopicsOfHost } from '../../scheduling/booking/public-topics.js';
 import { manageUrl } from '../../scheduling/meetings/manage-token.js';
 import { getManagedBooking, invitationForToken } from '../../scheduling/booking/public-booking.js';
@@ -148,15 +149,20 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
         locale: pickLocale(lang, request.headers['accept-language']),
         hostName: host.host.name,
         accountName: host.accountName,
+        branding: host.branding,
         stylesheet,
-        topics: host.topics.map((topic) => ({
-          url: withLang(`/book/${encodeURIComponent(host.host.username)}/${topic.slug ?? topic.uuid}`, request),
-          name: topic.name,
-          description: topic.description,
-          durationMinutes: topic.durationMinutes,
-          price: topic.price,
-          priceVariants: topic.priceVariants,
-        })),
+        topics: host.topics.map((topic) => {
+          // Each topic's name and description in the page's language, its own where untranslated.
+          const words = translateTopic({ ...topic, confirmationMessage: '' }, lang);
+          return {
+            url: withLang(`/book/${encodeURIComponent(host.host.username)}/${topic.slug ?? topic.uuid}`, request),
+            name: words.name,
+            description: words.description,
+            durationMinutes: topic.durationMinutes,
+            price: topic.price,
+            priceVariants: topic.priceVariants,
+          };
+        }),
       });
       return sendHtml(reply, 200, page);
     },
@@ -181,12 +187,23 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
       },
     );
     if (found === null) return reply;
+    // The topic's words in the page's language, its own where untranslated; a select's values stay its own options.
+    const words = translateTopic(found.words, lang);
+    const optionLabels = Object.fromEntries(words.form.filter((field) => field.options).map((field) => [field.key, field.options!]));
     const timezone = request.query.timezone && isValidTimeZone(request.query.timezone) ? request.query.timezone : null;
     const page = renderBookingPage({
       lang,
       locale: pickLocale(lang, request.headers['accept-language']),
       accountName: found.accountName,
-      topic: found.topic,
+      topic: {
+        ...found.topic,
+        name: words.name,
+        description: words.description,
+        form: found.topic.form.map((field, index) => ({ ...field, label: words.form[index]?.label ?? field.label })),
+      },
+      branding: found.branding,
+      confirmationMessage: words.confirmationMessage,
+      optionLabels,
       username: teamUuid === undefined ? (username ?? null) : null,
       team: found.topic.team,
       hostLabel: teamUuid === undefined ? (found.hosts[0]?.name ?? null) : (found.team?.name ?? null),
@@ -267,7 +284,9 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
         locale: pickLocale(lang, request.headers['accept-language']),
         token: request.params.token,
         accountName: null,
-        topicName: managed.topic.name,
+        topicName: translateTopic(managed.topic, lang).name,
+        confirmationMessage: translateTopic(managed.topic, lang).confirmationMessage,
+        branding: managed.branding,
         hostName: managed.hostName,
         start: meeting.start,
         end: meeting.end,

@@ -3,6 +3,7 @@ import { NextCursor } from './paging.js';
 import { GATEWAYS, PLACES } from '../../domain/account.js';
 import { GATEWAY_FIELDS, type GatewayField } from '../../domain/gateway-settings.js';
 import { INTEGRATION_FIELDS, INTEGRATION_PROVIDERS } from '../../domain/integrations.js';
+import { LOGO_LIMITS, MIN_CONTRAST } from '../../domain/branding.js';
 import { FreeObject, NonBlankLine, Nullable, SingleLine, StringEnum, Timestamp, TimeZone, Uuid } from './common.js';
 
 export const PlaceSchema = StringEnum(PLACES, { description: 'A meeting place.' });
@@ -61,6 +62,22 @@ export const AccountSchema = Type.Object(
         ),
       },
       { description: "How long participants' personal data is kept." },
+    ),
+    branding: Type.Object(
+      {
+        businessName: Nullable(Type.String({ description: "Shown instead of the account's name on the participant's pages and in e-mails; null: the account's name." })),
+        logoUrl: Nullable(Type.String({ description: 'Where the logo was fetched from, as given; null: no logo.' })),
+        logo: Nullable(
+          Type.String({
+            description: 'Where termin serves the stored logo (`{PUBLIC_URL}/branding/{accountUuid}/logo?v=…`): pages and e-mails load it from here, never from `logoUrl`.',
+          }),
+        ),
+        accentColor: Nullable(Type.String({ description: 'The accent colour as given ("#rrggbb"); null: termin\'s own.' })),
+        accentColorUsed: Type.String({
+          description: `The accent colour pages and e-mails use: \`accentColor\`, darkened (same hue) until white text on it keeps a ${MIN_CONTRAST}:1 contrast (WCAG 2).`,
+        }),
+      },
+      { description: "The business's own look on the booking, manage, pay and confirmation pages, the embed and every e-mail." },
     ),
     createdAt: Timestamp,
   },
@@ -159,6 +176,33 @@ export const UpdateAccountBodySchema = Type.Object(
           description:
             'The OAuth apps per provider, each changed on its own (the others stay): `{ "zoom": { "clientId": "…", "clientSecret": "…" } }`. A secret left out keeps the stored one; `null` removes the app.',
         },
+      ),
+    ),
+    branding: Type.Optional(
+      Type.Object(
+        {
+          businessName: Type.Optional(Nullable(NonBlankLine({ maxLength: 200, description: "The business's name as participants see it; null: the account's name." }))),
+          logoUrl: Type.Optional(
+            Nullable(
+              Type.String({
+                maxLength: 2000,
+                description:
+                  `An https URL of a PNG, JPEG, WebP or GIF image of at most ${LOGO_LIMITS.maxBytes / 1024} kB. termin fetches it now, through the same guard as webhooks (no private, loopback ` +
+                  'or metadata addresses; redirects are not followed), checks its type by its bytes (SVG is refused, not sanitised), stores it and serves it itself. ' +
+                  'Any refusal is 400 at `/branding/logoUrl` and nothing is stored. null removes the logo.',
+              }),
+            ),
+          ),
+          accentColor: Type.Optional(
+            Nullable(
+              Type.String({
+                pattern: '^#[0-9a-fA-F]{6}$',
+                description: `"#rrggbb". Kept as given; pages and e-mails use it darkened, if needed, so white text on it keeps ${MIN_CONTRAST}:1 (\`accentColorUsed\`). null: termin's own.`,
+              }),
+            ),
+          ),
+        },
+        { additionalProperties: false, description: "The business's own look; each field changed on its own (a field left out stays)." },
       ),
     ),
     retention: Type.Optional(

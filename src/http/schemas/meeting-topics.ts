@@ -4,6 +4,8 @@ import { ASSIGNMENTS, TOPIC_LIMITS } from '../../domain/meeting-topic.js';
 import { PlaceSchema } from './account.js';
 import { MAX_MONEY_AMOUNT, MultiLine, NonBlankLine, Nullable, SingleLine, StringEnum, Timestamp, Uuid } from './common.js';
 import { FORM_FIELD_TYPES, FORM_LIMITS } from '../../domain/form.js';
+import { LANGS } from '../../domain/meeting.js';
+import { CONFIRMATION_MESSAGE_MAX } from '../../domain/topic-translations.js';
 import { PlaceDetailsRecordSchema, PlaceDetailsSchema } from './place-details.js';
 import { REMINDER_CHANNELS, REMINDER_LIMITS, REMINDER_RECIPIENTS } from '../../domain/reminders.js';
 
@@ -36,6 +38,49 @@ export const MoneySchema = Type.Object(
 );
 
 const minutes = (limits: readonly [number, number], description: string) => Type.Integer({ minimum: limits[0], maximum: limits[1], description });
+
+function ConfirmationMessage(extra: string) {
+  return MultiLine({
+    maxLength: CONFIRMATION_MESSAGE_MAX,
+    description:
+      `Plain text shown after booking: on the confirmation page and in the participant's confirmation e-mail (what to bring, how to prepare); at most ${CONFIRMATION_MESSAGE_MAX} characters. ` +
+      `http(s) links become clickable in HTML; nothing else is markup. ${extra}`,
+  });
+}
+
+const TranslationSchema = Type.Object(
+  {
+    name: Type.Optional(NonBlankLine({ maxLength: 200 })),
+    description: Type.Optional(MultiLine({ maxLength: 5000 })),
+    confirmationMessage: Type.Optional(ConfirmationMessage('')),
+    form: Type.Optional(
+      Type.Record(
+        Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_-]{0,63}$' }),
+        Type.Object(
+          {
+            label: Type.Optional(NonBlankLine({ maxLength: 200 })),
+            options: Type.Optional(
+              Type.Array(NonBlankLine({ maxLength: FORM_LIMITS.optionLength }), {
+                maxItems: FORM_LIMITS.options,
+                description: "A `select` question's choices in this language: as many as the question has, in its order (the answer stored is the topic's own option).",
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        { description: 'By question `key` (each must be a question of the topic; 400 at `/translations/<lang>/form/<key>` otherwise).' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const TopicTranslationsSchema = Type.Record(Type.String({ pattern: '^[a-z]{2}$' }), TranslationSchema, {
+  maxProperties: 20,
+  description:
+    `The topic's own words in other languages, by language code (supported: ${LANGS.join(', ')}; another is 400 at \`/translations/<lang>\`): ` +
+    "used wherever that language is shown (booking page, e-mails, manage page). Every field is optional; what is not translated shows the topic's own words. Replaced whole on update. Default {}.",
+});
 
 const settingsProperties = {
   name: NonBlankLine({ maxLength: 200 }),
@@ -183,6 +228,8 @@ const settingsProperties = {
   ),
   placeDetails: Type.Optional(PlaceDetailsSchema),
   description: Type.Optional(MultiLine({ maxLength: 5000, description: 'Shown on the booking page and in the confirmation e-mail. Default "".' })),
+  confirmationMessage: Type.Optional(ConfirmationMessage('Default "".')),
+  translations: Type.Optional(TopicTranslationsSchema),
   public: Type.Optional(
     Type.Boolean({ description: 'True: the topic has a booking page (GET /book/…) and is bookable without a key through POST /public/schedule. Default false.' }),
   ),
@@ -259,6 +306,8 @@ export const MeetingTopicSchema = Type.Object(
     ),
     placeDetails: PlaceDetailsRecordSchema,
     description: Type.String({ description: 'Shown on the booking page and in the confirmation.' }),
+    confirmationMessage: Type.String({ description: 'Shown after booking: the confirmation page and the participant\'s confirmation e-mail; "" for none.' }),
+    translations: TopicTranslationsSchema,
     public: Type.Boolean({ description: 'True: a booking page, bookable without a key.' }),
     slug: Nullable(Type.String({ description: "The booking link's readable last part (`/book/{username}/{slug}`); null: the uuid only." })),
     cancellationNoticeMinutes: Type.Integer({ description: 'A participant may cancel or move up to this long before the start.' }),

@@ -12,6 +12,9 @@ import type { Principal, UseCaseContext } from '../context.js';
 import { changedFields, OPERATOR_ACTOR, type Actor, type AuditDetails } from '../../domain/audit.js';
 import { actorOf, recordAuditEvent } from '../audit/record-audit.js';
 import { applyIntegrationChanges, type IntegrationView, listIntegrations, prepareIntegrationChanges } from '../integrations/apps.js';
+import { writeBranding } from '../../db/repositories/account-brandings.js';
+import type { BrandingInput } from '../../domain/branding.js';
+import { getBranding, prepareBrandingChanges, type BrandingView } from './branding.js';
 import { canOpenSecrets, UNREADABLE_CREDENTIALS } from '../payments/credentials.js';
 
 export interface AccountView extends Account {
@@ -19,18 +22,20 @@ export interface AccountView extends Account {
   gateways: EnabledGateway[];
   integrations: IntegrationView[];
   retention: { participantDataDays: number | null };
+  branding: BrandingView;
 }
 
-export async function getAccount(ctx: Pick<UseCaseContext, 'db' | 'secretKey'>, principal: Principal): Promise<AccountView> {
+export async function getAccount(ctx: Pick<UseCaseContext, 'db' | 'secretKey' | 'publicUrl'>, principal: Principal): Promise<AccountView> {
   const account = await findAccount(ctx.db, principal.accountUuid);
   if (!account) throw new NotFoundError('account');
-  const [activeUsers, gateways, integrations, participantDataDays] = await Promise.all([
+  const [activeUsers, gateways, integrations, participantDataDays, branding] = await Promise.all([
     countActiveUsers(ctx.db, account.uuid),
     listUsableGateways(ctx, account.uuid),
     listIntegrations(ctx, account.uuid),
     findRetention(ctx.db, account.uuid),
+    getBranding(ctx, account.uuid),
   ]);
-  return { ...account, activeUsers, gateways, integrations, retention: { participantDataDays } };
+  return { ...account, activeUsers, gateways, integrations, retention: { participantDataDays }, branding };
 }
 
 /**
@@ -65,6 +70,8 @@ export interface AccountPatch {
   integrations?: Readonly<Record<string, Readonly<Record<string, unknown>> | null | undefined>> | undefined;
   /** Retention: days a meeting's personal data is kept after it ended (1..3650), or null: until erased. */
   retention?: { participantDataDays: number | null } | undefined;
+  /** The business's name, logo (fetched now, through the outbound guard) and accent colour; null removes one. */
+  branding?: BrandingInput | undefined;
 }
 
 /**
@@ -73,8 +80,14 @@ export interface AccountPatch {
  * stored for it, one with settings is validated whole and its secrets sealed before they
  * reach the repository.
  */
-export async function updateAccount(ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey'>, principal: Principal, patch: AccountPatch): Promise<AccountView> {
+export async function updateAccount(
+  ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey' | 'publicUrl' | 'outbound'>,
+  principal: Principal,
+  patch: AccountPatch,
+): Promise<AccountView> {
   const { changes, gateways } = validateAccountPatch(patch);
+  // Before the transaction: a new logo is fetched over the network.
+  const branding = patch.branding === undefined ? undefined : await prepareBrandingChanges(ctx, patch.branding);
   const errors: FieldError[] = [];
   const integrations = patch.integrations === undefined ? [] : prepareIntegrationChanges(ctx, patch.integrations, errors);
   if (errors.length > 0) throw new ValidationError(errors);
@@ -86,6 +99,7 @@ export async function updateAccount(ctx: Pick<UseCaseContext, 'now' | 'db' | 'se
   await inTransaction(ctx.db, async (trx) => {
     if (!(await isAdminOfAnyTeam(trx, principal.userUuid))) throw new ForbiddenError('Only a team admin may change the account');
     await writeAccountChanges(trx, principal.accountUuid, changes);
+    if (branding !== undefined) await writeBranding(trx, principal.accountUuid, branding, ctx.now());
     if (sealed !== undefined) {
       const current = new Map((await selectAccountGateways(trx, principal.accountUuid)).map((stored) => [stored.code, stored]));
       const next: StoredGateway[] = sealed.map((gateway) =>

@@ -16,7 +16,7 @@ import { actorOf, recordAuditEvent } from '../audit/record-audit.js';
  * previous owner keeps their teams and rights but loses the owner's protection; handing it
  * to the owner again changes nothing.
  */
-export async function handOverOwnership(ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey'>, principal: Principal, userUuid: string): Promise<AccountView> {
+export async function handOverOwnership(ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey' | 'publicUrl'>, principal: Principal, userUuid: string): Promise<AccountView> {
   await inTransaction(ctx.db, async (trx) => {
     const account = await lockedAccount(trx, principal.accountUuid);
     if (account.ownerUuid !== principal.userUuid) throw new ForbiddenError("Only the account's owner may hand ownership over");

@@ -8,6 +8,8 @@ import type { UseCaseContext } from '../context.js';
 import { gatewaysTaking } from '../payments/gateway-amounts.js';
 import { findPublicTopicPage, type PublicTopicPage } from './public-topics.js';
 import { findRoomPlaces } from '../integrations/apps.js';
+import { getBranding, type BrandingView } from '../account/branding.js';
+import type { TopicTranslations, TopicWords } from '../../domain/topic-translations.js';
 
 /**
  * Page-only reads for the booking page, beside the public read (public-topics.ts) whose
@@ -31,16 +33,20 @@ export interface TopicPage extends PublicTopicPage {
    * chosen. The API keeps its own rule (a phone is required only where the topic requires it).
    */
   phoneCallNeedsNumber: boolean;
+  /** The business's look. */
+  branding: BrandingView;
+  /** The topic's words as stored, for the page to pick its language's (translateTopic). */
+  words: TopicWords & { translations: TopicTranslations };
 }
 
 export async function findTopicPage(
-  ctx: Pick<UseCaseContext, 'db' | 'secretKey' | 'gateways'>,
+  ctx: Pick<UseCaseContext, 'db' | 'secretKey' | 'gateways' | 'publicUrl'>,
   where: { username?: string | undefined; teamUuid?: string | undefined; topicUuid: string },
 ): Promise<TopicPage> {
   const page = await findPublicTopicPage(ctx, where);
   const topic = await findTopic(ctx.db, null, where.topicUuid);
   if (!topic) throw new NotFoundError('booking page');
-  const [account, host, gateways, roomPlaces, hostDetails] = await Promise.all([
+  const [account, host, gateways, roomPlaces, hostDetails, branding] = await Promise.all([
     findAccount(ctx.db, topic.accountUuid),
     where.teamUuid === undefined && where.username !== undefined ? findActiveUserByUsername(ctx.db, topic.accountUuid, where.username) : undefined,
     page.topic.paid
@@ -56,6 +62,7 @@ export async function findTopicPage(
       ctx.db,
       topic.hosts.filter((candidate) => page.hosts.some((shown) => shown.username === candidate.username)).map((candidate) => candidate.uuid),
     ),
+    getBranding(ctx, topic.accountUuid),
   ]);
   const phoneCallNeedsNumber =
     topic.places.includes('phone-call') && !topic.placeDetails['phone-call'] && (hostDetails.size === 0 || [...hostDetails.values()].some((details) => !details['phone-call']));
@@ -65,5 +72,7 @@ export async function findTopicPage(
     gateways,
     roomPlaces: roomPlaces.filter((place) => topic.places.includes(place)),
     phoneCallNeedsNumber,
+    branding,
+    words: { name: topic.name, description: topic.description, confirmationMessage: topic.confirmationMessage, form: topic.form, translations: topic.translations },
   };
 }

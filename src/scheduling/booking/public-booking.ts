@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { getBranding, type BrandingView } from '../account/branding.js';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../domain/errors.js';
 import type { MeetingTopic } from '../../domain/meeting-topic.js';
 import type { PaymentStatus } from '../../domain/payment.js';
@@ -94,8 +95,10 @@ function publicIdempotencyKey(key: string): string {
 /** What the manage page shows. */
 export interface ManagedBooking {
   meeting: Meeting;
-  topic: Pick<MeetingTopic, 'uuid' | 'name' | 'description' | 'durationMinutes' | 'cancellationNoticeMinutes'>;
+  topic: Pick<MeetingTopic, 'uuid' | 'name' | 'description' | 'durationMinutes' | 'cancellationNoticeMinutes' | 'confirmationMessage' | 'translations' | 'form'>;
   hostName: string;
+  /** The business's look on the page. */
+  branding: BrandingView;
   /** The participant may still cancel or move it here. */
   canChange: boolean;
   /** The last instant they may: the start less the topic's cancellation notice. */
@@ -161,20 +164,25 @@ function participantOf(meeting: Meeting): ParticipantActor {
   return { accountUuid: meeting.accountUuid, participantOf: meeting.uuid };
 }
 
-export async function getManagedBooking(ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey'>, token: string): Promise<ManagedBooking> {
+export async function getManagedBooking(ctx: Pick<UseCaseContext, 'now' | 'db' | 'secretKey' | 'publicUrl'>, token: string): Promise<ManagedBooking> {
   const { meeting, topic, now } = await findByToken(ctx, token);
   const host = await findUser(ctx.db, meeting.accountUuid, meeting.hostUuid);
   const changeDeadline = changeDeadlineOf(meeting, topic);
   const payment = (await findPaymentsOfBookings(ctx.db, [meeting.bookingUuid])).get(meeting.bookingUuid);
   const bookAgainPath = await bookAgainPathOf(ctx, meeting, topic);
+  const branding = await getBranding(ctx, meeting.accountUuid);
   return {
     meeting,
+    branding,
     topic: {
       uuid: topic.uuid,
       name: topic.name,
       description: topic.description,
       durationMinutes: topic.durationMinutes,
       cancellationNoticeMinutes: topic.cancellationNoticeMinutes,
+      confirmationMessage: topic.confirmationMessage,
+      translations: topic.translations,
+      form: topic.form,
     },
     hostName: host ? `${host.firstName} ${host.lastName}` : meeting.hostUsername,
     canChange: now < changeDeadline && (meeting.status === 'confirmed' || meeting.status === 'pending_payment'),

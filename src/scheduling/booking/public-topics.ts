@@ -6,6 +6,8 @@ import { findPublicTeamTopicUuidBySlug, findTopic, findTopicsBySlug, listTopics 
 import { findTeam } from '../../db/repositories/teams.js';
 import { findActiveUserByUsername, findActiveUsersByUsernames, findCurrentUsernameOf } from '../../db/repositories/users.js';
 import type { UseCaseContext } from '../context.js';
+import type { TopicTranslations } from '../../domain/topic-translations.js';
+import { getBranding, type BrandingView } from '../account/branding.js';
 
 /** What a booking page may show of a topic: nothing internal (no account, creator or buffers). */
 export interface PublicTopic {
@@ -25,6 +27,8 @@ export interface PublicTopic {
   requiresApproval: boolean;
   /** The link's readable last part instead of the uuid, when the topic has one. */
   slug: string | null;
+  /** The topic's words in other languages, for the page to show its language's (translateTopic). */
+  translations: TopicTranslations;
 }
 
 export interface PublicTopicPage {
@@ -81,15 +85,20 @@ export async function findPublicTopicPage(
 
 /** `GET /book/{username}`: the host's public topics, oldest first, and their name; NotFound for an unknown or deactivated user. */
 export async function listPublicTopicsOfHost(
-  ctx: Pick<UseCaseContext, 'db'>,
+  ctx: Pick<UseCaseContext, 'db' | 'publicUrl'>,
   username: string,
-): Promise<{ host: { username: string; name: string }; accountName: string; topics: PublicTopic[] }> {
+): Promise<{ host: { username: string; name: string }; accountName: string; branding: BrandingView; topics: PublicTopic[] }> {
   const user = await findActiveUserByUsername(ctx.db, null, username);
   if (!user) throw new NotFoundError('booking page');
-  const [account, topics] = await Promise.all([findAccount(ctx.db, user.accountUuid), listTopics(ctx.db, user.accountUuid, { hostUuid: user.uuid })]);
+  const [account, topics, branding] = await Promise.all([
+    findAccount(ctx.db, user.accountUuid),
+    listTopics(ctx.db, user.accountUuid, { hostUuid: user.uuid }),
+    getBranding(ctx, user.accountUuid),
+  ]);
   return {
     host: { username: user.username, name: `${user.firstName} ${user.lastName}` },
     accountName: account?.name ?? '',
+    branding,
     topics: topics.filter((topic) => topic.public).map(toPublicTopic),
   };
 }
@@ -110,6 +119,7 @@ export function toPublicTopic(topic: MeetingTopic): PublicTopic {
     cancellationNoticeMinutes: topic.cancellationNoticeMinutes,
     requiresApproval: topic.requiresApproval,
     slug: topic.slug,
+    translations: topic.translations,
   };
 }
 

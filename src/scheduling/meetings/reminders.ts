@@ -33,6 +33,8 @@ import { completeJob } from '../../db/repositories/outbox.js';
 import { findUser } from '../../db/repositories/users.js';
 import { inTransaction } from '../../db/transaction.js';
 import { newId } from '../../ids.js';
+import { messageBrandingOf } from '../account/branding.js';
+import { translateTopic } from '../../domain/topic-translations.js';
 import { reminderNotice, reminderSmsText, type ReminderFacts } from '../../mail/reminder-message.js';
 import { LostClaimError, type JobHandler } from '../../outbox/job-handler.js';
 import { EMAIL_JOB_KIND, REMINDER_JOB_KIND, enqueueJobs, type NewJob, type ReminderJobPayload } from '../../outbox/job-kinds.js';
@@ -136,10 +138,11 @@ export function createReminderSender(ctx: ReminderContext): JobHandler<'reminder
             .filter((host) => host !== undefined)
             .map((host) => ({ ...facts, to: { name: `${host.firstName} ${host.lastName}`, email: host.email }, lang: host.language ?? 'en', timezone: host.timezone })),
         ];
+        const branding = await messageBrandingOf(ctx.db, ctx.publicUrl, meeting.accountUuid, facts.accountName);
         return finish(
           'sent',
           null,
-          notices.map((notice) => ({ uuid: newId(now), kind: EMAIL_JOB_KIND, payload: reminderNotice(notice) })),
+          notices.map((notice) => ({ uuid: newId(now), kind: EMAIL_JOB_KIND, payload: { ...reminderNotice(notice), ...(branding ? { branding } : {}) } })),
         );
       }
       // Hosts have no phone number in termin: a host's SMS reminder, like one of a meeting booked without a phone, has nobody to go to.
@@ -244,9 +247,10 @@ async function reminderFacts(ctx: ReminderContext, meeting: Meeting, recipient: 
   ]);
   if (!account || !topic || !host) return null;
   const hostName = `${host.firstName} ${host.lastName}`;
+  const words = translateTopic(topic, recipient === 'host' ? 'en' : meeting.participant.lang);
   const common = {
     accountName: account.name,
-    topicName: topic.name,
+    topicName: words.name,
     start: meeting.start,
     end: meeting.end,
     place: meeting.place,

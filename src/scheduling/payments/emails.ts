@@ -7,6 +7,9 @@ import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.
 import { findMeeting } from '../../db/repositories/meetings.js';
 import { findMeetingUuidsOfBooking, findPaymentsOfBookings } from '../../db/repositories/payments.js';
 import { newId } from '../../ids.js';
+import type { UseCaseContext } from '../context.js';
+import { messageBrandingOf } from '../account/branding.js';
+import { translateTopic } from '../../domain/topic-translations.js';
 import type { PaidDetails, PaymentMessagePayload } from '../../mail/booking-message.js';
 import { renderPaymentMessage } from '../../mail/render.js';
 import type { MailTransport } from '../../mail/transport.js';
@@ -18,7 +21,7 @@ import { PAYMENT_EMAIL_JOB_KIND, type NewJob } from '../../outbox/job-kinds.js';
  * amount, the pay link, the deadline), `payment.expired` / `payment.failed` (the slot was
  * released), `payment.refunded` (the amount going back).
  */
-export async function paymentEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number): Promise<NewJob[]> {
+export async function paymentEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'publicUrl'>): Promise<NewJob[]> {
   if (event.type !== 'payment.pending' && event.type !== 'payment.expired' && event.type !== 'payment.failed' && event.type !== 'payment.refunded') return [];
   const kind = ({ 'payment.pending': 'pending', 'payment.expired': 'released', 'payment.failed': 'released', 'payment.refunded': 'refunded' } as const)[event.type];
   const { data } = event;
@@ -32,14 +35,16 @@ export async function paymentEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent,
   // An erased participant has no address left, and asked to hear nothing more.
   if (!first || isErased(first)) return [];
   const [account, topic] = await Promise.all([findAccount(trx, event.accountUuid), findTopicIncludingDeleted(trx, first.topicUuid)]);
+  const branding = await messageBrandingOf(trx, ctx.publicUrl, event.accountUuid, account?.name ?? '');
   const payload: PaymentMessagePayload = {
     event: kind,
     to: { name: first.participant.name, email: first.participant.email },
     lang: first.participant.lang,
     ...participantLocaleOf(first),
     timezone: first.participant.timezone,
-    accountName: account?.name ?? '',
-    topicName: topic?.name ?? '',
+    accountName: branding?.name ?? account?.name ?? '',
+    topicName: topic ? translateTopic(topic, first.participant.lang).name : '',
+    ...(branding ? { branding } : {}),
     meetings: meetings.map((meeting) => ({ start: meeting.start, end: meeting.end })),
     amount: event.type === 'payment.refunded' ? (event.data.refund?.amount ?? 0) : data.payment.amount,
     currency: data.payment.currency,

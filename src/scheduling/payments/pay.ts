@@ -1,4 +1,7 @@
 import { NotFoundError } from '../../domain/errors.js';
+import { getBranding, type BrandingView } from '../account/branding.js';
+import { translateTopic } from '../../domain/topic-translations.js';
+import { findAccount } from '../../db/repositories/accounts.js';
 import type { Lang, Meeting } from '../../domain/meeting.js';
 import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
 import { findMeeting } from '../../db/repositories/meetings.js';
@@ -35,6 +38,11 @@ export interface PayPageView {
   timezone: string;
   topicName: string;
   meetings: { start: number; end: number; status: Meeting['status'] }[];
+  /** The account's name, and the business's look. */
+  accountName: string;
+  branding: BrandingView;
+  /** The topic's message after booking, in the participant's language: shown once paid. */
+  confirmationMessage: string;
 }
 
 export type PayOutcome =
@@ -169,17 +177,22 @@ async function bookingMeetings(ctx: Pick<UseCaseContext, 'db'>, payment: StoredP
   return (await Promise.all(uuids.map((uuid) => findMeeting(ctx.db, payment.accountUuid, uuid)))).filter((meeting): meeting is Meeting => meeting !== undefined);
 }
 
-async function pageView(ctx: Pick<UseCaseContext, 'now' | 'db'>, payment: StoredPayment): Promise<PayPageView> {
+async function pageView(ctx: Pick<UseCaseContext, 'now' | 'db' | 'publicUrl'>, payment: StoredPayment): Promise<PayPageView> {
   const meetings = await bookingMeetings(ctx, payment);
   const first = meetings[0];
   const topic = first ? await findTopicIncludingDeleted(ctx.db, first.topicUuid) : undefined;
+  const [account, branding] = await Promise.all([findAccount(ctx.db, payment.accountUuid), getBranding(ctx, payment.accountUuid)]);
+  const words = topic ? translateTopic(topic, first?.participant.lang ?? 'en') : null;
   const now = ctx.now();
   return {
+    accountName: account?.name ?? '',
+    branding,
+    confirmationMessage: words?.confirmationMessage ?? '',
     payment,
     status: paymentStatusAt(payment, now),
     lang: first?.participant.lang ?? 'en',
     timezone: first?.participant.timezone ?? 'UTC',
-    topicName: topic?.name ?? '',
+    topicName: words?.name ?? '',
     meetings: meetings.map((meeting) => ({ start: meeting.start, end: meeting.end, status: meeting.status })),
   };
 }

@@ -5,6 +5,8 @@ import { findAccount } from '../../db/repositories/accounts.js';
 import { findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
 import { findUser } from '../../db/repositories/users.js';
 import { newId } from '../../ids.js';
+import { messageBrandingOf } from '../account/branding.js';
+import { translateTopic } from '../../domain/topic-translations.js';
 import { approvalNotice, type ApprovalMessageFacts } from '../../mail/approval-message.js';
 import { EMAIL_JOB_KIND, type NewJob } from '../../outbox/job-kinds.js';
 import type { UseCaseContext } from '../context.js';
@@ -38,6 +40,8 @@ export async function approvalEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent
   };
   const participant: ApprovalMessageFacts = {
     ...common,
+    // The participant reads the topic's name in their language; the host (below) in English.
+    topicName: translateTopic(topic, meeting.participant.lang).name,
     kind: event.type === 'meeting.requested' ? 'requested' : 'declined',
     to: { name: meeting.participant.name, email: meeting.participant.email },
     lang: meeting.participant.lang,
@@ -50,6 +54,7 @@ export async function approvalEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent
     facts.push({
       ...common,
       kind: 'awaiting-host',
+      topicName: translateTopic(topic, 'en').name,
       to: { name: hostName, email: host.email },
       // The host's own language, not the participant's.
       lang: host.language ?? 'en',
@@ -58,5 +63,6 @@ export async function approvalEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent
       link: `${ctx.publicUrl}/app/meetings/${meeting.uuid}`,
     });
   }
-  return facts.map((message) => ({ uuid: newId(now), kind: EMAIL_JOB_KIND, payload: approvalNotice(message) }));
+  const branding = await messageBrandingOf(trx, ctx.publicUrl, meeting.accountUuid, account.name);
+  return facts.map((message) => ({ uuid: newId(now), kind: EMAIL_JOB_KIND, payload: { ...approvalNotice(message), ...(branding ? { branding } : {}) } }));
 }

@@ -18,14 +18,19 @@ import { EMAIL_JOB_KIND, type NewJob } from '../../outbox/job-kinds.js';
 import type { UseCaseContext } from '../context.js';
 import { paidDetailsOf, paymentEmailJobsForEvent } from '../payments/emails.js';
 import { manageUrl } from '../meetings/manage-token.js';
+import { messageBrandingOf } from '../account/branding.js';
+import { translateTopic } from '../../domain/topic-translations.js';
 
 /** The e-mails an event sends, as `email` jobs. */
 export async function emailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: number, ctx: Pick<UseCaseContext, 'publicUrl' | 'secretKey'>): Promise<NewJob[]> {
   // Payment messages (pay link, slot released, refund) have a kind of their own: no invitation.
-  if (event.type.startsWith('payment.')) return paymentEmailJobsForEvent(trx, event, now);
+  if (event.type.startsWith('payment.')) return paymentEmailJobsForEvent(trx, event, now, ctx);
   // An erased participant (no address left) gets nothing: they asked to be forgotten. The host still hears of it.
   const emails = (await emailsForEvent(trx, event, now)).filter((payload) => payload.to.email !== '');
+  const branding = emails.length === 0 ? undefined : await messageBrandingOf(trx, ctx.publicUrl, event.accountUuid, emails[0]!.accountName);
   return emails.map((payload) => {
+    // The business's look, and its name in the signature.
+    if (branding) Object.assign(payload, { branding, accountName: branding.name });
     // Both confirmations carry the meeting's private manage link (nothing stored: it is an HMAC):
     // the host has no page of their own for one meeting, and moving it for the participant is
     // what a host is asked to do most.
@@ -127,6 +132,9 @@ async function bookingMessages(trx: DbOrTrx, meeting: Meeting, kind: BookingMess
   if (!account || !topic || !host) return [];
   const organizer = { name: `${host.firstName} ${host.lastName}`, email: host.email };
   const attendee = { name: meeting.participant.name, email: meeting.participant.email };
+  // The topic's words in each reader's language (the host reads English), its own where untranslated.
+  const participantWords = translateTopic(topic, meeting.participant.lang);
+  const hostWords = translateTopic(topic, 'en');
   const common = {
     event: kind,
     accountName: account.name,
@@ -160,6 +168,7 @@ async function bookingMessages(trx: DbOrTrx, meeting: Meeting, kind: BookingMess
     // The host reads their own language (chosen in the web app or PATCH /users), not the participant's.
     lang: host.language ?? 'en',
     timezone: host.timezone,
+    meeting: { ...common.meeting, topicName: hostWords.name },
     answers: answeredQuestions(meeting.form ?? {}, topic.form),
     ...(group ? { group } : {}),
     ...alarm('host'),
@@ -182,6 +191,8 @@ async function bookingMessages(trx: DbOrTrx, meeting: Meeting, kind: BookingMess
       lang: meeting.participant.lang,
       ...participantLocaleOf(meeting),
       timezone: meeting.participant.timezone,
+      meeting: { ...common.meeting, topicName: participantWords.name },
+      ...(participantWords.confirmationMessage !== '' ? { confirmationMessage: participantWords.confirmationMessage } : {}),
       ...alarm('participant'),
     },
     // The host also gets the participant's answers to the topic's questions.

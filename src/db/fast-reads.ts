@@ -3,7 +3,8 @@ import SqliteDatabase from 'better-sqlite3';
 import type { HostPlaceFacts, IntegrationProvider } from '../domain/integrations.js';
 import type { MeetingTopic, TopicHost } from '../domain/meeting-topic.js';
 import type { PlaceDetails } from '../domain/place-details.js';
-import type { BusyMeeting } from '../domain/slots.js';
+import type { BusyMeeting, TimeOffSpan } from '../domain/slots.js';
+import { findTimeOffSpans } from './repositories/time-off.js';
 import type { DatabaseConfig } from '../config.js';
 import type { Db, DbOrTrx, MeetingTopicRow } from './database.js';
 import type { HostLimits } from '../domain/period-limits.js';
@@ -41,6 +42,8 @@ export interface FastReads {
   findHostLimits(userUuid: string): Promise<HostLimits | undefined>;
   /** findHostLimits of several hosts at once. */
   findHostLimitsOfHosts(userUuids: readonly string[]): Promise<Map<string, HostLimits>>;
+  /** The host's time off overlapping [from, to) (see repositories/time-off.ts). */
+  findTimeOffSpans(userUuid: string, from: number, to: number): Promise<TimeOffSpan[]>;
   /** What makes each host's places ready (working connections, own place details); absent: no such user. */
   findPlaceFactsOfHosts(userUuids: readonly string[]): Promise<Map<string, HostPlaceFacts>>;
   close(): void;
@@ -62,6 +65,7 @@ export function createKyselyReads(db: DbOrTrx): FastReads {
     findHostLimits: (userUuid) => findHostLimits(db, userUuid),
     findHostLimitsOfHosts: (userUuids) => findHostLimitsOfUsers(db, userUuids),
     findPlaceFactsOfHosts: (userUuids) => findPlaceFactsOfUsers(db, userUuids),
+    findTimeOffSpans: (userUuid, from, to) => findTimeOffSpans(db, userUuid, from, to),
     close: () => undefined,
   };
 }
@@ -140,6 +144,9 @@ export function createSqliteReads(filename: string, otherProcessCheckMs = DEFAUL
     'select buffer_before_minutes as before, buffer_after_minutes as after from meeting_topics where id = ?',
   );
   const placeDetailsOf = connection.prepare<[string], string>('select place_details from users where id = ?').pluck();
+  const timeOffOf = connection.prepare<[string, number, number], TimeOffSpan>(
+    'select start_at as start, end_at as end from time_off where user_id = ? and end_at > ? and start_at < ? order by start_at',
+  );
   const connectedProvidersOf = connection
     .prepare<[string], IntegrationProvider>("select provider from connections where user_id = ? and status = 'connected' order by provider")
     .pluck();
@@ -227,6 +234,9 @@ export function createSqliteReads(filename: string, otherProcessCheckMs = DEFAUL
         if (facts !== undefined) found.set(uuid, facts);
       }
       return found;
+    },
+    async findTimeOffSpans(userUuid, from, to) {
+      return snapshot.remember(`time off ${userUuid} ${from} ${to}`, () => timeOffOf.all(userUuid, from, to));
     },
     close: () => connection.close(),
   };

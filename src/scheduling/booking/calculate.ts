@@ -506,16 +506,19 @@ export function slotRulesOf(topic: MeetingTopic): SlotRules {
 export async function loadHostCalendar(reads: FastReads, host: TopicHost, rules: SlotRules, fromInstant: number, toInstant: number, now: number): Promise<HostCalendar> {
   const window = busyWindowOf(rules, fromInstant, toInstant);
   const schedule = scheduleOfHost(rules, host);
-  const [availabilityJson, busy, limits] = await Promise.all([
+  const [availabilityJson, busy, limits, timeOff] = await Promise.all([
     // A schedule gone meanwhile (deleting one a topic uses is refused) falls back to the default hours.
     schedule === null ? reads.findAvailabilityJson(host.uuid) : reads.findScheduleJson(schedule, host.uuid).then((json) => json ?? reads.findAvailabilityJson(host.uuid)),
     // Holds are read as of `now`: one that ended earlier this minute no longer blocks.
     reads.findBusySpans(host.uuid, window.from, window.to, now),
     reads.findHostLimits(host.uuid),
+    reads.findTimeOffSpans(host.uuid, window.from, window.to),
   ]);
   if (availabilityJson === undefined) throw new NotFoundError('host');
   const hostLimits = limits && (limits.daily !== null || limits.weekly !== null) ? limits : null;
-  return { username: host.username, availability: JSON.parse(availabilityJson) as Availability, busy, limits: hostLimits };
+  const calendar: HostCalendar = { username: host.username, availability: JSON.parse(availabilityJson) as Availability, busy, limits: hostLimits };
+  if (timeOff.length > 0) calendar.timeOff = timeOff;
+  return calendar;
 }
 
 /**

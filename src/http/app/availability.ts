@@ -104,7 +104,7 @@ export const availabilityPages: FastifyPluginAsync<AppPageOptions> = async (app,
     reason: Awaited<ReturnType<typeof explainSchedule>>['reasons'][number],
   ): Promise<WhyNotReason> {
     const base: WhyNotReason = { code: reason.code, detail: reason.detail, topicUuid: topic.uuid, date: null, schedule: null, calendarUuid: null, meeting: null };
-    if (reason.code === 'OUTSIDE_HOURS' || reason.code === 'DAY_OFF')
+    if (reason.code === 'OUTSIDE_HOURS' || reason.code === 'DAY_OFF' || reason.code === 'HOLIDAY')
       return { ...base, date: typeof reason.date === 'string' ? reason.date : null, schedule: typeof reason.schedule === 'string' ? reason.schedule : null };
     if (reason.code === 'CALENDAR_EVENT') return { ...base, calendarUuid: typeof reason.calendarUuid === 'string' ? reason.calendarUuid : null };
     if ((reason.code === 'MEETING' || reason.code === 'BUFFER') && typeof reason.meetingUuid === 'string') {
@@ -325,7 +325,10 @@ function fixOf(t: AppStrings, lang: Lang, reason: WhyNotReason): { href: string;
         : { href: '/app/availability#weekly-hours', label: t.weeklyHours };
     }
     case 'DAY_OFF':
+    case 'HOLIDAY':
       return { href: '/app/availability#overrides', label: t.whyFix.overrides };
+    case 'TIME_OFF':
+      return { href: '/app/time-off', label: t.whyFix.timeOff };
     case 'MINIMUM_NOTICE':
       return topicField('f-minimumNoticeMinutes', t.whyFix.notice);
     case 'BOOKING_WINDOW':

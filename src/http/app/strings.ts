@@ -353,6 +353,7 @@ const en = {
   whyFix: {
     hours: (day: string) => `Change the hours on ${day}`,
     overrides: 'Change the date overrides',
+    timeOff: 'Change the time off',
     schedule: 'Change the topic’s schedule',
     notice: 'Change the minimum notice',
     window: 'Change the booking window',
@@ -811,6 +812,7 @@ const pl: AppStrings = {
   whyFix: {
     hours: (day: string) => `Zmień godziny: ${day}`,
     overrides: 'Zmień wyjątki w kalendarzu',
+    timeOff: 'Zmień nieobecności',
     schedule: 'Zmień harmonogram tematu',
     notice: 'Zmień minimalne wyprzedzenie',
     window: 'Zmień okno rezerwacji',

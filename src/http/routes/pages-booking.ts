@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { NotFoundError } from '../../domain/errors.js';
+import { LinkGoneError, NotFoundError } from '../../domain/errors.js';
+import { findSingleUseTopic } from '../../scheduling/topics/single-use-links.js';
 import type { Lang } from '../../domain/meeting.js';
 import { isValidTimeZone } from '../../domain/time-zones.js';
 import type { AppContext } from '../../context.js';
@@ -8,7 +9,7 @@ import { listPublicTopicsOfHost } from '../../scheduling/booking/public-topics.j
 import { manageUrl } from '../../scheduling/meetings/manage-token.js';
 import { getManagedBooking, invitationForToken } from '../../scheduling/booking/public-booking.js';
 import { loadAssets, type Asset } from '../pages/assets.js';
-import { renderBookingPage, renderTopicList } from '../pages/booking.js';
+import { renderBookingPage, renderSingleUseGone, renderTopicList } from '../pages/booking.js';
 import { sendHtml } from '../pages/html.js';
 import { pickLang, pickLocale } from '../pages/i18n.js';
 import { renderManageGone, renderManagePage } from '../pages/manage.js';
@@ -139,18 +140,28 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
   );
 
   const topicPage = async (request: FastifyRequest<{ Params: { username?: string; teamUuid?: string; topicUuid: string }; Querystring: PageQuery }>, reply: FastifyReply) => {
-    const lang = langOf(request);
     const { username, teamUuid, topicUuid } = request.params;
     // A malformed id is simply no such page (a 404 page, not a validation error).
     if (!UUID.test(topicUuid) || (teamUuid !== undefined && !UUID.test(teamUuid))) throw new NotFoundError('booking page');
     const found = await findTopicPage(ctx, { username, teamUuid, topicUuid });
+    return sendHtml(reply, 200, renderTopicPage(request, found, teamUuid === undefined ? (username ?? null) : null, teamUuid));
+  };
+  /** A topic's booking page: its own (above) or a single-use link's (`singleUseToken`). */
+  const renderTopicPage = (
+    request: FastifyRequest<{ Querystring: PageQuery }>,
+    found: Awaited<ReturnType<typeof findTopicPage>>,
+    username: string | null,
+    teamUuid: string | undefined,
+    singleUseToken?: string,
+  ) => {
+    const lang = langOf(request);
     const timezone = request.query.timezone && isValidTimeZone(request.query.timezone) ? request.query.timezone : null;
-    const page = renderBookingPage({
+    return renderBookingPage({
       lang,
       locale: pickLocale(lang, request.headers['accept-language']),
       accountName: found.accountName,
       topic: found.topic,
-      username: teamUuid === undefined ? (username ?? null) : null,
+      username,
       team: found.topic.team,
       hostLabel: teamUuid === undefined ? (found.hosts[0]?.name ?? null) : (found.team?.name ?? null),
       gateways: found.gateways,
@@ -160,10 +171,10 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
       timezoneError: request.query.timezone && timezone === null ? request.query.timezone.slice(0, 100) : null,
       fallbackTimezone: found.fallbackTimezone,
       embedOrigin: embedOriginOf(request.query.embed),
+      singleUseToken,
       stylesheet,
       script,
     });
-    return sendHtml(reply, 200, page);
   };
   const bookingDescription =
     'The booking page of a public topic: a month calendar of the days with free slots (each a `<button data-date="YYYY-MM-DD">`), the ' +
@@ -198,6 +209,40 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
       },
     },
     topicPage,
+  );
+
+  app.get<{ Params: { token: string }; Querystring: PageQuery }>(
+    '/book/once/:token',
+    {
+      schema: {
+        tags: PAGE_TAGS,
+        operationId: 'getSingleUseBookingPage',
+        summary: 'Booking page of a single-use link (HTML)',
+        description:
+          "The link of POST /meeting-topics/{uuid}/single-use-links: the topic's booking page (as `/book/{username}/{topicUuid}`, or the team's " +
+          'for a team topic), also for a topic that is not public; its booking sends the token and uses the link up. A link used, expired ' +
+          "or unknown is a 410 page saying so (in the page's language), and so is a booking through it.",
+        querystring: PageQuerySchema,
+      },
+    },
+    async (request, reply) => {
+      const lang = langOf(request);
+      const found = await findSingleUseTopic(ctx, request.params.token).catch((error: unknown) => {
+        if (error instanceof LinkGoneError) return null;
+        throw error;
+      });
+      if (found === null) return sendHtml(reply, 410, renderSingleUseGone(lang, stylesheet));
+      const { topic } = found;
+      const teamUuid = topic.teamUuid ?? undefined;
+      const username = teamUuid === undefined ? topic.hosts[0]?.username : undefined;
+      const page = await findTopicPage(ctx, { username, teamUuid, topicUuid: topic.uuid, singleUse: true }).catch((error: unknown) => {
+        if (error instanceof NotFoundError) return null;
+        throw error;
+      });
+      if (page === null) return sendHtml(reply, 410, renderSingleUseGone(lang, stylesheet));
+      reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
+      return sendHtml(reply, 200, renderTopicPage(request, page, teamUuid === undefined ? (username ?? null) : null, teamUuid, request.params.token));
+    },
   );
 
   app.get<{ Params: { token: string }; Querystring: PageQuery }>(

@@ -1,5 +1,5 @@
 import type { Account, Gateway, Place } from '../../domain/account.js';
-import { DiscountInvalidError, IdempotencyKeyReusedError, NotFoundError, SlotUnavailableError, ValidationError, type FieldError } from '../../domain/errors.js';
+import { DiscountInvalidError, IdempotencyKeyReusedError, LinkGoneError, NotFoundError, SlotUnavailableError, ValidationError, type FieldError } from '../../domain/errors.js';
 import { discountRefusal, normalizeDiscountCode, type DiscountCode } from '../../domain/discount.js';
 import { cleanFormAnswers } from '../../domain/form.js';
 import { resolveLocation, type MeetingLocation, type PlaceDetails } from '../../domain/place-details.js';
@@ -19,6 +19,7 @@ import { findAccountAndTopic, findTopic } from '../../db/repositories/meeting-to
 import { insertMeetings, lockTopicHosts, type LockedHost } from '../../db/repositories/meetings.js';
 import { insertPayment } from '../../db/repositories/payments.js';
 import { inTransaction } from '../../db/transaction.js';
+import { setSingleUseLinkMeeting, useSingleUseLink } from '../../db/repositories/single-use-links.js';
 import { newId } from '../../ids.js';
 import { bookingCalendarSpan, loadHostCalendar, slotRulesOf } from './calculate.js';
 import type { Principal, UseCaseContext } from '../context.js';
@@ -58,6 +59,8 @@ export interface ScheduleInput {
 export interface PublicBooker {
   accountUuid: string;
   publicPage: true;
+  /** Booked through a single-use link: the topic need not be public, and the link is used up in the booking's transaction. */
+  singleUseLink?: { tokenHash: string; topicUuid: string } | undefined;
 }
 
 export interface Booking {
@@ -102,9 +105,13 @@ export async function scheduleMeetings(
       const replay = await replayOrClaimIdempotencyKey(trx, principal.accountUuid, idempotencyKey, requestHash, now);
       if (replay) return replay;
     }
+    // First, before any host is locked: of two bookings through one link the second waits
+    // here for the first to commit (or roll back, which frees the link) and then finds it used.
+    const singleUse = 'publicPage' in principal ? principal.singleUseLink : undefined;
+    if (singleUse !== undefined && !(await useSingleUseLink(trx, singleUse.tokenHash, singleUse.topicUuid, now))) throw new LinkGoneError();
     const plan = { ...(await planBooking(trx, principal.accountUuid, input, starts, now, ctx.secretKey)), bookedByKeyUuid: 'keyUuid' in principal ? principal.keyUuid : null };
     // Checked again inside the transaction: a topic made private meanwhile takes no more bookings.
-    if ('publicPage' in principal && !plan.topic.public) throw new NotFoundError('meeting topic');
+    if ('publicPage' in principal && !plan.topic.public && singleUse === undefined) throw new NotFoundError('meeting topic');
     const amountDue = priceBooking(plan.topic, plan.priceVariantUuid, starts.length, plan.discount);
     // Only a gateway that can take this currency and amount: a payment e-mail nobody can pay would only hold the slot.
     const amountRefusal =
@@ -116,6 +123,7 @@ export async function scheduleMeetings(
     const locations = plan.hosts.map((host) => resolveLocation(input.place, placeDetails.get(host.uuid) ?? {}, plan.topic.placeDetails, phone));
     const booking = buildBooking(plan, input, starts, amountDue, locations, now);
     await storeBooking(trx, plan, booking, now, ctx.publicUrl);
+    if (singleUse !== undefined && booking.meetings[0] !== undefined) await setSingleUseLinkMeeting(trx, singleUse.tokenHash, booking.meetings[0].uuid);
     if (idempotencyKey !== undefined) {
       await completeIdempotencyKey(trx, principal.accountUuid, idempotencyKey, 201, JSON.stringify(booking));
     }

@@ -108,7 +108,11 @@ for (const dialect of DIALECTS) {
       const span = { start: '2027-02-01T00:00:00Z', end: '2027-02-02T00:00:00Z' };
       expect(expectProblem(await call(a.app, acme.apiKey, 'POST', base, { ...span, delegate: 'nobody' }), 400, 'VALIDATION_FAILED').errors?.[0]?.path).toBe('/delegate');
       expect(expectProblem(await call(a.app, acme.apiKey, 'POST', base, { ...span, delegate: acme.owner.username }), 400, 'VALIDATION_FAILED').errors?.[0]?.path).toBe('/delegate');
-      const added = await call(a.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Dana', lastName: 'Deputy', email: `dana-${acme.account.uuid}@acme.test` });
+      const added = await call(a.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, {
+        firstName: 'Dana',
+        lastName: 'Deputy',
+        email: `dana-${acme.account.uuid}@acme.test`,
+      });
       expect(added.statusCode, added.body).toBe(201);
       const dana = added.json() as { uuid: string; username: string };
       const withDelegate = await call(a.app, acme.apiKey, 'POST', base, { ...span, delegate: dana.username });
@@ -138,7 +142,9 @@ for (const dialect of DIALECTS) {
       expect(await startsOn(acme, topic.uuid, '2027-01-06')).toHaveLength(3);
       expect((await call(a.app, acme.apiKey, 'GET', `/api/v1/users/${acme.owner.uuid}/availability`)).json()).toMatchObject({ holidays: 'PL', holidayExceptions: ['2027-01-06'] });
 
-      expect(expectProblem(await setHours(acme, { holidays: 'XX' }), 400, 'VALIDATION_FAILED').errors).toEqual([{ path: '/holidays', message: expect.stringContaining('ISO 3166') }]);
+      expect(expectProblem(await setHours(acme, { holidays: 'XX' }), 400, 'VALIDATION_FAILED').errors).toEqual([
+        { path: '/holidays', message: expect.stringContaining('ISO 3166') },
+      ]);
       // A named schedule takes them too.
       const schedule = await call(a.app, acme.apiKey, 'POST', `/api/v1/users/${acme.owner.uuid}/schedules`, {
         name: 'Polish office',
@@ -167,7 +173,9 @@ for (const dialect of DIALECTS) {
       // Only the hash is stored.
       const stored = await a.ctx.db.selectFrom('single_use_links').selectAll().execute();
       expect(JSON.stringify(stored)).not.toContain(token);
-      expect((await call(a.app, acme.apiKey, 'GET', `/api/v1/meeting-topics/${topic.uuid}/single-use-links`)).json().links.map((link: { uuid: string }) => link.uuid)).toEqual([uuid]);
+      expect((await call(a.app, acme.apiKey, 'GET', `/api/v1/meeting-topics/${topic.uuid}/single-use-links`)).json().links.map((link: { uuid: string }) => link.uuid)).toEqual([
+        uuid,
+      ]);
 
       const page = await a.app.inject({ method: 'GET', url: path });
       expect(page.statusCode).toBe(200);
@@ -179,7 +187,11 @@ for (const dialect of DIALECTS) {
 
       const first = await call(a.app, null, 'POST', '/api/v1/public/schedule', booking(topic.uuid, start, acme.owner.username, { singleUseToken: token }));
       expect(first.statusCode, first.body).toBe(201);
-      expectProblem(await call(a.app, null, 'POST', '/api/v1/public/schedule', booking(topic.uuid, '2027-01-12T10:00:00.000Z', acme.owner.username, { singleUseToken: token })), 410, 'LINK_GONE');
+      expectProblem(
+        await call(a.app, null, 'POST', '/api/v1/public/schedule', booking(topic.uuid, '2027-01-12T10:00:00.000Z', acme.owner.username, { singleUseToken: token })),
+        410,
+        'LINK_GONE',
+      );
       const gone = await b.inject({ method: 'GET', url: `${path}?lang=pl` });
       expect(gone.statusCode).toBe(410);
       expect(gone.headers['content-type']).toContain('text/html');

@@ -59,6 +59,29 @@ export async function findTimeOffSpans(db: DbOrTrx, userUuid: string, from: numb
   return rows.map((row) => ({ start: Number(row.start_at), end: Number(row.end_at) }));
 }
 
+/** A stretch of a host's time off that names an active stand-in: where the stand-in is offered instead. */
+export interface Delegation {
+  delegateUuid: string;
+  delegateUsername: string;
+  start: number;
+  end: number;
+}
+
+/** The host's delegations overlapping [from, to), the stand-in active (a deactivated one stands in for nobody). */
+export async function findDelegations(db: DbOrTrx, userUuid: string, from: number, to: number): Promise<Delegation[]> {
+  const rows = await db
+    .selectFrom('time_off')
+    .innerJoin('users', 'users.id', 'time_off.delegate_id')
+    .select(['time_off.delegate_id', 'users.username', 'time_off.start_at', 'time_off.end_at'])
+    .where('time_off.user_id', '=', userUuid)
+    .where('users.deactivated_at', 'is', null)
+    .where('time_off.end_at', '>', from)
+    .where('time_off.start_at', '<', to)
+    .orderBy('time_off.start_at')
+    .execute();
+  return rows.map((row) => ({ delegateUuid: row.delegate_id!, delegateUsername: row.username, start: Number(row.start_at), end: Number(row.end_at) }));
+}
+
 /**
  * The stand-ins of hosts away at some point in [from, to): per host, each span with its
  * delegate (only time off that names one).

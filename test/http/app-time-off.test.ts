@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { csrfOf, sessionBrowser } from './app-browser.js';
+import { csrfOf, formValuesOf, sessionBrowser } from './app-browser.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, type TestApp } from '../helpers.js';
 
 /** The web app's "Time off" page (/app/time-off): add, list and remove, in English and Polish, with CSRF. Monday 2027-01-04. */
@@ -54,6 +54,18 @@ for (const dialect of DIALECTS) {
       expect(removed.statusCode).toBe(303);
       expect((await owner.get('/app/time-off?done=removed')).body).toContain('Time off removed.');
       expect((await call(t.app, acme.apiKey, 'GET', `/api/v1/users/${acme.owner.uuid}/time-off`)).json().timeOff).toEqual([]);
+    });
+
+    it('keeps the public holidays set through the API when the hours are saved from the availability page', async () => {
+      const acme = await createTestAccount(t.ctx, { timezone: 'Europe/Warsaw', places: ['zoom'] });
+      const base = `/api/v1/users/${acme.owner.uuid}/availability`;
+      const hours = (await call(t.app, acme.apiKey, 'GET', base)).json();
+      expect((await call(t.app, acme.apiKey, 'PUT', base, { ...hours, holidays: 'PL', holidayExceptions: ['2027-11-01'] })).statusCode).toBe(200);
+      const owner = await sessionBrowser(t, acme.owner.email);
+      const page = await owner.get('/app/availability');
+      const saved = await owner.post('/app/availability', { ...formValuesOf(page.body, 'id="availability-form"'), op: 'save' });
+      expect(saved.statusCode, saved.body).toBe(303);
+      expect((await call(t.app, acme.apiKey, 'GET', base)).json()).toMatchObject({ holidays: 'PL', holidayExceptions: ['2027-11-01'] });
     });
   });
 }

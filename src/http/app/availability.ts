@@ -143,7 +143,13 @@ export const availabilityPages: FastifyPluginAsync<AppPageOptions> = async (app,
     // Empty rows go before saving, so the use case's paths (/weekly/monday/1) are the rows shown again.
     const kept = withoutEmptyRows(form);
     try {
-      await setAvailability(ctx, session.principal, session.user.uuid, fromAvailabilityForm(kept));
+      // The page does not edit public holidays (yet): a save keeps those set through the API.
+      const current = await getAvailability(ctx, session.principal, session.user.uuid);
+      await setAvailability(ctx, session.principal, session.user.uuid, {
+        ...fromAvailabilityForm(kept),
+        holidays: current.holidays ?? null,
+        holidayExceptions: current.holidayExceptions ?? [],
+      });
     } catch (error) {
       if (error instanceof ValidationError) return availabilityPage(request, reply, kept, error.errors ?? [], null);
       throw error;

@@ -813,6 +813,7 @@
       var data = new FormData(form);
       var body = { dates: [{ start: chosen.start, username: chosen.username }], meetingTopic: config.topic, timezone: zone, lang: config.lang, locale: messageLocale(config.lang), form: {} };
       if (config.team) body.team = config.team;
+      if (config.singleUseToken) body.singleUseToken = config.singleUseToken;
       data.forEach(function (value, key) {
         value = String(value);
         if (key === 'website') { body.website = value; return; }
@@ -848,6 +849,7 @@
         }
         if (code === 'VALIDATION_FAILED' && markFieldErrors(form, r.data.errors)) { showAlert(strings.fixErrors); return; }
         if (r.status === 429) { showAlert(strings.rateLimited); return; }
+        if (code === 'LINK_GONE') { form.hidden = true; showAlert(strings.onceGone); return; }
         showAlert((r.data && r.data.detail) || strings.failed);
       }, function () {
         submit.disabled = false;

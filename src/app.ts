@@ -19,6 +19,8 @@ import { accountRoutes } from './http/routes/account.js';
 import { auditEventRoutes } from './http/routes/audit-events.js';
 import { availabilityRoutes } from './http/routes/availability.js';
 import { scheduleRoutes } from './http/routes/schedules.js';
+import { timeOffRoutes } from './http/routes/time-off.js';
+import { singleUseLinkRoutes } from './http/routes/single-use-links.js';
 import { placeDetailsRoutes } from './http/routes/place-details.js';
 import { bookingPageRoutes } from './http/routes/pages-booking.js';
 import { calendarRoutes } from './http/routes/calendars.js';
@@ -249,6 +251,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
         await authenticated.register(meetingTopicRoutes, { ctx });
         await authenticated.register(availabilityRoutes, { ctx });
         await authenticated.register(scheduleRoutes, { ctx });
+        await authenticated.register(timeOffRoutes, { ctx });
+        await authenticated.register(singleUseLinkRoutes, { ctx });
         await authenticated.register(placeDetailsRoutes, { ctx });
         await authenticated.register(meetingRoutes, { ctx });
         await authenticated.register(discountCodeRoutes, { ctx });

@@ -482,6 +482,8 @@ export interface Database {
   previous_usernames: PreviousUsernameTable;
   // the business's own look (0045-…)
   account_brandings: AccountBrandingTable;
+  time_off: TimeOffTable;
+  single_use_links: SingleUseLinkTable;
   // retention (0039-…)
   maintenance_leases: MaintenanceLeaseTable;
 }
@@ -511,6 +513,30 @@ export interface AccountBrandingTable {
   logo_base64: string | null;
   logo_hash: string | null;
   updated_at: number;
+}
+
+/** A host's span away, with an optional stand-in (0044-…). */
+export interface TimeOffTable {
+  id: string;
+  account_id: string;
+  user_id: string;
+  start_at: number;
+  end_at: number;
+  reason: string | null;
+  delegate_id: string | null;
+  created_at: number;
+}
+
+/** A link that books its topic once (0044-…): only the SHA-256 of its token is kept. */
+export interface SingleUseLinkTable {
+  id: string;
+  account_id: string;
+  topic_id: string;
+  token_hash: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+  meeting_id: string | null;
 }
 
 /** A first-run step a host has done (0041-…): `hours` or `link-shared`, once per host. */

@@ -1,4 +1,5 @@
 import type { FieldError } from './errors.js';
+import { isHolidayCountry } from './holidays.js';
 import { isValidTimeZone, parseLocalDate } from './time-zones.js';
 
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
@@ -19,7 +20,14 @@ export interface Availability {
   timezone: string;
   weekly: WeeklyHours;
   overrides: DateOverride[];
+  /** An ISO 3166 country whose public holidays are days off here (see holidays.ts); absent or null: none. */
+  holidays?: string | null;
+  /** Local dates of those holidays worked anyway. */
+  holidayExceptions?: string[];
 }
+
+/** Most holiday exceptions one schedule keeps. */
+export const MAX_HOLIDAY_EXCEPTIONS = 366;
 
 /** What every new user starts with: `createDefaultAvailability('Europe/Warsaw')` → Mon–Fri 09:00–17:00 there. */
 export function createDefaultAvailability(timezone: string): Availability {
@@ -55,6 +63,14 @@ export function validateAvailability(input: Availability): FieldError[] {
     seen.add(override.date);
     errors.push(...validateIntervals(override.intervals, `/overrides/${index}/intervals`));
   });
+  if (input.holidays !== undefined && input.holidays !== null && !isHolidayCountry(input.holidays)) {
+    errors.push({ path: '/holidays', message: 'must be an ISO 3166 country code with public holidays known to termin (e.g. "PL")' });
+  }
+  const exceptions = input.holidayExceptions ?? [];
+  if (exceptions.length > MAX_HOLIDAY_EXCEPTIONS) errors.push({ path: '/holidayExceptions', message: `must have at most ${MAX_HOLIDAY_EXCEPTIONS} dates` });
+  exceptions.forEach((date, index) => {
+    if (Number.isNaN(parseLocalDate(date))) errors.push({ path: `/holidayExceptions/${index}`, message: 'must be a real calendar date (YYYY-MM-DD)' });
+  });
   return errors;
 }
 
@@ -85,14 +101,25 @@ function validateIntervals(intervals: LocalInterval[], path: string): FieldError
   return errors;
 }
 
-/** Intervals in time order and overrides in date order, as stored and echoed. */
+/**
+ * Intervals in time order and overrides in date order, as stored and echoed. Holidays are
+ * kept only when a country is named or an exception given: hours without them read and
+ * echo exactly as before public holidays existed.
+ */
 export function normalizeAvailability(availability: Availability): Availability {
   const sortIntervals = (intervals: LocalInterval[]) => intervals.map(({ start, end }) => ({ start, end })).sort((a, b) => parseLocalTime(a.start) - parseLocalTime(b.start));
+  const exceptions = [...new Set(availability.holidayExceptions ?? [])].sort();
+  const holidays = availability.holidays
+    ? { holidays: availability.holidays, holidayExceptions: exceptions }
+    : exceptions.length > 0
+      ? { holidays: null, holidayExceptions: exceptions }
+      : {};
   return {
     timezone: availability.timezone,
     weekly: Object.fromEntries(WEEKDAYS.map((day) => [day, sortIntervals(availability.weekly[day] ?? [])])) as WeeklyHours,
     overrides: availability.overrides
       .map((override) => ({ date: override.date, intervals: sortIntervals(override.intervals) }))
       .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0)),
+    ...holidays,
   };
 }

@@ -30,6 +30,7 @@ export const ERROR_CODES = [
   'SECRET_UNREADABLE',
   'USERNAME_TAKEN',
   'SLUG_TAKEN',
+  'LINK_GONE',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -219,5 +220,12 @@ export class SecretUnreadableError extends DomainError {
     },
   ) {
     super('SECRET_UNREADABLE', `termin cannot read ${subject.what} (stored with a secret key this server no longer has): ${subject.todo}`);
+  }
+}
+
+/** A single-use booking link that was used, has expired, or never existed: 410, so a page says so kindly. */
+export class LinkGoneError extends DomainError {
+  constructor() {
+    super('LINK_GONE', 'This booking link has been used or has expired');
   }
 }

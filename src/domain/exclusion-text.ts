@@ -34,6 +34,14 @@ export function describeExclusion(exclusion: Exclusion, zone: string, lang: Lang
           : `The meeting does not fit in the host's hours on ${exclusion.date}: ${hoursText(exclusion.hours)} (${zone}).`;
     case 'DAY_OFF':
       return pl ? `${exclusion.date} to dzień wolny gospodarza (wyjątek bez godzin).` : `${exclusion.date} is a day off for the host (a date override with no hours).`;
+    case 'HOLIDAY':
+      return pl
+        ? `${exclusion.date} to święto (${exclusion.name}): dzień wolny w godzinach gospodarza.`
+        : `${exclusion.date} is a public holiday (${exclusion.name}): a day off in the host's hours.`;
+    case 'TIME_OFF':
+      return pl
+        ? `Gospodarz jest nieobecny ${at(exclusion.start)}–${at(exclusion.end)} (${zone}).`
+        : `The host is away (time off) ${at(exclusion.start)}–${at(exclusion.end)} (${zone}).`;
     case 'OFF_GRID': {
       const nearest = [exclusion.previous, exclusion.next].filter((ms): ms is number => ms !== null).map(at);
       return pl

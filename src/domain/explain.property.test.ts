@@ -107,6 +107,10 @@ function holds(reason: Exclusion, host: HostCalendar, rules: SlotRules, now: num
       return reason.date === localDate();
     case 'DAY_OFF':
       return reason.date === localDate() && host.availability.overrides.some((o) => o.date === reason.date && o.intervals.length === 0);
+    case 'HOLIDAY':
+      return reason.date === localDate();
+    case 'TIME_OFF':
+      return (host.timeOff ?? []).some((away) => away.start === reason.start && away.start < end && start < away.end);
     case 'OFF_GRID':
       return (reason.previous === null || reason.previous < start) && (reason.next === null || start < reason.next);
     case 'MEETING': {

@@ -1,6 +1,7 @@
 import { WEEKDAYS, parseLocalTime, type Availability, type LocalInterval } from './availability.js';
 import { EXTERNAL_BUSY_PREFIX, findFullPeriods, type HostLimits, type LimitExclusion } from './period-limits.js';
 import { formatLocalDate, localEpochDay, localToInstant, nextOffsetChange, parseLocalDate, zoneOffset } from './time-zones.js';
+import { holidayOn } from './holidays.js';
 
 /**
  * What of a topic decides its slots. The one list of these fields: a topic's settings
@@ -77,6 +78,14 @@ export interface HostCalendar {
   limits?: HostLimits | null;
   /** A deactivated host offers nothing (only the explanation meets one: views list active hosts). */
   inactive?: boolean;
+  /** The host's time off (see time-off.ts) near the span read: no meeting may overlap one. */
+  timeOff?: readonly TimeOffSpan[];
+}
+
+/** A span the host is away, as instants. */
+export interface TimeOffSpan {
+  start: number;
+  end: number;
 }
 
 /**
@@ -91,6 +100,8 @@ export type Exclusion =
   | { code: 'BOOKING_WINDOW'; latest: number }
   | { code: 'OUTSIDE_HOURS'; date: string; hours: LocalInterval[] }
   | { code: 'DAY_OFF'; date: string }
+  | { code: 'HOLIDAY'; date: string; name: string }
+  | { code: 'TIME_OFF'; start: number; end: number }
   | { code: 'OFF_GRID'; previous: number | null; next: number | null }
   | { code: 'MEETING'; meetingUuid: string | null; start: number; end: number }
   | { code: 'BUFFER'; meetingUuid: string | null; start: number; end: number; bufferBeforeMinutes: number; bufferAfterMinutes: number }
@@ -253,9 +264,11 @@ export function judgeSlot(host: HostCalendar, rules: SlotRules, now: number, sta
     offered = false;
     const hours = localHoursOf(host.availability, day);
     trace.push(
-      hours.override && hours.intervals.length === 0
-        ? { code: 'DAY_OFF', date: formatLocalDate(day) }
-        : { code: 'OUTSIDE_HOURS', date: formatLocalDate(day), hours: hours.intervals },
+      hours.holiday !== null
+        ? { code: 'HOLIDAY', date: formatLocalDate(day), name: hours.holiday }
+        : hours.override && hours.intervals.length === 0
+          ? { code: 'DAY_OFF', date: formatLocalDate(day) }
+          : { code: 'OUTSIDE_HOURS', date: formatLocalDate(day), hours: hours.intervals },
     );
   } else {
     const step = rules.slotIntervalMinutes * MINUTE;
@@ -298,6 +311,7 @@ interface StartJudge {
   dayCounts: Map<number, number> | null;
   fullDays: Set<number> | null;
   fullPeriods: ReturnType<typeof findFullPeriods>;
+  timeOff: readonly TimeOffSpan[];
   /** Sequential callers only: busy spans merged, and the forward pointer into them. */
   blocked: { start: number; end: number }[] | null;
   blockedIndex: number;
@@ -325,6 +339,7 @@ function createStartJudge(host: HostCalendar, rules: SlotRules, now: number, seq
     dayCounts: days?.counts ?? null,
     fullDays: days?.full ?? null,
     fullPeriods: findFullPeriods(host.busy, rules, zone, host.limits),
+    timeOff: host.timeOff ?? [],
     blocked: sequential ? mergeBlocked(host.busy) : null,
     blockedIndex: 0,
   };
@@ -369,6 +384,12 @@ function judgeStart(judge: StartJudge, start: number, reach: number, trace: Trac
   if (judge.fullPeriods?.(start, trace)) {
     if (trace === null) return EXCLUDED;
     verdict = EXCLUDED;
+  }
+  // Time off takes the meeting itself, not its buffers: a buffer may run into it as into the end of the hours.
+  for (const away of judge.timeOff) {
+    if (!(away.start < end && start < away.end)) continue;
+    if (trace === null) return EXCLUDED;
+    verdict = note(trace, { code: 'TIME_OFF', start: away.start, end: away.end });
   }
   const spanStart = start - judge.before;
   const spanEnd = end + judge.after;
@@ -459,7 +480,9 @@ function buildHostIntervals(availability: Availability, firstDay: number, lastDa
   const overrides = new Map(availability.overrides.map((override) => [parseLocalDate(override.date), override.intervals]));
   const result: HostInterval[] = [];
   for (let day = firstDay; day <= lastDay + 1; day += 1) {
-    const local: LocalInterval[] = overrides.get(day) ?? availability.weekly[weekdayOf(day)] ?? [];
+    // A public holiday is a day off unless the host gave the date hours of its own (an override).
+    const local: LocalInterval[] =
+      overrides.get(day) ?? (availability.holidays && holidayOn(availability, formatLocalDate(day)) !== null ? [] : (availability.weekly[weekdayOf(day)] ?? []));
     for (const interval of local) {
       const minutes = parseLocalTime(interval.start);
       const start = localToInstant(zone, day, minutes);
@@ -586,9 +609,11 @@ function countByHostDay(busy: BusyMeeting[], topicUuid: string, zone: string, li
   return { counts, full };
 }
 
-/** A host-local day's hours, as buildHostIntervals reads them: its override's, else its weekday's. */
-function localHoursOf(availability: Availability, day: number): { intervals: LocalInterval[]; override: boolean } {
+/** A host-local day's hours, as buildHostIntervals reads them: its override's, else none on a public holiday, else its weekday's. */
+function localHoursOf(availability: Availability, day: number): { intervals: LocalInterval[]; override: boolean; holiday: string | null } {
   const date = formatLocalDate(day);
   const override = availability.overrides.find((candidate) => candidate.date === date);
-  return override ? { intervals: override.intervals, override: true } : { intervals: availability.weekly[weekdayOf(day)] ?? [], override: false };
+  if (override) return { intervals: override.intervals, override: true, holiday: null };
+  const holiday = holidayOn(availability, date);
+  return holiday !== null ? { intervals: [], override: false, holiday } : { intervals: availability.weekly[weekdayOf(day)] ?? [], override: false, holiday: null };
 }

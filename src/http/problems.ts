@@ -174,6 +174,13 @@ export const PROBLEM_KINDS: Record<ErrorCode, ProblemKind> = {
     explanation:
       'A schedule that meeting topics use (`schedule`, or an entry of `hostSchedules`) cannot be deleted: their hours would change without anyone choosing it. The detail names the topics; point them at another schedule (or `null`: the default hours), then delete. Nothing was changed.',
   },
+  LINK_GONE: {
+    status: 410,
+    title: 'The booking link is no longer valid',
+    anchor: 'link-gone',
+    explanation:
+      'A single-use booking link (`/book/once/{token}`) books its topic once: after that booking, or once it expires (`expiresAt`), it answers 410, and so does a token that never existed. Ask the host for a new link. Nothing was booked.',
+  },
   SECRET_UNREADABLE: {
     status: 409,
     title: 'A stored secret cannot be read',

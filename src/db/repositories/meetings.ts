@@ -416,6 +416,60 @@ function lockTopicHostsQuery(db: DbOrTrx, topicUuid: string, usernames: readonly
   );
 }
 
+/**
+ * lockTopicHosts for stand-ins (issue 41): the active users among `usernames` named as the
+ * stand-in of a time off, overlapping [from, to), of one of the topic's hosts. Locked as a
+ * host is (calendar version bumped), so a booking through the stand-in and one of the
+ * stand-in's own topics check and insert one after the other.
+ */
+export async function lockStandInHosts(trx: Trx, topicUuid: string, usernames: readonly string[], from: number, to: number): Promise<LockedHost[]> {
+  if (usernames.length === 0) return [];
+  const rows = await trx
+    .updateTable('users')
+    .set((eb) => ({ calendar_version: eb('calendar_version', '+', 1) }))
+    .where('users.username', 'in', usernames)
+    .where('users.deactivated_at', 'is', null)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('time_off')
+          .select('time_off.id')
+          .whereRef('time_off.delegate_id', '=', 'users.id')
+          .where('time_off.start_at', '<', to)
+          .where('time_off.end_at', '>', from)
+          .where((inner) =>
+            inner.or([
+              inner.exists(
+                inner
+                  .selectFrom('meeting_topic_hosts')
+                  .select('meeting_topic_hosts.user_id')
+                  .where('meeting_topic_hosts.topic_id', '=', topicUuid)
+                  .whereRef('meeting_topic_hosts.user_id', '=', 'time_off.user_id'),
+              ),
+              inner.exists(
+                inner
+                  .selectFrom('meeting_topics')
+                  .innerJoin('memberships', 'memberships.team_id', 'meeting_topics.team_id')
+                  .select('memberships.user_id')
+                  .where('meeting_topics.id', '=', topicUuid)
+                  .where('meeting_topics.all_team_members', '=', 1)
+                  .whereRef('memberships.user_id', '=', 'time_off.user_id'),
+              ),
+            ]),
+          ),
+      ),
+    )
+    .returning(['users.id', 'users.username', 'users.availability', 'users.place_details', 'users.timezone', 'users.limit_daily', 'users.limit_weekly'])
+    .execute();
+  return rows.map((row) => ({
+    uuid: row.id,
+    username: row.username,
+    availabilityJson: row.availability,
+    placeDetailsJson: row.place_details,
+    limits: { timezone: row.timezone, daily: row.limit_daily ?? null, weekly: row.limit_weekly ?? null },
+  }));
+}
+
 const lockOneTopicHost = compileOnce((db, topicUuid: string, username: string) => lockTopicHostsQuery(db, topicUuid, [username]));
 
 /**

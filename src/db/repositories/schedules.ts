@@ -11,14 +11,20 @@ export function scheduleRowToSchedule(row: ScheduleRow): Schedule {
     timezone: hours.timezone,
     weekly: hours.weekly,
     overrides: hours.overrides,
+    ...holidayFieldsOf(hours),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
 }
 
 function hoursJson(schedule: Schedule): string {
-  const hours: Availability = { timezone: schedule.timezone, weekly: schedule.weekly, overrides: schedule.overrides };
+  const hours: Availability = { timezone: schedule.timezone, weekly: schedule.weekly, overrides: schedule.overrides, ...holidayFieldsOf(schedule) };
   return JSON.stringify(hours);
+}
+
+/** A schedule's public holidays, when it names a country or exceptions (see normalizeAvailability). */
+function holidayFieldsOf(hours: Availability): Pick<Availability, 'holidays' | 'holidayExceptions'> {
+  return hours.holidays !== undefined || hours.holidayExceptions !== undefined ? { holidays: hours.holidays ?? null, holidayExceptions: hours.holidayExceptions ?? [] } : {};
 }
 
 export async function insertSchedule(db: DbOrTrx, accountUuid: string, schedule: Schedule): Promise<void> {

@@ -104,7 +104,7 @@ export const availabilityPages: FastifyPluginAsync<AppPageOptions> = async (app,
     reason: Awaited<ReturnType<typeof explainSchedule>>['reasons'][number],
   ): Promise<WhyNotReason> {
     const base: WhyNotReason = { code: reason.code, detail: reason.detail, topicUuid: topic.uuid, date: null, schedule: null, calendarUuid: null, meeting: null };
-    if (reason.code === 'OUTSIDE_HOURS' || reason.code === 'DAY_OFF')
+    if (reason.code === 'OUTSIDE_HOURS' || reason.code === 'DAY_OFF' || reason.code === 'HOLIDAY')
       return { ...base, date: typeof reason.date === 'string' ? reason.date : null, schedule: typeof reason.schedule === 'string' ? reason.schedule : null };
     if (reason.code === 'CALENDAR_EVENT') return { ...base, calendarUuid: typeof reason.calendarUuid === 'string' ? reason.calendarUuid : null };
     if ((reason.code === 'MEETING' || reason.code === 'BUFFER') && typeof reason.meetingUuid === 'string') {
@@ -143,7 +143,13 @@ export const availabilityPages: FastifyPluginAsync<AppPageOptions> = async (app,
     // Empty rows go before saving, so the use case's paths (/weekly/monday/1) are the rows shown again.
     const kept = withoutEmptyRows(form);
     try {
-      await setAvailability(ctx, session.principal, session.user.uuid, fromAvailabilityForm(kept));
+      // The page does not edit public holidays (yet): a save keeps those set through the API.
+      const current = await getAvailability(ctx, session.principal, session.user.uuid);
+      await setAvailability(ctx, session.principal, session.user.uuid, {
+        ...fromAvailabilityForm(kept),
+        holidays: current.holidays ?? null,
+        holidayExceptions: current.holidayExceptions ?? [],
+      });
     } catch (error) {
       if (error instanceof ValidationError) return availabilityPage(request, reply, kept, error.errors ?? [], null);
       throw error;
@@ -325,7 +331,10 @@ function fixOf(t: AppStrings, lang: Lang, reason: WhyNotReason): { href: string;
         : { href: '/app/availability#weekly-hours', label: t.weeklyHours };
     }
     case 'DAY_OFF':
+    case 'HOLIDAY':
       return { href: '/app/availability#overrides', label: t.whyFix.overrides };
+    case 'TIME_OFF':
+      return { href: '/app/time-off', label: t.whyFix.timeOff };
     case 'MINIMUM_NOTICE':
       return topicField('f-minimumNoticeMinutes', t.whyFix.notice);
     case 'BOOKING_WINDOW':

@@ -27,7 +27,7 @@ export interface AppFrame {
 }
 
 /** The navigation entry a page belongs to (marked as the current page). */
-export type Section = 'upcoming' | 'past' | 'availability' | 'topics' | 'connections' | 'profile' | `team:${string}` | AdminSection | null;
+export type Section = 'upcoming' | 'past' | 'availability' | 'time-off' | 'topics' | 'connections' | 'profile' | `team:${string}` | AdminSection | null;
 /** The admins' pages (an admin of any team of the account): in the navigation only for them. */
 export type AdminSection = 'keys' | 'integrations' | 'webhooks' | 'account' | 'participants' | 'audit';
 
@@ -56,7 +56,7 @@ export function renderPage(frame: AppFrame, title: string, section: Section, bod
 <p class="brand">${t.appName}</p>
 ${
   frame.member
-    ? html`<nav aria-label="${t.navLabel}" class="app-menu"><button type="button" class="menu-toggle" aria-expanded="false" aria-controls="app-nav" hidden>${t.menu}</button><ul class="app-nav" id="app-nav">${link('/app', t.upcoming, 'upcoming')}${link('/app/past', t.past, 'past')}${link('/app/availability', t.availability, 'availability')}${link('/app/topics', t.topics, 'topics')}${link('/app/connections', t.connections, 'connections')}${link('/app/profile', t.profileTitle, 'profile')}${frame.teams.map(
+    ? html`<nav aria-label="${t.navLabel}" class="app-menu"><button type="button" class="menu-toggle" aria-expanded="false" aria-controls="app-nav" hidden>${t.menu}</button><ul class="app-nav" id="app-nav">${link('/app', t.upcoming, 'upcoming')}${link('/app/past', t.past, 'past')}${link('/app/availability', t.availability, 'availability')}${link('/app/time-off', t.timeOff.title, 'time-off')}${link('/app/topics', t.topics, 'topics')}${link('/app/connections', t.connections, 'connections')}${link('/app/profile', t.profileTitle, 'profile')}${frame.teams.map(
         (team) => link(`/app/team/${team.uuid}`, `${t.teamNav}: ${team.name}`, `team:${team.uuid}`),
       )}${frame.teams.length > 0 ? adminLinks(t, link) : ''}</ul></nav>
 <form method="post" action="/app/logout" class="sign-out">${csrfField(frame)}<span class="who">${t.signedInAs} ${frame.member.name}</span> <button type="submit" class="link">${t.signOut}</button></form>`

@@ -15,6 +15,7 @@ import { type AppPageOptions, createFrames, seeOther } from './frame.js';
 import { profilePage } from './profile.js';
 import { signInPages, signOutRoute } from './sign-in.js';
 import { teamPages } from './team.js';
+import { timeOffPages } from './time-off.js';
 import { topicPages } from './topics.js';
 import { upcomingPages } from './upcoming.js';
 
@@ -73,6 +74,7 @@ export const appRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async (app, { 
     await member.register(upcomingPages, options);
     await member.register(meetingPages, options);
     await member.register(availabilityPages, options);
+    await member.register(timeOffPages, options);
     await member.register(topicPages, options);
     await member.register(teamPages, options);
     await member.register(connectionPages, options);

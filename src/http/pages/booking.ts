@@ -32,6 +32,8 @@ export interface BookingPageView {
   fallbackTimezone: string;
   /** Inside the embed's iframe: the host page's origin, to which height and the booking are posted. */
   embedOrigin: string | null;
+  /** Opened through a single-use link: its token, which the page's booking sends (singleUseToken). */
+  singleUseToken?: string | undefined;
   stylesheet: string;
   script: string;
   /** The business's name, logo and colour; absent: the account's name in termin's colours. */
@@ -167,6 +169,7 @@ export function renderBookingPage(view: BookingPageView): SafeHtml {
     timezoneError: view.timezoneError !== null,
     paid,
     embedOrigin: view.embedOrigin,
+    singleUseToken: view.singleUseToken ?? null,
     roomPlaces: view.roomPlaces,
     // A topic that requires a phone keeps it required whatever the place.
     phoneCallNeedsNumber: !topic.phoneRequired && (view.phoneCallNeedsNumber ?? false),
@@ -276,4 +279,10 @@ ${
 }
 </main>`;
   return htmlDocument({ lang: view.lang, title: `${t.bookWith} ${view.hostName}`, body, stylesheets: brandedStylesheets(view.stylesheet, view.branding) });
+}
+
+/** `GET /book/once/{token}` of a link used, expired or unknown: 410, said kindly. */
+export function renderSingleUseGone(lang: Lang, stylesheet: string): SafeHtml {
+  const t = STRINGS[lang];
+  return htmlDocument({ lang, title: t.onceGoneTitle, body: html`<main class="page"><h1>${t.onceGoneTitle}</h1><p>${t.onceGone}</p></main>`, stylesheets: [stylesheet] });
 }

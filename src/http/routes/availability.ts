@@ -47,6 +47,8 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext
         timezone: body.timezone,
         weekly: Object.fromEntries(WEEKDAYS.map((day) => [day, body.weekly[day] ?? []])) as Availability['weekly'],
         overrides: body.overrides ?? [],
+        holidays: body.holidays ?? null,
+        holidayExceptions: body.holidayExceptions ?? [],
       };
       return setAvailability(ctx, principalOf(request), request.params.userUuid, input);
     },

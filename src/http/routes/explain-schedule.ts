@@ -23,6 +23,8 @@ export const explainScheduleRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseCont
           '| code | context |\n|---|---|\n' +
           '| `OUTSIDE_HOURS` | `schedule` (uuid or "default"), the host-local `date` and its `hours` (the meeting must fit in them) |\n' +
           '| `DAY_OFF` | `date` (an override with no hours) |\n' +
+          "| `HOLIDAY` | `date`, `name` (a public holiday of the schedule's `holidays` country, not among its `holidayExceptions`) |\n" +
+          "| `TIME_OFF` | `start`, `end` of the host's time off the meeting would overlap (POST /users/{uuid}/time-off) |\n" +
           '| `MEETING` | `meetingUuid`, `start`, `end` (another meeting overlaps) |\n' +
           '| `BUFFER` | `meetingUuid`, `start`, `end`, `bufferAfterMinutes` (of the earlier) / `bufferBeforeMinutes` (of the later): buffers overlap |\n' +
           '| `CALENDAR_EVENT` | `calendarUuid`, busy `from`/`to` (never a title) |\n' +

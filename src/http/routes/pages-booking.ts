@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { NotFoundError } from '../../domain/errors.js';
+import { LinkGoneError, NotFoundError } from '../../domain/errors.js';
+import { findSingleUseTopic } from '../../scheduling/topics/single-use-links.js';
 import type { Lang } from '../../domain/meeting.js';
 import { isValidTimeZone } from '../../domain/time-zones.js';
 import { slugProblem } from '../../domain/user.js';
@@ -10,7 +11,7 @@ import { findPublicTopicUuidBySlug, findRenamedHost, listPublicTopicsOfHost } fr
 import { manageUrl } from '../../scheduling/meetings/manage-token.js';
 import { getManagedBooking, invitationForToken } from '../../scheduling/booking/public-booking.js';
 import { loadAssets, type Asset } from '../pages/assets.js';
-import { renderBookingPage, renderTopicList } from '../pages/booking.js';
+import { renderBookingPage, renderSingleUseGone, renderTopicList } from '../pages/booking.js';
 import { sendHtml } from '../pages/html.js';
 import { pickLang, pickLocale } from '../pages/i18n.js';
 import { renderManageGone, renderManagePage } from '../pages/manage.js';
@@ -169,7 +170,6 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
   );
 
   const topicPage = async (request: FastifyRequest<{ Params: { username?: string; teamUuid?: string; topicUuid: string }; Querystring: PageQuery }>, reply: FastifyReply) => {
-    const lang = langOf(request);
     const { username, teamUuid } = request.params;
     // A malformed id is simply no such page (a 404 page, not a validation error).
     if (teamUuid !== undefined && !UUID.test(teamUuid)) throw new NotFoundError('booking page');
@@ -187,11 +187,22 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
       },
     );
     if (found === null) return reply;
+    return sendHtml(reply, 200, renderTopicPage(request, found, teamUuid === undefined ? (username ?? null) : null, teamUuid));
+  };
+  /** A topic's booking page: its own (above) or a single-use link's (`singleUseToken`). */
+  const renderTopicPage = (
+    request: FastifyRequest<{ Querystring: PageQuery }>,
+    found: Awaited<ReturnType<typeof findTopicPage>>,
+    username: string | null,
+    teamUuid: string | undefined,
+    singleUseToken?: string,
+  ) => {
+    const lang = langOf(request);
     // The topic's words in the page's language, its own where untranslated; a select's values stay its own options.
     const words = translateTopic(found.words, lang);
     const optionLabels = Object.fromEntries(words.form.filter((field) => field.options).map((field) => [field.key, field.options!]));
     const timezone = request.query.timezone && isValidTimeZone(request.query.timezone) ? request.query.timezone : null;
-    const page = renderBookingPage({
+    return renderBookingPage({
       lang,
       locale: pickLocale(lang, request.headers['accept-language']),
       accountName: found.accountName,
@@ -204,7 +215,7 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
       branding: found.branding,
       confirmationMessage: words.confirmationMessage,
       optionLabels,
-      username: teamUuid === undefined ? (username ?? null) : null,
+      username,
       team: found.topic.team,
       hostLabel: teamUuid === undefined ? (found.hosts[0]?.name ?? null) : (found.team?.name ?? null),
       gateways: found.gateways,
@@ -214,10 +225,10 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
       timezoneError: request.query.timezone && timezone === null ? request.query.timezone.slice(0, 100) : null,
       fallbackTimezone: found.fallbackTimezone,
       embedOrigin: embedOriginOf(request.query.embed),
+      singleUseToken,
       stylesheet,
       script,
     });
-    return sendHtml(reply, 200, page);
   };
   const bookingDescription =
     'The booking page of a public topic: a month calendar of the days with free slots (each a `<button data-date="YYYY-MM-DD">`), the ' +
@@ -253,6 +264,40 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
       },
     },
     topicPage,
+  );
+
+  app.get<{ Params: { token: string }; Querystring: PageQuery }>(
+    '/book/once/:token',
+    {
+      schema: {
+        tags: PAGE_TAGS,
+        operationId: 'getSingleUseBookingPage',
+        summary: 'Booking page of a single-use link (HTML)',
+        description:
+          "The link of POST /meeting-topics/{uuid}/single-use-links: the topic's booking page (as `/book/{username}/{topicUuid}`, or the team's " +
+          'for a team topic), also for a topic that is not public; its booking sends the token and uses the link up. A link used, expired ' +
+          "or unknown is a 410 page saying so (in the page's language), and so is a booking through it.",
+        querystring: PageQuerySchema,
+      },
+    },
+    async (request, reply) => {
+      const lang = langOf(request);
+      const found = await findSingleUseTopic(ctx, request.params.token).catch((error: unknown) => {
+        if (error instanceof LinkGoneError) return null;
+        throw error;
+      });
+      if (found === null) return sendHtml(reply, 410, renderSingleUseGone(lang, stylesheet));
+      const { topic } = found;
+      const teamUuid = topic.teamUuid ?? undefined;
+      const username = teamUuid === undefined ? topic.hosts[0]?.username : undefined;
+      const page = await findTopicPage(ctx, { username, teamUuid, topicUuid: topic.uuid, singleUse: true }).catch((error: unknown) => {
+        if (error instanceof NotFoundError) return null;
+        throw error;
+      });
+      if (page === null) return sendHtml(reply, 410, renderSingleUseGone(lang, stylesheet));
+      reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
+      return sendHtml(reply, 200, renderTopicPage(request, page, teamUuid === undefined ? (username ?? null) : null, teamUuid, request.params.token));
+    },
   );
 
   app.get<{ Params: { token: string }; Querystring: PageQuery }>(

@@ -29,6 +29,9 @@ function scheduleToJson(schedule: Schedule) {
     timezone: schedule.timezone,
     weekly: schedule.weekly,
     overrides: schedule.overrides,
+    ...(schedule.holidays !== undefined || schedule.holidayExceptions !== undefined
+      ? { holidays: schedule.holidays ?? null, holidayExceptions: schedule.holidayExceptions ?? [] }
+      : {}),
     createdAt: toIso(schedule.createdAt),
     updatedAt: toIso(schedule.updatedAt),
   };
@@ -40,6 +43,8 @@ function scheduleInputOf(body: Static<typeof ScheduleBodySchema>): ScheduleInput
     timezone: body.timezone,
     weekly: Object.fromEntries(WEEKDAYS.map((day) => [day, body.weekly[day] ?? []])) as Availability['weekly'],
     overrides: body.overrides ?? [],
+    holidays: body.holidays ?? null,
+    holidayExceptions: body.holidayExceptions ?? [],
   };
 }
 

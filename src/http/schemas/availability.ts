@@ -32,16 +32,35 @@ export const AvailabilityBodySchema = Type.Object(
         { maxItems: 1000, description: "Each replaces that date's weekly hours." },
       ),
     ),
+    holidays: Type.Optional(
+      Nullable(
+        Type.String({
+          pattern: '^[A-Z]{2}$',
+          description:
+            "An ISO 3166 country code (e.g. `PL`): that country's public holidays (type `public` in the maintained `date-holidays` library; observances and school holidays are workdays) are days off in `timezone`, explained as `HOLIDAY`. A country the library does not know is 400 at `/holidays`. An override of the date wins. Default: none.",
+          examples: ['PL'],
+        }),
+      ),
+    ),
+    holidayExceptions: Type.Optional(
+      Type.Array(Type.String({ format: 'date' }), { maxItems: 366, description: 'Local dates of those holidays worked anyway (YYYY-MM-DD).', examples: [['2027-11-01']] }),
+    ),
   },
   { additionalProperties: false },
 );
 
 const OutInterval = Type.Object({ start: Type.String(), end: Type.String() });
+/** Present when the hours name a holiday country or exceptions. */
+const HolidayOut = {
+  holidays: Type.Optional(Nullable(Type.String({ description: 'The ISO 3166 country whose public holidays are days off; null: none.' }))),
+  holidayExceptions: Type.Optional(Type.Array(Type.String(), { description: 'Holiday dates worked anyway.' })),
+};
 export const AvailabilitySchema = Type.Object(
   {
     timezone: TimeZone,
     weekly: Type.Object(weekOf(Type.Array(OutInterval))),
     overrides: Type.Array(Type.Object({ date: Type.String(), intervals: Type.Array(OutInterval) })),
+    ...HolidayOut,
   },
   { $id: 'Availability', title: 'Availability' },
 );
@@ -72,6 +91,7 @@ export const ScheduleSchema = Type.Object(
     timezone: TimeZone,
     weekly: Type.Object(weekOf(Type.Array(OutInterval))),
     overrides: Type.Array(Type.Object({ date: Type.String(), intervals: Type.Array(OutInterval) })),
+    ...HolidayOut,
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },

@@ -5,6 +5,8 @@ import { Nullable, SingleLine, StringEnum, Timestamp, TimeZone, UtcInstant, Uuid
 export const EXCLUSION_CODES = [
   'OUTSIDE_HOURS',
   'DAY_OFF',
+  'HOLIDAY',
+  'TIME_OFF',
   'MEETING',
   'BUFFER',
   'CALENDAR_EVENT',
@@ -33,7 +35,8 @@ const ReasonSchema = Type.Object(
     code: StringEnum(EXCLUSION_CODES),
     detail: Type.String({ description: 'One English sentence, times on the host’s clock in their zone.' }),
     schedule: Type.Optional(Type.String({ description: 'OUTSIDE_HOURS: the schedule whose hours apply, a uuid or "default".' })),
-    date: Type.Optional(Type.String({ format: 'date', description: 'OUTSIDE_HOURS, DAY_OFF: the host-local date of the start.' })),
+    date: Type.Optional(Type.String({ format: 'date', description: 'OUTSIDE_HOURS, DAY_OFF, HOLIDAY: the host-local date of the start.' })),
+    name: Type.Optional(Type.String({ description: "HOLIDAY: the public holiday's name (English where the holiday library has it)." })),
     hours: Type.Optional(
       Type.Array(Type.Object({ start: Type.String(), end: Type.String() }), { description: 'OUTSIDE_HOURS: the host’s hours that local date (override or weekday), `HH:MM`.' }),
     ),

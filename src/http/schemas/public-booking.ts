@@ -14,6 +14,14 @@ export const PublicScheduleBodySchema = Type.Object(
         description: 'Honeypot: leave empty; bots fill it. A request with anything in it is refused (400 at /website) and nothing is stored.',
       }),
     ),
+    singleUseToken: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description:
+          "The token of a single-use link (`/book/once/{token}`; the page sends it): books the link's topic even when it is not public, and uses the link up in the booking's own transaction. A link used, expired or unknown is 410 LINK_GONE; of two bookings through one link at once exactly one is made.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -41,7 +41,7 @@ export interface TopicPage extends PublicTopicPage {
 
 export async function findTopicPage(
   ctx: Pick<UseCaseContext, 'db' | 'secretKey' | 'gateways' | 'publicUrl'>,
-  where: { username?: string | undefined; teamUuid?: string | undefined; topicUuid: string },
+  where: { username?: string | undefined; teamUuid?: string | undefined; topicUuid: string; singleUse?: boolean | undefined },
 ): Promise<TopicPage> {
   const page = await findPublicTopicPage(ctx, where);
   const topic = await findTopic(ctx.db, null, where.topicUuid);

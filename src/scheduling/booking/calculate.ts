@@ -110,6 +110,30 @@ export async function computeTopicSchedule(
       : (cachedHostEntry(ctx, host, rules, timezone, range, now, exclude, host.calendarVersion) ??
         (await storeNewEntry(ctx, reads, host, rules, timezone, range, now, host.calendarVersion, exclude)));
 
+  // The host away with a stand-in: their link shows the stand-in's times there, with the stand-in's name.
+  if (entry.delegations !== undefined) {
+    const standIns = await standInEntries(ctx, reads, [host], [entry], rules, timezone, range, now, exclude);
+    if (standIns.entries.length > 0) {
+      const hosts = [host, ...standIns.hosts];
+      const entries = [entry, ...standIns.entries];
+      const ready = entries.map((one) => placesReadyOf(topic.places, one.placeFacts, topic.placeDetails));
+      const days = teamScheduleDays(
+        entries,
+        range,
+        ready.map((places) => topic.places.length - places.length),
+      );
+      const merged: MergedDays = {
+        entries,
+        calendarVersion: -1,
+        computedFor: entry.computedFor,
+        readAt: now,
+        validUntil: Math.min(...entries.map((one) => one.validUntil)),
+        days,
+        ...startBounds(days),
+      };
+      return respondMerged(merged, topic, rules, hosts, ready, host.username, timezone, range, now);
+    }
+  }
   const earliest = now + rules.minimumNoticeMinutes * MINUTE_MS;
   const latest = now + rules.bookingWindowDays * DAY_MS;
   const untrimmed = entry.firstStart === null || (entry.firstStart >= earliest && entry.lastStart! <= latest);
@@ -300,7 +324,11 @@ async function computeEntry(
 ): Promise<HostEntry> {
   const computedFor = Math.floor(now / MINUTE_MS) * MINUTE_MS;
   const { fromInstant, toInstant } = calendarSpan(range);
-  const [loaded, facts] = await Promise.all([loadHostCalendar(reads, host, rules, fromInstant, toInstant, now), reads.findPlaceFactsOfHosts([host.uuid])]);
+  const [loaded, facts, delegations] = await Promise.all([
+    loadHostCalendar(reads, host, rules, fromInstant, toInstant, now),
+    reads.findPlaceFactsOfHosts([host.uuid]),
+    reads.findDelegations(host.uuid, fromInstant, toInstant),
+  ]);
   const calendar = withoutMeeting(loaded, exclude);
   // A minute later the window reaches a minute further: compute that far, trim per request.
   const stretched = { ...rules, bookingWindowDays: rules.bookingWindowDays + MINUTE_MS / DAY_MS };
@@ -320,7 +348,52 @@ async function computeEntry(
     lastStart,
     topicStarts: calendar.busy.filter((meeting) => meeting.topicUuid === rules.topicUuid).map((meeting) => meeting.start),
     placeFacts: facts.get(host.uuid) ?? { connected: [], details: {} },
+    ...(delegations.length > 0 ? { delegations } : {}),
   };
+}
+
+/**
+ * The stand-ins of the hosts' time off (issue 41): for each delegation whose stand-in is no
+ * host of the topic (a host is offered whenever free anyway), the stand-in's own entry for
+ * the topic, kept to the starts inside that time off, each slot naming the stand-in. Merged
+ * with the hosts' entries, the round robin offers the stand-in where the host is away.
+ */
+async function standInEntries(
+  ctx: Pick<UseCaseContext, 'scheduleCache'>,
+  reads: FastReads,
+  hosts: readonly TopicHost[],
+  entries: readonly HostEntry[],
+  rules: SlotRules,
+  timezone: string,
+  range: { from: string; to: string },
+  now: number,
+  exclude: ExcludedMeeting | undefined,
+): Promise<{ hosts: TopicHost[]; entries: HostEntry[] }> {
+  const spans = new Map<string, { host: TopicHost; spans: { start: number; end: number }[] }>();
+  const hostUuids = new Set(hosts.map((host) => host.uuid));
+  for (const entry of entries) {
+    for (const delegation of entry.delegations ?? []) {
+      if (hostUuids.has(delegation.delegateUuid)) continue;
+      const found = spans.get(delegation.delegateUuid) ?? { host: { uuid: delegation.delegateUuid, username: delegation.delegateUsername }, spans: [] };
+      found.spans.push({ start: delegation.start, end: delegation.end });
+      spans.set(delegation.delegateUuid, found);
+    }
+  }
+  const standIns: TopicHost[] = [];
+  const standInEntries: HostEntry[] = [];
+  for (const { host, spans: away } of spans.values()) {
+    const entry = await findHostEntry(ctx, reads, host, rules, timezone, range, now, exclude).catch((error: unknown) => {
+      if (error instanceof NotFoundError) return null;
+      throw error;
+    });
+    if (entry === null) continue;
+    const inside = (start: number) => away.some((span) => span.start <= start && start < span.end);
+    const starts = entry.starts.map((day) => day.filter(inside));
+    const days = entry.days.map((day, d) => ({ date: day.date, slots: day.slots.filter((_, i) => inside(entry.starts[d]![i]!)) }));
+    standIns.push(host);
+    standInEntries.push({ ...entry, days, starts, team: undefined, response: undefined, ...startBounds(days) });
+  }
+  return { hosts: standIns, entries: standInEntries };
 }
 
 /**
@@ -350,9 +423,12 @@ async function computeTeamSchedule(
   now: number,
   exclude: ExcludedMeeting | undefined,
 ): Promise<Schedule> {
-  const hosts = topic.hosts;
-  const loaded = await preloadCalendars(ctx, reads, hosts, rules, timezone, range, now, exclude);
-  const entries = await Promise.all(hosts.map((host) => findHostEntry(ctx, loaded, host, rules, timezone, range, now, exclude)));
+  const loaded = await preloadCalendars(ctx, reads, topic.hosts, rules, timezone, range, now, exclude);
+  const hostEntries = await Promise.all(topic.hosts.map((host) => findHostEntry(ctx, loaded, host, rules, timezone, range, now, exclude)));
+  // Where a host is away with a stand-in, the stand-in takes their place in the round robin.
+  const standIns = await standInEntries(ctx, reads, topic.hosts, hostEntries, rules, timezone, range, now, exclude);
+  const hosts = [...topic.hosts, ...standIns.hosts];
+  const entries = [...hostEntries, ...standIns.entries];
   // Round-robin weights by host (a host not named weighs 1): part of the key, so a change of weights re-merges.
   const weights = hosts.map((host) => topic.hostWeights[host.username] ?? 1);
   const parts: unknown[] = ['team', rules, hosts.map((host) => host.uuid), weights, canonicalTimeZone(timezone) ?? timezone, range.from, range.to];
@@ -506,16 +582,19 @@ export function slotRulesOf(topic: MeetingTopic): SlotRules {
 export async function loadHostCalendar(reads: FastReads, host: TopicHost, rules: SlotRules, fromInstant: number, toInstant: number, now: number): Promise<HostCalendar> {
   const window = busyWindowOf(rules, fromInstant, toInstant);
   const schedule = scheduleOfHost(rules, host);
-  const [availabilityJson, busy, limits] = await Promise.all([
+  const [availabilityJson, busy, limits, timeOff] = await Promise.all([
     // A schedule gone meanwhile (deleting one a topic uses is refused) falls back to the default hours.
     schedule === null ? reads.findAvailabilityJson(host.uuid) : reads.findScheduleJson(schedule, host.uuid).then((json) => json ?? reads.findAvailabilityJson(host.uuid)),
     // Holds are read as of `now`: one that ended earlier this minute no longer blocks.
     reads.findBusySpans(host.uuid, window.from, window.to, now),
     reads.findHostLimits(host.uuid),
+    reads.findTimeOffSpans(host.uuid, window.from, window.to),
   ]);
   if (availabilityJson === undefined) throw new NotFoundError('host');
   const hostLimits = limits && (limits.daily !== null || limits.weekly !== null) ? limits : null;
-  return { username: host.username, availability: JSON.parse(availabilityJson) as Availability, busy, limits: hostLimits };
+  const calendar: HostCalendar = { username: host.username, availability: JSON.parse(availabilityJson) as Availability, busy, limits: hostLimits };
+  if (timeOff.length > 0) calendar.timeOff = timeOff;
+  return calendar;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { getBranding, type BrandingView } from '../account/branding.js';
-import { ForbiddenError, NotFoundError, ValidationError } from '../../domain/errors.js';
+import { ForbiddenError, LinkGoneError, NotFoundError, ValidationError } from '../../domain/errors.js';
+import { findSingleUseTopic } from '../topics/single-use-links.js';
 import type { MeetingTopic } from '../../domain/meeting-topic.js';
 import type { PaymentStatus } from '../../domain/payment.js';
 import { PLACE_LABELS } from '../../domain/place-labels.js';
@@ -24,6 +25,8 @@ import { priceBooking } from '../../domain/pricing.js';
 export interface PublicScheduleInput extends Omit<ScheduleInput, 'metadata'> {
   /** Leave empty; bots fill it. */
   website?: string | undefined;
+  /** A single-use link's token: books its topic (public or not) once. */
+  singleUseToken?: string | undefined;
 }
 
 /**
@@ -37,8 +40,15 @@ export async function bookPublicly(
   input: PublicScheduleInput,
   idempotencyKey?: string | undefined,
 ): Promise<Booking> {
-  const { website, ...booking } = input;
+  const { website, singleUseToken, ...booking } = input;
   if (website !== undefined && website.trim() !== '') throw new ValidationError([{ path: '/website', message: 'must be empty' }]);
+  const replayKey = idempotencyKey === undefined ? undefined : publicIdempotencyKey(idempotencyKey);
+  if (singleUseToken !== undefined) {
+    // The link's topic, public or not; it is used up inside the booking's transaction (scheduleMeetings).
+    const { topic, tokenHash } = await findSingleUseTopic(ctx, singleUseToken);
+    if (topic.uuid !== booking.meetingTopic.toLowerCase()) throw new LinkGoneError();
+    return scheduleMeetings(ctx, { accountUuid: topic.accountUuid, publicPage: true, singleUseLink: { tokenHash, topicUuid: topic.uuid } }, booking, replayKey);
+  }
   const topic = await findTopic(ctx.db, null, booking.meetingTopic);
   if (!topic?.public) throw new NotFoundError('meeting topic');
   return scheduleMeetings(ctx, { accountUuid: topic.accountUuid, publicPage: true }, booking, idempotencyKey === undefined ? undefined : publicIdempotencyKey(idempotencyKey));

@@ -49,10 +49,11 @@ export interface PublicTopicPage {
  */
 export async function findPublicTopicPage(
   ctx: Pick<UseCaseContext, 'db'>,
-  where: { username?: string | undefined; teamUuid?: string | undefined; topicUuid: string },
+  where: { username?: string | undefined; teamUuid?: string | undefined; topicUuid: string; singleUse?: boolean | undefined },
 ): Promise<PublicTopicPage> {
   const topic = await findTopic(ctx.db, null, where.topicUuid);
-  if (!topic?.public) throw new NotFoundError('booking page');
+  // A single-use link opens its topic's page whether or not the topic is public.
+  if (!topic || (!topic.public && where.singleUse !== true)) throw new NotFoundError('booking page');
   let hostUsernames: string[];
   let team: PublicTopicPage['team'] = null;
   if (where.teamUuid !== undefined) {

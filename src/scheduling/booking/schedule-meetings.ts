@@ -1,5 +1,5 @@
 import type { Account, Gateway, Place } from '../../domain/account.js';
-import { DiscountInvalidError, IdempotencyKeyReusedError, NotFoundError, SlotUnavailableError, ValidationError, type FieldError } from '../../domain/errors.js';
+import { DiscountInvalidError, IdempotencyKeyReusedError, LinkGoneError, NotFoundError, SlotUnavailableError, ValidationError, type FieldError } from '../../domain/errors.js';
 import { discountRefusal, normalizeDiscountCode, type DiscountCode } from '../../domain/discount.js';
 import { cleanFormAnswers } from '../../domain/form.js';
 import { resolveLocation, type MeetingLocation, type PlaceDetails } from '../../domain/place-details.js';
@@ -16,9 +16,11 @@ import { createKyselyReads, type FastReads } from '../../db/fast-reads.js';
 import { findDiscountByCode, useDiscountCode } from '../../db/repositories/discount-codes.js';
 import { claimIdempotencyKey, completeIdempotencyKey, deleteIdempotentResponse, findIdempotentResponse } from '../../db/repositories/idempotency.js';
 import { findAccountAndTopic, findTopic } from '../../db/repositories/meeting-topics.js';
-import { insertMeetings, lockTopicHosts, type LockedHost } from '../../db/repositories/meetings.js';
+import { insertMeetings, lockStandInHosts, lockTopicHosts, type LockedHost } from '../../db/repositories/meetings.js';
 import { insertPayment } from '../../db/repositories/payments.js';
 import { inTransaction } from '../../db/transaction.js';
+import { setSingleUseLinkMeeting, useSingleUseLink } from '../../db/repositories/single-use-links.js';
+import { findDelegatedSpans } from '../../db/repositories/time-off.js';
 import { newId } from '../../ids.js';
 import { bookingCalendarSpan, loadHostCalendar, slotRulesOf } from './calculate.js';
 import type { Principal, UseCaseContext } from '../context.js';
@@ -58,6 +60,8 @@ export interface ScheduleInput {
 export interface PublicBooker {
   accountUuid: string;
   publicPage: true;
+  /** Booked through a single-use link: the topic need not be public, and the link is used up in the booking's transaction. */
+  singleUseLink?: { tokenHash: string; topicUuid: string } | undefined;
 }
 
 export interface Booking {
@@ -102,9 +106,13 @@ export async function scheduleMeetings(
       const replay = await replayOrClaimIdempotencyKey(trx, principal.accountUuid, idempotencyKey, requestHash, now);
       if (replay) return replay;
     }
+    // First, before any host is locked: of two bookings through one link the second waits
+    // here for the first to commit (or roll back, which frees the link) and then finds it used.
+    const singleUse = 'publicPage' in principal ? principal.singleUseLink : undefined;
+    if (singleUse !== undefined && !(await useSingleUseLink(trx, singleUse.tokenHash, singleUse.topicUuid, now))) throw new LinkGoneError();
     const plan = { ...(await planBooking(trx, principal.accountUuid, input, starts, now, ctx.secretKey)), bookedByKeyUuid: 'keyUuid' in principal ? principal.keyUuid : null };
     // Checked again inside the transaction: a topic made private meanwhile takes no more bookings.
-    if ('publicPage' in principal && !plan.topic.public) throw new NotFoundError('meeting topic');
+    if ('publicPage' in principal && !plan.topic.public && singleUse === undefined) throw new NotFoundError('meeting topic');
     const amountDue = priceBooking(plan.topic, plan.priceVariantUuid, starts.length, plan.discount);
     // Only a gateway that can take this currency and amount: a payment e-mail nobody can pay would only hold the slot.
     const amountRefusal =
@@ -116,6 +124,7 @@ export async function scheduleMeetings(
     const locations = plan.hosts.map((host) => resolveLocation(input.place, placeDetails.get(host.uuid) ?? {}, plan.topic.placeDetails, phone));
     const booking = buildBooking(plan, input, starts, amountDue, locations, now);
     await storeBooking(trx, plan, booking, now, ctx.publicUrl);
+    if (singleUse !== undefined && booking.meetings[0] !== undefined) await setSingleUseLinkMeeting(trx, singleUse.tokenHash, booking.meetings[0].uuid);
     if (idempotencyKey !== undefined) {
       await completeIdempotencyKey(trx, principal.accountUuid, idempotencyKey, 201, JSON.stringify(booking));
     }
@@ -170,7 +179,13 @@ async function planBooking(
   // The named hosts are found as they are locked: whoever is a host under the lock books.
   // A collective topic's meetings hold every host: all are locked, whichever the dates name.
   const collective = isCollective(found.topic);
-  const locked = collective ? await lockEveryTopicHost(trx, found.topic) : await lockTopicHosts(trx, found.topic.uuid, [...new Set(input.dates.map((date) => date.username))]);
+  const named = [...new Set(input.dates.map((date) => date.username))];
+  const locked = collective ? await lockEveryTopicHost(trx, found.topic) : await lockTopicHosts(trx, found.topic.uuid, named);
+  // A name that is no host may be the stand-in of a host away then (time off with a delegate): locked the same way.
+  const missing = collective ? [] : named.filter((username) => !locked.some((host) => host.username === username));
+  const standIns = missing.length === 0 ? [] : await lockStandInHosts(trx, found.topic.uuid, missing, Math.min(...starts), Math.max(...starts) + 1);
+  if (standIns.length > 0) await checkStandInDates(trx, found.topic, locked, standIns, input, starts);
+  locked.push(...standIns);
   const topic = { ...found.topic, hosts: locked.map(({ uuid, username }) => ({ uuid, username })) };
   const hosts = input.dates.map((date, index) => findTopicHost(topic, date.username, `/dates/${index}/username`));
   const paid = isPaidTopic(topic);
@@ -188,6 +203,32 @@ async function planBooking(
   }
   const discount = input.discount === undefined ? null : await findUsableDiscount(trx, account.uuid, input.discount, now, paid ? basePrice(topic, priceVariantUuid) : null);
   return { account, topic, hosts, locked: new Map(locked.map((host) => [host.uuid, host])), collective, paid, priceVariantUuid, discount };
+}
+
+/**
+ * A stand-in books only starts inside a time off of one of the topic's hosts that names them
+ * (the calculation offers them nowhere else); any other date naming them is not a host's.
+ */
+async function checkStandInDates(
+  trx: Trx,
+  topic: MeetingTopic,
+  hosts: readonly LockedHost[],
+  standIns: readonly LockedHost[],
+  input: ScheduleInput,
+  starts: number[],
+): Promise<void> {
+  const topicHosts = (await findTopic(trx, topic.accountUuid, topic.uuid))?.hosts ?? [];
+  const spans = await findDelegatedSpans(trx, [...new Set([...topicHosts, ...hosts].map((host) => host.uuid))], Math.min(...starts), Math.max(...starts) + 1);
+  const errors: FieldError[] = [];
+  input.dates.forEach((date, index) => {
+    const standIn = standIns.find((candidate) => candidate.username === date.username);
+    if (!standIn) return;
+    const start = starts[index]!;
+    if (!spans.some((span) => span.delegateUuid === standIn.uuid && span.start <= start && start < span.end)) {
+      errors.push({ path: `/dates/${index}/username`, message: 'is not a host of this meeting topic at that time' });
+    }
+  });
+  if (errors.length > 0) throw new ValidationError(errors);
 }
 
 /**

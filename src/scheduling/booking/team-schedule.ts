@@ -1,3 +1,4 @@
+import type { Delegation } from '../../db/repositories/time-off.js';
 import type { HostPlaceFacts } from '../../domain/integrations.js';
 import type { DaySlots, Slot } from '../../domain/slots.js';
 import type { CachedSchedule } from './cache.js';
@@ -29,6 +30,8 @@ export interface HostEntry extends CachedSchedule {
   placeFacts: HostPlaceFacts;
   /** Filled by the team view the first time it uses the entry (see team-schedule.ts). */
   team?: TeamEntry;
+  /** The host's time off with a stand-in in the entry's span, read with the calendar (a change bumps the calendar version). */
+  delegations?: readonly Delegation[];
 }
 
 /** Per day of a host's entry: each slot's start as a number, and the host's meetings of the topic in that slot's week. */

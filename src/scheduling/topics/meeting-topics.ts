@@ -248,7 +248,7 @@ async function requireAdminOfTeam(db: DbOrTrx, principal: Principal, teamUuid: s
 }
 
 /** A team topic is managed by the team's admins; an individual one by its creator, its hosts, or their team admins. */
-async function requireTopicManager(db: DbOrTrx, principal: Principal, topic: MeetingTopic): Promise<void> {
+export async function requireTopicManager(db: DbOrTrx, principal: Principal, topic: MeetingTopic): Promise<void> {
   if (topic.teamUuid !== null) return requireAdminOfTeam(db, principal, topic.teamUuid);
   if (topic.createdBy === principal.userUuid || topic.hosts.some((host) => host.uuid === principal.userUuid)) return;
   const managed = await findUserIdsManagedBy(db, principal.userUuid);

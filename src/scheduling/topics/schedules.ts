@@ -67,7 +67,7 @@ export async function replaceSchedule(
     await requireSelfOrTeamAdmin(trx, principal, userUuid);
     const current = await findSchedule(trx, principal.accountUuid, userUuid, scheduleUuid);
     if (!current) throw new NotFoundError('schedule');
-    const schedule: Schedule = { ...current, name: input.name.trim(), ...hours, updatedAt: ctx.now() };
+    const schedule: Schedule = { ...current, holidays: undefined, holidayExceptions: undefined, name: input.name.trim(), ...hours, updatedAt: ctx.now() };
     await updateSchedule(trx, schedule);
     // Under the user's row lock (the bump, or the check's own): a topic choosing it meanwhile waits for this commit.
     await lockHost(trx, userUuid);
@@ -96,7 +96,13 @@ export async function removeSchedule(ctx: Pick<UseCaseContext, 'db'>, principal:
 }
 
 function checkedHours(input: ScheduleInput): Availability {
-  const hours: Availability = { timezone: input.timezone, weekly: input.weekly, overrides: input.overrides };
+  const hours: Availability = {
+    timezone: input.timezone,
+    weekly: input.weekly,
+    overrides: input.overrides,
+    holidays: input.holidays ?? null,
+    holidayExceptions: input.holidayExceptions ?? [],
+  };
   const errors = validateSchedule(input.name, hours);
   if (errors.length > 0) throw new ValidationError(errors);
   return normalizeAvailability(hours);

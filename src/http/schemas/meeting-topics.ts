@@ -23,6 +23,20 @@ const ReminderSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const FormShowIfSchema = Type.Object(
+  {
+    key: Type.String({ description: 'The key of an earlier question.' }),
+    equals: Type.Union([SingleLine({ maxLength: FORM_LIMITS.optionLength }), Type.Number(), Type.Boolean()], {
+      description: "The answer that makes this question apply (for a multiselect: one of the choices ticked); an answer of that question's type.",
+    }),
+  },
+  {
+    additionalProperties: false,
+    description: 'Asked only when the earlier question `key` applies and its answer equals `equals`. Otherwise the question is not required, and an answer to it is refused (400).',
+    examples: [{ key: 'size', equals: '51+' }],
+  },
+);
+
 export const MoneySchema = Type.Object(
   {
     amount: Type.Integer({
@@ -155,21 +169,26 @@ const settingsProperties = {
         {
           key: Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_-]{0,63}$' }),
           label: NonBlankLine({ maxLength: 200, description: 'The question as the participant sees it.' }),
-          required: Type.Optional(Type.Boolean({ description: 'Default false. A required checkbox must be ticked (true).' })),
+          required: Type.Optional(Type.Boolean({ description: 'Default false. A required checkbox must be ticked (true); a required multiselect needs one choice.' })),
           type: Type.Optional(
             StringEnum(FORM_FIELD_TYPES, {
               description:
                 `Default \`text\`. The answer in \`form\` when booking: \`text\` one line (at most ${FORM_LIMITS.textAnswer} characters), ` +
-                `\`textarea\` may span lines (at most ${FORM_LIMITS.textareaAnswer}), \`select\` one of \`options\` exactly, \`checkbox\` true or false.`,
+                `\`textarea\` may span lines (at most ${FORM_LIMITS.textareaAnswer}), \`select\` one of \`options\` exactly, \`checkbox\` true or false, ` +
+                '`email` an e-mail address, `phone` E.164 (`+48601234567`), `number` a number within `min`..`max` (a numeric string is read as one), ' +
+                '`multiselect` an array of distinct `options` (stored in the order of the options), `date` `YYYY-MM-DD`.',
             }),
           ),
           options: Type.Optional(
             Type.Array(NonBlankLine({ maxLength: FORM_LIMITS.optionLength }), {
               minItems: 1,
               maxItems: FORM_LIMITS.options,
-              description: '`select` only (and required for it): the choices, in the order shown, no duplicates.',
+              description: '`select` and `multiselect` only (and required for them): the choices, in the order shown, no duplicates.',
             }),
           ),
+          min: Type.Optional(Type.Number({ description: '`number` only: the smallest answer taken.' })),
+          max: Type.Optional(Type.Number({ description: '`number` only: the largest answer taken (not less than `min`).' })),
+          showIf: Type.Optional(FormShowIfSchema),
         },
         { additionalProperties: false },
       ),
@@ -177,7 +196,7 @@ const settingsProperties = {
         maxItems: 30,
         description:
           'Questions the participant answers in `form` when booking (`{ "<key>": answer }`). A booking is refused (400, path `/form/<key>`) for a key ' +
-          "that is no question, an answer that does not fit its type, or a required question left unanswered. The host's e-mail lists the answers.",
+          "that is no question, an answer that does not fit its type, a required question left unanswered, or an answer to a question whose `showIf` does not hold. The host's e-mail lists the answers.",
       },
     ),
   ),
@@ -242,7 +261,10 @@ export const MeetingTopicSchema = Type.Object(
         label: Type.String(),
         required: Type.Boolean(),
         type: StringEnum(FORM_FIELD_TYPES, { description: 'Questions created before types existed read as `text`.' }),
-        options: Type.Optional(Type.Array(Type.String(), { description: '`select` questions: the choices.' })),
+        options: Type.Optional(Type.Array(Type.String(), { description: '`select` and `multiselect` questions: the choices.' })),
+        min: Type.Optional(Type.Number({ description: '`number` questions: the smallest answer taken.' })),
+        max: Type.Optional(Type.Number({ description: '`number` questions: the largest answer taken.' })),
+        showIf: Type.Optional(FormShowIfSchema),
       }),
     ),
     placeDetails: PlaceDetailsRecordSchema,

@@ -112,9 +112,10 @@ export const ScheduleBodySchema = Type.Object(
       Type.Unsafe<Record<string, unknown>>({
         ...FreeObject,
         description:
-          'Answers to the topic\'s questions, `{ "<key>": answer }`: a string for `text` (one line), `textarea` and `select` (one of its options), ' +
-          'true or false for `checkbox`. A key that is no question of the topic, an answer of the wrong type or a required question unanswered is ' +
-          'refused (400 at `/form/<key>`), and nothing is booked.',
+          'Answers to the topic\'s questions, `{ "<key>": answer }`: a string for `text` (one line), `textarea`, `select` (one of its options), ' +
+          '`email`, `phone` (E.164) and `date` (`YYYY-MM-DD`), true or false for `checkbox`, a number for `number`, an array of options for `multiselect`. ' +
+          'A key that is no question of the topic, an answer of the wrong type, a required question unanswered, or an answer to a question whose ' +
+          '`showIf` does not hold is refused (400 at `/form/<key>`), and nothing is booked.',
       }),
     ),
     metadata: Type.Optional(FreeObject),

@@ -73,6 +73,8 @@ export interface Meeting {
   coHosts?: MeetingHost[] | undefined;
   /** When the participant's personal data was erased (by request or retention); absent or null: kept. */
   erasedAt?: number | null | undefined;
+  /** The participant's guests' e-mail addresses (0043): attendees of the invitation; absent: none. */
+  guests?: string[] | undefined;
 }
 
 export interface MeetingHost {

@@ -53,7 +53,24 @@ const minutes = (limits: readonly [number, number], description: string) => Type
 
 const settingsProperties = {
   name: NonBlankLine({ maxLength: 200 }),
-  durationMinutes: minutes(TOPIC_LIMITS.durationMinutes, 'Length of the meeting.'),
+  durationMinutes: minutes(TOPIC_LIMITS.durationMinutes, 'Length of the meeting; with `durations`, the default length.'),
+  durations: Type.Optional(
+    Type.Array(minutes(TOPIC_LIMITS.durationMinutes, 'A length in minutes.'), {
+      minItems: TOPIC_LIMITS.durations[0],
+      maxItems: TOPIC_LIMITS.durations[1],
+      description:
+        'The lengths a participant may choose, e.g. `[15, 30, 60]`: `durationMinutes` must be among them (the default). POST /calculate-schedule, POST /schedule and ' +
+        'POST /explain-schedule take `duration`; slots, buffers, limits, seats and the grid then apply to that length, and a price variant with that ' +
+        '`durationMinutes` is its price. Default `[durationMinutes]`; a topic of one length follows a changed `durationMinutes`.',
+      examples: [[15, 30, 60]],
+    }),
+  ),
+  allowGuests: Type.Optional(
+    Type.Boolean({
+      description:
+        'A booking may name up to 10 `guests` (e-mail addresses): each is an ATTENDEE of the invitation and gets the confirmation, reschedule and cancel messages (not the manage link). Default false.',
+    }),
+  ),
   slotIntervalMinutes: Type.Optional(minutes(TOPIC_LIMITS.slotIntervalMinutes, 'Grid of start times from the start of each availability interval. Default: durationMinutes.')),
   bufferBeforeMinutes: Type.Optional(minutes(TOPIC_LIMITS.bufferMinutes, 'Time kept free before the meeting. Default 0.')),
   bufferAfterMinutes: Type.Optional(minutes(TOPIC_LIMITS.bufferMinutes, 'Time kept free after the meeting. Default 0.')),
@@ -158,10 +175,26 @@ const settingsProperties = {
   ),
   price: Type.Optional(Nullable(MoneySchema)),
   priceVariants: Type.Optional(
-    Type.Array(Type.Object({ uuid: Type.Optional(Uuid), name: NonBlankLine({ maxLength: 200 }), price: MoneySchema }, { additionalProperties: false }), {
-      maxItems: 20,
-      description: 'Each gets a uuid; send an existing uuid back on update to keep it.',
-    }),
+    Type.Array(
+      Type.Object(
+        {
+          uuid: Type.Optional(Uuid),
+          name: NonBlankLine({ maxLength: 200 }),
+          price: MoneySchema,
+          durationMinutes: Type.Optional(
+            minutes(
+              TOPIC_LIMITS.durationMinutes,
+              "A price per length: one of the topic's `durations`. A booking of that `duration` without a `priceVariant` pays this variant's price; a booking naming a variant of another length is refused (400 at `/priceVariant`).",
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      {
+        maxItems: 20,
+        description: 'Each gets a uuid; send an existing uuid back on update to keep it.',
+      },
+    ),
   ),
   form: Type.Optional(
     Type.Array(
@@ -234,7 +267,9 @@ export const MeetingTopicSchema = Type.Object(
   {
     uuid: Uuid,
     name: Type.String(),
-    durationMinutes: Type.Integer(),
+    durationMinutes: Type.Integer({ description: 'The default length.' }),
+    durations: Type.Array(Type.Integer(), { description: 'The lengths a participant may choose, ascending; `durationMinutes` among them.' }),
+    allowGuests: Type.Boolean({ description: 'A booking may name guests.' }),
     slotIntervalMinutes: Type.Integer(),
     bufferBeforeMinutes: Type.Integer(),
     bufferAfterMinutes: Type.Integer(),
@@ -254,7 +289,9 @@ export const MeetingTopicSchema = Type.Object(
     assignment: StringEnum(ASSIGNMENTS, { description: '`round-robin`: each meeting has one host; `collective` (team topics): each meeting holds every host.' }),
     reminders: Type.Array(ReminderSchema, { description: 'Reminders before each confirmed meeting.' }),
     price: Nullable(MoneySchema),
-    priceVariants: Type.Array(Type.Object({ uuid: Uuid, name: Type.String(), price: MoneySchema })),
+    priceVariants: Type.Array(
+      Type.Object({ uuid: Uuid, name: Type.String(), price: MoneySchema, durationMinutes: Type.Optional(Type.Integer({ description: 'The length this price is for.' })) }),
+    ),
     form: Type.Array(
       Type.Object({
         key: Type.String(),

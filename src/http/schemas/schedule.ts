@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { TOPIC_LIMITS } from '../../domain/meeting-topic.js';
 import { LANGS, MEETING_STATUSES, NO_SHOW_PARTIES } from '../../domain/meeting.js';
 import { GatewaySchema, PlaceSchema } from './account.js';
 import { PAYMENT_STATUSES } from '../../domain/payment.js';
@@ -32,6 +33,14 @@ export const CalculateScheduleBodySchema = Type.Object(
       Type.Integer({ minimum: 1, maximum: MAX_MONTH, description: '1 is January of `year`; 13 is January of the year after, and so on (a month past 9999 is refused).' }),
     ),
     team: Type.Optional(Uuid),
+    duration: Type.Optional(
+      Type.Integer({
+        minimum: TOPIC_LIMITS.durationMinutes[0],
+        maximum: TOPIC_LIMITS.durationMinutes[1],
+        description:
+          "The length to offer slots for: slots, buffers, limits, seats and the grid apply to it. One of the topic's `durations` (400 at `/duration` otherwise); default its `durationMinutes`.",
+      }),
+    ),
     year: Type.Optional(Type.Integer({ minimum: 1970, maximum: 9999, description: 'Default: the current year in `timezone`.' })),
   },
   { additionalProperties: false },
@@ -108,6 +117,14 @@ export const ScheduleBodySchema = Type.Object(
     invoiceTaxNumber: Type.Optional(SingleLine({ maxLength: 100 })),
     discount: Type.Optional(SingleLine({ maxLength: 100, description: 'Discount code.' })),
     priceVariant: Type.Optional(Uuid),
+    duration: Type.Optional(
+      Type.Integer({
+        minimum: TOPIC_LIMITS.durationMinutes[0],
+        maximum: TOPIC_LIMITS.durationMinutes[1],
+        description:
+          "The length booked, as the slots were calculated for (`duration` of POST /calculate-schedule); a price variant for that length is its price. One of the topic's `durations` (400 at `/duration` otherwise); default its `durationMinutes`.",
+      }),
+    ),
     form: Type.Optional(
       Type.Unsafe<Record<string, unknown>>({
         ...FreeObject,
@@ -156,11 +173,15 @@ export const MeetingSchema = Type.Object(
     }),
     start: Timestamp,
     end: Timestamp,
+    durationMinutes: Type.Integer({ description: "The meeting's length, as chosen when booked (one of the topic's `durations`)." }),
     status: StringEnum(MEETING_STATUSES),
     place: PlaceSchema,
     location: MeetingLocationSchema,
     participant: ParticipantSchema,
     note: Nullable(Type.String()),
+    guests: Type.Array(Type.String(), {
+      description: "The participant's guests' e-mail addresses (`guests` of POST /schedule): attendees of the invitation, sent its confirmation, updates and cancellation.",
+    }),
     priceVariant: Nullable(Uuid),
     form: FreeObject,
     metadata: FreeObject,

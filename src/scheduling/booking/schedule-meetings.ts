@@ -3,7 +3,7 @@ import { DiscountInvalidError, IdempotencyKeyReusedError, NotFoundError, SlotUna
 import { discountRefusal, normalizeDiscountCode, type DiscountCode } from '../../domain/discount.js';
 import { cleanFormAnswers } from '../../domain/form.js';
 import { resolveLocation, type MeetingLocation, type PlaceDetails } from '../../domain/place-details.js';
-import { checkTopicTeam, findTopicHost, isCollective, isPaidTopic, type MeetingTopic, type Money, type TopicHost } from '../../domain/meeting-topic.js';
+import { checkTopicTeam, findTopicHost, isCollective, isPaidTopic, topicForDuration, type MeetingTopic, type Money, type TopicHost } from '../../domain/meeting-topic.js';
 import { PAYMENT_HOLD_MS, approvalDeadline, basePrice, collectInvoice, findOverlappingDates, validateBookingAgainstTopic, type Lang, type Meeting } from '../../domain/meeting.js';
 import { priceBooking } from '../../domain/pricing.js';
 import { participantLocale } from '../../domain/formats.js';
@@ -50,6 +50,8 @@ export interface ScheduleInput {
   invoiceTaxNumber?: string | undefined;
   discount?: string | undefined;
   priceVariant?: string | undefined;
+  /** One of the topic's `durations`; default its `durationMinutes`. */
+  duration?: number | undefined;
   form?: Record<string, unknown> | undefined;
   metadata?: Record<string, unknown> | undefined;
 }
@@ -171,7 +173,8 @@ async function planBooking(
   // A collective topic's meetings hold every host: all are locked, whichever the dates name.
   const collective = isCollective(found.topic);
   const locked = collective ? await lockEveryTopicHost(trx, found.topic) : await lockTopicHosts(trx, found.topic.uuid, [...new Set(input.dates.map((date) => date.username))]);
-  const topic = { ...found.topic, hosts: locked.map(({ uuid, username }) => ({ uuid, username })) };
+  // The chosen length is the topic's length for every rule of this booking: its slots, buffers, limits, seats and end.
+  const topic = topicForDuration({ ...found.topic, hosts: locked.map(({ uuid, username }) => ({ uuid, username })) }, input.duration);
   const hosts = input.dates.map((date, index) => findTopicHost(topic, date.username, `/dates/${index}/username`));
   const paid = isPaidTopic(topic);
 
@@ -182,9 +185,12 @@ async function planBooking(
   // A collective booking's dates all hold the same hosts, whichever one each names.
   errors.push(...findOverlappingDates(starts.map((start, i) => ({ start, end: meetingEnd(topic, start), host: collective ? topic.uuid : hosts[i]!.uuid }))));
   if (errors.length > 0) throw new ValidationError(errors);
-  const priceVariantUuid = input.priceVariant ?? null;
-  if (priceVariantUuid !== null && !topic.priceVariants.some((variant) => variant.uuid === priceVariantUuid)) {
-    throw new NotFoundError('price variant of this meeting topic');
+  // Without a named variant, the price of the chosen length (a variant for it), else the topic's own.
+  const priceVariantUuid = input.priceVariant ?? topic.priceVariants.find((variant) => variant.durationMinutes === topic.durationMinutes)?.uuid ?? null;
+  const variant = priceVariantUuid === null ? undefined : topic.priceVariants.find((candidate) => candidate.uuid === priceVariantUuid);
+  if (priceVariantUuid !== null && !variant) throw new NotFoundError('price variant of this meeting topic');
+  if (variant?.durationMinutes !== undefined && variant.durationMinutes !== topic.durationMinutes) {
+    throw new ValidationError([{ path: '/priceVariant', message: `is the price of ${variant.durationMinutes} minutes, not of the ${topic.durationMinutes} chosen` }]);
   }
   const discount = input.discount === undefined ? null : await findUsableDiscount(trx, account.uuid, input.discount, now, paid ? basePrice(topic, priceVariantUuid) : null);
   return { account, topic, hosts, locked: new Map(locked.map((host) => [host.uuid, host])), collective, paid, priceVariantUuid, discount };

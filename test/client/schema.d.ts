@@ -25,7 +25,7 @@ export interface paths {
     get: operations["listTeamMembers"];
     /**
      * Create a member in a team
-     * @description The e-mail is trimmed and compared case-insensitively within the account: a person who is already a user of the account is added to the team without using a new seat (409 ALREADY_MEMBER if already in this team). A new user gets a unique username made from their names, the account's time zone and Monday–Friday 09:00–17:00 availability. 403 PLAN_LIMIT_REACHED when the account's plan has no free seat.
+     * @description The e-mail is trimmed and compared case-insensitively within the account: a person who is already a user of the account is added to the team without using a new seat (409 ALREADY_MEMBER if already in this team). Adding a person who is already a member of other teams needs the caller to be an admin of one of those teams, or the account's owner (403 FORBIDDEN otherwise): this team's admins would then manage their hours, topics, connections and feed. A new user gets a unique username made from their names, the account's time zone and Monday–Friday 09:00–17:00 availability, and an invitation e-mail naming the account, the team and the caller, with a single-use link to sign in to the web app (`{PUBLIC_URL}/app/login/…`, valid 7 days), in the language of `Accept-Language` (en or pl). A person already a user of the account (even one deactivated) gets no invitation. 403 PLAN_LIMIT_REACHED when the account's plan has no free seat.
      */
     post: operations["createTeamMember"];
   };
@@ -219,7 +219,7 @@ export interface paths {
   "/api/v1/meetings/{uuid}/reminders": {
     /**
      * What became of a meeting's reminders
-     * @description The topic's `reminders` of this meeting that came due so far, oldest first: `sent` (an e-mail queued, an SMS taken by the provider: `detail` is its message id), `skipped` (found due only from the meeting's start on, after an outage, and so not sent late; or an SMS with no phone number to go to), `failed` (the SMS provider refused it, or kept failing until the last retry: `detail` says why). A moved meeting lists the reminders of each start it had (`dueAt`). 404 for a meeting of another account.
+     * @description The topic's `reminders` of this meeting that came due so far, oldest first: `sent` (an e-mail queued, an SMS taken by the provider: `detail` is its message id), `skipped` (found due only from the meeting's start on, after an outage, and so not sent late; or an SMS with no phone number to go to, to a number outside the server's SMS_ALLOWED_COUNTRIES, or to a number already sent SMS_MAX_PER_NUMBER_PER_DAY SMS in the last 24 hours: `detail` says which), `failed` (the SMS provider refused it, or kept failing until the last retry: `detail` says why). A moved meeting lists the reminders of each start it had (`dueAt`). 404 for a meeting of another account.
      */
     get: operations["listMeetingReminders"];
   };
@@ -252,7 +252,7 @@ export interface paths {
   "/api/v1/meetings/{uuid}/approve": {
     /**
      * Approve a request
-     * @description A `pending_approval` meeting (a topic with `requiresApproval`) becomes `confirmed`: participant and host get the confirmation and invitation then. For a paid topic it becomes `pending_payment` instead, and only now is the participant sent the pay link (the slot held 30 minutes from now). Webhook events `meeting.approved` (and `meeting.confirmed` when nothing is to pay). Approving again returns it unchanged; a cancelled or declined meeting (or one whose deadline passed) is 409 MEETING_STATE_CONFLICT. Of an approval, a decline and the deadline at once exactly one takes effect. Who may: the host, an admin of the topic's team, or the key that booked it.
+     * @description A `pending_approval` meeting (a topic with `requiresApproval`) becomes `confirmed`: participant and host get the confirmation and invitation then. For a paid topic it becomes `pending_payment` instead, and only now is the participant sent the pay link (the slot held 30 minutes from now). Webhook events `meeting.approved` (and `meeting.confirmed` when nothing is to pay). Approving again returns it unchanged; a cancelled or declined meeting (or one whose deadline passed) is 409 MEETING_STATE_CONFLICT. Of an approval, a decline and the deadline at once exactly one takes effect. Who may: the host (or a co-host), an admin of the topic's team, or the account's owner; any other key, the one that booked it included, gets 403 FORBIDDEN.
      */
     post: operations["approveMeeting"];
   };
@@ -321,7 +321,7 @@ export interface paths {
   "/api/v1/users/{userUuid}/feed": {
     /**
      * The user's private meetings feed
-     * @description By the user, or an admin of one of their teams. An iCalendar address (`text/calendar`) that Google Calendar, Outlook or Apple Calendar can subscribe to: every confirmed meeting of the user that ended within the last year or is still to come, under the invitation's UID. Meetings waiting for payment are left out (their hold lapses faster than apps refresh). The address is made on the first request and stays the same until rotated; its token (256 bits) is the only key to it.
+     * @description By the user, or an admin of one of their teams. An iCalendar address (`text/calendar`) that Google Calendar, Outlook or Apple Calendar can subscribe to: every confirmed meeting of the user that ended within the last year or is still to come, under the invitation's UID. Meetings waiting for payment are left out (their hold lapses faster than apps refresh). The address is made on the first request and stays the same until rotated; its token (256 bits) is the only key to it. 409 `SECRET_UNREADABLE` when the address was stored under a secret key the server no longer has: it cannot be shown (calendar apps subscribed to it keep reading it); rotate it for a new one.
      */
     get: operations["getUserFeed"];
   };
@@ -335,12 +335,12 @@ export interface paths {
   "/api/v1/users/{userUuid}/connections": {
     /**
      * A user's connections
-     * @description By the user, or an admin of one of their teams. Oldest first. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
+     * @description By the user, or an admin of one of their teams. Oldest first. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page. A connection whose tokens no secret key of the server opens (the key was changed) reads `status: error`, its `lastError` saying to connect again.
      */
     get: operations["listUserConnections"];
     /**
      * Connect a provider (start OAuth)
-     * @description By the user, or an admin of one of their teams. Answers the connection and `authorizeUrl`, where the host's browser goes to grant access; the provider sends it back to `/oauth/{provider}/callback`, which finishes the connection. One connection per host and provider: for one that exists (to connect again after an error) the answer is 200 with a new `authorizeUrl`. 400 at `/provider` when the account has no configured app for the provider (`PATCH /account` `integrations`).
+     * @description By the user, or an admin of one of their teams. Answers the connection and `authorizeUrl`, where the host's browser goes to grant access; the provider sends it back to `/oauth/{provider}/callback`, which finishes the connection in whichever browser gets there: its page names the provider account, the host and the account it was connected for, and the host is e-mailed the same at once, with how to remove it. (One started in the web app is bound to that browser session instead; elsewhere it is refused with 403 and nothing is stored.) One connection per host and provider: for one that exists (to connect again after an error) the answer is 200 with a new `authorizeUrl`. 400 at `/provider` when the account has no configured app for the provider (`PATCH /account` `integrations`); 409 `SECRET_UNREADABLE` when its app credentials were stored under a secret key the server no longer has (an admin enters them again).
      */
     post: operations["createUserConnection"];
   };
@@ -352,7 +352,7 @@ export interface paths {
     get: operations["getUserConnection"];
     /**
      * Disconnect a provider
-     * @description By the user, or an admin of one of their teams. The tokens are revoked at the provider where it offers it, and forgotten. Rooms already made stay; new meetings at the provider's place get none. The host's calendars on the connection (Google, Microsoft) are removed with it, and their busy time no longer blocks.
+     * @description By the user, or an admin of one of their teams. The tokens are revoked at the provider where it offers it (and where the server can still read them and the app's credentials), and forgotten. Rooms already made stay; new meetings at the provider's place get none. The host's calendars on the connection (Google, Microsoft) are removed with it, and their busy time no longer blocks.
      */
     delete: operations["deleteUserConnection"];
   };
@@ -416,7 +416,7 @@ export interface paths {
   "/api/v1/explain-schedule": {
     /**
      * Why is this time not offered?
-     * @description Every reason the slot engine leaves `start` out for this host and topic, not just the first; `offered: true` with `reasons: []` exactly when POST /calculate-schedule offers the start now (the same engine: the explanation is its own trace). By the host, an admin of one of their teams, or, for a team topic, any key of the account (403 otherwise; 404 for another account's topic or host). For a team topic `team` is required; for a collective topic the start needs every host free, so the reasons are every host's, each naming its host in `username`. Reasons and their context fields:
+     * @description Every reason the slot engine leaves `start` out for this host and topic, not just the first; `offered: true` with `reasons: []` exactly when POST /calculate-schedule offers the start now (the same engine: the explanation is its own trace). By the host, an admin of one of their teams, or, for a team topic, any key of the account (403 otherwise; 404 for another account's topic, and for a `username` that is no host of the topic, a deactivated user's included; a deactivated host of an individual topic may also be asked about by the account's owner). For a team topic `team` is required; for a collective topic the start needs every host free, so the reasons are every host's, each naming its host in `username`. Reasons and their context fields:
      *
      * | code | context |
      * |---|---|
@@ -430,11 +430,32 @@ export interface paths {
      * | `DAILY_LIMIT`, `WEEKLY_LIMIT`, `MONTHLY_LIMIT` | `limit`, `count`, `scope` (`topic`, or `host`: the host's own limits) |
      * | `OFF_GRID` | `previous`/`next` grid starts (null when the interval has none that side) |
      * | `SEATS_FULL` | `seats` |
-     * | `HOST_INACTIVE` | — (the user is deactivated) |
+     * | `HOST_INACTIVE` | — (a host of the topic who is deactivated: the only reason given, no meeting times) |
      *
      * Privacy: `meetingUuid` is null unless the caller is the host or an admin of one of their teams (a plain member asking about a team topic sees that a meeting is in the way and when, not which). Times in `detail` are on the host's clock (`timezone`).
      */
     post: operations["explainSchedule"];
+  };
+  "/api/v1/audit-events": {
+    /**
+     * The account's audit log
+     * @description Who changed what, newest first: members, teams, keys, the owner, the account and its integrations, connections, calendars, topics, webhooks, discount codes, cancelled and moved meetings, and participants’ data. Each entry is written in the same transaction as its change; none is ever changed or deleted. By an admin of any of the account's teams (403 otherwise). In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
+     */
+    get: operations["listAuditEvents"];
+  };
+  "/api/v1/participants/export": {
+    /**
+     * Export what the account keeps about a participant
+     * @description By an admin of any of the account's teams (403 for other keys). Every meeting of the account whose participant has that e-mail (compared without regard to case), any status, past and future, with its form answers, metadata, payment and the messages sent to them. The e-mail goes in the body, never in the URL (URLs are logged). A participant already erased has nothing left to export.
+     */
+    post: operations["exportParticipant"];
+  };
+  "/api/v1/participants/erase": {
+    /**
+     * Erase a participant's personal data
+     * @description By an admin of any of the account's teams (403 for other keys). Every meeting of the account with that participant e-mail: the name becomes `(erased)`; e-mail, phone, note, form answers, metadata and invoice details are removed (`null` / `{}`); times, host, topic, place, status, price and payment stay (the business's accounts). A meeting still to come is cancelled first: its slot is freed and the host told, the participant not. Messages and reminders not yet sent to them are dropped; copies in the meetings' history, webhook deliveries, replayable responses and hosts' calendars are erased too. Webhooks get `participant.erased` `{ meetings: [uuids] }`, never the e-mail. Idempotent: a second call answers `erased: 0`. The same person booking again later is a new participant.
+     */
+    post: operations["eraseParticipant"];
   };
   "/api/v1/calculate-schedule": {
     /**
@@ -614,6 +635,13 @@ export interface webhooks {
      */
     post: operations["onMeetingReminderSent"];
   };
+  "participant.erased": {
+    /**
+     * participant.erased event
+     * @description A participant's personal data was erased: on their request (`POST /participants/erase`), or by the account's retention for meetings that ended long ago. Erase your own copies of those meetings' participant. Never carries the e-mail. termin POSTs it to every enabled webhook subscribed to `participant.erased`; `data` is the meetings whose participant's personal data was erased (never who they were), as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+     */
+    post: operations["onParticipantErased"];
+  };
 }
 
 export interface components {
@@ -716,6 +744,10 @@ export interface components {
             [key: string]: string;
           };
         })[];
+      /** @description How long participants' personal data is kept. */
+      retention: {
+        participantDataDays: number | null;
+      };
       /**
        * Format: date-time
        * @description An ISO 8601 UTC instant with milliseconds.
@@ -745,7 +777,12 @@ export interface components {
        */
       uuid: string;
       name: string;
+      /** @description The default length. */
       durationMinutes: number;
+      /** @description The lengths a participant may choose, ascending; `durationMinutes` among them. */
+      durations: number[];
+      /** @description A booking may name guests. */
+      allowGuests: boolean;
       slotIntervalMinutes: number;
       bufferBeforeMinutes: number;
       bufferAfterMinutes: number;
@@ -809,6 +846,8 @@ export interface components {
             /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
             currency: string;
           };
+          /** @description The length this price is for. */
+          durationMinutes?: number;
         }[];
       form: ({
           key: string;
@@ -818,9 +857,20 @@ export interface components {
            * @description Questions created before types existed read as `text`.
            * @enum {string}
            */
-          type: "text" | "textarea" | "select" | "checkbox";
-          /** @description `select` questions: the choices. */
+          type: "text" | "textarea" | "select" | "checkbox" | "email" | "phone" | "number" | "multiselect" | "date";
+          /** @description `select` and `multiselect` questions: the choices. */
           options?: string[];
+          /** @description `number` questions: the smallest answer taken. */
+          min?: number;
+          /** @description `number` questions: the largest answer taken. */
+          max?: number;
+          /** @description Asked only when the earlier question `key` applies and its answer equals `equals`. Otherwise the question is not required, and an answer to it is refused (400). */
+          showIf?: {
+            /** @description The key of an earlier question. */
+            key: string;
+            /** @description The answer that makes this question apply (for a multiselect: one of the choices ticked); an answer of that question's type. */
+            equals: string | number | boolean;
+          };
         })[];
       /** @description Per place, what the participant needs to attend: an address for `offline`, a meeting-room link (https://) for the online places (google-meet, teamsForBusiness, skypeForBusiness, skypeForConsumer, zoom, webex), a number or instructions for `phone-call`. One line each, at most 500 characters. A meeting's `location` is resolved when it is booked: the host's own details (PUT /users/{userUuid}/place-details) for its place, else the topic's, else, for `phone-call`, the participant's phone. */
       placeDetails: {
@@ -948,6 +998,8 @@ export interface components {
        * @description An ISO 8601 UTC instant with milliseconds.
        */
       end: string;
+      /** @description The meeting's length, as chosen when booked (one of the topic's `durations`). */
+      durationMinutes: number;
       /** @enum {string} */
       status: "confirmed" | "pending_payment" | "expired" | "cancelled" | "pending_approval" | "declined";
       /**
@@ -978,8 +1030,9 @@ export interface components {
         reason?: string;
       };
       participant: {
+        /** @description `(erased)` once the participant's personal data was erased (POST /participants/erase, or the account's retention). */
         name: string;
-        email: string;
+        email: string | null;
         phone: string | null;
         /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
         timezone: string;
@@ -987,6 +1040,8 @@ export interface components {
         lang: "en" | "pl";
       };
       note: string | null;
+      /** @description The participant's guests' e-mail addresses (`guests` of POST /schedule): attendees of the invitation, sent its confirmation, updates and cancellation. */
+      guests: string[];
       priceVariant: string | null;
       /** @description Any JSON object. At most 8 levels deep (the object itself is level 1), 100 keys per object or elements per array, 1000 values in all, keys of at most 200 characters on one line, and strings of at most 5000 characters without control characters other than tab and line breaks. */
       form: {
@@ -1621,7 +1676,7 @@ export interface operations {
   };
   /**
    * Create a member in a team
-   * @description The e-mail is trimmed and compared case-insensitively within the account: a person who is already a user of the account is added to the team without using a new seat (409 ALREADY_MEMBER if already in this team). A new user gets a unique username made from their names, the account's time zone and Monday–Friday 09:00–17:00 availability. 403 PLAN_LIMIT_REACHED when the account's plan has no free seat.
+   * @description The e-mail is trimmed and compared case-insensitively within the account: a person who is already a user of the account is added to the team without using a new seat (409 ALREADY_MEMBER if already in this team). Adding a person who is already a member of other teams needs the caller to be an admin of one of those teams, or the account's owner (403 FORBIDDEN otherwise): this team's admins would then manage their hours, topics, connections and feed. A new user gets a unique username made from their names, the account's time zone and Monday–Friday 09:00–17:00 availability, and an invitation e-mail naming the account, the team and the caller, with a single-use link to sign in to the web app (`{PUBLIC_URL}/app/login/…`, valid 7 days), in the language of `Accept-Language` (en or pl). A person already a user of the account (even one deactivated) gets no invitation. 403 PLAN_LIMIT_REACHED when the account's plan has no free seat.
    */
   createTeamMember: {
     parameters: {
@@ -2653,6 +2708,10 @@ export interface operations {
               /** @description Write-only: stored encrypted, never returned. One line: no control characters. */
               clientSecret?: string;
             } | null;
+          };
+          /** @description How long participants' personal data is kept (see `GET /account`'s `retention`). */
+          retention?: {
+            participantDataDays: number | null;
           };
         };
       };
@@ -3770,8 +3829,12 @@ export interface operations {
         "application/json": {
           /** @description One line, not blank: no control characters. */
           name: string;
-          /** @description Length of the meeting. */
+          /** @description Length of the meeting; with `durations`, the default length. */
           durationMinutes: number;
+          /** @description The lengths a participant may choose, e.g. `[15, 30, 60]`: `durationMinutes` must be among them (the default). POST /calculate-schedule, POST /schedule and POST /explain-schedule take `duration`; slots, buffers, limits, seats and the grid then apply to that length, and a price variant with that `durationMinutes` is its price. Default `[durationMinutes]`; a topic of one length follows a changed `durationMinutes`. */
+          durations?: number[];
+          /** @description A booking may name up to 10 `guests` (e-mail addresses): each is an ATTENDEE of the invitation and gets the confirmation, reschedule and cancel messages (not the manage link). Default false. */
+          allowGuests?: boolean;
           /** @description Grid of start times from the start of each availability interval. Default: durationMinutes. */
           slotIntervalMinutes?: number;
           /** @description Time kept free before the meeting. Default 0. */
@@ -3846,21 +3909,34 @@ export interface operations {
                 /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
                 currency: string;
               };
+              /** @description A price per length: one of the topic's `durations`. A booking of that `duration` without a `priceVariant` pays this variant's price; a booking naming a variant of another length is refused (400 at `/priceVariant`). */
+              durationMinutes?: number;
             }[];
-          /** @description Questions the participant answers in `form` when booking (`{ "<key>": answer }`). A booking is refused (400, path `/form/<key>`) for a key that is no question, an answer that does not fit its type, or a required question left unanswered. The host's e-mail lists the answers. */
+          /** @description Questions the participant answers in `form` when booking (`{ "<key>": answer }`). A booking is refused (400, path `/form/<key>`) for a key that is no question, an answer that does not fit its type, a required question left unanswered, or an answer to a question whose `showIf` does not hold. The host's e-mail lists the answers. */
           form?: ({
               key: string;
               /** @description The question as the participant sees it. One line, not blank: no control characters. */
               label: string;
-              /** @description Default false. A required checkbox must be ticked (true). */
+              /** @description Default false. A required checkbox must be ticked (true); a required multiselect needs one choice. */
               required?: boolean;
               /**
-               * @description Default `text`. The answer in `form` when booking: `text` one line (at most 1000 characters), `textarea` may span lines (at most 5000), `select` one of `options` exactly, `checkbox` true or false.
+               * @description Default `text`. The answer in `form` when booking: `text` one line (at most 1000 characters), `textarea` may span lines (at most 5000), `select` one of `options` exactly, `checkbox` true or false, `email` an e-mail address, `phone` E.164 (`+48601234567`), `number` a number within `min`..`max` (a numeric string is read as one), `multiselect` an array of distinct `options` (stored in the order of the options), `date` `YYYY-MM-DD`.
                * @enum {string}
                */
-              type?: "text" | "textarea" | "select" | "checkbox";
-              /** @description `select` only (and required for it): the choices, in the order shown, no duplicates. */
+              type?: "text" | "textarea" | "select" | "checkbox" | "email" | "phone" | "number" | "multiselect" | "date";
+              /** @description `select` and `multiselect` only (and required for them): the choices, in the order shown, no duplicates. */
               options?: string[];
+              /** @description `number` only: the smallest answer taken. */
+              min?: number;
+              /** @description `number` only: the largest answer taken (not less than `min`). */
+              max?: number;
+              /** @description Asked only when the earlier question `key` applies and its answer equals `equals`. Otherwise the question is not required, and an answer to it is refused (400). */
+              showIf?: {
+                /** @description The key of an earlier question. */
+                key: string;
+                /** @description The answer that makes this question apply (for a multiselect: one of the choices ticked); an answer of that question's type. */
+                equals: string | number | boolean;
+              };
             })[];
           /** @description Per place, what the participant needs to attend: an address for `offline`, a meeting-room link (https://) for the online places (google-meet, teamsForBusiness, skypeForBusiness, skypeForConsumer, zoom, webex), a number or instructions for `phone-call`. One line each, at most 500 characters. A meeting's `location` is resolved when it is booked: the host's own details (PUT /users/{userUuid}/place-details) for its place, else the topic's, else, for `phone-call`, the participant's phone. */
           placeDetails?: {
@@ -4407,8 +4483,12 @@ export interface operations {
         "application/json": {
           /** @description One line, not blank: no control characters. */
           name?: string;
-          /** @description Length of the meeting. */
+          /** @description Length of the meeting; with `durations`, the default length. */
           durationMinutes?: number;
+          /** @description The lengths a participant may choose, e.g. `[15, 30, 60]`: `durationMinutes` must be among them (the default). POST /calculate-schedule, POST /schedule and POST /explain-schedule take `duration`; slots, buffers, limits, seats and the grid then apply to that length, and a price variant with that `durationMinutes` is its price. Default `[durationMinutes]`; a topic of one length follows a changed `durationMinutes`. */
+          durations?: number[];
+          /** @description A booking may name up to 10 `guests` (e-mail addresses): each is an ATTENDEE of the invitation and gets the confirmation, reschedule and cancel messages (not the manage link). Default false. */
+          allowGuests?: boolean;
           /** @description Grid of start times from the start of each availability interval. Default: durationMinutes. */
           slotIntervalMinutes?: number;
           /** @description Time kept free before the meeting. Default 0. */
@@ -4483,21 +4563,34 @@ export interface operations {
                 /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
                 currency: string;
               };
+              /** @description A price per length: one of the topic's `durations`. A booking of that `duration` without a `priceVariant` pays this variant's price; a booking naming a variant of another length is refused (400 at `/priceVariant`). */
+              durationMinutes?: number;
             }[];
-          /** @description Questions the participant answers in `form` when booking (`{ "<key>": answer }`). A booking is refused (400, path `/form/<key>`) for a key that is no question, an answer that does not fit its type, or a required question left unanswered. The host's e-mail lists the answers. */
+          /** @description Questions the participant answers in `form` when booking (`{ "<key>": answer }`). A booking is refused (400, path `/form/<key>`) for a key that is no question, an answer that does not fit its type, a required question left unanswered, or an answer to a question whose `showIf` does not hold. The host's e-mail lists the answers. */
           form?: ({
               key: string;
               /** @description The question as the participant sees it. One line, not blank: no control characters. */
               label: string;
-              /** @description Default false. A required checkbox must be ticked (true). */
+              /** @description Default false. A required checkbox must be ticked (true); a required multiselect needs one choice. */
               required?: boolean;
               /**
-               * @description Default `text`. The answer in `form` when booking: `text` one line (at most 1000 characters), `textarea` may span lines (at most 5000), `select` one of `options` exactly, `checkbox` true or false.
+               * @description Default `text`. The answer in `form` when booking: `text` one line (at most 1000 characters), `textarea` may span lines (at most 5000), `select` one of `options` exactly, `checkbox` true or false, `email` an e-mail address, `phone` E.164 (`+48601234567`), `number` a number within `min`..`max` (a numeric string is read as one), `multiselect` an array of distinct `options` (stored in the order of the options), `date` `YYYY-MM-DD`.
                * @enum {string}
                */
-              type?: "text" | "textarea" | "select" | "checkbox";
-              /** @description `select` only (and required for it): the choices, in the order shown, no duplicates. */
+              type?: "text" | "textarea" | "select" | "checkbox" | "email" | "phone" | "number" | "multiselect" | "date";
+              /** @description `select` and `multiselect` only (and required for them): the choices, in the order shown, no duplicates. */
               options?: string[];
+              /** @description `number` only: the smallest answer taken. */
+              min?: number;
+              /** @description `number` only: the largest answer taken (not less than `min`). */
+              max?: number;
+              /** @description Asked only when the earlier question `key` applies and its answer equals `equals`. Otherwise the question is not required, and an answer to it is refused (400). */
+              showIf?: {
+                /** @description The key of an earlier question. */
+                key: string;
+                /** @description The answer that makes this question apply (for a multiselect: one of the choices ticked); an answer of that question's type. */
+                equals: string | number | boolean;
+              };
             })[];
           /** @description Per place, what the participant needs to attend: an address for `offline`, a meeting-room link (https://) for the online places (google-meet, teamsForBusiness, skypeForBusiness, skypeForConsumer, zoom, webex), a number or instructions for `phone-call`. One line each, at most 500 characters. A meeting's `location` is resolved when it is booked: the host's own details (PUT /users/{userUuid}/place-details) for its place, else the topic's, else, for `phone-call`, the participant's phone. */
           placeDetails?: {
@@ -7587,7 +7680,9 @@ export interface operations {
            * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
            */
           priceVariant?: string;
-          /** @description Answers to the topic's questions, `{ "<key>": answer }`: a string for `text` (one line), `textarea` and `select` (one of its options), true or false for `checkbox`. A key that is no question of the topic, an answer of the wrong type or a required question unanswered is refused (400 at `/form/<key>`), and nothing is booked. */
+          /** @description The length booked, as the slots were calculated for (`duration` of POST /calculate-schedule); a price variant for that length is its price. One of the topic's `durations` (400 at `/duration` otherwise); default its `durationMinutes`. */
+          duration?: number;
+          /** @description Answers to the topic's questions, `{ "<key>": answer }`: a string for `text` (one line), `textarea`, `select` (one of its options), `email`, `phone` (E.164) and `date` (`YYYY-MM-DD`), true or false for `checkbox`, a number for `number`, an array of options for `multiselect`. A key that is no question of the topic, an answer of the wrong type, a required question unanswered, or an answer to a question whose `showIf` does not hold is refused (400 at `/form/<key>`), and nothing is booked. */
           form?: {
             [key: string]: unknown;
           };
@@ -8108,7 +8203,7 @@ export interface operations {
   };
   /**
    * What became of a meeting's reminders
-   * @description The topic's `reminders` of this meeting that came due so far, oldest first: `sent` (an e-mail queued, an SMS taken by the provider: `detail` is its message id), `skipped` (found due only from the meeting's start on, after an outage, and so not sent late; or an SMS with no phone number to go to), `failed` (the SMS provider refused it, or kept failing until the last retry: `detail` says why). A moved meeting lists the reminders of each start it had (`dueAt`). 404 for a meeting of another account.
+   * @description The topic's `reminders` of this meeting that came due so far, oldest first: `sent` (an e-mail queued, an SMS taken by the provider: `detail` is its message id), `skipped` (found due only from the meeting's start on, after an outage, and so not sent late; or an SMS with no phone number to go to, to a number outside the server's SMS_ALLOWED_COUNTRIES, or to a number already sent SMS_MAX_PER_NUMBER_PER_DAY SMS in the last 24 hours: `detail` says which), `failed` (the SMS provider refused it, or kept failing until the last retry: `detail` says why). A moved meeting lists the reminders of each start it had (`dueAt`). 404 for a meeting of another account.
    */
   listMeetingReminders: {
     parameters: {
@@ -8145,7 +8240,7 @@ export interface operations {
                  */
                 dueAt: string;
                 /**
-                 * @description `skipped`: found due only from the start on (not sent late), or no phone for an SMS; `failed`: the SMS provider refused it for good.
+                 * @description `skipped`: found due only from the start on (not sent late), or an SMS with no phone, to a country the server does not allow, or over its daily limit per number; `failed`: the SMS provider refused it for good.
                  * @enum {string}
                  */
                 status: "sent" | "skipped" | "failed";
@@ -9039,7 +9134,7 @@ export interface operations {
   };
   /**
    * Approve a request
-   * @description A `pending_approval` meeting (a topic with `requiresApproval`) becomes `confirmed`: participant and host get the confirmation and invitation then. For a paid topic it becomes `pending_payment` instead, and only now is the participant sent the pay link (the slot held 30 minutes from now). Webhook events `meeting.approved` (and `meeting.confirmed` when nothing is to pay). Approving again returns it unchanged; a cancelled or declined meeting (or one whose deadline passed) is 409 MEETING_STATE_CONFLICT. Of an approval, a decline and the deadline at once exactly one takes effect. Who may: the host, an admin of the topic's team, or the key that booked it.
+   * @description A `pending_approval` meeting (a topic with `requiresApproval`) becomes `confirmed`: participant and host get the confirmation and invitation then. For a paid topic it becomes `pending_payment` instead, and only now is the participant sent the pay link (the slot held 30 minutes from now). Webhook events `meeting.approved` (and `meeting.confirmed` when nothing is to pay). Approving again returns it unchanged; a cancelled or declined meeting (or one whose deadline passed) is 409 MEETING_STATE_CONFLICT. Of an approval, a decline and the deadline at once exactly one takes effect. Who may: the host (or a co-host), an admin of the topic's team, or the account's owner; any other key, the one that booked it included, gets 403 FORBIDDEN.
    */
   approveMeeting: {
     parameters: {
@@ -11141,7 +11236,7 @@ export interface operations {
   };
   /**
    * The user's private meetings feed
-   * @description By the user, or an admin of one of their teams. An iCalendar address (`text/calendar`) that Google Calendar, Outlook or Apple Calendar can subscribe to: every confirmed meeting of the user that ended within the last year or is still to come, under the invitation's UID. Meetings waiting for payment are left out (their hold lapses faster than apps refresh). The address is made on the first request and stays the same until rotated; its token (256 bits) is the only key to it.
+   * @description By the user, or an admin of one of their teams. An iCalendar address (`text/calendar`) that Google Calendar, Outlook or Apple Calendar can subscribe to: every confirmed meeting of the user that ended within the last year or is still to come, under the invitation's UID. Meetings waiting for payment are left out (their hold lapses faster than apps refresh). The address is made on the first request and stays the same until rotated; its token (256 bits) is the only key to it. 409 `SECRET_UNREADABLE` when the address was stored under a secret key the server no longer has: it cannot be shown (calendar apps subscribed to it keep reading it); rotate it for a new one.
    */
   getUserFeed: {
     parameters: {
@@ -11230,6 +11325,20 @@ export interface operations {
       };
       /** @description `Accept` excludes application/json. */
       406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Conflicts with the current state (see `code`). */
+      409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -11495,7 +11604,7 @@ export interface operations {
   };
   /**
    * A user's connections
-   * @description By the user, or an admin of one of their teams. Oldest first. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
+   * @description By the user, or an admin of one of their teams. Oldest first. In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page. A connection whose tokens no secret key of the server opens (the key was changed) reads `status: error`, its `lastError` saying to connect again.
    */
   listUserConnections: {
     parameters: {
@@ -11707,7 +11816,7 @@ export interface operations {
   };
   /**
    * Connect a provider (start OAuth)
-   * @description By the user, or an admin of one of their teams. Answers the connection and `authorizeUrl`, where the host's browser goes to grant access; the provider sends it back to `/oauth/{provider}/callback`, which finishes the connection. One connection per host and provider: for one that exists (to connect again after an error) the answer is 200 with a new `authorizeUrl`. 400 at `/provider` when the account has no configured app for the provider (`PATCH /account` `integrations`).
+   * @description By the user, or an admin of one of their teams. Answers the connection and `authorizeUrl`, where the host's browser goes to grant access; the provider sends it back to `/oauth/{provider}/callback`, which finishes the connection in whichever browser gets there: its page names the provider account, the host and the account it was connected for, and the host is e-mailed the same at once, with how to remove it. (One started in the web app is bound to that browser session instead; elsewhere it is refused with 403 and nothing is stored.) One connection per host and provider: for one that exists (to connect again after an error) the answer is 200 with a new `authorizeUrl`. 400 at `/provider` when the account has no configured app for the provider (`PATCH /account` `integrations`); 409 `SECRET_UNREADABLE` when its app credentials were stored under a secret key the server no longer has (an admin enters them again).
    */
   createUserConnection: {
     parameters: {
@@ -11771,7 +11880,7 @@ export interface operations {
              */
             createdAt: string;
             connectedAt: string | null;
-            /** @description Where to send the host's browser: the provider's authorization page, with `response_type=code`, the account's app, the redirect URI `{PUBLIC_URL}/oauth/{provider}/callback`, the provider's scopes, a single-use `state` (15 minutes) and PKCE (S256). */
+            /** @description Where to send the host's browser: the provider's authorization page, with `response_type=code`, the account's app, the redirect URI `{PUBLIC_URL}/oauth/{provider}/callback`, the provider's scopes, a single-use `state` (15 minutes) and PKCE (S256). Whoever finishes it in any browser connects the provider account they sign in with to this host (the page they land on and an e-mail to the host name the provider account, the host and the account, and the host can remove it): hand it only to the host's own browser. A connection started in the web app (`/app/connections`) is instead bound to that browser's session. */
             authorizeUrl: string;
           };
         };
@@ -11817,7 +11926,7 @@ export interface operations {
              */
             createdAt: string;
             connectedAt: string | null;
-            /** @description Where to send the host's browser: the provider's authorization page, with `response_type=code`, the account's app, the redirect URI `{PUBLIC_URL}/oauth/{provider}/callback`, the provider's scopes, a single-use `state` (15 minutes) and PKCE (S256). */
+            /** @description Where to send the host's browser: the provider's authorization page, with `response_type=code`, the account's app, the redirect URI `{PUBLIC_URL}/oauth/{provider}/callback`, the provider's scopes, a single-use `state` (15 minutes) and PKCE (S256). Whoever finishes it in any browser connects the provider account they sign in with to this host (the page they land on and an e-mail to the host name the provider account, the host and the account, and the host can remove it): hand it only to the host's own browser. A connection started in the web app (`/app/connections`) is instead bound to that browser's session. */
             authorizeUrl: string;
           };
         };
@@ -11881,6 +11990,20 @@ export interface operations {
       };
       /** @description `Accept` excludes application/json. */
       406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Conflicts with the current state (see `code`). */
+      409: {
         headers: {
           "X-Request-Id": components["headers"]["XRequestId"];
           "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -12177,7 +12300,7 @@ export interface operations {
   };
   /**
    * Disconnect a provider
-   * @description By the user, or an admin of one of their teams. The tokens are revoked at the provider where it offers it, and forgotten. Rooms already made stay; new meetings at the provider's place get none. The host's calendars on the connection (Google, Microsoft) are removed with it, and their busy time no longer blocks.
+   * @description By the user, or an admin of one of their teams. The tokens are revoked at the provider where it offers it (and where the server can still read them and the app's credentials), and forgotten. Rooms already made stay; new meetings at the provider's place get none. The host's calendars on the connection (Google, Microsoft) are removed with it, and their busy time no longer blocks.
    */
   deleteUserConnection: {
     parameters: {
@@ -12558,7 +12681,7 @@ export interface operations {
                  */
                 uuid: string;
                 url: string;
-                events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
+                events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent" | "participant.erased")[];
                 description: string | null;
                 /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
                 enabled: boolean;
@@ -12715,8 +12838,8 @@ export interface operations {
         "application/json": {
           /** @description Where to POST the events: an absolute http(s) URL without a user name or password. Refused (400 at `/url`) when its host resolves to a loopback, private, link-local or metadata address, unless the operator set ALLOW_PRIVATE_URLS=true; the addresses are checked again at every delivery. One line: no control characters. */
           url: string;
-          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, meeting.location_failed, payment.paid, payment.refunded, member.created, member.deleted, connection.error, meeting.no_show, meeting.requested, meeting.approved, meeting.declined, meeting.reminder_sent. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `meeting.location_failed`: the provider refused that room for good (`location.status: "failed"` with its `reason`); `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`); `meeting.reminder_sent`: one of the topic's `reminders` went out (data: the meeting, with `reminder`). */
-          events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
+          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, meeting.location_failed, payment.paid, payment.refunded, member.created, member.deleted, connection.error, meeting.no_show, meeting.requested, meeting.approved, meeting.declined, meeting.reminder_sent, participant.erased. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `meeting.location_failed`: the provider refused that room for good (`location.status: "failed"` with its `reason`); `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`); `meeting.reminder_sent`: one of the topic's `reminders` went out (data: the meeting, with `reminder`). */
+          events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent" | "participant.erased")[];
           description?: string | null;
         };
       };
@@ -12741,7 +12864,7 @@ export interface operations {
              */
             uuid: string;
             url: string;
-            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
+            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent" | "participant.erased")[];
             description: string | null;
             /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
             enabled: boolean;
@@ -12921,7 +13044,7 @@ export interface operations {
              */
             uuid: string;
             url: string;
-            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
+            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent" | "participant.erased")[];
             description: string | null;
             /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
             enabled: boolean;
@@ -13271,8 +13394,8 @@ export interface operations {
         "application/json": {
           /** @description Where to POST the events: an absolute http(s) URL without a user name or password. Refused (400 at `/url`) when its host resolves to a loopback, private, link-local or metadata address, unless the operator set ALLOW_PRIVATE_URLS=true; the addresses are checked again at every delivery. One line: no control characters. */
           url?: string;
-          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, meeting.location_failed, payment.paid, payment.refunded, member.created, member.deleted, connection.error, meeting.no_show, meeting.requested, meeting.approved, meeting.declined, meeting.reminder_sent. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `meeting.location_failed`: the provider refused that room for good (`location.status: "failed"` with its `reason`); `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`); `meeting.reminder_sent`: one of the topic's `reminders` went out (data: the meeting, with `reminder`). */
-          events?: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
+          /** @description The events to send: any of meeting.scheduled, meeting.confirmed, meeting.rescheduled, meeting.cancelled, meeting.expired, meeting.located, meeting.location_failed, payment.paid, payment.refunded, member.created, member.deleted, connection.error, meeting.no_show, meeting.requested, meeting.approved, meeting.declined, meeting.reminder_sent, participant.erased. `meeting.located`: the meeting's conference room was made at the host's provider and its `location` now carries the join link; `meeting.location_failed`: the provider refused that room for good (`location.status: "failed"` with its `reason`); `connection.error`: a host's connection was refused by its provider (data: the connection, with `lastError`); `meeting.reminder_sent`: one of the topic's `reminders` went out (data: the meeting, with `reminder`). */
+          events?: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent" | "participant.erased")[];
           description?: string | null;
           /** @description false stops deliveries; true resumes them (and resets the 3-day failure count). */
           enabled?: boolean;
@@ -13298,7 +13421,7 @@ export interface operations {
              */
             uuid: string;
             url: string;
-            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
+            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent" | "participant.erased")[];
             description: string | null;
             /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
             enabled: boolean;
@@ -13490,7 +13613,7 @@ export interface operations {
              */
             uuid: string;
             url: string;
-            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent")[];
+            events: ("meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent" | "participant.erased")[];
             description: string | null;
             /** @description false after 3 days of failed deliveries (the admins are e-mailed), or when switched off. */
             enabled: boolean;
@@ -13694,7 +13817,7 @@ export interface operations {
                  * @description An event type.
                  * @enum {string}
                  */
-                event: "meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent";
+                event: "meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent" | "participant.erased";
                 /**
                  * @description `pending`: not delivered yet (an attempt is due at `nextAttemptAt`); `delivered`: a 2xx answer; `failed`: given up after retrying for 24 hours.
                  * @enum {string}
@@ -13907,7 +14030,7 @@ export interface operations {
              * @description An event type.
              * @enum {string}
              */
-            event: "meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent";
+            event: "meeting.scheduled" | "meeting.confirmed" | "meeting.rescheduled" | "meeting.cancelled" | "meeting.expired" | "meeting.located" | "meeting.location_failed" | "payment.paid" | "payment.refunded" | "member.created" | "member.deleted" | "connection.error" | "meeting.no_show" | "meeting.requested" | "meeting.approved" | "meeting.declined" | "meeting.reminder_sent" | "participant.erased";
             /**
              * @description `pending`: not delivered yet (an attempt is due at `nextAttemptAt`); `delivered`: a 2xx answer; `failed`: given up after retrying for 24 hours.
              * @enum {string}
@@ -14079,7 +14202,7 @@ export interface operations {
   };
   /**
    * Why is this time not offered?
-   * @description Every reason the slot engine leaves `start` out for this host and topic, not just the first; `offered: true` with `reasons: []` exactly when POST /calculate-schedule offers the start now (the same engine: the explanation is its own trace). By the host, an admin of one of their teams, or, for a team topic, any key of the account (403 otherwise; 404 for another account's topic or host). For a team topic `team` is required; for a collective topic the start needs every host free, so the reasons are every host's, each naming its host in `username`. Reasons and their context fields:
+   * @description Every reason the slot engine leaves `start` out for this host and topic, not just the first; `offered: true` with `reasons: []` exactly when POST /calculate-schedule offers the start now (the same engine: the explanation is its own trace). By the host, an admin of one of their teams, or, for a team topic, any key of the account (403 otherwise; 404 for another account's topic, and for a `username` that is no host of the topic, a deactivated user's included; a deactivated host of an individual topic may also be asked about by the account's owner). For a team topic `team` is required; for a collective topic the start needs every host free, so the reasons are every host's, each naming its host in `username`. Reasons and their context fields:
    *
    * | code | context |
    * |---|---|
@@ -14093,7 +14216,7 @@ export interface operations {
    * | `DAILY_LIMIT`, `WEEKLY_LIMIT`, `MONTHLY_LIMIT` | `limit`, `count`, `scope` (`topic`, or `host`: the host's own limits) |
    * | `OFF_GRID` | `previous`/`next` grid starts (null when the interval has none that side) |
    * | `SEATS_FULL` | `seats` |
-   * | `HOST_INACTIVE` | — (the user is deactivated) |
+   * | `HOST_INACTIVE` | — (a host of the topic who is deactivated: the only reason given, no meeting times) |
    *
    * Privacy: `meetingUuid` is null unless the caller is the host or an admin of one of their teams (a plain member asking about a team topic sees that a meeting is in the way and when, not which). Times in `detail` are on the host's clock (`timezone`).
    */
@@ -14118,6 +14241,8 @@ export interface operations {
            * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
            */
           team?: string;
+          /** @description The length to explain the start for. One of the topic's `durations` (400 at `/duration` otherwise); default its `durationMinutes`. */
+          duration?: number;
         };
       };
     };
@@ -14369,6 +14494,692 @@ export interface operations {
     };
   };
   /**
+   * The account's audit log
+   * @description Who changed what, newest first: members, teams, keys, the owner, the account and its integrations, connections, calendars, topics, webhooks, discount codes, cancelled and moved meetings, and participants’ data. Each entry is written in the same transaction as its change; none is ever changed or deleted. By an admin of any of the account's teams (403 otherwise). In pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
+   */
+  listAuditEvents: {
+    parameters: {
+      query?: {
+        /**
+         * @description Only events at or after this instant. An ISO 8601 UTC instant, `YYYY-MM-DDTHH:MM[:SS[.sss]]Z`: upper-case T and Z, no offset, a real calendar date and time (no 30 February, hour 24 or second 60).
+         * @example 2027-03-29T07:00:00.000Z
+         */
+        since?: string;
+        /** @description Only events of this action. */
+        action?: "member.created" | "member.updated" | "member.deleted" | "team.created" | "team.updated" | "team.deleted" | "key.created" | "key.revoked" | "owner.transferred" | "account.updated" | "integration.updated" | "connection.created" | "connection.deleted" | "calendar.created" | "calendar.deleted" | "topic.created" | "topic.updated" | "topic.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "discount.created" | "discount.deleted" | "participant.exported" | "participant.erased" | "retention.applied" | "meeting.cancelled" | "meeting.moved";
+        /** @description Events per page. */
+        limit?: number;
+        /** @description The `nextCursor` of the previous page. One line: no control characters. */
+        cursor?: string;
+      };
+    };
+    responses: {
+      /** @description OK. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/json": {
+            auditEvents: ({
+                /**
+                 * Format: uuid
+                 * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+                 */
+                uuid: string;
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 UTC instant with milliseconds.
+                 */
+                at: string;
+                /** @enum {string} */
+                action: "member.created" | "member.updated" | "member.deleted" | "team.created" | "team.updated" | "team.deleted" | "key.created" | "key.revoked" | "owner.transferred" | "account.updated" | "integration.updated" | "connection.created" | "connection.deleted" | "calendar.created" | "calendar.deleted" | "topic.created" | "topic.updated" | "topic.deleted" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "discount.created" | "discount.deleted" | "participant.exported" | "participant.erased" | "retention.applied" | "meeting.cancelled" | "meeting.moved";
+                actor: {
+                  /**
+                   * @description `user` (a member), `operator` (the CLI), `participant` (by their manage link) or `system` (the maintenance).
+                   * @enum {string}
+                   */
+                  type: "user" | "operator" | "participant" | "system";
+                  /**
+                   * Format: uuid
+                   * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+                   */
+                  userUuid?: string;
+                  /**
+                   * @description How: an API key, the /app web app, the CLI, the manage link, or the background maintenance.
+                   * @enum {string}
+                   */
+                  via: "api-key" | "app" | "cli" | "manage-link" | "maintenance";
+                };
+                target: {
+                  /** @enum {string} */
+                  type: "account" | "member" | "team" | "api-key" | "integration" | "connection" | "calendar" | "topic" | "webhook" | "discount-code" | "meeting";
+                  /**
+                   * Format: uuid
+                   * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+                   */
+                  uuid: string;
+                };
+                /** @description What changed, e.g. `{ "changed": ["name", "places"] }` for an update (field names, never values), `{ "teamUuid", "admin" }` for a new member. Never secrets, tokens, URLs with their paths, or a participant's e-mail, name or phone. */
+                details: {
+                  [key: string]: unknown;
+                };
+              })[];
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Export what the account keeps about a participant
+   * @description By an admin of any of the account's teams (403 for other keys). Every meeting of the account whose participant has that e-mail (compared without regard to case), any status, past and future, with its form answers, metadata, payment and the messages sent to them. The e-mail goes in the body, never in the URL (URLs are logged). A participant already erased has nothing left to export.
+   */
+  exportParticipant: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The participant's e-mail, compared without regard to case. No white space or control characters inside. */
+          email: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/json": {
+            /** @description The e-mail asked about, as given. */
+            email: string;
+            /**
+             * Format: date-time
+             * @description An ISO 8601 UTC instant with milliseconds.
+             */
+            exportedAt: string;
+            /** @description Every meeting of the account with that participant, any status, past and future, by start: the record `GET /meetings/{uuid}` shows (with form answers and metadata). */
+            meetings: ({
+                /**
+                 * Format: uuid
+                 * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+                 */
+                uuid: string;
+                /**
+                 * Format: uuid
+                 * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+                 */
+                meetingTopic: string;
+                team: string | null;
+                /** @description The host's username. */
+                username: string;
+                /** @description Everyone the meeting holds, by username, `username` first: that host alone, or for a collective team topic every host of the topic (each holds the time and gets the invitation). */
+                hosts: string[];
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 UTC instant with milliseconds.
+                 */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 UTC instant with milliseconds.
+                 */
+                end: string;
+                /** @description The meeting's length, as chosen when booked (one of the topic's `durations`). */
+                durationMinutes: number;
+                /** @enum {string} */
+                status: "confirmed" | "pending_payment" | "expired" | "cancelled" | "pending_approval" | "declined";
+                /**
+                 * @description A meeting place.
+                 * @enum {string}
+                 */
+                place: "offline" | "phone-call" | "google-meet" | "teamsForBusiness" | "skypeForBusiness" | "skypeForConsumer" | "zoom" | "webex";
+                /** @description Where the meeting happens, resolved when it was booked (and again when it moved to another host): the host's own place details for its place, else the topic's, else, for `phone-call`, the participant's phone. Later changes of those details do not change booked meetings. The e-mails and the invitation (iCalendar LOCATION, and URL for a link) show it. */
+                location: {
+                  /**
+                   * @description A meeting place.
+                   * @enum {string}
+                   */
+                  place: "offline" | "phone-call" | "google-meet" | "teamsForBusiness" | "skypeForBusiness" | "skypeForConsumer" | "zoom" | "webex";
+                  address: string | null;
+                  url: string | null;
+                  phone: string | null;
+                  text: string | null;
+                  source: ("host" | "topic" | "participant" | "room") | null;
+                  conferenceId: string | null;
+                  password: string | null;
+                  /**
+                   * @description Present only as `failed`: the place's provider refused the meeting's own room for good (a request a retry cannot change, a conference that failed), so no link will come from it; `reason` says why, the host was e-mailed and webhook `meeting.location_failed` sent, and the host sends the participant a link. Absent while the room is there or on its way (`url` null until it comes), and at places without rooms. A move of the meeting asks the provider once more.
+                   * @enum {string}
+                   */
+                  status?: "failed";
+                  /** @description With `status: "failed"`: why the provider refused the room, e.g. `Zoom create a meeting: HTTP 400`. */
+                  reason?: string;
+                };
+                participant: {
+                  /** @description `(erased)` once the participant's personal data was erased (POST /participants/erase, or the account's retention). */
+                  name: string;
+                  email: string | null;
+                  phone: string | null;
+                  /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
+                  timezone: string;
+                  /** @enum {string} */
+                  lang: "en" | "pl";
+                };
+                note: string | null;
+                /** @description The participant's guests' e-mail addresses (`guests` of POST /schedule): attendees of the invitation, sent its confirmation, updates and cancellation. */
+                guests: string[];
+                priceVariant: string | null;
+                /** @description Any JSON object. At most 8 levels deep (the object itself is level 1), 100 keys per object or elements per array, 1000 values in all, keys of at most 200 characters on one line, and strings of at most 5000 characters without control characters other than tab and line breaks. */
+                form: {
+                  [key: string]: unknown;
+                };
+                /** @description Any JSON object. At most 8 levels deep (the object itself is level 1), 100 keys per object or elements per array, 1000 values in all, keys of at most 200 characters on one line, and strings of at most 5000 characters without control characters other than tab and line breaks. */
+                metadata: {
+                  [key: string]: unknown;
+                };
+                invoice: ({
+                  invoiceName: string | null;
+                  invoiceAddress: string | null;
+                  invoicePostalCode: string | null;
+                  invoiceCity: string | null;
+                  invoiceTaxNumber: string | null;
+                }) | null;
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 UTC instant with milliseconds.
+                 */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @description When the meeting last changed (booked, confirmed, moved, cancelled, declined, its room or no-show recorded): compare it to tell a newer record from a stale one, e.g. webhooks delivered out of order.
+                 */
+                updatedAt: string;
+                cancelledAt: string | null;
+                cancelReason: string | null;
+                declineReason: string | null;
+                noShow: ("participant" | "host") | null;
+                /** @description The booking's payment (none for a free meeting). */
+                payments: ({
+                    /**
+                     * Format: uuid
+                     * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+                     */
+                    uuid: string;
+                    /** @description Minor units: the whole booking's payment. */
+                    amount: number;
+                    currency: string;
+                    /** @enum {string} */
+                    status: "pending" | "paid" | "expired" | "failed" | "refunded" | "cancelled";
+                    /**
+                     * @description A payment gateway code.
+                     * @enum {string}
+                     */
+                    gateway: "stripe" | "p24" | "payu" | "paypal" | "tpay";
+                    /**
+                     * Format: date-time
+                     * @description An ISO 8601 UTC instant with milliseconds.
+                     */
+                    createdAt: string;
+                    /**
+                     * Format: date-time
+                     * @description An ISO 8601 UTC instant with milliseconds.
+                     */
+                    expiresAt: string;
+                    paidAt: string | null;
+                    /** @description Minor units refunded so far. */
+                    refundedAmount: number;
+                  })[];
+                /** @description Messages sent to the participant about the meeting, oldest first, as far as termin records them: e-mails for 30 days after they were sent (the outbox then forgets them), SMS reminders for as long as the meeting is kept. */
+                messages: ({
+                    /** @description `confirmed`, `rescheduled`, `located` (the invitation and its updates), `cancelled`, `reminder`, `payment-pending` (the pay link), `payment-released` (unpaid in time), `payment-refunded`. */
+                    kind: string;
+                    /** @enum {string} */
+                    channel: "email" | "sms";
+                    /**
+                     * Format: date-time
+                     * @description An ISO 8601 UTC instant with milliseconds.
+                     */
+                    sentAt: string;
+                  })[];
+              })[];
+          };
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Erase a participant's personal data
+   * @description By an admin of any of the account's teams (403 for other keys). Every meeting of the account with that participant e-mail: the name becomes `(erased)`; e-mail, phone, note, form answers, metadata and invoice details are removed (`null` / `{}`); times, host, topic, place, status, price and payment stay (the business's accounts). A meeting still to come is cancelled first: its slot is freed and the host told, the participant not. Messages and reminders not yet sent to them are dropped; copies in the meetings' history, webhook deliveries, replayable responses and hosts' calendars are erased too. Webhooks get `participant.erased` `{ meetings: [uuids] }`, never the e-mail. Idempotent: a second call answers `erased: 0`. The same person booking again later is a new participant.
+   */
+  eraseParticipant: {
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The participant's e-mail, compared without regard to case. No white space or control characters inside. */
+          email: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/json": {
+            /** @description Meetings whose participant data this call erased: 0 when there was nothing (left) to erase. */
+            erased: number;
+          };
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
    * Calculate available dates
    * @description Public: no key needed (a key, when sent, must be valid, and then the topic must belong to its account). With `month`, every local date of that month in `timezone`; otherwise 7 dates from today plus `offset` days. A slot starts when the host can take the whole meeting: inside their weekly hours (in their own zone, across daylight-saving changes) and overrides, on the topic's grid, after the minimum notice, within the booking window and daily limit, with buffers kept on both sides. For a team topic, `team` is required and `username` must be one of its hosts. Team view: for a team topic, leave `username` out. The response has `"username": null` and offers every start at which at least one host is free, each slot naming the host it would be booked with (round-robin: the free host with the fewest meetings of this topic, confirmed or held for payment, in the ISO week of the slot, Monday 00:00 to Monday 00:00 UTC; ties go to the alphabetically first username; with the topic's `hostWeights`, a host still below their weight's share of the team's meetings that week first, then the smallest (those meetings + 1) / weight), so a slot can be sent back unchanged as a `dates` entry of POST /schedule. A topic with more than one seat offers a start until it is full, each slot saying `seatsLeft`. `username` stays required for an individual topic (400 at /username). Views are cached; behind several instances, a booking or change made through one shows in the views of the others as soon as they hear of it from the database (milliseconds), and a slot taken meanwhile is refused by POST /schedule (409), never booked twice.
    */
@@ -14394,6 +15205,8 @@ export interface operations {
            * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
            */
           team?: string;
+          /** @description The length to offer slots for: slots, buffers, limits, seats and the grid apply to it. One of the topic's `durations` (400 at `/duration` otherwise); default its `durationMinutes`. */
+          duration?: number;
           /** @description Default: the current year in `timezone`. */
           year?: number;
         };
@@ -14650,7 +15463,9 @@ export interface operations {
            * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
            */
           priceVariant?: string;
-          /** @description Answers to the topic's questions, `{ "<key>": answer }`: a string for `text` (one line), `textarea` and `select` (one of its options), true or false for `checkbox`. A key that is no question of the topic, an answer of the wrong type or a required question unanswered is refused (400 at `/form/<key>`), and nothing is booked. */
+          /** @description The length booked, as the slots were calculated for (`duration` of POST /calculate-schedule); a price variant for that length is its price. One of the topic's `durations` (400 at `/duration` otherwise); default its `durationMinutes`. */
+          duration?: number;
+          /** @description Answers to the topic's questions, `{ "<key>": answer }`: a string for `text` (one line), `textarea`, `select` (one of its options), `email`, `phone` (E.164) and `date` (`YYYY-MM-DD`), true or false for `checkbox`, a number for `number`, an array of options for `multiselect`. A key that is no question of the topic, an answer of the wrong type, a required question unanswered, or an answer to a question whose `showIf` does not hold is refused (400 at `/form/<key>`), and nothing is booked. */
           form?: {
             [key: string]: unknown;
           };
@@ -15067,6 +15882,8 @@ export interface operations {
                * @description An ISO 8601 UTC instant with milliseconds.
                */
               end: string;
+              /** @description The meeting's length, as chosen when booked (one of the topic's `durations`). */
+              durationMinutes: number;
               /** @enum {string} */
               status: "confirmed" | "pending_payment" | "expired" | "cancelled" | "pending_approval" | "declined";
               /**
@@ -15097,8 +15914,9 @@ export interface operations {
                 reason?: string;
               };
               participant: {
+                /** @description `(erased)` once the participant's personal data was erased (POST /participants/erase, or the account's retention). */
                 name: string;
-                email: string;
+                email: string | null;
                 phone: string | null;
                 /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
                 timezone: string;
@@ -15106,6 +15924,8 @@ export interface operations {
                 lang: "en" | "pl";
               };
               note: string | null;
+              /** @description The participant's guests' e-mail addresses (`guests` of POST /schedule): attendees of the invitation, sent its confirmation, updates and cancellation. */
+              guests: string[];
               priceVariant: string | null;
               /** @description Any JSON object. At most 8 levels deep (the object itself is level 1), 100 keys per object or elements per array, 1000 values in all, keys of at most 200 characters on one line, and strings of at most 5000 characters without control characters other than tab and line breaks. */
               form: {
@@ -15320,6 +16140,8 @@ export interface operations {
              * @description An ISO 8601 UTC instant with milliseconds.
              */
             end: string;
+            /** @description The meeting's length, as chosen when booked (one of the topic's `durations`). */
+            durationMinutes: number;
             /** @enum {string} */
             status: "confirmed" | "pending_payment" | "expired" | "cancelled" | "pending_approval" | "declined";
             /**
@@ -15350,8 +16172,9 @@ export interface operations {
               reason?: string;
             };
             participant: {
+              /** @description `(erased)` once the participant's personal data was erased (POST /participants/erase, or the account's retention). */
               name: string;
-              email: string;
+              email: string | null;
               phone: string | null;
               /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
               timezone: string;
@@ -15359,6 +16182,8 @@ export interface operations {
               lang: "en" | "pl";
             };
             note: string | null;
+            /** @description The participant's guests' e-mail addresses (`guests` of POST /schedule): attendees of the invitation, sent its confirmation, updates and cancellation. */
+            guests: string[];
             priceVariant: string | null;
             /** @description Any JSON object. At most 8 levels deep (the object itself is level 1), 100 keys per object or elements per array, 1000 values in all, keys of at most 200 characters on one line, and strings of at most 5000 characters without control characters other than tab and line breaks. */
             form: {
@@ -15600,6 +16425,8 @@ export interface operations {
              * @description An ISO 8601 UTC instant with milliseconds.
              */
             end: string;
+            /** @description The meeting's length, as chosen when booked (one of the topic's `durations`). */
+            durationMinutes: number;
             /** @enum {string} */
             status: "confirmed" | "pending_payment" | "expired" | "cancelled" | "pending_approval" | "declined";
             /**
@@ -15630,8 +16457,9 @@ export interface operations {
               reason?: string;
             };
             participant: {
+              /** @description `(erased)` once the participant's personal data was erased (POST /participants/erase, or the account's retention). */
               name: string;
-              email: string;
+              email: string | null;
               phone: string | null;
               /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
               timezone: string;
@@ -15639,6 +16467,8 @@ export interface operations {
               lang: "en" | "pl";
             };
             note: string | null;
+            /** @description The participant's guests' e-mail addresses (`guests` of POST /schedule): attendees of the invitation, sent its confirmation, updates and cancellation. */
+            guests: string[];
             priceVariant: string | null;
             /** @description Any JSON object. At most 8 levels deep (the object itself is level 1), 100 keys per object or elements per array, 1000 values in all, keys of at most 200 characters on one line, and strings of at most 5000 characters without control characters other than tab and line breaks. */
             form: {
@@ -16839,6 +17669,49 @@ export interface operations {
               to: "participant" | "host";
             };
           });
+        };
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the delivery. */
+      200: {
+        content: never;
+      };
+      /** @description Any other answer (or none within 10 seconds) is a failed attempt: retried with backoff. */
+      400: {
+        content: never;
+      };
+    };
+  };
+  /**
+   * participant.erased event
+   * @description A participant's personal data was erased: on their request (`POST /participants/erase`), or by the account's retention for meetings that ended long ago. Erase your own copies of those meetings' participant. Never carries the e-mail. termin POSTs it to every enabled webhook subscribed to `participant.erased`; `data` is the meetings whose participant's personal data was erased (never who they were), as it was when the event happened. Answer any 2xx within 10 seconds; anything else is retried for 24 hours under the same `webhook-id`.
+   */
+  onParticipantErased: {
+    parameters: {
+      header: {
+        /** @description The delivery's uuid: the same on every retry of it, so a receiver deduplicates on it. */
+        "webhook-id": string;
+        /** @description When this attempt was signed, in seconds since the epoch: refuse one too far from your clock (replays). */
+        "webhook-timestamp": string;
+        /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256, under the webhook's `whsec_…` secret, of `{webhook-id}.{webhook-timestamp}.{body}` over the exact bytes received. For 24 hours after `POST /webhooks/{uuid}/rotate-secret` two are listed, space-separated (`v1,<new> v1,<old>`): accept the message if any one verifies. */
+        "webhook-signature": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @constant */
+          type: "participant.erased";
+          /**
+           * Format: date-time
+           * @description When the event happened (UTC, with milliseconds).
+           */
+          timestamp: string;
+          data: {
+            /** @description The meetings whose participant was erased. */
+            meetings: string[];
+          };
         };
       };
     };

@@ -117,6 +117,14 @@ export const ScheduleBodySchema = Type.Object(
     invoiceTaxNumber: Type.Optional(SingleLine({ maxLength: 100 })),
     discount: Type.Optional(SingleLine({ maxLength: 100, description: 'Discount code.' })),
     priceVariant: Type.Optional(Uuid),
+    guests: Type.Optional(
+      Type.Array(Email('A guest.'), {
+        maxItems: 10,
+        description:
+          "A topic with `allowGuests`: e-mail addresses of people the participant brings, at most 10, each once and not the participant's own (else 400 at `/guests`). " +
+          "Each is an ATTENDEE of the invitation and gets the confirmation, reschedule and cancel messages, without the manage link; the host's e-mail lists them.",
+      }),
+    ),
     duration: Type.Optional(
       Type.Integer({
         minimum: TOPIC_LIMITS.durationMinutes[0],

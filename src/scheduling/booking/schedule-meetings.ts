@@ -52,6 +52,8 @@ export interface ScheduleInput {
   priceVariant?: string | undefined;
   /** One of the topic's `durations`; default its `durationMinutes`. */
   duration?: number | undefined;
+  /** E-mail addresses of people the participant brings (a topic with `allowGuests`). */
+  guests?: string[] | undefined;
   form?: Record<string, unknown> | undefined;
   metadata?: Record<string, unknown> | undefined;
 }
@@ -283,6 +285,7 @@ function buildBooking(plan: BookingPlan, input: ScheduleInput, starts: number[],
       locale: input.locale === undefined ? null : participantLocale(input.locale, input.lang),
     },
     note: input.note ?? null,
+    guests: (input.guests ?? []).map((guest) => guest.trim()),
     priceVariantUuid: plan.priceVariantUuid,
     form: cleanFormAnswers(input.form ?? {}, topic.form),
     metadata: input.metadata ?? {},

@@ -7680,6 +7680,8 @@ export interface operations {
            * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
            */
           priceVariant?: string;
+          /** @description A topic with `allowGuests`: e-mail addresses of people the participant brings, at most 10, each once and not the participant's own (else 400 at `/guests`). Each is an ATTENDEE of the invitation and gets the confirmation, reschedule and cancel messages, without the manage link; the host's e-mail lists them. */
+          guests?: string[];
           /** @description The length booked, as the slots were calculated for (`duration` of POST /calculate-schedule); a price variant for that length is its price. One of the topic's `durations` (400 at `/duration` otherwise); default its `durationMinutes`. */
           duration?: number;
           /** @description Answers to the topic's questions, `{ "<key>": answer }`: a string for `text` (one line), `textarea`, `select` (one of its options), `email`, `phone` (E.164) and `date` (`YYYY-MM-DD`), true or false for `checkbox`, a number for `number`, an array of options for `multiselect`. A key that is no question of the topic, an answer of the wrong type, a required question unanswered, or an answer to a question whose `showIf` does not hold is refused (400 at `/form/<key>`), and nothing is booked. */
@@ -15463,6 +15465,8 @@ export interface operations {
            * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
            */
           priceVariant?: string;
+          /** @description A topic with `allowGuests`: e-mail addresses of people the participant brings, at most 10, each once and not the participant's own (else 400 at `/guests`). Each is an ATTENDEE of the invitation and gets the confirmation, reschedule and cancel messages, without the manage link; the host's e-mail lists them. */
+          guests?: string[];
           /** @description The length booked, as the slots were calculated for (`duration` of POST /calculate-schedule); a price variant for that length is its price. One of the topic's `durations` (400 at `/duration` otherwise); default its `durationMinutes`. */
           duration?: number;
           /** @description Answers to the topic's questions, `{ "<key>": answer }`: a string for `text` (one line), `textarea`, `select` (one of its options), `email`, `phone` (E.164) and `date` (`YYYY-MM-DD`), true or false for `checkbox`, a number for `number`, an array of options for `multiselect`. A key that is no question of the topic, an answer of the wrong type, a required question unanswered, or an answer to a question whose `showIf` does not hold is refused (400 at `/form/<key>`), and nothing is booked. */

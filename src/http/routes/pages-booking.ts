@@ -130,6 +130,7 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
           name: topic.name,
           description: topic.description,
           durationMinutes: topic.durationMinutes,
+          durations: topic.durations,
           price: topic.price,
           priceVariants: topic.priceVariants,
         })),

@@ -903,7 +903,11 @@
         if (key.indexOf('form.') === 0) {
           var answerKey = key.slice(5);
           // A multiselect's ticked boxes answer as an array of their values.
-          if (form.querySelector('[data-multi="' + key + '"]')) { (body.form[answerKey] = body.form[answerKey] || []).push(value); return; }
+          if (form.querySelector('[data-multi="' + key + '"]')) {
+            if (!body.form[answerKey]) body.form[answerKey] = [];
+            body.form[answerKey].push(value);
+            return;
+          }
           // A ticked checkbox answers true; an unticked one is left out (the server treats it as not ticked).
           var input = form.elements.namedItem(key);
           if (input && input.type === 'checkbox') { body.form[answerKey] = true; return; }

@@ -102,6 +102,7 @@ ${(() => {
   return html`<div class="field"><label for="f-description">${s.description}</label><textarea id="f-description" name="description" rows="3" maxlength="5000"${described('f-description', true)}>${form.description}</textarea>${hintOf('f-description', s.descriptionHint)}${errorOf('f-description')}</div>`;
 })()}
 ${numberField('durationMinutes', t.duration, TOPIC_LIMITS.durationMinutes)}
+${textField('f-durations', 'durations', s.durations, form.durations, html` inputmode="numeric" maxlength="40"`, s.durationsHint)}
 ${view.teamName ? html`<p>${s.teamOf(view.teamName)}</p>` : ''}
 ${checkbox('public', t.public, form.public)}`,
   );
@@ -119,7 +120,8 @@ ${view.accountPlaces.map((place) =>
     html` maxlength="500"${place === 'phone-call' ? html` inputmode="tel"` : place === 'offline' ? '' : html` inputmode="url"`}`,
   ),
 )}
-${checkbox('phoneRequired', s.phoneRequired, form.phoneRequired)}`,
+${checkbox('phoneRequired', s.phoneRequired, form.phoneRequired)}
+${checkbox('allowGuests', s.allowGuests, form.allowGuests)}`,
     'f-places',
   );
 
@@ -196,6 +198,17 @@ ${select(
   FORM_FIELD_TYPES.map((type) => [type, typeLabel(type)] as const),
 )}
 ${checkbox(`question.${i}.required`, s.questionRequired(i + 1), row.required, 'on', `${id}-required`)}
+${textField(`${id}-min`, `question.${i}.min`, s.questionMin(i + 1), row.min, html` inputmode="decimal" maxlength="20"`)}
+${textField(`${id}-max`, `question.${i}.max`, s.questionMax(i + 1), row.max, html` inputmode="decimal" maxlength="20"`)}
+${select(`${id}-showIfKey`, `question.${i}.showIfKey`, s.questionShowIf(i + 1), row.showIfKey, [
+  ['', s.showIfAlways] as const,
+  // Only an earlier, saved question (it has its key): a condition never points forward.
+  ...form.questions
+    .slice(0, i)
+    .filter((earlier) => earlier.key !== '')
+    .map((earlier) => [earlier.key, earlier.label] as const),
+])}
+${textField(`${id}-showIfEquals`, `question.${i}.showIfEquals`, s.questionShowIfEquals(i + 1), row.showIfEquals, html` maxlength="200"`, s.showIfHint)}
 <div class="field"><label for="${id}-options">${s.questionOptions(i + 1)}</label><textarea id="${id}-options" name="question.${i}.options" rows="2"${described(`${id}-options`, false)}>${row.options}</textarea>${errorOf(`${id}-options`)}</div>
 ${rowButton(`remove-question:${i}`, t.remove, `${id}-label`)}
 </div>`;

@@ -125,7 +125,7 @@ for (const dialect of DIALECTS) {
       // A value that is not one of the choices is refused beside its field.
       const refused = await browser.post(`/app/topics/${uuid}`, { ...formValuesOf(again.body, 'class="topic-form"'), op: 'save', 'question.1.showIfEquals': 'Huge' });
       expect(refused.statusCode).toBe(400);
-      expect(refused.body).toContain('id="f-q1-showIfEquals-error"');
+      expect(refused.body).toContain('id="f-q1-showIfEquals-error">Enter an answer that question can have');
     });
 
     it('saves every group of settings as the API shows them, and saving the page unchanged changes nothing', async () => {

@@ -97,6 +97,14 @@ const MESSAGES: readonly [RegExp, (t: TopicStrings, match: RegExpExecArray) => s
   [/^collective is only for team topics/, (t) => t.err_collectiveTeamOnly],
   [/^must be 1 for a collective topic/, (t) => t.err_collectiveSeats],
   [/^cannot be combined with hosts/, (t) => t.err_hostsAndAll],
+  [/^must list (\d+) to (\d+) lengths/, (t, m) => t.err_durationsCount(m[1]!, m[2]!)],
+  [/^must include durationMinutes/, (t) => t.err_durationsIncludeDefault],
+  [/^must be one of the topic's durations/, (t) => t.err_variantLength],
+  [/^must be a number/, (t) => t.err_number],
+  [/^must not be less than min/, (t) => t.err_maxBelowMin],
+  [/^is only for number questions/, (t) => t.err_boundsOnlyForNumber],
+  [/^must be the key of an earlier question/, (t) => t.err_showIfEarlier],
+  [/\(an answer to [^)]*\)$/, (t) => t.err_showIfValue],
 ];
 
 export function plainMessage(lang: Lang, error: FieldError): string {

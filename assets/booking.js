@@ -637,16 +637,76 @@
     (errors || []).forEach(function (error) {
       var name = String(error.path || '').replace(/^\//, '').replace(/\//g, '.');
       if (name.indexOf('dates') === 0) return;
+      // `/guests/2` is about the one guests field.
+      if (name.indexOf('guests.') === 0) name = 'guests';
       var field = form.elements.namedItem(name);
       if (!field) return;
       var node = field.length !== undefined && !field.tagName ? field[0] : field;
-      var message = document.getElementById(node.tagName === 'INPUT' && node.type === 'radio' ? 'f-' + name + '-error' : node.id + '-error');
+      // A multiselect's tick boxes share the error line of their group.
+      var group = node.closest ? node.closest('[data-multi]') : null;
+      var message = document.getElementById(group ? group.id + '-error' : node.tagName === 'INPUT' && node.type === 'radio' ? 'f-' + name + '-error' : node.id + '-error');
       if (node.type !== 'radio') node.setAttribute('aria-invalid', 'true');
       if (message) message.textContent = error.message;
       if (!firstField) firstField = node;
     });
     if (firstField) firstField.focus();
     return firstField !== null;
+  }
+
+  /**
+   * Fills the fields from the link's query string, as a CRM's link does:
+   * `?name=&email=&phone=&note=&form.<key>=` (a multiselect's choices repeated or comma-separated,
+   * a checkbox ticked by `true`). A value the field cannot take is left out, not guessed.
+   */
+  function prefill(form) {
+    var params = new URLSearchParams(window.location.search);
+    params.forEach(function (value, key) {
+      if (key !== 'name' && key !== 'email' && key !== 'phone' && key !== 'note' && key.indexOf('form.') !== 0) return;
+      var field = form.elements.namedItem(key);
+      if (!field) return;
+      if (form.querySelector('[data-multi="' + key + '"]')) {
+        var wanted = params.getAll(key).join(',').split(',').map(function (item) { return item.trim(); });
+        Array.prototype.forEach.call(form.querySelectorAll('[data-multi="' + key + '"] input'), function (box) { if (wanted.indexOf(box.value) !== -1) box.checked = true; });
+        return;
+      }
+      if (field.type === 'checkbox') { field.checked = value === 'true' || value === '1' || value === 'on'; return; }
+      if (field.tagName === 'SELECT') {
+        if (Array.prototype.some.call(field.options, function (option) { return option.value === value; })) field.value = value;
+        return;
+      }
+      field.value = value;
+    });
+  }
+
+  /** The answer a question has now, as the server compares it (form.ts applicableQuestions). */
+  function answerOf(form, key) {
+    var group = form.querySelector('[data-multi="form.' + key + '"]');
+    if (group) return Array.prototype.filter.call(group.querySelectorAll('input'), function (box) { return box.checked; }).map(function (box) { return box.value; });
+    var field = form.elements.namedItem('form.' + key);
+    if (!field || field.disabled) return null;
+    if (field.type === 'checkbox') return field.checked;
+    if (field.type === 'number') return field.value.trim() === '' ? null : Number(field.value);
+    return field.value.trim();
+  }
+
+  /**
+   * Shows a conditional question only while the earlier answer it names has its value; a
+   * hidden one is disabled, so it is neither sent nor required. In page order: a condition on
+   * a hidden question does not hold.
+   */
+  function applyConditions(form) {
+    Array.prototype.forEach.call(form.querySelectorAll('[data-show-if-key]'), function (wrapper) {
+      var key = wrapper.getAttribute('data-show-if-key');
+      var equals = JSON.parse(wrapper.getAttribute('data-show-if-equals'));
+      var target = form.querySelector('[name="form.' + key + '"]');
+      var targetWrapper = target && target.closest('[data-show-if-key]');
+      var answer = targetWrapper && targetWrapper.hidden ? null : answerOf(form, key);
+      var applies = Array.isArray(answer) ? answer.indexOf(equals) !== -1 : answer === equals;
+      wrapper.hidden = !applies;
+      var hint = wrapper.querySelector('.show-if-hint');
+      if (hint) hint.hidden = true;
+      Array.prototype.forEach.call(wrapper.querySelectorAll('input, select, textarea'), function (input) { input.disabled = !applies; });
+    });
   }
 
   // --- the booking page --------------------------------------------------------------------
@@ -676,6 +736,23 @@
       var note = $('place-note');
       if (note) { note.hidden = !single; note.textContent = single ? strings.linkFollows.charAt(0).toUpperCase() + strings.linkFollows.slice(1) + '.' : ''; }
     }
+    // The length chosen before the times (a topic with several `durations`): the times are those of that length.
+    var duration = config.durationMinutes;
+    var checkedDuration = document.querySelector('input[name=duration]:checked');
+    if (checkedDuration) duration = Number(checkedDuration.value);
+    Array.prototype.forEach.call(document.querySelectorAll('input[name=duration]'), function (input) {
+      input.addEventListener('change', function () {
+        if (!input.checked) return;
+        duration = Number(input.value);
+        chosen = null;
+        form.hidden = true;
+        calendar.refresh();
+      });
+    });
+    prefill(form);
+    applyConditions(form);
+    form.addEventListener('change', function () { applyConditions(form); });
+    form.addEventListener('input', function () { applyConditions(form); });
     var zone = isZone(config.timezone) ? config.timezone : (Intl.DateTimeFormat().resolvedOptions().timeZone || config.fallbackTimezone);
     if (!isZone(zone)) zone = config.fallbackTimezone;
 
@@ -686,6 +763,7 @@
       ids: { days: 'days', status: 'cal-status', monthLabel: 'month-label', prev: 'prev-month', next: 'next-month', times: 'times', slots: 'slots', dayLabel: 'day-label', timesHeading: 'h-time', weekdays: 'weekdays' },
       load: function (year, month, tz) {
         var body = { meetingTopic: config.topic, timezone: tz, offset: 0, month: month, year: year };
+        if (duration !== config.durationMinutes) body.duration = duration;
         if (config.username) body.username = config.username;
         if (config.team) body.team = config.team;
         return postJson(API + '/calculate-schedule', body, config.lang).then(function (r) {
@@ -814,14 +892,28 @@
       var body = { dates: [{ start: chosen.start, username: chosen.username }], meetingTopic: config.topic, timezone: zone, lang: config.lang, locale: messageLocale(config.lang), form: {} };
       if (config.team) body.team = config.team;
       if (config.singleUseToken) body.singleUseToken = config.singleUseToken;
+      if (duration !== config.durationMinutes) body.duration = duration;
       data.forEach(function (value, key) {
         value = String(value);
         if (key === 'website') { body.website = value; return; }
+        if (key === 'guests') {
+          var guests = value.split(/[\s,;]+/).filter(function (guest) { return guest !== ''; });
+          if (guests.length > 0) body.guests = guests;
+          return;
+        }
         if (key.indexOf('form.') === 0) {
+          var answerKey = key.slice(5);
+          // A multiselect's ticked boxes answer as an array of their values.
+          if (form.querySelector('[data-multi="' + key + '"]')) {
+            if (!body.form[answerKey]) body.form[answerKey] = [];
+            body.form[answerKey].push(value);
+            return;
+          }
           // A ticked checkbox answers true; an unticked one is left out (the server treats it as not ticked).
           var input = form.elements.namedItem(key);
-          if (input && input.type === 'checkbox') { body.form[key.slice(5)] = true; return; }
-          if (value.trim() !== '') body.form[key.slice(5)] = value;
+          if (input && input.type === 'checkbox') { body.form[answerKey] = true; return; }
+          if (input && input.type === 'number' && value.trim() !== '') { body.form[answerKey] = Number(value); return; }
+          if (value.trim() !== '') body.form[answerKey] = value;
           return;
         }
         if (value.trim() !== '') body[key] = value;
@@ -879,6 +971,11 @@
       if (meeting) {
         details.appendChild(el('dt', null, strings.when));
         details.appendChild(el('dd', null, $('selected-label').textContent));
+        // The length booked, as its record says.
+        if (meeting.durationMinutes) {
+          details.appendChild(el('dt', null, strings.duration));
+          details.appendChild(el('dd', null, meeting.durationMinutes + ' ' + strings.minutes));
+        }
       }
       done.hidden = false;
       $('h-done').focus();

@@ -141,6 +141,10 @@ export interface MeetingTopicTable {
   host_schedules: Generated<string>;
   /** The booking link's readable name (0042): `/book/{username}/{slug}`; null: the uuid only. */
   slug: string | null;
+  /** The lengths a participant may choose (0043): JSON array of minutes; `[]`: only duration_minutes. */
+  durations: Generated<string>;
+  /** A booking may bring guests (0043): 1 or 0. */
+  allow_guests: Generated<number>;
 }
 
 export interface MeetingTopicHostTable {
@@ -200,6 +204,8 @@ export interface MeetingTable {
   collective: Generated<number>;
   /** When its participant's personal data was erased (0038): by request or by the account's retention; null: kept. */
   erased_at: number | null;
+  /** The participant's guests (0043): JSON array of e-mail addresses; `[]` for none. */
+  guests: Generated<string>;
 }
 
 /** The hosts a collective meeting holds beside its `host_user_id` (0030), in the topic's order. */

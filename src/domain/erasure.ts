@@ -6,8 +6,8 @@ export const ERASED_NAME = '(erased)';
 
 /**
  * The meeting once its participant's personal data is erased: name `(erased)`; e-mail (kept
- * as `''`, which records show as `null`), phone, browser locale, note, form answers, metadata
- * and invoice details removed; a location that was the participant's phone loses it. Times,
+ * as `''`, which records show as `null`), phone, browser locale, note, form answers, metadata,
+ * invoice details and the guests' addresses (they brought them) removed; a location that was the participant's phone loses it. Times,
  * host, topic, place, status, price and payment stay: they are the business's accounts.
  *
  * @example
@@ -23,6 +23,7 @@ export function erasedMeeting(meeting: Meeting, now: number): Meeting {
     form: {},
     metadata: {},
     invoice: null,
+    guests: [],
     erasedAt: meeting.erasedAt ?? now,
   };
 }
@@ -62,6 +63,7 @@ export function scrubMeetingCopies(value: unknown, uuids: ReadonlySet<string>, e
     record.participant = { ...participant, name: ERASED_NAME, email, phone: null, ...('locale' in participant ? { locale: null } : {}) };
     for (const key of ['note', 'invoice'] as const) if (key in record) record[key] = null;
     for (const key of ['form', 'metadata'] as const) if (key in record) record[key] = {};
+    if ('guests' in record) record.guests = [];
     if (record.location !== null && typeof record.location === 'object') record.location = erasedLocation(record.location as MeetingLocation);
     changed = true;
   }

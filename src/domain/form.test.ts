@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { answeredQuestions, cleanFormAnswers, normalizeFormFields, parseStoredFormFields, validateFormAnswers, validateFormFields, type FormField } from './form.js';
+import {
+  answeredQuestions,
+  applicableQuestions,
+  cleanFormAnswers,
+  normalizeFormFields,
+  parseStoredFormFields,
+  validateFormAnswers,
+  validateFormFields,
+  type FormField,
+} from './form.js';
 
 const QUESTIONS: FormField[] = normalizeFormFields([
   { key: 'company', label: 'Company', required: true },
@@ -65,5 +74,111 @@ describe('stored and shown answers', () => {
       { label: 'I agree', type: 'checkbox', answer: true },
       { label: 'old', type: 'textarea', answer: 'kept' },
     ]);
+  });
+});
+
+describe('the richer question types', () => {
+  const RICH: FormField[] = normalizeFormFields([
+    { key: 'contact', label: 'Work e-mail', type: 'email' },
+    { key: 'mobile', label: 'Mobile', type: 'phone' },
+    { key: 'people', label: 'People', type: 'number', min: 1, max: 500 },
+    { key: 'topics', label: 'Topics', type: 'multiselect', options: ['pricing', 'security', 'roll-out'], required: true },
+    { key: 'start', label: 'Start date', type: 'date' },
+  ]);
+  const OK = { topics: ['security'] };
+
+  it.each([
+    [OK, []],
+    [{ ...OK, contact: 'ola@firma.pl', mobile: '+48601234567', people: 12, start: '2028-02-29' }, []],
+    [{ ...OK, people: '12' }, []],
+    [{ ...OK, contact: 'not an address' }, ['/form/contact']],
+    [{ ...OK, mobile: '601 234 567' }, ['/form/mobile']],
+    [{ ...OK, mobile: '+4860' }, ['/form/mobile']],
+    [{ ...OK, people: 0 }, ['/form/people']],
+    [{ ...OK, people: 501 }, ['/form/people']],
+    [{ ...OK, people: 'twelve' }, ['/form/people']],
+    [{ topics: ['pricing', 'pricing'] }, ['/form/topics']],
+    [{ topics: ['hiring'] }, ['/form/topics']],
+    [{ topics: 'pricing' }, ['/form/topics']],
+    [{ topics: [] }, ['/form/topics']],
+    [{ ...OK, start: '2027-02-29' }, ['/form/start']],
+    [{ ...OK, start: '29.03.2027' }, ['/form/start']],
+  ])('%j → errors at %j', (answers, paths) => {
+    expect(validateFormAnswers(answers as Record<string, unknown>, RICH).map((error) => error.path)).toEqual(paths);
+  });
+
+  it('stores a number as a number and a multiselect in the order of its options', () => {
+    expect(cleanFormAnswers({ people: ' 12 ', topics: ['roll-out', ' pricing'] }, RICH)).toEqual({ people: 12, topics: ['pricing', 'roll-out'] });
+    expect(answeredQuestions({ people: 12, topics: ['pricing', 'roll-out'] }, RICH)).toEqual([
+      { label: 'People', type: 'number', answer: '12' },
+      { label: 'Topics', type: 'multiselect', answer: 'pricing, roll-out' },
+    ]);
+  });
+
+  it.each([
+    [[{ key: 'a', label: 'A', type: 'multiselect' }], ['/form/0/options']],
+    [[{ key: 'a', label: 'A', type: 'number', min: 5, max: 1 }], ['/form/0/max']],
+    [[{ key: 'a', label: 'A', type: 'text', min: 1 }], ['/form/0/min']],
+    [
+      [
+        { key: 'a', label: 'A', showIf: { key: 'b', equals: 'x' } },
+        { key: 'b', label: 'B' },
+      ],
+      ['/form/0/showIf/key'],
+    ],
+    [
+      [
+        { key: 'a', label: 'A', type: 'checkbox' },
+        { key: 'b', label: 'B', showIf: { key: 'a', equals: 'yes' } },
+      ],
+      ['/form/1/showIf/equals'],
+    ],
+    [
+      [
+        { key: 'a', label: 'A', type: 'select', options: ['x'] },
+        { key: 'b', label: 'B', showIf: { key: 'a', equals: 'y' } },
+      ],
+      ['/form/1/showIf/equals'],
+    ],
+    [
+      [
+        { key: 'a', label: 'A', type: 'select', options: ['x'] },
+        { key: 'b', label: 'B', showIf: { key: 'a', equals: 'x' } },
+      ],
+      [],
+    ],
+  ] as const)('questions %j → errors at %j', (fields, paths) => {
+    expect(validateFormFields(normalizeFormFields(fields as never)).map((error) => error.path)).toEqual(paths);
+  });
+});
+
+describe('conditional questions (showIf)', () => {
+  const FLOW: FormField[] = normalizeFormFields([
+    { key: 'kind', label: 'Kind', type: 'select', options: ['person', 'company'], required: true },
+    { key: 'company', label: 'Company', required: true, showIf: { key: 'kind', equals: 'company' } },
+    { key: 'vat', label: 'VAT number', required: true, showIf: { key: 'company', equals: 'Acme' } },
+    { key: 'invoice', label: 'Invoice', type: 'checkbox' },
+    { key: 'address', label: 'Address', required: true, showIf: { key: 'invoice', equals: true } },
+  ]);
+
+  it.each([
+    [{ kind: 'person' }, []],
+    // Blank answers and unticked boxes are what a page without its script posts for every question it showed.
+    [{ kind: 'person', company: '', invoice: false }, []],
+    [{ kind: 'person', company: 'Acme' }, ['/form/company']],
+    [{ kind: 'company' }, ['/form/company']],
+    [{ kind: 'company', company: 'Other' }, []],
+    // A condition on a question that applies only itself follows it.
+    [{ kind: 'company', company: 'Acme' }, ['/form/vat']],
+    [{ kind: 'person', vat: 'PL1' }, ['/form/vat']],
+    [{ kind: 'person', invoice: true }, ['/form/address']],
+    [{ kind: 'person', address: 'Main St' }, ['/form/address']],
+  ])('%j → errors at %j', (answers, paths) => {
+    expect(validateFormAnswers(answers as Record<string, unknown>, FLOW).map((error) => error.path)).toEqual(paths);
+  });
+
+  it('applies a question when the earlier one it names has that answer, and stores no answer to one that does not apply', () => {
+    expect([...applicableQuestions({ kind: 'company', company: 'Acme' }, FLOW)]).toEqual(['kind', 'company', 'vat', 'invoice']);
+    expect(cleanFormAnswers({ kind: 'person', company: '', invoice: false }, FLOW)).toEqual({ kind: 'person', invoice: false });
   });
 });

@@ -20,10 +20,16 @@ export interface PriceVariant {
   uuid: string;
   name: string;
   price: Money;
+  /** The price of one length of a topic with several `durations`: chosen with that length. */
+  durationMinutes?: number;
 }
 
 /** Everything about a topic that its creator chooses (the API's request shape, defaults filled). */
 export interface TopicSettings extends SlotRuleSettings {
+  /** The lengths a participant may choose, ascending, `durationMinutes` (the default) among them. */
+  durations: number[];
+  /** A booking may name guests (`guests`), who get the invitation and its updates. */
+  allowGuests: boolean;
   weeklyLimit: number | null;
   monthlyLimit: number | null;
   /** An individual topic's choice of its host's schedule (uuid); null: the default hours. */
@@ -96,7 +102,9 @@ export type TopicSettingsInput = { [Field in keyof SlotRuleSettings]?: SlotRuleS
   places?: Place[] | undefined;
   phoneRequired?: boolean | undefined;
   price?: Money | null | undefined;
-  priceVariants?: { uuid?: string | undefined; name: string; price: Money }[] | undefined;
+  priceVariants?: { uuid?: string | undefined; name: string; price: Money; durationMinutes?: number | undefined }[] | undefined;
+  durations?: number[] | undefined;
+  allowGuests?: boolean | undefined;
   form?: FormFieldInput[] | undefined;
   placeDetails?: Readonly<Record<string, string | undefined>> | undefined;
   description?: string | undefined;
@@ -114,6 +122,7 @@ export type TopicSettingsInput = { [Field in keyof SlotRuleSettings]?: SlotRuleS
 
 export const TOPIC_LIMITS = {
   durationMinutes: [5, 720],
+  durations: [1, 6],
   slotIntervalMinutes: [5, 720],
   bufferMinutes: [0, 720],
   minimumNoticeMinutes: [0, 525_600],
@@ -142,9 +151,13 @@ export function isPaidTopic(topic: Pick<TopicSettings, 'price' | 'priceVariants'
 export function resolveTopicSettings(input: TopicSettingsInput, current: TopicSettings | undefined, defaultPlaces: Place[], newUuid: () => string): TopicSettings {
   const durationMinutes = input.durationMinutes ?? current?.durationMinutes ?? 30;
   const knownVariants = new Set(current?.priceVariants.map((variant) => variant.uuid) ?? []);
+  // A topic of one length follows a changed durationMinutes; one with a choice keeps it (validated).
+  const durations = input.durations ? [...new Set(input.durations)].sort((a, b) => a - b) : current && current.durations.length > 1 ? current.durations : [durationMinutes];
   return {
     name: (input.name ?? current?.name ?? '').trim(),
     durationMinutes,
+    durations,
+    allowGuests: input.allowGuests ?? current?.allowGuests ?? false,
     // On update, a changed duration does not drag a custom interval along, but a create's default follows the duration.
     slotIntervalMinutes: input.slotIntervalMinutes ?? current?.slotIntervalMinutes ?? durationMinutes,
     bufferBeforeMinutes: input.bufferBeforeMinutes ?? current?.bufferBeforeMinutes ?? 0,
@@ -164,6 +177,7 @@ export function resolveTopicSettings(input: TopicSettingsInput, current: TopicSe
           uuid: variant.uuid !== undefined && knownVariants.has(variant.uuid) ? variant.uuid : newUuid(),
           name: variant.name.trim(),
           price: variant.price,
+          ...(variant.durationMinutes !== undefined ? { durationMinutes: variant.durationMinutes } : {}),
         }))
       : (current?.priceVariants ?? []),
     form: input.form ? normalizeFormFields(input.form) : (current?.form ?? []),
@@ -197,6 +211,12 @@ export function validateTopicSettings(settings: TopicSettings, accountPlaces: re
   const slug = settings.slug === null ? null : slugProblem(settings.slug);
   if (slug !== null) errors.push({ path: '/slug', message: slug });
   range('/durationMinutes', settings.durationMinutes, TOPIC_LIMITS.durationMinutes);
+  if (settings.durations.length < TOPIC_LIMITS.durations[0] || settings.durations.length > TOPIC_LIMITS.durations[1]) {
+    errors.push({ path: '/durations', message: `must list ${TOPIC_LIMITS.durations[0]} to ${TOPIC_LIMITS.durations[1]} lengths` });
+  }
+  for (const [index, duration] of settings.durations.entries()) range(`/durations/${index}`, duration, TOPIC_LIMITS.durationMinutes);
+  if (!settings.durations.includes(settings.durationMinutes))
+    errors.push({ path: '/durations', message: `must include durationMinutes (${settings.durationMinutes}), the default length` });
   range('/slotIntervalMinutes', settings.slotIntervalMinutes, TOPIC_LIMITS.slotIntervalMinutes);
   range('/bufferBeforeMinutes', settings.bufferBeforeMinutes, TOPIC_LIMITS.bufferMinutes);
   range('/bufferAfterMinutes', settings.bufferAfterMinutes, TOPIC_LIMITS.bufferMinutes);
@@ -222,6 +242,9 @@ export function validateTopicSettings(settings: TopicSettings, accountPlaces: re
     if (variantNames.has(variant.name.toLowerCase())) errors.push({ path: `/priceVariants/${index}/name`, message: 'duplicates an earlier variant' });
     variantNames.add(variant.name.toLowerCase());
     validateMoney(variant.price, `/priceVariants/${index}/price`, errors);
+    if (variant.durationMinutes !== undefined && !settings.durations.includes(variant.durationMinutes)) {
+      errors.push({ path: `/priceVariants/${index}/durationMinutes`, message: `must be one of the topic's durations (${settings.durations.join(', ')})` });
+    }
   });
   const currencies = new Set([settings.price, ...settings.priceVariants.map((v) => v.price)].filter((m): m is Money => m !== null).map((m) => m.currency));
   if (currencies.size > 1) errors.push({ path: '/priceVariants', message: 'must use the same currency as the price' });
@@ -266,6 +289,18 @@ export function checkAssignment(settings: Pick<TopicSettings, 'assignment' | 'se
   if (teamUuid === null) return [{ path: '/assignment', message: 'collective is only for team topics' }];
   if (settings.seats > 1) return [{ path: '/seats', message: 'must be 1 for a collective topic' }];
   return [];
+}
+
+/**
+ * The topic as booked for one of its lengths: every rule that reads `durationMinutes` (slots,
+ * buffers, limits, seats, explanations) then applies to the chosen length. Undefined: the
+ * default length. `topicForDuration({ durationMinutes: 30, durations: [30, 60] }, 60)` → `{ durationMinutes: 60, … }`;
+ * 45 throws a ValidationError at `/duration`.
+ */
+export function topicForDuration<T extends Pick<TopicSettings, 'durationMinutes' | 'durations'>>(topic: T, duration: number | undefined): T {
+  if (duration === undefined || duration === topic.durationMinutes) return topic;
+  if (!topic.durations.includes(duration)) throw new ValidationError([{ path: '/duration', message: `must be one of the topic's durations (${topic.durations.join(', ')})` }]);
+  return { ...topic, durationMinutes: duration };
 }
 
 /** A collective topic's meetings hold every host of the topic. */

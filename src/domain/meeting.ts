@@ -1,4 +1,4 @@
-import type { Gateway, Place } from './account.js';
+import { isEmailAddress, type Gateway, type Place } from './account.js';
 import type { FieldError } from './errors.js';
 import { validateFormAnswers } from './form.js';
 import type { MeetingTopic, Money } from './meeting-topic.js';
@@ -73,6 +73,8 @@ export interface Meeting {
   coHosts?: MeetingHost[] | undefined;
   /** When the participant's personal data was erased (by request or retention); absent or null: kept. */
   erasedAt?: number | null | undefined;
+  /** The participant's guests' e-mail addresses (0043): attendees of the invitation; absent: none. */
+  guests?: string[] | undefined;
 }
 
 export interface MeetingHost {
@@ -147,6 +149,31 @@ export interface BookingRequestFacts {
   phone?: string | undefined;
   gateway?: Gateway | undefined;
   form?: Record<string, unknown> | undefined;
+  email?: string | undefined;
+  guests?: string[] | undefined;
+}
+
+/** Most guests one booking may bring. */
+export const MAX_GUESTS = 10;
+
+/**
+ * A booking's guests against the topic: only a topic that allows guests takes them, at most
+ * 10 addresses, each once and none the participant's own (compared without case, as mail
+ * servers deliver). `checkGuests(['a@x.pl', 'A@x.pl'], true, 'jan@x.pl')` → an error at `/guests/1`.
+ */
+export function checkGuests(guests: readonly string[] | undefined, allowGuests: boolean, participantEmail: string | undefined): FieldError[] {
+  if (guests === undefined || guests.length === 0) return [];
+  if (!allowGuests) return [{ path: '/guests', message: 'the meeting topic does not allow guests' }];
+  if (guests.length > MAX_GUESTS) return [{ path: '/guests', message: `must list at most ${MAX_GUESTS} guests` }];
+  const errors: FieldError[] = [];
+  const seen = new Set<string>(participantEmail === undefined ? [] : [participantEmail.trim().toLowerCase()]);
+  guests.forEach((guest, index) => {
+    const key = guest.trim().toLowerCase();
+    if (!isEmailAddress(guest)) errors.push({ path: `/guests/${index}`, message: 'must be an e-mail address' });
+    else if (seen.has(key)) errors.push({ path: `/guests/${index}`, message: 'is listed already (or is the participant)' });
+    seen.add(key);
+  });
+  return errors;
 }
 
 /**
@@ -157,7 +184,7 @@ export interface BookingRequestFacts {
  */
 export function validateBookingAgainstTopic(
   request: BookingRequestFacts,
-  topic: Pick<MeetingTopic, 'places' | 'phoneRequired' | 'form'> & { paid: boolean },
+  topic: Pick<MeetingTopic, 'places' | 'phoneRequired' | 'form' | 'allowGuests'> & { paid: boolean },
   accountPlaces: readonly Place[],
 ): FieldError[] {
   const errors: FieldError[] = [];
@@ -171,6 +198,7 @@ export function validateBookingAgainstTopic(
   }
   if (topic.paid && request.gateway === undefined) errors.push({ path: '/gateway', message: 'is required: the meeting topic is paid' });
   errors.push(...validateFormAnswers(request.form ?? {}, topic.form));
+  errors.push(...checkGuests(request.guests, topic.allowGuests, request.email));
   return errors;
 }
 

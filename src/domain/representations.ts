@@ -56,6 +56,8 @@ export function meetingToJson(meeting: Meeting) {
     hosts: [meeting.hostUsername, ...(meeting.coHosts ?? []).map((host) => host.username)],
     start: toIso(meeting.start),
     end: toIso(meeting.end),
+    // The length chosen when booked (one of the topic's durations).
+    durationMinutes: Math.round((meeting.end - meeting.start) / 60_000),
     status: meeting.status,
     place: meeting.place,
     // Events and idempotent replays recorded before locations existed carry none.
@@ -70,6 +72,8 @@ export function meetingToJson(meeting: Meeting) {
       lang: meeting.participant.lang,
     },
     note: meeting.note,
+    // Events recorded before guests existed carry none.
+    guests: meeting.guests ?? [],
     priceVariant: meeting.priceVariantUuid,
     form: meeting.form,
     metadata: meeting.metadata,

@@ -6,7 +6,8 @@ import type { MessageBranding } from './message.js';
 
 /** Who reads a message about a meeting, and how: their side of it, language, locale and zone. */
 export interface MessageReader {
-  recipient: 'participant' | 'host';
+  /** `guest`: one the participant brought (`guests`), who reads the participant's message without its manage link. */
+  recipient: 'participant' | 'host' | 'guest';
   to: { name: string; email: string };
   lang: Lang;
   /** The recipient's own locale (`en-GB`) for dates, times and money; absent: as `lang` reads. */
@@ -43,6 +44,8 @@ export interface BookingMessagePayload extends PaidDetails, MessageReader {
   answers?: AnsweredQuestion[] | undefined;
   organizer: { name: string; email: string };
   attendee: { name: string; email: string };
+  /** The participant's guests' addresses: attendees of the invitation, listed in the message; absent in messages queued before guests existed. */
+  guests?: string[] | undefined;
   /** A moved meeting: where it was, shown beside the new time. */
   previous?: { start: number; end: number } | undefined;
   /** The meeting's private manage link `{PUBLIC_URL}/booking/{token}` (in the participant's and the host's messages). */

@@ -24,6 +24,9 @@ interface Strings {
   withWhom: string;
   where: string;
   participant: string;
+  /** The participant's guests (their addresses), and who invited a guest. */
+  guests: string;
+  invitedBy: string;
   phone: string;
   note: string;
   reason: string;
@@ -68,6 +71,8 @@ const STRINGS: Record<Lang, Strings> = {
     withWhom: 'With',
     where: 'Where',
     participant: 'Participant',
+    guests: 'Guests',
+    invitedBy: 'Invited by',
     phone: 'Phone',
     note: 'Note',
     reason: 'Reason',
@@ -101,6 +106,8 @@ const STRINGS: Record<Lang, Strings> = {
     withWhom: 'Z kim',
     where: 'Miejsce',
     participant: 'Uczestnik',
+    guests: 'Goście',
+    invitedBy: 'Zaprasza',
     phone: 'Telefon',
     note: 'Notatka',
     reason: 'Powód',
@@ -251,6 +258,10 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
     toHost ? { label: s.participant, value: attendee.email === '' ? attendee.name : `${attendee.name} <${attendee.email}>` } : { label: s.withWhom, value: organizer.name },
     { label: s.where, value: PLACE_LABELS[payload.lang][meeting.place] },
   ];
+  // Everyone reads who else comes: the host and the participant the guests, a guest who brought them.
+  const guests = (payload.guests ?? []).map(address).filter((guest) => guest !== '');
+  if (payload.recipient === 'guest') details.splice(3, 0, { label: s.invitedBy, value: attendee.name });
+  if (guests.length > 0) details.splice(3, 0, { label: s.guests, value: guests.join(', ') });
   const location = meeting.location ?? null;
   if (location?.address) details.push({ label: s.address, value: one(location.address) });
   if (location?.url) details.push({ label: s.link, value: one(location.url), href: one(location.url) });
@@ -544,7 +555,8 @@ export function renderInvitation(payload: BookingMessagePayload, placeLabel: str
     status: cancelled ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
     organizer: { name: toParameterValue(payload.organizer.name), email: address(payload.organizer.email) },
     // An erased participant has no address left to list (and their seat is gone from the group's).
-    attendees: (group ? group.attendees : [payload.attendee])
+    // The participant's guests are attendees of the same invitation (a group's host invitation lists its seats).
+    attendees: (group ? group.attendees : [payload.attendee, ...(payload.guests ?? []).map((guest) => ({ name: guest, email: guest }))])
       .filter((attendee) => attendee.email !== '')
       .map((attendee) => ({
         name: toParameterValue(attendee.name),

@@ -42,7 +42,7 @@ export interface paths {
     delete: operations["deleteTeamMember"];
     /**
      * Edit a member: rename them, or grant or take away admin
-     * @description By an admin of the team. Only the fields sent change. `firstName`/`lastName` rename the user everywhere (their `username` stays as it is, so booking links and scheduling calls keep working); `admin` is this team's admin right. Taking it from the last admin is 409 LAST_ADMIN: to leave a team, make another member an admin first. 404 for a user who is not a member of this team.
+     * @description By an admin of the team. Only the fields sent change. `firstName`/`lastName` rename the user everywhere (their `username` stays as it is, so booking links and scheduling calls keep working; PATCH /users/{userUuid} changes it); `admin` is this team's admin right. Taking it from the last admin is 409 LAST_ADMIN: to leave a team, make another member an admin first. 404 for a user who is not a member of this team.
      */
     patch: operations["updateTeamMember"];
   };
@@ -189,6 +189,37 @@ export interface paths {
      * @description Counted in the host's time zone (that of `…/availability`): `daily` per calendar day, `weekly` per calendar week, Monday first (a week with a clock change included). Every meeting holding the host's time counts (confirmed, or held for payment or approval), whatever its topic; remote calendar events do not. A day or week that is full offers no slot of any topic, and a booking (all its dates counted together) is refused with SLOT_UNAVAILABLE. Topics keep their own `dailyLimit`, `weeklyLimit` and `monthlyLimit` besides. Views change at once on every instance. By the user, or an admin of one of their teams (as for `…/availability`).
      */
     put: operations["replaceUserLimits"];
+  };
+  "/api/v1/users/{userUuid}/time-off": {
+    /**
+     * A user's time off
+     * @description The time off that has not ended yet, soonest first. By the user, or an admin of one of their teams (as for `…/availability`).
+     */
+    get: operations["getUserTimeOff"];
+    /**
+     * Take time off, with an optional stand-in
+     * @description The user is offered nowhere in [`start`, `end`) (POST /explain-schedule says `TIME_OFF`), on every topic and every schedule. With `delegate`, a team topic's round robin offers the stand-in where it would have offered the user. Meetings already booked in the span stay booked and are listed in `conflicts`. Taken under the user's lock, as a booking is: a booking either commits first (and is a conflict) or is refused. By the user, or an admin of one of their teams (as for `…/availability`).
+     */
+    post: operations["timeUserOff"];
+  };
+  "/api/v1/users/{userUuid}/time-off/{uuid}": {
+    /**
+     * Remove a time off
+     * @description The user is offered in that span again. 204 when removed; 404 when there is no such time off of the user. By the user, or an admin of one of their teams (as for `…/availability`).
+     */
+    delete: operations["deleteUserTimeOff"];
+  };
+  "/api/v1/meeting-topics/{uuid}/single-use-links": {
+    /**
+     * A topic's unused single-use links
+     * @description The links neither used nor expired, newest first; without their URLs (only a hash of each token is kept). By a host of the topic, or whoever may change it (its creator, its hosts' team admins; a team topic's admins).
+     */
+    get: operations["listMeetingTopicSingleUseLinks"];
+    /**
+     * Make a single-use booking link
+     * @description A link (`{PUBLIC_URL}/book/once/{token}`) that opens the topic's booking page, also for a topic that is not public, and books it once: the booking uses the link up in its own transaction, so of two participants booking through it at the same moment exactly one gets a meeting (the other 410 LINK_GONE). After that booking, or after `expiresAt`, the page answers 410 with a friendly page. Only the token's hash is stored: the URL is shown here once. By a host of the topic, or whoever may change it (its creator, its hosts' team admins; a team topic's admins).
+     */
+    post: operations["createMeetingTopicSingleUseLink"];
   };
   "/api/v1/users/{userUuid}/place-details": {
     /**
@@ -409,7 +440,7 @@ export interface paths {
   "/api/v1/webhooks/{uuid}/deliveries": {
     /**
      * A webhook's delivery log
-     * @description One delivery per event sent to this webhook, newest first, in pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
+     * @description One delivery per event sent to this webhook, newest first, in pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page. Deliveries are kept `retentionDays` days (then deleted, unless still pending).
      */
     get: operations["listWebhookDeliveries"];
   };
@@ -429,6 +460,8 @@ export interface paths {
      * |---|---|
      * | `OUTSIDE_HOURS` | `schedule` (uuid or "default"), the host-local `date` and its `hours` (the meeting must fit in them) |
      * | `DAY_OFF` | `date` (an override with no hours) |
+     * | `HOLIDAY` | `date`, `name` (a public holiday of the schedule's `holidays` country, not among its `holidayExceptions`) |
+     * | `TIME_OFF` | `start`, `end` of the host's time off the meeting would overlap (POST /users/{uuid}/time-off) |
      * | `MEETING` | `meetingUuid`, `start`, `end` (another meeting overlaps) |
      * | `BUFFER` | `meetingUuid`, `start`, `end`, `bufferAfterMinutes` (of the earlier) / `bufferBeforeMinutes` (of the later): buffers overlap |
      * | `CALENDAR_EVENT` | `calendarUuid`, busy `from`/`to` (never a title) |
@@ -777,6 +810,15 @@ export interface components {
       retention: {
         participantDataDays: number | null;
       };
+      /** @description The business's own look on the booking, manage, pay and confirmation pages, the embed and every e-mail. */
+      branding: {
+        businessName: string | null;
+        logoUrl: string | null;
+        logo: string | null;
+        accentColor: string | null;
+        /** @description The accent colour pages and e-mails use: `accentColor`, darkened (same hue) until white text on it keeps a 4.5:1 contrast (WCAG 2). */
+        accentColorUsed: string;
+      };
       /**
        * Format: date-time
        * @description An ISO 8601 UTC instant with milliseconds.
@@ -806,7 +848,12 @@ export interface components {
        */
       uuid: string;
       name: string;
+      /** @description The default length. */
       durationMinutes: number;
+      /** @description The lengths a participant may choose, ascending; `durationMinutes` among them. */
+      durations: number[];
+      /** @description A booking may name guests. */
+      allowGuests: boolean;
       slotIntervalMinutes: number;
       bufferBeforeMinutes: number;
       bufferAfterMinutes: number;
@@ -870,6 +917,8 @@ export interface components {
             /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
             currency: string;
           };
+          /** @description The length this price is for. */
+          durationMinutes?: number;
         }[];
       form: ({
           key: string;
@@ -879,9 +928,20 @@ export interface components {
            * @description Questions created before types existed read as `text`.
            * @enum {string}
            */
-          type: "text" | "textarea" | "select" | "checkbox";
-          /** @description `select` questions: the choices. */
+          type: "text" | "textarea" | "select" | "checkbox" | "email" | "phone" | "number" | "multiselect" | "date";
+          /** @description `select` and `multiselect` questions: the choices. */
           options?: string[];
+          /** @description `number` questions: the smallest answer taken. */
+          min?: number;
+          /** @description `number` questions: the largest answer taken. */
+          max?: number;
+          /** @description Asked only when the earlier question `key` applies and its answer equals `equals`. Otherwise the question is not required, and an answer to it is refused (400). */
+          showIf?: {
+            /** @description The key of an earlier question. */
+            key: string;
+            /** @description The answer that makes this question apply (for a multiselect: one of the choices ticked); an answer of that question's type. */
+            equals: string | number | boolean;
+          };
         })[];
       /** @description Per place, what the participant needs to attend: an address for `offline`, a meeting-room link (https://) for the online places (google-meet, teamsForBusiness, skypeForBusiness, skypeForConsumer, zoom, webex), a number or instructions for `phone-call`. One line each, at most 500 characters. A meeting's `location` is resolved when it is booked: the host's own details (PUT /users/{userUuid}/place-details) for its place, else the topic's, else, for `phone-call`, the participant's phone. */
       placeDetails: {
@@ -904,6 +964,28 @@ export interface components {
       };
       /** @description Shown on the booking page and in the confirmation. */
       description: string;
+      /** @description Shown after booking: the confirmation page and the participant's confirmation e-mail; "" for none. */
+      confirmationMessage: string;
+      /** @description The topic's own words in other languages, by language code (supported: en, pl; another is 400 at `/translations/<lang>`): used wherever that language is shown (booking page, e-mails, manage page). Every field is optional; what is not translated shows the topic's own words. Replaced whole on update. Default {}. */
+      translations: {
+        [key: string]: {
+          /** @description One line, not blank: no control characters. */
+          name?: string;
+          /** @description May span lines: tab, LF and CR are fine, other control characters are not. */
+          description?: string;
+          /** @description Plain text shown after booking: on the confirmation page and in the participant's confirmation e-mail (what to bring, how to prepare); at most 2000 characters. http(s) links become clickable in HTML; nothing else is markup.  May span lines: tab, LF and CR are fine, other control characters are not. */
+          confirmationMessage?: string;
+          /** @description By question `key` (each must be a question of the topic; 400 at `/translations/<lang>/form/<key>` otherwise). */
+          form?: {
+            [key: string]: {
+              /** @description One line, not blank: no control characters. */
+              label?: string;
+              /** @description A `select` question's choices in this language: as many as the question has, in its order (the answer stored is the topic's own option). */
+              options?: string[];
+            };
+          };
+        };
+      };
       /** @description True: a booking page, bookable without a key. */
       public: boolean;
       slug: string | null;
@@ -968,6 +1050,9 @@ export interface components {
               end: string;
             }[];
         }[];
+      holidays?: string | null;
+      /** @description Holiday dates worked anyway. */
+      holidayExceptions?: string[];
     };
     /**
      * Slot
@@ -1010,6 +1095,8 @@ export interface components {
        * @description An ISO 8601 UTC instant with milliseconds.
        */
       end: string;
+      /** @description The meeting's length, as chosen when booked (one of the topic's `durations`). */
+      durationMinutes: number;
       /** @enum {string} */
       status: "confirmed" | "pending_payment" | "expired" | "cancelled" | "pending_approval" | "declined";
       /**
@@ -1050,6 +1137,8 @@ export interface components {
         lang: "en" | "pl";
       };
       note: string | null;
+      /** @description The participant's guests' e-mail addresses (`guests` of POST /schedule): attendees of the invitation, sent its confirmation, updates and cancellation. */
+      guests: string[];
       priceVariant: string | null;
       /** @description Any JSON object. At most 8 levels deep (the object itself is level 1), 100 keys per object or elements per array, 1000 values in all, keys of at most 200 characters on one line, and strings of at most 5000 characters without control characters other than tab and line breaks. */
       form: {
@@ -2257,7 +2346,7 @@ export interface operations {
   };
   /**
    * Edit a member: rename them, or grant or take away admin
-   * @description By an admin of the team. Only the fields sent change. `firstName`/`lastName` rename the user everywhere (their `username` stays as it is, so booking links and scheduling calls keep working); `admin` is this team's admin right. Taking it from the last admin is 409 LAST_ADMIN: to leave a team, make another member an admin first. 404 for a user who is not a member of this team.
+   * @description By an admin of the team. Only the fields sent change. `firstName`/`lastName` rename the user everywhere (their `username` stays as it is, so booking links and scheduling calls keep working; PATCH /users/{userUuid} changes it); `admin` is this team's admin right. Taking it from the last admin is 409 LAST_ADMIN: to leave a team, make another member an admin first. 404 for a user who is not a member of this team.
    */
   updateTeamMember: {
     parameters: {
@@ -2914,6 +3003,12 @@ export interface operations {
               /** @description Write-only: stored encrypted, never returned. One line: no control characters. */
               clientSecret?: string;
             } | null;
+          };
+          /** @description The business's own look; each field changed on its own (a field left out stays). */
+          branding?: {
+            businessName?: string | null;
+            logoUrl?: string | null;
+            accentColor?: string | null;
           };
           /** @description How long participants' personal data is kept (see `GET /account`'s `retention`). */
           retention?: {
@@ -4035,8 +4130,12 @@ export interface operations {
         "application/json": {
           /** @description One line, not blank: no control characters. */
           name: string;
-          /** @description Length of the meeting. */
+          /** @description Length of the meeting; with `durations`, the default length. */
           durationMinutes: number;
+          /** @description The lengths a participant may choose, e.g. `[15, 30, 60]`: `durationMinutes` must be among them (the default). POST /calculate-schedule, POST /schedule and POST /explain-schedule take `duration`; slots, buffers, limits, seats and the grid then apply to that length, and a price variant with that `durationMinutes` is its price. Default `[durationMinutes]`; a topic of one length follows a changed `durationMinutes`. */
+          durations?: number[];
+          /** @description A booking may name up to 10 `guests` (e-mail addresses): each is an ATTENDEE of the invitation and gets the confirmation, reschedule and cancel messages (not the manage link). Default false. */
+          allowGuests?: boolean;
           /** @description Grid of start times from the start of each availability interval. Default: durationMinutes. */
           slotIntervalMinutes?: number;
           /** @description Time kept free before the meeting. Default 0. */
@@ -4111,21 +4210,34 @@ export interface operations {
                 /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
                 currency: string;
               };
+              /** @description A price per length: one of the topic's `durations`. A booking of that `duration` without a `priceVariant` pays this variant's price; a booking naming a variant of another length is refused (400 at `/priceVariant`). */
+              durationMinutes?: number;
             }[];
-          /** @description Questions the participant answers in `form` when booking (`{ "<key>": answer }`). A booking is refused (400, path `/form/<key>`) for a key that is no question, an answer that does not fit its type, or a required question left unanswered. The host's e-mail lists the answers. */
+          /** @description Questions the participant answers in `form` when booking (`{ "<key>": answer }`). A booking is refused (400, path `/form/<key>`) for a key that is no question, an answer that does not fit its type, a required question left unanswered, or an answer to a question whose `showIf` does not hold. The host's e-mail lists the answers. */
           form?: ({
               key: string;
               /** @description The question as the participant sees it. One line, not blank: no control characters. */
               label: string;
-              /** @description Default false. A required checkbox must be ticked (true). */
+              /** @description Default false. A required checkbox must be ticked (true); a required multiselect needs one choice. */
               required?: boolean;
               /**
-               * @description Default `text`. The answer in `form` when booking: `text` one line (at most 1000 characters), `textarea` may span lines (at most 5000), `select` one of `options` exactly, `checkbox` true or false.
+               * @description Default `text`. The answer in `form` when booking: `text` one line (at most 1000 characters), `textarea` may span lines (at most 5000), `select` one of `options` exactly, `checkbox` true or false, `email` an e-mail address, `phone` E.164 (`+48601234567`), `number` a number within `min`..`max` (a numeric string is read as one), `multiselect` an array of distinct `options` (stored in the order of the options), `date` `YYYY-MM-DD`.
                * @enum {string}
                */
-              type?: "text" | "textarea" | "select" | "checkbox";
-              /** @description `select` only (and required for it): the choices, in the order shown, no duplicates. */
+              type?: "text" | "textarea" | "select" | "checkbox" | "email" | "phone" | "number" | "multiselect" | "date";
+              /** @description `select` and `multiselect` only (and required for them): the choices, in the order shown, no duplicates. */
               options?: string[];
+              /** @description `number` only: the smallest answer taken. */
+              min?: number;
+              /** @description `number` only: the largest answer taken (not less than `min`). */
+              max?: number;
+              /** @description Asked only when the earlier question `key` applies and its answer equals `equals`. Otherwise the question is not required, and an answer to it is refused (400). */
+              showIf?: {
+                /** @description The key of an earlier question. */
+                key: string;
+                /** @description The answer that makes this question apply (for a multiselect: one of the choices ticked); an answer of that question's type. */
+                equals: string | number | boolean;
+              };
             })[];
           /** @description Per place, what the participant needs to attend: an address for `offline`, a meeting-room link (https://) for the online places (google-meet, teamsForBusiness, skypeForBusiness, skypeForConsumer, zoom, webex), a number or instructions for `phone-call`. One line each, at most 500 characters. A meeting's `location` is resolved when it is booked: the host's own details (PUT /users/{userUuid}/place-details) for its place, else the topic's, else, for `phone-call`, the participant's phone. */
           placeDetails?: {
@@ -4148,6 +4260,28 @@ export interface operations {
           };
           /** @description Shown on the booking page and in the confirmation e-mail. Default "". May span lines: tab, LF and CR are fine, other control characters are not. */
           description?: string;
+          /** @description Plain text shown after booking: on the confirmation page and in the participant's confirmation e-mail (what to bring, how to prepare); at most 2000 characters. http(s) links become clickable in HTML; nothing else is markup. Default "". May span lines: tab, LF and CR are fine, other control characters are not. */
+          confirmationMessage?: string;
+          /** @description The topic's own words in other languages, by language code (supported: en, pl; another is 400 at `/translations/<lang>`): used wherever that language is shown (booking page, e-mails, manage page). Every field is optional; what is not translated shows the topic's own words. Replaced whole on update. Default {}. */
+          translations?: {
+            [key: string]: {
+              /** @description One line, not blank: no control characters. */
+              name?: string;
+              /** @description May span lines: tab, LF and CR are fine, other control characters are not. */
+              description?: string;
+              /** @description Plain text shown after booking: on the confirmation page and in the participant's confirmation e-mail (what to bring, how to prepare); at most 2000 characters. http(s) links become clickable in HTML; nothing else is markup.  May span lines: tab, LF and CR are fine, other control characters are not. */
+              confirmationMessage?: string;
+              /** @description By question `key` (each must be a question of the topic; 400 at `/translations/<lang>/form/<key>` otherwise). */
+              form?: {
+                [key: string]: {
+                  /** @description One line, not blank: no control characters. */
+                  label?: string;
+                  /** @description A `select` question's choices in this language: as many as the question has, in its order (the answer stored is the topic's own option). */
+                  options?: string[];
+                };
+              };
+            };
+          };
           /** @description True: the topic has a booking page (GET /book/…) and is bookable without a key through POST /public/schedule. Default false. */
           public?: boolean;
           slug?: string | null;
@@ -4687,8 +4821,12 @@ export interface operations {
         "application/json": {
           /** @description One line, not blank: no control characters. */
           name?: string;
-          /** @description Length of the meeting. */
+          /** @description Length of the meeting; with `durations`, the default length. */
           durationMinutes?: number;
+          /** @description The lengths a participant may choose, e.g. `[15, 30, 60]`: `durationMinutes` must be among them (the default). POST /calculate-schedule, POST /schedule and POST /explain-schedule take `duration`; slots, buffers, limits, seats and the grid then apply to that length, and a price variant with that `durationMinutes` is its price. Default `[durationMinutes]`; a topic of one length follows a changed `durationMinutes`. */
+          durations?: number[];
+          /** @description A booking may name up to 10 `guests` (e-mail addresses): each is an ATTENDEE of the invitation and gets the confirmation, reschedule and cancel messages (not the manage link). Default false. */
+          allowGuests?: boolean;
           /** @description Grid of start times from the start of each availability interval. Default: durationMinutes. */
           slotIntervalMinutes?: number;
           /** @description Time kept free before the meeting. Default 0. */
@@ -4763,21 +4901,34 @@ export interface operations {
                 /** @description An active ISO 4217 code (a withdrawn or unknown one is 400). */
                 currency: string;
               };
+              /** @description A price per length: one of the topic's `durations`. A booking of that `duration` without a `priceVariant` pays this variant's price; a booking naming a variant of another length is refused (400 at `/priceVariant`). */
+              durationMinutes?: number;
             }[];
-          /** @description Questions the participant answers in `form` when booking (`{ "<key>": answer }`). A booking is refused (400, path `/form/<key>`) for a key that is no question, an answer that does not fit its type, or a required question left unanswered. The host's e-mail lists the answers. */
+          /** @description Questions the participant answers in `form` when booking (`{ "<key>": answer }`). A booking is refused (400, path `/form/<key>`) for a key that is no question, an answer that does not fit its type, a required question left unanswered, or an answer to a question whose `showIf` does not hold. The host's e-mail lists the answers. */
           form?: ({
               key: string;
               /** @description The question as the participant sees it. One line, not blank: no control characters. */
               label: string;
-              /** @description Default false. A required checkbox must be ticked (true). */
+              /** @description Default false. A required checkbox must be ticked (true); a required multiselect needs one choice. */
               required?: boolean;
               /**
-               * @description Default `text`. The answer in `form` when booking: `text` one line (at most 1000 characters), `textarea` may span lines (at most 5000), `select` one of `options` exactly, `checkbox` true or false.
+               * @description Default `text`. The answer in `form` when booking: `text` one line (at most 1000 characters), `textarea` may span lines (at most 5000), `select` one of `options` exactly, `checkbox` true or false, `email` an e-mail address, `phone` E.164 (`+48601234567`), `number` a number within `min`..`max` (a numeric string is read as one), `multiselect` an array of distinct `options` (stored in the order of the options), `date` `YYYY-MM-DD`.
                * @enum {string}
                */
-              type?: "text" | "textarea" | "select" | "checkbox";
-              /** @description `select` only (and required for it): the choices, in the order shown, no duplicates. */
+              type?: "text" | "textarea" | "select" | "checkbox" | "email" | "phone" | "number" | "multiselect" | "date";
+              /** @description `select` and `multiselect` only (and required for them): the choices, in the order shown, no duplicates. */
               options?: string[];
+              /** @description `number` only: the smallest answer taken. */
+              min?: number;
+              /** @description `number` only: the largest answer taken (not less than `min`). */
+              max?: number;
+              /** @description Asked only when the earlier question `key` applies and its answer equals `equals`. Otherwise the question is not required, and an answer to it is refused (400). */
+              showIf?: {
+                /** @description The key of an earlier question. */
+                key: string;
+                /** @description The answer that makes this question apply (for a multiselect: one of the choices ticked); an answer of that question's type. */
+                equals: string | number | boolean;
+              };
             })[];
           /** @description Per place, what the participant needs to attend: an address for `offline`, a meeting-room link (https://) for the online places (google-meet, teamsForBusiness, skypeForBusiness, skypeForConsumer, zoom, webex), a number or instructions for `phone-call`. One line each, at most 500 characters. A meeting's `location` is resolved when it is booked: the host's own details (PUT /users/{userUuid}/place-details) for its place, else the topic's, else, for `phone-call`, the participant's phone. */
           placeDetails?: {
@@ -4800,6 +4951,28 @@ export interface operations {
           };
           /** @description Shown on the booking page and in the confirmation e-mail. Default "". May span lines: tab, LF and CR are fine, other control characters are not. */
           description?: string;
+          /** @description Plain text shown after booking: on the confirmation page and in the participant's confirmation e-mail (what to bring, how to prepare); at most 2000 characters. http(s) links become clickable in HTML; nothing else is markup. Default "". May span lines: tab, LF and CR are fine, other control characters are not. */
+          confirmationMessage?: string;
+          /** @description The topic's own words in other languages, by language code (supported: en, pl; another is 400 at `/translations/<lang>`): used wherever that language is shown (booking page, e-mails, manage page). Every field is optional; what is not translated shows the topic's own words. Replaced whole on update. Default {}. */
+          translations?: {
+            [key: string]: {
+              /** @description One line, not blank: no control characters. */
+              name?: string;
+              /** @description May span lines: tab, LF and CR are fine, other control characters are not. */
+              description?: string;
+              /** @description Plain text shown after booking: on the confirmation page and in the participant's confirmation e-mail (what to bring, how to prepare); at most 2000 characters. http(s) links become clickable in HTML; nothing else is markup.  May span lines: tab, LF and CR are fine, other control characters are not. */
+              confirmationMessage?: string;
+              /** @description By question `key` (each must be a question of the topic; 400 at `/translations/<lang>/form/<key>` otherwise). */
+              form?: {
+                [key: string]: {
+                  /** @description One line, not blank: no control characters. */
+                  label?: string;
+                  /** @description A `select` question's choices in this language: as many as the question has, in its order (the answer stored is the topic's own option). */
+                  options?: string[];
+                };
+              };
+            };
+          };
           /** @description True: the topic has a booking page (GET /book/…) and is bookable without a key through POST /public/schedule. Default false. */
           public?: boolean;
           slug?: string | null;
@@ -5239,6 +5412,9 @@ export interface operations {
                   end: string;
                 }[];
             }[];
+          holidays?: string | null;
+          /** @description Local dates of those holidays worked anyway (YYYY-MM-DD). */
+          holidayExceptions?: string[];
         };
       };
     };
@@ -5798,7 +5974,7 @@ export interface operations {
         };
         content: {
           "application/json": {
-            schedules: {
+            schedules: ({
                 /**
                  * Format: uuid
                  * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
@@ -5844,6 +6020,9 @@ export interface operations {
                         end: string;
                       }[];
                   }[];
+                holidays?: string | null;
+                /** @description Holiday dates worked anyway. */
+                holidayExceptions?: string[];
                 /**
                  * Format: date-time
                  * @description An ISO 8601 UTC instant with milliseconds.
@@ -5854,7 +6033,7 @@ export interface operations {
                  * @description An ISO 8601 UTC instant with milliseconds.
                  */
                 updatedAt: string;
-              }[];
+              })[];
           };
         };
       };
@@ -6084,6 +6263,9 @@ export interface operations {
                   end: string;
                 }[];
             }[];
+          holidays?: string | null;
+          /** @description Local dates of those holidays worked anyway (YYYY-MM-DD). */
+          holidayExceptions?: string[];
         };
       };
     };
@@ -6146,6 +6328,9 @@ export interface operations {
                     end: string;
                   }[];
               }[];
+            holidays?: string | null;
+            /** @description Holiday dates worked anyway. */
+            holidayExceptions?: string[];
             /**
              * Format: date-time
              * @description An ISO 8601 UTC instant with milliseconds.
@@ -6381,6 +6566,9 @@ export interface operations {
                     end: string;
                   }[];
               }[];
+            holidays?: string | null;
+            /** @description Holiday dates worked anyway. */
+            holidayExceptions?: string[];
             /**
              * Format: date-time
              * @description An ISO 8601 UTC instant with milliseconds.
@@ -6625,6 +6813,9 @@ export interface operations {
                   end: string;
                 }[];
             }[];
+          holidays?: string | null;
+          /** @description Local dates of those holidays worked anyway (YYYY-MM-DD). */
+          holidayExceptions?: string[];
         };
       };
     };
@@ -6686,6 +6877,9 @@ export interface operations {
                     end: string;
                   }[];
               }[];
+            holidays?: string | null;
+            /** @description Holiday dates worked anyway. */
+            holidayExceptions?: string[];
             /**
              * Format: date-time
              * @description An ISO 8601 UTC instant with milliseconds.
@@ -7398,6 +7592,1019 @@ export interface operations {
     };
   };
   /**
+   * A user's time off
+   * @description The time off that has not ended yet, soonest first. By the user, or an admin of one of their teams (as for `…/availability`).
+   */
+  getUserTimeOff: {
+    parameters: {
+      path: {
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        userUuid: string;
+      };
+    };
+    responses: {
+      /** @description OK. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/json": {
+            timeOff: ({
+                /**
+                 * Format: uuid
+                 * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+                 */
+                uuid: string;
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 UTC instant with milliseconds.
+                 */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 UTC instant with milliseconds.
+                 */
+                end: string;
+                reason: string | null;
+                delegate: string | null;
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 UTC instant with milliseconds.
+                 */
+                createdAt: string;
+              })[];
+          };
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No such record in the caller's account. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Take time off, with an optional stand-in
+   * @description The user is offered nowhere in [`start`, `end`) (POST /explain-schedule says `TIME_OFF`), on every topic and every schedule. With `delegate`, a team topic's round robin offers the stand-in where it would have offered the user. Meetings already booked in the span stay booked and are listed in `conflicts`. Taken under the user's lock, as a booking is: a booking either commits first (and is a conflict) or is refused. By the user, or an admin of one of their teams (as for `…/availability`).
+   */
+  timeUserOff: {
+    parameters: {
+      path: {
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        userUuid: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * Format: date-time
+           * @description When the time off begins. An ISO 8601 UTC instant, `YYYY-MM-DDTHH:MM[:SS[.sss]]Z`: upper-case T and Z, no offset, a real calendar date and time (no 30 February, hour 24 or second 60).
+           */
+          start: string;
+          /**
+           * Format: date-time
+           * @description When it ends (after `start`, in the future, at most 366 days later). An ISO 8601 UTC instant, `YYYY-MM-DDTHH:MM[:SS[.sss]]Z`: upper-case T and Z, no offset, a real calendar date and time (no 30 February, hour 24 or second 60).
+           */
+          end: string;
+          reason?: string | null;
+          delegate?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Created. */
+      201: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+          Location: components["headers"]["Location"];
+        };
+        content: {
+          "application/json": {
+            /** TimeOff */
+            timeOff: {
+              /**
+               * Format: uuid
+               * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+               */
+              uuid: string;
+              /**
+               * Format: date-time
+               * @description An ISO 8601 UTC instant with milliseconds.
+               */
+              start: string;
+              /**
+               * Format: date-time
+               * @description An ISO 8601 UTC instant with milliseconds.
+               */
+              end: string;
+              reason: string | null;
+              delegate: string | null;
+              /**
+               * Format: date-time
+               * @description An ISO 8601 UTC instant with milliseconds.
+               */
+              createdAt: string;
+            };
+            /** @description Meetings of the user already booked in the span: kept, not cancelled (move or cancel them yourself). */
+            conflicts: {
+                /**
+                 * Format: uuid
+                 * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+                 */
+                uuid: string;
+                /**
+                 * Format: uuid
+                 * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+                 */
+                meetingTopic: string;
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 UTC instant with milliseconds.
+                 */
+                start: string;
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 UTC instant with milliseconds.
+                 */
+                end: string;
+              }[];
+          };
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No such record in the caller's account. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Remove a time off
+   * @description The user is offered in that span again. 204 when removed; 404 when there is no such time off of the user. By the user, or an admin of one of their teams (as for `…/availability`).
+   */
+  deleteUserTimeOff: {
+    parameters: {
+      path: {
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        userUuid: string;
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        uuid: string;
+      };
+    };
+    responses: {
+      /** @description Removed. */
+      204: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: never;
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No such record in the caller's account. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * A topic's unused single-use links
+   * @description The links neither used nor expired, newest first; without their URLs (only a hash of each token is kept). By a host of the topic, or whoever may change it (its creator, its hosts' team admins; a team topic's admins).
+   */
+  listMeetingTopicSingleUseLinks: {
+    parameters: {
+      path: {
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        uuid: string;
+      };
+    };
+    responses: {
+      /** @description OK. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/json": {
+            links: {
+                /**
+                 * Format: uuid
+                 * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+                 */
+                uuid: string;
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 UTC instant with milliseconds.
+                 */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @description An ISO 8601 UTC instant with milliseconds.
+                 */
+                expiresAt: string;
+              }[];
+          };
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No such record in the caller's account. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Make a single-use booking link
+   * @description A link (`{PUBLIC_URL}/book/once/{token}`) that opens the topic's booking page, also for a topic that is not public, and books it once: the booking uses the link up in its own transaction, so of two participants booking through it at the same moment exactly one gets a meeting (the other 410 LINK_GONE). After that booking, or after `expiresAt`, the page answers 410 with a friendly page. Only the token's hash is stored: the URL is shown here once. By a host of the topic, or whoever may change it (its creator, its hosts' team admins; a team topic's admins).
+   */
+  createMeetingTopicSingleUseLink: {
+    parameters: {
+      path: {
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        uuid: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /**
+           * @description Days until the link expires (default 7).
+           * @default 7
+           */
+          expiresInDays?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Created. */
+      201: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/json": {
+            /**
+             * Format: uuid
+             * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+             */
+            uuid: string;
+            /** Format: uri */
+            url: string;
+            /**
+             * Format: date-time
+             * @description An ISO 8601 UTC instant with milliseconds.
+             */
+            expiresAt: string;
+            /**
+             * Format: date-time
+             * @description An ISO 8601 UTC instant with milliseconds.
+             */
+            createdAt: string;
+          };
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No such record in the caller's account. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
    * A host's own place details
    * @description The host's own address, meeting-room links or number per place (`{}` when none). By the user, or an admin of one of their teams.
    */
@@ -7882,7 +9089,11 @@ export interface operations {
            * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
            */
           priceVariant?: string;
-          /** @description Answers to the topic's questions, `{ "<key>": answer }`: a string for `text` (one line), `textarea` and `select` (one of its options), true or false for `checkbox`. A key that is no question of the topic, an answer of the wrong type or a required question unanswered is refused (400 at `/form/<key>`), and nothing is booked. */
+          /** @description A topic with `allowGuests`: e-mail addresses of people the participant brings, at most 10, each once and not the participant's own (else 400 at `/guests`). Each is an ATTENDEE of the invitation and gets the confirmation, reschedule and cancel messages, without the manage link; the host's e-mail lists them. */
+          guests?: string[];
+          /** @description The length booked, as the slots were calculated for (`duration` of POST /calculate-schedule); a price variant for that length is its price. One of the topic's `durations` (400 at `/duration` otherwise); default its `durationMinutes`. */
+          duration?: number;
+          /** @description Answers to the topic's questions, `{ "<key>": answer }`: a string for `text` (one line), `textarea`, `select` (one of its options), `email`, `phone` (E.164) and `date` (`YYYY-MM-DD`), true or false for `checkbox`, a number for `number`, an array of options for `multiselect`. A key that is no question of the topic, an answer of the wrong type, a required question unanswered, or an answer to a question whose `showIf` does not hold is refused (400 at `/form/<key>`), and nothing is booked. */
           form?: {
             [key: string]: unknown;
           };
@@ -13976,7 +15187,7 @@ export interface operations {
   };
   /**
    * A webhook's delivery log
-   * @description One delivery per event sent to this webhook, newest first, in pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page.
+   * @description One delivery per event sent to this webhook, newest first, in pages of `limit` (default 50, at most 200); pass `nextCursor` as `cursor` for the next page. Deliveries are kept `retentionDays` days (then deleted, unless still pending).
    */
   listWebhookDeliveries: {
     parameters: {
@@ -14041,6 +15252,8 @@ export interface operations {
                 eventUuid: string;
               })[];
             nextCursor: string | null;
+            /** @description How long a delivery stays in this log: one no longer pending is deleted this many days after it was created (the operator sets it: `RETENTION_WEBHOOK_DELIVERY_DAYS`, default 30). */
+            retentionDays: number;
           };
         };
       };
@@ -14408,6 +15621,8 @@ export interface operations {
    * |---|---|
    * | `OUTSIDE_HOURS` | `schedule` (uuid or "default"), the host-local `date` and its `hours` (the meeting must fit in them) |
    * | `DAY_OFF` | `date` (an override with no hours) |
+   * | `HOLIDAY` | `date`, `name` (a public holiday of the schedule's `holidays` country, not among its `holidayExceptions`) |
+   * | `TIME_OFF` | `start`, `end` of the host's time off the meeting would overlap (POST /users/{uuid}/time-off) |
    * | `MEETING` | `meetingUuid`, `start`, `end` (another meeting overlaps) |
    * | `BUFFER` | `meetingUuid`, `start`, `end`, `bufferAfterMinutes` (of the earlier) / `bufferBeforeMinutes` (of the later): buffers overlap |
    * | `CALENDAR_EVENT` | `calendarUuid`, busy `from`/`to` (never a title) |
@@ -14441,6 +15656,8 @@ export interface operations {
            * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
            */
           team?: string;
+          /** @description The length to explain the start for. One of the topic's `durations` (400 at `/duration` otherwise); default its `durationMinutes`. */
+          duration?: number;
         };
       };
     };
@@ -14472,16 +15689,18 @@ export interface operations {
             /** @description Every reason that excludes the start, not just the first. */
             reasons: ({
                 /** @enum {string} */
-                code: "OUTSIDE_HOURS" | "DAY_OFF" | "MEETING" | "BUFFER" | "CALENDAR_EVENT" | "MINIMUM_NOTICE" | "BOOKING_WINDOW" | "DAILY_LIMIT" | "WEEKLY_LIMIT" | "MONTHLY_LIMIT" | "OFF_GRID" | "SEATS_FULL" | "HOST_INACTIVE";
+                code: "OUTSIDE_HOURS" | "DAY_OFF" | "HOLIDAY" | "TIME_OFF" | "MEETING" | "BUFFER" | "CALENDAR_EVENT" | "MINIMUM_NOTICE" | "BOOKING_WINDOW" | "DAILY_LIMIT" | "WEEKLY_LIMIT" | "MONTHLY_LIMIT" | "OFF_GRID" | "SEATS_FULL" | "HOST_INACTIVE";
                 /** @description One English sentence, times on the host’s clock in their zone. */
                 detail: string;
                 /** @description OUTSIDE_HOURS: the schedule whose hours apply, a uuid or "default". */
                 schedule?: string;
                 /**
                  * Format: date
-                 * @description OUTSIDE_HOURS, DAY_OFF: the host-local date of the start.
+                 * @description OUTSIDE_HOURS, DAY_OFF, HOLIDAY: the host-local date of the start.
                  */
                 date?: string;
+                /** @description HOLIDAY: the public holiday's name (English where the holiday library has it). */
+                name?: string;
                 /** @description OUTSIDE_HOURS: the host’s hours that local date (override or weekday), `HH:MM`. */
                 hours?: {
                     start: string;
@@ -14963,6 +16182,8 @@ export interface operations {
                  * @description An ISO 8601 UTC instant with milliseconds.
                  */
                 end: string;
+                /** @description The meeting's length, as chosen when booked (one of the topic's `durations`). */
+                durationMinutes: number;
                 /** @enum {string} */
                 status: "confirmed" | "pending_payment" | "expired" | "cancelled" | "pending_approval" | "declined";
                 /**
@@ -15003,6 +16224,8 @@ export interface operations {
                   lang: "en" | "pl";
                 };
                 note: string | null;
+                /** @description The participant's guests' e-mail addresses (`guests` of POST /schedule): attendees of the invitation, sent its confirmation, updates and cancellation. */
+                guests: string[];
                 priceVariant: string | null;
                 /** @description Any JSON object. At most 8 levels deep (the object itself is level 1), 100 keys per object or elements per array, 1000 values in all, keys of at most 200 characters on one line, and strings of at most 5000 characters without control characters other than tab and line breaks. */
                 form: {
@@ -15399,6 +16622,8 @@ export interface operations {
            * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
            */
           team?: string;
+          /** @description The length to offer slots for: slots, buffers, limits, seats and the grid apply to it. One of the topic's `durations` (400 at `/duration` otherwise); default its `durationMinutes`. */
+          duration?: number;
           /** @description Default: the current year in `timezone`. */
           year?: number;
         };
@@ -15655,12 +16880,18 @@ export interface operations {
            * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
            */
           priceVariant?: string;
-          /** @description Answers to the topic's questions, `{ "<key>": answer }`: a string for `text` (one line), `textarea` and `select` (one of its options), true or false for `checkbox`. A key that is no question of the topic, an answer of the wrong type or a required question unanswered is refused (400 at `/form/<key>`), and nothing is booked. */
+          /** @description A topic with `allowGuests`: e-mail addresses of people the participant brings, at most 10, each once and not the participant's own (else 400 at `/guests`). Each is an ATTENDEE of the invitation and gets the confirmation, reschedule and cancel messages, without the manage link; the host's e-mail lists them. */
+          guests?: string[];
+          /** @description The length booked, as the slots were calculated for (`duration` of POST /calculate-schedule); a price variant for that length is its price. One of the topic's `durations` (400 at `/duration` otherwise); default its `durationMinutes`. */
+          duration?: number;
+          /** @description Answers to the topic's questions, `{ "<key>": answer }`: a string for `text` (one line), `textarea`, `select` (one of its options), `email`, `phone` (E.164) and `date` (`YYYY-MM-DD`), true or false for `checkbox`, a number for `number`, an array of options for `multiselect`. A key that is no question of the topic, an answer of the wrong type, a required question unanswered, or an answer to a question whose `showIf` does not hold is refused (400 at `/form/<key>`), and nothing is booked. */
           form?: {
             [key: string]: unknown;
           };
           /** @description Honeypot: leave empty; bots fill it. A request with anything in it is refused (400 at /website) and nothing is stored. */
           website?: string;
+          /** @description The token of a single-use link (`/book/once/{token}`; the page sends it): books the link's topic even when it is not public, and uses the link up in the booking's own transaction. A link used, expired or unknown is 410 LINK_GONE; of two bookings through one link at once exactly one is made. */
+          singleUseToken?: string;
         };
       };
     };
@@ -16072,6 +17303,8 @@ export interface operations {
                * @description An ISO 8601 UTC instant with milliseconds.
                */
               end: string;
+              /** @description The meeting's length, as chosen when booked (one of the topic's `durations`). */
+              durationMinutes: number;
               /** @enum {string} */
               status: "confirmed" | "pending_payment" | "expired" | "cancelled" | "pending_approval" | "declined";
               /**
@@ -16112,6 +17345,8 @@ export interface operations {
                 lang: "en" | "pl";
               };
               note: string | null;
+              /** @description The participant's guests' e-mail addresses (`guests` of POST /schedule): attendees of the invitation, sent its confirmation, updates and cancellation. */
+              guests: string[];
               priceVariant: string | null;
               /** @description Any JSON object. At most 8 levels deep (the object itself is level 1), 100 keys per object or elements per array, 1000 values in all, keys of at most 200 characters on one line, and strings of at most 5000 characters without control characters other than tab and line breaks. */
               form: {
@@ -16326,6 +17561,8 @@ export interface operations {
              * @description An ISO 8601 UTC instant with milliseconds.
              */
             end: string;
+            /** @description The meeting's length, as chosen when booked (one of the topic's `durations`). */
+            durationMinutes: number;
             /** @enum {string} */
             status: "confirmed" | "pending_payment" | "expired" | "cancelled" | "pending_approval" | "declined";
             /**
@@ -16366,6 +17603,8 @@ export interface operations {
               lang: "en" | "pl";
             };
             note: string | null;
+            /** @description The participant's guests' e-mail addresses (`guests` of POST /schedule): attendees of the invitation, sent its confirmation, updates and cancellation. */
+            guests: string[];
             priceVariant: string | null;
             /** @description Any JSON object. At most 8 levels deep (the object itself is level 1), 100 keys per object or elements per array, 1000 values in all, keys of at most 200 characters on one line, and strings of at most 5000 characters without control characters other than tab and line breaks. */
             form: {
@@ -16607,6 +17846,8 @@ export interface operations {
              * @description An ISO 8601 UTC instant with milliseconds.
              */
             end: string;
+            /** @description The meeting's length, as chosen when booked (one of the topic's `durations`). */
+            durationMinutes: number;
             /** @enum {string} */
             status: "confirmed" | "pending_payment" | "expired" | "cancelled" | "pending_approval" | "declined";
             /**
@@ -16647,6 +17888,8 @@ export interface operations {
               lang: "en" | "pl";
             };
             note: string | null;
+            /** @description The participant's guests' e-mail addresses (`guests` of POST /schedule): attendees of the invitation, sent its confirmation, updates and cancellation. */
+            guests: string[];
             priceVariant: string | null;
             /** @description Any JSON object. At most 8 levels deep (the object itself is level 1), 100 keys per object or elements per array, 1000 values in all, keys of at most 200 characters on one line, and strings of at most 5000 characters without control characters other than tab and line breaks. */
             form: {

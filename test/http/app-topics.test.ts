@@ -71,6 +71,63 @@ for (const dialect of DIALECTS) {
       ...extra,
     });
 
+    it('edits the lengths to choose from, guests, number bounds and a conditional question, and reads them back unchanged', async () => {
+      const acme = await createTestAccount(t.ctx);
+      const browser = await signInToApp(t, acme.owner.email);
+      const blank = await browser.get('/app/topics/new');
+      expect(blank.body).toContain('Lengths to choose from (minutes)');
+      expect(blank.body).toContain('The participant may bring guests');
+      const csrf = csrfOf(blank.body);
+      const form = fullForm(csrf, {
+        durationMinutes: '30',
+        durations: '15, 60',
+        allowGuests: 'on',
+        seats: '1',
+        price: '',
+        'variant.0.name': '',
+        'variant.0.price': '',
+        'question.1.label': 'How many trees?',
+        'question.1.type': 'number',
+        'question.1.min': '1',
+        'question.1.max': '500',
+        'question.1.showIfKey': '',
+        'question.1.showIfEquals': '',
+      });
+      const created = await browser.post('/app/topics', form);
+      expect(created.statusCode, created.body.slice(0, 2000)).toBe(303);
+      const uuid = createdUuid(created.headers.location);
+      const read = async () => (await call(t.app, acme.apiKey, 'GET', `/api/v1/meeting-topics/${uuid}`)).json();
+      expect(await read()).toMatchObject({
+        durationMinutes: 30,
+        durations: [15, 30, 60],
+        allowGuests: true,
+        form: [
+          { key: 'q1', type: 'select', options: ['Small', 'Large'] },
+          { key: 'q2', label: 'How many trees?', type: 'number', min: 1, max: 500 },
+        ],
+      });
+      // Now that the first question is saved (key q1), the second may depend on it.
+      const page = await browser.get(`/app/topics/${uuid}`);
+      expect(page.body).toContain('<option value="q1">Garden size</option>');
+      const conditional = await browser.post(`/app/topics/${uuid}`, {
+        ...formValuesOf(page.body, 'class="topic-form"'),
+        op: 'save',
+        'question.1.showIfKey': 'q1',
+        'question.1.showIfEquals': 'Large',
+      });
+      expect(conditional.statusCode).toBe(303);
+      const topic = await read();
+      expect(topic.form[1]).toMatchObject({ showIf: { key: 'q1', equals: 'Large' } });
+      // Posting the page back as it is changes nothing.
+      const again = await browser.get(`/app/topics/${uuid}`);
+      expect((await browser.post(`/app/topics/${uuid}`, { ...formValuesOf(again.body, 'class="topic-form"'), op: 'save' })).statusCode).toBe(303);
+      expect(settingsOf(await read())).toEqual(settingsOf(topic));
+      // A value that is not one of the choices is refused beside its field.
+      const refused = await browser.post(`/app/topics/${uuid}`, { ...formValuesOf(again.body, 'class="topic-form"'), op: 'save', 'question.1.showIfEquals': 'Huge' });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.body).toContain('id="f-q1-showIfEquals-error">Enter an answer that question can have');
+    });
+
     it('saves every group of settings as the API shows them, and saving the page unchanged changes nothing', async () => {
       const acme = await createTestAccount(t.ctx);
       const schedule = (

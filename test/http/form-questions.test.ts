@@ -125,6 +125,63 @@ for (const dialect of DIALECTS) {
       expect((await book(slot, { company: 'Acme' }, 'old@example.com', old.uuid)).statusCode).toBe(201);
     });
 
+    it('takes e-mail, phone, number, multiselect and date answers, and a conditional question only when it applies', async () => {
+      const rich = await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', {
+        name: 'Rich',
+        durationMinutes: 30,
+        places: ['zoom'],
+        form: [
+          { key: 'kind', label: 'Who books?', type: 'select', options: ['person', 'company'], required: true },
+          { key: 'vat', label: 'VAT number', required: true, showIf: { key: 'kind', equals: 'company' } },
+          { key: 'billing', label: 'Billing e-mail', type: 'email' },
+          { key: 'mobile', label: 'Mobile', type: 'phone' },
+          { key: 'people', label: 'People', type: 'number', min: 1, max: 50 },
+          { key: 'topics', label: 'Topics', type: 'multiselect', options: ['pricing', 'security'] },
+          { key: 'from', label: 'Start date', type: 'date' },
+        ],
+      });
+      expect(rich.statusCode).toBe(201);
+      expect(rich.json().form[1]).toEqual({ key: 'vat', label: 'VAT number', required: true, type: 'text', showIf: { key: 'kind', equals: 'company' } });
+      expect(rich.json().form[4]).toEqual({ key: 'people', label: 'People', required: false, type: 'number', min: 1, max: 50 });
+      const create = (form: unknown) => call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Bad', durationMinutes: 30, form });
+      const topicPaths = async (form: unknown) => (expectProblem(await create(form), 400, 'VALIDATION_FAILED').errors ?? []).map((error) => error.path);
+      expect(await topicPaths([{ key: 'vat', label: 'VAT', showIf: { key: 'kind', equals: 'company' } }])).toEqual(['/form/0/showIf/key']);
+
+      const uuid = rich.json().uuid as string;
+      const [first, second] = await slots(uuid);
+      const email = 'rich@example.com';
+      const paths = async (form: unknown) => (expectProblem(await book(first!, form, email, uuid), 400, 'VALIDATION_FAILED').errors ?? []).map((error) => error.path).sort();
+      expect(await paths({ kind: 'person', vat: 'PL123' })).toEqual(['/form/vat']);
+      expect(await paths({ kind: 'company' })).toEqual(['/form/vat']);
+      expect(await paths({ kind: 'person', billing: 'nope', mobile: '601234567', people: 51, topics: ['hiring'], from: '2027-13-01' })).toEqual([
+        '/form/billing',
+        '/form/from',
+        '/form/mobile',
+        '/form/people',
+        '/form/topics',
+      ]);
+      expect(await meetingsOf(email)).toEqual([]);
+
+      const booked = await book(
+        first!,
+        { kind: 'company', vat: 'PL123', billing: 'ap@acme.test', mobile: '+48601234567', people: '7', topics: ['security', 'pricing'], from: '2027-02-01' },
+        email,
+        uuid,
+      );
+      expect(booked.statusCode).toBe(201);
+      expect(booked.json().meetings[0].form).toEqual({
+        kind: 'company',
+        vat: 'PL123',
+        billing: 'ap@acme.test',
+        mobile: '+48601234567',
+        people: 7,
+        topics: ['pricing', 'security'],
+        from: '2027-02-01',
+      });
+      // What a page without its script posts for the question it could not hide: blank, so accepted.
+      expect((await book(second!, { kind: 'person', vat: '' }, 'plain@example.com', uuid)).statusCode).toBe(201);
+    });
+
     it('the booking page asks each question as its type: a line, a text area, a choice, a checkbox', async () => {
       const page = await t.app.inject({ method: 'GET', url: `/book/${acme.owner.username}/${topic.uuid}?lang=en`, headers: { accept: 'text/html' } });
       expect(page.statusCode).toBe(200);

@@ -42,7 +42,9 @@ for (const dialect of DIALECTS) {
       t.clock.set('2027-01-04T06:00:00.000Z');
       const acme = await createTestAccount(t.ctx, { timezone: 'Europe/Warsaw', places: ['offline', 'phone-call'] });
       await call(t.app, acme.apiKey, 'PATCH', '/api/v1/account', { gateways: { p24: { merchantId: 1, posId: 1, apiKey: 'k', crc: 'c' } } });
-      const topic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Call', durationMinutes: 30, places: ['phone-call', 'offline'], form: FORM })).json();
+      const topic = (
+        await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Call', durationMinutes: 30, places: ['phone-call', 'offline'], form: FORM, allowGuests: true })
+      ).json();
       const paid = (
         await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Paid', durationMinutes: 30, places: ['offline'], price: { amount: 5_000, currency: 'PLN' } })
       ).json();
@@ -52,6 +54,8 @@ for (const dialect of DIALECTS) {
       const NAME = `Ala Nowakowska ${counter}x`;
       const PHONE = `+4860010${String(counter).padStart(4, '0')}`;
       const CRM = `lead-${counter}x`;
+      // A guest the participant brings: their address is the participant's data too.
+      const GUEST = `guest.of.ala.${counter}@example.com`;
       const book = async (start: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) => {
         const response = await call(
           t.app,
@@ -68,6 +72,7 @@ for (const dialect of DIALECTS) {
             note: 'Please call after nine',
             form: { company: 'Nowak Sp. z o.o.' },
             metadata: { crmId: CRM },
+            guests: [GUEST],
             meetingTopic: topic.uuid,
             timezone: 'Europe/Warsaw',
             ...extra,
@@ -77,7 +82,7 @@ for (const dialect of DIALECTS) {
         expect(response.statusCode).toBe(201);
         return response.json();
       };
-      return { acme, topic, paid, email, book, NAME, PHONE, CRM };
+      return { acme, topic, paid, email, book, NAME, PHONE, CRM, GUEST };
     };
 
     /** The messages written to one address so far (no SMTP in tests: one .eml file each). */
@@ -100,9 +105,9 @@ for (const dialect of DIALECTS) {
     };
 
     it('exports every meeting of the participant, whatever the case of the e-mail, with answers, metadata, payment and messages sent', async () => {
-      const { acme, paid, email, book, NAME, PHONE, CRM } = await setUp();
+      const { acme, paid, email, book, NAME, PHONE, CRM, GUEST } = await setUp();
       const first = (await book('2027-01-05T08:00:00.000Z', { email: email.toUpperCase() })).meetings[0];
-      const pending = await book('2027-01-06T08:00:00.000Z', { meetingTopic: paid.uuid, place: 'offline', gateway: 'p24', form: undefined });
+      const pending = await book('2027-01-06T08:00:00.000Z', { meetingTopic: paid.uuid, place: 'offline', gateway: 'p24', form: undefined, guests: undefined });
       const other = (await book('2027-01-05T09:00:00.000Z', { email: 'someone.else@example.com' })).meetings[0];
       await jobs.runOnce();
 
@@ -119,6 +124,7 @@ for (const dialect of DIALECTS) {
         note: 'Please call after nine',
         form: { company: 'Nowak Sp. z o.o.' },
         metadata: { crmId: CRM },
+        guests: [GUEST],
         payments: [],
       });
       // The confirmation went out by e-mail; the pending payment's e-mail carries its pay link.
@@ -143,7 +149,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('erases every meeting of the participant: a coming one cancelled first (slot freed, host told, participant not), no copy left, idempotent', async () => {
-      const { acme, topic, email, book, NAME, PHONE, CRM } = await setUp();
+      const { acme, topic, email, book, NAME, PHONE, CRM, GUEST } = await setUp();
       const hook = await call(t.app, acme.apiKey, 'POST', '/api/v1/webhooks', {
         url: `${receiver.url}/hooks-${counter}`,
         events: ['meeting.cancelled', 'meeting.scheduled', 'participant.erased'],
@@ -153,7 +159,9 @@ for (const dialect of DIALECTS) {
       const coming = (await book('2027-01-05T08:00:00.000Z', {}, { 'idempotency-key': `crm-${counter}` })).meetings[0];
       await jobs.runOnce();
       expect(messagesTo(email).filter((text) => text.includes('METHOD:REQUEST'))).toHaveLength(2);
+      expect(messagesTo(GUEST).filter((text) => text.includes('METHOD:REQUEST'))).toHaveLength(2);
       const before = await dump();
+      expect(before).toContain(GUEST);
       expect(before).toContain(email);
       expect(before).toContain(NAME.toLowerCase());
 
@@ -165,7 +173,7 @@ for (const dialect of DIALECTS) {
       expect(erased.json()).toEqual({ erased: 2 });
 
       const read = async (uuid: string) => (await call(t.app, acme.apiKey, 'GET', `/api/v1/meetings/${uuid}`)).json();
-      const blank = { participant: { name: '(erased)', email: null, phone: null }, note: null, form: {}, metadata: {}, invoice: null };
+      const blank = { participant: { name: '(erased)', email: null, phone: null }, note: null, form: {}, metadata: {}, invoice: null, guests: [] };
       expect(await read(past.uuid)).toMatchObject({
         ...blank,
         status: 'confirmed',
@@ -226,10 +234,12 @@ for (const dialect of DIALECTS) {
       expect(after).not.toContain(NAME.toLowerCase());
       expect(after).not.toContain(PHONE);
       expect(after).not.toContain(CRM.toLowerCase());
+      expect(after).not.toContain(GUEST);
+      expect(messagesTo(GUEST)).toEqual([]);
       // Nor the mail outbox (the .eml files written without SMTP): the participant's own messages, and the host's naming them, are gone.
       expect(messagesTo(email)).toEqual([]);
       const mailOutbox = fs.readdirSync(t.ctx.config.mail.outboxDir).map((file) => fs.readFileSync(path.join(t.ctx.config.mail.outboxDir, file), 'utf8'));
-      expect(mailOutbox.filter((text) => text.toLowerCase().includes(email) || text.includes(NAME) || text.includes(PHONE))).toEqual([]);
+      expect(mailOutbox.filter((text) => text.toLowerCase().includes(email) || text.includes(NAME) || text.includes(PHONE) || text.includes(GUEST))).toEqual([]);
 
       // Idempotent: nothing left to erase.
       expect((await call(t.app, acme.apiKey, 'POST', '/api/v1/participants/erase', { email })).json()).toEqual({ erased: 0 });

@@ -37,6 +37,7 @@ import * as retention from './0039-retention.js';
 import * as auditEvents from './0040-audit-events.js';
 import * as hostSetupSteps from './0041-host-setup-steps.js';
 import * as bookingLinkNames from './0042-booking-link-names.js';
+import * as bookingChoices from './0043-booking-choices.js';
 import * as timeOffAndSingleUseLinks from './0044-time-off-and-single-use-links.js';
 import * as brandingAndTopicWords from './0045-branding-and-topic-words.js';
 import * as retentionIndexes from './0046-retention-indexes.js';
@@ -81,6 +82,7 @@ export const migrations: Record<string, Migration> = {
   '0040-audit-events': auditEvents,
   '0041-host-setup-steps': hostSetupSteps,
   '0042-booking-link-names': bookingLinkNames,
+  '0043-booking-choices': bookingChoices,
   '0044-time-off-and-single-use-links': timeOffAndSingleUseLinks,
   '0045-branding-and-topic-words': brandingAndTopicWords,
   '0046-retention-indexes': retentionIndexes,

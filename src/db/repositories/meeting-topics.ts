@@ -16,6 +16,9 @@ export function topicRowToTopic(row: MeetingTopicRow, hosts: TopicHost[]): Meeti
     createdBy: row.created_by,
     name: row.name,
     durationMinutes: row.duration_minutes,
+    // Topics stored before 0043 have one length.
+    durations: storedDurations(row.durations, row.duration_minutes),
+    allowGuests: row.allow_guests === 1,
     slotIntervalMinutes: row.slot_interval_minutes,
     bufferBeforeMinutes: row.buffer_before_minutes,
     bufferAfterMinutes: row.buffer_after_minutes,
@@ -53,6 +56,11 @@ export function topicRowToTopic(row: MeetingTopicRow, hosts: TopicHost[]): Meeti
   };
 }
 
+function storedDurations(json: string | undefined, durationMinutes: number): number[] {
+  const parsed = JSON.parse(json ?? '[]') as number[];
+  return parsed.length > 0 ? parsed : [durationMinutes];
+}
+
 function topicToRow(topic: MeetingTopic) {
   return {
     id: topic.uuid,
@@ -61,6 +69,9 @@ function topicToRow(topic: MeetingTopic) {
     created_by: topic.createdBy,
     name: topic.name,
     duration_minutes: topic.durationMinutes,
+    // One length is stored as `[]`, as before 0043: the list says only what a choice adds.
+    durations: JSON.stringify(topic.durations.length > 1 ? topic.durations : []),
+    allow_guests: topic.allowGuests ? 1 : 0,
     slot_interval_minutes: topic.slotIntervalMinutes,
     buffer_before_minutes: topic.bufferBeforeMinutes,
     buffer_after_minutes: topic.bufferAfterMinutes,

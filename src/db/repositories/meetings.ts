@@ -79,6 +79,7 @@ function meetingRowToMeeting(row: MeetingRowWithHost): Meeting {
     noShow: row.no_show as NoShow | null,
     declineReason: row.decline_reason,
     erasedAt: row.erased_at,
+    guests: JSON.parse(row.guests ?? '[]') as string[],
   };
 }
 
@@ -128,6 +129,7 @@ function meetingToRow(meeting: Meeting) {
     cancelled_at: null,
     cancel_reason: null,
     booked_by_key_id: meeting.bookedByKeyUuid,
+    guests: JSON.stringify(meeting.guests ?? []),
     no_show: meeting.noShow,
     decline_reason: meeting.declineReason,
     collective: (meeting.coHosts ?? []).length > 0 ? 1 : 0,
@@ -613,6 +615,8 @@ export async function writeErasedMeetings(db: DbOrTrx, erased: readonly Meeting[
       form: '{}',
       metadata: '{}',
       invoice: null,
+      // The guests' addresses are the participant's data too: they brought them.
+      guests: '[]',
       erased_at: now,
     })
     .where('id', 'in', uuids)

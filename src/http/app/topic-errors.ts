@@ -19,6 +19,7 @@ export interface ShownError {
 }
 
 const SCALAR_IDS = new Set<string>(['name', 'description', 'slug', 'confirmationMessage', ...NUMBER_FIELDS, 'schedule', 'price', 'currency']);
+const QUESTION_PARTS: Readonly<Record<string, string>> = { type: 'type', options: 'options', min: 'min', max: 'max', showIf: 'showIfEquals' };
 
 function unescapePointer(segment: string): string {
   return segment.replaceAll('~1', '/').replaceAll('~0', '~');
@@ -48,7 +49,9 @@ export function fieldIdOf(path: string, origins: RowOrigins, members: readonly s
       return `f-r${row(origins.reminders)}-${third === 'channel' || third === 'to' ? third : 'minutesBefore'}`;
     case 'form':
       if (second === undefined || !/^\d+$/.test(second)) return null;
-      return `f-q${row(origins.questions)}-${third === 'type' || third === 'options' ? third : 'label'}`;
+      return `f-q${row(origins.questions)}-${(third !== undefined && QUESTION_PARTS[third]) || 'label'}`;
+    case 'durations':
+      return 'f-durations';
     case 'hosts':
     case 'allTeamMembers':
     case 'hostWeights':
@@ -84,7 +87,7 @@ const MESSAGES: readonly [RegExp, (t: TopicStrings, match: RegExpExecArray) => s
   [/^must be an amount|^must be a non-negative integer in minor units/, (t) => t.err_amount],
   [/^must list at least one choice/, (t) => t.err_needsChoices],
   [/^must list at most (\d+) choices/, (t, m) => t.err_tooManyChoices(m[1]!)],
-  [/^is only for select questions/, (t) => t.err_choicesOnlyForChoice],
+  [/^is only for select (?:and multiselect )?questions/, (t) => t.err_choicesOnlyForChoice],
   [/^sms reminders are not configured/, (t) => t.err_smsNotConfigured],
   [/^must have at most (\d+) reminders/, (t, m) => t.err_tooManyReminders(m[1]!)],
   [/^is not a schedule of/, (t) => t.err_notOwnSchedule],
@@ -98,6 +101,14 @@ const MESSAGES: readonly [RegExp, (t: TopicStrings, match: RegExpExecArray) => s
   [/^must be 1 to (\d+) characters/, (t, m) => t.err_tooLong(m[1]!)],
   [/^must not look like a uuid/, (t) => t.err_slugUuid],
   [/^is already used by another topic/, (t) => t.err_slugTaken],
+  [/^must list (\d+) to (\d+) lengths/, (t, m) => t.err_durationsCount(m[1]!, m[2]!)],
+  [/^must include durationMinutes/, (t) => t.err_durationsIncludeDefault],
+  [/^must be one of the topic's durations/, (t) => t.err_variantLength],
+  [/^must be a number/, (t) => t.err_number],
+  [/^must not be less than min/, (t) => t.err_maxBelowMin],
+  [/^is only for number questions/, (t) => t.err_boundsOnlyForNumber],
+  [/^must be the key of an earlier question/, (t) => t.err_showIfEarlier],
+  [/\(an answer to [^)]*\)$/, (t) => t.err_showIfValue],
 ];
 
 export function plainMessage(lang: Lang, error: FieldError): string {

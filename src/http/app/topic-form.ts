@@ -65,6 +65,8 @@ export const TopicFormSchema = formSchema(
     currency: OptionalField,
     public: Checkbox,
     slug: OptionalField,
+    durations: OptionalField,
+    allowGuests: Checkbox,
     allTeamMembers: Checkbox,
     hosts: RepeatedField,
     assignment: OptionalField,
@@ -73,7 +75,7 @@ export const TopicFormSchema = formSchema(
     patternProperties: {
       [`^placeDetails\\.(${PLACES.join('|')})$`]: TextField,
       [`^reminder\\.${ROW}\\.(minutesBefore|channel|to)$`]: TextField,
-      [`^question\\.${ROW}\\.(key|label|type|options)$`]: TextField,
+      [`^question\\.${ROW}\\.(key|label|type|options|min|max|showIfKey|showIfEquals)$`]: TextField,
       [`^question\\.${ROW}\\.required$`]: Checkbox,
       [`^variant\\.${ROW}\\.(uuid|name|price)$`]: TextField,
       '^(weight|hostSchedule)\\..{1,120}$': TextField,
@@ -94,6 +96,12 @@ export interface QuestionRow {
   required: boolean;
   /** One choice per line. */
   options: string;
+  /** A number question's bounds, as typed ('' for none). */
+  min: string;
+  max: string;
+  /** The earlier question (its key) this one depends on, '' for none, and the answer that shows it. */
+  showIfKey: string;
+  showIfEquals: string;
 }
 export interface VariantRow {
   /** '' for a new variant. */
@@ -124,6 +132,9 @@ export interface TopicForm {
   public: boolean;
   /** The booking link's readable last part; '' for none. */
   slug: string;
+  /** The lengths offered besides durationMinutes, as typed: minutes separated by commas ('' for one length). */
+  durations: string;
+  allowGuests: boolean;
   // Team topics
   allTeamMembers: boolean;
   hosts: string[];
@@ -156,6 +167,8 @@ export function newTopicForm(places: readonly Place[], team: string | null): Top
     variants: [],
     public: true,
     slug: '',
+    durations: '',
+    allowGuests: false,
     allTeamMembers: team !== null,
     hosts: [],
     assignment: 'round-robin',
@@ -186,12 +199,18 @@ export function toTopicForm(topic: MeetingTopic): TopicForm {
       type: question.type,
       required: question.required,
       options: (question.options ?? []).join('\n'),
+      min: question.min === undefined ? '' : String(question.min),
+      max: question.max === undefined ? '' : String(question.max),
+      showIfKey: question.showIf?.key ?? '',
+      showIfEquals: question.showIf === undefined ? '' : String(question.showIf.equals),
     })),
     price: topic.price ? formatMinorUnits(topic.price.amount, topic.price.currency) : '',
     currency,
     variants: topic.priceVariants.map((variant) => ({ uuid: variant.uuid, name: variant.name, price: formatMinorUnits(variant.price.amount, variant.price.currency) })),
     public: topic.public,
     slug: topic.slug ?? '',
+    durations: topic.durations.length > 1 ? topic.durations.join(', ') : '',
+    allowGuests: topic.allowGuests,
     allTeamMembers: topic.allTeamMembers,
     hosts: topic.hosts.map((host) => host.username),
     assignment: topic.assignment,
@@ -238,18 +257,24 @@ export function readTopicForm(body: FormBody, team: string | null): TopicForm {
     requiresApproval: field(body, 'requiresApproval') === 'on',
     schedule: field(body, 'schedule').trim(),
     reminders: rows(body, 'reminder', ['minutesBefore', 'channel', 'to']).map((row) => ({ minutesBefore: row.minutesBefore!.trim(), channel: row.channel!, to: row.to! })),
-    questions: rows(body, 'question', ['key', 'label', 'type', 'required', 'options']).map((row) => ({
+    questions: rows(body, 'question', ['key', 'label', 'type', 'required', 'options', 'min', 'max', 'showIfKey', 'showIfEquals']).map((row) => ({
       key: row.key!.trim(),
       label: row.label!.trim(),
       type: row.type!,
       required: row.required === 'on',
       options: row.options!,
+      min: row.min!.trim(),
+      max: row.max!.trim(),
+      showIfKey: row.showIfKey!.trim(),
+      showIfEquals: row.showIfEquals!.trim(),
     })),
     price: field(body, 'price').trim(),
     currency: field(body, 'currency').trim().toUpperCase(),
     variants: rows(body, 'variant', ['uuid', 'name', 'price']).map((row) => ({ uuid: row.uuid!.trim(), name: row.name!.trim(), price: row.price!.trim() })),
     public: field(body, 'public') === 'on',
     slug: field(body, 'slug').trim(),
+    durations: field(body, 'durations').trim(),
+    allowGuests: field(body, 'allowGuests') === 'on',
     allTeamMembers: field(body, 'allTeamMembers') === 'on',
     hosts: fields(body, 'hosts'),
     assignment: (ASSIGNMENTS as readonly string[]).includes(assignment) ? (assignment as Assignment) : 'round-robin',
@@ -268,7 +293,7 @@ export function applyTopicOp(form: TopicForm, op: string): TopicForm | null {
     case 'remove-reminder':
       return { ...form, reminders: without(form.reminders) };
     case 'add-question':
-      return { ...form, questions: [...form.questions, { key: '', label: '', type: 'text', required: false, options: '' }] };
+      return { ...form, questions: [...form.questions, { key: '', label: '', type: 'text', required: false, options: '', min: '', max: '', showIfKey: '', showIfEquals: '' }] };
     case 'remove-question':
       return { ...form, questions: without(form.questions) };
     case 'add-variant':
@@ -360,7 +385,8 @@ export function topicInputOf(form: TopicForm, members: readonly string[]): Creat
   const questionRows = form.questions.filter((row) => !isBlankQuestion(row));
   const used = new Set(questionRows.map((row) => row.key).filter((key) => key !== ''));
   let next = 1;
-  const questions: FormFieldInput[] = questionRows.map((row) => {
+  const showIfRows: { question: FormFieldInput; key: string; equals: string }[] = [];
+  const questions: FormFieldInput[] = questionRows.map((row, index) => {
     let key = row.key;
     if (key === '' || !/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(key)) {
       while (used.has(`q${next}`)) next += 1;
@@ -372,8 +398,34 @@ export function topicInputOf(form: TopicForm, members: readonly string[]): Creat
       .map((line) => line.trim())
       .filter((line) => line !== '');
     const type = (FORM_FIELD_TYPES as readonly string[]).includes(row.type) ? (row.type as FormFieldType) : 'text';
-    return { key, label: row.label, required: row.required, type, ...(options.length > 0 ? { options } : {}) };
+    const question: FormFieldInput = { key, label: row.label, required: row.required, type, ...(options.length > 0 ? { options } : {}) };
+    const bound = (value: string, name: 'min' | 'max') => {
+      if (value === '') return;
+      if (/^-?\d+(\.\d+)?$/.test(value.replace(',', '.'))) question[name] = Number(value.replace(',', '.'));
+      else errors.push({ path: `/form/${index}/${name}`, message: 'must be a number' });
+    };
+    bound(row.min, 'min');
+    bound(row.max, 'max');
+    if (row.showIfKey !== '') showIfRows.push({ question, key: row.showIfKey, equals: row.showIfEquals });
+    return question;
   });
+  // The value that shows a conditional question, read as the type of the question it names (a tick box's `true`, a number).
+  for (const { question, key, equals } of showIfRows) {
+    const target = questions.find((other) => other.key === key);
+    const value =
+      target?.type === 'checkbox'
+        ? ['true', 'on', 'yes', 'tak'].includes(equals.toLowerCase())
+        : target?.type === 'number' && equals !== ''
+          ? Number(equals.replace(',', '.'))
+          : equals;
+    question.showIf = { key, equals: value };
+  }
+  // The lengths offered: the form's list, with the default length always among them.
+  const durations = form.durations
+    .split(/[\s,;]+/)
+    .filter((part) => part !== '')
+    .map((part) => wholeNumber(part, '/durations'));
+  if (durations.length > 0 && numbers.durationMinutes !== null && !durations.includes(numbers.durationMinutes)) durations.push(numbers.durationMinutes);
 
   if (errors.length > 0) throw new ValidationError(errors);
   const input: CreateTopicInput & UpdateTopicInput = {
@@ -403,6 +455,8 @@ export function topicInputOf(form: TopicForm, members: readonly string[]): Creat
     priceVariants,
     public: form.public,
     slug: form.slug === '' ? null : form.slug,
+    durations: durations.length > 0 ? durations : numbers.durationMinutes !== null ? [numbers.durationMinutes] : undefined,
+    allowGuests: form.allowGuests,
   };
   if (form.team === null) {
     input.schedule = form.schedule === '' ? null : form.schedule;

@@ -106,6 +106,7 @@ ${(() => {
   return html`<div class="field"><label for="f-confirmationMessage">${s.confirmationMessage}</label><textarea id="f-confirmationMessage" name="confirmationMessage" rows="3" maxlength="2000"${described('f-confirmationMessage', true)}>${form.confirmationMessage}</textarea>${hintOf('f-confirmationMessage', s.confirmationMessageHint)}${errorOf('f-confirmationMessage')}</div>`;
 })()}
 ${numberField('durationMinutes', t.duration, TOPIC_LIMITS.durationMinutes)}
+${textField('f-durations', 'durations', s.durations, form.durations, html` inputmode="numeric" maxlength="40"`, s.durationsHint)}
 ${view.teamName ? html`<p>${s.teamOf(view.teamName)}</p>` : ''}
 ${checkbox('public', t.public, form.public)}
 ${textField('f-slug', 'slug', s.slug, form.slug, html` maxlength="60" spellcheck="false" autocapitalize="none" autocomplete="off"`, s.slugHint('intro-call'))}`,
@@ -124,7 +125,8 @@ ${view.accountPlaces.map((place) =>
     html` maxlength="500"${place === 'phone-call' ? html` inputmode="tel"` : place === 'offline' ? '' : html` inputmode="url"`}`,
   ),
 )}
-${checkbox('phoneRequired', s.phoneRequired, form.phoneRequired)}`,
+${checkbox('phoneRequired', s.phoneRequired, form.phoneRequired)}
+${checkbox('allowGuests', s.allowGuests, form.allowGuests)}`,
     'f-places',
   );
 
@@ -201,6 +203,17 @@ ${select(
   FORM_FIELD_TYPES.map((type) => [type, typeLabel(type)] as const),
 )}
 ${checkbox(`question.${i}.required`, s.questionRequired(i + 1), row.required, 'on', `${id}-required`)}
+${textField(`${id}-min`, `question.${i}.min`, s.questionMin(i + 1), row.min, html` inputmode="decimal" maxlength="20"`)}
+${textField(`${id}-max`, `question.${i}.max`, s.questionMax(i + 1), row.max, html` inputmode="decimal" maxlength="20"`)}
+${select(`${id}-showIfKey`, `question.${i}.showIfKey`, s.questionShowIf(i + 1), row.showIfKey, [
+  ['', s.showIfAlways] as const,
+  // Only an earlier, saved question (it has its key): a condition never points forward.
+  ...form.questions
+    .slice(0, i)
+    .filter((earlier) => earlier.key !== '')
+    .map((earlier) => [earlier.key, earlier.label] as const),
+])}
+${textField(`${id}-showIfEquals`, `question.${i}.showIfEquals`, s.questionShowIfEquals(i + 1), row.showIfEquals, html` maxlength="200"`, s.showIfHint)}
 <div class="field"><label for="${id}-options">${s.questionOptions(i + 1)}</label><textarea id="${id}-options" name="question.${i}.options" rows="2"${described(`${id}-options`, false)}>${row.options}</textarea>${errorOf(`${id}-options`)}</div>
 ${rowButton(`remove-question:${i}`, t.remove, `${id}-label`)}
 </div>`;

@@ -49,7 +49,7 @@ export interface TopicListView {
   locale: FormatLocale;
   hostName: string;
   accountName: string;
-  topics: { url: string; name: string; description: string; durationMinutes: number; price: Money | null; priceVariants: PriceVariant[] }[];
+  topics: { url: string; name: string; description: string; durationMinutes: number; durations?: number[]; price: Money | null; priceVariants: PriceVariant[] }[];
   stylesheet: string;
   branding?: PageBranding | null | undefined;
 }
@@ -64,10 +64,17 @@ function priceLabel(topic: Pick<PublicTopic, 'price' | 'priceVariants'>, locale:
   return `${same ? '' : `${t.from} `}${formatMoney(lowest.amount, lowest.currency, locale)}`;
 }
 
-function facts(topic: Pick<PublicTopic, 'durationMinutes' | 'price' | 'priceVariants'> & { places?: Place[] }, lang: Lang, locale: FormatLocale, t: Strings): SafeHtml {
+function facts(
+  topic: Pick<PublicTopic, 'durationMinutes' | 'price' | 'priceVariants'> & { places?: Place[]; durations?: number[] },
+  lang: Lang,
+  locale: FormatLocale,
+  t: Strings,
+): SafeHtml {
   const price = priceLabel(topic, locale, t);
+  // Several lengths read as "15 / 30 / 60 min".
+  const lengths = topic.durations && topic.durations.length > 1 ? topic.durations.join(' / ') : String(topic.durationMinutes);
   return html`<ul class="facts">
-<li>${topic.durationMinutes} ${t.minutes}</li>
+<li>${lengths} ${t.minutes}</li>
 ${topic.places ? html`<li>${topic.places.map((place) => PLACE_LABELS[lang][place]).join(' · ')}</li>` : ''}
 <li>${price ?? t.free}</li>
 </ul>`;
@@ -98,11 +105,42 @@ function textField(
   return html`<div class="field"><label for="${id}">${label}${mark}</label>${control}<p class="field-error" id="${id}-error"></p></div>`;
 }
 
-/** A topic's question as its type asks: a line, a text area, a choice of options, a checkbox (named `form.<key>`). */
-function questionField(field: FormField, t: Strings, optionLabels?: readonly string[]): SafeHtml {
+/**
+ * A question that applies only when an earlier answer has a value: the field says so in a
+ * hint (the page without its script shows every question), and the script hides it until it
+ * applies. The server decides in the end (form.ts applicableQuestions).
+ */
+function conditional(field: FormField, all: readonly FormField[], t: Strings, control: SafeHtml): SafeHtml {
+  if (!field.showIf) return control;
+  const target = all.find((other) => other.key === field.showIf!.key);
+  const equals = field.showIf.equals;
+  const value = typeof equals === 'boolean' ? (equals ? t.yes : t.no) : String(equals);
+  const hint = t.showIfHint.replace('{question}', target?.label ?? field.showIf.key).replace('{value}', value);
+  return html`<div class="conditional" data-show-if-key="${field.showIf.key}" data-show-if-equals="${JSON.stringify(equals)}">${control}<p class="hint show-if-hint">${hint}</p></div>`;
+}
+
+/** A topic's question as its type asks: a line, a text area, a choice of options, a checkbox, an address, a number, a date (named `form.<key>`). */
+function questionField(field: FormField, t: Strings, all: readonly FormField[] = [], optionLabels?: readonly string[]): SafeHtml {
+  return conditional(field, all, t, questionControl(field, t, optionLabels));
+}
+
+function questionControl(field: FormField, t: Strings, optionLabels?: readonly string[]): SafeHtml {
   const name = `form.${field.key}`;
   const id = `f-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
   const type = field.type ?? 'text';
+  if (type === 'email') return textField(name, field.label, t, { type: 'email', required: field.required, maxLength: 320, autocomplete: 'off' });
+  if (type === 'phone') return textField(name, field.label, t, { type: 'tel', required: field.required, maxLength: 16 });
+  if (type === 'date') return textField(name, field.label, t, { type: 'date', required: field.required, maxLength: 10 });
+  if (type === 'number') {
+    const bounds = html`${field.min !== undefined ? html` min="${String(field.min)}"` : ''}${field.max !== undefined ? html` max="${String(field.max)}"` : ''}`;
+    return html`<div class="field"><label for="${id}">${field.label}${optionalMark(field.required, t)}</label><input id="${id}" name="${name}" type="number" step="any" inputmode="decimal"${bounds} ${field.required ? html`required` : ''} aria-describedby="${id}-error"><p class="field-error" id="${id}-error"></p></div>`;
+  }
+  if (type === 'multiselect') {
+    // A group of tick boxes under one name: the script sends the ticked ones as an array.
+    return html`<fieldset class="choices" id="${id}" data-multi="${name}" aria-describedby="${id}-error"><legend>${field.label}${optionalMark(field.required, t)}</legend>
+${(field.options ?? []).map((option) => html`<label class="choice"><input type="checkbox" name="${name}" value="${option}"> <span>${option}</span></label>`)}
+<p class="field-error" id="${id}-error"></p></fieldset>`;
+  }
   if (type === 'textarea') return textField(name, field.label, t, { required: field.required, multiline: true, maxLength: 5000 });
   if (type === 'select') {
     const control = html`<select id="${id}" name="${name}" ${field.required ? html`required` : ''} aria-describedby="${id}-error"><option value="">—</option>${(field.options ?? []).map((option, index) => html`<option value="${option}">${optionLabels?.[index] ?? option}</option>`)}</select>`;
@@ -174,6 +212,7 @@ export function renderBookingPage(view: BookingPageView): SafeHtml {
     // A topic that requires a phone keeps it required whatever the place.
     phoneCallNeedsNumber: !topic.phoneRequired && (view.phoneCallNeedsNumber ?? false),
     totals,
+    durationMinutes: topic.durationMinutes,
   };
   const body = html`<main id="booking" class="page${view.embedOrigin ? ' embedded' : ''}" data-config="${JSON.stringify(config)}">
 ${view.embedOrigin ? '' : langSwitch(lang, t)}
@@ -186,6 +225,13 @@ ${topic.description ? html`<p class="description">${topic.description}</p>` : ''
 <noscript><p class="notice">${t.noscript}</p></noscript>
 <div id="alert" class="alert" role="alert" aria-live="assertive"></div>
 <section id="step-time" class="step" aria-labelledby="h-day">
+${
+  topic.durations.length > 1
+    ? html`<fieldset class="choices durations" id="durations"><legend>${t.duration}</legend>
+${topic.durations.map((minutes) => html`<label class="choice"><input type="radio" name="duration" value="${String(minutes)}" ${minutes === topic.durationMinutes ? html`checked` : ''}> <span>${String(minutes)} ${t.minutes}</span></label>`)}
+</fieldset>`
+    : ''
+}
 ${calendarMarkup(t, {
   heading: html`<h2 id="h-day">${t.chooseDay}</h2>
 `,
@@ -224,7 +270,12 @@ ${choiceGroup(
 )}
 <p class="hint" id="place-note" hidden></p>
 ${topic.priceVariants.length > 0 ? choiceGroup('priceVariant', t.priceVariant, priceOptions) : ''}
-${topic.form.map((field) => questionField(field, t, view.optionLabels?.[field.key]))}
+${topic.form.map((field) => questionField(field, t, topic.form, view.optionLabels?.[field.key]))}
+${
+  topic.allowGuests
+    ? html`<div class="field"><label for="f-guests">${t.guests}${optionalMark(false, t)}</label><textarea id="f-guests" name="guests" rows="2" maxlength="3300" autocomplete="off" aria-describedby="f-guests-hint f-guests-error"></textarea><p class="hint" id="f-guests-hint">${t.guestsHint}</p><p class="field-error" id="f-guests-error"></p></div>`
+    : ''
+}
 ${textField('note', t.note, t, { multiline: true })}
 ${
   paid

@@ -70,6 +70,7 @@ export function renderBookingSummary(view: ManagePageView): SafeHtml {
   return html`<div id="booking-summary">
 <dl class="summary">
 <dt>${t.when}</dt><dd id="when" data-start="${view.start}" data-end="${view.end}" data-zone="${view.timezone}">${formatRange(view.start, view.end, view.timezone, view.locale)}</dd>
+<dt>${t.duration}</dt><dd id="duration">${String(Math.round((view.end - view.start) / 60_000))} ${t.minutes}</dd>
 <dt>${t.timezone}</dt><dd>${view.timezone.replace(/_/g, ' ')}</dd>
 <dt>${t.with}</dt><dd id="host">${view.hostName}</dd>
 <dt>${t.place}</dt><dd id="place">${placeDetails(view, t)}</dd>

@@ -15,6 +15,8 @@ export function topicToJson(topic: MeetingTopic) {
     uuid: topic.uuid,
     name: topic.name,
     durationMinutes: topic.durationMinutes,
+    durations: topic.durations,
+    allowGuests: topic.allowGuests,
     slotIntervalMinutes: topic.slotIntervalMinutes,
     bufferBeforeMinutes: topic.bufferBeforeMinutes,
     bufferAfterMinutes: topic.bufferAfterMinutes,

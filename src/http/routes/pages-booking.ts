@@ -160,6 +160,7 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
             name: words.name,
             description: words.description,
             durationMinutes: topic.durationMinutes,
+            durations: topic.durations,
             price: topic.price,
             priceVariants: topic.priceVariants,
           };

@@ -1,3 +1,4 @@
+import { TOPIC_LIMITS } from '../../domain/meeting-topic.js';
 import { Type } from 'typebox';
 import { Nullable, SingleLine, StringEnum, Timestamp, TimeZone, UtcInstant, Uuid } from './common.js';
 
@@ -26,6 +27,13 @@ export const ExplainScheduleBodySchema = Type.Object(
     meetingTopic: Uuid,
     start: UtcInstant('The start to explain.'),
     team: Type.Optional(Uuid),
+    duration: Type.Optional(
+      Type.Integer({
+        minimum: TOPIC_LIMITS.durationMinutes[0],
+        maximum: TOPIC_LIMITS.durationMinutes[1],
+        description: "The length to explain the start for. One of the topic's `durations` (400 at `/duration` otherwise); default its `durationMinutes`.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -25,6 +25,20 @@ const ReminderSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const FormShowIfSchema = Type.Object(
+  {
+    key: Type.String({ description: 'The key of an earlier question.' }),
+    equals: Type.Union([SingleLine({ maxLength: FORM_LIMITS.optionLength }), Type.Number(), Type.Boolean()], {
+      description: "The answer that makes this question apply (for a multiselect: one of the choices ticked); an answer of that question's type.",
+    }),
+  },
+  {
+    additionalProperties: false,
+    description: 'Asked only when the earlier question `key` applies and its answer equals `equals`. Otherwise the question is not required, and an answer to it is refused (400).',
+    examples: [{ key: 'size', equals: '51+' }],
+  },
+);
+
 export const MoneySchema = Type.Object(
   {
     amount: Type.Integer({
@@ -84,7 +98,24 @@ const TopicTranslationsSchema = Type.Record(Type.String({ pattern: '^[a-z]{2}$' 
 
 const settingsProperties = {
   name: NonBlankLine({ maxLength: 200 }),
-  durationMinutes: minutes(TOPIC_LIMITS.durationMinutes, 'Length of the meeting.'),
+  durationMinutes: minutes(TOPIC_LIMITS.durationMinutes, 'Length of the meeting; with `durations`, the default length.'),
+  durations: Type.Optional(
+    Type.Array(minutes(TOPIC_LIMITS.durationMinutes, 'A length in minutes.'), {
+      minItems: TOPIC_LIMITS.durations[0],
+      maxItems: TOPIC_LIMITS.durations[1],
+      description:
+        'The lengths a participant may choose, e.g. `[15, 30, 60]`: `durationMinutes` must be among them (the default). POST /calculate-schedule, POST /schedule and ' +
+        'POST /explain-schedule take `duration`; slots, buffers, limits, seats and the grid then apply to that length, and a price variant with that ' +
+        '`durationMinutes` is its price. Default `[durationMinutes]`; a topic of one length follows a changed `durationMinutes`.',
+      examples: [[15, 30, 60]],
+    }),
+  ),
+  allowGuests: Type.Optional(
+    Type.Boolean({
+      description:
+        'A booking may name up to 10 `guests` (e-mail addresses): each is an ATTENDEE of the invitation and gets the confirmation, reschedule and cancel messages (not the manage link). Default false.',
+    }),
+  ),
   slotIntervalMinutes: Type.Optional(minutes(TOPIC_LIMITS.slotIntervalMinutes, 'Grid of start times from the start of each availability interval. Default: durationMinutes.')),
   bufferBeforeMinutes: Type.Optional(minutes(TOPIC_LIMITS.bufferMinutes, 'Time kept free before the meeting. Default 0.')),
   bufferAfterMinutes: Type.Optional(minutes(TOPIC_LIMITS.bufferMinutes, 'Time kept free after the meeting. Default 0.')),
@@ -189,10 +220,26 @@ const settingsProperties = {
   ),
   price: Type.Optional(Nullable(MoneySchema)),
   priceVariants: Type.Optional(
-    Type.Array(Type.Object({ uuid: Type.Optional(Uuid), name: NonBlankLine({ maxLength: 200 }), price: MoneySchema }, { additionalProperties: false }), {
-      maxItems: 20,
-      description: 'Each gets a uuid; send an existing uuid back on update to keep it.',
-    }),
+    Type.Array(
+      Type.Object(
+        {
+          uuid: Type.Optional(Uuid),
+          name: NonBlankLine({ maxLength: 200 }),
+          price: MoneySchema,
+          durationMinutes: Type.Optional(
+            minutes(
+              TOPIC_LIMITS.durationMinutes,
+              "A price per length: one of the topic's `durations`. A booking of that `duration` without a `priceVariant` pays this variant's price; a booking naming a variant of another length is refused (400 at `/priceVariant`).",
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      {
+        maxItems: 20,
+        description: 'Each gets a uuid; send an existing uuid back on update to keep it.',
+      },
+    ),
   ),
   form: Type.Optional(
     Type.Array(
@@ -200,21 +247,26 @@ const settingsProperties = {
         {
           key: Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_-]{0,63}$' }),
           label: NonBlankLine({ maxLength: 200, description: 'The question as the participant sees it.' }),
-          required: Type.Optional(Type.Boolean({ description: 'Default false. A required checkbox must be ticked (true).' })),
+          required: Type.Optional(Type.Boolean({ description: 'Default false. A required checkbox must be ticked (true); a required multiselect needs one choice.' })),
           type: Type.Optional(
             StringEnum(FORM_FIELD_TYPES, {
               description:
                 `Default \`text\`. The answer in \`form\` when booking: \`text\` one line (at most ${FORM_LIMITS.textAnswer} characters), ` +
-                `\`textarea\` may span lines (at most ${FORM_LIMITS.textareaAnswer}), \`select\` one of \`options\` exactly, \`checkbox\` true or false.`,
+                `\`textarea\` may span lines (at most ${FORM_LIMITS.textareaAnswer}), \`select\` one of \`options\` exactly, \`checkbox\` true or false, ` +
+                '`email` an e-mail address, `phone` E.164 (`+48601234567`), `number` a number within `min`..`max` (a numeric string is read as one), ' +
+                '`multiselect` an array of distinct `options` (stored in the order of the options), `date` `YYYY-MM-DD`.',
             }),
           ),
           options: Type.Optional(
             Type.Array(NonBlankLine({ maxLength: FORM_LIMITS.optionLength }), {
               minItems: 1,
               maxItems: FORM_LIMITS.options,
-              description: '`select` only (and required for it): the choices, in the order shown, no duplicates.',
+              description: '`select` and `multiselect` only (and required for them): the choices, in the order shown, no duplicates.',
             }),
           ),
+          min: Type.Optional(Type.Number({ description: '`number` only: the smallest answer taken.' })),
+          max: Type.Optional(Type.Number({ description: '`number` only: the largest answer taken (not less than `min`).' })),
+          showIf: Type.Optional(FormShowIfSchema),
         },
         { additionalProperties: false },
       ),
@@ -222,7 +274,7 @@ const settingsProperties = {
         maxItems: 30,
         description:
           'Questions the participant answers in `form` when booking (`{ "<key>": answer }`). A booking is refused (400, path `/form/<key>`) for a key ' +
-          "that is no question, an answer that does not fit its type, or a required question left unanswered. The host's e-mail lists the answers.",
+          "that is no question, an answer that does not fit its type, a required question left unanswered, or an answer to a question whose `showIf` does not hold. The host's e-mail lists the answers.",
       },
     ),
   ),
@@ -274,7 +326,9 @@ export const MeetingTopicSchema = Type.Object(
   {
     uuid: Uuid,
     name: Type.String(),
-    durationMinutes: Type.Integer(),
+    durationMinutes: Type.Integer({ description: 'The default length.' }),
+    durations: Type.Array(Type.Integer(), { description: 'The lengths a participant may choose, ascending; `durationMinutes` among them.' }),
+    allowGuests: Type.Boolean({ description: 'A booking may name guests.' }),
     slotIntervalMinutes: Type.Integer(),
     bufferBeforeMinutes: Type.Integer(),
     bufferAfterMinutes: Type.Integer(),
@@ -294,14 +348,19 @@ export const MeetingTopicSchema = Type.Object(
     assignment: StringEnum(ASSIGNMENTS, { description: '`round-robin`: each meeting has one host; `collective` (team topics): each meeting holds every host.' }),
     reminders: Type.Array(ReminderSchema, { description: 'Reminders before each confirmed meeting.' }),
     price: Nullable(MoneySchema),
-    priceVariants: Type.Array(Type.Object({ uuid: Uuid, name: Type.String(), price: MoneySchema })),
+    priceVariants: Type.Array(
+      Type.Object({ uuid: Uuid, name: Type.String(), price: MoneySchema, durationMinutes: Type.Optional(Type.Integer({ description: 'The length this price is for.' })) }),
+    ),
     form: Type.Array(
       Type.Object({
         key: Type.String(),
         label: Type.String(),
         required: Type.Boolean(),
         type: StringEnum(FORM_FIELD_TYPES, { description: 'Questions created before types existed read as `text`.' }),
-        options: Type.Optional(Type.Array(Type.String(), { description: '`select` questions: the choices.' })),
+        options: Type.Optional(Type.Array(Type.String(), { description: '`select` and `multiselect` questions: the choices.' })),
+        min: Type.Optional(Type.Number({ description: '`number` questions: the smallest answer taken.' })),
+        max: Type.Optional(Type.Number({ description: '`number` questions: the largest answer taken.' })),
+        showIf: Type.Optional(FormShowIfSchema),
       }),
     ),
     placeDetails: PlaceDetailsRecordSchema,

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { TOPIC_LIMITS } from '../../domain/meeting-topic.js';
 import { LANGS, MEETING_STATUSES, NO_SHOW_PARTIES } from '../../domain/meeting.js';
 import { GatewaySchema, PlaceSchema } from './account.js';
 import { PAYMENT_STATUSES } from '../../domain/payment.js';
@@ -32,6 +33,14 @@ export const CalculateScheduleBodySchema = Type.Object(
       Type.Integer({ minimum: 1, maximum: MAX_MONTH, description: '1 is January of `year`; 13 is January of the year after, and so on (a month past 9999 is refused).' }),
     ),
     team: Type.Optional(Uuid),
+    duration: Type.Optional(
+      Type.Integer({
+        minimum: TOPIC_LIMITS.durationMinutes[0],
+        maximum: TOPIC_LIMITS.durationMinutes[1],
+        description:
+          "The length to offer slots for: slots, buffers, limits, seats and the grid apply to it. One of the topic's `durations` (400 at `/duration` otherwise); default its `durationMinutes`.",
+      }),
+    ),
     year: Type.Optional(Type.Integer({ minimum: 1970, maximum: 9999, description: 'Default: the current year in `timezone`.' })),
   },
   { additionalProperties: false },
@@ -108,13 +117,30 @@ export const ScheduleBodySchema = Type.Object(
     invoiceTaxNumber: Type.Optional(SingleLine({ maxLength: 100 })),
     discount: Type.Optional(SingleLine({ maxLength: 100, description: 'Discount code.' })),
     priceVariant: Type.Optional(Uuid),
+    guests: Type.Optional(
+      Type.Array(Email('A guest.'), {
+        maxItems: 10,
+        description:
+          "A topic with `allowGuests`: e-mail addresses of people the participant brings, at most 10, each once and not the participant's own (else 400 at `/guests`). " +
+          "Each is an ATTENDEE of the invitation and gets the confirmation, reschedule and cancel messages, without the manage link; the host's e-mail lists them.",
+      }),
+    ),
+    duration: Type.Optional(
+      Type.Integer({
+        minimum: TOPIC_LIMITS.durationMinutes[0],
+        maximum: TOPIC_LIMITS.durationMinutes[1],
+        description:
+          "The length booked, as the slots were calculated for (`duration` of POST /calculate-schedule); a price variant for that length is its price. One of the topic's `durations` (400 at `/duration` otherwise); default its `durationMinutes`.",
+      }),
+    ),
     form: Type.Optional(
       Type.Unsafe<Record<string, unknown>>({
         ...FreeObject,
         description:
-          'Answers to the topic\'s questions, `{ "<key>": answer }`: a string for `text` (one line), `textarea` and `select` (one of its options), ' +
-          'true or false for `checkbox`. A key that is no question of the topic, an answer of the wrong type or a required question unanswered is ' +
-          'refused (400 at `/form/<key>`), and nothing is booked.',
+          'Answers to the topic\'s questions, `{ "<key>": answer }`: a string for `text` (one line), `textarea`, `select` (one of its options), ' +
+          '`email`, `phone` (E.164) and `date` (`YYYY-MM-DD`), true or false for `checkbox`, a number for `number`, an array of options for `multiselect`. ' +
+          'A key that is no question of the topic, an answer of the wrong type, a required question unanswered, or an answer to a question whose ' +
+          '`showIf` does not hold is refused (400 at `/form/<key>`), and nothing is booked.',
       }),
     ),
     metadata: Type.Optional(FreeObject),
@@ -155,11 +181,15 @@ export const MeetingSchema = Type.Object(
     }),
     start: Timestamp,
     end: Timestamp,
+    durationMinutes: Type.Integer({ description: "The meeting's length, as chosen when booked (one of the topic's `durations`)." }),
     status: StringEnum(MEETING_STATUSES),
     place: PlaceSchema,
     location: MeetingLocationSchema,
     participant: ParticipantSchema,
     note: Nullable(Type.String()),
+    guests: Type.Array(Type.String(), {
+      description: "The participant's guests' e-mail addresses (`guests` of POST /schedule): attendees of the invitation, sent its confirmation, updates and cancellation.",
+    }),
     priceVariant: Nullable(Uuid),
     form: FreeObject,
     metadata: FreeObject,

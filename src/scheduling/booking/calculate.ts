@@ -1,6 +1,6 @@
 import type { Availability } from '../../domain/availability.js';
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
-import { TOPIC_LIMITS, checkTopicTeam, findTopicHost, isCollective, type MeetingTopic, type TopicHost } from '../../domain/meeting-topic.js';
+import { TOPIC_LIMITS, checkTopicTeam, findTopicHost, isCollective, topicForDuration, type MeetingTopic, type TopicHost } from '../../domain/meeting-topic.js';
 import { intersectHostDays } from '../../domain/collective.js';
 import { resolveScheduleRange } from '../../domain/schedule-range.js';
 import { computeSeatedSlotsWithStarts } from '../../domain/seats.js';
@@ -23,6 +23,8 @@ export interface CalculateScheduleInput {
   month?: number | undefined;
   year?: number | undefined;
   team?: string | undefined;
+  /** One of the topic's `durations`; default its `durationMinutes`. */
+  duration?: number | undefined;
 }
 
 export interface Schedule {
@@ -64,9 +66,11 @@ export async function calculateSchedule(
   const range = resolveScheduleRange({ now, timezone: input.timezone, offset: input.offset, month: input.month, year: input.year });
   const reads = ctx.reads;
   // A host's view reads only that host of the topic; the team view (no username) reads them all.
-  const topic = await reads.findTopic(principal?.accountUuid ?? null, input.meetingTopic, input.username);
-  if (!topic) throw new NotFoundError('meeting topic');
-  checkTopicTeam(topic, input.team);
+  const found = await reads.findTopic(principal?.accountUuid ?? null, input.meetingTopic, input.username);
+  if (!found) throw new NotFoundError('meeting topic');
+  checkTopicTeam(found, input.team);
+  // The chosen length is the topic's length for every rule (its cache key follows the rules).
+  const topic = topicForDuration(found, input.duration);
   return computeTopicSchedule(ctx, reads, topic, input.username, input.timezone, range, now);
 }
 

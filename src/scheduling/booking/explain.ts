@@ -1,7 +1,7 @@
 import { ForbiddenError, NotFoundError } from '../../domain/errors.js';
 import { describeExclusion } from '../../domain/exclusion-text.js';
 import type { Lang } from '../../domain/meeting.js';
-import { checkTopicTeam, isCollective, type MeetingTopic, type TopicHost } from '../../domain/meeting-topic.js';
+import { checkTopicTeam, isCollective, topicForDuration, type MeetingTopic, type TopicHost } from '../../domain/meeting-topic.js';
 import { explainSeat } from '../../domain/seats.js';
 import { formatInstant, type Exclusion } from '../../domain/slots.js';
 import type { FastReads } from '../../db/fast-reads.js';
@@ -18,6 +18,8 @@ export interface ExplainScheduleInput {
   /** A UTC instant (validated as one by the caller's schema). */
   start: string;
   team?: string | undefined;
+  /** One of the topic's `durations`; default its `durationMinutes`. */
+  duration?: number | undefined;
 }
 
 /**
@@ -59,9 +61,11 @@ export async function explainSchedule(
 ): Promise<ScheduleExplanation> {
   const now = ctx.now();
   const start = Date.parse(input.start);
-  const topic = await ctx.reads.findTopic(principal.accountUuid, input.meetingTopic, input.username);
-  if (!topic) throw new NotFoundError('meeting topic');
-  checkTopicTeam(topic, input.team);
+  const found = await ctx.reads.findTopic(principal.accountUuid, input.meetingTopic, input.username);
+  if (!found) throw new NotFoundError('meeting topic');
+  checkTopicTeam(found, input.team);
+  // Explained for the length asked about: a 60-minute meeting may not fit where a 30-minute one does.
+  const topic = topicForDuration(found, input.duration);
   const host: TopicHost | undefined = topic.hosts.find((candidate) => candidate.username === input.username);
   if (!host) return explainDeactivatedHost(ctx, principal, topic, input, start, lang);
   const managed = await findUserIdsManagedBy(ctx.db, principal.userUuid);

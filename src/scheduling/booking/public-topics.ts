@@ -15,6 +15,10 @@ export interface PublicTopic {
   name: string;
   description: string;
   durationMinutes: number;
+  /** The lengths the participant may choose (the default among them). */
+  durations: number[];
+  /** The participant may bring guests. */
+  allowGuests: boolean;
   places: Place[];
   phoneRequired: boolean;
   price: Money | null;
@@ -110,6 +114,8 @@ export function toPublicTopic(topic: MeetingTopic): PublicTopic {
     name: topic.name,
     description: topic.description,
     durationMinutes: topic.durationMinutes,
+    durations: topic.durations,
+    allowGuests: topic.allowGuests,
     places: topic.places,
     phoneRequired: topic.phoneRequired,
     price: topic.price,

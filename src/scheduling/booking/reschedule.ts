@@ -121,8 +121,11 @@ export async function rescheduleMeeting(
     guard?.(meeting, topic, now);
     if (start === meeting.start && target.uuid === meeting.hostUuid) return { ...meeting, status };
 
-    const rules = slotRulesOf(topic);
-    const end = start + topic.durationMinutes * 60_000;
+    // A meeting keeps the length chosen when booked, while the topic still offers it.
+    const length = (meeting.end - meeting.start) / 60_000;
+    const booked = topic.durations.includes(length) ? { ...topic, durationMinutes: length } : topic;
+    const rules = slotRulesOf(booked);
+    const end = start + booked.durationMinutes * 60_000;
     const span = bookingCalendarSpan(rules, start, end);
     // Every host the meeting holds at its new time (one, or all of a collective meeting's), each without the meeting itself.
     const holders = collective ? meetingHosts(meeting) : [target];

@@ -3,7 +3,7 @@ import { DiscountInvalidError, IdempotencyKeyReusedError, LinkGoneError, NotFoun
 import { discountRefusal, normalizeDiscountCode, type DiscountCode } from '../../domain/discount.js';
 import { cleanFormAnswers } from '../../domain/form.js';
 import { resolveLocation, type MeetingLocation, type PlaceDetails } from '../../domain/place-details.js';
-import { checkTopicTeam, findTopicHost, isCollective, isPaidTopic, type MeetingTopic, type Money, type TopicHost } from '../../domain/meeting-topic.js';
+import { checkTopicTeam, findTopicHost, isCollective, isPaidTopic, topicForDuration, type MeetingTopic, type Money, type TopicHost } from '../../domain/meeting-topic.js';
 import { PAYMENT_HOLD_MS, approvalDeadline, basePrice, collectInvoice, findOverlappingDates, validateBookingAgainstTopic, type Lang, type Meeting } from '../../domain/meeting.js';
 import { priceBooking } from '../../domain/pricing.js';
 import { participantLocale } from '../../domain/formats.js';
@@ -52,6 +52,10 @@ export interface ScheduleInput {
   invoiceTaxNumber?: string | undefined;
   discount?: string | undefined;
   priceVariant?: string | undefined;
+  /** One of the topic's `durations`; default its `durationMinutes`. */
+  duration?: number | undefined;
+  /** E-mail addresses of people the participant brings (a topic with `allowGuests`). */
+  guests?: string[] | undefined;
   form?: Record<string, unknown> | undefined;
   metadata?: Record<string, unknown> | undefined;
 }
@@ -186,7 +190,8 @@ async function planBooking(
   const standIns = missing.length === 0 ? [] : await lockStandInHosts(trx, found.topic.uuid, missing, Math.min(...starts), Math.max(...starts) + 1);
   if (standIns.length > 0) await checkStandInDates(trx, found.topic, locked, standIns, input, starts);
   locked.push(...standIns);
-  const topic = { ...found.topic, hosts: locked.map(({ uuid, username }) => ({ uuid, username })) };
+  // The chosen length is the topic's length for every rule of this booking: its slots, buffers, limits, seats and end.
+  const topic = topicForDuration({ ...found.topic, hosts: locked.map(({ uuid, username }) => ({ uuid, username })) }, input.duration);
   const hosts = input.dates.map((date, index) => findTopicHost(topic, date.username, `/dates/${index}/username`));
   const paid = isPaidTopic(topic);
 
@@ -197,9 +202,12 @@ async function planBooking(
   // A collective booking's dates all hold the same hosts, whichever one each names.
   errors.push(...findOverlappingDates(starts.map((start, i) => ({ start, end: meetingEnd(topic, start), host: collective ? topic.uuid : hosts[i]!.uuid }))));
   if (errors.length > 0) throw new ValidationError(errors);
-  const priceVariantUuid = input.priceVariant ?? null;
-  if (priceVariantUuid !== null && !topic.priceVariants.some((variant) => variant.uuid === priceVariantUuid)) {
-    throw new NotFoundError('price variant of this meeting topic');
+  // Without a named variant, the price of the chosen length (a variant for it), else the topic's own.
+  const priceVariantUuid = input.priceVariant ?? topic.priceVariants.find((variant) => variant.durationMinutes === topic.durationMinutes)?.uuid ?? null;
+  const variant = priceVariantUuid === null ? undefined : topic.priceVariants.find((candidate) => candidate.uuid === priceVariantUuid);
+  if (priceVariantUuid !== null && !variant) throw new NotFoundError('price variant of this meeting topic');
+  if (variant?.durationMinutes !== undefined && variant.durationMinutes !== topic.durationMinutes) {
+    throw new ValidationError([{ path: '/priceVariant', message: `is the price of ${variant.durationMinutes} minutes, not of the ${topic.durationMinutes} chosen` }]);
   }
   const discount = input.discount === undefined ? null : await findUsableDiscount(trx, account.uuid, input.discount, now, paid ? basePrice(topic, priceVariantUuid) : null);
   return { account, topic, hosts, locked: new Map(locked.map((host) => [host.uuid, host])), collective, paid, priceVariantUuid, discount };
@@ -318,6 +326,7 @@ function buildBooking(plan: BookingPlan, input: ScheduleInput, starts: number[],
       locale: input.locale === undefined ? null : participantLocale(input.locale, input.lang),
     },
     note: input.note ?? null,
+    guests: (input.guests ?? []).map((guest) => guest.trim()),
     priceVariantUuid: plan.priceVariantUuid,
     form: cleanFormAnswers(input.form ?? {}, topic.form),
     metadata: input.metadata ?? {},

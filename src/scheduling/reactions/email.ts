@@ -34,7 +34,8 @@ export async function emailJobsForEvent(trx: DbOrTrx, event: DomainEvent, now: n
     // Both confirmations carry the meeting's private manage link (nothing stored: it is an HMAC):
     // the host has no page of their own for one meeting, and moving it for the participant is
     // what a host is asked to do most.
-    if (payload.event !== 'cancelled') {
+    // A guest gets no manage link: the booking is the participant's to move or cancel.
+    if (payload.event !== 'cancelled' && payload.recipient !== 'guest') {
       payload.manageUrl = manageUrl(ctx.publicUrl, ctx.secretKey, payload.meeting.uuid);
     }
     return { uuid: newId(now), kind: EMAIL_JOB_KIND, payload };
@@ -81,7 +82,8 @@ async function confirmationsOf(trx: DbOrTrx, meeting: Meeting, messages: Booking
   const paid = await paidDetailsOf(trx, meeting);
   const noLink = providerOfPlace(meeting.place) !== null && !meeting.location?.url && (await findRoomPlaces(trx, meeting.accountUuid)).includes(meeting.place);
   const missing = !noLink ? {} : meeting.location?.status === 'failed' ? { linkFromHost: true } : { linkFollows: true };
-  return messages.map((message) => ({ ...message, ...paid, ...missing }));
+  // What was paid and the invoice details are the participant's business, not their guests'.
+  return messages.map((message) => ({ ...message, ...(message.recipient === 'guest' ? {} : paid), ...missing }));
 }
 
 /** The room's link arrived (or its deadline passed, `confirmationsSent: false`): the confirmations, or, when they went out already, an updated invitation with the link. */
@@ -108,13 +110,14 @@ async function rescheduledMessages(trx: DbOrTrx, data: RescheduledEventData): Pr
     return leftGroup ? [...moved, leftGroup] : moved;
   }
   const [participant] = moved;
+  const guests = moved.filter((payload) => payload.recipient === 'guest');
   const [, newHost] = await bookingMessages(trx, meeting, 'confirmed');
   const [, previousHost] = await bookingMessages(
     trx,
     { ...meeting, hostUuid: previous.hostUuid, hostUsername: previous.username, start: previous.start, end: previous.end, location: previous.location ?? meeting.location },
     'cancelled',
   );
-  return [participant, newHost, previousHost].filter((payload): payload is BookingMessagePayload => payload !== undefined);
+  return [participant, newHost, previousHost, ...guests].filter((payload): payload is BookingMessagePayload => payload !== undefined);
 }
 
 /**
@@ -153,6 +156,7 @@ async function bookingMessages(trx: DbOrTrx, meeting: Meeting, kind: BookingMess
     },
     organizer,
     attendee,
+    guests: meeting.guests ?? [],
   };
   // A group meeting: the host's calendar holds one entry for the slot, updated as participants come and go.
   const group = topic.seats > 1 ? await groupInvitationOf(trx, meeting) : undefined;
@@ -183,21 +187,26 @@ async function bookingMessages(trx: DbOrTrx, meeting: Meeting, kind: BookingMess
         timezone: coHost.timezone,
       }),
     );
+  const participantMessage: BookingMessagePayload = {
+    ...common,
+    recipient: 'participant',
+    to: attendee,
+    lang: meeting.participant.lang,
+    ...participantLocaleOf(meeting),
+    timezone: meeting.participant.timezone,
+    meeting: { ...common.meeting, topicName: participantWords.name },
+    ...(participantWords.confirmationMessage !== '' ? { confirmationMessage: participantWords.confirmationMessage } : {}),
+    ...alarm('participant'),
+  };
+  // Each guest reads the participant's message in the participant's language and zone (all termin knows of them).
+  const guestMessages = (meeting.guests ?? []).map((guest): BookingMessagePayload => ({ ...participantMessage, recipient: 'guest', to: { name: guest, email: guest } }));
+  // The participant first and the host second: rescheduledMessages reads them by position.
   return [
-    {
-      ...common,
-      recipient: 'participant',
-      to: attendee,
-      lang: meeting.participant.lang,
-      ...participantLocaleOf(meeting),
-      timezone: meeting.participant.timezone,
-      meeting: { ...common.meeting, topicName: participantWords.name },
-      ...(participantWords.confirmationMessage !== '' ? { confirmationMessage: participantWords.confirmationMessage } : {}),
-      ...alarm('participant'),
-    },
+    participantMessage,
     // The host also gets the participant's answers to the topic's questions.
     hostMessage,
     ...coHostMessages,
+    ...guestMessages,
   ];
 }
 

@@ -51,4 +51,36 @@ describe.runIf(HAS_CHROMIUM)('the Embed box in a browser', () => {
       await context.close();
     }
   });
+
+  for (const lang of ['en', 'pl'] as const) {
+    it(`360 px, ${lang}: the profile page renames the member and sets their e-mail language; the new booking link works; 0 serious axe violations`, async () => {
+      const s = APP_STRINGS[lang];
+      const context = await t.browser.newContext({ timezoneId: 'Europe/Warsaw', locale: lang === 'pl' ? 'pl-PL' : 'en-GB', viewport: { width: 360, height: 800 } });
+      await context.addCookies([{ name: 'termin_session', value: sessionToken, domain: '127.0.0.1', path: '/app', httpOnly: true, sameSite: 'Lax' }]);
+      const page = await context.newPage();
+      page.on('pageerror', (error) => {
+        throw error;
+      });
+      try {
+        await page.goto(`${t.server.url}/app/profile?lang=${lang}`);
+        expect(await seriousViolations(page)).toEqual([]);
+        const renamed = `garden-${lang}`;
+        await page.fill('#f-username', renamed);
+        await page.selectOption('#f-language', lang);
+        await page.click('#profile-form button[type=submit]');
+        await page.getByText(s.profileSaved).waitFor();
+        expect(await page.inputValue('#f-username')).toBe(renamed);
+        expect(await seriousViolations(page)).toEqual([]);
+        // A taken name is refused next to its field, in the page's language.
+        await page.fill('#f-username', 'teams');
+        await page.click('#profile-form button[type=submit]');
+        await page.locator('#f-username[aria-invalid="true"]').waitFor();
+        expect(await seriousViolations(page)).toEqual([]);
+        const booking = await page.goto(`${t.server.url}/book/${renamed}/garden-advice`);
+        expect(booking?.status()).toBe(200);
+      } finally {
+        await context.close();
+      }
+    });
+  }
 });

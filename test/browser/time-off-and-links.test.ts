@@ -24,7 +24,13 @@ describe.runIf(HAS_CHROMIUM)('time off and single-use links in a browser', () =>
   });
   afterAll(async () => ctx?.close());
 
-  const phone = (lang: 'en' | 'pl') => ({ timezoneId: 'Europe/Warsaw', locale: lang === 'pl' ? 'pl-PL' : 'en-GB', viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true });
+  const phone = (lang: 'en' | 'pl') => ({
+    timezoneId: 'Europe/Warsaw',
+    locale: lang === 'pl' ? 'pl-PL' : 'en-GB',
+    viewport: { width: 360, height: 740 },
+    isMobile: true,
+    hasTouch: true,
+  });
 
   for (const [lang, daysAhead] of [
     ['en', 20],

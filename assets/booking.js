@@ -746,9 +746,42 @@
         duration = Number(input.value);
         chosen = null;
         form.hidden = true;
+        fitPrices();
+        showTotal();
+        quoteDiscount();
         calendar.refresh();
       });
     });
+
+    /**
+     * Only the price choices of the chosen length: a variant for one length (`data-minutes`)
+     * with that length, the topic's own price only with a length that has no variant of its own
+     * (the booking then pays that variant), any other variant always. One left: no question asked.
+     */
+    function fitPrices() {
+      var inputs = form.querySelectorAll('input[name=priceVariant]');
+      if (inputs.length === 0) return;
+      var ownVariant = false;
+      Array.prototype.forEach.call(inputs, function (input) { if (input.getAttribute('data-minutes') === String(duration)) ownVariant = true; });
+      var first = null;
+      var checkedFits = false;
+      var shown = 0;
+      Array.prototype.forEach.call(inputs, function (input) {
+        var minutes = input.getAttribute('data-minutes');
+        var fits = minutes ? minutes === String(duration) : !(ownVariant && input.value === '');
+        // A disabled choice is neither sent nor validated.
+        input.disabled = !fits;
+        if (input.type === 'radio') input.parentNode.hidden = !fits;
+        if (!fits) return;
+        shown += 1;
+        if (!first) first = input;
+        if (input.checked) checkedFits = true;
+      });
+      if (first && !checkedFits && first.type === 'radio') first.checked = true;
+      var group = inputs[0].closest('fieldset');
+      if (group) group.hidden = shown <= 1;
+    }
+    fitPrices();
     prefill(form);
     applyConditions(form);
     form.addEventListener('change', function () { applyConditions(form); });
@@ -807,18 +840,22 @@
     var submitButton = $('submit');
     function showTotal() {
       if (!config.paid) return;
-      var choice = form.elements.namedItem('priceVariant');
-      var variant = choice ? choice.value : '';
+      var variant = chosenVariant();
       var total = (config.totals || {})[variant];
       var discount = form.elements.namedItem('discount');
       var code = discount ? discount.value.trim() : '';
       var text = submitButton.getAttribute('data-label');
       // The server's quote for exactly this code and price, once it came; until then the price before it.
-      if (quoted && quoted.code === code && quoted.variant === variant) text += ' \u00b7 ' + quoted.total;
+      if (quoted && quoted.code === code && quoted.variant === variant && quoted.duration === duration) text += ' \u00b7 ' + quoted.total;
       else if (total) text += ' \u00b7 ' + total + (code ? ' (' + strings.beforeDiscount + ')' : '');
       // Only on a real change: a field's `change` fires as the button is pressed, and
       // replacing the button's text between mousedown and mouseup loses that click.
       if (submitButton.textContent !== text) submitButton.textContent = text;
+    }
+    /** The price choice sent with the booking: '' for the topic's own price (or one that does not fit the length). */
+    function chosenVariant() {
+      var choice = form.querySelector('input[name=priceVariant]:checked:not(:disabled), input[type=hidden][name=priceVariant]:not(:disabled)');
+      return choice ? choice.value : '';
     }
     form.addEventListener('change', showTotal);
     form.addEventListener('input', showTotal);
@@ -850,8 +887,7 @@
       var code = discount.value.trim();
       var status = $('discount-status');
       var error = $(discount.id + '-error');
-      var choice = form.elements.namedItem('priceVariant');
-      var variant = choice ? choice.value : '';
+      var variant = chosenVariant();
       var seq = ++quoteSeq;
       discount.removeAttribute('aria-invalid');
       error.textContent = '';
@@ -859,10 +895,13 @@
       if (!code) { quoted = null; showTotal(); return; }
       var body = { meetingTopic: config.topic, discount: code };
       if (variant) body.priceVariant = variant;
+      // The chosen length's price, as the booking charges it.
+      var asked = duration;
+      if (asked !== config.durationMinutes) body.duration = asked;
       postJson(API + '/public/quote', body, config.lang).then(function (r) {
         if (seq !== quoteSeq) return;
         if (r.status === 200 && r.data.total) {
-          quoted = { code: code, variant: variant, total: money(r.data.total) };
+          quoted = { code: code, variant: variant, duration: asked, total: money(r.data.total) };
           status.textContent = strings.discountApplied.replace('{code}', r.data.discount.code).replace('{price}', money(r.data.price)).replace('{total}', quoted.total);
         } else if (r.data && r.data.code === 'DISCOUNT_INVALID') {
           quoted = null;

@@ -67,4 +67,37 @@ describe.runIf(HAS_CHROMIUM)('booking choices on the booking page', () => {
       await page.context().close();
     }
   });
+
+  it('the pay button’s total, and a discount’s quote, follow the chosen length', async () => {
+    expect((await t.server.api('PATCH', '/account', { gateways: { p24: { merchantId: 1001, posId: 1001, apiKey: 'test-api-key', crc: 'test-crc' } } })).status).toBe(200);
+    expect((await t.server.api('POST', '/discount-codes', { code: 'TEN', percentOff: 10 })).status).toBe(201);
+    const topic = await createTopic(t.server, {
+      name: 'Paid lengths',
+      places: ['offline'],
+      durations: [30, 60],
+      price: { amount: 10_000, currency: 'PLN' },
+      priceVariants: [{ name: 'One hour', price: { amount: 18_000, currency: 'PLN' }, durationMinutes: 60 }],
+    });
+    for (const [lang, short, long, discounted] of [
+      ['en', 'Continue to payment · PLN 100.00', 'Continue to payment · PLN 180.00', 'Continue to payment · PLN 162.00'],
+      ['pl', 'Przejdź do płatności · 100,00 zł', 'Przejdź do płatności · 180,00 zł', 'Przejdź do płatności · 162,00 zł'],
+    ] as const) {
+      const page = await t.open(`/book/${t.server.owner.username}/${topic.uuid}?lang=${lang}`, { viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true });
+      const total = async () => (await page.textContent('#submit'))!.replace(/\s/g, ' ');
+      await chooseFirstSlot(page);
+      expect(await total()).toBe(short);
+      // The hour has a price of its own: the only one offered with it, and the one on the button.
+      const asked = page.waitForResponse((response) => response.url().endsWith('/calculate-schedule') && (response.request().postData() ?? '').includes('"duration":60'));
+      await page.check('input[name=duration][value="60"]');
+      await asked;
+      await chooseFirstSlot(page, 1);
+      expect(await total()).toBe(long);
+      expect(await page.isVisible('input[name=priceVariant]')).toBe(false);
+      await page.fill('input[name=discount]', 'TEN');
+      await page.press('input[name=discount]', 'Tab');
+      await expect.poll(total).toBe(discounted);
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.context().close();
+    }
+  });
 });

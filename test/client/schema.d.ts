@@ -17082,6 +17082,8 @@ export interface operations {
           discount?: string;
           /** @description How many dates the booking would hold (default 1): the price is per date. */
           dates?: number;
+          /** @description The chosen length, one of the topic's `durations` (else 400 at /duration; default `durationMinutes`). Without `priceVariant`, the variant for that length is the price, as in the booking; a variant of another length is 400 at /priceVariant. */
+          duration?: number;
         };
       };
     };

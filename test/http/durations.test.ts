@@ -139,5 +139,63 @@ for (const dialect of DIALECTS) {
         expectProblem(await book(acme, topic.uuid, '2027-01-05T12:00:00.000Z', { gateway: 'p24', priceVariant: hour.uuid }), 400, 'VALIDATION_FAILED').errors?.map((e) => e.path),
       ).toEqual(['/priceVariant']);
     });
+
+    it('quotes the chosen length’s price for the booking page, as the booking charges it', async () => {
+      const acme = await newAccount();
+      const topic = await createTopic(acme, {
+        public: true,
+        durations: [30, 60],
+        price: { amount: 10_000, currency: 'PLN' },
+        priceVariants: [{ name: 'One hour', price: { amount: 18_000, currency: 'PLN' }, durationMinutes: 60 }],
+      });
+      const hour = topic.priceVariants[0]!;
+      const quote = (body: Record<string, unknown>) => call(t.app, null, 'POST', '/api/v1/public/quote', { meetingTopic: topic.uuid, ...body });
+      const long = await quote({ duration: 60 });
+      expect(long.statusCode).toBe(200);
+      expect(long.json()).toMatchObject({ price: { amount: 18_000, currency: 'PLN' }, total: { amount: 18_000, currency: 'PLN' } });
+      expect((await quote({ duration: 60, dates: 2 })).json().total).toEqual({ amount: 36_000, currency: 'PLN' });
+      expect((await quote({ duration: 30 })).json().total).toEqual({ amount: 10_000, currency: 'PLN' });
+      expect((await quote({})).json().total).toEqual({ amount: 10_000, currency: 'PLN' });
+      expect(expectProblem(await quote({ duration: 45 }), 400, 'VALIDATION_FAILED').errors?.map((e) => e.path)).toEqual(['/duration']);
+      expect(expectProblem(await quote({ duration: 30, priceVariant: hour.uuid }), 400, 'VALIDATION_FAILED').errors?.map((e) => e.path)).toEqual(['/priceVariant']);
+    });
+
+    it('a team topic’s team view and a collective topic offer and book the chosen length', async () => {
+      const acme = await newAccount();
+      const added = await call(t.app, acme.apiKey, 'POST', `/api/v1/teams/${acme.team.uuid}/users`, { firstName: 'Bob', lastName: 'Test', email: 'bob@acme.test' });
+      expect(added.statusCode).toBe(201);
+      const bob = added.json() as { username: string };
+      const teamSlots = async (topicUuid: string, duration?: number, username?: string) => {
+        const response = await call(t.app, null, 'POST', '/api/v1/calculate-schedule', {
+          meetingTopic: topicUuid,
+          team: acme.team.uuid,
+          ...(username === undefined ? {} : { username }),
+          timezone: 'Europe/Warsaw',
+          offset: 0,
+          ...(duration === undefined ? {} : { duration }),
+        });
+        expect(response.statusCode).toBe(200);
+        return (response.json().days as { date: string; slots: Slot[] }[]).find((day) => day.date === '2027-01-05')?.slots ?? [];
+      };
+
+      for (const assignment of ['round-robin', 'collective'] as const) {
+        const topic = await createTopic(acme, { name: `Team ${assignment}`, team: acme.team.uuid, assignment, durations: [30, 90] });
+        // 90 minutes must start by 15:30 Warsaw (14:30 UTC); 30 minutes fit until 16:30.
+        expect((await teamSlots(topic.uuid)).at(-1)?.start).toBe('2027-01-05T15:30:00.000Z');
+        const long = await teamSlots(topic.uuid, 90);
+        expect(long.at(-1)?.start).toBe('2027-01-05T14:30:00.000Z');
+        const slot = long[0]!;
+        expect([acme.owner.username, bob.username]).toContain(slot.username);
+        const booked = await book(acme, topic.uuid, slot.start, { duration: 90, team: acme.team.uuid, dates: [{ start: slot.start, username: slot.username }] });
+        expect(booked.statusCode).toBe(201);
+        const meeting = booked.json().meetings[0];
+        const end = new Date(Date.parse(slot.start) + 90 * 60_000).toISOString();
+        expect([meeting.start, meeting.end, meeting.durationMinutes]).toEqual([slot.start, end, 90]);
+        // The 90 minutes are held: the booked host (a collective topic: the team) is not offered a time inside them.
+        const held = (await teamSlots(topic.uuid, undefined, assignment === 'collective' ? undefined : slot.username)).map((s) => s.start);
+        expect(held.filter((start) => start >= slot.start && start < end)).toEqual([]);
+        expect(held).toContain(end);
+      }
+    });
   });
 }

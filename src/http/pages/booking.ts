@@ -152,10 +152,14 @@ ${(field.options ?? []).map((option) => html`<label class="choice"><input type="
   return textField(name, field.label, t, { required: field.required, maxLength: 1000 });
 }
 
-function choiceGroup(name: string, legend: string, options: { value: string; label: string }[]): SafeHtml {
-  if (options.length === 1) return html`<input type="hidden" name="${name}" value="${options[0]!.value}">`;
+/** A price choice for one length carries it (`data-minutes`): the script offers it only with that length. */
+type ChoiceOption = { value: string; label: string; minutes?: number | undefined };
+
+function choiceGroup(name: string, legend: string, options: ChoiceOption[]): SafeHtml {
+  const minutes = (option: ChoiceOption) => (option.minutes === undefined ? '' : html` data-minutes="${String(option.minutes)}"`);
+  if (options.length === 1) return html`<input type="hidden" name="${name}" value="${options[0]!.value}"${minutes(options[0]!)}>`;
   return html`<fieldset class="choices" aria-describedby="f-${name}-error"><legend>${legend}</legend>
-${options.map((option, index) => html`<label class="choice"><input type="radio" name="${name}" value="${option.value}" ${index === 0 ? html`checked` : ''} required> <span>${option.label}</span></label>`)}
+${options.map((option, index) => html`<label class="choice"><input type="radio" name="${name}" value="${option.value}"${minutes(option)} ${index === 0 ? html`checked` : ''} required> <span>${option.label}</span></label>`)}
 <p class="field-error" id="f-${name}-error"></p></fieldset>`;
 }
 
@@ -189,6 +193,7 @@ export function renderBookingPage(view: BookingPageView): SafeHtml {
   const variantOptions = topic.priceVariants.map((variant) => ({
     value: variant.uuid,
     label: `${variant.name} — ${formatMoney(variant.price.amount, variant.price.currency, view.locale)}`,
+    minutes: variant.durationMinutes,
   }));
   const priceOptions = base ? [base, ...variantOptions] : variantOptions;
   const totals = paid ? totalsOf(topic, view.locale) : {};

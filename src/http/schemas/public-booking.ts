@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { MultiLine, Nullable, SingleLine, Timestamp, Uuid } from './common.js';
 import { CalculateScheduleBodySchema, MeetingSchema, ScheduleBodySchema } from './schedule.js';
 import { MoneySchema } from './meeting-topics.js';
+import { TOPIC_LIMITS } from '../../domain/meeting-topic.js';
 
 const { metadata: _metadata, ...bookingFields } = ScheduleBodySchema.properties;
 
@@ -87,6 +88,14 @@ export const PublicQuoteBodySchema = Type.Object(
     priceVariant: Type.Optional(Uuid),
     discount: Type.Optional(SingleLine({ maxLength: 100, description: 'A discount code to try; empty or absent: the price without one.' })),
     dates: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, description: 'How many dates the booking would hold (default 1): the price is per date.' })),
+    duration: Type.Optional(
+      Type.Integer({
+        minimum: TOPIC_LIMITS.durationMinutes[0],
+        maximum: TOPIC_LIMITS.durationMinutes[1],
+        description:
+          "The chosen length, one of the topic's `durations` (else 400 at /duration; default `durationMinutes`). Without `priceVariant`, the variant for that length is the price, as in the booking; a variant of another length is 400 at /priceVariant.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { getBranding, type BrandingView } from '../account/branding.js';
 import { ForbiddenError, LinkGoneError, NotFoundError, ValidationError } from '../../domain/errors.js';
 import { findSingleUseTopic } from '../topics/single-use-links.js';
-import type { MeetingTopic } from '../../domain/meeting-topic.js';
+import { topicForDuration, type MeetingTopic } from '../../domain/meeting-topic.js';
 import type { PaymentStatus } from '../../domain/payment.js';
 import { PLACE_LABELS } from '../../domain/place-labels.js';
 import { statusAt, type Meeting } from '../../domain/meeting.js';
@@ -19,7 +19,7 @@ import { rescheduleMeeting, scheduleForMeetingMove, type MoveScheduleInput, type
 import { findUsableDiscount, scheduleMeetings, type Booking, type ScheduleInput } from './schedule-meetings.js';
 import { findPublicTopicPage } from './public-topics.js';
 import type { Money } from '../../domain/meeting-topic.js';
-import { priceBooking } from '../../domain/pricing.js';
+import { priceBooking, priceVariantForLength } from '../../domain/pricing.js';
 
 /** POST /public/schedule: the body of POST /schedule less `metadata`, plus the honeypot. */
 export interface PublicScheduleInput extends Omit<ScheduleInput, 'metadata'> {
@@ -61,6 +61,8 @@ export interface QuoteInput {
   discount?: string | undefined;
   /** How many dates the booking would hold (the price is per date). */
   dates?: number | undefined;
+  /** The chosen length (one of the topic's `durations`): a variant for it is its price. */
+  duration?: number | undefined;
 }
 
 export interface Quote {
@@ -79,10 +81,11 @@ export interface Quote {
 export async function quotePublicly(ctx: Pick<UseCaseContext, 'now' | 'db'>, input: QuoteInput): Promise<Quote> {
   const topic = await findTopic(ctx.db, null, input.meetingTopic);
   if (!topic?.public) throw new NotFoundError('meeting topic');
-  const variant = input.priceVariant ?? null;
-  if (variant !== null && !topic.priceVariants.some((candidate) => candidate.uuid === variant)) {
+  if (input.priceVariant !== undefined && !topic.priceVariants.some((candidate) => candidate.uuid === input.priceVariant)) {
     throw new ValidationError([{ path: '/priceVariant', message: 'is not a price variant of this topic' }]);
   }
+  // The chosen length picks its own variant's price, as the booking does.
+  const variant = priceVariantForLength(topicForDuration(topic, input.duration), input.priceVariant);
   const price = priceBooking(topic, variant, input.dates ?? 1, null);
   if (input.discount === undefined || input.discount.trim() === '') return { price, total: price, discount: null };
   const code = await findUsableDiscount(ctx.db, topic.accountUuid, input.discount, ctx.now(), price);

@@ -5,7 +5,7 @@ import { cleanFormAnswers } from '../../domain/form.js';
 import { resolveLocation, type MeetingLocation, type PlaceDetails } from '../../domain/place-details.js';
 import { checkTopicTeam, findTopicHost, isCollective, isPaidTopic, topicForDuration, type MeetingTopic, type Money, type TopicHost } from '../../domain/meeting-topic.js';
 import { PAYMENT_HOLD_MS, approvalDeadline, basePrice, collectInvoice, findOverlappingDates, validateBookingAgainstTopic, type Lang, type Meeting } from '../../domain/meeting.js';
-import { priceBooking } from '../../domain/pricing.js';
+import { priceBooking, priceVariantForLength } from '../../domain/pricing.js';
 import { participantLocale } from '../../domain/formats.js';
 import { hashRequest } from '../../domain/request-hash.js';
 import { isSeatAvailable } from '../../domain/seats.js';
@@ -203,12 +203,10 @@ async function planBooking(
   errors.push(...findOverlappingDates(starts.map((start, i) => ({ start, end: meetingEnd(topic, start), host: collective ? topic.uuid : hosts[i]!.uuid }))));
   if (errors.length > 0) throw new ValidationError(errors);
   // Without a named variant, the price of the chosen length (a variant for it), else the topic's own.
-  const priceVariantUuid = input.priceVariant ?? topic.priceVariants.find((variant) => variant.durationMinutes === topic.durationMinutes)?.uuid ?? null;
-  const variant = priceVariantUuid === null ? undefined : topic.priceVariants.find((candidate) => candidate.uuid === priceVariantUuid);
-  if (priceVariantUuid !== null && !variant) throw new NotFoundError('price variant of this meeting topic');
-  if (variant?.durationMinutes !== undefined && variant.durationMinutes !== topic.durationMinutes) {
-    throw new ValidationError([{ path: '/priceVariant', message: `is the price of ${variant.durationMinutes} minutes, not of the ${topic.durationMinutes} chosen` }]);
+  if (input.priceVariant !== undefined && !topic.priceVariants.some((candidate) => candidate.uuid === input.priceVariant)) {
+    throw new NotFoundError('price variant of this meeting topic');
   }
+  const priceVariantUuid = priceVariantForLength(topic, input.priceVariant);
   const discount = input.discount === undefined ? null : await findUsableDiscount(trx, account.uuid, input.discount, now, paid ? basePrice(topic, priceVariantUuid) : null);
   return { account, topic, hosts, locked: new Map(locked.map((host) => [host.uuid, host])), collective, paid, priceVariantUuid, discount };
 }

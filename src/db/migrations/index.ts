@@ -36,6 +36,7 @@ import * as participantErasure from './0038-participant-erasure.js';
 import * as retention from './0039-retention.js';
 import * as auditEvents from './0040-audit-events.js';
 import * as hostSetupSteps from './0041-host-setup-steps.js';
+import * as yearIndexes from './0047-year-indexes.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -76,4 +77,5 @@ export const migrations: Record<string, Migration> = {
   '0039-retention': retention,
   '0040-audit-events': auditEvents,
   '0041-host-setup-steps': hostSetupSteps,
+  '0047-year-indexes': yearIndexes,
 };

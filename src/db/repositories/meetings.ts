@@ -169,8 +169,9 @@ export interface MeetingQuery {
 
 /** Meetings by start time then uuid (or the reverse), so a keyset cursor pages through them stably. */
 export async function selectMeetingsPage(db: DbOrTrx, query: MeetingQuery): Promise<Meeting[]> {
-  let select = selectMeetings(db).where('meetings.account_id', '=', query.accountUuid);
-  if (query.hostUuid !== undefined) {
+  let select = selectMeetings(db);
+  if (query.hostUuid === undefined) select = select.where('meetings.account_id', '=', query.accountUuid);
+  else {
     const hostUuid = query.hostUuid;
     // The page's earliest (or, newest first, latest) possible start: the candidates below
     // need not go further back than it.
@@ -181,6 +182,9 @@ export async function selectMeetingsPage(db: DbOrTrx, query: MeetingQuery): Prom
     // condition `host = ? or exists (co-host)` made both databases walk the whole account's
     // meetings in start order and filter, a read that grew with every other host's
     // meetings (bench/year.ts: the account's index read ten times the rows on a year's data).
+    // No account condition here: a host (resolved in the caller's account) holds meetings of
+    // that account only, and with one, SQLite (which has no statistics) chose the account's
+    // index again, for the outer query and for the candidates alike.
     select = select.where('meetings.id', 'in', (eb) => {
       let own = eb.selectFrom('meetings as own').select('own.id as id').where('own.host_user_id', '=', hostUuid);
       let shared = eb.selectFrom('meeting_co_hosts').select('meeting_co_hosts.meeting_id as id').where('meeting_co_hosts.user_id', '=', hostUuid);

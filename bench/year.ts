@@ -13,10 +13,9 @@
  *
  * Each case runs its requests one at a time through `app.inject` (routing, validation, use
  * case, database, serialisation; no socket), on the empty database and then on the year's,
- * round after round. Per request: the CPU time of this process's main thread (where the
- * service and SQLite run; /proc/thread-self/schedstat, the figure the goal is about) and the
- * wall time (which on PostgreSQL also holds the database server's work, where a bad plan
- * shows). The ratio year ÷ empty of each case is the median over the rounds;
+ * round after round. Per request: this process's CPU time (process.cpuUsage, the figure the
+ * goal is about) and the wall time (which on PostgreSQL also holds the database server's work,
+ * where a bad plan shows). The ratio year ÷ empty of each case is the median over the rounds;
  * the last line is `worst <ratio>` (CPU). Goal: each ≤ 1.25.
  *
  * Also printed: the seeding rate, the database size per 1,000 meetings (and the largest
@@ -408,32 +407,18 @@ interface Sample {
   wall: number;
 }
 
-/**
- * CPU µs of this thread (the event loop's, where the service and SQLite run) from the
- * scheduler's own count in nanoseconds (Linux); process.cpuUsage elsewhere. The process's
- * figure also counts V8's GC helpers and compiler on other threads, whose work lands on
- * whichever requests run meanwhile: on a cached month view (0.3 ms) that alone moved the
- * ratio from 0.4× to 1.8× between rounds while the wall time stayed level.
- */
-const SCHEDSTAT = '/proc/thread-self/schedstat';
-const hasSchedstat = fs.existsSync(SCHEDSTAT);
-function mainThreadCpuMicros(): number {
-  if (hasSchedstat) return Number(fs.readFileSync(SCHEDSTAT, 'utf8').split(' ', 1)[0]) / 1000;
-  const usage = process.cpuUsage();
-  return usage.user + usage.system;
-}
-
 async function measure(side: Side, test: Case, counter: { i: number }): Promise<Sample> {
   let cpu = 0;
   let wall = 0;
   for (let r = 0; r < test.requests; r += 1) {
     const i = counter.i++;
     await test.before?.(side, i);
-    const cpuStart = mainThreadCpuMicros();
+    const cpuStart = process.cpuUsage();
     const wallStart = performance.now();
     await test.run(side, i);
     wall += performance.now() - wallStart;
-    cpu += mainThreadCpuMicros() - cpuStart;
+    const used = process.cpuUsage(cpuStart);
+    cpu += used.user + used.system;
   }
   return { cpu: cpu / test.requests, wall: (wall * 1000) / test.requests };
 }

@@ -41,6 +41,7 @@ import * as bookingChoices from './0043-booking-choices.js';
 import * as timeOffAndSingleUseLinks from './0044-time-off-and-single-use-links.js';
 import * as brandingAndTopicWords from './0045-branding-and-topic-words.js';
 import * as retentionIndexes from './0046-retention-indexes.js';
+import * as yearIndexes from './0047-year-indexes.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -86,4 +87,5 @@ export const migrations: Record<string, Migration> = {
   '0044-time-off-and-single-use-links': timeOffAndSingleUseLinks,
   '0045-branding-and-topic-words': brandingAndTopicWords,
   '0046-retention-indexes': retentionIndexes,
+  '0047-year-indexes': yearIndexes,
 };

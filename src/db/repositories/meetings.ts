@@ -171,25 +171,35 @@ export interface MeetingQuery {
 
 /** Meetings by start time then uuid (or the reverse), so a keyset cursor pages through them stably. */
 export async function selectMeetingsPage(db: DbOrTrx, query: MeetingQuery): Promise<Meeting[]> {
-  let select = selectMeetings(db).where('meetings.account_id', '=', query.accountUuid);
-  if (query.hostUuid !== undefined) {
+  let select = selectMeetings(db);
+  if (query.hostUuid === undefined) select = select.where('meetings.account_id', '=', query.accountUuid);
+  else {
     const hostUuid = query.hostUuid;
-    // A host's meetings include the collective ones they hold beside the named host.
-    select = select.where((eb) =>
-      eb.or([
-        eb('meetings.host_user_id', '=', hostUuid),
-        eb.and([
-          eb('meetings.collective', '=', 1),
-          eb.exists(
-            eb
-              .selectFrom('meeting_co_hosts')
-              .select('meeting_co_hosts.user_id')
-              .whereRef('meeting_co_hosts.meeting_id', '=', 'meetings.id')
-              .where('meeting_co_hosts.user_id', '=', hostUuid),
-          ),
-        ]),
-      ]),
-    );
+    // The page's earliest (or, newest first, latest) possible start: the candidates below
+    // need not go further back than it.
+    const bound = query.newestFirst ? undefined : Math.max(query.from ?? Number.NEGATIVE_INFINITY, query.after?.start ?? Number.NEGATIVE_INFINITY);
+    const until = query.newestFirst ? Math.min(query.to ?? Number.POSITIVE_INFINITY, query.after?.start ?? Number.POSITIVE_INFINITY) : undefined;
+    // A host's meetings include the collective ones they hold beside the named host. The
+    // candidates come from the host's own indexes (host and start, co-host and start): a
+    // condition `host = ? or exists (co-host)` made both databases walk the whole account's
+    // meetings in start order and filter, a read that grew with every other host's
+    // meetings (bench/year.ts: the account's index read ten times the rows on a year's data).
+    // No account condition here: a host (resolved in the caller's account) holds meetings of
+    // that account only, and with one, SQLite (which has no statistics) chose the account's
+    // index again, for the outer query and for the candidates alike.
+    select = select.where('meetings.id', 'in', (eb) => {
+      let own = eb.selectFrom('meetings as own').select('own.id as id').where('own.host_user_id', '=', hostUuid);
+      let shared = eb.selectFrom('meeting_co_hosts').select('meeting_co_hosts.meeting_id as id').where('meeting_co_hosts.user_id', '=', hostUuid);
+      if (bound !== undefined && Number.isFinite(bound)) {
+        own = own.where('own.starts_at', '>=', bound);
+        shared = shared.where('meeting_co_hosts.starts_at', '>=', bound);
+      }
+      if (until !== undefined && Number.isFinite(until)) {
+        own = own.where('own.starts_at', '<=', until);
+        shared = shared.where('meeting_co_hosts.starts_at', '<=', until);
+      }
+      return own.unionAll(shared);
+    });
   }
   if (query.teamUuid !== undefined) select = select.where('meetings.team_id', '=', query.teamUuid);
   if (query.from !== undefined) select = select.where('meetings.starts_at', '>=', query.from);

@@ -16,6 +16,7 @@ import { createRoomNoticeDigestHandler } from './scheduling/integrations/room-no
 import { refreshIdleConnections } from './scheduling/integrations/provider-access.js';
 import { createReminderSender } from './scheduling/meetings/reminders.js';
 import { createSignInLinkSender } from './scheduling/host-app/sign-in.js';
+import { RepeatThrottle } from './domain/repeat-throttle.js';
 import { pruneTables } from './scheduling/maintenance/prune.js';
 import { applyRetention } from './scheduling/participants/retention.js';
 
@@ -75,7 +76,11 @@ export function startBackgroundJobs(
   const handlers = createJobHandlers(ctx, transport);
   // Each kind runs up to its `concurrency` jobs at once and claims more as soon as one ends:
   // a job that hangs (a webhook receiver holding its 10 s) holds its own slot only.
-  const worker = createOutboxWorker({ db: ctx.db, handlers, log: ctx.log, now: ctx.now, pace: ctx.outboxPace });
+  // The outbox's jobs and the beat's (holds, tokens, retention, pruning) fail alike in an outage (a full disk, the
+  // database away): the first failure is logged with its stack, the rest once a minute with a count.
+  const failures = new RepeatThrottle();
+  const logFailure = (error: unknown): void => failures.logError((fields, message) => ctx.log.error(fields, message), error, 'background job failed', Date.now());
+  const worker = createOutboxWorker({ db: ctx.db, handlers, log: ctx.log, now: ctx.now, pace: ctx.outboxPace, errors: failures });
   let maintaining: Promise<void> | null = null;
   let lastMaintenance = 0;
   const maintenanceEvery = options.maintenanceIntervalMs ?? 30_000;
@@ -87,7 +92,7 @@ export function startBackgroundJobs(
         .then((done) => {
           if (done.expired > 0) ctx.log.info(done, 'payment holds expired');
         })
-        .catch((error: unknown) => ctx.log.error({ err: error }, 'background job failed'))
+        .catch(logFailure)
         .finally(() => {
           maintaining = null;
         });
@@ -104,7 +109,7 @@ export function startBackgroundJobs(
         .then((done) => {
           if (done.refreshed + done.refused + done.failed > 0) ctx.log.info(done, 'idle connections refreshed');
         })
-        .catch((error: unknown) => ctx.log.error({ err: error }, 'background job failed'))
+        .catch(logFailure)
         .finally(() => {
           refreshingIdle = null;
         });
@@ -123,7 +128,7 @@ export function startBackgroundJobs(
           const pruned = await pruneTables(ctx, ctx.config.retention, { lease: true, stopped: () => stopping });
           if (pruned.pruned.length > 0) ctx.log.info({ pruned: pruned.pruned }, 'old rows pruned');
         })
-        .catch((error: unknown) => ctx.log.error({ err: error }, 'background job failed'))
+        .catch(logFailure)
         .finally(() => {
           retaining = null;
         });
@@ -158,7 +163,7 @@ export function startBackgroundJobs(
         const result = await worker.drain();
         if (result.done > 0) ctx.log.debug(result, 'outbox jobs done');
       } catch (error) {
-        ctx.log.error({ err: error }, 'background job failed');
+        logFailure(error);
       }
     },
     async stop(graceMs = STOP_GRACE_MS) {

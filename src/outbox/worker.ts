@@ -19,6 +19,8 @@ export interface OutboxRun {
   leaseMs?: number;
   /** Told how late each claim's jobs were, to hold bookings back while the outbox lags (src/outbox/pace.ts). */
   pace?: OutboxPace;
+  /** Shared with the instance's other background work, so one outage is logged once for all of it. */
+  errors?: RepeatThrottle;
 }
 
 export interface JobCounts {
@@ -110,7 +112,7 @@ export function createOutboxWorker(run: OutboxRun): OutboxWorker {
   }));
   const counts = { done: 0, failed: 0, lost: 0, deferred: 0 };
   // A claim that fails every tick (a full disk) is logged once, then once a minute with a count.
-  const errors = new RepeatThrottle();
+  const errors = run.errors ?? new RepeatThrottle();
   const logFailure = (error: unknown, fields: Record<string, unknown>) =>
     errors.logError((line, message) => run.log.error(line, message), error, 'background job failed', Date.now(), fields);
   let stopped = false;

@@ -204,6 +204,11 @@ export interface paths {
   };
   "/api/v1/users/{userUuid}/time-off/{uuid}": {
     /**
+     * One time off
+     * @description The time off as POST answered it (the created resource's `Location`); 404 when there is no such time off of the user. By the user, or an admin of one of their teams (as for `…/availability`).
+     */
+    get: operations["getUserTimeOffEntry"];
+    /**
      * Remove a time off
      * @description The user is offered in that span again. 204 when removed; 404 when there is no such time off of the user. By the user, or an admin of one of their teams (as for `…/availability`).
      */
@@ -7884,6 +7889,208 @@ export interface operations {
                  */
                 end: string;
               }[];
+          };
+        };
+      };
+      /** @description The request is invalid: `errors` lists every problem found. */
+      400: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No valid API key (`X-Service-Api-Key`, or `Authorization: Bearer`); `WWW-Authenticate` gives the challenge. */
+      401: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "WWW-Authenticate": components["headers"]["WwwAuthenticate"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The key may not do this (or a plan limit is reached). */
+      403: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description No such record in the caller's account. */
+      404: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description `Accept` excludes application/json. */
+      406: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is over the size limit. */
+      413: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The body is not application/json. */
+      415: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests; retry after `Retry-After` seconds. */
+      429: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description An unexpected fault; the body hides internals and names the request id to quote. */
+      500: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The database is out of reach or cannot store changes, or this instance is shutting down: retry after `Retry-After` seconds. */
+      503: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "Retry-After": components["headers"]["RetryAfter"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * One time off
+   * @description The time off as POST answered it (the created resource's `Location`); 404 when there is no such time off of the user. By the user, or an admin of one of their teams (as for `…/availability`).
+   */
+  getUserTimeOffEntry: {
+    parameters: {
+      path: {
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        userUuid: string;
+        /**
+         * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+         * @example 0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d
+         */
+        uuid: string;
+      };
+    };
+    responses: {
+      /** @description OK. */
+      200: {
+        headers: {
+          "X-Request-Id": components["headers"]["XRequestId"];
+          "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+          "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+          "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+          RateLimit: components["headers"]["RateLimitDraft"];
+          "RateLimit-Policy": components["headers"]["RateLimitPolicyDraft"];
+        };
+        content: {
+          "application/json": {
+            /**
+             * Format: uuid
+             * @description A UUID (v4 or v7), in either letter case (RFC 9562); the API answers in lower case.
+             */
+            uuid: string;
+            /**
+             * Format: date-time
+             * @description An ISO 8601 UTC instant with milliseconds.
+             */
+            start: string;
+            /**
+             * Format: date-time
+             * @description An ISO 8601 UTC instant with milliseconds.
+             */
+            end: string;
+            reason: string | null;
+            delegate: string | null;
+            /**
+             * Format: date-time
+             * @description An ISO 8601 UTC instant with milliseconds.
+             */
+            createdAt: string;
           };
         };
       };

@@ -55,6 +55,20 @@ for (const dialect of DIALECTS) {
       expectProblem(await call(t.app, acme.apiKey, 'GET', location), 404, 'NOT_FOUND');
     });
 
+    it('POST /users/{userUuid}/time-off: the time off, at the Location the 201 names', async () => {
+      const path = `/api/v1/users/${acme.owner.uuid}/time-off`;
+      const created = await call(t.app, acme.apiKey, 'POST', path, { start: '2027-02-01T00:00:00.000Z', end: '2027-02-03T00:00:00.000Z', reason: 'Ski trip' });
+      expect(created.statusCode).toBe(201);
+      const location = String(created.headers.location);
+      expect(location).toBe(`${path}/${created.json().timeOff.uuid}`);
+      const fetched = await call(t.app, acme.apiKey, 'GET', location);
+      expect(fetched.statusCode).toBe(200);
+      expect(fetched.json()).toEqual(created.json().timeOff);
+      const other = await createTestAccount(t.ctx);
+      expectProblem(await call(t.app, other.apiKey, 'GET', location), 404, 'NOT_FOUND');
+      expect((await call(t.app, acme.apiKey, 'DELETE', location)).statusCode).toBe(204);
+      expectProblem(await call(t.app, acme.apiKey, 'GET', location), 404, 'NOT_FOUND');
+    });
     it('documents a GET wherever a 201 documents a Location below its collection', async () => {
       const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as Document;
       const created = Object.entries(doc.paths).filter(([, item]) => item.post?.responses?.['201']?.headers?.Location !== undefined);

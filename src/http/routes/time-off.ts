@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { toIso } from '../../domain/representations.js';
 import type { UseCaseContext } from '../../scheduling/context.js';
-import { addTimeOff, listTimeOff, removeTimeOff, type TimeOffView } from '../../scheduling/topics/time-off.js';
+import { addTimeOff, getTimeOff, listTimeOff, removeTimeOff, type TimeOffView } from '../../scheduling/topics/time-off.js';
 import { principalOf } from '../request-guards.js';
 import { API_KEY_SECURITY, AUTHENTICATED_ERRORS, Uuid, problemResponses } from '../schemas/common.js';
 import { TimeOffBodySchema, TimeOffCreatedSchema, TimeOffSchema } from '../schemas/time-off.js';
@@ -32,6 +32,7 @@ export const timeOffRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
         body: TimeOffBodySchema,
         response: { 201: TimeOffCreatedSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },
       },
+      config: { location: '/api/v1/users/{userUuid}/time-off/{timeOff.uuid}' },
     },
     async (request, reply) => {
       const body = request.body;
@@ -61,6 +62,22 @@ export const timeOffRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> =
       },
     },
     async (request) => ({ timeOff: (await listTimeOff(ctx, principalOf(request), request.params.userUuid)).map(timeOffToJson) }),
+  );
+
+  app.get(
+    '/users/:userUuid/time-off/:uuid',
+    {
+      schema: {
+        tags: ['Availability'],
+        operationId: 'getUserTimeOffEntry',
+        summary: 'One time off',
+        description: `The time off as POST answered it (the created resource's \`Location\`); 404 when there is no such time off of the user. ${WHO}`,
+        security: API_KEY_SECURITY,
+        params: TimeOffParams,
+        response: { 200: TimeOffSchema, ...problemResponses(...AUTHENTICATED_ERRORS, 403, 404) },
+      },
+    },
+    async (request) => timeOffToJson(await getTimeOff(ctx, principalOf(request), request.params.userUuid, request.params.uuid)),
   );
 
   app.delete(

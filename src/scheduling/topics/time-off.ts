@@ -81,6 +81,14 @@ export async function listTimeOff(ctx: Pick<UseCaseContext, 'db' | 'now'>, princ
   return withDelegates(ctx.db, principal.accountUuid, await findCurrentTimeOff(ctx.db, user.uuid, ctx.now()));
 }
 
+/** `GET /users/{userUuid}/time-off/{uuid}`: one time off of the user (ended ones too, until deleted); 404 for another user's. */
+export async function getTimeOff(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string, uuid: string): Promise<TimeOffView> {
+  const user = await requireSelfOrTeamAdmin(ctx.db, principal, userUuid);
+  const found = await findTimeOff(ctx.db, user.uuid, uuid);
+  if (!found) throw new NotFoundError('time off');
+  return (await withDelegates(ctx.db, principal.accountUuid, [found]))[0]!;
+}
+
 /** `DELETE /users/{userUuid}/time-off/{uuid}`: the host is offered in that span again. */
 export async function removeTimeOff(ctx: Pick<UseCaseContext, 'db'>, principal: Principal, userUuid: string, uuid: string): Promise<void> {
   await inTransaction(ctx.db, async (trx) => {

@@ -4,7 +4,8 @@
  * openssl; its file is printed, for the sender's NODE_EXTRA_CA_CERTS) and 5 webhook receivers.
  * Prints `SINKS_READY {json}`, then one line per message accepted, `S <n|-> <ms>`, and per
  * webhook delivery, `W <n|-> <ms>`: n is the booking's number (its participant is p-<n>@bench.test),
- * ms the wall-clock time of acceptance (the same clock as the parent's).
+ * ms the wall-clock time of acceptance (the same clock as the parent's). SINK_SMTP_DELAY_MS (default 0)
+ * holds each message that long before accepting it: a slow provider (bench/pace.ts).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -14,6 +15,7 @@ import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
 
 const RECEIVERS = 5;
+const SMTP_DELAY_MS = Number(process.env.SINK_SMTP_DELAY_MS ?? 0);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'termin-bench-smtp-'));
 const keyFile = path.join(dir, 'key.pem');
 const certFile = path.join(dir, 'cert.pem');
@@ -61,9 +63,13 @@ const smtp = new SMTPServer({
   onData(stream, session, callback) {
     stream.on('data', () => undefined);
     stream.on('end', () => {
-      const to = session.envelope.rcptTo.map((r) => r.address).join(',');
-      emit(`S ${bookingOf(to)} ${Date.now()}`);
-      callback();
+      const accept = () => {
+        const to = session.envelope.rcptTo.map((r) => r.address).join(',');
+        emit(`S ${bookingOf(to)} ${Date.now()}`);
+        callback();
+      };
+      if (SMTP_DELAY_MS > 0) setTimeout(accept, SMTP_DELAY_MS);
+      else accept();
     });
   },
 });

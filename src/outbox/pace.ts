@@ -7,7 +7,10 @@
  * (events, e-mails, webhooks) are later than `lagMs`, a new booking waits, up to `maxWaitMs`,
  * for them to catch up: the peak is absorbed by the clients waiting a little longer, and the
  * backlog stays bounded. Each instance paces its own bookings by the shared queue's lateness,
- * and by its own bookings that no claim has seen yet (`queued`).
+ * and by its own bookings that no claim has seen yet (`queued`). The bound is the backlog's,
+ * not the e-mails' promptness (OUTBOX_PACE_LAG_MS, 30 s by default): a participant kept
+ * seconds for a booking's answer is worse off than one whose e-mail comes seconds late
+ * (bench/pace.ts), so a burst goes at full speed and only an overload without end is paced.
  */
 export interface OutboxPace {
   /**

@@ -176,3 +176,56 @@ describe('the service context paces on events and e-mails only', () => {
     }
   });
 });
+
+/**
+ * The default serves participants first (issue 44): a burst's e-mails a few seconds late never
+ * hold a booking back; a backlog half a minute behind does, until the outbox catches up.
+ */
+describe('the default pace', () => {
+  const settle = async (promise: Promise<unknown>, withinMs: number) =>
+    Promise.race([promise.then(() => 'answered' as const), new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), withinMs))]);
+
+  for (const dialect of DIALECTS) {
+    it(`answers a booking at once while e-mails are 5 s late, and holds it while they are a minute late [${dialect}]`, async () => {
+      // Only the wait's bound is raised (the lag is the default): a held booking stays held for the test's length.
+      const t = await createTestApp(dialect, createClock('2027-01-04T06:00:00.000Z'), { OUTBOX_PACE_MAX_WAIT_MS: '60000' });
+      try {
+        const acme = await createTestAccount(t.ctx, { timezone: 'Europe/Warsaw', places: ['offline'] });
+        const topic = (await call(t.app, acme.apiKey, 'POST', '/api/v1/meeting-topics', { name: 'Intro', durationMinutes: 30, places: ['offline'] })).json() as { uuid: string };
+        const calculated = await call(t.app, null, 'POST', '/api/v1/calculate-schedule', {
+          username: acme.owner.username,
+          meetingTopic: topic.uuid,
+          timezone: 'Europe/Warsaw',
+          offset: 0,
+        });
+        const [first, second] = (calculated.json().days as { slots: { start: string; username: string }[] }[]).flatMap((day) => day.slots);
+        const book = (slot: { start: string; username: string } | undefined, email: string) =>
+          call(t.app, acme.apiKey, 'POST', '/api/v1/schedule', {
+            dates: [slot],
+            email,
+            lang: 'en',
+            name: 'Ada',
+            place: 'offline',
+            meetingTopic: topic.uuid,
+            timezone: 'Europe/Warsaw',
+          });
+
+        const now = t.ctx.now();
+        // A burst's backlog: the e-mails being claimed were due 5 s ago.
+        t.ctx.outboxPace.report(EMAIL_JOB_KIND, now, now - 5_000, false);
+        const late = book(first, 'late@example.com');
+        expect(await settle(late, 2_000)).toBe('answered');
+        expect((await late).statusCode).toBe(201);
+
+        // A backlog past the bound: the booking waits for the outbox, and answers once it has caught up.
+        t.ctx.outboxPace.report(EMAIL_JOB_KIND, now, now - 60_000, false);
+        const held = book(second, 'held@example.com');
+        expect(await settle(held, 500)).toBe('waiting');
+        t.ctx.outboxPace.report(EMAIL_JOB_KIND, now, now, false);
+        expect((await held).statusCode).toBe(201);
+      } finally {
+        await t.close();
+      }
+    });
+  }
+});

@@ -11,12 +11,14 @@
  *
  * The server counts its statements by SQL text (BENCH_COUNT_STATEMENTS): every statement a
  * booking ran must be one the floor runs, as often, or the run says so (the floor is then
- * out of date: update FLOOR_SQL below from the server's list).
+ * out of date: update SQL below from the server's list).
  *
- * On PostgreSQL each round also measures a bare server: the floor's booking behind node:http
- * alone (serveBare), which splits the distance in two: bare ÷ (floor + /healthz), what any
- * Node server pays to take a booking over HTTP and run those statements, and service ÷ bare,
- * what the service's own stack (Fastify, Kysely, the use case) adds on top.
+ * Each round also measures a bare server: the floor's booking behind node:http alone
+ * (serveBare), which splits the distance in two: bare ÷ (floor + /healthz), what any Node
+ * server pays to take a booking over HTTP and run those statements, and service ÷ bare, what
+ * the service's own stack (Fastify, Kysely, the use case) adds on top (goal, issue 44: ≤ 1.4
+ * on both databases). On SQLite the bare server shares commits as the service does: the
+ * requests read in one turn of the event loop commit together in the next.
  *
  * Last line: service ÷ (floor + /healthz), the median round. Goal (issue 24): ≤ 1.5.
  * Run: npx tsx bench/booking-floor.ts [seconds-per-case=5] [rounds=3] [sqlite|postgres …]
@@ -40,7 +42,8 @@ const SQL = {
     'update "users" set "calendar_version" = "calendar_version" + ? where "users"."username" in (?) and "users"."deactivated_at" is null and (exists (select "meeting_topic_hosts"."user_id" from "meeting_topic_hosts" where "meeting_topic_hosts"."topic_id" = ? and "meeting_topic_hosts"."user_id" = "users"."id") or exists (select "memberships"."user_id" from "meeting_topics" inner join "memberships" on "memberships"."team_id" = "meeting_topics"."team_id" where "meeting_topics"."id" = ? and "meeting_topics"."all_team_members" = ? and "memberships"."user_id" = "users"."id")) returning "users"."id", "users"."username", "users"."availability", "users"."place_details", "users"."timezone", "users"."limit_daily", "users"."limit_weekly"',
   busy: 'select "meetings"."host_user_id" as "host", "meetings"."id" as "id", 0 as "source", "meetings"."starts_at" as "start", "meetings"."ends_at" as "end", "meetings"."topic_id" as "topicUuid", "meetings"."hold_expires_at" as "holdExpiresAt", "meeting_topics"."buffer_before_minutes" as "bufferBeforeMinutes", "meeting_topics"."buffer_after_minutes" as "bufferAfterMinutes" from "meetings" inner join "meeting_topics" on "meeting_topics"."id" = "meetings"."topic_id" where "meetings"."host_user_id" = ? and "meetings"."starts_at" >= ? and "meetings"."starts_at" < ? and ("meetings"."status" = ? or ("meetings"."status" in (?, ?) and "meetings"."hold_expires_at" > ?)) union all select "meeting_co_hosts"."user_id" as "host", "meetings"."id" as "id", 0 as "source", "meetings"."starts_at" as "start", "meetings"."ends_at" as "end", "meetings"."topic_id" as "topicUuid", "meetings"."hold_expires_at" as "holdExpiresAt", "meeting_topics"."buffer_before_minutes" as "bufferBeforeMinutes", "meeting_topics"."buffer_after_minutes" as "bufferAfterMinutes" from "meeting_co_hosts" inner join "meetings" on "meetings"."id" = "meeting_co_hosts"."meeting_id" inner join "meeting_topics" on "meeting_topics"."id" = "meetings"."topic_id" where "meeting_co_hosts"."user_id" = ? and "meeting_co_hosts"."starts_at" >= ? and "meeting_co_hosts"."starts_at" < ? and ("meetings"."status" = ? or ("meetings"."status" in (?, ?) and "meetings"."hold_expires_at" > ?)) union all select "host_user_id" as "host", "id", 1 as "source", "starts_at" as "start", "ends_at" as "end", ? || source_id as "topicUuid", null as "holdExpiresAt", 0 as "bufferBeforeMinutes", 0 as "bufferAfterMinutes" from "external_busy" where "host_user_id" = ? and "starts_at" < ? and "ends_at" > ? order by "host", "source", "start"',
   insertMeeting:
-    'insert into "meetings" ("id", "account_id", "topic_id", "team_id", "host_user_id", "booking_id", "starts_at", "ends_at", "status", "hold_expires_at", "place", "location", "participant_name", "participant_email", "participant_phone", "participant_timezone", "participant_lang", "participant_locale", "note", "price_variant_id", "form", "metadata", "invoice", "sequence", "created_at", "updated_at", "cancelled_at", "cancel_reason", "booked_by_key_id", "no_show", "decline_reason", "collective") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    'insert into "meetings" ("id", "account_id", "topic_id", "team_id", "host_user_id", "booking_id", "starts_at", "ends_at", "status", "hold_expires_at", "place", "location", "participant_name", "participant_email", "participant_phone", "participant_timezone", "participant_lang", "participant_locale", "note", "price_variant_id", "form", "metadata", "invoice", "sequence", "created_at", "updated_at", "cancelled_at", "cancel_reason", "booked_by_key_id", "guests", "no_show", "decline_reason", "collective") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  timeOff: 'select "start_at", "end_at" from "time_off" where "user_id" = ? and "end_at" > ? and "start_at" < ? order by "start_at"',
   insertEvent: 'insert into "events" ("id", "account_id", "type", "subject_id", "occurred_at", "data") values (?, ?, ?, ?, ?, ?)',
   insertOutbox: 'insert into "outbox" ("id", "kind", "payload", "status", "next_attempt_at", "last_error", "created_at", "done_at") values (?, ?, ?, ?, ?, ?, ?, ?)',
   // PostgreSQL writes the event and its job in one statement (one round trip).
@@ -75,6 +78,8 @@ interface FloorResult {
   statements: Record<string, number>;
   /** The free slots ran out well before the time did: a short run whose fixed costs weigh on each booking. */
   exhausted: boolean;
+  /** How many of the job's slots it took (the warm-up's too): the rest stay free for later rounds. */
+  used: number;
 }
 
 /** The booking's data as the service writes it (the values, not how they are computed). */
@@ -113,6 +118,7 @@ function bookingValues(ids: { account: string; topic: string; team: string; key:
     null,
     null,
     ids.key,
+    '[]',
     null,
     null,
     0,
@@ -138,6 +144,11 @@ function busyValues(host: string, start: number, now: number) {
   return [...meetings, ...meetings, 'external:', host, to, from];
 }
 
+/** The host's time off over the same window as its busy time (loadHostCalendar reads both). */
+function timeOffValues(host: string, start: number) {
+  return [host, start - REACH_MS, start + 1_800_000 + REACH_MS];
+}
+
 /** A floor run's figures, from its CPU and its start; `used` slots of the job's were taken (the warm-up's too). */
 function floorResult(
   job: FloorJob,
@@ -151,15 +162,20 @@ function floorResult(
   const short = Date.now() - began < job.seconds * 900;
   const threadsAfter = threadCpuMicros();
   const backgroundMicros = threadsBefore && threadsAfter ? (threadsAfter.background - threadsBefore.background) / Math.max(1, bookings) : null;
-  return { bookings, cpuMicros: (cpu.user + cpu.system) / Math.max(1, bookings), backgroundMicros, statements, exhausted: short && used >= job.slots.length };
+  return { bookings, cpuMicros: (cpu.user + cpu.system) / Math.max(1, bookings), backgroundMicros, statements, exhausted: short && used >= job.slots.length, used };
 }
 
 /** The floor's own warm-up: its few functions are optimised within this (its background CPU per booking is then steady). */
 const FLOOR_WARM_UP_MS = 2_000;
 
-/** The floor on SQLite: one connection, statements prepared once, commits shared as the service shared them. */
-function sqliteFloor(job: FloorJob): FloorResult {
-  const db = new SqliteDatabase(job.database);
+/**
+ * A booking on SQLite through better-sqlite3 alone, as the floor and the bare server make it:
+ * one connection, statements prepared once, the key looked up per request, and a batch of
+ * bookings sharing one BEGIN IMMEDIATE … COMMIT, each in a savepoint when there are several
+ * (as src/db/transaction.ts's commitTogether runs them).
+ */
+function openSqliteBooker(database: string, topic: string) {
+  const db = new SqliteDatabase(database);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
@@ -174,7 +190,7 @@ function sqliteFloor(job: FloorJob): FloorResult {
       },
     };
   };
-  const ids = sqliteIds(db, job.topic);
+  const ids = sqliteIds(db, topic);
   const apiKey = prepare(SQL.apiKey);
   const begin = prepare('begin immediate');
   const commit = prepare('commit');
@@ -183,19 +199,42 @@ function sqliteFloor(job: FloorJob): FloorResult {
   const accountAndTopic = prepare(SQL.accountAndTopic);
   const lockHosts = prepare(SQL.lockHosts);
   const busy = prepare(SQL.busy);
+  const timeOff = prepare(SQL.timeOff);
   const insertMeeting = prepare(SQL.insertMeeting);
   const insertEvent = prepare(SQL.insertEvent);
   const insertOutbox = prepare(SQL.insertOutbox);
-  const bookOne = ([start, username]: [number, string]) => {
+  const bookOne = ([start, username]: [number, string]): string => {
     const now = Date.now();
-    accountAndTopic.run(job.topic, ids.account);
-    const [host] = lockHosts.run(1, username, job.topic, job.topic, 1) as { id: string }[];
+    accountAndTopic.run(topic, ids.account);
+    const [host] = lockHosts.run(1, username, topic, topic, 1) as { id: string }[];
     busy.run(...busyValues(host!.id, start, now));
+    timeOff.run(...timeOffValues(host!.id, start));
     const values = bookingValues(ids, host!.id, start, now);
     insertMeeting.run(...values.meetingRow);
     insertEvent.run(...values.eventRow);
     insertOutbox.run(...values.outboxRow);
+    return values.meetingRow[0] as string;
   };
+  /** The key's lookup, once per request before its transaction queues (as the service's authentication). */
+  const lookUpKey = () => apiKey.run(ids.lookup);
+  /** Books the slots in one commit; returns their meetings' uuids. */
+  const bookBatch = (batch: [number, string][]): string[] => {
+    begin.run();
+    const uuids: string[] = [];
+    for (const slot of batch) {
+      if (batch.length > 1) savepoint.run();
+      uuids.push(bookOne(slot));
+      if (batch.length > 1) release.run();
+    }
+    commit.run();
+    return uuids;
+  };
+  return { lookUpKey, bookBatch, statements, close: () => db.close() };
+}
+
+/** The floor on SQLite: one connection, statements prepared once, commits shared as the service shared them. */
+function sqliteFloor(job: FloorJob): FloorResult {
+  const { lookUpKey, bookBatch, statements, close } = openSqliteBooker(job.database, job.topic);
   let next = 0;
   const run = (until: number, counted: boolean) => {
     let bookings = 0;
@@ -209,14 +248,8 @@ function sqliteFloor(job: FloorJob): FloorResult {
       const batch = job.slots.slice(next, next + size);
       next += batch.length;
       // The key is looked up per request, before its transaction queues.
-      for (let i = 0; i < batch.length; i += 1) apiKey.run(ids.lookup);
-      begin.run();
-      for (const slot of batch) {
-        if (batch.length > 1) savepoint.run();
-        bookOne(slot);
-        if (batch.length > 1) release.run();
-      }
-      commit.run();
+      for (let i = 0; i < batch.length; i += 1) lookUpKey();
+      bookBatch(batch);
       bookings += batch.length;
       if (batch.length === 1) alone += 1;
       else {
@@ -234,7 +267,7 @@ function sqliteFloor(job: FloorJob): FloorResult {
   const began = Date.now();
   const bookings = run(began + job.seconds * 1_000, true);
   const result = floorResult(job, bookings, process.cpuUsage(before), threads, began, next, statements);
-  db.close();
+  close();
   return result;
 }
 
@@ -281,11 +314,13 @@ async function openPostgresBooker(database: string, topic: string) {
     const client = await pool.connect();
     try {
       const now = Date.now();
-      await query(client, 'begin');
+      // BEGIN carries the transaction's timeouts, as src/db/connect.ts's applyTimeouts sends it (one round trip).
+      await query(client, POSTGRES_BEGIN);
       await query(client, sql.accountAndTopic, [topic, ids.account]);
       const locked = await query(client, sql.lockHosts, [1, username, topic, topic, 1]);
       const host = (locked.rows[0] as { id: string }).id;
       await query(client, sql.busy, busyValues(host, start, now));
+      await query(client, sql.timeOff, timeOffValues(host, start));
       const values = bookingValues(ids, host, start, now);
       await query(client, sql.insertMeeting, values.meetingRow);
       await query(client, sql.insertEventWithJob, [...values.eventRow, ...values.outboxRow]);
@@ -297,6 +332,9 @@ async function openPostgresBooker(database: string, topic: string) {
   };
   return { bookOne, statements, close: () => pool.end() };
 }
+
+/** The service's BEGIN on PostgreSQL with its default timeouts (DEFAULT_DATABASE_TIMEOUTS), as the bench server runs. */
+const POSTGRES_BEGIN = 'begin; set local statement_timeout = 15000; set local lock_timeout = 15000; set local idle_in_transaction_session_timeout = 15000';
 
 /** The floor on PostgreSQL: 20 bookings at once over a pool of 20. */
 async function postgresFloor(job: FloorJob): Promise<FloorResult> {
@@ -325,26 +363,65 @@ async function postgresFloor(job: FloorJob): Promise<FloorResult> {
   return result;
 }
 
+/** At most this many bookings share one commit, as MAX_UNITS_PER_COMMIT in src/db/transaction.ts. */
+const BARE_MAX_PER_COMMIT = 32;
+
+/** SQLite's bare booking: the key looked up at once, then queued for the next turn's shared commit. */
+function sqliteBareBooker(database: string, topic: string) {
+  const { lookUpKey, bookBatch, statements } = openSqliteBooker(database, topic);
+  const queue: { slot: [number, string]; resolve(uuid: string): void; reject(error: unknown): void }[] = [];
+  let draining = false;
+  const drain = () => {
+    const batch = queue.splice(0, BARE_MAX_PER_COMMIT);
+    try {
+      const uuids = bookBatch(batch.map((entry) => entry.slot));
+      for (const [i, entry] of batch.entries()) entry.resolve(uuids[i]!);
+    } catch (error) {
+      for (const entry of batch) entry.reject(error);
+    }
+    if (queue.length > 0) setImmediate(drain);
+    else draining = false;
+  };
+  const bookOne = (slot: [number, string]) => {
+    lookUpKey();
+    return new Promise<string>((resolve, reject) => {
+      queue.push({ slot, resolve, reject });
+      if (draining) return;
+      draining = true;
+      setImmediate(drain);
+    });
+  };
+  return { bookOne, statements };
+}
+
 /**
- * The bare server (PostgreSQL): the floor's booking behind node:http alone — no Fastify, no
- * Kysely, none of the service's code — answering the same POST /schedule bodies with a 201.
- * It splits the service's distance from the floor in two: what any Node server pays to take
- * a booking over HTTP and run its statements (bare ÷ floor), and what the service's own stack
- * adds on top (service ÷ bare). It prints `BARE_PORT <port>`; GET /bench/cpu is its CPU so far.
+ * The bare server: the floor's booking behind node:http alone — no Fastify, no Kysely, none
+ * of the service's code — answering the same POST /schedule bodies with a 201. It splits the
+ * service's distance from the floor in two: what any Node server pays to take a booking over
+ * HTTP and run its statements (bare ÷ floor), and what the service's own stack adds on top
+ * (service ÷ bare). On SQLite it shares commits as the service does (src/db/transaction.ts):
+ * the bookings whose requests arrive in one turn of the event loop queue, and the next turn
+ * runs up to 32 of them in one transaction, each in a savepoint. It prints `BARE_PORT <port>`;
+ * GET /bench/cpu is its CPU so far.
  */
-async function serveBare(database: string, topic: string): Promise<void> {
-  const { bookOne } = await openPostgresBooker(database, topic);
+async function serveBare(dialect: BenchDialect, database: string, topic: string): Promise<void> {
+  const { bookOne: book, statements } = dialect === 'sqlite' ? sqliteBareBooker(database, topic) : await openPostgresBooker(database, topic);
   const server = http.createServer((request, response) => {
-    if (request.method === 'GET' && request.url === '/bench/cpu') {
+    if (request.method === 'GET' && (request.url === '/bench/cpu' || request.url === '/bench/commits')) {
       response.setHeader('content-type', 'application/json');
-      response.end(JSON.stringify(process.cpuUsage()));
+      response.end(JSON.stringify(request.url === '/bench/cpu' ? process.cpuUsage() : { commits: statements.commit ?? 0 }));
       return;
     }
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
+      if (body === '') {
+        response.writeHead(400);
+        response.end();
+        return;
+      }
       const { dates } = JSON.parse(body) as { dates: [{ start: string; username: string }] };
-      bookOne([Date.parse(dates[0].start), dates[0].username]).then(
+      book([Date.parse(dates[0].start), dates[0].username]).then(
         (uuid) => {
           response.writeHead(201, { 'content-type': 'application/json' });
           response.end(JSON.stringify({ meetings: [{ uuid }] }));
@@ -374,8 +451,8 @@ function runFloor(job: FloorJob): Promise<FloorResult> {
 if (process.argv.includes('--bare')) {
   let input = '';
   for await (const chunk of process.stdin) input += chunk;
-  const job = JSON.parse(input) as { database: string; topic: string };
-  await serveBare(job.database, job.topic);
+  const job = JSON.parse(input) as { dialect: BenchDialect; database: string; topic: string };
+  await serveBare(job.dialect, job.database, job.topic);
   // Serves until killed.
   await new Promise(() => undefined);
 }
@@ -512,10 +589,10 @@ async function runDialect(dialect: BenchDialect): Promise<number> {
       // Enough slots for any rate this machine reaches, its warm-up included (PostgreSQL's floor books a few times slower).
       const take = Math.min(nextFloorSlot - nextBody - 1, (dialect === 'sqlite' ? 6_000 : 2_500) * (seconds + 2));
       const floorSlots = slots.slice(nextFloorSlot - take, nextFloorSlot).reverse();
-      nextFloorSlot -= take;
       const database = dialect === 'sqlite' ? info.databaseFile! : info.databaseUrl!;
       const floor = await runFloor({ dialect, database, topic: info.topic, slots: floorSlots, seconds, alone: aloneShare, sharedSize });
-      // The floor's unused slots stay free: the service may take them in later rounds.
+      nextFloorSlot -= floor.used;
+      // The floor's unused slots stay free for the bare server and later rounds.
       const ratio = service.cpuMicros / (floor.cpuMicros + healthz.cpuMicros);
       // A floor that ran out of free slots ran short, its fixed costs spread over fewer bookings: not a figure.
       if (!floor.exhausted) ratios.push(ratio);
@@ -535,15 +612,15 @@ async function runDialect(dialect: BenchDialect): Promise<number> {
       if (floor.exhausted) console.log('  the floor ran out of free slots before its time: this round is not counted (fewer rounds, or shorter ones)');
       const differences = statementDifferences(service.statements, bookings, floor.statements, floor.bookings);
       if (differences.length > 0) console.log(`  the floor does not run what a booking runs (service vs floor):\n${differences.join('\n')}`);
-      if (dialect === 'postgres') {
-        const bareTake = Math.min(nextFloorSlot - nextBody - 1, 2_500 * (seconds + BARE_WARM_UP_S + 1));
-        const bare = await measureBare(info.databaseUrl!, info.topic, bodies.slice(nextFloorSlot - bareTake, nextFloorSlot).reverse());
-        nextFloorSlot -= bareTake;
+      {
+        const bareTake = Math.min(nextFloorSlot - nextBody - 1, (dialect === 'sqlite' ? 4_000 : 2_500) * (seconds + BARE_WARM_UP_S + 1));
+        const bare = await measureBare(dialect, database, info.topic, bodies.slice(nextFloorSlot - bareTake, nextFloorSlot).reverse());
+        nextFloorSlot -= bare.used;
         const stack = service.cpuMicros / bare.cpuMicros;
         const http = bare.cpuMicros / (floor.cpuMicros + healthz.cpuMicros);
-        bareRatios.push({ stack, http });
+        bareRatios[dialect].push({ stack, http });
         console.log(
-          `  bare server (node:http + the floor's statements): ${formatNumber(bare.cpuMicros)} µs a booking (${formatNumber(bare.bookings)}); service ÷ bare ${formatNumber(stack, 2)}×, bare ÷ (floor + /healthz) ${formatNumber(http, 2)}×`,
+          `  bare server (node:http + the floor's statements): ${formatNumber(bare.cpuMicros)} µs a booking (${formatNumber(bare.bookings)}, ${formatNumber(bare.perCommit, 1)} per commit); service ÷ bare ${formatNumber(stack, 2)}×, bare ÷ (floor + /healthz) ${formatNumber(http, 2)}×`,
         );
       }
     }
@@ -555,13 +632,18 @@ async function runDialect(dialect: BenchDialect): Promise<number> {
 
 /** The bare server's own warm-up before its measured load. */
 const BARE_WARM_UP_S = 2;
-const bareRatios: { stack: number; http: number }[] = [];
+const bareRatios: Record<BenchDialect, { stack: number; http: number }[]> = { sqlite: [], postgres: [] };
 
 /** The bare server (serveBare) in a process of its own: its CPU µs per booking of `seconds` of load, after its warm-up. */
-async function measureBare(database: string, topic: string, bareBodies: string[]): Promise<{ cpuMicros: number; bookings: number }> {
+async function measureBare(
+  dialect: BenchDialect,
+  database: string,
+  topic: string,
+  bareBodies: string[],
+): Promise<{ cpuMicros: number; bookings: number; perCommit: number; used: number }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/booking-floor.ts', '--bare'], { stdio: ['pipe', 'pipe', 'inherit'] });
   try {
-    child.stdin.end(JSON.stringify({ database, topic }));
+    child.stdin.end(JSON.stringify({ dialect, database, topic }));
     const port = await new Promise<string>((resolve, reject) => {
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => {
@@ -573,6 +655,7 @@ async function measureBare(database: string, topic: string, bareBodies: string[]
     });
     const url = `http://127.0.0.1:${port}`;
     const cpu = async () => (await serverCpu(url)).total;
+    const commits = async () => ((await (await fetch(`${url}/bench/commits`)).json()) as { commits: number }).commits;
     let next = 0;
     let created = 0;
     const load = (duration: number) =>
@@ -590,13 +673,15 @@ async function measureBare(database: string, topic: string, bareBodies: string[]
       } as autocannon.Options);
     await load(BARE_WARM_UP_S);
     const before = await cpu();
+    const commitsBefore = await commits();
     created = 0;
     await load(seconds);
     // As for the service: what was in flight when the load stopped finishes and is counted.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const used = (await cpu()) - before;
+    const committed = (await commits()) - commitsBefore;
     if (next > bareBodies.length) throw new Error('the bare server ran out of free slots');
-    return { cpuMicros: used / Math.max(1, created), bookings: created };
+    return { cpuMicros: used / Math.max(1, created), bookings: created, perCommit: created / Math.max(1, committed), used: Math.min(next, bareBodies.length) };
   } finally {
     child.kill();
   }
@@ -614,9 +699,13 @@ console.log(
 );
 const results: string[] = [];
 for (const dialect of dialects) results.push(`${dialect} ${formatNumber(await runDialect(dialect), 2)}×`);
-if (bareRatios.length > 0) {
+/** The median and the spread (lowest–highest) of the rounds' ratios. */
+const spread = (values: number[]) => `${formatNumber(median(values), 2)}× (${formatNumber(Math.min(...values), 2)}–${formatNumber(Math.max(...values), 2)})`;
+for (const dialect of dialects) {
+  const ratios = bareRatios[dialect];
+  if (ratios.length === 0) continue;
   console.log(
-    `PostgreSQL, bare server: service ÷ bare ${formatNumber(median(bareRatios.map((r) => r.stack)), 2)}× (the service's own stack), bare ÷ (floor + /healthz) ${formatNumber(median(bareRatios.map((r) => r.http)), 2)}× (HTTP and a server around the same statements), median rounds`,
+    `${dialect}, bare server: service ÷ bare ${spread(ratios.map((r) => r.stack))} (the service's own stack; goal ≤ 1.4), bare ÷ (floor + /healthz) ${spread(ratios.map((r) => r.http))} (HTTP and a server around the same statements), median rounds (spread)`,
   );
 }
 if (!dialects.includes('postgres') && asked.length === 0) console.log('PostgreSQL not reachable: skipped.');

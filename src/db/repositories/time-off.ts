@@ -2,6 +2,7 @@ import type { TimeOff } from '../../domain/time-off.js';
 import type { TimeOffSpan } from '../../domain/slots.js';
 import type { DbOrTrx, TimeOffTable } from '../database.js';
 import type { Selectable } from 'kysely';
+import { compileOnce } from '../compiled-query.js';
 
 function rowToTimeOff(row: Selectable<TimeOffTable>): TimeOff {
   return {
@@ -48,16 +49,14 @@ export async function deleteTimeOff(db: DbOrTrx, uuid: string): Promise<void> {
 
 /** The host's time off overlapping [from, to): what the slot engine needs of it. */
 export async function findTimeOffSpans(db: DbOrTrx, userUuid: string, from: number, to: number): Promise<TimeOffSpan[]> {
-  const rows = await db
-    .selectFrom('time_off')
-    .select(['start_at', 'end_at'])
-    .where('user_id', '=', userUuid)
-    .where('end_at', '>', from)
-    .where('start_at', '<', to)
-    .orderBy('start_at')
-    .execute();
+  const { rows } = await timeOffSpans(db, userUuid, from, to);
   return rows.map((row) => ({ start: Number(row.start_at), end: Number(row.end_at) }));
 }
+
+// Every booking and every cold host calendar reads this: compiled once, as the booking's other reads.
+const timeOffSpans = compileOnce((db, userUuid: string, from: number, to: number) =>
+  db.selectFrom('time_off').select(['start_at', 'end_at']).where('user_id', '=', userUuid).where('end_at', '>', from).where('start_at', '<', to).orderBy('start_at'),
+);
 
 /** A stretch of a host's time off that names an active stand-in: where the stand-in is offered instead. */
 export interface Delegation {

@@ -1,6 +1,7 @@
 import { isEmailAddress, type Gateway, type Place } from './account.js';
 import type { FieldError } from './errors.js';
 import { validateFormAnswers } from './form.js';
+import type { Lang } from './lang.js';
 import type { MeetingTopic, Money } from './meeting-topic.js';
 import type { MeetingLocation } from './place-details.js';
 
@@ -11,8 +12,7 @@ export type MeetingStatus = (typeof MEETING_STATUSES)[number];
 export const NO_SHOW_PARTIES = ['participant', 'host'] as const;
 export type NoShow = (typeof NO_SHOW_PARTIES)[number];
 
-export const LANGS = ['en', 'pl'] as const;
-export type Lang = (typeof LANGS)[number];
+export { LANGS, type Lang } from './lang.js';
 
 export interface Participant {
   name: string;

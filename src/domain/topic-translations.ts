@@ -1,6 +1,6 @@
 import type { FieldError } from './errors.js';
 import type { FormField } from './form.js';
-import { LANGS, type Lang } from './meeting.js';
+import { LANGS, type Lang } from './lang.js';
 import { isMultiLineText, isSingleLineText } from './text.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Lang } from './meeting.js';
+import type { Lang } from './lang.js';
 export interface User {
   uuid: string;
   accountUuid: string;

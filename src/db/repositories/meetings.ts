@@ -1,11 +1,11 @@
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Place } from '../../domain/account.js';
 import { ERASED_NAME } from '../../domain/erasure.js';
 import type { Invoice, Lang, Meeting, MeetingHost, MeetingStatus, NoShow } from '../../domain/meeting.js';
 import { locationWithoutDetails, type MeetingLocation } from '../../domain/place-details.js';
 import type { HostLimits } from '../../domain/period-limits.js';
 import { compileOnce } from '../compiled-query.js';
-import type { DbOrTrx, MeetingRow, Trx } from '../database.js';
+import type { Database, DbOrTrx, MeetingRow, Trx } from '../database.js';
 
 type MeetingRowWithHost = MeetingRow & { host_username: string };
 
@@ -396,6 +396,32 @@ export async function lockTopicHosts(trx: Trx, topicUuid: string, usernames: rea
   }));
 }
 
+/**
+ * The user in `user` hosts the topic: named among its hosts, or a member of its team when all
+ * members host it. Shared by the hosts' lock and the stand-ins' (whose time off names the host).
+ */
+function hostsTopic<T extends keyof Database>(eb: ExpressionBuilder<Database, T>, topicUuid: string, user: 'users.id' | 'time_off.user_id') {
+  const scope = eb as unknown as ExpressionBuilder<Database, 'users' | 'time_off'>;
+  return scope.or([
+    scope.exists(
+      scope
+        .selectFrom('meeting_topic_hosts')
+        .select('meeting_topic_hosts.user_id')
+        .where('meeting_topic_hosts.topic_id', '=', topicUuid)
+        .whereRef('meeting_topic_hosts.user_id', '=', user),
+    ),
+    scope.exists(
+      scope
+        .selectFrom('meeting_topics')
+        .innerJoin('memberships', 'memberships.team_id', 'meeting_topics.team_id')
+        .select('memberships.user_id')
+        .where('meeting_topics.id', '=', topicUuid)
+        .where('meeting_topics.all_team_members', '=', 1)
+        .whereRef('memberships.user_id', '=', user),
+    ),
+  ]);
+}
+
 function lockTopicHostsQuery(db: DbOrTrx, topicUuid: string, usernames: readonly string[]) {
   return (
     db
@@ -403,26 +429,7 @@ function lockTopicHostsQuery(db: DbOrTrx, topicUuid: string, usernames: readonly
       .set((eb) => ({ calendar_version: eb('calendar_version', '+', 1) }))
       .where('users.username', 'in', usernames)
       .where('users.deactivated_at', 'is', null)
-      .where((eb) =>
-        eb.or([
-          eb.exists(
-            eb
-              .selectFrom('meeting_topic_hosts')
-              .select('meeting_topic_hosts.user_id')
-              .where('meeting_topic_hosts.topic_id', '=', topicUuid)
-              .whereRef('meeting_topic_hosts.user_id', '=', 'users.id'),
-          ),
-          eb.exists(
-            eb
-              .selectFrom('meeting_topics')
-              .innerJoin('memberships', 'memberships.team_id', 'meeting_topics.team_id')
-              .select('memberships.user_id')
-              .where('meeting_topics.id', '=', topicUuid)
-              .where('meeting_topics.all_team_members', '=', 1)
-              .whereRef('memberships.user_id', '=', 'users.id'),
-          ),
-        ]),
-      )
+      .where((eb) => hostsTopic(eb, topicUuid, 'users.id'))
       // The host's own limits too: a booking read them in a statement of its own before.
       .returning(['users.id', 'users.username', 'users.availability', 'users.place_details', 'users.timezone', 'users.limit_daily', 'users.limit_weekly'])
   );
@@ -449,26 +456,7 @@ export async function lockStandInHosts(trx: Trx, topicUuid: string, usernames: r
           .whereRef('time_off.delegate_id', '=', 'users.id')
           .where('time_off.start_at', '<', to)
           .where('time_off.end_at', '>', from)
-          .where((inner) =>
-            inner.or([
-              inner.exists(
-                inner
-                  .selectFrom('meeting_topic_hosts')
-                  .select('meeting_topic_hosts.user_id')
-                  .where('meeting_topic_hosts.topic_id', '=', topicUuid)
-                  .whereRef('meeting_topic_hosts.user_id', '=', 'time_off.user_id'),
-              ),
-              inner.exists(
-                inner
-                  .selectFrom('meeting_topics')
-                  .innerJoin('memberships', 'memberships.team_id', 'meeting_topics.team_id')
-                  .select('memberships.user_id')
-                  .where('meeting_topics.id', '=', topicUuid)
-                  .where('meeting_topics.all_team_members', '=', 1)
-                  .whereRef('memberships.user_id', '=', 'time_off.user_id'),
-              ),
-            ]),
-          ),
+          .where((inner) => hostsTopic(inner, topicUuid, 'time_off.user_id')),
       ),
     )
     .returning(['users.id', 'users.username', 'users.availability', 'users.place_details', 'users.timezone', 'users.limit_daily', 'users.limit_weekly'])

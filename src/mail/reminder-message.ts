@@ -1,7 +1,7 @@
 import type { Place } from '../domain/account.js';
 import type { LocationSource } from '../domain/place-details.js';
 import { formatDateTime, formatSpan } from '../domain/formats.js';
-import { PLACE_LABELS } from '../domain/place-labels.js';
+import { PLACE_LABELS } from '../i18n/place-labels.js';
 import { toSingleLine } from '../domain/text.js';
 import type { MessageReader } from './booking-message.js';
 import type { NoticeMessagePayload } from './queued-message.js';

@@ -2,7 +2,7 @@ import ical, { ICalAlarmType, ICalAttendeeRole, ICalAttendeeStatus, ICalCalendar
 import type { Lang } from '../domain/meeting.js';
 import type { AnsweredQuestion } from '../domain/form.js';
 import { escapeHtml, linkifyText, toParameterValue, toSingleLine, toTextLines } from '../domain/text.js';
-import { PLACE_LABELS } from '../domain/place-labels.js';
+import { PLACE_LABELS } from '../i18n/place-labels.js';
 import type { BookingMessagePayload, PaymentMessagePayload } from './booking-message.js';
 import { NO_INVITATION, type MessageBranding, type RenderedMessage } from './message.js';
 import { accentOnDark, DEFAULT_ACCENT } from '../domain/branding.js';

@@ -1,7 +1,7 @@
 import type { Place } from '../../domain/account.js';
 import { FORM_FIELD_TYPES } from '../../domain/form.js';
 import { TOPIC_LIMITS } from '../../domain/meeting-topic.js';
-import { PLACE_LABELS } from '../../domain/place-labels.js';
+import { PLACE_LABELS } from '../../i18n/place-labels.js';
 import { REMINDER_CHANNELS, REMINDER_LIMITS, REMINDER_RECIPIENTS } from '../../domain/reminders.js';
 import { type SafeHtml, html } from '../pages/html.js';
 import { type AppFrame, csrfField, notice, renderPage } from './frame.js';

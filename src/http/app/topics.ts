@@ -7,7 +7,7 @@ import type { Lang } from '../../domain/meeting.js';
 import type { MeetingTopic } from '../../domain/meeting-topic.js';
 import type { PlaceDetails } from '../../domain/place-details.js';
 import type { Team } from '../../domain/team.js';
-import { PLACE_LABELS } from '../../domain/place-labels.js';
+import { PLACE_LABELS } from '../../i18n/place-labels.js';
 import type { AppSession } from '../../scheduling/host-app/sign-in.js';
 import { getAccount } from '../../scheduling/account/account.js';
 import { listTeamMembers } from '../../scheduling/account/teams.js';

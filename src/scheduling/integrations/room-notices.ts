@@ -1,6 +1,6 @@
 import { type IntegrationProvider, PROVIDER_PLACES } from '../../domain/integrations.js';
 import type { Meeting } from '../../domain/meeting.js';
-import { PLACE_LABELS } from '../../domain/place-labels.js';
+import { PLACE_LABELS } from '../../i18n/place-labels.js';
 import { toSingleLine } from '../../domain/text.js';
 import type { User } from '../../domain/user.js';
 import type { DbOrTrx } from '../../db/database.js';

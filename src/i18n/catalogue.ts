@@ -13,7 +13,7 @@ import { LANGS, type Lang } from '../domain/lang.js';
  * module load, so any test finds it). A key missing from another language reads in English
  * rather than failing a user; test/i18n/catalogues.test.ts fails on it instead.
  */
-export const AREAS = ['common', 'pages', 'app', 'topics', 'mail'] as const;
+export const AREAS = ['common', 'pages', 'app', 'topics', 'mail', 'notices'] as const;
 export type Area = (typeof AREAS)[number];
 
 export type MessageValues = Record<string, string | number>;

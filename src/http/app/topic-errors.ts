@@ -1,6 +1,6 @@
 import { isPlace } from '../../domain/account.js';
 import type { FieldError } from '../../domain/errors.js';
-import type { Lang } from '../../domain/meeting.js';
+import type { Lang } from '../../domain/lang.js';
 import { NUMBER_FIELDS, type RowOrigins } from './topic-form.js';
 import { TOPIC_STRINGS, type TopicStrings } from './topic-strings.js';
 
@@ -118,7 +118,12 @@ export function plainMessage(lang: Lang, error: FieldError): string {
     const match = pattern.exec(error.message);
     if (match) return say(t, match);
   }
-  return t.err_other(error.message);
+  // English keeps the rule's own words (the API's message reads as a sentence); other languages say "check this value".
+  return lang === 'en' ? capitalize(error.message) : t.err_other;
+}
+
+function capitalize(message: string): string {
+  return `${message.charAt(0).toUpperCase()}${message.slice(1)}${/[.!?]$/.test(message) ? '' : '.'}`;
 }
 
 /** Each refusal with the field it shows next to (or none: the top of the form) and its words in `lang`. */

@@ -116,7 +116,7 @@ export const topicPages: FastifyPluginAsync<AppPageOptions> = async (app, { ctx,
       } else if (provider === null) warnings.push(s.warnNoLink(label));
       else {
         const onlyMe = lacking.length === 1 && lacking[0]!.host.uuid === session.user.uuid;
-        warnings.push(s.warnNoRoom(label, onlyMe ? s.youHave : s.theyHave(lacking.map((fact) => fact.host.username).join(', '))));
+        warnings.push(s.warnNoRoom(label, onlyMe ? s.youHave : s.theyHave(lacking.map((fact) => fact.host.username))));
       }
     }
     return warnings;

@@ -62,6 +62,13 @@ export function fieldIdOf(path: string, origins: RowOrigins, members: readonly s
     }
     case 'assignment':
       return 'f-assignment';
+    case 'translations': {
+      // `/translations/de/name`, `/translations/de/form/q1/label`: the field of that language.
+      if (second === undefined || third === undefined) return 'f-translations';
+      const [, , , , key, part] = path.split('/');
+      if (third === 'form') return key !== undefined && part === 'label' ? `f-tr-${second}-label-${unescapePointer(key)}` : `f-tr-${second}`;
+      return ['name', 'description', 'confirmationMessage'].includes(third) ? `f-tr-${second}-${third}` : `f-tr-${second}`;
+    }
     default:
       return null;
   }
@@ -77,6 +84,7 @@ const MESSAGES: readonly [RegExp, (t: TopicStrings, match: RegExpExecArray) => s
   [/^must offer at least one place|^must NOT have fewer than 1 items/, (t) => t.err_onePlace],
   [/^must be an https:\/\/ link/, (t) => t.err_https],
   [/^must be one line/, (t) => t.err_oneLine],
+  [/^must be plain text/, (t) => t.err_plainText],
   [/^must (?:be at most|NOT have more than) (\d+) characters/, (t, m) => t.err_tooLong(m[1]!)],
   [/^duplicates an earlier variant/, (t) => t.err_duplicateVariant],
   [/^duplicates an earlier reminder/, (t) => t.err_duplicateReminder],

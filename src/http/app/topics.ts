@@ -162,7 +162,7 @@ export const topicPages: FastifyPluginAsync<AppPageOptions> = async (app, { ctx,
     const members =
       teamUuid === null ? [] : (await orNothing(listTeamMembers(ctx, session.principal, teamUuid), [])).filter((m) => m.deactivatedAt === null).map((m) => m.username);
     try {
-      const input = topicInputOf(form, members);
+      const input = topicInputOf(form, members, topic?.translations ?? {});
       if (topic === null) {
         const created = await createMeetingTopic(ctx, session.principal, { ...input, team: teamUuid });
         return seeOther(reply, `/app/topics/${created.uuid}?done=created`);

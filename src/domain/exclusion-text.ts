@@ -1,76 +1,70 @@
 import type { LocalInterval } from './availability.js';
-import type { Lang } from './meeting.js';
 import type { Exclusion } from './slots.js';
 import { zoneOffset } from './time-zones.js';
 
 /**
- * A reason the engine gives (slots.ts Exclusion) as one plain sentence, in English (the
- * API's `detail`) or Polish (the web app), with times on the host's clock in `zone`.
+ * The sentences of one language for the engine's reasons (slots.ts Exclusion). The words come
+ * from a catalogue (src/i18n/exclusion-words.ts, locales/<lang>/app.json `exclusions`); this
+ * module only picks the sentence and fills in the host's clock, so it stays pure.
+ */
+export interface ExclusionWords {
+  hostInactive: string;
+  minimumNotice: (earliest: string, zone: string) => string;
+  bookingWindow: (latest: string, zone: string) => string;
+  noHours: (date: string, zone: string) => string;
+  outsideHours: (date: string, hours: string, zone: string) => string;
+  dayOff: (date: string) => string;
+  holiday: (date: string, name: string) => string;
+  timeOff: (start: string, end: string, zone: string) => string;
+  /** `nearest`: the grid starts either side, none, one or two. */
+  offGrid: (nearest: readonly string[], zone: string) => string;
+  meeting: (start: string, end: string, zone: string) => string;
+  buffer: (start: string, end: string, zone: string, after: number, before: number) => string;
+  calendarEvent: (from: string, to: string, zone: string) => string;
+  limit: (scope: 'host' | 'topic', period: 'daily' | 'weekly' | 'monthly', limit: number, count: number) => string;
+  seatsFull: (seats: number) => string;
+}
+
+/**
+ * A reason the engine gives as one plain sentence in `words`' language (English for the API's
+ * `detail`, the member's for the web app), with times on the host's clock in `zone`.
  *
- * `describeExclusion({ code: 'DAY_OFF', date: '2027-12-24' }, 'Europe/Warsaw', 'en')`
+ * `describeExclusion({ code: 'DAY_OFF', date: '2027-12-24' }, 'Europe/Warsaw', EXCLUSION_WORDS.en)`
  * → `'2027-12-24 is a day off for the host (a date override with no hours).'`
  */
-export function describeExclusion(exclusion: Exclusion, zone: string, lang: Lang): string {
+export function describeExclusion(exclusion: Exclusion, zone: string, words: ExclusionWords): string {
   const at = (ms: number | null) => (ms === null ? '—' : wallTime(zone, ms));
-  const pl = lang === 'pl';
   switch (exclusion.code) {
     case 'HOST_INACTIVE':
-      return pl ? 'Gospodarz jest dezaktywowany: nie oferuje żadnych terminów.' : 'The host is deactivated: they offer no times at all.';
+      return words.hostInactive;
     case 'MINIMUM_NOTICE':
-      return pl
-        ? `Temat wymaga wyprzedzenia: najwcześniejszy termin to teraz ${at(exclusion.earliest)} (${zone}).`
-        : `The topic needs more notice: the earliest start it allows now is ${at(exclusion.earliest)} (${zone}).`;
+      return words.minimumNotice(at(exclusion.earliest), zone);
     case 'BOOKING_WINDOW':
-      return pl
-        ? `Termin wykracza poza okno rezerwacji: najpóźniejszy możliwy to teraz ${at(exclusion.latest)} (${zone}).`
-        : `It lies beyond the booking window: the latest start it allows now is ${at(exclusion.latest)} (${zone}).`;
+      return words.bookingWindow(at(exclusion.latest), zone);
     case 'OUTSIDE_HOURS':
-      return exclusion.hours.length === 0
-        ? pl
-          ? `Gospodarz nie ma godzin pracy ${exclusion.date} (${zone}).`
-          : `The host has no hours on ${exclusion.date} (${zone}).`
-        : pl
-          ? `Spotkanie nie mieści się w godzinach gospodarza ${exclusion.date}: ${hoursText(exclusion.hours)} (${zone}).`
-          : `The meeting does not fit in the host's hours on ${exclusion.date}: ${hoursText(exclusion.hours)} (${zone}).`;
+      return exclusion.hours.length === 0 ? words.noHours(exclusion.date, zone) : words.outsideHours(exclusion.date, hoursText(exclusion.hours), zone);
     case 'DAY_OFF':
-      return pl ? `${exclusion.date} to dzień wolny gospodarza (wyjątek bez godzin).` : `${exclusion.date} is a day off for the host (a date override with no hours).`;
+      return words.dayOff(exclusion.date);
     case 'HOLIDAY':
-      return pl
-        ? `${exclusion.date} to święto (${exclusion.name}): dzień wolny w godzinach gospodarza.`
-        : `${exclusion.date} is a public holiday (${exclusion.name}): a day off in the host's hours.`;
+      return words.holiday(exclusion.date, exclusion.name);
     case 'TIME_OFF':
-      return pl
-        ? `Gospodarz jest nieobecny ${at(exclusion.start)}–${at(exclusion.end)} (${zone}).`
-        : `The host is away (time off) ${at(exclusion.start)}–${at(exclusion.end)} (${zone}).`;
-    case 'OFF_GRID': {
-      const nearest = [exclusion.previous, exclusion.next].filter((ms): ms is number => ms !== null).map(at);
-      return pl
-        ? `To nie jest początek z siatki terminów tematu${nearest.length > 0 ? `; najbliższe: ${nearest.join(' i ')} (${zone})` : ''}.`
-        : `It is not on the topic's slot grid${nearest.length > 0 ? `; the nearest grid starts are ${nearest.join(' and ')} (${zone})` : ''}.`;
-    }
+      return words.timeOff(at(exclusion.start), at(exclusion.end), zone);
+    case 'OFF_GRID':
+      return words.offGrid([exclusion.previous, exclusion.next].filter((ms): ms is number => ms !== null).map(at), zone);
     case 'MEETING':
-      return pl
-        ? `Gospodarz ma w tym czasie inne spotkanie, ${at(exclusion.start)}–${at(exclusion.end)} (${zone}).`
-        : `The host has another meeting then, ${at(exclusion.start)}–${at(exclusion.end)} (${zone}).`;
+      return words.meeting(at(exclusion.start), at(exclusion.end), zone);
     case 'BUFFER':
-      return pl
-        ? `Spotkanie ${at(exclusion.start)}–${at(exclusion.end)} (${zone}) jest za blisko: między nimi potrzeba ${exclusion.bufferAfterMinutes} min przerwy po wcześniejszym i ${exclusion.bufferBeforeMinutes} min przed późniejszym.`
-        : `A meeting at ${at(exclusion.start)}–${at(exclusion.end)} (${zone}) is too close: the buffers need ${exclusion.bufferAfterMinutes} minutes after the earlier one and ${exclusion.bufferBeforeMinutes} minutes before the later one.`;
+      return words.buffer(at(exclusion.start), at(exclusion.end), zone, exclusion.bufferAfterMinutes, exclusion.bufferBeforeMinutes);
     case 'CALENDAR_EVENT':
-      return pl
-        ? `Podłączony kalendarz gospodarza jest zajęty ${at(exclusion.from)}–${at(exclusion.to)} (${zone}).`
-        : `The host's connected calendar is busy ${at(exclusion.from)}–${at(exclusion.to)} (${zone}).`;
+      return words.calendarEvent(at(exclusion.from), at(exclusion.to), zone);
     case 'DAILY_LIMIT':
     case 'WEEKLY_LIMIT':
     case 'MONTHLY_LIMIT': {
-      const period = { DAILY_LIMIT: pl ? 'dzienny' : 'daily', WEEKLY_LIMIT: pl ? 'tygodniowy' : 'weekly', MONTHLY_LIMIT: pl ? 'miesięczny' : 'monthly' }[exclusion.code];
-      const whose = exclusion.scope === 'host' ? (pl ? 'własny (dla wszystkich tematów)' : "host's own") : pl ? 'tematu' : "topic's";
-      return pl
-        ? `Osiągnięto ${period} limit ${whose}: ${exclusion.limit} spotkań, zarezerwowano ${exclusion.count}.`
-        : `The ${whose} ${period} limit of ${exclusion.limit} meetings is reached (${exclusion.count} booked in that period).`;
+      const period = ({ DAILY_LIMIT: 'daily', WEEKLY_LIMIT: 'weekly', MONTHLY_LIMIT: 'monthly' } as const)[exclusion.code];
+      return words.limit(exclusion.scope, period, exclusion.limit, exclusion.count);
     }
     case 'SEATS_FULL':
-      return pl ? `Wszystkie miejsca (${exclusion.seats}) w tym terminie są zajęte.` : `All ${exclusion.seats} seats at this start are taken.`;
+      return words.seatsFull(exclusion.seats);
   }
 }
 

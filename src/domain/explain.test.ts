@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { WEEKDAYS, type Availability } from './availability.js';
-import { describeExclusion } from './exclusion-text.js';
+import { describeExclusion } from '../i18n/exclusion-words.js';
 import { EXTERNAL_BUSY_PREFIX } from './period-limits.js';
 import { explainSeat } from './seats.js';
 import { computeSlots, type BusyMeeting, type Exclusion, type HostCalendar, type SlotRules } from './slots.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { WEEKDAYS, validateAvailability, type Availability } from './availability.js';
-import { describeExclusion } from './exclusion-text.js';
+import { describeExclusion } from '../i18n/exclusion-words.js';
 import { holidayOn, isHolidayCountry, publicHolidaysOf } from './holidays.js';
 import { computeSlots, explainSlot, isSlotAvailable, type Exclusion, type HostCalendar, type SlotRules } from './slots.js';
 import { validateTimeOff } from './time-off.js';

@@ -14,9 +14,13 @@ import { DIALECTS, call, createClock, createTestAccount, createTestApp, type Tes
 
 const ZONE = 'Europe/Warsaw';
 const EVERY_DAY = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
-/** Tuesday 5 January 2027, 10:00–10:30 in Warsaw. */
-const START = '2027-01-05T09:00:00.000Z';
-const END = '2027-01-05T09:30:00.000Z';
+/** Tuesday 5 January 2027, 10:00 in Warsaw: over once the clock moves on two days. */
+const PAST_START = '2027-01-05T09:00:00.000Z';
+/** Thursday 7 January 2027, 10:00–10:30 in Warsaw: the meeting on Upcoming. */
+const START = '2027-01-07T09:00:00.000Z';
+const END = '2027-01-07T09:30:00.000Z';
+/** A request awaiting the host's approval, the same day at 13:00. */
+const REQUEST_START = '2027-01-07T12:00:00.000Z';
 
 /** The page without its `<code>` elements: identifiers of the API (webhook event types such as `meeting.scheduled`), the same in every language. */
 function withoutCode(html: string): string {
@@ -44,29 +48,44 @@ for (const dialect of DIALECTS) {
         ).statusCode,
       ).toBe(200);
       const topic = (await api('POST', '/api/v1/meeting-topics', { name: 'Konsultacja', durationMinutes: 30, places: ['phone-call'] })).json();
-      const booked = await api('POST', '/api/v1/schedule', {
-        dates: [{ start: START, username: acme.owner.username }],
-        email: 'jan@przyklad.pl',
-        phone: '+48 601 333 444',
-        lang: 'pl',
-        name: 'Jan Kowalski',
-        place: 'phone-call',
-        meetingTopic: topic.uuid,
-        timezone: ZONE,
-      });
-      expect(booked.statusCode, booked.body).toBe(201);
-      meetingUuid = booked.json().meetings?.[0]?.uuid ?? booked.json().uuid;
+      const requests = (await api('POST', '/api/v1/meeting-topics', { name: 'Beratung', durationMinutes: 30, places: ['phone-call'], requiresApproval: true })).json();
+      const book = async (start: string, topicUuid: string) => {
+        const booked = await api('POST', '/api/v1/schedule', {
+          dates: [{ start, username: acme.owner.username }],
+          email: 'jan@przyklad.pl',
+          phone: '+48 601 333 444',
+          lang: 'pl',
+          name: 'Jan Kowalski',
+          place: 'phone-call',
+          meetingTopic: topicUuid,
+          timezone: ZONE,
+        });
+        expect(booked.statusCode, booked.body).toBe(201);
+        return booked.json().meetings[0].uuid as string;
+      };
+      // One meeting that is over by now (Past, its page with the no-show buttons), one to come, one request to decide.
+      const pastUuid = await book(PAST_START, topic.uuid);
+      t.clock.advance(2 * 86_400_000);
+      meetingUuid = await book(START, topic.uuid);
+      await book(REQUEST_START, requests.uuid);
       owner = await sessionBrowser(t, acme.owner.email);
+      // Time off over the meeting to come: listed with the meeting in its way.
+      const timeOff = await owner.get('/app/time-off');
+      const added = await owner.post('/app/time-off', { csrf: csrfOf(timeOff.body), start: '2027-01-07T08:00', end: '2027-01-07T18:00', reason: 'Urlop', delegate: '' });
+      expect(added.statusCode, added.body).toBe(201);
       pages = [
         '/app',
         '/app/past',
         `/app/meetings/${meetingUuid}`,
+        `/app/meetings/${pastUuid}`,
         `/app/meetings/${meetingUuid}/move`,
         '/app/availability',
-        `/app/availability?why_topic=${topic.uuid}&why_date=2027-01-05&why_time=07:00`,
+        `/app/availability?why_topic=${topic.uuid}&why_date=2027-01-07&why_time=07:00`,
+        `/app/availability?why_topic=${topic.uuid}&why_date=2027-01-07&why_time=10:00`,
         '/app/time-off',
         '/app/connections',
         '/app/profile',
+        '/app/profile?done=saved',
         `/app/team/${acme.team.uuid}`,
         '/app/keys',
         '/app/integrations',
@@ -109,6 +128,18 @@ for (const dialect of DIALECTS) {
       expect(sent.statusCode).toBe(200);
       expect(sent.body).toContain(`<html lang="${lang}">`);
       expect(englishLeaks(visibleText(sent.body), lang)).toEqual([]);
+    });
+
+    it.each(OTHER_LANGS)('%s: a refused form says what to fix in that language', async (lang) => {
+      const timeOff = await open('/app/time-off', lang);
+      const refused = await owner.post(`/app/time-off?lang=${lang}`, { csrf: csrfOf(timeOff), start: '', end: '2026-01-01T10:00', reason: '', delegate: 'nikt' });
+      expect(refused.statusCode).toBe(400);
+      expect(englishLeaks(visibleText(refused.body), lang)).toEqual([]);
+      const profile = await open('/app/profile', lang);
+      const taken = await owner.post(`/app/profile?lang=${lang}`, { csrf: csrfOf(profile), username: 'Zła Nazwa!', language: '' });
+      expect(taken.statusCode).toBe(400);
+      expect(taken.body).toContain(`<html lang="${lang}">`);
+      expect(englishLeaks(visibleText(taken.body), lang)).toEqual([]);
     });
 
     it.each(LANGS)('%s: Upcoming shows the meeting’s date and time as Intl formats them in that language and the host’s zone', async (lang) => {

@@ -642,7 +642,14 @@
   }
 
   /** Marks the fields a problem's `errors` point at (`/email`, `/form/company`), first one focused. */
-  function markFieldErrors(form, errors) {
+  /**
+   * The API writes its problems' details and field messages in English, for integrators: an
+   * English page shows them as they are; a page in another language its own words instead.
+   */
+  function apiWords(lang, text, fallback) {
+    return lang === 'en' && text ? text : fallback;
+  }
+  function markFieldErrors(form, errors, lang, fallback) {
     var firstField = null;
     (errors || []).forEach(function (error) {
       var name = String(error.path || '').replace(/^\//, '').replace(/\//g, '.');
@@ -656,7 +663,7 @@
       var group = node.closest ? node.closest('[data-multi]') : null;
       var message = document.getElementById(group ? group.id + '-error' : node.tagName === 'INPUT' && node.type === 'radio' ? 'f-' + name + '-error' : node.id + '-error');
       if (node.type !== 'radio') node.setAttribute('aria-invalid', 'true');
-      if (message) message.textContent = error.message;
+      if (message) message.textContent = lang ? apiWords(lang, error.message, fallback) : error.message;
       if (!firstField) firstField = node;
     });
     if (firstField) firstField.focus();
@@ -988,10 +995,10 @@
           showAlert(strings.discountInvalid);
           return;
         }
-        if (code === 'VALIDATION_FAILED' && markFieldErrors(form, r.data.errors)) { showAlert(strings.fixErrors); return; }
+        if (code === 'VALIDATION_FAILED' && markFieldErrors(form, r.data.errors, config.lang, strings.fieldInvalid)) { showAlert(strings.fixErrors); return; }
         if (r.status === 429) { showAlert(strings.rateLimited); return; }
         if (code === 'LINK_GONE') { form.hidden = true; showAlert(strings.onceGone); return; }
-        showAlert((r.data && r.data.detail) || strings.failed);
+        showAlert(apiWords(config.lang, r.data && r.data.detail, strings.failed));
       }, function () {
         submit.disabled = false;
         submit.textContent = label;
@@ -1134,7 +1141,7 @@
 
     function problem(r) {
       if (r.status === 429) showAlert(strings.rateLimited);
-      else showAlert((r.data && r.data.detail) || strings.failed);
+      else showAlert(apiWords(config.lang, r.data && r.data.detail, strings.failed));
     }
 
     /**

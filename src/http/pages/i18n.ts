@@ -151,6 +151,7 @@ const CLIENT_TEXTS = [
   'slotTaken',
   'linkFollows',
   'fixErrors',
+  'fieldInvalid',
   'discountInvalid',
   'rateLimited',
   'failed',

@@ -34,7 +34,7 @@ describe.runIf(HAS_CHROMIUM)('the booking page in six languages in a browser', (
     expect(branded.status).toBe(200);
     accent = branded.body.branding.accentColorUsed as string;
     // The host's name without English in it ("Olga Owner" by default).
-    const renamed = await t.server.api('PATCH', `/teams/${t.server.owner.teamUuid}/members/${t.server.owner.userUuid}`, { lastName: 'Nowak' });
+    const renamed = await t.server.api('PATCH', `/teams/${t.server.owner.teamUuid}/users/${t.server.owner.userUuid}`, { lastName: 'Nowak' });
     expect(renamed.status).toBe(200);
     expect(contrastRatio(LIGHT, '#ffffff')).toBeLessThan(MIN_CONTRAST);
     expect(contrastRatio(accent, '#ffffff')).toBeGreaterThanOrEqual(MIN_CONTRAST);

@@ -108,7 +108,7 @@ ${live && !changeable ? html`<p class="notice" id="too-late">${t.tooLate}</p>` :
 ${!live && view.bookAgainPath ? html`<p class="book-again"><a id="book-again" class="primary" href="${view.bookAgainPath}?lang=${view.lang}">${t.bookAgain}</a></p>` : ''}
 ${
   changeable && view.changeableUntil !== null
-    ? html`<p class="hint" id="change-until">${t.changeUntil} <span id="change-until-at" data-start="${view.changeableUntil}" data-zone="${view.timezone}">${formatDate(view.changeableUntil, view.timezone, view.locale)}, ${formatTime(view.changeableUntil, view.timezone, view.locale)}</span>.</p>
+    ? html`<p class="hint" id="change-until">${t.changeUntil[0]}<span id="change-until-at" data-start="${view.changeableUntil}" data-zone="${view.timezone}">${formatDate(view.changeableUntil, view.timezone, view.locale)}, ${formatTime(view.changeableUntil, view.timezone, view.locale)}</span>${t.changeUntil[1]}</p>
 ${hourSwitch(t)}
 <section id="move" aria-labelledby="h-move">
 <h2 id="h-move">${t.moveHeading}</h2>

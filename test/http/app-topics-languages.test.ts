@@ -62,7 +62,7 @@ for (const dialect of DIALECTS) {
         description: 'Rozmowa',
         durationMinutes: 30,
         public: true,
-        places: ['offline'],
+        places: ['offline', 'zoom'],
         placeDetails: { offline: 'ul. Prosta 1, Warszawa' },
         form: [{ key: 'garden', label: 'Ogród', required: false, type: 'select', options: ['Mały', 'Duży'] }],
       });
@@ -89,6 +89,8 @@ for (const dialect of DIALECTS) {
       const edit = await page(`/app/topics/${uuid}`, lang);
       expect(edit).toContain('value="Konsultacja"');
       expect(edit).toContain('id="embed-code"');
+      // Zoom is offered but not connected and has no room link: the page warns, in the language.
+      expect(edit).toContain('id="place-warnings"');
       expect(englishLeaks(wordsOf(edit), lang)).toEqual([]);
       // The translations group offers every language but the page's own, each named in the page's language.
       const group = TRANSLATIONS_GROUP[lang];

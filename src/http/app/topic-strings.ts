@@ -25,8 +25,6 @@ export const TOPIC_STRINGS = buildForEachLang('topics', (t) => ({
   confirmationMessage: t('form.confirmationMessage'),
   confirmationMessageHint: t('form.confirmationMessageHint'),
   teamOf: (team: string) => t('form.teamOf', { team }),
-  ownerOf: t('form.ownerOf'),
-  justMe: t('form.justMe'),
   newTeamTopic: (team: string) => t('form.newTeamTopic', { team }),
   placeDetail: (place: Place, label: string) =>
     t(place === 'offline' ? 'form.placeDetail_offline' : place === 'phone-call' ? 'form.placeDetail_phone' : 'form.placeDetail_room', { label }),

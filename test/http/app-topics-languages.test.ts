@@ -197,7 +197,7 @@ for (const dialect of DIALECTS) {
       );
       expect(response.statusCode).toBe(400);
       expect(response.body).toContain('<p class="field-error" id="f-tr-uk-name-error">Verwenden Sie eine Zeile, ohne Sonderzeichen.</p>');
-      expect(response.body).toContain('<a href="#f-tr-uk-name">Ukrainisch: Name</a>');
+      expect(response.body).toContain('<a href="#f-tr-uk-name">Name (Ukrainisch)</a>');
     });
   });
 }

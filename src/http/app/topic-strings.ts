@@ -151,10 +151,10 @@ export const TOPIC_STRINGS = buildForEachLang('topics', (t) => ({
   translations: {
     title: t('translations.title'),
     hint: t('translations.hint'),
-    name: t('translations.name'),
-    description: t('translations.description'),
-    confirmationMessage: t('translations.confirmationMessage'),
-    questionLabel: (n: number, label: string) => t('translations.questionLabel', { n, label }),
+    name: (language: string) => t('translations.name', { language }),
+    description: (language: string) => t('translations.description', { language }),
+    confirmationMessage: (language: string) => t('translations.confirmationMessage', { language }),
+    questionLabel: (n: number, label: string, language: string) => t('translations.questionLabel', { n, label, language }),
     newQuestionsLater: t('translations.newQuestionsLater'),
   },
 }));

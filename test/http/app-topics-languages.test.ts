@@ -41,6 +41,9 @@ const TRANSLATIONS_GROUP: Record<Lang, { legend: string; german: string | null }
   fr: { legend: 'Traductions', german: 'Allemand' },
 };
 
+/** The page's words: the embed snippet (HTML a member pastes into their own site, `data-termin-booking`…) is code, not words. */
+const wordsOf = (page: string) => visibleText(page.replace(/<textarea id="embed-code"[\s\S]*?<\/textarea>/, ''));
+
 for (const dialect of DIALECTS) {
   describe(`the topic pages of /app in every language [${dialect}]`, () => {
     let t: TestApp;
@@ -59,7 +62,7 @@ for (const dialect of DIALECTS) {
         description: 'Rozmowa',
         durationMinutes: 30,
         public: true,
-        places: ['offline'],
+        places: ['offline', 'zoom'],
         placeDetails: { offline: 'ul. Prosta 1, Warszawa' },
         form: [{ key: 'garden', label: 'Ogród', required: false, type: 'select', options: ['Mały', 'Duży'] }],
       });
@@ -85,7 +88,10 @@ for (const dialect of DIALECTS) {
 
       const edit = await page(`/app/topics/${uuid}`, lang);
       expect(edit).toContain('value="Konsultacja"');
-      expect(englishLeaks(visibleText(edit), lang)).toEqual([]);
+      expect(edit).toContain('id="embed-code"');
+      // Zoom is offered but not connected and has no room link: the page warns, in the language.
+      expect(edit).toContain('id="place-warnings"');
+      expect(englishLeaks(wordsOf(edit), lang)).toEqual([]);
       // The translations group offers every language but the page's own, each named in the page's language.
       const group = TRANSLATIONS_GROUP[lang];
       expect(edit).toContain(`<legend>${group.legend}</legend>`);
@@ -191,7 +197,7 @@ for (const dialect of DIALECTS) {
       );
       expect(response.statusCode).toBe(400);
       expect(response.body).toContain('<p class="field-error" id="f-tr-uk-name-error">Verwenden Sie eine Zeile, ohne Sonderzeichen.</p>');
-      expect(response.body).toContain('<a href="#f-tr-uk-name">Ukrainisch: Name</a>');
+      expect(response.body).toContain('<a href="#f-tr-uk-name">Name (Ukrainisch)</a>');
     });
   });
 }

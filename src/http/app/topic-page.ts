@@ -277,10 +277,7 @@ ${group(
    * each saved question's label; an empty field shows the topic's own words in that language.
    */
   const languageName = new Intl.DisplayNames([frame.lang], { type: 'language' });
-  const nameOf = (lang: string) => {
-    const name = languageName.of(lang) ?? lang;
-    return name.charAt(0).toLocaleUpperCase(frame.lang) + name.slice(1);
-  };
+  const nameOf = (lang: string) => languageName.of(lang) ?? lang;
   const savedQuestions = form.questions.map((row, index) => ({ row, index })).filter(({ row }) => row.key !== '');
   const translations = group(
     s.translations.title,
@@ -289,20 +286,27 @@ ${translationLangs(frame.lang).map((lang) => {
   const row = form.translations[lang] ?? { name: '', description: '', confirmationMessage: '', labels: {} };
   const language = nameOf(lang);
   const id = `f-tr-${lang}`;
+  // Each label names its language ("Name (German)"): the topic's own Name field is on the same page.
   const text = (part: string, name: string, label: string, value: string, max: number) => {
-    labels.set(`${id}-${part}`, `${language}: ${label}`);
+    labels.set(`${id}-${part}`, label);
     return html`<div class="field"><label for="${id}-${part}">${label}</label><input type="text" id="${id}-${part}" name="${name}" value="${value}" lang="${lang}" maxlength="${max}"${described(`${id}-${part}`, false)}>${errorOf(`${id}-${part}`)}</div>`;
   };
   const area = (part: string, label: string, value: string, max: number) => {
-    labels.set(`${id}-${part}`, `${language}: ${label}`);
+    labels.set(`${id}-${part}`, label);
     return html`<div class="field"><label for="${id}-${part}">${label}</label><textarea id="${id}-${part}" name="translation.${lang}.${part}" rows="2" lang="${lang}" maxlength="${max}"${described(`${id}-${part}`, false)}>${value}</textarea>${errorOf(`${id}-${part}`)}</div>`;
   };
-  return html`<fieldset class="group translation" id="${id}"><legend lang="${lang}">${language}</legend>
-${text('name', `translation.${lang}.name`, s.translations.name, row.name, 200)}
-${area('description', s.translations.description, row.description, 5000)}
-${area('confirmationMessage', s.translations.confirmationMessage, row.confirmationMessage, 2000)}
+  return html`<fieldset class="group translation" id="${id}"><legend lang="${lang}">${language.charAt(0).toLocaleUpperCase(frame.lang)}${language.slice(1)}</legend>
+${text('name', `translation.${lang}.name`, s.translations.name(language), row.name, 200)}
+${area('description', s.translations.description(language), row.description, 5000)}
+${area('confirmationMessage', s.translations.confirmationMessage(language), row.confirmationMessage, 2000)}
 ${savedQuestions.map(({ row: question, index }) =>
-  text(`label-${question.key}`, `translation.${lang}.label.${question.key}`, s.translations.questionLabel(index + 1, question.label), row.labels[question.key] ?? '', 200),
+  text(
+    `label-${question.key}`,
+    `translation.${lang}.label.${question.key}`,
+    s.translations.questionLabel(index + 1, question.label, language),
+    row.labels[question.key] ?? '',
+    200,
+  ),
 )}
 </fieldset>`;
 })}

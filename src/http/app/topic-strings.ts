@@ -25,8 +25,6 @@ export const TOPIC_STRINGS = buildForEachLang('topics', (t) => ({
   confirmationMessage: t('form.confirmationMessage'),
   confirmationMessageHint: t('form.confirmationMessageHint'),
   teamOf: (team: string) => t('form.teamOf', { team }),
-  ownerOf: t('form.ownerOf'),
-  justMe: t('form.justMe'),
   newTeamTopic: (team: string) => t('form.newTeamTopic', { team }),
   placeDetail: (place: Place, label: string) =>
     t(place === 'offline' ? 'form.placeDetail_offline' : place === 'phone-call' ? 'form.placeDetail_phone' : 'form.placeDetail_room', { label }),
@@ -153,10 +151,10 @@ export const TOPIC_STRINGS = buildForEachLang('topics', (t) => ({
   translations: {
     title: t('translations.title'),
     hint: t('translations.hint'),
-    name: t('translations.name'),
-    description: t('translations.description'),
-    confirmationMessage: t('translations.confirmationMessage'),
-    questionLabel: (n: number, label: string) => t('translations.questionLabel', { n, label }),
+    name: (language: string) => t('translations.name', { language }),
+    description: (language: string) => t('translations.description', { language }),
+    confirmationMessage: (language: string) => t('translations.confirmationMessage', { language }),
+    questionLabel: (n: number, label: string, language: string) => t('translations.questionLabel', { n, label, language }),
     newQuestionsLater: t('translations.newQuestionsLater'),
   },
 }));

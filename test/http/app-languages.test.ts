@@ -92,7 +92,6 @@ for (const dialect of DIALECTS) {
         '/app/webhooks',
         '/app/account',
         '/app/participants',
-        '/app/participants?email=jan%40przyklad.pl',
         '/app/audit',
       ];
     });
@@ -128,6 +127,15 @@ for (const dialect of DIALECTS) {
       expect(sent.statusCode).toBe(200);
       expect(sent.body).toContain(`<html lang="${lang}">`);
       expect(englishLeaks(visibleText(sent.body), lang)).toEqual([]);
+    });
+
+    it.each(OTHER_LANGS)('%s: a participant’s export (meetings, payment, messages sent) is in that language', async (lang) => {
+      const form = await open('/app/participants', lang);
+      const exported = await owner.post(`/app/participants/export?lang=${lang}`, { csrf: csrfOf(form), email: 'jan@przyklad.pl' });
+      expect(exported.statusCode).toBe(200);
+      expect(exported.body).toContain('Jan Kowalski');
+      expect(exported.body).toContain(`<html lang="${lang}">`);
+      expect(englishLeaks(visibleText(exported.body), lang)).toEqual([]);
     });
 
     it.each(OTHER_LANGS)('%s: a refused form says what to fix in that language', async (lang) => {

@@ -221,7 +221,7 @@ const pl: Strings = {
 
 export const STRINGS: Record<Lang, Strings> = { en, pl };
 
-export { PLACE_LABELS } from X;
+export { PLACE_LABELS } from '../../i18n/place-labels.js';
 
 export const GATEWAY_LABELS: Record<Gateway, string> = {
   stripe: 'Card (Stripe)',

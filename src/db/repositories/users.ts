@@ -1,3 +1,4 @@
+import { LANGS, type Lang } from '../../domain/lang.js';
 import type { HostLimits } from '../../domain/period-limits.js';
 import type { Member, User } from '../../domain/user.js';
 import { compileOnce } from '../compiled-query.js';
@@ -12,7 +13,7 @@ export function userRowToUser(row: UserRow): User {
     email: row.email,
     username: row.username,
     timezone: row.timezone,
-    language: row.language === 'pl' || row.language === 'en' ? row.language : null,
+    language: (LANGS as readonly (string | null)[]).includes(row.language) ? (row.language as Lang) : null,
     createdAt: row.created_at,
     deactivatedAt: row.deactivated_at,
   };

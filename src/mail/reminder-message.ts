@@ -38,6 +38,8 @@ const STRINGS = buildForEachLang('notices', (t) => ({
   greeting: (name: string) => t('greeting', { name }),
   signature: (account: string) => t('signature', { account }),
   sms: (topic: string, who: string, when: string) => t('reminder.sms', { topic, who, when }),
+  /** The manage link's label in the SMS: short, so the SMS takes no more segments than the English one (notes/i18n-notices.md). */
+  smsManage: t('reminder.smsManage'),
 }));
 
 /**
@@ -90,5 +92,5 @@ export function reminderSmsText(facts: ReminderFacts): string {
   const s = STRINGS[facts.lang];
   const when = formatDateTime(facts.start, one(facts.timezone), facts.locale ?? facts.lang);
   const where = facts.where ? ` ${whereText(facts)}.` : '';
-  return `${s.sms(one(facts.topicName), one(facts.withName), when)}${where} ${s.manage}: ${one(facts.manageUrl)}`;
+  return `${s.sms(one(facts.topicName), one(facts.withName), when)}${where} ${s.smsManage}: ${one(facts.manageUrl)}`;
 }

@@ -238,7 +238,7 @@ async function finishReminder(
   return 'completed';
 }
 
-/** What the reminder says, for its reader: the participant in their language and zone, the host in English and theirs. */
+/** What the reminder says, for its reader: the participant in their language and zone, the host in their own (English when not chosen). */
 async function reminderFacts(ctx: ReminderContext, meeting: Meeting, recipient: Reminder['to']): Promise<ReminderFacts | null> {
   const [account, topic, host] = await Promise.all([
     findAccount(ctx.db, meeting.accountUuid),
@@ -247,7 +247,7 @@ async function reminderFacts(ctx: ReminderContext, meeting: Meeting, recipient: 
   ]);
   if (!account || !topic || !host) return null;
   const hostName = `${host.firstName} ${host.lastName}`;
-  const words = translateTopic(topic, recipient === 'host' ? 'en' : meeting.participant.lang);
+  const words = translateTopic(topic, recipient === 'host' ? (host.language ?? 'en') : meeting.participant.lang);
   const common = {
     accountName: account.name,
     topicName: words.name,

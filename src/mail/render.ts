@@ -3,6 +3,7 @@ import type { Lang } from '../domain/meeting.js';
 import type { AnsweredQuestion } from '../domain/form.js';
 import { escapeHtml, linkifyText, toParameterValue, toSingleLine, toTextLines } from '../domain/text.js';
 import { buildForEachLang } from '../i18n/catalogue.js';
+import { CALENDAR_LINK_LABELS } from '../i18n/calendar-link-labels.js';
 import { PLACE_LABELS } from '../i18n/place-labels.js';
 import type { BookingMessagePayload, PaymentMessagePayload } from './booking-message.js';
 import { NO_INVITATION, type MessageBranding, type RenderedMessage } from './message.js';
@@ -74,8 +75,6 @@ const STRINGS = buildForEachLang('mail', (t) => {
     manageButton: t('actions.manage'),
     manageText: t('actions.manageText'),
     addToCalendar: t('actions.addToCalendar'),
-    googleCalendar: t('actions.googleCalendar'),
-    outlook: t('actions.outlook'),
   };
 });
 type Strings = (typeof STRINGS)[Lang];
@@ -196,8 +195,8 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
     actions,
     calendar: links
       ? [
-          { label: s.googleCalendar, url: links.google },
-          { label: s.outlook, url: links.outlook },
+          { label: CALENDAR_LINK_LABELS[payload.lang].google, url: links.google },
+          { label: CALENDAR_LINK_LABELS[payload.lang].outlook, url: links.outlook },
         ]
       : [],
     calendarHeading: s.addToCalendar,

@@ -68,8 +68,13 @@ export function englishLeaks(text: string, lang: Lang, allow: readonly string[] 
   if (lang === 'en') return [];
   const found: string[] = [];
   const lower = text.toLowerCase();
-  for (const phrase of englishPhrasesNotIn(lang))
-    if (lower.includes(phrase.toLowerCase()) && !allow.some((a) => phrase.toLowerCase().includes(a.toLowerCase()))) found.push(phrase);
+  for (const phrase of englishPhrasesNotIn(lang)) {
+    const needle = phrase.toLowerCase();
+    if (!lower.includes(needle) || allow.some((a) => needle.includes(a.toLowerCase()))) continue;
+    // Whole words only: "Outlook calendar" is not in "Outlook Calendario".
+    const escaped = needle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    if (new RegExp(`(^|[^\\p{L}])${escaped}([^\\p{L}]|$)`, 'u').test(lower)) found.push(phrase);
+  }
   for (const word of ENGLISH_WORDS) {
     if (allow.includes(word)) continue;
     if (new RegExp(`(^|[^\\p{L}])${word}([^\\p{L}]|$)`, 'iu').test(text)) found.push(word);

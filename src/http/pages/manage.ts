@@ -6,6 +6,7 @@ import type { Lang, MeetingStatus } from '../../domain/meeting.js';
 import { formatDate, formatMoney, formatRange, formatTime, type FormatLocale } from '../../domain/formats.js';
 import { calendarMarkup, hourSwitch } from './calendar.js';
 import { html, htmlDocument, type SafeHtml } from './html.js';
+import { CALENDAR_LINK_LABELS } from '../../i18n/calendar-link-labels.js';
 import { PLACE_LABELS, STRINGS, clientStrings, type Strings } from './i18n.js';
 
 /** What the manage page shows: the meeting in the participant's zone and language. */
@@ -80,8 +81,8 @@ ${view.price ? html`<dt>${t.price}</dt><dd id="price">${formatMoney(view.price.a
 ${
   live
     ? html`<div class="add-to-calendar"><h2 id="h-calendar">${t.addToCalendar}</h2><ul aria-labelledby="h-calendar">
-<li><a id="cal-google" href="${googleCalendarUrl(event)}" rel="noopener" target="_blank">Google Calendar</a></li>
-<li><a id="cal-outlook" href="${outlookCalendarUrl(event)}" rel="noopener" target="_blank">Outlook</a></li>
+<li><a id="cal-google" href="${googleCalendarUrl(event)}" rel="noopener" target="_blank">${CALENDAR_LINK_LABELS[view.lang].google}</a></li>
+<li><a id="cal-outlook" href="${outlookCalendarUrl(event)}" rel="noopener" target="_blank">${CALENDAR_LINK_LABELS[view.lang].outlook}</a></li>
 <li><a id="cal-ics" href="/booking/${view.token}/invitation.ics" download="invitation.ics">${t.icsDownload}</a></li>
 </ul></div>
 <p class="manage-link"><a id="manage-link" href="${view.manageUrl}" target="_top">${t.manageLink}</a></p>`

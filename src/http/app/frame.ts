@@ -39,10 +39,9 @@ export type AdminSection = 'keys' | 'integrations' | 'webhooks' | 'account' | 'p
  * page's language still finds their own. Plain links: Tab reaches each, Enter follows it.
  */
 function langSwitch(frame: AppFrame, t: AppStrings): SafeHtml {
-  return html`<nav class="lang" aria-label="${t.languageMenu}"><ul class="lang-menu">${LANGS.map((lang) =>
-    lang === frame.lang
-      ? html`<li><a href="${frame.path}?lang=${lang}" lang="${lang}" hreflang="${lang}" aria-current="true">${t[`languageName_${lang}`]}</a></li>`
-      : html`<li><a href="${frame.path}?lang=${lang}" lang="${lang}" hreflang="${lang}">${t[`languageName_${lang}`]}</a></li>`,
+  return html`<nav class="lang" aria-label="${t.languageMenu}"><ul class="lang-menu">${LANGS.map(
+    (lang) =>
+      html`<li><a href="${frame.path}?lang=${lang}" lang="${lang}" hreflang="${lang}"${lang === frame.lang ? html` aria-current="true"` : ''}>${t[`languageName_${lang}`]}</a></li>`,
   )}</ul></nav>`;
 }
 

@@ -80,7 +80,7 @@ export function startBackgroundJobs(
   // database away): the first failure is logged with its stack, the rest once a minute with a count.
   const failures = new RepeatThrottle();
   const logFailure = (error: unknown): void => failures.logError((fields, message) => ctx.log.error(fields, message), error, 'background job failed', Date.now());
-  const worker = createOutboxWorker({ db: ctx.db, handlers, log: ctx.log, now: ctx.now, pace: ctx.outboxPace, errors: failures });
+  const worker = createOutboxWorker({ db: ctx.db, handlers, log: ctx.log, now: ctx.now, leaseMs: ctx.config.outbox.leaseMs, pace: ctx.outboxPace, errors: failures });
   let maintaining: Promise<void> | null = null;
   let lastMaintenance = 0;
   const maintenanceEvery = options.maintenanceIntervalMs ?? 30_000;

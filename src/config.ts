@@ -155,6 +155,12 @@ export interface OutboxSettings {
   paceLagMs: number;
   /** OUTBOX_PACE_MAX_WAIT_MS: the longest one booking waits for the outbox. */
   paceMaxWaitMs: number;
+  /**
+   * OUTBOX_LEASE_MS: a claimed job that is neither done nor failed after this long is taken
+   * over by any instance (its worker may have died). Longer than the slowest job's own
+   * timeouts (a webhook or a provider's request), so a live worker keeps its jobs.
+   */
+  leaseMs: number;
 }
 
 /**
@@ -456,6 +462,7 @@ export function loadConfig(env: Env = process.env, root = PROJECT_ROOT): Config 
       // overload without end would grow (rows, memory, a restart's catch-up), not a burst's.
       paceLagMs: parseInteger(env.OUTBOX_PACE_LAG_MS, 30_000, 'OUTBOX_PACE_LAG_MS', 0, 3_600_000, problems),
       paceMaxWaitMs: parseInteger(env.OUTBOX_PACE_MAX_WAIT_MS, 5_000, 'OUTBOX_PACE_MAX_WAIT_MS', 0, 60_000, problems),
+      leaseMs: parseInteger(env.OUTBOX_LEASE_MS, 60_000, 'OUTBOX_LEASE_MS', 10_000, 3_600_000, problems),
     },
   };
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');

@@ -48,7 +48,7 @@ export function createJobHandlers(ctx: AppContext, transport: MailTransport): Jo
     'calendar-write': at(createCalendarWriteHandler(ctx), outbox.calendar),
     'payment-refund': createRefundJobHandler(ctx),
     'payment-email': at(createPaymentEmailSender(transport), outbox.email),
-    webhook: createWebhookDeliverer(ctx, { concurrency: outbox.webhook }),
+    webhook: createWebhookDeliverer(ctx, { concurrency: outbox.webhook, leaseMs: outbox.leaseMs }),
     'conference-room': at(createConferenceRoomHandler(ctx), outbox.conference),
     'room-notice-digest': createRoomNoticeDigestHandler(ctx),
     reminder: at(createReminderSender(ctx), outbox.email),

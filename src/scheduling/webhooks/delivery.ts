@@ -34,6 +34,8 @@ export interface WebhookDeliveryOptions {
   timeoutMs?: number;
   /** Attempts in flight at once in this process, over all subscriptions. */
   concurrency?: number;
+  /** A delivery whose sender died is taken over after this long (OUTBOX_LEASE_MS, as its job's lease). */
+  leaseMs?: number;
   /** The retry jitter's random source. */
   random?: () => number;
 }
@@ -65,6 +67,7 @@ export function createWebhookDeliverer(
   options: WebhookDeliveryOptions = {},
 ): JobHandler<'webhook'> {
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  const leaseMs = options.leaseMs ?? DELIVERY_LEASE_MS;
   // Per subscription, when each attempt in flight in this process started, and the jobs put off
   // meanwhile (due by the oldest attempt's deadline, brought forward as soon as an attempt ends,
   // so a quick failure does not stretch the next delivery's retry schedule).
@@ -104,7 +107,7 @@ export function createWebhookDeliverer(
       inFlight.set(subscription.uuid, started);
       try {
         // In a shared commit on SQLite: a WAL sync of its own for every attempt starved the outbox under a booking peak.
-        if (!(await inSharedCommit(ctx.db, (db) => lockDelivery(db, delivery.uuid, job.uuid, now, DELIVERY_LEASE_MS)))) {
+        if (!(await inSharedCommit(ctx.db, (db) => lockDelivery(db, delivery.uuid, job.uuid, now, leaseMs)))) {
           // Another attempt holds it (a sender that died lets go when its lease ends): try after that.
           const current = await findDelivery(ctx.db, delivery.uuid);
           if (current?.status === 'pending' && current.jobUuid === job.uuid)

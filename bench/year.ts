@@ -437,19 +437,37 @@ interface Sample {
   wall: number;
 }
 
+/**
+ * Per side, the measurements during which PostgreSQL's change feed was not live at some
+ * check (before and after each request): a cached view reads the database then, so a case's
+ * ratio that swings both ways between rounds may be the feed's, not the data's.
+ */
+const feedDown = new Map<Side['name'], { measurements: number; down: number }>();
+
 async function measure(side: Side, test: Case, counter: { i: number }): Promise<Sample> {
   let cpu = 0;
   let wall = 0;
+  let down = false;
+  const live = side.ctx.dbChangeNoticesLive;
+  const checkFeed = () => {
+    if (live && !live()) down = true;
+  };
   for (let r = 0; r < test.requests; r += 1) {
     const i = counter.i++;
     await test.before?.(side, i);
+    checkFeed();
     const cpuStart = process.cpuUsage();
     const wallStart = performance.now();
     await test.run(side, i);
     wall += performance.now() - wallStart;
     const used = process.cpuUsage(cpuStart);
     cpu += used.user + used.system;
+    checkFeed();
   }
+  const feed = feedDown.get(side.name) ?? { measurements: 0, down: 0 };
+  feed.measurements += 1;
+  if (down) feed.down += 1;
+  feedDown.set(side.name, feed);
   return { cpu: cpu / test.requests, wall: (wall * 1000) / test.requests };
 }
 
@@ -685,6 +703,11 @@ try {
       `${name.padEnd(38)}${formatNumber(median(entry.empty.map((s) => s.cpu))).padStart(13)}${formatNumber(median(entry.year.map((s) => s.cpu))).padStart(13)}${`${cpu.toFixed(2)}×`.padStart(11)}${formatNumber(median(entry.empty.map((s) => s.wall))).padStart(15)}${formatNumber(median(entry.year.map((s) => s.wall))).padStart(14)}${`${wall.toFixed(2)}×`.padStart(12)}  rounds ${entry.cpu.map((r) => r.toFixed(2)).join(' ')}${cpu > GOAL ? '  over the goal' : ''}`,
     );
   }
+
+  if (dialect === 'postgres')
+    log(
+      `change feed not live during ${[...feedDown].map(([name, feed]) => `${feed.down} of ${feed.measurements} measurements (${name})`).join(', ')}: a cached view reads the database while it is down`,
+    );
 
   if (flags.explain) {
     log('');

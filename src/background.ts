@@ -18,6 +18,7 @@ import { createReminderSender } from './scheduling/meetings/reminders.js';
 import { createSignInLinkSender } from './scheduling/host-app/sign-in.js';
 import { RepeatThrottle } from './domain/repeat-throttle.js';
 import { pruneTables } from './scheduling/maintenance/prune.js';
+import { refreshStatistics } from './scheduling/maintenance/statistics.js';
 import { applyRetention } from './scheduling/participants/retention.js';
 
 /** How long stopping waits for running jobs: half of the server's 10 s shutdown bound. */
@@ -127,6 +128,8 @@ export function startBackgroundJobs(
           // Then each table's own rule (events, deliveries, sessions, …), by age, under a lease of its own.
           const pruned = await pruneTables(ctx, ctx.config.retention, { lease: true, stopped: () => stopping });
           if (pruned.pruned.length > 0) ctx.log.info({ pruned: pruned.pruned }, 'old rows pruned');
+          // The planner's statistics where the tables grew (or the pruning shrank them) enough to matter (SQLite).
+          await refreshStatistics(ctx);
         })
         .catch(logFailure)
         .finally(() => {

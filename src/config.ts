@@ -221,6 +221,8 @@ export interface RetentionSettings {
   idempotencyHours: number;
   /** RETENTION_AUDIT_DAYS (default 400, at least 400): the account's audit log. */
   auditDays: number;
+  /** RETENTION_SMS_NUMBER_LOCK_DAYS (default 2, at least 1): SMS destinations' lock rows not taken for that long (SMS_MAX_PER_NUMBER_PER_DAY counts 24 hours). */
+  smsNumberLockDays: number;
   /** RETENTION_BATCH (default 500): rows deleted per statement, each its own short transaction. */
   batch: number;
 }
@@ -436,6 +438,7 @@ export function loadConfig(env: Env = process.env, root = PROJECT_ROOT): Config 
       pastBusyDays: parseInteger(env.RETENTION_PAST_BUSY_DAYS, 7, 'RETENTION_PAST_BUSY_DAYS', 0, 36_500, problems),
       idempotencyHours: parseInteger(env.RETENTION_IDEMPOTENCY_HOURS, 24, 'RETENTION_IDEMPOTENCY_HOURS', 24, 876_000, problems),
       auditDays: parseInteger(env.RETENTION_AUDIT_DAYS, 400, 'RETENTION_AUDIT_DAYS', 400, 36_500, problems),
+      smsNumberLockDays: parseInteger(env.RETENTION_SMS_NUMBER_LOCK_DAYS, 2, 'RETENTION_SMS_NUMBER_LOCK_DAYS', 1, 36_500, problems),
       batch: parseInteger(env.RETENTION_BATCH, 500, 'RETENTION_BATCH', 1, 100_000, problems),
     },
     calendarSyncIntervalSeconds: parseInteger(env.CALENDAR_SYNC_INTERVAL_SECONDS, 300, 'CALENDAR_SYNC_INTERVAL_SECONDS', 30, 86_400, problems),

@@ -183,7 +183,7 @@ const SMS_LIMIT_WINDOW_MS = 24 * 60 * 60_000;
  */
 async function reserveSmsBudget(ctx: ReminderContext, claim: { meetingUuid: string; key: string; jobUuid: string; smsNumber: string }): Promise<'reserved' | 'over' | 'lost'> {
   return inTransaction(ctx.db, async (trx) => {
-    await lockSmsNumber(trx, claim.smsNumber);
+    await lockSmsNumber(trx, claim.smsNumber, ctx.now());
     const held = await findSmsClaim(trx, claim);
     if (held === undefined) return 'lost';
     if (held === claim.smsNumber) return 'reserved';

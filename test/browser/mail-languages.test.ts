@@ -14,9 +14,9 @@ import { launchBrowser } from './harness.js';
  * light and in dark mode. The longest words of each language (German compounds, a Ukrainian
  * date) must wrap rather than run off the screen, dark mode must turn the card dark, and the
  * only thing the message loads is the business's logo from termin's own address. Screenshots
- * land in test-results/mail-languages/ for a person to look at.
+ * land in test/artifacts/mail-languages/ (beside the other browser suites' screenshots) for a person to look at.
  */
-const SHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-results/mail-languages');
+const SHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../artifacts/mail-languages');
 const LOGO = 'https://book.acme.test/branding/0193b0a4-6f1e-7c3a-9d2b-5e8f1a2b3c4d.png?v=1';
 const ROOM = 'https://zoom.us/j/81234567890?pwd=Zm9vYmFyYmF6cXV4cXV1eHF1dXhxdXV4';
 /** A 1×1 PNG: the logo as termin would serve it. */

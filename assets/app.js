@@ -29,7 +29,8 @@
         navigator.clipboard.writeText(input.value).then(function () {
           button.setAttribute('aria-live', 'polite');
           button.dataset.label = button.dataset.label || button.textContent;
-          button.textContent = document.documentElement.lang === 'pl' ? 'Skopiowano' : 'Copied';
+          var said = document.querySelector('[data-copied]');
+          button.textContent = said ? said.getAttribute('data-copied') : button.dataset.label;
           setTimeout(function () { button.textContent = button.dataset.label; }, 2000);
           // The checklist's copy counts as sharing the link: the button's form says so to the server.
           if (button.hasAttribute('data-then-submit') && button.form) button.form.submit();

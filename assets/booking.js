@@ -21,7 +21,7 @@
   /**
    * The locale times and dates read in: the browser's own region of the page's language
    * (en-US: 12-hour, month first; en-GB: 24-hour), else the language as the server and the
-   * e-mails read it (`en`, `pl-PL`). The server picks the same from Accept-Language.
+   * e-mails read it (`en`, `pl-PL`, `de`…). The server picks the same from Accept-Language.
    */
   function locale(lang) {
     var tags = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language || ''];
@@ -29,7 +29,17 @@
       var m = /^([a-z]{2})-([a-z]{2}|[0-9]{3})$/i.exec(tags[i] || '');
       if (m && m[1].toLowerCase() === lang) return lang + '-' + m[2].toUpperCase();
     }
-    return lang === 'pl' ? 'pl-PL' : 'en';
+    return lang === 'pl' ? 'pl-PL' : lang;
+  }
+  /**
+   * A plural message as the server sends it (its forms by Intl plural category, `{count}` where
+   * the number goes): `plural({ one: '{count} seat left', other: '{count} seats left' }, 2, 'en')`
+   * → "2 seats left". A category the language did not need up to 1000 falls back to `other`.
+   */
+  function plural(forms, count, lang) {
+    if (typeof forms === 'string') return forms.replace('{count}', String(count));
+    var text = forms[new Intl.PluralRules(lang).select(count)] || forms.other || '';
+    return text.replace('{count}', new Intl.NumberFormat(locale(lang)).format(count));
   }
 
   // --- 12- or 24-hour time: the locale's habit, unless the visitor chose (kept in localStorage) ---
@@ -457,7 +467,7 @@
         if (day.slots.length > 0) {
           any = true;
           var button = el('button', { type: 'button', class: cls, 'data-date': day.date, 'aria-pressed': day.date === chosenDate ? 'true' : 'false',
-            'aria-label': dateLabel(day.date) + ', ' + day.slots.length + ' ' + strings.available }, number);
+            'aria-label': dateLabel(day.date) + ', ' + plural(strings.available, day.slots.length, lang) }, number);
           button.addEventListener('click', function () { chooseDay(day.date, true); });
           daysBox.appendChild(button);
         } else {
@@ -536,7 +546,7 @@
         // of the button's text, so the name read out is what is shown (time, then seats: the
         // span is a block, which also parts the two words in the accessible name).
         if (typeof slot.seatsLeft === 'number') {
-          button.appendChild(el('span', { class: 'seats' }, (slot.seatsLeft === 1 ? strings.seatLeft : strings.seatsLeft).replace('{count}', String(slot.seatsLeft))));
+          button.appendChild(el('span', { class: 'seats' }, plural(strings.seatsLeft, slot.seatsLeft, lang)));
         }
         button.addEventListener('click', function () {
           chosenStart = slot.start;
@@ -632,7 +642,14 @@
   }
 
   /** Marks the fields a problem's `errors` point at (`/email`, `/form/company`), first one focused. */
-  function markFieldErrors(form, errors) {
+  /**
+   * The API writes its problems' details and field messages in English, for integrators: an
+   * English page shows them as they are; a page in another language its own words instead.
+   */
+  function apiWords(lang, text, fallback) {
+    return lang === 'en' && text ? text : fallback;
+  }
+  function markFieldErrors(form, errors, lang, fallback) {
     var firstField = null;
     (errors || []).forEach(function (error) {
       var name = String(error.path || '').replace(/^\//, '').replace(/\//g, '.');
@@ -646,7 +663,7 @@
       var group = node.closest ? node.closest('[data-multi]') : null;
       var message = document.getElementById(group ? group.id + '-error' : node.tagName === 'INPUT' && node.type === 'radio' ? 'f-' + name + '-error' : node.id + '-error');
       if (node.type !== 'radio') node.setAttribute('aria-invalid', 'true');
-      if (message) message.textContent = error.message;
+      if (message) message.textContent = lang ? apiWords(lang, error.message, fallback) : error.message;
       if (!firstField) firstField = node;
     });
     if (firstField) firstField.focus();
@@ -978,10 +995,10 @@
           showAlert(strings.discountInvalid);
           return;
         }
-        if (code === 'VALIDATION_FAILED' && markFieldErrors(form, r.data.errors)) { showAlert(strings.fixErrors); return; }
+        if (code === 'VALIDATION_FAILED' && markFieldErrors(form, r.data.errors, config.lang, strings.fieldInvalid)) { showAlert(strings.fixErrors); return; }
         if (r.status === 429) { showAlert(strings.rateLimited); return; }
         if (code === 'LINK_GONE') { form.hidden = true; showAlert(strings.onceGone); return; }
-        showAlert((r.data && r.data.detail) || strings.failed);
+        showAlert(apiWords(config.lang, r.data && r.data.detail, strings.failed));
       }, function () {
         submit.disabled = false;
         submit.textContent = label;
@@ -1000,7 +1017,7 @@
       var payment = requested ? null : result.payment;
       $('h-done').textContent = requested ? strings.requestedTitle : payment ? strings.payingTitle : strings.bookedTitle;
       var text = $('done-text');
-      text.textContent = payment ? strings.payingText : (requested ? strings.requestedText : strings.bookedText) + ' ' + body.email + '.';
+      text.textContent = payment ? strings.payingText : (requested ? strings.requestedText : strings.bookedText).replace('{email}', body.email);
       // A place whose room is not made yet (no link in the answer): its link follows, as the confirmation says.
       if (meeting && !payment && !requested && !(meeting.location && meeting.location.url) && (config.roomPlaces || []).indexOf(meeting.place) !== -1) {
         text.appendChild(document.createTextNode(' ' + strings.linkFollows.charAt(0).toUpperCase() + strings.linkFollows.slice(1) + '.'));
@@ -1124,7 +1141,7 @@
 
     function problem(r) {
       if (r.status === 429) showAlert(strings.rateLimited);
-      else showAlert((r.data && r.data.detail) || strings.failed);
+      else showAlert(apiWords(config.lang, r.data && r.data.detail, strings.failed));
     }
 
     /**

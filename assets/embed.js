@@ -8,6 +8,12 @@
   'use strict';
   var script = document.currentScript;
   var base = script && script.src ? script.src : window.location.href;
+  // The frame's name for screen readers in the booking page's language (?lang=) or this page's; the server fills in the table (locales/*/pages.json, embedTitle).
+  var TITLES = /*TITLES*/ { en: 'Booking' };
+  function titleIn(lang) {
+    var code = String(lang).toLowerCase().split('-')[0];
+    return TITLES[code] || TITLES.en;
+  }
 
   function mount(target, after) {
     if (target.getAttribute('data-termin-mounted')) return;
@@ -18,7 +24,7 @@
     url.searchParams.set('embed', window.location.origin);
     var frame = document.createElement('iframe');
     frame.src = url.toString();
-    frame.title = target.getAttribute('data-termin-title') || 'Booking';
+    frame.title = target.getAttribute('data-termin-title') || titleIn(url.searchParams.get('lang') || document.documentElement.lang || '');
     frame.setAttribute('loading', 'lazy');
     frame.style.width = '100%';
     frame.style.border = '0';

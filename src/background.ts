@@ -18,6 +18,7 @@ import { createReminderSender } from './scheduling/meetings/reminders.js';
 import { createSignInLinkSender } from './scheduling/host-app/sign-in.js';
 import { RepeatThrottle } from './domain/repeat-throttle.js';
 import { pruneTables } from './scheduling/maintenance/prune.js';
+import { refreshStatistics } from './scheduling/maintenance/statistics.js';
 import { applyRetention } from './scheduling/participants/retention.js';
 
 /** How long stopping waits for running jobs: half of the server's 10 s shutdown bound. */
@@ -48,7 +49,7 @@ export function createJobHandlers(ctx: AppContext, transport: MailTransport): Jo
     'calendar-write': at(createCalendarWriteHandler(ctx), outbox.calendar),
     'payment-refund': createRefundJobHandler(ctx),
     'payment-email': at(createPaymentEmailSender(transport), outbox.email),
-    webhook: createWebhookDeliverer(ctx, { concurrency: outbox.webhook }),
+    webhook: createWebhookDeliverer(ctx, { concurrency: outbox.webhook, leaseMs: outbox.leaseMs }),
     'conference-room': at(createConferenceRoomHandler(ctx), outbox.conference),
     'room-notice-digest': createRoomNoticeDigestHandler(ctx),
     reminder: at(createReminderSender(ctx), outbox.email),
@@ -80,7 +81,7 @@ export function startBackgroundJobs(
   // database away): the first failure is logged with its stack, the rest once a minute with a count.
   const failures = new RepeatThrottle();
   const logFailure = (error: unknown): void => failures.logError((fields, message) => ctx.log.error(fields, message), error, 'background job failed', Date.now());
-  const worker = createOutboxWorker({ db: ctx.db, handlers, log: ctx.log, now: ctx.now, pace: ctx.outboxPace, errors: failures });
+  const worker = createOutboxWorker({ db: ctx.db, handlers, log: ctx.log, now: ctx.now, leaseMs: ctx.config.outbox.leaseMs, pace: ctx.outboxPace, errors: failures });
   let maintaining: Promise<void> | null = null;
   let lastMaintenance = 0;
   const maintenanceEvery = options.maintenanceIntervalMs ?? 30_000;
@@ -127,6 +128,8 @@ export function startBackgroundJobs(
           // Then each table's own rule (events, deliveries, sessions, …), by age, under a lease of its own.
           const pruned = await pruneTables(ctx, ctx.config.retention, { lease: true, stopped: () => stopping });
           if (pruned.pruned.length > 0) ctx.log.info({ pruned: pruned.pruned }, 'old rows pruned');
+          // The planner's statistics where the tables grew (or the pruning shrank them) enough to matter (SQLite).
+          await refreshStatistics(ctx);
         })
         .catch(logFailure)
         .finally(() => {

@@ -14,7 +14,7 @@ describe('loadConfig', () => {
       maxConnections: 10,
       maxMessagesPerConnection: 100,
     });
-    expect(config.outbox).toEqual({ email: 10, webhook: 16, calendar: 4, conference: 4, event: 1, eventBatch: 32, paceLagMs: 30_000, paceMaxWaitMs: 5_000 });
+    expect(config.outbox).toEqual({ email: 10, webhook: 16, calendar: 4, conference: 4, event: 1, eventBatch: 32, paceLagMs: 30_000, paceMaxWaitMs: 5_000, leaseMs: 60_000 });
     expect(Object.isFrozen(config.database)).toBe(true);
   });
 

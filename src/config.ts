@@ -155,6 +155,12 @@ export interface OutboxSettings {
   paceLagMs: number;
   /** OUTBOX_PACE_MAX_WAIT_MS: the longest one booking waits for the outbox. */
   paceMaxWaitMs: number;
+  /**
+   * OUTBOX_LEASE_MS: a claimed job that is neither done nor failed after this long is taken
+   * over by any instance (its worker may have died). Longer than the slowest job's own
+   * timeouts (a webhook or a provider's request), so a live worker keeps its jobs.
+   */
+  leaseMs: number;
 }
 
 /**
@@ -215,6 +221,8 @@ export interface RetentionSettings {
   idempotencyHours: number;
   /** RETENTION_AUDIT_DAYS (default 400, at least 400): the account's audit log. */
   auditDays: number;
+  /** RETENTION_SMS_NUMBER_LOCK_DAYS (default 2, at least 1): SMS destinations' lock rows not taken for that long (SMS_MAX_PER_NUMBER_PER_DAY counts 24 hours). */
+  smsNumberLockDays: number;
   /** RETENTION_BATCH (default 500): rows deleted per statement, each its own short transaction. */
   batch: number;
 }
@@ -430,6 +438,7 @@ export function loadConfig(env: Env = process.env, root = PROJECT_ROOT): Config 
       pastBusyDays: parseInteger(env.RETENTION_PAST_BUSY_DAYS, 7, 'RETENTION_PAST_BUSY_DAYS', 0, 36_500, problems),
       idempotencyHours: parseInteger(env.RETENTION_IDEMPOTENCY_HOURS, 24, 'RETENTION_IDEMPOTENCY_HOURS', 24, 876_000, problems),
       auditDays: parseInteger(env.RETENTION_AUDIT_DAYS, 400, 'RETENTION_AUDIT_DAYS', 400, 36_500, problems),
+      smsNumberLockDays: parseInteger(env.RETENTION_SMS_NUMBER_LOCK_DAYS, 2, 'RETENTION_SMS_NUMBER_LOCK_DAYS', 1, 36_500, problems),
       batch: parseInteger(env.RETENTION_BATCH, 500, 'RETENTION_BATCH', 1, 100_000, problems),
     },
     calendarSyncIntervalSeconds: parseInteger(env.CALENDAR_SYNC_INTERVAL_SECONDS, 300, 'CALENDAR_SYNC_INTERVAL_SECONDS', 30, 86_400, problems),
@@ -456,6 +465,7 @@ export function loadConfig(env: Env = process.env, root = PROJECT_ROOT): Config 
       // overload without end would grow (rows, memory, a restart's catch-up), not a burst's.
       paceLagMs: parseInteger(env.OUTBOX_PACE_LAG_MS, 30_000, 'OUTBOX_PACE_LAG_MS', 0, 3_600_000, problems),
       paceMaxWaitMs: parseInteger(env.OUTBOX_PACE_MAX_WAIT_MS, 5_000, 'OUTBOX_PACE_MAX_WAIT_MS', 0, 60_000, problems),
+      leaseMs: parseInteger(env.OUTBOX_LEASE_MS, 60_000, 'OUTBOX_LEASE_MS', 10_000, 3_600_000, problems),
     },
   };
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) problems.push('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');

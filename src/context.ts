@@ -7,6 +7,7 @@ import type { Db } from './db/database.js';
 import { listenForChanges } from './db/change-feed.js';
 import { createFastReads } from './db/fast-reads.js';
 import { migrateToLatest } from './db/migrate.js';
+import { refreshPlannerStatistics } from './db/statistics.js';
 import { isStorageFull } from './db/errors.js';
 import { probeStorage, StorageHealth } from './db/storage-health.js';
 import { createAddressLimiter, type AddressLimiter } from './domain/address-limiter.js';
@@ -78,6 +79,13 @@ export async function createContext(config: Config, options: ContextOptions = {}
       throw error;
     }
     if (migrationsApplied.length > 0) log.info({ applied: migrationsApplied }, 'database migrated');
+  }
+  try {
+    // The planner's statistics for the tables as they now stand (SQLite; the maintenance beat keeps them current).
+    await refreshPlannerStatistics(handle.db, config.database.dialect);
+  } catch (error) {
+    // Only the plans are at stake: the service starts, and the beat tries again.
+    log.warn({ err: error }, 'the database statistics were not refreshed');
   }
   if (dbStorage !== null) await probeStorageAtStart(handle.db, log);
   // After migrating: the read connection prepares statements against the tables.

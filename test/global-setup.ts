@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import pg from 'pg';
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
+import { type RunningPgBouncer, startPgBouncer } from './pgbouncer-process.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -14,6 +15,8 @@ declare module 'vitest' {
     radicaleAvailable: boolean;
     /** Debian's PgBouncer, for the suite that runs termin through it; null when it is skipped. */
     pgbouncerPath: string | null;
+    /** TEST_PGBOUNCER=1: PgBouncer in transaction mode before the PostgreSQL server, which every PostgreSQL test reaches through it (test/helpers.ts); else null. */
+    postgresBouncerUrl: string | null;
   }
 }
 
@@ -30,14 +33,27 @@ function sayAll(lines: readonly string[]): void {
 
 export default async function setup(project: TestProject): Promise<(() => void) | undefined> {
   const serverWarnings = provideRealServers(project);
+  project.provide('postgresBouncerUrl', null);
 
   const url = process.env.TEST_POSTGRES_URL ?? DEFAULT_ADMIN_URL;
-  const required = process.env.TERMIN_REQUIRE_POSTGRES === '1';
+  const bounced = process.env.TEST_PGBOUNCER === '1';
+  const required = process.env.TERMIN_REQUIRE_POSTGRES === '1' || bounced;
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   try {
     await client.connect();
     await client.query('select 1');
     project.provide('postgresAdminUrl', url);
+    if (bounced) {
+      const bouncer = await startRunBouncer(url);
+      project.provide('postgresBouncerUrl', bouncer.url);
+      console.log(
+        `[termin tests] TEST_PGBOUNCER=1: PostgreSQL at ${redact(url)} through PgBouncer in transaction mode (${redact(bouncer.url)}); database tests run on PostgreSQL only.`,
+      );
+      return () => {
+        bouncer.stop();
+        sayAll(serverWarnings);
+      };
+    }
     console.log(`[termin tests] PostgreSQL reachable at ${redact(url)}: database tests run on SQLite and PostgreSQL.`);
     // Said again after the summary, where they cannot scroll out of sight.
     if (serverWarnings.length > 0) return () => sayAll(serverWarnings);
@@ -55,6 +71,17 @@ export default async function setup(project: TestProject): Promise<(() => void) 
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/**
+ * TEST_PGBOUNCER=1: the run's PgBouncer, in transaction mode with its defaults but for how
+ * many clients it lets in: test files run at once, each with a pool of up to 20 connections
+ * (PgBouncer's default allows 100), and the PgBouncer suite's own sessions.
+ */
+async function startRunBouncer(adminUrl: string): Promise<RunningPgBouncer> {
+  const binary = [process.env.PGBOUNCER_PATH, '/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((candidate) => candidate !== undefined && existsSync(candidate));
+  if (binary === undefined) throw new Error('TEST_PGBOUNCER=1 but no PgBouncer is installed (apt-get install pgbouncer)');
+  return startPgBouncer(binary, new URL(adminUrl), { max_client_conn: '1000' });
 }
 
 function redact(url: string): string {

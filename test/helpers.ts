@@ -16,9 +16,16 @@ import type { RenderedMessage } from '../src/mail/message.js';
 import { createAccount, type CreateAccountInput, type CreatedAccount } from '../src/scheduling/account/create-account.js';
 
 const postgresAdminUrl = inject('postgresAdminUrl');
+const postgresBouncerUrl = inject('postgresBouncerUrl');
+
+/**
+ * Whether this run's PostgreSQL tests reach the server through PgBouncer in transaction mode
+ * (TEST_PGBOUNCER=1: test/global-setup.ts starts it); the SQLite halves are left out then.
+ */
+export const THROUGH_PGBOUNCER = postgresBouncerUrl !== null;
 
 /** The dialects this run tests; PostgreSQL only when the global setup reached a server. */
-export const DIALECTS: readonly Dialect[] = postgresAdminUrl ? ['sqlite', 'postgres'] : ['sqlite'];
+export const DIALECTS: readonly Dialect[] = THROUGH_PGBOUNCER ? ['postgres'] : postgresAdminUrl ? ['sqlite', 'postgres'] : ['sqlite'];
 
 /** Whether the suites driving real Chromium and Radicale can run here (see test/global-setup.ts). */
 export const HAS_CHROMIUM = inject('chromiumPath') !== null;
@@ -48,6 +55,8 @@ export function createClock(start: number | string = '2027-01-04T08:00:00.000Z')
 
 export interface TestDatabase {
   config: Config;
+  /** PostgreSQL: the database's URL on the server itself, which `config` reaches through PgBouncer in a TEST_PGBOUNCER run. */
+  directUrl?: string;
   drop(): Promise<void>;
 }
 
@@ -69,8 +78,13 @@ export async function createTestDatabase(dialect: Dialect, extraEnv: Record<stri
   await withAdminClient((client) => client.query(`create database ${name}`));
   const url = new URL(postgresAdminUrl);
   url.pathname = `/${name}`;
+  // Through PgBouncer, as docs/deploying.md configures termin behind it: no named statements, no LISTEN.
+  const bounced = postgresBouncerUrl === null ? {} : { DATABASE_PREPARED_STATEMENTS: 'false', DATABASE_CHANGE_NOTIFICATIONS: 'false' };
+  const appUrl = new URL(postgresBouncerUrl ?? postgresAdminUrl);
+  appUrl.pathname = `/${name}`;
   return {
-    config: loadConfig({ ...env, DATABASE_URL: url.toString(), DATABASE_POOL_SIZE: '20' }),
+    config: loadConfig({ ...env, ...bounced, ...extraEnv, DATABASE_URL: appUrl.toString(), DATABASE_POOL_SIZE: '20' }),
+    directUrl: url.toString(),
     drop: async () => {
       await withAdminClient((client) => client.query(`drop database if exists ${name} with (force)`));
       fs.rmSync(dataDir, { recursive: true, force: true });

@@ -583,6 +583,8 @@ export interface MeetingReminderTable {
 export interface SmsNumberLockTable {
   sms_number: string;
   lock_version: Generated<number>;
+  /** When the lock was last taken (0048-…): the pruning deletes rows not taken for RETENTION_SMS_NUMBER_LOCK_DAYS. */
+  locked_at: Generated<number>;
 }
 
 /** A host's named hours beside the default ones in users.availability (0024-…). */

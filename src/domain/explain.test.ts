@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { WEEKDAYS, type Availability } from './availability.js';
-import { describeExclusion } from './exclusion-text.js';
 import { EXTERNAL_BUSY_PREFIX } from './period-limits.js';
 import { explainSeat } from './seats.js';
 import { computeSlots, type BusyMeeting, type Exclusion, type HostCalendar, type SlotRules } from './slots.js';
@@ -169,11 +168,5 @@ describe('explainSeat', () => {
   it('gives no reason for a start the month view offers (the second 02:00 of the fall-back day)', () => {
     const calendar: HostCalendar = { username: 'anna', availability: allDay(), busy: [meeting('m1', '2027-10-31T00:00:00Z', '2027-10-31T01:00:00Z')] };
     expect(explainSeat(calendar, rules(), NOW, at('2027-10-31T01:00:00Z'))).toEqual([]);
-  });
-
-  it('says each reason as a sentence on the host’s clock, in English and Polish', () => {
-    const reason: Exclusion = { code: 'MEETING', meetingUuid: 'm1', start: at('2027-10-31T00:00:00Z'), end: at('2027-10-31T01:00:00Z') };
-    expect(describeExclusion(reason, 'Europe/Warsaw', 'en')).toBe('The host has another meeting then, 2027-10-31 02:00–2027-10-31 02:00 (Europe/Warsaw).');
-    expect(describeExclusion({ code: 'DAY_OFF', date: '2027-12-24' }, 'Europe/Warsaw', 'pl')).toBe('2027-12-24 to dzień wolny gospodarza (wyjątek bez godzin).');
   });
 });

@@ -97,6 +97,9 @@ export function formatRange(start: number, end: number, timeZone: string, locale
  * cycle are kept (a tag is a free string: nothing else of it reaches Intl); the language
  * must be the booking's `lang`, since the words are in that language.
  */
+/** A locale of each language, for the error that asks for one. */
+const EXAMPLE_LOCALES: Record<Lang, string> = { en: 'en-GB', pl: 'pl-PL', de: 'de-DE', uk: 'uk-UA', es: 'es-ES', fr: 'fr-FR' };
+
 export function participantLocale(tag: string, lang: Lang): string {
   let parsed: Intl.Locale;
   try {
@@ -105,7 +108,7 @@ export function participantLocale(tag: string, lang: Lang): string {
     throw new ValidationError([{ path: '/locale', message: 'must be a BCP 47 language tag such as en-GB or pl-PL' }]);
   }
   if (parsed.language !== lang) {
-    throw new ValidationError([{ path: '/locale', message: `must be a locale of the language in lang (${lang}), such as ${lang === 'pl' ? 'pl-PL' : 'en-GB'}` }]);
+    throw new ValidationError([{ path: '/locale', message: `must be a locale of the language in lang (${lang}), such as ${EXAMPLE_LOCALES[lang]}` }]);
   }
   const cycle = parsed.hourCycle === 'h11' || parsed.hourCycle === 'h12' ? 'h12' : parsed.hourCycle === 'h23' || parsed.hourCycle === 'h24' ? 'h23' : null;
   return `${parsed.language}${parsed.region ? `-${parsed.region}` : ''}${cycle ? `-u-hc-${cycle}` : ''}`;

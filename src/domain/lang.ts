@@ -3,5 +3,5 @@
  * module, imported by topics, users and meetings alike, so none of them imports another for it.
  * Adding a language starts here.
  */
-export const LANGS = ['en', 'pl'] as const;
+export const LANGS = ['en', 'pl', 'de', 'uk', 'es', 'fr'] as const;
 export type Lang = (typeof LANGS)[number];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FormField } from './form.js';
+import type { Lang } from './lang.js';
 import { translateTopic, validateTopicTranslations, type TopicTranslations } from './topic-translations.js';
 import { linkifyText } from './text.js';
 
@@ -46,6 +47,20 @@ describe('topic translations', () => {
     ['a confirmation message too long', { pl: { confirmationMessage: 'x'.repeat(2001) } }, ['/translations/pl/confirmationMessage']],
   ])('%s → errors at %j', (_name, translations, paths) => {
     expect(validateTopicTranslations(translations, FORM).map((error) => error.path)).toEqual(paths);
+  });
+});
+
+describe('topic translations in every language termin speaks', () => {
+  it.each<[Lang, string, string]>([
+    ['de', 'Beratung', 'Firmenname'],
+    ['uk', 'Консультація', 'Компанія'],
+    ['es', 'Consulta', 'Empresa'],
+    ['fr', 'Consultation', 'Entreprise'],
+  ])('%s: accepted, and used for that language only', (lang, name, label) => {
+    const translations: TopicTranslations = { [lang]: { name, form: { company: { label } } } };
+    expect(validateTopicTranslations(translations, FORM)).toEqual([]);
+    expect(translateTopic({ ...TOPIC, translations }, lang)).toEqual({ ...TOPIC, name, form: [{ ...FORM[0]!, label }, FORM[1]!] });
+    expect(translateTopic({ ...TOPIC, translations }, 'pl')).toEqual(TOPIC);
   });
 });
 

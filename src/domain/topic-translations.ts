@@ -25,8 +25,8 @@ const pointer = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/
 /**
  * The rules of `translations` beyond its JSON shape: only supported languages, only the
  * topic's own question keys, as many options as the question has, text without control
- * characters. `validateTopicTranslations({ de: {} }, [])` → an error at `/translations/de`
- * while German is not in LANGS.
+ * characters. `validateTopicTranslations({ it: {} }, [])` → an error at `/translations/it`
+ * while Italian is not in LANGS.
  */
 export function validateTopicTranslations(translations: Readonly<Record<string, TopicTranslation>>, form: readonly FormField[]): FieldError[] {
   const errors: FieldError[] = [];

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, describeFieldError, type ErrorCode, type FieldError } from '../domain/errors.js';
 import { RepeatThrottle } from '../domain/repeat-throttle.js';
 import { renderErrorPage } from './pages/error-page.js';
+import { pickLang } from './pages/i18n.js';
 import { isPageUrl, sendHtml } from './pages/html.js';
 import { AUTHENTICATE_CHALLENGE, apiKeyOf } from './request-guards.js';
 import type { Problem } from './schemas/common.js';
@@ -213,7 +214,11 @@ export function buildProblem(code: ErrorCode, detail: string, errors?: FieldErro
 
 /** problem+json for the API; for a page (anything outside /api/), the same problem as HTML. */
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
-  if (isPageUrl(reply.request.url)) return sendHtml(reply, problem.status, renderErrorPage(problem));
+  if (isPageUrl(reply.request.url)) {
+    const { request } = reply;
+    const query = request.query as { lang?: unknown } | undefined;
+    return sendHtml(reply, problem.status, renderErrorPage(problem, pickLang(typeof query?.lang === 'string' ? query.lang : undefined, request.headers['accept-language'])));
+  }
   return reply.code(problem.status).type('application/problem+json').send(problem);
 }
 

@@ -1,6 +1,7 @@
 import { formatDateTime, formatSpan } from '../domain/formats.js';
 import type { Lang } from '../domain/meeting.js';
 import { toSingleLine } from '../domain/text.js';
+import { buildForEachLang } from '../i18n/catalogue.js';
 import type { NoticeMessagePayload } from './queued-message.js';
 
 /** What an approval message says, captured when it is queued. */
@@ -26,38 +27,21 @@ export interface ApprovalMessageFacts {
 
 const one = (value: string) => toSingleLine(value);
 
-const STRINGS = {
-  en: {
-    requestedSubject: (topic: string, when: string) => `Request received: ${topic}, ${when}`,
-    requestedLead: (host: string, deadline: string) =>
-      `We have received your request. ${host} will approve or decline it by ${deadline}; the time is held for you until then. You will get the confirmation and invitation once it is approved.`,
-    declinedSubject: (topic: string, when: string) => `Request declined: ${topic}, ${when}`,
-    declinedLead: (host: string) => `${host} could not accept your request. The time is free again; you are welcome to choose another.`,
-    awaitingSubject: (topic: string, who: string) => `A request awaits your approval: ${topic} with ${who}`,
-    awaitingLead: (who: string, deadline: string) => `${who} asks for a meeting with you. Approve or decline it by ${deadline}; otherwise it is declined by itself.`,
-    when: 'When',
-    reason: 'Reason',
-    manage: 'Your request',
-    decide: 'Approve or decline (POST …/approve or …/decline)',
-    greeting: (name: string) => `Hello ${name},`,
-    signature: (account: string) => `Best regards,\n${account}`,
-  },
-  pl: {
-    requestedSubject: (topic: string, when: string) => `Otrzymaliśmy prośbę: ${topic}, ${when}`,
-    requestedLead: (host: string, deadline: string) =>
-      `Otrzymaliśmy Twoją prośbę o spotkanie. ${host} zaakceptuje ją lub odrzuci do ${deadline}; do tego czasu termin jest dla Ciebie zarezerwowany. Potwierdzenie i zaproszenie przyjdą po akceptacji.`,
-    declinedSubject: (topic: string, when: string) => `Prośba odrzucona: ${topic}, ${when}`,
-    declinedLead: (host: string) => `${host} nie może przyjąć Twojej prośby. Termin jest znów wolny; zapraszamy do wybrania innego.`,
-    awaitingSubject: (topic: string, who: string) => `Prośba czeka na Twoją akceptację: ${topic}, ${who}`,
-    awaitingLead: (who: string, deadline: string) => `${who} prosi o spotkanie z Tobą. Zaakceptuj lub odrzuć prośbę do ${deadline}; inaczej zostanie odrzucona automatycznie.`,
-    when: 'Kiedy',
-    reason: 'Powód',
-    manage: 'Twoja prośba',
-    decide: 'Zaakceptuj lub odrzuć (POST …/approve lub …/decline)',
-    greeting: (name: string) => `Dzień dobry ${name},`,
-    signature: (account: string) => `Pozdrawiamy,\n${account}`,
-  },
-} as const;
+/** The approval e-mails' words in each language (locales/<lang>/notices.json, `approval`). */
+const STRINGS = buildForEachLang('notices', (t) => ({
+  requestedSubject: (topic: string, when: string) => t('approval.requestedSubject', { topic, when }),
+  requestedLead: (host: string, deadline: string) => t('approval.requestedLead', { host, deadline }),
+  declinedSubject: (topic: string, when: string) => t('approval.declinedSubject', { topic, when }),
+  declinedLead: (host: string) => t('approval.declinedLead', { host }),
+  awaitingSubject: (topic: string, who: string) => t('approval.awaitingSubject', { topic, who }),
+  awaitingLead: (who: string, deadline: string) => t('approval.awaitingLead', { who, deadline }),
+  when: t('approval.when'),
+  reason: t('approval.reason'),
+  manage: t('approval.manage'),
+  decide: t('approval.decide'),
+  greeting: (name: string) => t('greeting', { name }),
+  signature: (account: string) => t('signature', { account }),
+}));
 
 /**
  * The participant's "request received" and "request declined" e-mails and the host's "a

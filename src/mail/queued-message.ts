@@ -5,7 +5,8 @@ import { renderBookingMessage, renderNoticeMessage } from './render.js';
 
 /**
  * A message written in full when it is queued: an operational notice (a webhook switched
- * off, …) to the account's admins, in English, with no invitation attached. Queue it as
+ * off, a connection that stopped working, …) in its reader's language (locales/<lang>/notices.json),
+ * with no invitation attached. Queue it as
  * an `email` job's payload like a booking message.
  */
 export interface NoticeMessagePayload {

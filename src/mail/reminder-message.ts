@@ -1,7 +1,8 @@
 import type { Place } from '../domain/account.js';
 import type { LocationSource } from '../domain/place-details.js';
 import { formatDateTime, formatSpan } from '../domain/formats.js';
-import { PLACE_LABELS } from '../domain/place-labels.js';
+import { buildForEachLang } from '../i18n/catalogue.js';
+import { PLACE_LABELS } from '../i18n/place-labels.js';
 import { toSingleLine } from '../domain/text.js';
 import type { MessageReader } from './booking-message.js';
 import type { NoticeMessagePayload } from './queued-message.js';
@@ -25,32 +26,21 @@ export interface ReminderFacts extends MessageReader {
 
 const one = (value: string) => toSingleLine(value);
 
-const STRINGS = {
-  en: {
-    subject: (topic: string, when: string) => `Reminder: ${topic}, ${when}`,
-    lead: (topic: string, who: string) => `This is a reminder of your meeting “${topic}” with ${who}.`,
-    weCall: (phone: string) => `we will call ${phone}`,
-    youCall: (phone: string) => `call ${phone}`,
-    when: 'When',
-    where: 'Where',
-    manage: 'Move or cancel',
-    greeting: (name: string) => `Hello ${name},`,
-    signature: (account: string) => `Best regards,\n${account}`,
-    sms: (topic: string, who: string, when: string) => `Reminder: ${topic} with ${who}, ${when}.`,
-  },
-  pl: {
-    subject: (topic: string, when: string) => `Przypomnienie: ${topic}, ${when}`,
-    lead: (topic: string, who: string) => `Przypominamy o spotkaniu „${topic}” (${who}).`,
-    weCall: (phone: string) => `zadzwonimy pod numer ${phone}`,
-    youCall: (phone: string) => `zadzwoń pod numer ${phone}`,
-    when: 'Kiedy',
-    where: 'Gdzie',
-    manage: 'Zmień termin lub odwołaj',
-    greeting: (name: string) => `Dzień dobry ${name},`,
-    signature: (account: string) => `Pozdrawiamy,\n${account}`,
-    sms: (topic: string, who: string, when: string) => `Przypomnienie: ${topic}, ${who}, ${when}.`,
-  },
-} as const;
+/** The reminders' words in each language (locales/<lang>/notices.json, `reminder`). */
+const STRINGS = buildForEachLang('notices', (t) => ({
+  subject: (topic: string, when: string) => t('reminder.subject', { topic, when }),
+  lead: (topic: string, who: string) => t('reminder.lead', { topic, who }),
+  weCall: (phone: string) => t('reminder.weCall', { phone }),
+  youCall: (phone: string) => t('reminder.youCall', { phone }),
+  when: t('reminder.when'),
+  where: t('reminder.where'),
+  manage: t('reminder.manage'),
+  greeting: (name: string) => t('greeting', { name }),
+  signature: (account: string) => t('signature', { account }),
+  sms: (topic: string, who: string, when: string) => t('reminder.sms', { topic, who, when }),
+  /** The manage link's label in the SMS: short, so the SMS takes no more segments than the English one (notes/i18n-notices.md). */
+  smsManage: t('reminder.smsManage'),
+}));
 
 /**
  * Where, as the reader needs it: a phone call says who calls whom ("Phone call: we will call
@@ -102,5 +92,5 @@ export function reminderSmsText(facts: ReminderFacts): string {
   const s = STRINGS[facts.lang];
   const when = formatDateTime(facts.start, one(facts.timezone), facts.locale ?? facts.lang);
   const where = facts.where ? ` ${whereText(facts)}.` : '';
-  return `${s.sms(one(facts.topicName), one(facts.withName), when)}${where} ${s.manage}: ${one(facts.manageUrl)}`;
+  return `${s.sms(one(facts.topicName), one(facts.withName), when)}${where} ${s.smsManage}: ${one(facts.manageUrl)}`;
 }

@@ -2,52 +2,14 @@ import ical, { ICalAlarmType, ICalAttendeeRole, ICalAttendeeStatus, ICalCalendar
 import type { Lang } from '../domain/meeting.js';
 import type { AnsweredQuestion } from '../domain/form.js';
 import { escapeHtml, linkifyText, toParameterValue, toSingleLine, toTextLines } from '../domain/text.js';
-import { PLACE_LABELS } from '../domain/place-labels.js';
+import { buildForEachLang } from '../i18n/catalogue.js';
+import { CALENDAR_LINK_LABELS } from '../i18n/calendar-link-labels.js';
+import { PLACE_LABELS } from '../i18n/place-labels.js';
 import type { BookingMessagePayload, PaymentMessagePayload } from './booking-message.js';
 import { NO_INVITATION, type MessageBranding, type RenderedMessage } from './message.js';
 import { accentOnDark, DEFAULT_ACCENT } from '../domain/branding.js';
 import { calendarLinks } from '../domain/calendar-links.js';
 import { formatDateTime, formatMoney, formatSpan, type FormatLocale } from '../domain/formats.js';
-
-interface Strings {
-  confirmedSubject: (p: Vars) => string;
-  cancelledSubject: (p: Vars) => string;
-  hostConfirmedSubject: (p: Vars) => string;
-  hostCancelledSubject: (p: Vars) => string;
-  greeting: (name: string) => string;
-  confirmedLead: string;
-  cancelledLead: string;
-  hostConfirmedLead: string;
-  hostCancelledLead: string;
-  what: string;
-  when: string;
-  withWhom: string;
-  where: string;
-  participant: string;
-  /** The participant's guests (their addresses), and who invited a guest. */
-  guests: string;
-  invitedBy: string;
-  phone: string;
-  note: string;
-  reason: string;
-  invitation: string;
-  cancelInvitation: string;
-  signature: (account: string) => string;
-  /** The location's detail: an address, a meeting-room link, a number to call. */
-  address: string;
-  link: string;
-  conferenceId: string;
-  password: string;
-  phoneNumber: string;
-  /** The participant's answers to the topic's questions (the host's message). */
-  answers: string;
-  yes: string;
-  no: string;
-  /** Buttons: the meeting's link, and the private manage page. */
-  join: string;
-  manageButton: string;
-  addToCalendar: string;
-}
 
 interface Vars {
   topic: string;
@@ -55,134 +17,67 @@ interface Vars {
   date: string;
 }
 
-const STRINGS: Record<Lang, Strings> = {
-  en: {
-    confirmedSubject: (v) => `Confirmed: ${v.topic} with ${v.other}, ${v.date}`,
-    cancelledSubject: (v) => `Cancelled: ${v.topic} with ${v.other}, ${v.date}`,
-    hostConfirmedSubject: (v) => `New booking: ${v.topic} with ${v.other}, ${v.date}`,
-    hostCancelledSubject: (v) => `Booking cancelled: ${v.topic} with ${v.other}, ${v.date}`,
-    greeting: (name) => `Hello ${name},`,
-    confirmedLead: 'your meeting is confirmed.',
-    cancelledLead: 'your meeting has been cancelled.',
-    hostConfirmedLead: 'a meeting has been booked with you.',
-    hostCancelledLead: 'a meeting with you has been cancelled.',
-    what: 'What',
-    when: 'When',
-    withWhom: 'With',
-    where: 'Where',
-    participant: 'Participant',
-    guests: 'Guests',
-    invitedBy: 'Invited by',
-    phone: 'Phone',
-    note: 'Note',
-    reason: 'Reason',
-    invitation: 'The calendar invitation is attached.',
-    cancelInvitation: 'The attached calendar update removes the meeting from your calendar.',
-    signature: (account) => `— ${account}, via termin`,
-    address: 'Address',
-    link: 'Link',
-    conferenceId: 'Meeting ID',
-    password: 'Passcode',
-    phoneNumber: 'Phone number',
-    answers: 'Answers to the booking questions',
-    yes: 'Yes',
-    no: 'No',
-    join: 'Join the meeting',
-    manageButton: 'Reschedule or cancel',
-    addToCalendar: 'Add to your calendar',
-  },
-  pl: {
-    confirmedSubject: (v) => `Potwierdzenie: ${v.topic} – ${v.other}, ${v.date}`,
-    cancelledSubject: (v) => `Odwołane: ${v.topic} – ${v.other}, ${v.date}`,
-    hostConfirmedSubject: (v) => `Nowa rezerwacja: ${v.topic} – ${v.other}, ${v.date}`,
-    hostCancelledSubject: (v) => `Rezerwacja odwołana: ${v.topic} – ${v.other}, ${v.date}`,
-    greeting: (name) => `Dzień dobry ${name},`,
-    confirmedLead: 'Twoje spotkanie zostało potwierdzone.',
-    cancelledLead: 'Twoje spotkanie zostało odwołane.',
-    hostConfirmedLead: 'zarezerwowano z Tobą spotkanie.',
-    hostCancelledLead: 'spotkanie z Tobą zostało odwołane.',
-    what: 'Temat',
-    when: 'Termin',
-    withWhom: 'Z kim',
-    where: 'Miejsce',
-    participant: 'Uczestnik',
-    guests: 'Goście',
-    invitedBy: 'Zaprasza',
-    phone: 'Telefon',
-    note: 'Notatka',
-    reason: 'Powód',
-    invitation: 'Zaproszenie do kalendarza znajduje się w załączniku.',
-    cancelInvitation: 'Załączona aktualizacja usuwa spotkanie z Twojego kalendarza.',
-    signature: (account) => `— ${account}, przez termin`,
-    address: 'Adres',
-    link: 'Link',
-    conferenceId: 'Identyfikator spotkania',
-    password: 'Kod dostępu',
-    phoneNumber: 'Numer telefonu',
-    answers: 'Odpowiedzi na pytania z rezerwacji',
-    yes: 'Tak',
-    no: 'Nie',
-    join: 'Dołącz do spotkania',
-    manageButton: 'Zmień termin lub odwołaj',
-    addToCalendar: 'Dodaj do kalendarza',
-  },
-};
-
-/** A moved meeting's messages, and the participant's manage link (booking pages and self-service). */
-interface RescheduleStrings {
+/** One kind of booking message: its subjects and first lines for either side, and what its attached invitation does. */
+interface KindStrings {
   subject: (v: Vars) => string;
   hostSubject: (v: Vars) => string;
   lead: string;
   hostLead: string;
-  previously: string;
   invitation: string;
-  manage: string;
 }
 
-/** The link of the meeting's own room, arrived after the confirmation; and the note that it will. */
-const LOCATED_STRINGS: Record<Lang, Omit<RescheduleStrings, 'previously' | 'manage'> & { follows: string; fromHost: (host: string) => string; hostSends: string }> = {
-  en: {
-    subject: (v) => `Link to join: ${v.topic} with ${v.other}, ${v.date}`,
-    hostSubject: (v) => `Link to join: ${v.topic} with ${v.other}, ${v.date}`,
-    lead: 'your meeting has its own room now: the link to join is below.',
-    hostLead: 'the meeting has its own room now: the link to join is below.',
-    invitation: 'The attached calendar update adds the link to the meeting in your calendar.',
-    follows: 'The link to join will follow in a separate e-mail.',
-    fromHost: (host) => `${host} will send you the link to join.`,
-    hostSends: 'No room could be made for this meeting at its provider: please send the participant the link to join yourself.',
-  },
-  pl: {
-    subject: (v) => `Link do spotkania: ${v.topic} – ${v.other}, ${v.date}`,
-    hostSubject: (v) => `Link do spotkania: ${v.topic} – ${v.other}, ${v.date}`,
-    lead: 'Twoje spotkanie ma już własny pokój: link do niego jest poniżej.',
-    hostLead: 'spotkanie ma już własny pokój: link do niego jest poniżej.',
-    invitation: 'Załączona aktualizacja dodaje link do spotkania w Twoim kalendarzu.',
-    follows: 'Link do spotkania prześlemy w osobnej wiadomości.',
-    fromHost: (host) => `${host} prześle Ci link do spotkania.`,
-    hostSends: 'Nie udało się utworzyć pokoju tego spotkania u dostawcy: wyślij uczestnikowi link do spotkania samodzielnie.',
-  },
-};
-
-const RESCHEDULE_STRINGS: Record<Lang, RescheduleStrings> = {
-  en: {
-    subject: (v) => `Moved: ${v.topic} with ${v.other}, now ${v.date}`,
-    hostSubject: (v) => `Booking moved: ${v.topic} with ${v.other}, now ${v.date}`,
-    lead: 'your meeting has been moved to a new time.',
-    hostLead: 'a meeting with you has been moved to a new time.',
-    previously: 'Previously',
-    invitation: 'The attached calendar update moves the meeting in your calendar.',
-    manage: 'To cancel or move the meeting',
-  },
-  pl: {
-    subject: (v) => `Zmiana terminu: ${v.topic} – ${v.other}, teraz ${v.date}`,
-    hostSubject: (v) => `Rezerwacja przeniesiona: ${v.topic} – ${v.other}, teraz ${v.date}`,
-    lead: 'termin Twojego spotkania został zmieniony.',
-    hostLead: 'termin spotkania z Tobą został zmieniony.',
-    previously: 'Poprzednio',
-    invitation: 'Załączona aktualizacja przenosi spotkanie w Twoim kalendarzu.',
-    manage: 'Aby odwołać lub przenieść spotkanie',
-  },
-};
+/**
+ * The words of the booking and payment messages, in every language (locales/<lang>/mail.json):
+ * one kind per event, the labels of their lines, the buttons and the payment messages.
+ */
+const STRINGS = buildForEachLang('mail', (t) => {
+  const kind = (name: string): KindStrings => ({
+    subject: (v) => t(`${name}.subject`, { ...v }),
+    hostSubject: (v) => t(`${name}.hostSubject`, { ...v }),
+    lead: t(`${name}.lead`),
+    hostLead: t(`${name}.hostLead`),
+    invitation: t(`${name}.invitation`),
+  });
+  return {
+    greeting: (name: string) => t('greeting', { name }),
+    signature: (account: string) => t('signature', { account }),
+    /** `What` → "What:" (fr "Quoi :"); a label that ends in its own ? or : keeps it. */
+    labelled: (label: string) => (/[?:!.]$/.test(label) ? label : t('labelled', { label })),
+    confirmed: kind('confirmed'),
+    cancelled: kind('cancelled'),
+    /** A moved meeting: where it was, beside the new time. */
+    rescheduled: { ...kind('rescheduled'), previously: t('rescheduled.previously') },
+    /** The link of the meeting's own room, arrived after the confirmation; and the notes that it will. */
+    located: { ...kind('located'), follows: t('located.follows'), fromHost: (host: string) => t('located.fromHost', { host }), hostSends: t('located.hostSends') },
+    what: t('labels.what'),
+    when: t('labels.when'),
+    withWhom: t('labels.withWhom'),
+    where: t('labels.where'),
+    participant: t('labels.participant'),
+    /** The participant's guests (their addresses), and who invited a guest. */
+    guests: t('labels.guests'),
+    invitedBy: t('labels.invitedBy'),
+    phone: t('labels.phone'),
+    note: t('labels.note'),
+    reason: t('labels.reason'),
+    /** The location's detail: an address, a meeting-room link, a number to call. */
+    address: t('labels.address'),
+    link: t('labels.link'),
+    conferenceId: t('labels.conferenceId'),
+    password: t('labels.password'),
+    phoneNumber: t('labels.phoneNumber'),
+    /** The participant's answers to the topic's questions (the host's message). */
+    answers: t('answers.heading'),
+    yes: t('answers.yes'),
+    no: t('answers.no'),
+    /** Buttons: the meeting's link, and the private manage page (and how the text part says it). */
+    join: t('actions.join'),
+    manageButton: t('actions.manage'),
+    manageText: t('actions.manageText'),
+    addToCalendar: t('actions.addToCalendar'),
+  };
+});
+type Strings = (typeof STRINGS)[Lang];
 
 /**
  * A value a client gave (a name, a phone, a topic's name), as it may be shown on one line.
@@ -241,15 +136,9 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
   const attendee = { name: one(payload.attendee.name), email: address(payload.attendee.email) };
   const organizer = { name: one(payload.organizer.name), email: address(payload.organizer.email) };
   const vars: Vars = { topic, other: toHost ? attendee.name : organizer.name, date: formatDateTime(meeting.start, payload.timezone, payload.locale ?? payload.lang) };
-  const moved = payload.event === 'rescheduled' ? RESCHEDULE_STRINGS[payload.lang] : payload.event === 'located' ? { ...LOCATED_STRINGS[payload.lang], previously: '' } : null;
-  const subject = one(
-    moved
-      ? (toHost ? moved.hostSubject : moved.subject)(vars)
-      : toHost
-        ? (cancelled ? s.hostCancelledSubject : s.hostConfirmedSubject)(vars)
-        : (cancelled ? s.cancelledSubject : s.confirmedSubject)(vars),
-  );
-  const lead = moved ? (toHost ? moved.hostLead : moved.lead) : toHost ? (cancelled ? s.hostCancelledLead : s.hostConfirmedLead) : cancelled ? s.cancelledLead : s.confirmedLead;
+  const kind: KindStrings = s[payload.event];
+  const subject = one((toHost ? kind.hostSubject : kind.subject)(vars));
+  const lead = toHost ? kind.hostLead : kind.lead;
   const span = (from: number, to: number) => formatSpan(from, to, one(payload.timezone), payload.locale ?? payload.lang);
   const when = span(meeting.start, meeting.end);
   const details: Line[] = [
@@ -268,22 +157,22 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
   if (location?.conferenceId) details.push({ label: s.conferenceId, value: one(location.conferenceId) });
   if (location?.password) details.push({ label: s.password, value: one(location.password) });
   if (location?.phone) details.push({ label: s.phoneNumber, value: one(location.phone) });
-  if (!cancelled && !location?.url && payload.linkFollows) details.push({ value: LOCATED_STRINGS[payload.lang].follows });
+  if (!cancelled && !location?.url && payload.linkFollows) details.push({ value: s.located.follows });
   if (!cancelled && !location?.url && payload.linkFromHost) {
-    details.push({ value: toHost ? LOCATED_STRINGS[payload.lang].hostSends : LOCATED_STRINGS[payload.lang].fromHost(organizer.name) });
+    details.push({ value: toHost ? s.located.hostSends : s.located.fromHost(organizer.name) });
   }
   // The participant's phone, unless the location already shows it (a phone call to them).
   if (toHost && meeting.phone && location?.phone !== meeting.phone.trim()) details.push({ label: s.phone, value: one(meeting.phone) });
   if (toHost && meeting.note) details.push(multiLine(s.note, meeting.note));
   if (cancelled && meeting.cancelReason) details.push(multiLine(s.reason, meeting.cancelReason));
   if (!cancelled) details.push(...paidLines(payload));
-  if (moved && payload.previous) {
-    details.splice(2, 0, { label: moved.previously, value: span(payload.previous.start, payload.previous.end) });
+  if (payload.event === 'rescheduled' && payload.previous) {
+    details.splice(2, 0, { label: s.rescheduled.previously, value: span(payload.previous.start, payload.previous.end) });
   }
   const manage = payload.manageUrl && !cancelled ? one(payload.manageUrl) : null;
   const actions: Action[] = [];
   if (!cancelled && location?.url) actions.push({ label: s.join, url: one(location.url) });
-  if (manage) actions.push({ label: s.manageButton, url: manage, text: RESCHEDULE_STRINGS[payload.lang].manage });
+  if (manage) actions.push({ label: s.manageButton, url: manage, text: s.manageText });
   const links = cancelled
     ? null
     : calendarLinks({
@@ -291,7 +180,7 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
         start: meeting.start,
         end: meeting.end,
         location: location?.url ?? location?.text ?? PLACE_LABELS[payload.lang][meeting.place],
-        details: manage ? `${s.manageButton}: ${manage}` : null,
+        details: manage ? `${s.labelled(s.manageButton)} ${manage}` : null,
       });
   return renderParts(payload.lang, subject, payload.to, {
     paragraphs: [
@@ -306,12 +195,12 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
     actions,
     calendar: links
       ? [
-          { label: 'Google Calendar', url: links.google },
-          { label: 'Outlook', url: links.outlook },
+          { label: CALENDAR_LINK_LABELS[payload.lang].google, url: links.google },
+          { label: CALENDAR_LINK_LABELS[payload.lang].outlook, url: links.outlook },
         ]
       : [],
     calendarHeading: s.addToCalendar,
-    closing: [[{ value: cancelled ? s.cancelInvitation : moved ? moved.invitation : s.invitation }], [{ value: s.signature(one(payload.accountName)) }]],
+    closing: [[{ value: kind.invitation }], [{ value: s.signature(one(payload.accountName)) }]],
     ics: renderInvitation(payload, PLACE_LABELS[payload.lang][meeting.place]),
   });
 }
@@ -323,7 +212,7 @@ export function renderBookingMessage(payload: BookingMessagePayload): RenderedMe
  */
 function answerLines(answers: readonly AnsweredQuestion[], s: Strings): Line[] {
   return [
-    { value: `${s.answers}:` },
+    { value: s.labelled(s.answers) },
     ...answers.map((answered): Line => {
       const label = one(answered.label);
       if (typeof answered.answer === 'boolean') return { label, value: answered.answer ? s.yes : s.no };
@@ -340,11 +229,6 @@ function confirmationLine(message: string): Line {
 function multiLine(label: string, value: string): Line {
   const lines = toTextLines(value);
   return { label, value: lines[0] ?? '', lines };
-}
-
-/** `What` → "What:", but "What would you like to discuss?" keeps its own question mark. */
-function withColon(label: string): string {
-  return /[?:!.]$/.test(label) ? label : `${label}:`;
 }
 
 /** The message's text and HTML parts from the same parts, with its subject and recipient. */
@@ -375,7 +259,7 @@ function renderParts(lang: Lang, subject: string, to: { name: string; email: str
   return {
     to: { name: one(to.name), email: address(to.email) },
     subject,
-    text: renderText(parts),
+    text: renderText(parts, lang),
     html: renderHtml(parts, lang, subject),
     ics: parts.ics,
   };
@@ -386,7 +270,9 @@ function renderParts(lang: Lang, subject: string, to: { name: string; email: str
  * `Label: link` lines and the calendar links. The continuation lines of a note are
  * indented, so no line a participant wrote can pass for one of ours.
  */
-function renderText(parts: MessageParts): string {
+function renderText(parts: MessageParts, lang: Lang): string {
+  // `What` → "What:" (fr "Quoi :"), but "What would you like to discuss?" keeps its own question mark.
+  const withColon = STRINGS[lang].labelled;
   const render = (line: Line) => {
     const [first = '', ...rest] = line.lines ?? [line.value];
     const head = line.label === undefined ? first : `${withColon(line.label)} ${first}`;
@@ -479,7 +365,7 @@ function renderHtml(parts: MessageParts, lang: Lang, title: string): string {
     .join('\n');
   const calendar =
     parts.calendar.length > 0
-      ? `<p class="t-muted" style="margin:4px 0 16px;color:${MUTED};">${escapeHtml(parts.calendarHeading ?? '')}: ${parts.calendar
+      ? `<p class="t-muted" style="margin:4px 0 16px;color:${MUTED};">${escapeHtml(STRINGS[lang].labelled(parts.calendarHeading ?? ''))} ${parts.calendar
           .map((link) => `<a href="${escapeHtml(link.url)}" class="calendar t-link" style="color:${accent};">${escapeHtml(link.label)}</a>`)
           .join(' · ')}</p>`
       : '';
@@ -537,7 +423,7 @@ export function renderInvitation(payload: BookingMessagePayload, placeLabel: str
   // The note is the participant's message to the host: only the host's invitation carries it.
   // Both carry the manage link, so it is at hand from the calendar entry too.
   const note = payload.meeting.note === null || payload.recipient !== 'host' ? [] : toTextLines(payload.meeting.note);
-  const manage = payload.manageUrl && !cancelled ? [`${STRINGS[payload.lang].manageButton}: ${one(payload.manageUrl)}`] : [];
+  const manage = payload.manageUrl && !cancelled ? [`${STRINGS[payload.lang].labelled(STRINGS[payload.lang].manageButton)} ${one(payload.manageUrl)}`] : [];
   const description = [...note, ...(note.length > 0 && manage.length > 0 ? [''] : []), ...manage];
   const event = calendar.createEvent({
     id: group ? group.uid : `${payload.meeting.uuid}@termin`,
@@ -578,60 +464,22 @@ export function renderInvitation(payload: BookingMessagePayload, placeLabel: str
  * the payment messages (pay link and deadline, slot released, refund), without invitation.
  * ------------------------------------------------------------------------------------- */
 
-interface PaymentStrings {
-  paid: string;
-  invoice: string;
-  amount: string;
-  payBy: string;
-  payLink: string;
-  payButton: string;
-  pendingSubject: (topic: string) => string;
-  pendingLead: string;
-  releasedSubject: (topic: string) => string;
-  releasedLead: string;
-  refundedSubject: (topic: string) => string;
-  refundedLead: Record<'cancelled' | 'slot_taken', string>;
-  refundNote: string;
-}
-
-const PAYMENT_STRINGS: Record<Lang, PaymentStrings> = {
-  en: {
-    paid: 'Paid',
-    invoice: 'Invoice details',
-    amount: 'Amount',
-    payBy: 'Pay by',
-    payLink: 'Pay here',
-    payButton: 'Pay',
-    pendingSubject: (topic) => `Payment needed: ${topic}`,
-    pendingLead: 'your meeting is reserved until you pay. Once the payment is received, you get the confirmation with the calendar invitation.',
-    releasedSubject: (topic) => `Slot released: ${topic}`,
-    releasedLead: 'the payment for your meeting was not received in time, so the slot was released. You are welcome to book again.',
-    refundedSubject: (topic) => `Refund: ${topic}`,
-    refundedLead: {
-      cancelled: 'your meeting was cancelled and your payment for it is being refunded.',
-      slot_taken: 'your payment arrived after the reservation had lapsed and the slot was no longer free, so the payment is being refunded in full.',
-    },
-    refundNote: 'The money goes back the way it was paid; how soon it shows depends on your bank or card issuer.',
-  },
-  pl: {
-    paid: 'Zapłacono',
-    invoice: 'Dane do faktury',
-    amount: 'Kwota',
-    payBy: 'Termin płatności',
-    payLink: 'Zapłać tutaj',
-    payButton: 'Zapłać',
-    pendingSubject: (topic) => `Oczekuje na płatność: ${topic}`,
-    pendingLead: 'Twoje spotkanie jest zarezerwowane do czasu płatności. Po jej otrzymaniu wyślemy potwierdzenie z zaproszeniem do kalendarza.',
-    releasedSubject: (topic) => `Termin zwolniony: ${topic}`,
-    releasedLead: 'płatność za spotkanie nie dotarła na czas, więc termin został zwolniony. Zapraszamy do ponownej rezerwacji.',
-    refundedSubject: (topic) => `Zwrot płatności: ${topic}`,
-    refundedLead: {
-      cancelled: 'Twoje spotkanie zostało odwołane, a płatność za nie zostanie zwrócona.',
-      slot_taken: 'Twoja płatność dotarła po wygaśnięciu rezerwacji, a termin był już zajęty, więc zwracamy całą kwotę.',
-    },
-    refundNote: 'Pieniądze wrócą tą samą drogą, którą zapłacono; czas zależy od banku lub wystawcy karty.',
-  },
-};
+/** The payment lines of a paid booking's confirmation and the payment messages, in every language (locales/<lang>/mail.json, `payment`). */
+const PAYMENT_STRINGS = buildForEachLang('mail', (t) => ({
+  paid: t('payment.paid'),
+  invoice: t('payment.invoice'),
+  amount: t('payment.amount'),
+  payBy: t('payment.payBy'),
+  payLink: t('payment.payLink'),
+  payButton: (amount: string) => t('payment.payButton', { amount }),
+  pendingSubject: (topic: string) => t('payment.pendingSubject', { topic }),
+  pendingLead: t('payment.pendingLead'),
+  releasedSubject: (topic: string) => t('payment.releasedSubject', { topic }),
+  releasedLead: t('payment.releasedLead'),
+  refundedSubject: (topic: string) => t('payment.refundedSubject', { topic }),
+  refundedLead: { cancelled: t('payment.refundedLeadCancelled'), slot_taken: t('payment.refundedLeadSlotTaken') } satisfies Record<'cancelled' | 'slot_taken', string>,
+  refundNote: t('payment.refundNote'),
+}));
 
 /** 15000 PLN → "PLN 150.00" (en), "150,00 zł" (pl): the formats module's money, as on the pages. */
 export function formatAmount(amount: number, currency: string, locale: FormatLocale): string {
@@ -674,7 +522,7 @@ export function renderPaymentMessage(payload: PaymentMessagePayload): RenderedMe
     if (payload.deadline !== undefined)
       details.push({ label: p.payBy, value: `${formatDateTime(payload.deadline, one(payload.timezone), payload.locale ?? payload.lang)} (${one(payload.timezone)})` });
     if (payload.payUrl)
-      actions.push({ label: `${p.payButton} ${formatAmount(payload.amount, payload.currency, payload.locale ?? payload.lang)}`, url: one(payload.payUrl), text: p.payLink });
+      actions.push({ label: p.payButton(formatAmount(payload.amount, payload.currency, payload.locale ?? payload.lang)), url: one(payload.payUrl), text: p.payLink });
   } else if (payload.event === 'released') {
     subject = p.releasedSubject(topic);
     lead = p.releasedLead;

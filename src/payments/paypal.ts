@@ -26,6 +26,10 @@ import {
 } from './http.js';
 import { expectPayment, parseJsonObject } from './notification-checks.js';
 import { currencyExponent, formatWithExponent, MoneyFormatError, parseWithExponent, rescaleMinorUnits } from '../domain/money.js';
+import type { Lang } from '../domain/lang.js';
+
+/** PayPal's checkout speaks a language with its country (BCP 47 `ll-CC`); one per language termin speaks. */
+const PAYPAL_LOCALES: Record<Lang, string> = { en: 'en-US', pl: 'pl-PL', de: 'de-DE', uk: 'uk-UA', es: 'es-ES', fr: 'fr-FR' };
 
 /**
  * PayPal REST (developer.paypal.com): OAuth `POST /v1/oauth2/token` (Basic clientId:secret,
@@ -120,7 +124,7 @@ export function createPaypalAdapter(options: { baseUrl: string; timeoutMs?: numb
               cancel_url: order.returnUrl,
               user_action: 'PAY_NOW',
               shipping_preference: 'NO_SHIPPING',
-              locale: order.customer.lang === 'pl' ? 'pl-PL' : 'en-US',
+              locale: PAYPAL_LOCALES[order.customer.lang],
             },
           },
         },

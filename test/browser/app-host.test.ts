@@ -107,7 +107,7 @@ describe.runIf(HAS_CHROMIUM)("the host's web app in a browser", () => {
   it('creates a topic and opens its booking page from the public link', async () => {
     await page.goto(`${t.server.url}/app/topics`);
     await page.getByRole('link', { name: 'New topic' }).click();
-    await page.getByLabel('Name').fill('Garden consultation');
+    await page.getByLabel('Name', { exact: true }).fill('Garden consultation');
     await page.getByLabel('Duration (minutes)').fill('45');
     await page.getByRole('button', { name: 'Create' }).click();
     await expect.poll(() => page.textContent('.notice')).toContain('The topic was created');

@@ -25,7 +25,7 @@ export interface paths {
     get: operations["listTeamMembers"];
     /**
      * Create a member in a team
-     * @description The e-mail is trimmed and compared case-insensitively within the account: a person who is already a user of the account is added to the team without using a new seat (409 ALREADY_MEMBER if already in this team). Adding a person who is already a member of other teams needs the caller to be an admin of one of those teams, or the account's owner (403 FORBIDDEN otherwise): this team's admins would then manage their hours, topics, connections and feed. A new user gets a unique username made from their names, the account's time zone and Monday–Friday 09:00–17:00 availability, and an invitation e-mail naming the account, the team and the caller, with a single-use link to sign in to the web app (`{PUBLIC_URL}/app/login/…`, valid 7 days), in the language of `Accept-Language` (en or pl). A person already a user of the account (even one deactivated) gets no invitation. 403 PLAN_LIMIT_REACHED when the account's plan has no free seat.
+     * @description The e-mail is trimmed and compared case-insensitively within the account: a person who is already a user of the account is added to the team without using a new seat (409 ALREADY_MEMBER if already in this team). Adding a person who is already a member of other teams needs the caller to be an admin of one of those teams, or the account's owner (403 FORBIDDEN otherwise): this team's admins would then manage their hours, topics, connections and feed. A new user gets a unique username made from their names, the account's time zone and Monday–Friday 09:00–17:00 availability, and an invitation e-mail naming the account, the team and the caller, with a single-use link to sign in to the web app (`{PUBLIC_URL}/app/login/…`, valid 7 days), in the language of `Accept-Language` (any of en, pl, de, uk, es, fr; else English). A person already a user of the account (even one deactivated) gets no invitation. 403 PLAN_LIMIT_REACHED when the account's plan has no free seat.
      */
     post: operations["createTeamMember"];
   };
@@ -734,7 +734,7 @@ export interface components {
       admin: boolean;
       /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
       timezone: string;
-      language: ("en" | "pl") | null;
+      language: ("en" | "pl" | "de" | "uk" | "es" | "fr") | null;
       /**
        * Format: date-time
        * @description An ISO 8601 UTC instant with milliseconds.
@@ -755,7 +755,7 @@ export interface components {
       username: string;
       /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
       timezone: string;
-      language: ("en" | "pl") | null;
+      language: ("en" | "pl" | "de" | "uk" | "es" | "fr") | null;
       /**
        * Format: date-time
        * @description An ISO 8601 UTC instant with milliseconds.
@@ -971,7 +971,7 @@ export interface components {
       description: string;
       /** @description Shown after booking: the confirmation page and the participant's confirmation e-mail; "" for none. */
       confirmationMessage: string;
-      /** @description The topic's own words in other languages, by language code (supported: en, pl; another is 400 at `/translations/<lang>`): used wherever that language is shown (booking page, e-mails, manage page). Every field is optional; what is not translated shows the topic's own words. Replaced whole on update. Default {}. */
+      /** @description The topic's own words in other languages, by language code (supported: en, pl, de, uk, es, fr; another is 400 at `/translations/<lang>`): used wherever that language is shown (booking page, e-mails, manage page). Every field is optional; what is not translated shows the topic's own words. Replaced whole on update. Default {}. */
       translations: {
         [key: string]: {
           /** @description One line, not blank: no control characters. */
@@ -1139,7 +1139,7 @@ export interface components {
         /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
         timezone: string;
         /** @enum {string} */
-        lang: "en" | "pl";
+        lang: "en" | "pl" | "de" | "uk" | "es" | "fr";
       };
       note: string | null;
       /** @description The participant's guests' e-mail addresses (`guests` of POST /schedule): attendees of the invitation, sent its confirmation, updates and cancellation. */
@@ -1778,7 +1778,7 @@ export interface operations {
   };
   /**
    * Create a member in a team
-   * @description The e-mail is trimmed and compared case-insensitively within the account: a person who is already a user of the account is added to the team without using a new seat (409 ALREADY_MEMBER if already in this team). Adding a person who is already a member of other teams needs the caller to be an admin of one of those teams, or the account's owner (403 FORBIDDEN otherwise): this team's admins would then manage their hours, topics, connections and feed. A new user gets a unique username made from their names, the account's time zone and Monday–Friday 09:00–17:00 availability, and an invitation e-mail naming the account, the team and the caller, with a single-use link to sign in to the web app (`{PUBLIC_URL}/app/login/…`, valid 7 days), in the language of `Accept-Language` (en or pl). A person already a user of the account (even one deactivated) gets no invitation. 403 PLAN_LIMIT_REACHED when the account's plan has no free seat.
+   * @description The e-mail is trimmed and compared case-insensitively within the account: a person who is already a user of the account is added to the team without using a new seat (409 ALREADY_MEMBER if already in this team). Adding a person who is already a member of other teams needs the caller to be an admin of one of those teams, or the account's owner (403 FORBIDDEN otherwise): this team's admins would then manage their hours, topics, connections and feed. A new user gets a unique username made from their names, the account's time zone and Monday–Friday 09:00–17:00 availability, and an invitation e-mail naming the account, the team and the caller, with a single-use link to sign in to the web app (`{PUBLIC_URL}/app/login/…`, valid 7 days), in the language of `Accept-Language` (any of en, pl, de, uk, es, fr; else English). A person already a user of the account (even one deactivated) gets no invitation. 403 PLAN_LIMIT_REACHED when the account's plan has no free seat.
    */
   createTeamMember: {
     parameters: {
@@ -2575,7 +2575,7 @@ export interface operations {
         "application/json": {
           /** @description The user's new username, the first part of their booking links (`/book/{username}/…`): lower-case letters, digits and single hyphens, at most 64 (400 otherwise; `teams` and `once` are reserved). 409 USERNAME_TAKEN when another user has it or gave it up less than a year ago. The old username keeps working in booking links for a year at least: `/book/{old}/…` answers 301 to the new one, and nobody else may take it meanwhile; the user may take it back. */
           username?: string;
-          language?: ("en" | "pl") | null;
+          language?: ("en" | "pl" | "de" | "uk" | "es" | "fr") | null;
         };
       };
     };
@@ -4267,7 +4267,7 @@ export interface operations {
           description?: string;
           /** @description Plain text shown after booking: on the confirmation page and in the participant's confirmation e-mail (what to bring, how to prepare); at most 2000 characters. http(s) links become clickable in HTML; nothing else is markup. Default "". May span lines: tab, LF and CR are fine, other control characters are not. */
           confirmationMessage?: string;
-          /** @description The topic's own words in other languages, by language code (supported: en, pl; another is 400 at `/translations/<lang>`): used wherever that language is shown (booking page, e-mails, manage page). Every field is optional; what is not translated shows the topic's own words. Replaced whole on update. Default {}. */
+          /** @description The topic's own words in other languages, by language code (supported: en, pl, de, uk, es, fr; another is 400 at `/translations/<lang>`): used wherever that language is shown (booking page, e-mails, manage page). Every field is optional; what is not translated shows the topic's own words. Replaced whole on update. Default {}. */
           translations?: {
             [key: string]: {
               /** @description One line, not blank: no control characters. */
@@ -4958,7 +4958,7 @@ export interface operations {
           description?: string;
           /** @description Plain text shown after booking: on the confirmation page and in the participant's confirmation e-mail (what to bring, how to prepare); at most 2000 characters. http(s) links become clickable in HTML; nothing else is markup. Default "". May span lines: tab, LF and CR are fine, other control characters are not. */
           confirmationMessage?: string;
-          /** @description The topic's own words in other languages, by language code (supported: en, pl; another is 400 at `/translations/<lang>`): used wherever that language is shown (booking page, e-mails, manage page). Every field is optional; what is not translated shows the topic's own words. Replaced whole on update. Default {}. */
+          /** @description The topic's own words in other languages, by language code (supported: en, pl, de, uk, es, fr; another is 400 at `/translations/<lang>`): used wherever that language is shown (booking page, e-mails, manage page). Every field is optional; what is not translated shows the topic's own words. Replaced whole on update. Default {}. */
           translations?: {
             [key: string]: {
               /** @description One line, not blank: no control characters. */
@@ -9248,7 +9248,7 @@ export interface operations {
            * @description Language of the messages the participant gets.
            * @enum {string}
            */
-          lang: "en" | "pl";
+          lang: "en" | "pl" | "de" | "uk" | "es" | "fr";
           /** @description The participant's locale (BCP 47, of the language in `lang`), e.g. `en-GB`, or `en-US-u-hc-h23` for 24-hour time: their e-mails then read dates and times as their browser does (the booking page sends it). Only the region and the hour cycle (`-u-hc-h12`/`-u-hc-h23`) are kept. Unset: as `lang` reads (`en`: 12-hour, month first). One line: no control characters. */
           locale?: string;
           /** @description Participant's name. One line, not blank: no control characters. */
@@ -16428,7 +16428,7 @@ export interface operations {
                   /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
                   timezone: string;
                   /** @enum {string} */
-                  lang: "en" | "pl";
+                  lang: "en" | "pl" | "de" | "uk" | "es" | "fr";
                 };
                 note: string | null;
                 /** @description The participant's guests' e-mail addresses (`guests` of POST /schedule): attendees of the invitation, sent its confirmation, updates and cancellation. */
@@ -17039,7 +17039,7 @@ export interface operations {
            * @description Language of the messages the participant gets.
            * @enum {string}
            */
-          lang: "en" | "pl";
+          lang: "en" | "pl" | "de" | "uk" | "es" | "fr";
           /** @description The participant's locale (BCP 47, of the language in `lang`), e.g. `en-GB`, or `en-US-u-hc-h23` for 24-hour time: their e-mails then read dates and times as their browser does (the booking page sends it). Only the region and the hour cycle (`-u-hc-h12`/`-u-hc-h23`) are kept. Unset: as `lang` reads (`en`: 12-hour, month first). One line: no control characters. */
           locale?: string;
           /** @description Participant's name. One line, not blank: no control characters. */
@@ -17551,7 +17551,7 @@ export interface operations {
                 /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
                 timezone: string;
                 /** @enum {string} */
-                lang: "en" | "pl";
+                lang: "en" | "pl" | "de" | "uk" | "es" | "fr";
               };
               note: string | null;
               /** @description The participant's guests' e-mail addresses (`guests` of POST /schedule): attendees of the invitation, sent its confirmation, updates and cancellation. */
@@ -17809,7 +17809,7 @@ export interface operations {
               /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
               timezone: string;
               /** @enum {string} */
-              lang: "en" | "pl";
+              lang: "en" | "pl" | "de" | "uk" | "es" | "fr";
             };
             note: string | null;
             /** @description The participant's guests' e-mail addresses (`guests` of POST /schedule): attendees of the invitation, sent its confirmation, updates and cancellation. */
@@ -18094,7 +18094,7 @@ export interface operations {
               /** @description An IANA time zone name (as Intl knows them; not a fixed offset). */
               timezone: string;
               /** @enum {string} */
-              lang: "en" | "pl";
+              lang: "en" | "pl" | "de" | "uk" | "es" | "fr";
             };
             note: string | null;
             /** @description The participant's guests' e-mail addresses (`guests` of POST /schedule): attendees of the invitation, sent its confirmation, updates and cancellation. */

@@ -1,16 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
 import { type AppContext, createContext } from '../../src/context.js';
 import { inTransaction } from '../../src/db/transaction.js';
-import { DIALECTS, PGBOUNCER_PATH, call, createClock, createTestAccount, createTestDatabase, freePort, type TestDatabase } from '../helpers.js';
+import { DIALECTS, PGBOUNCER_PATH, call, createClock, createTestAccount, createTestDatabase, type TestDatabase } from '../helpers.js';
+import { type RunningPgBouncer, startPgBouncer } from '../pgbouncer-process.js';
 
 /**
  * Behind PgBouncer in transaction mode with its default settings (issue 44, item 6): a
@@ -23,17 +19,19 @@ for (const through of ['PgBouncer in transaction mode', 'a direct connection'] a
   const bounced = through !== 'a direct connection';
   describe.runIf(DIALECTS.includes('postgres') && (!bounced || PGBOUNCER_PATH !== null))(`termin through ${through}`, () => {
     let database: TestDatabase;
-    let bouncer: ChildProcess | undefined;
-    let dir: string;
+    let bouncer: RunningPgBouncer | undefined;
     let ctx: AppContext;
     let databaseUrl: string;
 
     beforeAll(async () => {
       database = await createTestDatabase('postgres');
       if (database.config.database.dialect !== 'postgres') throw new Error('postgres expected');
-      const direct = new URL(database.config.database.url);
+      const direct = new URL(database.directUrl ?? database.config.database.url);
       databaseUrl = direct.toString();
-      if (bounced) databaseUrl = await startPgBouncer(direct);
+      if (bounced) {
+        bouncer = await startPgBouncer(PGBOUNCER_PATH!, direct);
+        databaseUrl = bouncer.url;
+      }
 
       const config: Config = {
         ...database.config,
@@ -44,41 +42,10 @@ for (const through of ['PgBouncer in transaction mode', 'a direct connection'] a
       ctx = await createContext(config, { now: createClock('2027-01-04T06:00:00.000Z').now, log: pino({ level: 'silent' }) });
     });
 
-    /** PgBouncer on a free port in transaction mode, in front of `direct`'s server: its URL. */
-    async function startPgBouncer(direct: URL): Promise<string> {
-      const port = await freePort();
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'termin-pgbouncer-'));
-      // PgBouncer refuses to run as root; as root (CI containers) it is told to switch to nobody, who must read these.
-      fs.chmodSync(dir, 0o755);
-      fs.writeFileSync(path.join(dir, 'users.txt'), `"${decodeURIComponent(direct.username)}" ""\n`, { mode: 0o644 });
-      // Only what it needs to listen and let termin's user in: everything else at PgBouncer's defaults.
-      const ini = [
-        '[databases]',
-        `* = host=${direct.hostname} port=${direct.port || 5432}`,
-        '[pgbouncer]',
-        'listen_addr = 127.0.0.1',
-        `listen_port = ${port}`,
-        'auth_type = trust',
-        `auth_file = ${path.join(dir, 'users.txt')}`,
-        'pool_mode = transaction',
-        `unix_socket_dir = ${dir}`,
-      ].join('\n');
-      fs.writeFileSync(path.join(dir, 'pgbouncer.ini'), `${ini}\n`, { mode: 0o644 });
-      const asRoot = process.getuid?.() === 0;
-      bouncer = spawn(PGBOUNCER_PATH!, [...(asRoot ? ['-u', 'nobody'] : []), path.join(dir, 'pgbouncer.ini')], { stdio: ['ignore', 'ignore', 'pipe'] });
-      let said = '';
-      bouncer.stderr?.on('data', (chunk: Buffer) => (said += chunk.toString()));
-      const url = new URL(direct);
-      url.port = String(port);
-      await waitUntilAccepting(url.toString(), () => said);
-      return url.toString();
-    }
-
     afterAll(async () => {
       await ctx?.close();
-      bouncer?.kill();
+      bouncer?.stop();
       await database?.drop();
-      if (dir) fs.rmSync(dir, { recursive: true, force: true });
     });
 
     it('migrates (on start) and books through it', async () => {
@@ -126,23 +93,4 @@ for (const through of ['PgBouncer in transaction mode', 'a direct connection'] a
       expect((await sql<{ one: number }>`select 1 as one`.execute(ctx.db)).rows).toEqual([{ one: 1 }]);
     });
   });
-}
-
-/** PgBouncer takes a moment to listen; what it said goes into the failure if it never does. */
-async function waitUntilAccepting(url: string, said: () => string): Promise<void> {
-  let lastError: unknown;
-  for (let attempt = 0; attempt < 50; attempt += 1) {
-    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
-    try {
-      await client.connect();
-      await client.query('select 1');
-      return;
-    } catch (error) {
-      lastError = error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-  }
-  throw new Error(`PgBouncer did not accept connections: ${(lastError as Error)?.message}; it said: ${said()}`);
 }

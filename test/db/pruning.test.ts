@@ -4,6 +4,8 @@ import { startBackgroundJobs } from '../../src/background.js';
 import { runCli } from '../../src/cli/main.js';
 import type { RetentionSettings } from '../../src/config.js';
 import { claimMaintenanceLease } from '../../src/db/repositories/maintenance-leases.js';
+import { lockSmsNumber } from '../../src/db/repositories/meeting-reminders.js';
+import { inTransaction } from '../../src/db/transaction.js';
 import { type PruneRuleName, pruneRules, pruneTables } from '../../src/scheduling/maintenance/prune.js';
 import { DIALECTS, call, createClock, createTestAccount, createTestApp, type TestApp } from '../helpers.js';
 import type { CreatedAccount } from '../../src/scheduling/account/create-account.js';
@@ -310,6 +312,18 @@ for (const dialect of DIALECTS) {
         },
         stored: async (keys) => (await t.ctx.db.selectFrom('audit_events').select('id').where('id', 'in', keys).execute()).map((row) => row.id),
       },
+      {
+        rule: 'sms-number-locks',
+        async seed(cut) {
+          const all = ids(7);
+          await t.ctx.db
+            .insertInto('sms_number_locks')
+            .values(all.map((id, index) => ({ sms_number: id, lock_version: 3, locked_at: index < 5 ? cut - 1 - index * DAY_MS : cut + index })))
+            .execute();
+          return { old: all.slice(0, 5), kept: all.slice(5) };
+        },
+        stored: async (keys) => (await t.ctx.db.selectFrom('sms_number_locks').select('sms_number').where('sms_number', 'in', keys).execute()).map((row) => row.sms_number),
+      },
     ];
 
     it('has a rule for every table the cases cover, and the documented defaults', () => {
@@ -322,6 +336,7 @@ for (const dialect of DIALECTS) {
         pastBusyDays: 7,
         idempotencyHours: 24,
         auditDays: 400,
+        smsNumberLockDays: 2,
         batch: 500,
       });
     });
@@ -383,6 +398,36 @@ for (const dialect of DIALECTS) {
         await jobs.stop();
       }
       expect(await events.stored(old)).toEqual([]);
+    });
+  });
+}
+
+for (const dialect of DIALECTS) {
+  describe(`an SMS destination's lock row [${dialect}]`, () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await createTestApp(dialect, createClock('2027-06-01T08:00:00.000Z'));
+    });
+    afterAll(async () => {
+      await t.close();
+    });
+
+    it('is dated each time it is taken, so a number texted again keeps its row past the age of its first SMS', async () => {
+      const number = randomUUID();
+      const lockedAt = async () => (await t.ctx.db.selectFrom('sms_number_locks').select('locked_at').where('sms_number', '=', number).executeTakeFirst())?.locked_at;
+      await inTransaction(t.ctx.db, (trx) => lockSmsNumber(trx, number, t.clock.now()));
+      expect(Number(await lockedAt())).toBe(t.clock.now());
+      t.clock.advance(3 * DAY_MS);
+      await inTransaction(t.ctx.db, (trx) => lockSmsNumber(trx, number, t.clock.now()));
+      const settings = t.ctx.config.retention;
+      expect((await pruneTables(t.ctx, settings)).pruned.find((entry) => entry.rule === 'sms-number-locks')).toBeUndefined();
+      expect(Number(await lockedAt())).toBe(t.clock.now());
+      // Idle past its age (2 days): gone, and the next SMS writes it again.
+      t.clock.advance(settings.smsNumberLockDays * DAY_MS + 1);
+      expect((await pruneTables(t.ctx, settings)).pruned.find((entry) => entry.rule === 'sms-number-locks')?.deleted).toBeGreaterThanOrEqual(1);
+      expect(await lockedAt()).toBeUndefined();
+      await inTransaction(t.ctx.db, (trx) => lockSmsNumber(trx, number, t.clock.now()));
+      expect(Number(await lockedAt())).toBe(t.clock.now());
     });
   });
 }

@@ -22,10 +22,23 @@ describe('the page locale', () => {
     expect(pickLocale(lang, acceptLanguage)).toBe(expected);
   });
 
-  it('the language choice itself is unchanged: ?lang= first, then the best language we speak', () => {
-    expect(pickLang(undefined, 'de-DE,pl;q=0.8,en;q=0.5')).toBe('pl');
+  it('the language choice: ?lang= first, then the best language we speak (q-values honoured), else English', () => {
+    expect(pickLang(undefined, 'it-IT,pl;q=0.8,en;q=0.5')).toBe('pl');
+    expect(pickLang(undefined, 'de-DE,pl;q=0.8,en;q=0.5')).toBe('de');
+    expect(pickLang(undefined, 'uk-UA,uk;q=0.9')).toBe('uk');
+    expect(pickLang(undefined, 'en;q=0.4,es-MX;q=0.9')).toBe('es');
+    expect(pickLang('fr', 'pl-PL')).toBe('fr');
     expect(pickLang('en', 'pl-PL')).toBe('en');
-    expect(pickLang(undefined, 'fr')).toBe('en');
+    expect(pickLang('xx', 'it,fr;q=0')).toBe('en');
+  });
+
+  it.each([
+    ['de', 'de-AT,de;q=0.9', 'de-AT'],
+    ['uk', 'uk-UA,uk;q=0.9', 'uk-UA'],
+    ['fr', 'fr-CA', 'fr-CA'],
+    ['es', 'en-US', 'es'],
+  ] as const)('a %s page for Accept-Language %s formats as %s', (lang, acceptLanguage, expected) => {
+    expect(pickLocale(lang, acceptLanguage)).toBe(expected);
   });
 
   const view: ManagePageView = {

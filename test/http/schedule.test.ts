@@ -86,7 +86,7 @@ for (const dialect of DIALECTS) {
       const [slot] = await slotsOf(topic.uuid);
       const before = await countMeetings();
       const cases: [Record<string, unknown>, string][] = [
-        [{ lang: 'de' }, '/lang'],
+        [{ lang: 'it' }, '/lang'],
         [{ place: 'carrier-pigeon' }, '/place'],
         [{ place: 'phone-call' }, '/place'],
         [{ gateway: 'bitcoin' }, '/gateway'],

@@ -28,6 +28,20 @@ describe('PayPal adapter', () => {
     expect(created.redirectUrl).toBe(`${fake.baseUrl}/checkoutnow?token=${created.gatewayTransactionId}`);
   });
 
+  it.each([
+    ['en', 'en-US'],
+    ['pl', 'pl-PL'],
+    ['de', 'de-DE'],
+    ['uk', 'uk-UA'],
+    ['es', 'es-ES'],
+    ['fr', 'fr-FR'],
+  ] as const)('opens PayPal’s checkout in the participant’s language (%s → %s)', async (lang, locale) => {
+    const adapter = createPaypalAdapter({ baseUrl: fake.baseUrl, http });
+    const order = sampleOrder();
+    await adapter.createTransaction(fake.credentials, { ...order, customer: { ...order.customer, lang } });
+    expect(parseJson(fake.calls.at(-1)?.body ?? '')).toMatchObject({ payment_source: { paypal: { experience_context: { locale } } } });
+  });
+
   it('captures the approved order when the participant returns', async () => {
     const adapter = createPaypalAdapter({ baseUrl: fake.baseUrl, http });
     const order = sampleOrder();

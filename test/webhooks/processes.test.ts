@@ -34,7 +34,8 @@ describe('a server killed in the middle of a delivery', () => {
           else res.writeHead(204).end();
         });
         const webhook = await subscribe(fixture, `${receiver.url}/hook`);
-        const env = { ...fixture.serverEnv, ALLOW_PRIVATE_URLS: 'true' };
+        // A short lease (the least allowed) so the takeover comes in seconds, not the default minute.
+        const env = { ...fixture.serverEnv, ALLOW_PRIVATE_URLS: 'true', OUTBOX_LEASE_MS: '10000' };
         servers.push(await startServer(env));
         const [slot] = await freeSlots(servers[0]!.url, fixture, 1);
         expect((await book(servers[0]!.url, fixture, slot!, 0)).status).toBe(201);
@@ -44,7 +45,7 @@ describe('a server killed in the middle of a delivery', () => {
         expect(await servers[0]!.exited).toBe('SIGKILL');
         expect(await deliveriesOf(fixture, webhook.uuid)).toMatchObject([{ status: 'pending', attempts: 0 }]);
 
-        // Another process takes the job over once the dead one's lease (60 s) runs out.
+        // Another process takes the job over once the dead one's lease (10 s here) runs out.
         servers.push(await startServer(env));
         const [delivery] = await eventually(
           async () => {

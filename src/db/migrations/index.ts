@@ -42,6 +42,7 @@ import * as timeOffAndSingleUseLinks from './0044-time-off-and-single-use-links.
 import * as brandingAndTopicWords from './0045-branding-and-topic-words.js';
 import * as retentionIndexes from './0046-retention-indexes.js';
 import * as yearIndexes from './0047-year-indexes.js';
+import * as smsNumberLockTimes from './0048-sms-number-lock-times.js';
 
 /** Every migration, in order. Listed explicitly so the build needs no directory scan. */
 export const migrations: Record<string, Migration> = {
@@ -88,4 +89,5 @@ export const migrations: Record<string, Migration> = {
   '0045-branding-and-topic-words': brandingAndTopicWords,
   '0046-retention-indexes': retentionIndexes,
   '0047-year-indexes': yearIndexes,
+  '0048-sms-number-lock-times': smsNumberLockTimes,
 };

@@ -114,12 +114,13 @@ export async function findReminderOutcomes(db: DbOrTrx, meetingUuid: string): Pr
  * Takes the row lock of one SMS destination (`smsNumber`: its HMAC) for the rest of the
  * transaction, writing its row the first time: the count of its sends and the reservation of
  * the next run one at a time on every instance (on SQLite the writer lock does it already).
+ * `now` dates the row for the pruning (RETENTION_SMS_NUMBER_LOCK_DAYS).
  */
-export async function lockSmsNumber(trx: Trx, smsNumber: string): Promise<void> {
+export async function lockSmsNumber(trx: Trx, smsNumber: string, now: number): Promise<void> {
   await trx
     .insertInto('sms_number_locks')
-    .values({ sms_number: smsNumber })
-    .onConflict((oc) => oc.column('sms_number').doUpdateSet((eb) => ({ lock_version: eb('sms_number_locks.lock_version', '+', 1) })))
+    .values({ sms_number: smsNumber, locked_at: now })
+    .onConflict((oc) => oc.column('sms_number').doUpdateSet((eb) => ({ lock_version: eb('sms_number_locks.lock_version', '+', 1), locked_at: now })))
     .execute();
 }
 

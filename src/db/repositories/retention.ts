@@ -101,3 +101,17 @@ export const deleteIdempotencyKeysBefore: PruneBatch = async (db, before, limit)
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 };
+
+/**
+ * SMS destinations' lock rows not taken since `before`: the lock only serialises the count of
+ * the last 24 hours' sends (kept in meeting_reminders), and the next send writes the row again.
+ * The outer condition is checked again on the row deleted, so a lock taken meanwhile stays.
+ */
+export const deleteIdleSmsNumberLocksBefore: PruneBatch = async (db, before, limit) => {
+  const result = await db
+    .deleteFrom('sms_number_locks')
+    .where('sms_number', 'in', (eb) => eb.selectFrom('sms_number_locks').select('sms_number').where('locked_at', '<', before).limit(limit))
+    .where('locked_at', '<', before)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+};

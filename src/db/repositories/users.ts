@@ -1,3 +1,4 @@
+import { LANGS, type Lang } from '../../domain/lang.js';
 import type { HostLimits } from '../../domain/period-limits.js';
 import type { Member, User } from '../../domain/user.js';
 import { compileOnce } from '../compiled-query.js';
@@ -12,10 +13,15 @@ export function userRowToUser(row: UserRow): User {
     email: row.email,
     username: row.username,
     timezone: row.timezone,
-    language: row.language === 'pl' || row.language === 'en' ? row.language : null,
+    language: isLang(row.language) ? row.language : null,
     createdAt: row.created_at,
     deactivatedAt: row.deactivated_at,
   };
+}
+
+/** A stored language termin still speaks; anything else reads as "not chosen". */
+function isLang(value: string | null): value is Lang {
+  return value !== null && (LANGS as readonly string[]).includes(value);
 }
 
 export interface NewUser extends User {

@@ -1,5 +1,6 @@
 import type { ExpressionBuilder, Selectable, Updateable } from 'kysely';
 import type { WebhookEventType } from '../../domain/events.js';
+import { LANGS, type Lang } from '../../domain/lang.js';
 import type { DeliveryStatus, WebhookDelivery, WebhookSubscription } from '../../domain/webhook.js';
 import { changedAny, compileOnce } from '../compiled-query.js';
 import type { Database, DbOrTrx, WebhookDeliveryTable, WebhookSubscriptionTable } from '../database.js';
@@ -408,16 +409,22 @@ export async function restartDelivery(db: DbOrTrx, uuid: string, jobUuid: string
 }
 
 /** The active admins of any team of the account, each once: who hears about the account's webhooks. */
-export async function findAccountAdmins(db: DbOrTrx, accountUuid: string): Promise<{ uuid: string; firstName: string; lastName: string; email: string }[]> {
+export async function findAccountAdmins(db: DbOrTrx, accountUuid: string): Promise<{ uuid: string; firstName: string; lastName: string; email: string; language: Lang | null }[]> {
   const rows = await db
     .selectFrom('users')
     .innerJoin('memberships', 'memberships.user_id', 'users.id')
-    .select(['users.id', 'users.first_name', 'users.last_name', 'users.email'])
+    .select(['users.id', 'users.first_name', 'users.last_name', 'users.email', 'users.language'])
     .distinct()
     .where('users.account_id', '=', accountUuid)
     .where('users.deactivated_at', 'is', null)
     .where('memberships.is_admin', '=', 1)
     .orderBy('users.id')
     .execute();
-  return rows.map((row) => ({ uuid: row.id, firstName: row.first_name, lastName: row.last_name, email: row.email }));
+  return rows.map((row) => ({
+    uuid: row.id,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    email: row.email,
+    language: (LANGS as readonly (string | null)[]).includes(row.language) ? (row.language as Lang) : null,
+  }));
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { PLACES, isPlace, type Place } from '../../domain/account.js';
 import { type FieldError, ValidationError } from '../../domain/errors.js';
-import { PLACE_LABELS } from '../../domain/place-labels.js';
+import { PLACE_LABELS } from '../../i18n/place-labels.js';
 import { getAccount, updateAccount } from '../../scheduling/account/account.js';
 import { type SafeHtml, html, sendHtml } from '../pages/html.js';
 import { type FormProblems, NO_PROBLEMS, fieldProblem, formProblems, invalidAttributes, problemSummary } from './form-problems.js';

@@ -319,7 +319,7 @@ ${
 <h3 id="h-add-calendar">${t.addCalendar}</h3>
 <form method="post" action="/app/connections/calendars" aria-labelledby="h-add-calendar">
 ${csrfField(frame)}
-<div class="field"><label for="f-cal-type">${t.calendarType}</label><select id="f-cal-type" name="type"><option value="caldav">CalDAV</option><option value="ics">ICS (iCalendar URL)</option></select></div>
+<div class="field"><label for="f-cal-type">${t.calendarType}</label><select id="f-cal-type" name="type"><option value="caldav">${t.calendarTypeOption_caldav}</option><option value="ics">${t.calendarTypeOption_ics}</option></select></div>
 <div class="field"><label for="f-cal-url">${t.calendarUrl}</label><input type="url" id="f-cal-url" name="url" required maxlength="2000"></div>
 <div class="field"><label for="f-cal-user">${t.calendarUser} <span class="opt">${t.optional}</span></label><input type="text" id="f-cal-user" name="username" maxlength="200" autocomplete="off"></div>
 <div class="field"><label for="f-cal-password">${t.calendarPassword} <span class="opt">${t.optional}</span></label><input type="password" id="f-cal-password" name="password" maxlength="500" autocomplete="new-password"></div>

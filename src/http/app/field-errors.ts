@@ -9,7 +9,7 @@ import { APP_STRINGS } from './strings.js';
  * ("Starts after it ends." / "Początek jest po końcu.") shown next to the field it is about,
  * with the form's summary linking to it. A page says which field a path belongs to; a rule
  * this table does not know keeps its English words in English and a plain "check this" in
- * Polish, and never shows the pointer.
+ * every other language, and never shows the pointer.
  */
 
 /** The rules of the use cases' messages, most specific first: `must start before it ends` → startsAfterEnd. */
@@ -32,7 +32,7 @@ export interface FieldErrorWords {
   notAZone: string;
   /** A name the form's schema does not know (a stale page, a hand-made post). */
   unknownField: string;
-  /** A rule without words of its own, in Polish. */
+  /** A rule without words of its own, in a language other than English. */
   checkValue: string;
 }
 
@@ -48,7 +48,7 @@ export function plainFieldMessage(lang: Lang, error: FieldError): string {
 export function plainErrorMessage(lang: Lang, error: DomainError): string {
   if (error.errors && error.errors.length > 0) return error.errors.map((fieldError) => plainFieldMessage(lang, fieldError)).join(' ');
   const byCode: Record<string, string | undefined> = APP_STRINGS[lang].errorCodes;
-  return byCode[error.code] ?? (lang === 'en' ? error.message : (APP_STRINGS.pl.errorCodes.OTHER ?? error.message));
+  return byCode[error.code] ?? (lang === 'en' ? error.message : (APP_STRINGS[lang].errorCodes.OTHER ?? error.message));
 }
 
 function capitalize(message: string): string {

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { FieldError } from '../../domain/errors.js';
 import { ValidationError } from '../../domain/errors.js';
 import type { FormatLocale } from '../../domain/formats.js';
-import type { Lang } from '../../domain/meeting.js';
+import { LANGS, type Lang } from '../../domain/lang.js';
 import type { AppSession } from '../../scheduling/host-app/sign-in.js';
 import type { AssetCatalog } from '../pages/assets.js';
 import { type SafeHtml, html, htmlDocument } from '../pages/html.js';
@@ -33,9 +33,21 @@ export type AdminSection = 'keys' | 'integrations' | 'webhooks' | 'account' | 'p
 
 // ── Rendering: the layout every page sits in ─────────────────────────────────────────────
 
+/**
+ * The language switch: one link per language of LANGS, each named in itself ("Deutsch",
+ * "Українська") and marked with its `lang` and `hreflang`, so a reader who does not know the
+ * page's language still finds their own. Plain links: Tab reaches each, Enter follows it.
+ */
 function langSwitch(frame: AppFrame, t: AppStrings): SafeHtml {
-  const other = frame.lang === 'en' ? 'pl' : 'en';
-  return html`<p class="lang"><a href="${frame.path}?lang=${other}" lang="${other}" hreflang="${other}">${t.language}</a></p>`;
+  return html`<nav class="lang" aria-label="${t.languageMenu}"><ul class="lang-menu">${LANGS.map(
+    (lang) =>
+      html`<li><a href="${frame.path}?lang=${lang}" lang="${lang}" hreflang="${lang}"${lang === frame.lang ? html` aria-current="true"` : ''}>${t[`languageName_${lang}`]}</a></li>`,
+  )}</ul></nav>`;
+}
+
+/** A value of `?lang=` or the language cookie, when it names a language termin speaks. */
+function knownLang(value: string | undefined): Lang | null {
+  return value !== undefined && (LANGS as readonly string[]).includes(value) ? (value as Lang) : null;
 }
 
 /** The admins' pages in the navigation: shown to a member who administers a team (`frame.teams`), as only they may use them. */
@@ -52,7 +64,7 @@ export function csrfField(frame: Pick<AppFrame, 'csrf'>): SafeHtml {
 export function renderPage(frame: AppFrame, title: string, section: Section, body: SafeHtml): SafeHtml {
   const t = APP_STRINGS[frame.lang];
   const link = (href: string, label: string, name: Section) => html`<li><a href="${href}"${section === name ? html` aria-current="page"` : ''}>${label}</a></li>`;
-  const header = html`<header class="app-head">
+  const header = html`<header class="app-head" data-copied="${t.copied}">
 <p class="brand">${t.appName}</p>
 ${
   frame.member
@@ -112,12 +124,13 @@ export function createFrames(ctx: AppContext, assets: AssetCatalog): Frames {
   const secure = ctx.config.publicUrl.startsWith('https:');
 
   function langOf(request: FastifyRequest, reply: FastifyReply): Lang {
-    const query = (request.query as { lang?: string } | undefined)?.lang;
-    if (query === 'en' || query === 'pl') {
+    const query = knownLang((request.query as { lang?: string } | undefined)?.lang);
+    if (query) {
       reply.header('set-cookie', serializeCookie(LANG_COOKIE, query, { maxAge: 365 * 86_400, secure }));
       return query;
     }
-    return pickLang(parseCookies(request.headers.cookie)[LANG_COOKIE], request.headers['accept-language']);
+    const remembered = parseCookies(request.headers.cookie)[LANG_COOKIE];
+    return knownLang(remembered) ?? pickLang(remembered, request.headers['accept-language']);
   }
 
   function frameOf(request: FastifyRequest, reply: FastifyReply, csrf: string): AppFrame {

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { DomainError } from '../../domain/errors.js';
 import { formatDateTime, formatMoney, formatRange } from '../../domain/formats.js';
 import type { Lang, Meeting } from '../../domain/meeting.js';
-import { PLACE_LABELS } from '../../domain/place-labels.js';
+import { PLACE_LABELS } from '../../i18n/place-labels.js';
 import { getMeetingDetails, listPastOfHost, type MeetingDetails, type MeetingHistoryEntry } from '../../scheduling/host-app/meeting-page.js';
 import { approveMeeting, declineMeeting } from '../../scheduling/meetings/approval.js';
 import { cancelMeeting } from '../../scheduling/meetings/meetings.js';

@@ -1,6 +1,6 @@
 import { isPlace } from '../../domain/account.js';
 import type { FieldError } from '../../domain/errors.js';
-import type { Lang } from '../../domain/meeting.js';
+import type { Lang } from '../../domain/lang.js';
 import { NUMBER_FIELDS, type RowOrigins } from './topic-form.js';
 import { TOPIC_STRINGS, type TopicStrings } from './topic-strings.js';
 
@@ -62,6 +62,13 @@ export function fieldIdOf(path: string, origins: RowOrigins, members: readonly s
     }
     case 'assignment':
       return 'f-assignment';
+    case 'translations': {
+      // `/translations/de/name`, `/translations/de/form/q1/label`: the field of that language.
+      if (second === undefined || third === undefined) return 'f-translations';
+      const [, , , , key, part] = path.split('/');
+      if (third === 'form') return key !== undefined && part === 'label' ? `f-tr-${second}-label-${unescapePointer(key)}` : `f-tr-${second}`;
+      return ['name', 'description', 'confirmationMessage'].includes(third) ? `f-tr-${second}-${third}` : `f-tr-${second}`;
+    }
     default:
       return null;
   }
@@ -77,6 +84,7 @@ const MESSAGES: readonly [RegExp, (t: TopicStrings, match: RegExpExecArray) => s
   [/^must offer at least one place|^must NOT have fewer than 1 items/, (t) => t.err_onePlace],
   [/^must be an https:\/\/ link/, (t) => t.err_https],
   [/^must be one line/, (t) => t.err_oneLine],
+  [/^must be plain text/, (t) => t.err_plainText],
   [/^must (?:be at most|NOT have more than) (\d+) characters/, (t, m) => t.err_tooLong(m[1]!)],
   [/^duplicates an earlier variant/, (t) => t.err_duplicateVariant],
   [/^duplicates an earlier reminder/, (t) => t.err_duplicateReminder],
@@ -118,7 +126,12 @@ export function plainMessage(lang: Lang, error: FieldError): string {
     const match = pattern.exec(error.message);
     if (match) return say(t, match);
   }
-  return t.err_other(error.message);
+  // English keeps the rule's own words (the API's message reads as a sentence); other languages say "check this value".
+  return lang === 'en' ? capitalize(error.message) : t.err_other;
+}
+
+function capitalize(message: string): string {
+  return `${message.charAt(0).toUpperCase()}${message.slice(1)}${/[.!?]$/.test(message) ? '' : '.'}`;
 }
 
 /** Each refusal with the field it shows next to (or none: the top of the form) and its words in `lang`. */

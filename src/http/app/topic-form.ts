@@ -1,9 +1,11 @@
 import { PLACES, isPlace, type Place } from '../../domain/account.js';
 import { ValidationError, type FieldError } from '../../domain/errors.js';
 import { FORM_FIELD_TYPES, type FormFieldInput, type FormFieldType } from '../../domain/form.js';
+import { LANGS, type Lang } from '../../domain/lang.js';
 import { ASSIGNMENTS, type Assignment, type MeetingTopic } from '../../domain/meeting-topic.js';
 import { formatMinorUnits, isIso4217Currency, parseDecimalAmount } from '../../domain/money.js';
 import { REMINDER_CHANNELS, REMINDER_LIMITS, REMINDER_RECIPIENTS, type Reminder } from '../../domain/reminders.js';
+import type { TopicTranslation, TopicTranslations } from '../../domain/topic-translations.js';
 import type { CreateTopicInput, UpdateTopicInput } from '../../scheduling/topics/meeting-topics.js';
 import { type FormBody, OptionalField, RepeatedField, TextField, Checkbox, field, fields, formSchema } from './forms.js';
 
@@ -49,6 +51,8 @@ const WHEN_EMPTY: Record<NumberField, number | 'duration' | null | 'required'> =
 };
 
 const ROW = '\\d{1,2}';
+/** A question's key as the domain allows it (form.ts). */
+const QUESTION_KEY = '[A-Za-z][A-Za-z0-9_-]{0,63}';
 export const TopicFormSchema = formSchema(
   {
     op: OptionalField,
@@ -79,6 +83,8 @@ export const TopicFormSchema = formSchema(
       [`^question\\.${ROW}\\.required$`]: Checkbox,
       [`^variant\\.${ROW}\\.(uuid|name|price)$`]: TextField,
       '^(weight|hostSchedule)\\..{1,120}$': TextField,
+      [`^translation\\.(${LANGS.join('|')})\\.(name|description|confirmationMessage)$`]: TextField,
+      [`^translation\\.(${LANGS.join('|')})\\.label\\.${QUESTION_KEY}$`]: TextField,
     },
   },
 );
@@ -108,6 +114,15 @@ export interface VariantRow {
   uuid: string;
   name: string;
   price: string;
+}
+
+/** The topic's own words in another language as the form holds them: '' is "not translated" (the topic's own words show). */
+export interface TranslationRow {
+  name: string;
+  description: string;
+  confirmationMessage: string;
+  /** By question key: the question's label in that language. */
+  labels: Record<string, string>;
 }
 
 export interface TopicForm {
@@ -143,6 +158,26 @@ export interface TopicForm {
   weights: Record<string, string>;
   /** By username: a schedule uuid, '' for their default hours. */
   hostSchedules: Record<string, string>;
+  /** The topic's words in the languages the form offers (translationLangs), by language. */
+  translations: Partial<Record<Lang, TranslationRow>>;
+}
+
+/**
+ * The languages the form offers translations for: every language but the one the member
+ * writes the topic's own words in, which is the page's (`own`). A translation into the page's
+ * language made through the API is kept as it is (topicInputOf).
+ */
+export function translationLangs(own: Lang): Lang[] {
+  return LANGS.filter((lang) => lang !== own);
+}
+
+function translationRowOf(translation: TopicTranslation | undefined): TranslationRow {
+  return {
+    name: translation?.name ?? '',
+    description: translation?.description ?? '',
+    confirmationMessage: translation?.confirmationMessage ?? '',
+    labels: Object.fromEntries(Object.entries(translation?.form ?? {}).flatMap(([key, words]) => (words.label === undefined ? [] : [[key, words.label]]))),
+  };
 }
 
 export function newTopicForm(places: readonly Place[], team: string | null): TopicForm {
@@ -174,6 +209,7 @@ export function newTopicForm(places: readonly Place[], team: string | null): Top
     assignment: 'round-robin',
     weights: {},
     hostSchedules: {},
+    translations: {},
   };
 }
 
@@ -216,6 +252,7 @@ export function toTopicForm(topic: MeetingTopic): TopicForm {
     assignment: topic.assignment,
     weights: Object.fromEntries(Object.entries(topic.hostWeights).map(([username, weight]) => [username, String(weight)])),
     hostSchedules: { ...topic.hostSchedules },
+    translations: Object.fromEntries(LANGS.map((lang) => [lang, translationRowOf(topic.translations[lang])])),
   };
 }
 
@@ -280,7 +317,58 @@ export function readTopicForm(body: FormBody, team: string | null): TopicForm {
     assignment: (ASSIGNMENTS as readonly string[]).includes(assignment) ? (assignment as Assignment) : 'round-robin',
     weights: byPrefix(body, 'weight.'),
     hostSchedules: byPrefix(body, 'hostSchedule.'),
+    translations: readTranslations(body),
   };
+}
+
+/** The translation fields posted, by language: a language the form did not show is absent (its stored words are kept). */
+function readTranslations(body: FormBody): Partial<Record<Lang, TranslationRow>> {
+  const translations: Partial<Record<Lang, TranslationRow>> = {};
+  for (const lang of LANGS) {
+    const prefix = `translation.${lang}.`;
+    if (!Object.keys(body).some((key) => key.startsWith(prefix))) continue;
+    translations[lang] = {
+      name: field(body, `${prefix}name`).trim(),
+      description: field(body, `${prefix}description`).trim(),
+      confirmationMessage: field(body, `${prefix}confirmationMessage`).trim(),
+      labels: Object.fromEntries(Object.entries(byPrefix(body, `${prefix}label.`)).filter(([, label]) => label !== '')),
+    };
+  }
+  return translations;
+}
+
+/**
+ * The `translations` of the input: each language the form showed from its fields (an empty
+ * field is "not translated"), each other language as stored. What the form cannot show is
+ * kept: translated choices (the API's `options`) while the question keeps as many choices.
+ * A question removed takes its translated words with it.
+ */
+export function translationsOf(form: TopicForm, questions: readonly FormFieldInput[], stored: TopicTranslations): TopicTranslations {
+  const byKey = new Map(questions.map((question) => [question.key, question]));
+  const result: TopicTranslations = {};
+  for (const lang of LANGS) {
+    const row = form.translations[lang];
+    const before = stored[lang];
+    const words: TopicTranslation = {};
+    const name = row ? row.name : before?.name;
+    const description = row ? row.description : before?.description;
+    const confirmationMessage = row ? row.confirmationMessage : before?.confirmationMessage;
+    if (name) words.name = name;
+    if (description) words.description = description;
+    if (confirmationMessage) words.confirmationMessage = confirmationMessage;
+    const questionWords: Record<string, { label?: string; options?: string[] }> = {};
+    for (const [key, question] of byKey) {
+      const label = row ? row.labels[key] : before?.form?.[key]?.label;
+      const options = before?.form?.[key]?.options;
+      const entry: { label?: string; options?: string[] } = {};
+      if (label) entry.label = label;
+      if (options && options.length === (question.options?.length ?? 0) && options.length > 0) entry.options = [...options];
+      if (entry.label !== undefined || entry.options !== undefined) questionWords[key] = entry;
+    }
+    if (Object.keys(questionWords).length > 0) words.form = questionWords;
+    if (Object.keys(words).length > 0) result[lang] = words;
+  }
+  return result;
 }
 
 /** Add or remove a row (no script needed): the form comes back with it, unsaved. Null: `op` is no row change. */
@@ -333,7 +421,7 @@ export function rowOriginsOf(form: TopicForm): RowOrigins {
  * here with the API's paths, before the use case is called. `members`: a team topic's
  * team members by username (their weights and hours are only sent for the hosts chosen).
  */
-export function topicInputOf(form: TopicForm, members: readonly string[]): CreateTopicInput & UpdateTopicInput {
+export function topicInputOf(form: TopicForm, members: readonly string[], stored: TopicTranslations = {}): CreateTopicInput & UpdateTopicInput {
   const errors: FieldError[] = [];
   const wholeNumber = (value: string, path: string): number => {
     if (/^\d{1,9}$/.test(value)) return Number(value);
@@ -457,6 +545,7 @@ export function topicInputOf(form: TopicForm, members: readonly string[]): Creat
     slug: form.slug === '' ? null : form.slug,
     durations: durations.length > 0 ? durations : numbers.durationMinutes !== null ? [numbers.durationMinutes] : undefined,
     allowGuests: form.allowGuests,
+    translations: translationsOf(form, questions, stored),
   };
   if (form.team === null) {
     input.schedule = form.schedule === '' ? null : form.schedule;

@@ -1,13 +1,13 @@
 import type { Place } from '../../domain/account.js';
 import { FORM_FIELD_TYPES } from '../../domain/form.js';
 import { TOPIC_LIMITS } from '../../domain/meeting-topic.js';
-import { PLACE_LABELS } from '../../domain/place-labels.js';
+import { PLACE_LABELS } from '../../i18n/place-labels.js';
 import { REMINDER_CHANNELS, REMINDER_LIMITS, REMINDER_RECIPIENTS } from '../../domain/reminders.js';
 import { type SafeHtml, html } from '../pages/html.js';
 import { type AppFrame, csrfField, notice, renderPage } from './frame.js';
 import { APP_STRINGS, type AppStrings } from './strings.js';
 import type { ShownError } from './topic-errors.js';
-import type { NumberField, TopicForm } from './topic-form.js';
+import { type NumberField, type TopicForm, translationLangs } from './topic-form.js';
 import { TOPIC_STRINGS } from './topic-strings.js';
 
 /** A schedule the topic may use: the host's default hours are '' (no uuid). */
@@ -272,7 +272,49 @@ ${group(
 )}`
     : '';
 
-  const fieldsets = html`${about}${places}${rules}${limits}${approval}${reminders}${questions}${price}${hosts}`;
+  /**
+   * The topic's own words in each other language: name, description, message after booking and
+   * each saved question's label; an empty field shows the topic's own words in that language.
+   */
+  const languageName = new Intl.DisplayNames([frame.lang], { type: 'language' });
+  const nameOf = (lang: string) => languageName.of(lang) ?? lang;
+  const savedQuestions = form.questions.map((row, index) => ({ row, index })).filter(({ row }) => row.key !== '');
+  const translations = group(
+    s.translations.title,
+    html`<p class="hint" id="f-translations-hint">${s.translations.hint}</p>
+${translationLangs(frame.lang).map((lang) => {
+  const row = form.translations[lang] ?? { name: '', description: '', confirmationMessage: '', labels: {} };
+  const language = nameOf(lang);
+  const id = `f-tr-${lang}`;
+  // Each label names its language ("Name (German)"): the topic's own Name field is on the same page.
+  const text = (part: string, name: string, label: string, value: string, max: number) => {
+    labels.set(`${id}-${part}`, label);
+    return html`<div class="field"><label for="${id}-${part}">${label}</label><input type="text" id="${id}-${part}" name="${name}" value="${value}" lang="${lang}" maxlength="${max}"${described(`${id}-${part}`, false)}>${errorOf(`${id}-${part}`)}</div>`;
+  };
+  const area = (part: string, label: string, value: string, max: number) => {
+    labels.set(`${id}-${part}`, label);
+    return html`<div class="field"><label for="${id}-${part}">${label}</label><textarea id="${id}-${part}" name="translation.${lang}.${part}" rows="2" lang="${lang}" maxlength="${max}"${described(`${id}-${part}`, false)}>${value}</textarea>${errorOf(`${id}-${part}`)}</div>`;
+  };
+  return html`<fieldset class="group translation" id="${id}"><legend lang="${lang}">${language.charAt(0).toLocaleUpperCase(frame.lang)}${language.slice(1)}</legend>
+${text('name', `translation.${lang}.name`, s.translations.name(language), row.name, 200)}
+${area('description', s.translations.description(language), row.description, 5000)}
+${area('confirmationMessage', s.translations.confirmationMessage(language), row.confirmationMessage, 2000)}
+${savedQuestions.map(({ row: question, index }) =>
+  text(
+    `label-${question.key}`,
+    `translation.${lang}.label.${question.key}`,
+    s.translations.questionLabel(index + 1, question.label, language),
+    row.labels[question.key] ?? '',
+    200,
+  ),
+)}
+</fieldset>`;
+})}
+${savedQuestions.length < form.questions.length ? html`<p class="hint">${s.translations.newQuestionsLater}</p>` : ''}`,
+    'f-translations',
+  );
+
+  const fieldsets = html`${about}${places}${rules}${limits}${approval}${reminders}${questions}${translations}${price}${hosts}`;
   const action = view.uuid === null ? '/app/topics' : `/app/topics/${view.uuid}`;
   const submit = view.uuid === null ? t.create : t.save;
   const body = view.readOnly

@@ -7,7 +7,7 @@ import type { Lang } from '../../domain/meeting.js';
 import type { MeetingTopic } from '../../domain/meeting-topic.js';
 import type { PlaceDetails } from '../../domain/place-details.js';
 import type { Team } from '../../domain/team.js';
-import { PLACE_LABELS } from '../../domain/place-labels.js';
+import { PLACE_LABELS } from '../../i18n/place-labels.js';
 import type { AppSession } from '../../scheduling/host-app/sign-in.js';
 import { getAccount } from '../../scheduling/account/account.js';
 import { listTeamMembers } from '../../scheduling/account/teams.js';
@@ -116,7 +116,7 @@ export const topicPages: FastifyPluginAsync<AppPageOptions> = async (app, { ctx,
       } else if (provider === null) warnings.push(s.warnNoLink(label));
       else {
         const onlyMe = lacking.length === 1 && lacking[0]!.host.uuid === session.user.uuid;
-        warnings.push(s.warnNoRoom(label, onlyMe ? s.youHave : s.theyHave(lacking.map((fact) => fact.host.username).join(', '))));
+        warnings.push(s.warnNoRoom(label, onlyMe ? s.youHave : s.theyHave(lacking.map((fact) => fact.host.username))));
       }
     }
     return warnings;
@@ -162,7 +162,7 @@ export const topicPages: FastifyPluginAsync<AppPageOptions> = async (app, { ctx,
     const members =
       teamUuid === null ? [] : (await orNothing(listTeamMembers(ctx, session.principal, teamUuid), [])).filter((m) => m.deactivatedAt === null).map((m) => m.username);
     try {
-      const input = topicInputOf(form, members);
+      const input = topicInputOf(form, members, topic?.translations ?? {});
       if (topic === null) {
         const created = await createMeetingTopic(ctx, session.principal, { ...input, team: teamUuid });
         return seeOther(reply, `/app/topics/${created.uuid}?done=created`);

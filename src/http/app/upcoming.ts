@@ -2,7 +2,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain/errors.js';
 import { formatDate, formatDateTime, formatRange, formatTime } from '../../domain/formats.js';
 import type { Lang, Meeting } from '../../domain/meeting.js';
-import { PLACE_LABELS } from '../../domain/place-labels.js';
+import { PLACE_LABELS } from '../../i18n/place-labels.js';
 import type { DaySlots } from '../../domain/slots.js';
 import { listUpcomingOfHost, scheduleForMove } from '../../scheduling/host-app/overview.js';
 import { getSetupChecklist, type HostChecklist } from '../../scheduling/host-app/checklist.js';

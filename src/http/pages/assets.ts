@@ -61,3 +61,19 @@ export function loadAssets(dir: string = ASSETS_DIR): AssetCatalog {
     },
   };
 }
+
+/**
+ * An asset with `marker` in its text replaced (once), named and tagged after the new content:
+ * embed.js gets the catalogue's words this way, as a script of its own on other sites.
+ */
+export function fillAsset(asset: Asset, marker: string, replacement: string): Asset {
+  const text = asset.body.toString('utf8');
+  if (!text.includes(marker)) throw new Error(`asset ${asset.hashedName} lacks ${marker}`);
+  const body = Buffer.from(
+    text.replace(marker, () => replacement),
+    'utf8',
+  );
+  const hash = createHash('sha256').update(body).digest('hex').slice(0, 10);
+  const hashedName = asset.hashedName.replace(/\.[0-9a-f]{10}\./, `.${hash}.`);
+  return { hashedName, url: `/assets/${hashedName}`, body, contentType: asset.contentType, etag: `"${hash}"` };
+}

@@ -1,12 +1,12 @@
 import type { Gateway, Place } from '../../domain/account.js';
-import type { Lang } from '../../domain/meeting.js';
+import { LANGS, type Lang } from '../../domain/lang.js';
 import { isPaidTopic, type FormField, type Money, type PriceVariant } from '../../domain/meeting-topic.js';
 import type { PublicTopic } from '../../scheduling/booking/public-topics.js';
 import { formatMoney, type FormatLocale } from '../../domain/formats.js';
 import { calendarMarkup, hourSwitch } from './calendar.js';
 import { html, htmlDocument, type SafeHtml } from './html.js';
 import { brandedStylesheets, brandLine, brandName, businessMessage, type PageBranding } from './branding.js';
-import { GATEWAY_LABELS, PLACE_LABELS, STRINGS, clientStrings, type Strings } from './i18n.js';
+import { GATEWAY_LABELS, LANGUAGE_NAMES, PLACE_LABELS, STRINGS, clientStrings, type Strings } from './i18n.js';
 
 export interface BookingPageView {
   lang: Lang;
@@ -61,7 +61,8 @@ function priceLabel(topic: Pick<PublicTopic, 'price' | 'priceVariants'>, locale:
   if (!first) return null;
   const lowest = prices.reduce((min, price) => (price.currency === min.currency && price.amount < min.amount ? price : min), first);
   const same = prices.every((price) => price.amount === lowest.amount && price.currency === lowest.currency);
-  return `${same ? '' : `${t.from} `}${formatMoney(lowest.amount, lowest.currency, locale)}`;
+  const money = formatMoney(lowest.amount, lowest.currency, locale);
+  return same ? money : t.from(money);
 }
 
 function facts(
@@ -80,9 +81,13 @@ ${topic.places ? html`<li>${topic.places.map((place) => PLACE_LABELS[lang][place
 </ul>`;
 }
 
+/** Every language the page speaks, each named in itself; the current one marked, not linked. */
 function langSwitch(lang: Lang, t: Strings): SafeHtml {
-  const other: Lang = lang === 'en' ? 'pl' : 'en';
-  return html`<nav class="lang" aria-label="${t.language}"><a href="?lang=${other}" hreflang="${other}" lang="${other}">${other === 'pl' ? 'Polski' : 'English'}</a></nav>`;
+  return html`<nav class="lang" aria-label="${t.language}"><ul>${LANGS.map((code) =>
+    code === lang
+      ? html`<li><span lang="${code}" aria-current="true">${LANGUAGE_NAMES[code]}</span></li>`
+      : html`<li><a href="?lang=${code}" hreflang="${code}" lang="${code}">${LANGUAGE_NAMES[code]}</a></li>`,
+  )}</ul></nav>`;
 }
 
 function optionalMark(required: boolean, t: Strings): SafeHtml {
@@ -115,7 +120,7 @@ function conditional(field: FormField, all: readonly FormField[], t: Strings, co
   const target = all.find((other) => other.key === field.showIf!.key);
   const equals = field.showIf.equals;
   const value = typeof equals === 'boolean' ? (equals ? t.yes : t.no) : String(equals);
-  const hint = t.showIfHint.replace('{question}', target?.label ?? field.showIf.key).replace('{value}', value);
+  const hint = t.showIfHint(target?.label ?? field.showIf.key, value);
   return html`<div class="conditional" data-show-if-key="${field.showIf.key}" data-show-if-equals="${JSON.stringify(equals)}">${control}<p class="hint show-if-hint">${hint}</p></div>`;
 }
 
@@ -248,7 +253,7 @@ ${calendarMarkup(t, {
 <input id="tz" name="tz" type="text" role="combobox" aria-autocomplete="list" aria-expanded="false" aria-controls="tz-options" autocomplete="off" spellcheck="false" value="${view.timezone ?? ''}" aria-describedby="tz-now tz-hint tz-error"${view.timezoneError ? html` aria-invalid="true"` : ''}>
 <ul id="tz-options" class="tz-options" role="listbox" aria-label="${t.timezone}" hidden></ul>
 <p class="tz-now" id="tz-now"></p>
-<p class="field-error" id="tz-error" role="status">${view.timezoneError ? t.tzLinkUnknown.replace('{value}', view.timezoneError) : ''}</p>
+<p class="field-error" id="tz-error" role="status">${view.timezoneError ? t.tzLinkUnknown(view.timezoneError) : ''}</p>
 <p class="hint" id="tz-hint">${t.timezoneHint}</p>
 </div>
 ${hourSwitch(t)}
@@ -296,7 +301,7 @@ ${textField('invoiceTaxNumber', t.invoiceTaxNumber, t, { maxLength: 100 })}
 ${choiceGroup(
   'gateway',
   t.gateway,
-  view.gateways.map((code) => ({ value: code, label: GATEWAY_LABELS[code] })),
+  view.gateways.map((code) => ({ value: code, label: GATEWAY_LABELS[lang][code] })),
 )}`
     : ''
 }
@@ -324,7 +329,7 @@ export function renderTopicList(view: TopicListView): SafeHtml {
   const t = STRINGS[view.lang];
   const body = html`<main class="page">
 ${langSwitch(view.lang, t)}
-<header class="topic">${brandLine(view.branding, view.accountName)}<h1>${t.bookWith} ${view.hostName}</h1></header>
+<header class="topic">${brandLine(view.branding, view.accountName)}<h1>${t.bookWith(view.hostName)}</h1></header>
 ${
   view.topics.length === 0
     ? html`<p>${t.topicsEmpty}</p>`
@@ -334,7 +339,7 @@ ${
       )}</ul>`
 }
 </main>`;
-  return htmlDocument({ lang: view.lang, title: `${t.bookWith} ${view.hostName}`, body, stylesheets: brandedStylesheets(view.stylesheet, view.branding) });
+  return htmlDocument({ lang: view.lang, title: t.bookWith(view.hostName), body, stylesheets: brandedStylesheets(view.stylesheet, view.branding) });
 }
 
 /** `GET /book/once/{token}` of a link used, expired or unknown: 410, said kindly. */

@@ -1,258 +1,157 @@
 import type { Gateway } from '../../domain/account.js';
-import type { Lang } from '../../domain/meeting.js';
+import { LANGS, type Lang } from '../../domain/lang.js';
 import type { FormatLocale } from '../../domain/formats.js';
+import { buildForEachLang, type Translate } from '../../i18n/catalogue.js';
 
 /**
- * The pages' words in English and Polish. The server renders with them, and the page script
- * gets the few it needs (`clientStrings`) through a data attribute: no second copy to drift.
+ * The participant's pages' words, from locales/<lang>/pages.json. The server renders with
+ * them, and the page script gets the few it needs (`clientStrings`) through a data attribute:
+ * no second copy to drift.
  */
-const en = {
-  bookWith: 'Book a meeting with',
-  topicsEmpty: 'Nothing can be booked here right now.',
-  minutes: 'min',
-  free: 'Free',
-  price: 'Price',
-  from: 'from',
-  places: 'Where',
-  timezone: 'Time zone',
-  timezoneHint: 'Type a city, country or zone, e.g. Warsaw, India or UTC+2',
-  tzUnknown: 'No time zone matches “{value}”. Choose one from the list; times are still shown in {zone}.',
-  tzLinkUnknown: 'The link asks for the time zone “{value}”, which is not one this page knows, so times are shown in yours. Choose another below.',
-  chooseDay: 'Choose a day',
-  chooseTime: 'Choose a time',
-  prevMonth: 'Previous month',
-  nextMonth: 'Next month',
-  loading: 'Loading free times…',
-  noDays: 'No free times this month. Try the next month.',
-  noTimes: 'No free times on this day.',
-  loadFailed: 'The free times could not be loaded. Check your connection and try again.',
-  retry: 'Try again',
-  available: 'free times',
-  selected: 'Selected time',
-  changeTime: 'Change time',
-  yourDetails: 'Your details',
-  name: 'Your name',
-  email: 'E-mail',
-  phone: 'Phone',
-  note: 'Anything the host should know?',
-  place: 'Where',
-  priceVariant: 'Option',
-  discount: 'Discount code',
-  invoice: 'I need an invoice',
-  invoiceName: 'Name or company',
-  invoiceAddress: 'Street address',
-  invoicePostalCode: 'Postal code',
-  invoiceCity: 'City',
-  invoiceTaxNumber: 'Tax number',
-  gateway: 'Pay with',
-  optional: '(optional)',
-  required: '(required)',
-  honeypot: 'Leave this field empty',
-  confirm: 'Confirm booking',
-  confirmPay: 'Continue to payment',
-  beforeDiscount: 'before discount',
-  discountApplied: 'Code {code}: {price} → {total}',
-  timeFormat: 'Time format',
-  hour12: '12-hour',
-  hour24: '24-hour',
-  sending: 'Booking…',
-  bookedTitle: 'You are booked',
-  bookedText: 'A confirmation with a calendar invitation is on its way to',
-  payingTitle: 'Almost done',
-  payingText: 'Taking you to the payment page…',
-  payLink: 'Go to the payment page',
-  slotTaken: 'Sorry, that time was just booked by someone else. The free times have been refreshed: please choose another time.',
-  linkFollows: 'the link to join follows by e-mail',
-  fixErrors: 'Please check the highlighted fields.',
-  discountInvalid: 'This discount code is not valid.',
-  rateLimited: 'Too many attempts. Please wait a minute and try again.',
-  failed: 'Something went wrong. Please try again.',
-  noscript: 'This page needs JavaScript to show the free times.',
-  duration: 'Length',
-  guests: 'Add guests',
-  guestsHint: 'Their e-mail addresses, separated by commas (at most 10). They get the invitation too.',
-  showIfHint: 'Only if “{question}” is “{value}”.',
-  yes: 'Yes',
-  no: 'No',
-  with: 'With',
-  when: 'When',
-  manageTitle: 'Your booking',
-  status: 'Status',
-  status_confirmed: 'Confirmed',
-  status_pending_payment: 'Awaiting payment',
-  status_expired: 'Expired',
-  status_cancelled: 'Cancelled',
-  status_pending_approval: 'Awaiting the host',
-  status_declined: 'Declined',
-  requestedTitle: 'Your request awaits the host',
-  requestedText: 'The host will approve or decline it; the time is held for you until then. We wrote to',
-  cancelHeading: 'Cancel this booking',
-  reason: 'Reason',
-  cancel: 'Cancel booking',
-  cancelled: 'Your booking is cancelled. The host has been told.',
-  moveHeading: 'Move to another time',
-  move: 'Move booking',
-  moved: 'Your booking has been moved. An updated invitation is on its way.',
-  tooLate: 'This booking can no longer be changed online. Please contact the host.',
-  changeUntil: 'You can cancel or move it until',
-  join: 'Join',
-  paid: 'paid',
-  unpaid: 'awaiting payment',
-  addToCalendar: 'Add to your calendar',
-  icsDownload: 'Apple Calendar and others (.ics)',
-  manageLink: 'Reschedule or cancel',
-  bookAgain: 'Book another time',
-  requestBooking: 'Request booking',
-  notFound: 'This link is not valid or has expired.',
-  onceGoneTitle: 'This booking link has been used',
-  onceGone: 'This link was for one booking only, and it has been used or has expired. If you still need a time, ask for a new link.',
-  language: 'Language',
-  seatLeft: '{count} seat left',
-  seatsLeft: '{count} seats left',
-} as const;
+function pageStrings(t: Translate) {
+  return {
+    bookWith: (name: string) => t('bookWith', { name }),
+    topicsEmpty: t('topicsEmpty'),
+    minutes: t('minutes'),
+    free: t('free'),
+    price: t('price'),
+    from: (price: string) => t('from', { price }),
+    places: t('places'),
+    timezone: t('timezone'),
+    timezoneHint: t('timezoneHint'),
+    tzLinkUnknown: (value: string) => t('tzLinkUnknown', { value }),
+    chooseDay: t('chooseDay'),
+    chooseTime: t('chooseTime'),
+    prevMonth: t('prevMonth'),
+    nextMonth: t('nextMonth'),
+    loading: t('loading'),
+    selected: t('selected'),
+    changeTime: t('changeTime'),
+    yourDetails: t('yourDetails'),
+    name: t('name'),
+    email: t('email'),
+    phone: t('phone'),
+    note: t('note'),
+    place: t('place'),
+    priceVariant: t('priceVariant'),
+    discount: t('discount'),
+    invoice: t('invoice'),
+    invoiceName: t('invoiceName'),
+    invoiceAddress: t('invoiceAddress'),
+    invoicePostalCode: t('invoicePostalCode'),
+    invoiceCity: t('invoiceCity'),
+    invoiceTaxNumber: t('invoiceTaxNumber'),
+    gateway: t('gateway'),
+    optional: t('optional'),
+    required: t('required'),
+    honeypot: t('honeypot'),
+    confirm: t('confirm'),
+    confirmPay: t('confirmPay'),
+    timeFormat: t('timeFormat'),
+    hour12: t('hour12'),
+    hour24: t('hour24'),
+    noscript: t('noscript'),
+    duration: t('duration'),
+    guests: t('guests'),
+    guestsHint: t('guestsHint'),
+    showIfHint: (question: string, value: string) => t('showIfHint', { question, value }),
+    yes: t('yes'),
+    no: t('no'),
+    with: t('with'),
+    when: t('when'),
+    manageTitle: t('manageTitle'),
+    status: t('status'),
+    status_confirmed: t('status_confirmed'),
+    status_pending_payment: t('status_pending_payment'),
+    status_expired: t('status_expired'),
+    status_cancelled: t('status_cancelled'),
+    status_pending_approval: t('status_pending_approval'),
+    status_declined: t('status_declined'),
+    cancelHeading: t('cancelHeading'),
+    reason: t('reason'),
+    cancel: t('cancel'),
+    moveHeading: t('moveHeading'),
+    move: t('move'),
+    tooLate: t('tooLate'),
+    /** The sentence around the deadline, split where the deadline goes (the page wraps it in its own element). */
+    changeUntil: around(t, 'changeUntil', 'time'),
+    join: t('join'),
+    paid: t('paid'),
+    unpaid: t('unpaid'),
+    addToCalendar: t('addToCalendar'),
+    icsDownload: t('icsDownload'),
+    manageLink: t('manageLink'),
+    bookAgain: t('bookAgain'),
+    requestBooking: t('requestBooking'),
+    notFound: t('notFound'),
+    onceGoneTitle: t('onceGoneTitle'),
+    onceGone: t('onceGone'),
+    language: t('language'),
+  };
+}
 
-export type Strings = { [K in keyof typeof en]: string };
+export type Strings = ReturnType<typeof pageStrings>;
 
-const pl: Strings = {
-  bookWith: 'Umów spotkanie z',
-  topicsEmpty: 'Obecnie nie można tu niczego zarezerwować.',
-  minutes: 'min',
-  free: 'Bezpłatnie',
-  price: 'Cena',
-  from: 'od',
-  places: 'Gdzie',
-  timezone: 'Strefa czasowa',
-  timezoneHint: 'Wpisz miasto, kraj lub strefę, np. Polska, New York lub UTC+2',
-  tzUnknown: 'Żadna strefa czasowa nie pasuje do „{value}”. Wybierz ją z listy; godziny są nadal pokazane w strefie {zone}.',
-  tzLinkUnknown: 'Link wskazuje strefę czasową „{value}”, której ta strona nie zna, więc godziny są pokazane w Twojej strefie. Wybierz inną poniżej.',
-  chooseDay: 'Wybierz dzień',
-  chooseTime: 'Wybierz godzinę',
-  prevMonth: 'Poprzedni miesiąc',
-  nextMonth: 'Następny miesiąc',
-  loading: 'Wczytywanie wolnych terminów…',
-  noDays: 'Brak wolnych terminów w tym miesiącu. Sprawdź następny miesiąc.',
-  noTimes: 'Brak wolnych godzin tego dnia.',
-  loadFailed: 'Nie udało się wczytać wolnych terminów. Sprawdź połączenie i spróbuj ponownie.',
-  retry: 'Spróbuj ponownie',
-  available: 'wolne terminy',
-  selected: 'Wybrany termin',
-  changeTime: 'Zmień termin',
-  yourDetails: 'Twoje dane',
-  name: 'Imię i nazwisko',
-  email: 'E-mail',
-  phone: 'Telefon',
-  note: 'Czy prowadzący powinien coś wiedzieć?',
-  place: 'Gdzie',
-  priceVariant: 'Wariant',
-  discount: 'Kod rabatowy',
-  invoice: 'Potrzebuję faktury',
-  invoiceName: 'Imię i nazwisko lub firma',
-  invoiceAddress: 'Ulica i numer',
-  invoicePostalCode: 'Kod pocztowy',
-  invoiceCity: 'Miejscowość',
-  invoiceTaxNumber: 'NIP',
-  gateway: 'Zapłać przez',
-  optional: '(opcjonalnie)',
-  required: '(wymagane)',
-  honeypot: 'Zostaw to pole puste',
-  confirm: 'Potwierdź rezerwację',
-  confirmPay: 'Przejdź do płatności',
-  beforeDiscount: 'przed rabatem',
-  discountApplied: 'Kod {code}: {price} → {total}',
-  timeFormat: 'Format godziny',
-  hour12: '12-godzinny',
-  hour24: '24-godzinny',
-  sending: 'Rezerwuję…',
-  bookedTitle: 'Rezerwacja potwierdzona',
-  bookedText: 'Potwierdzenie z zaproszeniem do kalendarza wysłaliśmy na adres',
-  payingTitle: 'Jeszcze chwila',
-  payingText: 'Przechodzimy do strony płatności…',
-  payLink: 'Przejdź do strony płatności',
-  slotTaken: 'Niestety ktoś właśnie zarezerwował ten termin. Odświeżyliśmy wolne terminy: wybierz inną godzinę.',
-  linkFollows: 'link do spotkania prześlemy e-mailem',
-  fixErrors: 'Sprawdź zaznaczone pola.',
-  discountInvalid: 'Ten kod rabatowy jest nieważny.',
-  rateLimited: 'Zbyt wiele prób. Odczekaj minutę i spróbuj ponownie.',
-  failed: 'Coś poszło nie tak. Spróbuj ponownie.',
-  noscript: 'Ta strona potrzebuje JavaScriptu, aby pokazać wolne terminy.',
-  duration: 'Długość',
-  guests: 'Dodaj gości',
-  guestsHint: 'Ich adresy e-mail, oddzielone przecinkami (najwyżej 10). Oni też dostaną zaproszenie.',
-  showIfHint: 'Tylko jeśli „{question}” to „{value}”.',
-  yes: 'Tak',
-  no: 'Nie',
-  with: 'Z kim',
-  when: 'Kiedy',
-  manageTitle: 'Twoja rezerwacja',
-  status: 'Status',
-  status_confirmed: 'Potwierdzona',
-  status_pending_payment: 'Oczekuje na płatność',
-  status_expired: 'Wygasła',
-  status_cancelled: 'Odwołana',
-  status_pending_approval: 'Czeka na gospodarza',
-  status_declined: 'Odrzucona',
-  requestedTitle: 'Twoja prośba czeka na gospodarza',
-  requestedText: 'Gospodarz ją zaakceptuje lub odrzuci; do tego czasu termin jest dla Ciebie zarezerwowany. Napisaliśmy na adres',
-  cancelHeading: 'Odwołaj rezerwację',
-  reason: 'Powód',
-  cancel: 'Odwołaj rezerwację',
-  cancelled: 'Rezerwacja została odwołana. Prowadzący został powiadomiony.',
-  moveHeading: 'Przenieś na inny termin',
-  move: 'Przenieś rezerwację',
-  moved: 'Rezerwacja została przeniesiona. Zaktualizowane zaproszenie jest w drodze.',
-  tooLate: 'Tej rezerwacji nie można już zmienić online. Skontaktuj się z prowadzącym.',
-  changeUntil: 'Termin na odwołanie lub przeniesienie:',
-  join: 'Dołącz',
-  paid: 'opłacone',
-  unpaid: 'oczekuje na płatność',
-  addToCalendar: 'Dodaj do kalendarza',
-  icsDownload: 'Kalendarz Apple i inne (.ics)',
-  manageLink: 'Zmień termin lub odwołaj',
-  bookAgain: 'Umów inny termin',
-  requestBooking: 'Poproś o ten termin',
-  notFound: 'Ten link jest nieprawidłowy lub wygasł.',
-  onceGoneTitle: 'Ten link do rezerwacji został już użyty',
-  onceGone: 'Ten link pozwalał na jedną rezerwację i został już użyty lub wygasł. Jeśli nadal potrzebujesz terminu, poproś o nowy link.',
-  language: 'Język',
-  // One form for every count: the plural of „miejsce” changes with the number, the label does not.
-  seatLeft: 'Wolne miejsca: {count}',
-  seatsLeft: 'Wolne miejsca: {count}',
+/** `'You can cancel or move it until {time}.'` → `['You can cancel or move it until ', '.']`. */
+function around(t: Translate, key: string, name: string): readonly [string, string] {
+  const marker = '\u0000';
+  const [before = '', after = ''] = t(key, { [name]: marker }).split(marker);
+  return [before, after];
+}
+
+export const STRINGS: Record<Lang, Strings> = buildForEachLang('pages', (t) => pageStrings(t));
+
+export { PLACE_LABELS } from '../../i18n/place-labels.js';
+
+/** How each gateway is offered on the booking page ("Card (Stripe)", "Karta (Stripe)"). */
+export const GATEWAY_LABELS = buildForEachLang(
+  'pages',
+  (t): Record<Gateway, string> => ({
+    stripe: t('gateways.stripe'),
+    p24: t('gateways.p24'),
+    payu: t('gateways.payu'),
+    paypal: t('gateways.paypal'),
+    tpay: t('gateways.tpay'),
+  }),
+);
+
+/** The embedded booking page's frame title (embed.js), per language. */
+export const EMBED_TITLES: Record<Lang, string> = buildForEachLang('pages', (t) => t('embedTitle'));
+
+/** Each language named in itself, for the page's language switch. */
+export const LANGUAGE_NAMES: Record<Lang, string> = {
+  en: 'English',
+  pl: 'Polski',
+  de: 'Deutsch',
+  uk: 'Українська',
+  es: 'Español',
+  fr: 'Français',
 };
 
-export const STRINGS: Record<Lang, Strings> = { en, pl };
-
-export { PLACE_LABELS } from '../../domain/place-labels.js';
-
-export const GATEWAY_LABELS: Record<Gateway, string> = {
-  stripe: 'Card (Stripe)',
-  p24: 'Przelewy24',
-  payu: 'PayU',
-  paypal: 'PayPal',
-  tpay: 'Tpay',
-};
-
-/** The strings the page script shows by itself (errors, states); the rest is rendered. */
-export const CLIENT_STRING_KEYS = [
+/**
+ * The strings the page script shows by itself (errors, states); the rest is rendered. Values
+ * it fills in itself keep their `{name}` (the script replaces them); a plural message goes as
+ * its forms by category (`{ one: '{count} seat left', other: '{count} seats left' }`), which
+ * the script picks with Intl.PluralRules.
+ */
+const CLIENT_TEXTS = [
   'loading',
-  'tzUnknown',
   'noDays',
   'noTimes',
   'loadFailed',
   'retry',
-  'available',
   'confirm',
   'confirmPay',
   'beforeDiscount',
-  'discountApplied',
   'sending',
   'bookedTitle',
-  'bookedText',
   'payingTitle',
   'payingText',
   'payLink',
   'slotTaken',
   'linkFollows',
   'fixErrors',
+  'fieldInvalid',
   'discountInvalid',
   'rateLimited',
   'failed',
@@ -271,16 +170,49 @@ export const CLIENT_STRING_KEYS = [
   'status_pending_approval',
   'status_declined',
   'requestedTitle',
-  'requestedText',
-  'seatLeft',
-  'seatsLeft',
   'duration',
   'minutes',
-] as const satisfies readonly (keyof Strings)[];
+] as const;
 
-export function clientStrings(lang: Lang): Record<string, string> {
-  const strings = STRINGS[lang];
-  return Object.fromEntries(CLIENT_STRING_KEYS.map((key) => [key, strings[key]]));
+/** Messages with values the script fills in: each value's name. */
+const CLIENT_TEMPLATES: Record<string, readonly string[]> = {
+  tzUnknown: ['value', 'zone'],
+  discountApplied: ['code', 'price', 'total'],
+  bookedText: ['email'],
+  requestedText: ['email'],
+};
+
+const CLIENT_PLURALS = ['seatsLeft', 'available'] as const;
+
+export type ClientStrings = Record<string, string | Record<string, string>>;
+
+/**
+ * A plural message's forms, one per plural category the language uses for counts up to 1000,
+ * with `{count}` where the number goes: formatted through the catalogue with a number of each
+ * category, then that number replaced.
+ */
+export function pluralForms(t: Translate, lang: Lang, key: string): Record<string, string> {
+  const rules = new Intl.PluralRules(lang);
+  const number = new Intl.NumberFormat(lang);
+  const forms: Record<string, string> = {};
+  for (let count = 0; count <= 1000; count += 1) {
+    const category = rules.select(count);
+    if (forms[category] !== undefined) continue;
+    forms[category] = t(key, { count }).replace(number.format(count), '{count}');
+  }
+  return forms;
+}
+
+const CLIENT_STRINGS = buildForEachLang('pages', (t, lang): ClientStrings => {
+  const strings: ClientStrings = {};
+  for (const key of CLIENT_TEXTS) strings[key] = t(key);
+  for (const [key, names] of Object.entries(CLIENT_TEMPLATES)) strings[key] = t(key, Object.fromEntries(names.map((name) => [name, `{${name}}`])));
+  for (const key of CLIENT_PLURALS) strings[key] = pluralForms(t, lang, key);
+  return strings;
+});
+
+export function clientStrings(lang: Lang): ClientStrings {
+  return CLIENT_STRINGS[lang];
 }
 
 /** Accept-Language's tags, best first (q-values honoured, q=0 dropped), lower-cased. */
@@ -297,15 +229,21 @@ function rankedTags(acceptLanguage: string | undefined): string[] {
     .map((entry) => entry.tag);
 }
 
+/** `'fr'` → 'fr'; anything termin does not speak (or no value) → undefined. */
+export function supportedLang(value: unknown): Lang | undefined {
+  return (LANGS as readonly unknown[]).includes(value) ? (value as Lang) : undefined;
+}
+
 /**
  * `?lang=` wins, then the first of `Accept-Language` we speak (q-values honoured), else English:
- * `pickLang(undefined, 'de-DE,pl;q=0.8,en;q=0.5')` → 'pl'.
+ * `pickLang(undefined, 'it-IT,uk;q=0.8,en;q=0.5')` → 'uk'.
  */
 export function pickLang(query: string | undefined, acceptLanguage: string | undefined): Lang {
-  if (query === 'en' || query === 'pl') return query;
+  const asked = supportedLang(query);
+  if (asked) return asked;
   for (const tag of rankedTags(acceptLanguage)) {
-    const base = tag.split('-')[0];
-    if (base === 'pl' || base === 'en') return base;
+    const base = supportedLang(tag.split('-')[0]);
+    if (base) return base;
   }
   return 'en';
 }
@@ -313,7 +251,7 @@ export function pickLang(query: string | undefined, acceptLanguage: string | und
 /**
  * The locale the page formats with: the visitor's own region of the page's language when
  * Accept-Language names one (`en-US` → 12-hour, month first; `en-GB` → 24-hour, day first),
- * else the language alone as the e-mails read it (`en`, `pl`), so a page and its e-mail agree.
+ * else the language alone as the e-mails read it (`en`, `pl`, `de`…), so a page and its e-mail agree.
  * A region of another language is not taken: an English page for a `pl-PL` browser reads `en`.
  */
 export function pickLocale(lang: Lang, acceptLanguage: string | undefined): FormatLocale {

@@ -6,6 +6,7 @@ import type { Lang, MeetingStatus } from '../../domain/meeting.js';
 import { formatDate, formatMoney, formatRange, formatTime, type FormatLocale } from '../../domain/formats.js';
 import { calendarMarkup, hourSwitch } from './calendar.js';
 import { html, htmlDocument, type SafeHtml } from './html.js';
+import { CALENDAR_LINK_LABELS } from '../../i18n/calendar-link-labels.js';
 import { PLACE_LABELS, STRINGS, clientStrings, type Strings } from './i18n.js';
 
 /** What the manage page shows: the meeting in the participant's zone and language. */
@@ -80,8 +81,8 @@ ${view.price ? html`<dt>${t.price}</dt><dd id="price">${formatMoney(view.price.a
 ${
   live
     ? html`<div class="add-to-calendar"><h2 id="h-calendar">${t.addToCalendar}</h2><ul aria-labelledby="h-calendar">
-<li><a id="cal-google" href="${googleCalendarUrl(event)}" rel="noopener" target="_blank">Google Calendar</a></li>
-<li><a id="cal-outlook" href="${outlookCalendarUrl(event)}" rel="noopener" target="_blank">Outlook</a></li>
+<li><a id="cal-google" href="${googleCalendarUrl(event)}" rel="noopener" target="_blank">${CALENDAR_LINK_LABELS[view.lang].google}</a></li>
+<li><a id="cal-outlook" href="${outlookCalendarUrl(event)}" rel="noopener" target="_blank">${CALENDAR_LINK_LABELS[view.lang].outlook}</a></li>
 <li><a id="cal-ics" href="/booking/${view.token}/invitation.ics" download="invitation.ics">${t.icsDownload}</a></li>
 </ul></div>
 <p class="manage-link"><a id="manage-link" href="${view.manageUrl}" target="_top">${t.manageLink}</a></p>`
@@ -108,7 +109,7 @@ ${live && !changeable ? html`<p class="notice" id="too-late">${t.tooLate}</p>` :
 ${!live && view.bookAgainPath ? html`<p class="book-again"><a id="book-again" class="primary" href="${view.bookAgainPath}?lang=${view.lang}">${t.bookAgain}</a></p>` : ''}
 ${
   changeable && view.changeableUntil !== null
-    ? html`<p class="hint" id="change-until">${t.changeUntil} <span id="change-until-at" data-start="${view.changeableUntil}" data-zone="${view.timezone}">${formatDate(view.changeableUntil, view.timezone, view.locale)}, ${formatTime(view.changeableUntil, view.timezone, view.locale)}</span>.</p>
+    ? html`<p class="hint" id="change-until">${t.changeUntil[0]}<span id="change-until-at" data-start="${view.changeableUntil}" data-zone="${view.timezone}">${formatDate(view.changeableUntil, view.timezone, view.locale)}, ${formatTime(view.changeableUntil, view.timezone, view.locale)}</span>${t.changeUntil[1]}</p>
 ${hourSwitch(t)}
 <section id="move" aria-labelledby="h-move">
 <h2 id="h-move">${t.moveHeading}</h2>

@@ -1,62 +1,27 @@
 import { formatMoney, formatSpan } from '../../domain/formats.js';
 import { brandedStylesheets, brandLine, businessMessage } from './branding.js';
 import type { Lang } from '../../domain/meeting.js';
+import { buildForEachLang } from '../../i18n/catalogue.js';
 import type { PayPageView } from '../../scheduling/payments/pay.js';
 import { html, htmlDocument, type SafeHtml } from './html.js';
 
-interface PayStrings {
-  title: string;
-  meeting: string;
-  when: string;
-  amount: string;
-  states: Record<string, string>;
-  preparing: string;
-  gatewayError: string;
-  retry: string;
-  pay: string;
-  refunded: (amount: string) => string;
-}
+const PAY_STATES = ['pending', 'paid', 'expired', 'failed', 'refunded', 'cancelled'] as const;
 
-const STRINGS: Record<Lang, PayStrings> = {
-  en: {
-    title: 'Payment',
-    meeting: 'Meeting',
-    when: 'When',
-    amount: 'Amount',
-    states: {
-      pending: 'Your payment has not been confirmed yet. If you have just paid, the confirmation arrives in a moment; this page refreshes itself.',
-      paid: 'Payment received, thank you. Your meeting is confirmed and the confirmation is on its way to your e-mail.',
-      expired: 'The time to pay has run out and the slot was released. Please book again.',
-      failed: 'The payment did not go through and the slot was released. Please book again.',
-      refunded: 'This payment was refunded.',
-      cancelled: 'This booking was cancelled.',
-    },
-    preparing: 'Preparing your payment… This page refreshes in a moment.',
-    gatewayError: 'The payment service is not answering right now. Nothing was charged. Please try again in a moment.',
-    retry: 'Try again',
-    pay: 'Continue to payment',
-    refunded: (amount) => `Refunded so far: ${amount}.`,
-  },
-  pl: {
-    title: 'Płatność',
-    meeting: 'Spotkanie',
-    when: 'Termin',
-    amount: 'Kwota',
-    states: {
-      pending: 'Płatność nie została jeszcze potwierdzona. Jeśli właśnie zapłacono, potwierdzenie nadejdzie za chwilę; ta strona odświeży się sama.',
-      paid: 'Płatność otrzymana, dziękujemy. Spotkanie jest potwierdzone, a potwierdzenie wysłaliśmy e-mailem.',
-      expired: 'Czas na płatność minął i termin został zwolniony. Zarezerwuj spotkanie ponownie.',
-      failed: 'Płatność nie powiodła się i termin został zwolniony. Zarezerwuj spotkanie ponownie.',
-      refunded: 'Ta płatność została zwrócona.',
-      cancelled: 'Ta rezerwacja została odwołana.',
-    },
-    preparing: 'Przygotowujemy płatność… Strona odświeży się za chwilę.',
-    gatewayError: 'Serwis płatności chwilowo nie odpowiada. Nic nie zostało pobrane. Spróbuj ponownie za chwilę.',
-    retry: 'Spróbuj ponownie',
-    pay: 'Przejdź do płatności',
-    refunded: (amount) => `Zwrócono dotąd: ${amount}.`,
-  },
-};
+/** The pay page's words (locales/<lang>/pages.json, `pay`). */
+const STRINGS = buildForEachLang('pages', (t) => ({
+  title: t('pay.title'),
+  meeting: t('pay.meeting'),
+  when: t('pay.when'),
+  amount: t('pay.amount'),
+  states: Object.fromEntries(PAY_STATES.map((state) => [state, t(`pay.states.${state}`)])) as Record<string, string>,
+  preparing: t('pay.preparing'),
+  gatewayError: t('pay.gatewayError'),
+  retry: t('pay.retry'),
+  pay: t('pay.pay'),
+  refunded: (amount: string) => t('pay.refunded', { amount }),
+}));
+
+type PayStrings = (typeof STRINGS)[Lang];
 
 /** 15000 PLN → "PLN 150.00" (en), "150,00 zł" (pl): the same money format as the booking page and the e-mails. */
 export function formatAmount(amount: number, currency: string, lang: Lang): string {

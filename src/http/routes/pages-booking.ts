@@ -10,10 +10,10 @@ import { translateTopic } from '../../domain/topic-translations.js';
 import { findPublicTopicUuidBySlug, findRenamedHost, listPublicTopicsOfHost } from '../../scheduling/booking/public-topics.js';
 import { manageUrl } from '../../scheduling/meetings/manage-token.js';
 import { getManagedBooking, invitationForToken } from '../../scheduling/booking/public-booking.js';
-import { loadAssets, type Asset } from '../pages/assets.js';
+import { fillAsset, loadAssets, type Asset } from '../pages/assets.js';
 import { renderBookingPage, renderSingleUseGone, renderTopicList } from '../pages/booking.js';
 import { sendHtml } from '../pages/html.js';
-import { pickLang, pickLocale } from '../pages/i18n.js';
+import { EMBED_TITLES, pickLang, pickLocale, supportedLang } from '../pages/i18n.js';
 import { renderManageGone, renderManagePage } from '../pages/manage.js';
 
 interface PageQuery {
@@ -26,7 +26,7 @@ interface PageQuery {
 const PageQuerySchema = {
   type: 'object',
   properties: {
-    lang: { type: 'string', description: '`en` or `pl`: overrides Accept-Language (anything else is ignored).' },
+    lang: { type: 'string', description: '`en`, `pl`, `de`, `uk`, `es` or `fr`: overrides Accept-Language (anything else is ignored).' },
     timezone: { type: 'string', description: "An IANA zone that overrides the browser's (ignored when not a zone)." },
     embed: { type: 'string', description: "Set by embed.js: the embedding page's origin, to which the page posts its height and the booking." },
   },
@@ -53,7 +53,7 @@ function embedOriginOf(value: string | undefined): string | null {
 }
 
 function withLang(url: string, request: FastifyRequest<{ Querystring: PageQuery }>): string {
-  const lang = request.query.lang === 'en' || request.query.lang === 'pl' ? request.query.lang : null;
+  const lang = supportedLang(request.query.lang);
   return lang ? `${url}?lang=${lang}` : url;
 }
 
@@ -75,8 +75,10 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
   const assets = loadAssets();
   const stylesheet = assets.url('booking.css');
   const script = assets.url('booking.js');
-  const embedScript = assets.byName.get('embed.js');
-  if (!embedScript) throw new Error('assets/embed.js is missing');
+  const rawEmbedScript = assets.byName.get('embed.js');
+  if (!rawEmbedScript) throw new Error('assets/embed.js is missing');
+  // The frame's title in each language, from the catalogue (the script picks by ?lang= or the host page's lang).
+  const embedScript = fillAsset(rawEmbedScript, "/*TITLES*/ { en: 'Booking' }", JSON.stringify(EMBED_TITLES));
   const favicon = assets.byName.get('favicon.svg');
   if (!favicon) throw new Error('assets/favicon.svg is missing');
 
@@ -134,7 +136,7 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
         summary: "A host's booking pages (HTML)",
         description:
           "Lists the host's public topics (their own and their teams' that they host), each linking to its booking page (by its slug when it has one). " +
-          '`?lang=en|pl` overrides Accept-Language. A username the host has given up answers 301 to the current one.',
+          '`?lang=en|pl|de|uk|es|fr` overrides Accept-Language. A username the host has given up answers 301 to the current one.',
         querystring: PageQuerySchema,
       },
     },
@@ -235,7 +237,7 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
     'The booking page of a public topic: a month calendar of the days with free slots (each a `<button data-date="YYYY-MM-DD">`), the ' +
     "chosen day's slots (`<button data-start>` with the UTC start) in the participant's zone (detected by the browser, `?timezone=` " +
     "overrides, changeable from a searchable list), the topic's places, price and variants and form questions, then a confirmation " +
-    'or, for a paid topic, the payment\'s `redirectUrl`; a topic that requires approval asks "Request booking" instead. Books through POST /api/v1/public/schedule. `?lang=en|pl` overrides Accept-Language. ' +
+    'or, for a paid topic, the payment\'s `redirectUrl`; a topic that requires approval asks "Request booking" instead. Books through POST /api/v1/public/schedule. `?lang=en|pl|de|uk|es|fr` overrides Accept-Language. ' +
     "An unknown, private or deleted topic is a 404 page. The last part may be the topic's `slug` instead of its uuid (`/book/anna/intro-call`); " +
     'a username the host has given up (PATCH /users/{userUuid}) answers 301 to the same page under the current one.';
 
@@ -323,7 +325,7 @@ export const bookingPageRoutes: FastifyPluginAsync<{ ctx: AppContext }> = async 
       });
       if (managed === null) return sendHtml(reply, 404, renderManageGone(langOf(request), stylesheet));
       const { meeting } = managed;
-      const lang: Lang = request.query.lang === 'en' || request.query.lang === 'pl' ? request.query.lang : meeting.participant.lang;
+      const lang: Lang = supportedLang(request.query.lang) ?? meeting.participant.lang;
       const timezone = request.query.timezone && isValidTimeZone(request.query.timezone) ? request.query.timezone : meeting.participant.timezone;
       const page = renderManagePage({
         lang,

@@ -78,7 +78,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ ctx: UseCaseContext }> = as
           "this team's admins would then manage their hours, topics, connections and feed. A new user gets a unique " +
           "username made from their names, the account's time zone and Monday–Friday 09:00–17:00 availability, " +
           'and an invitation e-mail naming the account, the team and the caller, with a single-use link to sign in to the web app (`{PUBLIC_URL}/app/login/…`, valid 7 days), ' +
-          'in the language of `Accept-Language` (en or pl). A person already a user of the account (even one deactivated) gets no invitation. ' +
+          'in the language of `Accept-Language` (any of en, pl, de, uk, es, fr; else English). A person already a user of the account (even one deactivated) gets no invitation. ' +
           "403 PLAN_LIMIT_REACHED when the account's plan has no free seat.",
         security: API_KEY_SECURITY,
         params: TeamUuidParams,

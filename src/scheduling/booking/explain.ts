@@ -1,5 +1,5 @@
 import { ForbiddenError, NotFoundError } from '../../domain/errors.js';
-import { describeExclusion } from '../../domain/exclusion-text.js';
+import { describeExclusion } from '../../i18n/exclusion-text.js';
 import type { Lang } from '../../domain/meeting.js';
 import { checkTopicTeam, isCollective, topicForDuration, type MeetingTopic, type TopicHost } from '../../domain/meeting-topic.js';
 import { explainSeat } from '../../domain/seats.js';

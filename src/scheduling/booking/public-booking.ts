@@ -4,7 +4,7 @@ import { ForbiddenError, LinkGoneError, NotFoundError, ValidationError } from '.
 import { findSingleUseTopic } from '../topics/single-use-links.js';
 import { topicForDuration, type MeetingTopic } from '../../domain/meeting-topic.js';
 import type { PaymentStatus } from '../../domain/payment.js';
-import { PLACE_LABELS } from '../../domain/place-labels.js';
+import { PLACE_LABELS } from '../../i18n/place-labels.js';
 import { statusAt, type Meeting } from '../../domain/meeting.js';
 import { findTopic, findTopicIncludingDeleted } from '../../db/repositories/meeting-topics.js';
 import { findMeetingByUuid } from '../../db/repositories/meetings.js';

@@ -1,6 +1,6 @@
 import type { CalendarMeeting } from '../../calendars/meeting-event.js';
 import type { Meeting } from '../../domain/meeting.js';
-import { PLACE_LABELS } from '../../domain/place-labels.js';
+import { PLACE_LABELS } from '../../i18n/place-labels.js';
 import { toSingleLine } from '../../domain/text.js';
 
 /**

@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Lang } from '../../domain/meeting.js';
 import { toSingleLine } from '../../domain/text.js';
+import { buildForEachLang } from '../../i18n/catalogue.js';
 import { normalizeEmail, type User } from '../../domain/user.js';
 import {
   consumeSignInLink,
@@ -46,38 +47,29 @@ function newToken(): string {
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
+/** The sign-in and invitation e-mails' words in each language (locales/<lang>/notices.json, `signIn`, `invitation`). */
+const STRINGS = buildForEachLang('notices', (t) => ({
+  greeting: (name: string) => t('greeting', { name }),
+  signInSubject: (account: string) => t('signIn.subject', { account }),
+  signInLead: (account: string, email: string) => t('signIn.lead', { account, email }),
+  signInIgnore: t('signIn.ignore'),
+  invitationSubject: (inviter: string, account: string) => t('invitation.subject', { inviter, account }),
+  invitationAdded: (inviter: string, team: string, account: string) => t('invitation.added', { inviter, team, account }),
+  invitationSignIn: (email: string) => t('invitation.signIn', { email }),
+  invitationThen: (loginUrl: string) => t('invitation.then', { loginUrl }),
+  invitationIgnore: t('invitation.ignore'),
+}));
+
+/** The member's sign-in link, in their language (the one they chose, else the login page's). */
 function signInMessage({ user, accountName }: SignInMember, url: string, lang: Lang): NoticeMessagePayload {
-  const to = { name: `${user.firstName} ${user.lastName}`, email: user.email };
+  const s = STRINGS[lang];
   const account = toSingleLine(accountName);
-  if (lang === 'pl') {
-    return {
-      notice: true,
-      to,
-      lang,
-      subject: `Logowanie do ${account} w termin`,
-      text: [
-        `Dzień dobry ${user.firstName},`,
-        '',
-        `aby zalogować się do ${account} jako ${user.email}, otwórz ten link (działa raz, przez 15 minut) i potwierdź przyciskiem „Zaloguj się”:`,
-        url,
-        '',
-        'Jeśli to nie Ty prosiłeś o link, zignoruj tę wiadomość: bez kliknięcia „Zaloguj się” nikt nie zostanie zalogowany.',
-      ].join('\n'),
-    };
-  }
   return {
     notice: true,
-    to,
+    to: { name: `${user.firstName} ${user.lastName}`, email: user.email },
     lang,
-    subject: `Sign in to ${account} on termin`,
-    text: [
-      `Hello ${user.firstName},`,
-      '',
-      `To sign in to ${account} as ${user.email}, open this link (it works once, for 15 minutes) and confirm with "Sign in":`,
-      url,
-      '',
-      'If you did not ask for it, ignore this message: nobody is signed in without that click.',
-    ].join('\n'),
+    subject: s.signInSubject(account),
+    text: [s.greeting(user.firstName), '', s.signInLead(account, user.email), url, '', s.signInIgnore].join('\n'),
   };
 }
 
@@ -96,41 +88,16 @@ export interface Invitation {
 
 function invitationMessage(invitation: Invitation, url: string, loginUrl: string): NoticeMessagePayload {
   const { user, lang } = invitation;
-  const to = { name: `${user.firstName} ${user.lastName}`, email: user.email };
+  const s = STRINGS[lang];
   const [account, team, inviter] = [invitation.accountName, invitation.teamName, invitation.inviterName].map(toSingleLine) as [string, string, string];
-  if (lang === 'pl') {
-    return {
-      notice: true,
-      to,
-      lang,
-      subject: `${inviter} zaprasza Cię do ${account} w termin`,
-      text: [
-        `Dzień dobry ${user.firstName},`,
-        '',
-        `${inviter} dodał(a) Cię do zespołu „${team}” w ${account} w termin, gdzie można umawiać z Tobą spotkania.`,
-        `Aby zalogować się jako ${user.email}, otwórz ten link (działa raz, przez 7 dni) i potwierdź przyciskiem „Zaloguj się”:`,
-        url,
-        '',
-        `Potem ustawisz swoje godziny, tematy i połączenia. Kolejne linki do logowania zamówisz na ${loginUrl}.`,
-        'Jeśli nie spodziewałeś się tego zaproszenia, zignoruj tę wiadomość: bez kliknięcia „Zaloguj się” nikt nie zostanie zalogowany.',
-      ].join('\n'),
-    };
-  }
   return {
     notice: true,
-    to,
+    to: { name: `${user.firstName} ${user.lastName}`, email: user.email },
     lang,
-    subject: `${inviter} invited you to ${account} on termin`,
-    text: [
-      `Hello ${user.firstName},`,
-      '',
-      `${inviter} added you to the team "${team}" of ${account} on termin, where people book meetings with you.`,
-      `To sign in as ${user.email}, open this link (it works once, for 7 days) and confirm with "Sign in":`,
-      url,
-      '',
-      `Then set your hours, topics and connections. Ask for a new sign-in link any time at ${loginUrl}.`,
-      'If you did not expect this invitation, ignore this message: nobody is signed in without that click.',
-    ].join('\n'),
+    subject: s.invitationSubject(inviter, account),
+    text: [s.greeting(user.firstName), '', s.invitationAdded(inviter, team, account), s.invitationSignIn(user.email), url, '', s.invitationThen(loginUrl), s.invitationIgnore].join(
+      '\n',
+    ),
   };
 }
 

@@ -3,7 +3,9 @@ import { buildAuthorizeUrl, createPkce, exchangeCode, GrantRefusedError, missing
 import { ProviderError } from '../../integrations/ports.js';
 import { NotFoundError, SecretUnreadableError, ValidationError } from '../../domain/errors.js';
 import { type Connection, type IntegrationProvider, PROVIDER_PLACES } from '../../domain/integrations.js';
+import type { Lang } from '../../domain/lang.js';
 import type { User } from '../../domain/user.js';
+import { buildForEachLang } from '../../i18n/catalogue.js';
 import {
   consumeOauthState,
   deleteConnection,
@@ -250,7 +252,13 @@ export async function completeConnection(
     const account = await findAccount(trx, connection.accountUuid);
     const whose = { memberName: member ? `${member.firstName} ${member.lastName}` : 'a removed member', accountName: account?.name ?? 'a removed account' };
     if (member && member.deactivatedAt === null) {
-      const notice = connectedNotice(ctx.publicUrl, adapter.label, connection, accountEmail, { ...whose, firstName: member.firstName, email: member.email });
+      const notice = connectedNotice(ctx.publicUrl, adapter.label, connection, accountEmail, {
+        memberName: whose.memberName,
+        accountName: account?.name ?? null,
+        firstName: member.firstName,
+        email: member.email,
+        lang: member.language ?? 'en',
+      });
       await enqueueJobs(trx, [{ uuid: newId(done), kind: EMAIL_JOB_KIND, payload: notice }], done);
     }
     return whose;
@@ -263,32 +271,49 @@ export function providerAccountOf(label: string, accountEmail: string | null): s
   return accountEmail === null ? `A ${label} account` : `${label} account ${accountEmail}`;
 }
 
+/** The "now connected" e-mail's words in each language (locales/<lang>/notices.json, `connected`). */
+const CONNECTED_STRINGS = buildForEachLang('notices', (t) => ({
+  greeting: (name: string) => t('greeting', { name }),
+  which: (label: string, email: string | null) => (email === null ? t('connected.someAccount', { label }) : t('connected.account', { label, email })),
+  removedAccount: t('connected.removedAccount'),
+  subject: (which: string, member: string, account: string) => t('connected.subject', { which, member, account }),
+  lead: (which: string, member: string, account: string) => t('connected.lead', { which, member, account }),
+  rooms: (place: string, label: string) => t('connected.rooms', { place, label }),
+  notYou: (label: string) => t('connected.notYou', { label }),
+  remove: t('connected.remove'),
+  api: (request: string) => t('connected.api', { request }),
+}));
+
 /**
- * The member's e-mail on a connection made: whose it became and how to remove it. Sent however
- * the connection was started, so a member whose API-started `authorizeUrl` was finished by
- * someone else (their own provider account now making the member's rooms) learns it at once.
+ * The member's e-mail on a connection made, in their language: whose it became and how to
+ * remove it. Sent however the connection was started, so a member whose API-started
+ * `authorizeUrl` was finished by someone else (their own provider account now making the
+ * member's rooms) learns it at once.
  */
 function connectedNotice(
   publicUrl: string,
   label: string,
   connection: Connection,
   accountEmail: string | null,
-  member: { firstName: string; email: string; memberName: string; accountName: string },
+  member: { firstName: string; email: string; memberName: string; accountName: string | null; lang: Lang },
 ): NoticeMessagePayload {
-  const which = providerAccountOf(label, accountEmail);
+  const s = CONNECTED_STRINGS[member.lang];
+  const which = s.which(label, accountEmail);
+  const account = member.accountName ?? s.removedAccount;
   return {
     notice: true,
     to: { name: member.memberName, email: member.email },
-    subject: `${which} is now connected for ${member.memberName} at ${member.accountName}`,
+    lang: member.lang,
+    subject: s.subject(which, member.memberName, account),
     text: [
-      `Hello ${member.firstName},`,
+      s.greeting(member.firstName),
       '',
-      `${which} is now connected to termin for ${member.memberName} at ${member.accountName}.`,
-      `Meetings booked with you at ${PROVIDER_PLACES[connection.provider]} get their rooms in that ${label} account from now on.`,
+      s.lead(which, member.memberName, account),
+      s.rooms(PROVIDER_PLACES[connection.provider], label),
       '',
-      `If you did not connect it, or it is not your ${label} account, remove it now ("Disconnect" under ${label}):`,
-      `Remove it: ${publicUrl}/app/connections`,
-      `(or DELETE ${publicUrl}/api/v1/users/${connection.userUuid}/connections/${connection.uuid}).`,
+      s.notYou(label),
+      `${s.remove}: ${publicUrl}/app/connections`,
+      s.api(`DELETE ${publicUrl}/api/v1/users/${connection.userUuid}/connections/${connection.uuid}`),
     ].join('\n'),
   };
 }

@@ -10,6 +10,7 @@ import {
   storeRefreshedTokens,
 } from '../../db/repositories/connections.js';
 import { findUserAcrossAccounts } from '../../db/repositories/users.js';
+import { buildForEachLang } from '../../i18n/catalogue.js';
 import { inTransaction } from '../../db/transaction.js';
 import { newId } from '../../ids.js';
 import type { NoticeMessagePayload } from '../../mail/queued-message.js';
@@ -79,7 +80,7 @@ export async function withAccessToken<T>(ctx: TokenContext, connectionUuid: stri
     } catch (error) {
       if (error instanceof ConnectionRefusedError) {
         const found = await findConnectionWithTokens(ctx.db, connectionUuid);
-        if (found) await failConnection(ctx, found.connection, `${error.message}. Connect it again.`);
+        if (found) await failConnection(ctx, found.connection, `${error.message}. Connect it again.`, 'permission');
         throw new ConnectionUnusableError(connectionUuid, error.message);
       }
       if (!(error instanceof AccessTokenRejectedError)) throw error;
@@ -91,7 +92,7 @@ export async function withAccessToken<T>(ctx: TokenContext, connectionUuid: stri
       const found = await findConnectionWithTokens(ctx.db, connectionUuid);
       if (!found) throw new ConnectionUnusableError(connectionUuid, 'the connection was removed');
       const label = ctx.integrations.oauth[found.connection.provider].label;
-      await failConnection(ctx, found.connection, `${label} refused a freshly refreshed access token. Connect it again.`);
+      await failConnection(ctx, found.connection, `${label} refused a freshly refreshed access token. Connect it again.`, 'grant');
       throw new ConnectionUnusableError(connectionUuid, `${label} refused a freshly refreshed access token`);
     }
   }
@@ -108,7 +109,7 @@ async function accessTokenOf(ctx: TokenContext, connectionUuid: string, rejected
     if (!areTokensReadable(ctx.secretKey, tokens)) {
       // Sealed with a key this server no longer has: unusable until the host connects again, and said so once.
       const unreadable = unreadableTokensError(ctx.integrations.oauth[connection.provider].label);
-      await failConnection(ctx, connection, unreadable.message);
+      await failConnection(ctx, connection, unreadable.message, 'unreadable');
       throw new ConnectionUnusableError(connectionUuid, unreadable.message);
     }
     // An access token no key opens is refreshed like an expired one (its refresh token opens: checked above).
@@ -195,12 +196,17 @@ async function refreshHeld(ctx: TokenContext, connection: Connection, refreshTok
     return tokens.accessToken;
   } catch (error) {
     if (error instanceof GrantRefusedError) {
-      await failConnection(ctx, connection, `${adapter.label} refused the connection: ${error.reason}. ${whatToDoAfter(error.refusal, adapter.label, connection.provider)}`);
+      await failConnection(
+        ctx,
+        connection,
+        `${adapter.label} refused the connection: ${error.reason}. ${whatToDoAfter(error.refusal, adapter.label, connection.provider)}`,
+        error.refusal,
+      );
       throw new ConnectionUnusableError(connection.uuid, error.reason);
     }
     if (error instanceof SecretUnreadableError) {
       // The app's secret or the refresh token: no retry can open them; the host (or an admin) must act.
-      await failConnection(ctx, connection, error.message);
+      await failConnection(ctx, connection, error.message, 'unreadable');
       throw new ConnectionUnusableError(connection.uuid, error.message);
     }
     await releaseTokenRefresh(ctx.db, connection.uuid, claim).catch(() => undefined);
@@ -228,8 +234,37 @@ export function whatToDoAfter(refusal: GrantRefusal, label: string, provider: In
   }
 }
 
-/** `error` with its reason, once: the host is e-mailed and `connection.error` goes to the webhooks, in one transaction. */
-async function failConnection(ctx: TokenContext, connection: Connection, reason: string): Promise<void> {
+/** Why a connection stopped working, as its member is told: a refusal of the provider's, or tokens this server cannot open. */
+export type StopCause = GrantRefusal | 'permission' | 'unreadable';
+
+/** The "connection stopped working" e-mail's words in each language (locales/<lang>/notices.json, `connectionStopped`). */
+const STOPPED_STRINGS = buildForEachLang('notices', (t) => ({
+  greeting: (name: string) => t('greeting', { name }),
+  subject: (label: string) => t('connectionStopped.subject', { label }),
+  account: (label: string, email: string | null) => (email === null ? t('connectionStopped.account', { label }) : t('connectionStopped.accountWithEmail', { label, email })),
+  lead: (account: string, reason: string) => t('connectionStopped.lead', { account, reason }),
+  /** Every cause named here: a new refusal without its words does not compile. */
+  why: {
+    grant: (label: string) => t('connectionStopped.why.grant', { label }),
+    'sign-in': (label: string) => t('connectionStopped.why.sign-in', { label }),
+    consent: (label: string) => t('connectionStopped.why.consent', { label }),
+    'app-credentials': (label: string) => t('connectionStopped.why.app-credentials', { label }),
+    scope: (label: string) => t('connectionStopped.why.scope', { label }),
+    permission: (label: string) => t('connectionStopped.why.permission', { label }),
+    unreadable: (label: string) => t('connectionStopped.why.unreadable', { label }),
+  } satisfies Record<StopCause, (label: string) => string>,
+  places: (place: string, label: string) => t('connectionStopped.places', { place, label }),
+  how: (request: string, body: string) => t('connectionStopped.how', { request, body }),
+  follow: t('connectionStopped.follow'),
+}));
+
+/**
+ * `error` with its reason, once: the host is e-mailed and `connection.error` goes to the
+ * webhooks, in one transaction. The e-mail is in the host's language: English gives the
+ * reason as recorded (the provider's own words included); another language says what the
+ * `cause` asks of them, as the recorded reason is English.
+ */
+async function failConnection(ctx: TokenContext, connection: Connection, reason: string, cause: StopCause): Promise<void> {
   await inTransaction(ctx.db, async (trx) => {
     const now = ctx.now();
     if (!(await markConnectionFailed(trx, connection.uuid, reason, now))) return;
@@ -238,17 +273,20 @@ async function failConnection(ctx: TokenContext, connection: Connection, reason:
     const host = await findUserAcrossAccounts(trx, connection.userUuid);
     if (!host || host.deactivatedAt !== null) return;
     const label = ctx.integrations.oauth[connection.provider].label;
+    const lang = host.language ?? 'en';
+    const s = STOPPED_STRINGS[lang];
     const notice: NoticeMessagePayload = {
       notice: true,
       to: { name: `${host.firstName} ${host.lastName}`, email: host.email },
-      subject: `Your ${label} connection stopped working`,
+      lang,
+      subject: s.subject(label),
       text: [
-        `Hello ${host.firstName},`,
+        s.greeting(host.firstName),
         '',
-        `termin can no longer use your ${label} account${connection.accountEmail ? ` (${connection.accountEmail})` : ''}: ${reason}`,
-        `Meetings booked at ${PROVIDER_PLACES[connection.provider]} keep their times, but new ones get no ${label} link until you connect again`,
-        `(POST ${ctx.publicUrl}/api/v1/users/${host.uuid}/connections with {"provider": "${connection.provider}"}, or ask an admin of your team).`,
-        'Their links follow by e-mail as soon as the connection works again.',
+        s.lead(s.account(label, connection.accountEmail || null), lang === 'en' ? reason : s.why[cause](label)),
+        s.places(PROVIDER_PLACES[connection.provider], label),
+        s.how(`POST ${ctx.publicUrl}/api/v1/users/${host.uuid}/connections`, `{"provider": "${connection.provider}"}`),
+        s.follow,
       ].join('\n'),
     };
     await enqueueJobs(trx, [{ uuid: newId(now), kind: EMAIL_JOB_KIND, payload: notice }], now);

@@ -1,6 +1,9 @@
 import { type IntegrationProvider, PROVIDER_PLACES } from '../../domain/integrations.js';
+import { formatDateTime } from '../../domain/formats.js';
+import type { Lang } from '../../domain/lang.js';
 import type { Meeting } from '../../domain/meeting.js';
-import { PLACE_LABELS } from '../../domain/place-labels.js';
+import { buildForEachLang } from '../../i18n/catalogue.js';
+import { PLACE_LABELS } from '../../i18n/place-labels.js';
 import { toSingleLine } from '../../domain/text.js';
 import type { User } from '../../domain/user.js';
 import type { DbOrTrx } from '../../db/database.js';
@@ -77,93 +80,144 @@ async function meetingsWithoutLink(trx: DbOrTrx, host: User, provider: Integrati
   return (await findMeetingsWithoutRoom(trx, host.uuid, place, 'waiting', now, 500)).filter((meeting) => !meeting.location?.url);
 }
 
+/** The room notices' words in each language (locales/<lang>/notices.json, `rooms`). */
+const STRINGS = buildForEachLang('notices', (t) => ({
+  greeting: (name: string) => t('greeting', { name }),
+  connectSubject: (place: string, provider: string) => t('rooms.connectSubject', { place, provider }),
+  connectLead: (participant: string, when: string, place: string, why: string) => t('rooms.connectLead', { participant, when, place, why }),
+  whyBroken: (provider: string) => t('rooms.whyBroken', { provider }),
+  whyNone: (provider: string) => t('rooms.whyNone', { provider }),
+  connectHow: (request: string, body: string) => t('rooms.connectHow', { request, body }),
+  connectThen: t('rooms.connectThen'),
+  connectLater: t('rooms.connectLater'),
+  digestSubject: (count: number, place: string, provider: string) => t('rooms.digestSubject', { count, place, provider }),
+  digestLead: (place: string, why: string) => t('rooms.digestLead', { place, why }),
+  digestThen: t('rooms.digestThen'),
+  line: (when: string, participant: string, email: string, url: string) => t('rooms.line', { when, participant, email, url }),
+  lineWithReason: (when: string, participant: string, email: string, reason: string, url: string) => t('rooms.lineWithReason', { when, participant, email, reason, url }),
+  more: (count: number) => t('rooms.more', { count }),
+  failedSubject: (label: string) => t('rooms.failedSubject', { label }),
+  failedLead: (participant: string, when: string, label: string, reason: string) => t('rooms.failedLead', { participant, when, label, reason }),
+  failedLeadPlain: (participant: string, when: string, label: string) => t('rooms.failedLeadPlain', { participant, when, label }),
+  failedKept: (url: string) => t('rooms.failedKept', { url }),
+  failedSend: t('rooms.failedSend'),
+  failedAgain: (label: string) => t('rooms.failedAgain', { label }),
+  meeting: t('rooms.meeting'),
+  failedDigestSubject: (label: string, count: number) => t('rooms.failedDigestSubject', { label, count }),
+  failedDigestLead: (label: string) => t('rooms.failedDigestLead', { label }),
+  failedDigestSend: t('rooms.failedDigestSend'),
+  failedDigestAgain: (label: string) => t('rooms.failedDigestAgain', { label }),
+}));
+
+/**
+ * The host reads these in their own language, times in their own zone. A provider's reason
+ * (a refusal, a connection's error) is recorded in English: an English reader gets it as it
+ * is, the others without it (the meeting's page in the web app shows it).
+ */
+const langOf = (host: User): Lang => host.language ?? 'en';
 const nameOf = (host: User) => `${host.firstName} ${host.lastName}`;
-const meetingLine = (meeting: Meeting, ctx: NoticeContext, detail?: string) =>
-  `- ${new Date(meeting.start).toISOString()} with ${toSingleLine(meeting.participant.name)} <${meeting.participant.email}>${detail ? `: ${toSingleLine(detail)}` : ''} ${ctx.publicUrl}/app/meetings/${meeting.uuid}`;
-const listed = (meetings: readonly Meeting[], line: (meeting: Meeting) => string) => [
+const whenOf = (host: User, meeting: Meeting) => formatDateTime(meeting.start, host.timezone, langOf(host));
+const meetingLine = (host: User, meeting: Meeting, ctx: NoticeContext, detail?: string) => {
+  const s = STRINGS[langOf(host)];
+  const [when, participant, url] = [whenOf(host, meeting), toSingleLine(meeting.participant.name), `${ctx.publicUrl}/app/meetings/${meeting.uuid}`];
+  return detail && langOf(host) === 'en'
+    ? s.lineWithReason(when, participant, meeting.participant.email, toSingleLine(detail), url)
+    : s.line(when, participant, meeting.participant.email, url);
+};
+const listed = (host: User, meetings: readonly Meeting[], line: (meeting: Meeting) => string) => [
   ...meetings.slice(0, DIGEST_LISTED).map(line),
-  ...(meetings.length > DIGEST_LISTED ? [`… and ${meetings.length - DIGEST_LISTED} more.`] : []),
+  ...(meetings.length > DIGEST_LISTED ? [STRINGS[langOf(host)].more(meetings.length - DIGEST_LISTED)] : []),
 ];
 
 async function whyNotConnected(trx: DbOrTrx, host: User, provider: IntegrationProvider): Promise<string> {
+  const s = STRINGS[langOf(host)];
   const connection = await findConnectionOfUser(trx, host.uuid, provider);
-  return connection?.status === 'error' ? `your ${provider} connection stopped working (${toSingleLine(connection.lastError ?? 'refused')})` : `you have not connected ${provider}`;
+  if (connection?.status !== 'error') return s.whyNone(provider);
+  return langOf(host) === 'en' ? `${s.whyBroken(provider)} (${toSingleLine(connection.lastError ?? 'refused')})` : s.whyBroken(provider);
 }
 
 function connectHow(host: User, provider: IntegrationProvider, ctx: NoticeContext): string {
-  return `Connect it (POST ${ctx.publicUrl}/api/v1/users/${host.uuid}/connections with {"provider": "${provider}"}, or ask an admin of your team)`;
+  return STRINGS[langOf(host)].connectHow(`POST ${ctx.publicUrl}/api/v1/users/${host.uuid}/connections`, `{"provider": "${provider}"}`);
 }
 
 /** An e-mail to the host of a meeting at a place with rooms that gets none: what to connect, so it gets one. */
 async function connectNotice(trx: DbOrTrx, host: User, meeting: Meeting, provider: IntegrationProvider, ctx: NoticeContext): Promise<NoticeMessagePayload> {
+  const s = STRINGS[langOf(host)];
   return {
     notice: true,
     to: { name: nameOf(host), email: host.email },
-    subject: `A meeting at ${meeting.place} has no link yet: connect ${provider}`,
+    lang: langOf(host),
+    subject: s.connectSubject(meeting.place, provider),
     text: [
-      `Hello ${host.firstName},`,
+      s.greeting(host.firstName),
       '',
-      `${toSingleLine(meeting.participant.name)} booked a meeting with you on ${new Date(meeting.start).toISOString()} at ${meeting.place}, but it has no link to join yet: ${await whyNotConnected(trx, host, provider)}.`,
+      s.connectLead(toSingleLine(meeting.participant.name), whenOf(host, meeting), meeting.place, await whyNotConnected(trx, host, provider)),
       connectHow(host, provider, ctx),
-      'and the meeting gets its own room within a minute; the participant then receives the link by e-mail.',
-      `Until then, other meetings booked there are listed in one e-mail an hour at most.`,
+      s.connectThen,
+      s.connectLater,
     ].join('\n'),
   };
 }
 
 async function connectDigest(trx: DbOrTrx, host: User, meetings: readonly Meeting[], provider: IntegrationProvider, ctx: NoticeContext): Promise<NoticeMessagePayload> {
+  const s = STRINGS[langOf(host)];
   const place = PROVIDER_PLACES[provider];
   return {
     notice: true,
     to: { name: nameOf(host), email: host.email },
-    subject: `${meetings.length} meetings at ${place} have no link yet: connect ${provider}`,
+    lang: langOf(host),
+    subject: s.digestSubject(meetings.length, place, provider),
     text: [
-      `Hello ${host.firstName},`,
+      s.greeting(host.firstName),
       '',
-      `These meetings with you at ${place} have no link to join yet: ${await whyNotConnected(trx, host, provider)}.`,
-      ...listed(meetings, (meeting) => meetingLine(meeting, ctx)),
+      s.digestLead(place, await whyNotConnected(trx, host, provider)),
+      ...listed(host, meetings, (meeting) => meetingLine(host, meeting, ctx)),
       '',
       connectHow(host, provider, ctx),
-      'and each gets its own room within a minute; the participants then receive their links by e-mail.',
+      s.digestThen,
     ].join('\n'),
   };
 }
 
 /** An e-mail to the host of a meeting whose room the provider refused for good: why, and that the link is theirs to send. */
 function failedNotice(host: User, meeting: Meeting, ctx: NoticeContext): NoticeMessagePayload {
-  const label = PLACE_LABELS.en[meeting.place];
-  const reason = toSingleLine(meeting.location?.reason ?? 'refused');
+  const lang = langOf(host);
+  const s = STRINGS[lang];
+  const label = PLACE_LABELS[lang][meeting.place];
+  const [participant, when] = [toSingleLine(meeting.participant.name), whenOf(host, meeting)];
   return {
     notice: true,
     to: { name: nameOf(host), email: host.email },
-    subject: `No ${label} room for a meeting: send the link yourself`,
+    lang,
+    subject: s.failedSubject(label),
     text: [
-      `Hello ${host.firstName},`,
+      s.greeting(host.firstName),
       '',
-      `${toSingleLine(meeting.participant.name)} booked a meeting with you on ${new Date(meeting.start).toISOString()} at ${label}, but ${label} refused its room for good: ${reason}.`,
-      meeting.location?.url
-        ? `The room stays as it was (${meeting.location.url}): check that it still suits the meeting's time, or send the participant another link.`
-        : 'Their confirmation says you will send them the link to join: send it yourself, or move the meeting to another place.',
-      `termin asks ${label} again only if the meeting moves. Other refusals in the next hour come in one e-mail.`,
-      `The meeting: ${ctx.publicUrl}/app/meetings/${meeting.uuid}`,
+      lang === 'en' ? s.failedLead(participant, when, label, toSingleLine(meeting.location?.reason ?? 'refused')) : s.failedLeadPlain(participant, when, label),
+      meeting.location?.url ? s.failedKept(meeting.location.url) : s.failedSend,
+      s.failedAgain(label),
+      `${s.meeting}: ${ctx.publicUrl}/app/meetings/${meeting.uuid}`,
     ].join('\n'),
   };
 }
 
 function failedDigest(host: User, meetings: readonly Meeting[], provider: IntegrationProvider, ctx: NoticeContext): NoticeMessagePayload {
-  const label = PLACE_LABELS.en[PROVIDER_PLACES[provider]];
+  const lang = langOf(host);
+  const s = STRINGS[lang];
+  const label = PLACE_LABELS[lang][PROVIDER_PLACES[provider]];
   return {
     notice: true,
     to: { name: nameOf(host), email: host.email },
-    subject: `No ${label} room for ${meetings.length} meetings: send the links yourself`,
+    lang,
+    subject: s.failedDigestSubject(label, meetings.length),
     text: [
-      `Hello ${host.firstName},`,
+      s.greeting(host.firstName),
       '',
-      `${label} refused the rooms of these meetings with you for good, so they have no link from ${label}:`,
-      ...listed(meetings, (meeting) => meetingLine(meeting, ctx, meeting.location?.reason)),
+      s.failedDigestLead(label),
+      ...listed(host, meetings, (meeting) => meetingLine(host, meeting, ctx, meeting.location?.reason)),
       '',
-      "Each participant's confirmation says you will send them the link to join: send it yourself, or move the meeting to another place.",
-      `termin asks ${label} again only for a meeting that moves.`,
+      s.failedDigestSend,
+      s.failedDigestAgain(label),
     ].join('\n'),
   };
 }

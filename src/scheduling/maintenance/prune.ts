@@ -9,6 +9,7 @@ import {
   deleteExpiredSignInLinksBefore,
   deleteFinishedJobsBefore,
   deleteIdempotencyKeysBefore,
+  deleteIdleSmsNumberLocksBefore,
   deletePastBusyBefore,
   deleteWebhookDeliveriesBefore,
   type PruneBatch,
@@ -24,7 +25,17 @@ const LEASE_MS = 5 * 60_000;
 const LEASE_NAME = 'pruning';
 const LEASE_RENEW_MS = 60_000;
 
-export type PruneRuleName = 'outbox' | 'events' | 'webhook-deliveries' | 'app-sessions' | 'sign-in-links' | 'oauth-states' | 'past-busy' | 'idempotency-keys' | 'audit-events';
+export type PruneRuleName =
+  | 'outbox'
+  | 'events'
+  | 'webhook-deliveries'
+  | 'app-sessions'
+  | 'sign-in-links'
+  | 'oauth-states'
+  | 'past-busy'
+  | 'idempotency-keys'
+  | 'audit-events'
+  | 'sms-number-locks';
 
 interface PruneRule {
   name: PruneRuleName;
@@ -45,6 +56,7 @@ export function pruneRules(settings: RetentionSettings): PruneRule[] {
     { name: 'past-busy', ageMs: settings.pastBusyDays * DAY_MS, deleteBatch: deletePastBusyBefore },
     { name: 'idempotency-keys', ageMs: settings.idempotencyHours * HOUR_MS, deleteBatch: deleteIdempotencyKeysBefore },
     { name: 'audit-events', ageMs: settings.auditDays * DAY_MS, deleteBatch: deleteAuditEventsBefore },
+    { name: 'sms-number-locks', ageMs: settings.smsNumberLockDays * DAY_MS, deleteBatch: deleteIdleSmsNumberLocksBefore },
   ];
 }
 

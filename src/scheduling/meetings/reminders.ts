@@ -183,7 +183,7 @@ const SMS_LIMIT_WINDOW_MS = 24 * 60 * 60_000;
  */
 async function reserveSmsBudget(ctx: ReminderContext, claim: { meetingUuid: string; key: string; jobUuid: string; smsNumber: string }): Promise<'reserved' | 'over' | 'lost'> {
   return inTransaction(ctx.db, async (trx) => {
-    await lockSmsNumber(trx, claim.smsNumber);
+    await lockSmsNumber(trx, claim.smsNumber, ctx.now());
     const held = await findSmsClaim(trx, claim);
     if (held === undefined) return 'lost';
     if (held === claim.smsNumber) return 'reserved';
@@ -238,7 +238,7 @@ async function finishReminder(
   return 'completed';
 }
 
-/** What the reminder says, for its reader: the participant in their language and zone, the host in English and theirs. */
+/** What the reminder says, for its reader: the participant in their language and zone, the host in their own (English when not chosen). */
 async function reminderFacts(ctx: ReminderContext, meeting: Meeting, recipient: Reminder['to']): Promise<ReminderFacts | null> {
   const [account, topic, host] = await Promise.all([
     findAccount(ctx.db, meeting.accountUuid),
@@ -247,7 +247,7 @@ async function reminderFacts(ctx: ReminderContext, meeting: Meeting, recipient: 
   ]);
   if (!account || !topic || !host) return null;
   const hostName = `${host.firstName} ${host.lastName}`;
-  const words = translateTopic(topic, recipient === 'host' ? 'en' : meeting.participant.lang);
+  const words = translateTopic(topic, recipient === 'host' ? (host.language ?? 'en') : meeting.participant.lang);
   const common = {
     accountName: account.name,
     topicName: words.name,

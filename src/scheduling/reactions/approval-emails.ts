@@ -40,7 +40,7 @@ export async function approvalEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent
   };
   const participant: ApprovalMessageFacts = {
     ...common,
-    // The participant reads the topic's name in their language; the host (below) in English.
+    // The participant reads the topic's name in their language; the host (below) in theirs.
     topicName: translateTopic(topic, meeting.participant.lang).name,
     kind: event.type === 'meeting.requested' ? 'requested' : 'declined',
     to: { name: meeting.participant.name, email: meeting.participant.email },
@@ -54,7 +54,7 @@ export async function approvalEmailJobsForEvent(trx: DbOrTrx, event: DomainEvent
     facts.push({
       ...common,
       kind: 'awaiting-host',
-      topicName: translateTopic(topic, 'en').name,
+      topicName: translateTopic(topic, host.language ?? 'en').name,
       to: { name: hostName, email: host.email },
       // The host's own language, not the participant's.
       lang: host.language ?? 'en',

@@ -14,6 +14,7 @@ import {
   type SealedSecrets,
 } from '../../db/repositories/webhooks.js';
 import { inSharedCommit, inTransaction } from '../../db/transaction.js';
+import { buildForEachLang } from '../../i18n/catalogue.js';
 import { newId } from '../../ids.js';
 import type { NoticeMessagePayload } from '../../mail/queued-message.js';
 import { OutboundError, sendOutbound } from '../../net/outbound-request.js';
@@ -33,6 +34,8 @@ export interface WebhookDeliveryOptions {
   timeoutMs?: number;
   /** Attempts in flight at once in this process, over all subscriptions. */
   concurrency?: number;
+  /** A delivery whose sender died is taken over after this long (OUTBOX_LEASE_MS, as its job's lease). */
+  leaseMs?: number;
   /** The retry jitter's random source. */
   random?: () => number;
 }
@@ -64,6 +67,7 @@ export function createWebhookDeliverer(
   options: WebhookDeliveryOptions = {},
 ): JobHandler<'webhook'> {
   const timeoutMs = options.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  const leaseMs = options.leaseMs ?? DELIVERY_LEASE_MS;
   // Per subscription, when each attempt in flight in this process started, and the jobs put off
   // meanwhile (due by the oldest attempt's deadline, brought forward as soon as an attempt ends,
   // so a quick failure does not stretch the next delivery's retry schedule).
@@ -103,7 +107,7 @@ export function createWebhookDeliverer(
       inFlight.set(subscription.uuid, started);
       try {
         // In a shared commit on SQLite: a WAL sync of its own for every attempt starved the outbox under a booking peak.
-        if (!(await inSharedCommit(ctx.db, (db) => lockDelivery(db, delivery.uuid, job.uuid, now, DELIVERY_LEASE_MS)))) {
+        if (!(await inSharedCommit(ctx.db, (db) => lockDelivery(db, delivery.uuid, job.uuid, now, leaseMs)))) {
           // Another attempt holds it (a sender that died lets go when its lease ends): try after that.
           const current = await findDelivery(ctx.db, delivery.uuid);
           if (current?.status === 'pending' && current.jobUuid === job.uuid)
@@ -256,24 +260,38 @@ async function advanceDeliveryJob(trx: Parameters<typeof advanceJobs>[0], delive
   await advanceJobs(trx, [jobUuid], now);
 }
 
-/** The e-mail telling each admin of the account that the webhook was switched off. */
+/** The "webhook disabled" e-mail's words in each language (locales/<lang>/notices.json, `webhookDisabled`). */
+const DISABLED_STRINGS = buildForEachLang('notices', (t) => ({
+  greeting: (name: string) => t('greeting', { name }),
+  subject: (where: string) => t('webhookDisabled.subject', { where }),
+  lead: (uuid: string, where: string) => t('webhookDisabled.lead', { uuid, where }),
+  noMore: t('webhookDisabled.noMore'),
+  enable: (request: string) => t('webhookDisabled.enable', { request }),
+  retry: (request: string) => t('webhookDisabled.retry', { request }),
+  invalidUrl: t('webhookDisabled.invalidUrl'),
+}));
+
+/** The e-mail telling each admin of the account, in their language, that the webhook was switched off. */
 async function disabledNotices(trx: Parameters<typeof findAccountAdmins>[0], subscription: WebhookSubscription): Promise<NewJob[]> {
   const admins = await findAccountAdmins(trx, subscription.accountUuid);
-  const where = safeOrigin(subscription.url);
   return admins.map((admin) => {
+    const lang = admin.language ?? 'en';
+    const s = DISABLED_STRINGS[lang];
+    const where = safeOrigin(subscription.url) ?? s.invalidUrl;
     const payload: NoticeMessagePayload = {
       notice: true,
       to: { name: `${admin.firstName} ${admin.lastName}`, email: admin.email },
-      subject: `Webhook to ${where} disabled`,
+      lang,
+      subject: s.subject(where),
       text: [
-        `Hello ${admin.firstName},`,
+        s.greeting(admin.firstName),
         '',
-        `termin has disabled the webhook ${subscription.uuid} (${where}): every delivery to it has failed for 3 days.`,
-        'No further events are sent to it. Its delivery log shows what the receiver answered:',
+        s.lead(subscription.uuid, where),
+        s.noMore,
         `GET /api/v1/webhooks/${subscription.uuid}/deliveries`,
         '',
-        `When the receiver works again, enable it with PATCH /api/v1/webhooks/${subscription.uuid} {"enabled": true}`,
-        'and retry the deliveries it missed with POST …/deliveries/{deliveryUuid}/retry.',
+        s.enable(`PATCH /api/v1/webhooks/${subscription.uuid} {"enabled": true}`),
+        s.retry('POST …/deliveries/{deliveryUuid}/retry'),
       ].join('\n'),
     };
     return { uuid: newId(), kind: EMAIL_JOB_KIND, payload };
@@ -281,11 +299,11 @@ async function disabledNotices(trx: Parameters<typeof findAccountAdmins>[0], sub
 }
 
 /** Scheme, host and port only: a receiver's path or query may carry its own token. */
-function safeOrigin(url: string): string {
+function safeOrigin(url: string): string | null {
   try {
     return new URL(url).origin;
   } catch {
-    return 'an invalid URL';
+    return null;
   }
 }
 

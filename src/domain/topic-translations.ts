@@ -1,6 +1,6 @@
 import type { FieldError } from './errors.js';
 import type { FormField } from './form.js';
-import { LANGS, type Lang } from './lang.js';
+import { isLang, LANGS, type Lang } from './lang.js';
 import { isMultiLineText, isSingleLineText } from './text.js';
 
 /**
@@ -33,7 +33,7 @@ export function validateTopicTranslations(translations: Readonly<Record<string, 
   const questions = new Map(form.map((field) => [field.key, field]));
   for (const [lang, translation] of Object.entries(translations)) {
     const at = `/translations/${pointer(lang)}`;
-    if (!(LANGS as readonly string[]).includes(lang)) {
+    if (!isLang(lang)) {
       errors.push({ path: at, message: `is not a supported language (supported: ${LANGS.join(', ')})` });
       continue;
     }

@@ -1,4 +1,4 @@
-import { LANGS, type Lang } from '../../domain/lang.js';
+import { isLang } from '../../domain/lang.js';
 import type { HostLimits } from '../../domain/period-limits.js';
 import type { Member, User } from '../../domain/user.js';
 import { compileOnce } from '../compiled-query.js';
@@ -20,9 +20,6 @@ export function userRowToUser(row: UserRow): User {
 }
 
 /** A stored language termin still speaks; anything else reads as "not chosen". */
-function isLang(value: string | null): value is Lang {
-  return value !== null && (LANGS as readonly string[]).includes(value);
-}
 
 export interface NewUser extends User {
   emailNormalized: string;

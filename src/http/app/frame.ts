@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { FieldError } from '../../domain/errors.js';
 import { ValidationError } from '../../domain/errors.js';
 import type { FormatLocale } from '../../domain/formats.js';
-import { LANGS, type Lang } from '../../domain/lang.js';
+import { isLang, LANGS, type Lang } from '../../domain/lang.js';
 import type { AppSession } from '../../scheduling/host-app/sign-in.js';
 import type { AssetCatalog } from '../pages/assets.js';
 import { type SafeHtml, html, htmlDocument } from '../pages/html.js';
@@ -47,7 +47,7 @@ function langSwitch(frame: AppFrame, t: AppStrings): SafeHtml {
 
 /** A value of `?lang=` or the language cookie, when it names a language termin speaks. */
 function knownLang(value: string | undefined): Lang | null {
-  return value !== undefined && (LANGS as readonly string[]).includes(value) ? (value as Lang) : null;
+  return isLang(value) ? value : null;
 }
 
 /** The admins' pages in the navigation: shown to a member who administers a team (`frame.teams`), as only they may use them. */

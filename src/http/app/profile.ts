@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { type FieldError, UsernameTakenError, ValidationError } from '../../domain/errors.js';
-import { LANGS, type Lang } from '../../domain/meeting.js';
+import { isLang, LANGS, type Lang } from '../../domain/lang.js';
 import { updateUserProfile } from '../../scheduling/account/profile.js';
 import { type SafeHtml, html, sendHtml } from '../pages/html.js';
 import { type FormProblems, NO_PROBLEMS, fieldProblem, invalidAttributes, problemSummary } from './form-problems.js';
@@ -45,7 +45,7 @@ export const profilePage: FastifyPluginAsync<AppPageOptions> = async (app, { ctx
     const session = sessionOf(request);
     try {
       const errors: FieldError[] = formErrorsOf(request);
-      if (form.language !== '' && !(LANGS as readonly string[]).includes(form.language)) errors.push({ path: '/language', message: `must be one of ${LANGS.join(', ')}` });
+      if (form.language !== '' && !isLang(form.language)) errors.push({ path: '/language', message: `must be one of ${LANGS.join(', ')}` });
       if (errors.length > 0) throw new ValidationError(errors);
       await updateUserProfile(ctx, session.principal, session.user.uuid, { username: form.username, language: form.language === '' ? null : (form.language as Lang) });
     } catch (error) {

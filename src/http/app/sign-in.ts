@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { AddressLimiter } from '../../domain/address-limiter.js';
 import { RateLimitedError } from '../../domain/errors.js';
-import { LANGS, type Lang } from '../../domain/lang.js';
+import { isLang, type Lang } from '../../domain/lang.js';
 import {
   type SignInLinkView,
   csrfTokenOf,
@@ -75,7 +75,7 @@ export const signInPages: FastifyPluginAsync<AppPageOptions> = async (app, { ctx
     if (next !== null) reply.header('set-cookie', serializeCookie(RETURN_COOKIE, next, { maxAge: RETURN_SECONDS, secure: frames.secure }));
     const frame = frames.frameOf(request, reply, csrfTokenOf(ctx.secretKey, `nonce:${nonce}`));
     const asked = field(body, 'lang');
-    const lang: Lang = (LANGS as readonly string[]).includes(asked) ? (asked as Lang) : frame.lang;
+    const lang: Lang = isLang(asked) ? asked : frame.lang;
     // The same answer whether or not the address is a member's (nothing to learn from it).
     await requestSignInLink(ctx, field(body, 'email').slice(0, 320), lang);
     const t = APP_STRINGS[frame.lang];

@@ -1,5 +1,5 @@
 import type { Gateway } from '../../domain/account.js';
-import { LANGS, type Lang } from '../../domain/lang.js';
+import { isLang, type Lang } from '../../domain/lang.js';
 import type { FormatLocale } from '../../domain/formats.js';
 import { buildForEachLang, type Translate } from '../../i18n/catalogue.js';
 
@@ -231,7 +231,7 @@ function rankedTags(acceptLanguage: string | undefined): string[] {
 
 /** `'fr'` → 'fr'; anything termin does not speak (or no value) → undefined. */
 export function supportedLang(value: unknown): Lang | undefined {
-  return (LANGS as readonly unknown[]).includes(value) ? (value as Lang) : undefined;
+  return isLang(value) ? value : undefined;
 }
 
 /**

@@ -57,7 +57,7 @@ function flatten(tree: Tree, prefix: string, into: Map<string, string>, id: stri
 const compiled = new Map<string, IntlMessageFormat>();
 
 /** The message of `key` in `lang`, else in English; throws when English lacks it too. */
-export function messageSource(lang: Lang, area: Area, key: string): { lang: Lang; source: string } {
+function messageSource(lang: Lang, area: Area, key: string): { lang: Lang; source: string } {
   const own = readCatalogue(lang, area).get(key);
   if (own !== undefined) return { lang, source: own };
   const english = readCatalogue('en', area).get(key);
